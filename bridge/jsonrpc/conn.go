@@ -1,0 +1,324 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Defaults for ConnOptions.
+const (
+	defaultMaxBatch      = 100
+	defaultMaxConcurrent = 64
+)
+
+// ConnOptions configures a Conn. The zero value is a Conn that makes calls
+// but answers every incoming call with CodeMethodNotFound.
+type ConnOptions struct {
+	// Handler serves incoming calls and notifications; nil answers every
+	// call with CodeMethodNotFound and ignores notifications.
+	Handler Handler
+	// Preempter sees incoming requests before they are queued for Handler;
+	// nil means none.
+	Preempter Preempter
+	// MaxBatch is the most elements an incoming batch array may have; zero
+	// means 100. A longer batch is answered with a single CodeInvalidRequest
+	// error and not served.
+	MaxBatch int
+	// MaxConcurrent is the most incoming requests served at once; zero means
+	// 64. Up to MaxConcurrent more wait in a queue, and while the queue is
+	// longer than that the read loop stops reading (backpressure).
+	MaxConcurrent int
+	// OnError is told of problems that have no caller to return to: failed
+	// writes of responses, responses to unknown ids, failed notifications. It
+	// may be called from several goroutines at once. Nil means ignore them.
+	OnError func(error)
+}
+
+// Conn is a JSON-RPC connection over a Stream, in both directions: it serves
+// the peer's requests with a Handler, and sends its own with Call and Notify.
+// Its methods may be called concurrently.
+type Conn struct {
+	stream        Stream
+	handler       Handler
+	preempter     Preempter
+	maxBatch      int
+	maxConcurrent int
+	onError       func(error)
+
+	ctx      context.Context         // parent of handler contexts; cancelled (cause ErrClosed) when the connection ends
+	cancel   context.CancelCauseFunc // cancels ctx
+	writeCtx context.Context         // for writing responses: not cancelled when the connection ends, so late responses still go out while the stream is open
+
+	room chan struct{} // signalled (capacity 1) when the queue of waiting requests shrinks
+	done chan struct{} // closed by the read loop when everything has stopped
+
+	wg sync.WaitGroup // the watcher, handler workers and response writers; waited for by the read loop
+
+	closeOnce sync.Once
+	closeErr  error // the stream's Close error; set by closeOnce
+
+	mu       sync.Mutex                     // protects the fields below
+	stopping bool                           // the connection is ending; why says why
+	why      error                          // returned by Err
+	pending  map[ID]chan *Response          // our calls awaiting a response, by id
+	incoming map[ID]context.CancelCauseFunc // the peer's calls being served, by id
+	queue    []task                         // accepted requests waiting for a worker
+	running  int                            // workers serving requests
+	lastID   int64                          // the last id allocated by Call
+}
+
+// NewConn returns a connection over s and starts reading from it. ctx is the
+// parent of handler contexts; cancelling it ends the connection, like Close
+// except that Err reports ctx's cause.
+//
+// The connection owns s: it closes s when it ends and all its goroutines
+// have finished.
+func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
+	c := &Conn{
+		stream:        s,
+		handler:       opts.Handler,
+		preempter:     opts.Preempter,
+		maxBatch:      opts.MaxBatch,
+		maxConcurrent: opts.MaxConcurrent,
+		onError:       opts.OnError,
+		writeCtx:      context.WithoutCancel(ctx),
+		room:          make(chan struct{}, 1),
+		done:          make(chan struct{}),
+		pending:       make(map[ID]chan *Response),
+		incoming:      make(map[ID]context.CancelCauseFunc),
+	}
+	if c.maxBatch <= 0 {
+		c.maxBatch = defaultMaxBatch
+	}
+	if c.maxConcurrent <= 0 {
+		c.maxConcurrent = defaultMaxConcurrent
+	}
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	c.wg.Go(func() { c.watch(ctx) })
+	go c.readLoop()
+	return c
+}
+
+// Call sends the call method(params) to the peer with the given id, waits
+// for the response, and unmarshals its result into result (unless result is
+// nil). If id is the zero ID, Call allocates an id of its own; otherwise the
+// id must not be in use by another of this connection's pending calls.
+// params is marshalled with encoding/json; it must marshal to an object or
+// an array, or be nil for none.
+//
+// Responses are matched in the read loop, ahead of queued requests, so Call
+// may be used from a handler even when MaxConcurrent handlers are busy.
+//
+// If the peer answers with an error, Call returns it as an *Error. If ctx is
+// done first, Call returns ctx.Err() and a late response is dropped (Call
+// does not tell the peer; send MethodCancelRequest to do so). If the
+// connection ends first, Call returns ErrClosed.
+func (c *Conn) Call(ctx context.Context, id ID, method string, params, result any) error {
+	data, err := marshalParams(method, params)
+	if err != nil {
+		return err
+	}
+	ch := make(chan *Response, 1) // route never blocks
+	c.mu.Lock()
+	if c.stopping {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	for !id.IsValid() {
+		c.lastID++
+		id = StringID(fmt.Sprintf("jsonrpc-%d", c.lastID))
+		if _, used := c.pending[id]; used {
+			id = ID{}
+		}
+	}
+	if _, used := c.pending[id]; used {
+		c.mu.Unlock()
+		return fmt.Errorf("jsonrpc: call %q: id %v already in use", method, id)
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		if c.pending[id] == ch {
+			delete(c.pending, id)
+		}
+		c.mu.Unlock()
+	}()
+
+	if err := c.send(ctx, &Request{ID: id, Method: method, Params: data}); err != nil {
+		return err
+	}
+	var resp *Response
+	select {
+	case resp = <-ch:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.ctx.Done():
+		select {
+		case resp = <-ch: // it arrived just in time
+		default:
+			return ErrClosed
+		}
+	}
+	if resp.Error != nil {
+		return resp.Error
+	}
+	if result != nil {
+		if err := json.Unmarshal(resp.Result, result); err != nil {
+			return fmt.Errorf("jsonrpc: decoding result of %q: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// Notify sends the notification method(params) to the peer. params is
+// marshalled as for Call. Notify returns once the notification is written,
+// or ErrClosed if the connection has ended.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	data, err := marshalParams(method, params)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	stopping := c.stopping
+	c.mu.Unlock()
+	if stopping {
+		return ErrClosed
+	}
+	return c.send(ctx, &Request{Method: method, Params: data})
+}
+
+// Close ends the connection: it stops reading, cancels handler contexts,
+// closes the stream, and waits for the connection's goroutines, including
+// running handlers, to finish. It returns the stream's Close error. Close
+// must not be called from a handler, which it would wait for.
+func (c *Conn) Close() error {
+	c.shutdown(nil)
+	<-c.done
+	return c.closeErr
+}
+
+// Done returns a channel that is closed when the connection has ended (the
+// peer closed it, reading failed, ctx was cancelled, or Close was called)
+// and all its goroutines have finished.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err reports why the connection ended: io.EOF if the peer closed it, nil
+// after Close, ctx's cause if ctx was cancelled, or else the read error. It
+// returns nil while the connection is running.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.why
+}
+
+// marshalParams marshals a call's params.
+func marshalParams(method string, params any) (json.RawMessage, error) {
+	if params == nil {
+		return nil, nil
+	}
+	data, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("jsonrpc: marshalling params of %q: %w", method, err)
+	}
+	if string(data) == "null" {
+		return nil, nil
+	}
+	if !isStructured(data) {
+		return nil, fmt.Errorf("jsonrpc: params of %q must be a JSON object or array, not %.20s", method, data)
+	}
+	return data, nil
+}
+
+// send writes the request req.
+func (c *Conn) send(ctx context.Context, req *Request) error {
+	data, err := EncodeMessage(req)
+	if err != nil {
+		return err
+	}
+	if err := c.stream.Write(ctx, data); err != nil {
+		if c.ctx.Err() != nil {
+			return fmt.Errorf("jsonrpc: sending %q: %w: %w", req.Method, ErrClosed, err)
+		}
+		return fmt.Errorf("jsonrpc: sending %q: %w", req.Method, err)
+	}
+	return nil
+}
+
+// watch ends the connection when the ctx given to NewConn is cancelled. It
+// returns when c.ctx is done, which happens when the connection ends for
+// any reason.
+func (c *Conn) watch(parent context.Context) {
+	<-c.ctx.Done()
+	if parent.Err() != nil {
+		c.shutdown(context.Cause(parent))
+	}
+}
+
+// readLoop reads and serves payloads until reading fails, then waits for
+// the other goroutines and closes the stream.
+func (c *Conn) readLoop() {
+	for {
+		payload, err := c.stream.Read(c.ctx)
+		if errors.Is(err, ErrMessageTooLarge) {
+			c.goWrite(encodeResponses([]*Response{{Error: NewError(CodeInvalidRequest, "message too large")}}, false))
+			continue
+		}
+		if err != nil {
+			c.stop(err)
+			break
+		}
+		c.handlePayload(payload)
+		c.waitForRoom()
+	}
+	c.wg.Wait()
+	c.closeStream()
+	close(c.done)
+}
+
+// stop marks the connection as ending, for the reason why unless it was
+// already ending, and cancels handler contexts and pending calls.
+func (c *Conn) stop(why error) {
+	c.mu.Lock()
+	if !c.stopping {
+		c.stopping = true
+		c.why = why
+	}
+	c.mu.Unlock()
+	c.cancel(ErrClosed)
+}
+
+// shutdown stops the connection and closes the stream, which makes the read
+// loop end.
+func (c *Conn) shutdown(why error) {
+	c.stop(why)
+	c.closeStream()
+}
+
+// closeStream closes the stream once.
+func (c *Conn) closeStream() {
+	c.closeOnce.Do(func() { c.closeErr = c.stream.Close() })
+}
+
+// goWrite writes payload in a new goroutine, so that the read loop never
+// waits for the peer to read.
+func (c *Conn) goWrite(payload []byte) {
+	c.wg.Go(func() { c.write(payload) })
+}
+
+// write writes payload, a response, reporting failure to OnError.
+func (c *Conn) write(payload []byte) {
+	if err := c.stream.Write(c.writeCtx, payload); err != nil {
+		c.report(fmt.Errorf("jsonrpc: writing response: %w", err))
+	}
+}
+
+// report tells OnError of err.
+func (c *Conn) report(err error) {
+	if c.onError != nil {
+		c.onError(err)
+	}
+}

@@ -1,0 +1,241 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// task is an incoming request accepted for the Handler.
+type task struct {
+	req    *Request
+	ctx    context.Context         // the handler's context
+	cancel context.CancelCauseFunc // cancels ctx; nil for a notification
+	reply  *replier                // collects the response; nil for a notification
+}
+
+// handlePayload serves one payload. It runs in the read loop, and so never
+// waits for a handler or for a write.
+func (c *Conn) handlePayload(payload []byte) {
+	msgs, batch, err := DecodePayload(payload)
+	var early []*Response // responses decided here, in the read loop
+	var berr *BatchError
+	var derr *DecodeError
+	switch {
+	case errors.As(err, &berr):
+		for _, d := range berr.Invalid {
+			early = append(early, &Response{ID: d.ID, Error: d.Err})
+		}
+	case errors.As(err, &derr):
+		c.goWrite(encodeResponses([]*Response{{ID: derr.ID, Error: derr.Err}}, false))
+		return
+	}
+	if n := len(msgs) + len(early); batch && n > c.maxBatch {
+		msg := fmt.Sprintf("batch too large: %d elements, at most %d", n, c.maxBatch)
+		c.goWrite(encodeResponses([]*Response{{Error: NewError(CodeInvalidRequest, msg)}}, false))
+		return
+	}
+
+	r := &replier{batch: batch, open: 1}
+	for _, m := range msgs {
+		switch m := m.(type) {
+		case *Response:
+			c.route(m)
+		case *Request:
+			if resp := c.accept(m, r); resp != nil {
+				early = append(early, resp)
+			}
+		}
+	}
+	if out := r.done(early...); out != nil {
+		c.goWrite(out)
+	}
+}
+
+// route delivers a response to the Call waiting for it.
+func (c *Conn) route(resp *Response) {
+	c.mu.Lock()
+	ch, ok := c.pending[resp.ID]
+	delete(c.pending, resp.ID)
+	c.mu.Unlock()
+	switch {
+	case ok:
+		ch <- resp
+	case resp.Error != nil:
+		c.report(fmt.Errorf("jsonrpc: response for unknown id %v: %w", resp.ID, resp.Error))
+	default:
+		c.report(fmt.Errorf("jsonrpc: response for unknown id %v", resp.ID))
+	}
+}
+
+// accept takes an incoming request: it handles cancellation, duplicate ids
+// and the Preempter, and queues the rest for the Handler. It returns the
+// response to the request if it has one already.
+func (c *Conn) accept(req *Request, r *replier) *Response {
+	if !req.IsCall() && req.Method == MethodCancelRequest {
+		c.cancelIncoming(req.Params)
+		return nil
+	}
+	if req.IsCall() {
+		c.mu.Lock()
+		_, dup := c.incoming[req.ID]
+		c.mu.Unlock()
+		if dup {
+			return &Response{ID: req.ID, Error: NewError(CodeInvalidRequest, fmt.Sprintf("duplicate request id %v", req.ID))}
+		}
+	}
+	if c.preempter != nil {
+		result, err := c.preempter.Preempt(c.ctx, req)
+		if !errors.Is(err, ErrNotHandled) {
+			if !req.IsCall() {
+				return nil
+			}
+			return response(c.ctx, req, result, err)
+		}
+	}
+	if c.handler == nil {
+		if !req.IsCall() {
+			return nil
+		}
+		return &Response{ID: req.ID, Error: methodNotFound(req)}
+	}
+	t := task{req: req, ctx: c.ctx}
+	if req.IsCall() {
+		t.ctx, t.cancel = context.WithCancelCause(c.ctx)
+		t.reply = r
+		c.mu.Lock()
+		c.incoming[req.ID] = t.cancel
+		c.mu.Unlock()
+		r.expect()
+	}
+	c.enqueue(t)
+	return nil
+}
+
+// cancelIncoming serves MethodCancelRequest: it cancels the handler context
+// of the call whose id is in params. Unknown ids are ignored.
+func (c *Conn) cancelIncoming(params json.RawMessage) {
+	var p struct {
+		ID ID `json:"id"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || !p.ID.IsValid() {
+		return
+	}
+	c.mu.Lock()
+	cancel := c.incoming[p.ID]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel(errPeerCancelled)
+	}
+}
+
+// enqueue starts a worker for t, or queues t if MaxConcurrent workers are
+// running.
+func (c *Conn) enqueue(t task) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running < c.maxConcurrent {
+		c.running++
+		c.wg.Go(func() { c.work(t) })
+		return
+	}
+	c.queue = append(c.queue, t)
+}
+
+// work serves t, then queued tasks until the queue is empty.
+func (c *Conn) work(t task) {
+	for {
+		c.serve(t)
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			c.running--
+			c.mu.Unlock()
+			return
+		}
+		t = c.queue[0]
+		c.queue[0] = task{}
+		c.queue = c.queue[1:]
+		c.mu.Unlock()
+		select {
+		case c.room <- struct{}{}:
+		default: // already signalled
+		}
+	}
+}
+
+// waitForRoom waits, in the read loop, while more than MaxConcurrent
+// requests are queued, or until the connection ends.
+func (c *Conn) waitForRoom() {
+	for {
+		c.mu.Lock()
+		full := len(c.queue) > c.maxConcurrent
+		c.mu.Unlock()
+		if !full {
+			return
+		}
+		select {
+		case <-c.room:
+		case <-c.ctx.Done():
+			return
+		}
+	}
+}
+
+// serve runs the Handler for t and sends the response. A request whose
+// context is already done (the peer cancelled it, or the connection ended
+// while it was queued) is answered without running the Handler.
+func (c *Conn) serve(t task) {
+	var result any
+	err := context.Cause(t.ctx)
+	if err == nil {
+		result, err = c.handler.Handle(t.ctx, t.req)
+	}
+	if !t.req.IsCall() {
+		if err != nil && t.ctx.Err() == nil && !errors.Is(err, ErrNotHandled) {
+			c.report(fmt.Errorf("jsonrpc: notification %q: %w", t.req.Method, err))
+		}
+		return
+	}
+	resp := response(t.ctx, t.req, result, err)
+	c.mu.Lock()
+	delete(c.incoming, t.req.ID) // before answering, so the peer may reuse the id
+	c.mu.Unlock()
+	t.cancel(nil)
+	if out := t.reply.done(resp); out != nil {
+		c.write(out)
+	}
+}
+
+// replier collects the responses to one payload and encodes them when all
+// are in: a single response as an object, a batch's as one array.
+type replier struct {
+	batch bool
+
+	mu    sync.Mutex  // protects open and resps
+	open  int         // responses still expected, plus one until the read loop is done with the payload
+	resps []*Response // responses so far
+}
+
+// expect records that one more response is to come.
+func (r *replier) expect() {
+	r.mu.Lock()
+	r.open++
+	r.mu.Unlock()
+}
+
+// done records that one expected part has finished with resps, and returns
+// the payload to write if it was the last part and there is something to
+// send.
+func (r *replier) done(resps ...*Response) []byte {
+	r.mu.Lock()
+	r.resps = append(r.resps, resps...)
+	r.open--
+	last := r.open == 0
+	r.mu.Unlock()
+	if !last {
+		return nil
+	}
+	return encodeResponses(r.resps, r.batch)
+}

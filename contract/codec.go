@@ -1,0 +1,450 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/cadbridge/cadbridge/internal/wirename"
+)
+
+// EnumName is the wire name of an enum value ("stale_revision").
+func EnumName(ev protoreflect.EnumValueDescriptor) string {
+	return wirename.EnumValue(ev)
+}
+
+// Marshal encodes m as wire JSON. Required fields are always written (zero
+// values included); optional fields only when set; empty lists and maps are
+// left out.
+func Marshal(m proto.Message) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := encodeMessage(&buf, m.ProtoReflect()); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ToStruct encodes m as wire JSON inside a google.protobuf.Struct.
+func ToStruct(m proto.Message) (*structpb.Struct, error) {
+	data, err := Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	s := new(structpb.Struct)
+	if err := protojson.Unmarshal(data, s); err != nil {
+		return nil, fmt.Errorf("contract: struct from %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
+	}
+	return s, nil
+}
+
+func isWellKnown(md protoreflect.MessageDescriptor) bool {
+	return md.ParentFile().Package() == "google.protobuf"
+}
+
+func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) error {
+	md := m.Descriptor()
+	if isWellKnown(md) {
+		data, err := protojson.Marshal(m.Interface())
+		if err != nil {
+			return fmt.Errorf("contract: encode %s: %w", md.FullName(), err)
+		}
+		return json.Compact(buf, data)
+	}
+	buf.WriteByte('{')
+	first := true
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if !shouldEncode(m, fd) {
+			continue
+		}
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		writeString(buf, string(fd.Name()))
+		buf.WriteByte(':')
+		if err := encodeField(buf, fd, m.Get(fd)); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte('}')
+	return nil
+}
+
+func shouldEncode(m protoreflect.Message, fd protoreflect.FieldDescriptor) bool {
+	switch {
+	case fd.IsList():
+		return m.Get(fd).List().Len() > 0
+	case fd.IsMap():
+		return m.Get(fd).Map().Len() > 0
+	case wirename.Required(fd):
+		return true
+	default:
+		return m.Has(fd)
+	}
+}
+
+func encodeField(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protoreflect.Value) error {
+	switch {
+	case fd.IsList():
+		list := v.List()
+		buf.WriteByte('[')
+		for i := 0; i < list.Len(); i++ {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := encodeSingular(buf, fd, list.Get(i)); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	case fd.IsMap():
+		mp := v.Map()
+		keys := make([]protoreflect.MapKey, 0, mp.Len())
+		mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+			keys = append(keys, k)
+			return true
+		})
+		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, k.String())
+			buf.WriteByte(':')
+			if err := encodeSingular(buf, fd.MapValue(), mp.Get(k)); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	default:
+		return encodeSingular(buf, fd, v)
+	}
+}
+
+func encodeSingular(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protoreflect.Value) error {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		buf.WriteString(strconv.FormatBool(v.Bool()))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		buf.WriteString(strconv.FormatInt(v.Int(), 10))
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		buf.WriteString(strconv.FormatUint(v.Uint(), 10))
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("contract: %s is %v, which JSON cannot carry", fd.FullName(), f)
+		}
+		buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+	case protoreflect.StringKind:
+		writeString(buf, v.String())
+	case protoreflect.BytesKind:
+		writeString(buf, base64.StdEncoding.EncodeToString(v.Bytes()))
+	case protoreflect.EnumKind:
+		ev := fd.Enum().Values().ByNumber(v.Enum())
+		if ev == nil {
+			buf.WriteString(strconv.Itoa(int(v.Enum())))
+			return nil
+		}
+		writeString(buf, EnumName(ev))
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return encodeMessage(buf, v.Message())
+	}
+	return nil
+}
+
+func writeString(buf *bytes.Buffer, s string) {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	buf.Truncate(buf.Len() - 1) // Encode appends a newline
+}
+
+// ParseJSON decodes a JSON document into the generic form that Schema and
+// Decode take (objects as map[string]any, numbers as json.Number). It
+// rejects trailing data.
+func ParseJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
+}
+
+// Unmarshal decodes wire JSON into m strictly (see Decode).
+func Unmarshal(data []byte, m proto.Message) error {
+	v, err := ParseJSON(data)
+	if err != nil {
+		return &Violation{Reason: ReasonInvalid, Message: err.Error()}
+	}
+	return Decode(v, m)
+}
+
+// Decode sets m from a generic JSON value (as ParseJSON returns). It is
+// strict: an unknown key, a wrong type, a missing required field or an
+// unknown enum name returns a *Violation with the path.
+func Decode(v any, m proto.Message) error {
+	proto.Reset(m)
+	return decodeMessage(v, m.ProtoReflect(), "")
+}
+
+func decodeMessage(v any, m protoreflect.Message, path string) error {
+	md := m.Descriptor()
+	if isWellKnown(md) {
+		return decodeWellKnown(v, m, path)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return wrongType(path, "an object", v)
+	}
+	fields := md.Fields()
+	for _, key := range sortedKeys(obj) {
+		fd := fields.ByName(protoreflect.Name(key))
+		if fd == nil || fd.Name() != protoreflect.Name(key) {
+			return &Violation{Path: path + "/" + escape(key), Reason: ReasonUnknownField, Message: fmt.Sprintf("%s has no field %q", md.Name(), key)}
+		}
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			if set := m.WhichOneof(od); set != nil {
+				return &Violation{Path: path + "/" + escape(key), Reason: ReasonInvalid, Message: fmt.Sprintf("%s and %s exclude each other", set.Name(), key)}
+			}
+		}
+		if err := decodeField(obj[key], m, fd, path+"/"+escape(key)); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if _, ok := obj[string(fd.Name())]; !ok && wirename.Required(fd) {
+			return &Violation{Path: path + "/" + string(fd.Name()), Reason: ReasonMissing, Message: fmt.Sprintf("%s is required", fd.Name())}
+		}
+	}
+	return nil
+}
+
+func decodeField(v any, m protoreflect.Message, fd protoreflect.FieldDescriptor, path string) error {
+	switch {
+	case fd.IsList():
+		arr, ok := v.([]any)
+		if !ok {
+			return wrongType(path, "an array", v)
+		}
+		list := m.Mutable(fd).List()
+		for i, e := range arr {
+			ev, err := decodeSingular(e, fd, list.NewElement, path+"/"+strconv.Itoa(i))
+			if err != nil {
+				return err
+			}
+			list.Append(ev)
+		}
+		return nil
+	case fd.IsMap():
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return wrongType(path, "an object", v)
+		}
+		mp := m.Mutable(fd).Map()
+		for _, k := range sortedKeys(obj) {
+			ev, err := decodeSingular(obj[k], fd.MapValue(), mp.NewValue, path+"/"+escape(k))
+			if err != nil {
+				return err
+			}
+			mp.Set(protoreflect.ValueOfString(k).MapKey(), ev)
+		}
+		return nil
+	default:
+		ev, err := decodeSingular(v, fd, func() protoreflect.Value { return m.NewField(fd) }, path)
+		if err != nil {
+			return err
+		}
+		m.Set(fd, ev)
+		return nil
+	}
+}
+
+func decodeSingular(v any, fd protoreflect.FieldDescriptor, newValue func() protoreflect.Value, path string) (protoreflect.Value, error) {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		b, ok := v.(bool)
+		if !ok {
+			return protoreflect.Value{}, wrongType(path, "a boolean", v)
+		}
+		return protoreflect.ValueOfBool(b), nil
+	case protoreflect.StringKind:
+		s, ok := v.(string)
+		if !ok {
+			return protoreflect.Value{}, wrongType(path, "a string", v)
+		}
+		return protoreflect.ValueOfString(s), nil
+	case protoreflect.BytesKind:
+		s, ok := v.(string)
+		if !ok {
+			return protoreflect.Value{}, wrongType(path, "a base64 string", v)
+		}
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return protoreflect.Value{}, &Violation{Path: path, Reason: ReasonInvalid, Message: "not base64"}
+		}
+		return protoreflect.ValueOfBytes(b), nil
+	case protoreflect.EnumKind:
+		s, ok := v.(string)
+		if !ok {
+			return protoreflect.Value{}, wrongType(path, "a string", v)
+		}
+		values := fd.Enum().Values()
+		for i := 0; i < values.Len(); i++ {
+			ev := values.Get(i)
+			if !wirename.IsUnspecified(ev) && EnumName(ev) == s {
+				return protoreflect.ValueOfEnum(ev.Number()), nil
+			}
+		}
+		return protoreflect.Value{}, &Violation{Path: path, Reason: ReasonInvalid, Message: fmt.Sprintf("%q is not a %s", s, fd.Enum().Name())}
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		nv := newValue()
+		if err := decodeMessage(v, nv.Message(), path); err != nil {
+			return protoreflect.Value{}, err
+		}
+		return nv, nil
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		f, err := number(v, path)
+		if err != nil {
+			return protoreflect.Value{}, err
+		}
+		x, perr := f.Float64()
+		if perr != nil || math.IsInf(x, 0) {
+			return protoreflect.Value{}, &Violation{Path: path, Reason: ReasonOutOfRange, Message: "number too large"}
+		}
+		if fd.Kind() == protoreflect.FloatKind {
+			return protoreflect.ValueOfFloat32(float32(x)), nil
+		}
+		return protoreflect.ValueOfFloat64(x), nil
+	default:
+		return decodeInteger(v, fd, path)
+	}
+}
+
+func decodeInteger(v any, fd protoreflect.FieldDescriptor, path string) (protoreflect.Value, error) {
+	n, err := number(v, path)
+	if err != nil {
+		return protoreflect.Value{}, err
+	}
+	s := n.String()
+	if strings.ContainsAny(s, ".eE") {
+		// 3.0 and 1e3 are integers in JSON Schema; accept them when exact.
+		f, ferr := n.Float64()
+		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return protoreflect.Value{}, wrongType(path, "an integer", v)
+		}
+		s = strconv.FormatFloat(f, 'f', 0, 64)
+	}
+	switch fd.Kind() {
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		i, err := strconv.ParseInt(s, 10, 32)
+		if err != nil {
+			return protoreflect.Value{}, &Violation{Path: path, Reason: ReasonOutOfRange, Message: "outside 32-bit range"}
+		}
+		return protoreflect.ValueOfInt32(int32(i)), nil
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return protoreflect.Value{}, &Violation{Path: path, Reason: ReasonOutOfRange, Message: "outside 64-bit range"}
+		}
+		return protoreflect.ValueOfInt64(i), nil
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		i, err := strconv.ParseUint(s, 10, 32)
+		if err != nil {
+			return protoreflect.Value{}, &Violation{Path: path, Reason: ReasonOutOfRange, Message: "outside unsigned 32-bit range"}
+		}
+		return protoreflect.ValueOfUint32(uint32(i)), nil
+	default:
+		i, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return protoreflect.Value{}, &Violation{Path: path, Reason: ReasonOutOfRange, Message: "outside unsigned 64-bit range"}
+		}
+		return protoreflect.ValueOfUint64(i), nil
+	}
+}
+
+func number(v any, path string) (json.Number, error) {
+	switch n := v.(type) {
+	case json.Number:
+		return n, nil
+	case float64:
+		return json.Number(strconv.FormatFloat(n, 'g', -1, 64)), nil
+	default:
+		return "", wrongType(path, "a number", v)
+	}
+}
+
+func decodeWellKnown(v any, m protoreflect.Message, path string) error {
+	if m.Descriptor().FullName() == "google.protobuf.Struct" {
+		if _, ok := v.(map[string]any); !ok {
+			return wrongType(path, "an object", v)
+		}
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return &Violation{Path: path, Reason: ReasonInvalid, Message: err.Error()}
+	}
+	if err := protojson.Unmarshal(data, m.Interface()); err != nil {
+		return &Violation{Path: path, Reason: ReasonInvalid, Message: err.Error()}
+	}
+	return nil
+}
+
+func wrongType(path, want string, got any) *Violation {
+	return &Violation{Path: path, Reason: ReasonWrongType, Message: fmt.Sprintf("want %s, got %s", want, jsonType(got))}
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+func sortedKeys(obj map[string]any) []string {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// escape escapes a key for an RFC 6901 pointer.
+func escape(key string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+}

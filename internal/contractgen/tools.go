@@ -1,0 +1,114 @@
+package contractgen
+
+import (
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+type tool struct {
+	name, description string
+	annotations       []string // ToolAnnotations fields that are true
+	args, result      *protogen.Message
+}
+
+// tools writes the tool table of a file that declares tools.
+func (g *generator) tools(f *protogen.File) error {
+	var tools []tool
+	for _, m := range f.Messages {
+		opt := g.opts.get(m.Desc, toolOption)
+		if opt == nil {
+			continue
+		}
+		t := tool{name: str(opt, "name"), description: str(opt, "description"), args: m}
+		for _, a := range []string{"read_only", "destructive", "idempotent", "batchable", "interactive"} {
+			if boolean(opt, a) {
+				t.annotations = append(t.annotations, a)
+			}
+		}
+		resultName := protoreflect.FullName(str(opt, "result"))
+		if resultName == "" {
+			argsName := string(m.Desc.FullName())
+			if !strings.HasSuffix(argsName, "Args") {
+				return fmt.Errorf("tool %s: message %s must end in Args", t.name, argsName)
+			}
+			resultName = protoreflect.FullName(strings.TrimSuffix(argsName, "Args") + "Result")
+		}
+		result, err := g.message(resultName)
+		if err != nil {
+			return fmt.Errorf("tool %s: result: %w", t.name, err)
+		}
+		t.result = result
+		tools = append(tools, t)
+	}
+	if len(tools) == 0 {
+		return nil
+	}
+	gf := g.plugin.NewGeneratedFile(f.GeneratedFilenamePrefix+".contract.go", f.GoImportPath)
+	gf.P(header)
+	gf.P("package ", f.GoPackageName)
+	gf.P()
+	protoMessage := gf.QualifiedGoIdent(protogen.GoIdent{GoName: "Message", GoImportPath: "google.golang.org/protobuf/proto"})
+	gf.P("// ToolInfo describes one tool of the catalog, generated from its")
+	gf.P("// (cad.engine.v1.tool) option and its args and result messages.")
+	gf.P("type ToolInfo struct {")
+	gf.P("// Name is the tool's wire name.")
+	gf.P("Name string")
+	gf.P("// Description is a sentence or two for the catalog.")
+	gf.P("Description string")
+	gf.P("// Annotations are the tool's behaviour hints.")
+	gf.P("Annotations *ToolAnnotations")
+	gf.P("// Args is a typed nil of the arguments message.")
+	gf.P("Args ", protoMessage)
+	gf.P("// Result is a typed nil of the result message.")
+	gf.P("Result ", protoMessage)
+	gf.P("// InputSchema is the JSON Schema of the arguments.")
+	gf.P("InputSchema string")
+	gf.P("// OutputSchema is the JSON Schema of the result.")
+	gf.P("OutputSchema string")
+	gf.P("}")
+	gf.P()
+	gf.P("// Tool names.")
+	gf.P("const (")
+	for _, t := range tools {
+		gf.P("Tool", goName(t.name), " = ", fmt.Sprintf("%q", t.name))
+	}
+	gf.P(")")
+	gf.P()
+	gf.P("// Tools is the tool catalog, in declaration order.")
+	gf.P("var Tools = []ToolInfo{")
+	for _, t := range tools {
+		in, err := schemaString(document(g.opts, t.args.Desc, nil))
+		if err != nil {
+			return err
+		}
+		out, err := schemaString(document(g.opts, t.result.Desc, nil))
+		if err != nil {
+			return err
+		}
+		var ann []string
+		for _, a := range t.annotations {
+			ann = append(ann, goName(a)+": true")
+		}
+		gf.P("{")
+		gf.P("Name: Tool", goName(t.name), ",")
+		gf.P("Description: ", fmt.Sprintf("%q", t.description), ",")
+		gf.P("Annotations: &ToolAnnotations{", strings.Join(ann, ", "), "},")
+		gf.P("Args: (*", gf.QualifiedGoIdent(t.args.GoIdent), ")(nil),")
+		gf.P("Result: (*", gf.QualifiedGoIdent(t.result.GoIdent), ")(nil),")
+		gf.P("InputSchema: ", goString(in), ",")
+		gf.P("OutputSchema: ", goString(out), ",")
+		gf.P("},")
+	}
+	gf.P("}")
+	gf.P()
+	gf.Import(protogen.GoImportPath("embed"))
+	gf.P("// OpenAPI is the OpenAPI v2 document of EngineService's REST mapping,")
+	gf.P("// written next to this file by protoc-gen-openapiv2 (see buf.gen.yaml).")
+	gf.P("//")
+	gf.P("//go:embed openapi.swagger.json")
+	gf.P("var OpenAPI []byte")
+	return nil
+}
