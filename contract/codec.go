@@ -172,7 +172,7 @@ func encodeSingular(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protor
 func writeString(buf *bytes.Buffer, s string) {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
+	_ = enc.Encode(s)           // a string always encodes
 	buf.Truncate(buf.Len() - 1) // Encode appends a newline
 }
 

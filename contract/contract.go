@@ -43,3 +43,14 @@ func (v *Violation) Error() string {
 func ReasonName(r Reason) string {
 	return EnumName(r.Descriptor().Values().ByNumber(r.Number()))
 }
+
+// ReasonByName is the reason with wire name name, or ReasonInvalid.
+func ReasonByName(name string) Reason {
+	values := ReasonInvalid.Descriptor().Values()
+	for i := 0; i < values.Len(); i++ {
+		if ev := values.Get(i); ev.Number() != 0 && EnumName(ev) == name {
+			return Reason(ev.Number())
+		}
+	}
+	return ReasonInvalid
+}

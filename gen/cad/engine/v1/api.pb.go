@@ -22,6 +22,85 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ErrorReason is the reason (the value name) of the google.rpc.ErrorInfo
+// detail the engine attaches to every gRPC error it returns, so that callers
+// branch on it and never on message text.
+type ErrorReason int32
+
+const (
+	// Not set.
+	ErrorReason_ERROR_REASON_UNSPECIFIED ErrorReason = 0
+	// The document does not exist.
+	ErrorReason_ERROR_REASON_DOCUMENT_NOT_FOUND ErrorReason = 1
+	// The session does not exist or belongs to another principal.
+	ErrorReason_ERROR_REASON_SESSION_NOT_FOUND ErrorReason = 2
+	// The call needs a session bound to the stream.
+	ErrorReason_ERROR_REASON_SESSION_REQUIRED ErrorReason = 3
+	// The request breaks its contract; metadata has path and reason.
+	ErrorReason_ERROR_REASON_INVALID_PARAMS ErrorReason = 4
+	// The operation does not exist (for this principal).
+	ErrorReason_ERROR_REASON_OPERATION_NOT_FOUND ErrorReason = 5
+	// Too much work; metadata has retry_after_ms.
+	ErrorReason_ERROR_REASON_OVERLOADED ErrorReason = 6
+	// The engine is shutting down.
+	ErrorReason_ERROR_REASON_SHUTTING_DOWN ErrorReason = 7
+	// The principal may not do this.
+	ErrorReason_ERROR_REASON_FORBIDDEN ErrorReason = 8
+)
+
+// Enum value maps for ErrorReason.
+var (
+	ErrorReason_name = map[int32]string{
+		0: "ERROR_REASON_UNSPECIFIED",
+		1: "ERROR_REASON_DOCUMENT_NOT_FOUND",
+		2: "ERROR_REASON_SESSION_NOT_FOUND",
+		3: "ERROR_REASON_SESSION_REQUIRED",
+		4: "ERROR_REASON_INVALID_PARAMS",
+		5: "ERROR_REASON_OPERATION_NOT_FOUND",
+		6: "ERROR_REASON_OVERLOADED",
+		7: "ERROR_REASON_SHUTTING_DOWN",
+		8: "ERROR_REASON_FORBIDDEN",
+	}
+	ErrorReason_value = map[string]int32{
+		"ERROR_REASON_UNSPECIFIED":         0,
+		"ERROR_REASON_DOCUMENT_NOT_FOUND":  1,
+		"ERROR_REASON_SESSION_NOT_FOUND":   2,
+		"ERROR_REASON_SESSION_REQUIRED":    3,
+		"ERROR_REASON_INVALID_PARAMS":      4,
+		"ERROR_REASON_OPERATION_NOT_FOUND": 5,
+		"ERROR_REASON_OVERLOADED":          6,
+		"ERROR_REASON_SHUTTING_DOWN":       7,
+		"ERROR_REASON_FORBIDDEN":           8,
+	}
+)
+
+func (x ErrorReason) Enum() *ErrorReason {
+	p := new(ErrorReason)
+	*p = x
+	return p
+}
+
+func (x ErrorReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ErrorReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_cad_engine_v1_api_proto_enumTypes[0].Descriptor()
+}
+
+func (ErrorReason) Type() protoreflect.EnumType {
+	return &file_cad_engine_v1_api_proto_enumTypes[0]
+}
+
+func (x ErrorReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ErrorReason.Descriptor instead.
+func (ErrorReason) EnumDescriptor() ([]byte, []int) {
+	return file_cad_engine_v1_api_proto_rawDescGZIP(), []int{0}
+}
+
 // CallToolRequest runs one tool.
 type CallToolRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1307,7 +1386,17 @@ const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"\tdocuments\x18\x04 \x01(\x03R\tdocuments\x12\x1a\n" +
 	"\bsessions\x18\x05 \x01(\x03R\bsessions\x12E\n" +
 	"\x11recent_operations\x18\x06 \x03(\v2\x18.cad.engine.v1.OperationR\x10recentOperations\x12\x14\n" +
-	"\x05ready\x18\a \x01(\bR\x05readyB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
+	"\x05ready\x18\a \x01(\bR\x05ready*\xb7\x02\n" +
+	"\vErrorReason\x12\x1c\n" +
+	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12#\n" +
+	"\x1fERROR_REASON_DOCUMENT_NOT_FOUND\x10\x01\x12\"\n" +
+	"\x1eERROR_REASON_SESSION_NOT_FOUND\x10\x02\x12!\n" +
+	"\x1dERROR_REASON_SESSION_REQUIRED\x10\x03\x12\x1f\n" +
+	"\x1bERROR_REASON_INVALID_PARAMS\x10\x04\x12$\n" +
+	" ERROR_REASON_OPERATION_NOT_FOUND\x10\x05\x12\x1b\n" +
+	"\x17ERROR_REASON_OVERLOADED\x10\x06\x12\x1e\n" +
+	"\x1aERROR_REASON_SHUTTING_DOWN\x10\a\x12\x1a\n" +
+	"\x16ERROR_REASON_FORBIDDEN\x10\bB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
 var (
 	file_cad_engine_v1_api_proto_rawDescOnce sync.Once
@@ -1321,53 +1410,55 @@ func file_cad_engine_v1_api_proto_rawDescGZIP() []byte {
 	return file_cad_engine_v1_api_proto_rawDescData
 }
 
+var file_cad_engine_v1_api_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_cad_engine_v1_api_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_cad_engine_v1_api_proto_goTypes = []any{
-	(*CallToolRequest)(nil),         // 0: cad.engine.v1.CallToolRequest
-	(*CallToolResponse)(nil),        // 1: cad.engine.v1.CallToolResponse
-	(*ToolAnnotations)(nil),         // 2: cad.engine.v1.ToolAnnotations
-	(*Tool)(nil),                    // 3: cad.engine.v1.Tool
-	(*ListToolsRequest)(nil),        // 4: cad.engine.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),       // 5: cad.engine.v1.ListToolsResponse
-	(*CreateDocumentRequest)(nil),   // 6: cad.engine.v1.CreateDocumentRequest
-	(*CreateDocumentResponse)(nil),  // 7: cad.engine.v1.CreateDocumentResponse
-	(*GetDocumentRequest)(nil),      // 8: cad.engine.v1.GetDocumentRequest
-	(*GetDocumentResponse)(nil),     // 9: cad.engine.v1.GetDocumentResponse
-	(*ListDocumentsRequest)(nil),    // 10: cad.engine.v1.ListDocumentsRequest
-	(*ListDocumentsResponse)(nil),   // 11: cad.engine.v1.ListDocumentsResponse
-	(*ExportDocumentRequest)(nil),   // 12: cad.engine.v1.ExportDocumentRequest
-	(*ExportDocumentResponse)(nil),  // 13: cad.engine.v1.ExportDocumentResponse
-	(*ImportDocumentRequest)(nil),   // 14: cad.engine.v1.ImportDocumentRequest
-	(*ImportDocumentResponse)(nil),  // 15: cad.engine.v1.ImportDocumentResponse
-	(*GetOperationRequest)(nil),     // 16: cad.engine.v1.GetOperationRequest
-	(*GetOperationResponse)(nil),    // 17: cad.engine.v1.GetOperationResponse
-	(*GetSystemStatusRequest)(nil),  // 18: cad.engine.v1.GetSystemStatusRequest
-	(*GetSystemStatusResponse)(nil), // 19: cad.engine.v1.GetSystemStatusResponse
-	(*structpb.Struct)(nil),         // 20: google.protobuf.Struct
-	(*ToolError)(nil),               // 21: cad.engine.v1.ToolError
-	(Units)(0),                      // 22: cad.engine.v1.Units
-	(*DocumentInfo)(nil),            // 23: cad.engine.v1.DocumentInfo
-	(ExportFormat)(0),               // 24: cad.engine.v1.ExportFormat
-	(*Operation)(nil),               // 25: cad.engine.v1.Operation
+	(ErrorReason)(0),                // 0: cad.engine.v1.ErrorReason
+	(*CallToolRequest)(nil),         // 1: cad.engine.v1.CallToolRequest
+	(*CallToolResponse)(nil),        // 2: cad.engine.v1.CallToolResponse
+	(*ToolAnnotations)(nil),         // 3: cad.engine.v1.ToolAnnotations
+	(*Tool)(nil),                    // 4: cad.engine.v1.Tool
+	(*ListToolsRequest)(nil),        // 5: cad.engine.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),       // 6: cad.engine.v1.ListToolsResponse
+	(*CreateDocumentRequest)(nil),   // 7: cad.engine.v1.CreateDocumentRequest
+	(*CreateDocumentResponse)(nil),  // 8: cad.engine.v1.CreateDocumentResponse
+	(*GetDocumentRequest)(nil),      // 9: cad.engine.v1.GetDocumentRequest
+	(*GetDocumentResponse)(nil),     // 10: cad.engine.v1.GetDocumentResponse
+	(*ListDocumentsRequest)(nil),    // 11: cad.engine.v1.ListDocumentsRequest
+	(*ListDocumentsResponse)(nil),   // 12: cad.engine.v1.ListDocumentsResponse
+	(*ExportDocumentRequest)(nil),   // 13: cad.engine.v1.ExportDocumentRequest
+	(*ExportDocumentResponse)(nil),  // 14: cad.engine.v1.ExportDocumentResponse
+	(*ImportDocumentRequest)(nil),   // 15: cad.engine.v1.ImportDocumentRequest
+	(*ImportDocumentResponse)(nil),  // 16: cad.engine.v1.ImportDocumentResponse
+	(*GetOperationRequest)(nil),     // 17: cad.engine.v1.GetOperationRequest
+	(*GetOperationResponse)(nil),    // 18: cad.engine.v1.GetOperationResponse
+	(*GetSystemStatusRequest)(nil),  // 19: cad.engine.v1.GetSystemStatusRequest
+	(*GetSystemStatusResponse)(nil), // 20: cad.engine.v1.GetSystemStatusResponse
+	(*structpb.Struct)(nil),         // 21: google.protobuf.Struct
+	(*ToolError)(nil),               // 22: cad.engine.v1.ToolError
+	(Units)(0),                      // 23: cad.engine.v1.Units
+	(*DocumentInfo)(nil),            // 24: cad.engine.v1.DocumentInfo
+	(ExportFormat)(0),               // 25: cad.engine.v1.ExportFormat
+	(*Operation)(nil),               // 26: cad.engine.v1.Operation
 }
 var file_cad_engine_v1_api_proto_depIdxs = []int32{
-	20, // 0: cad.engine.v1.CallToolRequest.args:type_name -> google.protobuf.Struct
-	20, // 1: cad.engine.v1.CallToolResponse.result:type_name -> google.protobuf.Struct
-	21, // 2: cad.engine.v1.CallToolResponse.error:type_name -> cad.engine.v1.ToolError
-	20, // 3: cad.engine.v1.Tool.input_schema:type_name -> google.protobuf.Struct
-	20, // 4: cad.engine.v1.Tool.output_schema:type_name -> google.protobuf.Struct
-	2,  // 5: cad.engine.v1.Tool.annotations:type_name -> cad.engine.v1.ToolAnnotations
-	3,  // 6: cad.engine.v1.ListToolsResponse.tools:type_name -> cad.engine.v1.Tool
-	22, // 7: cad.engine.v1.CreateDocumentRequest.units:type_name -> cad.engine.v1.Units
-	23, // 8: cad.engine.v1.CreateDocumentResponse.document:type_name -> cad.engine.v1.DocumentInfo
-	23, // 9: cad.engine.v1.GetDocumentResponse.document:type_name -> cad.engine.v1.DocumentInfo
-	23, // 10: cad.engine.v1.ListDocumentsResponse.documents:type_name -> cad.engine.v1.DocumentInfo
-	24, // 11: cad.engine.v1.ExportDocumentRequest.format:type_name -> cad.engine.v1.ExportFormat
-	24, // 12: cad.engine.v1.ExportDocumentResponse.format:type_name -> cad.engine.v1.ExportFormat
-	24, // 13: cad.engine.v1.ImportDocumentRequest.format:type_name -> cad.engine.v1.ExportFormat
-	23, // 14: cad.engine.v1.ImportDocumentResponse.document:type_name -> cad.engine.v1.DocumentInfo
-	25, // 15: cad.engine.v1.GetOperationResponse.operation:type_name -> cad.engine.v1.Operation
-	25, // 16: cad.engine.v1.GetSystemStatusResponse.recent_operations:type_name -> cad.engine.v1.Operation
+	21, // 0: cad.engine.v1.CallToolRequest.args:type_name -> google.protobuf.Struct
+	21, // 1: cad.engine.v1.CallToolResponse.result:type_name -> google.protobuf.Struct
+	22, // 2: cad.engine.v1.CallToolResponse.error:type_name -> cad.engine.v1.ToolError
+	21, // 3: cad.engine.v1.Tool.input_schema:type_name -> google.protobuf.Struct
+	21, // 4: cad.engine.v1.Tool.output_schema:type_name -> google.protobuf.Struct
+	3,  // 5: cad.engine.v1.Tool.annotations:type_name -> cad.engine.v1.ToolAnnotations
+	4,  // 6: cad.engine.v1.ListToolsResponse.tools:type_name -> cad.engine.v1.Tool
+	23, // 7: cad.engine.v1.CreateDocumentRequest.units:type_name -> cad.engine.v1.Units
+	24, // 8: cad.engine.v1.CreateDocumentResponse.document:type_name -> cad.engine.v1.DocumentInfo
+	24, // 9: cad.engine.v1.GetDocumentResponse.document:type_name -> cad.engine.v1.DocumentInfo
+	24, // 10: cad.engine.v1.ListDocumentsResponse.documents:type_name -> cad.engine.v1.DocumentInfo
+	25, // 11: cad.engine.v1.ExportDocumentRequest.format:type_name -> cad.engine.v1.ExportFormat
+	25, // 12: cad.engine.v1.ExportDocumentResponse.format:type_name -> cad.engine.v1.ExportFormat
+	25, // 13: cad.engine.v1.ImportDocumentRequest.format:type_name -> cad.engine.v1.ExportFormat
+	24, // 14: cad.engine.v1.ImportDocumentResponse.document:type_name -> cad.engine.v1.DocumentInfo
+	26, // 15: cad.engine.v1.GetOperationResponse.operation:type_name -> cad.engine.v1.Operation
+	26, // 16: cad.engine.v1.GetSystemStatusResponse.recent_operations:type_name -> cad.engine.v1.Operation
 	17, // [17:17] is the sub-list for method output_type
 	17, // [17:17] is the sub-list for method input_type
 	17, // [17:17] is the sub-list for extension type_name
@@ -1394,13 +1485,14 @@ func file_cad_engine_v1_api_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_api_proto_rawDesc), len(file_cad_engine_v1_api_proto_rawDesc)),
-			NumEnums:      0,
+			NumEnums:      1,
 			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_cad_engine_v1_api_proto_goTypes,
 		DependencyIndexes: file_cad_engine_v1_api_proto_depIdxs,
+		EnumInfos:         file_cad_engine_v1_api_proto_enumTypes,
 		MessageInfos:      file_cad_engine_v1_api_proto_msgTypes,
 	}.Build()
 	File_cad_engine_v1_api_proto = out.File

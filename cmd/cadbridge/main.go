@@ -1,0 +1,100 @@
+// Command cadbridge runs the engine and the gateway together on loopback,
+// with the embedded SQLite store, for local use.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/cadbridge/cadbridge/internal/cli"
+	"github.com/cadbridge/cadbridge/services/cadengine"
+	"github.com/cadbridge/cadbridge/services/gateway"
+)
+
+func main() {
+	var (
+		listen       string
+		engineListen string
+		store        string
+	)
+	fs := flag.NewFlagSet("cadbridge", flag.ExitOnError)
+	fs.StringVar(&listen, "listen", "127.0.0.1:7400", "gateway HTTP listen address")
+	fs.StringVar(&engineListen, "engine-listen", "127.0.0.1:7401", "engine gRPC listen address")
+	fs.StringVar(&store, "store", "sqlite:data/cadengine.db", "engine store: sqlite:PATH or memory:")
+	if err := cli.Parse(fs, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, log, listen, engineListen, store); err != nil {
+		log.Error("cadbridge stopped", "error", err)
+		os.Exit(1)
+	}
+}
+
+// run starts the engine, then the gateway pointed at it; when either stops,
+// the other is stopped too.
+func run(ctx context.Context, log *slog.Logger, listen, engineListen, store string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	engineLis, err := net.Listen("tcp", engineListen)
+	if err != nil {
+		return fmt.Errorf("engine listen: %w", err)
+	}
+	engine, err := cadengine.New(cadengine.Config{Listen: engineListen, Store: store, Logger: log.With("service", "cadengine")})
+	if err != nil {
+		engineLis.Close()
+		return err
+	}
+	gw, err := gateway.New(gateway.Config{
+		Listen: listen,
+		Engine: engineLis.Addr().String(),
+		Logger: log.With("service", "gateway"),
+		Listening: func(addr net.Addr) {
+			fmt.Printf("cadbridge is running\n  JSON-RPC  ws://%s/rpc  (and POST http://%s/rpc)\n  OpenRPC   http://%s/openrpc.json\n  gRPC      %s (engine, store %s)\n", addr, addr, addr, engineLis.Addr(), store)
+		},
+	})
+	if err != nil {
+		engineLis.Close()
+		return err
+	}
+	defer gw.Close()
+	gwLis, err := net.Listen("tcp", listen)
+	if err != nil {
+		engineLis.Close()
+		return fmt.Errorf("gateway listen: %w", err)
+	}
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	stopWith := func(err error) {
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			once.Do(func() { firstErr = err })
+		}
+		cancel()
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		stopWith(engine.Serve(ctx, engineLis))
+	}()
+	go func() {
+		defer wg.Done()
+		stopWith(gw.Serve(ctx, gwLis))
+	}()
+	wg.Wait()
+	return firstErr
+}

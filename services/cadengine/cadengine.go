@@ -1,0 +1,144 @@
+// Package cadengine is the CAD engine service: it keeps documents (see
+// package core) and serves cad.engine.v1.EngineService over gRPC — the
+// Session stream that gateways open per client connection, and the unary
+// RPCs that internal services and REST use.
+package cadengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/core"
+)
+
+// Config configures the engine.
+type Config struct {
+	// Listen is the gRPC address, for example "127.0.0.1:7401".
+	Listen string
+	// Store chooses the store: "sqlite:PATH" or "memory:".
+	Store string
+	// Reflection turns gRPC server reflection on even when Listen is not a
+	// loopback address (it is always on for loopback).
+	Reflection bool
+	// DrainTimeout bounds a graceful stop; 0 means 10 s.
+	DrainTimeout time.Duration
+	// Logger receives the engine's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Listening, if set, is called with the bound address once the engine
+	// accepts connections.
+	Listening func(addr net.Addr)
+}
+
+// Server is a running engine: the core, the session registry and the gRPC
+// service over them.
+type Server struct {
+	enginev1.UnimplementedEngineServiceServer
+
+	cfg      Config
+	log      *slog.Logger
+	core     *core.Engine
+	sessions *sessions
+	health   *health.Server
+	grpc     *grpc.Server
+}
+
+// New opens the store and loads the documents.
+func New(cfg Config) (*Server, error) {
+	if cfg.DrainTimeout == 0 {
+		cfg.DrainTimeout = 10 * time.Second
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	store, err := core.OpenStore(cfg.Store)
+	if err != nil {
+		return nil, fmt.Errorf("open store %q: %w", cfg.Store, err)
+	}
+	eng, err := core.New(store, core.Options{})
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("load documents: %w", err)
+	}
+	s := &Server{
+		cfg:      cfg,
+		log:      log,
+		core:     eng,
+		sessions: newSessions(time.Now),
+		health:   health.NewServer(),
+	}
+	s.grpc = grpc.NewServer()
+	enginev1.RegisterEngineServiceServer(s.grpc, s)
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	return s, nil
+}
+
+// Serve serves gRPC on lis until ctx is cancelled, then stops gracefully:
+// readiness goes false, in-flight calls get DrainTimeout to finish, and the
+// store is closed.
+func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
+	if s.cfg.Reflection || isLoopback(lis.Addr()) {
+		reflection.Register(s.grpc)
+	}
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	s.health.SetServingStatus(enginev1.EngineService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	if s.cfg.Listening != nil {
+		s.cfg.Listening(lis.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- s.grpc.Serve(lis) }()
+	select {
+	case err := <-errc:
+		s.core.Close()
+		return err
+	case <-ctx.Done():
+	}
+	s.health.Shutdown()
+	stopped := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(s.cfg.DrainTimeout):
+		s.log.Warn("drain timed out; stopping", "timeout", s.cfg.DrainTimeout)
+		s.grpc.Stop()
+		<-stopped
+	}
+	<-errc
+	return s.core.Close()
+}
+
+// Run listens on cfg.Listen and serves until ctx is cancelled.
+func Run(ctx context.Context, cfg Config) error {
+	s, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	lis, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		s.core.Close()
+		return fmt.Errorf("listen: %w", err)
+	}
+	err = s.Serve(ctx, lis)
+	if errors.Is(err, grpc.ErrServerStopped) {
+		return nil
+	}
+	return err
+}
+
+func isLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}

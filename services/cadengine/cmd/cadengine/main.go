@@ -1,0 +1,37 @@
+// Command cadengine runs the CAD engine's gRPC service.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/cadbridge/cadbridge/internal/cli"
+	"github.com/cadbridge/cadbridge/services/cadengine"
+)
+
+func main() {
+	var cfg cadengine.Config
+	fs := flag.NewFlagSet("cadengine", flag.ExitOnError)
+	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:7401", "gRPC listen address")
+	fs.StringVar(&cfg.Store, "store", "sqlite:data/cadengine.db", "store: sqlite:PATH or memory:")
+	fs.BoolVar(&cfg.Reflection, "reflection", false, "serve gRPC reflection on non-loopback addresses too")
+	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "graceful stop bound (0: 10s)")
+	if err := cli.Parse(fs, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	cfg.Listening = func(addr net.Addr) { fmt.Printf("cadengine listening on %s\n", addr) }
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := cadengine.Run(ctx, cfg); err != nil {
+		cfg.Logger.Error("cadengine stopped", "error", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,112 @@
+package cadengine
+
+import (
+	"context"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// version is reported by system status.
+const version = "0.1.0"
+
+// anonymous is the principal of unary calls, which carry no session.
+const anonymous = "anonymous"
+
+// CallTool runs one tool without a session.
+func (s *Server) CallTool(ctx context.Context, req *enginev1.CallToolRequest) (*enginev1.CallToolResponse, error) {
+	resp, err := s.callTool(ctx, anonymous, req)
+	return resp, toStatus(err).Err()
+}
+
+// ListTools returns the catalog.
+func (s *Server) ListTools(ctx context.Context, req *enginev1.ListToolsRequest) (*enginev1.ListToolsResponse, error) {
+	resp, err := s.listTools()
+	return resp, toStatus(err).Err()
+}
+
+// CreateDocument creates an empty document.
+func (s *Server) CreateDocument(ctx context.Context, req *enginev1.CreateDocumentRequest) (*enginev1.CreateDocumentResponse, error) {
+	info, err := s.core.CreateDocument(ctx, req)
+	if err != nil {
+		return nil, toStatus(err).Err()
+	}
+	return &enginev1.CreateDocumentResponse{Document: info}, nil
+}
+
+// GetDocument reads a document's info.
+func (s *Server) GetDocument(ctx context.Context, req *enginev1.GetDocumentRequest) (*enginev1.GetDocumentResponse, error) {
+	info, err := s.core.GetDocument(ctx, req.GetDocumentId())
+	if err != nil {
+		return nil, toStatus(err).Err()
+	}
+	return &enginev1.GetDocumentResponse{Document: info}, nil
+}
+
+// ListDocuments lists documents.
+func (s *Server) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsRequest) (*enginev1.ListDocumentsResponse, error) {
+	resp, err := s.core.ListDocuments(ctx, req)
+	return resp, toStatus(err).Err()
+}
+
+// ExportDocument renders a document as DXF or SVG.
+func (s *Server) ExportDocument(ctx context.Context, req *enginev1.ExportDocumentRequest) (*enginev1.ExportDocumentResponse, error) {
+	resp, err := s.core.ExportDocument(ctx, req)
+	return resp, toStatus(err).Err()
+}
+
+// GetSystemStatus reports the engine's status.
+func (s *Server) GetSystemStatus(ctx context.Context, req *enginev1.GetSystemStatusRequest) (*enginev1.GetSystemStatusResponse, error) {
+	resp, err := s.systemStatus(ctx)
+	return resp, toStatus(err).Err()
+}
+
+func (s *Server) callTool(ctx context.Context, principal string, req *enginev1.CallToolRequest) (*enginev1.CallToolResponse, error) {
+	return s.core.CallTool(ctx, principal, req)
+}
+
+func (s *Server) systemStatus(ctx context.Context) (*enginev1.GetSystemStatusResponse, error) {
+	docs, err := s.core.ListDocuments(ctx, &enginev1.ListDocumentsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.GetSystemStatusResponse{
+		Version:   version,
+		Store:     strings.SplitN(s.cfg.Store, ":", 2)[0],
+		Epoch:     s.sessions.epoch,
+		Documents: int64(len(docs.GetDocuments())),
+		Sessions:  s.sessions.count(),
+		Ready:     true,
+	}, nil
+}
+
+// listTools renders the generated catalog.
+func (s *Server) listTools() (*enginev1.ListToolsResponse, error) {
+	resp := &enginev1.ListToolsResponse{}
+	for _, t := range enginev1.Tools {
+		in, err := schemaStruct(t.InputSchema)
+		if err != nil {
+			return nil, err
+		}
+		out, err := schemaStruct(t.OutputSchema)
+		if err != nil {
+			return nil, err
+		}
+		resp.Tools = append(resp.Tools, &enginev1.Tool{
+			Name:         t.Name,
+			Description:  t.Description,
+			InputSchema:  in,
+			OutputSchema: out,
+			Annotations:  t.Annotations,
+		})
+	}
+	return resp, nil
+}
+
+func schemaStruct(schema string) (*structpb.Struct, error) {
+	s := new(structpb.Struct)
+	return s, protojson.Unmarshal([]byte(schema), s)
+}

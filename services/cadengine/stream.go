@@ -1,0 +1,149 @@
+package cadengine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// Session serves one gateway connection: the first frame names the
+// principal; calls then run concurrently and answer by call_id.
+func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	open := first.GetOpen()
+	if open == nil || open.GetPrincipal() == "" {
+		return status.Error(codes.InvalidArgument, "the first frame must be open, with a principal")
+	}
+	st := &streamState{server: s, principal: open.GetPrincipal(), stream: stream, running: map[uint64]context.CancelFunc{}}
+	if err := st.send(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Opened{Opened: &enginev1.StreamOpened{Epoch: s.sessions.epoch}}}); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	var calls sync.WaitGroup
+	defer calls.Wait()
+	for {
+		req, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch f := req.GetFrame().(type) {
+		case *enginev1.SessionRequest_Call:
+			callCtx, callCancel := context.WithCancel(ctx)
+			if !st.start(f.Call.GetCallId(), callCancel) {
+				callCancel()
+				st.reply(f.Call.GetCallId(), nil, status.Errorf(codes.InvalidArgument, "call_id %d is already running", f.Call.GetCallId()))
+				continue
+			}
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
+				defer st.finish(f.Call.GetCallId())
+				resp, err := s.dispatch(callCtx, st, f.Call)
+				st.reply(f.Call.GetCallId(), resp, err)
+			}()
+		case *enginev1.SessionRequest_Cancel:
+			st.cancel(f.Cancel.GetCallId())
+		case *enginev1.SessionRequest_Answer:
+			// Server requests arrive with the interactive tools; until then
+			// no request is open and an answer changes nothing.
+		case *enginev1.SessionRequest_Close:
+			return nil
+		default:
+			return status.Error(codes.InvalidArgument, "unexpected frame")
+		}
+	}
+}
+
+// streamState is one Session stream: its principal, the session it is bound
+// to, and its running calls.
+type streamState struct {
+	server    *Server
+	principal string
+	stream    enginev1.EngineService_SessionServer
+
+	sendMu sync.Mutex // serializes stream.Send
+
+	mu      sync.Mutex // guards bound and running
+	bound   *session
+	running map[uint64]context.CancelFunc
+}
+
+func (st *streamState) send(resp *enginev1.SessionResponse) error {
+	st.sendMu.Lock()
+	defer st.sendMu.Unlock()
+	return st.stream.Send(resp)
+}
+
+func (st *streamState) start(id uint64, cancel context.CancelFunc) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, dup := st.running[id]; dup {
+		return false
+	}
+	st.running[id] = cancel
+	return true
+}
+
+func (st *streamState) finish(id uint64) {
+	st.mu.Lock()
+	cancel := st.running[id]
+	delete(st.running, id)
+	st.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (st *streamState) cancel(id uint64) {
+	st.mu.Lock()
+	cancel := st.running[id]
+	st.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (st *streamState) bind(s *session) {
+	st.mu.Lock()
+	st.bound = s
+	st.mu.Unlock()
+}
+
+// session returns the bound session when id names it; any other id is
+// errSessionNotFound.
+func (st *streamState) session(id string) (*session, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.bound == nil || st.bound.info.SessionId != id {
+		return nil, errSessionNotFound
+	}
+	return st.bound, nil
+}
+
+// reply sends a call's result; the stream's failure to send is the
+// gateway's to notice, so it is only logged.
+func (st *streamState) reply(id uint64, resp proto.Message, err error) {
+	result := &enginev1.SessionCallResult{CallId: id}
+	if err != nil {
+		result.Response = &enginev1.SessionCallResult_Error{Error: toStatus(err).Proto()}
+	} else {
+		result.Response = responseFrame(resp)
+	}
+	if err := st.send(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: result}}); err != nil {
+		st.server.log.Debug("send result", "call_id", id, "error", err)
+	}
+}

@@ -1,0 +1,52 @@
+// Command gateway runs cadbridge's JSON-RPC edge.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/cadbridge/cadbridge/internal/cli"
+	"github.com/cadbridge/cadbridge/services/gateway"
+)
+
+func main() {
+	var cfg gateway.Config
+	var stdio bool
+	fs := flag.NewFlagSet("gateway", flag.ExitOnError)
+	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:7400", "HTTP listen address")
+	fs.StringVar(&cfg.Engine, "engine", "127.0.0.1:7401", "engine gRPC address")
+	fs.Int64Var(&cfg.ReadLimit, "read-limit", 0, "largest message in bytes (0: 1 MiB)")
+	fs.BoolVar(&stdio, "stdio", false, "speak JSON-RPC on stdin/stdout instead of HTTP")
+	if err := cli.Parse(fs, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	cfg.Listening = func(addr net.Addr) {
+		fmt.Printf("gateway listening on http://%s (WebSocket ws://%s/rpc)\n", addr, addr)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, stdio); err != nil {
+		cfg.Logger.Error("gateway stopped", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cfg gateway.Config, stdio bool) error {
+	if !stdio {
+		return gateway.Run(ctx, cfg)
+	}
+	gw, err := gateway.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer gw.Close()
+	return gw.ServeStdio(ctx, os.Stdin, os.Stdout)
+}

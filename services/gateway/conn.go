@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+)
+
+// clientConn is one client connection (a WebSocket, stdio, or one HTTP
+// request): it serves the client's JSON-RPC calls by relaying them over
+// its own Session stream to the engine, opened on first use.
+type clientConn struct {
+	gw        *Gateway
+	principal string
+
+	// rpc is the JSON-RPC connection, for server requests and events; nil
+	// on HTTP POST, where none are possible.
+	rpc atomic.Pointer[jsonrpc.Conn]
+
+	mu     sync.Mutex // guards stream
+	stream *engineStream
+}
+
+func (gw *Gateway) newClientConn(principal string) *clientConn {
+	return &clientConn{gw: gw, principal: principal}
+}
+
+// Handle implements jsonrpc.Handler.
+func (c *clientConn) Handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	r := c.gw.routes.byName[req.Method]
+	if r == nil {
+		return nil, methodNotFound(req.Method)
+	}
+	params, meta, err := c.gw.routes.decode(r, req.Params)
+	if err != nil {
+		return nil, err
+	}
+	switch req.Method {
+	case gatewayv1.MethodRpcDiscover:
+		return json.RawMessage(gatewayv1.OpenRPC), nil
+	case gatewayv1.MethodSystemStatus:
+		return c.systemStatus(ctx)
+	case gatewayv1.MethodCancelRequest:
+		return nil, nil // the jsonrpc.Conn handles cancellation itself
+	}
+	result, err := c.relay(ctx, r, params, meta)
+	if err != nil {
+		return nil, rpcError(err, operationID(params, meta))
+	}
+	return result, nil
+}
+
+// relay sends params as a SessionCall and returns the engine's response
+// encoded as wire JSON.
+func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message, meta map[string]any) (json.RawMessage, error) {
+	resp, err := c.callEngine(ctx, r.relay, params, meta)
+	if err != nil {
+		return nil, err
+	}
+	if resp.ProtoReflect().Descriptor() != r.info.Result.ProtoReflect().Descriptor() {
+		return nil, fmt.Errorf("engine answered %s with %s, want %s", r.info.Name, resp.ProtoReflect().Descriptor().FullName(), r.info.Result.ProtoReflect().Descriptor().FullName())
+	}
+	data, err := contract.Marshal(resp)
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// callEngine sends one call on the connection's stream and returns the
+// message of the result's response field.
+func (c *clientConn) callEngine(ctx context.Context, field protoreflect.FieldDescriptor, params proto.Message, meta map[string]any) (proto.Message, error) {
+	stream, err := c.engineStream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	call := &enginev1.SessionCall{TraceContext: traceContext(meta)}
+	call.ProtoReflect().Set(field, protoreflect.ValueOfMessage(params.ProtoReflect()))
+	result, err := stream.call(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	if e := result.GetError(); e != nil {
+		return nil, status.FromProto(e).Err()
+	}
+	set := result.ProtoReflect().WhichOneof(result.ProtoReflect().Descriptor().Oneofs().ByName("response"))
+	if set == nil {
+		return nil, fmt.Errorf("engine sent an empty result")
+	}
+	return result.ProtoReflect().Get(set).Message().Interface(), nil
+}
+
+func (c *clientConn) engineStream(ctx context.Context) (*engineStream, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stream != nil {
+		select {
+		case <-c.stream.done:
+			c.stream = nil // broken: the client resumes its session on a new one
+		default:
+			return c.stream, nil
+		}
+	}
+	s, err := openEngineStream(context.WithoutCancel(ctx), c.gw.engine, c.principal, c.gw.id, c.onEngineFrame)
+	if err != nil {
+		return nil, err
+	}
+	c.stream = s
+	return s, nil
+}
+
+// onEngineFrame forwards the engine's server requests, cancels and events
+// to the client.
+func (c *clientConn) onEngineFrame(resp *enginev1.SessionResponse) {
+	if c.rpc.Load() == nil {
+		return
+	}
+	ctx := context.Background()
+	switch f := resp.GetFrame().(type) {
+	case *enginev1.SessionResponse_Event:
+		c.notify(ctx, gatewayv1.MethodEvent, f.Event)
+	case *enginev1.SessionResponse_ServerRequestCancel:
+		c.notify(ctx, gatewayv1.MethodRequestCancel, f.ServerRequestCancel)
+	}
+}
+
+func (c *clientConn) notify(ctx context.Context, method string, params proto.Message) {
+	data, err := contract.Marshal(params)
+	if err != nil {
+		c.gw.log.Error("encode notification", "method", method, "error", err)
+		return
+	}
+	if err := c.rpc.Load().Notify(ctx, method, json.RawMessage(data)); err != nil {
+		c.gw.log.Debug("notify", "method", method, "error", err)
+	}
+}
+
+func (c *clientConn) systemStatus(ctx context.Context) (any, error) {
+	field := (&enginev1.SessionCall{}).ProtoReflect().Descriptor().Fields().ByName("get_system_status")
+	resp, err := c.callEngine(ctx, field, &enginev1.GetSystemStatusRequest{}, nil)
+	if err != nil {
+		return nil, rpcError(err, "")
+	}
+	data, err := contract.Marshal(&gatewayv1.SystemStatusResult{
+		Engine:  resp.(*enginev1.GetSystemStatusResponse),
+		Gateway: c.gw.status(),
+	})
+	return json.RawMessage(data), err
+}
+
+// close detaches the connection's stream; the session stays with the engine.
+func (c *clientConn) close(reason string) {
+	c.mu.Lock()
+	s := c.stream
+	c.stream = nil
+	c.mu.Unlock()
+	if s != nil {
+		s.close(reason)
+	}
+}
+
+func traceContext(meta map[string]any) map[string]string {
+	tc := map[string]string{}
+	for _, k := range []string{"traceparent", "tracestate"} {
+		if v, ok := meta[k].(string); ok {
+			tc[k] = v
+		}
+	}
+	return tc
+}
+
+// operationID is the call's operation id, from params or _meta.
+func operationID(params proto.Message, meta map[string]any) string {
+	if params != nil {
+		m := params.ProtoReflect()
+		if fd := m.Descriptor().Fields().ByName("operation_id"); fd != nil && m.Has(fd) {
+			return m.Get(fd).String()
+		}
+	}
+	if id, ok := meta["operation_id"].(string); ok {
+		return id
+	}
+	return ""
+}

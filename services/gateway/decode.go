@@ -1,0 +1,77 @@
+package gateway
+
+import (
+	"encoding/json"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+)
+
+// decode checks raw params against the method's contract and decodes them.
+// It returns the params message and the request's _meta. tools.call args
+// are checked against the named tool's input schema too, so that a bad
+// argument is a 4000 with a pointer into params before anything reaches
+// the engine.
+func (rs *routes) decode(r *route, raw json.RawMessage) (proto.Message, map[string]any, error) {
+	if len(raw) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	v, err := contract.ParseJSON(raw)
+	if err != nil {
+		return nil, nil, invalidParams(&contract.Violation{Reason: contract.ReasonInvalid, Message: err.Error()})
+	}
+	if violation := r.params.Validate(v); violation != nil {
+		return nil, nil, invalidParams(violation)
+	}
+	obj := v.(map[string]any) // the schema requires an object
+	meta, _ := obj["_meta"].(map[string]any)
+	delete(obj, "_meta")
+	if r.info.Name == gatewayv1.MethodToolsCall {
+		if violation := rs.checkToolArgs(obj); violation != nil {
+			return nil, nil, invalidParams(violation)
+		}
+	}
+	msg := r.info.Params.ProtoReflect().New().Interface()
+	if err := contract.Decode(obj, msg); err != nil {
+		return nil, nil, err
+	}
+	if id, ok := meta["operation_id"].(string); ok {
+		setOperationID(msg, id)
+	}
+	return msg, meta, nil
+}
+
+func (rs *routes) checkToolArgs(params map[string]any) *contract.Violation {
+	name, _ := params["tool"].(string)
+	schema := rs.toolArgs[name]
+	if schema == nil {
+		return nil // the engine answers unknown_tool as a result
+	}
+	args, ok := params["args"]
+	if !ok {
+		args = map[string]any{}
+	}
+	if v := schema.Validate(args); v != nil {
+		v.Path = "/args" + v.Path
+		return v
+	}
+	return nil
+}
+
+// setOperationID applies _meta.operation_id to requests that take one and
+// did not name it themselves.
+func setOperationID(msg proto.Message, id string) {
+	switch m := msg.(type) {
+	case *enginev1.CallToolRequest:
+		if m.OperationId == nil {
+			m.OperationId = &id
+		}
+	case *enginev1.ExecuteBatchRequest:
+		if m.OperationId == nil {
+			m.OperationId = &id
+		}
+	}
+}

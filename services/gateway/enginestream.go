@@ -1,0 +1,144 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// engineStream is a client connection's Session stream to the engine. Calls
+// are matched to results by call_id; every other frame the engine sends
+// (server requests, their cancels, events) goes to onFrame.
+type engineStream struct {
+	stream  enginev1.EngineService_SessionClient
+	cancel  context.CancelFunc
+	onFrame func(*enginev1.SessionResponse)
+
+	sendMu sync.Mutex // serializes stream.Send
+
+	mu      sync.Mutex // guards nextID, pending and err
+	nextID  uint64
+	pending map[uint64]chan *enginev1.SessionCallResult
+	err     error // why the stream ended; set once
+	done    chan struct{}
+}
+
+// openEngineStream opens a Session stream for principal and waits for the
+// engine to acknowledge it.
+func openEngineStream(ctx context.Context, client enginev1.EngineServiceClient, principal, gatewayID string, onFrame func(*enginev1.SessionResponse)) (*engineStream, error) {
+	sctx, cancel := context.WithCancel(ctx)
+	stream, err := client.Session(sctx)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("open session stream: %w: %w", errEngineUnavailable, err)
+	}
+	open := &enginev1.SessionRequest{Frame: &enginev1.SessionRequest_Open{Open: &enginev1.OpenStream{Principal: principal, GatewayId: gatewayID}}}
+	if err := stream.Send(open); err != nil {
+		cancel()
+		return nil, fmt.Errorf("open session stream: %w: %w", errEngineUnavailable, err)
+	}
+	first, err := stream.Recv()
+	if err != nil || first.GetOpened() == nil {
+		cancel()
+		return nil, fmt.Errorf("open session stream: %w: %v", errEngineUnavailable, err)
+	}
+	es := &engineStream{
+		stream:  stream,
+		cancel:  cancel,
+		onFrame: onFrame,
+		pending: map[uint64]chan *enginev1.SessionCallResult{},
+		done:    make(chan struct{}),
+	}
+	go es.recvLoop()
+	return es, nil
+}
+
+func (es *engineStream) recvLoop() {
+	var err error
+	for {
+		var resp *enginev1.SessionResponse
+		resp, err = es.stream.Recv()
+		if err != nil {
+			break
+		}
+		if r := resp.GetResult(); r != nil {
+			es.mu.Lock()
+			ch := es.pending[r.GetCallId()]
+			delete(es.pending, r.GetCallId())
+			es.mu.Unlock()
+			if ch != nil {
+				ch <- r
+			}
+			continue
+		}
+		if es.onFrame != nil {
+			es.onFrame(resp)
+		}
+	}
+	es.mu.Lock()
+	es.err = fmt.Errorf("%w: session stream: %v", errEngineUnavailable, err)
+	es.pending = nil
+	es.mu.Unlock()
+	close(es.done)
+}
+
+// call sends one call and waits for its result. A broken stream is
+// errEngineUnavailable; a cancelled ctx sends CancelCall to the engine and
+// returns ctx's error.
+func (es *engineStream) call(ctx context.Context, call *enginev1.SessionCall) (*enginev1.SessionCallResult, error) {
+	ch := make(chan *enginev1.SessionCallResult, 1)
+	es.mu.Lock()
+	if es.pending == nil {
+		err := es.err
+		es.mu.Unlock()
+		return nil, err
+	}
+	es.nextID++
+	call.CallId = es.nextID
+	es.pending[call.CallId] = ch
+	es.mu.Unlock()
+	if err := es.send(&enginev1.SessionRequest{Frame: &enginev1.SessionRequest_Call{Call: call}}); err != nil {
+		es.forget(call.CallId)
+		return nil, fmt.Errorf("%w: send: %v", errEngineUnavailable, err)
+	}
+	select {
+	case r := <-ch:
+		return r, nil
+	case <-es.done:
+		es.mu.Lock()
+		err := es.err
+		es.mu.Unlock()
+		return nil, err
+	case <-ctx.Done():
+		es.forget(call.CallId)
+		_ = es.send(&enginev1.SessionRequest{Frame: &enginev1.SessionRequest_Cancel{Cancel: &enginev1.CancelCall{CallId: call.CallId}}})
+		return nil, ctx.Err()
+	}
+}
+
+func (es *engineStream) forget(id uint64) {
+	es.mu.Lock()
+	if es.pending != nil {
+		delete(es.pending, id)
+	}
+	es.mu.Unlock()
+}
+
+func (es *engineStream) send(req *enginev1.SessionRequest) error {
+	es.sendMu.Lock()
+	defer es.sendMu.Unlock()
+	return es.stream.Send(req)
+}
+
+// close detaches from the engine (the session stays there) and waits for
+// the receive loop to end.
+func (es *engineStream) close(reason string) {
+	_ = es.send(&enginev1.SessionRequest{Frame: &enginev1.SessionRequest_Close{Close: &enginev1.CloseStream{Reason: reason}}})
+	es.sendMu.Lock()
+	_ = es.stream.CloseSend()
+	es.sendMu.Unlock()
+	es.cancel()
+	<-es.done
+}

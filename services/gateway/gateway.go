@@ -1,0 +1,218 @@
+// Package gateway is cadbridge's JSON-RPC 2.0 edge. It serves WebSocket
+// (GET /rpc), HTTP (POST /rpc) and stdio, validates every call against the
+// contracts generated from proto/cad/gateway/v1, and relays each client
+// connection's calls over one gRPC Session stream to the engine.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+)
+
+// version is reported by system.status.
+const version = "0.1.0"
+
+// localPrincipal is the principal of every caller when no tokens are
+// configured (loopback-only open mode).
+const localPrincipal = "local"
+
+// Config configures a gateway.
+type Config struct {
+	// Listen is the HTTP address, for example "127.0.0.1:7400".
+	Listen string
+	// Engine is the engine's gRPC address, for example "127.0.0.1:7401".
+	Engine string
+	// ReadLimit caps one WebSocket message or HTTP body; 0 means 1 MiB.
+	ReadLimit int64
+	// MaxBatch caps a JSON-RPC batch array; 0 means 100.
+	MaxBatch int
+	// WriteTimeout bounds one write to a client; a slower reader is
+	// disconnected. 0 means 10 s.
+	WriteTimeout time.Duration
+	// DrainTimeout bounds a graceful stop; 0 means 10 s.
+	DrainTimeout time.Duration
+	// Logger receives the gateway's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Listening, if set, is called with the bound address once the gateway
+	// accepts connections.
+	Listening func(addr net.Addr)
+}
+
+// Gateway serves the JSON-RPC edge.
+type Gateway struct {
+	cfg    Config
+	log    *slog.Logger
+	id     string
+	routes *routes
+	conn   *grpc.ClientConn
+	engine enginev1.EngineServiceClient
+
+	connections atomic.Int64
+	ready       atomic.Bool
+}
+
+// New connects (lazily) to the engine and builds the method table.
+func New(cfg Config) (*Gateway, error) {
+	if cfg.ReadLimit == 0 {
+		cfg.ReadLimit = 1 << 20
+	}
+	if cfg.MaxBatch == 0 {
+		cfg.MaxBatch = 100
+	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.DrainTimeout == 0 {
+		cfg.DrainTimeout = 10 * time.Second
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	rs, err := newRoutes()
+	if err != nil {
+		return nil, fmt.Errorf("method table: %w", err)
+	}
+	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, fmt.Errorf("engine %q: %w", cfg.Engine, err)
+	}
+	gw := &Gateway{
+		cfg:    cfg,
+		log:    log,
+		id:     "gw-" + randomHex(6),
+		routes: rs,
+		conn:   conn,
+		engine: enginev1.NewEngineServiceClient(conn),
+	}
+	gw.ready.Store(true)
+	return gw, nil
+}
+
+// Close releases the engine connection.
+func (gw *Gateway) Close() error {
+	return gw.conn.Close()
+}
+
+func (gw *Gateway) status() *gatewayv1.GatewayStatus {
+	return &gatewayv1.GatewayStatus{
+		GatewayId:   gw.id,
+		Version:     version,
+		Connections: gw.connections.Load(),
+		Ready:       gw.ready.Load(),
+	}
+}
+
+// Handler is the gateway's HTTP surface.
+func (gw *Gateway) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /rpc", gw.serveWebSocket)
+	mux.HandleFunc("POST /rpc", gw.servePost)
+	mux.HandleFunc("GET /openrpc.json", serveJSON(gatewayv1.OpenRPC))
+	mux.HandleFunc("GET /openapi.json", serveJSON(enginev1.OpenAPI))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if !gw.ready.Load() {
+			http.Error(w, "draining", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+	return mux
+}
+
+func serveJSON(doc []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(doc)
+	}
+}
+
+// Serve serves HTTP on lis until ctx is cancelled, then drains: readiness
+// goes false and in-flight requests get DrainTimeout to finish.
+func (gw *Gateway) Serve(ctx context.Context, lis net.Listener) error {
+	srv := &http.Server{
+		Handler:           gw.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	if gw.cfg.Listening != nil {
+		gw.cfg.Listening(lis.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(lis) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	gw.ready.Store(false)
+	drain, cancel := context.WithTimeout(context.Background(), gw.cfg.DrainTimeout)
+	defer cancel()
+	err := srv.Shutdown(drain)
+	<-errc
+	return err
+}
+
+// Run listens on cfg.Listen and serves until ctx is cancelled.
+func Run(ctx context.Context, cfg Config) error {
+	gw, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	defer gw.Close()
+	lis, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	if err := gw.Serve(ctx, lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// ServeStdio serves one JSON-RPC connection on r and w (newline-delimited)
+// until the input ends or ctx is cancelled.
+func (gw *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	stream := jsonrpc.NewLineStream(r, w, jsonrpc.LineStreamOptions{MaxLineSize: int(gw.cfg.ReadLimit)})
+	return gw.serveConn(ctx, stream, localPrincipal)
+}
+
+// serveConn serves one long-lived JSON-RPC connection.
+func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, principal string) error {
+	gw.connections.Add(1)
+	defer gw.connections.Add(-1)
+	cc := gw.newClientConn(principal)
+	defer cc.close("client_closed")
+	rpc := jsonrpc.NewConn(ctx, stream, jsonrpc.ConnOptions{
+		Handler:  cc,
+		MaxBatch: gw.cfg.MaxBatch,
+		OnError:  func(err error) { gw.log.Debug("jsonrpc", "error", err) },
+	})
+	cc.rpc.Store(rpc)
+	select {
+	case <-rpc.Done():
+	case <-ctx.Done():
+	}
+	rpc.Close()
+	if err := rpc.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, jsonrpc.ErrClosed) {
+		return err
+	}
+	return nil
+}
