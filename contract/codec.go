@@ -206,10 +206,22 @@ func Unmarshal(data []byte, m proto.Message) error {
 // unknown enum name returns a *Violation with the path.
 func Decode(v any, m proto.Message) error {
 	proto.Reset(m)
-	return decodeMessage(v, m.ProtoReflect(), "")
+	return decoder{}.message(v, m.ProtoReflect(), "")
 }
 
-func decodeMessage(v any, m protoreflect.Message, path string) error {
+// DecodePartial is Decode without the check for missing required fields,
+// for inputs completed afterwards (REST requests, whose path parameters are
+// set after the body is decoded).
+func DecodePartial(v any, m proto.Message) error {
+	proto.Reset(m)
+	return decoder{partial: true}.message(v, m.ProtoReflect(), "")
+}
+
+type decoder struct {
+	partial bool // skip the missing-required check
+}
+
+func (d decoder) message(v any, m protoreflect.Message, path string) error {
 	md := m.Descriptor()
 	if isWellKnown(md) {
 		return decodeWellKnown(v, m, path)
@@ -229,20 +241,20 @@ func decodeMessage(v any, m protoreflect.Message, path string) error {
 				return &Violation{Path: path + "/" + escape(key), Reason: ReasonInvalid, Message: fmt.Sprintf("%s and %s exclude each other", set.Name(), key)}
 			}
 		}
-		if err := decodeField(obj[key], m, fd, path+"/"+escape(key)); err != nil {
+		if err := d.field(obj[key], m, fd, path+"/"+escape(key)); err != nil {
 			return err
 		}
 	}
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
-		if _, ok := obj[string(fd.Name())]; !ok && wirename.Required(fd) {
+		if _, ok := obj[string(fd.Name())]; !ok && wirename.Required(fd) && !d.partial {
 			return &Violation{Path: path + "/" + string(fd.Name()), Reason: ReasonMissing, Message: fmt.Sprintf("%s is required", fd.Name())}
 		}
 	}
 	return nil
 }
 
-func decodeField(v any, m protoreflect.Message, fd protoreflect.FieldDescriptor, path string) error {
+func (d decoder) field(v any, m protoreflect.Message, fd protoreflect.FieldDescriptor, path string) error {
 	switch {
 	case fd.IsList():
 		arr, ok := v.([]any)
@@ -251,7 +263,7 @@ func decodeField(v any, m protoreflect.Message, fd protoreflect.FieldDescriptor,
 		}
 		list := m.Mutable(fd).List()
 		for i, e := range arr {
-			ev, err := decodeSingular(e, fd, list.NewElement, path+"/"+strconv.Itoa(i))
+			ev, err := d.singular(e, fd, list.NewElement, path+"/"+strconv.Itoa(i))
 			if err != nil {
 				return err
 			}
@@ -265,7 +277,7 @@ func decodeField(v any, m protoreflect.Message, fd protoreflect.FieldDescriptor,
 		}
 		mp := m.Mutable(fd).Map()
 		for _, k := range sortedKeys(obj) {
-			ev, err := decodeSingular(obj[k], fd.MapValue(), mp.NewValue, path+"/"+escape(k))
+			ev, err := d.singular(obj[k], fd.MapValue(), mp.NewValue, path+"/"+escape(k))
 			if err != nil {
 				return err
 			}
@@ -273,7 +285,7 @@ func decodeField(v any, m protoreflect.Message, fd protoreflect.FieldDescriptor,
 		}
 		return nil
 	default:
-		ev, err := decodeSingular(v, fd, func() protoreflect.Value { return m.NewField(fd) }, path)
+		ev, err := d.singular(v, fd, func() protoreflect.Value { return m.NewField(fd) }, path)
 		if err != nil {
 			return err
 		}
@@ -282,7 +294,7 @@ func decodeField(v any, m protoreflect.Message, fd protoreflect.FieldDescriptor,
 	}
 }
 
-func decodeSingular(v any, fd protoreflect.FieldDescriptor, newValue func() protoreflect.Value, path string) (protoreflect.Value, error) {
+func (d decoder) singular(v any, fd protoreflect.FieldDescriptor, newValue func() protoreflect.Value, path string) (protoreflect.Value, error) {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
 		b, ok := v.(bool)
@@ -321,7 +333,7 @@ func decodeSingular(v any, fd protoreflect.FieldDescriptor, newValue func() prot
 		return protoreflect.Value{}, &Violation{Path: path, Reason: ReasonInvalid, Message: fmt.Sprintf("%q is not a %s", s, fd.Enum().Name())}
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		nv := newValue()
-		if err := decodeMessage(v, nv.Message(), path); err != nil {
+		if err := d.message(v, nv.Message(), path); err != nil {
 			return protoreflect.Value{}, err
 		}
 		return nv, nil
@@ -352,7 +364,10 @@ func decodeInteger(v any, fd protoreflect.FieldDescriptor, path string) (protore
 	if strings.ContainsAny(s, ".eE") {
 		// 3.0 and 1e3 are integers in JSON Schema; accept them when exact.
 		f, ferr := n.Float64()
-		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		switch {
+		case ferr != nil || math.IsInf(f, 0):
+			return protoreflect.Value{}, &Violation{Path: path, Reason: ReasonOutOfRange, Message: "number too large"}
+		case f != math.Trunc(f):
 			return protoreflect.Value{}, wrongType(path, "an integer", v)
 		}
 		s = strconv.FormatFloat(f, 'f', 0, 64)

@@ -13,13 +13,10 @@ import (
 func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.SessionCall) (proto.Message, error) {
 	switch r := call.GetRequest().(type) {
 	case *enginev1.SessionCall_CreateSession:
-		resp := s.sessions.create(st.principal, r.CreateSession)
-		sess, err := s.sessions.owned(st.principal, resp.GetSessionId(), nil)
-		if err != nil {
-			return nil, err
-		}
+		sess := s.sessions.create(st.principal, r.CreateSession)
 		st.bind(sess)
-		return resp, nil
+		_, latest, _ := sess.since(0)
+		return &enginev1.CreateSessionResponse{SessionId: sess.info.SessionId, ResumeToken: sess.resumeToken, Epoch: s.sessions.epoch, LatestSeq: latest}, nil
 	case *enginev1.SessionCall_ResumeSession:
 		req := r.ResumeSession
 		token := req.GetResumeToken()
@@ -28,29 +25,43 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 			return nil, err
 		}
 		st.bind(sess)
-		return &enginev1.ResumeSessionResponse{Session: s.sessions.snapshot(sess), Epoch: s.sessions.epoch}, nil
+		events, latest, truncated := sess.since(req.GetLastSeen())
+		return &enginev1.ResumeSessionResponse{
+			Session:      sess.snapshot(),
+			Events:       events,
+			LatestSeq:    latest,
+			Truncated:    truncated,
+			Epoch:        s.sessions.epoch,
+			OpenRequests: sess.openRequests(),
+		}, nil
 	case *enginev1.SessionCall_GetSessionEvents:
-		if _, err := st.session(r.GetSessionEvents.GetSessionId()); err != nil {
+		sess, err := st.session(r.GetSessionEvents.GetSessionId())
+		if err != nil {
 			return nil, err
 		}
-		return &enginev1.GetSessionEventsResponse{Epoch: s.sessions.epoch}, nil
+		events, latest, truncated := sess.since(r.GetSessionEvents.GetLastSeen())
+		return &enginev1.GetSessionEventsResponse{Events: events, LatestSeq: latest, Truncated: truncated, Epoch: s.sessions.epoch, OpenRequests: sess.openRequests()}, nil
 	case *enginev1.SessionCall_Subscribe:
 		sess, err := st.session(r.Subscribe.GetSessionId())
 		if err != nil {
 			return nil, err
 		}
-		return &enginev1.SubscribeResponse{DocumentIds: s.sessions.subscribe(sess, r.Subscribe.GetDocumentIds())}, nil
+		return &enginev1.SubscribeResponse{DocumentIds: sess.subscribe(r.Subscribe.GetDocumentIds())}, nil
 	case *enginev1.SessionCall_InterruptSession:
-		if _, err := st.session(r.InterruptSession.GetSessionId()); err != nil {
+		sess, err := st.session(r.InterruptSession.GetSessionId())
+		if err != nil {
 			return nil, err
 		}
-		return &enginev1.InterruptSessionResponse{}, nil
+		open := len(sess.openRequests()) > 0
+		sess.withdrawAll(enginev1.CancelReason_CANCEL_REASON_INTERRUPTED)
+		return &enginev1.InterruptSessionResponse{Interrupted: open}, nil
 	case *enginev1.SessionCall_CloseSession:
 		sess, err := st.session(r.CloseSession.GetSessionId())
 		if err != nil {
 			return nil, err
 		}
-		s.sessions.close(sess.info.SessionId)
+		sess.withdrawAll(enginev1.CancelReason_CANCEL_REASON_SESSION_CLOSED)
+		s.sessions.remove(sess.info.SessionId)
 		st.bind(nil)
 		return &enginev1.CloseSessionResponse{}, nil
 	case *enginev1.SessionCall_CallTool:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -13,12 +14,27 @@ import (
 // version is reported by system status.
 const version = "0.1.0"
 
-// anonymous is the principal of unary calls, which carry no session.
+// anonymous is the principal of unary calls that name none.
 const anonymous = "anonymous"
+
+// principalHeader is the gRPC metadata key a gateway sets to the
+// authenticated principal of a REST call.
+const principalHeader = "x-cadbridge-principal"
+
+// principal is the caller of a unary RPC: the one its gateway names, else
+// anonymous. The engine trusts its gateways; it is not exposed to clients.
+func principal(ctx context.Context) string {
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if v := md.Get(principalHeader); len(v) == 1 && v[0] != "" {
+			return v[0]
+		}
+	}
+	return anonymous
+}
 
 // CallTool runs one tool without a session.
 func (s *Server) CallTool(ctx context.Context, req *enginev1.CallToolRequest) (*enginev1.CallToolResponse, error) {
-	resp, err := s.callTool(ctx, anonymous, req)
+	resp, err := s.callTool(ctx, principal(ctx), req)
 	return resp, toStatus(err).Err()
 }
 

@@ -32,6 +32,7 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 	defer cancel()
 	var calls sync.WaitGroup
 	defer calls.Wait()
+	defer st.unbind()
 	for {
 		req, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -58,8 +59,11 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 		case *enginev1.SessionRequest_Cancel:
 			st.cancel(f.Cancel.GetCallId())
 		case *enginev1.SessionRequest_Answer:
-			// Server requests arrive with the interactive tools; until then
-			// no request is open and an answer changes nothing.
+			// Only the stream bound to the request's session may answer it;
+			// any other answer changes nothing.
+			if sess := st.boundSession(); sess != nil {
+				sess.answer(f.Answer)
+			}
 		case *enginev1.SessionRequest_Close:
 			return nil
 		default:
@@ -117,10 +121,37 @@ func (st *streamState) cancel(id uint64) {
 	}
 }
 
+// sendFrame sends an engine-initiated frame (event, server request,
+// cancel); a failure means the gateway is gone and the session detaches.
+func (st *streamState) sendFrame(resp *enginev1.SessionResponse) {
+	if err := st.send(resp); err != nil {
+		st.server.log.Debug("send frame", "error", err)
+	}
+}
+
+// bind attaches the stream to a session (replacing any earlier binding).
 func (st *streamState) bind(s *session) {
 	st.mu.Lock()
+	old := st.bound
 	st.bound = s
 	st.mu.Unlock()
+	if old != nil && old != s {
+		old.detach(st)
+	}
+	if s != nil {
+		s.attach(st)
+	}
+}
+
+// unbind detaches the stream from its session, which stays with the engine.
+func (st *streamState) unbind() {
+	st.bind(nil)
+}
+
+func (st *streamState) boundSession() *session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.bound
 }
 
 // session returns the bound session when id names it; any other id is

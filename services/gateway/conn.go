@@ -28,12 +28,18 @@ type clientConn struct {
 	// on HTTP POST, where none are possible.
 	rpc atomic.Pointer[jsonrpc.Conn]
 
-	mu     sync.Mutex // guards stream
+	mu     sync.Mutex // guards stream, relays and replayed
 	stream *engineStream
+	// relays cancels the relay of each server request in flight, by id.
+	relays map[string]context.CancelFunc
+	// replayed names the method of each open request a resume returned, so
+	// that an answer to it on this connection reaches the engine.
+	replayed map[string]string
+	wg       sync.WaitGroup // server-request relays
 }
 
 func (gw *Gateway) newClientConn(principal string) *clientConn {
-	return &clientConn{gw: gw, principal: principal}
+	return &clientConn{gw: gw, principal: principal, relays: map[string]context.CancelFunc{}, replayed: map[string]string{}}
 }
 
 // Handle implements jsonrpc.Handler.
@@ -68,6 +74,7 @@ func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message, 
 	if err != nil {
 		return nil, err
 	}
+	c.rememberOpenRequests(resp)
 	if resp.ProtoReflect().Descriptor() != r.info.Result.ProtoReflect().Descriptor() {
 		return nil, fmt.Errorf("engine answered %s with %s, want %s", r.info.Name, resp.ProtoReflect().Descriptor().FullName(), r.info.Result.ProtoReflect().Descriptor().FullName())
 	}
@@ -130,9 +137,73 @@ func (c *clientConn) onEngineFrame(resp *enginev1.SessionResponse) {
 	switch f := resp.GetFrame().(type) {
 	case *enginev1.SessionResponse_Event:
 		c.notify(ctx, gatewayv1.MethodEvent, f.Event)
+	case *enginev1.SessionResponse_ServerRequest:
+		id := f.ServerRequest.GetId()
+		rctx, cancel := context.WithCancel(ctx)
+		c.mu.Lock()
+		c.relays[id] = cancel
+		c.mu.Unlock()
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			defer c.endRelay(id)
+			c.relayServerRequest(rctx, f.ServerRequest)
+		}()
 	case *enginev1.SessionResponse_ServerRequestCancel:
+		c.endRelay(f.ServerRequestCancel.GetId())
 		c.notify(ctx, gatewayv1.MethodRequestCancel, f.ServerRequestCancel)
 	}
+}
+
+// endRelay stops relaying a server request (answered or withdrawn).
+func (c *clientConn) endRelay(id string) {
+	c.mu.Lock()
+	cancel := c.relays[id]
+	delete(c.relays, id)
+	delete(c.replayed, id)
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// rememberOpenRequests records the open requests a resume or events.since
+// result lists, so that the client may answer them on this connection.
+func (c *clientConn) rememberOpenRequests(resp proto.Message) {
+	m := resp.ProtoReflect()
+	fd := m.Descriptor().Fields().ByName("open_requests")
+	if fd == nil {
+		return
+	}
+	list := m.Get(fd).List()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := 0; i < list.Len(); i++ {
+		open := list.Get(i).Message().Interface().(*enginev1.OpenServerRequest)
+		c.replayed[open.GetId()] = open.GetMethod()
+	}
+}
+
+// unmatchedResponse takes a client's answer to a request this connection did
+// not send: one that a resume replayed. Anything else changes nothing.
+func (c *clientConn) unmatchedResponse(resp *jsonrpc.Response) {
+	id, ok := resp.ID.Raw().(string)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	method, ok := c.replayed[id]
+	delete(c.replayed, id)
+	c.mu.Unlock()
+	m := c.gw.serverMethods[method]
+	if !ok || m == nil {
+		return
+	}
+	var err error
+	if resp.Error != nil {
+		err = resp.Error
+	}
+	c.answer(id, m, resp.Result, err)
 }
 
 func (c *clientConn) notify(ctx context.Context, method string, params proto.Message) {
@@ -164,10 +235,14 @@ func (c *clientConn) close(reason string) {
 	c.mu.Lock()
 	s := c.stream
 	c.stream = nil
+	for _, cancel := range c.relays {
+		cancel()
+	}
 	c.mu.Unlock()
 	if s != nil {
 		s.close(reason)
 	}
+	c.wg.Wait()
 }
 
 func traceContext(meta map[string]any) map[string]string {

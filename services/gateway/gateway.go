@@ -36,6 +36,9 @@ type Config struct {
 	Listen string
 	// Engine is the engine's gRPC address, for example "127.0.0.1:7401".
 	Engine string
+	// Tokens is a file of "TOKEN PRINCIPAL" lines; empty means open mode,
+	// which serves loopback callers only, as principal "local".
+	Tokens string
 	// ReadLimit caps one WebSocket message or HTTP body; 0 means 1 MiB.
 	ReadLimit int64
 	// MaxBatch caps a JSON-RPC batch array; 0 means 100.
@@ -58,8 +61,11 @@ type Gateway struct {
 	log    *slog.Logger
 	id     string
 	routes *routes
-	conn   *grpc.ClientConn
-	engine enginev1.EngineServiceClient
+	// serverMethods are the server requests, by wire method.
+	serverMethods map[string]*serverMethod
+	tokens        tokens
+	conn          *grpc.ClientConn
+	engine        enginev1.EngineServiceClient
 
 	connections atomic.Int64
 	ready       atomic.Bool
@@ -83,21 +89,37 @@ func New(cfg Config) (*Gateway, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	var toks tokens
+	if cfg.Tokens != "" {
+		t, err := loadTokens(cfg.Tokens)
+		if err != nil {
+			return nil, err
+		}
+		toks = t
+	} else if cfg.Listen != "" && !isLoopbackAddress(cfg.Listen) {
+		return nil, fmt.Errorf("listening on %s needs --tokens; without tokens the gateway serves loopback only", cfg.Listen)
+	}
 	rs, err := newRoutes()
 	if err != nil {
 		return nil, fmt.Errorf("method table: %w", err)
+	}
+	sms, err := newServerMethods()
+	if err != nil {
+		return nil, fmt.Errorf("server requests: %w", err)
 	}
 	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return nil, fmt.Errorf("engine %q: %w", cfg.Engine, err)
 	}
 	gw := &Gateway{
-		cfg:    cfg,
-		log:    log,
-		id:     "gw-" + randomHex(6),
-		routes: rs,
-		conn:   conn,
-		engine: enginev1.NewEngineServiceClient(conn),
+		cfg:           cfg,
+		log:           log,
+		id:            "gw-" + randomHex(6),
+		routes:        rs,
+		serverMethods: sms,
+		tokens:        toks,
+		conn:          conn,
+		engine:        enginev1.NewEngineServiceClient(conn),
 	}
 	gw.ready.Store(true)
 	return gw, nil
@@ -117,11 +139,19 @@ func (gw *Gateway) status() *gatewayv1.GatewayStatus {
 	}
 }
 
-// Handler is the gateway's HTTP surface.
-func (gw *Gateway) Handler() http.Handler {
+// Handler is the gateway's HTTP surface; ctx bounds the REST mux's
+// registration.
+func (gw *Gateway) Handler(ctx context.Context) (http.Handler, error) {
+	rest, err := gw.restHandler(ctx)
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /rpc", gw.serveWebSocket)
-	mux.HandleFunc("POST /rpc", gw.servePost)
+	mux.Handle("/v1/", gw.withAuth(func(w http.ResponseWriter, r *http.Request, principal string) {
+		rest.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, principal)))
+	}))
+	mux.HandleFunc("GET /rpc", gw.withAuth(gw.serveWebSocket))
+	mux.HandleFunc("POST /rpc", gw.withAuth(gw.servePost))
 	mux.HandleFunc("GET /openrpc.json", serveJSON(gatewayv1.OpenRPC))
 	mux.HandleFunc("GET /openapi.json", serveJSON(enginev1.OpenAPI))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +164,7 @@ func (gw *Gateway) Handler() http.Handler {
 		}
 		io.WriteString(w, "ready\n")
 	})
-	return mux
+	return mux, nil
 }
 
 func serveJSON(doc []byte) http.HandlerFunc {
@@ -147,8 +177,12 @@ func serveJSON(doc []byte) http.HandlerFunc {
 // Serve serves HTTP on lis until ctx is cancelled, then drains: readiness
 // goes false and in-flight requests get DrainTimeout to finish.
 func (gw *Gateway) Serve(ctx context.Context, lis net.Listener) error {
+	handler, err := gw.Handler(ctx)
+	if err != nil {
+		return err
+	}
 	srv := &http.Server{
-		Handler:           gw.Handler(),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
@@ -165,7 +199,7 @@ func (gw *Gateway) Serve(ctx context.Context, lis net.Listener) error {
 	gw.ready.Store(false)
 	drain, cancel := context.WithTimeout(context.Background(), gw.cfg.DrainTimeout)
 	defer cancel()
-	err := srv.Shutdown(drain)
+	err = srv.Shutdown(drain)
 	<-errc
 	return err
 }

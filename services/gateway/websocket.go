@@ -18,7 +18,7 @@ import (
 // loopbackOrigins are allowed besides the gateway's own host.
 var loopbackOrigins = []string{"localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*", "[::1]", "[::1]:*"}
 
-func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, principal string) {
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: loopbackOrigins})
 	if err != nil {
 		gw.log.Debug("websocket accept", "error", err)
@@ -26,7 +26,7 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	c.SetReadLimit(gw.cfg.ReadLimit)
 	stream := &wsStream{c: c, writeTimeout: gw.cfg.WriteTimeout}
-	if err := gw.serveConn(r.Context(), stream, localPrincipal); err != nil {
+	if err := gw.serveConn(r.Context(), stream, principal); err != nil {
 		gw.log.Debug("websocket connection ended", "error", err)
 	}
 	c.Close(websocket.StatusNormalClosure, "")
@@ -67,7 +67,7 @@ func (s *wsStream) Close() error {
 
 // servePost serves one JSON-RPC message or batch per HTTP request. No server
 // requests are possible here.
-func (gw *Gateway) servePost(w http.ResponseWriter, r *http.Request) {
+func (gw *Gateway) servePost(w http.ResponseWriter, r *http.Request, principal string) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, gw.cfg.ReadLimit))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -80,7 +80,7 @@ func (gw *Gateway) servePost(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	cc := gw.newClientConn(localPrincipal)
+	cc := gw.newClientConn(principal)
 	defer cc.close("request_done")
 	resp := jsonrpc.ServePayload(r.Context(), body, cc, gw.cfg.MaxBatch)
 	if resp == nil {

@@ -1,0 +1,153 @@
+package contract_test
+
+import (
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+func TestMarshalWireShape(t *testing.T) {
+	resp := &enginev1.ExecuteBatchResponse{
+		Ok:     false,
+		Status: enginev1.BatchStatus_BATCH_STATUS_ROLLED_BACK,
+		Results: []*enginev1.StepResult{{
+			I: 2, Tool: "entity_move", Status: enginev1.StepStatus_STEP_STATUS_ERROR, OperationId: "op-1.2",
+			Error: &enginev1.ToolError{Kind: enginev1.ErrorKind_ERROR_KIND_STALE_REVISION, Message: "moved", CurrentRevision: proto.Int64(9007199254740993)},
+		}},
+	}
+	got, err := contract.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"status":"rolled_back"`,
+		`"kind":"stale_revision"`,
+		`"current_revision":9007199254740993`,                          // int64 as a number, exactly
+		`"counts":{"executed":0,"succeeded":0,"failed":0,"skipped":0}`, // required message written even when unset
+		`"ok":false`,
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("Marshal = %s, want it to contain %s", got, want)
+		}
+	}
+	if strings.Contains(string(got), `"preview"`) || strings.Contains(string(got), `"bindings"`) {
+		t.Errorf("Marshal = %s, want unset optional fields and empty maps left out", got)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	args, _ := structpb.NewStruct(map[string]any{"x1": 1.5, "name": "a/b~c"})
+	in := &enginev1.ExecuteBatchRequest{
+		DocumentId:       "doc-1",
+		Steps:            []*enginev1.BatchStep{{Tool: "entity_create_line", Args: args, Bind: proto.String("edge")}},
+		OnError:          enginev1.OnError_ON_ERROR_ROLLBACK.Enum(),
+		Preconditions:    []*enginev1.Precondition{{Handle: "1F", Fingerprint: "ab"}},
+		ExpectedRevision: proto.Int64(3),
+	}
+	data, err := contract.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := new(enginev1.ExecuteBatchRequest)
+	if err := contract.Unmarshal(data, out); err != nil {
+		t.Fatalf("Unmarshal(%s) = %v", data, err)
+	}
+	if !proto.Equal(in, out) {
+		t.Errorf("round trip = %v, want %v", out, in)
+	}
+}
+
+func TestDecodeViolations(t *testing.T) {
+	tests := []struct {
+		json   string
+		path   string
+		reason contract.Reason
+	}{
+		{`{"document_id":"d","steps":[],"bogus":1}`, "/bogus", contract.ReasonUnknownField},
+		{`{"steps":[]}`, "/document_id", contract.ReasonMissing},
+		{`{"document_id":7,"steps":[]}`, "/document_id", contract.ReasonWrongType},
+		{`{"document_id":"d","steps":[{"tool":"t","argz":{}}]}`, "/steps/0/argz", contract.ReasonUnknownField},
+		{`{"document_id":"d","steps":[],"on_error":"explode"}`, "/on_error", contract.ReasonInvalid},
+		{`{"document_id":"d","steps":[],"expected_revision":1.5}`, "/expected_revision", contract.ReasonWrongType},
+		{`{"document_id":"d","steps":[],"expected_revision":1e400}`, "/expected_revision", contract.ReasonOutOfRange},
+		{`{"document_id":"d","steps":"no"}`, "/steps", contract.ReasonWrongType},
+	}
+	for _, tc := range tests {
+		err := contract.Unmarshal([]byte(tc.json), new(enginev1.ExecuteBatchRequest))
+		v, ok := err.(*contract.Violation)
+		if !ok || v.Path != tc.path || v.Reason != tc.reason {
+			t.Errorf("Unmarshal(%s) = %v, want %s at %s", tc.json, err, contract.ReasonName(tc.reason), tc.path)
+		}
+	}
+}
+
+func TestSchemaValidate(t *testing.T) {
+	var schema string
+	for _, tool := range enginev1.Tools {
+		if tool.Name == enginev1.ToolEntityCreateCircle {
+			schema = tool.InputSchema
+		}
+	}
+	s, err := contract.CompileSchema("circle", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		json   string
+		path   string
+		reason contract.Reason
+	}{
+		{`{"cx":0,"cy":0,"radius":1}`, "", 0},
+		{`{"cx":0,"cy":0,"radius":0}`, "/radius", contract.ReasonOutOfRange},
+		{`{"cx":0,"cy":0}`, "/radius", contract.ReasonMissing},
+		{`{"cx":"0","cy":0,"radius":1}`, "/cx", contract.ReasonWrongType},
+		{`{"cx":0,"cy":0,"radius":1,"extra":true}`, "/extra", contract.ReasonUnknownField},
+		{`{"cx":0,"cy":0,"radius":1,"color":300}`, "/color", contract.ReasonOutOfRange},
+	}
+	for _, tc := range tests {
+		v, err := contract.ParseJSON([]byte(tc.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.Validate(v)
+		if tc.reason == 0 {
+			if got != nil {
+				t.Errorf("Validate(%s) = %v, want nil", tc.json, got)
+			}
+			continue
+		}
+		if got == nil || got.Path != tc.path || got.Reason != tc.reason {
+			t.Errorf("Validate(%s) = %v, want %s at %s", tc.json, got, contract.ReasonName(tc.reason), tc.path)
+		}
+	}
+}
+
+// FuzzUnmarshal: the strict decoder never panics, and whatever it accepts
+// encodes and decodes back to the same message.
+func FuzzUnmarshal(f *testing.F) {
+	f.Add([]byte(`{"document_id":"d","steps":[{"tool":"t","args":{"x":1}}],"on_error":"rollback"}`))
+	f.Add([]byte(`{"document_id":"d","steps":[],"preconditions":[{"handle":"1F","fingerprint":"x"}],"expected_revision":3}`))
+	f.Add([]byte(`{"document_id":"\u0000","steps":[{"tool":"","bind":"a","args":{"a":[1,{"b":null}]}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := new(enginev1.ExecuteBatchRequest)
+		if err := contract.Unmarshal(data, m); err != nil {
+			return
+		}
+		enc, err := contract.Marshal(m)
+		if err != nil {
+			t.Fatalf("Marshal(%v) = %v", m, err)
+		}
+		back := new(enginev1.ExecuteBatchRequest)
+		if err := contract.Unmarshal(enc, back); err != nil {
+			t.Fatalf("Unmarshal(Marshal(x)) = %v for %s", err, enc)
+		}
+		if !proto.Equal(m, back) {
+			t.Fatalf("round trip changed %v into %v", m, back)
+		}
+	})
+}

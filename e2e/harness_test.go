@@ -1,0 +1,287 @@
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// binDir holds the binaries TestMain builds.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cadbridge-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	build := exec.Command("go", "build", "-o", dir, "../services/cadengine/cmd/cadengine", "../services/gateway/cmd/gateway")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// process is a running binary whose first stdout line announced its address.
+type process struct {
+	cmd  *exec.Cmd
+	addr string
+}
+
+// start runs a binary from binDir and waits for the line matching announce
+// (whose first group is the address).
+func start(t *testing.T, announce *regexp.Regexp, name string, args ...string) *process {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, name), args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", name, stderr.String())
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := announce.FindStringSubmatch(sc.Text()); m != nil {
+				lines <- m[1]
+			}
+		}
+	}()
+	select {
+	case p.addr = <-lines:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s did not announce its address; stderr:\n%s", name, stderr.String())
+	}
+	return p
+}
+
+var (
+	engineAnnounce  = regexp.MustCompile(`^cadengine listening on (\S+)$`)
+	gatewayAnnounce = regexp.MustCompile(`^gateway listening on http://(\S+) `)
+)
+
+// startServices starts an engine on the memory store and a gateway in front
+// of it, both on free loopback ports; it returns the gateway's address and
+// the engine's.
+func startServices(t *testing.T) (gateway, engine string) {
+	t.Helper()
+	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:")
+	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr)
+	return g.addr, e.addr
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// rpcError is a JSON-RPC error object as a client sees it.
+type rpcError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+type response struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+	Method string          `json:"method"`
+}
+
+// client sends one JSON-RPC request and returns its response.
+type client interface {
+	roundTrip(t *testing.T, payload []byte) response
+}
+
+// call sends method with params and returns the response.
+func call(t *testing.T, c client, id int, method string, params any) response {
+	t.Helper()
+	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if params != nil {
+		req["params"] = params
+	}
+	payload, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := c.roundTrip(t, payload)
+	if string(resp.ID) != fmt.Sprint(id) {
+		t.Fatalf("%s: response id = %s, want %d", method, resp.ID, id)
+	}
+	return resp
+}
+
+// mustCall is call for requests that must succeed; it decodes the result.
+func mustCall(t *testing.T, c client, id int, method string, params any, result any) {
+	t.Helper()
+	resp := call(t, c, id, method, params)
+	if resp.Error != nil {
+		t.Fatalf("%s(%v) error = %d %s %s", method, params, resp.Error.Code, resp.Error.Message, resp.Error.Data)
+	}
+	if err := json.Unmarshal(resp.Result, result); err != nil {
+		t.Fatalf("%s result %s: %v", method, resp.Result, err)
+	}
+}
+
+type wsClient struct{ c *websocket.Conn }
+
+func dialWebSocket(t *testing.T, addr string) *wsClient {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws://"+addr+"/rpc", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(websocket.StatusNormalClosure, "") })
+	return &wsClient{c: c}
+}
+
+func (w *wsClient) roundTrip(t *testing.T, payload []byte) response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := w.c.Write(ctx, websocket.MessageText, payload); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, data, err := w.c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var resp response
+		if err := json.Unmarshal(data, &resp); err != nil {
+			t.Fatalf("frame %s: %v", data, err)
+		}
+		if resp.Method == "" { // skip notifications
+			return resp
+		}
+	}
+}
+
+type httpClient struct{ url string }
+
+func (h *httpClient) roundTrip(t *testing.T, payload []byte) response {
+	t.Helper()
+	resp, err := http.Post(h.url, "application/json", bytes.NewReader(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r response
+	if err := json.Unmarshal(body, &r); err != nil {
+		t.Fatalf("HTTP %d body %q: %v", resp.StatusCode, body, err)
+	}
+	return r
+}
+
+type stdioClient struct {
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+// startStdio runs a gateway speaking JSON-RPC on its stdin and stdout.
+func startStdio(t *testing.T, engine string) *stdioClient {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, "gateway"), "--stdio", "--engine", engine)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close() // end of input ends the gateway
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("gateway --stdio did not exit at end of input; stderr:\n%s", stderr.String())
+		}
+	})
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 8<<20)
+	return &stdioClient{in: in, out: sc}
+}
+
+func (s *stdioClient) roundTrip(t *testing.T, payload []byte) response {
+	t.Helper()
+	if _, err := s.in.Write(append(payload, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	for s.out.Scan() {
+		var resp response
+		if err := json.Unmarshal(s.out.Bytes(), &resp); err != nil {
+			t.Fatalf("line %q: %v", s.out.Text(), err)
+		}
+		if resp.Method == "" {
+			return resp
+		}
+	}
+	t.Fatalf("stdout ended: %v", s.out.Err())
+	return response{}
+}
