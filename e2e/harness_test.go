@@ -40,6 +40,19 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// touchSources stats every Go file of the module, so that go test's cache,
+// which tracks the files a test opens, reruns these tests when the code of
+// the binaries changes. It must run inside a test: the tracking is not on
+// yet in TestMain.
+var touchSources = sync.OnceFunc(func() {
+	filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(path) == ".go" {
+			os.Stat(path)
+		}
+		return nil
+	})
+})
+
 // process is a running binary whose first stdout line announced its address.
 type process struct {
 	cmd  *exec.Cmd
@@ -50,6 +63,7 @@ type process struct {
 // (whose first group is the address).
 func start(t *testing.T, announce *regexp.Regexp, name string, args ...string) *process {
 	t.Helper()
+	touchSources()
 	cmd := exec.Command(filepath.Join(binDir, name), args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -183,6 +197,7 @@ func dialWebSocket(t *testing.T, addr string) *wsClient {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.SetReadLimit(16 << 20)
 	t.Cleanup(func() { c.Close(websocket.StatusNormalClosure, "") })
 	return &wsClient{c: c}
 }

@@ -29,17 +29,32 @@ type ConnOptions struct {
 	MaxBatch int
 	// MaxConcurrent is the most incoming requests served at once; zero means
 	// 64. Up to MaxConcurrent more wait in a queue, and while the queue is
-	// longer than that the read loop stops reading (backpressure).
+	// longer than that the read loop stops reading (backpressure). Only then
+	// can responses to this side's calls be held up: a handler waiting on
+	// the peer deadlocks only if MaxConcurrent handlers wait on the peer and
+	// more than MaxConcurrent further requests arrive ahead of the answers.
 	MaxConcurrent int
+	// Unmatched receives responses whose id matches none of this side's
+	// pending calls (for example answers to requests a previous connection
+	// sent). It is called in the read loop, so it must not block. Nil means
+	// they are reported to OnError and dropped.
+	Unmatched func(*Response)
 	// OnError is told of problems that have no caller to return to: failed
 	// writes of responses, responses to unknown ids, failed notifications. It
-	// may be called from several goroutines at once. Nil means ignore them.
+	// may be called from several goroutines at once, including the read
+	// loop, so it must not block. Nil means ignore them.
 	OnError func(error)
 }
 
 // Conn is a JSON-RPC connection over a Stream, in both directions: it serves
 // the peer's requests with a Handler, and sends its own with Call and Notify.
 // Its methods may be called concurrently.
+//
+// A Conn ends when the peer closes the stream, reading fails, the ctx given
+// to NewConn is cancelled, or Close is called. Then handler contexts are
+// cancelled and pending calls fail with ErrClosed; responses of handlers
+// still running are written if the stream allows; and once every goroutine
+// has finished, the stream is closed and Done is closed.
 type Conn struct {
 	stream        Stream
 	handler       Handler
@@ -47,7 +62,9 @@ type Conn struct {
 	maxBatch      int
 	maxConcurrent int
 	onError       func(error)
+	unmatched     func(*Response)
 
+	parent   context.Context         // the ctx given to NewConn
 	ctx      context.Context         // parent of handler contexts; cancelled (cause ErrClosed) when the connection ends
 	cancel   context.CancelCauseFunc // cancels ctx
 	writeCtx context.Context         // for writing responses: not cancelled when the connection ends, so late responses still go out while the stream is open
@@ -84,6 +101,8 @@ func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
 		maxBatch:      opts.MaxBatch,
 		maxConcurrent: opts.MaxConcurrent,
 		onError:       opts.OnError,
+		unmatched:     opts.Unmatched,
+		parent:        ctx,
 		writeCtx:      context.WithoutCancel(ctx),
 		room:          make(chan struct{}, 1),
 		done:          make(chan struct{}),
@@ -97,7 +116,7 @@ func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
 		c.maxConcurrent = defaultMaxConcurrent
 	}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
-	c.wg.Go(func() { c.watch(ctx) })
+	c.wg.Go(c.watch)
 	go c.readLoop()
 	return c
 }
@@ -127,12 +146,8 @@ func (c *Conn) Call(ctx context.Context, id ID, method string, params, result an
 		c.mu.Unlock()
 		return ErrClosed
 	}
-	for !id.IsValid() {
-		c.lastID++
-		id = StringID(fmt.Sprintf("jsonrpc-%d", c.lastID))
-		if _, used := c.pending[id]; used {
-			id = ID{}
-		}
+	if !id.IsValid() {
+		id = c.newID()
 	}
 	if _, used := c.pending[id]; used {
 		c.mu.Unlock()
@@ -174,6 +189,18 @@ func (c *Conn) Call(ctx context.Context, id ID, method string, params, result an
 	return nil
 }
 
+// newID returns an id for a call that no pending call uses. c.mu must be
+// held.
+func (c *Conn) newID() ID {
+	for {
+		c.lastID++
+		id := StringID(fmt.Sprintf("jsonrpc-%d", c.lastID))
+		if _, used := c.pending[id]; !used {
+			return id
+		}
+	}
+}
+
 // Notify sends the notification method(params) to the peer. params is
 // marshalled as for Call. Notify returns once the notification is written,
 // or ErrClosed if the connection has ended.
@@ -207,8 +234,8 @@ func (c *Conn) Close() error {
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Err reports why the connection ended: io.EOF if the peer closed it, nil
-// after Close, ctx's cause if ctx was cancelled, or else the read error. It
-// returns nil while the connection is running.
+// after Close, the cause of the ctx given to NewConn if it was cancelled, or
+// else the read error. It returns nil until the connection starts ending.
 func (c *Conn) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -220,7 +247,7 @@ func marshalParams(method string, params any) (json.RawMessage, error) {
 	if params == nil {
 		return nil, nil
 	}
-	data, err := json.Marshal(params)
+	data, err := marshalJSON(params)
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: marshalling params of %q: %w", method, err)
 	}
@@ -251,10 +278,10 @@ func (c *Conn) send(ctx context.Context, req *Request) error {
 // watch ends the connection when the ctx given to NewConn is cancelled. It
 // returns when c.ctx is done, which happens when the connection ends for
 // any reason.
-func (c *Conn) watch(parent context.Context) {
+func (c *Conn) watch() {
 	<-c.ctx.Done()
-	if parent.Err() != nil {
-		c.shutdown(context.Cause(parent))
+	if c.parent.Err() != nil {
+		c.shutdown(nil)
 	}
 }
 
@@ -279,13 +306,17 @@ func (c *Conn) readLoop() {
 	close(c.done)
 }
 
-// stop marks the connection as ending, for the reason why unless it was
-// already ending, and cancels handler contexts and pending calls.
+// stop marks the connection as ending, for the reason why (or the cause of
+// the parent context being done) unless it was already ending, and cancels
+// handler contexts and pending calls.
 func (c *Conn) stop(why error) {
 	c.mu.Lock()
 	if !c.stopping {
 		c.stopping = true
 		c.why = why
+		if c.parent.Err() != nil {
+			c.why = context.Cause(c.parent)
+		}
 	}
 	c.mu.Unlock()
 	c.cancel(ErrClosed)

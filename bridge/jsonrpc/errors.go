@@ -58,7 +58,7 @@ func (e *Error) Error() string {
 // WithData sets e's Data to v marshalled with encoding/json, or to nil if v
 // cannot be marshalled, and returns e for chaining. It modifies e.
 func (e *Error) WithData(v any) *Error {
-	data, err := json.Marshal(v)
+	data, err := marshalJSON(v)
 	if err != nil {
 		data = nil
 	}

@@ -2,7 +2,6 @@ package jsonrpc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -50,7 +49,7 @@ func response(ctx context.Context, req *Request, result any, err error) *Respons
 	if err != nil {
 		return &Response{ID: req.ID, Error: toError(ctx, req, err)}
 	}
-	data, err := json.Marshal(result)
+	data, err := marshalJSON(result)
 	if err != nil {
 		return &Response{ID: req.ID, Error: NewError(CodeInternalError, fmt.Sprintf("marshalling result: %v", err))}
 	}

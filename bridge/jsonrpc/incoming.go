@@ -63,6 +63,8 @@ func (c *Conn) route(resp *Response) {
 	switch {
 	case ok:
 		ch <- resp
+	case c.unmatched != nil:
+		c.unmatched(resp)
 	case resp.Error != nil:
 		c.report(fmt.Errorf("jsonrpc: response for unknown id %v: %w", resp.ID, resp.Error))
 	default:

@@ -193,7 +193,7 @@ func (p *rawPeer) recv(t *testing.T) string {
 }
 
 // responses decodes a payload of responses into a map by id, as
-// ID.String gives it.
+// ID.String gives it; responses with a null id are keyed null#0, null#1...
 func responses(t *testing.T, payload string) (resps map[string]*jsonrpc.Response, batch bool) {
 	t.Helper()
 	msgs, batch, err := jsonrpc.DecodePayload([]byte(payload))
@@ -201,17 +201,19 @@ func responses(t *testing.T, payload string) (resps map[string]*jsonrpc.Response
 		t.Fatalf("DecodePayload(%s) = %v, want nil error", payload, err)
 	}
 	resps = make(map[string]*jsonrpc.Response)
+	nulls := 0
 	for _, m := range msgs {
 		resp, ok := m.(*jsonrpc.Response)
 		if !ok {
 			t.Fatalf("DecodePayload(%s) holds %T, want only responses", payload, m)
 		}
 		key := resp.ID.String()
-		if _, dup := resps[key]; dup && resp.ID.IsValid() {
-			t.Fatalf("DecodePayload(%s) has two responses for id %s", payload, key)
-		}
 		if !resp.ID.IsValid() {
-			key = fmt.Sprintf("null#%d", len(resps))
+			key = fmt.Sprintf("null#%d", nulls)
+			nulls++
+		}
+		if _, dup := resps[key]; dup {
+			t.Fatalf("DecodePayload(%s) has two responses for id %s", payload, key)
 		}
 		resps[key] = resp
 	}

@@ -52,7 +52,8 @@ type LineStreamOptions struct {
 // newline. Writes are serialized, one w.Write per payload; the payload must
 // not contain a newline (compact JSON never does).
 //
-// Read cannot be interrupted by its context, only by Close. Close closes w
+// Read and Write check their context only before starting: a blocked Read
+// or Write is interrupted only by Close. Close closes w
 // and then r, each if it is an io.Closer (once if they are the same value,
 // such as a net.Conn). Closing must make a blocked read of r return, as it
 // does for a net.Conn or an os.Pipe, for Conn.Close to return.

@@ -69,11 +69,17 @@ func EncodeMessage(m Message) ([]byte, error) {
 	var v any
 	switch m := m.(type) {
 	case *Request:
+		if m == nil {
+			return nil, errors.New("jsonrpc: encoding a nil *Request")
+		}
 		if len(m.Params) > 0 && !isStructured(m.Params) {
 			return nil, fmt.Errorf("jsonrpc: encoding request %q: params must be a JSON object or array", m.Method)
 		}
 		v = wireRequest{Version: version, ID: m.ID, Method: m.Method, Params: m.Params}
 	case *Response:
+		if m == nil {
+			return nil, errors.New("jsonrpc: encoding a nil *Response")
+		}
 		hasResult := len(m.Result) > 0
 		if hasResult == (m.Error != nil) {
 			return nil, fmt.Errorf("jsonrpc: encoding response %v: need exactly one of result and error", m.ID)
@@ -85,13 +91,11 @@ func EncodeMessage(m Message) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("jsonrpc: cannot encode %T", m)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	data, err := marshalJSON(v)
+	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: encoding message: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return data, nil
 }
 
 // DecodeMessage decodes a single message, strictly: "jsonrpc" must be "2.0";
@@ -179,10 +183,10 @@ func decodeMessage(data []byte) (Message, *DecodeError) {
 		return nil, invalid(ID{}, err.Error())
 	}
 	rawID, hasID := members["id"]
-	var id ID
-	idErr := id.UnmarshalJSON(rawID)
-	if !hasID || idErr != nil {
-		id = ID{}
+	var id ID // stays the zero ID unless the id is valid
+	var idErr error
+	if hasID {
+		idErr = id.UnmarshalJSON(rawID)
 	}
 	for name := range members {
 		switch name {
@@ -295,6 +299,17 @@ func isStructured(data []byte) bool {
 func isString(data []byte, s string) bool {
 	var got string
 	return len(data) > 0 && data[0] == '"' && json.Unmarshal(data, &got) == nil && got == s
+}
+
+// marshalJSON is json.Marshal without escaping <, > and & in strings.
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // encodeResponses encodes responses as one payload: a batch array if batch

@@ -284,3 +284,16 @@ func FuzzIDUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+func TestErrorWithData(t *testing.T) {
+	e := jsonrpc.NewError(1, "x").WithData(map[string]string{"a": "<b>"})
+	if got, want := string(e.Data), `{"a":"<b>"}`; got != want {
+		t.Errorf("WithData(map).Data = %s, want %s", got, want)
+	}
+	if e := jsonrpc.NewError(1, "x").WithData(func() {}); e.Data != nil {
+		t.Errorf("WithData(func).Data = %s, want nil", e.Data)
+	}
+	if got, want := jsonrpc.NewError(-32601, "method not found").Error(), "jsonrpc error -32601: method not found"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
@@ -102,38 +103,23 @@ func (st *streamState) checkSession(id *string) error {
 	return err
 }
 
-// responseFrame wraps a call's response in its SessionCallResult field.
-func responseFrame(resp proto.Message) enginev1.IsSessionCallResult_Response {
-	switch r := resp.(type) {
-	case *enginev1.CreateSessionResponse:
-		return &enginev1.SessionCallResult_CreateSession{CreateSession: r}
-	case *enginev1.ResumeSessionResponse:
-		return &enginev1.SessionCallResult_ResumeSession{ResumeSession: r}
-	case *enginev1.GetSessionEventsResponse:
-		return &enginev1.SessionCallResult_GetSessionEvents{GetSessionEvents: r}
-	case *enginev1.SubscribeResponse:
-		return &enginev1.SessionCallResult_Subscribe{Subscribe: r}
-	case *enginev1.InterruptSessionResponse:
-		return &enginev1.SessionCallResult_InterruptSession{InterruptSession: r}
-	case *enginev1.CloseSessionResponse:
-		return &enginev1.SessionCallResult_CloseSession{CloseSession: r}
-	case *enginev1.CallToolResponse:
-		return &enginev1.SessionCallResult_CallTool{CallTool: r}
-	case *enginev1.ExecuteBatchResponse:
-		return &enginev1.SessionCallResult_ExecuteBatch{ExecuteBatch: r}
-	case *enginev1.ListToolsResponse:
-		return &enginev1.SessionCallResult_ListTools{ListTools: r}
-	case *enginev1.DocumentInfo:
-		return &enginev1.SessionCallResult_Document{Document: r}
-	case *enginev1.ListDocumentsResponse:
-		return &enginev1.SessionCallResult_ListDocuments{ListDocuments: r}
-	case *enginev1.ExportDocumentResponse:
-		return &enginev1.SessionCallResult_ExportDocument{ExportDocument: r}
-	case *enginev1.Operation:
-		return &enginev1.SessionCallResult_Operation{Operation: r}
-	case *enginev1.GetSystemStatusResponse:
-		return &enginev1.SessionCallResult_GetSystemStatus{GetSystemStatus: r}
-	default:
+// responseFields maps each response message type to its SessionCallResult
+// field.
+var responseFields = func() map[protoreflect.FullName]protoreflect.FieldDescriptor {
+	fields := map[protoreflect.FullName]protoreflect.FieldDescriptor{}
+	oneof := (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Oneofs().ByName("response")
+	for i := 0; i < oneof.Fields().Len(); i++ {
+		fd := oneof.Fields().Get(i)
+		fields[fd.Message().FullName()] = fd
+	}
+	return fields
+}()
+
+// setResponse puts a call's response into its SessionCallResult field.
+func setResponse(result *enginev1.SessionCallResult, resp proto.Message) {
+	fd, ok := responseFields[resp.ProtoReflect().Descriptor().FullName()]
+	if !ok {
 		panic(fmt.Sprintf("cadengine: no SessionCallResult field for %T", resp)) // a dispatch bug
 	}
+	result.ProtoReflect().Set(fd, protoreflect.ValueOfMessage(resp.ProtoReflect()))
 }

@@ -154,15 +154,12 @@ func (st *streamState) boundSession() *session {
 	return st.bound
 }
 
-// session returns the bound session when id names it; any other id is
-// errSessionNotFound.
+// session returns the session named id if the stream's principal owns it.
+// Calls may name any session of their principal (a POST /rpc call may use
+// the session of a WebSocket, whose client then gets its server requests);
+// only answers to server requests must come from the bound stream.
 func (st *streamState) session(id string) (*session, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.bound == nil || st.bound.info.SessionId != id {
-		return nil, errSessionNotFound
-	}
-	return st.bound, nil
+	return st.server.sessions.owned(st.principal, id, nil)
 }
 
 // reply sends a call's result; the stream's failure to send is the
@@ -172,7 +169,7 @@ func (st *streamState) reply(id uint64, resp proto.Message, err error) {
 	if err != nil {
 		result.Response = &enginev1.SessionCallResult_Error{Error: toStatus(err).Proto()}
 	} else {
-		result.Response = responseFrame(resp)
+		setResponse(result, resp)
 	}
 	if err := st.send(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: result}}); err != nil {
 		st.server.log.Debug("send result", "call_id", id, "error", err)

@@ -46,6 +46,11 @@ type Config struct {
 	// WriteTimeout bounds one write to a client; a slower reader is
 	// disconnected. 0 means 10 s.
 	WriteTimeout time.Duration
+	// SendQueue is how many messages may wait for a slow WebSocket reader
+	// before it is disconnected; 0 means 256.
+	SendQueue int
+	// PingInterval is how often a WebSocket is pinged; 0 means 30 s.
+	PingInterval time.Duration
 	// DrainTimeout bounds a graceful stop; 0 means 10 s.
 	DrainTimeout time.Duration
 	// Logger receives the gateway's logs; nil means slog.Default().
@@ -81,6 +86,12 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.SendQueue == 0 {
+		cfg.SendQueue = 256
+	}
+	if cfg.PingInterval == 0 {
+		cfg.PingInterval = 30 * time.Second
 	}
 	if cfg.DrainTimeout == 0 {
 		cfg.DrainTimeout = 10 * time.Second
@@ -238,6 +249,13 @@ func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, princip
 		Handler:  cc,
 		MaxBatch: gw.cfg.MaxBatch,
 		OnError:  func(err error) { gw.log.Debug("jsonrpc", "error", err) },
+		Unmatched: func(resp *jsonrpc.Response) {
+			cc.wg.Add(1)
+			go func() {
+				defer cc.wg.Done()
+				cc.unmatchedResponse(resp)
+			}()
+		},
 	})
 	cc.rpc.Store(rpc)
 	select {

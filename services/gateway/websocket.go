@@ -25,23 +25,68 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 		return // Accept has answered (403 for a foreign Origin)
 	}
 	c.SetReadLimit(gw.cfg.ReadLimit)
-	stream := &wsStream{c: c, writeTimeout: gw.cfg.WriteTimeout}
-	if err := gw.serveConn(r.Context(), stream, principal); err != nil {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stream := newWSStream(ctx, c, gw.cfg)
+	defer stream.wait()
+	if err := gw.serveConn(ctx, stream, principal); err != nil {
 		gw.log.Debug("websocket connection ended", "error", err)
 	}
-	c.Close(websocket.StatusNormalClosure, "")
+	stream.Close()
 }
 
-// wsStream carries one JSON-RPC payload per WebSocket text message.
+// wsStream carries one JSON-RPC payload per WebSocket text message. Writes
+// go through a bounded queue drained by one writer goroutine; a client that
+// reads too slowly to keep the queue from filling is disconnected rather
+// than buffered without bound. A ping every PingInterval keeps the
+// connection alive and detects dead peers.
 type wsStream struct {
-	c            *websocket.Conn
-	writeTimeout time.Duration
+	c      *websocket.Conn
+	cfg    Config
+	queue  chan []byte
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the writer has stopped
+}
+
+func newWSStream(ctx context.Context, c *websocket.Conn, cfg Config) *wsStream {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &wsStream{c: c, cfg: cfg, queue: make(chan []byte, cfg.SendQueue), cancel: cancel, done: make(chan struct{})}
+	go s.writeLoop(ctx)
+	return s
+}
+
+func (s *wsStream) writeLoop(ctx context.Context) {
+	defer close(s.done)
+	ping := time.NewTicker(s.cfg.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case payload := <-s.queue:
+			wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+			err := s.c.Write(wctx, websocket.MessageText, payload)
+			cancel()
+			if err != nil {
+				s.c.Close(websocket.StatusPolicyViolation, "write failed or too slow")
+				return
+			}
+		case <-ping.C:
+			pctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+			err := s.c.Ping(pctx)
+			cancel()
+			if err != nil {
+				s.c.Close(websocket.StatusPolicyViolation, "ping timed out")
+				return
+			}
+		}
+	}
 }
 
 func (s *wsStream) Read(ctx context.Context) ([]byte, error) {
 	typ, data, err := s.c.Read(ctx)
 	if err != nil {
-		if websocket.CloseStatus(err) == websocket.StatusNormalClosure || websocket.CloseStatus(err) == websocket.StatusGoingAway {
+		if st := websocket.CloseStatus(err); st == websocket.StatusNormalClosure || st == websocket.StatusGoingAway {
 			return nil, io.EOF
 		}
 		return nil, err
@@ -52,18 +97,27 @@ func (s *wsStream) Read(ctx context.Context) ([]byte, error) {
 	return data, nil
 }
 
+// Write queues a payload; when the queue is full the client is too slow
+// and is disconnected.
 func (s *wsStream) Write(ctx context.Context, payload []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, s.writeTimeout)
-	defer cancel()
-	if err := s.c.Write(ctx, websocket.MessageText, payload); err != nil {
-		return fmt.Errorf("websocket write: %w", err)
+	select {
+	case s.queue <- payload:
+		return nil
+	case <-s.done:
+		return errors.New("websocket closed")
+	default:
+		s.c.Close(websocket.StatusPolicyViolation, "send queue full: reading too slowly")
+		s.cancel()
+		return errors.New("websocket send queue full; client disconnected")
 	}
-	return nil
 }
 
 func (s *wsStream) Close() error {
+	s.cancel()
 	return s.c.Close(websocket.StatusNormalClosure, "")
 }
+
+func (s *wsStream) wait() { <-s.done }
 
 // servePost serves one JSON-RPC message or batch per HTTP request. No server
 // requests are possible here.
