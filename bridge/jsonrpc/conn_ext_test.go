@@ -514,3 +514,15 @@ func TestConnMaxConcurrent(t *testing.T) {
 		t.Errorf("most handlers running at once = %d, want 2", most)
 	}
 }
+
+// TestConnUnmatched: a response whose id no pending call has goes to
+// Unmatched (answers to requests an earlier connection sent).
+func TestConnUnmatched(t *testing.T) {
+	got := make(chan *jsonrpc.Response, 1)
+	_, s := fakeConn(t, jsonrpc.ConnOptions{Unmatched: func(r *jsonrpc.Response) { got <- r }})
+	s.send(t, `{"jsonrpc":"2.0","id":"srq-earlier","result":{"decision":"approve"}}`)
+	r := <-got
+	if r.ID != jsonrpc.StringID("srq-earlier") || string(r.Result) != `{"decision":"approve"}` {
+		t.Errorf("Unmatched got id %v result %s, want srq-earlier with the answer", r.ID, r.Result)
+	}
+}

@@ -46,6 +46,7 @@ type Server struct {
 
 	cfg      Config
 	log      *slog.Logger
+	store    core.Store
 	core     *core.Engine
 	sessions *sessions
 	health   *health.Server
@@ -65,7 +66,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", cfg.Store, err)
 	}
-	eng, err := core.New(store, core.Options{})
+	eng, err := core.New(store, core.Options{Version: version})
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("load documents: %w", err)
@@ -73,6 +74,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:      cfg,
 		log:      log,
+		store:    store,
 		core:     eng,
 		sessions: newSessions(time.Now),
 		health:   health.NewServer(),
@@ -99,7 +101,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	go func() { errc <- s.grpc.Serve(lis) }()
 	select {
 	case err := <-errc:
-		s.core.Close()
+		s.close()
 		return err
 	case <-ctx.Done():
 	}
@@ -117,7 +119,12 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		<-stopped
 	}
 	<-errc
-	return s.core.Close()
+	return s.close()
+}
+
+// close closes the core, then the store it writes to.
+func (s *Server) close() error {
+	return errors.Join(s.core.Close(), s.store.Close())
 }
 
 // Run listens on cfg.Listen and serves until ctx is cancelled.
@@ -128,7 +135,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		s.core.Close()
+		s.close()
 		return fmt.Errorf("listen: %w", err)
 	}
 	err = s.Serve(ctx, lis)

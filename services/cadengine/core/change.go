@@ -1,0 +1,187 @@
+package core
+
+import (
+	"context"
+	"fmt"
+)
+
+// changeKind says what a change touched.
+type changeKind uint8
+
+const (
+	changeEntity  changeKind = iota + 1 // an entity was created, replaced or removed
+	changeLayer                         // a layer was created, modified or removed
+	changeCurrent                       // the current layer changed
+)
+
+// change is one record of the undo log: what a thing was before and after.
+// A nil before is a creation, a nil after a removal.
+type change struct {
+	kind                        changeKind
+	handle                      uint64
+	before, after               *entity
+	layer                       string
+	layerBefore, layerAfter     *layer
+	currentBefore, currentAfter string
+}
+
+// tx is a write in progress on one document. Its owner holds the
+// document's lane and mu. Every change is applied to the document at once
+// (so later reads in the same call see it) and logged, so that:
+//
+//   - undoTo reverts the document to a mark in O(changes since the mark),
+//     which is how a failed tool leaves no trace and how a batch will roll
+//     back to a checkpoint;
+//   - commit writes the changes since the last commit to the store in one
+//     transaction: the current state of each entity they touched and the
+//     document row, never the whole document.
+//
+// Rules every write obeys are enforced here, in one place: entities on a
+// locked layer are refused, a missing layer fails, geometry must be finite.
+type tx struct {
+	d       *document
+	log     []change
+	flushed int // log[:flushed] is in the store
+}
+
+func newTx(d *document) *tx { return &tx{d: d} }
+
+// mark is a point to undo to.
+func (t *tx) mark() int { return len(t.log) }
+
+// writable checks that entities may be written on the named layer.
+func (t *tx) writable(name string) error {
+	l := t.d.layers[name]
+	if l == nil {
+		return failed("the document has no layer %q", name)
+	}
+	if l.locked {
+		return refused("layer %q is locked", name)
+	}
+	return nil
+}
+
+func (t *tx) logEntity(h uint64, before, after *entity) {
+	t.log = append(t.log, change{kind: changeEntity, handle: h, before: before, after: after})
+	t.d.setEntity(h, after)
+}
+
+// create adds e under a new handle; e must not be sealed yet.
+func (t *tx) create(e *entity) (*entity, error) {
+	if err := t.writable(e.layer); err != nil {
+		return nil, err
+	}
+	if !e.geom.finite() {
+		return nil, failed("the %s's coordinates overflow", typeName(e.geom.kind()))
+	}
+	e.handle = t.d.nextHandle
+	t.d.nextHandle++ // never given back, even by undo: handles are not reused
+	e.seal()
+	t.logEntity(e.handle, nil, e)
+	return e, nil
+}
+
+// replace swaps old, which is in the document, for next (same handle).
+func (t *tx) replace(old, next *entity) error {
+	if err := t.writable(old.layer); err != nil {
+		return err
+	}
+	if next.layer != old.layer {
+		if err := t.writable(next.layer); err != nil {
+			return err
+		}
+	}
+	if !next.geom.finite() {
+		return failed("the %s's coordinates overflow", typeName(next.geom.kind()))
+	}
+	next.handle = old.handle
+	t.logEntity(old.handle, old, next)
+	return nil
+}
+
+// remove deletes e, which is in the document.
+func (t *tx) remove(e *entity) error {
+	if err := t.writable(e.layer); err != nil {
+		return err
+	}
+	t.logEntity(e.handle, e, nil)
+	return nil
+}
+
+// putLayer creates or replaces a layer.
+func (t *tx) putLayer(l *layer) {
+	before := t.d.layers[l.name]
+	t.log = append(t.log, change{kind: changeLayer, layer: l.name, layerBefore: before, layerAfter: l})
+	t.d.setLayer(l.name, l)
+}
+
+// removeLayer deletes a layer (its entities must be gone).
+func (t *tx) removeLayer(name string) {
+	t.log = append(t.log, change{kind: changeLayer, layer: name, layerBefore: t.d.layers[name]})
+	t.d.setLayer(name, nil)
+}
+
+// setCurrent makes a layer current.
+func (t *tx) setCurrent(name string) {
+	t.log = append(t.log, change{kind: changeCurrent, currentBefore: t.d.current, currentAfter: name})
+	t.d.setCurrent(name)
+}
+
+// undoTo reverts every change after mark, newest first, and returns them
+// (oldest first) so the caller can commit the reverted state if some were
+// already in the store.
+func (t *tx) undoTo(mark int) []change {
+	undone := append([]change(nil), t.log[mark:]...)
+	for i := len(t.log) - 1; i >= mark; i-- {
+		c := t.log[i]
+		switch c.kind {
+		case changeEntity:
+			t.d.setEntity(c.handle, c.before)
+		case changeLayer:
+			t.d.setLayer(c.layer, c.layerBefore)
+		case changeCurrent:
+			t.d.setCurrent(c.currentBefore)
+		}
+	}
+	t.log = t.log[:mark]
+	if t.flushed > mark {
+		t.flushed = mark
+	}
+	return undone
+}
+
+// commit writes the changes since the last commit to the store, in one
+// transaction. It is not cancelled with ctx once it starts: a commit that
+// began finishes or fails as a whole.
+func (t *tx) commit(ctx context.Context, s Store) error {
+	c := commitOf(t.d, t.log[t.flushed:])
+	if err := s.Commit(context.WithoutCancel(ctx), c); err != nil {
+		return fmt.Errorf("commit document %s: %w", t.d.id, err)
+	}
+	t.flushed = len(t.log)
+	return nil
+}
+
+// commitOf is the store transaction that brings the stored document to the
+// document's current state, given the changes since the last commit: the
+// document row and, for each entity the changes touched, its current state
+// (or its removal).
+func commitOf(d *document, changes []change) *Commit {
+	c := &Commit{Document: d.record()}
+	seen := make(map[uint64]struct{}, len(changes))
+	for _, ch := range changes {
+		if ch.kind != changeEntity {
+			continue
+		}
+		if _, ok := seen[ch.handle]; ok {
+			continue
+		}
+		seen[ch.handle] = struct{}{}
+		if e := d.entities[ch.handle]; e != nil {
+			c.Put = append(c.Put, EntityRecord{Handle: e.handle, Data: e.encode()})
+		} else {
+			c.Delete = append(c.Delete, ch.handle)
+		}
+	}
+	return c
+}

@@ -1,0 +1,225 @@
+package core
+
+import (
+	"context"
+	"math/rand"
+	"testing"
+	"time"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+func TestEveryToolHasAHandler(t *testing.T) {
+	table := toolTable()
+	for _, ti := range enginev1.Tools {
+		if _, ok := table[ti.Name]; !ok {
+			t.Errorf("tool %s has no handler in toolTable", ti.Name)
+		}
+	}
+	if len(table) != len(enginev1.Tools) {
+		t.Errorf("toolTable has %d entries, the catalog %d tools", len(table), len(enginev1.Tools))
+	}
+	// Engine-scoped tools are exactly those that need no document.
+	for name, spec := range table {
+		engine := name == enginev1.ToolDocumentCreate || name == enginev1.ToolDocumentImport ||
+			name == enginev1.ToolSystemStatus || name == enginev1.ToolSystemCapabilities
+		if engine != (spec.scope == scopeEngine) {
+			t.Errorf("tool %s scope = %v, want engine scope %v", name, spec.scope, engine)
+		}
+	}
+}
+
+func sampleGeometries() []geometry {
+	arc, _ := newArcGeom(vec{1, 2}, 3, 10, 200)
+	ell, _ := newEllipseGeom(vec{1, 1}, vec{3, 1}, 0.4, 20, 300)
+	return []geometry{
+		pointGeom{vec{1, 2}},
+		lineGeom{vec{0, 0}, vec{3, 4}},
+		circleGeom{c: vec{1, 1}, r: 2},
+		arc,
+		newPolylineGeom([]vertex{{p: vec{0, 0}, bulge: 0.3}, {p: vec{1, 0}}, {p: vec{1, 1}}}, true),
+		textGeom{text: "Grüße", p: vec{5, 5}, height: 2.5, rotation: 15},
+		ell,
+	}
+}
+
+func TestFingerprintStableAndSensitive(t *testing.T) {
+	for _, g := range sampleGeometries() {
+		e := (&entity{layer: "0", color: 256, linetype: "ByLayer", geom: g}).seal()
+		again := (&entity{layer: "0", color: 256, linetype: "ByLayer", geom: g}).seal()
+		if e.fp != again.fp {
+			t.Errorf("%T: fingerprint not stable", g)
+		}
+		// The stored form round-trips to the same fingerprint.
+		back, err := decodeEntity(0x1F, e.encode())
+		if err != nil || back.fp != e.fp {
+			t.Errorf("%T: decode(encode) = %v, %v; want the same fingerprint", g, back, err)
+		}
+		edits := map[string]*entity{
+			"layer":    {layer: "1", color: 256, linetype: "ByLayer", geom: g},
+			"color":    {layer: "0", color: 1, linetype: "ByLayer", geom: g},
+			"linetype": {layer: "0", color: 256, linetype: "DASHED", geom: g},
+			"moved":    {layer: "0", color: 256, linetype: "ByLayer", geom: g.transformed(translate(vec{1e-9, 0}))},
+			"rotated":  {layer: "0", color: 256, linetype: "ByLayer", geom: g.transformed(rotateAbout(vec{0.5, 0.25}, 1))},
+		}
+		for name, x := range edits {
+			if x.seal().fp == e.fp {
+				t.Errorf("%T: fingerprint unchanged after changing %s", g, name)
+			}
+		}
+	}
+	// The handle is not part of the fingerprint; -0 and +0 are the same.
+	a := (&entity{handle: 1, layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{vec{0, 1}}}).seal()
+	b := (&entity{handle: 2, layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{vec{negZero(), 1}}}).seal()
+	if a.fp != b.fp {
+		t.Error("fingerprint depends on the handle or the sign of zero")
+	}
+	// A known fingerprint (computed independently from the documented
+	// encoding), so that a change of encoding is noticed.
+	line := (&entity{layer: "0", color: 256, linetype: "ByLayer", geom: lineGeom{vec{0, 0}, vec{10, 0}}}).seal()
+	const want = "118fce1ff98cb7f6b0c6881005f7720173e3c0901b7cd5dc388f84cef8d07c0c"
+	if got := line.fingerprint(); got != want {
+		t.Errorf("fingerprint of line (0,0)-(10,0) on 0 = %s, want %s", got, want)
+	}
+}
+
+func negZero() float64 {
+	z := 0.0
+	return -z
+}
+
+func TestContentHashOrderIndependentAndUndo(t *testing.T) {
+	build := func(order []int) *document {
+		d := newDocument("doc-x", "x", enginev1.Units_UNITS_MM, time.Time{})
+		tx := newTx(d)
+		tx.putLayer(&layer{name: "walls", color: 1, linetype: "Continuous", lineweight: -3, on: true})
+		geoms := sampleGeometries()
+		for _, i := range order {
+			e := &entity{layer: "0", color: 256, linetype: "ByLayer", geom: geoms[i]}
+			if i%2 == 1 {
+				e.layer = "walls"
+			}
+			if _, err := tx.create(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	n := len(sampleGeometries())
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	ref := build(order).hash
+	r := rand.New(rand.NewSource(1))
+	for k := 0; k < 5; k++ {
+		r.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		if got := build(order).hash; got != ref {
+			t.Fatalf("content hash depends on creation order: %v vs %v", got, ref)
+		}
+	}
+
+	d := build(order)
+	before := d.hash
+	tx := newTx(d)
+	m := tx.mark()
+	var some *entity
+	d.each(0, func(e *entity) bool { some = e; return false })
+	if err := tx.replace(some, some.with(some.geom.transformed(translate(vec{1, 1})))); err != nil {
+		t.Fatal(err)
+	}
+	tx.putLayer(&layer{name: "doors", color: 3, linetype: "DASHED", lineweight: 25, on: true})
+	tx.setCurrent("doors")
+	if _, err := tx.create(&entity{layer: "doors", color: 2, linetype: "ByLayer", geom: pointGeom{vec{9, 9}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.remove(some); err != nil {
+		t.Fatal(err)
+	}
+	if d.hash == before {
+		t.Fatal("content hash did not change")
+	}
+	nextHandle := d.nextHandle
+	undone := tx.undoTo(m)
+	if len(undone) != 5 {
+		t.Errorf("undoTo undid %d changes, want 5", len(undone))
+	}
+	if d.hash != before {
+		t.Errorf("content hash after undo = %v, want %v", d.hash, before)
+	}
+	if d.current != "0" || d.layers["doors"] != nil || d.entities[some.handle] != some {
+		t.Error("undo did not restore current layer, layers and entities")
+	}
+	if d.nextHandle != nextHandle {
+		t.Error("undo gave back a handle")
+	}
+	// The hash is the same as a recomputation from scratch.
+	fresh := newDocument("doc-y", "y", enginev1.Units_UNITS_MM, time.Time{})
+	for _, l := range d.sortedLayers() {
+		fresh.setLayer(l.name, &layer{name: l.name, color: l.color, linetype: l.linetype, lineweight: l.lineweight, on: l.on, frozen: l.frozen, locked: l.locked})
+	}
+	d.each(0, func(e *entity) bool { fresh.setEntity(e.handle, e); return true })
+	if fresh.hash != d.hash {
+		t.Error("incremental content hash differs from a recomputation")
+	}
+}
+
+func TestCommitHoldsOnlyChanges(t *testing.T) {
+	store := &recordingStore{MemoryStore: NewMemoryStore()}
+	e, err := New(store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	info, err := e.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := e.doc(info.DocumentId)
+	err = e.inLane(ctx, d, func(tx *tx) error {
+		for i := 0; i < 10; i++ {
+			if _, err := e.step(ctx, tx, func() (any, error) {
+				return tx.create(&entity{layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{vec{float64(i), 0}}})
+			}); err != nil {
+				return err
+			}
+		}
+		var first *entity
+		d.each(0, func(x *entity) bool { first = x; return false })
+		_, err := e.step(ctx, tx, func() (any, error) {
+			return nil, tx.replace(first, first.with(pointGeom{vec{5, 5}}))
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := store.commits[len(store.commits)-1]
+	if len(last.Put) != 1 || len(last.Delete) != 0 || last.Document.Revision != 11 {
+		t.Errorf("last commit = %d puts, %d deletes, revision %d; want 1 put at revision 11", len(last.Put), len(last.Delete), last.Document.Revision)
+	}
+	// A failed step commits nothing and leaves no trace.
+	n := len(store.commits)
+	hash := d.hash
+	e.inLane(ctx, d, func(tx *tx) error {
+		_, err := e.step(ctx, tx, func() (any, error) {
+			tx.create(&entity{layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{vec{7, 7}}})
+			return nil, failed("boom")
+		})
+		return err
+	})
+	if len(store.commits) != n || d.hash != hash || d.revision != 11 {
+		t.Error("a failed step committed or left changes")
+	}
+}
+
+type recordingStore struct {
+	*MemoryStore
+	commits []*Commit
+}
+
+func (s *recordingStore) Commit(ctx context.Context, c *Commit) error {
+	s.commits = append(s.commits, c)
+	return s.MemoryStore.Commit(ctx, c)
+}

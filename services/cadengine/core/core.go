@@ -1,0 +1,378 @@
+// Package core is the headless CAD engine: documents of 2D entities, the
+// tools that query and change them, exact geometry, and write-through
+// persistence to a Store. The gRPC server in services/cadengine serves it.
+//
+// # Documents
+//
+// A document has an id ("doc-" and 16 hex digits), a name, units, layers
+// (layer "0" always exists), entities and a revision that grows by one for
+// every committed call of a tool that is not read-only — whether or not the
+// call changed anything — and never for a failed or read-only call.
+// Entities have upper-case hex handles from a per-document counter that
+// starts at 100 (lower handles are left for the fixed objects of a DXF
+// file) and never goes back, not even when a change is undone.
+//
+// Every entity has a fingerprint, the hex SHA-256 of its canonical encoding
+// (see encoding.go: type, layer, linetype, colour and geometry in a fixed
+// order, numbers as IEEE-754 bits, handle excluded). The document's
+// content hash is the lane-wise sum modulo 2^64 of the entity
+// fingerprints, one digest per layer state and one for the current layer:
+// order-independent, updated in O(1) per change and read in O(1).
+//
+// # Tools
+//
+// CallTool runs one tool of enginev1.Tools. Its arguments are checked
+// against the tool's generated JSON Schema, then decoded strictly into the
+// generated args message. A tool failure is a response with ok false and a
+// typed error (see toolError for the kinds used); only protocol problems
+// (no such document, a closed engine, a store failure) are Go errors.
+// Geometry uses the Tolerance documented in geometry.go.
+//
+// # Concurrency
+//
+// Engine methods are safe for concurrent use. Each document admits one
+// writer at a time (its write lane) and any number of readers, which wait
+// only while a write applies and commits.
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Version is reported by system_status; empty means "dev".
+	Version string
+	// MaxBatchSteps is reported by system_capabilities; 0 means 1000.
+	MaxBatchSteps int32
+}
+
+// Engine holds the documents and runs tools on them.
+type Engine struct {
+	store   Store
+	now     func() time.Time
+	version string
+	maxStep int32
+	epoch   string
+	tools   map[string]*tool
+
+	mu     sync.RWMutex // guards docs and closed
+	docs   map[string]*document
+	closed bool
+	calls  sync.WaitGroup // calls in flight, which Close waits for
+
+	opsMu  sync.Mutex // guards recent
+	recent []recentOp // newest last, at most maxRecent
+}
+
+type recentOp struct {
+	principal string
+	id        string
+}
+
+const maxRecent = 100
+
+// New makes an engine over store and loads every stored document. The
+// store stays the caller's: Close does not close it.
+func New(store Store, opts Options) (*Engine, error) {
+	if store == nil {
+		return nil, fmt.Errorf("core: nil store")
+	}
+	e := &Engine{
+		store:   store,
+		now:     opts.Now,
+		version: opts.Version,
+		maxStep: opts.MaxBatchSteps,
+		epoch:   "ep-" + randomHex(8),
+		docs:    map[string]*document{},
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.version == "" {
+		e.version = "dev"
+	}
+	if e.maxStep == 0 {
+		e.maxStep = 1000
+	}
+	tools, err := compileTools()
+	if err != nil {
+		return nil, err
+	}
+	e.tools = tools
+	err = store.Load(context.Background(), func(rec *DocumentRecord, ents []EntityRecord) error {
+		d, err := loadDocument(rec, ents)
+		if err != nil {
+			return err
+		}
+		e.docs[d.id] = d
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("core: load documents: %w", err)
+	}
+	return e, nil
+}
+
+// Close stops the engine: it waits for calls in flight (their commits
+// included) and makes every later call fail with ErrClosed. It does not
+// close the store.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	e.calls.Wait()
+	return nil
+}
+
+// enter registers a call; the caller must call the returned function when
+// it is done.
+func (e *Engine) enter() (func(), error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	e.calls.Add(1)
+	return e.calls.Done, nil
+}
+
+func (e *Engine) doc(id string) (*document, error) {
+	e.mu.RLock()
+	d := e.docs[id]
+	e.mu.RUnlock()
+	if d == nil {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return d, nil
+}
+
+// inLane runs fn as the document's only writer: it takes the write lane
+// (giving up if ctx ends first) and the document lock, and hands fn a fresh
+// tx. This is the one place writers are serialised; a batch runner uses it
+// to hold the lane for a whole batch and runs each step with e.step.
+func (e *Engine) inLane(ctx context.Context, d *document, fn func(t *tx) error) error {
+	if err := d.acquire(ctx); err != nil {
+		return err
+	}
+	defer d.release()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return fn(newTx(d))
+}
+
+// step runs one mutating tool call inside t. If run fails, its changes are
+// undone and nothing is committed. If it succeeds, the revision goes up by
+// one and the changes since the last commit are committed in one store
+// transaction; if that commit fails they are undone too and the error is
+// returned.
+func (e *Engine) step(ctx context.Context, t *tx, run func() (any, error)) (any, error) {
+	m := t.mark()
+	res, err := run()
+	if err != nil {
+		t.undoTo(m)
+		return nil, err
+	}
+	t.d.revision++
+	if err := t.commit(ctx, e.store); err != nil {
+		t.d.revision--
+		t.undoTo(m)
+		return nil, err
+	}
+	return res, nil
+}
+
+// ---- documents ----
+
+// CreateDocument creates an empty document with layer "0" (colour 7,
+// Continuous) as its current layer.
+func (e *Engine) CreateDocument(ctx context.Context, req *enginev1.CreateDocumentRequest) (*enginev1.DocumentInfo, error) {
+	done, err := e.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return e.createDocument(ctx, req.GetName(), req.GetUnits())
+}
+
+func (e *Engine) createDocument(ctx context.Context, name string, units enginev1.Units) (*enginev1.DocumentInfo, error) {
+	if len([]rune(name)) > 200 {
+		return nil, fmt.Errorf("%w: name is longer than 200 characters", ErrInvalid)
+	}
+	if name == "" {
+		name = "Untitled"
+	}
+	if units == enginev1.Units_UNITS_UNSPECIFIED {
+		units = enginev1.Units_UNITS_MM
+	}
+	if _, ok := enginev1.Units_name[int32(units)]; !ok {
+		return nil, fmt.Errorf("%w: unknown units %d", ErrInvalid, units)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d := newDocument("doc-"+randomHex(8), name, units, e.now().UTC())
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := e.store.Commit(context.WithoutCancel(ctx), commitOf(d, nil)); err != nil {
+		return nil, fmt.Errorf("create document: %w", err)
+	}
+	e.mu.Lock()
+	e.docs[d.id] = d
+	e.mu.Unlock()
+	return d.info(), nil
+}
+
+// GetDocument describes a document.
+func (e *Engine) GetDocument(ctx context.Context, documentID string) (*enginev1.DocumentInfo, error) {
+	done, err := e.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	d, err := e.doc(documentID)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.info(), nil
+}
+
+// ListDocuments lists documents, oldest first, a page at a time.
+func (e *Engine) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsRequest) (*enginev1.ListDocumentsResponse, error) {
+	done, err := e.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	size := int(req.GetPageSize())
+	switch {
+	case req.PageSize == nil:
+		size = 50
+	case size < 1 || size > 1000:
+		return nil, fmt.Errorf("%w: page_size %d is outside 1-1000", ErrInvalid, size)
+	}
+	type key struct {
+		at int64
+		id string
+	}
+	less := func(a, b key) bool { return a.at < b.at || a.at == b.at && a.id < b.id }
+	var after *key
+	if tok := req.GetPageToken(); tok != "" {
+		v, ok := decodeToken("d", tok)
+		at, id, ok2 := strings.Cut(v, ":")
+		n, err := strconv.ParseInt(at, 10, 64)
+		if !ok || !ok2 || err != nil {
+			return nil, fmt.Errorf("%w: bad page_token", ErrInvalid)
+		}
+		after = &key{n, id}
+	}
+	e.mu.RLock()
+	all := make([]*document, 0, len(e.docs))
+	for _, d := range e.docs {
+		all = append(all, d)
+	}
+	e.mu.RUnlock()
+	keyOf := func(d *document) key { return key{d.createdAt.UnixNano(), d.id} }
+	sort.Slice(all, func(i, j int) bool { return less(keyOf(all[i]), keyOf(all[j])) })
+	resp := &enginev1.ListDocumentsResponse{}
+	var last key
+	for _, d := range all {
+		k := keyOf(d)
+		if after != nil && !less(*after, k) {
+			continue
+		}
+		if len(resp.Documents) == size {
+			resp.NextPageToken = encodeToken("d", strconv.FormatInt(last.at, 10)+":"+last.id)
+			break
+		}
+		d.mu.RLock()
+		resp.Documents = append(resp.Documents, d.info())
+		d.mu.RUnlock()
+		last = k
+	}
+	return resp, nil
+}
+
+// ExportDocument renders a document as DXF or SVG.
+func (e *Engine) ExportDocument(ctx context.Context, req *enginev1.ExportDocumentRequest) (*enginev1.ExportDocumentResponse, error) {
+	done, err := e.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	d, err := e.doc(req.GetDocumentId())
+	if err != nil {
+		return nil, err
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	content, media, err := export(d, req.GetFormat())
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.ExportDocumentResponse{Format: req.GetFormat(), MediaType: media, Content: content}, nil
+}
+
+// ---- ids and tokens ----
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b) // never fails (crypto/rand panics instead)
+	return hex.EncodeToString(b)
+}
+
+// encodeToken makes an opaque page token.
+func encodeToken(kind, v string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("cb1:" + kind + ":" + v))
+}
+
+func decodeToken(kind, tok string) (string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return "", false
+	}
+	return strings.CutPrefix(string(b), "cb1:"+kind+":")
+}
+
+func (e *Engine) noteOperation(principal, id string) {
+	e.opsMu.Lock()
+	defer e.opsMu.Unlock()
+	e.recent = append(e.recent, recentOp{principal, id})
+	if len(e.recent) > maxRecent {
+		e.recent = append(e.recent[:0], e.recent[len(e.recent)-maxRecent:]...)
+	}
+}
+
+// recentOperations are the principal's recent operation ids, newest first.
+func (e *Engine) recentOperations(principal string) []string {
+	e.opsMu.Lock()
+	defer e.opsMu.Unlock()
+	var out []string
+	for i := len(e.recent) - 1; i >= 0; i-- {
+		if e.recent[i].principal == principal {
+			out = append(out, e.recent[i].id)
+		}
+	}
+	return out
+}
+
+func (e *Engine) documentCount() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return len(e.docs)
+}

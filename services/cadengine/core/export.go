@@ -1,0 +1,354 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// Media types of the export formats.
+const (
+	mediaDXF = "image/vnd.dxf"
+	mediaSVG = "image/svg+xml"
+)
+
+// export renders d; the caller holds d.mu.
+func export(d *document, f enginev1.ExportFormat) (content, media string, err error) {
+	switch f {
+	case enginev1.ExportFormat_EXPORT_FORMAT_DXF:
+		return exportDXF(d), mediaDXF, nil
+	case enginev1.ExportFormat_EXPORT_FORMAT_SVG:
+		return exportSVG(d), mediaSVG, nil
+	}
+	return "", "", fmt.Errorf("%w: export format must be dxf or svg", ErrInvalid)
+}
+
+func documentExport(c *call, a *enginev1.DocumentExportArgs) (*enginev1.DocumentExportResult, error) {
+	content, media, err := export(c.d, a.Format)
+	if err != nil {
+		return nil, invalidArgs("/format", reasonInvalid, "export format must be dxf or svg")
+	}
+	return &enginev1.DocumentExportResult{Format: a.Format, MediaType: media, Content: content}, nil
+}
+
+// entitiesInOrder is every entity, in handle order.
+func entitiesInOrder(d *document) []*entity {
+	out := make([]*entity, 0, len(d.entities))
+	d.each(0, func(e *entity) bool {
+		out = append(out, e)
+		return true
+	})
+	return out
+}
+
+// ---- DXF ----
+
+// exportDXF writes an AutoCAD R12 (AC1009) ASCII DXF: HEADER, TABLES
+// (LTYPE, LAYER, STYLE) and ENTITIES, which AutoCAD, ezdxf and other CAD
+// programs open. Entities keep their handles ($HANDLING 1); the VERTEX and
+// SEQEND records of polylines get handles above the document's counter.
+// Lineweights are not written (R12 has none). R12 has no ELLIPSE entity:
+// ellipses are written as polylines of 128 straight pieces per turn, which
+// is the only place the export is not exact. Non-ASCII text is written as
+// \U+XXXX escapes.
+func exportDXF(d *document) string {
+	w := &dxfWriter{}
+	ents := entitiesInOrder(d)
+	var ext box
+	for _, e := range ents {
+		ext.addBox(e.geom.bounds())
+	}
+	if !ext.ok {
+		ext = box{ok: true}
+	}
+	next := d.nextHandle
+
+	w.comment("cadbridge " + d.id + " (" + unitName(d.units) + ")")
+	w.section("HEADER")
+	w.pair(9, "$ACADVER")
+	w.pair(1, "AC1009")
+	w.pair(9, "$DWGCODEPAGE")
+	w.pair(3, "ANSI_1252")
+	w.pair(9, "$INSBASE")
+	w.point(10, vec{})
+	w.pair(9, "$EXTMIN")
+	w.point(10, ext.min)
+	w.pair(9, "$EXTMAX")
+	w.point(10, ext.max)
+	w.pair(9, "$CLAYER")
+	w.pair(8, d.current)
+	w.pair(9, "$HANDLING")
+	w.int(70, 1)
+	// $HANDSEED is written after the entities, once the VERTEX handles are
+	// known; reserve its place.
+	seedAt := len(w.lines)
+	w.pair(9, "$HANDSEED")
+	w.pair(5, "")
+	w.end()
+
+	// Linetypes in use.
+	used := map[string]bool{"CONTINUOUS": true}
+	for _, l := range d.layers {
+		used[strings.ToUpper(l.linetype)] = true
+	}
+	for _, e := range ents {
+		if lt := strings.ToUpper(e.linetype); lt != "BYLAYER" && lt != "BYBLOCK" {
+			used[lt] = true
+		}
+	}
+	ltypes := make([]string, 0, len(used))
+	for lt := range used {
+		ltypes = append(ltypes, lt)
+	}
+	sort.Strings(ltypes)
+
+	w.section("TABLES")
+	w.table("LTYPE", len(ltypes))
+	for _, lt := range ltypes {
+		desc, pattern := linetypePattern(lt)
+		w.pair(0, "LTYPE")
+		w.pair(2, lt)
+		w.int(70, 0)
+		w.pair(3, desc)
+		w.int(72, 65)
+		w.int(73, len(pattern))
+		total := 0.0
+		for _, p := range pattern {
+			total += math.Abs(p)
+		}
+		w.float(40, total)
+		for _, p := range pattern {
+			w.float(49, p)
+		}
+	}
+	w.pair(0, "ENDTAB")
+	layers := d.sortedLayers()
+	w.table("LAYER", len(layers))
+	for _, l := range layers {
+		w.pair(0, "LAYER")
+		w.pair(2, l.name)
+		flags := 0
+		if l.frozen {
+			flags |= 1
+		}
+		if l.locked {
+			flags |= 4
+		}
+		w.int(70, flags)
+		color := int(l.color)
+		if !l.on {
+			color = -color
+		}
+		w.int(62, color)
+		w.pair(6, strings.ToUpper(l.linetype))
+	}
+	w.pair(0, "ENDTAB")
+	w.table("STYLE", 1)
+	w.pair(0, "STYLE")
+	w.pair(2, "STANDARD")
+	w.int(70, 0)
+	w.float(40, 0)
+	w.float(41, 1)
+	w.float(50, 0)
+	w.int(71, 0)
+	w.float(42, defaultTextHeight)
+	w.pair(3, "txt")
+	w.pair(4, "")
+	w.pair(0, "ENDTAB")
+	w.end()
+
+	w.section("ENTITIES")
+	for _, e := range ents {
+		next = w.entity(e, next)
+	}
+	w.end()
+	w.pair(0, "EOF")
+
+	w.lines[seedAt+3] = formatHandle(next)
+	return strings.Join(w.lines, "\n") + "\n"
+}
+
+type dxfWriter struct{ lines []string }
+
+func (w *dxfWriter) pair(code int, v string) {
+	w.lines = append(w.lines, fmt.Sprintf("%3d", code), v)
+}
+
+func (w *dxfWriter) int(code, v int) { w.pair(code, fmt.Sprintf("%6d", v)) }
+
+func (w *dxfWriter) float(code int, v float64) {
+	if v == 0 {
+		v = 0 // no "-0"
+	}
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	w.pair(code, s)
+}
+
+func (w *dxfWriter) point(code int, p vec) {
+	w.float(code, p.X)
+	w.float(code+10, p.Y)
+	w.float(code+20, 0)
+}
+
+func (w *dxfWriter) comment(s string) { w.pair(999, s) }
+
+func (w *dxfWriter) section(name string) {
+	w.pair(0, "SECTION")
+	w.pair(2, name)
+}
+
+func (w *dxfWriter) end() { w.pair(0, "ENDSEC") }
+
+func (w *dxfWriter) table(name string, n int) {
+	w.pair(0, "TABLE")
+	w.pair(2, name)
+	w.int(70, n)
+}
+
+// common writes the entity type, handle, layer and style.
+func (w *dxfWriter) common(kind string, h uint64, e *entity) {
+	w.pair(0, kind)
+	w.pair(5, formatHandle(h))
+	w.pair(8, e.layer)
+	if lt := strings.ToUpper(e.linetype); lt != "BYLAYER" {
+		w.pair(6, lt)
+	}
+	if e.color != 256 {
+		w.int(62, int(e.color))
+	}
+}
+
+// entity writes e and returns the next free handle for VERTEX and SEQEND
+// records.
+func (w *dxfWriter) entity(e *entity, next uint64) uint64 {
+	switch g := e.geom.(type) {
+	case pointGeom:
+		w.common("POINT", e.handle, e)
+		w.point(10, g.p)
+	case lineGeom:
+		w.common("LINE", e.handle, e)
+		w.point(10, g.a)
+		w.point(11, g.b)
+	case circleGeom:
+		w.common("CIRCLE", e.handle, e)
+		w.point(10, g.c)
+		w.float(40, g.r)
+	case arcGeom:
+		w.common("ARC", e.handle, e)
+		w.point(10, g.c)
+		w.float(40, g.r)
+		w.float(50, g.start)
+		w.float(51, g.end)
+	case textGeom:
+		w.common("TEXT", e.handle, e)
+		w.point(10, g.p)
+		w.float(40, g.height)
+		w.pair(1, dxfText(g.text))
+		if g.rotation != 0 {
+			w.float(50, g.rotation)
+		}
+	case polylineGeom:
+		return w.polyline(e, g.v, g.closed, next)
+	case ellipseGeom:
+		return w.polyline(e, flattenEllipse(g), g.full(), next)
+	}
+	return next
+}
+
+func (w *dxfWriter) polyline(e *entity, v []vertex, closed bool, next uint64) uint64 {
+	w.common("POLYLINE", e.handle, e)
+	w.int(66, 1)
+	w.point(10, vec{})
+	if closed {
+		w.int(70, 1)
+	} else {
+		w.int(70, 0)
+	}
+	for _, p := range v {
+		w.pair(0, "VERTEX")
+		w.pair(5, formatHandle(next))
+		next++
+		w.pair(8, e.layer)
+		w.point(10, p.p)
+		if p.bulge != 0 {
+			w.float(42, p.bulge)
+		}
+		w.int(70, 0)
+	}
+	w.pair(0, "SEQEND")
+	w.pair(5, formatHandle(next))
+	next++
+	w.pair(8, e.layer)
+	return next
+}
+
+// flattenEllipse approximates an ellipse by 128 straight pieces per turn
+// (a full ellipse without repeating its first point).
+func flattenEllipse(g ellipseGeom) []vertex {
+	a := g.arc()
+	n := int(math.Ceil(a.sweep / (2 * math.Pi) * 128))
+	n = max(n, 8)
+	count := n + 1
+	if a.full() {
+		count = n
+	}
+	v := make([]vertex, count)
+	for i := range v {
+		v[i] = vertex{p: a.at(a.start + a.sweep*float64(i)/float64(n))}
+	}
+	return v
+}
+
+// dxfText makes a string fit a DXF R12 text value: control characters
+// become spaces, non-ASCII characters \U+XXXX escapes.
+func dxfText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			b.WriteByte(' ')
+		case r < 0x80:
+			b.WriteRune(r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, "\\U+%04X", r)
+		default:
+			b.WriteByte('?')
+		}
+	}
+	return b.String()
+}
+
+// linetypePattern is the description and dash pattern (in drawing units,
+// dashes positive, gaps negative, 0 a dot) of a linetype, as in acad.lin.
+func linetypePattern(name string) (string, []float64) {
+	switch name {
+	case "DASHED":
+		return "Dashed __ __ __ __", []float64{0.5, -0.25}
+	case "HIDDEN":
+		return "Hidden _ _ _ _ _ _", []float64{0.25, -0.125}
+	case "CENTER":
+		return "Center ____ _ ____ _", []float64{1.25, -0.25, 0.25, -0.25}
+	case "DOT":
+		return "Dot . . . . . . . .", []float64{0, -0.25}
+	case "DASHDOT":
+		return "Dash dot __ . __ .", []float64{0.5, -0.25, 0, -0.25}
+	case "PHANTOM":
+		return "Phantom ______  __  __", []float64{1.25, -0.25, 0.25, -0.25, 0.25, -0.25}
+	case "BORDER":
+		return "Border __ __ . __ __ .", []float64{0.5, -0.25, 0.5, -0.25, 0, -0.25}
+	case "DIVIDE":
+		return "Divide ____ . . ____", []float64{0.5, -0.25, 0, -0.25, 0, -0.25}
+	}
+	return "Solid line", nil
+}
+
+func unitName(u enginev1.Units) string {
+	return enumName(u.Descriptor().Values().ByNumber(u.Number()))
+}

@@ -1,0 +1,212 @@
+package core
+
+import (
+	"strings"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// linetypeNames lists the linetypes the engine knows, for error messages.
+const linetypeNames = "ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE"
+
+// canonicalLinetype spells a known linetype the standard way (names match
+// ignoring case). ByLayer and ByBlock are entity linetypes only.
+func canonicalLinetype(s string, forEntity bool) (string, bool) {
+	switch u := strings.ToUpper(s); u {
+	case "BYLAYER":
+		return "ByLayer", forEntity
+	case "BYBLOCK":
+		return "ByBlock", forEntity
+	case "CONTINUOUS":
+		return "Continuous", true
+	case "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE":
+		return u, true
+	}
+	return "", false
+}
+
+// validLineweight reports whether w is a DXF lineweight: -3 (default) or
+// one of the standard widths in hundredths of a millimetre.
+func validLineweight(w int32) bool {
+	switch w {
+	case -3, 0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200, 211:
+		return true
+	}
+	return false
+}
+
+// checkLayerName rejects names DXF cannot hold.
+func checkLayerName(name string) error {
+	if strings.TrimSpace(name) != name || name == "" {
+		return invalidArgs("/name", reasonInvalid, "a layer name cannot be empty or start or end with a space")
+	}
+	if i := strings.IndexAny(name, "<>/\\\":;?*|=`"); i >= 0 {
+		return invalidArgs("/name", reasonInvalid, "a layer name cannot contain %q", name[i])
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return invalidArgs("/name", reasonInvalid, "a layer name cannot contain control characters")
+		}
+	}
+	return nil
+}
+
+// layerNamed finds a layer by its exact name; a missing layer fails,
+// naming a case variant when there is one.
+func (c *call) layerNamed(name string) (*layer, error) {
+	if l := c.d.layers[name]; l != nil {
+		return l, nil
+	}
+	if l := c.d.layerFold(name); l != nil {
+		return nil, failed("the document has no layer %q (there is %q)", name, l.name)
+	}
+	return nil, failed("the document has no layer %q", name)
+}
+
+// layerCreate creates a layer (colour 7, Continuous, default lineweight
+// unless given). Layer names are unique ignoring case, as in DXF; a taken
+// name is refused.
+func layerCreate(c *call, a *enginev1.LayerCreateArgs) (*enginev1.LayerCreateResult, error) {
+	if err := checkLayerName(a.Name); err != nil {
+		return nil, err
+	}
+	if l := c.d.layerFold(a.Name); l != nil {
+		return nil, refused("layer %q already exists", l.name)
+	}
+	l := &layer{name: a.Name, color: 7, linetype: "Continuous", lineweight: -3, on: true}
+	if a.Color != nil {
+		l.color = *a.Color
+	}
+	if a.Linetype != nil {
+		lt, ok := canonicalLinetype(*a.Linetype, false)
+		if !ok {
+			return nil, invalidArgs("/linetype", reasonInvalid, "unknown layer linetype %q", *a.Linetype)
+		}
+		l.linetype = lt
+	}
+	if a.Lineweight != nil {
+		if !validLineweight(*a.Lineweight) {
+			return nil, invalidArgs("/lineweight", reasonInvalid, "%d is not a DXF lineweight", *a.Lineweight)
+		}
+		l.lineweight = *a.Lineweight
+	}
+	c.tx.putLayer(l)
+	return &enginev1.LayerCreateResult{Name: l.name}, nil
+}
+
+func layerList(c *call, _ *enginev1.LayerListArgs) (*enginev1.LayerListResult, error) {
+	return &enginev1.LayerListResult{Layers: c.d.layerProtos(), CurrentLayer: c.d.current}, nil
+}
+
+// layerModify changes colour, linetype, lineweight, on or frozen. Freezing
+// the current layer is refused. A locked layer can still be modified:
+// locking protects its entities, not its properties.
+func layerModify(c *call, a *enginev1.LayerModifyArgs) (*enginev1.LayerModifyResult, error) {
+	old, err := c.layerNamed(a.Name)
+	if err != nil {
+		return nil, err
+	}
+	l := *old
+	if a.Color != nil {
+		l.color = *a.Color
+	}
+	if a.Linetype != nil {
+		lt, ok := canonicalLinetype(*a.Linetype, false)
+		if !ok {
+			return nil, invalidArgs("/linetype", reasonInvalid, "unknown layer linetype %q", *a.Linetype)
+		}
+		l.linetype = lt
+	}
+	if a.Lineweight != nil {
+		if !validLineweight(*a.Lineweight) {
+			return nil, invalidArgs("/lineweight", reasonInvalid, "%d is not a DXF lineweight", *a.Lineweight)
+		}
+		l.lineweight = *a.Lineweight
+	}
+	if a.On != nil {
+		l.on = *a.On
+	}
+	if a.Frozen != nil {
+		if *a.Frozen && l.name == c.d.current {
+			return nil, refused("layer %q is the current layer and cannot be frozen", l.name)
+		}
+		l.frozen = *a.Frozen
+	}
+	c.tx.putLayer(&l)
+	return &enginev1.LayerModifyResult{Name: l.name}, nil
+}
+
+// layerSetCurrent makes a layer current; a frozen layer is refused.
+func layerSetCurrent(c *call, a *enginev1.LayerSetCurrentArgs) (*enginev1.LayerSetCurrentResult, error) {
+	l, err := c.layerNamed(a.Name)
+	if err != nil {
+		return nil, err
+	}
+	if l.frozen {
+		return nil, refused("layer %q is frozen and cannot be made current", l.name)
+	}
+	if c.d.current != l.name {
+		c.tx.setCurrent(l.name)
+	}
+	return &enginev1.LayerSetCurrentResult{Name: l.name}, nil
+}
+
+func (c *call) setLocked(name string, locked bool) error {
+	old, err := c.layerNamed(name)
+	if err != nil {
+		return err
+	}
+	if old.locked != locked {
+		l := *old
+		l.locked = locked
+		c.tx.putLayer(&l)
+	}
+	return nil
+}
+
+func layerLock(c *call, a *enginev1.LayerLockArgs) (*enginev1.LayerLockResult, error) {
+	if err := c.setLocked(a.Name, true); err != nil {
+		return nil, err
+	}
+	return &enginev1.LayerLockResult{Name: a.Name}, nil
+}
+
+func layerUnlock(c *call, a *enginev1.LayerUnlockArgs) (*enginev1.LayerUnlockResult, error) {
+	if err := c.setLocked(a.Name, false); err != nil {
+		return nil, err
+	}
+	return &enginev1.LayerUnlockResult{Name: a.Name}, nil
+}
+
+// layerDelete deletes a layer and every entity on it. Layer 0, the current
+// layer and locked layers are refused.
+func layerDelete(c *call, a *enginev1.LayerDeleteArgs) (*enginev1.LayerDeleteResult, error) {
+	l, err := c.layerNamed(a.Name)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case l.name == "0":
+		return nil, refused("layer 0 cannot be deleted")
+	case l.name == c.d.current:
+		return nil, refused("layer %q is the current layer and cannot be deleted", l.name)
+	case l.locked:
+		return nil, refused("layer %q is locked", l.name)
+	}
+	var victims []*entity
+	if c.d.perLayer[l.name] > 0 {
+		c.d.each(0, func(e *entity) bool {
+			if e.layer == l.name {
+				victims = append(victims, e)
+			}
+			return true
+		})
+	}
+	for _, e := range victims {
+		if err := c.tx.remove(e); err != nil {
+			return nil, err
+		}
+	}
+	c.tx.removeLayer(l.name)
+	return &enginev1.LayerDeleteResult{Name: l.name, DeletedEntities: int64(len(victims))}, nil
+}

@@ -1,0 +1,212 @@
+package core
+
+import (
+	"math"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+func entityGet(c *call, a *enginev1.EntityGetArgs) (*enginev1.Entity, error) {
+	e, err := c.entity("/handle", a.Handle)
+	if err != nil {
+		return nil, err
+	}
+	return e.proto(), nil
+}
+
+// windowBox is the box of a window given by two opposite corners.
+func windowBox(x1, y1, x2, y2 float64) box {
+	return box{min: vec{math.Min(x1, x2), math.Min(y1, y2)}, max: vec{math.Max(x1, x2), math.Max(y1, y2)}, ok: true}
+}
+
+// entityList pages through entities in handle order. The page token is
+// opaque (it carries the last handle of the page); total counts every
+// match, in all pages.
+func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult, error) {
+	size := 100
+	if a.PageSize != nil {
+		size = int(*a.PageSize)
+	}
+	var from uint64
+	if a.PageToken != nil && *a.PageToken != "" {
+		v, ok := decodeToken("e", *a.PageToken)
+		h, ok2 := parseHandle(v)
+		if !ok || !ok2 {
+			return nil, invalidArgs("/page_token", reasonInvalid, "not a page token of entity_list")
+		}
+		from = h + 1
+	}
+	types := map[enginev1.EntityType]bool{}
+	for _, t := range a.Types {
+		types[t] = true
+	}
+	layers := map[string]bool{}
+	for _, l := range a.Layers {
+		layers[l] = true
+	}
+	var win box
+	if w := a.Window; w != nil {
+		if w.MinX > w.MaxX || w.MinY > w.MaxY {
+			return nil, invalidArgs("/window", reasonInvalid, "min_x and min_y must not exceed max_x and max_y")
+		}
+		win = windowBox(w.MinX, w.MinY, w.MaxX, w.MaxY)
+	}
+	res := &enginev1.EntityListResult{}
+	var last uint64
+	c.d.each(0, func(e *entity) bool {
+		if len(types) > 0 && !types[e.geom.kind()] || len(layers) > 0 && !layers[e.layer] {
+			return true
+		}
+		if win.ok && !e.geom.bounds().inside(win) {
+			return true
+		}
+		res.Total++
+		if e.handle < from {
+			return true
+		}
+		if len(res.Entities) < size {
+			res.Entities = append(res.Entities, e.proto())
+			last = e.handle
+		} else if res.NextPageToken == "" {
+			res.NextPageToken = encodeToken("e", formatHandle(last))
+		}
+		return true
+	})
+	return res, nil
+}
+
+// selectionWindow selects, in handle order, the entities whose extents lie
+// inside the window or, with crossing, that have a point inside it. As in
+// CAD programs, entities on layers that are off or frozen are not
+// selectable. Text extents are estimated (see textCharWidth).
+func selectionWindow(c *call, a *enginev1.SelectionWindowArgs) (*enginev1.SelectionWindowResult, error) {
+	w := windowBox(a.X1, a.Y1, a.X2, a.Y2)
+	res := &enginev1.SelectionWindowResult{Handles: []string{}}
+	c.d.each(0, func(e *entity) bool {
+		if l := c.d.layers[e.layer]; l == nil || !l.on || l.frozen {
+			return true
+		}
+		if selects(e, w, a.GetCrossing()) {
+			res.Handles = append(res.Handles, formatHandle(e.handle))
+		}
+		return true
+	})
+	res.Count = int64(len(res.Handles))
+	return res, nil
+}
+
+func selects(e *entity, w box, crossing bool) bool {
+	b := e.geom.bounds()
+	if b.inside(w) {
+		return true
+	}
+	if !crossing || !b.overlaps(w) {
+		return false
+	}
+	prims := e.geom.prims()
+	if len(prims) == 0 { // text: its estimated box overlaps
+		return true
+	}
+	for _, p := range prims {
+		if primCrossesBox(p, w, primFirst(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+func primFirst(p any) vec {
+	switch p := p.(type) {
+	case segment:
+		return p.a
+	case arc:
+		return p.at(p.start)
+	case ellipseArc:
+		return p.at(p.start)
+	}
+	return vec{}
+}
+
+// boundingBox measures exact extents (arcs and ellipses by their extreme
+// points, text by its estimated box).
+func boundingBox(c *call, a *enginev1.AnalysisBoundingBoxArgs) (*enginev1.AnalysisBoundingBoxResult, error) {
+	var b box
+	n := 0
+	if len(a.Handles) > 0 {
+		seen := map[uint64]bool{}
+		for i, h := range a.Handles {
+			e, err := c.entity("/handles/"+string(appendInt(nil, i)), h)
+			if err != nil {
+				return nil, err
+			}
+			if !seen[e.handle] {
+				seen[e.handle] = true
+				b.addBox(e.geom.bounds())
+				n++
+			}
+		}
+	} else {
+		c.d.each(0, func(e *entity) bool {
+			b.addBox(e.geom.bounds())
+			n++
+			return true
+		})
+	}
+	if !b.ok {
+		return nil, failed("the document has no entities to measure")
+	}
+	return &enginev1.AnalysisBoundingBoxResult{
+		MinX: b.min.X, MinY: b.min.Y, MaxX: b.max.X, MaxY: b.max.Y,
+		Width: b.max.X - b.min.X, Height: b.max.Y - b.min.Y, Count: int64(n),
+	}, nil
+}
+
+// measureDistance measures from (x1, y1) to (x2, y2); the angle is in
+// degrees counter-clockwise from +X, in [0, 360).
+func measureDistance(_ *call, a *enginev1.AnalysisMeasureDistanceArgs) (*enginev1.AnalysisMeasureDistanceResult, error) {
+	p, q := vec{a.X1, a.Y1}, vec{a.X2, a.Y2}
+	d := q.sub(p)
+	angle := 0.0
+	if d.X != 0 || d.Y != 0 {
+		angle = normDeg(deg(d.angle()))
+	}
+	return &enginev1.AnalysisMeasureDistanceResult{Distance: d.len(), Dx: d.X, Dy: d.Y, Angle: angle}, nil
+}
+
+// measureEntity gives the length of open curves (line, arc, open
+// polyline, elliptical arc) and the area and perimeter of closed ones
+// (circle, closed polyline, full ellipse), bulges and elliptical arcs
+// measured exactly (ellipses by the arithmetic-geometric mean or adaptive
+// quadrature). Points and text have none of them and fail.
+func measureEntity(c *call, a *enginev1.AnalysisMeasureEntityArgs) (*enginev1.AnalysisMeasureEntityResult, error) {
+	e, err := c.entity("/handle", a.Handle)
+	if err != nil {
+		return nil, err
+	}
+	res := &enginev1.AnalysisMeasureEntityResult{}
+	switch g := e.geom.(type) {
+	case lineGeom:
+		res.Length = ptr(g.a.dist(g.b))
+	case arcGeom:
+		res.Length = ptr(g.arc().length())
+	case circleGeom:
+		res.Area, res.Perimeter = ptr(math.Pi*g.r*g.r), ptr(2*math.Pi*g.r)
+	case polylineGeom:
+		if g.closed {
+			res.Area, res.Perimeter = ptr(g.area()), ptr(g.length())
+		} else {
+			res.Length = ptr(g.length())
+		}
+	case ellipseGeom:
+		ea := g.arc()
+		if g.full() {
+			a := g.major.len()
+			res.Area, res.Perimeter = ptr(math.Pi*a*a*g.ratio), ptr(ea.length())
+		} else {
+			res.Length = ptr(ea.length())
+		}
+	default:
+		return nil, failed("entity %s is a %s: it has no length, area or perimeter", formatHandle(e.handle), typeName(e.geom.kind()))
+	}
+	return res, nil
+}

@@ -1,0 +1,257 @@
+package core
+
+import (
+	"errors"
+	"math"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// ref is the optional reference point of the exact-point tools.
+func ref(x, y *float64) (vec, bool) {
+	if x == nil || y == nil {
+		return vec{}, false
+	}
+	return vec{*x, *y}, true
+}
+
+// refArgs checks that ref_x and ref_y come together.
+func refArgs(x, y *float64) error {
+	switch {
+	case x != nil && y == nil:
+		return invalidArgs("/ref_y", reasonMissing, "ref_x and ref_y go together")
+	case x == nil && y != nil:
+		return invalidArgs("/ref_x", reasonMissing, "ref_x and ref_y go together")
+	}
+	return nil
+}
+
+// pick chooses among candidates: the one nearest the reference point, or
+// without one the first in the entity's natural order (line start before
+// end, arcs counter-clockwise from their start, quadrants from 0°,
+// polyline pieces in vertex order).
+func pick(cands []vec, r vec, hasRef bool) vec {
+	if !hasRef {
+		return cands[0]
+	}
+	p, _ := nearestTo(cands, r)
+	return p
+}
+
+// pointFromSnap finds an exact point on an entity. Candidates by snap:
+//
+//	end     line ends, arc and elliptical-arc ends, polyline vertices
+//	mid     midpoints of lines, arcs, polyline pieces (bulge arcs at their
+//	        middle), elliptical arcs (by length)
+//	center  centres of circles, arcs, ellipses, polyline bulge arcs
+//	quad    points at 0°, 90°, 180°, 270° of circles and arcs, axis ends of
+//	        ellipses, where they lie on the entity
+//	perp    feet of perpendiculars from the reference point that lie on the
+//	        entity (needs ref_x, ref_y)
+//	near    the nearest point of the entity (needs ref_x, ref_y)
+//
+// A point's location and a text's insertion point answer every snap. The
+// chosen candidate is the one nearest the reference point (see pick). No
+// candidate fails.
+func pointFromSnap(c *call, a *enginev1.PointFromSnapArgs) (*enginev1.PointFromSnapResult, error) {
+	if err := refArgs(a.RefX, a.RefY); err != nil {
+		return nil, err
+	}
+	e, err := c.entity("/handle", a.Handle)
+	if err != nil {
+		return nil, err
+	}
+	r, hasRef := ref(a.RefX, a.RefY)
+	if !hasRef && (a.Snap == enginev1.SnapKind_SNAP_KIND_PERP || a.Snap == enginev1.SnapKind_SNAP_KIND_NEAR) {
+		return nil, invalidArgs("/ref_x", reasonMissing, "snap %s needs ref_x and ref_y", snapName(a.Snap))
+	}
+	cands := snapCandidates(e.geom, a.Snap, r)
+	if len(cands) == 0 {
+		return nil, failed("entity %s (%s) has no %s point", formatHandle(e.handle), typeName(e.geom.kind()), snapName(a.Snap))
+	}
+	p := pick(cands, r, hasRef)
+	return &enginev1.PointFromSnapResult{X: p.X, Y: p.Y}, nil
+}
+
+func snapName(s enginev1.SnapKind) string {
+	return enumName(s.Descriptor().Values().ByNumber(s.Number()))
+}
+
+func snapCandidates(g geometry, kind enginev1.SnapKind, r vec) []vec {
+	switch g := g.(type) {
+	case pointGeom:
+		return []vec{g.p}
+	case textGeom:
+		return []vec{g.p}
+	}
+	var out []vec
+	add := func(ps ...vec) {
+		for _, p := range ps {
+			out = appendUnique(out, p)
+		}
+	}
+	for _, p := range g.prims() {
+		switch p := p.(type) {
+		case segment:
+			switch kind {
+			case enginev1.SnapKind_SNAP_KIND_END:
+				add(p.a, p.b)
+			case enginev1.SnapKind_SNAP_KIND_MID:
+				add(p.a.mid(p.b))
+			case enginev1.SnapKind_SNAP_KIND_PERP:
+				d := p.b.sub(p.a)
+				t := r.sub(p.a).dot(d) / d.dot(d)
+				tol := tolAt(d.len()) / d.len()
+				if t >= -tol && t <= 1+tol {
+					add(p.a.add(d.mul(t)))
+				}
+			case enginev1.SnapKind_SNAP_KIND_NEAR:
+				q, _ := p.closest(r)
+				add(q)
+			}
+		case arc:
+			switch kind {
+			case enginev1.SnapKind_SNAP_KIND_END:
+				if !p.full() {
+					add(p.first(), p.last())
+				}
+			case enginev1.SnapKind_SNAP_KIND_MID:
+				if !p.full() {
+					add(p.at(p.start + p.sweep/2))
+				}
+			case enginev1.SnapKind_SNAP_KIND_CENTER:
+				add(p.c)
+			case enginev1.SnapKind_SNAP_KIND_QUAD:
+				add(p.quadrants()...)
+			case enginev1.SnapKind_SNAP_KIND_PERP:
+				if d := r.sub(p.c); d.len() > tolAt(p.r) {
+					for _, t := range []float64{d.angle(), d.angle() + math.Pi} {
+						if p.has(t) {
+							add(p.at(t))
+						}
+					}
+				}
+			case enginev1.SnapKind_SNAP_KIND_NEAR:
+				add(p.closest(r))
+			}
+		case ellipseArc:
+			switch kind {
+			case enginev1.SnapKind_SNAP_KIND_END:
+				if !p.full() {
+					add(p.at(p.start), p.at(p.start+p.sweep))
+				}
+			case enginev1.SnapKind_SNAP_KIND_MID:
+				if !p.full() {
+					add(p.at(p.paramAtLength(p.length() / 2)))
+				}
+			case enginev1.SnapKind_SNAP_KIND_CENTER:
+				add(p.c)
+			case enginev1.SnapKind_SNAP_KIND_QUAD:
+				add(p.quadrants()...)
+			case enginev1.SnapKind_SNAP_KIND_PERP:
+				for _, t := range p.feet(r) {
+					add(p.at(t))
+				}
+			case enginev1.SnapKind_SNAP_KIND_NEAR:
+				add(p.closest(r))
+			}
+		}
+	}
+	return out
+}
+
+// pointIntersection intersects two entities made of lines, circles, arcs
+// (within their sweep), polylines (piece by piece, bulges included) and
+// ellipses with straight pieces. It answers the intersection nearest the
+// reference point (or the first found) and how many distinct ones there
+// are; curves that overlap along a stretch, or that do not meet, fail.
+func pointIntersection(c *call, a *enginev1.PointIntersectionArgs) (*enginev1.PointIntersectionResult, error) {
+	if err := refArgs(a.RefX, a.RefY); err != nil {
+		return nil, err
+	}
+	e1, err := c.entity("/handle1", a.Handle1)
+	if err != nil {
+		return nil, err
+	}
+	e2, err := c.entity("/handle2", a.Handle2)
+	if err != nil {
+		return nil, err
+	}
+	if e1 == e2 {
+		return nil, invalidArgs("/handle2", reasonInvalid, "handle1 and handle2 name the same entity")
+	}
+	for _, e := range []*entity{e1, e2} {
+		if len(e.geom.prims()) == 0 {
+			return nil, failed("entity %s is a %s, which has no curve to intersect", formatHandle(e.handle), typeName(e.geom.kind()))
+		}
+	}
+	pts, err := intersectEntities(e1, e2)
+	if err != nil {
+		return nil, err
+	}
+	if len(pts) == 0 {
+		return nil, failed("entities %s and %s do not intersect", formatHandle(e1.handle), formatHandle(e2.handle))
+	}
+	r, hasRef := ref(a.RefX, a.RefY)
+	p := pick(pts, r, hasRef)
+	return &enginev1.PointIntersectionResult{X: p.X, Y: p.Y, Count: int32(len(pts))}, nil
+}
+
+func intersectEntities(e1, e2 *entity) ([]vec, error) {
+	var pts []vec
+	for _, p := range e1.geom.prims() {
+		for _, q := range e2.geom.prims() {
+			found, err := intersect(p, q)
+			switch {
+			case errors.Is(err, errOverlap):
+				return nil, failed("entities %s and %s overlap along a stretch: their intersections are not points", formatHandle(e1.handle), formatHandle(e2.handle))
+			case errors.Is(err, errUnsupportedPair):
+				return nil, unsupported("intersection_ellipse_curve", "intersecting an ellipse with a curve other than a straight piece is not implemented")
+			case err != nil:
+				return nil, err
+			}
+			for _, f := range found {
+				pts = appendUnique(pts, f)
+			}
+		}
+	}
+	return pts, nil
+}
+
+// pointTangent finds where a line from (from_x, from_y) touches a circle or
+// arc: two points from outside (for an arc, those on its sweep), the from
+// point itself when it lies on the curve, none from inside (which fails).
+// It answers the one nearest the reference point, or else the one
+// counter-clockwise of the direction from the centre to the from point.
+func pointTangent(c *call, a *enginev1.PointTangentArgs) (*enginev1.PointTangentResult, error) {
+	if err := refArgs(a.RefX, a.RefY); err != nil {
+		return nil, err
+	}
+	e, err := c.entity("/handle", a.Handle)
+	if err != nil {
+		return nil, err
+	}
+	from := vec{a.FromX, a.FromY}
+	var pts []vec
+	switch g := e.geom.(type) {
+	case circleGeom:
+		pts = tangentPoints(g.c, g.r, from)
+	case arcGeom:
+		ar := g.arc()
+		for _, p := range tangentPoints(g.c, g.r, from) {
+			if ar.has(p.sub(g.c).angle()) {
+				pts = append(pts, p)
+			}
+		}
+	case ellipseGeom:
+		return nil, unsupported("tangent_ellipse", "tangents to ellipses are not implemented")
+	default:
+		return nil, failed("entity %s is a %s: point_tangent works on circles and arcs", formatHandle(e.handle), typeName(e.geom.kind()))
+	}
+	if len(pts) == 0 {
+		return nil, failed("no tangent from (%g, %g) touches entity %s", a.FromX, a.FromY, formatHandle(e.handle))
+	}
+	r, hasRef := ref(a.RefX, a.RefY)
+	p := pick(pts, r, hasRef)
+	return &enginev1.PointTangentResult{X: p.X, Y: p.Y, Count: int32(len(pts))}, nil
+}

@@ -1,0 +1,250 @@
+package core
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// sqliteStore is a Store in a SQLite file. One connection serves every
+// call: SQLite has a single writer anyway, and BEGIN IMMEDIATE on one
+// connection never meets SQLITE_BUSY from this process.
+type sqliteStore struct {
+	db *sql.DB
+}
+
+const sqliteSchema = `
+CREATE TABLE IF NOT EXISTS documents (
+	id            TEXT PRIMARY KEY,
+	name          TEXT NOT NULL,
+	units         INTEGER NOT NULL,
+	created_at    INTEGER NOT NULL, -- Unix nanoseconds
+	revision      INTEGER NOT NULL,
+	next_handle   INTEGER NOT NULL,
+	current_layer TEXT NOT NULL,
+	layers        TEXT NOT NULL,    -- JSON array of LayerRecord
+	content_hash  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entities (
+	document_id TEXT NOT NULL REFERENCES documents(id),
+	handle      INTEGER NOT NULL,
+	data        BLOB NOT NULL,      -- canonical encoding, see encoding.go
+	PRIMARY KEY (document_id, handle)
+) WITHOUT ROWID;
+PRAGMA user_version = 1;
+`
+
+func openSQLite(path string) (Store, error) {
+	if path == "" {
+		return nil, fmt.Errorf("store sqlite: empty path")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("store sqlite: %w", err)
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store sqlite %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetConnMaxIdleTime(0)
+	db.SetConnMaxLifetime(0)
+	ctx := context.Background()
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store sqlite %s: %w", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		db.Close()
+		return nil, fmt.Errorf("store sqlite %s: journal mode is %s, want wal", path, mode)
+	}
+	if _, err := db.ExecContext(ctx, sqliteSchema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store sqlite %s: schema: %w", path, err)
+	}
+	return &sqliteStore{db: db}, nil
+}
+
+func (*sqliteStore) Kind() string { return "sqlite" }
+
+func (s *sqliteStore) Close() error { return s.db.Close() }
+
+func (s *sqliteStore) Load(ctx context.Context, fn func(*DocumentRecord, []EntityRecord) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash FROM documents ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("load documents: %w", err)
+	}
+	var docs []*DocumentRecord
+	for rows.Next() {
+		var (
+			d       DocumentRecord
+			units   int32
+			created int64
+			next    int64
+			layers  string
+		)
+		if err := rows.Scan(&d.ID, &d.Name, &units, &created, &d.Revision, &next, &d.CurrentLayer, &layers, &d.ContentHash); err != nil {
+			rows.Close()
+			return fmt.Errorf("load documents: %w", err)
+		}
+		d.Units = enginev1.Units(units)
+		d.CreatedAt = time.Unix(0, created).UTC()
+		d.NextHandle = uint64(next)
+		if err := json.Unmarshal([]byte(layers), &d.Layers); err != nil {
+			rows.Close()
+			return fmt.Errorf("load document %s: layers: %w", d.ID, err)
+		}
+		docs = append(docs, &d)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("load documents: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load documents: %w", err)
+	}
+	for _, d := range docs {
+		ents, err := s.loadEntities(ctx, d.ID)
+		if err != nil {
+			return err
+		}
+		if err := fn(d, ents); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqliteStore) loadEntities(ctx context.Context, id string) ([]EntityRecord, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT handle, data FROM entities WHERE document_id = ? ORDER BY handle`, id)
+	if err != nil {
+		return nil, fmt.Errorf("load entities of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []EntityRecord
+	for rows.Next() {
+		var (
+			h    int64
+			data []byte
+		)
+		if err := rows.Scan(&h, &data); err != nil {
+			return nil, fmt.Errorf("load entities of %s: %w", id, err)
+		}
+		out = append(out, EntityRecord{Handle: uint64(h), Data: data})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load entities of %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// rowsPerInsert is how many entities one INSERT statement carries; big
+// commits (entity_batch_create) go much faster in chunks than row by row.
+const rowsPerInsert = 200
+
+func (s *sqliteStore) Commit(ctx context.Context, c *Commit) (err error) {
+	layers, err := json.Marshal(c.Document.Layers)
+	if err != nil {
+		return fmt.Errorf("encode layers: %w", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	d := &c.Document
+	if _, err = tx.ExecContext(ctx, `INSERT INTO documents (id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET name = excluded.name, units = excluded.units, revision = excluded.revision,
+			next_handle = excluded.next_handle, current_layer = excluded.current_layer, layers = excluded.layers,
+			content_hash = excluded.content_hash`,
+		d.ID, d.Name, int32(d.Units), d.CreatedAt.UnixNano(), d.Revision, int64(d.NextHandle), d.CurrentLayer, string(layers), d.ContentHash); err != nil {
+		return fmt.Errorf("write document: %w", err)
+	}
+	if len(c.Delete) > 0 {
+		stmt, perr := tx.PrepareContext(ctx, `DELETE FROM entities WHERE document_id = ? AND handle = ?`)
+		if perr != nil {
+			return fmt.Errorf("delete entities: %w", perr)
+		}
+		for _, h := range c.Delete {
+			if _, err = stmt.ExecContext(ctx, d.ID, int64(h)); err != nil {
+				stmt.Close()
+				return fmt.Errorf("delete entity: %w", err)
+			}
+		}
+		stmt.Close()
+	}
+	if err = putEntities(ctx, tx, d.ID, c.Put); err != nil {
+		return err
+	}
+	if err = tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func putEntities(ctx context.Context, tx *sql.Tx, id string, put []EntityRecord) error {
+	insert := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`INSERT OR REPLACE INTO entities (document_id, handle, data) VALUES `)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("(?,?,?)")
+		}
+		return b.String()
+	}
+	var chunk *sql.Stmt
+	defer func() {
+		if chunk != nil {
+			chunk.Close()
+		}
+	}()
+	args := make([]any, 0, 3*rowsPerInsert)
+	for len(put) > 0 {
+		n := min(len(put), rowsPerInsert)
+		args = args[:0]
+		for _, e := range put[:n] {
+			args = append(args, id, int64(e.Handle), e.Data)
+		}
+		var err error
+		if n == rowsPerInsert {
+			if chunk == nil {
+				if chunk, err = tx.PrepareContext(ctx, insert(n)); err != nil {
+					return fmt.Errorf("put entities: %w", err)
+				}
+			}
+			_, err = chunk.ExecContext(ctx, args...)
+		} else {
+			_, err = tx.ExecContext(ctx, insert(n), args...)
+		}
+		if err != nil {
+			return fmt.Errorf("put entities: %w", err)
+		}
+		put = put[n:]
+	}
+	return nil
+}
