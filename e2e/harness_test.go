@@ -116,7 +116,7 @@ var (
 // the engine's.
 func startServices(t *testing.T) (gateway, engine string) {
 	t.Helper()
-	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:")
+	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
 	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr)
 	return g.addr, e.addr
 }

@@ -16,28 +16,31 @@ import (
 	"syscall"
 
 	"github.com/cadbridge/cadbridge/internal/cli"
+	"github.com/cadbridge/cadbridge/internal/telemetry"
 	"github.com/cadbridge/cadbridge/services/cadengine"
 	"github.com/cadbridge/cadbridge/services/gateway"
 )
 
 func main() {
 	var (
-		listen       string
-		engineListen string
-		store        string
+		listen        string
+		engineListen  string
+		store         string
+		metricsListen string
 	)
 	fs := flag.NewFlagSet("cadbridge", flag.ExitOnError)
 	fs.StringVar(&listen, "listen", "127.0.0.1:7400", "gateway HTTP listen address")
 	fs.StringVar(&engineListen, "engine-listen", "127.0.0.1:7401", "engine gRPC listen address")
+	fs.StringVar(&metricsListen, "engine-metrics-listen", "127.0.0.1:7402", "engine /metrics HTTP address (empty: off)")
 	fs.StringVar(&store, "store", "sqlite:data/cadengine.db", "engine store: sqlite:PATH or memory:")
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := slog.New(telemetry.LogHandler(slog.NewTextHandler(os.Stderr, nil)))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, log, listen, engineListen, store); err != nil {
+	if err := run(ctx, log, listen, engineListen, metricsListen, store); err != nil {
 		log.Error("cadbridge stopped", "error", err)
 		os.Exit(1)
 	}
@@ -45,24 +48,41 @@ func main() {
 
 // run starts the engine, then the gateway pointed at it; when either stops,
 // the other is stopped too.
-func run(ctx context.Context, log *slog.Logger, listen, engineListen, store string) error {
+func run(ctx context.Context, log *slog.Logger, listen, engineListen, metricsListen, store string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	engineLis, err := net.Listen("tcp", engineListen)
 	if err != nil {
 		return fmt.Errorf("engine listen: %w", err)
 	}
-	engine, err := cadengine.New(cadengine.Config{Listen: engineListen, Store: store, Logger: log.With("service", "cadengine")})
+	engineTel, err := telemetry.FromEnv(ctx, "cadengine")
+	if err != nil {
+		return err
+	}
+	defer engineTel.Shutdown(context.WithoutCancel(ctx))
+	gatewayTel, err := telemetry.FromEnv(ctx, "gateway")
+	if err != nil {
+		return err
+	}
+	defer gatewayTel.Shutdown(context.WithoutCancel(ctx))
+	engine, err := cadengine.New(cadengine.Config{
+		Listen:        engineListen,
+		Store:         store,
+		MetricsListen: metricsListen,
+		Logger:        log.With("service", "cadengine"),
+		Telemetry:     engineTel,
+	})
 	if err != nil {
 		engineLis.Close()
 		return err
 	}
 	gw, err := gateway.New(gateway.Config{
-		Listen: listen,
-		Engine: engineLis.Addr().String(),
-		Logger: log.With("service", "gateway"),
+		Listen:    listen,
+		Engine:    engineLis.Addr().String(),
+		Logger:    log.With("service", "gateway"),
+		Telemetry: gatewayTel,
 		Listening: func(addr net.Addr) {
-			fmt.Printf("cadbridge is running\n  JSON-RPC  ws://%s/rpc  (and POST http://%s/rpc)\n  OpenRPC   http://%s/openrpc.json\n  gRPC      %s (engine, store %s)\n", addr, addr, addr, engineLis.Addr(), store)
+			fmt.Printf("cadbridge is running\n  JSON-RPC  ws://%s/rpc  (and POST http://%s/rpc)\n  REST      http://%s/v1/  (OpenAPI http://%s/openapi.json)\n  OpenRPC   http://%s/openrpc.json\n  gRPC      %s (engine, store %s)\n  metrics   http://%s/metrics, http://%s/metrics\n", addr, addr, addr, addr, addr, engineLis.Addr(), store, addr, metricsListen)
 		},
 	})
 	if err != nil {

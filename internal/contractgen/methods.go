@@ -29,9 +29,11 @@ type method struct {
 	result        *protogen.Message // nil for notifications and events
 }
 
-// takesMeta reports whether the method's params may carry "_meta".
+// takesMeta reports whether the method's params may carry "_meta": every
+// call does, in both directions (server requests carry the trace context
+// back to the client).
 func (m method) takesMeta() bool {
-	return m.direction == clientToServer && !m.notification
+	return !m.notification && !m.event
 }
 
 func (g *generator) declaredMethods(f *protogen.File) ([]method, error) {

@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"google.golang.org/grpc"
@@ -18,6 +20,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/telemetry"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
 )
 
@@ -30,10 +33,16 @@ type Config struct {
 	// Reflection turns gRPC server reflection on even when Listen is not a
 	// loopback address (it is always on for loopback).
 	Reflection bool
+	// MetricsListen is the HTTP address of /metrics (Prometheus text),
+	// /healthz and /readyz; empty means none.
+	MetricsListen string
 	// DrainTimeout bounds a graceful stop; 0 means 10 s.
 	DrainTimeout time.Duration
 	// Logger receives the engine's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Telemetry receives the engine's traces and metrics; nil records
+	// nothing.
+	Telemetry *telemetry.Providers
 	// Listening, if set, is called with the bound address once the engine
 	// accepts connections.
 	Listening func(addr net.Addr)
@@ -51,6 +60,7 @@ type Server struct {
 	sessions *sessions
 	health   *health.Server
 	grpc     *grpc.Server
+	obs      *observability
 }
 
 // New opens the store and loads the documents.
@@ -71,15 +81,22 @@ func New(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("load documents: %w", err)
 	}
+	sess := newSessions(time.Now)
+	obs, err := newObservability(cfg.Telemetry, sess)
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
 	s := &Server{
+		obs:      obs,
 		cfg:      cfg,
 		log:      log,
 		store:    store,
 		core:     eng,
-		sessions: newSessions(time.Now),
+		sessions: sess,
 		health:   health.NewServer(),
 	}
-	s.grpc = grpc.NewServer()
+	s.grpc = grpc.NewServer(obs.grpcStats())
 	enginev1.RegisterEngineServiceServer(s.grpc, s)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	return s, nil
@@ -94,6 +111,14 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	}
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	s.health.SetServingStatus(enginev1.EngineService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	if s.cfg.MetricsListen != "" {
+		stop, err := s.serveMetrics(s.cfg.MetricsListen)
+		if err != nil {
+			s.close()
+			return err
+		}
+		defer stop()
+	}
 	if s.cfg.Listening != nil {
 		s.cfg.Listening(lis.Addr())
 	}
@@ -148,4 +173,35 @@ func Run(ctx context.Context, cfg Config) error {
 func isLoopback(addr net.Addr) bool {
 	tcp, ok := addr.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
+}
+
+// serveMetrics serves /metrics, /healthz and /readyz over HTTP on addr and
+// returns the function that stops it.
+func (s *Server) serveMetrics(addr string) (func(), error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listen: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.obs.providers.Metrics)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		resp, err := s.health.Check(r.Context(), &healthpb.HealthCheckRequest{})
+		if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.Serve(lis)
+	}()
+	s.log.Info("metrics listening", "addr", lis.Addr().String())
+	return func() {
+		srv.Close()
+		<-done
+	}, nil
 }

@@ -229,6 +229,7 @@ func (s *session) ask(ctx context.Context, frame *enginev1.ServerRequest, params
 	if !s.declared(frame.GetMethod()) {
 		return nil, errNotDeclared
 	}
+	// 128 random bits: unique across sessions, gateways and restarts.
 	frame.Id = "srq-" + randomHex(16)
 	data, err := contract.ToStruct(params)
 	if err != nil {

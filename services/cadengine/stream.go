@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -53,7 +54,11 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 			go func() {
 				defer calls.Done()
 				defer st.finish(f.Call.GetCallId())
+				name := callName(f.Call)
+				callCtx, span := s.obs.startCall(callCtx, f.Call.GetTraceContext(), name)
+				start := time.Now()
 				resp, err := s.dispatch(callCtx, st, f.Call)
+				s.obs.endCall(callCtx, span, name, start, err)
 				st.reply(f.Call.GetCallId(), resp, err)
 			}()
 		case *enginev1.SessionRequest_Cancel:
@@ -174,4 +179,13 @@ func (st *streamState) reply(id uint64, resp proto.Message, err error) {
 	if err := st.send(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: result}}); err != nil {
 		st.server.log.Debug("send result", "call_id", id, "error", err)
 	}
+}
+
+// callName names a call by its request field ("call_tool").
+func callName(call *enginev1.SessionCall) string {
+	m := call.ProtoReflect()
+	if fd := m.WhichOneof(m.Descriptor().Oneofs().ByName("request")); fd != nil {
+		return string(fd.Name())
+	}
+	return "unknown"
 }

@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	otelcodes "go.opentelemetry.io/otel/codes"
 
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -23,6 +27,7 @@ import (
 type clientConn struct {
 	gw        *Gateway
 	principal string
+	headers   http.Header // of the HTTP request that opened the connection; nil for stdio
 
 	// rpc is the JSON-RPC connection, for server requests and events; nil
 	// on HTTP POST, where none are possible.
@@ -38,12 +43,20 @@ type clientConn struct {
 	wg       sync.WaitGroup // server-request relays
 }
 
-func (gw *Gateway) newClientConn(principal string) *clientConn {
-	return &clientConn{gw: gw, principal: principal, relays: map[string]context.CancelFunc{}, replayed: map[string]string{}}
+func (gw *Gateway) newClientConn(principal string, headers http.Header) *clientConn {
+	return &clientConn{gw: gw, principal: principal, headers: headers, relays: map[string]context.CancelFunc{}, replayed: map[string]string{}}
 }
 
-// Handle implements jsonrpc.Handler.
+// Handle implements jsonrpc.Handler: one traced JSON-RPC call.
 func (c *clientConn) Handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	ctx, span := c.gw.obs.startCall(ctx, c.headers, req)
+	start := time.Now()
+	result, err := c.handle(ctx, req)
+	c.gw.obs.endCall(ctx, span, req.Method, start, err)
+	return result, err
+}
+
+func (c *clientConn) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	r := c.gw.routes.byName[req.Method]
 	if r == nil {
 		return nil, methodNotFound(req.Method)
@@ -60,7 +73,7 @@ func (c *clientConn) Handle(ctx context.Context, req *jsonrpc.Request) (any, err
 	case gatewayv1.MethodCancelRequest:
 		return nil, nil // the jsonrpc.Conn handles cancellation itself
 	}
-	result, err := c.relay(ctx, r, params, meta)
+	result, err := c.relay(ctx, r, params)
 	if err != nil {
 		return nil, rpcError(err, operationID(params, meta))
 	}
@@ -69,8 +82,8 @@ func (c *clientConn) Handle(ctx context.Context, req *jsonrpc.Request) (any, err
 
 // relay sends params as a SessionCall and returns the engine's response
 // encoded as wire JSON.
-func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message, meta map[string]any) (json.RawMessage, error) {
-	resp, err := c.callEngine(ctx, r.relay, params, meta)
+func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message) (json.RawMessage, error) {
+	resp, err := c.callEngine(ctx, r.relay, params)
 	if err != nil {
 		return nil, err
 	}
@@ -87,15 +100,18 @@ func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message, 
 
 // callEngine sends one call on the connection's stream and returns the
 // message of the result's response field.
-func (c *clientConn) callEngine(ctx context.Context, field protoreflect.FieldDescriptor, params proto.Message, meta map[string]any) (proto.Message, error) {
+func (c *clientConn) callEngine(ctx context.Context, field protoreflect.FieldDescriptor, params proto.Message) (proto.Message, error) {
 	stream, err := c.engineStream(ctx)
 	if err != nil {
 		return nil, err
 	}
-	call := &enginev1.SessionCall{TraceContext: traceContext(meta)}
+	ctx, span, carrier := c.gw.obs.startFrame(ctx, string(field.Name()))
+	defer span.End()
+	call := &enginev1.SessionCall{TraceContext: carrier}
 	call.ProtoReflect().Set(field, protoreflect.ValueOfMessage(params.ProtoReflect()))
 	result, err := stream.call(ctx, call)
 	if err != nil {
+		span.SetStatus(otelcodes.Error, err.Error())
 		return nil, err
 	}
 	if e := result.GetError(); e != nil {
@@ -219,7 +235,7 @@ func (c *clientConn) notify(ctx context.Context, method string, params proto.Mes
 
 func (c *clientConn) systemStatus(ctx context.Context) (any, error) {
 	field := (&enginev1.SessionCall{}).ProtoReflect().Descriptor().Fields().ByName("get_system_status")
-	resp, err := c.callEngine(ctx, field, &enginev1.GetSystemStatusRequest{}, nil)
+	resp, err := c.callEngine(ctx, field, &enginev1.GetSystemStatusRequest{})
 	if err != nil {
 		return nil, rpcError(err, "")
 	}
@@ -243,16 +259,6 @@ func (c *clientConn) close(reason string) {
 		s.close(reason)
 	}
 	c.wg.Wait()
-}
-
-func traceContext(meta map[string]any) map[string]string {
-	tc := map[string]string{}
-	for _, k := range []string{"traceparent", "tracestate"} {
-		if v, ok := meta[k].(string); ok {
-			tc[k] = v
-		}
-	}
-	return tc
 }
 
 // operationID is the call's operation id, from params or _meta.

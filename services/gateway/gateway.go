@@ -21,6 +21,7 @@ import (
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+	"github.com/cadbridge/cadbridge/internal/telemetry"
 )
 
 // version is reported by system.status.
@@ -55,6 +56,9 @@ type Config struct {
 	DrainTimeout time.Duration
 	// Logger receives the gateway's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Telemetry receives the gateway's traces and metrics; nil records
+	// nothing.
+	Telemetry *telemetry.Providers
 	// Listening, if set, is called with the bound address once the gateway
 	// accepts connections.
 	Listening func(addr net.Addr)
@@ -71,6 +75,7 @@ type Gateway struct {
 	tokens        tokens
 	conn          *grpc.ClientConn
 	engine        enginev1.EngineServiceClient
+	obs           *observability
 
 	connections atomic.Int64
 	ready       atomic.Bool
@@ -118,7 +123,11 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server requests: %w", err)
 	}
-	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	obs, err := newObservability(cfg.Telemetry)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(insecure.NewCredentials()), obs.grpcStats())
 	if err != nil {
 		return nil, fmt.Errorf("engine %q: %w", cfg.Engine, err)
 	}
@@ -131,6 +140,7 @@ func New(cfg Config) (*Gateway, error) {
 		tokens:        toks,
 		conn:          conn,
 		engine:        enginev1.NewEngineServiceClient(conn),
+		obs:           obs,
 	}
 	gw.ready.Store(true)
 	return gw, nil
@@ -165,6 +175,7 @@ func (gw *Gateway) Handler(ctx context.Context) (http.Handler, error) {
 	mux.HandleFunc("POST /rpc", gw.withAuth(gw.servePost))
 	mux.HandleFunc("GET /openrpc.json", serveJSON(gatewayv1.OpenRPC))
 	mux.HandleFunc("GET /openapi.json", serveJSON(enginev1.OpenAPI))
+	mux.Handle("GET /metrics", gw.obs.providers.Metrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok\n")
 	})
@@ -236,14 +247,17 @@ func Run(ctx context.Context, cfg Config) error {
 // until the input ends or ctx is cancelled.
 func (gw *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	stream := jsonrpc.NewLineStream(r, w, jsonrpc.LineStreamOptions{MaxLineSize: int(gw.cfg.ReadLimit)})
-	return gw.serveConn(ctx, stream, localPrincipal)
+	return gw.serveConn(ctx, stream, localPrincipal, nil)
 }
 
 // serveConn serves one long-lived JSON-RPC connection.
-func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, principal string) error {
+// headers are the HTTP headers of the connection's upgrade, nil for stdio.
+func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, principal string, headers http.Header) error {
 	gw.connections.Add(1)
 	defer gw.connections.Add(-1)
-	cc := gw.newClientConn(principal)
+	gw.obs.connections.Add(ctx, 1)
+	defer gw.obs.connections.Add(context.WithoutCancel(ctx), -1)
+	cc := gw.newClientConn(principal, headers)
 	defer cc.close("client_closed")
 	rpc := jsonrpc.NewConn(ctx, stream, jsonrpc.ConnOptions{
 		Handler:  cc,

@@ -70,6 +70,9 @@ func (c *clientConn) relayServerRequest(ctx context.Context, sr *enginev1.Server
 		c.gw.log.Error("encode server request", "id", sr.GetId(), "error", err)
 		return
 	}
+	data = withMeta(data, sr.GetTraceContext())
+	c.gw.obs.serverReqOpen.Add(ctx, 1)
+	defer c.gw.obs.serverReqOpen.Add(context.WithoutCancel(ctx), -1)
 	var raw json.RawMessage
 	err = rpc.Call(ctx, jsonrpc.StringID(sr.GetId()), sr.GetMethod(), json.RawMessage(data), &raw)
 	if ctx.Err() != nil {
@@ -120,4 +123,21 @@ func decodeAnswer(m *serverMethod, raw json.RawMessage) (proto.Message, error) {
 	}
 	msg := m.info.Result.ProtoReflect().New().Interface()
 	return msg, contract.Decode(v, msg)
+}
+
+// withMeta adds "_meta" with the trace context to encoded params, so the
+// client can continue the engine's trace.
+func withMeta(params []byte, traceContext map[string]string) []byte {
+	if len(traceContext) == 0 || len(params) < 2 {
+		return params
+	}
+	m, err := json.Marshal(traceContext)
+	if err != nil {
+		return params
+	}
+	out := append([]byte(`{"_meta":`), m...)
+	if string(params) != "{}" {
+		out = append(out, ',')
+	}
+	return append(out, params[1:]...)
 }

@@ -29,7 +29,7 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 	defer cancel()
 	stream := newWSStream(ctx, c, gw.cfg)
 	defer stream.wait()
-	if err := gw.serveConn(ctx, stream, principal); err != nil {
+	if err := gw.serveConn(ctx, stream, principal, r.Header); err != nil {
 		gw.log.Debug("websocket connection ended", "error", err)
 	}
 	stream.Close()
@@ -134,7 +134,7 @@ func (gw *Gateway) servePost(w http.ResponseWriter, r *http.Request, principal s
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	cc := gw.newClientConn(principal)
+	cc := gw.newClientConn(principal, r.Header)
 	defer cc.close("request_done")
 	resp := jsonrpc.ServePayload(r.Context(), body, cc, gw.cfg.MaxBatch)
 	if resp == nil {

@@ -1488,9 +1488,7 @@ type ApprovalParams struct {
 	// A sentence for the user.
 	Summary string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
 	// What it touches.
-	Affected *Affected `protobuf:"bytes,5,opt,name=affected,proto3" json:"affected,omitempty"`
-	// Trace context (traceparent, tracestate).
-	Meta          map[string]string `protobuf:"bytes,6,rep,name=meta,proto3" json:"meta,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Affected      *Affected `protobuf:"bytes,5,opt,name=affected,proto3" json:"affected,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1560,13 +1558,6 @@ func (x *ApprovalParams) GetAffected() *Affected {
 	return nil
 }
 
-func (x *ApprovalParams) GetMeta() map[string]string {
-	if x != nil {
-		return x.Meta
-	}
-	return nil
-}
-
 // ApprovalResult is the client's answer.
 type ApprovalResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1621,9 +1612,7 @@ type PickPointParams struct {
 	// Prompt for the user.
 	Prompt string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
 	// Base point.
-	Base *Point `protobuf:"bytes,3,opt,name=base,proto3,oneof" json:"base,omitempty"`
-	// Trace context.
-	Meta          map[string]string `protobuf:"bytes,4,rep,name=meta,proto3" json:"meta,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Base          *Point `protobuf:"bytes,3,opt,name=base,proto3,oneof" json:"base,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1675,13 +1664,6 @@ func (x *PickPointParams) GetPrompt() string {
 func (x *PickPointParams) GetBase() *Point {
 	if x != nil {
 		return x.Base
-	}
-	return nil
-}
-
-func (x *PickPointParams) GetMeta() map[string]string {
-	if x != nil {
-		return x.Meta
 	}
 	return nil
 }
@@ -1751,9 +1733,7 @@ type PickEntitiesParams struct {
 	// Only these types.
 	Filter []EntityType `protobuf:"varint,3,rep,packed,name=filter,proto3,enum=cad.engine.v1.EntityType" json:"filter,omitempty"`
 	// At most this many.
-	Max *int32 `protobuf:"varint,4,opt,name=max,proto3,oneof" json:"max,omitempty"`
-	// Trace context.
-	Meta          map[string]string `protobuf:"bytes,5,rep,name=meta,proto3" json:"meta,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Max           *int32 `protobuf:"varint,4,opt,name=max,proto3,oneof" json:"max,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1814,13 +1794,6 @@ func (x *PickEntitiesParams) GetMax() int32 {
 		return *x.Max
 	}
 	return 0
-}
-
-func (x *PickEntitiesParams) GetMeta() map[string]string {
-	if x != nil {
-		return x.Meta
-	}
-	return nil
 }
 
 // PickEntitiesResult is the picked handles.
@@ -2045,43 +2018,31 @@ const file_cad_engine_v1_session_proto_rawDesc = "" +
 	"\x14CloseSessionResponse\":\n" +
 	"\bAffected\x12\x14\n" +
 	"\x05count\x18\x01 \x01(\x03R\x05count\x12\x18\n" +
-	"\ahandles\x18\x02 \x03(\tR\ahandles\"\xab\x02\n" +
+	"\ahandles\x18\x02 \x03(\tR\ahandles\"\xb5\x01\n" +
 	"\x0eApprovalParams\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12!\n" +
 	"\foperation_id\x18\x02 \x01(\tR\voperationId\x12\x12\n" +
 	"\x04tool\x18\x03 \x01(\tR\x04tool\x12\x18\n" +
 	"\asummary\x18\x04 \x01(\tR\asummary\x123\n" +
-	"\baffected\x18\x05 \x01(\v2\x17.cad.engine.v1.AffectedR\baffected\x12;\n" +
-	"\x04meta\x18\x06 \x03(\v2'.cad.engine.v1.ApprovalParams.MetaEntryR\x04meta\x1a7\n" +
-	"\tMetaEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"E\n" +
+	"\baffected\x18\x05 \x01(\v2\x17.cad.engine.v1.AffectedR\baffected\"E\n" +
 	"\x0eApprovalResult\x123\n" +
-	"\bdecision\x18\x01 \x01(\x0e2\x17.cad.engine.v1.DecisionR\bdecision\"\xf7\x01\n" +
+	"\bdecision\x18\x01 \x01(\x0e2\x17.cad.engine.v1.DecisionR\bdecision\"\x80\x01\n" +
 	"\x0fPickPointParams\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12-\n" +
-	"\x04base\x18\x03 \x01(\v2\x14.cad.engine.v1.PointH\x00R\x04base\x88\x01\x01\x12<\n" +
-	"\x04meta\x18\x04 \x03(\v2(.cad.engine.v1.PickPointParams.MetaEntryR\x04meta\x1a7\n" +
-	"\tMetaEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\a\n" +
+	"\x04base\x18\x03 \x01(\v2\x14.cad.engine.v1.PointH\x00R\x04base\x88\x01\x01B\a\n" +
 	"\x05_base\"-\n" +
 	"\x0fPickPointResult\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
-	"\x01y\x18\x02 \x01(\x01R\x01y\"\x97\x02\n" +
+	"\x01y\x18\x02 \x01(\x01R\x01y\"\x9d\x01\n" +
 	"\x12PickEntitiesParams\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x121\n" +
 	"\x06filter\x18\x03 \x03(\x0e2\x19.cad.engine.v1.EntityTypeR\x06filter\x12\x15\n" +
-	"\x03max\x18\x04 \x01(\x05H\x00R\x03max\x88\x01\x01\x12?\n" +
-	"\x04meta\x18\x05 \x03(\v2+.cad.engine.v1.PickEntitiesParams.MetaEntryR\x04meta\x1a7\n" +
-	"\tMetaEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x06\n" +
+	"\x03max\x18\x04 \x01(\x05H\x00R\x03max\x88\x01\x01B\x06\n" +
 	"\x04_max\".\n" +
 	"\x12PickEntitiesResult\x12\x18\n" +
 	"\ahandles\x18\x01 \x03(\tR\ahandles\"\x91\x01\n" +
@@ -2120,7 +2081,7 @@ func file_cad_engine_v1_session_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_session_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cad_engine_v1_session_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_cad_engine_v1_session_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_cad_engine_v1_session_proto_goTypes = []any{
 	(ApprovalPolicy)(0),              // 0: cad.engine.v1.ApprovalPolicy
 	(Decision)(0),                    // 1: cad.engine.v1.Decision
@@ -2153,13 +2114,10 @@ var file_cad_engine_v1_session_proto_goTypes = []any{
 	(*PickEntitiesParams)(nil),       // 28: cad.engine.v1.PickEntitiesParams
 	(*PickEntitiesResult)(nil),       // 29: cad.engine.v1.PickEntitiesResult
 	(*RequestCancelParams)(nil),      // 30: cad.engine.v1.RequestCancelParams
-	nil,                              // 31: cad.engine.v1.ApprovalParams.MetaEntry
-	nil,                              // 32: cad.engine.v1.PickPointParams.MetaEntry
-	nil,                              // 33: cad.engine.v1.PickEntitiesParams.MetaEntry
-	(*timestamppb.Timestamp)(nil),    // 34: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),          // 35: google.protobuf.Struct
-	(*Point)(nil),                    // 36: cad.engine.v1.Point
-	(EntityType)(0),                  // 37: cad.engine.v1.EntityType
+	(*timestamppb.Timestamp)(nil),    // 31: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),          // 32: google.protobuf.Struct
+	(*Point)(nil),                    // 33: cad.engine.v1.Point
+	(EntityType)(0),                  // 34: cad.engine.v1.EntityType
 }
 var file_cad_engine_v1_session_proto_depIdxs = []int32{
 	3,  // 0: cad.engine.v1.CreateSessionRequest.client:type_name -> cad.engine.v1.ClientInfo
@@ -2168,27 +2126,24 @@ var file_cad_engine_v1_session_proto_depIdxs = []int32{
 	3,  // 3: cad.engine.v1.Session.client:type_name -> cad.engine.v1.ClientInfo
 	4,  // 4: cad.engine.v1.Session.capabilities:type_name -> cad.engine.v1.ClientCapabilities
 	0,  // 5: cad.engine.v1.Session.approval_policy:type_name -> cad.engine.v1.ApprovalPolicy
-	34, // 6: cad.engine.v1.Session.created_at:type_name -> google.protobuf.Timestamp
-	35, // 7: cad.engine.v1.OpenServerRequest.params:type_name -> google.protobuf.Struct
-	35, // 8: cad.engine.v1.Event.payload:type_name -> google.protobuf.Struct
+	31, // 6: cad.engine.v1.Session.created_at:type_name -> google.protobuf.Timestamp
+	32, // 7: cad.engine.v1.OpenServerRequest.params:type_name -> google.protobuf.Struct
+	32, // 8: cad.engine.v1.Event.payload:type_name -> google.protobuf.Struct
 	7,  // 9: cad.engine.v1.ResumeSessionResponse.session:type_name -> cad.engine.v1.Session
 	9,  // 10: cad.engine.v1.ResumeSessionResponse.events:type_name -> cad.engine.v1.Event
 	8,  // 11: cad.engine.v1.ResumeSessionResponse.open_requests:type_name -> cad.engine.v1.OpenServerRequest
 	9,  // 12: cad.engine.v1.GetSessionEventsResponse.events:type_name -> cad.engine.v1.Event
 	8,  // 13: cad.engine.v1.GetSessionEventsResponse.open_requests:type_name -> cad.engine.v1.OpenServerRequest
 	23, // 14: cad.engine.v1.ApprovalParams.affected:type_name -> cad.engine.v1.Affected
-	31, // 15: cad.engine.v1.ApprovalParams.meta:type_name -> cad.engine.v1.ApprovalParams.MetaEntry
-	1,  // 16: cad.engine.v1.ApprovalResult.decision:type_name -> cad.engine.v1.Decision
-	36, // 17: cad.engine.v1.PickPointParams.base:type_name -> cad.engine.v1.Point
-	32, // 18: cad.engine.v1.PickPointParams.meta:type_name -> cad.engine.v1.PickPointParams.MetaEntry
-	37, // 19: cad.engine.v1.PickEntitiesParams.filter:type_name -> cad.engine.v1.EntityType
-	33, // 20: cad.engine.v1.PickEntitiesParams.meta:type_name -> cad.engine.v1.PickEntitiesParams.MetaEntry
-	2,  // 21: cad.engine.v1.RequestCancelParams.reason:type_name -> cad.engine.v1.CancelReason
-	22, // [22:22] is the sub-list for method output_type
-	22, // [22:22] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	1,  // 15: cad.engine.v1.ApprovalResult.decision:type_name -> cad.engine.v1.Decision
+	33, // 16: cad.engine.v1.PickPointParams.base:type_name -> cad.engine.v1.Point
+	34, // 17: cad.engine.v1.PickEntitiesParams.filter:type_name -> cad.engine.v1.EntityType
+	2,  // 18: cad.engine.v1.RequestCancelParams.reason:type_name -> cad.engine.v1.CancelReason
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_session_proto_init() }
@@ -2210,7 +2165,7 @@ func file_cad_engine_v1_session_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_session_proto_rawDesc), len(file_cad_engine_v1_session_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   31,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

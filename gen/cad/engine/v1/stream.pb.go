@@ -1083,6 +1083,9 @@ type ServerRequest struct {
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// Wire method: "approval", "pick.point" or "pick.entities".
 	Method string `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
+	// W3C trace context of the wait (traceparent, tracestate); the gateway
+	// passes it to the client in params._meta.
+	TraceContext map[string]string `protobuf:"bytes,3,rep,name=trace_context,json=traceContext,proto3" json:"trace_context,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// The params; the type matches the method.
 	//
 	// Types that are valid to be assigned to Params:
@@ -1137,6 +1140,13 @@ func (x *ServerRequest) GetMethod() string {
 		return x.Method
 	}
 	return ""
+}
+
+func (x *ServerRequest) GetTraceContext() map[string]string {
+	if x != nil {
+		return x.TraceContext
+	}
+	return nil
 }
 
 func (x *ServerRequest) GetParams() isServerRequest_Params {
@@ -1501,15 +1511,19 @@ const file_cad_engine_v1_stream_proto_rawDesc = "" +
 	"\toperation\x18\x18 \x01(\v2\x18.cad.engine.v1.OperationH\x00R\toperation\x12T\n" +
 	"\x11get_system_status\x18\x19 \x01(\v2&.cad.engine.v1.GetSystemStatusResponseH\x00R\x0fgetSystemStatusB\n" +
 	"\n" +
-	"\bresponse\"\x89\x02\n" +
+	"\bresponse\"\x9f\x03\n" +
 	"\rServerRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
-	"\x06method\x18\x02 \x01(\tR\x06method\x12;\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\x12S\n" +
+	"\rtrace_context\x18\x03 \x03(\v2..cad.engine.v1.ServerRequest.TraceContextEntryR\ftraceContext\x12;\n" +
 	"\bapproval\x18\n" +
 	" \x01(\v2\x1d.cad.engine.v1.ApprovalParamsH\x00R\bapproval\x12?\n" +
 	"\n" +
 	"pick_point\x18\v \x01(\v2\x1e.cad.engine.v1.PickPointParamsH\x00R\tpickPoint\x12H\n" +
-	"\rpick_entities\x18\f \x01(\v2!.cad.engine.v1.PickEntitiesParamsH\x00R\fpickEntitiesB\b\n" +
+	"\rpick_entities\x18\f \x01(\v2!.cad.engine.v1.PickEntitiesParamsH\x00R\fpickEntities\x1a?\n" +
+	"\x11TraceContextEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\b\n" +
 	"\x06params\"\xbf\x03\n" +
 	"\x13ServerRequestAnswer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12Y\n" +
@@ -1542,7 +1556,7 @@ func file_cad_engine_v1_stream_proto_rawDescGZIP() []byte {
 	return file_cad_engine_v1_stream_proto_rawDescData
 }
 
-var file_cad_engine_v1_stream_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_cad_engine_v1_stream_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_cad_engine_v1_stream_proto_goTypes = []any{
 	(*SessionRequest)(nil),           // 0: cad.engine.v1.SessionRequest
 	(*SessionResponse)(nil),          // 1: cad.engine.v1.SessionResponse
@@ -1555,46 +1569,47 @@ var file_cad_engine_v1_stream_proto_goTypes = []any{
 	(*CancelCall)(nil),               // 8: cad.engine.v1.CancelCall
 	(*CloseStream)(nil),              // 9: cad.engine.v1.CloseStream
 	nil,                              // 10: cad.engine.v1.SessionCall.TraceContextEntry
-	nil,                              // 11: cad.engine.v1.ServerRequestAnswer.TraceContextEntry
-	(*RequestCancelParams)(nil),      // 12: cad.engine.v1.RequestCancelParams
-	(*Event)(nil),                    // 13: cad.engine.v1.Event
-	(*CreateSessionRequest)(nil),     // 14: cad.engine.v1.CreateSessionRequest
-	(*ResumeSessionRequest)(nil),     // 15: cad.engine.v1.ResumeSessionRequest
-	(*GetSessionEventsRequest)(nil),  // 16: cad.engine.v1.GetSessionEventsRequest
-	(*SubscribeRequest)(nil),         // 17: cad.engine.v1.SubscribeRequest
-	(*InterruptSessionRequest)(nil),  // 18: cad.engine.v1.InterruptSessionRequest
-	(*CloseSessionRequest)(nil),      // 19: cad.engine.v1.CloseSessionRequest
-	(*CallToolRequest)(nil),          // 20: cad.engine.v1.CallToolRequest
-	(*ExecuteBatchRequest)(nil),      // 21: cad.engine.v1.ExecuteBatchRequest
-	(*ListToolsRequest)(nil),         // 22: cad.engine.v1.ListToolsRequest
-	(*CreateDocumentRequest)(nil),    // 23: cad.engine.v1.CreateDocumentRequest
-	(*GetDocumentRequest)(nil),       // 24: cad.engine.v1.GetDocumentRequest
-	(*ListDocumentsRequest)(nil),     // 25: cad.engine.v1.ListDocumentsRequest
-	(*ExportDocumentRequest)(nil),    // 26: cad.engine.v1.ExportDocumentRequest
-	(*ImportDocumentRequest)(nil),    // 27: cad.engine.v1.ImportDocumentRequest
-	(*GetOperationRequest)(nil),      // 28: cad.engine.v1.GetOperationRequest
-	(*GetSystemStatusRequest)(nil),   // 29: cad.engine.v1.GetSystemStatusRequest
-	(*status.Status)(nil),            // 30: google.rpc.Status
-	(*CreateSessionResponse)(nil),    // 31: cad.engine.v1.CreateSessionResponse
-	(*ResumeSessionResponse)(nil),    // 32: cad.engine.v1.ResumeSessionResponse
-	(*GetSessionEventsResponse)(nil), // 33: cad.engine.v1.GetSessionEventsResponse
-	(*SubscribeResponse)(nil),        // 34: cad.engine.v1.SubscribeResponse
-	(*InterruptSessionResponse)(nil), // 35: cad.engine.v1.InterruptSessionResponse
-	(*CloseSessionResponse)(nil),     // 36: cad.engine.v1.CloseSessionResponse
-	(*CallToolResponse)(nil),         // 37: cad.engine.v1.CallToolResponse
-	(*ExecuteBatchResponse)(nil),     // 38: cad.engine.v1.ExecuteBatchResponse
-	(*ListToolsResponse)(nil),        // 39: cad.engine.v1.ListToolsResponse
-	(*DocumentInfo)(nil),             // 40: cad.engine.v1.DocumentInfo
-	(*ListDocumentsResponse)(nil),    // 41: cad.engine.v1.ListDocumentsResponse
-	(*ExportDocumentResponse)(nil),   // 42: cad.engine.v1.ExportDocumentResponse
-	(*Operation)(nil),                // 43: cad.engine.v1.Operation
-	(*GetSystemStatusResponse)(nil),  // 44: cad.engine.v1.GetSystemStatusResponse
-	(*ApprovalParams)(nil),           // 45: cad.engine.v1.ApprovalParams
-	(*PickPointParams)(nil),          // 46: cad.engine.v1.PickPointParams
-	(*PickEntitiesParams)(nil),       // 47: cad.engine.v1.PickEntitiesParams
-	(*ApprovalResult)(nil),           // 48: cad.engine.v1.ApprovalResult
-	(*PickPointResult)(nil),          // 49: cad.engine.v1.PickPointResult
-	(*PickEntitiesResult)(nil),       // 50: cad.engine.v1.PickEntitiesResult
+	nil,                              // 11: cad.engine.v1.ServerRequest.TraceContextEntry
+	nil,                              // 12: cad.engine.v1.ServerRequestAnswer.TraceContextEntry
+	(*RequestCancelParams)(nil),      // 13: cad.engine.v1.RequestCancelParams
+	(*Event)(nil),                    // 14: cad.engine.v1.Event
+	(*CreateSessionRequest)(nil),     // 15: cad.engine.v1.CreateSessionRequest
+	(*ResumeSessionRequest)(nil),     // 16: cad.engine.v1.ResumeSessionRequest
+	(*GetSessionEventsRequest)(nil),  // 17: cad.engine.v1.GetSessionEventsRequest
+	(*SubscribeRequest)(nil),         // 18: cad.engine.v1.SubscribeRequest
+	(*InterruptSessionRequest)(nil),  // 19: cad.engine.v1.InterruptSessionRequest
+	(*CloseSessionRequest)(nil),      // 20: cad.engine.v1.CloseSessionRequest
+	(*CallToolRequest)(nil),          // 21: cad.engine.v1.CallToolRequest
+	(*ExecuteBatchRequest)(nil),      // 22: cad.engine.v1.ExecuteBatchRequest
+	(*ListToolsRequest)(nil),         // 23: cad.engine.v1.ListToolsRequest
+	(*CreateDocumentRequest)(nil),    // 24: cad.engine.v1.CreateDocumentRequest
+	(*GetDocumentRequest)(nil),       // 25: cad.engine.v1.GetDocumentRequest
+	(*ListDocumentsRequest)(nil),     // 26: cad.engine.v1.ListDocumentsRequest
+	(*ExportDocumentRequest)(nil),    // 27: cad.engine.v1.ExportDocumentRequest
+	(*ImportDocumentRequest)(nil),    // 28: cad.engine.v1.ImportDocumentRequest
+	(*GetOperationRequest)(nil),      // 29: cad.engine.v1.GetOperationRequest
+	(*GetSystemStatusRequest)(nil),   // 30: cad.engine.v1.GetSystemStatusRequest
+	(*status.Status)(nil),            // 31: google.rpc.Status
+	(*CreateSessionResponse)(nil),    // 32: cad.engine.v1.CreateSessionResponse
+	(*ResumeSessionResponse)(nil),    // 33: cad.engine.v1.ResumeSessionResponse
+	(*GetSessionEventsResponse)(nil), // 34: cad.engine.v1.GetSessionEventsResponse
+	(*SubscribeResponse)(nil),        // 35: cad.engine.v1.SubscribeResponse
+	(*InterruptSessionResponse)(nil), // 36: cad.engine.v1.InterruptSessionResponse
+	(*CloseSessionResponse)(nil),     // 37: cad.engine.v1.CloseSessionResponse
+	(*CallToolResponse)(nil),         // 38: cad.engine.v1.CallToolResponse
+	(*ExecuteBatchResponse)(nil),     // 39: cad.engine.v1.ExecuteBatchResponse
+	(*ListToolsResponse)(nil),        // 40: cad.engine.v1.ListToolsResponse
+	(*DocumentInfo)(nil),             // 41: cad.engine.v1.DocumentInfo
+	(*ListDocumentsResponse)(nil),    // 42: cad.engine.v1.ListDocumentsResponse
+	(*ExportDocumentResponse)(nil),   // 43: cad.engine.v1.ExportDocumentResponse
+	(*Operation)(nil),                // 44: cad.engine.v1.Operation
+	(*GetSystemStatusResponse)(nil),  // 45: cad.engine.v1.GetSystemStatusResponse
+	(*ApprovalParams)(nil),           // 46: cad.engine.v1.ApprovalParams
+	(*PickPointParams)(nil),          // 47: cad.engine.v1.PickPointParams
+	(*PickEntitiesParams)(nil),       // 48: cad.engine.v1.PickEntitiesParams
+	(*ApprovalResult)(nil),           // 49: cad.engine.v1.ApprovalResult
+	(*PickPointResult)(nil),          // 50: cad.engine.v1.PickPointResult
+	(*PickEntitiesResult)(nil),       // 51: cad.engine.v1.PickEntitiesResult
 }
 var file_cad_engine_v1_stream_proto_depIdxs = []int32{
 	2,  // 0: cad.engine.v1.SessionRequest.open:type_name -> cad.engine.v1.OpenStream
@@ -1605,54 +1620,55 @@ var file_cad_engine_v1_stream_proto_depIdxs = []int32{
 	3,  // 5: cad.engine.v1.SessionResponse.opened:type_name -> cad.engine.v1.StreamOpened
 	5,  // 6: cad.engine.v1.SessionResponse.result:type_name -> cad.engine.v1.SessionCallResult
 	6,  // 7: cad.engine.v1.SessionResponse.server_request:type_name -> cad.engine.v1.ServerRequest
-	12, // 8: cad.engine.v1.SessionResponse.server_request_cancel:type_name -> cad.engine.v1.RequestCancelParams
-	13, // 9: cad.engine.v1.SessionResponse.event:type_name -> cad.engine.v1.Event
+	13, // 8: cad.engine.v1.SessionResponse.server_request_cancel:type_name -> cad.engine.v1.RequestCancelParams
+	14, // 9: cad.engine.v1.SessionResponse.event:type_name -> cad.engine.v1.Event
 	9,  // 10: cad.engine.v1.SessionResponse.close:type_name -> cad.engine.v1.CloseStream
 	10, // 11: cad.engine.v1.SessionCall.trace_context:type_name -> cad.engine.v1.SessionCall.TraceContextEntry
-	14, // 12: cad.engine.v1.SessionCall.create_session:type_name -> cad.engine.v1.CreateSessionRequest
-	15, // 13: cad.engine.v1.SessionCall.resume_session:type_name -> cad.engine.v1.ResumeSessionRequest
-	16, // 14: cad.engine.v1.SessionCall.get_session_events:type_name -> cad.engine.v1.GetSessionEventsRequest
-	17, // 15: cad.engine.v1.SessionCall.subscribe:type_name -> cad.engine.v1.SubscribeRequest
-	18, // 16: cad.engine.v1.SessionCall.interrupt_session:type_name -> cad.engine.v1.InterruptSessionRequest
-	19, // 17: cad.engine.v1.SessionCall.close_session:type_name -> cad.engine.v1.CloseSessionRequest
-	20, // 18: cad.engine.v1.SessionCall.call_tool:type_name -> cad.engine.v1.CallToolRequest
-	21, // 19: cad.engine.v1.SessionCall.execute_batch:type_name -> cad.engine.v1.ExecuteBatchRequest
-	22, // 20: cad.engine.v1.SessionCall.list_tools:type_name -> cad.engine.v1.ListToolsRequest
-	23, // 21: cad.engine.v1.SessionCall.create_document:type_name -> cad.engine.v1.CreateDocumentRequest
-	24, // 22: cad.engine.v1.SessionCall.get_document:type_name -> cad.engine.v1.GetDocumentRequest
-	25, // 23: cad.engine.v1.SessionCall.list_documents:type_name -> cad.engine.v1.ListDocumentsRequest
-	26, // 24: cad.engine.v1.SessionCall.export_document:type_name -> cad.engine.v1.ExportDocumentRequest
-	27, // 25: cad.engine.v1.SessionCall.import_document:type_name -> cad.engine.v1.ImportDocumentRequest
-	28, // 26: cad.engine.v1.SessionCall.get_operation:type_name -> cad.engine.v1.GetOperationRequest
-	29, // 27: cad.engine.v1.SessionCall.get_system_status:type_name -> cad.engine.v1.GetSystemStatusRequest
-	30, // 28: cad.engine.v1.SessionCallResult.error:type_name -> google.rpc.Status
-	31, // 29: cad.engine.v1.SessionCallResult.create_session:type_name -> cad.engine.v1.CreateSessionResponse
-	32, // 30: cad.engine.v1.SessionCallResult.resume_session:type_name -> cad.engine.v1.ResumeSessionResponse
-	33, // 31: cad.engine.v1.SessionCallResult.get_session_events:type_name -> cad.engine.v1.GetSessionEventsResponse
-	34, // 32: cad.engine.v1.SessionCallResult.subscribe:type_name -> cad.engine.v1.SubscribeResponse
-	35, // 33: cad.engine.v1.SessionCallResult.interrupt_session:type_name -> cad.engine.v1.InterruptSessionResponse
-	36, // 34: cad.engine.v1.SessionCallResult.close_session:type_name -> cad.engine.v1.CloseSessionResponse
-	37, // 35: cad.engine.v1.SessionCallResult.call_tool:type_name -> cad.engine.v1.CallToolResponse
-	38, // 36: cad.engine.v1.SessionCallResult.execute_batch:type_name -> cad.engine.v1.ExecuteBatchResponse
-	39, // 37: cad.engine.v1.SessionCallResult.list_tools:type_name -> cad.engine.v1.ListToolsResponse
-	40, // 38: cad.engine.v1.SessionCallResult.document:type_name -> cad.engine.v1.DocumentInfo
-	41, // 39: cad.engine.v1.SessionCallResult.list_documents:type_name -> cad.engine.v1.ListDocumentsResponse
-	42, // 40: cad.engine.v1.SessionCallResult.export_document:type_name -> cad.engine.v1.ExportDocumentResponse
-	43, // 41: cad.engine.v1.SessionCallResult.operation:type_name -> cad.engine.v1.Operation
-	44, // 42: cad.engine.v1.SessionCallResult.get_system_status:type_name -> cad.engine.v1.GetSystemStatusResponse
-	45, // 43: cad.engine.v1.ServerRequest.approval:type_name -> cad.engine.v1.ApprovalParams
-	46, // 44: cad.engine.v1.ServerRequest.pick_point:type_name -> cad.engine.v1.PickPointParams
-	47, // 45: cad.engine.v1.ServerRequest.pick_entities:type_name -> cad.engine.v1.PickEntitiesParams
-	11, // 46: cad.engine.v1.ServerRequestAnswer.trace_context:type_name -> cad.engine.v1.ServerRequestAnswer.TraceContextEntry
-	30, // 47: cad.engine.v1.ServerRequestAnswer.error:type_name -> google.rpc.Status
-	48, // 48: cad.engine.v1.ServerRequestAnswer.approval:type_name -> cad.engine.v1.ApprovalResult
-	49, // 49: cad.engine.v1.ServerRequestAnswer.pick_point:type_name -> cad.engine.v1.PickPointResult
-	50, // 50: cad.engine.v1.ServerRequestAnswer.pick_entities:type_name -> cad.engine.v1.PickEntitiesResult
-	51, // [51:51] is the sub-list for method output_type
-	51, // [51:51] is the sub-list for method input_type
-	51, // [51:51] is the sub-list for extension type_name
-	51, // [51:51] is the sub-list for extension extendee
-	0,  // [0:51] is the sub-list for field type_name
+	15, // 12: cad.engine.v1.SessionCall.create_session:type_name -> cad.engine.v1.CreateSessionRequest
+	16, // 13: cad.engine.v1.SessionCall.resume_session:type_name -> cad.engine.v1.ResumeSessionRequest
+	17, // 14: cad.engine.v1.SessionCall.get_session_events:type_name -> cad.engine.v1.GetSessionEventsRequest
+	18, // 15: cad.engine.v1.SessionCall.subscribe:type_name -> cad.engine.v1.SubscribeRequest
+	19, // 16: cad.engine.v1.SessionCall.interrupt_session:type_name -> cad.engine.v1.InterruptSessionRequest
+	20, // 17: cad.engine.v1.SessionCall.close_session:type_name -> cad.engine.v1.CloseSessionRequest
+	21, // 18: cad.engine.v1.SessionCall.call_tool:type_name -> cad.engine.v1.CallToolRequest
+	22, // 19: cad.engine.v1.SessionCall.execute_batch:type_name -> cad.engine.v1.ExecuteBatchRequest
+	23, // 20: cad.engine.v1.SessionCall.list_tools:type_name -> cad.engine.v1.ListToolsRequest
+	24, // 21: cad.engine.v1.SessionCall.create_document:type_name -> cad.engine.v1.CreateDocumentRequest
+	25, // 22: cad.engine.v1.SessionCall.get_document:type_name -> cad.engine.v1.GetDocumentRequest
+	26, // 23: cad.engine.v1.SessionCall.list_documents:type_name -> cad.engine.v1.ListDocumentsRequest
+	27, // 24: cad.engine.v1.SessionCall.export_document:type_name -> cad.engine.v1.ExportDocumentRequest
+	28, // 25: cad.engine.v1.SessionCall.import_document:type_name -> cad.engine.v1.ImportDocumentRequest
+	29, // 26: cad.engine.v1.SessionCall.get_operation:type_name -> cad.engine.v1.GetOperationRequest
+	30, // 27: cad.engine.v1.SessionCall.get_system_status:type_name -> cad.engine.v1.GetSystemStatusRequest
+	31, // 28: cad.engine.v1.SessionCallResult.error:type_name -> google.rpc.Status
+	32, // 29: cad.engine.v1.SessionCallResult.create_session:type_name -> cad.engine.v1.CreateSessionResponse
+	33, // 30: cad.engine.v1.SessionCallResult.resume_session:type_name -> cad.engine.v1.ResumeSessionResponse
+	34, // 31: cad.engine.v1.SessionCallResult.get_session_events:type_name -> cad.engine.v1.GetSessionEventsResponse
+	35, // 32: cad.engine.v1.SessionCallResult.subscribe:type_name -> cad.engine.v1.SubscribeResponse
+	36, // 33: cad.engine.v1.SessionCallResult.interrupt_session:type_name -> cad.engine.v1.InterruptSessionResponse
+	37, // 34: cad.engine.v1.SessionCallResult.close_session:type_name -> cad.engine.v1.CloseSessionResponse
+	38, // 35: cad.engine.v1.SessionCallResult.call_tool:type_name -> cad.engine.v1.CallToolResponse
+	39, // 36: cad.engine.v1.SessionCallResult.execute_batch:type_name -> cad.engine.v1.ExecuteBatchResponse
+	40, // 37: cad.engine.v1.SessionCallResult.list_tools:type_name -> cad.engine.v1.ListToolsResponse
+	41, // 38: cad.engine.v1.SessionCallResult.document:type_name -> cad.engine.v1.DocumentInfo
+	42, // 39: cad.engine.v1.SessionCallResult.list_documents:type_name -> cad.engine.v1.ListDocumentsResponse
+	43, // 40: cad.engine.v1.SessionCallResult.export_document:type_name -> cad.engine.v1.ExportDocumentResponse
+	44, // 41: cad.engine.v1.SessionCallResult.operation:type_name -> cad.engine.v1.Operation
+	45, // 42: cad.engine.v1.SessionCallResult.get_system_status:type_name -> cad.engine.v1.GetSystemStatusResponse
+	11, // 43: cad.engine.v1.ServerRequest.trace_context:type_name -> cad.engine.v1.ServerRequest.TraceContextEntry
+	46, // 44: cad.engine.v1.ServerRequest.approval:type_name -> cad.engine.v1.ApprovalParams
+	47, // 45: cad.engine.v1.ServerRequest.pick_point:type_name -> cad.engine.v1.PickPointParams
+	48, // 46: cad.engine.v1.ServerRequest.pick_entities:type_name -> cad.engine.v1.PickEntitiesParams
+	12, // 47: cad.engine.v1.ServerRequestAnswer.trace_context:type_name -> cad.engine.v1.ServerRequestAnswer.TraceContextEntry
+	31, // 48: cad.engine.v1.ServerRequestAnswer.error:type_name -> google.rpc.Status
+	49, // 49: cad.engine.v1.ServerRequestAnswer.approval:type_name -> cad.engine.v1.ApprovalResult
+	50, // 50: cad.engine.v1.ServerRequestAnswer.pick_point:type_name -> cad.engine.v1.PickPointResult
+	51, // 51: cad.engine.v1.ServerRequestAnswer.pick_entities:type_name -> cad.engine.v1.PickEntitiesResult
+	52, // [52:52] is the sub-list for method output_type
+	52, // [52:52] is the sub-list for method input_type
+	52, // [52:52] is the sub-list for extension type_name
+	52, // [52:52] is the sub-list for extension extendee
+	0,  // [0:52] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_stream_proto_init() }
@@ -1731,7 +1747,7 @@ func file_cad_engine_v1_stream_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_stream_proto_rawDesc), len(file_cad_engine_v1_stream_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

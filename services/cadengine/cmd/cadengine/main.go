@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/cadbridge/cadbridge/internal/cli"
+	"github.com/cadbridge/cadbridge/internal/telemetry"
 	"github.com/cadbridge/cadbridge/services/cadengine"
 )
 
@@ -22,16 +23,27 @@ func main() {
 	fs.StringVar(&cfg.Store, "store", "sqlite:data/cadengine.db", "store: sqlite:PATH or memory:")
 	fs.BoolVar(&cfg.Reflection, "reflection", false, "serve gRPC reflection on non-loopback addresses too")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "graceful stop bound (0: 10s)")
+	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "127.0.0.1:7402", "HTTP address of /metrics, /healthz and /readyz (empty: off)")
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	cfg.Logger = slog.New(telemetry.LogHandler(slog.NewTextHandler(os.Stderr, nil)))
 	cfg.Listening = func(addr net.Addr) { fmt.Printf("cadengine listening on %s\n", addr) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := cadengine.Run(ctx, cfg); err != nil {
+	if err := run(ctx, cfg); err != nil {
 		cfg.Logger.Error("cadengine stopped", "error", err)
 		os.Exit(1)
 	}
+}
+
+func run(ctx context.Context, cfg cadengine.Config) error {
+	tel, err := telemetry.FromEnv(ctx, "cadengine")
+	if err != nil {
+		return err
+	}
+	defer tel.Shutdown(context.WithoutCancel(ctx))
+	cfg.Telemetry = tel
+	return cadengine.Run(ctx, cfg)
 }

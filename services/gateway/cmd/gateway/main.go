@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/cadbridge/cadbridge/internal/cli"
+	"github.com/cadbridge/cadbridge/internal/telemetry"
 	"github.com/cadbridge/cadbridge/services/gateway"
 )
 
@@ -28,7 +29,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	cfg.Logger = slog.New(telemetry.LogHandler(slog.NewTextHandler(os.Stderr, nil)))
 	cfg.Listening = func(addr net.Addr) {
 		fmt.Printf("gateway listening on http://%s (WebSocket ws://%s/rpc)\n", addr, addr)
 	}
@@ -41,6 +42,12 @@ func main() {
 }
 
 func run(ctx context.Context, cfg gateway.Config, stdio bool) error {
+	tel, err := telemetry.FromEnv(ctx, "gateway")
+	if err != nil {
+		return err
+	}
+	defer tel.Shutdown(context.WithoutCancel(ctx))
+	cfg.Telemetry = tel
 	if !stdio {
 		return gateway.Run(ctx, cfg)
 	}

@@ -1,0 +1,98 @@
+package cadengine
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/stats"
+
+	"github.com/cadbridge/cadbridge/internal/telemetry"
+)
+
+const instrumentation = "github.com/cadbridge/cadbridge/services/cadengine"
+
+// propagator is W3C trace context, the only format on cadbridge's wires.
+var propagator = propagation.TraceContext{}
+
+// observability is the engine's tracer and instruments.
+type observability struct {
+	providers *telemetry.Providers
+	tracer    trace.Tracer
+	duration  metric.Float64Histogram
+	openReqs  metric.Int64UpDownCounter
+}
+
+func newObservability(p *telemetry.Providers, sessions *sessions) (*observability, error) {
+	if p == nil {
+		p = telemetry.Disabled()
+	}
+	m := p.Meter.Meter(instrumentation)
+	o := &observability{providers: p, tracer: p.Tracer.Tracer(instrumentation)}
+	var err error
+	if o.duration, err = m.Float64Histogram("cadbridge.engine.call.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of Session stream calls by call and outcome.")); err != nil {
+		return nil, err
+	}
+	if o.openReqs, err = m.Int64UpDownCounter("cadbridge.engine.server_requests.open",
+		metric.WithDescription("Server requests waiting for a client.")); err != nil {
+		return nil, err
+	}
+	if _, err = m.Int64ObservableGauge("cadbridge.engine.sessions.open",
+		metric.WithDescription("Sessions the engine keeps."),
+		metric.WithInt64Callback(func(_ context.Context, obs metric.Int64Observer) error {
+			obs.Observe(sessions.count())
+			return nil
+		})); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// grpcStats traces and measures the unary RPCs; the Session stream is left
+// out, since its calls are traced one by one from their frames.
+func (o *observability) grpcStats() grpc.ServerOption {
+	return grpc.StatsHandler(otelgrpc.NewServerHandler(
+		otelgrpc.WithTracerProvider(o.providers.Tracer),
+		otelgrpc.WithMeterProvider(o.providers.Meter),
+		otelgrpc.WithPropagators(propagator),
+		otelgrpc.WithFilter(func(info *stats.RPCTagInfo) bool {
+			return !strings.HasSuffix(info.FullMethodName, "/Session")
+		}),
+	))
+}
+
+// startCall starts the span of one Session stream call, continuing the
+// trace context its frame carries.
+func (o *observability) startCall(ctx context.Context, carrier map[string]string, call string) (context.Context, trace.Span) {
+	ctx = propagator.Extract(ctx, propagation.MapCarrier(carrier))
+	return o.tracer.Start(ctx, "cad.engine/"+call, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", "cad.engine.v1.EngineService"), attribute.String("cad.call", call)))
+}
+
+func (o *observability) endCall(ctx context.Context, span trace.Span, call string, start time.Time, err error) {
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+		span.SetStatus(codes.Error, err.Error())
+	}
+	o.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attribute.String("cad.call", call), attribute.String("outcome", outcome)))
+	span.End()
+}
+
+// startWait starts the span of a wait on the client and returns the carrier
+// to send with the server request.
+func (o *observability) startWait(ctx context.Context, method string) (context.Context, trace.Span, map[string]string) {
+	ctx, span := o.tracer.Start(ctx, "cad.wait "+method, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("cad.server_request.method", method)))
+	carrier := propagation.MapCarrier{}
+	propagator.Inject(ctx, carrier)
+	return ctx, span, carrier
+}

@@ -1,0 +1,125 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/stats"
+
+	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	"github.com/cadbridge/cadbridge/internal/telemetry"
+)
+
+const instrumentation = "github.com/cadbridge/cadbridge/services/gateway"
+
+// propagator is W3C trace context, the only format on cadbridge's wires.
+var propagator = propagation.TraceContext{}
+
+// observability is the gateway's tracer and instruments.
+type observability struct {
+	providers     *telemetry.Providers
+	tracer        trace.Tracer
+	duration      metric.Float64Histogram
+	connections   metric.Int64UpDownCounter
+	serverReqOpen metric.Int64UpDownCounter
+}
+
+func newObservability(p *telemetry.Providers) (*observability, error) {
+	if p == nil {
+		p = telemetry.Disabled()
+	}
+	m := p.Meter.Meter(instrumentation)
+	o := &observability{providers: p, tracer: p.Tracer.Tracer(instrumentation)}
+	var err error
+	if o.duration, err = m.Float64Histogram("rpc.server.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of JSON-RPC calls by method and outcome.")); err != nil {
+		return nil, err
+	}
+	if o.connections, err = m.Int64UpDownCounter("cadbridge.gateway.connections",
+		metric.WithDescription("Open client connections.")); err != nil {
+		return nil, err
+	}
+	if o.serverReqOpen, err = m.Int64UpDownCounter("cadbridge.gateway.server_requests.open",
+		metric.WithDescription("Server requests relayed to clients and not yet answered.")); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// grpcStats traces and measures the unary RPCs to the engine (REST). The
+// Session stream is left out: it carries many calls, each traced by its own
+// frame.
+func (o *observability) grpcStats() grpc.DialOption {
+	return grpc.WithStatsHandler(otelgrpc.NewClientHandler(
+		otelgrpc.WithTracerProvider(o.providers.Tracer),
+		otelgrpc.WithMeterProvider(o.providers.Meter),
+		otelgrpc.WithPropagators(propagator),
+		otelgrpc.WithFilter(func(info *stats.RPCTagInfo) bool {
+			return !strings.HasSuffix(info.FullMethodName, "/Session")
+		}),
+	))
+}
+
+// meta is the part of params the gateway reads before validating them.
+type meta struct {
+	Meta struct {
+		Traceparent string `json:"traceparent"`
+		Tracestate  string `json:"tracestate"`
+	} `json:"_meta"`
+}
+
+// startCall starts the server span of one JSON-RPC message. The parent is
+// params._meta's W3C context, else the connection's HTTP headers.
+func (o *observability) startCall(ctx context.Context, headers http.Header, req *jsonrpc.Request) (context.Context, trace.Span) {
+	var m meta
+	_ = json.Unmarshal(req.Params, &m) // bad params are reported by validation
+	if m.Meta.Traceparent != "" {
+		ctx = propagator.Extract(ctx, propagation.MapCarrier{"traceparent": m.Meta.Traceparent, "tracestate": m.Meta.Tracestate})
+	} else if headers != nil {
+		ctx = propagator.Extract(ctx, propagation.HeaderCarrier(headers))
+	}
+	attrs := []attribute.KeyValue{
+		attribute.String("rpc.system", "jsonrpc"),
+		attribute.String("rpc.method", req.Method),
+		attribute.String("rpc.jsonrpc.version", "2.0"),
+	}
+	if req.IsCall() {
+		attrs = append(attrs, attribute.String("rpc.jsonrpc.request_id", req.ID.String()))
+	}
+	return o.tracer.Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+}
+
+// endCall records a call's outcome on its span and metrics.
+func (o *observability) endCall(ctx context.Context, span trace.Span, method string, start time.Time, err error) {
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+		if rpcErr := rpcError(err, ""); rpcErr != nil {
+			span.SetAttributes(attribute.Int64("rpc.jsonrpc.error_code", rpcErr.Code))
+			span.SetStatus(codes.Error, rpcErr.Message)
+		}
+	}
+	o.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(
+		attribute.String("rpc.method", method), attribute.String("outcome", outcome)))
+	span.End()
+}
+
+// startFrame starts the client span of a call's hop over the Session stream
+// and returns the W3C carrier to put in the frame.
+func (o *observability) startFrame(ctx context.Context, call string) (context.Context, trace.Span, map[string]string) {
+	ctx, span := o.tracer.Start(ctx, "EngineService.Session/"+call, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", "cad.engine.v1.EngineService"), attribute.String("rpc.method", "Session")))
+	carrier := propagation.MapCarrier{}
+	propagator.Inject(ctx, carrier)
+	return ctx, span, carrier
+}
