@@ -1,0 +1,259 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// startWithTokens starts an engine and a gateway that authenticates
+// bearer tokens: "tok-alice" is alice, "tok-bob" is bob.
+func startWithTokens(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(file, []byte("# token principal\ntok-alice alice\ntok-bob bob\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
+	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr, "--tokens", file)
+	return g.addr
+}
+
+func dialAs(t *testing.T, addr, token string, header http.Header) (*wsClient, *http.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if header == nil {
+		header = http.Header{}
+	}
+	if token != "" {
+		header.Set("Authorization", "Bearer "+token)
+	}
+	c, resp, err := websocket.Dial(ctx, "ws://"+addr+"/rpc", &websocket.DialOptions{HTTPHeader: header})
+	if err != nil {
+		return nil, resp, err
+	}
+	c.SetReadLimit(16 << 20)
+	t.Cleanup(func() { c.Close(websocket.StatusNormalClosure, "") })
+	return &wsClient{c: c}, resp, nil
+}
+
+func TestAuthentication(t *testing.T) {
+	gateway := startWithTokens(t)
+	for _, tc := range []struct {
+		name, token string
+		want        int
+	}{
+		{"no token", "", http.StatusUnauthorized},
+		{"bad token", "tok-mallory", http.StatusUnauthorized},
+	} {
+		_, resp, err := dialAs(t, gateway, tc.token, nil)
+		if err == nil || resp == nil || resp.StatusCode != tc.want {
+			t.Errorf("%s: WebSocket dial = %v (%v), want HTTP %d", tc.name, err, status(resp), tc.want)
+		}
+		req, _ := http.NewRequest("POST", "http://"+gateway+"/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools.list"}`))
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		r, err := http.DefaultClient.Do(req)
+		if err != nil || r.StatusCode != tc.want {
+			t.Errorf("%s: POST /rpc = %v (%v), want HTTP %d", tc.name, err, status(r), tc.want)
+		}
+		if r != nil {
+			r.Body.Close()
+		}
+	}
+	_, resp, err := dialAs(t, gateway, "tok-alice", http.Header{"Origin": []string{"https://evil.example"}})
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign Origin: dial = %v (%v), want HTTP 403", err, status(resp))
+	}
+	if _, _, err := dialAs(t, gateway, "tok-alice", nil); err != nil {
+		t.Errorf("good token: dial = %v, want success", err)
+	}
+}
+
+func status(r *http.Response) any {
+	if r == nil {
+		return "no response"
+	}
+	return r.Status
+}
+
+// TestSessionOwnership: a session is its principal's; another principal
+// cannot resume it or read its events, even with its resume token, and
+// cannot tell it from a session that does not exist.
+func TestSessionOwnership(t *testing.T) {
+	gateway := startWithTokens(t)
+	alice, _, err := dialAs(t, gateway, "tok-alice", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		SessionID   string `json:"session_id"`
+		ResumeToken string `json:"resume_token"`
+	}
+	mustCall(t, alice, 1, "session.create", map[string]any{}, &s)
+
+	bob, _, err := dialAs(t, gateway, "tok-bob", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"session.resume", map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken}},
+		{"session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0}},
+		{"session.close", map[string]any{"session_id": s.SessionID}},
+		{"session.resume", map[string]any{"session_id": "ses-doesnotexist", "resume_token": "rt-x"}},
+	} {
+		resp := call(t, bob, 10+i, tc.method, tc.params)
+		if resp.Error == nil || resp.Error.Code != 4001 {
+			t.Errorf("bob %s = %+v, want 4001", tc.method, describe(resp))
+		}
+	}
+	// A wrong token is refused for the owner too.
+	resp := call(t, alice, 20, "session.resume", map[string]any{"session_id": s.SessionID, "resume_token": "rt-wrong"})
+	if resp.Error == nil || resp.Error.Code != 4001 {
+		t.Errorf("alice resume with a wrong token = %+v, want 4001", describe(resp))
+	}
+	var resumed struct {
+		Session struct {
+			SessionID string `json:"session_id"`
+			Principal string `json:"principal"`
+		} `json:"session"`
+	}
+	alice2, _, err := dialAs(t, gateway, "tok-alice", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, alice2, 21, "session.resume", map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken}, &resumed)
+	if resumed.Session.SessionID != s.SessionID || resumed.Session.Principal != "alice" {
+		t.Errorf("alice resume = %+v, want her session", resumed)
+	}
+}
+
+// TestLimits: oversized messages and bad batch arrays get their typed
+// errors.
+func TestLimits(t *testing.T) {
+	gateway, _ := startServices(t)
+	big := `{"jsonrpc":"2.0","id":1,"method":"document.create","params":{"name":"` + strings.Repeat("x", 2<<20) + `"}}`
+
+	r, err := http.Post("http://"+gateway+"/rpc", "application/json", strings.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != http.StatusRequestEntityTooLarge || !bytes.Contains(body, []byte(`"code":4013`)) {
+		t.Errorf("POST of 2 MiB = %s %s, want 413 with 4013", r.Status, body)
+	}
+
+	ws := dialWebSocket(t, gateway)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws.c.Write(ctx, websocket.MessageText, []byte(big))
+	_, _, err = ws.c.Read(ctx)
+	if websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
+		t.Errorf("WebSocket message of 2 MiB: read = %v, want close 1009", err)
+	}
+
+	c := dialWebSocket(t, gateway)
+	for _, tc := range []struct {
+		name, payload string
+		code          int64
+	}{
+		{"empty batch", `[]`, -32600},
+		{"not JSON", `{"jsonrpc":`, -32700},
+	} {
+		resp := c.roundTrip(t, []byte(tc.payload))
+		if resp.Error == nil || resp.Error.Code != tc.code {
+			t.Errorf("%s: %s = %+v, want %d", tc.name, tc.payload, describe(resp), tc.code)
+		}
+	}
+	if err := c.c.Write(ctx, websocket.MessageText, []byte(`[{"jsonrpc":"2.0","id":"a","method":"tools.list"},{"jsonrpc":"2.0","id":"b","method":"document.list"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	_, data, err := c.c.Read(ctx)
+	var batch []response
+	if err != nil || json.Unmarshal(data, &batch) != nil || len(batch) != 2 || batch[0].Error != nil || batch[1].Error != nil {
+		t.Errorf("batch of two calls = %s (%v), want two results", data, err)
+	}
+}
+
+// TestREST: the engine's unary RPCs under /v1/, strict about unknown fields.
+func TestREST(t *testing.T) {
+	gateway, _ := startServices(t)
+	base := "http://" + gateway
+	r, err := http.Post(base+"/v1/documents", "application/json", strings.NewReader(`{"name":"rest"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct {
+		Document struct {
+			DocumentID string `json:"document_id"`
+			Name       string `json:"name"`
+		} `json:"document"`
+	}
+	json.NewDecoder(r.Body).Decode(&created)
+	r.Body.Close()
+	if r.StatusCode != 200 || created.Document.Name != "rest" {
+		t.Fatalf("POST /v1/documents = %s %+v, want the new document", r.Status, created)
+	}
+	r, err = http.Post(base+"/v1/tools/entity_create_line:call", "application/json", strings.NewReader(`{"document_id":"`+created.Document.DocumentID+`","args":{"x1":0,"y1":0,"x2":1,"y2":0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var called struct {
+		OK bool `json:"ok"`
+	}
+	json.NewDecoder(r.Body).Decode(&called)
+	r.Body.Close()
+	if r.StatusCode != 200 || !called.OK {
+		t.Errorf("POST /v1/tools/entity_create_line:call = %s %+v, want ok", r.Status, called)
+	}
+
+	r, err = http.Post(base+"/v1/documents", "application/json", strings.NewReader(`{"name":"x","colour":"red"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	json.NewDecoder(r.Body).Decode(&st)
+	r.Body.Close()
+	if r.StatusCode != http.StatusBadRequest || st.Code != 3 || !strings.Contains(st.Message, "colour") {
+		t.Errorf("POST /v1/documents with an unknown field = %s %+v, want 400 INVALID_ARGUMENT naming colour", r.Status, st)
+	}
+
+	r, err = http.Get(base + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var api struct {
+		Paths map[string]any `json:"paths"`
+	}
+	json.NewDecoder(r.Body).Decode(&api)
+	r.Body.Close()
+	if _, ok := api.Paths["/v1/documents/{document_id}:batch"]; !ok {
+		t.Errorf("/openapi.json paths = %v, want the batch route", keysOf(api.Paths))
+	}
+}
+
+func keysOf(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
