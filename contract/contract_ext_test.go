@@ -151,3 +151,14 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	})
 }
+
+func TestParseJSONDuplicateKey(t *testing.T) {
+	_, err := contract.ParseJSON([]byte(`{"a":{"b":1,"b":2}}`))
+	v, ok := err.(*contract.Violation)
+	if !ok || v.Path != "/a/b" || v.Reason != contract.ReasonInvalid {
+		t.Errorf("ParseJSON with a duplicate key = %v, want invalid at /a/b", err)
+	}
+	if _, err := contract.ParseJSON([]byte(`{"a":1} {"b":2}`)); err == nil {
+		t.Errorf("ParseJSON with trailing data = nil error, want one")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -116,9 +117,34 @@ var (
 // the engine's.
 func startServices(t *testing.T) (gateway, engine string) {
 	t.Helper()
+	g, e := startProcesses(t)
+	return g.addr, e.addr
+}
+
+// startProcesses is startServices returning the processes.
+func startProcesses(t *testing.T) (gateway, engine *process) {
+	t.Helper()
 	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
 	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr)
-	return g.addr, e.addr
+	return g, e
+}
+
+// rssBytes is a process's resident memory.
+func (p *process) rssBytes(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmRSS in /proc/%d/status", p.cmd.Process.Pid)
+	return 0
 }
 
 type syncBuffer struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // version is the value of the "jsonrpc" member of every message.
@@ -126,10 +127,10 @@ func DecodeMessage(data []byte) (Message, error) {
 // An invalid element does not fail a batch: msgs holds the valid elements in
 // order, and err is a *BatchError listing the invalid ones, each to be
 // answered on its own. Any other error is a *DecodeError for the payload as
-// a whole (it is not JSON, it is an empty array, or it is a single invalid
+// a whole (it is not JSON or not UTF-8, it is an empty array, or it is a single invalid
 // message), to be answered with one error response.
 func DecodePayload(data []byte) (msgs []Message, batch bool, err error) {
-	if !json.Valid(data) {
+	if !json.Valid(data) || !utf8.Valid(data) {
 		return nil, false, parseError(data)
 	}
 	data = bytes.TrimLeft(data, " \t\r\n")
@@ -167,6 +168,8 @@ func parseError(data []byte) *DecodeError {
 	msg := "parse error"
 	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
 		msg += ": " + err.Error()
+	} else if !utf8.Valid(data) {
+		msg += ": invalid UTF-8"
 	}
 	return &DecodeError{Err: NewError(CodeParseError, msg)}
 }

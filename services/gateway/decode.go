@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"errors"
 
 	"google.golang.org/protobuf/proto"
 
@@ -20,6 +21,10 @@ func (rs *routes) decode(r *route, raw json.RawMessage) (proto.Message, map[stri
 		raw = json.RawMessage(`{}`)
 	}
 	v, err := contract.ParseJSON(raw)
+	var violation *contract.Violation
+	if errors.As(err, &violation) {
+		return nil, nil, invalidParams(violation)
+	}
 	if err != nil {
 		return nil, nil, invalidParams(&contract.Violation{Reason: contract.ReasonInvalid, Message: err.Error()})
 	}
@@ -36,7 +41,7 @@ func (rs *routes) decode(r *route, raw json.RawMessage) (proto.Message, map[stri
 	}
 	msg := r.info.Params.ProtoReflect().New().Interface()
 	if err := contract.Decode(obj, msg); err != nil {
-		return nil, nil, err
+		return nil, nil, rpcError(err, "")
 	}
 	if id, ok := meta["operation_id"].(string); ok {
 		setOperationID(msg, id)

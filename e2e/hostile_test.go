@@ -1,0 +1,89 @@
+package e2e_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// TestHostileInput sends malformed and abusive payloads; each gets its typed
+// error and the connection keeps serving.
+func TestHostileInput(t *testing.T) {
+	gateway, _ := startServices(t)
+	c := dialWebSocket(t, gateway)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c, 1, "document.create", map[string]any{"name": "target"}, &doc)
+
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	nested := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	batch := "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"tools.list"},`, 10000), ",") + "]"
+	tests := []struct {
+		name, payload string
+		code          int64
+	}{
+		{"nesting beyond the parser's depth", `{"jsonrpc":"2.0","id":2,"method":"document.create","params":{"name":` + deep + `}}`, -32700},
+		{"deep nesting in params", `{"jsonrpc":"2.0","id":2,"method":"document.create","params":{"name":` + nested + `}}`, 4000},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"document.create\",\"params\":{\"name\":\"\xff\xfe\"}}", -32700},
+		{"duplicate keys", `{"jsonrpc":"2.0","id":2,"method":"document.create","params":{"name":"a","name":"b"}}`, 4000},
+		{"huge number", `{"jsonrpc":"2.0","id":2,"method":"tools.call","params":{"document_id":"` + doc.DocumentID + `","tool":"entity_create_point","args":{"x":1e999,"y":0}}}`, 4000},
+		{"huge integer", `{"jsonrpc":"2.0","id":2,"method":"document.list","params":{"page_size":123456789012345678901234567890}}`, 4000},
+		{"10k-element batch array", batch, -32600},
+		{"params not an object", `{"jsonrpc":"2.0","id":2,"method":"document.create","params":[1,2]}`, 4000},
+		{"id null", `{"jsonrpc":"2.0","id":null,"method":"tools.list"}`, -32600},
+	}
+	for _, tc := range tests {
+		resp := c.roundTrip(t, []byte(tc.payload))
+		if resp.Error == nil || resp.Error.Code != tc.code {
+			t.Errorf("%s: got %+v, want error %d", tc.name, describe(resp), tc.code)
+		}
+	}
+	var info struct {
+		Revision    int64 `json:"revision"`
+		EntityCount int64 `json:"entity_count"`
+	}
+	mustCall(t, c, 3, "document.get", map[string]any{"document_id": doc.DocumentID}, &info)
+	if info.Revision != 0 || info.EntityCount != 0 {
+		t.Errorf("document after hostile input = %+v, want untouched", info)
+	}
+}
+
+// TestSlowReader floods the gateway with calls and reads nothing: the
+// gateway drops the connection instead of buffering without bound, keeps
+// its memory bounded, and serves others meanwhile.
+func TestSlowReader(t *testing.T) {
+	gw, _ := startProcesses(t)
+	before := gw.rssBytes(t)
+	flood := dialWebSocket(t, gw.addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}`)
+	for i := 0; i < 20000; i++ {
+		if err := flood.c.Write(ctx, websocket.MessageText, req); err != nil {
+			break
+		}
+	}
+	// Read what was sent before the drop until the close arrives.
+	var err error
+	for err == nil {
+		_, _, err = flood.c.Read(ctx)
+	}
+	if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Fatalf("flooding client: read = %v, want close 1008 (policy violation: too slow)", err)
+	}
+	other := dialWebSocket(t, gw.addr)
+	var tools struct {
+		Tools []any `json:"tools"`
+	}
+	mustCall(t, other, 1, "tools.list", nil, &tools)
+	if len(tools.Tools) == 0 {
+		t.Errorf("tools.list after the flood = no tools")
+	}
+	if after := gw.rssBytes(t); after-before > 256<<20 {
+		t.Errorf("gateway RSS grew from %d MiB to %d MiB during the flood, want bounded (< 256 MiB growth)", before>>20, after>>20)
+	}
+}
