@@ -61,6 +61,8 @@ type Server struct {
 	health   *health.Server
 	grpc     *grpc.Server
 	obs      *observability
+	// draining is closed when a graceful stop begins.
+	draining chan struct{}
 }
 
 // New opens the store and loads the documents.
@@ -76,12 +78,16 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", cfg.Store, err)
 	}
-	eng, err := core.New(store, core.Options{Version: version})
+	sess := newSessions(time.Now, store, log)
+	if err := sess.load(context.Background()); err != nil {
+		store.Close()
+		return nil, err
+	}
+	eng, err := core.New(store, core.Options{Version: version, OnCommit: sess.documentChanged})
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("load documents: %w", err)
 	}
-	sess := newSessions(time.Now)
 	obs, err := newObservability(cfg.Telemetry, sess)
 	if err != nil {
 		store.Close()
@@ -94,6 +100,7 @@ func New(cfg Config) (*Server, error) {
 		store:    store,
 		core:     eng,
 		sessions: sess,
+		draining: make(chan struct{}),
 		health:   health.NewServer(),
 	}
 	s.grpc = grpc.NewServer(obs.grpcStats())
@@ -130,7 +137,14 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
+	// Readiness goes false; open server requests are withdrawn (their steps
+	// end); Session streams finish their calls and close; then unary calls
+	// drain.
 	s.health.Shutdown()
+	for _, sess := range s.sessions.all() {
+		sess.withdrawAll(enginev1.CancelReason_CANCEL_REASON_SHUTDOWN)
+	}
+	close(s.draining)
 	stopped := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()

@@ -8,13 +8,14 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/core"
 )
 
 // dispatch runs one call of a Session stream.
 func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.SessionCall) (proto.Message, error) {
 	switch r := call.GetRequest().(type) {
 	case *enginev1.SessionCall_CreateSession:
-		sess := s.sessions.create(st.principal, r.CreateSession)
+		sess := s.sessions.create(ctx, st.principal, r.CreateSession)
 		st.bind(sess)
 		_, latest, _ := sess.since(0)
 		return &enginev1.CreateSessionResponse{SessionId: sess.info.SessionId, ResumeToken: sess.resumeToken, Epoch: s.sessions.epoch, LatestSeq: latest}, nil
@@ -26,6 +27,7 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 			return nil, err
 		}
 		st.bind(sess)
+		sess.withdrawStale()
 		events, latest, truncated := sess.since(req.GetLastSeen())
 		return &enginev1.ResumeSessionResponse{
 			Session:      sess.snapshot(),
@@ -47,31 +49,38 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 		if err != nil {
 			return nil, err
 		}
-		return &enginev1.SubscribeResponse{DocumentIds: sess.subscribe(r.Subscribe.GetDocumentIds())}, nil
+		ids := sess.subscribe(r.Subscribe.GetDocumentIds())
+		s.sessions.save(ctx, sess)
+		return &enginev1.SubscribeResponse{DocumentIds: ids}, nil
 	case *enginev1.SessionCall_InterruptSession:
 		sess, err := st.session(r.InterruptSession.GetSessionId())
 		if err != nil {
 			return nil, err
 		}
-		open := len(sess.openRequests()) > 0
-		sess.withdrawAll(enginev1.CancelReason_CANCEL_REASON_INTERRUPTED)
-		return &enginev1.InterruptSessionResponse{Interrupted: open}, nil
+		return &enginev1.InterruptSessionResponse{Interrupted: sess.interrupt()}, nil
 	case *enginev1.SessionCall_CloseSession:
 		sess, err := st.session(r.CloseSession.GetSessionId())
 		if err != nil {
 			return nil, err
 		}
 		sess.withdrawAll(enginev1.CancelReason_CANCEL_REASON_SESSION_CLOSED)
-		s.sessions.remove(sess.info.SessionId)
+		s.sessions.remove(ctx, sess.info.SessionId)
 		st.bind(nil)
 		return &enginev1.CloseSessionResponse{}, nil
 	case *enginev1.SessionCall_CallTool:
-		if err := st.checkSession(r.CallTool.SessionId); err != nil {
+		ctx, caller, done, err := s.caller(ctx, st, r.CallTool.SessionId)
+		if err != nil {
 			return nil, err
 		}
-		return s.callTool(ctx, st.principal, r.CallTool)
+		defer done()
+		return s.core.CallTool(ctx, caller, r.CallTool)
 	case *enginev1.SessionCall_ExecuteBatch:
-		return nil, fmt.Errorf("cad.batch: %w", errUnimplemented)
+		ctx, caller, done, err := s.caller(ctx, st, r.ExecuteBatch.SessionId)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		return s.core.ExecuteBatch(ctx, caller, r.ExecuteBatch)
 	case *enginev1.SessionCall_ListTools:
 		return s.listTools()
 	case *enginev1.SessionCall_CreateDocument:
@@ -85,22 +94,38 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 	case *enginev1.SessionCall_ImportDocument:
 		return nil, fmt.Errorf("document.import: %w", errUnimplemented)
 	case *enginev1.SessionCall_GetOperation:
-		return nil, fmt.Errorf("operations.get %q: %w", r.GetOperation.GetOperationId(), errOperationMissing)
+		return s.core.GetOperation(ctx, st.principal, r.GetOperation.GetOperationId())
 	case *enginev1.SessionCall_GetSystemStatus:
-		return s.systemStatus(ctx)
+		return s.systemStatus(ctx, st.principal)
 	default:
 		return nil, fmt.Errorf("unknown call %T: %w", r, errUnimplemented)
 	}
 }
 
-// checkSession accepts a call without a session id (stateless) or with the
-// id of the session bound to the stream.
-func (st *streamState) checkSession(id *string) error {
-	if id == nil {
-		return nil
+// caller is who runs a tool call or batch: without a session id the call
+// is stateless (no client to ask); with one, the session of the stream's
+// principal, whose client answers server requests and receives the call's
+// events.
+//
+// The returned context is cancelled by session.interrupt; done releases it.
+func (s *Server) caller(ctx context.Context, st *streamState, sessionID *string) (context.Context, core.Caller, func(), error) {
+	c := core.Caller{Principal: st.principal}
+	if sessionID == nil {
+		return ctx, c, func() {}, nil
 	}
-	_, err := st.session(*id)
-	return err
+	sess, err := st.session(*sessionID)
+	if err != nil {
+		return ctx, c, nil, err
+	}
+	c.Client = sessionClient{server: s, session: sess}
+	c.ApprovalPolicy = sess.info.GetApprovalPolicy()
+	c.Events = func(typ string, payload proto.Message) { s.sessions.emit(sess, typ, payload) }
+	ctx, cancel := context.WithCancelCause(ctx)
+	untrack := sess.track(cancel)
+	return ctx, c, func() {
+		untrack()
+		cancel(nil)
+	}, nil
 }
 
 // responseFields maps each response message type to its SessionCallResult

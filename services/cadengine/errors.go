@@ -48,9 +48,11 @@ func toStatus(err error) *status.Status {
 		return withReason(codes.NotFound, err.Error(), enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, nil)
 	case errors.Is(err, errSessionRequired):
 		return withReason(codes.FailedPrecondition, err.Error(), enginev1.ErrorReason_ERROR_REASON_SESSION_REQUIRED, nil)
-	case errors.Is(err, errOperationMissing):
+	case errors.Is(err, errOperationMissing), errors.Is(err, core.ErrOperationNotFound):
 		return withReason(codes.NotFound, err.Error(), enginev1.ErrorReason_ERROR_REASON_OPERATION_NOT_FOUND, nil)
-	case errors.Is(err, errShuttingDown):
+	case errors.Is(err, core.ErrInvalid):
+		return withReason(codes.InvalidArgument, err.Error(), enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, nil)
+	case errors.Is(err, errShuttingDown), errors.Is(err, core.ErrClosed):
 		return withReason(codes.Unavailable, err.Error(), enginev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN, nil)
 	case errors.Is(err, errUnimplemented):
 		return status.New(codes.Unimplemented, err.Error())

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/core"
 )
 
 // version is reported by system status.
@@ -34,8 +35,23 @@ func principal(ctx context.Context) string {
 
 // CallTool runs one tool without a session.
 func (s *Server) CallTool(ctx context.Context, req *enginev1.CallToolRequest) (*enginev1.CallToolResponse, error) {
-	resp, err := s.callTool(ctx, principal(ctx), req)
+	resp, err := s.core.CallTool(ctx, core.Caller{Principal: principal(ctx)}, req)
 	return resp, toStatus(err).Err()
+}
+
+// ExecuteBatch runs cad.batch without a session.
+func (s *Server) ExecuteBatch(ctx context.Context, req *enginev1.ExecuteBatchRequest) (*enginev1.ExecuteBatchResponse, error) {
+	resp, err := s.core.ExecuteBatch(ctx, core.Caller{Principal: principal(ctx)}, req)
+	return resp, toStatus(err).Err()
+}
+
+// GetOperation reads an operation record of the caller's principal.
+func (s *Server) GetOperation(ctx context.Context, req *enginev1.GetOperationRequest) (*enginev1.GetOperationResponse, error) {
+	op, err := s.core.GetOperation(ctx, principal(ctx), req.GetOperationId())
+	if err != nil {
+		return nil, toStatus(err).Err()
+	}
+	return &enginev1.GetOperationResponse{Operation: op}, nil
 }
 
 // ListTools returns the catalog.
@@ -76,26 +92,26 @@ func (s *Server) ExportDocument(ctx context.Context, req *enginev1.ExportDocumen
 
 // GetSystemStatus reports the engine's status.
 func (s *Server) GetSystemStatus(ctx context.Context, req *enginev1.GetSystemStatusRequest) (*enginev1.GetSystemStatusResponse, error) {
-	resp, err := s.systemStatus(ctx)
+	resp, err := s.systemStatus(ctx, principal(ctx))
 	return resp, toStatus(err).Err()
 }
 
-func (s *Server) callTool(ctx context.Context, principal string, req *enginev1.CallToolRequest) (*enginev1.CallToolResponse, error) {
-	return s.core.CallTool(ctx, principal, req)
-}
+// recentOperations is how many operations system status lists.
+const recentOperations = 20
 
-func (s *Server) systemStatus(ctx context.Context) (*enginev1.GetSystemStatusResponse, error) {
+func (s *Server) systemStatus(ctx context.Context, principal string) (*enginev1.GetSystemStatusResponse, error) {
 	docs, err := s.core.ListDocuments(ctx, &enginev1.ListDocumentsRequest{})
 	if err != nil {
 		return nil, err
 	}
 	return &enginev1.GetSystemStatusResponse{
-		Version:   version,
-		Store:     strings.SplitN(s.cfg.Store, ":", 2)[0],
-		Epoch:     s.sessions.epoch,
-		Documents: int64(len(docs.GetDocuments())),
-		Sessions:  s.sessions.count(),
-		Ready:     true,
+		Version:          version,
+		Store:            strings.SplitN(s.cfg.Store, ":", 2)[0],
+		Epoch:            s.sessions.epoch,
+		Documents:        int64(len(docs.GetDocuments())),
+		Sessions:         s.sessions.count(),
+		RecentOperations: s.core.RecentOperations(principal, recentOperations),
+		Ready:            true,
 	}, nil
 }
 

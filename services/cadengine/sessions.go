@@ -5,21 +5,30 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/core"
 )
 
 // eventRing is how many events a session keeps for replay.
 const eventRing = 512
+
+// seqSaveEvery is how many events may pass between two saves of a
+// session's sequence number. After a restart the sequence resumes this far
+// past the saved one, so it never goes back even after a crash.
+const seqSaveEvery = 256
 
 // errNotDeclared is a server request the session's client did not declare.
 var errNotDeclared = errors.New("the client does not implement this server request")
@@ -32,10 +41,18 @@ var errWithdrawn = errors.New("server request withdrawn")
 type session struct {
 	info        *enginev1.Session
 	resumeToken string
+	// persist saves the session's state (set by the registry).
+	persist func()
 
-	mu       sync.Mutex // guards everything below
-	events   []*enginev1.Event
-	latest   int64 // seq of the newest event
+	mu     sync.Mutex // guards everything below
+	events []*enginev1.Event
+	latest int64 // seq of the newest event
+	saved  int64 // latest as last saved
+	// stale are requests open when the engine last stopped: withdrawn with
+	// reason shutdown when the client next resumes.
+	stale []*enginev1.OpenServerRequest
+	// work cancels the session's running calls (session.interrupt).
+	work     map[*context.CancelCauseFunc]struct{}
 	open     map[string]*openRequest
 	order    []string // open request ids, oldest first
 	attached *streamState
@@ -46,19 +63,89 @@ type openRequest struct {
 	frame  *enginev1.ServerRequest
 	params *structpb.Struct
 	answer chan *enginev1.ServerRequestAnswer // buffered 1; written once
+	gone   chan struct{}                      // closed when withdrawn
 }
 
-// sessions is the engine's session registry.
+// sessions is the engine's session registry; sessions survive restarts in
+// the store.
 type sessions struct {
 	epoch string
 	now   func() time.Time
+	store core.Store
+	log   *slog.Logger
 
 	mu   sync.Mutex // guards byID
 	byID map[string]*session
 }
 
-func newSessions(now func() time.Time) *sessions {
-	return &sessions{epoch: "ep-" + randomHex(8), now: now, byID: map[string]*session{}}
+func newSessions(now func() time.Time, store core.Store, log *slog.Logger) *sessions {
+	return &sessions{epoch: "ep-" + randomHex(8), now: now, store: store, log: log, byID: map[string]*session{}}
+}
+
+// savedSession is a session's stored state (an internal format, not a wire
+// contract).
+type savedSession struct {
+	Info        []byte         `json:"info"` // enginev1.Session, binary
+	ResumeToken string         `json:"resume_token"`
+	LatestSeq   int64          `json:"latest_seq"`
+	Open        []savedRequest `json:"open,omitempty"`
+}
+
+type savedRequest struct {
+	ID     string `json:"id"`
+	Method string `json:"method"`
+}
+
+// load restores the stored sessions. Their event logs are gone (truncated
+// for anyone resuming with an older cursor) and their open requests are
+// stale.
+func (ss *sessions) load(ctx context.Context) error {
+	stored, err := ss.store.LoadSessions(ctx)
+	if err != nil {
+		return fmt.Errorf("load sessions: %w", err)
+	}
+	for id, data := range stored {
+		var saved savedSession
+		info := new(enginev1.Session)
+		if err := json.Unmarshal(data, &saved); err != nil || proto.Unmarshal(saved.Info, info) != nil {
+			ss.log.Error("skipping unreadable stored session", "session_id", id)
+			continue
+		}
+		s := &session{info: info, resumeToken: saved.ResumeToken, open: map[string]*openRequest{}}
+		s.persist = func() { ss.save(context.Background(), s) }
+		s.latest = saved.LatestSeq + seqSaveEvery
+		for _, r := range saved.Open {
+			s.stale = append(s.stale, &enginev1.OpenServerRequest{Id: r.ID, Method: r.Method})
+		}
+		ss.byID[id] = s
+	}
+	return nil
+}
+
+// save stores a session's state durably; failures are logged (the session
+// lives on in memory).
+func (ss *sessions) save(ctx context.Context, s *session) {
+	s.mu.Lock()
+	info, err := proto.Marshal(s.info)
+	saved := savedSession{Info: info, ResumeToken: s.resumeToken, LatestSeq: s.latest}
+	for _, id := range s.order {
+		saved.Open = append(saved.Open, savedRequest{ID: id, Method: s.open[id].frame.GetMethod()})
+	}
+	for _, r := range s.stale {
+		saved.Open = append(saved.Open, savedRequest{ID: r.GetId(), Method: r.GetMethod()})
+	}
+	s.saved = s.latest
+	s.mu.Unlock()
+	data, jerr := json.Marshal(saved)
+	if err == nil {
+		err = jerr
+	}
+	if err == nil {
+		err = ss.store.SaveSession(context.WithoutCancel(ctx), s.info.GetSessionId(), data)
+	}
+	if err != nil {
+		ss.log.Error("save session", "session_id", s.info.GetSessionId(), "error", err)
+	}
 }
 
 func randomHex(n int) string {
@@ -69,7 +156,7 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func (ss *sessions) create(principal string, req *enginev1.CreateSessionRequest) *session {
+func (ss *sessions) create(ctx context.Context, principal string, req *enginev1.CreateSessionRequest) *session {
 	s := &session{
 		info: &enginev1.Session{
 			SessionId:      "ses-" + randomHex(12),
@@ -82,6 +169,7 @@ func (ss *sessions) create(principal string, req *enginev1.CreateSessionRequest)
 		resumeToken: "rt-" + randomHex(24),
 		open:        map[string]*openRequest{},
 	}
+	s.persist = func() { ss.save(context.Background(), s) }
 	if s.info.Capabilities == nil {
 		s.info.Capabilities = &enginev1.ClientCapabilities{}
 	}
@@ -91,6 +179,7 @@ func (ss *sessions) create(principal string, req *enginev1.CreateSessionRequest)
 	ss.mu.Lock()
 	ss.byID[s.info.SessionId] = s
 	ss.mu.Unlock()
+	ss.save(ctx, s)
 	return s
 }
 
@@ -110,10 +199,13 @@ func (ss *sessions) owned(principal, id string, token *string) (*session, error)
 	return s, nil
 }
 
-func (ss *sessions) remove(id string) {
+func (ss *sessions) remove(ctx context.Context, id string) {
 	ss.mu.Lock()
 	delete(ss.byID, id)
 	ss.mu.Unlock()
+	if err := ss.store.DeleteSession(context.WithoutCancel(ctx), id); err != nil {
+		ss.log.Error("delete session", "session_id", id, "error", err)
+	}
 }
 
 func (ss *sessions) count() int64 {
@@ -161,14 +253,16 @@ func (s *session) subscribe(docs []string) []string {
 	return append([]string(nil), s.info.Subscriptions...)
 }
 
-// emit appends an event to the log and sends it to the attached stream.
-func (s *session) emit(typ string, payload proto.Message) {
+// emit appends an event to the log and sends it to the attached stream. It
+// reports whether the sequence number is due to be saved.
+func (s *session) emit(typ string, payload proto.Message) (saveDue bool) {
 	data, err := contract.ToStruct(payload)
 	if err != nil {
-		return // payloads are engine-made; encoding cannot fail
+		return false // payloads are engine-made; encoding cannot fail
 	}
 	s.mu.Lock()
 	s.latest++
+	saveDue = s.latest-s.saved >= seqSaveEvery
 	ev := &enginev1.Event{SessionId: s.info.SessionId, Seq: s.latest, Type: typ, Payload: data}
 	s.events = append(s.events, ev)
 	if len(s.events) > eventRing {
@@ -178,6 +272,25 @@ func (s *session) emit(typ string, payload proto.Message) {
 	s.mu.Unlock()
 	if st != nil {
 		st.sendFrame(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Event{Event: ev}})
+	}
+	return saveDue
+}
+
+// withdrawStale withdraws, with reason shutdown, the requests that were open
+// when the engine last stopped; called when a client resumes.
+func (s *session) withdrawStale() {
+	s.mu.Lock()
+	stale := s.stale
+	s.stale = nil
+	st := s.attached
+	s.mu.Unlock()
+	if st == nil {
+		return
+	}
+	for _, r := range stale {
+		st.sendFrame(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequestCancel{ServerRequestCancel: &enginev1.RequestCancelParams{
+			SessionId: s.info.SessionId, Id: r.GetId(), Method: r.GetMethod(), Reason: enginev1.CancelReason_CANCEL_REASON_SHUTDOWN,
+		}}})
 	}
 }
 
@@ -231,22 +344,27 @@ func (s *session) ask(ctx context.Context, frame *enginev1.ServerRequest, params
 	}
 	// 128 random bits: unique across sessions, gateways and restarts.
 	frame.Id = "srq-" + randomHex(16)
+	setSessionID(params, s.info.SessionId)
 	data, err := contract.ToStruct(params)
 	if err != nil {
 		return nil, err
 	}
-	r := &openRequest{frame: frame, params: data, answer: make(chan *enginev1.ServerRequestAnswer, 1)}
+	r := &openRequest{frame: frame, params: data, answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{})}
 	s.mu.Lock()
 	s.open[frame.Id] = r
 	s.order = append(s.order, frame.Id)
 	st := s.attached
 	s.mu.Unlock()
+	s.persist()
+	defer s.persist()
 	if st != nil {
 		st.sendFrame(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequest{ServerRequest: frame}})
 	}
 	select {
 	case a := <-r.answer:
 		return a, nil
+	case <-r.gone:
+		return nil, errWithdrawn
 	case <-ctx.Done():
 		s.withdraw(frame.Id, reason())
 		return nil, errWithdrawn
@@ -259,6 +377,7 @@ func (s *session) withdraw(id string, reason enginev1.CancelReason) {
 	r, ok := s.open[id]
 	if ok {
 		s.closeLocked(id)
+		close(r.gone)
 	}
 	st := s.attached
 	s.mu.Unlock()
@@ -299,4 +418,85 @@ func (s *session) withdrawAll(reason enginev1.CancelReason) {
 	for _, r := range s.openRequests() {
 		s.withdraw(r.GetId(), reason)
 	}
+}
+
+// all returns every session.
+func (ss *sessions) all() []*session {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	out := make([]*session, 0, len(ss.byID))
+	for _, s := range ss.byID {
+		out = append(out, s)
+	}
+	return out
+}
+
+// setSessionID fills the session_id field of server-request params.
+func setSessionID(params proto.Message, id string) {
+	m := params.ProtoReflect()
+	if fd := m.Descriptor().Fields().ByName("session_id"); fd != nil {
+		m.Set(fd, protoreflect.ValueOfString(id))
+	}
+}
+
+// documentChanged tells every session subscribed to a document that it has
+// a new revision.
+func (ss *sessions) documentChanged(documentID string, revision int64, operationID string) {
+	payload := &enginev1.DocumentChangedPayload{DocumentId: documentID, Revision: revision, OperationId: operationID}
+	for _, s := range ss.all() {
+		if s.subscribed(documentID) {
+			ss.emit(s, eventDocumentChanged, payload)
+		}
+	}
+}
+
+// eventDocumentChanged is the event type of a subscribed document's change.
+const eventDocumentChanged = "document.changed"
+
+// emit records an event of s, saving its sequence number when due.
+func (ss *sessions) emit(s *session, typ string, payload proto.Message) {
+	if s.emit(typ, payload) {
+		ss.save(context.Background(), s)
+	}
+}
+
+func (s *session) subscribed(documentID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.info.GetSubscriptions() {
+		if d == documentID {
+			return true
+		}
+	}
+	return false
+}
+
+// track registers a running call of the session; the returned function
+// unregisters it.
+func (s *session) track(cancel context.CancelCauseFunc) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.work == nil {
+		s.work = map[*context.CancelCauseFunc]struct{}{}
+	}
+	key := &cancel
+	s.work[key] = struct{}{}
+	return func() {
+		s.mu.Lock()
+		delete(s.work, key)
+		s.mu.Unlock()
+	}
+}
+
+// interrupt cancels the session's running calls and withdraws its open
+// requests; it reports whether anything was running or open.
+func (s *session) interrupt() bool {
+	s.mu.Lock()
+	busy := len(s.work) > 0 || len(s.open) > 0
+	for cancel := range s.work {
+		(*cancel)(errInterrupted)
+	}
+	s.mu.Unlock()
+	s.withdrawAll(enginev1.CancelReason_CANCEL_REASON_INTERRUPTED)
+	return busy
 }

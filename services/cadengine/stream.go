@@ -34,13 +34,34 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 	var calls sync.WaitGroup
 	defer calls.Wait()
 	defer st.unbind()
-	for {
-		req, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return nil
+	frames := make(chan *enginev1.SessionRequest)
+	recvErr := make(chan error, 1)
+	go func() {
+		for {
+			req, err := stream.Recv()
+			if err != nil {
+				recvErr <- err
+				return
+			}
+			select {
+			case frames <- req:
+			case <-ctx.Done():
+				return
+			}
 		}
-		if err != nil {
+	}()
+	for {
+		var req *enginev1.SessionRequest
+		select {
+		case req = <-frames:
+		case err := <-recvErr:
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
 			return err
+		case <-s.draining:
+			st.drain(&calls)
+			return nil
 		}
 		switch f := req.GetFrame().(type) {
 		case *enginev1.SessionRequest_Call:
@@ -75,6 +96,28 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 			return status.Error(codes.InvalidArgument, "unexpected frame")
 		}
 	}
+}
+
+// drain ends the stream for an engine shutdown: running calls get the
+// drain timeout to finish (open server requests are already withdrawn),
+// then are cancelled; the gateway is told the stream closes.
+func (st *streamState) drain(calls *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() {
+		calls.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(st.server.cfg.DrainTimeout):
+		st.mu.Lock()
+		for _, cancel := range st.running {
+			cancel()
+		}
+		st.mu.Unlock()
+		<-done
+	}
+	st.sendFrame(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Close{Close: &enginev1.CloseStream{Reason: "shutdown"}}})
 }
 
 // streamState is one Session stream: its principal, the session it is bound

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -79,6 +80,10 @@ type Gateway struct {
 
 	connections atomic.Int64
 	ready       atomic.Bool
+	// draining is closed when a graceful stop begins: long-lived
+	// connections finish their calls and close with "going away".
+	draining chan struct{}
+	conns    sync.WaitGroup // long-lived connections being served
 }
 
 // New connects (lazily) to the engine and builds the method table.
@@ -141,6 +146,7 @@ func New(cfg Config) (*Gateway, error) {
 		conn:          conn,
 		engine:        enginev1.NewEngineServiceClient(conn),
 		obs:           obs,
+		draining:      make(chan struct{}),
 	}
 	gw.ready.Store(true)
 	return gw, nil
@@ -206,7 +212,9 @@ func (gw *Gateway) Serve(ctx context.Context, lis net.Listener) error {
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		// Requests outlive ctx: a stop drains them (see below) rather than
+		// cutting them off.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	if gw.cfg.Listening != nil {
 		gw.cfg.Listening(lis.Addr())
@@ -218,10 +226,24 @@ func (gw *Gateway) Serve(ctx context.Context, lis net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
+	// Readiness goes false; HTTP requests and WebSocket/stdio connections
+	// get DrainTimeout to finish their calls. Sessions and their open
+	// requests stay with the engine, for clients to resume elsewhere.
 	gw.ready.Store(false)
+	close(gw.draining)
 	drain, cancel := context.WithTimeout(context.Background(), gw.cfg.DrainTimeout)
 	defer cancel()
 	err = srv.Shutdown(drain)
+	done := make(chan struct{})
+	go func() {
+		gw.conns.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-drain.Done():
+		gw.log.Warn("drain timed out; closing connections")
+	}
 	<-errc
 	return err
 }
@@ -250,9 +272,25 @@ func (gw *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) err
 	return gw.serveConn(ctx, stream, localPrincipal, nil)
 }
 
+// finishCalls waits, up to the drain timeout, for the connection's calls to
+// end; Close then cancels what is left.
+func (gw *Gateway) finishCalls(rpc *jsonrpc.Conn) {
+	done := make(chan struct{})
+	go func() {
+		rpc.Close() // waits for running handlers
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(gw.cfg.DrainTimeout):
+	}
+}
+
 // serveConn serves one long-lived JSON-RPC connection.
 // headers are the HTTP headers of the connection's upgrade, nil for stdio.
 func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, principal string, headers http.Header) error {
+	gw.conns.Add(1)
+	defer gw.conns.Done()
 	gw.connections.Add(1)
 	defer gw.connections.Add(-1)
 	gw.obs.connections.Add(ctx, 1)
@@ -275,6 +313,11 @@ func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, princip
 	select {
 	case <-rpc.Done():
 	case <-ctx.Done():
+	case <-gw.draining:
+		if ga, ok := stream.(interface{ goingAway() }); ok {
+			ga.goingAway()
+		}
+		gw.finishCalls(rpc)
 	}
 	rpc.Close()
 	if err := rpc.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, jsonrpc.ErrClosed) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -41,8 +42,10 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 // than buffered without bound. A ping every PingInterval keeps the
 // connection alive and detects dead peers.
 type wsStream struct {
-	c      *websocket.Conn
-	cfg    Config
+	c   *websocket.Conn
+	cfg Config
+	// away makes Close say "going away" (the gateway is stopping).
+	away   atomic.Bool
 	queue  chan []byte
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the writer has stopped
@@ -64,6 +67,9 @@ func (s *wsStream) writeLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case payload := <-s.queue:
+			if payload == nil {
+				return // Close: everything queued before has been written
+			}
 			wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 			err := s.c.Write(wctx, websocket.MessageText, payload)
 			cancel()
@@ -112,10 +118,26 @@ func (s *wsStream) Write(ctx context.Context, payload []byte) error {
 	}
 }
 
+// Close writes what is queued (bounded by the write timeout), then closes
+// the WebSocket.
 func (s *wsStream) Close() error {
+	select {
+	case s.queue <- nil:
+		select {
+		case <-s.done:
+		case <-time.After(s.cfg.WriteTimeout):
+		}
+	case <-s.done:
+	default: // the queue is full: the reader is too slow to wait for
+	}
 	s.cancel()
+	if s.away.Load() {
+		return s.c.Close(websocket.StatusGoingAway, "gateway stopping; resume your session on another gateway")
+	}
 	return s.c.Close(websocket.StatusNormalClosure, "")
 }
+
+func (s *wsStream) goingAway() { s.away.Store(true) }
 
 func (s *wsStream) wait() { <-s.done }
 

@@ -1,0 +1,103 @@
+package e2e_test
+
+import (
+	"context"
+	"net/http"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// TestGatewaySIGTERM: a stopping gateway closes its WebSockets with "going
+// away" and exits; the session stays with the engine and resumes on a new
+// gateway.
+func TestGatewaySIGTERM(t *testing.T) {
+	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
+	g1 := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr)
+	c := dialWebSocket(t, g1.addr)
+	var s struct {
+		SessionID   string `json:"session_id"`
+		ResumeToken string `json:"resume_token"`
+	}
+	mustCall(t, c, 1, "session.create", map[string]any{}, &s)
+
+	if err := g1.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, _, err := c.c.Read(ctx)
+	if websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Errorf("client read during gateway stop = %v, want close 1001 going away", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- g1.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("gateway exit = %v, want a clean exit", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("gateway did not exit within 20 s of SIGTERM")
+	}
+	if _, err := http.Get("http://" + g1.addr + "/healthz"); err == nil {
+		t.Errorf("the stopped gateway still answers")
+	}
+
+	g2 := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr)
+	c2 := dialWebSocket(t, g2.addr)
+	var resumed struct {
+		Session struct {
+			SessionID string `json:"session_id"`
+		} `json:"session"`
+	}
+	mustCall(t, c2, 2, "session.resume", map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken}, &resumed)
+	if resumed.Session.SessionID != s.SessionID {
+		t.Errorf("resume on a new gateway = %+v, want session %s", resumed, s.SessionID)
+	}
+}
+
+// TestEngineSIGTERM: a stopping engine ends its streams and exits cleanly,
+// and its SQLite store opens again with everything in it.
+func TestEngineSIGTERM(t *testing.T) {
+	store := "sqlite:" + t.TempDir() + "/engine.db"
+	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", store, "--metrics-listen", "")
+	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr)
+	c := dialWebSocket(t, g.addr)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c, 1, "document.create", map[string]any{"name": "kept"}, &doc)
+	mustCall(t, c, 2, "tools.call", map[string]any{"document_id": doc.DocumentID, "tool": "entity_create_circle", "args": map[string]any{"cx": 0, "cy": 0, "radius": 2}}, new(any))
+
+	if err := e.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- e.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("engine exit = %v, want a clean exit", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("engine did not exit within 20 s of SIGTERM")
+	}
+	resp := call(t, c, 3, "document.get", map[string]any{"document_id": doc.DocumentID})
+	if resp.Error == nil || resp.Error.Code != 5003 {
+		t.Errorf("document.get with the engine down = %+v, want 5003", describe(resp))
+	}
+
+	e2 := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", store, "--metrics-listen", "")
+	g2 := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e2.addr)
+	var info struct {
+		Revision    int64 `json:"revision"`
+		EntityCount int64 `json:"entity_count"`
+	}
+	mustCall(t, dialWebSocket(t, g2.addr), 4, "document.get", map[string]any{"document_id": doc.DocumentID}, &info)
+	if info.Revision != 1 || info.EntityCount != 1 {
+		t.Errorf("document after restart = %+v, want revision 1 with its circle", info)
+	}
+}

@@ -1,0 +1,62 @@
+package cadengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/core"
+)
+
+// sessionClient is a session's client as the core sees it: server requests
+// go out through the session (to whichever stream it is attached to) and
+// every wait is traced.
+type sessionClient struct {
+	server  *Server
+	session *session
+}
+
+// Ask implements core.Client.
+func (c sessionClient) Ask(ctx context.Context, req *enginev1.ServerRequest) (*enginev1.ServerRequestAnswer, error) {
+	ctx, span, carrier := c.server.obs.startWait(ctx, req.GetMethod())
+	defer span.End()
+	req.TraceContext = carrier
+	c.server.obs.openReqs.Add(ctx, 1)
+	defer c.server.obs.openReqs.Add(context.WithoutCancel(ctx), -1)
+	answer, err := c.session.ask(ctx, req, paramsOf(req), func() enginev1.CancelReason {
+		if errors.Is(context.Cause(ctx), errInterrupted) {
+			return enginev1.CancelReason_CANCEL_REASON_INTERRUPTED
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return enginev1.CancelReason_CANCEL_REASON_TIMEOUT
+		}
+		return enginev1.CancelReason_CANCEL_REASON_RESOLVED
+	})
+	switch {
+	case errors.Is(err, errNotDeclared):
+		return nil, fmt.Errorf("%s: %w", req.GetMethod(), core.ErrUnsupported)
+	case err != nil:
+		return nil, context.Cause(ctx)
+	}
+	if e := answer.GetError(); e != nil && status.FromProto(e).Code() == codes.Unimplemented {
+		return nil, fmt.Errorf("%s: the client answered -32601: %w", req.GetMethod(), core.ErrUnsupported)
+	}
+	return answer, nil
+}
+
+// paramsOf is the params message a server request frame carries.
+func paramsOf(req *enginev1.ServerRequest) proto.Message {
+	m := req.ProtoReflect()
+	if fd := m.WhichOneof(m.Descriptor().Oneofs().ByName("params")); fd != nil {
+		return m.Get(fd).Message().Interface()
+	}
+	return &enginev1.ServerRequest{}
+}
+
+// errInterrupted is the cancel cause of work stopped by session.interrupt.
+var errInterrupted = errors.New("interrupted by session.interrupt")
