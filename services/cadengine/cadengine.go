@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -38,6 +39,9 @@ type Config struct {
 	MetricsListen string
 	// DrainTimeout bounds a graceful stop; 0 means 10 s.
 	DrainTimeout time.Duration
+	// RequestTimeout bounds a wait for the client's answer to a server
+	// request (withdrawn with reason timeout); 0 means 10 minutes.
+	RequestTimeout time.Duration
 	// Logger receives the engine's logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Telemetry receives the engine's traces and metrics; nil records
@@ -63,12 +67,20 @@ type Server struct {
 	obs      *observability
 	// draining is closed when a graceful stop begins.
 	draining chan struct{}
+	// base is the context of Session stream calls, which outlive their
+	// stream; cancelled when a stop's drain time is up.
+	base       context.Context
+	cancelBase context.CancelFunc
+	work       sync.WaitGroup // Session stream calls running
 }
 
 // New opens the store and loads the documents.
 func New(cfg Config) (*Server, error) {
 	if cfg.DrainTimeout == 0 {
 		cfg.DrainTimeout = 10 * time.Second
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 10 * time.Minute
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -103,6 +115,7 @@ func New(cfg Config) (*Server, error) {
 		draining: make(chan struct{}),
 		health:   health.NewServer(),
 	}
+	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.grpc = grpc.NewServer(obs.grpcStats())
 	enginev1.RegisterEngineServiceServer(s.grpc, s)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -133,6 +146,8 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	go func() { errc <- s.grpc.Serve(lis) }()
 	select {
 	case err := <-errc:
+		s.cancelBase()
+		s.work.Wait()
 		s.close()
 		return err
 	case <-ctx.Done():
@@ -158,7 +173,25 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		<-stopped
 	}
 	<-errc
+	s.finishWork()
 	return s.close()
+}
+
+// finishWork gives running stream calls the drain timeout to end, then
+// cancels them and waits.
+func (s *Server) finishWork() {
+	done := make(chan struct{})
+	go func() {
+		s.work.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(s.cfg.DrainTimeout):
+		s.cancelBase()
+		<-done
+	}
+	s.cancelBase()
 }
 
 // close closes the core, then the store it writes to.

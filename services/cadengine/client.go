@@ -23,6 +23,8 @@ type sessionClient struct {
 
 // Ask implements core.Client.
 func (c sessionClient) Ask(ctx context.Context, req *enginev1.ServerRequest) (*enginev1.ServerRequestAnswer, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.server.cfg.RequestTimeout)
+	defer cancel()
 	ctx, span, carrier := c.server.obs.startWait(ctx, req.GetMethod())
 	defer span.End()
 	req.TraceContext = carrier

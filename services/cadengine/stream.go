@@ -31,8 +31,10 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
+	// Calls outlive the stream: a client whose connection drops resumes its
+	// session (and answers its open requests) elsewhere, and learns a lost
+	// result from operations.get. The server owns them (s.work).
 	var calls sync.WaitGroup
-	defer calls.Wait()
 	defer st.unbind()
 	frames := make(chan *enginev1.SessionRequest)
 	recvErr := make(chan error, 1)
@@ -65,14 +67,16 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 		}
 		switch f := req.GetFrame().(type) {
 		case *enginev1.SessionRequest_Call:
-			callCtx, callCancel := context.WithCancel(ctx)
+			callCtx, callCancel := context.WithCancel(s.base)
 			if !st.start(f.Call.GetCallId(), callCancel) {
 				callCancel()
 				st.reply(f.Call.GetCallId(), nil, status.Errorf(codes.InvalidArgument, "call_id %d is already running", f.Call.GetCallId()))
 				continue
 			}
 			calls.Add(1)
+			s.work.Add(1)
 			go func() {
+				defer s.work.Done()
 				defer calls.Done()
 				defer st.finish(f.Call.GetCallId())
 				name := callName(f.Call)

@@ -42,7 +42,7 @@ func benchCall(b *testing.B, store core.Store, tool string, args *structpb.Struc
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		resp, err := e.CallTool(ctx, "bench", req)
+		resp, err := e.CallTool(ctx, core.Caller{Principal: "bench"}, req)
 		if err != nil || !resp.Ok {
 			b.Fatalf("%s: %v %v", tool, resp, err)
 		}
@@ -88,7 +88,7 @@ func benchCallDoc(b *testing.B, store core.Store, doc, tool string, args *struct
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if resp, err := e.CallTool(context.Background(), "bench", req); err != nil || !resp.Ok {
+		if resp, err := e.CallTool(context.Background(), core.Caller{Principal: "bench"}, req); err != nil || !resp.Ok {
 			b.Fatalf("%s: %v %v", tool, resp, err)
 		}
 	}
@@ -102,19 +102,19 @@ func Example() {
 	doc, _ := e.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
 
 	args, _ := structpb.NewStruct(map[string]any{"x1": 0, "y1": 0, "x2": 3, "y2": 4})
-	resp, _ := e.CallTool(ctx, "me", &enginev1.CallToolRequest{
+	resp, _ := e.CallTool(ctx, core.Caller{Principal: "me"}, &enginev1.CallToolRequest{
 		DocumentId: &doc.DocumentId, Tool: enginev1.ToolEntityCreateLine, Args: args,
 	})
 	fmt.Println(resp.Ok, resp.Revision, resp.Result.AsMap()["handle"])
 
 	args, _ = structpb.NewStruct(map[string]any{"handle": "100"})
-	resp, _ = e.CallTool(ctx, "me", &enginev1.CallToolRequest{
+	resp, _ = e.CallTool(ctx, core.Caller{Principal: "me"}, &enginev1.CallToolRequest{
 		DocumentId: &doc.DocumentId, Tool: enginev1.ToolAnalysisMeasureEntity, Args: args,
 	})
 	fmt.Println(resp.Result.AsMap()["length"])
 
 	args, _ = structpb.NewStruct(map[string]any{"cx": 0, "cy": 0, "radius": -1})
-	resp, _ = e.CallTool(ctx, "me", &enginev1.CallToolRequest{
+	resp, _ = e.CallTool(ctx, core.Caller{Principal: "me"}, &enginev1.CallToolRequest{
 		DocumentId: &doc.DocumentId, Tool: enginev1.ToolEntityCreateCircle, Args: args,
 	})
 	fmt.Println(resp.Ok, resp.Error.GetKind(), resp.Error.GetPath(), resp.Revision)
@@ -122,4 +122,59 @@ func Example() {
 	// true 1 100
 	// 5
 	// false ERROR_KIND_INVALID_ARGS /radius 1
+}
+
+// BenchmarkHundredWrites compares one batch of 100 entity_create_line
+// steps with 100 separate tools.call calls, per iteration, on each store:
+// the batch commits once, the calls a hundred times.
+func BenchmarkHundredWrites(b *testing.B) {
+	line := func(i int) obj { return obj{"x1": float64(i), "y1": 0, "x2": float64(i) + 1, "y2": 1} }
+	for _, kind := range []string{"memory", "sqlite"} {
+		b.Run(kind+"/batch", func(b *testing.B) {
+			e, doc := benchEngine(b, benchStores(b)[kind]())
+			req := &enginev1.ExecuteBatchRequest{DocumentId: doc}
+			for i := range 100 {
+				args, _ := structpb.NewStruct(line(i))
+				req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityCreateLine, Args: args})
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				resp, err := e.ExecuteBatch(context.Background(), core.Caller{Principal: "bench"}, req)
+				if err != nil || !resp.Ok {
+					b.Fatalf("batch: %v %v", resp.GetError(), err)
+				}
+			}
+		})
+		b.Run(kind+"/calls", func(b *testing.B) {
+			e, doc := benchEngine(b, benchStores(b)[kind]())
+			reqs := make([]*enginev1.CallToolRequest, 100)
+			for i := range reqs {
+				args, _ := structpb.NewStruct(line(i))
+				reqs[i] = &enginev1.CallToolRequest{Tool: enginev1.ToolEntityCreateLine, DocumentId: &doc, Args: args}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for _, req := range reqs {
+					if resp, err := e.CallTool(context.Background(), core.Caller{Principal: "bench"}, req); err != nil || !resp.Ok {
+						b.Fatalf("call: %v %v", resp.GetError(), err)
+					}
+				}
+			}
+		})
+	}
+}
+
+func benchEngine(b *testing.B, store core.Store) (*core.Engine, string) {
+	e, err := core.New(store, core.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	info, err := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e, info.DocumentId
 }

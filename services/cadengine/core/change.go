@@ -167,7 +167,8 @@ func (t *tx) commit(ctx context.Context, s Store) error {
 // document row and, for each entity the changes touched, its current state
 // (or its removal).
 func commitOf(d *document, changes []change) *Commit {
-	c := &Commit{Document: d.record()}
+	rec := d.record()
+	c := &Commit{Document: &rec}
 	seen := make(map[uint64]struct{}, len(changes))
 	for _, ch := range changes {
 		if ch.kind != changeEntity {

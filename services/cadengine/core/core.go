@@ -1,13 +1,15 @@
 // Package core is the headless CAD engine: documents of 2D entities, the
-// tools that query and change them, exact geometry, and write-through
-// persistence to a Store. The gRPC server in services/cadengine serves it.
+// tools that query and change them, exact geometry, the cad.batch runner,
+// the operation journal, and write-through persistence to a Store. The
+// gRPC server in services/cadengine serves it.
 //
 // # Documents
 //
 // A document has an id ("doc-" and 16 hex digits), a name, units, layers
 // (layer "0" always exists), entities and a revision that grows by one for
-// every committed call of a tool that is not read-only — whether or not the
-// call changed anything — and never for a failed or read-only call.
+// every successful call or batch step of a tool that is not read-only —
+// whether or not the call changed anything — and never for a failed or
+// read-only one (the checkpoint tools are bookkeeping and draw none).
 // Entities have upper-case hex handles from a per-document counter that
 // starts at 100 (lower handles are left for the fixed objects of a DXF
 // file) and never goes back, not even when a change is undone.
@@ -19,20 +21,34 @@
 // fingerprints, one digest per layer state and one for the current layer:
 // order-independent, updated in O(1) per change and read in O(1).
 //
-// # Tools
+// # Tools and batches
 //
-// CallTool runs one tool of enginev1.Tools. Its arguments are checked
-// against the tool's generated JSON Schema, then decoded strictly into the
-// generated args message. A tool failure is a response with ok false and a
-// typed error (see toolError for the kinds used); only protocol problems
-// (no such document, a closed engine, a store failure) are Go errors.
-// Geometry uses the Tolerance documented in geometry.go.
+// ExecuteBatch runs cad.batch (batch.go): steps with $references between
+// them (refs.go), validated as a whole before anything runs, with dry
+// runs, revision and fingerprint guards, on_error stop, continue or
+// rollback over an undo log (change.go, run.go), checkpoints
+// (transactions.go) and steps that wait on the caller's client
+// (interactive.go). CallTool runs one tool as a batch of one step. A tool
+// failure is a result with a typed error (see toolError for the kinds);
+// only protocol problems (no such document, a closed engine, a store
+// failure) are Go errors. Geometry uses the Tolerance documented in
+// geometry.go.
+//
+// # Operations and the journal
+//
+// Every call and batch is an operation with an id, scoped to its
+// principal; a retry with the same id replays the recorded result
+// (operations.go). Document changes and the operation's journal record
+// commit in one store transaction, once per batch plus once before each
+// wait on the client (journal.go), so a returned result is on disk and a
+// restart knows which steps of an interrupted operation committed.
 //
 // # Concurrency
 //
 // Engine methods are safe for concurrent use. Each document admits one
 // writer at a time (its write lane) and any number of readers, which wait
-// only while a write applies and commits.
+// only while a write applies and commits. A writer that waits on its
+// client commits first and lets go of the document while it waits.
 package core
 
 import (
@@ -56,48 +72,52 @@ type Options struct {
 	Now func() time.Time
 	// Version is reported by system_status; empty means "dev".
 	Version string
-	// MaxBatchSteps is reported by system_capabilities; 0 means 1000.
+	// MaxBatchSteps is the most steps a batch may have (more are refused:
+	// invalid_args at path "/steps", reason out_of_range); 0 means 1000.
+	// system_capabilities reports it.
 	MaxBatchSteps int32
+	// OnCommit, if set, is called after every durable commit of a
+	// document by a tool call or batch (not document creation), with the
+	// revision it stored and the operation it belongs to — the server fans
+	// document.changed out from it. It is called without any engine lock
+	// held, from the committing call's goroutine.
+	OnCommit func(documentID string, revision int64, operationID string)
 }
 
 // Engine holds the documents and runs tools on them.
 type Engine struct {
-	store   Store
-	now     func() time.Time
-	version string
-	maxStep int32
-	epoch   string
-	tools   map[string]*tool
+	store    Store
+	now      func() time.Time
+	version  string
+	maxStep  int32
+	epoch    string
+	tools    map[string]*tool
+	onCommit func(documentID string, revision int64, operationID string)
+	ops      *opTable // operations and their records (operations.go)
 
 	mu     sync.RWMutex // guards docs and closed
 	docs   map[string]*document
 	closed bool
 	calls  sync.WaitGroup // calls in flight, which Close waits for
-
-	opsMu  sync.Mutex // guards recent
-	recent []recentOp // newest last, at most maxRecent
 }
 
-type recentOp struct {
-	principal string
-	id        string
-}
-
-const maxRecent = 100
-
-// New makes an engine over store and loads every stored document. The
-// store stays the caller's: Close does not close it.
+// New makes an engine over store and loads every stored document and the
+// journal of the last 24 hours; operations the journal shows running were
+// interrupted by the engine's stop and are recorded as such (see
+// operations.go). The store stays the caller's: Close does not close it.
 func New(store Store, opts Options) (*Engine, error) {
 	if store == nil {
 		return nil, fmt.Errorf("core: nil store")
 	}
 	e := &Engine{
-		store:   store,
-		now:     opts.Now,
-		version: opts.Version,
-		maxStep: opts.MaxBatchSteps,
-		epoch:   "ep-" + randomHex(8),
-		docs:    map[string]*document{},
+		store:    store,
+		now:      opts.Now,
+		version:  opts.Version,
+		maxStep:  opts.MaxBatchSteps,
+		epoch:    "ep-" + randomHex(8),
+		onCommit: opts.OnCommit,
+		ops:      newOpTable(),
+		docs:     map[string]*document{},
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -124,12 +144,17 @@ func New(store Store, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("core: load documents: %w", err)
 	}
+	if err := e.loadJournal(context.Background()); err != nil {
+		return nil, fmt.Errorf("core: %w", err)
+	}
 	return e, nil
 }
 
 // Close stops the engine: it waits for calls in flight (their commits
-// included) and makes every later call fail with ErrClosed. It does not
-// close the store.
+// included) and makes every later call fail with ErrClosed. A call that
+// waits on its client counts as in flight: cancel its context (which
+// withdraws the server request) before closing. It does not close the
+// store.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	e.closed = true
@@ -162,8 +187,8 @@ func (e *Engine) doc(id string) (*document, error) {
 
 // inLane runs fn as the document's only writer: it takes the write lane
 // (giving up if ctx ends first) and the document lock, and hands fn a fresh
-// tx. This is the one place writers are serialised; a batch runner uses it
-// to hold the lane for a whole batch and runs each step with e.step.
+// tx. Tool calls and batches take the lane through run.lock, which also
+// lets go of it while waiting on a client.
 func (e *Engine) inLane(ctx context.Context, d *document, fn func(t *tx) error) error {
 	if err := d.acquire(ctx); err != nil {
 		return err
@@ -174,11 +199,11 @@ func (e *Engine) inLane(ctx context.Context, d *document, fn func(t *tx) error) 
 	return fn(newTx(d))
 }
 
-// step runs one mutating tool call inside t. If run fails, its changes are
-// undone and nothing is committed. If it succeeds, the revision goes up by
-// one and the changes since the last commit are committed in one store
-// transaction; if that commit fails they are undone too and the error is
-// returned.
+// step runs one mutating change inside t and commits it on its own (no
+// journal record): if run fails, its changes are undone and nothing is
+// committed; if it succeeds, the revision goes up by one and the changes
+// since the last commit are committed in one store transaction; if that
+// commit fails they are undone too and the error is returned.
 func (e *Engine) step(ctx context.Context, t *tx, run func() (any, error)) (any, error) {
 	m := t.mark()
 	res, err := run()
@@ -192,6 +217,7 @@ func (e *Engine) step(ctx context.Context, t *tx, run func() (any, error)) (any,
 		t.undoTo(m)
 		return nil, err
 	}
+	t.d.durable.Store(t.d.revision)
 	return res, nil
 }
 
@@ -209,6 +235,23 @@ func (e *Engine) CreateDocument(ctx context.Context, req *enginev1.CreateDocumen
 }
 
 func (e *Engine) createDocument(ctx context.Context, name string, units enginev1.Units) (*enginev1.DocumentInfo, error) {
+	d, err := e.newDocument(name, units)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := e.store.Commit(context.WithoutCancel(ctx), commitOf(d, nil)); err != nil {
+		return nil, fmt.Errorf("create document: %w", err)
+	}
+	e.publish(d)
+	return d.info(), nil
+}
+
+// newDocument makes a document that nobody else sees until it is
+// committed and published.
+func (e *Engine) newDocument(name string, units enginev1.Units) (*document, error) {
 	if len([]rune(name)) > 200 {
 		return nil, fmt.Errorf("%w: name is longer than 200 characters", ErrInvalid)
 	}
@@ -221,19 +264,14 @@ func (e *Engine) createDocument(ctx context.Context, name string, units enginev1
 	if _, ok := enginev1.Units_name[int32(units)]; !ok {
 		return nil, fmt.Errorf("%w: unknown units %d", ErrInvalid, units)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	d := newDocument("doc-"+randomHex(8), name, units, e.now().UTC())
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := e.store.Commit(context.WithoutCancel(ctx), commitOf(d, nil)); err != nil {
-		return nil, fmt.Errorf("create document: %w", err)
-	}
+	return newDocument("doc-"+randomHex(8), name, units, e.now().UTC()), nil
+}
+
+// publish makes a committed document visible.
+func (e *Engine) publish(d *document) {
 	e.mu.Lock()
 	e.docs[d.id] = d
 	e.mu.Unlock()
-	return d.info(), nil
 }
 
 // GetDocument describes a document.
@@ -349,24 +387,12 @@ func decodeToken(kind, tok string) (string, bool) {
 	return strings.CutPrefix(string(b), "cb1:"+kind+":")
 }
 
-func (e *Engine) noteOperation(principal, id string) {
-	e.opsMu.Lock()
-	defer e.opsMu.Unlock()
-	e.recent = append(e.recent, recentOp{principal, id})
-	if len(e.recent) > maxRecent {
-		e.recent = append(e.recent[:0], e.recent[len(e.recent)-maxRecent:]...)
-	}
-}
-
 // recentOperations are the principal's recent operation ids, newest first.
 func (e *Engine) recentOperations(principal string) []string {
-	e.opsMu.Lock()
-	defer e.opsMu.Unlock()
-	var out []string
-	for i := len(e.recent) - 1; i >= 0; i-- {
-		if e.recent[i].principal == principal {
-			out = append(out, e.recent[i].id)
-		}
+	ops, _ := e.ops.recentOf(principal, maxRecent)
+	out := make([]string, len(ops))
+	for i, o := range ops {
+		out[i] = o.key.id
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -22,22 +23,33 @@ type document struct {
 
 	// lane admits one writer at a time. A writer takes the lane first
 	// (waiting is cancellable), then mu while it applies and commits; a
-	// batch that waits on a client keeps the lane and lets go of mu, so
-	// readers are not held up.
+	// batch that waits on a client commits what it did and lets go of
+	// both, so that others can read and write meanwhile (see run.suspend).
 	lane chan struct{}
 
-	mu         sync.RWMutex // guards everything below
-	name       string
-	units      enginev1.Units
-	revision   int64
-	nextHandle uint64
-	current    string
-	layers     map[string]*layer
-	layerSeq   int64
-	entities   map[uint64]*entity
-	order      handleIndex      // every live handle, ascending
-	perLayer   map[string]int64 // entity count by layer
-	hash       sum256           // content hash, see sum256
+	// durable is the revision of the last commit, readable without mu
+	// (busy and conflict answers must not wait for the lane).
+	durable atomic.Int64
+
+	mu          sync.RWMutex // guards everything below
+	name        string
+	units       enginev1.Units
+	revision    int64
+	nextHandle  uint64
+	current     string
+	layers      map[string]*layer
+	layerSeq    int64
+	entities    map[uint64]*entity
+	order       handleIndex      // every live handle, ascending
+	perLayer    map[string]int64 // entity count by layer
+	hash        sum256           // content hash, see sum256
+	commits     []commitNote     // the latest commits, oldest first, see noteCommit
+	commitsLost int64            // the highest revision of notes dropped from commits
+	// quarantined is set when the document in memory may differ from the
+	// stored one (a commit that would have stored a rollback failed);
+	// every later call on it is refused quarantined until the engine
+	// restarts and reloads it.
+	quarantined bool
 }
 
 // layer is a layer's state. Like entities, a layer in a document is never
@@ -259,6 +271,7 @@ func loadDocument(rec *DocumentRecord, ents []EntityRecord) (*document, error) {
 	if got := d.hash.String(); got != rec.ContentHash {
 		return nil, fmt.Errorf("document %s: content hash is %s, stored %s", rec.ID, got, rec.ContentHash)
 	}
+	d.durable.Store(d.revision)
 	return d, nil
 }
 

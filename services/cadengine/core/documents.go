@@ -5,13 +5,15 @@ import (
 )
 
 // documentCreate is CreateDocument as a tool; the response's revision is
-// the new document's (0).
+// the new document's (0). The running operation commits the document
+// with its journal record, in one transaction, and then publishes it.
 func documentCreate(c *call, a *enginev1.DocumentCreateArgs) (*enginev1.DocumentCreateResult, error) {
-	info, err := c.e.createDocument(c.ctx, a.GetName(), a.GetUnits())
+	d, err := c.e.newDocument(a.GetName(), a.GetUnits())
 	if err != nil {
-		return nil, err
+		return nil, invalidArgs("", reasonInvalid, "%v", err)
 	}
-	return &enginev1.DocumentCreateResult{Document: info}, nil
+	c.created = d
+	return &enginev1.DocumentCreateResult{Document: d.info()}, nil
 }
 
 func documentInfo(c *call, _ *enginev1.DocumentInfoArgs) (*enginev1.DocumentInfo, error) {

@@ -41,11 +41,11 @@ func TestDocumentNotFound(t *testing.T) {
 		t.Errorf("GetDocument(doc-nope) = %v, want ErrNotFound", err)
 	}
 	doc := "doc-nope"
-	_, err := e.CallTool(ctx, "p", &enginev1.CallToolRequest{Tool: enginev1.ToolEntityGet, DocumentId: &doc})
+	_, err := e.CallTool(ctx, core.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: enginev1.ToolEntityGet, DocumentId: &doc})
 	if !errors.Is(err, core.ErrNotFound) {
 		t.Errorf("CallTool on doc-nope = %v, want ErrNotFound", err)
 	}
-	_, err = e.CallTool(ctx, "p", &enginev1.CallToolRequest{Tool: enginev1.ToolEntityGet})
+	_, err = e.CallTool(ctx, core.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: enginev1.ToolEntityGet})
 	if !errors.Is(err, core.ErrInvalid) {
 		t.Errorf("CallTool without document_id = %v, want ErrInvalid", err)
 	}
@@ -69,11 +69,11 @@ func TestUnknownTool(t *testing.T) {
 func TestOperationIDEchoed(t *testing.T) {
 	f := newFixture(t)
 	id := "my-op-1"
-	resp, err := f.e.CallTool(context.Background(), "p", &enginev1.CallToolRequest{Tool: enginev1.ToolDocumentInfo, DocumentId: &f.doc, OperationId: &id})
+	resp, err := f.e.CallTool(context.Background(), core.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: enginev1.ToolDocumentInfo, DocumentId: &f.doc, OperationId: &id})
 	if err != nil || resp.OperationId != id {
 		t.Fatalf("CallTool with operation_id = %v, %v; want it echoed", resp, err)
 	}
-	resp, err = f.e.CallTool(context.Background(), "p", &enginev1.CallToolRequest{Tool: enginev1.ToolSystemStatus})
+	resp, err = f.e.CallTool(context.Background(), core.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: enginev1.ToolSystemStatus})
 	if err != nil || !resp.Ok {
 		t.Fatalf("system_status: %v %v", resp, err)
 	}
@@ -81,7 +81,7 @@ func TestOperationIDEchoed(t *testing.T) {
 		t.Errorf("recent_operations = %v, want [%s %s] (newest first)", ops, resp.OperationId, id)
 	}
 	// Another principal does not see them.
-	resp, err = f.e.CallTool(context.Background(), "someone-else", &enginev1.CallToolRequest{Tool: enginev1.ToolSystemStatus})
+	resp, err = f.e.CallTool(context.Background(), core.Caller{Principal: "someone-else"}, &enginev1.CallToolRequest{Tool: enginev1.ToolSystemStatus})
 	if err != nil || !resp.Ok {
 		t.Fatalf("system_status: %v %v", resp, err)
 	}
@@ -249,7 +249,7 @@ func TestEveryToolAnswers(t *testing.T) {
 			args = obj{}
 		}
 		doc := f.doc
-		resp, err := f.e.CallTool(context.Background(), "p", &enginev1.CallToolRequest{Tool: tool.Name, DocumentId: &doc, Args: mustStruct(t, args)})
+		resp, err := f.e.CallTool(context.Background(), core.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: tool.Name, DocumentId: &doc, Args: mustStruct(t, args)})
 		if err != nil {
 			t.Errorf("%s: protocol error %v", tool.Name, err)
 			continue
@@ -266,9 +266,9 @@ func TestEveryToolAnswers(t *testing.T) {
 func TestUnsupportedToolsNameTheirCapability(t *testing.T) {
 	f := newFixture(t)
 	for tool, want := range map[string]string{
-		enginev1.ToolTransactionBegin:    "transactions",
-		enginev1.ToolTransactionCommit:   "transactions",
-		enginev1.ToolTransactionRollback: "transactions",
+		enginev1.ToolTransactionBegin:    "transactions_outside_batch",
+		enginev1.ToolTransactionCommit:   "transactions_outside_batch",
+		enginev1.ToolTransactionRollback: "transactions_outside_batch",
 	} {
 		e := f.fail(tool, obj{}, kindUnsupported)
 		if e.GetCapability() != want {
@@ -396,7 +396,7 @@ func TestCancelledContextWaitingForLane(t *testing.T) {
 	f := newFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := f.e.CallTool(ctx, "p", &enginev1.CallToolRequest{Tool: enginev1.ToolEntityCreatePoint, DocumentId: &f.doc, Args: mustStruct(t, obj{"x": 0, "y": 0})})
+	_, err := f.e.CallTool(ctx, core.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: enginev1.ToolEntityCreatePoint, DocumentId: &f.doc, Args: mustStruct(t, obj{"x": 0, "y": 0})})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("CallTool with a cancelled context = %v, want context.Canceled", err)
 	}

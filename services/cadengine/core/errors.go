@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -17,6 +18,13 @@ var (
 	ErrInvalid = errors.New("invalid request")
 	// ErrClosed is returned by every method after Close.
 	ErrClosed = errors.New("engine closed")
+	// ErrOperationNotFound is returned (wrapped) by GetOperation for an
+	// operation id the principal never used, or whose record was pruned.
+	ErrOperationNotFound = errors.New("operation not found")
+	// ErrUnsupported is what a Client returns (possibly wrapped) when the
+	// client did not declare a server-request method or answered -32601;
+	// the step that asked fails unsupported.
+	ErrUnsupported = errors.New("the client does not implement the method")
 )
 
 // toolError is a tool failure: it becomes a CallToolResponse with ok false,
@@ -32,7 +40,16 @@ var (
 //     tangent).
 //   - refused: the document's state forbids it: a locked layer, deleting
 //     layer 0 or the current layer, a layer name already taken.
-//   - unsupported: the engine lacks the capability (named in capability).
+//   - unsupported: the engine or the client lacks the capability (named in
+//     capability: "server_request:pick.point", "transactions_outside_batch").
+//
+// And, from the batch runner (batch.go, run.go):
+//   - unknown_tool, denied (not batchable, cad.batch itself, an approval
+//     the client denied), unresolved_ref (refs.go): validation;
+//   - stale_revision, busy, operation_conflict, quarantined: refusals of a
+//     whole batch;
+//   - cancelled, timed_out: the call's context ended while a step ran or
+//     waited on the client.
 type toolError struct{ pb *enginev1.ToolError }
 
 func (e *toolError) Error() string {
@@ -62,6 +79,27 @@ func invalidArgs(path string, reason enginev1.ViolationReason, format string, ar
 	e.pb.Path = &path
 	e.pb.Reason = &reason
 	return e
+}
+
+func denied(format string, args ...any) *toolError {
+	return toolErr(enginev1.ErrorKind_ERROR_KIND_DENIED, format, args...)
+}
+
+func unresolvedRef(path string, format string, args ...any) *toolError {
+	e := toolErr(enginev1.ErrorKind_ERROR_KIND_UNRESOLVED_REF, format, args...)
+	if path != "" {
+		e.pb.Path = &path
+	}
+	return e
+}
+
+// contextError is the step failure for a context that ended: timed_out for
+// a deadline, cancelled otherwise.
+func contextError(err error, format string, args ...any) *toolError {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return toolErr(enginev1.ErrorKind_ERROR_KIND_TIMED_OUT, format, args...)
+	}
+	return toolErr(enginev1.ErrorKind_ERROR_KIND_CANCELLED, format, args...)
 }
 
 const (

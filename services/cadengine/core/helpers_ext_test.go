@@ -76,7 +76,7 @@ func callTool(t testing.TB, e *core.Engine, doc, tool string, args obj) *enginev
 		}
 		req.Args = s
 	}
-	resp, err := e.CallTool(context.Background(), "tester", req)
+	resp, err := e.CallTool(context.Background(), core.Caller{Principal: "tester"}, req)
 	if err != nil {
 		t.Fatalf("CallTool(%s): %v", tool, err)
 	}

@@ -41,7 +41,26 @@ CREATE TABLE IF NOT EXISTS entities (
 	data        BLOB NOT NULL,      -- canonical encoding, see encoding.go
 	PRIMARY KEY (document_id, handle)
 ) WITHOUT ROWID;
-PRAGMA user_version = 1;
+CREATE TABLE IF NOT EXISTS operations (
+	principal       TEXT NOT NULL,
+	id              TEXT NOT NULL,
+	kind            TEXT NOT NULL,
+	document_id     TEXT NOT NULL,
+	request_hash    BLOB NOT NULL,
+	status          INTEGER NOT NULL,  -- OperationStatus
+	committed_steps TEXT NOT NULL,     -- JSON array of step indexes
+	revision        INTEGER NOT NULL,
+	response        BLOB,              -- proto ExecuteBatchResponse
+	started_at      INTEGER NOT NULL,  -- Unix nanoseconds
+	finished_at     INTEGER NOT NULL,  -- Unix nanoseconds, 0 while running
+	PRIMARY KEY (principal, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS operations_finished_at ON operations (finished_at);
+CREATE TABLE IF NOT EXISTS sessions (
+	id   TEXT PRIMARY KEY,
+	data BLOB NOT NULL                 -- opaque to the store
+) WITHOUT ROWID;
+PRAGMA user_version = 2;
 `
 
 func openSQLite(path string) (Store, error) {
@@ -161,10 +180,6 @@ func (s *sqliteStore) loadEntities(ctx context.Context, id string) ([]EntityReco
 const rowsPerInsert = 200
 
 func (s *sqliteStore) Commit(ctx context.Context, c *Commit) (err error) {
-	layers, err := json.Marshal(c.Document.Layers)
-	if err != nil {
-		return fmt.Errorf("encode layers: %w", err)
-	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -174,8 +189,29 @@ func (s *sqliteStore) Commit(ctx context.Context, c *Commit) (err error) {
 			tx.Rollback()
 		}
 	}()
-	d := &c.Document
-	if _, err = tx.ExecContext(ctx, `INSERT INTO documents (id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash)
+	if c.Document != nil {
+		if err = writeDocument(ctx, tx, c); err != nil {
+			return err
+		}
+	}
+	for i := range c.Operations {
+		if err = writeOperation(ctx, tx, &c.Operations[i]); err != nil {
+			return err
+		}
+	}
+	if err = tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func writeDocument(ctx context.Context, tx *sql.Tx, c *Commit) error {
+	layers, err := json.Marshal(c.Document.Layers)
+	if err != nil {
+		return fmt.Errorf("encode layers: %w", err)
+	}
+	d := c.Document
+	if _, err := tx.ExecContext(ctx, `INSERT INTO documents (id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET name = excluded.name, units = excluded.units, revision = excluded.revision,
 			next_handle = excluded.next_handle, current_layer = excluded.current_layer, layers = excluded.layers,
@@ -184,25 +220,136 @@ func (s *sqliteStore) Commit(ctx context.Context, c *Commit) (err error) {
 		return fmt.Errorf("write document: %w", err)
 	}
 	if len(c.Delete) > 0 {
-		stmt, perr := tx.PrepareContext(ctx, `DELETE FROM entities WHERE document_id = ? AND handle = ?`)
-		if perr != nil {
-			return fmt.Errorf("delete entities: %w", perr)
+		stmt, err := tx.PrepareContext(ctx, `DELETE FROM entities WHERE document_id = ? AND handle = ?`)
+		if err != nil {
+			return fmt.Errorf("delete entities: %w", err)
 		}
+		defer stmt.Close()
 		for _, h := range c.Delete {
-			if _, err = stmt.ExecContext(ctx, d.ID, int64(h)); err != nil {
-				stmt.Close()
+			if _, err := stmt.ExecContext(ctx, d.ID, int64(h)); err != nil {
 				return fmt.Errorf("delete entity: %w", err)
 			}
 		}
-		stmt.Close()
 	}
-	if err = putEntities(ctx, tx, d.ID, c.Put); err != nil {
-		return err
+	return putEntities(ctx, tx, d.ID, c.Put)
+}
+
+func writeOperation(ctx context.Context, tx *sql.Tx, op *OperationRecord) error {
+	steps, err := json.Marshal(op.CommittedSteps)
+	if err != nil {
+		return fmt.Errorf("encode committed steps: %w", err)
 	}
-	if err = tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+	if op.CommittedSteps == nil {
+		steps = []byte("[]")
+	}
+	var finished int64
+	if !op.FinishedAt.IsZero() {
+		finished = op.FinishedAt.UnixNano()
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO operations (principal, id, kind, document_id, request_hash, status, committed_steps, revision, response, started_at, finished_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(principal, id) DO UPDATE SET kind = excluded.kind, document_id = excluded.document_id,
+			request_hash = excluded.request_hash, status = excluded.status, committed_steps = excluded.committed_steps,
+			revision = excluded.revision, response = excluded.response, started_at = excluded.started_at,
+			finished_at = excluded.finished_at`,
+		op.Principal, op.ID, op.Kind, op.DocumentID, op.RequestHash, int32(op.Status), string(steps), op.Revision,
+		op.Response, op.StartedAt.UnixNano(), finished); err != nil {
+		return fmt.Errorf("write operation %s: %w", op.ID, err)
 	}
 	return nil
+}
+
+func (s *sqliteStore) LoadOperations(ctx context.Context, fn func(*OperationRecord) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT principal, id, kind, document_id, request_hash, status, committed_steps, revision, response, started_at, finished_at
+		FROM operations ORDER BY started_at, principal, id`)
+	if err != nil {
+		return fmt.Errorf("load operations: %w", err)
+	}
+	var all []*OperationRecord
+	for rows.Next() {
+		var (
+			op                OperationRecord
+			status            int32
+			steps             string
+			started, finished int64
+		)
+		if err := rows.Scan(&op.Principal, &op.ID, &op.Kind, &op.DocumentID, &op.RequestHash, &status, &steps, &op.Revision, &op.Response, &started, &finished); err != nil {
+			rows.Close()
+			return fmt.Errorf("load operations: %w", err)
+		}
+		if err := json.Unmarshal([]byte(steps), &op.CommittedSteps); err != nil {
+			rows.Close()
+			return fmt.Errorf("load operation %s: committed steps: %w", op.ID, err)
+		}
+		op.Status = enginev1.OperationStatus(status)
+		op.StartedAt = time.Unix(0, started).UTC()
+		if finished != 0 {
+			op.FinishedAt = time.Unix(0, finished).UTC()
+		}
+		all = append(all, &op)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("load operations: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load operations: %w", err)
+	}
+	for _, op := range all {
+		if err := fn(op); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqliteStore) PruneOperations(ctx context.Context, before time.Time) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM operations WHERE finished_at != 0 AND finished_at < ?`, before.UnixNano()); err != nil {
+		return fmt.Errorf("prune operations: %w", err)
+	}
+	return nil
+}
+
+func (s *sqliteStore) SaveSession(ctx context.Context, id string, data []byte) error {
+	if data == nil {
+		data = []byte{}
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO sessions (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data`, id, data); err != nil {
+		return fmt.Errorf("save session %s: %w", id, err)
+	}
+	return nil
+}
+
+func (s *sqliteStore) DeleteSession(ctx context.Context, id string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return nil
+}
+
+func (s *sqliteStore) LoadSessions(ctx context.Context) (map[string][]byte, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, data FROM sessions`)
+	if err != nil {
+		return nil, fmt.Errorf("load sessions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]byte{}
+	for rows.Next() {
+		var (
+			id   string
+			data []byte
+		)
+		if err := rows.Scan(&id, &data); err != nil {
+			return nil, fmt.Errorf("load sessions: %w", err)
+		}
+		if data == nil {
+			data = []byte{}
+		}
+		out[id] = data
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load sessions: %w", err)
+	}
+	return out, nil
 }
 
 func putEntities(ctx context.Context, tx *sql.Tx, id string, put []EntityRecord) error {

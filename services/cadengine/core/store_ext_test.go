@@ -144,7 +144,7 @@ func TestFailedCommitLeavesNoTrace(t *testing.T) {
 	h := f.handle(enginev1.ToolEntityCreatePoint, obj{"x": 0, "y": 0})
 	before := f.info()
 	store.fail.Store(true)
-	_, err = e.CallTool(context.Background(), "p", &enginev1.CallToolRequest{
+	_, err = e.CallTool(context.Background(), core.Caller{Principal: "p"}, &enginev1.CallToolRequest{
 		Tool: enginev1.ToolEntityMove, DocumentId: &f.doc, Args: mustStruct(t, obj{"handle": h, "dx": 1, "dy": 1}),
 	})
 	if err == nil {

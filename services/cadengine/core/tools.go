@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
@@ -69,19 +68,14 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolLayerUnlock:     docTool(layerUnlock),
 		enginev1.ToolLayerDelete:     docTool(layerDelete),
 
-		// checkpoints: the batch runner will own them.
-		enginev1.ToolTransactionBegin: unsupportedTool(scopeDocument, "transactions",
-			"checkpoints need the batch runner, which is not built yet"),
-		enginev1.ToolTransactionCommit: unsupportedTool(scopeDocument, "transactions",
-			"checkpoints need the batch runner, which is not built yet"),
-		enginev1.ToolTransactionRollback: unsupportedTool(scopeDocument, "transactions",
-			"checkpoints need the batch runner, which is not built yet"),
+		// checkpoints (transactions.go)
+		enginev1.ToolTransactionBegin:    docTool(transactionBegin),
+		enginev1.ToolTransactionCommit:   docTool(transactionCommit),
+		enginev1.ToolTransactionRollback: docTool(transactionRollback),
 
-		// interactive: they need a session to send server requests on.
-		enginev1.ToolPointPick: unsupportedTool(scopeDocument, "server_request:pick.point",
-			"picking a point needs a session whose client answers pick.point; the core has none"),
-		enginev1.ToolEntityPick: unsupportedTool(scopeDocument, "server_request:pick.entities",
-			"picking entities needs a session whose client answers pick.entities; the core has none"),
+		// interactive (interactive.go): server requests to the caller's client
+		enginev1.ToolPointPick:  docTool(pointPick),
+		enginev1.ToolEntityPick: docTool(entityPick),
 
 		// system (system.go)
 		enginev1.ToolSystemStatus:       engineTool(systemStatus),
@@ -106,11 +100,13 @@ type toolSpec struct {
 	run   handler
 }
 
-// tool is a catalog entry ready to run: compiled schema and function.
+// tool is a catalog entry ready to run: compiled schema, the schemas as
+// trees for references and handle fields (schemas.go), and function.
 type tool struct {
-	info   enginev1.ToolInfo
-	schema *contract.Schema
-	spec   toolSpec
+	info    enginev1.ToolInfo
+	schema  *contract.Schema
+	in, out *schemaDoc
+	spec    toolSpec
 }
 
 // call is what a tool function gets.
@@ -121,6 +117,9 @@ type call struct {
 	opID      string
 	d         *document // nil for engine tools
 	tx        *tx       // nil for read-only tools
+	r         *run      // the running operation; nil outside one
+	step      int       // the step's index in r
+	created   *document // set by document_create: the run commits and publishes it
 }
 
 func adapt[A, R proto.Message](f func(*call, A) (R, error)) handler {
@@ -159,39 +158,49 @@ func compileTools() (map[string]*tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("core: %w", err)
 		}
+		in, err := parseSchemaDoc(info.Name+".args", info.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("core: %w", err)
+		}
+		res, err := parseSchemaDoc(info.Name+".result", info.OutputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("core: %w", err)
+		}
 		spec, ok := table[info.Name]
 		if !ok {
 			spec = unsupportedTool(scopeDocument, info.Name, "this engine does not implement "+info.Name)
 		}
-		out[info.Name] = &tool{info: info, schema: s, spec: spec}
+		out[info.Name] = &tool{info: info, schema: s, in: in, out: res, spec: spec}
 	}
 	return out, nil
 }
 
-// CallTool runs one tool. A tool failure — unknown tool, arguments that
-// break the schema, a locked layer, geometry that cannot be computed — is
-// a response with ok false and a typed error. Errors are for the protocol:
-// a document that does not exist (ErrNotFound), a missing document_id
-// (ErrInvalid), a cancelled ctx before the tool ran, a store failure, or a
-// closed engine.
-func (e *Engine) CallTool(ctx context.Context, principal string, req *enginev1.CallToolRequest) (*enginev1.CallToolResponse, error) {
+// CallTool runs one tool as a batch of one step, with the same operation
+// ids, idempotent retries, journaling, approvals and server requests (see
+// ExecuteBatch and operations.go). It differs from such a batch in what a
+// single call needs: the tool need not be batchable (document_create
+// works), its args are taken literally ("$" means nothing), the step's
+// operation id is the call's own, the result is always whole, and the
+// checkpoint tools answer unsupported with capability
+// "transactions_outside_batch" — a checkpoint lives inside a cad.batch.
+//
+// A tool failure — unknown tool, arguments that break the schema, a
+// locked layer, geometry that cannot be computed — is a response with ok
+// false and a typed error. Errors are for the protocol: a document that
+// does not exist (ErrNotFound), a missing document_id or a bad
+// operation_id (ErrInvalid), a context that ended before the tool ran, a
+// store failure, or a closed engine.
+func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.CallToolRequest) (*enginev1.CallToolResponse, error) {
 	done, err := e.enter()
 	if err != nil {
 		return nil, err
 	}
 	defer done()
 
-	opID := req.GetOperationId()
-	if opID == "" {
-		opID = "op-" + randomHex(8)
+	opID, explicit, err := operationID(req.OperationId)
+	if err != nil {
+		return nil, err
 	}
-	resp := &enginev1.CallToolResponse{Tool: req.GetTool(), OperationId: opID}
-	fail := func(err *toolError) (*enginev1.CallToolResponse, error) {
-		err.pb.OperationId = &opID
-		resp.Ok, resp.Error, resp.Result = false, err.pb, nil
-		return resp, nil
-	}
-
 	t := e.tools[req.GetTool()]
 	var d *document
 	if t == nil || t.spec.scope == scopeDocument {
@@ -205,87 +214,59 @@ func (e *Engine) CallTool(ctx context.Context, principal string, req *enginev1.C
 			return nil, fmt.Errorf("%w: tool %s needs document_id", ErrInvalid, t.info.Name)
 		}
 	}
-	if d != nil {
-		d.mu.RLock()
-		resp.Revision = d.revision
-		d.mu.RUnlock()
-	}
+	s := &stepPlan{name: req.GetTool(), tool: t, opID: opID}
 	if t == nil {
-		return fail(toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", req.GetTool()))
+		s.invalid = toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", req.GetTool())
+	} else {
+		var v any = map[string]any{}
+		if req.GetArgs() != nil {
+			v = req.GetArgs().AsMap()
+		}
+		s.decoded, s.invalid = t.decode(v)
+	}
+	var errs []*enginev1.ToolError
+	if s.invalid != nil {
+		s.invalid.pb.OperationId = &opID
+		errs = append(errs, s.invalid.pb)
 	}
 
-	var v any = map[string]any{}
-	if req.GetArgs() != nil {
-		v = req.GetArgs().AsMap()
+	e.pruneOperations(ctx)
+	docID := ""
+	if d != nil {
+		docID = d.id
 	}
-	if viol := t.schema.Validate(v); viol != nil {
-		return fail(invalidArgs(viol.Path, viol.Reason, "%s", viol.Message))
+	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, requestHash("tools.call", req))
+	prior, st, claimed := e.ops.claim(o)
+	var res *enginev1.ExecuteBatchResponse
+	if claimed != claimNew {
+		res, err = e.answerClaimed(prior, st, claimed, opID, []*stepPlan{s}, d)
+	} else {
+		r := newRun(ctx, e, caller, o, d, []*stepPlan{s})
+		r.single = true
+		res, err = r.execute(errs, nil, nil)
 	}
-	args := t.info.Args.ProtoReflect().New().Interface()
-	if err := contract.Decode(v, args); err != nil {
-		var viol *contract.Violation
-		if errors.As(err, &viol) {
-			return fail(invalidArgs(viol.Path, viol.Reason, "%s", viol.Message))
-		}
-		return nil, fmt.Errorf("decode %s args: %w", t.info.Name, err)
-	}
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
-
-	e.noteOperation(principal, opID)
-	c := &call{ctx: ctx, e: e, principal: principal, opID: opID, d: d}
-	res, rev, err := e.run(c, t, args)
-	resp.Revision = rev
-	if err != nil {
-		var te *toolError
-		if errors.As(err, &te) {
-			return fail(te)
-		}
-		return nil, err
-	}
-	s, err := contract.ToStruct(res)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s result: %w", t.info.Name, err)
-	}
-	resp.Ok, resp.Result = true, s
-	return resp, nil
+	return callResponse(res, req.GetTool()), nil
 }
 
-// run runs a decoded call with the locking its tool needs and returns the
-// result and the document revision after it (0 for engine tools).
-func (e *Engine) run(c *call, t *tool, args proto.Message) (proto.Message, int64, error) {
-	switch {
-	case c.d == nil:
-		res, err := t.spec.run(c, args)
-		return res, 0, err
-	case t.info.Annotations.GetReadOnly():
-		c.d.mu.RLock()
-		defer c.d.mu.RUnlock()
-		res, err := t.spec.run(c, args)
-		return res, c.d.revision, err
-	default:
-		var (
-			res proto.Message
-			rev int64
-		)
-		err := e.inLane(c.ctx, c.d, func(tx *tx) error {
-			c.tx = tx
-			out, err := e.step(c.ctx, tx, func() (any, error) { return t.spec.run(c, args) })
-			rev = tx.d.revision
-			if err == nil {
-				res = out.(proto.Message)
-			}
-			return err
-		})
-		if err != nil {
-			var te *toolError
-			if !errors.As(err, &te) {
-				return nil, 0, err
-			}
-		}
-		return res, rev, err
+// callResponse is a tools.call answer from its one-step batch result.
+func callResponse(b *enginev1.ExecuteBatchResponse, tool string) *enginev1.CallToolResponse {
+	resp := &enginev1.CallToolResponse{Tool: tool, OperationId: b.GetOperationId(), Revision: b.GetRevision().GetAfter(), Replayed: b.GetReplayed()}
+	var step *enginev1.StepResult
+	if len(b.GetResults()) > 0 {
+		step = b.GetResults()[0]
 	}
+	switch {
+	case step.GetStatus() == enginev1.StepStatus_STEP_STATUS_OK:
+		resp.Ok, resp.Result = true, step.GetResult()
+	case step.GetError() != nil:
+		resp.Error = step.GetError()
+	default:
+		resp.Error = b.GetError()
+	}
+	return resp
 }
 
 // ---- helpers for tool functions ----

@@ -23,6 +23,7 @@ func main() {
 	fs.StringVar(&cfg.Store, "store", "sqlite:data/cadengine.db", "store: sqlite:PATH or memory:")
 	fs.BoolVar(&cfg.Reflection, "reflection", false, "serve gRPC reflection on non-loopback addresses too")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "graceful stop bound (0: 10s)")
+	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "longest wait for a client's answer to a server request (0: 10m)")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "127.0.0.1:7402", "HTTP address of /metrics, /healthz and /readyz (empty: off)")
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
