@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 
 	"github.com/coder/websocket"
 )
@@ -38,6 +39,9 @@ func dialWebSocket(ctx context.Context, rawURL, token string) (*wsStream, error)
 	if err != nil {
 		if resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 			return nil, fmt.Errorf("dial %s: %s (check --token or CADBRIDGE_TOKEN): %w", u, resp.Status, errUnauthorized)
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("no gateway at %s (start one with go run ./cmd/cadbridge, or set --url): %w", u, err)
 		}
 		return nil, fmt.Errorf("dial %s: %w", u, err)
 	}

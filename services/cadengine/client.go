@@ -42,8 +42,10 @@ func (c sessionClient) Ask(ctx context.Context, req *enginev1.ServerRequest) (*e
 	switch {
 	case errors.Is(err, errNotDeclared):
 		return nil, fmt.Errorf("%s: %w", req.GetMethod(), core.ErrUnsupported)
-	case err != nil:
+	case err != nil && ctx.Err() != nil:
 		return nil, context.Cause(ctx)
+	case err != nil: // withdrawn by a stop or an interrupt elsewhere
+		return nil, fmt.Errorf("%s: %w: %w", req.GetMethod(), err, context.Canceled)
 	}
 	if e := answer.GetError(); e != nil && status.FromProto(e).Code() == codes.Unimplemented {
 		return nil, fmt.Errorf("%s: the client answered -32601: %w", req.GetMethod(), core.ErrUnsupported)
