@@ -87,3 +87,37 @@ func TestSlowReader(t *testing.T) {
 		t.Errorf("gateway RSS grew from %d MiB to %d MiB during the flood, want bounded (< 256 MiB growth)", before>>20, after>>20)
 	}
 }
+
+// TestHugeBatch: a batch over the step limit is refused before anything
+// runs.
+func TestHugeBatch(t *testing.T) {
+	gateway, _ := startServices(t)
+	c := dialWebSocket(t, gateway)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c, 1, "document.create", map[string]any{}, &doc)
+	steps := make([]any, 10000)
+	for i := range steps {
+		steps[i] = map[string]any{"tool": "entity_create_point", "args": map[string]any{"x": i, "y": 0}}
+	}
+	var r struct {
+		OK     bool   `json:"ok"`
+		Status string `json:"status"`
+		Error  *struct {
+			Kind string `json:"kind"`
+			Path string `json:"path"`
+		} `json:"error"`
+	}
+	mustCall(t, c, 2, "cad.batch", map[string]any{"document_id": doc.DocumentID, "steps": steps}, &r)
+	if r.OK || r.Status != "refused" || r.Error == nil || r.Error.Path != "/steps" {
+		t.Errorf("10k-step batch = %+v, want refused at /steps", r)
+	}
+	var info struct {
+		Revision int64 `json:"revision"`
+	}
+	mustCall(t, c, 3, "document.get", map[string]any{"document_id": doc.DocumentID}, &info)
+	if info.Revision != 0 {
+		t.Errorf("revision after the refused batch = %d, want 0", info.Revision)
+	}
+}
