@@ -44,6 +44,13 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		}
 	}
 
+	if err := c.Call(ctx, "cad.batch", map[string]any{"document_id": doc.DocumentID, "steps": []any{
+		map[string]any{"tool": "entity_create_point", "args": map[string]any{"x": 9, "y": 9}},
+		map[string]any{"tool": "entity_move", "args": map[string]any{"handle": "FFFFFF", "dx": 1, "dy": 0}},
+	}}, nil); err != nil {
+		t.Fatal(err)
+	}
+
 	resp, err := http.Get("http://" + st.Gateway + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +68,10 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		{"gateway", gatewayText, `cadbridge_gateway_connections`, 1},
 		{"engine", engineText, `cadbridge_engine_call_duration_count\{cad_call="call_tool",outcome="ok"\}`, 3},
 		{"engine", engineText, `cadbridge_engine_sessions_open`, 0},
+		{"engine", engineText, `cadbridge_engine_steps_total\{cad_error_kind="ok",cad_tool="entity_create_point"\}`, 4},
+		{"engine", engineText, `cadbridge_engine_steps_total\{cad_error_kind="failed",cad_tool="entity_move"\}`, 1},
+		{"engine", engineText, `cadbridge_engine_batch_size_count`, 1},
+		{"engine", engineText, `cadbridge_engine_journal_commit_duration_count`, 4},
 	}
 	for _, c := range checks {
 		m := regexp.MustCompile(`(?m)^` + c.series + ` (\S+)$`).FindStringSubmatch(c.text)

@@ -95,12 +95,16 @@ func New(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	eng, err := core.New(store, core.Options{Version: version, OnCommit: sess.documentChanged})
+	tel := cfg.Telemetry
+	if tel == nil {
+		tel = telemetry.Disabled()
+	}
+	eng, err := core.New(store, core.Options{Version: version, OnCommit: sess.documentChanged, Tracer: tel.Tracer, Meter: tel.Meter})
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("load documents: %w", err)
 	}
-	obs, err := newObservability(cfg.Telemetry, sess)
+	obs, err := newObservability(tel, sess)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("telemetry: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	otelcodes "go.opentelemetry.io/otel/codes"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -74,9 +75,17 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 	if claimed != claimNew {
 		return e.answerClaimed(prior, st, claimed, opID, plans, d)
 	}
+	ctx, span := e.obs.startBatch(ctx, opID, id, req)
+	defer span.End()
 	r := newRun(ctx, e, caller, o, d, plans)
 	r.mode, r.verbose = req.GetOnError(), req.GetVerbose()
-	return r.execute(errs, req.ExpectedRevision, req.GetPreconditions())
+	resp, err := r.execute(errs, req.ExpectedRevision, req.GetPreconditions())
+	if err != nil {
+		span.SetStatus(otelcodes.Error, err.Error())
+	} else if !resp.GetOk() {
+		span.SetStatus(otelcodes.Error, "batch "+batchStatusName(resp.GetStatus()))
+	}
+	return resp, err
 }
 
 // operationID is the request's operation id, or a new one.

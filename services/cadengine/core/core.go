@@ -64,6 +64,8 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options configure an Engine.
@@ -82,6 +84,10 @@ type Options struct {
 	// document.changed out from it. It is called without any engine lock
 	// held, from the committing call's goroutine.
 	OnCommit func(documentID string, revision int64, operationID string)
+	// Tracer and Meter receive the core's spans and metrics; nil records
+	// nothing.
+	Tracer trace.TracerProvider
+	Meter  metric.MeterProvider
 }
 
 // Engine holds the documents and runs tools on them.
@@ -94,6 +100,7 @@ type Engine struct {
 	tools    map[string]*tool
 	onCommit func(documentID string, revision int64, operationID string)
 	ops      *opTable // operations and their records (operations.go)
+	obs      *observer
 
 	mu     sync.RWMutex // guards docs and closed
 	docs   map[string]*document
@@ -128,6 +135,11 @@ func New(store Store, opts Options) (*Engine, error) {
 	if e.maxStep == 0 {
 		e.maxStep = 1000
 	}
+	obs, err := newObserver(opts.Tracer, opts.Meter)
+	if err != nil {
+		return nil, fmt.Errorf("core telemetry: %w", err)
+	}
+	e.obs = obs
 	tools, err := compileTools()
 	if err != nil {
 		return nil, err

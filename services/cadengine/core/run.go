@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel/attribute"
 	"slices"
 
 	"google.golang.org/protobuf/proto"
@@ -199,6 +200,19 @@ func (r *run) runSteps() error {
 // failed, a non-nil error is a protocol failure.
 func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	res := r.resp.Results[s.i]
+	// The step's span is the context of everything the step does, its
+	// waits on the client included.
+	outer := r.ctx
+	ctx, span := r.e.obs.startStep(outer, s.i, s.name, s.opID)
+	r.ctx = ctx
+	defer func() {
+		r.ctx = outer
+		revision := int64(0)
+		if r.d != nil {
+			revision = r.d.revision
+		}
+		r.e.obs.endStep(ctx, span, s.name, revision, res)
+	}()
 	fail := func(te *toolError) (bool, error) {
 		te.pb.OperationId = &s.opID
 		res.Status, res.Error = enginev1.StepStatus_STEP_STATUS_ERROR, te.pb
@@ -353,7 +367,10 @@ func (r *run) rollbackTo(cp checkpoint) int {
 	if r.t == nil {
 		return 0
 	}
+	_, span := r.e.obs.tracer.Start(r.ctx, "cad.rollback")
+	defer span.End()
 	n := len(r.undoTo(cp.mark))
+	span.SetAttributes(attribute.Int("cad.rollback.changes", n))
 	if cp.epoch == r.epoch {
 		r.pending = cp.pending
 	} else {
@@ -396,7 +413,7 @@ func (r *run) commit(rec OperationRecord) error {
 	} else if r.created != nil {
 		c.Document = ptr(r.created.record())
 	}
-	if err := r.e.store.Commit(context.WithoutCancel(r.ctx), c); err != nil {
+	if err := r.e.obs.commit(r.ctx, r.op.key.id, func() error { return r.e.store.Commit(context.WithoutCancel(r.ctx), c) }); err != nil {
 		r.abort()
 		return fmt.Errorf("commit operation %s: %w", r.op.key.id, err)
 	}
