@@ -120,7 +120,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreatePointArgs)(nil),
 		Result:       (*EntityCreatePointResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"linetype":{"type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
 	},
 	{
@@ -165,7 +165,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreateRectangleArgs)(nil),
 		Result:       (*EntityCreateRectangleResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"x1":{"type":"number"},"x2":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["x1","y1","x2","y2"],"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"linetype":{"type":"string"},"x1":{"type":"number"},"x2":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["x1","y1","x2","y2"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
 	},
 	{
@@ -174,7 +174,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreateTextArgs)(nil),
 		Result:       (*EntityCreateTextResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"height":{"exclusiveMinimum":0,"type":"number"},"layer":{"type":"string"},"rotation":{"type":"number"},"text":{"minLength":1,"type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"required":["text","x","y"],"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"height":{"exclusiveMinimum":0,"type":"number"},"layer":{"type":"string"},"linetype":{"type":"string"},"rotation":{"type":"number"},"text":{"minLength":1,"type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"required":["text","x","y"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
 	},
 	{
@@ -183,7 +183,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreateEllipseArgs)(nil),
 		Result:       (*EntityCreateEllipseResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"cx":{"type":"number"},"cy":{"type":"number"},"end_angle":{"type":"number"},"layer":{"type":"string"},"major_x":{"type":"number"},"major_y":{"type":"number"},"ratio":{"exclusiveMinimum":0,"maximum":1,"type":"number"},"start_angle":{"type":"number"}},"required":["cx","cy","major_x","major_y","ratio"],"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"cx":{"type":"number"},"cy":{"type":"number"},"end_angle":{"type":"number"},"layer":{"type":"string"},"linetype":{"type":"string"},"major_x":{"type":"number"},"major_y":{"type":"number"},"ratio":{"exclusiveMinimum":0,"maximum":1,"type":"number"},"start_angle":{"type":"number"}},"required":["cx","cy","major_x","major_y","ratio"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
 	},
 	{
@@ -193,7 +193,7 @@ var Tools = []ToolInfo{
 		Args:         (*EntityBatchCreateArgs)(nil),
 		Result:       (*EntityBatchCreateResult)(nil),
 		InputSchema:  `{"$defs":{"cad.engine.v1.NewEntity":{"additionalProperties":false,"properties":{"closed":{"type":"boolean"},"color":{"maximum":256,"minimum":0,"type":"integer"},"cx":{"type":"number"},"cy":{"type":"number"},"end_angle":{"type":"number"},"height":{"exclusiveMinimum":0,"type":"number"},"layer":{"type":"string"},"linetype":{"type":"string"},"major_x":{"type":"number"},"major_y":{"type":"number"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"exclusiveMinimum":0,"type":"number"},"ratio":{"exclusiveMinimum":0,"maximum":1,"type":"number"},"rotation":{"type":"number"},"start_angle":{"type":"number"},"text":{"type":"string"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse"],"type":"string"},"x":{"type":"number"},"x1":{"type":"number"},"x2":{"type":"number"},"y":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["type"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"entities":{"items":{"$ref":"#/$defs/cad.engine.v1.NewEntity"},"maxItems":100000,"minItems":1,"type":"array"}},"type":"object"}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string"},"type":"array"}},"required":["count"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
 	},
 	{
 		Name:         ToolEntityGet,
@@ -220,7 +220,7 @@ var Tools = []ToolInfo{
 		Args:         (*SelectionWindowArgs)(nil),
 		Result:       (*SelectionWindowResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"crossing":{"type":"boolean"},"x1":{"type":"number"},"x2":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["x1","y1","x2","y2"],"type":"object"}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string"},"type":"array"}},"required":["count"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
 	},
 	{
 		Name:         ToolAnalysisBoundingBox,
@@ -228,7 +228,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*AnalysisBoundingBoxArgs)(nil),
 		Result:       (*AnalysisBoundingBoxResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"height":{"type":"number"},"max_x":{"type":"number"},"max_y":{"type":"number"},"min_x":{"type":"number"},"min_y":{"type":"number"},"width":{"type":"number"}},"required":["min_x","min_y","max_x","max_y","width","height","count"],"type":"object"}`,
 	},
 	{
@@ -309,7 +309,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityEditGeometryArgs)(nil),
 		Result:       (*EntityEditGeometryResult)(nil),
-		InputSchema:  `{"$defs":{"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"center":{"$ref":"#/$defs/cad.engine.v1.Point"},"closed":{"type":"boolean"},"end":{"$ref":"#/$defs/cad.engine.v1.Point"},"end_angle":{"type":"number"},"handle":{"type":"string","x-cad-handle":true},"height":{"exclusiveMinimum":0,"type":"number"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"exclusiveMinimum":0,"type":"number"},"rotation":{"type":"number"},"start":{"$ref":"#/$defs/cad.engine.v1.Point"},"start_angle":{"type":"number"},"text":{"type":"string"}},"required":["handle"],"type":"object"}`,
+		InputSchema:  `{"$defs":{"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"center":{"$ref":"#/$defs/cad.engine.v1.Point"},"closed":{"type":"boolean"},"end":{"$ref":"#/$defs/cad.engine.v1.Point"},"end_angle":{"type":"number"},"handle":{"type":"string","x-cad-handle":true},"height":{"exclusiveMinimum":0,"type":"number"},"insertion":{"$ref":"#/$defs/cad.engine.v1.Point"},"major_axis":{"$ref":"#/$defs/cad.engine.v1.Point"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"exclusiveMinimum":0,"type":"number"},"ratio":{"exclusiveMinimum":0,"maximum":1,"type":"number"},"rotation":{"type":"number"},"start":{"$ref":"#/$defs/cad.engine.v1.Point"},"start_angle":{"type":"number"},"text":{"type":"string"}},"required":["handle"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
 	},
 	{
@@ -336,7 +336,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
 		Args:         (*EntityDeleteManyArgs)(nil),
 		Result:       (*EntityDeleteManyResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string"},"type":"array"},"layers":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"layers":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string"},"type":"array"}},"required":["count"],"type":"object"}`,
 	},
 	{
@@ -472,7 +472,7 @@ var Tools = []ToolInfo{
 		Args:         (*EntityPickArgs)(nil),
 		Result:       (*EntityPickResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"max":{"maximum":2147483647,"minimum":1,"type":"integer"},"prompt":{"minLength":1,"type":"string"},"types":{"items":{"enum":["point","line","circle","arc","polyline","text","ellipse"],"type":"string"},"type":"array"}},"required":["prompt"],"type":"object"}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"type":"object"}`,
 	},
 	{
 		Name:         ToolSystemStatus,

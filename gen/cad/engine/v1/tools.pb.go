@@ -529,7 +529,9 @@ type EntityCreatePointArgs struct {
 	// Layer (the current layer by default).
 	Layer *string `protobuf:"bytes,3,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour (256 by layer, the default).
-	Color         *int32 `protobuf:"varint,4,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,4,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Linetype (ByLayer by default).
+	Linetype      *string `protobuf:"bytes,5,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -590,6 +592,13 @@ func (x *EntityCreatePointArgs) GetColor() int32 {
 		return *x.Color
 	}
 	return 0
+}
+
+func (x *EntityCreatePointArgs) GetLinetype() string {
+	if x != nil && x.Linetype != nil {
+		return *x.Linetype
+	}
+	return ""
 }
 
 // EntityCreatePointResult names the new point.
@@ -1218,7 +1227,9 @@ type EntityCreateRectangleArgs struct {
 	// Layer (the current layer by default).
 	Layer *string `protobuf:"bytes,5,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour (256 by layer, the default).
-	Color         *int32 `protobuf:"varint,6,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,6,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Linetype (ByLayer by default).
+	Linetype      *string `protobuf:"bytes,7,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1295,6 +1306,13 @@ func (x *EntityCreateRectangleArgs) GetColor() int32 {
 	return 0
 }
 
+func (x *EntityCreateRectangleArgs) GetLinetype() string {
+	if x != nil && x.Linetype != nil {
+		return *x.Linetype
+	}
+	return ""
+}
+
 // EntityCreateRectangleResult names the new polyline.
 type EntityCreateRectangleResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1357,7 +1375,9 @@ type EntityCreateTextArgs struct {
 	// Layer (the current layer by default).
 	Layer *string `protobuf:"bytes,6,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour (256 by layer, the default).
-	Color         *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Linetype (ByLayer by default).
+	Linetype      *string `protobuf:"bytes,8,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1441,6 +1461,13 @@ func (x *EntityCreateTextArgs) GetColor() int32 {
 	return 0
 }
 
+func (x *EntityCreateTextArgs) GetLinetype() string {
+	if x != nil && x.Linetype != nil {
+		return *x.Linetype
+	}
+	return ""
+}
+
 // EntityCreateTextResult names the new text.
 type EntityCreateTextResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1507,7 +1534,9 @@ type EntityCreateEllipseArgs struct {
 	// Layer (the current layer by default).
 	Layer *string `protobuf:"bytes,8,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour (256 by layer, the default).
-	Color         *int32 `protobuf:"varint,9,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,9,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Linetype (ByLayer by default).
+	Linetype      *string `protobuf:"bytes,10,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1603,6 +1632,13 @@ func (x *EntityCreateEllipseArgs) GetColor() int32 {
 		return *x.Color
 	}
 	return 0
+}
+
+func (x *EntityCreateEllipseArgs) GetLinetype() string {
+	if x != nil && x.Linetype != nil {
+		return *x.Linetype
+	}
+	return ""
 }
 
 // EntityCreateEllipseResult names the new ellipse.
@@ -3523,7 +3559,13 @@ type EntityEditGeometryArgs struct {
 	// Text height.
 	Height *float64 `protobuf:"fixed64,11,opt,name=height,proto3,oneof" json:"height,omitempty"`
 	// Text rotation.
-	Rotation      *float64 `protobuf:"fixed64,12,opt,name=rotation,proto3,oneof" json:"rotation,omitempty"`
+	Rotation *float64 `protobuf:"fixed64,12,opt,name=rotation,proto3,oneof" json:"rotation,omitempty"`
+	// Text insertion point.
+	Insertion *Point `protobuf:"bytes,13,opt,name=insertion,proto3,oneof" json:"insertion,omitempty"`
+	// Ellipse major axis endpoint, relative to the centre.
+	MajorAxis *Point `protobuf:"bytes,14,opt,name=major_axis,json=majorAxis,proto3,oneof" json:"major_axis,omitempty"`
+	// Ellipse minor to major ratio, in (0, 1].
+	Ratio         *float64 `protobuf:"fixed64,15,opt,name=ratio,proto3,oneof" json:"ratio,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3638,6 +3680,27 @@ func (x *EntityEditGeometryArgs) GetHeight() float64 {
 func (x *EntityEditGeometryArgs) GetRotation() float64 {
 	if x != nil && x.Rotation != nil {
 		return *x.Rotation
+	}
+	return 0
+}
+
+func (x *EntityEditGeometryArgs) GetInsertion() *Point {
+	if x != nil {
+		return x.Insertion
+	}
+	return nil
+}
+
+func (x *EntityEditGeometryArgs) GetMajorAxis() *Point {
+	if x != nil {
+		return x.MajorAxis
+	}
+	return nil
+}
+
+func (x *EntityEditGeometryArgs) GetRatio() float64 {
+	if x != nil && x.Ratio != nil {
+		return *x.Ratio
 	}
 	return 0
 }
@@ -5938,15 +6001,17 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x14DocumentImportResult\x127\n" +
 	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\x12\x1a\n" +
 	"\bimported\x18\x02 \x01(\x03R\bimported\x12\x18\n" +
-	"\askipped\x18\x03 \x01(\x03R\askipped\"\xc3\x01\n" +
+	"\askipped\x18\x03 \x01(\x03R\askipped\"\xf1\x01\n" +
 	"\x15EntityCreatePointArgs\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
 	"\x05layer\x18\x03 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01:,\x8a\xb5\x18(\n" +
+	"\x05color\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12\x1f\n" +
+	"\blinetype\x18\x05 \x01(\tH\x02R\blinetype\x88\x01\x01:,\x8a\xb5\x18(\n" +
 	"\x13entity_create_point\x12\x0fCreate a point.0\x01B\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"9\n" +
+	"\x06_colorB\v\n" +
+	"\t_linetype\"9\n" +
 	"\x17EntityCreatePointResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xac\x02\n" +
 	"\x14EntityCreateLineArgs\x12\x0e\n" +
@@ -6004,19 +6069,21 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_colorB\v\n" +
 	"\t_linetype\"<\n" +
 	"\x1aEntityCreatePolylineResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xb8\x02\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe6\x02\n" +
 	"\x19EntityCreateRectangleArgs\x12\x0e\n" +
 	"\x02x1\x18\x01 \x01(\x01R\x02x1\x12\x0e\n" +
 	"\x02y1\x18\x02 \x01(\x01R\x02y1\x12\x0e\n" +
 	"\x02x2\x18\x03 \x01(\x01R\x02x2\x12\x0e\n" +
 	"\x02y2\x18\x04 \x01(\x01R\x02y2\x12\x19\n" +
 	"\x05layer\x18\x05 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01:y\x8a\xb5\x18u\n" +
+	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12\x1f\n" +
+	"\blinetype\x18\a \x01(\tH\x02R\blinetype\x88\x01\x01:y\x8a\xb5\x18u\n" +
 	"\x17entity_create_rectangle\x12XCreate a closed polyline rectangle from corner (x1, y1) to the opposite corner (x2, y2).0\x01B\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"=\n" +
+	"\x06_colorB\v\n" +
+	"\t_linetype\"=\n" +
 	"\x1bEntityCreateRectangleResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xd3\x02\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x81\x03\n" +
 	"\x14EntityCreateTextArgs\x12\x1a\n" +
 	"\x04text\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04text\x12\f\n" +
 	"\x01x\x18\x02 \x01(\x01R\x01x\x12\f\n" +
@@ -6024,14 +6091,16 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06height\x18\x04 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x06height\x88\x01\x01\x12\x1f\n" +
 	"\brotation\x18\x05 \x01(\x01H\x01R\brotation\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x02R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x03R\x05color\x88\x01\x01:<\x8a\xb5\x188\n" +
+	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x03R\x05color\x88\x01\x01\x12\x1f\n" +
+	"\blinetype\x18\b \x01(\tH\x04R\blinetype\x88\x01\x01:<\x8a\xb5\x188\n" +
 	"\x12entity_create_text\x12 Create a line of text at (x, y).0\x01B\t\n" +
 	"\a_heightB\v\n" +
 	"\t_rotationB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"8\n" +
+	"\x06_colorB\v\n" +
+	"\t_linetype\"8\n" +
 	"\x16EntityCreateTextResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x81\x04\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xaf\x04\n" +
 	"\x17EntityCreateEllipseArgs\x12\x0e\n" +
 	"\x02cx\x18\x01 \x01(\x01R\x02cx\x12\x0e\n" +
 	"\x02cy\x18\x02 \x01(\x01R\x02cy\x12\x17\n" +
@@ -6042,13 +6111,16 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"startAngle\x88\x01\x01\x12 \n" +
 	"\tend_angle\x18\a \x01(\x01H\x01R\bendAngle\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\b \x01(\tH\x02R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\t \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x03R\x05color\x88\x01\x01:\x9d\x01\x8a\xb5\x18\x98\x01\n" +
+	"\x05color\x18\t \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x03R\x05color\x88\x01\x01\x12\x1f\n" +
+	"\blinetype\x18\n" +
+	" \x01(\tH\x04R\blinetype\x88\x01\x01:\x9d\x01\x8a\xb5\x18\x98\x01\n" +
 	"\x15entity_create_ellipse\x12}Create an ellipse with centre (cx, cy), major axis endpoint (major_x, major_y) relative to the centre, and minor/major ratio.0\x01B\x0e\n" +
 	"\f_start_angleB\f\n" +
 	"\n" +
 	"_end_angleB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\";\n" +
+	"\x06_colorB\v\n" +
+	"\t_linetype\";\n" +
 	"\x19EntityCreateEllipseResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xb0\a\n" +
 	"\tNewEntity\x12-\n" +
@@ -6105,9 +6177,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x15EntityBatchCreateArgs\x12@\n" +
 	"\bentities\x18\x01 \x03(\v2\x18.cad.engine.v1.NewEntityB\n" +
 	"\x92\xb5\x18\x060\x018\xa0\x8d\x06R\bentities:b\x8a\xb5\x18^\n" +
-	"\x13entity_batch_create\x12ECreate many entities in one step (up to 100000), denser than a batch.0\x01\"I\n" +
-	"\x17EntityBatchCreateResult\x12\x18\n" +
-	"\ahandles\x18\x01 \x03(\tR\ahandles\x12\x14\n" +
+	"\x13entity_batch_create\x12ECreate many entities in one step (up to 100000), denser than a batch.0\x01\"Q\n" +
+	"\x17EntityBatchCreateResult\x12 \n" +
+	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\"\x95\x01\n" +
 	"\rEntityGetArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:d\x8a\xb5\x18`\n" +
@@ -6141,12 +6213,12 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x02y2\x18\x04 \x01(\x01R\x02y2\x12\x1f\n" +
 	"\bcrossing\x18\x05 \x01(\bH\x00R\bcrossing\x88\x01\x01:d\x8a\xb5\x18`\n" +
 	"\x10selection_window\x12FHandles of the entities inside (or, with crossing, touching) a window.\x18\x01(\x010\x01B\v\n" +
-	"\t_crossing\"G\n" +
-	"\x15SelectionWindowResult\x12\x18\n" +
-	"\ahandles\x18\x01 \x03(\tR\ahandles\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\x90\x01\n" +
-	"\x17AnalysisBoundingBoxArgs\x12\x18\n" +
-	"\ahandles\x18\x01 \x03(\tR\ahandles:[\x8a\xb5\x18W\n" +
+	"\t_crossing\"O\n" +
+	"\x15SelectionWindowResult\x12 \n" +
+	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\x98\x01\n" +
+	"\x17AnalysisBoundingBoxArgs\x12 \n" +
+	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles:[\x8a\xb5\x18W\n" +
 	"\x15analysis_bounding_box\x128Extents of the given entities, or of the whole document.\x18\x01(\x010\x01\"\xb3\x01\n" +
 	"\x19AnalysisBoundingBoxResult\x12\x13\n" +
 	"\x05min_x\x18\x01 \x01(\x01R\x04minX\x12\x13\n" +
@@ -6224,7 +6296,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\bdistance\x18\x02 \x01(\x01R\bdistance:\x97\x01\x8a\xb5\x18\x92\x01\n" +
 	"\rentity_offset\x12\x7fCreate a parallel copy of a line, circle, arc or polyline at distance; positive is left of the direction (outside for circles).0\x01\"4\n" +
 	"\x12EntityOffsetResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xd7\x05\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa4\a\n" +
 	"\x16EntityEditGeometryArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12/\n" +
 	"\x05start\x18\x02 \x01(\v2\x14.cad.engine.v1.PointH\x00R\x05start\x88\x01\x01\x12+\n" +
@@ -6239,7 +6311,12 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x04text\x18\n" +
 	" \x01(\tH\aR\x04text\x88\x01\x01\x12*\n" +
 	"\x06height\x18\v \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\bR\x06height\x88\x01\x01\x12\x1f\n" +
-	"\brotation\x18\f \x01(\x01H\tR\brotation\x88\x01\x01:t\x8a\xb5\x18p\n" +
+	"\brotation\x18\f \x01(\x01H\tR\brotation\x88\x01\x01\x127\n" +
+	"\tinsertion\x18\r \x01(\v2\x14.cad.engine.v1.PointH\n" +
+	"R\tinsertion\x88\x01\x01\x128\n" +
+	"\n" +
+	"major_axis\x18\x0e \x01(\v2\x14.cad.engine.v1.PointH\vR\tmajorAxis\x88\x01\x01\x121\n" +
+	"\x05ratio\x18\x0f \x01(\x01B\x16\x92\xb5\x18\x12\x11\x00\x00\x00\x00\x00\x00\xf0?\x19\x00\x00\x00\x00\x00\x00\x00\x00H\fR\x05ratio\x88\x01\x01:t\x8a\xb5\x18p\n" +
 	"\x14entity_edit_geometry\x12VChange an entity's geometry; only the fields given change, and they must fit its type.0\x01B\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
@@ -6251,7 +6328,11 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\a_closedB\a\n" +
 	"\x05_textB\t\n" +
 	"\a_heightB\v\n" +
-	"\t_rotation\":\n" +
+	"\t_rotationB\f\n" +
+	"\n" +
+	"_insertionB\r\n" +
+	"\v_major_axisB\b\n" +
+	"\x06_ratio\":\n" +
 	"\x18EntityEditGeometryResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x97\x02\n" +
 	"\x17EntitySetPropertiesArgs\x12\x1e\n" +
@@ -6269,9 +6350,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:(\x8a\xb5\x18$\n" +
 	"\rentity_delete\x12\x11Delete an entity.0\x01\"4\n" +
 	"\x12EntityDeleteResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa7\x01\n" +
-	"\x14EntityDeleteManyArgs\x12\x18\n" +
-	"\ahandles\x18\x01 \x03(\tR\ahandles\x12\x16\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xaf\x01\n" +
+	"\x14EntityDeleteManyArgs\x12 \n" +
+	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x16\n" +
 	"\x06layers\x18\x02 \x03(\tR\x06layers:]\x8a\xb5\x18Y\n" +
 	"\x12entity_delete_many\x12?Delete the given entities, or every entity on the given layers. \x010\x01\"H\n" +
 	"\x16EntityDeleteManyResult\x12\x18\n" +
@@ -6402,9 +6483,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05types\x18\x02 \x03(\x0e2\x19.cad.engine.v1.EntityTypeR\x05types\x12$\n" +
 	"\x03max\x18\x03 \x01(\x05B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\xf0?H\x00R\x03max\x88\x01\x01:X\x8a\xb5\x18T\n" +
 	"\ventity_pick\x12?Ask the client to pick entities (server request pick.entities).\x18\x010\x018\x01B\x06\n" +
-	"\x04_max\"\\\n" +
-	"\x10EntityPickResult\x12\x18\n" +
-	"\ahandles\x18\x01 \x03(\tR\ahandles\x12#\n" +
+	"\x04_max\"d\n" +
+	"\x10EntityPickResult\x12 \n" +
+	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12#\n" +
 	"\x06handle\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x00R\x06handle\x88\x01\x01B\t\n" +
 	"\a_handle\"S\n" +
 	"\x10SystemStatusArgs:?\x8a\xb5\x18;\n" +
@@ -6572,17 +6653,19 @@ var file_cad_engine_v1_tools_proto_depIdxs = []int32{
 	99,  // 14: cad.engine.v1.EntityEditGeometryArgs.end:type_name -> cad.engine.v1.Point
 	99,  // 15: cad.engine.v1.EntityEditGeometryArgs.center:type_name -> cad.engine.v1.Point
 	96,  // 16: cad.engine.v1.EntityEditGeometryArgs.points:type_name -> cad.engine.v1.Vertex
-	1,   // 17: cad.engine.v1.PointFromSnapArgs.snap:type_name -> cad.engine.v1.SnapKind
-	100, // 18: cad.engine.v1.LayerListResult.layers:type_name -> cad.engine.v1.Layer
-	99,  // 19: cad.engine.v1.PointPickArgs.base:type_name -> cad.engine.v1.Point
-	97,  // 20: cad.engine.v1.EntityPickArgs.types:type_name -> cad.engine.v1.EntityType
-	97,  // 21: cad.engine.v1.SystemCapabilitiesResult.entity_types:type_name -> cad.engine.v1.EntityType
-	0,   // 22: cad.engine.v1.SystemCapabilitiesResult.export_formats:type_name -> cad.engine.v1.ExportFormat
-	23,  // [23:23] is the sub-list for method output_type
-	23,  // [23:23] is the sub-list for method input_type
-	23,  // [23:23] is the sub-list for extension type_name
-	23,  // [23:23] is the sub-list for extension extendee
-	0,   // [0:23] is the sub-list for field type_name
+	99,  // 17: cad.engine.v1.EntityEditGeometryArgs.insertion:type_name -> cad.engine.v1.Point
+	99,  // 18: cad.engine.v1.EntityEditGeometryArgs.major_axis:type_name -> cad.engine.v1.Point
+	1,   // 19: cad.engine.v1.PointFromSnapArgs.snap:type_name -> cad.engine.v1.SnapKind
+	100, // 20: cad.engine.v1.LayerListResult.layers:type_name -> cad.engine.v1.Layer
+	99,  // 21: cad.engine.v1.PointPickArgs.base:type_name -> cad.engine.v1.Point
+	97,  // 22: cad.engine.v1.EntityPickArgs.types:type_name -> cad.engine.v1.EntityType
+	97,  // 23: cad.engine.v1.SystemCapabilitiesResult.entity_types:type_name -> cad.engine.v1.EntityType
+	0,   // 24: cad.engine.v1.SystemCapabilitiesResult.export_formats:type_name -> cad.engine.v1.ExportFormat
+	25,  // [25:25] is the sub-list for method output_type
+	25,  // [25:25] is the sub-list for method input_type
+	25,  // [25:25] is the sub-list for extension type_name
+	25,  // [25:25] is the sub-list for extension extendee
+	0,   // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_tools_proto_init() }
