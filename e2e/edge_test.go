@@ -79,6 +79,18 @@ func TestAuthentication(t *testing.T) {
 	if _, _, err := dialAs(t, gateway, "tok-alice", nil); err != nil {
 		t.Errorf("good token: dial = %v, want success", err)
 	}
+	req, _ := http.NewRequest("POST", "http://"+gateway+"/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools.list"}`))
+	req.Header.Set("Authorization", "Bearer tok-alice")
+	req.Header.Set("Origin", "https://evil.example")
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != http.StatusForbidden || !bytes.Contains(body, []byte(`"code":4003`)) {
+		t.Errorf("POST from a foreign Origin = %s %s, want 403 with 4003", r.Status, body)
+	}
 }
 
 func status(r *http.Response) any {

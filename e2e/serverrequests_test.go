@@ -292,3 +292,30 @@ func TestInterruptCancelsRequest(t *testing.T) {
 		t.Errorf("document after the interrupted delete = %s, want both points", f.Result)
 	}
 }
+
+// TestCancelRequest: $/cancelRequest on a batch that waits on the client
+// answers the call -32800 and cancels the batch in the engine: its open
+// request is withdrawn and its step ends cancelled.
+func TestCancelRequest(t *testing.T) {
+	gateway, _ := startServices(t)
+	p := newPeer(t, gateway)
+	s, doc := interactiveSession(t, p)
+	p.call(10, "cad.batch", deleteBatch(s, doc, "op-cancel"))
+	p.request("approval")
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": map[string]any{"id": 10}})
+	if f := p.response(10); f.Error == nil || f.Error.Code != -32800 {
+		t.Fatalf("cancelled cad.batch = %+v, want -32800", f)
+	}
+	cancel := p.notification("request.cancel")
+	if !strings.Contains(string(cancel.Params), `"approval"`) {
+		t.Errorf("request.cancel = %s, want the approval withdrawn", cancel.Params)
+	}
+	waitOperation(t, p, "op-cancel", "failed")
+	p.call(11, "document.get", map[string]any{"document_id": doc})
+	var info struct {
+		EntityCount int `json:"entity_count"`
+	}
+	if f := p.response(11); json.Unmarshal(f.Result, &info) != nil || info.EntityCount != 2 {
+		t.Errorf("document after the cancelled delete = %s, want both points", f.Result)
+	}
+}

@@ -34,6 +34,10 @@ type ConnOptions struct {
 	// the peer deadlocks only if MaxConcurrent handlers wait on the peer and
 	// more than MaxConcurrent further requests arrive ahead of the answers.
 	MaxConcurrent int
+	// TooLarge is the error answered (with a null id) for a payload the
+	// stream dropped as too large; nil means CodeInvalidRequest "message too
+	// large".
+	TooLarge *Error
 	// Unmatched receives responses whose id matches none of this side's
 	// pending calls (for example answers to requests a previous connection
 	// sent). It is called in the read loop, so it must not block. Nil means
@@ -63,6 +67,7 @@ type Conn struct {
 	maxConcurrent int
 	onError       func(error)
 	unmatched     func(*Response)
+	tooLarge      *Error
 
 	parent   context.Context         // the ctx given to NewConn
 	ctx      context.Context         // parent of handler contexts; cancelled (cause ErrClosed) when the connection ends
@@ -102,6 +107,7 @@ func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
 		maxConcurrent: opts.MaxConcurrent,
 		onError:       opts.OnError,
 		unmatched:     opts.Unmatched,
+		tooLarge:      opts.TooLarge,
 		parent:        ctx,
 		writeCtx:      context.WithoutCancel(ctx),
 		room:          make(chan struct{}, 1),
@@ -291,7 +297,11 @@ func (c *Conn) readLoop() {
 	for {
 		payload, err := c.stream.Read(c.ctx)
 		if errors.Is(err, ErrMessageTooLarge) {
-			c.goWrite(encodeResponses([]*Response{{Error: NewError(CodeInvalidRequest, "message too large")}}, false))
+			e := c.tooLarge
+			if e == nil {
+				e = NewError(CodeInvalidRequest, "message too large")
+			}
+			c.goWrite(encodeResponses([]*Response{{Error: e}}, false))
 			continue
 		}
 		if err != nil {

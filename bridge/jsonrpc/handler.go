@@ -39,9 +39,10 @@ type Preempter interface {
 	Preempt(ctx context.Context, req *Request) (result any, err error)
 }
 
-// errPeerCancelled is the cause of a handler context cancelled by the peer's
-// MethodCancelRequest.
-var errPeerCancelled = errors.New("jsonrpc: request cancelled by the peer")
+// ErrCancelledByPeer is the cause (context.Cause) of a handler context
+// cancelled by the peer's MethodCancelRequest; a handler context ended
+// because the connection ended has cause ErrClosed.
+var ErrCancelledByPeer = errors.New("jsonrpc: request cancelled by the peer")
 
 // response returns the response to the call req from a handler's results.
 // ctx is the handler's context.
@@ -60,7 +61,7 @@ func response(ctx context.Context, req *Request, result any, err error) *Respons
 func toError(ctx context.Context, req *Request, err error) *Error {
 	var e *Error
 	switch {
-	case errors.Is(context.Cause(ctx), errPeerCancelled):
+	case errors.Is(context.Cause(ctx), ErrCancelledByPeer):
 		return NewError(CodeRequestCancelled, "request cancelled")
 	case errors.As(err, &e):
 		return e

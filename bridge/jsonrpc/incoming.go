@@ -129,7 +129,7 @@ func (c *Conn) cancelIncoming(params json.RawMessage) {
 	cancel := c.incoming[p.ID]
 	c.mu.Unlock()
 	if cancel != nil {
-		cancel(errPeerCancelled)
+		cancel(ErrCancelledByPeer)
 	}
 }
 

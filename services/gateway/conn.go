@@ -33,6 +33,8 @@ type clientConn struct {
 	// on HTTP POST, where none are possible.
 	rpc atomic.Pointer[jsonrpc.Conn]
 
+	inFlight atomic.Int64 // calls running
+
 	mu     sync.Mutex // guards stream, relays and replayed
 	stream *engineStream
 	// relays cancels the relay of each server request in flight, by id.
@@ -47,8 +49,17 @@ func (gw *Gateway) newClientConn(principal string, headers http.Header) *clientC
 	return &clientConn{gw: gw, principal: principal, headers: headers, relays: map[string]context.CancelFunc{}, replayed: map[string]string{}}
 }
 
+// overloadRetryMs is the retry hint of a 4029 answer.
+const overloadRetryMs = 100
+
 // Handle implements jsonrpc.Handler: one traced JSON-RPC call.
 func (c *clientConn) Handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if n := c.inFlight.Add(1); n > int64(c.gw.cfg.MaxInFlight) && req.IsCall() {
+		c.inFlight.Add(-1)
+		return nil, jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED), "overloaded: too many calls in flight on this connection").
+			WithData(map[string]any{"retry_after_ms": overloadRetryMs})
+	}
+	defer c.inFlight.Add(-1)
 	ctx, span := c.gw.obs.startCall(ctx, c.headers, req)
 	start := time.Now()
 	result, err := c.handle(ctx, req)

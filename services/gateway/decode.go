@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
@@ -27,6 +28,11 @@ func (rs *routes) decode(r *route, raw json.RawMessage) (proto.Message, map[stri
 	}
 	if err != nil {
 		return nil, nil, invalidParams(&contract.Violation{Reason: contract.ReasonInvalid, Message: err.Error()})
+	}
+	if obj, ok := v.(map[string]any); ok && r.info.NeedsSession {
+		if _, has := obj["session_id"]; !has {
+			return nil, nil, jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_SESSION_REQUIRED), r.info.Name+" needs session_id")
+		}
 	}
 	if violation := r.params.Validate(v); violation != nil {
 		return nil, nil, invalidParams(violation)

@@ -2,9 +2,11 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
@@ -85,8 +87,11 @@ func (es *engineStream) recvLoop() {
 }
 
 // call sends one call and waits for its result. A broken stream is
-// errEngineUnavailable; a cancelled ctx sends CancelCall to the engine and
-// returns ctx's error.
+// errEngineUnavailable. When ctx ends, call stops waiting; only a client's
+// $/cancelRequest also cancels the work in the engine (CancelCall): work
+// of a connection that merely broke goes on, for its client to resume the
+// session and answer its requests, or to learn the outcome from
+// operations.get.
 func (es *engineStream) call(ctx context.Context, call *enginev1.SessionCall) (*enginev1.SessionCallResult, error) {
 	ch := make(chan *enginev1.SessionCallResult, 1)
 	es.mu.Lock()
@@ -113,7 +118,9 @@ func (es *engineStream) call(ctx context.Context, call *enginev1.SessionCall) (*
 		return nil, err
 	case <-ctx.Done():
 		es.forget(call.CallId)
-		_ = es.send(&enginev1.SessionRequest{Frame: &enginev1.SessionRequest_Cancel{Cancel: &enginev1.CancelCall{CallId: call.CallId}}})
+		if errors.Is(context.Cause(ctx), jsonrpc.ErrCancelledByPeer) {
+			_ = es.send(&enginev1.SessionRequest{Frame: &enginev1.SessionRequest_Cancel{Cancel: &enginev1.CancelCall{CallId: call.CallId}}})
+		}
 		return nil, ctx.Err()
 	}
 }

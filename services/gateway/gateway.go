@@ -45,6 +45,9 @@ type Config struct {
 	ReadLimit int64
 	// MaxBatch caps a JSON-RPC batch array; 0 means 100.
 	MaxBatch int
+	// MaxInFlight caps the calls one connection may have running; more
+	// answer 4029 (overloaded). 0 means 64.
+	MaxInFlight int
 	// WriteTimeout bounds one write to a client; a slower reader is
 	// disconnected. 0 means 10 s.
 	WriteTimeout time.Duration
@@ -93,6 +96,9 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if cfg.MaxBatch == 0 {
 		cfg.MaxBatch = 100
+	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = 64
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = 10 * time.Second
@@ -300,7 +306,11 @@ func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, princip
 	rpc := jsonrpc.NewConn(ctx, stream, jsonrpc.ConnOptions{
 		Handler:  cc,
 		MaxBatch: gw.cfg.MaxBatch,
-		OnError:  func(err error) { gw.log.Debug("jsonrpc", "error", err) },
+		// Room beyond MaxInFlight, so that excess calls reach the handler
+		// and are answered 4029 instead of waiting in the queue.
+		MaxConcurrent: 2 * gw.cfg.MaxInFlight,
+		TooLarge:      jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_MESSAGE_TOO_LARGE), "message too large").WithData(map[string]any{"limit": gw.cfg.ReadLimit}),
+		OnError:       func(err error) { gw.log.Debug("jsonrpc", "error", err) },
 		Unmatched: func(resp *jsonrpc.Response) {
 			cc.wg.Add(1)
 			go func() {

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"path"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -144,6 +147,14 @@ func (s *wsStream) wait() { <-s.done }
 // servePost serves one JSON-RPC message or batch per HTTP request. No server
 // requests are possible here.
 func (gw *Gateway) servePost(w http.ResponseWriter, r *http.Request, principal string) {
+	if !originAllowed(r) {
+		// A browser page of another origin may not drive the gateway
+		// (the same rule as for WebSocket upgrades).
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":4003,"message":"forbidden: foreign Origin"}}`)
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, gw.cfg.ReadLimit))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -165,6 +176,28 @@ func (gw *Gateway) servePost(w http.ResponseWriter, r *http.Request, principal s
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(resp)
+}
+
+// originAllowed reports whether a request's Origin (if any) is the
+// gateway's own host or loopback.
+func originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true // not a browser's cross-origin request
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	for _, pattern := range loopbackOrigins {
+		if ok, _ := path.Match(pattern, strings.ToLower(u.Host)); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func randomHex(n int) string {
