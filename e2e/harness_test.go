@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
+	// Every gateway the tests start checks what it sends against the
+	// contracts (flag --check-contracts); a violation fails the test.
+	os.Setenv("CADBRIDGE_CHECK_CONTRACTS", "true")
 	build := exec.Command("go", "build", "-o", dir, "../services/cadengine/cmd/cadengine", "../services/gateway/cmd/gateway")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

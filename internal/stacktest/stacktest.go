@@ -53,7 +53,7 @@ func Start(opts Options) (*Stack, error) {
 		gwLis.Close()
 		return nil, err
 	}
-	cfg := gateway.Config{Listen: "127.0.0.1:0", Engine: engineLis.Addr().String(), Telemetry: opts.GatewayTelemetry}
+	cfg := gateway.Config{Listen: "127.0.0.1:0", Engine: engineLis.Addr().String(), Telemetry: opts.GatewayTelemetry, CheckContracts: true}
 	if opts.Gateway != nil {
 		opts.Gateway(&cfg)
 	}

@@ -106,6 +106,12 @@ func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message) 
 	if err != nil {
 		return nil, err
 	}
+	if c.gw.check != nil {
+		if err := c.gw.check.result(r.info.Name, data); err != nil {
+			c.gw.log.Error("contract violation", "method", r.info.Name, "error", err)
+			return nil, err
+		}
+	}
 	return data, nil
 }
 
@@ -238,6 +244,13 @@ func (c *clientConn) notify(ctx context.Context, method string, params proto.Mes
 	if err != nil {
 		c.gw.log.Error("encode notification", "method", method, "error", err)
 		return
+	}
+	if c.gw.check != nil {
+		ev, _ := params.(*enginev1.Event)
+		if err := c.gw.check.sent(method, data, ev); err != nil {
+			c.gw.log.Error("contract violation", "method", method, "error", err)
+			return // the client misses it: a test waiting for it fails
+		}
 	}
 	if err := c.rpc.Load().Notify(ctx, method, json.RawMessage(data)); err != nil {
 		c.gw.log.Debug("notify", "method", method, "error", err)

@@ -60,6 +60,10 @@ type Config struct {
 	DrainTimeout time.Duration
 	// Logger receives the gateway's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// CheckContracts validates every result, event and server request the
+	// gateway sends against its contract; a violation is answered -32603
+	// and logged (tests turn it on).
+	CheckContracts bool
 	// Telemetry receives the gateway's traces and metrics; nil records
 	// nothing.
 	Telemetry *telemetry.Providers
@@ -80,6 +84,7 @@ type Gateway struct {
 	conn          *grpc.ClientConn
 	engine        enginev1.EngineServiceClient
 	obs           *observability
+	check         *checker // nil unless Config.CheckContracts
 
 	connections atomic.Int64
 	ready       atomic.Bool
@@ -134,6 +139,12 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server requests: %w", err)
 	}
+	var chk *checker
+	if cfg.CheckContracts {
+		if chk, err = newChecker(); err != nil {
+			return nil, fmt.Errorf("contract checks: %w", err)
+		}
+	}
 	obs, err := newObservability(cfg.Telemetry)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
@@ -152,6 +163,7 @@ func New(cfg Config) (*Gateway, error) {
 		conn:          conn,
 		engine:        enginev1.NewEngineServiceClient(conn),
 		obs:           obs,
+		check:         chk,
 		draining:      make(chan struct{}),
 	}
 	gw.ready.Store(true)

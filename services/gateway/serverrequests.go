@@ -71,6 +71,12 @@ func (c *clientConn) relayServerRequest(ctx context.Context, sr *enginev1.Server
 		return
 	}
 	data = withMeta(data, sr.GetTraceContext())
+	if c.gw.check != nil {
+		if err := c.gw.check.sent(sr.GetMethod(), data, nil); err != nil {
+			c.gw.log.Error("contract violation", "method", sr.GetMethod(), "error", err)
+			return
+		}
+	}
 	c.gw.obs.serverReqOpen.Add(ctx, 1)
 	defer c.gw.obs.serverReqOpen.Add(context.WithoutCancel(ctx), -1)
 	var raw json.RawMessage
