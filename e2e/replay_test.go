@@ -1,0 +1,116 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestEventRing: events beyond the ring are reported truncated; a cursor
+// inside it gets exactly the events after it.
+func TestEventRing(t *testing.T) {
+	gateway, _ := startServices(t)
+	p := newPeer(t, gateway)
+	s, doc := interactiveSession(t, p)
+	var steps []any
+	for i := 0; i < 600; i++ {
+		steps = append(steps, map[string]any{"tool": "document_info", "args": map[string]any{}})
+	}
+	p.call(10, "cad.batch", map[string]any{"session_id": s.SessionID, "document_id": doc, "steps": steps})
+	if f := p.response(10); f.Error != nil {
+		t.Fatalf("cad.batch = %+v", f)
+	}
+	var since struct {
+		Events []struct {
+			Seq int64 `json:"seq"`
+		} `json:"events"`
+		LatestSeq int64 `json:"latest_seq"`
+		Truncated bool  `json:"truncated"`
+	}
+	p.call(11, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0})
+	if f := p.response(11); f.Error != nil || json.Unmarshal(f.Result, &since) != nil {
+		t.Fatalf("events.since = %+v", f)
+	}
+	if !since.Truncated || len(since.Events) != 512 || since.Events[511].Seq != since.LatestSeq {
+		t.Errorf("events.since 0 after %d events: truncated %v, %d events; want truncated with the last 512", since.LatestSeq, since.Truncated, len(since.Events))
+	}
+	latest := since.LatestSeq
+	p.call(12, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": latest - 10})
+	if f := p.response(12); f.Error != nil || json.Unmarshal(f.Result, &since) != nil {
+		t.Fatalf("events.since = %+v", f)
+	}
+	if since.Truncated || len(since.Events) != 10 || since.Events[0].Seq != latest-9 {
+		t.Errorf("events.since latest-10: truncated %v, %d events from %v; want the 10 after it", since.Truncated, len(since.Events), since.Events)
+	}
+}
+
+// TestEngineRestartEpoch: after the engine is killed with an approval open
+// and restarted, a resume keeps the session, reports a new epoch and lost
+// events (truncated), and withdraws the stale request with reason shutdown.
+func TestEngineRestartEpoch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes")
+	}
+	store := "sqlite:" + t.TempDir() + "/engine.db"
+	addr := freeAddr(t)
+	e := start(t, engineAnnounce, "cadengine", "--listen", addr, "--store", store, "--metrics-listen", "")
+	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", addr)
+	p := newPeer(t, g.addr)
+	p.call(1, "session.create", map[string]any{"capabilities": map[string]any{"server_requests": []string{"approval"}}, "approval_policy": "destructive"})
+	var s struct {
+		SessionID   string `json:"session_id"`
+		ResumeToken string `json:"resume_token"`
+		Epoch       string `json:"epoch"`
+	}
+	if f := p.response(1); f.Error != nil || json.Unmarshal(f.Result, &s) != nil {
+		t.Fatalf("session.create = %+v", f)
+	}
+	p.call(2, "document.create", map[string]any{})
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	json.Unmarshal(p.response(2).Result, &doc)
+	p.call(3, "tools.call", map[string]any{"session_id": s.SessionID, "document_id": doc.DocumentID, "tool": "entity_create_point", "args": map[string]any{"x": 0, "y": 0}})
+	p.response(3)
+	p.call(4, "tools.call", map[string]any{"session_id": s.SessionID, "document_id": doc.DocumentID, "tool": "entity_delete_many", "args": map[string]any{"handles": []string{"100"}}})
+	req := p.request("approval")
+	var srq string
+	json.Unmarshal(req.ID, &srq)
+
+	kill9(t, e)
+	start(t, engineAnnounce, "cadengine", "--listen", addr, "--store", store, "--metrics-listen", "")
+
+	q := newPeer(t, g.addr)
+	q.call(1, "session.resume", map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken, "last_seen": 1})
+	var resumed struct {
+		Epoch        string `json:"epoch"`
+		Truncated    bool   `json:"truncated"`
+		LatestSeq    int64  `json:"latest_seq"`
+		OpenRequests []any  `json:"open_requests"`
+	}
+	// The withdrawal may arrive before or after the resume's result.
+	var f, cancel frame
+	for f.ID == nil || cancel.Method == "" {
+		got := q.next("resume result and request.cancel", func(x frame) bool {
+			return (x.Method == "" && string(x.ID) == "1") || x.Method == "request.cancel"
+		})
+		if got.Method == "request.cancel" {
+			cancel = got
+		} else {
+			f = got
+		}
+	}
+	if f.Error != nil || json.Unmarshal(f.Result, &resumed) != nil {
+		t.Fatalf("resume after the engine restart = %+v", f)
+	}
+	if resumed.Epoch == s.Epoch || !resumed.Truncated || len(resumed.OpenRequests) != 0 {
+		t.Errorf("resume = epoch %s (was %s), truncated %v, open %v; want a new epoch, truncated, nothing open", resumed.Epoch, s.Epoch, resumed.Truncated, resumed.OpenRequests)
+	}
+	var params struct {
+		ID     string `json:"id"`
+		Reason string `json:"reason"`
+	}
+	json.Unmarshal(cancel.Params, &params)
+	if params.ID != srq || params.Reason != "shutdown" {
+		t.Errorf("request.cancel after restart = %s, want %s withdrawn with reason shutdown", cancel.Params, srq)
+	}
+}
