@@ -1,0 +1,327 @@
+package docker_test
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cadbridge/cadbridge/cmd/cadctl/cadctltest"
+)
+
+// instruction is one Dockerfile instruction, continuation lines joined.
+type instruction struct {
+	keyword string // upper case: FROM, RUN, …
+	args    string
+}
+
+// parseDockerfile reads the instructions of a Dockerfile.
+func parseDockerfile(t *testing.T, path string) []instruction {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []instruction
+	var cur strings.Builder
+	for _, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if cur.Len() == 0 && (trimmed == "" || strings.HasPrefix(trimmed, "#")) {
+			continue
+		}
+		if strings.HasSuffix(trimmed, "\\") {
+			cur.WriteString(strings.TrimSuffix(trimmed, "\\") + " ")
+			continue
+		}
+		cur.WriteString(trimmed)
+		keyword, args, _ := strings.Cut(cur.String(), " ")
+		out = append(out, instruction{keyword: strings.ToUpper(keyword), args: strings.TrimSpace(args)})
+		cur.Reset()
+	}
+	return out
+}
+
+// buildCommand is the RUN … go build command of a Dockerfile without its
+// RUN flags (--mount=…).
+var buildFlags = regexp.MustCompile(`^(--[a-z]+=\S+\s+)+`)
+
+func buildCommands(t *testing.T, ins []instruction) []string {
+	t.Helper()
+	var cmds []string
+	for _, in := range ins {
+		if in.keyword == "RUN" && strings.Contains(in.args, "go build") {
+			cmds = append(cmds, buildFlags.ReplaceAllString(in.args, ""))
+		}
+	}
+	return cmds
+}
+
+// image describes what a Dockerfile must build.
+type image struct {
+	dockerfile string
+	binaries   []string // that its go build commands write to /out
+}
+
+var images = []image{
+	{"cadengine.Dockerfile", []string{"cadengine", "cadctl"}},
+	{"gateway.Dockerfile", []string{"gateway", "cadctl"}},
+}
+
+// TestDockerfiles checks each Dockerfile's shape: a build stage that
+// downloads modules in a layer of their own, static builds, a final
+// distroless or scratch stage that runs as a non-root user with a health
+// check.
+func TestDockerfiles(t *testing.T) {
+	static := regexp.MustCompile(`^CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/(\S+) \./\S+$`)
+	for _, im := range images {
+		t.Run(im.dockerfile, func(t *testing.T) {
+			ins := parseDockerfile(t, im.dockerfile)
+			var froms []string
+			download, copyAll := -1, -1
+			for i, in := range ins {
+				switch {
+				case in.keyword == "FROM":
+					froms = append(froms, in.args)
+				case in.keyword == "RUN" && in.args == "go mod download":
+					download = i
+				case in.keyword == "COPY" && in.args == ". .":
+					copyAll = i
+				}
+			}
+			if len(froms) < 2 || !strings.Contains(froms[0], " AS build") {
+				t.Errorf("stages %q: want a build stage and a final one", froms)
+			}
+			if final := froms[len(froms)-1]; !strings.HasPrefix(final, "gcr.io/distroless/static") && final != "scratch" {
+				t.Errorf("final image %q: want distroless static or scratch", final)
+			}
+			if download < 1 || copyAll < 0 || download > copyAll || ins[download-1].args != "go.mod go.sum ./" {
+				t.Errorf("want COPY go.mod go.sum ./ and RUN go mod download before COPY . . (a module download layer)")
+			}
+			var built []string
+			for _, cmd := range buildCommands(t, ins) {
+				m := static.FindStringSubmatch(cmd)
+				if m == nil {
+					t.Errorf("build command %q: want %s", cmd, static)
+					continue
+				}
+				built = append(built, m[1])
+			}
+			if !slices.Equal(built, im.binaries) {
+				t.Errorf("builds %q, want %q", built, im.binaries)
+			}
+			final := ins[slices.IndexFunc(ins, func(in instruction) bool { return in.keyword == "FROM" && in.args == froms[len(froms)-1] }):]
+			user, health := "", ""
+			for _, in := range final {
+				switch in.keyword {
+				case "USER":
+					user = in.args
+				case "HEALTHCHECK":
+					health = in.args
+				}
+			}
+			if user == "" || user == "root" || strings.HasPrefix(user, "0") {
+				t.Errorf("USER %q: want a non-root user", user)
+			}
+			if !strings.Contains(health, "CMD [") {
+				t.Errorf("HEALTHCHECK %q: want an exec-form command", health)
+			}
+		})
+	}
+}
+
+// TestImageBinaries runs the Dockerfiles' go build commands exactly (with
+// the output directory swapped), checks that the binaries are static,
+// starts them as the images and compose.yaml configure them (on loopback),
+// and runs the images' health checks against them.
+func TestImageBinaries(t *testing.T) {
+	root, err := cadctltest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	health := map[string][]string{}
+	for _, im := range images {
+		ins := parseDockerfile(t, im.dockerfile)
+		for _, cmd := range buildCommands(t, ins) {
+			cmd = strings.ReplaceAll(cmd, " -o /out/", " -o "+out+"/")
+			sh := exec.Command("sh", "-c", cmd)
+			sh.Dir = root
+			if data, err := sh.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", cmd, err, data)
+			}
+		}
+		for _, in := range ins {
+			if in.keyword == "HEALTHCHECK" {
+				_, exe, _ := strings.Cut(in.args, "CMD ")
+				var argv []string
+				if err := json.Unmarshal([]byte(exe), &argv); err != nil {
+					t.Fatalf("%s: HEALTHCHECK CMD %s: %v", im.dockerfile, exe, err)
+				}
+				health[im.dockerfile] = argv
+			}
+		}
+	}
+	for _, name := range []string{"cadengine", "gateway", "cadctl"} {
+		checkStatic(t, filepath.Join(out, name))
+	}
+
+	engine := cadctltest.StartBinary(t, cadctltest.EngineAnnounce, filepath.Join(out, "cadengine"),
+		"--listen", "127.0.0.1:0", "--store", "sqlite:"+filepath.Join(t.TempDir(), "cadengine.db"), "--metrics-listen", "")
+	gateway := cadctltest.StartBinary(t, cadctltest.GatewayAnnounce, filepath.Join(out, "gateway"),
+		"--listen", "127.0.0.1:0", "--engine", engine.Addr, "--tokens", "tokens.example")
+
+	for dockerfile, argv := range health {
+		args := slices.Clone(argv[1:])
+		for i, a := range args {
+			a = strings.ReplaceAll(a, "127.0.0.1:7401", engine.Addr)
+			args[i] = strings.ReplaceAll(a, "127.0.0.1:7400", gateway.Addr)
+		}
+		cmd := exec.Command(filepath.Join(out, filepath.Base(argv[0])), args...)
+		if data, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s health check %v: %v\n%s", dockerfile, args, err, data)
+		}
+	}
+
+	// The gateway answers system.status with the token of tokens.example,
+	// which proves that it reaches the engine.
+	req, _ := http.NewRequest(http.MethodPost, "http://"+gateway.Addr+"/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"system.status"}`))
+	req.Header.Set("Authorization", "Bearer dev-token")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var status struct {
+		Result struct {
+			Engine struct {
+				Ready bool   `json:"ready"`
+				Store string `json:"store"`
+			} `json:"engine"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(body, &status) != nil || !status.Result.Engine.Ready || status.Result.Engine.Store != "sqlite" {
+		t.Errorf("system.status = %s, want a ready engine on sqlite", body)
+	}
+}
+
+// checkStatic fails unless path is an ELF file that needs no dynamic
+// loader or shared library, as a distroless/static or scratch image
+// requires.
+func checkStatic(t *testing.T, path string) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
+			t.Errorf("%s is dynamically linked (%s)", filepath.Base(path), p.Type)
+		}
+	}
+	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
+		t.Errorf("%s needs shared libraries %v", filepath.Base(path), libs)
+	}
+}
+
+// TestCompose parses compose.yaml and checks its services: the engine with
+// a volume for its store, the gateway in front of it with its tokens, and
+// Jaeger receiving both services' traces over OTLP.
+func TestCompose(t *testing.T) {
+	data, err := os.ReadFile("compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type service struct {
+		Build struct {
+			Context    string `yaml:"context"`
+			Dockerfile string `yaml:"dockerfile"`
+		} `yaml:"build"`
+		Image       string            `yaml:"image"`
+		Environment map[string]string `yaml:"environment"`
+		Ports       []string          `yaml:"ports"`
+		Expose      []string          `yaml:"expose"`
+		Volumes     []string          `yaml:"volumes"`
+		DependsOn   yaml.Node         `yaml:"depends_on"`
+		Restart     string            `yaml:"restart"`
+	}
+	var compose struct {
+		Name     string             `yaml:"name"`
+		Services map[string]service `yaml:"services"`
+		Volumes  map[string]any     `yaml:"volumes"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&compose); err != nil {
+		t.Fatalf("compose.yaml: %v", err)
+	}
+	var names []string
+	for name := range compose.Services {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"cadengine", "gateway", "jaeger"}) {
+		t.Fatalf("services %v, want cadengine, gateway, jaeger", names)
+	}
+	engine, gateway, jaeger := compose.Services["cadengine"], compose.Services["gateway"], compose.Services["jaeger"]
+
+	for name, s := range map[string]service{"cadengine": engine, "gateway": gateway} {
+		if _, err := os.Stat(filepath.Join(s.Build.Context, s.Build.Dockerfile)); err != nil || s.Build.Context != ".." {
+			t.Errorf("%s builds %s in %q: want a Dockerfile of docker/ built from the repository root (%v)", name, s.Build.Dockerfile, s.Build.Context, err)
+		}
+		if ep := s.Environment["OTEL_EXPORTER_OTLP_ENDPOINT"]; ep != "http://jaeger:4317" {
+			t.Errorf("%s OTEL_EXPORTER_OTLP_ENDPOINT = %q, want http://jaeger:4317", name, ep)
+		}
+		if s.Environment["OTEL_SERVICE_NAME"] != name {
+			t.Errorf("%s OTEL_SERVICE_NAME = %q", name, s.Environment["OTEL_SERVICE_NAME"])
+		}
+	}
+	if !slices.Contains(engine.Volumes, "engine-data:/data") {
+		t.Errorf("cadengine volumes %v: want engine-data:/data, the store's directory", engine.Volumes)
+	}
+	if _, ok := compose.Volumes["engine-data"]; !ok {
+		t.Errorf("volume engine-data is not declared")
+	}
+	if !slices.Contains(engine.Ports, "127.0.0.1:7401:7401") {
+		t.Errorf("cadengine ports %v: want 127.0.0.1:7401:7401", engine.Ports)
+	}
+	if !slices.Contains(gateway.Ports, "127.0.0.1:7400:7400") {
+		t.Errorf("gateway ports %v: want 127.0.0.1:7400:7400", gateway.Ports)
+	}
+	if gateway.Environment["CADBRIDGE_ENGINE"] != "cadengine:7401" {
+		t.Errorf("gateway CADBRIDGE_ENGINE = %q, want cadengine:7401", gateway.Environment["CADBRIDGE_ENGINE"])
+	}
+	tokens := gateway.Environment["CADBRIDGE_TOKENS"]
+	mounted := false
+	for _, v := range gateway.Volumes {
+		src, dst, _ := strings.Cut(v, ":")
+		if strings.HasPrefix(dst, tokens+":") || dst == tokens {
+			_, err := os.Stat(src)
+			mounted = err == nil
+		}
+	}
+	if tokens == "" || !mounted {
+		t.Errorf("gateway: CADBRIDGE_TOKENS %q must name a file mounted from docker/ (volumes %v)", tokens, gateway.Volumes)
+	}
+	var deps map[string]struct {
+		Condition string `yaml:"condition"`
+	}
+	if err := gateway.DependsOn.Decode(&deps); err != nil || deps["cadengine"].Condition != "service_healthy" {
+		t.Errorf("gateway depends_on: want cadengine with condition service_healthy (%v)", err)
+	}
+	if !strings.HasPrefix(jaeger.Image, "jaegertracing/") || !slices.Contains(jaeger.Ports, "127.0.0.1:16686:16686") || !slices.Contains(jaeger.Expose, "4317") {
+		t.Errorf("jaeger = %+v: want a Jaeger image with its UI on 16686 and OTLP gRPC on 4317", jaeger)
+	}
+}
