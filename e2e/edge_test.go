@@ -248,6 +248,29 @@ func TestREST(t *testing.T) {
 		t.Errorf("POST /v1/documents with an unknown field = %s %+v, want 400 INVALID_ARGUMENT naming colour", r.Status, st)
 	}
 
+	r, err = http.Get(base + "/v1/documents/" + created.Document.DocumentID + ":export?format=svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exported struct {
+		Format    string `json:"format"`
+		MediaType string `json:"media_type"`
+		Content   string `json:"content"`
+	}
+	json.NewDecoder(r.Body).Decode(&exported)
+	r.Body.Close()
+	if r.StatusCode != 200 || exported.Format != "svg" || !strings.Contains(exported.Content, "<svg") {
+		t.Errorf("GET :export?format=svg = %s %+v, want the SVG", r.Status, exported.Format)
+	}
+	r, err = http.Get(base + "/v1/documents/" + created.Document.DocumentID + ":export?format=svg&colour=red")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusBadRequest {
+		t.Errorf("GET :export with an unknown query parameter = %s, want 400", r.Status)
+	}
+
 	r, err = http.Get(base + "/openapi.json")
 	if err != nil {
 		t.Fatal(err)

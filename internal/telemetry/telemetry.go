@@ -33,7 +33,7 @@ type Providers struct {
 	// Meter makes instruments.
 	Meter metric.MeterProvider
 	// Metrics serves the meter's current values as Prometheus text.
-	Metrics http.Handler
+	Metrics  http.Handler
 	shutdown []func(context.Context) error
 }
 

@@ -1,10 +1,17 @@
 package gateway
 
 import (
+	"net/url"
+	"strconv"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"io"
 	"net/http"
 
@@ -23,6 +30,7 @@ import (
 func (gw *Gateway) restHandler(ctx context.Context) (http.Handler, error) {
 	mux := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, wireMarshaler{}),
+		runtime.SetQueryParameterParser(queryParser{}),
 		runtime.WithMetadata(func(ctx context.Context, r *http.Request) metadata.MD {
 			principal, _ := r.Context().Value(principalKey{}).(string)
 			return metadata.Pairs(PrincipalHeader, principal)
@@ -87,4 +95,60 @@ func (w wireMarshaler) NewEncoder(out io.Writer) runtime.Encoder {
 		_, err = out.Write(data)
 		return err
 	})
+}
+
+// queryParser sets a REST request's query parameters on the top-level
+// fields of the request, by their proto names, with the wire's enum names
+// (format=svg) and, unlike grpc-gateway's default, refuses a parameter the
+// request does not have.
+type queryParser struct{}
+
+func (queryParser) Parse(msg proto.Message, values url.Values, filter *utilities.DoubleArray) error {
+	m := msg.ProtoReflect()
+	fields := m.Descriptor().Fields()
+	for key, vals := range values {
+		fd := fields.ByName(protoreflect.Name(key))
+		if fd == nil || fd.IsList() || fd.IsMap() || fd.Kind() == protoreflect.MessageKind {
+			return status.Errorf(codes.InvalidArgument, "unknown query parameter %q", key)
+		}
+		if len(vals) != 1 {
+			return status.Errorf(codes.InvalidArgument, "query parameter %q given %d times", key, len(vals))
+		}
+		v, err := scalar(fd, vals[0])
+		if err != nil {
+			return status.Errorf(codes.InvalidArgument, "query parameter %q: %v", key, err)
+		}
+		m.Set(fd, v)
+	}
+	return nil
+}
+
+// scalar parses a query value for a scalar field.
+func scalar(fd protoreflect.FieldDescriptor, s string) (protoreflect.Value, error) {
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString(s), nil
+	case protoreflect.BoolKind:
+		b, err := strconv.ParseBool(s)
+		return protoreflect.ValueOfBool(b), err
+	case protoreflect.EnumKind:
+		values := fd.Enum().Values()
+		for i := 0; i < values.Len(); i++ {
+			if ev := values.Get(i); ev.Number() != 0 && contract.EnumName(ev) == s {
+				return protoreflect.ValueOfEnum(ev.Number()), nil
+			}
+		}
+		return protoreflect.Value{}, fmt.Errorf("%q is not a %s", s, fd.Enum().Name())
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		i, err := strconv.ParseInt(s, 10, 32)
+		return protoreflect.ValueOfInt32(int32(i)), err
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		i, err := strconv.ParseInt(s, 10, 64)
+		return protoreflect.ValueOfInt64(i), err
+	case protoreflect.DoubleKind:
+		f, err := strconv.ParseFloat(s, 64)
+		return protoreflect.ValueOfFloat64(f), err
+	default:
+		return protoreflect.Value{}, fmt.Errorf("unsupported field type %s", fd.Kind())
+	}
 }
