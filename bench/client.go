@@ -20,12 +20,17 @@ type Client struct {
 // Dial connects to the gateway at addr (host:port); handler serves the
 // gateway's server requests (nil answers -32601).
 func Dial(ctx context.Context, addr string, handler jsonrpc.Handler) (*Client, error) {
+	return DialConn(ctx, addr, jsonrpc.ConnOptions{Handler: handler})
+}
+
+// DialConn is Dial with every option of the JSON-RPC connection.
+func DialConn(ctx context.Context, addr string, opts jsonrpc.ConnOptions) (*Client, error) {
 	ws, _, err := websocket.Dial(ctx, "ws://"+addr+"/rpc", nil)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
 	ws.SetReadLimit(64 << 20)
-	conn := jsonrpc.NewConn(context.Background(), wsStream{ws}, jsonrpc.ConnOptions{Handler: handler})
+	conn := jsonrpc.NewConn(context.Background(), wsStream{ws}, opts)
 	return &Client{ws: ws, conn: conn}, nil
 }
 
@@ -39,6 +44,15 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		return nil
 	}
 	return json.Unmarshal(raw, result)
+}
+
+// CallRaw calls method and returns the result as it came.
+func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	var raw json.RawMessage
+	if err := c.conn.Call(ctx, jsonrpc.ID{}, method, params, &raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
 }
 
 // Close closes the connection.

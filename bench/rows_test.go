@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"context"
+	"testing"
+)
+
+// The benchmarks run the cadbench rows at small sizes, one round (a block
+// of ops per side) per iteration, and report each row's checks as metrics
+// ("p50-ratio", "speed-up", …) next to the time per round. They assert
+// nothing about speed. Run them with, for example,
+//
+//	go test ./bench -run '^$' -bench . -benchtime 5x
+
+// benchSizes are small sizes with the shapes of the full run.
+func benchSizes() Sizes {
+	return Sizes{
+		HopCalls: 20, HopSessions: 64, HopConcurrentCalls: 2,
+		BatchSteps: 100, BatchOps: 1,
+		CreateEntities:   10_000,
+		RollbackEntities: 20_000, RollbackSteps: 10, RollbackOps: 10,
+		JournalSteps: 100, JournalOps: 1,
+		ReplayOpen: 100, ReplayEvents: 512, ReplayOps: 1,
+		IdleSessions: [2]int{100, 100},
+	}
+}
+
+// runRow runs the named row; ready is called when its setup is done.
+func runRow(b *testing.B, name string, sizes Sizes, ready func()) *Row {
+	b.Helper()
+	for _, spec := range rowSpecs() {
+		if spec.name != name {
+			continue
+		}
+		e := &env{cfg: Config{ready: ready}, sizes: sizes, full: FullSizes()}
+		row := &Row{Name: name}
+		if err := spec.run(context.Background(), e, row); err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		if row.Skipped != "" {
+			b.Skip(row.Skipped)
+		}
+		return row
+	}
+	b.Fatalf("no row %q", name)
+	return nil
+}
+
+// benchmarkRow runs the named row with b.N rounds, its setup untimed, and
+// reports its checks and the p50 of each side.
+func benchmarkRow(b *testing.B, name string, sizes Sizes) {
+	sizes.HopRounds, sizes.HopConcurrentRounds, sizes.BatchRounds, sizes.CreateRounds = b.N, b.N, b.N, b.N
+	sizes.RollbackRounds, sizes.JournalRounds, sizes.ReplayRounds = b.N, b.N, b.N
+	row := runRow(b, name, sizes, b.ResetTimer)
+	b.StopTimer()
+	for _, c := range row.Checks {
+		b.ReportMetric(c.Value, c.Key)
+	}
+	if row.Baseline != nil && row.Subject != nil {
+		b.ReportMetric(float64(row.Baseline.P50.Nanoseconds()), "baseline-p50-ns")
+		b.ReportMetric(float64(row.Subject.P50.Nanoseconds()), "subject-p50-ns")
+	}
+}
+
+// BenchmarkGatewayHop is WebSocket tools.call against direct gRPC
+// CallTool, by one session and by 64 at once.
+func BenchmarkGatewayHop(b *testing.B) {
+	b.Run("sessions=1", func(b *testing.B) { benchmarkRow(b, "gateway-hop/1", benchSizes()) })
+	b.Run("sessions=64", func(b *testing.B) { benchmarkRow(b, "gateway-hop/64", benchSizes()) })
+}
+
+// BenchmarkBatchAmortisation is one 100-step cad.batch against 100
+// tools.call round trips.
+func BenchmarkBatchAmortisation(b *testing.B) {
+	benchmarkRow(b, "batch-amortisation", benchSizes())
+}
+
+// BenchmarkBatchCreate is one entity_batch_create of 10k lines against
+// 10k single batch steps, in process.
+func BenchmarkBatchCreate(b *testing.B) {
+	benchmarkRow(b, "batch-create", benchSizes())
+}
+
+// BenchmarkRollback is a 10-step rollback by the undo log against a full
+// snapshot copy and restore, on a 20k-entity document.
+func BenchmarkRollback(b *testing.B) {
+	benchmarkRow(b, "rollback", benchSizes())
+}
+
+// BenchmarkDurableJournal is 100-step batches on SQLite (FULL) against
+// the memory store.
+func BenchmarkDurableJournal(b *testing.B) {
+	benchmarkRow(b, "durable-journal", benchSizes())
+}
+
+// BenchmarkReplay is session.resume with 100 open requests and 512
+// events against one tools.call.
+func BenchmarkReplay(b *testing.B) {
+	benchmarkRow(b, "replay", benchSizes())
+}
+
+// BenchmarkIdleSessions is the memory of 100 idle WebSocket sessions,
+// held in this process (their client side is counted too); each iteration
+// measures afresh.
+func BenchmarkIdleSessions(b *testing.B) {
+	var kib float64
+	for range b.N {
+		kib += runRow(b, "idle-sessions/1k", benchSizes(), nil).Checks[0].Value
+	}
+	b.ReportMetric(kib/float64(b.N), "KiB/session")
+}
