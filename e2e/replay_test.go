@@ -2,7 +2,10 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestEventRing: events beyond the ring are reported truncated; a cursor
@@ -112,5 +115,57 @@ func TestEngineRestartEpoch(t *testing.T) {
 	json.Unmarshal(cancel.Params, &params)
 	if params.ID != srq || params.Reason != "shutdown" {
 		t.Errorf("request.cancel after restart = %s, want %s withdrawn with reason shutdown", cancel.Params, srq)
+	}
+}
+
+// TestReplayAfterRestart: a retry after the engine restarted (SQLite)
+// returns the recorded result byte for byte, only marked replayed, and
+// runs nothing.
+func TestReplayAfterRestart(t *testing.T) {
+	store := "sqlite:" + t.TempDir() + "/engine.db"
+	addr := freeAddr(t)
+	e := start(t, engineAnnounce, "cadengine", "--listen", addr, "--store", store, "--metrics-listen", "")
+	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", addr)
+	c := dialWebSocket(t, g.addr)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c, 1, "document.create", map[string]any{}, &doc)
+	batch := map[string]any{"document_id": doc.DocumentID, "operation_id": "op-durable", "on_error": "continue", "steps": []any{
+		map[string]any{"tool": "entity_create_circle", "args": map[string]any{"cx": 1, "cy": 2, "radius": 3}, "bind": "c"},
+		map[string]any{"tool": "point_from_snap", "args": map[string]any{"handle": "$c", "snap": "quad", "ref_x": 9, "ref_y": 2}},
+		map[string]any{"tool": "entity_move", "args": map[string]any{"handle": "FFFF", "dx": 1, "dy": 0}},
+	}}
+	first := call(t, c, 2, "cad.batch", batch)
+	if first.Error != nil {
+		t.Fatalf("cad.batch = %+v", describe(first))
+	}
+
+	e.cmd.Process.Signal(syscall.SIGTERM)
+	e.cmd.Wait()
+	start(t, engineAnnounce, "cadengine", "--listen", addr, "--store", store, "--metrics-listen", "")
+	var again response
+	deadline := time.Now().Add(15 * time.Second)
+	for id := 3; ; id++ {
+		again = call(t, c, id, "cad.batch", batch)
+		if again.Error == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if again.Error != nil {
+		t.Fatalf("retry after restart = %+v", describe(again))
+	}
+	want := strings.Replace(string(first.Result), `"replayed":false`, `"replayed":true`, 1)
+	if string(again.Result) != want {
+		t.Errorf("replay after restart differs:\n got %s\nwant %s", again.Result, want)
+	}
+	var info struct {
+		Revision    int64 `json:"revision"`
+		EntityCount int64 `json:"entity_count"`
+	}
+	mustCall(t, c, 100, "document.get", map[string]any{"document_id": doc.DocumentID}, &info)
+	if info.Revision != 1 || info.EntityCount != 1 {
+		t.Errorf("document after the replay = %+v, want the one circle at revision 1", info)
 	}
 }
