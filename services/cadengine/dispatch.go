@@ -92,7 +92,7 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 	case *enginev1.SessionCall_ExportDocument:
 		return s.core.ExportDocument(ctx, r.ExportDocument)
 	case *enginev1.SessionCall_ImportDocument:
-		return nil, fmt.Errorf("document.import: %w", errUnimplemented)
+		return s.core.ImportDocument(ctx, r.ImportDocument)
 	case *enginev1.SessionCall_GetOperation:
 		return s.core.GetOperation(ctx, st.principal, r.GetOperation.GetOperationId())
 	case *enginev1.SessionCall_GetSystemStatus:

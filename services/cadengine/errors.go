@@ -18,11 +18,10 @@ const errorDomain = "cadengine.cadbridge"
 
 // Sentinel errors of the engine's own layer (the core has its own).
 var (
-	errSessionNotFound  = errors.New("session not found")
-	errSessionRequired  = errors.New("this call needs a session")
-	errShuttingDown     = errors.New("the engine is shutting down")
-	errOperationMissing = errors.New("operation not found")
-	errUnimplemented    = errors.New("not implemented yet")
+	errSessionNotFound = errors.New("session not found")
+	errSessionRequired = errors.New("this call needs a session")
+	errShuttingDown    = errors.New("the engine is shutting down")
+	errUnimplemented   = errors.New("not implemented")
 )
 
 // toStatus converts any error of the engine into a gRPC status with a
@@ -48,7 +47,7 @@ func toStatus(err error) *status.Status {
 		return withReason(codes.NotFound, err.Error(), enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, nil)
 	case errors.Is(err, errSessionRequired):
 		return withReason(codes.FailedPrecondition, err.Error(), enginev1.ErrorReason_ERROR_REASON_SESSION_REQUIRED, nil)
-	case errors.Is(err, errOperationMissing), errors.Is(err, core.ErrOperationNotFound):
+	case errors.Is(err, core.ErrOperationNotFound):
 		return withReason(codes.NotFound, err.Error(), enginev1.ErrorReason_ERROR_REASON_OPERATION_NOT_FOUND, nil)
 	case errors.Is(err, core.ErrInvalid):
 		return withReason(codes.InvalidArgument, err.Error(), enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, nil)

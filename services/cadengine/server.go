@@ -78,6 +78,15 @@ func (s *Server) GetDocument(ctx context.Context, req *enginev1.GetDocumentReque
 	return &enginev1.GetDocumentResponse{Document: info}, nil
 }
 
+// ImportDocument creates a document from a DXF file.
+func (s *Server) ImportDocument(ctx context.Context, req *enginev1.ImportDocumentRequest) (*enginev1.ImportDocumentResponse, error) {
+	info, err := s.core.ImportDocument(ctx, req)
+	if err != nil {
+		return nil, toStatus(err).Err()
+	}
+	return &enginev1.ImportDocumentResponse{Document: info}, nil
+}
+
 // ListDocuments lists documents.
 func (s *Server) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsRequest) (*enginev1.ListDocumentsResponse, error) {
 	resp, err := s.core.ListDocuments(ctx, req)

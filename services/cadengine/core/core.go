@@ -14,6 +14,11 @@
 // starts at 100 (lower handles are left for the fixed objects of a DXF
 // file) and never goes back, not even when a change is undone.
 //
+// ImportDocument and the document_import tool make a new document from a
+// DXF file (import.go; the reader is dxf_read.go, dxf_entities.go,
+// dxf_scan.go and dxf_text.go), and read the engine's own DXF export back
+// as the document it came from, but for what DXF R12 cannot say.
+//
 // Every entity has a fingerprint, the hex SHA-256 of its canonical encoding
 // (see encoding.go: type, layer, linetype, colour and geometry in a fixed
 // order, numbers as IEEE-754 bits, handle excluded). The document's

@@ -112,7 +112,7 @@ func ellipseOf(path string, c, major vec, ratio float64, start, end *float64) (g
 // ---- tools ----
 
 func createPoint(c *call, a *enginev1.EntityCreatePointArgs) (*enginev1.EntityCreatePointResult, error) {
-	e, err := c.create("", style{a.Layer, a.Color, nil}, pointGeom{vec{a.X, a.Y}})
+	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, pointGeom{vec{a.X, a.Y}})
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func createRectangle(c *call, a *enginev1.EntityCreateRectangleArgs) (*enginev1.
 	if err != nil {
 		return nil, err
 	}
-	e, err := c.create("", style{a.Layer, a.Color, nil}, g)
+	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, g)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func createRectangle(c *call, a *enginev1.EntityCreateRectangleArgs) (*enginev1.
 }
 
 func createText(c *call, a *enginev1.EntityCreateTextArgs) (*enginev1.EntityCreateTextResult, error) {
-	e, err := c.create("", style{a.Layer, a.Color, nil}, textOf(a.Text, vec{a.X, a.Y}, a.Height, a.Rotation))
+	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, textOf(a.Text, vec{a.X, a.Y}, a.Height, a.Rotation))
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func createEllipse(c *call, a *enginev1.EntityCreateEllipseArgs) (*enginev1.Enti
 	if err != nil {
 		return nil, err
 	}
-	e, err := c.create("", style{a.Layer, a.Color, nil}, g)
+	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, g)
 	if err != nil {
 		return nil, err
 	}

@@ -231,7 +231,12 @@ func (e ellipseArc) feet(p vec) []float64 {
 	for i := 1; i <= n; i++ {
 		t := t0 + span*float64(i)/n
 		ft := f(t)
-		if ft == 0 {
+		if i == n && e.full() {
+			// The same point as the first sample: the same value, so that
+			// a root at t0 shows as a sign change on one side of it.
+			ft = f(t0)
+		}
+		if ft == 0 && !(i == n && e.full()) {
 			roots = append(roots, t)
 		} else if prevF != 0 && (prevF < 0) != (ft < 0) {
 			lo, hi, flo := prevT, t, prevF

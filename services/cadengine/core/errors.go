@@ -14,7 +14,8 @@ var (
 	// ErrNotFound is returned (wrapped) for a document that does not exist.
 	ErrNotFound = errors.New("document not found")
 	// ErrInvalid is returned (wrapped) for a request the engine cannot
-	// take: a missing document_id, a bad page token, an unknown format.
+	// take: a missing document_id, a bad page token, an unknown format, a
+	// DXF file it cannot read (a *DXFError).
 	ErrInvalid = errors.New("invalid request")
 	// ErrClosed is returned by every method after Close.
 	ErrClosed = errors.New("engine closed")
@@ -33,11 +34,12 @@ var (
 // The kinds the core uses:
 //   - invalid_args: the arguments break the tool's schema, or a rule the
 //     schema cannot say (a malformed handle, a field that does not fit the
-//     entity's type, a polyline with one vertex); path points into args.
+//     entity's type, a polyline with one vertex, a DXF file that cannot be
+//     read, its line in the message); path points into args.
 //   - failed: the tool ran and could not do it: a handle or layer that does
 //     not exist, geometry that cannot be computed (no intersection, an
-//     offset that collapses the curve, a point inside the circle for a
-//     tangent).
+//     offset that collapses the curve or an arc of it, a point inside the
+//     circle or ellipse for a tangent).
 //   - refused: the document's state forbids it: a locked layer, deleting
 //     layer 0 or the current layer, a layer name already taken.
 //   - unsupported: the engine or the client lacks the capability (named in

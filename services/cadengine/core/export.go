@@ -54,7 +54,7 @@ func entitiesInOrder(d *document) []*entity {
 // Lineweights are not written (R12 has none). R12 has no ELLIPSE entity:
 // ellipses are written as polylines of 128 straight pieces per turn, which
 // is the only place the export is not exact. Non-ASCII text is written as
-// \U+XXXX escapes.
+// \U+XXXX escapes (see dxfText).
 func exportDXF(d *document) string {
 	w := &dxfWriter{}
 	ents := entitiesInOrder(d)
@@ -304,25 +304,6 @@ func flattenEllipse(g ellipseGeom) []vertex {
 		v[i] = vertex{p: a.at(a.start + a.sweep*float64(i)/float64(n))}
 	}
 	return v
-}
-
-// dxfText makes a string fit a DXF R12 text value: control characters
-// become spaces, non-ASCII characters \U+XXXX escapes.
-func dxfText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r < 0x20 || r == 0x7f:
-			b.WriteByte(' ')
-		case r < 0x80:
-			b.WriteRune(r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, "\\U+%04X", r)
-		default:
-			b.WriteByte('?')
-		}
-	}
-	return b.String()
 }
 
 // linetypePattern is the description and dash pattern (in drawing units,

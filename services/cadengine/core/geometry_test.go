@@ -78,7 +78,7 @@ func TestIntersect(t *testing.T) {
 		{"line through ellipse", segment{vec{-3, 0}, vec{3, 0}}, ellipseArc{major: vec{2, 0}, ratio: 0.5, sweep: 2 * math.Pi}, []vec{{-2, 0}, {2, 0}}, nil},
 		{"line through rotated ellipse", segment{vec{0, -3}, vec{0, 3}}, ellipseArc{major: vec{0, 2}, ratio: 0.5, sweep: 2 * math.Pi}, []vec{{0, -2}, {0, 2}}, nil},
 		{"line through half ellipse", segment{vec{0, -3}, vec{0, 3}}, ellipseArc{major: vec{2, 0}, ratio: 0.5, start: 0, sweep: math.Pi}, []vec{{0, 1}}, nil},
-		{"ellipse and circle", ellipseArc{major: vec{2, 0}, ratio: 0.5, sweep: 2 * math.Pi}, circleArc(vec{}, 1), nil, errUnsupportedPair},
+		{"ellipse and circle touch", ellipseArc{major: vec{2, 0}, ratio: 0.5, sweep: 2 * math.Pi}, circleArc(vec{}, 1), []vec{{0, 1}, {0, -1}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -182,7 +182,9 @@ func intersectSegmentEllipse(s segment, e ellipseArc) []vec {
 	return out
 }
 
-// intersect intersects two primitives (segment, arc or ellipseArc).
+// intersect intersects two primitives (segment, arc or ellipseArc): in
+// closed form, except where an ellipse meets an arc or another ellipse
+// (numerically, see ellipse.go).
 func intersect(p, q any) ([]vec, error) {
 	switch a := p.(type) {
 	case segment:
@@ -200,10 +202,17 @@ func intersect(p, q any) ([]vec, error) {
 			return intersectSegmentArc(b, a), nil
 		case arc:
 			return intersectArcs(a, b)
+		case ellipseArc:
+			return intersectArcEllipse(a, b)
 		}
 	case ellipseArc:
-		if b, ok := q.(segment); ok {
+		switch b := q.(type) {
+		case segment:
 			return intersectSegmentEllipse(b, a), nil
+		case arc:
+			return intersectArcEllipse(b, a)
+		case ellipseArc:
+			return intersectEllipses(a, b)
 		}
 	}
 	return nil, errUnsupportedPair

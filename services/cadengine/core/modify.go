@@ -92,12 +92,17 @@ func entityMirror(c *call, a *enginev1.EntityMirrorArgs) (*enginev1.EntityMirror
 // entityOffset creates a parallel copy at a signed distance:
 //   - line and polyline: positive is to the left of the direction of
 //     travel (for a counter-clockwise closed polyline, inwards); polyline
-//     corners are mitred, and an offset that reverses a segment fails;
+//     corners between straight pieces are mitred, bulge arcs change radius
+//     and pieces are joined where they meet (see offsetPolyline); an
+//     offset that reverses a piece or collapses an arc fails;
 //   - circle and arc: positive is away from the centre (an arc is taken
 //     like its circle, not by its counter-clockwise direction);
-//     an offset that leaves no radius fails.
-//
-// Polylines with bulges and ellipses are not offset yet (unsupported).
+//     an offset that leaves no radius fails;
+//   - ellipse and elliptical arc: positive is away from the centre. The
+//     offset of an ellipse is not an ellipse, so the copy is a polyline of
+//     circular arcs within Tolerance × 1000 (relative beyond 1 unit) of the
+//     true offset curve, closed for a full ellipse; an inward offset that
+//     reaches the smallest radius of curvature fails (see offsetEllipse).
 func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffsetResult, error) {
 	e, err := c.entity("/handle", a.Handle)
 	if err != nil {
@@ -121,18 +126,13 @@ func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffset
 			g = arcGeom{c: old.c, r: r, start: old.start, end: old.end}
 		}
 	case polylineGeom:
-		for _, v := range old.v {
-			if v.bulge != 0 {
-				return nil, unsupported("offset_polyline_bulges", "offsetting polylines with bulges is not implemented yet")
-			}
-		}
-		pg, err := offsetPolyline(old, d)
-		if err != nil {
+		if g, err = offsetPolyline(old, d); err != nil {
 			return nil, err
 		}
-		g = pg
 	case ellipseGeom:
-		return nil, unsupported("offset_ellipse", "the offset of an ellipse is not an ellipse; offsetting ellipses is not implemented")
+		if g, err = offsetEllipse(old, d); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, failed("entity %s is a %s, which cannot be offset", formatHandle(e.handle), typeName(e.geom.kind()))
 	}
@@ -146,74 +146,6 @@ func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffset
 	return &enginev1.EntityOffsetResult{Handle: handleResult(n)}, nil
 }
 
-// offsetPolyline offsets a polyline without bulges, mitring the corners.
-func offsetPolyline(g polylineGeom, d float64) (geometry, error) {
-	var pts []vec
-	for _, v := range g.v {
-		if len(pts) == 0 || !pts[len(pts)-1].same(v.p) {
-			pts = append(pts, v.p)
-		}
-	}
-	if g.closed && len(pts) > 1 && pts[0].same(pts[len(pts)-1]) {
-		pts = pts[:len(pts)-1]
-	}
-	n := len(pts)
-	if n < 2 || g.closed && n < 3 {
-		return nil, failed("the polyline has no length to offset")
-	}
-	segs := n - 1
-	if g.closed {
-		segs = n
-	}
-	off := make([]segment, segs)
-	for i := range off {
-		a, b := pts[i], pts[(i+1)%n]
-		nv := b.sub(a).perp().unit().mul(d)
-		off[i] = segment{a.add(nv), b.add(nv)}
-	}
-	out := make([]vertex, n)
-	for i := 0; i < n; i++ {
-		var prev, next int
-		switch {
-		case !g.closed && i == 0:
-			out[i].p = off[0].a
-			continue
-		case !g.closed && i == n-1:
-			out[i].p = off[segs-1].b
-			continue
-		default:
-			prev, next = (i-1+segs)%segs, i%segs
-		}
-		p, ok := lineJoin(off[prev], off[next])
-		if !ok {
-			if off[prev].b.sub(off[prev].a).dot(off[next].b.sub(off[next].a)) < 0 {
-				return nil, failed("the polyline doubles back on itself at vertex %d, so its offset has no corner there", i)
-			}
-			p = off[prev].b
-		}
-		out[i].p = p
-	}
-	for i := 0; i < segs; i++ {
-		a, b := out[i].p, out[(i+1)%n].p
-		if b.sub(a).dot(pts[(i+1)%n].sub(pts[i])) <= 0 {
-			return nil, failed("offsetting by %g reverses segment %d of the polyline; use a smaller distance", d, i)
-		}
-	}
-	return polylineGeom{v: out, closed: g.closed}, nil
-}
-
-// lineJoin is the intersection of the infinite lines through two segments;
-// false when they are parallel.
-func lineJoin(s, t segment) (vec, bool) {
-	d1, d2 := s.b.sub(s.a), t.b.sub(t.a)
-	den := d1.cross(d2)
-	if eq(den/(d1.len()*d2.len()), 0) {
-		return vec{}, false
-	}
-	u := t.a.sub(s.a).cross(d2) / den
-	return s.a.add(d1.mul(u)), true
-}
-
 // editGeometry changes the given geometry fields; each must fit the
 // entity's type:
 //
@@ -222,8 +154,13 @@ func lineJoin(s, t segment) (vec, bool) {
 //	circle    center, radius
 //	arc       center, radius, start_angle, end_angle
 //	polyline  points, closed
-//	text      start (the insertion point), text, height, rotation
-//	ellipse   center, start_angle, end_angle
+//	text      insertion (or start, its older name; not both), text,
+//	          height, rotation
+//	ellipse   center, major_axis (relative to the centre), ratio,
+//	          start_angle, end_angle
+//
+// Fields not given keep their values: a new major axis turns and scales
+// the ellipse, keeping its ratio and its parametric angles.
 func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.EntityEditGeometryResult, error) {
 	e, err := c.entity("/handle", a.Handle)
 	if err != nil {
@@ -239,8 +176,8 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 		enginev1.EntityType_ENTITY_TYPE_CIRCLE:   {"center", "radius"},
 		enginev1.EntityType_ENTITY_TYPE_ARC:      {"center", "radius", "start_angle", "end_angle"},
 		enginev1.EntityType_ENTITY_TYPE_POLYLINE: {"points", "closed"},
-		enginev1.EntityType_ENTITY_TYPE_TEXT:     {"start", "text", "height", "rotation"},
-		enginev1.EntityType_ENTITY_TYPE_ELLIPSE:  {"center", "start_angle", "end_angle"},
+		enginev1.EntityType_ENTITY_TYPE_TEXT:     {"start", "insertion", "text", "height", "rotation"},
+		enginev1.EntityType_ENTITY_TYPE_ELLIPSE:  {"center", "major_axis", "ratio", "start_angle", "end_angle"},
 	}[e.geom.kind()]
 	for _, fd := range fields {
 		ok := false
@@ -290,8 +227,11 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 			g = newPolylineGeom(old.v, closed)
 		}
 	case textGeom:
+		if a.Start != nil && a.Insertion != nil {
+			return nil, invalidArgs("/start", reasonInvalid, "give the text's insertion point as insertion or as start, not both")
+		}
 		t := old
-		t.p = pt(a.Start, old.p)
+		t.p = pt(a.Insertion, pt(a.Start, old.p))
 		if a.Text != nil {
 			if *a.Text == "" {
 				return nil, invalidArgs("/text", reasonOutOfRange, "text must not be empty")
@@ -306,9 +246,9 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 		if a.StartAngle != nil || a.EndAngle != nil {
 			s, en = num(a.StartAngle, old.start), num(a.EndAngle, old.end)
 		}
-		eg, err := newEllipseGeom(pt(a.Center, old.c), old.major, old.ratio, s, en)
+		eg, err := newEllipseGeom(pt(a.Center, old.c), pt(a.MajorAxis, old.major), num(a.Ratio, old.ratio), s, en)
 		if err != nil {
-			return nil, failed("%v", err)
+			return nil, invalidArgs("/major_axis", reasonInvalid, "%v", err)
 		}
 		g = eg
 	}

@@ -71,7 +71,7 @@ type run struct {
 	incomplete  bool     // interleaved may miss some (commit notes were dropped)
 	releasedAt  int64    // the revision when the run last let go
 	notes       []commitNote
-	created     *document // document_create's new document, committed by the run
+	created     *document // document_create's or document_import's new document, committed by the run
 }
 
 // stepPlan is a step after validation (see batch.go).
@@ -411,7 +411,8 @@ func (r *run) commit(rec OperationRecord) error {
 		c = commitOf(r.d, changes)
 		c.Operations = []OperationRecord{rec}
 	} else if r.created != nil {
-		c.Document = ptr(r.created.record())
+		c = fullCommit(r.created)
+		c.Operations = []OperationRecord{rec}
 	}
 	if err := r.e.obs.commit(r.ctx, r.op.key.id, func() error { return r.e.store.Commit(context.WithoutCancel(r.ctx), c) }); err != nil {
 		r.abort()

@@ -161,10 +161,13 @@ func snapCandidates(g geometry, kind enginev1.SnapKind, r vec) []vec {
 }
 
 // pointIntersection intersects two entities made of lines, circles, arcs
-// (within their sweep), polylines (piece by piece, bulges included) and
-// ellipses with straight pieces. It answers the intersection nearest the
-// reference point (or the first found) and how many distinct ones there
-// are; curves that overlap along a stretch, or that do not meet, fail.
+// and elliptical arcs (within their sweeps), polylines (piece by piece,
+// bulges included) and ellipses. Ellipses meet lines in closed form and
+// circles, arcs and other ellipses numerically, to Tolerance (see
+// ellipse.go); curves that touch within Tolerance meet at the touching
+// point. It answers the intersection nearest the reference point (or the
+// first found) and how many distinct ones there are; curves that overlap
+// along a stretch, or that do not meet, fail.
 func pointIntersection(c *call, a *enginev1.PointIntersectionArgs) (*enginev1.PointIntersectionResult, error) {
 	if err := refArgs(a.RefX, a.RefY); err != nil {
 		return nil, err
@@ -206,7 +209,7 @@ func intersectEntities(e1, e2 *entity) ([]vec, error) {
 			case errors.Is(err, errOverlap):
 				return nil, failed("entities %s and %s overlap along a stretch: their intersections are not points", formatHandle(e1.handle), formatHandle(e2.handle))
 			case errors.Is(err, errUnsupportedPair):
-				return nil, unsupported("intersection_ellipse_curve", "intersecting an ellipse with a curve other than a straight piece is not implemented")
+				return nil, unsupported("intersection_"+typeName(e1.geom.kind())+"_"+typeName(e2.geom.kind()), "intersecting a %s with a %s is not implemented", typeName(e1.geom.kind()), typeName(e2.geom.kind()))
 			case err != nil:
 				return nil, err
 			}
@@ -218,11 +221,14 @@ func intersectEntities(e1, e2 *entity) ([]vec, error) {
 	return pts, nil
 }
 
-// pointTangent finds where a line from (from_x, from_y) touches a circle or
-// arc: two points from outside (for an arc, those on its sweep), the from
-// point itself when it lies on the curve, none from inside (which fails).
-// It answers the one nearest the reference point, or else the one
-// counter-clockwise of the direction from the centre to the from point.
+// pointTangent finds where a line from (from_x, from_y) touches a circle,
+// arc, ellipse or elliptical arc: two points from outside (for an arc,
+// those on its sweep), the from point itself when it lies on the curve,
+// none from inside (which fails). Ellipse tangents are exact: tangency
+// survives the affine map that makes the ellipse a unit circle (see
+// ellipseArc.tangentsFrom). It answers the one nearest the reference
+// point, or else the one counter-clockwise of the direction from the
+// centre to the from point.
 func pointTangent(c *call, a *enginev1.PointTangentArgs) (*enginev1.PointTangentResult, error) {
 	if err := refArgs(a.RefX, a.RefY); err != nil {
 		return nil, err
@@ -244,9 +250,9 @@ func pointTangent(c *call, a *enginev1.PointTangentArgs) (*enginev1.PointTangent
 			}
 		}
 	case ellipseGeom:
-		return nil, unsupported("tangent_ellipse", "tangents to ellipses are not implemented")
+		pts = g.arc().tangentsFrom(from)
 	default:
-		return nil, failed("entity %s is a %s: point_tangent works on circles and arcs", formatHandle(e.handle), typeName(e.geom.kind()))
+		return nil, failed("entity %s is a %s: point_tangent works on circles, arcs and ellipses", formatHandle(e.handle), typeName(e.geom.kind()))
 	}
 	if len(pts) == 0 {
 		return nil, failed("no tangent from (%g, %g) touches entity %s", a.FromX, a.FromY, formatHandle(e.handle))

@@ -16,12 +16,12 @@ import (
 // comes from its read_only annotation.
 func toolTable() map[string]toolSpec {
 	return map[string]toolSpec{
-		// documents (documents.go; export.go and svg.go render)
+		// documents (documents.go; export.go and svg.go render, import.go
+		// and dxf_read.go read)
 		enginev1.ToolDocumentCreate: engineTool(documentCreate),
 		enginev1.ToolDocumentInfo:   docTool(documentInfo),
 		enginev1.ToolDocumentExport: docTool(documentExport),
-		enginev1.ToolDocumentImport: unsupportedTool(scopeEngine, "dxf_import",
-			"importing DXF is not implemented yet"),
+		enginev1.ToolDocumentImport: engineTool(documentImport), // import.go
 
 		// create (create.go)
 		enginev1.ToolEntityCreatePoint:     docTool(createPoint),
@@ -119,7 +119,7 @@ type call struct {
 	tx        *tx       // nil for read-only tools
 	r         *run      // the running operation; nil outside one
 	step      int       // the step's index in r
-	created   *document // set by document_create: the run commits and publishes it
+	created   *document // set by document_create and document_import: the run commits and publishes it
 }
 
 func adapt[A, R proto.Message](f func(*call, A) (R, error)) handler {

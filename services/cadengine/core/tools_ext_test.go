@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -262,9 +263,16 @@ func TestModifyTools(t *testing.T) {
 	if a := f.ok(enginev1.ToolAnalysisMeasureEntity, obj{"handle": os})["area"]; !near(a.(float64), 36) {
 		t.Errorf("square offset outwards area = %v, want 36", a)
 	}
+	// A bulge of 0.5 from (0,0) to (1,0): an arc of radius 0.625 bowing
+	// down, turning counter-clockwise, so its left is towards its centre.
 	bulged := f.handle(enginev1.ToolEntityCreatePolyline, obj{"points": []any{obj{"x": 0, "y": 0, "bulge": 0.5}, obj{"x": 1, "y": 0}}})
-	if e := f.fail(enginev1.ToolEntityOffset, obj{"handle": bulged, "distance": 1}, kindUnsupported); e.GetCapability() != "offset_polyline_bulges" {
-		t.Errorf("bulged offset capability = %q", e.GetCapability())
+	if e := f.fail(enginev1.ToolEntityOffset, obj{"handle": bulged, "distance": 1}, kindFailed); !strings.Contains(e.GetMessage(), "collapses") {
+		t.Errorf("bulged offset past the centre = %q, want the arc to collapse", e.GetMessage())
+	}
+	ob := f.handle(enginev1.ToolEntityOffset, obj{"handle": bulged, "distance": -0.375})
+	pts := f.get(ob)["points"].([]any)
+	if len(pts) != 2 || !nearPt(pt(pts[0]), [2]float64{-0.3, -0.225}) || !nearPt(pt(pts[1]), [2]float64{1.3, -0.225}) || !near(pts[0].(obj)["bulge"].(float64), 0.5) {
+		t.Errorf("bulged offset outwards = %s, want the arc of radius 1 about (0.5, 0.375) from (-0.3, -0.225) to (1.3, -0.225), bulge 0.5", js(pts))
 	}
 	f.fail(enginev1.ToolEntityOffset, obj{"handle": line, "distance": 0}, kindInvalid)
 

@@ -296,7 +296,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityOffset,
-		Description:  "Create a parallel copy of a line, circle, arc or polyline at distance; positive is left of the direction (outside for circles).",
+		Description:  "Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve.",
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityOffsetArgs)(nil),
 		Result:       (*EntityOffsetResult)(nil),

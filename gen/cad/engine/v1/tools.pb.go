@@ -6290,11 +6290,11 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\rentity_mirror\x12aMirror an entity about the line through (x1, y1) and (x2, y2), keeping or replacing the original.0\x01B\a\n" +
 	"\x05_copy\"4\n" +
 	"\x12EntityMirrorResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe8\x01\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe5\x02\n" +
 	"\x10EntityOffsetArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x1a\n" +
-	"\bdistance\x18\x02 \x01(\x01R\bdistance:\x97\x01\x8a\xb5\x18\x92\x01\n" +
-	"\rentity_offset\x12\x7fCreate a parallel copy of a line, circle, arc or polyline at distance; positive is left of the direction (outside for circles).0\x01\"4\n" +
+	"\bdistance\x18\x02 \x01(\x01R\bdistance:\x94\x02\x8a\xb5\x18\x8f\x02\n" +
+	"\rentity_offset\x12\xfb\x01Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve.0\x01\"4\n" +
 	"\x12EntityOffsetResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa4\a\n" +
 	"\x16EntityEditGeometryArgs\x12\x1e\n" +

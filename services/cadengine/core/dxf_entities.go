@@ -1,0 +1,478 @@
+package core
+
+import (
+	"io"
+	"math"
+	"strings"
+)
+
+// The entities of a DXF file's ENTITIES section: one record per entity (a
+// type and its pairs up to the next group code 0), turned into the
+// engine's geometry or counted as skipped (see readDXF for the rules).
+
+// dxfRecord is one entity record: its type and pairs (up to the next
+// group code 0).
+type dxfRecord struct {
+	kind  string
+	line  int
+	pairs []dxfPair
+}
+
+// readRecord reads the pairs of the record whose type pair was just read.
+func readRecord(sc *dxfScanner, head dxfPair, buf []dxfPair) (dxfRecord, error) {
+	r := dxfRecord{kind: head.word(), line: head.line, pairs: buf[:0]}
+	for {
+		p, err := sc.peek()
+		if err == io.EOF {
+			return r, dxfErrorf(max(sc.line, 1), "the ENTITIES section has no ENDSEC (the file ends)")
+		}
+		if err != nil {
+			return r, err
+		}
+		if p.code == 0 {
+			return r, nil
+		}
+		sc.next()
+		r.pairs = append(r.pairs, p)
+	}
+}
+
+func (f *dxfFile) readEntities(sc *dxfScanner) error {
+	var buf []dxfPair
+	for {
+		head, err := sectionPair(sc, "ENTITIES")
+		if err != nil {
+			return err
+		}
+		if head.code != 0 {
+			return dxfErrorf(head.line, "expected an entity (group code 0) in the ENTITIES section, found group code %d", head.code)
+		}
+		if head.word() == "ENDSEC" {
+			return nil
+		}
+		r, err := readRecord(sc, head, buf)
+		if err != nil {
+			return err
+		}
+		buf = r.pairs
+		switch r.kind {
+		case "POLYLINE":
+			err = f.readPolyline(sc, r)
+		case "VERTEX", "SEQEND":
+			// Stray records of a polyline or block reference: nothing.
+		default:
+			err = f.add(r)
+			if err == nil && r.follows() {
+				err = skipSequence(sc)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// follows says whether the record says sub-entities follow it (66 = 1:
+// an INSERT's ATTRIBs up to a SEQEND).
+func (r dxfRecord) follows() bool {
+	for _, p := range r.pairs {
+		if p.code == 66 {
+			n, err := p.int()
+			return err == nil && n == 1
+		}
+	}
+	return false
+}
+
+// skipSequence passes over the sub-entities of a record, up to and
+// including their SEQEND.
+func skipSequence(sc *dxfScanner) error {
+	var buf []dxfPair
+	for {
+		p, err := sc.peek()
+		if err == io.EOF || err == nil && p.code == 0 && p.word() == "ENDSEC" {
+			return nil // the section's own reader reports a missing ENDSEC
+		}
+		if err != nil {
+			return err
+		}
+		sc.next()
+		r, err := readRecord(sc, p, buf)
+		if err != nil {
+			return err
+		}
+		buf = r.pairs
+		if r.kind == "SEQEND" {
+			return nil
+		}
+	}
+}
+
+// dxfCommon is the style and placement every entity record carries.
+type dxfCommon struct {
+	layer     string
+	color     int32
+	linetype  string
+	paper     bool
+	extrusion [3]float64
+}
+
+// common reads the shared codes of a record.
+func (r dxfRecord) common() (dxfCommon, error) {
+	c := dxfCommon{layer: "0", color: 256, linetype: "ByLayer", extrusion: [3]float64{0, 0, 1}}
+	for _, p := range r.pairs {
+		switch p.code {
+		case 8:
+			if name := strings.TrimSpace(p.value); name != "" {
+				c.layer = name
+			}
+		case 62:
+			n, err := p.int()
+			if err != nil {
+				return c, err
+			}
+			if n >= 0 && n <= 256 {
+				c.color = int32(n)
+			}
+		case 6:
+			if lt, ok := canonicalLinetype(strings.TrimSpace(p.value), true); ok {
+				c.linetype = lt
+			}
+		case 67:
+			n, err := p.int()
+			if err != nil {
+				return c, err
+			}
+			c.paper = n == 1
+		case 210, 220, 230:
+			v, err := p.float()
+			if err != nil {
+				return c, err
+			}
+			c.extrusion[(p.code-210)/10] = v
+		}
+	}
+	return c, nil
+}
+
+// ocs says how the record's object coordinate system maps to the world:
+// mirrored (extrusion -Z: x is negated) or not; ok false for anything but
+// ±Z.
+func (c dxfCommon) ocs() (mirrored, ok bool) {
+	x, y, z := c.extrusion[0], c.extrusion[1], c.extrusion[2]
+	if z == 0 || math.Abs(x) > 1e-12*math.Abs(z) || math.Abs(y) > 1e-12*math.Abs(z) {
+		return false, false
+	}
+	return z < 0, true
+}
+
+// values reads the numbers of the given codes (absent ones stay 0).
+func (r dxfRecord) values(codes ...int) (map[int]float64, error) {
+	out := make(map[int]float64, len(codes))
+	for _, p := range r.pairs {
+		for _, c := range codes {
+			if p.code == c {
+				v, err := p.float()
+				if err != nil {
+					return nil, err
+				}
+				out[c] = v
+			}
+		}
+	}
+	return out, nil
+}
+
+// add turns a record into an entity, or counts it as skipped.
+func (f *dxfFile) add(r dxfRecord) error {
+	c, err := r.common()
+	if err != nil {
+		return err
+	}
+	var g geometry
+	switch r.kind {
+	case "POINT":
+		g, err = r.point()
+	case "LINE":
+		g, err = r.lineGeom()
+	case "CIRCLE", "ARC":
+		g, err = r.circle(c)
+	case "LWPOLYLINE":
+		g, err = r.lwpolyline(c)
+	case "TEXT":
+		g, err = r.text(c)
+	case "ELLIPSE":
+		g, err = r.ellipse(c)
+	default:
+		f.skipped++
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	f.put(c, g, r.line)
+	return nil
+}
+
+// put keeps an entity, or counts it as skipped when it is in paper space
+// or has no geometry the engine can hold and export.
+func (f *dxfFile) put(c dxfCommon, g geometry, line int) {
+	if c.paper || g == nil || !exportable(g) {
+		f.skipped++
+		return
+	}
+	f.entities = append(f.entities, dxfEntity{layer: c.layer, color: c.color, linetype: c.linetype, geom: g, line: line})
+}
+
+// exportable says whether geometry is finite everywhere the engine
+// computes with it: coordinates, extents, bulge arcs and the flattened
+// form of an ellipse.
+func exportable(g geometry) bool {
+	if !g.finite() {
+		return false
+	}
+	b := g.bounds()
+	if b.ok && !(b.min.finite() && b.max.finite()) {
+		return false
+	}
+	switch g := g.(type) {
+	case polylineGeom:
+		for _, s := range g.segments() {
+			if s.bulge != 0 {
+				a := bulgeArc(s.a, s.b, s.bulge)
+				if !a.c.finite() || !isFinite(a.r) {
+					return false
+				}
+			}
+		}
+	case ellipseGeom:
+		for _, v := range flattenEllipse(g) {
+			if !v.p.finite() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (r dxfRecord) point() (geometry, error) {
+	v, err := r.values(10, 20)
+	if err != nil {
+		return nil, err
+	}
+	return pointGeom{vec{v[10], v[20]}}, nil
+}
+
+func (r dxfRecord) lineGeom() (geometry, error) {
+	v, err := r.values(10, 20, 11, 21)
+	if err != nil {
+		return nil, err
+	}
+	a, b := vec{v[10], v[20]}, vec{v[11], v[21]}
+	if a.same(b) {
+		return nil, nil
+	}
+	return lineGeom{a, b}, nil
+}
+
+// circle reads a CIRCLE or an ARC (angles 50/51 in degrees).
+func (r dxfRecord) circle(c dxfCommon) (geometry, error) {
+	v, err := r.values(10, 20, 40, 50, 51)
+	if err != nil {
+		return nil, err
+	}
+	mirrored, ok := c.ocs()
+	if !ok || !(v[40] > 0) {
+		return nil, nil
+	}
+	center := vec{v[10], v[20]}
+	start, end := v[50], v[51]
+	if mirrored {
+		// x → -x: the angle θ becomes 180°-θ, which reverses the sweep.
+		center.X = -center.X
+		start, end = 180-end, 180-start
+	}
+	if r.kind == "CIRCLE" {
+		return circleGeom{c: center, r: v[40]}, nil
+	}
+	g, err := newArcGeom(center, v[40], start, end)
+	if err != nil {
+		return nil, nil
+	}
+	return g, nil
+}
+
+func (r dxfRecord) lwpolyline(c dxfCommon) (geometry, error) {
+	mirrored, ok := c.ocs()
+	var vs []vertex
+	closed := false
+	for _, p := range r.pairs {
+		switch p.code {
+		case 10, 20, 42:
+			x, err := p.float()
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case p.code == 10:
+				vs = append(vs, vertex{p: vec{X: x}})
+			case len(vs) == 0:
+				// A y or bulge before any vertex: nothing to apply it to.
+			case p.code == 20:
+				vs[len(vs)-1].p.Y = x
+			default:
+				vs[len(vs)-1].bulge = x
+			}
+		case 70:
+			n, err := p.int()
+			if err != nil {
+				return nil, err
+			}
+			closed = n&1 != 0
+		}
+	}
+	if !ok {
+		return nil, nil
+	}
+	return polylineFrom(vs, closed, mirrored), nil
+}
+
+// polylineFrom makes a polyline of vertices read in an object coordinate
+// system; nil for fewer than two.
+func polylineFrom(vs []vertex, closed, mirrored bool) geometry {
+	if len(vs) < 2 {
+		return nil
+	}
+	if mirrored {
+		for i := range vs {
+			vs[i].p.X, vs[i].bulge = -vs[i].p.X, -vs[i].bulge
+		}
+	}
+	for i := range vs {
+		if vs[i].bulge == 0 {
+			vs[i].bulge = 0 // no -0
+		}
+	}
+	return newPolylineGeom(vs, closed)
+}
+
+// readPolyline reads a POLYLINE record and its VERTEX records up to the
+// SEQEND (a missing SEQEND ends the polyline at the next other entity).
+// 3D polylines and meshes (flags 8, 16, 64) are skipped, and so are spline
+// frame control points (vertex flag 16).
+func (f *dxfFile) readPolyline(sc *dxfScanner, r dxfRecord) error {
+	c, err := r.common()
+	if err != nil {
+		return err
+	}
+	flags := int64(0)
+	for _, p := range r.pairs {
+		if p.code == 70 {
+			if flags, err = p.int(); err != nil {
+				return err
+			}
+		}
+	}
+	var vs []vertex
+	var buf []dxfPair
+	for {
+		p, err := sc.peek()
+		if err == io.EOF {
+			break // the section's reader reports the missing ENDSEC
+		}
+		if err != nil {
+			return err
+		}
+		if p.code != 0 || p.word() != "VERTEX" && p.word() != "SEQEND" {
+			break
+		}
+		sc.next()
+		vr, err := readRecord(sc, p, buf)
+		if err != nil {
+			return err
+		}
+		buf = vr.pairs
+		if vr.kind == "SEQEND" {
+			break
+		}
+		v, err := vr.values(10, 20, 42, 70)
+		if err != nil {
+			return err
+		}
+		if int64(v[70])&16 != 0 {
+			continue
+		}
+		vs = append(vs, vertex{p: vec{v[10], v[20]}, bulge: v[42]})
+	}
+	mirrored, ok := c.ocs()
+	if !ok || flags&(8|16|64) != 0 {
+		f.skipped++
+		return nil
+	}
+	f.put(c, polylineFrom(vs, flags&1 != 0, mirrored), r.line)
+	return nil
+}
+
+func (r dxfRecord) text(c dxfCommon) (geometry, error) {
+	v, err := r.values(10, 20, 40, 50)
+	if err != nil {
+		return nil, err
+	}
+	text := ""
+	for _, p := range r.pairs {
+		if p.code == 1 {
+			text = decodeDXFText(p.value)
+		}
+	}
+	mirrored, ok := c.ocs()
+	if !ok || text == "" {
+		return nil, nil
+	}
+	g := textGeom{text: text, p: vec{v[10], v[20]}, height: v[40], rotation: v[50]}
+	if !(g.height > 0) {
+		g.height = defaultTextHeight
+	}
+	if mirrored {
+		g.p.X, g.rotation = -g.p.X, 180-g.rotation
+	}
+	g.rotation = normDeg(g.rotation)
+	return g, nil
+}
+
+func (r dxfRecord) ellipse(c dxfCommon) (geometry, error) {
+	v, err := r.values(10, 20, 11, 21, 40, 41, 42)
+	if err != nil {
+		return nil, err
+	}
+	end := 2 * math.Pi
+	for _, p := range r.pairs {
+		if p.code == 42 {
+			end = v[42]
+		}
+	}
+	mirrored, ok := c.ocs()
+	major, ratio := vec{v[11], v[21]}, v[40]
+	if !ok || major.len() == 0 || !(ratio > 0 && ratio <= 1) {
+		return nil, nil
+	}
+	start := v[41]
+	if mirrored {
+		// The minor axis is the major turned clockwise: the parameter t
+		// is the engine's -t, so the sweep [s, e] is [-e, -s].
+		start, end = -end, -start
+	}
+	// Equal parameters, or parameters a turn apart within Tolerance along
+	// the curve, make a full ellipse.
+	sw, tol := normRad(end-start), tolAt(major.len())/major.len()
+	full := math.Abs(end-start) >= 2*math.Pi || sw <= tol || 2*math.Pi-sw <= tol
+	if full {
+		start, end = 0, 360
+	} else {
+		start, end = deg(start), deg(end)
+	}
+	g, err := newEllipseGeom(vec{v[10], v[20]}, major, ratio, start, end)
+	if err != nil {
+		return nil, nil
+	}
+	return g, nil
+}

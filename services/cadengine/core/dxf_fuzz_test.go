@@ -1,0 +1,179 @@
+package core
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// importText reads a DXF file into a new document as ImportDocument
+// does, without an engine.
+func importText(content string) (*document, error) {
+	f, err := readDXF(content)
+	if err != nil {
+		return nil, err
+	}
+	units := f.units
+	if units == enginev1.Units_UNITS_UNSPECIFIED {
+		units = enginev1.Units_UNITS_MM
+	}
+	d := newDocument("doc-00000000000000ff", "fuzz", units, time.Time{})
+	if err := f.build(d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// sampleDocument has every entity type, texts that look like DXF codes,
+// and layers in every state.
+func sampleDocument() *document {
+	d := newDocument("doc-0000000000000001", "sample", enginev1.Units_UNITS_FT, time.Time{})
+	d.setLayer("walls", &layer{name: "walls", color: 1, linetype: "DASHED", lineweight: -3, on: false, locked: true})
+	d.setLayer("frozen", &layer{name: "frozen", color: 200, linetype: "Continuous", lineweight: -3, on: true, frozen: true})
+	d.setCurrent("walls")
+	arc, _ := newArcGeom(vec{1, 1}, 2, 350, 10)
+	ell, _ := newEllipseGeom(vec{0, 0}, vec{4, 1}, 0.3, 45, 270)
+	for _, g := range []geometry{
+		pointGeom{vec{1, 2}},
+		lineGeom{vec{0, 0}, vec{3, 4}},
+		circleGeom{c: vec{1, 1}, r: 0.1},
+		arc,
+		newPolylineGeom([]vertex{{p: vec{0, 0}, bulge: -0.4}, {p: vec{5, 0}}, {p: vec{5, 5}, bulge: 1e6}}, true),
+		textGeom{text: `Ünï ✓ 100%% \U+0041 %%d %`, p: vec{1, 1}, height: 3.5, rotation: 12},
+		ell,
+	} {
+		e := &entity{handle: d.nextHandle, layer: "walls", color: 3, linetype: "HIDDEN", geom: g}
+		d.nextHandle++
+		d.setEntity(e.handle, e.seal())
+	}
+	return d
+}
+
+// checkRoundTrip checks the round trip of the engine's export of a: b,
+// its import, holds the same document (see import.go) — ellipses as their
+// flattened polylines, text through dxfText — and a second round trip
+// changes nothing.
+func checkRoundTrip(t *testing.T, a *document) {
+	t.Helper()
+	b, err := importText(exportDXF(a))
+	if err != nil {
+		t.Fatalf("the export of an imported document does not import: %v", err)
+	}
+	if a.units != b.units || a.current != b.current || len(a.entities) != len(b.entities) {
+		t.Fatalf("round trip = units %v, current %q, %d entities; want %v, %q, %d", b.units, b.current, len(b.entities), a.units, a.current, len(a.entities))
+	}
+	la, lb := a.sortedLayers(), b.sortedLayers()
+	if len(la) != len(lb) {
+		t.Fatalf("round trip has %d layers, want %d", len(lb), len(la))
+	}
+	for i := range la {
+		x, y := *la[i], *lb[i]
+		x.lineweight, y.lineweight, x.seq, y.seq = 0, 0, 0, 0
+		if x != y {
+			t.Errorf("layer %d = %+v, want %+v", i, y, x)
+		}
+	}
+	ea, eb := entitiesInOrder(a), entitiesInOrder(b)
+	for i := range ea {
+		x, y := ea[i], eb[i]
+		want := x
+		switch g := x.geom.(type) {
+		case ellipseGeom:
+			want = x.with(newPolylineGeom(flattenEllipse(g), g.full()))
+		case textGeom:
+			g.text = decodeDXFText(dxfText(g.text))
+			want = x.with(g)
+		}
+		if y.fp != want.fp || y.handle != x.handle {
+			t.Errorf("entity %d = %s %+v, want %s %+v", i, formatHandle(y.handle), y.geom, formatHandle(x.handle), want.geom)
+		}
+	}
+	c, err := importText(exportDXF(b))
+	if err != nil {
+		t.Fatalf("the second round trip does not import: %v", err)
+	}
+	if c.hash != b.hash {
+		t.Errorf("the second round trip changed the content hash")
+	}
+}
+
+func TestDXFRoundTripSample(t *testing.T) {
+	a := sampleDocument()
+	checkRoundTrip(t, a)
+	b, err := importText(exportDXF(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only the ellipse changed: the text, with its code-like parts, is
+	// exact.
+	for _, e := range entitiesInOrder(a) {
+		if _, ok := e.geom.(ellipseGeom); !ok && b.entities[e.handle].fp != e.fp {
+			t.Errorf("entity %s changed in the round trip: %+v, was %+v", formatHandle(e.handle), b.entities[e.handle].geom, e.geom)
+		}
+	}
+}
+
+func TestDXFText(t *testing.T) {
+	for _, s := range []string{
+		"plain", "100%", "100%%", "%%d", "%%%", "a%b%%c%%%d", `C:\dir\U+0041`, `\M+18140`, `\\U+`,
+		"Ünïcode ✓ ⌀ °", "\uFFFD", "%%123", "% %", "%", `\`,
+	} {
+		if got := decodeDXFText(dxfText(s)); got != s {
+			t.Errorf("decodeDXFText(dxfText(%q)) = %q (written %q)", s, got, dxfText(s))
+		}
+	}
+	for in, want := range map[string]string{
+		"%%c25 %%d %%p": "⌀25 ° ±", "%%u%%oa%%k": "a", "%%065%%%": "A%", `\U+00e9\U+D800\U+12`: `é\U+D800\U+12`,
+		"tab\there": "tab here", "😀": "😀", "50%%%%%%": "50%%",
+	} {
+		if got := decodeDXFText(in); got != want {
+			t.Errorf("decodeDXFText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := dxfText("a😀\tb"); got != "a? b" {
+		t.Errorf("dxfText(a😀\\tb) = %q, want %q", got, "a? b")
+	}
+}
+
+// FuzzReadDXF checks that the reader never panics, fails only with a
+// *DXFError, and that whatever it reads the engine can export and read
+// back as the same document (see checkRoundTrip).
+func FuzzReadDXF(f *testing.F) {
+	f.Add(exportDXF(sampleDocument()))
+	if data, err := os.ReadFile("testdata/ezdxf_r2010.dxf"); err == nil {
+		f.Add(string(data))
+	}
+	for _, s := range []string{
+		"0\nEOF\n",
+		"0\nSECTION\n2\nENTITIES\n0\nLWPOLYLINE\n70\n1\n10\n0\n20\n0\n42\n1\n10\n1\n20\n0\n0\nENDSEC\n0\nEOF\n",
+		"0\nSECTION\n2\nENTITIES\n0\nELLIPSE\n10\n0\n20\n0\n11\n2\n21\n0\n40\n0.5\n41\n1\n42\n2\n230\n-1\n0\nENDSEC\n",
+		"0\nSECTION\n2\nENTITIES\n0\nTEXT\n10\n1\n20\n1\n40\n2\n1\n%%d\\U+00e9\n0\nARC\n40\n1\n51\n90\n230\n-1\n0\nENDSEC\n",
+		"0\nSECTION\n2\nTABLES\n0\nTABLE\n2\nLAYER\n0\nLAYER\n2\nA\n62\n-3\n70\n5\n0\nENDTAB\n0\nENDSEC\n0\nSECTION\n2\nHEADER\n9\n$CLAYER\n8\na\n9\n$INSUNITS\n70\n1\n0\nENDSEC\n",
+		"0\nSECTION\n2\nENTITIES\n0\nPOLYLINE\n66\n1\n70\n1\n0\nVERTEX\n10\n1\n42\n-0.3\n0\nVERTEX\n20\n1\n0\nSEQEND\n0\nCIRCLE\n40\n1e300\n10\n1e300\n0\nENDSEC\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		d, err := importText(content)
+		if err != nil {
+			var de *DXFError
+			if !errors.As(err, &de) || de.Line < 1 {
+				t.Fatalf("readDXF error %v is not a *DXFError with a line", err)
+			}
+			return
+		}
+		for _, e := range d.entities {
+			if !exportable(e.geom) {
+				t.Fatalf("imported entity %s cannot be exported: %+v", formatHandle(e.handle), e.geom)
+			}
+		}
+		if out := exportDXF(d); strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {
+			t.Fatalf("the export of an imported document has numbers that are not finite:\n%s", out)
+		}
+		checkRoundTrip(t, d)
+	})
+}

@@ -1,0 +1,307 @@
+package core
+
+import (
+	"io"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// dxfFile is what the engine takes from a DXF file: units, current layer,
+// the layer table and the model-space entities it can hold.
+type dxfFile struct {
+	units    enginev1.Units // UNSPECIFIED when the file does not say
+	clayer   string         // $CLAYER; "" when absent
+	layers   []dxfLayer     // the LAYER table, in file order
+	entities []dxfEntity    // in file order
+	skipped  int            // entities of other types, in paper space, or degenerate
+}
+
+// dxfLayer is one LAYER table entry.
+type dxfLayer struct {
+	name               string
+	color              int32
+	linetype           string
+	lineweight         int32
+	on, frozen, locked bool
+	line               int
+}
+
+// dxfEntity is one entity the engine can hold, with its style as read
+// (layer name as written in the file, canonical linetype).
+type dxfEntity struct {
+	layer    string
+	color    int32
+	linetype string
+	geom     geometry
+	line     int
+}
+
+// readDXF reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER),
+// TABLES (the LAYER table) and ENTITIES (POINT, LINE, CIRCLE, ARC,
+// LWPOLYLINE, 2D POLYLINE with its VERTEX and SEQEND records, TEXT,
+// ELLIPSE); every other section, table and entity type is passed over,
+// entities counted as skipped. What it reads, and the rules it follows:
+//
+//   - Units are $INSUNITS (1 in, 2 ft, 4 mm, 5 cm, 6 m); a file without
+//     it that the engine wrote (R12 has no $INSUNITS) names its units in
+//     its first 999 comment, "cadbridge <id> (<units>)".
+//   - Layers: name 2, colour 62 (negative: off; 0 or beyond 255: 7),
+//     linetype 6, flags 70 (1 frozen, 4 locked), lineweight 370. Linetypes
+//     and lineweights the engine does not know become Continuous and the
+//     default. Entries whose names the engine cannot hold (xref-dependent
+//     "X|Y" names) are passed over; a second entry with the name of an
+//     earlier one, ignoring case, too.
+//   - Entities: layer 8 ("0" when absent), colour 62 (outside 0-256: by
+//     layer), linetype 6 (unknown: ByLayer). Entities in paper space
+//     (67 = 1) and entities whose extrusion direction (210/220/230) is not
+//     ±Z (3D) are skipped; -Z (a mirrored object coordinate system) is
+//     mapped into world coordinates. Degenerate geometry the engine cannot
+//     hold — a zero-length line, a circle or arc without radius or sweep,
+//     a polyline of fewer than two vertices, empty text, an ellipse
+//     without a major axis or with a ratio outside (0, 1], numbers that
+//     overflow — is skipped too.
+//   - TEXT: insertion 10/20, height 40 (the default when not positive),
+//     rotation 50, text 1 with its codes decoded (see decodeDXFText);
+//     alignment (72/73, 11/21) is not kept. ELLIPSE: centre 10/20, major
+//     axis 11/21, ratio 40, start and end parameters 41/42 in radians,
+//     kept as degrees.
+//
+// Bytes that are not UTF-8 read as U+FFFD. A file that breaks the format
+// is a *DXFError naming the line.
+func readDXF(content string) (*dxfFile, error) {
+	if strings.HasPrefix(content, "AutoCAD Binary DXF") {
+		return nil, dxfErrorf(1, "binary DXF is not supported; save the file as ASCII DXF")
+	}
+	if !utf8.ValidString(content) {
+		content = strings.ToValidUTF8(content, "\uFFFD")
+	}
+	sc := &dxfScanner{s: content}
+	f := &dxfFile{}
+	comments := 0
+	commentUnits := enginev1.Units_UNITS_UNSPECIFIED
+	done := func() (*dxfFile, error) {
+		if f.units == enginev1.Units_UNITS_UNSPECIFIED {
+			f.units = commentUnits
+		}
+		return f, nil
+	}
+	for {
+		p, err := sc.next()
+		if err == io.EOF {
+			if sc.line == 0 {
+				return nil, dxfErrorf(1, "the file is empty")
+			}
+			return done() // no EOF marker: taken as the end
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case p.code == 999:
+			if comments == 0 {
+				commentUnits = unitsFromComment(p.value)
+			}
+			comments++
+		case p.code == 0 && p.word() == "EOF":
+			return done()
+		case p.code == 0 && p.word() == "SECTION":
+			name, err := sc.next()
+			if err == io.EOF {
+				return nil, dxfErrorf(p.line, "SECTION without a name (the file ends)")
+			}
+			if err != nil {
+				return nil, err
+			}
+			if name.code != 2 {
+				return nil, dxfErrorf(name.line, "SECTION must be followed by its name (group code 2), not group code %d", name.code)
+			}
+			switch name.word() {
+			case "HEADER":
+				err = f.readHeader(sc)
+			case "TABLES":
+				err = f.readTables(sc)
+			case "ENTITIES":
+				err = f.readEntities(sc)
+			default:
+				err = skipSection(sc, name.word())
+			}
+			if err != nil {
+				return nil, err
+			}
+		default:
+			return nil, dxfErrorf(p.line, "expected a SECTION or EOF, found group code %d %q", p.code, clip(p.value))
+		}
+	}
+}
+
+// unitsFromComment reads the units from the engine's own leading comment.
+func unitsFromComment(s string) enginev1.Units {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "cadbridge ")
+	if !ok {
+		return enginev1.Units_UNITS_UNSPECIFIED
+	}
+	_, unit, ok := strings.Cut(rest, " (")
+	unit, ok2 := strings.CutSuffix(unit, ")")
+	if !ok || !ok2 {
+		return enginev1.Units_UNITS_UNSPECIFIED
+	}
+	return enginev1.Units(enginev1.Units_value["UNITS_"+strings.ToUpper(unit)])
+}
+
+// insUnits maps $INSUNITS to the engine's units.
+func insUnits(n int64) enginev1.Units {
+	switch n {
+	case 1:
+		return enginev1.Units_UNITS_IN
+	case 2:
+		return enginev1.Units_UNITS_FT
+	case 4:
+		return enginev1.Units_UNITS_MM
+	case 5:
+		return enginev1.Units_UNITS_CM
+	case 6:
+		return enginev1.Units_UNITS_M
+	}
+	return enginev1.Units_UNITS_UNSPECIFIED
+}
+
+// sectionPair reads the next pair of a section, which must not end first.
+func sectionPair(sc *dxfScanner, section string) (dxfPair, error) {
+	p, err := sc.next()
+	if err == io.EOF {
+		return p, dxfErrorf(max(sc.line, 1), "the %s section has no ENDSEC (the file ends)", section)
+	}
+	return p, err
+}
+
+func skipSection(sc *dxfScanner, name string) error {
+	for {
+		p, err := sectionPair(sc, name)
+		if err != nil {
+			return err
+		}
+		if p.code == 0 && p.word() == "ENDSEC" {
+			return nil
+		}
+	}
+}
+
+func (f *dxfFile) readHeader(sc *dxfScanner) error {
+	variable := ""
+	for {
+		p, err := sectionPair(sc, "HEADER")
+		if err != nil {
+			return err
+		}
+		switch {
+		case p.code == 0 && p.word() == "ENDSEC":
+			return nil
+		case p.code == 0:
+			return dxfErrorf(p.line, "unexpected %q in the HEADER section", clip(p.value))
+		case p.code == 9:
+			variable = p.word()
+		case variable == "$INSUNITS" && p.code == 70:
+			n, err := p.int()
+			if err != nil {
+				return err
+			}
+			if u := insUnits(n); u != enginev1.Units_UNITS_UNSPECIFIED {
+				f.units = u
+			}
+		case variable == "$CLAYER" && p.code == 8:
+			f.clayer = strings.TrimSpace(p.value)
+		}
+	}
+}
+
+func (f *dxfFile) readTables(sc *dxfScanner) error {
+	const (
+		inNothing = iota
+		inTableHead
+		inEntry
+	)
+	state, table := inNothing, ""
+	var l *dxfLayer
+	flush := func() {
+		if l != nil && l.name != "" {
+			f.layers = append(f.layers, *l)
+		}
+		l = nil
+	}
+	for {
+		p, err := sectionPair(sc, "TABLES")
+		if err != nil {
+			return err
+		}
+		if p.code == 0 {
+			flush()
+			switch w := p.word(); {
+			case w == "ENDSEC":
+				return nil
+			case w == "TABLE":
+				state, table = inTableHead, ""
+			case w == "ENDTAB":
+				state, table = inNothing, ""
+			default:
+				state = inEntry
+				if table == "LAYER" && w == "LAYER" {
+					l = &dxfLayer{color: 7, linetype: "Continuous", lineweight: -3, on: true, line: p.line}
+				}
+			}
+			continue
+		}
+		if state == inTableHead && p.code == 2 {
+			table = p.word()
+			continue
+		}
+		if l == nil {
+			continue
+		}
+		if err := l.set(p); err != nil {
+			return err
+		}
+	}
+}
+
+// set applies one pair of a LAYER entry.
+func (l *dxfLayer) set(p dxfPair) error {
+	switch p.code {
+	case 2:
+		l.name = strings.TrimSpace(p.value)
+	case 62:
+		n, err := p.int()
+		if err != nil {
+			return err
+		}
+		l.on = n >= 0
+		if n < 0 {
+			n = -n
+		}
+		if n < 1 || n > 255 {
+			n = 7
+		}
+		l.color = int32(n)
+	case 6:
+		if lt, ok := canonicalLinetype(strings.TrimSpace(p.value), false); ok {
+			l.linetype = lt
+		}
+	case 70:
+		n, err := p.int()
+		if err != nil {
+			return err
+		}
+		l.frozen, l.locked = n&1 != 0, n&4 != 0
+	case 370:
+		n, err := p.int()
+		if err != nil {
+			return err
+		}
+		if n >= math.MinInt32 && n <= math.MaxInt32 && validLineweight(int32(n)) {
+			l.lineweight = int32(n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Text in DXF files. A TEXT value is one line of the file, with codes of
+// its own for characters the file's code page may lack and for symbols:
+// dxfText writes them and decodeDXFText reads them, and the one undoes the
+// other for every text of characters from the Basic Multilingual Plane
+// without control characters.
+
+// dxfText makes a string fit a DXF R12 text value: control characters
+// become spaces, non-ASCII characters \U+XXXX escapes, and characters
+// beyond the Basic Multilingual Plane (which \U+XXXX cannot name) "?".
+// Text that would read as a code is escaped so that it reads as written:
+// a backslash starting "\U+" or "\M+" is written \U+005C, and each "%"
+// of a run of two or more is written "%%%" (so "%%d" stays "%%d" and does
+// not become "°"). decodeDXFText (dxf_read.go) reverses it.
+func dxfText(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			b.WriteByte(' ')
+		case r == '\\' && (strings.HasPrefix(s[i+1:], "U+") || strings.HasPrefix(s[i+1:], "M+")):
+			b.WriteString(`\U+005C`)
+		case r == '%' && (strings.HasPrefix(s[i+1:], "%") || i > 0 && s[i-1] == '%'):
+			b.WriteString("%%%")
+		case r < 0x80:
+			b.WriteRune(r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, "\\U+%04X", r)
+		default:
+			b.WriteByte('?')
+		}
+	}
+	return b.String()
+}
+
+// decodeDXFText decodes the codes of a DXF TEXT value: \U+XXXX (a Unicode
+// character), %%d (°), %%p (±), %%c (⌀), %%% (%), %%nnn (the character
+// with that decimal code); the underline, overline and strike-through
+// toggles %%u, %%o and %%k are dropped. Control characters become spaces,
+// and invalid UTF-8 the replacement character. It is the inverse of
+// dxfText for every text dxfText writes exactly (see export.go).
+func decodeDXFText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case strings.HasPrefix(s[i:], `\U+`) && len(s) >= i+7:
+			if n, err := strconv.ParseUint(s[i+3:i+7], 16, 32); err == nil && utf8.ValidRune(rune(n)) && isHex4(s[i+3:i+7]) {
+				writeTextRune(&b, rune(n))
+				i += 7
+				continue
+			}
+		case strings.HasPrefix(s[i:], "%%") && len(s) >= i+3:
+			switch c := s[i+2]; c {
+			case 'd', 'D':
+				b.WriteRune('°')
+				i += 3
+				continue
+			case 'p', 'P':
+				b.WriteRune('±')
+				i += 3
+				continue
+			case 'c', 'C':
+				b.WriteRune('⌀')
+				i += 3
+				continue
+			case '%':
+				b.WriteByte('%')
+				i += 3
+				continue
+			case 'u', 'U', 'o', 'O', 'k', 'K':
+				i += 3
+				continue
+			default:
+				if len(s) >= i+5 && isDigits(s[i+2:i+5]) {
+					n, _ := strconv.Atoi(s[i+2 : i+5])
+					writeTextRune(&b, rune(n))
+					i += 5
+					continue
+				}
+			}
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		writeTextRune(&b, r)
+		i += size
+	}
+	return b.String()
+}
+
+func writeTextRune(b *strings.Builder, r rune) {
+	if r < 0x20 || r == 0x7f {
+		r = ' '
+	}
+	b.WriteRune(r)
+}
+
+func isHex4(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return len(s) == 4
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
