@@ -3,89 +3,17 @@
 // ratios, not absolute times, are the results.
 package bench
 
-import (
-	"context"
-	"fmt"
-	"net"
-	"testing"
+import "github.com/cadbridge/cadbridge/internal/stacktest"
 
-	"github.com/cadbridge/cadbridge/internal/telemetry"
-	"github.com/cadbridge/cadbridge/services/cadengine"
-	"github.com/cadbridge/cadbridge/services/gateway"
-)
-
-// Stack is an engine and a gateway serving on loopback.
-type Stack struct {
-	// Engine is the engine's gRPC address.
-	Engine string
-	// Gateway is the gateway's HTTP address.
-	Gateway string
-	stop    func()
-}
+// Stack is an engine and a gateway serving on loopback (see
+// internal/stacktest).
+type Stack = stacktest.Stack
 
 // Options configure a Stack.
-type Options struct {
-	// Store is the engine's store; empty means "memory:".
-	Store string
-	// EngineTelemetry and GatewayTelemetry are the services' providers; nil
-	// records nothing.
-	EngineTelemetry, GatewayTelemetry *telemetry.Providers
-}
+type Options = stacktest.Options
 
 // Start runs an engine and a gateway until Close.
-func Start(opts Options) (*Stack, error) {
-	if opts.Store == "" {
-		opts.Store = "memory:"
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	engineLis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	engine, err := cadengine.New(cadengine.Config{Store: opts.Store, Telemetry: opts.EngineTelemetry})
-	if err != nil {
-		cancel()
-		engineLis.Close()
-		return nil, err
-	}
-	gw, err := gateway.New(gateway.Config{Listen: "127.0.0.1:0", Engine: engineLis.Addr().String(), Telemetry: opts.GatewayTelemetry})
-	if err != nil {
-		cancel()
-		engineLis.Close()
-		return nil, err
-	}
-	gwLis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		engineLis.Close()
-		return nil, err
-	}
-	done := make(chan struct{}, 2)
-	go func() { engine.Serve(ctx, engineLis); done <- struct{}{} }()
-	go func() { gw.Serve(ctx, gwLis); done <- struct{}{} }()
-	return &Stack{
-		Engine:  engineLis.Addr().String(),
-		Gateway: gwLis.Addr().String(),
-		stop: func() {
-			cancel()
-			<-done
-			<-done
-			gw.Close()
-		},
-	}, nil
-}
-
-// Close stops both services.
-func (s *Stack) Close() { s.stop() }
+func Start(opts Options) (*Stack, error) { return stacktest.Start(opts) }
 
 // StartTB is Start for tests and benchmarks, stopped by tb.Cleanup.
-func StartTB(tb testing.TB, opts Options) *Stack {
-	tb.Helper()
-	s, err := Start(opts)
-	if err != nil {
-		tb.Fatal(fmt.Errorf("start stack: %w", err))
-	}
-	tb.Cleanup(s.Close)
-	return s
-}
+var StartTB = stacktest.StartTB

@@ -29,8 +29,9 @@ type Options struct {
 	// EngineTelemetry and GatewayTelemetry are the services' providers; nil
 	// records nothing.
 	EngineTelemetry, GatewayTelemetry *telemetry.Providers
-	// Gateway adjusts the gateway's config (Engine and Listen are set).
-	Gateway func(*gateway.Config)
+	// CheckContracts makes the gateway validate everything it sends
+	// (tests turn it on; benchmarks leave it off).
+	CheckContracts bool
 }
 
 // Start runs an engine and a gateway until Close.
@@ -53,11 +54,7 @@ func Start(opts Options) (*Stack, error) {
 		gwLis.Close()
 		return nil, err
 	}
-	cfg := gateway.Config{Listen: "127.0.0.1:0", Engine: engineLis.Addr().String(), Telemetry: opts.GatewayTelemetry, CheckContracts: true}
-	if opts.Gateway != nil {
-		opts.Gateway(&cfg)
-	}
-	gw, err := gateway.New(cfg)
+	gw, err := gateway.New(gateway.Config{Listen: "127.0.0.1:0", Engine: engineLis.Addr().String(), Telemetry: opts.GatewayTelemetry, CheckContracts: opts.CheckContracts})
 	if err != nil {
 		engineLis.Close()
 		gwLis.Close()

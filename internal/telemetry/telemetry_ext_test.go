@@ -26,7 +26,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := bench.StartTB(t, bench.Options{EngineTelemetry: engineTel, GatewayTelemetry: gatewayTel})
+	st := bench.StartTB(t, bench.Options{EngineTelemetry: engineTel, GatewayTelemetry: gatewayTel, CheckContracts: true})
 	c, err := bench.Dial(ctx, st.Gateway, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ var approve = jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request
 // the last step.
 func TestOneTraceFromClientToSteps(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
-	st := bench.StartTB(t, bench.Options{EngineTelemetry: recorded(rec), GatewayTelemetry: recorded(rec)})
+	st := bench.StartTB(t, bench.Options{EngineTelemetry: recorded(rec), GatewayTelemetry: recorded(rec), CheckContracts: true})
 	ctx := context.Background()
 	c, err := bench.Dial(ctx, st.Gateway, approve)
 	if err != nil {
@@ -127,7 +127,7 @@ func TestOneTraceFromClientToSteps(t *testing.T) {
 // session stream belong to their own traces.
 func TestInterleavedCallsStaySeparate(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
-	st := bench.StartTB(t, bench.Options{EngineTelemetry: recorded(rec), GatewayTelemetry: recorded(rec)})
+	st := bench.StartTB(t, bench.Options{EngineTelemetry: recorded(rec), GatewayTelemetry: recorded(rec), CheckContracts: true})
 	ctx := context.Background()
 	c, err := bench.Dial(ctx, st.Gateway, nil)
 	if err != nil {

@@ -89,7 +89,7 @@ func runTranscript(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	comment, sections := parseTxtar(string(data))
-	st := stacktest.StartTB(t, stacktest.Options{})
+	st := stacktest.StartTB(t, stacktest.Options{CheckContracts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, _, err := websocket.Dial(ctx, "ws://"+st.Gateway+"/rpc", nil)
