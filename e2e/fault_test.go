@@ -87,7 +87,7 @@ func TestEngineKill9(t *testing.T) {
 	mustCall(t, c, 1, "document.create", map[string]any{"name": "kill9"}, &doc)
 
 	const perBatch = 5
-	acked := map[int]bool{}  // batch → acknowledged ok
+	acked := map[int]bool{}   // batch → acknowledged ok
 	modes := map[int]string{} // batch → on_error
 	next, id := 1, 10
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
@@ -225,8 +225,8 @@ func TestConcurrentRetries(t *testing.T) {
 						return
 					}
 					var r struct {
-						OK      bool `json:"ok"`
-						Error   *struct{ Kind string } `json:"error"`
+						OK      bool                      `json:"ok"`
+						Error   *struct{ Kind string }    `json:"error"`
 						Results []struct{ Handle string } `json:"results"`
 					}
 					json.Unmarshal(resp.Result, &r)

@@ -17,7 +17,7 @@ import (
 type collector struct {
 	collectortrace.UnimplementedTraceServiceServer
 
-	mu     sync.Mutex // guards traces
+	mu     sync.Mutex                // guards traces
 	traces map[string]map[string]int // service → trace id → spans
 }
 

@@ -106,8 +106,9 @@ func (s *wsStream) Read(ctx context.Context) ([]byte, error) {
 	return data, nil
 }
 
-// Write queues a payload; when the queue is full the client is too slow
-// and is disconnected.
+// Write queues a payload. A full queue holds the writer back (bursts of
+// events are normal); a queue that stays full for the write timeout means
+// the client reads too slowly, and it is disconnected.
 func (s *wsStream) Write(ctx context.Context, payload []byte) error {
 	select {
 	case s.queue <- payload:
@@ -115,6 +116,15 @@ func (s *wsStream) Write(ctx context.Context, payload []byte) error {
 	case <-s.done:
 		return errors.New("websocket closed")
 	default:
+	}
+	timer := time.NewTimer(s.cfg.WriteTimeout)
+	defer timer.Stop()
+	select {
+	case s.queue <- payload:
+		return nil
+	case <-s.done:
+		return errors.New("websocket closed")
+	case <-timer.C:
 		s.c.Close(websocket.StatusPolicyViolation, "send queue full: reading too slowly")
 		s.cancel()
 		return errors.New("websocket send queue full; client disconnected")
