@@ -2,7 +2,9 @@ package e2e_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -99,5 +101,41 @@ func TestEngineSIGTERM(t *testing.T) {
 	mustCall(t, dialWebSocket(t, g2.addr), 4, "document.get", map[string]any{"document_id": doc.DocumentID}, &info)
 	if info.Revision != 1 || info.EntityCount != 1 {
 		t.Errorf("document after restart = %+v, want revision 1 with its circle", info)
+	}
+}
+
+// TestEngineSIGTERMWithdrawsRequests: a stopping engine withdraws open
+// server requests with reason shutdown; the waiting step ends cancelled
+// and its batch still answers before the engine exits.
+func TestEngineSIGTERMWithdrawsRequests(t *testing.T) {
+	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "sqlite:"+t.TempDir()+"/e.db", "--metrics-listen", "")
+	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr)
+	p := newPeer(t, g.addr)
+	s, doc := interactiveSession(t, p)
+	p.call(10, "cad.batch", deleteBatch(s, doc, "op-sigterm"))
+	p.request("approval")
+	if err := e.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var res, cancel frame
+	for res.ID == nil || cancel.Method == "" {
+		f := p.next("batch result and request.cancel", func(x frame) bool {
+			return (x.Method == "" && string(x.ID) == "10") || x.Method == "request.cancel"
+		})
+		if f.Method == "request.cancel" {
+			cancel = f
+		} else {
+			res = f
+		}
+	}
+	if !strings.Contains(string(cancel.Params), `"reason":"shutdown"`) {
+		t.Errorf("request.cancel = %s, want reason shutdown", cancel.Params)
+	}
+	var r batchResult
+	if res.Error != nil || json.Unmarshal(res.Result, &r) != nil || r.OK || len(r.Results) == 0 || r.Results[0].Error == nil || r.Results[0].Error.Kind != "cancelled" {
+		t.Errorf("batch during the engine's stop = %s %+v, want its step cancelled", res.Result, res.Error)
+	}
+	if err := e.cmd.Wait(); err != nil {
+		t.Errorf("engine exit = %v, want clean", err)
 	}
 }

@@ -84,6 +84,7 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 				start := time.Now()
 				resp, err := s.dispatch(callCtx, st, f.Call)
 				s.obs.endCall(callCtx, span, name, start, err)
+				s.log.DebugContext(callCtx, "call", "call", name, "principal", st.principal, "duration", time.Since(start), "error", err)
 				st.reply(f.Call.GetCallId(), resp, err)
 			}()
 		case *enginev1.SessionRequest_Cancel:

@@ -64,6 +64,7 @@ func (c *clientConn) Handle(ctx context.Context, req *jsonrpc.Request) (any, err
 	start := time.Now()
 	result, err := c.handle(ctx, req)
 	c.gw.obs.endCall(ctx, span, req.Method, start, err)
+	c.gw.log.DebugContext(ctx, "call", "method", req.Method, "principal", c.principal, "duration", time.Since(start), "error", err)
 	return result, err
 }
 
@@ -108,7 +109,7 @@ func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message) 
 	}
 	if c.gw.check != nil {
 		if err := c.gw.check.result(r.info.Name, data); err != nil {
-			c.gw.log.Error("contract violation", "method", r.info.Name, "error", err)
+			c.gw.log.ErrorContext(ctx, "contract violation", "method", r.info.Name, "error", err)
 			return nil, err
 		}
 	}
