@@ -47,6 +47,7 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 type wsStream struct {
 	c   *websocket.Conn
 	cfg Config
+	ctx context.Context // the stream's own; cancelled by Close
 	// away makes Close say "going away" (the gateway is stopping).
 	away   atomic.Bool
 	queue  chan []byte
@@ -56,7 +57,7 @@ type wsStream struct {
 
 func newWSStream(ctx context.Context, c *websocket.Conn, cfg Config) *wsStream {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &wsStream{c: c, cfg: cfg, queue: make(chan []byte, cfg.SendQueue), cancel: cancel, done: make(chan struct{})}
+	s := &wsStream{c: c, cfg: cfg, ctx: ctx, queue: make(chan []byte, cfg.SendQueue), cancel: cancel, done: make(chan struct{})}
 	go s.writeLoop(ctx)
 	return s
 }
@@ -92,8 +93,12 @@ func (s *wsStream) writeLoop(ctx context.Context) {
 	}
 }
 
-func (s *wsStream) Read(ctx context.Context) ([]byte, error) {
-	typ, data, err := s.c.Read(ctx)
+// Read reads the next message. It ignores the caller's ctx: cancelling a
+// WebSocket read tears the connection down at once, which would cut off the
+// close handshake (1001 "going away") that Close performs; Close ends a
+// pending Read instead.
+func (s *wsStream) Read(_ context.Context) ([]byte, error) {
+	typ, data, err := s.c.Read(s.ctx)
 	if err != nil {
 		if st := websocket.CloseStatus(err); st == websocket.StatusNormalClosure || st == websocket.StatusGoingAway {
 			return nil, io.EOF
@@ -143,7 +148,7 @@ func (s *wsStream) Close() error {
 	case <-s.done:
 	default: // the queue is full: the reader is too slow to wait for
 	}
-	s.cancel()
+	defer s.cancel()
 	if s.away.Load() {
 		return s.c.Close(websocket.StatusGoingAway, "gateway stopping; resume your session on another gateway")
 	}
