@@ -120,7 +120,7 @@ func New(cfg Config) (*Server, error) {
 		health:   health.NewServer(),
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.grpc = grpc.NewServer(obs.grpcStats())
+	s.grpc = grpc.NewServer(grpc.StatsHandler(tel.GRPCServerHandler()))
 	enginev1.RegisterEngineServiceServer(s.grpc, s)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	return s, nil

@@ -2,25 +2,18 @@ package cadengine
 
 import (
 	"context"
-	"strings"
 	"time"
 
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/stats"
 
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 )
 
 const instrumentation = "github.com/cadbridge/cadbridge/services/cadengine"
-
-// propagator is W3C trace context, the only format on cadbridge's wires.
-var propagator = propagation.TraceContext{}
 
 // observability is the engine's tracer and instruments.
 type observability struct {
@@ -56,23 +49,10 @@ func newObservability(p *telemetry.Providers, sessions *sessions) (*observabilit
 	return o, nil
 }
 
-// grpcStats traces and measures the unary RPCs; the Session stream is left
-// out, since its calls are traced one by one from their frames.
-func (o *observability) grpcStats() grpc.ServerOption {
-	return grpc.StatsHandler(otelgrpc.NewServerHandler(
-		otelgrpc.WithTracerProvider(o.providers.Tracer),
-		otelgrpc.WithMeterProvider(o.providers.Meter),
-		otelgrpc.WithPropagators(propagator),
-		otelgrpc.WithFilter(func(info *stats.RPCTagInfo) bool {
-			return !strings.HasSuffix(info.FullMethodName, "/Session")
-		}),
-	))
-}
-
 // startCall starts the span of one Session stream call, continuing the
 // trace context its frame carries.
 func (o *observability) startCall(ctx context.Context, carrier map[string]string, call string) (context.Context, trace.Span) {
-	ctx = propagator.Extract(ctx, propagation.MapCarrier(carrier))
+	ctx = telemetry.Propagator.Extract(ctx, propagation.MapCarrier(carrier))
 	return o.tracer.Start(ctx, "cad.engine/"+call, trace.WithSpanKind(trace.SpanKindServer),
 		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", "cad.engine.v1.EngineService"), attribute.String("cad.call", call)))
 }
@@ -93,6 +73,6 @@ func (o *observability) startWait(ctx context.Context, method string) (context.C
 	ctx, span := o.tracer.Start(ctx, "cad.wait "+method, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("cad.server_request.method", method)))
 	carrier := propagation.MapCarrier{}
-	propagator.Inject(ctx, carrier)
+	telemetry.Propagator.Inject(ctx, carrier)
 	return ctx, span, carrier
 }

@@ -149,7 +149,7 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
-	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(insecure.NewCredentials()), obs.grpcStats())
+	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithStatsHandler(obs.providers.GRPCClientHandler()))
 	if err != nil {
 		return nil, fmt.Errorf("engine %q: %w", cfg.Engine, err)
 	}

@@ -4,26 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 	"time"
 
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/stats"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 )
 
 const instrumentation = "github.com/cadbridge/cadbridge/services/gateway"
-
-// propagator is W3C trace context, the only format on cadbridge's wires.
-var propagator = propagation.TraceContext{}
 
 // observability is the gateway's tracer and instruments.
 type observability struct {
@@ -56,20 +49,6 @@ func newObservability(p *telemetry.Providers) (*observability, error) {
 	return o, nil
 }
 
-// grpcStats traces and measures the unary RPCs to the engine (REST). The
-// Session stream is left out: it carries many calls, each traced by its own
-// frame.
-func (o *observability) grpcStats() grpc.DialOption {
-	return grpc.WithStatsHandler(otelgrpc.NewClientHandler(
-		otelgrpc.WithTracerProvider(o.providers.Tracer),
-		otelgrpc.WithMeterProvider(o.providers.Meter),
-		otelgrpc.WithPropagators(propagator),
-		otelgrpc.WithFilter(func(info *stats.RPCTagInfo) bool {
-			return !strings.HasSuffix(info.FullMethodName, "/Session")
-		}),
-	))
-}
-
 // meta is the part of params the gateway reads before validating them.
 type meta struct {
 	Meta struct {
@@ -84,9 +63,9 @@ func (o *observability) startCall(ctx context.Context, headers http.Header, req 
 	var m meta
 	_ = json.Unmarshal(req.Params, &m) // bad params are reported by validation
 	if m.Meta.Traceparent != "" {
-		ctx = propagator.Extract(ctx, propagation.MapCarrier{"traceparent": m.Meta.Traceparent, "tracestate": m.Meta.Tracestate})
+		ctx = telemetry.Propagator.Extract(ctx, propagation.MapCarrier{"traceparent": m.Meta.Traceparent, "tracestate": m.Meta.Tracestate})
 	} else if headers != nil {
-		ctx = propagator.Extract(ctx, propagation.HeaderCarrier(headers))
+		ctx = telemetry.Propagator.Extract(ctx, propagation.HeaderCarrier(headers))
 	}
 	attrs := []attribute.KeyValue{
 		attribute.String("rpc.system", "jsonrpc"),
@@ -120,6 +99,6 @@ func (o *observability) startFrame(ctx context.Context, call string) (context.Co
 	ctx, span := o.tracer.Start(ctx, "EngineService.Session/"+call, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", "cad.engine.v1.EngineService"), attribute.String("rpc.method", "Session")))
 	carrier := propagation.MapCarrier{}
-	propagator.Inject(ctx, carrier)
+	telemetry.Propagator.Inject(ctx, carrier)
 	return ctx, span, carrier
 }
