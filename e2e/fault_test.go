@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -392,4 +393,42 @@ func TestLinkCut(t *testing.T) {
 	if r := p.response(12); json.Unmarshal(r.Result, &info) != nil || info.EntityCount != 3 {
 		t.Errorf("document after the resolved batch = %s, want its circle added once (3 entities)", r.Result)
 	}
+}
+
+// TestLinkStall: the gateway↔engine link stops forwarding (no reset) while a
+// batch waits on the client. Keepalive pings go unanswered, the gateway
+// declares the link dead, and the client gets 5003 with the operation id;
+// once the link works again it resumes and finishes the batch.
+func TestLinkStall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for keepalive (about 15 s)")
+	}
+	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
+	link := startProxy(t, e.addr)
+	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", link.addr())
+	p := newPeer(t, g.addr)
+	s, doc := interactiveSession(t, p)
+	p.call(10, "cad.batch", map[string]any{
+		"session_id": s.SessionID, "document_id": doc, "operation_id": "op-stall",
+		"steps": []any{map[string]any{"tool": "point_pick", "args": map[string]any{"prompt": "where?"}}},
+	})
+	pick := p.request("pick.point")
+	link.stall()
+	f := p.response(10) // within keepalive time + timeout
+	var data struct {
+		OperationID string `json:"operation_id"`
+	}
+	if f.Error == nil || f.Error.Code != 5003 || json.Unmarshal(f.Error.Data, &data) != nil || data.OperationID != "op-stall" {
+		t.Fatalf("cad.batch across a stalled link = %+v %s, want 5003 with operation_id op-stall", f.Error, f.Result)
+	}
+	link.unstall()
+	link.reset()
+	var srq string
+	json.Unmarshal(pick.ID, &srq)
+	p.call(11, "session.resume", map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken})
+	if r := p.response(11); r.Error != nil || !strings.Contains(string(r.Result), srq) {
+		t.Fatalf("resume after the stall = %+v, want the open pick %s", r, srq)
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "id": srq, "result": map[string]any{"x": 1, "y": 2}})
+	waitOperation(t, p, "op-stall", "succeeded")
 }

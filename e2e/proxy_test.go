@@ -14,10 +14,11 @@ type proxy struct {
 	lis    net.Listener
 	target string
 
-	mu    sync.Mutex // guards conns and slice
-	conns []net.Conn
-	slice bool
-	wg    sync.WaitGroup
+	mu      sync.Mutex // guards conns, slice and stalled
+	conns   []net.Conn
+	slice   bool
+	stalled chan struct{} // non-nil while forwarding is stalled; closed to resume
+	wg      sync.WaitGroup
 }
 
 func startProxy(t *testing.T, target string) *proxy {
@@ -31,6 +32,7 @@ func startProxy(t *testing.T, target string) *proxy {
 	go p.accept()
 	t.Cleanup(func() {
 		lis.Close()
+		p.unstall()
 		p.reset()
 		p.wg.Wait()
 	})
@@ -67,6 +69,12 @@ func (p *proxy) pipe(dst, src net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
+		p.mu.Lock()
+		gate := p.stalled
+		p.mu.Unlock()
+		if gate != nil {
+			<-gate // hold what was read until the stall ends
+		}
 		data := buf[:n]
 		for len(data) > 0 {
 			chunk := len(data)
@@ -90,6 +98,23 @@ func (p *proxy) pipe(dst, src net.Conn) {
 func (p *proxy) setSlice(on bool) {
 	p.mu.Lock()
 	p.slice = on
+	p.mu.Unlock()
+}
+
+// stall stops forwarding in both directions (bytes are held, not
+// dropped) until unstall.
+func (p *proxy) stall() {
+	p.mu.Lock()
+	p.stalled = make(chan struct{})
+	p.mu.Unlock()
+}
+
+func (p *proxy) unstall() {
+	p.mu.Lock()
+	if p.stalled != nil {
+		close(p.stalled)
+		p.stalled = nil
+	}
 	p.mu.Unlock()
 }
 

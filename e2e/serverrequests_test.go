@@ -51,7 +51,7 @@ func (p *peer) call(id int, method string, params any) {
 // next returns the next frame that satisfies keep, skipping others.
 func (p *peer) next(what string, keep func(frame) bool) frame {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	for {
 		_, data, err := p.c.Read(ctx)

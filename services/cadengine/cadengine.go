@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -120,7 +121,9 @@ func New(cfg Config) (*Server, error) {
 		health:   health.NewServer(),
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.grpc = grpc.NewServer(grpc.StatsHandler(tel.GRPCServerHandler()))
+	s.grpc = grpc.NewServer(grpc.StatsHandler(tel.GRPCServerHandler()),
+		// Gateways ping idle links every 10 s to notice stalls; allow it.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}))
 	enginev1.RegisterEngineServiceServer(s.grpc, s)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	return s, nil

@@ -18,6 +18,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -56,6 +57,10 @@ type Config struct {
 	SendQueue int
 	// PingInterval is how often a WebSocket is pinged; 0 means 30 s.
 	PingInterval time.Duration
+	// EngineKeepalive is how often the link to the engine is pinged when
+	// idle; a ping unanswered for half as long again breaks it. 0 means
+	// 10 s (gRPC's minimum).
+	EngineKeepalive time.Duration
 	// DrainTimeout bounds a graceful stop; 0 means 10 s.
 	DrainTimeout time.Duration
 	// Logger receives the gateway's logs; nil means slog.Default().
@@ -117,6 +122,9 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.DrainTimeout == 0 {
 		cfg.DrainTimeout = 10 * time.Second
 	}
+	if cfg.EngineKeepalive == 0 {
+		cfg.EngineKeepalive = 10 * time.Second
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
@@ -149,7 +157,10 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
-	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithStatsHandler(obs.providers.GRPCClientHandler()))
+	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithStatsHandler(obs.providers.GRPCClientHandler()),
+		// A link that stalls (no answer to pings) is declared dead, so that
+		// waiting calls end 5003 instead of hanging.
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.EngineKeepalive, Timeout: cfg.EngineKeepalive / 2, PermitWithoutStream: true}))
 	if err != nil {
 		return nil, fmt.Errorf("engine %q: %w", cfg.Engine, err)
 	}
