@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -42,11 +43,15 @@ func ToStruct(m proto.Message) (*structpb.Struct, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := new(structpb.Struct)
-	if err := protojson.Unmarshal(data, s); err != nil {
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil {
 		return nil, fmt.Errorf("contract: struct from %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
 	}
-	return s, nil
+	fields, err := structFields(obj, "")
+	if err != nil {
+		return nil, fmt.Errorf("contract: struct from %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
+	}
+	return &structpb.Struct{Fields: fields}, nil
 }
 
 func isWellKnown(md protoreflect.MessageDescriptor) bool {
@@ -55,6 +60,14 @@ func isWellKnown(md protoreflect.MessageDescriptor) bool {
 
 func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) error {
 	md := m.Descriptor()
+	switch v := m.Interface().(type) {
+	case *structpb.Struct:
+		return encodeStruct(buf, v)
+	case *structpb.Value:
+		return encodeValue(buf, v)
+	case *structpb.ListValue:
+		return encodeList(buf, v)
+	}
 	if isWellKnown(md) {
 		data, err := protojson.Marshal(m.Interface())
 		if err != nil {
@@ -170,11 +183,110 @@ func encodeSingular(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protor
 	return nil
 }
 
+// encodeStruct, encodeValue and encodeList write google.protobuf.Struct
+// and its parts as plain JSON (keys sorted), as protojson does, without its
+// detour through a second buffer.
+func encodeStruct(buf *bytes.Buffer, st *structpb.Struct) error {
+	keys := make([]string, 0, len(st.GetFields()))
+	for k := range st.GetFields() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeString(buf, k)
+		buf.WriteByte(':')
+		if err := encodeValue(buf, st.GetFields()[k]); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte('}')
+	return nil
+}
+
+func encodeList(buf *bytes.Buffer, l *structpb.ListValue) error {
+	buf.WriteByte('[')
+	for i, v := range l.GetValues() {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := encodeValue(buf, v); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte(']')
+	return nil
+}
+
+func encodeValue(buf *bytes.Buffer, v *structpb.Value) error {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NullValue, nil:
+		buf.WriteString("null")
+	case *structpb.Value_BoolValue:
+		buf.WriteString(strconv.FormatBool(k.BoolValue))
+	case *structpb.Value_NumberValue:
+		if math.IsNaN(k.NumberValue) || math.IsInf(k.NumberValue, 0) {
+			return fmt.Errorf("contract: %v in a Struct, which JSON cannot carry", k.NumberValue)
+		}
+		buf.WriteString(strconv.FormatFloat(k.NumberValue, 'g', -1, 64))
+	case *structpb.Value_StringValue:
+		writeString(buf, k.StringValue)
+	case *structpb.Value_StructValue:
+		return encodeStruct(buf, k.StructValue)
+	case *structpb.Value_ListValue:
+		return encodeList(buf, k.ListValue)
+	}
+	return nil
+}
+
+// writeString writes s as a JSON string: quotes, backslashes and control
+// characters escaped, invalid UTF-8 replaced by U+FFFD, nothing else.
 func writeString(buf *bytes.Buffer, s string) {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)           // a string always encodes
-	buf.Truncate(buf.Len() - 1) // Encode appends a newline
+	const hex = "0123456789abcdef"
+	buf.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			buf.WriteString(s[start:i])
+			switch c {
+			case '"', '\\':
+				buf.WriteByte('\\')
+				buf.WriteByte(c)
+			case '\n':
+				buf.WriteString(`\n`)
+			case '\r':
+				buf.WriteString(`\r`)
+			case '\t':
+				buf.WriteString(`\t`)
+			default:
+				buf.WriteString(`\u00`)
+				buf.WriteByte(hex[c>>4])
+				buf.WriteByte(hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf.WriteString(s[start:i])
+			buf.WriteString(`\ufffd`)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf.WriteString(s[start:])
+	buf.WriteByte('"')
 }
 
 // ParseJSON decodes a JSON document into the generic form that Schema and
@@ -463,10 +575,36 @@ func number(v any, path string) (json.Number, error) {
 }
 
 func decodeWellKnown(v any, m protoreflect.Message, path string) error {
-	if m.Descriptor().FullName() == "google.protobuf.Struct" {
-		if _, ok := v.(map[string]any); !ok {
+	switch dst := m.Interface().(type) {
+	case *structpb.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
 			return wrongType(path, "an object", v)
 		}
+		fields, err := structFields(obj, path)
+		if err != nil {
+			return err
+		}
+		dst.Fields = fields
+		return nil
+	case *structpb.Value:
+		val, err := structValue(v, path)
+		if err != nil {
+			return err
+		}
+		dst.Kind = val.Kind
+		return nil
+	case *structpb.ListValue:
+		arr, ok := v.([]any)
+		if !ok {
+			return wrongType(path, "an array", v)
+		}
+		list, err := structList(arr, path)
+		if err != nil {
+			return err
+		}
+		dst.Values = list.Values
+		return nil
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -476,6 +614,63 @@ func decodeWellKnown(v any, m protoreflect.Message, path string) error {
 		return &Violation{Path: path, Reason: ReasonInvalid, Message: err.Error()}
 	}
 	return nil
+}
+
+// structValue converts a generic JSON value into a google.protobuf.Value.
+func structValue(v any, path string) (*structpb.Value, error) {
+	switch x := v.(type) {
+	case nil:
+		return structpb.NewNullValue(), nil
+	case bool:
+		return structpb.NewBoolValue(x), nil
+	case string:
+		return structpb.NewStringValue(x), nil
+	case json.Number, float64:
+		n, _ := number(x, path)
+		f, err := n.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			return nil, &Violation{Path: path, Reason: ReasonOutOfRange, Message: "number too large"}
+		}
+		return structpb.NewNumberValue(f), nil
+	case map[string]any:
+		fields, err := structFields(x, path)
+		if err != nil {
+			return nil, err
+		}
+		return structpb.NewStructValue(&structpb.Struct{Fields: fields}), nil
+	case []any:
+		list, err := structList(x, path)
+		if err != nil {
+			return nil, err
+		}
+		return structpb.NewListValue(list), nil
+	default:
+		return nil, &Violation{Path: path, Reason: ReasonInvalid, Message: fmt.Sprintf("not JSON: %T", v)}
+	}
+}
+
+func structFields(obj map[string]any, path string) (map[string]*structpb.Value, error) {
+	fields := make(map[string]*structpb.Value, len(obj))
+	for k, e := range obj {
+		val, err := structValue(e, path+"/"+escape(k))
+		if err != nil {
+			return nil, err
+		}
+		fields[k] = val
+	}
+	return fields, nil
+}
+
+func structList(arr []any, path string) (*structpb.ListValue, error) {
+	list := &structpb.ListValue{Values: make([]*structpb.Value, len(arr))}
+	for i, e := range arr {
+		val, err := structValue(e, path+"/"+strconv.Itoa(i))
+		if err != nil {
+			return nil, err
+		}
+		list.Values[i] = val
+	}
+	return list, nil
 }
 
 func wrongType(path, want string, got any) *Violation {

@@ -162,3 +162,28 @@ func TestParseJSONDuplicateKey(t *testing.T) {
 		t.Errorf("ParseJSON with trailing data = nil error, want one")
 	}
 }
+
+// TestMarshalStringsAndStructs: strings are escaped as JSON (not as Go) and
+// Structs come out as plain JSON with sorted keys; both parse back.
+func TestMarshalStringsAndStructs(t *testing.T) {
+	payload, err := structpb.NewStruct(map[string]any{"z": "a\"b\\c\n\t\x01é<>&", "a": []any{1.5, true, nil, map[string]any{"k": "v"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &enginev1.Event{SessionId: "s\xff", Seq: 1, Type: "t", Payload: payload}
+	got, err := contract.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"session_id":"s\ufffd","seq":1,"type":"t","payload":{"a":[1.5,true,null,{"k":"v"}],"z":"a\"b\\c\n\t\u0001é<>&"}}`
+	if string(got) != want {
+		t.Errorf("Marshal = %s, want %s", got, want)
+	}
+	back := new(enginev1.Event)
+	if err := contract.Unmarshal(got, back); err != nil {
+		t.Fatalf("Unmarshal(Marshal(x)) = %v", err)
+	}
+	if !proto.Equal(back.Payload, payload) {
+		t.Errorf("payload round trip = %v, want %v", back.Payload, payload)
+	}
+}
