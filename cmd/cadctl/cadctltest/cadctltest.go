@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/cadbridge/cadbridge/internal/ezdxftest"
 	"io"
 	"os"
 	"os/exec"
@@ -261,48 +262,11 @@ func wait(t testing.TB, cmd *exec.Cmd, stdout, stderr *bytes.Buffer) Result {
 }
 
 // AuditDXF checks content with ezdxf: it must read, and its audit must
-// report no errors and fix nothing. When no python3 with ezdxf is
-// installed (CI does not install it), the check is skipped and the skip
-// logged.
+// report no errors and fix nothing (skipped, and logged, where no python3
+// has ezdxf; never under CI, which installs it).
 func AuditDXF(t testing.TB, content string) {
 	t.Helper()
-	py := ""
-	for _, cand := range []string{"python3", "/usr/bin/python3"} {
-		if p, err := exec.LookPath(cand); err == nil && exec.Command(p, "-c", "import ezdxf").Run() == nil {
-			py = p
-			break
-		}
-	}
-	if py == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI installs python3-ezdxf (.ci/run), but no python3 has it")
-		}
-		t.Log("no python3 with ezdxf; skipping the DXF audit")
-		return
-	}
-	path := filepath.Join(t.TempDir(), "audit.dxf")
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	const script = `
-import sys, ezdxf
-doc = ezdxf.readfile(sys.argv[1])
-auditor = doc.audit()
-for e in auditor.errors:
-    print("error:", e.message)
-for f in auditor.fixes:
-    print("fix:", f.message)
-print("entities:", len(doc.modelspace()))
-`
-	out, err := exec.Command(py, "-c", script, path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ezdxf could not read the DXF: %v\n%s", err, out)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(line, "error:") || strings.HasPrefix(line, "fix:") {
-			t.Errorf("ezdxf audit: %s", line)
-		}
-	}
+	ezdxftest.Audit(t, content)
 }
 
 // SyncBuffer is a bytes.Buffer safe for concurrent use.

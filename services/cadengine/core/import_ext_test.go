@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/ezdxftest"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
 )
 
@@ -379,16 +380,6 @@ doc.layout("Layout1").add_line((0, 0), (1, 1))
 doc.saveas(sys.argv[1])
 `
 
-// ezdxfPython is a python3 that has ezdxf, or "".
-func ezdxfPython() string {
-	for _, cand := range []string{"python3", "/usr/bin/python3"} {
-		if p, err := exec.LookPath(cand); err == nil && exec.Command(p, "-c", "import ezdxf").Run() == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 func writeWithEzdxf(t *testing.T, py, path string) {
 	t.Helper()
 	if out, err := exec.Command(py, "-c", ezdxfScript, path).CombinedOutput(); err != nil {
@@ -400,7 +391,7 @@ const ezdxfTestdata = "testdata/ezdxf_r2010.dxf"
 
 func TestImportEzdxfFile(t *testing.T) {
 	if *update {
-		py := ezdxfPython()
+		py := ezdxftest.Python(t)
 		if py == "" {
 			t.Fatal("-update needs a python3 with ezdxf")
 		}
@@ -478,7 +469,7 @@ func TestImportEzdxfFile(t *testing.T) {
 	checkWithEzdxf(t, exportOf(t, f, "dxf"), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 1, "POLYLINE": 5})
 
 	t.Run("fresh", func(t *testing.T) {
-		py := ezdxfPython()
+		py := ezdxftest.Python(t)
 		if py == "" {
 			t.Skip("no python3 with ezdxf; the committed file was read above")
 		}
