@@ -292,3 +292,36 @@ func keysOf(m map[string]any) []string {
 	}
 	return out
 }
+
+// TestForeignAnswerIgnored: another principal's connection answering a
+// session's open request changes nothing; the owner's answer still decides.
+func TestForeignAnswerIgnored(t *testing.T) {
+	gateway := startWithTokens(t)
+	alice, _, err := dialAs(t, gateway, "tok-alice", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &peer{t: t, c: alice.c}
+	s, doc := interactiveSession(t, p)
+	p.call(10, "cad.batch", deleteBatch(s, doc, "op-foreign"))
+	req := p.request("approval")
+	var srq string
+	json.Unmarshal(req.ID, &srq)
+
+	bob, _, err := dialAs(t, gateway, "tok-bob", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &peer{t: t, c: bob.c}
+	q.send(map[string]any{"jsonrpc": "2.0", "id": srq, "result": map[string]any{"decision": "approve"}})
+	q.call(1, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0})
+	if f := q.response(1); f.Error == nil || f.Error.Code != 4001 {
+		t.Errorf("bob reading alice's session = %+v, want 4001", f)
+	}
+
+	p.send(map[string]any{"jsonrpc": "2.0", "id": srq, "result": map[string]any{"decision": "deny"}})
+	var r batchResult
+	if f := p.response(10); f.Error != nil || json.Unmarshal(f.Result, &r) != nil || r.OK || r.Results[0].Error == nil || r.Results[0].Error.Kind != "denied" {
+		t.Errorf("batch after bob's approve and alice's deny = %+v, want denied (bob's answer ignored)", r)
+	}
+}
