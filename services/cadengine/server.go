@@ -2,7 +2,6 @@ package cadengine
 
 import (
 	"context"
-	"strings"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -109,15 +108,11 @@ func (s *Server) GetSystemStatus(ctx context.Context, req *enginev1.GetSystemSta
 const recentOperations = 20
 
 func (s *Server) systemStatus(ctx context.Context, principal string) (*enginev1.GetSystemStatusResponse, error) {
-	docs, err := s.core.ListDocuments(ctx, &enginev1.ListDocumentsRequest{})
-	if err != nil {
-		return nil, err
-	}
 	return &enginev1.GetSystemStatusResponse{
 		Version:          version,
-		Store:            strings.SplitN(s.cfg.Store, ":", 2)[0],
+		Store:            s.store.Kind(),
 		Epoch:            s.sessions.epoch,
-		Documents:        int64(len(docs.GetDocuments())),
+		Documents:        int64(s.core.DocumentCount()),
 		Sessions:         s.sessions.count(),
 		RecentOperations: s.core.RecentOperations(principal, recentOperations),
 		Ready:            true,

@@ -414,7 +414,8 @@ func (e *Engine) recentOperations(principal string) []string {
 	return out
 }
 
-func (e *Engine) documentCount() int {
+// DocumentCount is how many documents the engine holds.
+func (e *Engine) DocumentCount() int {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return len(e.docs)

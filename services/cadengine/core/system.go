@@ -11,7 +11,7 @@ func systemStatus(c *call, _ *enginev1.SystemStatusArgs) (*enginev1.SystemStatus
 		Version:          c.e.version,
 		Store:            c.e.store.Kind(),
 		Epoch:            c.e.epoch,
-		Documents:        int64(c.e.documentCount()),
+		Documents:        int64(c.e.DocumentCount()),
 		RecentOperations: c.e.recentOperations(c.principal),
 	}, nil
 }
