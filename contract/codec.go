@@ -37,21 +37,114 @@ func Marshal(m proto.Message) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ToStruct encodes m as wire JSON inside a google.protobuf.Struct.
+// ToStruct is m's wire JSON as a google.protobuf.Struct (what Marshal
+// writes, built directly).
 func ToStruct(m proto.Message) (*structpb.Struct, error) {
-	data, err := Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return nil, fmt.Errorf("contract: struct from %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
-	}
-	fields, err := structFields(obj, "")
+	v, err := structOfMessage(m.ProtoReflect())
 	if err != nil {
 		return nil, fmt.Errorf("contract: struct from %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
 	}
-	return &structpb.Struct{Fields: fields}, nil
+	st := v.GetStructValue()
+	if st == nil {
+		return nil, fmt.Errorf("contract: %s is not a JSON object", m.ProtoReflect().Descriptor().FullName())
+	}
+	return st, nil
+}
+
+// structOfMessage follows encodeMessage's rules, producing a Value.
+func structOfMessage(m protoreflect.Message) (*structpb.Value, error) {
+	switch v := m.Interface().(type) {
+	case *structpb.Struct:
+		return structpb.NewStructValue(proto.Clone(v).(*structpb.Struct)), nil
+	case *structpb.Value:
+		return proto.Clone(v).(*structpb.Value), nil
+	case *structpb.ListValue:
+		return structpb.NewListValue(proto.Clone(v).(*structpb.ListValue)), nil
+	}
+	if isWellKnown(m.Descriptor()) { // timestamps and the like: as JSON
+		var buf bytes.Buffer
+		if err := encodeMessage(&buf, m); err != nil {
+			return nil, err
+		}
+		var v any
+		if err := json.Unmarshal(buf.Bytes(), &v); err != nil {
+			return nil, err
+		}
+		return structValue(v, "")
+	}
+	fields := map[string]*structpb.Value{}
+	fds := m.Descriptor().Fields()
+	for i := 0; i < fds.Len(); i++ {
+		fd := fds.Get(i)
+		if !shouldEncode(m, fd) {
+			continue
+		}
+		v, err := structOfField(fd, m.Get(fd))
+		if err != nil {
+			return nil, err
+		}
+		fields[string(fd.Name())] = v
+	}
+	return structpb.NewStructValue(&structpb.Struct{Fields: fields}), nil
+}
+
+func structOfField(fd protoreflect.FieldDescriptor, v protoreflect.Value) (*structpb.Value, error) {
+	switch {
+	case fd.IsList():
+		list := v.List()
+		values := make([]*structpb.Value, list.Len())
+		for i := range values {
+			e, err := structOfSingular(fd, list.Get(i))
+			if err != nil {
+				return nil, err
+			}
+			values[i] = e
+		}
+		return structpb.NewListValue(&structpb.ListValue{Values: values}), nil
+	case fd.IsMap():
+		fields := map[string]*structpb.Value{}
+		var err error
+		v.Map().Range(func(k protoreflect.MapKey, e protoreflect.Value) bool {
+			fields[k.String()], err = structOfSingular(fd.MapValue(), e)
+			return err == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return structpb.NewStructValue(&structpb.Struct{Fields: fields}), nil
+	default:
+		return structOfSingular(fd, v)
+	}
+}
+
+func structOfSingular(fd protoreflect.FieldDescriptor, v protoreflect.Value) (*structpb.Value, error) {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return structpb.NewBoolValue(v.Bool()), nil
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return structpb.NewNumberValue(float64(v.Int())), nil
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return structpb.NewNumberValue(float64(v.Uint())), nil
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%s is %v, which JSON cannot carry", fd.FullName(), f)
+		}
+		return structpb.NewNumberValue(f), nil
+	case protoreflect.StringKind:
+		return structpb.NewStringValue(strings.ToValidUTF8(v.String(), "\uFFFD")), nil
+	case protoreflect.BytesKind:
+		return structpb.NewStringValue(base64.StdEncoding.EncodeToString(v.Bytes())), nil
+	case protoreflect.EnumKind:
+		ev := fd.Enum().Values().ByNumber(v.Enum())
+		if ev == nil {
+			return structpb.NewNumberValue(float64(v.Enum())), nil
+		}
+		return structpb.NewStringValue(EnumName(ev)), nil
+	default:
+		return structOfMessage(v.Message())
+	}
 }
 
 func isWellKnown(md protoreflect.MessageDescriptor) bool {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -185,5 +186,35 @@ func TestMarshalStringsAndStructs(t *testing.T) {
 	}
 	if !proto.Equal(back.Payload, payload) {
 		t.Errorf("payload round trip = %v, want %v", back.Payload, payload)
+	}
+}
+
+// TestToStructMatchesMarshal: ToStruct builds exactly the JSON Marshal
+// writes.
+func TestToStructMatchesMarshal(t *testing.T) {
+	payload, _ := structpb.NewStruct(map[string]any{"k": []any{1.0, "x", nil}})
+	msgs := []proto.Message{
+		&enginev1.ExecuteBatchResponse{Status: enginev1.BatchStatus_BATCH_STATUS_FAILED, Bindings: map[string]string{"b": "1F", "a": "20"},
+			Results:  []*enginev1.StepResult{{I: 1, Tool: "t", Status: enginev1.StepStatus_STEP_STATUS_OK, Result: payload, Handle: proto.String("1F")}},
+			Revision: &enginev1.RevisionReport{Checked: 3, After: 5, Interleaved: []string{"op-a"}}},
+		&enginev1.Event{SessionId: "s\xff", Seq: 7, Type: "batch.progress", Payload: payload},
+		&enginev1.Entity{Handle: "1F", Type: enginev1.EntityType_ENTITY_TYPE_POLYLINE, Points: []*enginev1.Vertex{{X: 1, Y: 2, Bulge: proto.Float64(0.5)}}, Closed: proto.Bool(true)},
+	}
+	for _, m := range msgs {
+		direct, err := contract.ToStruct(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := contract.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaJSON := new(structpb.Struct)
+		if err := protojson.Unmarshal(data, viaJSON); err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(direct, viaJSON) {
+			t.Errorf("ToStruct(%T) = %v, want %v", m, direct, viaJSON)
+		}
 	}
 }

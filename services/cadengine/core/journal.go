@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"github.com/cadbridge/cadbridge/contract"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -19,8 +20,9 @@ import (
 // the per-document list of recent commits that tells a batch who wrote
 // while it waited, and the reload at start-up.
 
-// requestHash is the SHA-256 of kind and the deterministic proto encoding
-// of req without the fields a retry may change (operation_id,
+// requestHash is the SHA-256 of kind and the wire JSON of req (which
+// contract.Marshal writes deterministically: fields in order, map and
+// Struct keys sorted) without the fields a retry may change (operation_id,
 // session_id). The copy it encodes shares req's values.
 func requestHash(kind string, req proto.Message) []byte {
 	src := req.ProtoReflect()
@@ -31,7 +33,7 @@ func requestHash(kind string, req proto.Message) []byte {
 		}
 		return true
 	})
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(dst.Interface())
+	b, err := contract.Marshal(dst.Interface())
 	if err != nil {
 		// A request that arrived as a proto always encodes.
 		panic(fmt.Sprintf("core: encode %s request: %v", kind, err))
