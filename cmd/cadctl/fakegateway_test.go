@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cadbridge/cadbridge/cmd/cadctl/cadctltest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -165,7 +165,7 @@ func batchResultFor(opID string, status string) map[string]any {
 // terminal is a scripted user at a terminal: what cadctl writes to stderr
 // is captured, and lines are typed into its stdin.
 type terminal struct {
-	out syncBuffer
+	out cadctltest.SyncBuffer
 	in  *io.PipeWriter
 	r   *io.PipeReader
 }
@@ -204,7 +204,7 @@ func runCadctlEnv(t *testing.T, g *fakeGateway, term *terminal, tty bool, vars m
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var stdout syncBuffer
+	var stdout cadctltest.SyncBuffer
 	e := env{
 		stdin:     term.r,
 		stdout:    &stdout,
@@ -245,21 +245,4 @@ func waitFor(t *testing.T, what string, cond func() bool) bool {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return true
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

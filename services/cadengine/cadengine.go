@@ -66,6 +66,7 @@ type Server struct {
 	health   *health.Server
 	grpc     *grpc.Server
 	obs      *observability
+	tools    *enginev1.ListToolsResponse // the catalog, rendered once
 	// draining is closed when a graceful stop begins.
 	draining chan struct{}
 	// base is the context of Session stream calls, which outlive their
@@ -110,8 +111,14 @@ func New(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
+	tools, err := toolCatalog()
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("tool catalog: %w", err)
+	}
 	s := &Server{
 		obs:      obs,
+		tools:    tools,
 		cfg:      cfg,
 		log:      log,
 		store:    store,

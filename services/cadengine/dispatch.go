@@ -82,7 +82,7 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 		defer done()
 		return s.core.ExecuteBatch(ctx, caller, r.ExecuteBatch)
 	case *enginev1.SessionCall_ListTools:
-		return s.listTools()
+		return s.tools, nil
 	case *enginev1.SessionCall_CreateDocument:
 		return s.core.CreateDocument(ctx, r.CreateDocument)
 	case *enginev1.SessionCall_GetDocument:

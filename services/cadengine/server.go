@@ -55,8 +55,7 @@ func (s *Server) GetOperation(ctx context.Context, req *enginev1.GetOperationReq
 
 // ListTools returns the catalog.
 func (s *Server) ListTools(ctx context.Context, req *enginev1.ListToolsRequest) (*enginev1.ListToolsResponse, error) {
-	resp, err := s.listTools()
-	return resp, toStatus(err).Err()
+	return s.tools, nil
 }
 
 // CreateDocument creates an empty document.
@@ -119,8 +118,9 @@ func (s *Server) systemStatus(ctx context.Context, principal string) (*enginev1.
 	}, nil
 }
 
-// listTools renders the generated catalog.
-func (s *Server) listTools() (*enginev1.ListToolsResponse, error) {
+// toolCatalog renders the generated catalog once, at start-up; it never
+// changes while the engine runs.
+func toolCatalog() (*enginev1.ListToolsResponse, error) {
 	resp := &enginev1.ListToolsResponse{}
 	for _, t := range enginev1.Tools {
 		in, err := schemaStruct(t.InputSchema)

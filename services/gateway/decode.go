@@ -5,10 +5,10 @@ import (
 	"errors"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	"github.com/cadbridge/cadbridge/contract"
-	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
@@ -72,17 +72,11 @@ func (rs *routes) checkToolArgs(params map[string]any) *contract.Violation {
 	return nil
 }
 
-// setOperationID applies _meta.operation_id to requests that take one and
-// did not name it themselves.
+// setOperationID applies _meta.operation_id to requests that have an
+// operation_id field and did not set it themselves.
 func setOperationID(msg proto.Message, id string) {
-	switch m := msg.(type) {
-	case *enginev1.CallToolRequest:
-		if m.OperationId == nil {
-			m.OperationId = &id
-		}
-	case *enginev1.ExecuteBatchRequest:
-		if m.OperationId == nil {
-			m.OperationId = &id
-		}
+	m := msg.ProtoReflect()
+	if fd := m.Descriptor().Fields().ByName("operation_id"); fd != nil && !m.Has(fd) {
+		m.Set(fd, protoreflect.ValueOfString(id))
 	}
 }

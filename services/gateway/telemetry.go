@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -61,7 +62,9 @@ type meta struct {
 // params._meta's W3C context, else the connection's HTTP headers.
 func (o *observability) startCall(ctx context.Context, headers http.Header, req *jsonrpc.Request) (context.Context, trace.Span) {
 	var m meta
-	_ = json.Unmarshal(req.Params, &m) // bad params are reported by validation
+	if bytes.Contains(req.Params, []byte(`"_meta"`)) { // spare most calls a second parse
+		_ = json.Unmarshal(req.Params, &m) // bad params are reported by validation
+	}
 	if m.Meta.Traceparent != "" {
 		ctx = telemetry.Propagator.Extract(ctx, propagation.MapCarrier{"traceparent": m.Meta.Traceparent, "tracestate": m.Meta.Tracestate})
 	} else if headers != nil {

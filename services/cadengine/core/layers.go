@@ -77,21 +77,30 @@ func layerCreate(c *call, a *enginev1.LayerCreateArgs) (*enginev1.LayerCreateRes
 	if a.Color != nil {
 		l.color = *a.Color
 	}
-	if a.Linetype != nil {
-		lt, ok := canonicalLinetype(*a.Linetype, false)
-		if !ok {
-			return nil, invalidArgs("/linetype", reasonInvalid, "unknown layer linetype %q", *a.Linetype)
-		}
-		l.linetype = lt
-	}
-	if a.Lineweight != nil {
-		if !validLineweight(*a.Lineweight) {
-			return nil, invalidArgs("/lineweight", reasonInvalid, "%d is not a DXF lineweight", *a.Lineweight)
-		}
-		l.lineweight = *a.Lineweight
+	if err := l.style(a.Linetype, a.Lineweight); err != nil {
+		return nil, err
 	}
 	c.tx.putLayer(l)
 	return &enginev1.LayerCreateResult{Name: l.name}, nil
+}
+
+// style sets the linetype and lineweight given (nil keeps the current
+// ones), refusing a linetype or lineweight DXF does not have.
+func (l *layer) style(linetype *string, lineweight *int32) error {
+	if linetype != nil {
+		lt, ok := canonicalLinetype(*linetype, false)
+		if !ok {
+			return invalidArgs("/linetype", reasonInvalid, "unknown layer linetype %q", *linetype)
+		}
+		l.linetype = lt
+	}
+	if lineweight != nil {
+		if !validLineweight(*lineweight) {
+			return invalidArgs("/lineweight", reasonInvalid, "%d is not a DXF lineweight", *lineweight)
+		}
+		l.lineweight = *lineweight
+	}
+	return nil
 }
 
 func layerList(c *call, _ *enginev1.LayerListArgs) (*enginev1.LayerListResult, error) {
@@ -110,18 +119,8 @@ func layerModify(c *call, a *enginev1.LayerModifyArgs) (*enginev1.LayerModifyRes
 	if a.Color != nil {
 		l.color = *a.Color
 	}
-	if a.Linetype != nil {
-		lt, ok := canonicalLinetype(*a.Linetype, false)
-		if !ok {
-			return nil, invalidArgs("/linetype", reasonInvalid, "unknown layer linetype %q", *a.Linetype)
-		}
-		l.linetype = lt
-	}
-	if a.Lineweight != nil {
-		if !validLineweight(*a.Lineweight) {
-			return nil, invalidArgs("/lineweight", reasonInvalid, "%d is not a DXF lineweight", *a.Lineweight)
-		}
-		l.lineweight = *a.Lineweight
+	if err := l.style(a.Linetype, a.Lineweight); err != nil {
+		return nil, err
 	}
 	if a.On != nil {
 		l.on = *a.On
