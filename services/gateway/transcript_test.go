@@ -242,6 +242,10 @@ func (n *normalizer) normalize(frame []byte) string {
 		return "UNPARSABLE " + string(frame)
 	}
 	v = n.walk(v, "")
+	if batch, ok := v.([]any); ok {
+		// A batch's responses may come in any order (JSON-RPC 2.0 §6).
+		sort.Slice(batch, func(i, j int) bool { return canonical(batch[i]) < canonical(batch[j]) })
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -287,6 +291,11 @@ func (n *normalizer) walk(v any, key string) any {
 	default:
 		return v
 	}
+}
+
+func canonical(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // restore puts the real values back into an input line.
