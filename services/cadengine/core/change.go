@@ -71,7 +71,7 @@ func (t *tx) create(e *entity) (*entity, error) {
 	if err := t.writable(e.layer); err != nil {
 		return nil, err
 	}
-	if !e.geom.finite() {
+	if !e.geom.Finite() {
 		return nil, failed("the %s's coordinates overflow", typeName(e.geom.kind()))
 	}
 	e.handle = t.d.nextHandle
@@ -91,7 +91,7 @@ func (t *tx) replace(old, next *entity) error {
 			return err
 		}
 	}
-	if !next.geom.finite() {
+	if !next.geom.Finite() {
 		return failed("the %s's coordinates overflow", typeName(next.geom.kind()))
 	}
 	next.handle = old.handle

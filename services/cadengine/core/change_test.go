@@ -7,6 +7,7 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 func TestEveryToolHasAHandler(t *testing.T) {
@@ -30,15 +31,15 @@ func TestEveryToolHasAHandler(t *testing.T) {
 }
 
 func sampleGeometries() []geometry {
-	arc, _ := newArcGeom(vec{1, 2}, 3, 10, 200)
-	ell, _ := newEllipseGeom(vec{1, 1}, vec{3, 1}, 0.4, 20, 300)
+	arc, _ := newArcGeom(geom.Pt(1, 2), 3, 10, 200)
+	ell, _ := newEllipseGeom(geom.Pt(1, 1), geom.Pt(3, 1), 0.4, 20, 300)
 	return []geometry{
-		pointGeom{vec{1, 2}},
-		lineGeom{vec{0, 0}, vec{3, 4}},
-		circleGeom{c: vec{1, 1}, r: 2},
+		pointGeom{geom.Pt(1, 2)},
+		lineGeom{geom.Pt(0, 0), geom.Pt(3, 4)},
+		circleGeom{c: geom.Pt(1, 1), r: 2},
 		arc,
-		newPolylineGeom([]vertex{{p: vec{0, 0}, bulge: 0.3}, {p: vec{1, 0}}, {p: vec{1, 1}}}, true),
-		textGeom{text: "Grüße", p: vec{5, 5}, height: 2.5, rotation: 15},
+		newPolylineGeom([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: 0.3}, {P: geom.Pt(1, 0)}, {P: geom.Pt(1, 1)}}, true),
+		textGeom{text: "Grüße", p: geom.Pt(5, 5), height: 2.5, rotation: 15},
 		ell,
 	}
 }
@@ -59,8 +60,8 @@ func TestFingerprintStableAndSensitive(t *testing.T) {
 			"layer":    {layer: "1", color: 256, linetype: "ByLayer", geom: g},
 			"color":    {layer: "0", color: 1, linetype: "ByLayer", geom: g},
 			"linetype": {layer: "0", color: 256, linetype: "DASHED", geom: g},
-			"moved":    {layer: "0", color: 256, linetype: "ByLayer", geom: g.transformed(translate(vec{1e-9, 0}))},
-			"rotated":  {layer: "0", color: 256, linetype: "ByLayer", geom: g.transformed(rotateAbout(vec{0.5, 0.25}, 1))},
+			"moved":    {layer: "0", color: 256, linetype: "ByLayer", geom: g.transformed(geom.Translate(geom.Pt(1e-9, 0)))},
+			"rotated":  {layer: "0", color: 256, linetype: "ByLayer", geom: g.transformed(geom.RotateAbout(geom.Pt(0.5, 0.25), 1))},
 		}
 		for name, x := range edits {
 			if x.seal().fp == e.fp {
@@ -69,14 +70,14 @@ func TestFingerprintStableAndSensitive(t *testing.T) {
 		}
 	}
 	// The handle is not part of the fingerprint; -0 and +0 are the same.
-	a := (&entity{handle: 1, layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{vec{0, 1}}}).seal()
-	b := (&entity{handle: 2, layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{vec{negZero(), 1}}}).seal()
+	a := (&entity{handle: 1, layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{geom.Pt(0, 1)}}).seal()
+	b := (&entity{handle: 2, layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{geom.Pt(negZero(), 1)}}).seal()
 	if a.fp != b.fp {
 		t.Error("fingerprint depends on the handle or the sign of zero")
 	}
 	// A known fingerprint (computed independently from the documented
 	// encoding), so that a change of encoding is noticed.
-	line := (&entity{layer: "0", color: 256, linetype: "ByLayer", geom: lineGeom{vec{0, 0}, vec{10, 0}}}).seal()
+	line := (&entity{layer: "0", color: 256, linetype: "ByLayer", geom: lineGeom{geom.Pt(0, 0), geom.Pt(10, 0)}}).seal()
 	const want = "118fce1ff98cb7f6b0c6881005f7720173e3c0901b7cd5dc388f84cef8d07c0c"
 	if got := line.fingerprint(); got != want {
 		t.Errorf("fingerprint of line (0,0)-(10,0) on 0 = %s, want %s", got, want)
@@ -125,12 +126,12 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 	m := tx.mark()
 	var some *entity
 	d.each(0, func(e *entity) bool { some = e; return false })
-	if err := tx.replace(some, some.with(some.geom.transformed(translate(vec{1, 1})))); err != nil {
+	if err := tx.replace(some, some.with(some.geom.transformed(geom.Translate(geom.Pt(1, 1))))); err != nil {
 		t.Fatal(err)
 	}
 	tx.putLayer(&layer{name: "doors", color: 3, linetype: "DASHED", lineweight: 25, on: true})
 	tx.setCurrent("doors")
-	if _, err := tx.create(&entity{layer: "doors", color: 2, linetype: "ByLayer", geom: pointGeom{vec{9, 9}}}); err != nil {
+	if _, err := tx.create(&entity{layer: "doors", color: 2, linetype: "ByLayer", geom: pointGeom{geom.Pt(9, 9)}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.remove(some); err != nil {
@@ -180,7 +181,7 @@ func TestCommitHoldsOnlyChanges(t *testing.T) {
 	err = e.inLane(ctx, d, func(tx *tx) error {
 		for i := 0; i < 10; i++ {
 			if _, err := e.step(ctx, tx, func() (any, error) {
-				return tx.create(&entity{layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{vec{float64(i), 0}}})
+				return tx.create(&entity{layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{geom.Pt(float64(i), 0)}})
 			}); err != nil {
 				return err
 			}
@@ -188,7 +189,7 @@ func TestCommitHoldsOnlyChanges(t *testing.T) {
 		var first *entity
 		d.each(0, func(x *entity) bool { first = x; return false })
 		_, err := e.step(ctx, tx, func() (any, error) {
-			return nil, tx.replace(first, first.with(pointGeom{vec{5, 5}}))
+			return nil, tx.replace(first, first.with(pointGeom{geom.Pt(5, 5)}))
 		})
 		return err
 	})
@@ -204,7 +205,7 @@ func TestCommitHoldsOnlyChanges(t *testing.T) {
 	hash := d.hash
 	e.inLane(ctx, d, func(tx *tx) error {
 		_, err := e.step(ctx, tx, func() (any, error) {
-			tx.create(&entity{layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{vec{7, 7}}})
+			tx.create(&entity{layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{geom.Pt(7, 7)}})
 			return nil, failed("boom")
 		})
 		return err

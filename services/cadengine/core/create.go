@@ -4,6 +4,7 @@ import (
 	"math"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // style is the common properties of a new entity, as given.
@@ -37,14 +38,14 @@ func handleResult(e *entity) string { return formatHandle(e.handle) }
 
 // ---- geometry builders, shared by the single creates and the batch ----
 
-func lineOf(path string, a, b vec) (geometry, error) {
-	if a.same(b) {
+func lineOf(path string, a, b geom.Vec) (geometry, error) {
+	if a.Same(b) {
 		return nil, invalidArgs(path+"/x2", reasonInvalid, "a line needs two distinct end points")
 	}
 	return lineGeom{a, b}, nil
 }
 
-func arcOf(path string, c vec, r, start, end float64) (geometry, error) {
+func arcOf(path string, c geom.Vec, r, start, end float64) (geometry, error) {
 	g, err := newArcGeom(c, r, start, end)
 	if err != nil {
 		return nil, invalidArgs(path+"/end_angle", reasonInvalid, "%v", err)
@@ -59,42 +60,42 @@ func polylineOf(path string, pts []*enginev1.Vertex, closed bool) (geometry, err
 	case len(pts) < 2:
 		return nil, invalidArgs(path+"/points", reasonOutOfRange, "a polyline needs at least two points")
 	}
-	v := make([]vertex, len(pts))
+	v := make([]geom.Vertex, len(pts))
 	for i, p := range pts {
-		v[i] = vertex{p: vec{p.GetX(), p.GetY()}, bulge: p.GetBulge()}
+		v[i] = geom.Vertex{P: geom.Pt(p.GetX(), p.GetY()), Bulge: p.GetBulge()}
 	}
 	return newPolylineGeom(v, closed), nil
 }
 
 // rectangleOf is the closed polyline through the rectangle's corners,
 // counter-clockwise from the lower-left one, whatever corners were given.
-func rectangleOf(path string, a, b vec) (geometry, error) {
+func rectangleOf(path string, a, b geom.Vec) (geometry, error) {
 	switch {
-	case eq(a.X, b.X):
+	case geom.Eq(a.X, b.X):
 		return nil, invalidArgs(path+"/x2", reasonInvalid, "the rectangle has no width")
-	case eq(a.Y, b.Y):
+	case geom.Eq(a.Y, b.Y):
 		return nil, invalidArgs(path+"/y2", reasonInvalid, "the rectangle has no height")
 	}
 	x0, x1 := math.Min(a.X, b.X), math.Max(a.X, b.X)
 	y0, y1 := math.Min(a.Y, b.Y), math.Max(a.Y, b.Y)
-	return polylineGeom{v: []vertex{{p: vec{x0, y0}}, {p: vec{x1, y0}}, {p: vec{x1, y1}}, {p: vec{x0, y1}}}, closed: true}, nil
+	return polylineGeom{geom.Polyline{V: []geom.Vertex{{P: geom.Pt(x0, y0)}, {P: geom.Pt(x1, y0)}, {P: geom.Pt(x1, y1)}, {P: geom.Pt(x0, y1)}}, Closed: true}}, nil
 }
 
 // defaultTextHeight is the height of text created without one.
 const defaultTextHeight = 2.5
 
-func textOf(text string, p vec, height, rotation *float64) geometry {
+func textOf(text string, p geom.Vec, height, rotation *float64) geometry {
 	g := textGeom{text: text, p: p, height: defaultTextHeight}
 	if height != nil {
 		g.height = *height
 	}
 	if rotation != nil {
-		g.rotation = normDeg(*rotation)
+		g.rotation = geom.NormDeg(*rotation)
 	}
 	return g
 }
 
-func ellipseOf(path string, c, major vec, ratio float64, start, end *float64) (geometry, error) {
+func ellipseOf(path string, c, major geom.Vec, ratio float64, start, end *float64) (geometry, error) {
 	s, e := 0.0, 360.0
 	if start != nil {
 		s = *start
@@ -112,7 +113,7 @@ func ellipseOf(path string, c, major vec, ratio float64, start, end *float64) (g
 // ---- tools ----
 
 func createPoint(c *call, a *enginev1.EntityCreatePointArgs) (*enginev1.EntityCreatePointResult, error) {
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, pointGeom{vec{a.X, a.Y}})
+	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, pointGeom{geom.Pt(a.X, a.Y)})
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func createPoint(c *call, a *enginev1.EntityCreatePointArgs) (*enginev1.EntityCr
 }
 
 func createLine(c *call, a *enginev1.EntityCreateLineArgs) (*enginev1.EntityCreateLineResult, error) {
-	g, err := lineOf("", vec{a.X1, a.Y1}, vec{a.X2, a.Y2})
+	g, err := lineOf("", geom.Pt(a.X1, a.Y1), geom.Pt(a.X2, a.Y2))
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ func createLine(c *call, a *enginev1.EntityCreateLineArgs) (*enginev1.EntityCrea
 }
 
 func createCircle(c *call, a *enginev1.EntityCreateCircleArgs) (*enginev1.EntityCreateCircleResult, error) {
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, circleGeom{c: vec{a.Cx, a.Cy}, r: a.Radius})
+	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, circleGeom{c: geom.Pt(a.Cx, a.Cy), r: a.Radius})
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func createCircle(c *call, a *enginev1.EntityCreateCircleArgs) (*enginev1.Entity
 }
 
 func createArc(c *call, a *enginev1.EntityCreateArcArgs) (*enginev1.EntityCreateArcResult, error) {
-	g, err := arcOf("", vec{a.Cx, a.Cy}, a.Radius, a.StartAngle, a.EndAngle)
+	g, err := arcOf("", geom.Pt(a.Cx, a.Cy), a.Radius, a.StartAngle, a.EndAngle)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func createPolyline(c *call, a *enginev1.EntityCreatePolylineArgs) (*enginev1.En
 }
 
 func createRectangle(c *call, a *enginev1.EntityCreateRectangleArgs) (*enginev1.EntityCreateRectangleResult, error) {
-	g, err := rectangleOf("", vec{a.X1, a.Y1}, vec{a.X2, a.Y2})
+	g, err := rectangleOf("", geom.Pt(a.X1, a.Y1), geom.Pt(a.X2, a.Y2))
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +177,7 @@ func createRectangle(c *call, a *enginev1.EntityCreateRectangleArgs) (*enginev1.
 }
 
 func createText(c *call, a *enginev1.EntityCreateTextArgs) (*enginev1.EntityCreateTextResult, error) {
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, textOf(a.Text, vec{a.X, a.Y}, a.Height, a.Rotation))
+	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, textOf(a.Text, geom.Pt(a.X, a.Y), a.Height, a.Rotation))
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func createText(c *call, a *enginev1.EntityCreateTextArgs) (*enginev1.EntityCrea
 }
 
 func createEllipse(c *call, a *enginev1.EntityCreateEllipseArgs) (*enginev1.EntityCreateEllipseResult, error) {
-	g, err := ellipseOf("", vec{a.Cx, a.Cy}, vec{a.MajorX, a.MajorY}, a.Ratio, a.StartAngle, a.EndAngle)
+	g, err := ellipseOf("", geom.Pt(a.Cx, a.Cy), geom.Pt(a.MajorX, a.MajorY), a.Ratio, a.StartAngle, a.EndAngle)
 	if err != nil {
 		return nil, err
 	}
@@ -285,25 +286,25 @@ func newEntityGeometry(path string, ne *enginev1.NewEntity) (geometry, error) {
 	}
 	switch ne.Type {
 	case enginev1.EntityType_ENTITY_TYPE_POINT:
-		p := vec{need("x", ne.X), need("y", ne.Y)}
+		p := geom.Pt(need("x", ne.X), need("y", ne.Y))
 		if missing != "" {
 			return nil, miss()
 		}
 		return pointGeom{p}, nil
 	case enginev1.EntityType_ENTITY_TYPE_LINE:
-		a, b := vec{need("x1", ne.X1), need("y1", ne.Y1)}, vec{need("x2", ne.X2), need("y2", ne.Y2)}
+		a, b := geom.Pt(need("x1", ne.X1), need("y1", ne.Y1)), geom.Pt(need("x2", ne.X2), need("y2", ne.Y2))
 		if missing != "" {
 			return nil, miss()
 		}
 		return lineOf(path, a, b)
 	case enginev1.EntityType_ENTITY_TYPE_CIRCLE:
-		cv, r := vec{need("cx", ne.Cx), need("cy", ne.Cy)}, need("radius", ne.Radius)
+		cv, r := geom.Pt(need("cx", ne.Cx), need("cy", ne.Cy)), need("radius", ne.Radius)
 		if missing != "" {
 			return nil, miss()
 		}
 		return circleGeom{c: cv, r: r}, nil
 	case enginev1.EntityType_ENTITY_TYPE_ARC:
-		cv, r := vec{need("cx", ne.Cx), need("cy", ne.Cy)}, need("radius", ne.Radius)
+		cv, r := geom.Pt(need("cx", ne.Cx), need("cy", ne.Cy)), need("radius", ne.Radius)
 		s, e := need("start_angle", ne.StartAngle), need("end_angle", ne.EndAngle)
 		if missing != "" {
 			return nil, miss()
@@ -312,7 +313,7 @@ func newEntityGeometry(path string, ne *enginev1.NewEntity) (geometry, error) {
 	case enginev1.EntityType_ENTITY_TYPE_POLYLINE:
 		return polylineOf(path, ne.Points, ne.GetClosed())
 	case enginev1.EntityType_ENTITY_TYPE_TEXT:
-		p := vec{need("x", ne.X), need("y", ne.Y)}
+		p := geom.Pt(need("x", ne.X), need("y", ne.Y))
 		if missing != "" {
 			return nil, miss()
 		}
@@ -324,7 +325,7 @@ func newEntityGeometry(path string, ne *enginev1.NewEntity) (geometry, error) {
 		}
 		return textOf(*ne.Text, p, ne.Height, ne.Rotation), nil
 	default: // ellipse
-		cv, m := vec{need("cx", ne.Cx), need("cy", ne.Cy)}, vec{need("major_x", ne.MajorX), need("major_y", ne.MajorY)}
+		cv, m := geom.Pt(need("cx", ne.Cx), need("cy", ne.Cy)), geom.Pt(need("major_x", ne.MajorX), need("major_y", ne.MajorY))
 		ratio := need("ratio", ne.Ratio)
 		if missing != "" {
 			return nil, miss()

@@ -100,7 +100,7 @@ func (d *document) release() { <-d.lane }
 // setEntity puts e under handle h, or removes h when e is nil.
 func (d *document) setEntity(h uint64, e *entity) {
 	if old := d.entities[h]; old != nil {
-		d.hash.sub(old.fp)
+		d.hash.Sub(old.fp)
 		d.perLayer[old.layer]--
 		if e == nil {
 			delete(d.entities, h)
@@ -108,11 +108,11 @@ func (d *document) setEntity(h uint64, e *entity) {
 			d.compact()
 		}
 	} else if e != nil {
-		d.order.add(h)
+		d.order.Add(h)
 	}
 	if e != nil {
 		d.entities[h] = e
-		d.hash.add(e.fp)
+		d.hash.Add(e.fp)
 		d.perLayer[e.layer]++
 	}
 }
@@ -120,7 +120,7 @@ func (d *document) setEntity(h uint64, e *entity) {
 // setLayer puts l under name, or removes the layer when l is nil.
 func (d *document) setLayer(name string, l *layer) {
 	if old := d.layers[name]; old != nil {
-		d.hash.sub(old.digest())
+		d.hash.Sub(old.digest())
 	}
 	if l == nil {
 		delete(d.layers, name)
@@ -131,16 +131,16 @@ func (d *document) setLayer(name string, l *layer) {
 		l.seq = d.layerSeq
 	}
 	d.layers[name] = l
-	d.hash.add(l.digest())
+	d.hash.Add(l.digest())
 }
 
 // setCurrent makes name the current layer.
 func (d *document) setCurrent(name string) {
 	if d.current != "" {
-		d.hash.sub(settingsDigest(d.current))
+		d.hash.Sub(settingsDigest(d.current))
 	}
 	d.current = name
-	d.hash.add(settingsDigest(name))
+	d.hash.Add(settingsDigest(name))
 }
 
 func (d *document) compact() {
@@ -286,13 +286,13 @@ func loadDocument(rec *DocumentRecord, ents []EntityRecord) (*document, error) {
 // hash exactly.
 type sum256 [4]uint64
 
-func (s *sum256) add(d [32]byte) {
+func (s *sum256) Add(d [32]byte) {
 	for i := range s {
 		s[i] += binary.LittleEndian.Uint64(d[i*8:])
 	}
 }
 
-func (s *sum256) sub(d [32]byte) {
+func (s *sum256) Sub(d [32]byte) {
 	for i := range s {
 		s[i] -= binary.LittleEndian.Uint64(d[i*8:])
 	}
@@ -340,7 +340,7 @@ type handleIndex struct {
 	dead int
 }
 
-func (x *handleIndex) add(h uint64) {
+func (x *handleIndex) Add(h uint64) {
 	n := len(x.hs)
 	if n == 0 || h > x.hs[n-1] {
 		x.hs = append(x.hs, h)

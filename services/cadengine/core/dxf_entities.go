@@ -4,6 +4,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // The entities of a DXF file's ENTITIES section: one record per entity (a
@@ -61,7 +63,7 @@ func (f *dxfFile) readEntities(sc *dxfScanner) error {
 		case "VERTEX", "SEQEND":
 			// Stray records of a polyline or block reference: nothing.
 		default:
-			err = f.add(r)
+			err = f.Add(r)
 			if err == nil && r.follows() {
 				err = skipSequence(sc)
 			}
@@ -183,8 +185,8 @@ func (r dxfRecord) values(codes ...int) (map[int]float64, error) {
 	return out, nil
 }
 
-// add turns a record into an entity, or counts it as skipped.
-func (f *dxfFile) add(r dxfRecord) error {
+// Add turns a record into an entity, or counts it as skipped.
+func (f *dxfFile) Add(r dxfRecord) error {
 	c, err := r.common()
 	if err != nil {
 		return err
@@ -192,7 +194,7 @@ func (f *dxfFile) add(r dxfRecord) error {
 	var g geometry
 	switch r.kind {
 	case "POINT":
-		g, err = r.point()
+		g, err = r.Point()
 	case "LINE":
 		g, err = r.lineGeom()
 	case "CIRCLE", "ARC":
@@ -228,26 +230,26 @@ func (f *dxfFile) put(c dxfCommon, g geometry, line int) {
 // computes with it: coordinates, extents, bulge arcs and the flattened
 // form of an ellipse.
 func exportable(g geometry) bool {
-	if !g.finite() {
+	if !g.Finite() {
 		return false
 	}
-	b := g.bounds()
-	if b.ok && !(b.min.finite() && b.max.finite()) {
+	b := g.Bounds()
+	if b.NonEmpty && !(b.Min.Finite() && b.Max.Finite()) {
 		return false
 	}
 	switch g := g.(type) {
 	case polylineGeom:
-		for _, s := range g.segments() {
-			if s.bulge != 0 {
-				a := bulgeArc(s.a, s.b, s.bulge)
-				if !a.c.finite() || !isFinite(a.r) {
+		for _, s := range g.Segments() {
+			if s.Bulge != 0 {
+				a := geom.BulgeArc(s.A, s.B, s.Bulge)
+				if !a.C.Finite() || !geom.IsFinite(a.R) {
 					return false
 				}
 			}
 		}
 	case ellipseGeom:
 		for _, v := range flattenEllipse(g) {
-			if !v.p.finite() {
+			if !v.P.Finite() {
 				return false
 			}
 		}
@@ -255,12 +257,12 @@ func exportable(g geometry) bool {
 	return true
 }
 
-func (r dxfRecord) point() (geometry, error) {
+func (r dxfRecord) Point() (geometry, error) {
 	v, err := r.values(10, 20)
 	if err != nil {
 		return nil, err
 	}
-	return pointGeom{vec{v[10], v[20]}}, nil
+	return pointGeom{geom.Pt(v[10], v[20])}, nil
 }
 
 func (r dxfRecord) lineGeom() (geometry, error) {
@@ -268,8 +270,8 @@ func (r dxfRecord) lineGeom() (geometry, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, b := vec{v[10], v[20]}, vec{v[11], v[21]}
-	if a.same(b) {
+	a, b := geom.Pt(v[10], v[20]), geom.Pt(v[11], v[21])
+	if a.Same(b) {
 		return nil, nil
 	}
 	return lineGeom{a, b}, nil
@@ -285,7 +287,7 @@ func (r dxfRecord) circle(c dxfCommon) (geometry, error) {
 	if !ok || !(v[40] > 0) {
 		return nil, nil
 	}
-	center := vec{v[10], v[20]}
+	center := geom.Pt(v[10], v[20])
 	start, end := v[50], v[51]
 	if mirrored {
 		// x → -x: the angle θ becomes 180°-θ, which reverses the sweep.
@@ -304,7 +306,7 @@ func (r dxfRecord) circle(c dxfCommon) (geometry, error) {
 
 func (r dxfRecord) lwpolyline(c dxfCommon) (geometry, error) {
 	mirrored, ok := c.ocs()
-	var vs []vertex
+	var vs []geom.Vertex
 	closed := false
 	for _, p := range r.pairs {
 		switch p.code {
@@ -315,13 +317,13 @@ func (r dxfRecord) lwpolyline(c dxfCommon) (geometry, error) {
 			}
 			switch {
 			case p.code == 10:
-				vs = append(vs, vertex{p: vec{X: x}})
+				vs = append(vs, geom.Vertex{P: geom.Vec{X: x}})
 			case len(vs) == 0:
 				// A y or bulge before any vertex: nothing to apply it to.
 			case p.code == 20:
-				vs[len(vs)-1].p.Y = x
+				vs[len(vs)-1].P.Y = x
 			default:
-				vs[len(vs)-1].bulge = x
+				vs[len(vs)-1].Bulge = x
 			}
 		case 70:
 			n, err := p.int()
@@ -339,18 +341,18 @@ func (r dxfRecord) lwpolyline(c dxfCommon) (geometry, error) {
 
 // polylineFrom makes a polyline of vertices read in an object coordinate
 // system; nil for fewer than two.
-func polylineFrom(vs []vertex, closed, mirrored bool) geometry {
+func polylineFrom(vs []geom.Vertex, closed, mirrored bool) geometry {
 	if len(vs) < 2 {
 		return nil
 	}
 	if mirrored {
 		for i := range vs {
-			vs[i].p.X, vs[i].bulge = -vs[i].p.X, -vs[i].bulge
+			vs[i].P.X, vs[i].Bulge = -vs[i].P.X, -vs[i].Bulge
 		}
 	}
 	for i := range vs {
-		if vs[i].bulge == 0 {
-			vs[i].bulge = 0 // no -0
+		if vs[i].Bulge == 0 {
+			vs[i].Bulge = 0 // no -0
 		}
 	}
 	return newPolylineGeom(vs, closed)
@@ -373,7 +375,7 @@ func (f *dxfFile) readPolyline(sc *dxfScanner, r dxfRecord) error {
 			}
 		}
 	}
-	var vs []vertex
+	var vs []geom.Vertex
 	var buf []dxfPair
 	for {
 		p, err := sc.peek()
@@ -402,7 +404,7 @@ func (f *dxfFile) readPolyline(sc *dxfScanner, r dxfRecord) error {
 		if int64(v[70])&16 != 0 {
 			continue
 		}
-		vs = append(vs, vertex{p: vec{v[10], v[20]}, bulge: v[42]})
+		vs = append(vs, geom.Vertex{P: geom.Pt(v[10], v[20]), Bulge: v[42]})
 	}
 	mirrored, ok := c.ocs()
 	if !ok || flags&(8|16|64) != 0 {
@@ -428,14 +430,14 @@ func (r dxfRecord) text(c dxfCommon) (geometry, error) {
 	if !ok || text == "" {
 		return nil, nil
 	}
-	g := textGeom{text: text, p: vec{v[10], v[20]}, height: v[40], rotation: v[50]}
+	g := textGeom{text: text, p: geom.Pt(v[10], v[20]), height: v[40], rotation: v[50]}
 	if !(g.height > 0) {
 		g.height = defaultTextHeight
 	}
 	if mirrored {
 		g.p.X, g.rotation = -g.p.X, 180-g.rotation
 	}
-	g.rotation = normDeg(g.rotation)
+	g.rotation = geom.NormDeg(g.rotation)
 	return g, nil
 }
 
@@ -451,8 +453,8 @@ func (r dxfRecord) ellipse(c dxfCommon) (geometry, error) {
 		}
 	}
 	mirrored, ok := c.ocs()
-	major, ratio := vec{v[11], v[21]}, v[40]
-	if !ok || major.len() == 0 || !(ratio > 0 && ratio <= 1) {
+	major, ratio := geom.Pt(v[11], v[21]), v[40]
+	if !ok || major.Len() == 0 || !(ratio > 0 && ratio <= 1) {
 		return nil, nil
 	}
 	start := v[41]
@@ -463,14 +465,14 @@ func (r dxfRecord) ellipse(c dxfCommon) (geometry, error) {
 	}
 	// Equal parameters, or parameters a turn apart within Tolerance along
 	// the curve, make a full ellipse.
-	sw, tol := normRad(end-start), tolAt(major.len())/major.len()
+	sw, tol := geom.NormRad(end-start), geom.TolAt(major.Len())/major.Len()
 	full := math.Abs(end-start) >= 2*math.Pi || sw <= tol || 2*math.Pi-sw <= tol
 	if full {
 		start, end = 0, 360
 	} else {
-		start, end = deg(start), deg(end)
+		start, end = geom.Deg(start), geom.Deg(end)
 	}
-	g, err := newEllipseGeom(vec{v[10], v[20]}, major, ratio, start, end)
+	g, err := newEllipseGeom(geom.Pt(v[10], v[20]), major, ratio, start, end)
 	if err != nil {
 		return nil, nil
 	}

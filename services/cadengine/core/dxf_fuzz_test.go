@@ -8,6 +8,7 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // importText reads a DXF file into a new document as ImportDocument
@@ -35,15 +36,15 @@ func sampleDocument() *document {
 	d.setLayer("walls", &layer{name: "walls", color: 1, linetype: "DASHED", lineweight: -3, on: false, locked: true})
 	d.setLayer("frozen", &layer{name: "frozen", color: 200, linetype: "Continuous", lineweight: -3, on: true, frozen: true})
 	d.setCurrent("walls")
-	arc, _ := newArcGeom(vec{1, 1}, 2, 350, 10)
-	ell, _ := newEllipseGeom(vec{0, 0}, vec{4, 1}, 0.3, 45, 270)
+	arc, _ := newArcGeom(geom.Pt(1, 1), 2, 350, 10)
+	ell, _ := newEllipseGeom(geom.Pt(0, 0), geom.Pt(4, 1), 0.3, 45, 270)
 	for _, g := range []geometry{
-		pointGeom{vec{1, 2}},
-		lineGeom{vec{0, 0}, vec{3, 4}},
-		circleGeom{c: vec{1, 1}, r: 0.1},
+		pointGeom{geom.Pt(1, 2)},
+		lineGeom{geom.Pt(0, 0), geom.Pt(3, 4)},
+		circleGeom{c: geom.Pt(1, 1), r: 0.1},
 		arc,
-		newPolylineGeom([]vertex{{p: vec{0, 0}, bulge: -0.4}, {p: vec{5, 0}}, {p: vec{5, 5}, bulge: 1e6}}, true),
-		textGeom{text: `Ünï ✓ 100%% \U+0041 %%d %`, p: vec{1, 1}, height: 3.5, rotation: 12},
+		newPolylineGeom([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: -0.4}, {P: geom.Pt(5, 0)}, {P: geom.Pt(5, 5), Bulge: 1e6}}, true),
+		textGeom{text: `Ünï ✓ 100%% \U+0041 %%d %`, p: geom.Pt(1, 1), height: 3.5, rotation: 12},
 		ell,
 	} {
 		e := &entity{handle: d.nextHandle, layer: "walls", color: 3, linetype: "HIDDEN", geom: g}
@@ -83,7 +84,7 @@ func checkRoundTrip(t *testing.T, a *document) {
 		want := x
 		switch g := x.geom.(type) {
 		case ellipseGeom:
-			want = x.with(newPolylineGeom(flattenEllipse(g), g.full()))
+			want = x.with(newPolylineGeom(flattenEllipse(g), g.Full()))
 		case textGeom:
 			g.text = decodeDXFText(dxfText(g.text))
 			want = x.with(g)

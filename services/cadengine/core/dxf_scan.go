@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // An ASCII DXF file is a sequence of pairs of lines: an integer group code
@@ -49,7 +51,7 @@ func (p dxfPair) float() (float64, error) {
 	switch {
 	case err != nil && !errors.Is(err, strconv.ErrRange):
 		return 0, dxfErrorf(p.line+1, "the value %q of group code %d is not a number", clip(p.value), p.code)
-	case err != nil || !isFinite(f):
+	case err != nil || !geom.IsFinite(f):
 		return 0, dxfErrorf(p.line+1, "the value %q of group code %d is not a finite number", clip(p.value), p.code)
 	}
 	return f, nil

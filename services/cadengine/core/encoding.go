@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // ---- handles ----
@@ -70,7 +71,7 @@ func (w *encoder) float(f float64) {
 	w.b = binary.BigEndian.AppendUint64(w.b, math.Float64bits(f))
 }
 
-func (w *encoder) vec(p vec) { w.float(p.X); w.float(p.Y) }
+func (w *encoder) vec(p geom.Vec) { w.float(p.X); w.float(p.Y) }
 
 func (w *encoder) string(s string) {
 	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
@@ -98,11 +99,11 @@ func (g arcGeom) encode(w *encoder) {
 }
 
 func (g polylineGeom) encode(w *encoder) {
-	w.bool(g.closed)
-	w.b = binary.AppendUvarint(w.b, uint64(len(g.v)))
-	for _, v := range g.v {
-		w.vec(v.p)
-		w.float(v.bulge)
+	w.bool(g.Closed)
+	w.b = binary.AppendUvarint(w.b, uint64(len(g.V)))
+	for _, v := range g.V {
+		w.vec(v.P)
+		w.float(v.Bulge)
 	}
 }
 
@@ -178,7 +179,7 @@ func (r *decoder) float() float64 {
 	return f
 }
 
-func (r *decoder) vec() vec { x := r.float(); return vec{x, r.float()} }
+func (r *decoder) vec() geom.Vec { x := r.float(); return geom.Pt(x, r.float()) }
 
 func (r *decoder) uvarint() uint64 {
 	n, k := binary.Uvarint(r.b)
@@ -239,12 +240,12 @@ func decodeEntity(handle uint64, data []byte) (*entity, error) {
 		if n > uint64(len(r.b)/24) {
 			return nil, fmt.Errorf("entity %s: malformed polyline", formatHandle(handle))
 		}
-		v := make([]vertex, n)
+		v := make([]geom.Vertex, n)
 		for i := range v {
 			p := r.vec()
-			v[i] = vertex{p: p, bulge: r.float()}
+			v[i] = geom.Vertex{P: p, Bulge: r.float()}
 		}
-		e.geom = polylineGeom{v: v, closed: closed}
+		e.geom = polylineGeom{geom.Polyline{V: v, Closed: closed}}
 	case enginev1.EntityType_ENTITY_TYPE_TEXT:
 		t := r.string()
 		p := r.vec()
@@ -265,7 +266,7 @@ func decodeEntity(handle uint64, data []byte) (*entity, error) {
 	if len(r.b) != 0 {
 		return nil, fmt.Errorf("entity %s: trailing bytes", formatHandle(handle))
 	}
-	if !e.geom.finite() {
+	if !e.geom.Finite() {
 		return nil, fmt.Errorf("entity %s: coordinates are not finite", formatHandle(handle))
 	}
 	return e.seal(), nil

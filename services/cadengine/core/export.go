@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // Media types of the export formats.
@@ -58,12 +59,12 @@ func entitiesInOrder(d *document) []*entity {
 func exportDXF(d *document) string {
 	w := &dxfWriter{}
 	ents := entitiesInOrder(d)
-	var ext box
+	var ext geom.Box
 	for _, e := range ents {
-		ext.addBox(e.geom.bounds())
+		ext.AddBox(e.geom.Bounds())
 	}
-	if !ext.ok {
-		ext = box{ok: true}
+	if !ext.NonEmpty {
+		ext = geom.Box{NonEmpty: true}
 	}
 	next := d.nextHandle
 
@@ -74,11 +75,11 @@ func exportDXF(d *document) string {
 	w.pair(9, "$DWGCODEPAGE")
 	w.pair(3, "ANSI_1252")
 	w.pair(9, "$INSBASE")
-	w.point(10, vec{})
+	w.Point(10, geom.Vec{})
 	w.pair(9, "$EXTMIN")
-	w.point(10, ext.min)
+	w.Point(10, ext.Min)
 	w.pair(9, "$EXTMAX")
-	w.point(10, ext.max)
+	w.Point(10, ext.Max)
 	w.pair(9, "$CLAYER")
 	w.pair(8, d.current)
 	w.pair(9, "$HANDLING")
@@ -191,7 +192,7 @@ func (w *dxfWriter) float(code int, v float64) {
 	w.pair(code, s)
 }
 
-func (w *dxfWriter) point(code int, p vec) {
+func (w *dxfWriter) Point(code int, p geom.Vec) {
 	w.float(code, p.X)
 	w.float(code+10, p.Y)
 	w.float(code+20, 0)
@@ -231,41 +232,41 @@ func (w *dxfWriter) entity(e *entity, next uint64) uint64 {
 	switch g := e.geom.(type) {
 	case pointGeom:
 		w.common("POINT", e.handle, e)
-		w.point(10, g.p)
+		w.Point(10, g.p)
 	case lineGeom:
 		w.common("LINE", e.handle, e)
-		w.point(10, g.a)
-		w.point(11, g.b)
+		w.Point(10, g.a)
+		w.Point(11, g.b)
 	case circleGeom:
 		w.common("CIRCLE", e.handle, e)
-		w.point(10, g.c)
+		w.Point(10, g.c)
 		w.float(40, g.r)
 	case arcGeom:
 		w.common("ARC", e.handle, e)
-		w.point(10, g.c)
+		w.Point(10, g.c)
 		w.float(40, g.r)
 		w.float(50, g.start)
 		w.float(51, g.end)
 	case textGeom:
 		w.common("TEXT", e.handle, e)
-		w.point(10, g.p)
+		w.Point(10, g.p)
 		w.float(40, g.height)
 		w.pair(1, dxfText(g.text))
 		if g.rotation != 0 {
 			w.float(50, g.rotation)
 		}
 	case polylineGeom:
-		return w.polyline(e, g.v, g.closed, next)
+		return w.polyline(e, g.V, g.Closed, next)
 	case ellipseGeom:
-		return w.polyline(e, flattenEllipse(g), g.full(), next)
+		return w.polyline(e, flattenEllipse(g), g.Full(), next)
 	}
 	return next
 }
 
-func (w *dxfWriter) polyline(e *entity, v []vertex, closed bool, next uint64) uint64 {
+func (w *dxfWriter) polyline(e *entity, v []geom.Vertex, closed bool, next uint64) uint64 {
 	w.common("POLYLINE", e.handle, e)
 	w.int(66, 1)
-	w.point(10, vec{})
+	w.Point(10, geom.Vec{})
 	if closed {
 		w.int(70, 1)
 	} else {
@@ -276,9 +277,9 @@ func (w *dxfWriter) polyline(e *entity, v []vertex, closed bool, next uint64) ui
 		w.pair(5, formatHandle(next))
 		next++
 		w.pair(8, e.layer)
-		w.point(10, p.p)
-		if p.bulge != 0 {
-			w.float(42, p.bulge)
+		w.Point(10, p.P)
+		if p.Bulge != 0 {
+			w.float(42, p.Bulge)
 		}
 		w.int(70, 0)
 	}
@@ -291,17 +292,17 @@ func (w *dxfWriter) polyline(e *entity, v []vertex, closed bool, next uint64) ui
 
 // flattenEllipse approximates an ellipse by 128 straight pieces per turn
 // (a full ellipse without repeating its first point).
-func flattenEllipse(g ellipseGeom) []vertex {
+func flattenEllipse(g ellipseGeom) []geom.Vertex {
 	a := g.arc()
-	n := int(math.Ceil(a.sweep / (2 * math.Pi) * 128))
+	n := int(math.Ceil(a.Sweep / (2 * math.Pi) * 128))
 	n = max(n, 8)
 	count := n + 1
-	if a.full() {
+	if a.Full() {
 		count = n
 	}
-	v := make([]vertex, count)
+	v := make([]geom.Vertex, count)
 	for i := range v {
-		v[i] = vertex{p: a.at(a.start + a.sweep*float64(i)/float64(n))}
+		v[i] = geom.Vertex{P: a.At(a.Start + a.Sweep*float64(i)/float64(n))}
 	}
 	return v
 }

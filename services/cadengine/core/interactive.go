@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // Steps that wait on the client: point_pick and entity_pick, which ask
@@ -41,7 +42,7 @@ func pointPick(c *call, a *enginev1.PointPickArgs) (*enginev1.PointPickResult, e
 	switch {
 	case p == nil:
 		return nil, failed("the client answered pick.point with something else")
-	case !isFinite(p.GetX()) || !isFinite(p.GetY()):
+	case !geom.IsFinite(p.GetX()) || !geom.IsFinite(p.GetY()):
 		return nil, failed("the client picked a point that is not finite")
 	}
 	return &enginev1.PointPickResult{X: p.GetX(), Y: p.GetY()}, nil

@@ -4,10 +4,11 @@ import (
 	"sort"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // transform replaces the entity at handle with its image under x.
-func (c *call) transform(handle string, x xform) (*entity, error) {
+func (c *call) transform(handle string, x geom.Xform) (*entity, error) {
 	e, err := c.entity("/handle", handle)
 	if err != nil {
 		return nil, err
@@ -27,7 +28,7 @@ func (c *call) copyOf(e *entity, g geometry) (*entity, error) {
 }
 
 func entityMove(c *call, a *enginev1.EntityMoveArgs) (*enginev1.EntityMoveResult, error) {
-	e, err := c.transform(a.Handle, translate(vec{a.Dx, a.Dy}))
+	e, err := c.transform(a.Handle, geom.Translate(geom.Pt(a.Dx, a.Dy)))
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func entityCopy(c *call, a *enginev1.EntityCopyArgs) (*enginev1.EntityCopyResult
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.copyOf(e, e.geom.transformed(translate(vec{a.Dx, a.Dy})))
+	n, err := c.copyOf(e, e.geom.transformed(geom.Translate(geom.Pt(a.Dx, a.Dy))))
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func entityCopy(c *call, a *enginev1.EntityCopyArgs) (*enginev1.EntityCopyResult
 }
 
 func entityRotate(c *call, a *enginev1.EntityRotateArgs) (*enginev1.EntityRotateResult, error) {
-	e, err := c.transform(a.Handle, rotateAbout(vec{a.BaseX, a.BaseY}, a.Angle))
+	e, err := c.transform(a.Handle, geom.RotateAbout(geom.Pt(a.BaseX, a.BaseY), a.Angle))
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +56,7 @@ func entityRotate(c *call, a *enginev1.EntityRotateArgs) (*enginev1.EntityRotate
 }
 
 func entityScale(c *call, a *enginev1.EntityScaleArgs) (*enginev1.EntityScaleResult, error) {
-	e, err := c.transform(a.Handle, scaleAbout(vec{a.BaseX, a.BaseY}, a.Factor))
+	e, err := c.transform(a.Handle, geom.ScaleAbout(geom.Pt(a.BaseX, a.BaseY), a.Factor))
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +67,11 @@ func entityScale(c *call, a *enginev1.EntityScaleArgs) (*enginev1.EntityScaleRes
 // stays and the image is a new entity. Text stays readable (see
 // textGeom.transformed).
 func entityMirror(c *call, a *enginev1.EntityMirrorArgs) (*enginev1.EntityMirrorResult, error) {
-	p, q := vec{a.X1, a.Y1}, vec{a.X2, a.Y2}
-	if p.same(q) {
+	p, q := geom.Pt(a.X1, a.Y1), geom.Pt(a.X2, a.Y2)
+	if p.Same(q) {
 		return nil, invalidArgs("/x2", reasonInvalid, "the mirror line needs two distinct points")
 	}
-	x := mirrorAbout(p, q)
+	x := geom.MirrorAbout(p, q)
 	if a.GetCopy() {
 		e, err := c.entity("/handle", a.Handle)
 		if err != nil {
@@ -115,24 +116,28 @@ func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffset
 	var g geometry
 	switch old := e.geom.(type) {
 	case lineGeom:
-		n := old.b.sub(old.a).perp().unit().mul(d)
-		g = lineGeom{old.a.add(n), old.b.add(n)}
+		n := old.b.Sub(old.a).Perp().Unit().Mul(d)
+		g = lineGeom{old.a.Add(n), old.b.Add(n)}
 	case circleGeom:
-		if r := old.r + d; r > tolAt(old.r) {
+		if r := old.r + d; r > geom.TolAt(old.r) {
 			g = circleGeom{c: old.c, r: r}
 		}
 	case arcGeom:
-		if r := old.r + d; r > tolAt(old.r) {
+		if r := old.r + d; r > geom.TolAt(old.r) {
 			g = arcGeom{c: old.c, r: r, start: old.start, end: old.end}
 		}
 	case polylineGeom:
-		if g, err = offsetPolyline(old, d); err != nil {
-			return nil, err
+		pl, err := geom.OffsetPolyline(old.Polyline, d)
+		if err != nil {
+			return nil, failed("%v", err)
 		}
+		g = polylineGeom{pl}
 	case ellipseGeom:
-		if g, err = offsetEllipse(old, d); err != nil {
-			return nil, err
+		pl, err := geom.OffsetEllipse(old.arc(), d)
+		if err != nil {
+			return nil, failed("%v", err)
 		}
+		g = polylineGeom{pl}
 	default:
 		return nil, failed("entity %s is a %s, which cannot be offset", formatHandle(e.handle), typeName(e.geom.kind()))
 	}
@@ -188,11 +193,11 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 			return nil, invalidArgs("/"+string(fd.Name()), reasonInvalid, "a %s has no %s to edit", typeName(e.geom.kind()), fd.Name())
 		}
 	}
-	pt := func(p *enginev1.Point, old vec) vec {
+	pt := func(p *enginev1.Point, old geom.Vec) geom.Vec {
 		if p == nil {
 			return old
 		}
-		return vec{p.X, p.Y}
+		return geom.Pt(p.X, p.Y)
 	}
 	num := func(v *float64, old float64) float64 {
 		if v == nil {
@@ -215,7 +220,7 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 			return nil, err
 		}
 	case polylineGeom:
-		closed := old.closed
+		closed := old.Closed
 		if a.Closed != nil {
 			closed = *a.Closed
 		}
@@ -224,7 +229,7 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 				return nil, err
 			}
 		} else {
-			g = newPolylineGeom(old.v, closed)
+			g = newPolylineGeom(old.V, closed)
 		}
 	case textGeom:
 		if a.Start != nil && a.Insertion != nil {
@@ -239,7 +244,7 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 			t.text = *a.Text
 		}
 		t.height = num(a.Height, old.height)
-		t.rotation = normDeg(num(a.Rotation, old.rotation))
+		t.rotation = geom.NormDeg(num(a.Rotation, old.rotation))
 		g = t
 	case ellipseGeom:
 		s, en := old.start, old.end

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 func entityGet(c *call, a *enginev1.EntityGetArgs) (*enginev1.Entity, error) {
@@ -15,8 +16,8 @@ func entityGet(c *call, a *enginev1.EntityGetArgs) (*enginev1.Entity, error) {
 }
 
 // windowBox is the box of a window given by two opposite corners.
-func windowBox(x1, y1, x2, y2 float64) box {
-	return box{min: vec{math.Min(x1, x2), math.Min(y1, y2)}, max: vec{math.Max(x1, x2), math.Max(y1, y2)}, ok: true}
+func windowBox(x1, y1, x2, y2 float64) geom.Box {
+	return geom.Box{Min: geom.Pt(math.Min(x1, x2), math.Min(y1, y2)), Max: geom.Pt(math.Max(x1, x2), math.Max(y1, y2)), NonEmpty: true}
 }
 
 // entityList pages through entities in handle order. The page token is
@@ -44,7 +45,7 @@ func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult
 	for _, l := range a.Layers {
 		layers[l] = true
 	}
-	var win box
+	var win geom.Box
 	if w := a.Window; w != nil {
 		if w.MinX > w.MaxX || w.MinY > w.MaxY {
 			return nil, invalidArgs("/window", reasonInvalid, "min_x and min_y must not exceed max_x and max_y")
@@ -57,7 +58,7 @@ func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult
 		if len(types) > 0 && !types[e.geom.kind()] || len(layers) > 0 && !layers[e.layer] {
 			return true
 		}
-		if win.ok && !e.geom.bounds().inside(win) {
+		if win.NonEmpty && !e.geom.Bounds().Inside(win) {
 			return true
 		}
 		res.Total++
@@ -95,42 +96,42 @@ func selectionWindow(c *call, a *enginev1.SelectionWindowArgs) (*enginev1.Select
 	return res, nil
 }
 
-func selects(e *entity, w box, crossing bool) bool {
-	b := e.geom.bounds()
-	if b.inside(w) {
+func selects(e *entity, w geom.Box, crossing bool) bool {
+	b := e.geom.Bounds()
+	if b.Inside(w) {
 		return true
 	}
-	if !crossing || !b.overlaps(w) {
+	if !crossing || !b.Overlaps(w) {
 		return false
 	}
-	prims := e.geom.prims()
+	prims := e.geom.Prims()
 	if len(prims) == 0 { // text: its estimated box overlaps
 		return true
 	}
 	for _, p := range prims {
-		if primCrossesBox(p, w, primFirst(p)) {
+		if geom.PrimCrossesBox(p, w, primFirst(p)) {
 			return true
 		}
 	}
 	return false
 }
 
-func primFirst(p any) vec {
+func primFirst(p any) geom.Vec {
 	switch p := p.(type) {
-	case segment:
-		return p.a
-	case arc:
-		return p.at(p.start)
-	case ellipseArc:
-		return p.at(p.start)
+	case geom.Segment:
+		return p.A
+	case geom.Arc:
+		return p.At(p.Start)
+	case geom.EllipseArc:
+		return p.At(p.Start)
 	}
-	return vec{}
+	return geom.Vec{}
 }
 
 // boundingBox measures exact extents (arcs and ellipses by their extreme
 // points, text by its estimated box).
 func boundingBox(c *call, a *enginev1.AnalysisBoundingBoxArgs) (*enginev1.AnalysisBoundingBoxResult, error) {
-	var b box
+	var b geom.Box
 	n := 0
 	if len(a.Handles) > 0 {
 		seen := map[uint64]bool{}
@@ -141,36 +142,36 @@ func boundingBox(c *call, a *enginev1.AnalysisBoundingBoxArgs) (*enginev1.Analys
 			}
 			if !seen[e.handle] {
 				seen[e.handle] = true
-				b.addBox(e.geom.bounds())
+				b.AddBox(e.geom.Bounds())
 				n++
 			}
 		}
 	} else {
 		c.d.each(0, func(e *entity) bool {
-			b.addBox(e.geom.bounds())
+			b.AddBox(e.geom.Bounds())
 			n++
 			return true
 		})
 	}
-	if !b.ok {
+	if !b.NonEmpty {
 		return nil, failed("the document has no entities to measure")
 	}
 	return &enginev1.AnalysisBoundingBoxResult{
-		MinX: b.min.X, MinY: b.min.Y, MaxX: b.max.X, MaxY: b.max.Y,
-		Width: b.max.X - b.min.X, Height: b.max.Y - b.min.Y, Count: int64(n),
+		MinX: b.Min.X, MinY: b.Min.Y, MaxX: b.Max.X, MaxY: b.Max.Y,
+		Width: b.Max.X - b.Min.X, Height: b.Max.Y - b.Min.Y, Count: int64(n),
 	}, nil
 }
 
 // measureDistance measures from (x1, y1) to (x2, y2); the angle is in
 // degrees counter-clockwise from +X, in [0, 360).
 func measureDistance(_ *call, a *enginev1.AnalysisMeasureDistanceArgs) (*enginev1.AnalysisMeasureDistanceResult, error) {
-	p, q := vec{a.X1, a.Y1}, vec{a.X2, a.Y2}
-	d := q.sub(p)
+	p, q := geom.Pt(a.X1, a.Y1), geom.Pt(a.X2, a.Y2)
+	d := q.Sub(p)
 	angle := 0.0
 	if d.X != 0 || d.Y != 0 {
-		angle = normDeg(deg(d.angle()))
+		angle = geom.NormDeg(geom.Deg(d.Angle()))
 	}
-	return &enginev1.AnalysisMeasureDistanceResult{Distance: d.len(), Dx: d.X, Dy: d.Y, Angle: angle}, nil
+	return &enginev1.AnalysisMeasureDistanceResult{Distance: d.Len(), Dx: d.X, Dy: d.Y, Angle: angle}, nil
 }
 
 // measureEntity gives the length of open curves (line, arc, open
@@ -186,24 +187,24 @@ func measureEntity(c *call, a *enginev1.AnalysisMeasureEntityArgs) (*enginev1.An
 	res := &enginev1.AnalysisMeasureEntityResult{}
 	switch g := e.geom.(type) {
 	case lineGeom:
-		res.Length = ptr(g.a.dist(g.b))
+		res.Length = ptr(g.a.Dist(g.b))
 	case arcGeom:
-		res.Length = ptr(g.arc().length())
+		res.Length = ptr(g.arc().Length())
 	case circleGeom:
 		res.Area, res.Perimeter = ptr(math.Pi*g.r*g.r), ptr(2*math.Pi*g.r)
 	case polylineGeom:
-		if g.closed {
-			res.Area, res.Perimeter = ptr(g.area()), ptr(g.length())
+		if g.Closed {
+			res.Area, res.Perimeter = ptr(g.Area()), ptr(g.Length())
 		} else {
-			res.Length = ptr(g.length())
+			res.Length = ptr(g.Length())
 		}
 	case ellipseGeom:
 		ea := g.arc()
-		if g.full() {
-			a := g.major.len()
-			res.Area, res.Perimeter = ptr(math.Pi*a*a*g.ratio), ptr(ea.length())
+		if g.Full() {
+			a := g.major.Len()
+			res.Area, res.Perimeter = ptr(math.Pi*a*a*g.ratio), ptr(ea.Length())
 		} else {
-			res.Length = ptr(ea.length())
+			res.Length = ptr(ea.Length())
 		}
 	default:
 		return nil, failed("entity %s is a %s: it has no length, area or perimeter", formatHandle(e.handle), typeName(e.geom.kind()))

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // snapshot is a full copy of a document's drawing: what a system without an
@@ -92,7 +93,7 @@ func BenchmarkRollbackVsSnapshot(b *testing.B) {
 	change10 := func(t *tx) {
 		for j := 0; j < 10; j++ {
 			old := d.entities[uint64(0x100+j)]
-			if err := t.replace(old, old.with(old.geom.transformed(translate(vec{1, 0})))); err != nil {
+			if err := t.replace(old, old.with(old.geom.transformed(geom.Translate(geom.Pt(1, 0))))); err != nil {
 				b.Fatal(err)
 			}
 		}

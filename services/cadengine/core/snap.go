@@ -5,14 +5,15 @@ import (
 	"math"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // ref is the optional reference point of the exact-point tools.
-func ref(x, y *float64) (vec, bool) {
+func ref(x, y *float64) (geom.Vec, bool) {
 	if x == nil || y == nil {
-		return vec{}, false
+		return geom.Vec{}, false
 	}
-	return vec{*x, *y}, true
+	return geom.Pt(*x, *y), true
 }
 
 // refArgs checks that ref_x and ref_y come together.
@@ -30,11 +31,11 @@ func refArgs(x, y *float64) error {
 // without one the first in the entity's natural order (line start before
 // end, arcs counter-clockwise from their start, quadrants from 0°,
 // polyline pieces in vertex order).
-func pick(cands []vec, r vec, hasRef bool) vec {
+func pick(cands []geom.Vec, r geom.Vec, hasRef bool) geom.Vec {
 	if !hasRef {
 		return cands[0]
 	}
-	p, _ := nearestTo(cands, r)
+	p, _ := geom.NearestTo(cands, r)
 	return p
 }
 
@@ -77,83 +78,83 @@ func snapName(s enginev1.SnapKind) string {
 	return enumName(s.Descriptor().Values().ByNumber(s.Number()))
 }
 
-func snapCandidates(g geometry, kind enginev1.SnapKind, r vec) []vec {
+func snapCandidates(g geometry, kind enginev1.SnapKind, r geom.Vec) []geom.Vec {
 	switch g := g.(type) {
 	case pointGeom:
-		return []vec{g.p}
+		return []geom.Vec{g.p}
 	case textGeom:
-		return []vec{g.p}
+		return []geom.Vec{g.p}
 	}
-	var out []vec
-	add := func(ps ...vec) {
+	var out []geom.Vec
+	add := func(ps ...geom.Vec) {
 		for _, p := range ps {
-			out = appendUnique(out, p)
+			out = geom.AppendUnique(out, p)
 		}
 	}
-	for _, p := range g.prims() {
+	for _, p := range g.Prims() {
 		switch p := p.(type) {
-		case segment:
+		case geom.Segment:
 			switch kind {
 			case enginev1.SnapKind_SNAP_KIND_END:
-				add(p.a, p.b)
+				add(p.A, p.B)
 			case enginev1.SnapKind_SNAP_KIND_MID:
-				add(p.a.mid(p.b))
+				add(p.A.Mid(p.B))
 			case enginev1.SnapKind_SNAP_KIND_PERP:
-				d := p.b.sub(p.a)
-				t := r.sub(p.a).dot(d) / d.dot(d)
-				tol := tolAt(d.len()) / d.len()
+				d := p.B.Sub(p.A)
+				t := r.Sub(p.A).Dot(d) / d.Dot(d)
+				tol := geom.TolAt(d.Len()) / d.Len()
 				if t >= -tol && t <= 1+tol {
-					add(p.a.add(d.mul(t)))
+					add(p.A.Add(d.Mul(t)))
 				}
 			case enginev1.SnapKind_SNAP_KIND_NEAR:
-				q, _ := p.closest(r)
+				q, _ := p.Closest(r)
 				add(q)
 			}
-		case arc:
+		case geom.Arc:
 			switch kind {
 			case enginev1.SnapKind_SNAP_KIND_END:
-				if !p.full() {
-					add(p.first(), p.last())
+				if !p.Full() {
+					add(p.First(), p.Last())
 				}
 			case enginev1.SnapKind_SNAP_KIND_MID:
-				if !p.full() {
-					add(p.at(p.start + p.sweep/2))
+				if !p.Full() {
+					add(p.At(p.Start + p.Sweep/2))
 				}
 			case enginev1.SnapKind_SNAP_KIND_CENTER:
-				add(p.c)
+				add(p.C)
 			case enginev1.SnapKind_SNAP_KIND_QUAD:
-				add(p.quadrants()...)
+				add(p.Quadrants()...)
 			case enginev1.SnapKind_SNAP_KIND_PERP:
-				if d := r.sub(p.c); d.len() > tolAt(p.r) {
-					for _, t := range []float64{d.angle(), d.angle() + math.Pi} {
-						if p.has(t) {
-							add(p.at(t))
+				if d := r.Sub(p.C); d.Len() > geom.TolAt(p.R) {
+					for _, t := range []float64{d.Angle(), d.Angle() + math.Pi} {
+						if p.Has(t) {
+							add(p.At(t))
 						}
 					}
 				}
 			case enginev1.SnapKind_SNAP_KIND_NEAR:
-				add(p.closest(r))
+				add(p.Closest(r))
 			}
-		case ellipseArc:
+		case geom.EllipseArc:
 			switch kind {
 			case enginev1.SnapKind_SNAP_KIND_END:
-				if !p.full() {
-					add(p.at(p.start), p.at(p.start+p.sweep))
+				if !p.Full() {
+					add(p.At(p.Start), p.At(p.Start+p.Sweep))
 				}
 			case enginev1.SnapKind_SNAP_KIND_MID:
-				if !p.full() {
-					add(p.at(p.paramAtLength(p.length() / 2)))
+				if !p.Full() {
+					add(p.At(p.ParamAtLength(p.Length() / 2)))
 				}
 			case enginev1.SnapKind_SNAP_KIND_CENTER:
-				add(p.c)
+				add(p.C)
 			case enginev1.SnapKind_SNAP_KIND_QUAD:
-				add(p.quadrants()...)
+				add(p.Quadrants()...)
 			case enginev1.SnapKind_SNAP_KIND_PERP:
-				for _, t := range p.feet(r) {
-					add(p.at(t))
+				for _, t := range p.Feet(r) {
+					add(p.At(t))
 				}
 			case enginev1.SnapKind_SNAP_KIND_NEAR:
-				add(p.closest(r))
+				add(p.Closest(r))
 			}
 		}
 	}
@@ -184,7 +185,7 @@ func pointIntersection(c *call, a *enginev1.PointIntersectionArgs) (*enginev1.Po
 		return nil, invalidArgs("/handle2", reasonInvalid, "handle1 and handle2 name the same entity")
 	}
 	for _, e := range []*entity{e1, e2} {
-		if len(e.geom.prims()) == 0 {
+		if len(e.geom.Prims()) == 0 {
 			return nil, failed("entity %s is a %s, which has no curve to intersect", formatHandle(e.handle), typeName(e.geom.kind()))
 		}
 	}
@@ -200,21 +201,21 @@ func pointIntersection(c *call, a *enginev1.PointIntersectionArgs) (*enginev1.Po
 	return &enginev1.PointIntersectionResult{X: p.X, Y: p.Y, Count: int32(len(pts))}, nil
 }
 
-func intersectEntities(e1, e2 *entity) ([]vec, error) {
-	var pts []vec
-	for _, p := range e1.geom.prims() {
-		for _, q := range e2.geom.prims() {
-			found, err := intersect(p, q)
+func intersectEntities(e1, e2 *entity) ([]geom.Vec, error) {
+	var pts []geom.Vec
+	for _, p := range e1.geom.Prims() {
+		for _, q := range e2.geom.Prims() {
+			found, err := geom.Intersect(p, q)
 			switch {
-			case errors.Is(err, errOverlap):
+			case errors.Is(err, geom.ErrOverlap):
 				return nil, failed("entities %s and %s overlap along a stretch: their intersections are not points", formatHandle(e1.handle), formatHandle(e2.handle))
-			case errors.Is(err, errUnsupportedPair):
+			case errors.Is(err, geom.ErrUnsupportedPair):
 				return nil, unsupported("intersection_"+typeName(e1.geom.kind())+"_"+typeName(e2.geom.kind()), "intersecting a %s with a %s is not implemented", typeName(e1.geom.kind()), typeName(e2.geom.kind()))
 			case err != nil:
 				return nil, err
 			}
 			for _, f := range found {
-				pts = appendUnique(pts, f)
+				pts = geom.AppendUnique(pts, f)
 			}
 		}
 	}
@@ -237,20 +238,20 @@ func pointTangent(c *call, a *enginev1.PointTangentArgs) (*enginev1.PointTangent
 	if err != nil {
 		return nil, err
 	}
-	from := vec{a.FromX, a.FromY}
-	var pts []vec
+	from := geom.Pt(a.FromX, a.FromY)
+	var pts []geom.Vec
 	switch g := e.geom.(type) {
 	case circleGeom:
-		pts = tangentPoints(g.c, g.r, from)
+		pts = geom.TangentPoints(g.c, g.r, from)
 	case arcGeom:
 		ar := g.arc()
-		for _, p := range tangentPoints(g.c, g.r, from) {
-			if ar.has(p.sub(g.c).angle()) {
+		for _, p := range geom.TangentPoints(g.c, g.r, from) {
+			if ar.Has(p.Sub(g.c).Angle()) {
 				pts = append(pts, p)
 			}
 		}
 	case ellipseGeom:
-		pts = g.arc().tangentsFrom(from)
+		pts = g.arc().TangentsFrom(from)
 	default:
 		return nil, failed("entity %s is a %s: point_tangent works on circles, arcs and ellipses", formatHandle(e.handle), typeName(e.geom.kind()))
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // ---- SVG ----
@@ -22,21 +23,21 @@ func exportSVG(d *document) string {
 		l := d.layers[e.layer]
 		return l != nil && l.on && !l.frozen
 	}
-	var ext box
+	var ext geom.Box
 	for _, e := range ents {
 		if visible(e) {
-			ext.addBox(e.geom.bounds())
+			ext.AddBox(e.geom.Bounds())
 		}
 	}
-	if !ext.ok {
-		ext = box{min: vec{0, 0}, max: vec{100, 100}, ok: true}
+	if !ext.NonEmpty {
+		ext = geom.Box{Min: geom.Pt(0, 0), Max: geom.Pt(100, 100), NonEmpty: true}
 	}
-	w, h := ext.max.X-ext.min.X, ext.max.Y-ext.min.Y
-	margin := math.Max(math.Max(w, h)*0.02, 1e-6*math.Max(1, ext.max.mag()))
+	w, h := ext.Max.X-ext.Min.X, ext.Max.Y-ext.Min.Y
+	margin := math.Max(math.Max(w, h)*0.02, 1e-6*math.Max(1, ext.Max.Mag()))
 	if w == 0 && h == 0 {
 		margin = 1
 	}
-	vx, vy := ext.min.X-margin, -(ext.max.Y + margin)
+	vx, vy := ext.Min.X-margin, -(ext.Max.Y + margin)
 	vw, vh := w+2*margin, h+2*margin
 
 	var b strings.Builder
@@ -101,7 +102,7 @@ func num(f float64) string {
 }
 
 // pt is a point in SVG coordinates (y flipped).
-func pt(p vec) string { return num(p.X) + " " + num(-p.Y) }
+func pt(p geom.Vec) string { return num(p.X) + " " + num(-p.Y) }
 
 func attr(s string) string {
 	var b strings.Builder
@@ -126,21 +127,21 @@ func svgEntity(b *strings.Builder, e *entity, layerColor int32, stroke float64) 
 		fmt.Fprintf(b, `<circle id="e%s" cx="%s" cy="%s" r="%s"%s/>`+"\n", id, num(g.c.X), num(-g.c.Y), num(g.r), style)
 	case arcGeom:
 		a := g.arc()
-		fmt.Fprintf(b, `<path id="e%s" d="M %s %s"%s/>`+"\n", id, pt(a.at(a.start)), svgArcTo(a.r, a.r, 0, a.sweep, true, a.at(a.start+a.sweep)), style)
+		fmt.Fprintf(b, `<path id="e%s" d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(a.R, a.R, 0, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
 	case polylineGeom:
 		var d strings.Builder
-		if len(g.v) > 0 {
-			d.WriteString("M " + pt(g.v[0].p))
+		if len(g.V) > 0 {
+			d.WriteString("M " + pt(g.V[0].P))
 		}
-		for _, s := range g.segments() {
-			switch p := s.prim().(type) {
-			case segment:
-				d.WriteString(" L " + pt(p.b))
-			case arc:
-				d.WriteString(" " + svgArcTo(p.r, p.r, 0, p.sweep, !p.rev, s.b))
+		for _, s := range g.Segments() {
+			switch p := s.Prim().(type) {
+			case geom.Segment:
+				d.WriteString(" L " + pt(p.B))
+			case geom.Arc:
+				d.WriteString(" " + svgArcTo(p.R, p.R, 0, p.Sweep, !p.Reversed, s.B))
 			}
 		}
-		if g.closed {
+		if g.Closed {
 			d.WriteString(" Z")
 		}
 		fmt.Fprintf(b, `<path id="e%s" d="%s"%s/>`+"\n", id, d.String(), style)
@@ -158,21 +159,21 @@ func svgEntity(b *strings.Builder, e *entity, layerColor int32, stroke float64) 
 		b.WriteString("</text>\n")
 	case ellipseGeom:
 		a := g.arc()
-		rx, ry := g.major.len(), g.major.len()*g.ratio
-		rot := -deg(g.major.angle())
-		if a.full() {
+		rx, ry := g.major.Len(), g.major.Len()*g.ratio
+		rot := -geom.Deg(g.major.Angle())
+		if a.Full() {
 			fmt.Fprintf(b, `<ellipse id="e%s" cx="%s" cy="%s" rx="%s" ry="%s" transform="rotate(%s %s %s)"%s/>`+"\n",
 				id, num(g.c.X), num(-g.c.Y), num(rx), num(ry), num(rot), num(g.c.X), num(-g.c.Y), style)
 			return
 		}
-		fmt.Fprintf(b, `<path id="e%s" d="M %s %s"%s/>`+"\n", id, pt(a.at(a.start)), svgArcTo(rx, ry, rot, a.sweep, true, a.at(a.start+a.sweep)), style)
+		fmt.Fprintf(b, `<path id="e%s" d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(rx, ry, rot, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
 	}
 }
 
 // svgArcTo is an SVG arc command to p. A counter-clockwise arc in world
 // coordinates runs in SVG's negative-angle direction once y is flipped, so
 // its sweep flag is 0.
-func svgArcTo(rx, ry, rot, sweep float64, ccw bool, p vec) string {
+func svgArcTo(rx, ry, rot, sweep float64, ccw bool, p geom.Vec) string {
 	large, flag := 0, 1
 	if sweep > math.Pi {
 		large = 1

@@ -2,6 +2,7 @@ package core
 
 import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // systemStatus reports the engine. Recent operations are the calling
@@ -33,6 +34,6 @@ func systemCapabilities(c *call, _ *enginev1.SystemCapabilitiesArgs) (*enginev1.
 		},
 		Guarantee:     "undo_log",
 		MaxBatchSteps: c.e.maxStep,
-		Tolerance:     Tolerance,
+		Tolerance:     geom.Tolerance,
 	}, nil
 }

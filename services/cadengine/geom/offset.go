@@ -1,6 +1,7 @@
-package core
+package geom
 
 import (
+	"fmt"
 	"math"
 )
 
@@ -15,19 +16,19 @@ import (
 // a to b, or an arc about c of radius r from a to b, counter-clockwise
 // when ccw.
 type offPiece struct {
-	a, b  vec
+	a, b  Vec
 	isArc bool
-	c     vec
+	c     Vec
 	r     float64
 	ccw   bool
 	theta float64 // the arc's included angle before trimming (> 0)
 	a0    float64 // the direction of its untrimmed start, signed by its turn
-	dir   vec     // a straight piece's direction before offsetting
+	dir   Vec     // a straight piece's direction before offsetting
 	seg   int     // the vertex the original piece starts at
-	join  *vertex // a round join from b to the next piece's a, if any
+	join  *Vertex // a round join from b to the next piece's a, if any
 }
 
-// offsetPolyline offsets a polyline, bulges included. Each piece moves
+// OffsetPolyline offsets a polyline, bulges included. Each piece moves
 // sideways by d: a straight piece along its normal, a bulge arc by
 // changing its radius by d (shrinking when the arc turns towards the
 // offset side: a counter-clockwise arc offset to the left) and keeping
@@ -42,79 +43,79 @@ type offPiece struct {
 // shorter than the offset eats away), or when the polyline doubles back
 // on itself. Pieces that are not neighbours are not intersected: a large
 // offset inside a concave polyline can cross itself.
-func offsetPolyline(g polylineGeom, d float64) (geometry, error) {
-	n := len(g.v)
+func OffsetPolyline(g Polyline, d float64) (Polyline, error) {
+	n := len(g.V)
 	count := n - 1
-	if g.closed {
+	if g.Closed {
 		count = n
 	}
 	var pieces []*offPiece
 	for i := 0; i < count; i++ {
-		a, b := g.v[i], g.v[(i+1)%n]
-		if a.p.same(b.p) {
+		a, b := g.V[i], g.V[(i+1)%n]
+		if a.P.Same(b.P) {
 			continue
 		}
 		p := &offPiece{seg: i}
-		if a.bulge == 0 {
-			dir := b.p.sub(a.p).unit()
-			nv := dir.perp().mul(d)
-			p.a, p.b, p.dir = a.p.add(nv), b.p.add(nv), dir
+		if a.Bulge == 0 {
+			dir := b.P.Sub(a.P).Unit()
+			nv := dir.Perp().Mul(d)
+			p.a, p.b, p.dir = a.P.Add(nv), b.P.Add(nv), dir
 		} else {
-			ar := bulgeArc(a.p, b.p, a.bulge)
-			p.isArc, p.c, p.ccw, p.theta = true, ar.c, a.bulge > 0, 4*math.Atan(math.Abs(a.bulge))
-			p.r = ar.r + d
+			ar := BulgeArc(a.P, b.P, a.Bulge)
+			p.isArc, p.c, p.ccw, p.theta = true, ar.C, a.Bulge > 0, 4*math.Atan(math.Abs(a.Bulge))
+			p.r = ar.R + d
 			if p.ccw {
-				p.r = ar.r - d
+				p.r = ar.R - d
 			}
-			if p.r <= tolAt(ar.r) {
-				return nil, failed("offsetting by %g collapses the arc from vertex %d (radius %g): use a distance under %g on that side", d, i, ar.r, ar.r)
+			if p.r <= TolAt(ar.R) {
+				return Polyline{}, fmt.Errorf("offsetting by %g collapses the arc from vertex %d (radius %g): use a distance under %g on that side", d, i, ar.R, ar.R)
 			}
-			k := p.r / ar.r
-			p.a, p.b = ar.c.add(a.p.sub(ar.c).mul(k)), ar.c.add(b.p.sub(ar.c).mul(k))
-			p.a0 = a.p.sub(ar.c).angle()
+			k := p.r / ar.R
+			p.a, p.b = ar.C.Add(a.P.Sub(ar.C).Mul(k)), ar.C.Add(b.P.Sub(ar.C).Mul(k))
+			p.a0 = a.P.Sub(ar.C).Angle()
 			if !p.ccw {
 				p.a0 = -p.a0
 			}
 		}
 		pieces = append(pieces, p)
 	}
-	if len(pieces) == 0 || g.closed && len(pieces) < 2 {
-		return nil, failed("the polyline has no length to offset")
+	if len(pieces) == 0 || g.Closed && len(pieces) < 2 {
+		return Polyline{}, fmt.Errorf("the polyline has no length to offset")
 	}
 	joins := len(pieces) - 1
-	if g.closed {
+	if g.Closed {
 		joins = len(pieces)
 	}
 	for k := 0; k < joins; k++ {
 		p, q := pieces[k], pieces[(k+1)%len(pieces)]
-		if err := joinPieces(p, q, g.v[q.seg].p, d); err != nil {
-			return nil, err
+		if err := joinPieces(p, q, g.V[q.seg].P, d); err != nil {
+			return Polyline{}, err
 		}
 	}
-	var out []vertex
+	var out []Vertex
 	for _, p := range pieces {
-		v := vertex{p: p.a}
+		v := Vertex{P: p.a}
 		if p.isArc {
 			sweep, ok := p.trimmedSweep()
 			if !ok {
-				return nil, failed("offsetting by %g eats up the arc from vertex %d of the polyline; use a smaller distance", d, p.seg)
+				return Polyline{}, fmt.Errorf("offsetting by %g eats up the arc from vertex %d of the polyline; use a smaller distance", d, p.seg)
 			}
-			v.bulge = math.Tan(sweep / 4)
+			v.Bulge = math.Tan(sweep / 4)
 			if !p.ccw {
-				v.bulge = -v.bulge
+				v.Bulge = -v.Bulge
 			}
-		} else if p.b.sub(p.a).dot(p.dir) <= 0 {
-			return nil, failed("offsetting by %g reverses the piece from vertex %d of the polyline; use a smaller distance", d, p.seg)
+		} else if p.b.Sub(p.a).Dot(p.dir) <= 0 {
+			return Polyline{}, fmt.Errorf("offsetting by %g reverses the piece from vertex %d of the polyline; use a smaller distance", d, p.seg)
 		}
 		out = append(out, v)
 		if p.join != nil {
 			out = append(out, *p.join)
 		}
 	}
-	if !g.closed {
-		out = append(out, vertex{p: pieces[len(pieces)-1].b})
+	if !g.Closed {
+		out = append(out, Vertex{P: pieces[len(pieces)-1].b})
 	}
-	return polylineGeom{v: out, closed: g.closed}, nil
+	return Polyline{V: out, Closed: g.Closed}, nil
 }
 
 // joinPieces joins p's end to q's start; corner is the original vertex
@@ -125,50 +126,50 @@ func offsetPolyline(g polylineGeom, d float64) (geometry, error) {
 // cross; towards the outside they leave a gap, closed by a round corner
 // about the original vertex of radius |d| (extending an arc to meet a
 // line can wander far from the corner).
-func joinPieces(p, q *offPiece, corner vec, d float64) error {
-	if p.b.same(q.a) {
-		m := p.b.mid(q.a)
+func joinPieces(p, q *offPiece, corner Vec, d float64) error {
+	if p.b.Same(q.a) {
+		m := p.b.Mid(q.a)
 		p.b, q.a = m, m
 		return nil
 	}
 	tp, tq := p.tangentAt(p.b), q.tangentAt(q.a)
 	turn := tp.cross(tq)
 	parallel := math.Abs(turn) <= Tolerance
-	if parallel && tp.dot(tq) < 0 {
-		return failed("the polyline doubles back on itself at vertex %d, so its offset has no corner there", q.seg)
+	if parallel && tp.Dot(tq) < 0 {
+		return fmt.Errorf("the polyline doubles back on itself at vertex %d, so its offset has no corner there", q.seg)
 	}
 	if !p.isArc && !q.isArc {
-		x, ok := lineJoin(segment{p.a, p.b}, segment{q.a, q.b})
+		x, ok := lineJoin(Segment{p.a, p.b}, Segment{q.a, q.b})
 		if !ok {
-			x = p.b.mid(q.a) // parallel within Tolerance: meet half-way
+			x = p.b.Mid(q.a) // parallel within Tolerance: meet half-way
 		}
 		p.b, q.a = x, x
 		return nil
 	}
 	if turn*d < 0 || parallel {
-		phi := math.Atan2(p.b.sub(corner).cross(q.a.sub(corner)), p.b.sub(corner).dot(q.a.sub(corner)))
-		p.join = &vertex{p: p.b, bulge: math.Tan(phi / 4)}
+		phi := math.Atan2(p.b.Sub(corner).cross(q.a.Sub(corner)), p.b.Sub(corner).Dot(q.a.Sub(corner)))
+		p.join = &Vertex{P: p.b, Bulge: math.Tan(phi / 4)}
 		return nil
 	}
-	var cands []vec
+	var cands []Vec
 	if p.isArc && q.isArc {
-		cands, _ = intersectArcs(arc{c: p.c, r: p.r, sweep: 2 * math.Pi}, arc{c: q.c, r: q.r, sweep: 2 * math.Pi})
+		cands, _ = intersectArcs(Arc{C: p.c, R: p.r, Sweep: 2 * math.Pi}, Arc{C: q.c, R: q.r, Sweep: 2 * math.Pi})
 	} else {
 		line, circ := p, q
 		if p.isArc {
 			line, circ = q, p
 		}
-		s := segment{line.a, line.b}
+		s := Segment{line.a, line.b}
 		for _, u := range lineCircle(s, circ.c, circ.r) {
-			cands = append(cands, s.a.add(s.b.sub(s.a).mul(u)))
+			cands = append(cands, s.A.Add(s.B.Sub(s.A).Mul(u)))
 		}
 	}
 	if len(cands) == 0 {
-		return failed("offsetting by %g eats up the pieces around vertex %d of the polyline; use a smaller distance", d, q.seg)
+		return fmt.Errorf("offsetting by %g eats up the pieces around vertex %d of the polyline; use a smaller distance", d, q.seg)
 	}
 	best, bd := cands[0], math.Inf(1)
 	for _, x := range cands {
-		if dd := x.dist(p.b) + x.dist(q.a); dd < bd {
+		if dd := x.Dist(p.b) + x.Dist(q.a); dd < bd {
 			best, bd = x, dd
 		}
 	}
@@ -178,13 +179,13 @@ func joinPieces(p, q *offPiece, corner vec, d float64) error {
 
 // tangentAt is the unit direction of travel of the piece at x, a point of
 // it.
-func (p *offPiece) tangentAt(x vec) vec {
+func (p *offPiece) tangentAt(x Vec) Vec {
 	if !p.isArc {
 		return p.dir
 	}
-	t := x.sub(p.c).perp().unit()
+	t := x.Sub(p.c).Perp().Unit()
 	if !p.ccw {
-		t = t.mul(-1)
+		t = t.Mul(-1)
 	}
 	return t
 }
@@ -200,12 +201,12 @@ func (p *offPiece) trimmedSweep() (float64, bool) {
 	if !p.ccw {
 		sign = -1
 	}
-	u := func(x vec) float64 {
-		v := normRad(sign*x.sub(p.c).angle()-p.a0-p.theta/2+math.Pi) - math.Pi
+	u := func(x Vec) float64 {
+		v := NormRad(sign*x.Sub(p.c).Angle()-p.a0-p.theta/2+math.Pi) - math.Pi
 		return v + p.theta/2
 	}
 	sweep := u(p.b) - u(p.a)
-	if sweep <= tolAt(p.r)/p.r {
+	if sweep <= TolAt(p.r)/p.r {
 		return 0, false
 	}
 	return sweep, true
@@ -213,19 +214,19 @@ func (p *offPiece) trimmedSweep() (float64, bool) {
 
 // lineJoin is the intersection of the infinite lines through two segments;
 // false when they are parallel.
-func lineJoin(s, t segment) (vec, bool) {
-	d1, d2 := s.b.sub(s.a), t.b.sub(t.a)
+func lineJoin(s, t Segment) (Vec, bool) {
+	d1, d2 := s.B.Sub(s.A), t.B.Sub(t.A)
 	den := d1.cross(d2)
-	if eq(den/(d1.len()*d2.len()), 0) {
-		return vec{}, false
+	if Eq(den/(d1.Len()*d2.Len()), 0) {
+		return Vec{}, false
 	}
-	u := t.a.sub(s.a).cross(d2) / den
-	return s.a.add(d1.mul(u)), true
+	u := t.A.Sub(s.A).cross(d2) / den
+	return s.A.Add(d1.Mul(u)), true
 }
 
 // ---- ellipses ----
 
-// offsetEllipse approximates the offset of an ellipse or elliptical arc by
+// OffsetEllipse approximates the offset of an ellipse or elliptical arc by
 // d (positive away from the centre). The offset of an ellipse is not an
 // ellipse (nor any conic), so the result is a polyline of circular arcs —
 // closed for a full ellipse, open for an arc, running the same way — each
@@ -234,22 +235,21 @@ func lineJoin(s, t segment) (vec, bool) {
 // that curve. An inward offset fails once it reaches the smallest radius
 // of curvature on the arc's sweep (b²/a at the ends of the major axis),
 // where the offset curve would form cusps and cross itself.
-func offsetEllipse(g ellipseGeom, d float64) (geometry, error) {
-	e := g.arc()
-	a := e.major.len()
+func OffsetEllipse(e EllipseArc, d float64) (Polyline, error) {
+	a := e.Major.Len()
 	if d < 0 {
-		if rho := e.minCurvatureRadius(); -d >= rho-tolAt(rho) {
-			return nil, failed("offsetting the ellipse inwards by %g reaches its smallest radius of curvature (%g), where its offset would cross itself", -d, rho)
+		if rho := e.minCurvatureRadius(); -d >= rho-TolAt(rho) {
+			return Polyline{}, fmt.Errorf("offsetting the ellipse inwards by %g reaches its smallest radius of curvature (%g), where its offset would cross itself", -d, rho)
 		}
 	}
-	curve := func(t float64) vec {
+	curve := func(t float64) Vec {
 		tg := e.tangent(t)
-		return e.at(t).add(vec{tg.Y, -tg.X}.mul(d / tg.len()))
+		return e.At(t).Add(Vec{tg.Y, -tg.X}.Mul(d / tg.Len()))
 	}
-	tol := 1e3 * tolAt(a+math.Abs(d))
+	tol := 1e3 * TolAt(a+math.Abs(d))
 	t0, span := e.span()
 	pieces := max(8, int(math.Ceil(8*span/(2*math.Pi))))
-	var out []vertex
+	var out []Vertex
 	var fit func(lo, hi float64, depth int) error
 	fit = func(lo, hi float64, depth int) error {
 		p, q := curve(lo), curve(hi)
@@ -266,52 +266,52 @@ func offsetEllipse(g ellipseGeom, d float64) (geometry, error) {
 			return fit(lo+(hi-lo)/2, hi, depth+1)
 		}
 		if worst > tol {
-			return failed("the offset of the ellipse cannot be approximated within %g", tol)
+			return fmt.Errorf("the offset of the ellipse cannot be approximated within %g", tol)
 		}
-		out = append(out, vertex{p: p, bulge: b})
+		out = append(out, Vertex{P: p, Bulge: b})
 		return nil
 	}
 	for i := 0; i < pieces; i++ {
 		if err := fit(t0+span*float64(i)/float64(pieces), t0+span*float64(i+1)/float64(pieces), 0); err != nil {
-			return nil, err
+			return Polyline{}, err
 		}
 	}
-	if !e.full() {
-		out = append(out, vertex{p: curve(t0 + span)})
+	if !e.Full() {
+		out = append(out, Vertex{P: curve(t0 + span)})
 	}
-	pg := newPolylineGeom(out, e.full())
-	if !pg.finite() {
-		return nil, failed("the offset of the ellipse overflows")
+	pl := Polyline{V: out, Closed: e.Full()}
+	if !pl.Finite() {
+		return Polyline{}, fmt.Errorf("the offset of the ellipse overflows")
 	}
-	return pg, nil
+	return pl, nil
 }
 
 // minCurvatureRadius is the smallest radius of curvature on the arc's
 // sweep. ρ(t) = (a² sin² t + b² cos² t)^(3/2) / (ab) is smallest at the
 // ends of the major axis (t = 0, π) and grows towards the minor axis, so
 // the smallest on a sweep is at one of those or at an end.
-func (e ellipseArc) minCurvatureRadius() float64 {
-	a := e.major.len()
-	b := a * e.ratio
+func (e EllipseArc) minCurvatureRadius() float64 {
+	a := e.Major.Len()
+	b := a * e.Ratio
 	rho := func(t float64) float64 {
 		s, c := math.Sincos(t)
 		return math.Pow(a*a*s*s+b*b*c*c, 1.5) / (a * b)
 	}
-	if e.full() || e.has(0) || e.has(math.Pi) {
+	if e.Full() || e.Has(0) || e.Has(math.Pi) {
 		return b * b / a
 	}
-	return math.Min(rho(e.start), rho(e.start+e.sweep))
+	return math.Min(rho(e.Start), rho(e.Start+e.Sweep))
 }
 
 // bulgeThrough is the bulge of the circular arc from p through m to q:
 // the arc's included angle is twice the supplement of the angle p-m-q, and
 // it turns counter-clockwise (positive bulge) when m lies to the right of
 // the chord p→q.
-func bulgeThrough(p, m, q vec) float64 {
-	u, v := p.sub(m), q.sub(m)
-	phi := math.Atan2(math.Abs(u.cross(v)), u.dot(v))
+func bulgeThrough(p, m, q Vec) float64 {
+	u, v := p.Sub(m), q.Sub(m)
+	phi := math.Atan2(math.Abs(u.cross(v)), u.Dot(v))
 	b := math.Tan((math.Pi - phi) / 2)
-	if q.sub(p).cross(m.sub(p)) > 0 {
+	if q.Sub(p).cross(m.Sub(p)) > 0 {
 		b = -b
 	}
 	return b
@@ -319,12 +319,12 @@ func bulgeThrough(p, m, q vec) float64 {
 
 // distToBulge is the distance from x to the circle (or, for a bulge of
 // about 0, the line) of the polyline piece from p to q with bulge b.
-func distToBulge(p, q vec, b float64, x vec) float64 {
+func distToBulge(p, q Vec, b float64, x Vec) float64 {
 	if math.Abs(b) < 1e-9 {
-		s := segment{p, q}
-		c, _ := s.closest(x)
-		return c.dist(x)
+		s := Segment{p, q}
+		c, _ := s.Closest(x)
+		return c.Dist(x)
 	}
-	ar := bulgeArc(p, q, b)
-	return math.Abs(x.dist(ar.c) - ar.r)
+	ar := BulgeArc(p, q, b)
+	return math.Abs(x.Dist(ar.C) - ar.R)
 }

@@ -1,4 +1,4 @@
-package core
+package geom
 
 import (
 	"math"
@@ -115,53 +115,53 @@ func bisect(f func(float64) float64, lo, hi, flo float64) float64 {
 }
 
 // span is the parameter interval of the arc: its start and sweep.
-func (e ellipseArc) span() (float64, float64) {
-	if e.full() {
+func (e EllipseArc) span() (float64, float64) {
+	if e.Full() {
 		return 0, 2 * math.Pi
 	}
-	return e.start, e.sweep
+	return e.Start, e.Sweep
 }
 
 // onArc reports whether p lies on the circular arc within Tolerance.
-func onArc(a arc, p vec) bool {
-	d := p.sub(a.c)
-	if d.len() == 0 {
-		return a.r <= tolAt(p.mag())
+func onArc(a Arc, p Vec) bool {
+	d := p.Sub(a.C)
+	if d.Len() == 0 {
+		return a.R <= TolAt(p.Mag())
 	}
-	return a.c.add(d.unit().mul(a.r)).same(p) && a.has(d.angle())
+	return a.C.Add(d.Unit().Mul(a.R)).Same(p) && a.Has(d.Angle())
 }
 
 // onEllipse reports whether p lies on the elliptical arc within Tolerance.
-func onEllipse(e ellipseArc, p vec) bool { return e.closest(p).same(p) }
+func onEllipse(e EllipseArc, p Vec) bool { return e.Closest(p).Same(p) }
 
 // intersectArcEllipse intersects a circular arc and an elliptical arc.
-func intersectArcEllipse(a arc, e ellipseArc) ([]vec, error) {
-	if !a.bounds().overlaps(e.bounds()) {
+func intersectArcEllipse(a Arc, e EllipseArc) ([]Vec, error) {
+	if !a.Bounds().Overlaps(e.Bounds()) {
 		return nil, nil
 	}
-	f := func(t float64) float64 { d := e.at(t).sub(a.c); return d.dot(d) - a.r*a.r }
-	df := func(t float64) float64 { return 2 * e.at(t).sub(a.c).dot(e.tangent(t)) }
-	on := func(p vec) bool { return onArc(a, p) }
-	return ellipseMeets(e, f, df, on, func(p vec) bool {
-		return math.Abs(p.dist(a.c)-a.r) <= tolAt(math.Max(a.r, p.mag())) && a.has(p.sub(a.c).angle())
+	f := func(t float64) float64 { d := e.At(t).Sub(a.C); return d.Dot(d) - a.R*a.R }
+	df := func(t float64) float64 { return 2 * e.At(t).Sub(a.C).Dot(e.tangent(t)) }
+	on := func(p Vec) bool { return onArc(a, p) }
+	return ellipseMeets(e, f, df, on, func(p Vec) bool {
+		return math.Abs(p.Dist(a.C)-a.R) <= TolAt(math.Max(a.R, p.Mag())) && a.Has(p.Sub(a.C).Angle())
 	})
 }
 
 // intersectEllipses intersects two elliptical arcs.
-func intersectEllipses(e1, e2 ellipseArc) ([]vec, error) {
-	if !e1.bounds().overlaps(e2.bounds()) {
+func intersectEllipses(e1, e2 EllipseArc) ([]Vec, error) {
+	if !e1.Bounds().Overlaps(e2.Bounds()) {
 		return nil, nil
 	}
-	a2 := e2.major.len()
-	u := e2.major.mul(1 / a2)
-	b2 := a2 * e2.ratio
-	lin := func(v vec) vec { return vec{v.dot(u) / a2, v.dot(u.perp()) / b2} }
-	f := func(t float64) float64 { q := e2.toUnit(e1.at(t)); return q.dot(q) - 1 }
-	df := func(t float64) float64 { return 2 * e2.toUnit(e1.at(t)).dot(lin(e1.tangent(t))) }
-	on := func(p vec) bool { return onEllipse(e2, p) }
-	return ellipseMeets(e1, f, df, on, func(p vec) bool {
+	a2 := e2.Major.Len()
+	u := e2.Major.Mul(1 / a2)
+	b2 := a2 * e2.Ratio
+	lin := func(v Vec) Vec { return Vec{v.Dot(u) / a2, v.Dot(u.Perp()) / b2} }
+	f := func(t float64) float64 { q := e2.toUnit(e1.At(t)); return q.Dot(q) - 1 }
+	df := func(t float64) float64 { return 2 * e2.toUnit(e1.At(t)).Dot(lin(e1.tangent(t))) }
+	on := func(p Vec) bool { return onEllipse(e2, p) }
+	return ellipseMeets(e1, f, df, on, func(p Vec) bool {
 		q := e2.toUnit(p)
-		return math.Abs(q.len()-1)*a2 <= tolAt(math.Max(a2, p.mag())) && e2.has(q.angle())
+		return math.Abs(q.Len()-1)*a2 <= TolAt(math.Max(a2, p.Mag())) && e2.Has(q.Angle())
 	})
 }
 
@@ -169,32 +169,32 @@ func intersectEllipses(e1, e2 ellipseArc) ([]vec, error) {
 // function along e, vanishes and that lie on the other curve (on); near
 // is a cheap on for the overlap test: three consecutive samples of e on
 // the other curve mean the curves share a stretch.
-func ellipseMeets(e ellipseArc, f, df func(float64) float64, on, near func(vec) bool) ([]vec, error) {
+func ellipseMeets(e EllipseArc, f, df func(float64) float64, on, near func(Vec) bool) ([]Vec, error) {
 	t0, span := e.span()
-	run, last := 0, vec{}
+	run, last := 0, Vec{}
 	for i := 0; i <= samplesPerTurn; i++ {
-		p := e.at(t0 + span*float64(i)/samplesPerTurn)
+		p := e.At(t0 + span*float64(i)/samplesPerTurn)
 		switch {
 		case !near(p):
 			run = 0
-		case run == 0 || p.dist(last) > tolAt(p.mag()):
+		case run == 0 || p.Dist(last) > TolAt(p.Mag()):
 			// Samples closer than Tolerance (a tiny arc) show no stretch.
 			if run, last = run+1, p; run >= 3 {
-				return nil, errOverlap
+				return nil, ErrOverlap
 			}
 		}
 	}
-	roots, touches := paramRoots(f, df, t0, span, e.full())
-	var out []vec
+	roots, touches := paramRoots(f, df, t0, span, e.Full())
+	var out []Vec
 	for _, t := range contacts(e, roots, touches, on) {
-		out = appendUnique(out, e.at(t))
+		out = AppendUnique(out, e.At(t))
 	}
 	// An end of e on the other curve, which rounding may leave just
 	// outside the sign change.
-	if !e.full() {
-		for _, t := range []float64{e.start, e.start + e.sweep} {
-			if p := e.at(t); on(p) {
-				out = appendUnique(out, p)
+	if !e.Full() {
+		for _, t := range []float64{e.Start, e.Start + e.Sweep} {
+			if p := e.At(t); on(p) {
+				out = AppendUnique(out, p)
 			}
 		}
 	}
@@ -209,14 +209,14 @@ func ellipseMeets(e ellipseArc, f, df func(float64) float64, on, near func(vec) 
 // curve on the other between them (at the middle) are one contact, stood
 // for by a critical point of f among them (the touching point) or else
 // by their middle one.
-func contacts(e ellipseArc, roots, touches []float64, on func(vec) bool) []float64 {
+func contacts(e EllipseArc, roots, touches []float64, on func(Vec) bool) []float64 {
 	isTouch := make(map[float64]bool, len(touches))
 	for _, t := range touches {
 		isTouch[t] = true
 	}
 	var ts []float64
 	for _, t := range append(roots, touches...) {
-		if on(e.at(t)) {
+		if on(e.At(t)) {
 			ts = append(ts, t)
 		}
 	}
@@ -225,17 +225,17 @@ func contacts(e ellipseArc, roots, touches []float64, on func(vec) bool) []float
 	for i, t := range ts {
 		if i > 0 {
 			g := groups[len(groups)-1]
-			if prev := g[len(g)-1]; t == prev || on(e.at(prev+(t-prev)/2)) {
+			if prev := g[len(g)-1]; t == prev || on(e.At(prev+(t-prev)/2)) {
 				groups[len(groups)-1] = append(g, t)
 				continue
 			}
 		}
 		groups = append(groups, []float64{t})
 	}
-	if n := len(groups); n > 1 && e.full() {
+	if n := len(groups); n > 1 && e.Full() {
 		// Around the ends of a closed curve's parameter range.
 		first, last := groups[0], groups[n-1]
-		if on(e.at((last[len(last)-1] + first[0] + 2*math.Pi) / 2)) {
+		if on(e.At((last[len(last)-1] + first[0] + 2*math.Pi) / 2)) {
 			groups[0] = append(last, first...)
 			groups = groups[:n-1]
 		}
@@ -254,28 +254,28 @@ func contacts(e ellipseArc, roots, touches []float64, on func(vec) bool) []float
 	return out
 }
 
-// tangentsFrom are the points where lines from p touch the elliptical arc:
+// TangentsFrom are the points where lines from p touch the elliptical arc:
 // p itself when it lies on it, none from inside. Tangency is affine: in
 // the ellipse's own frame, where it is the unit circle, the tangent points
 // are those of the circle, and they map back exactly.
-func (e ellipseArc) tangentsFrom(p vec) []vec {
+func (e EllipseArc) TangentsFrom(p Vec) []Vec {
 	u := e.toUnit(p)
-	t := u.angle()
-	if q := e.at(t); q.same(p) {
-		if e.has(t) {
-			return []vec{p}
+	t := u.Angle()
+	if q := e.At(t); q.Same(p) {
+		if e.Has(t) {
+			return []Vec{p}
 		}
 		return nil
 	}
-	d := u.len()
+	d := u.Len()
 	if d < 1 {
 		return nil
 	}
 	alpha := math.Acos(1 / d)
-	var out []vec
+	var out []Vec
 	for _, s := range []float64{t + alpha, t - alpha} {
-		if e.has(s) {
-			out = append(out, e.at(s))
+		if e.Has(s) {
+			out = append(out, e.At(s))
 		}
 	}
 	return out

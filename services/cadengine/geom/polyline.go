@@ -1,0 +1,118 @@
+package geom
+
+import "math"
+
+// Vertex is a polyline vertex; bulge is the tangent of a quarter of the
+// included angle of the arc to the next vertex (DXF).
+type Vertex struct {
+	P     Vec
+	Bulge float64
+}
+
+// Polyline is an open or closed chain of straight and bulged pieces
+// through its vertices. The bulge of the last vertex of an open polyline is
+// always 0.
+type Polyline struct {
+	V      []Vertex
+	Closed bool
+}
+
+// Segments are the polyline's pieces: from vertex i to the next, with its
+// bulge; zero-length pieces are left out.
+func (g Polyline) Segments() []polySeg {
+	n := len(g.V)
+	count := n - 1
+	if g.Closed {
+		count = n
+	}
+	out := make([]polySeg, 0, count)
+	for i := 0; i < count; i++ {
+		a, b := g.V[i], g.V[(i+1)%n]
+		if a.P == b.P {
+			continue
+		}
+		out = append(out, polySeg{A: a.P, B: b.P, Bulge: a.Bulge})
+	}
+	return out
+}
+
+// polySeg is one piece of a polyline.
+type polySeg struct {
+	A, B  Vec
+	Bulge float64
+}
+
+func (s polySeg) Prim() any {
+	if s.Bulge == 0 {
+		return Segment{s.A, s.B}
+	}
+	return BulgeArc(s.A, s.B, s.Bulge)
+}
+
+func (s polySeg) Length() float64 {
+	switch p := s.Prim().(type) {
+	case Segment:
+		return p.Length()
+	case Arc:
+		return p.Length()
+	}
+	return 0
+}
+
+func (g Polyline) Length() float64 {
+	l := 0.0
+	for _, s := range g.Segments() {
+		l += s.Length()
+	}
+	return l
+}
+
+// Area is the enclosed area of a closed polyline, bulges included.
+func (g Polyline) Area() float64 {
+	a := 0.0
+	for _, s := range g.Segments() {
+		a += s.A.cross(s.B) / 2
+		a += bulgeSegmentArea(s.A, s.B, s.Bulge)
+	}
+	// The shoelace sum is positive counter-clockwise. A positive bulge bows
+	// to the right of its chord: out of a counter-clockwise polygon (adding
+	// area) and into a clockwise one (removing it), which is adding its
+	// signed segment area to the signed total either way.
+	return math.Abs(a)
+}
+
+func (g Polyline) Prims() []any {
+	segs := g.Segments()
+	out := make([]any, len(segs))
+	for i, s := range segs {
+		out[i] = s.Prim()
+	}
+	return out
+}
+
+func (g Polyline) Bounds() Box { return PrimBounds(g.Prims()) }
+
+func (g Polyline) Finite() bool {
+	for _, v := range g.V {
+		if !v.P.Finite() || !IsFinite(v.Bulge) {
+			return false
+		}
+	}
+	return true
+}
+
+// PrimBounds is the bounding box of curve primitives.
+func PrimBounds(prims []any) Box {
+	var b Box
+	for _, p := range prims {
+		switch p := p.(type) {
+		case Segment:
+			b.AddBox(p.Bounds())
+		case Arc:
+			b.AddBox(p.Bounds())
+		case EllipseArc:
+			b.AddBox(p.Bounds())
+		}
+	}
+	return b
+}
