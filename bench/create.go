@@ -10,6 +10,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 // maxBatchSteps is the engine's default --max-batch-steps.
@@ -56,7 +57,7 @@ func batchCreate(ctx context.Context, e *env, row *Row) error {
 	fresh := func(ctx context.Context, _ int) error {
 		closeEngine()
 		var err error
-		if eng, err = core.New(core.NewMemoryStore(), core.Options{}); err != nil {
+		if eng, err = core.New(memory.New(), core.Options{}); err != nil {
 			return err
 		}
 		info, err := eng.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})

@@ -14,6 +14,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 // obj is a JSON object literal.
@@ -158,7 +159,7 @@ func p50Of(ctx context.Context, n int, op func(ctx context.Context) error) (time
 // coreEngine is an engine core on a memory store with one document, for
 // in-process reference figures.
 func coreEngine(ctx context.Context) (*core.Engine, string, error) {
-	eng, err := core.New(core.NewMemoryStore(), core.Options{})
+	eng, err := core.New(memory.New(), core.Options{})
 	if err != nil {
 		return nil, "", err
 	}

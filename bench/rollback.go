@@ -9,6 +9,8 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 // rollback measures cad.batch's undo log against what the seed system did
@@ -32,8 +34,8 @@ func rollback(ctx context.Context, e *env, row *Row) error {
 		return fmt.Errorf("rollback needs at least %d entities, has %d", k, n)
 	}
 
-	store := core.NewMemoryStore()
-	eng, err := core.New(store, core.Options{})
+	mem := memory.New()
+	eng, err := core.New(mem, core.Options{})
 	if err != nil {
 		return err
 	}
@@ -67,7 +69,7 @@ func rollback(ctx context.Context, e *env, row *Row) error {
 		op: func(ctx context.Context, _ int) error {
 			t0 := time.Now()
 			var snap snapshotStore
-			err := store.Load(ctx, func(rec *core.DocumentRecord, ents []core.EntityRecord) error {
+			err := mem.Load(ctx, func(rec *store.DocumentRecord, ents []store.EntityRecord) error {
 				snap.doc, snap.entities = rec, ents
 				return nil
 			})
@@ -176,24 +178,24 @@ func mixed(n int) []any {
 // snapshotStore is a Store that holds one document's records — a snapshot
 // — and hands them to the engine that restores it. It stores nothing.
 type snapshotStore struct {
-	doc      *core.DocumentRecord
-	entities []core.EntityRecord
+	doc      *store.DocumentRecord
+	entities []store.EntityRecord
 }
 
 var errSnapshotReadOnly = errors.New("snapshot store is read-only")
 
 func (*snapshotStore) Kind() string { return "snapshot" }
 
-func (s *snapshotStore) Load(_ context.Context, fn func(*core.DocumentRecord, []core.EntityRecord) error) error {
+func (s *snapshotStore) Load(_ context.Context, fn func(*store.DocumentRecord, []store.EntityRecord) error) error {
 	if s.doc == nil {
 		return nil
 	}
 	return fn(s.doc, s.entities)
 }
 
-func (*snapshotStore) Commit(context.Context, *core.Commit) error { return errSnapshotReadOnly }
+func (*snapshotStore) Commit(context.Context, *store.Commit) error { return errSnapshotReadOnly }
 
-func (*snapshotStore) LoadOperations(context.Context, func(*core.OperationRecord) error) error {
+func (*snapshotStore) LoadOperations(context.Context, func(*store.OperationRecord) error) error {
 	return nil
 }
 

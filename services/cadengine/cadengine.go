@@ -24,6 +24,7 @@ import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
 // Config configures the engine.
@@ -60,7 +61,7 @@ type Server struct {
 
 	cfg      Config
 	log      *slog.Logger
-	store    core.Store
+	store    store.Store
 	core     *core.Engine
 	sessions *sessions
 	health   *health.Server
@@ -88,7 +89,7 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	store, err := core.OpenStore(cfg.Store)
+	store, err := OpenStore(cfg.Store)
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", cfg.Store, err)
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
 // eventRing is how many events a session keeps for replay.
@@ -71,14 +71,14 @@ type openRequest struct {
 type sessions struct {
 	epoch string
 	now   func() time.Time
-	store core.Store
+	store store.Store
 	log   *slog.Logger
 
 	mu   sync.Mutex // guards byID
 	byID map[string]*session
 }
 
-func newSessions(now func() time.Time, store core.Store, log *slog.Logger) *sessions {
+func newSessions(now func() time.Time, store store.Store, log *slog.Logger) *sessions {
 	return &sessions{epoch: "ep-" + randomHex(8), now: now, store: store, log: log, byID: map[string]*session{}}
 }
 

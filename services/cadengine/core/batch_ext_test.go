@@ -12,6 +12,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 // st is a batch step: tool, args and an optional binding.
@@ -298,7 +299,7 @@ func TestBatchReferenceTypes(t *testing.T) {
 }
 
 func TestBatchMaxSteps(t *testing.T) {
-	e, err := core.New(core.NewMemoryStore(), core.Options{MaxBatchSteps: 3})
+	e, err := core.New(memory.New(), core.Options{MaxBatchSteps: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

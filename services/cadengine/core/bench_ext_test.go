@@ -10,14 +10,17 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/sqlite"
 )
 
 // benchStores opens each store kind for a benchmark.
-func benchStores(b *testing.B) map[string]func() core.Store {
-	return map[string]func() core.Store{
-		"memory": func() core.Store { return core.NewMemoryStore() },
-		"sqlite": func() core.Store {
-			s, err := core.OpenStore("sqlite:" + filepath.Join(b.TempDir(), "bench.db"))
+func benchStores(b *testing.B) map[string]func() store.Store {
+	return map[string]func() store.Store{
+		"memory": func() store.Store { return memory.New() },
+		"sqlite": func() store.Store {
+			s, err := sqlite.Open(filepath.Join(b.TempDir(), "bench.db"))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -27,7 +30,7 @@ func benchStores(b *testing.B) map[string]func() core.Store {
 	}
 }
 
-func benchCall(b *testing.B, store core.Store, tool string, args *structpb.Struct) {
+func benchCall(b *testing.B, store store.Store, tool string, args *structpb.Struct) {
 	e, err := core.New(store, core.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -70,7 +73,7 @@ func BenchmarkBatchCreate(b *testing.B) {
 // BenchmarkEntityGet is a read: schema check, decode, lookup, encode.
 func BenchmarkEntityGet(b *testing.B) {
 	args, _ := structpb.NewStruct(obj{"handle": "100"})
-	store := core.NewMemoryStore()
+	store := memory.New()
 	e, _ := core.New(store, core.Options{})
 	info, _ := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
 	callTool(b, e, info.DocumentId, enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 1, "y2": 1})
@@ -78,7 +81,7 @@ func BenchmarkEntityGet(b *testing.B) {
 	benchCallDoc(b, store, info.DocumentId, enginev1.ToolEntityGet, args)
 }
 
-func benchCallDoc(b *testing.B, store core.Store, doc, tool string, args *structpb.Struct) {
+func benchCallDoc(b *testing.B, store store.Store, doc, tool string, args *structpb.Struct) {
 	e, err := core.New(store, core.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -97,7 +100,7 @@ func benchCallDoc(b *testing.B, store core.Store, doc, tool string, args *struct
 // Example shows a tool call and its result, as clients see it.
 func Example() {
 	ctx := context.Background()
-	e, _ := core.New(core.NewMemoryStore(), core.Options{})
+	e, _ := core.New(memory.New(), core.Options{})
 	defer e.Close()
 	doc, _ := e.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
 
@@ -166,7 +169,7 @@ func BenchmarkHundredWrites(b *testing.B) {
 	}
 }
 
-func benchEngine(b *testing.B, store core.Store) (*core.Engine, string) {
+func benchEngine(b *testing.B, store store.Store) (*core.Engine, string) {
 	e, err := core.New(store, core.Options{})
 	if err != nil {
 		b.Fatal(err)

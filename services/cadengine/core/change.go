@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"fmt"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
 // changeKind says what a change touched.
@@ -153,7 +155,7 @@ func (t *tx) undoTo(mark int) []change {
 // commit writes the changes since the last commit to the store, in one
 // transaction. It is not cancelled with ctx once it starts: a commit that
 // began finishes or fails as a whole.
-func (t *tx) commit(ctx context.Context, s Store) error {
+func (t *tx) commit(ctx context.Context, s store.Store) error {
 	c := commitOf(t.d, t.log[t.flushed:])
 	if err := s.Commit(context.WithoutCancel(ctx), c); err != nil {
 		return fmt.Errorf("commit document %s: %w", t.d.id, err)
@@ -166,9 +168,9 @@ func (t *tx) commit(ctx context.Context, s Store) error {
 // document's current state, given the changes since the last commit: the
 // document row and, for each entity the changes touched, its current state
 // (or its removal).
-func commitOf(d *document, changes []change) *Commit {
+func commitOf(d *document, changes []change) *store.Commit {
 	rec := d.record()
-	c := &Commit{Document: &rec}
+	c := &store.Commit{Document: &rec}
 	seen := make(map[uint64]struct{}, len(changes))
 	for _, ch := range changes {
 		if ch.kind != changeEntity {
@@ -179,7 +181,7 @@ func commitOf(d *document, changes []change) *Commit {
 		}
 		seen[ch.handle] = struct{}{}
 		if e := d.entities[ch.handle]; e != nil {
-			c.Put = append(c.Put, EntityRecord{Handle: e.handle, Data: e.encode()})
+			c.Put = append(c.Put, store.EntityRecord{Handle: e.handle, Data: e.encode()})
 		} else {
 			c.Delete = append(c.Delete, ch.handle)
 		}

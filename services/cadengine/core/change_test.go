@@ -8,6 +8,8 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 func TestEveryToolHasAHandler(t *testing.T) {
@@ -166,7 +168,7 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 }
 
 func TestCommitHoldsOnlyChanges(t *testing.T) {
-	store := &recordingStore{MemoryStore: NewMemoryStore()}
+	store := &recordingStore{Store: memory.New()}
 	e, err := New(store, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -216,11 +218,11 @@ func TestCommitHoldsOnlyChanges(t *testing.T) {
 }
 
 type recordingStore struct {
-	*MemoryStore
-	commits []*Commit
+	*memory.Store
+	commits []*store.Commit
 }
 
-func (s *recordingStore) Commit(ctx context.Context, c *Commit) error {
+func (s *recordingStore) Commit(ctx context.Context, c *store.Commit) error {
 	s.commits = append(s.commits, c)
-	return s.MemoryStore.Commit(ctx, c)
+	return s.Store.Commit(ctx, c)
 }

@@ -69,6 +69,7 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -97,7 +98,7 @@ type Options struct {
 
 // Engine holds the documents and runs tools on them.
 type Engine struct {
-	store    Store
+	store    store.Store
 	now      func() time.Time
 	version  string
 	maxStep  int32
@@ -117,12 +118,12 @@ type Engine struct {
 // journal of the last 24 hours; operations the journal shows running were
 // interrupted by the engine's stop and are recorded as such (see
 // operations.go). The store stays the caller's: Close does not close it.
-func New(store Store, opts Options) (*Engine, error) {
-	if store == nil {
+func New(s store.Store, opts Options) (*Engine, error) {
+	if s == nil {
 		return nil, fmt.Errorf("core: nil store")
 	}
 	e := &Engine{
-		store:    store,
+		store:    s,
 		now:      opts.Now,
 		version:  opts.Version,
 		maxStep:  opts.MaxBatchSteps,
@@ -150,7 +151,7 @@ func New(store Store, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.tools = tools
-	err = store.Load(context.Background(), func(rec *DocumentRecord, ents []EntityRecord) error {
+	err = s.Load(context.Background(), func(rec *store.DocumentRecord, ents []store.EntityRecord) error {
 		d, err := loadDocument(rec, ents)
 		if err != nil {
 			return err

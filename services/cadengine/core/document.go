@@ -12,6 +12,7 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
 // document is one drawing in memory. Its fields are guarded by mu; writers
@@ -211,16 +212,16 @@ func (d *document) info() *enginev1.DocumentInfo {
 }
 
 // record is the document's row for the store; the caller holds mu.
-func (d *document) record() DocumentRecord {
+func (d *document) record() store.DocumentRecord {
 	ls := d.sortedLayers()
-	layers := make([]LayerRecord, len(ls))
+	layers := make([]store.LayerRecord, len(ls))
 	for i, l := range ls {
-		layers[i] = LayerRecord{
+		layers[i] = store.LayerRecord{
 			Name: l.name, Color: l.color, Linetype: l.linetype, Lineweight: l.lineweight,
 			On: l.on, Frozen: l.frozen, Locked: l.locked,
 		}
 	}
-	return DocumentRecord{
+	return store.DocumentRecord{
 		ID:           d.id,
 		Name:         d.name,
 		Units:        d.units,
@@ -235,7 +236,7 @@ func (d *document) record() DocumentRecord {
 
 // loadDocument rebuilds a document from its stored records and checks the
 // stored content hash against the recomputed one.
-func loadDocument(rec *DocumentRecord, ents []EntityRecord) (*document, error) {
+func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*document, error) {
 	d := &document{
 		id:         rec.ID,
 		createdAt:  rec.CreatedAt,

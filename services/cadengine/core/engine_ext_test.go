@@ -11,6 +11,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 func TestCreateDocumentDefaults(t *testing.T) {
@@ -303,7 +304,7 @@ func TestDocumentCreateTool(t *testing.T) {
 func TestListDocumentsPaging(t *testing.T) {
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
-	e, err := core.New(core.NewMemoryStore(), core.Options{Now: func() time.Time {
+	e, err := core.New(memory.New(), core.Options{Now: func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		now = now.Add(time.Second)

@@ -11,6 +11,8 @@ import (
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 // obj is a JSON object literal for tool arguments.
@@ -23,10 +25,10 @@ type fixture struct {
 	doc string
 }
 
-func newEngine(t testing.TB, store core.Store) *core.Engine {
+func newEngine(t testing.TB, store store.Store) *core.Engine {
 	t.Helper()
 	if store == nil {
-		store = core.NewMemoryStore()
+		store = memory.New()
 	}
 	e, err := core.New(store, core.Options{})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
 // ---- DXF import ----
@@ -155,11 +156,11 @@ func (f *dxfFile) currentLayer(d *document) string {
 
 // fullCommit is the store transaction that stores a new document whole:
 // its row and every entity.
-func fullCommit(d *document) *Commit {
+func fullCommit(d *document) *store.Commit {
 	rec := d.record()
-	c := &Commit{Document: &rec, Put: make([]EntityRecord, 0, len(d.entities))}
+	c := &store.Commit{Document: &rec, Put: make([]store.EntityRecord, 0, len(d.entities))}
 	d.each(0, func(e *entity) bool {
-		c.Put = append(c.Put, EntityRecord{Handle: e.handle, Data: e.encode()})
+		c.Put = append(c.Put, store.EntityRecord{Handle: e.handle, Data: e.encode()})
 		return true
 	})
 	return c

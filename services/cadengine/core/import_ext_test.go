@@ -14,6 +14,7 @@ import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/internal/ezdxftest"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/ezdxf_r2010.dxf with python3's ezdxf")
@@ -140,7 +141,7 @@ func TestImportRoundTripsTheExport(t *testing.T) {
 }
 
 func TestImportTool(t *testing.T) {
-	store := core.NewMemoryStore()
+	store := memory.New()
 	e := newEngine(t, store)
 	src := newFixture(t)
 	fillDocument(t, src)

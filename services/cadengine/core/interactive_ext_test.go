@@ -12,6 +12,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 // fakeClient is a Client whose answers come from a function; it records
@@ -204,7 +205,7 @@ func TestInterleavedWrites(t *testing.T) {
 		t.Run(fmt.Sprintf("rollback=%v", rollback), func(t *testing.T) {
 			var mu sync.Mutex
 			var commits []string
-			e, err := core.New(core.NewMemoryStore(), core.Options{OnCommit: func(doc string, rev int64, op string) {
+			e, err := core.New(memory.New(), core.Options{OnCommit: func(doc string, rev int64, op string) {
 				mu.Lock()
 				defer mu.Unlock()
 				commits = append(commits, fmt.Sprintf("%d:%s", rev, op))

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+
 	"github.com/cadbridge/cadbridge/contract"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -90,8 +92,8 @@ func (d *document) committedSince(rev int64, self string) (ops []string, complet
 func (e *Engine) loadJournal(ctx context.Context) error {
 	now := e.now()
 	cutoff := now.Add(-opRetention)
-	var fixed []OperationRecord
-	err := e.store.LoadOperations(ctx, func(rec *OperationRecord) error {
+	var fixed []store.OperationRecord
+	err := e.store.LoadOperations(ctx, func(rec *store.OperationRecord) error {
 		if !rec.FinishedAt.IsZero() && rec.FinishedAt.Before(cutoff) {
 			return nil
 		}
@@ -122,7 +124,7 @@ func (e *Engine) loadJournal(ctx context.Context) error {
 		return fmt.Errorf("load journal: %w", err)
 	}
 	if len(fixed) > 0 {
-		if err := e.store.Commit(ctx, &Commit{Operations: fixed}); err != nil {
+		if err := e.store.Commit(ctx, &store.Commit{Operations: fixed}); err != nil {
 			return fmt.Errorf("record interrupted operations: %w", err)
 		}
 	}

@@ -16,12 +16,15 @@ import (
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/sqlite"
 )
 
 // spyStore wraps a Store: it counts what each commit wrote and fails
 // commits while fail is set.
 type spyStore struct {
-	core.Store
+	store.Store
 	fail atomic.Bool
 
 	mu      sync.Mutex // guards commits
@@ -34,7 +37,7 @@ type commitSize struct {
 	operations int
 }
 
-func (s *spyStore) Commit(ctx context.Context, c *core.Commit) error {
+func (s *spyStore) Commit(ctx context.Context, c *store.Commit) error {
 	if s.fail.Load() {
 		return errors.New("disk on fire")
 	}
@@ -56,9 +59,9 @@ func (s *spyStore) count() int {
 	return len(s.commits)
 }
 
-func openSQLite(t *testing.T, path string) core.Store {
+func openSQLite(t *testing.T, path string) store.Store {
 	t.Helper()
-	s, err := core.OpenStore("sqlite:" + path)
+	s, err := sqlite.Open(path)
 	if err != nil {
 		t.Fatalf("OpenStore: %v", err)
 	}
@@ -179,7 +182,7 @@ func TestCallToolIdempotent(t *testing.T) {
 }
 
 func TestOneCommitPerBatch(t *testing.T) {
-	spy := &spyStore{Store: core.NewMemoryStore()}
+	spy := &spyStore{Store: memory.New()}
 	e := newEngine(t, spy)
 	info, _ := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
 	f := &fixture{t: t, e: e, doc: info.DocumentId}
@@ -217,7 +220,7 @@ func TestOneCommitPerBatch(t *testing.T) {
 }
 
 func TestRollbackCostsChangesNotDocument(t *testing.T) {
-	spy := &spyStore{Store: core.NewMemoryStore()}
+	spy := &spyStore{Store: memory.New()}
 	e := newEngine(t, spy)
 	info, _ := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
 	f := &fixture{t: t, e: e, doc: info.DocumentId}
@@ -367,7 +370,7 @@ func TestOperationsPruned(t *testing.T) {
 		defer mu.Unlock()
 		return now
 	}
-	store := core.NewMemoryStore()
+	store := memory.New()
 	e, err := core.New(store, core.Options{Now: clock})
 	if err != nil {
 		t.Fatal(err)
@@ -404,9 +407,9 @@ func TestOperationsPruned(t *testing.T) {
 
 func TestSessionsPersist(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.db")
-	stores := map[string]func() core.Store{
-		"memory": func() core.Store { return core.NewMemoryStore() },
-		"sqlite": func() core.Store { return openSQLite(t, path) },
+	stores := map[string]func() store.Store{
+		"memory": func() store.Store { return memory.New() },
+		"sqlite": func() store.Store { return openSQLite(t, path) },
 	}
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {
@@ -440,7 +443,7 @@ func TestSessionsPersist(t *testing.T) {
 }
 
 func TestFailedRollbackCommitQuarantines(t *testing.T) {
-	mem := core.NewMemoryStore()
+	mem := memory.New()
 	spy := &spyStore{Store: mem}
 	e := newEngine(t, spy)
 	info, _ := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
@@ -476,7 +479,7 @@ func TestFailedRollbackCommitQuarantines(t *testing.T) {
 }
 
 func TestDocumentCreateJournaled(t *testing.T) {
-	spy := &spyStore{Store: core.NewMemoryStore()}
+	spy := &spyStore{Store: memory.New()}
 	e := newEngine(t, spy)
 	req := &enginev1.CallToolRequest{Tool: enginev1.ToolDocumentCreate, Args: mustStruct(t, obj{"name": "Plan"}), OperationId: ptr("mk")}
 	first, err := e.CallTool(context.Background(), core.Caller{Principal: "tester"}, req)

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
 // Operations.
@@ -93,8 +94,8 @@ type opState struct {
 	waiting   bool // waiting on the client
 }
 
-func (o *opEntry) record(st opState) OperationRecord {
-	return OperationRecord{
+func (o *opEntry) record(st opState) store.OperationRecord {
+	return store.OperationRecord{
 		Principal:      o.key.principal,
 		ID:             o.key.id,
 		Kind:           o.kind,

@@ -12,6 +12,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 // snapshot is a full copy of a document's drawing: what a system without an
@@ -59,7 +60,7 @@ func BenchmarkRollbackVsSnapshot(b *testing.B) {
 		size = 100_000
 	}
 	ctx := context.Background()
-	e, err := New(NewMemoryStore(), Options{})
+	e, err := New(memory.New(), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go.opentelemetry.io/otel/attribute"
 	"slices"
+
+	"go.opentelemetry.io/otel/attribute"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
 // run is one operation in progress: a batch, or a tool call run as a batch
@@ -403,16 +405,16 @@ func (r *run) dirty() bool {
 // (if any) and the operation's journal record, in one store transaction.
 // On failure the document is brought back to what is stored (see abort)
 // and the error returned.
-func (r *run) commit(rec OperationRecord) error {
-	c := &Commit{Operations: []OperationRecord{rec}}
+func (r *run) commit(rec store.OperationRecord) error {
+	c := &store.Commit{Operations: []store.OperationRecord{rec}}
 	doc := r.dirty()
 	if doc {
 		changes := append(slices.Clone(r.reverted), r.t.log[r.t.flushed:]...)
 		c = commitOf(r.d, changes)
-		c.Operations = []OperationRecord{rec}
+		c.Operations = []store.OperationRecord{rec}
 	} else if r.created != nil {
 		c = fullCommit(r.created)
-		c.Operations = []OperationRecord{rec}
+		c.Operations = []store.OperationRecord{rec}
 	}
 	if err := r.e.obs.commit(r.ctx, r.op.key.id, func() error { return r.e.store.Commit(context.WithoutCancel(r.ctx), c) }); err != nil {
 		r.abort()
@@ -463,10 +465,10 @@ func (r *run) abort() {
 
 // record is the operation's journal record with the given status and
 // result.
-func (r *run) record(status enginev1.OperationStatus, resp *enginev1.ExecuteBatchResponse, finished bool) (OperationRecord, error) {
+func (r *run) record(status enginev1.OperationStatus, resp *enginev1.ExecuteBatchResponse, finished bool) (store.OperationRecord, error) {
 	b, err := encodeResponse(resp)
 	if err != nil {
-		return OperationRecord{}, err
+		return store.OperationRecord{}, err
 	}
 	st := r.e.ops.state(r.op)
 	st.status, st.committed, st.response = status, slices.Clone(r.live), b

@@ -9,6 +9,9 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/sqlite"
 )
 
 // snapshot is everything a user can read about a document.
@@ -46,7 +49,7 @@ func fillDocument(t *testing.T, f *fixture) {
 
 func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nested", "dir", "cad.db")
-	store, err := core.OpenStore("sqlite:" + path)
+	store, err := sqlite.Open(path)
 	if err != nil {
 		t.Fatalf("OpenStore: %v", err)
 	}
@@ -64,7 +67,7 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	e.Close()
 	store.Close()
 
-	store, err = core.OpenStore("sqlite:" + path)
+	store, err = sqlite.Open(path)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
@@ -91,7 +94,7 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 }
 
 func TestMemoryStoreReopen(t *testing.T) {
-	store := core.NewMemoryStore()
+	store := memory.New()
 	e := newEngine(t, store)
 	info, err := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
 	if err != nil {
@@ -107,34 +110,21 @@ func TestMemoryStoreReopen(t *testing.T) {
 	}
 }
 
-func TestOpenStoreSpecs(t *testing.T) {
-	for _, bad := range []string{"", "memory:x", "postgres://x", "sqlite:", "nonsense"} {
-		if s, err := core.OpenStore(bad); err == nil {
-			s.Close()
-			t.Errorf("OpenStore(%q) succeeded", bad)
-		}
-	}
-	s, err := core.OpenStore("memory:")
-	if err != nil || s.Kind() != "memory" {
-		t.Errorf("OpenStore(memory:) = %v, %v", s, err)
-	}
-}
-
 // flakyStore fails commits while fail is set.
 type flakyStore struct {
-	*core.MemoryStore
+	*memory.Store
 	fail atomic.Bool
 }
 
-func (s *flakyStore) Commit(ctx context.Context, c *core.Commit) error {
+func (s *flakyStore) Commit(ctx context.Context, c *store.Commit) error {
 	if s.fail.Load() {
 		return errors.New("disk full")
 	}
-	return s.MemoryStore.Commit(ctx, c)
+	return s.Store.Commit(ctx, c)
 }
 
 func TestFailedCommitLeavesNoTrace(t *testing.T) {
-	store := &flakyStore{MemoryStore: core.NewMemoryStore()}
+	store := &flakyStore{Store: memory.New()}
 	e := newEngine(t, store)
 	info, err := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
 	if err != nil {
@@ -155,7 +145,7 @@ func TestFailedCommitLeavesNoTrace(t *testing.T) {
 		t.Errorf("a failed commit changed the document: %v → %v", before, after)
 	}
 	f.ok(enginev1.ToolEntityMove, obj{"handle": h, "dx": 1, "dy": 1})
-	e2 := newEngine(t, store.MemoryStore)
+	e2 := newEngine(t, store.Store)
 	if got, want := js(callTool(t, e2, f.doc, enginev1.ToolEntityGet, obj{"handle": h}).Result.AsMap()), js(f.get(h)); got != want {
 		t.Errorf("stored entity after recovery = %s, want %s", got, want)
 	}
@@ -185,7 +175,7 @@ func TestBatchCreate100k(t *testing.T) {
 		t.Skip("100k entities")
 	}
 	path := filepath.Join(t.TempDir(), "big.db")
-	store, err := core.OpenStore("sqlite:" + path)
+	store, err := sqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +205,7 @@ func TestBatchCreate100k(t *testing.T) {
 	e.Close()
 	store.Close()
 
-	store, err = core.OpenStore("sqlite:" + path)
+	store, err = sqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

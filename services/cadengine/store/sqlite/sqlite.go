@@ -1,4 +1,6 @@
-package core
+// Package sqlite is the engine's default [store.Store]: one SQLite file in
+// WAL mode with synchronous=FULL, so a commit that returned is on disk.
+package sqlite
 
 import (
 	"context"
@@ -12,14 +14,15 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
-// sqliteStore is a Store in a SQLite file. One connection serves every
+// Store is a [store.Store] in a SQLite file. One connection serves every
 // call: SQLite has a single writer anyway, and BEGIN IMMEDIATE on one
 // connection never meets SQLITE_BUSY from this process.
-type sqliteStore struct {
+type Store struct {
 	db *sql.DB
 }
 
@@ -63,7 +66,9 @@ CREATE TABLE IF NOT EXISTS sessions (
 PRAGMA user_version = 2;
 `
 
-func openSQLite(path string) (Store, error) {
+// Open opens (creating it and its parent directories if need be) the
+// SQLite file at path.
+func Open(path string) (*Store, error) {
 	if path == "" {
 		return nil, fmt.Errorf("store sqlite: empty path")
 	}
@@ -100,22 +105,22 @@ func openSQLite(path string) (Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: schema: %w", path, err)
 	}
-	return &sqliteStore{db: db}, nil
+	return &Store{db: db}, nil
 }
 
-func (*sqliteStore) Kind() string { return "sqlite" }
+func (*Store) Kind() string { return "sqlite" }
 
-func (s *sqliteStore) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return s.db.Close() }
 
-func (s *sqliteStore) Load(ctx context.Context, fn func(*DocumentRecord, []EntityRecord) error) error {
+func (s *Store) Load(ctx context.Context, fn func(*store.DocumentRecord, []store.EntityRecord) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash FROM documents ORDER BY id`)
 	if err != nil {
 		return fmt.Errorf("load documents: %w", err)
 	}
-	var docs []*DocumentRecord
+	var docs []*store.DocumentRecord
 	for rows.Next() {
 		var (
-			d       DocumentRecord
+			d       store.DocumentRecord
 			units   int32
 			created int64
 			next    int64
@@ -152,13 +157,13 @@ func (s *sqliteStore) Load(ctx context.Context, fn func(*DocumentRecord, []Entit
 	return nil
 }
 
-func (s *sqliteStore) loadEntities(ctx context.Context, id string) ([]EntityRecord, error) {
+func (s *Store) loadEntities(ctx context.Context, id string) ([]store.EntityRecord, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT handle, data FROM entities WHERE document_id = ? ORDER BY handle`, id)
 	if err != nil {
 		return nil, fmt.Errorf("load entities of %s: %w", id, err)
 	}
 	defer rows.Close()
-	var out []EntityRecord
+	var out []store.EntityRecord
 	for rows.Next() {
 		var (
 			h    int64
@@ -167,7 +172,7 @@ func (s *sqliteStore) loadEntities(ctx context.Context, id string) ([]EntityReco
 		if err := rows.Scan(&h, &data); err != nil {
 			return nil, fmt.Errorf("load entities of %s: %w", id, err)
 		}
-		out = append(out, EntityRecord{Handle: uint64(h), Data: data})
+		out = append(out, store.EntityRecord{Handle: uint64(h), Data: data})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load entities of %s: %w", id, err)
@@ -179,7 +184,7 @@ func (s *sqliteStore) loadEntities(ctx context.Context, id string) ([]EntityReco
 // commits (entity_batch_create) go much faster in chunks than row by row.
 const rowsPerInsert = 200
 
-func (s *sqliteStore) Commit(ctx context.Context, c *Commit) (err error) {
+func (s *Store) Commit(ctx context.Context, c *store.Commit) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -205,7 +210,7 @@ func (s *sqliteStore) Commit(ctx context.Context, c *Commit) (err error) {
 	return nil
 }
 
-func writeDocument(ctx context.Context, tx *sql.Tx, c *Commit) error {
+func writeDocument(ctx context.Context, tx *sql.Tx, c *store.Commit) error {
 	layers, err := json.Marshal(c.Document.Layers)
 	if err != nil {
 		return fmt.Errorf("encode layers: %w", err)
@@ -234,7 +239,7 @@ func writeDocument(ctx context.Context, tx *sql.Tx, c *Commit) error {
 	return putEntities(ctx, tx, d.ID, c.Put)
 }
 
-func writeOperation(ctx context.Context, tx *sql.Tx, op *OperationRecord) error {
+func writeOperation(ctx context.Context, tx *sql.Tx, op *store.OperationRecord) error {
 	steps, err := json.Marshal(op.CommittedSteps)
 	if err != nil {
 		return fmt.Errorf("encode committed steps: %w", err)
@@ -259,16 +264,16 @@ func writeOperation(ctx context.Context, tx *sql.Tx, op *OperationRecord) error 
 	return nil
 }
 
-func (s *sqliteStore) LoadOperations(ctx context.Context, fn func(*OperationRecord) error) error {
+func (s *Store) LoadOperations(ctx context.Context, fn func(*store.OperationRecord) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT principal, id, kind, document_id, request_hash, status, committed_steps, revision, response, started_at, finished_at
 		FROM operations ORDER BY started_at, principal, id`)
 	if err != nil {
 		return fmt.Errorf("load operations: %w", err)
 	}
-	var all []*OperationRecord
+	var all []*store.OperationRecord
 	for rows.Next() {
 		var (
-			op                OperationRecord
+			op                store.OperationRecord
 			status            int32
 			steps             string
 			started, finished int64
@@ -302,14 +307,14 @@ func (s *sqliteStore) LoadOperations(ctx context.Context, fn func(*OperationReco
 	return nil
 }
 
-func (s *sqliteStore) PruneOperations(ctx context.Context, before time.Time) error {
+func (s *Store) PruneOperations(ctx context.Context, before time.Time) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM operations WHERE finished_at != 0 AND finished_at < ?`, before.UnixNano()); err != nil {
 		return fmt.Errorf("prune operations: %w", err)
 	}
 	return nil
 }
 
-func (s *sqliteStore) SaveSession(ctx context.Context, id string, data []byte) error {
+func (s *Store) SaveSession(ctx context.Context, id string, data []byte) error {
 	if data == nil {
 		data = []byte{}
 	}
@@ -319,14 +324,14 @@ func (s *sqliteStore) SaveSession(ctx context.Context, id string, data []byte) e
 	return nil
 }
 
-func (s *sqliteStore) DeleteSession(ctx context.Context, id string) error {
+func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	return nil
 }
 
-func (s *sqliteStore) LoadSessions(ctx context.Context) (map[string][]byte, error) {
+func (s *Store) LoadSessions(ctx context.Context) (map[string][]byte, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, data FROM sessions`)
 	if err != nil {
 		return nil, fmt.Errorf("load sessions: %w", err)
@@ -352,7 +357,7 @@ func (s *sqliteStore) LoadSessions(ctx context.Context) (map[string][]byte, erro
 	return out, nil
 }
 
-func putEntities(ctx context.Context, tx *sql.Tx, id string, put []EntityRecord) error {
+func putEntities(ctx context.Context, tx *sql.Tx, id string, put []store.EntityRecord) error {
 	insert := func(n int) string {
 		var b strings.Builder
 		b.WriteString(`INSERT OR REPLACE INTO entities (document_id, handle, data) VALUES `)

@@ -1,4 +1,4 @@
-package core
+package sqlite
 
 import (
 	"path/filepath"
@@ -6,12 +6,12 @@ import (
 )
 
 func TestSQLitePragmas(t *testing.T) {
-	s, err := OpenStore("sqlite:" + filepath.Join(t.TempDir(), "a", "b.db"))
+	s, err := Open(filepath.Join(t.TempDir(), "a", "b.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	db := s.(*sqliteStore).db
+	db := s.db
 	for pragma, want := range map[string]string{"journal_mode": "wal", "synchronous": "2", "busy_timeout": "10000", "foreign_keys": "1"} {
 		var got string
 		if err := db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {

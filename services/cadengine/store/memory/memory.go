@@ -1,0 +1,195 @@
+// Package memory is a [store.Store] in memory, for tests and benchmarks:
+// nothing survives the process.
+package memory
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+)
+
+// Store is a [store.Store] in memory. Records are copied in and out, so
+// an engine that reopens the same Store sees what the previous one
+// committed, as with a file.
+type Store struct {
+	mu       sync.Mutex // guards docs, ops, sessions and closed
+	docs     map[string]*memDoc
+	ops      map[[2]string]store.OperationRecord // by principal and id
+	sessions map[string][]byte
+	closed   bool
+}
+
+type memDoc struct {
+	rec  store.DocumentRecord
+	ents map[uint64][]byte
+}
+
+// New returns an empty Store.
+func New() *Store {
+	return &Store{docs: map[string]*memDoc{}, ops: map[[2]string]store.OperationRecord{}, sessions: map[string][]byte{}}
+}
+
+// Kind is "memory".
+func (*Store) Kind() string { return "memory" }
+
+// Load calls fn for every document, in id order.
+func (s *Store) Load(ctx context.Context, fn func(*store.DocumentRecord, []store.EntityRecord) error) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return store.ErrClosed
+	}
+	type snap struct {
+		rec  store.DocumentRecord
+		ents []store.EntityRecord
+	}
+	var all []snap
+	for _, id := range slices.Sorted(maps.Keys(s.docs)) {
+		d := s.docs[id]
+		rec := d.rec
+		rec.Layers = slices.Clone(rec.Layers)
+		ents := make([]store.EntityRecord, 0, len(d.ents))
+		for _, h := range slices.Sorted(maps.Keys(d.ents)) {
+			ents = append(ents, store.EntityRecord{Handle: h, Data: slices.Clone(d.ents[h])})
+		}
+		all = append(all, snap{rec, ents})
+	}
+	s.mu.Unlock()
+	for i := range all {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(&all[i].rec, all[i].ents); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Commit applies c.
+func (s *Store) Commit(_ context.Context, c *store.Commit) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.ErrClosed
+	}
+	if c.Document != nil {
+		d := s.docs[c.Document.ID]
+		if d == nil {
+			d = &memDoc{ents: map[uint64][]byte{}}
+			s.docs[c.Document.ID] = d
+		}
+		d.rec = *c.Document
+		d.rec.Layers = slices.Clone(c.Document.Layers)
+		for _, h := range c.Delete {
+			delete(d.ents, h)
+		}
+		for _, e := range c.Put {
+			d.ents[e.Handle] = slices.Clone(e.Data)
+		}
+	}
+	for _, op := range c.Operations {
+		s.ops[[2]string{op.Principal, op.ID}] = cloneOperation(op)
+	}
+	return nil
+}
+
+func cloneOperation(op store.OperationRecord) store.OperationRecord {
+	op.RequestHash = slices.Clone(op.RequestHash)
+	op.CommittedSteps = slices.Clone(op.CommittedSteps)
+	op.Response = slices.Clone(op.Response)
+	return op
+}
+
+// LoadOperations calls fn for every journal record, oldest first.
+func (s *Store) LoadOperations(ctx context.Context, fn func(*store.OperationRecord) error) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return store.ErrClosed
+	}
+	all := make([]store.OperationRecord, 0, len(s.ops))
+	for _, op := range s.ops {
+		all = append(all, cloneOperation(op))
+	}
+	s.mu.Unlock()
+	slices.SortFunc(all, func(a, b store.OperationRecord) int {
+		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Principal+"\x00"+a.ID, b.Principal+"\x00"+b.ID)
+	})
+	for i := range all {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(&all[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PruneOperations deletes records of operations that finished before t.
+func (s *Store) PruneOperations(_ context.Context, before time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.ErrClosed
+	}
+	for k, op := range s.ops {
+		if !op.FinishedAt.IsZero() && op.FinishedAt.Before(before) {
+			delete(s.ops, k)
+		}
+	}
+	return nil
+}
+
+// SaveSession stores a session's state.
+func (s *Store) SaveSession(_ context.Context, id string, data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.ErrClosed
+	}
+	s.sessions[id] = slices.Clone(data)
+	return nil
+}
+
+// DeleteSession forgets a session.
+func (s *Store) DeleteSession(_ context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.ErrClosed
+	}
+	delete(s.sessions, id)
+	return nil
+}
+
+// LoadSessions returns every session's state.
+func (s *Store) LoadSessions(context.Context) (map[string][]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, store.ErrClosed
+	}
+	out := make(map[string][]byte, len(s.sessions))
+	for id, data := range s.sessions {
+		out[id] = slices.Clone(data)
+	}
+	return out, nil
+}
+
+// Close makes later calls fail.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
