@@ -1,9 +1,6 @@
 package core
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -34,22 +31,24 @@ type change struct {
 //   - undoTo reverts the document to a mark in O(changes since the mark),
 //     which is how a failed tool leaves no trace and how a batch will roll
 //     back to a checkpoint;
-//   - commit writes the changes since the last commit to the store in one
-//     transaction: the current state of each entity they touched and the
-//     document row, never the whole document.
+//   - since lists the changes after a mark, from which the engine's commit
+//     writes the current state of each entity they touched and the
+//     document row (see commitOf), never the whole document.
 //
 // Rules every write obeys are enforced here, in one place: entities on a
 // locked layer are refused, a missing layer fails, geometry must be finite.
 type tx struct {
-	d       *document
-	log     []change
-	flushed int // log[:flushed] is in the store
+	d   *document
+	log []change
 }
 
 func newTx(d *document) *tx { return &tx{d: d} }
 
 // mark is a point to undo to.
 func (t *tx) mark() int { return len(t.log) }
+
+// since is the changes after mark, oldest first.
+func (t *tx) since(mark int) []change { return t.log[mark:] }
 
 // writable checks that entities may be written on the named layer.
 func (t *tx) writable(name string) error {
@@ -146,22 +145,7 @@ func (t *tx) undoTo(mark int) []change {
 		}
 	}
 	t.log = t.log[:mark]
-	if t.flushed > mark {
-		t.flushed = mark
-	}
 	return undone
-}
-
-// commit writes the changes since the last commit to the store, in one
-// transaction. It is not cancelled with ctx once it starts: a commit that
-// began finishes or fails as a whole.
-func (t *tx) commit(ctx context.Context, s store.Store) error {
-	c := commitOf(t.d, t.log[t.flushed:])
-	if err := s.Commit(context.WithoutCancel(ctx), c); err != nil {
-		return fmt.Errorf("commit document %s: %w", t.d.id, err)
-	}
-	t.flushed = len(t.log)
-	return nil
 }
 
 // commitOf is the store transaction that brings the stored document to the

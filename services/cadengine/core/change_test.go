@@ -1,15 +1,12 @@
 package core
 
 import (
-	"context"
 	"math/rand"
 	"testing"
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
-	"github.com/cadbridge/cadbridge/services/cadengine/store"
-	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 func TestEveryToolHasAHandler(t *testing.T) {
@@ -165,64 +162,4 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 	if fresh.hash != d.hash {
 		t.Error("incremental content hash differs from a recomputation")
 	}
-}
-
-func TestCommitHoldsOnlyChanges(t *testing.T) {
-	store := &recordingStore{Store: memory.New()}
-	e, err := New(store, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	ctx := context.Background()
-	info, err := e.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ := e.doc(info.DocumentId)
-	err = e.inLane(ctx, d, func(tx *tx) error {
-		for i := 0; i < 10; i++ {
-			if _, err := e.step(ctx, tx, func() (any, error) {
-				return tx.create(&entity{layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{geom.Pt(float64(i), 0)}})
-			}); err != nil {
-				return err
-			}
-		}
-		var first *entity
-		d.each(0, func(x *entity) bool { first = x; return false })
-		_, err := e.step(ctx, tx, func() (any, error) {
-			return nil, tx.replace(first, first.with(pointGeom{geom.Pt(5, 5)}))
-		})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := store.commits[len(store.commits)-1]
-	if len(last.Put) != 1 || len(last.Delete) != 0 || last.Document.Revision != 11 {
-		t.Errorf("last commit = %d puts, %d deletes, revision %d; want 1 put at revision 11", len(last.Put), len(last.Delete), last.Document.Revision)
-	}
-	// A failed step commits nothing and leaves no trace.
-	n := len(store.commits)
-	hash := d.hash
-	e.inLane(ctx, d, func(tx *tx) error {
-		_, err := e.step(ctx, tx, func() (any, error) {
-			tx.create(&entity{layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{geom.Pt(7, 7)}})
-			return nil, failed("boom")
-		})
-		return err
-	})
-	if len(store.commits) != n || d.hash != hash || d.revision != 11 {
-		t.Error("a failed step committed or left changes")
-	}
-}
-
-type recordingStore struct {
-	*memory.Store
-	commits []*store.Commit
-}
-
-func (s *recordingStore) Commit(ctx context.Context, c *store.Commit) error {
-	s.commits = append(s.commits, c)
-	return s.Store.Commit(ctx, c)
 }

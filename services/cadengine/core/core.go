@@ -203,42 +203,6 @@ func (e *Engine) doc(id string) (*document, error) {
 	return d, nil
 }
 
-// inLane runs fn as the document's only writer: it takes the write lane
-// (giving up if ctx ends first) and the document lock, and hands fn a fresh
-// tx. Tool calls and batches take the lane through run.lock, which also
-// lets go of it while waiting on a client.
-func (e *Engine) inLane(ctx context.Context, d *document, fn func(t *tx) error) error {
-	if err := d.acquire(ctx); err != nil {
-		return err
-	}
-	defer d.release()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return fn(newTx(d))
-}
-
-// step runs one mutating change inside t and commits it on its own (no
-// journal record): if run fails, its changes are undone and nothing is
-// committed; if it succeeds, the revision goes up by one and the changes
-// since the last commit are committed in one store transaction; if that
-// commit fails they are undone too and the error is returned.
-func (e *Engine) step(ctx context.Context, t *tx, run func() (any, error)) (any, error) {
-	m := t.mark()
-	res, err := run()
-	if err != nil {
-		t.undoTo(m)
-		return nil, err
-	}
-	t.d.revision++
-	if err := t.commit(ctx, e.store); err != nil {
-		t.d.revision--
-		t.undoTo(m)
-		return nil, err
-	}
-	t.d.durable.Store(t.d.revision)
-	return res, nil
-}
-
 // ---- documents ----
 
 // CreateDocument creates an empty document with layer "0" (colour 7,

@@ -153,7 +153,7 @@ func (r *run) affected(s *stepPlan, args proto.Message) (string, *enginev1.Affec
 	case *enginev1.TransactionRollbackArgs:
 		n := 0
 		if len(r.checkpoints) > 0 && r.t != nil {
-			for _, ch := range r.t.log[r.checkpoints[len(r.checkpoints)-1].mark:] {
+			for _, ch := range r.t.since(r.checkpoints[len(r.checkpoints)-1].mark) {
 				n++
 				if ch.kind == changeEntity {
 					set[ch.handle] = true

@@ -34,6 +34,8 @@ type spyStore struct {
 type commitSize struct {
 	document   bool
 	entities   int // puts and deletes
+	puts       int
+	revision   int64 // of the document, when there is one
 	operations int
 }
 
@@ -42,7 +44,11 @@ func (s *spyStore) Commit(ctx context.Context, c *store.Commit) error {
 		return errors.New("disk on fire")
 	}
 	s.mu.Lock()
-	s.commits = append(s.commits, commitSize{c.Document != nil, len(c.Put) + len(c.Delete), len(c.Operations)})
+	size := commitSize{document: c.Document != nil, entities: len(c.Put) + len(c.Delete), puts: len(c.Put), operations: len(c.Operations)}
+	if c.Document != nil {
+		size.revision = c.Document.Revision
+	}
+	s.commits = append(s.commits, size)
 	s.mu.Unlock()
 	return s.Store.Commit(ctx, c)
 }

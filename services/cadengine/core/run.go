@@ -45,9 +45,10 @@ type run struct {
 	verbose bool
 	single  bool // a tools.call: the step shares the call's id, results are whole
 
-	writer bool // holds d's lane and d.mu for writing; else d.mu for reading
-	locked bool // holds them now
-	t      *tx  // writer runs only
+	writer  bool // holds d's lane and d.mu for writing; else d.mu for reading
+	locked  bool // holds them now
+	t       *tx  // writer runs only
+	flushed int  // t's changes before this mark are in the store
 
 	resp   *enginev1.ExecuteBatchResponse
 	outs   []map[string]any // by step: the result of a bound step that succeeded
@@ -351,11 +352,12 @@ func (r *run) checkpoint(id string, step int) checkpoint {
 // undoTo reverts the run's changes after mark, remembering those already
 // stored: the next commit must store their undoing.
 func (r *run) undoTo(mark int) []change {
-	if mark >= len(r.t.log) {
+	if mark >= r.t.mark() {
 		return nil // nothing after mark (a rollback step may have cut below it)
 	}
-	if mark < r.t.flushed {
-		r.reverted = append(r.reverted, r.t.log[mark:r.t.flushed]...)
+	if mark < r.flushed {
+		r.reverted = append(r.reverted, r.t.since(mark)[:r.flushed-mark]...)
+		r.flushed = mark
 	}
 	return r.t.undoTo(mark)
 }
@@ -396,7 +398,7 @@ func (r *run) syncRevision() {
 
 // dirty says whether the document holds changes the store does not.
 func (r *run) dirty() bool {
-	return r.writer && (len(r.t.log) > r.t.flushed || len(r.reverted) > 0 || r.d.revision != r.durableRev)
+	return r.writer && (r.t.mark() > r.flushed || len(r.reverted) > 0 || r.d.revision != r.durableRev)
 }
 
 // ---- commit points ----
@@ -409,7 +411,7 @@ func (r *run) commit(rec store.OperationRecord) error {
 	c := &store.Commit{Operations: []store.OperationRecord{rec}}
 	doc := r.dirty()
 	if doc {
-		changes := append(slices.Clone(r.reverted), r.t.log[r.t.flushed:]...)
+		changes := append(slices.Clone(r.reverted), r.t.since(r.flushed)...)
 		c = commitOf(r.d, changes)
 		c.Operations = []store.OperationRecord{rec}
 	} else if r.created != nil {
@@ -421,7 +423,7 @@ func (r *run) commit(rec store.OperationRecord) error {
 		return fmt.Errorf("commit operation %s: %w", r.op.key.id, err)
 	}
 	if doc {
-		r.t.flushed = len(r.t.log)
+		r.flushed = r.t.mark()
 		r.reverted = nil
 		r.durableRev, r.pending = r.d.revision, 0
 		r.epoch++
@@ -444,7 +446,7 @@ func (r *run) commit(rec store.OperationRecord) error {
 // document (a restart reloads the stored state).
 func (r *run) abort() {
 	if r.writer && r.t != nil {
-		r.t.undoTo(r.t.flushed)
+		r.t.undoTo(r.flushed)
 		if len(r.reverted) > 0 {
 			r.d.quarantined = true
 			r.reverted = nil

@@ -123,6 +123,47 @@ func (s *flakyStore) Commit(ctx context.Context, c *store.Commit) error {
 	return s.Store.Commit(ctx, c)
 }
 
+// TestCommitHoldsOnlyChanges checks that a commit stores only the entities
+// a call changed, and that a call that fails after changing something
+// stores no document change and leaves no trace.
+func TestCommitHoldsOnlyChanges(t *testing.T) {
+	spy := &spyStore{Store: memory.New()}
+	e := newEngine(t, spy)
+	info, err := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, e: e, doc: info.DocumentId}
+	var first string
+	for i := range 10 {
+		h := f.handle(enginev1.ToolEntityCreatePoint, obj{"x": i, "y": 0})
+		if i == 0 {
+			first = h
+		}
+	}
+	f.ok(enginev1.ToolEntityMove, obj{"handle": first, "dx": 5, "dy": 5})
+	if all := spy.since(0); len(all) == 0 {
+		t.Fatal("no commits")
+	} else if last := all[len(all)-1]; !last.document || last.puts != 1 || last.entities != 1 || last.revision != 11 {
+		t.Errorf("last commit = %+v, want 1 put at revision 11", last)
+	}
+	// entity_batch_create creates its first entity, then fails on the
+	// second (no such layer): the first is undone too.
+	n, before := spy.count(), f.info()
+	f.fail(enginev1.ToolEntityBatchCreate, obj{"entities": []any{
+		obj{"type": "point", "x": 7, "y": 7},
+		obj{"type": "point", "x": 8, "y": 8, "layer": "nowhere"},
+	}}, kindFailed)
+	for _, c := range spy.since(n) {
+		if c.document || c.entities != 0 {
+			t.Errorf("the failed call committed %+v, want its journal record only", c)
+		}
+	}
+	if after := f.info(); after.Revision != before.Revision || after.ContentHash != before.ContentHash || after.EntityCount != 10 {
+		t.Errorf("the failed call changed the document: %v → %v", before, after)
+	}
+}
+
 func TestFailedCommitLeavesNoTrace(t *testing.T) {
 	store := &flakyStore{Store: memory.New()}
 	e := newEngine(t, store)
