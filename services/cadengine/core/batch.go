@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	otelcodes "go.opentelemetry.io/otel/codes"
 	"strings"
+
+	otelcodes "go.opentelemetry.io/otel/codes"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"

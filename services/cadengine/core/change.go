@@ -54,10 +54,10 @@ func (t *tx) since(mark int) []change { return t.log[mark:] }
 func (t *tx) writable(name string) error {
 	l := t.d.layers[name]
 	if l == nil {
-		return failed("the document has no layer %q", name)
+		return ruleFailed("the document has no layer %q", name)
 	}
 	if l.locked {
-		return refused("layer %q is locked", name)
+		return ruleRefused("layer %q is locked", name)
 	}
 	return nil
 }
@@ -73,7 +73,7 @@ func (t *tx) create(e *entity) (*entity, error) {
 		return nil, err
 	}
 	if !e.geom.Finite() {
-		return nil, failed("the %s's coordinates overflow", typeName(e.geom.kind()))
+		return nil, ruleFailed("the %s's coordinates overflow", typeName(e.geom.kind()))
 	}
 	e.handle = t.d.nextHandle
 	t.d.nextHandle++ // never given back, even by undo: handles are not reused
@@ -93,7 +93,7 @@ func (t *tx) replace(old, next *entity) error {
 		}
 	}
 	if !next.geom.Finite() {
-		return failed("the %s's coordinates overflow", typeName(next.geom.kind()))
+		return ruleFailed("the %s's coordinates overflow", typeName(next.geom.kind()))
 	}
 	next.handle = old.handle
 	t.logEntity(old.handle, old, next)

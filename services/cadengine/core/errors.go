@@ -95,6 +95,20 @@ func unresolvedRef(path string, format string, args ...any) *toolError {
 	return e
 }
 
+// asToolError reports whether err is a tool failure and returns it as
+// one: a *toolError, or a *ruleError of the drawing's rules.
+func asToolError(err error) (*toolError, bool) {
+	var te *toolError
+	if errors.As(err, &te) {
+		return te, true
+	}
+	var re *ruleError
+	if errors.As(err, &re) {
+		return toolErr(re.Kind, "%s", re.Message), true
+	}
+	return nil, false
+}
+
 // contextError is the step failure for a context that ended: timed_out for
 // a deadline, cancelled otherwise.
 func contextError(err error, format string, args ...any) *toolError {

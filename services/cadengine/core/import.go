@@ -103,9 +103,8 @@ func (f *dxfFile) build(d *document) error {
 				if len(fe.layer) > 255 {
 					return dxfErrorf(fe.line, "the layer name of this entity is longer than 255 bytes")
 				}
-				var te *toolError
-				if err := checkLayerName(fe.layer); errors.As(err, &te) {
-					return dxfErrorf(fe.line, "layer %q: %s", clip(fe.layer), te.pb.GetMessage())
+				if err := checkLayerName(fe.layer); err != nil {
+					return dxfErrorf(fe.line, "layer %q: %v", clip(fe.layer), err)
 				}
 				l = &layer{name: fe.layer, color: 7, linetype: "Continuous", lineweight: -3, on: true}
 				d.setLayer(l.name, l)

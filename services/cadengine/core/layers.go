@@ -1,6 +1,8 @@
 package core
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -38,14 +40,14 @@ func validLineweight(w int32) bool {
 // checkLayerName rejects names DXF cannot hold.
 func checkLayerName(name string) error {
 	if strings.TrimSpace(name) != name || name == "" {
-		return invalidArgs("/name", reasonInvalid, "a layer name cannot be empty or start or end with a space")
+		return errors.New("a layer name cannot be empty or start or end with a space")
 	}
 	if i := strings.IndexAny(name, "<>/\\\":;?*|=`"); i >= 0 {
-		return invalidArgs("/name", reasonInvalid, "a layer name cannot contain %q", name[i])
+		return fmt.Errorf("a layer name cannot contain %q", name[i])
 	}
 	for _, r := range name {
 		if r < 0x20 || r == 0x7f {
-			return invalidArgs("/name", reasonInvalid, "a layer name cannot contain control characters")
+			return errors.New("a layer name cannot contain control characters")
 		}
 	}
 	return nil
@@ -68,7 +70,7 @@ func (c *call) layerNamed(name string) (*layer, error) {
 // name is refused.
 func layerCreate(c *call, a *enginev1.LayerCreateArgs) (*enginev1.LayerCreateResult, error) {
 	if err := checkLayerName(a.Name); err != nil {
-		return nil, err
+		return nil, invalidArgs("/name", reasonInvalid, "%v", err)
 	}
 	if l := c.d.layerFold(a.Name); l != nil {
 		return nil, refused("layer %q already exists", l.name)

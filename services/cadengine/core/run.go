@@ -231,8 +231,7 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	}
 	if r.needsApproval(s) {
 		if err := r.approve(s, args); err != nil {
-			var te *toolError
-			if errors.As(err, &te) {
+			if te, ok := asToolError(err); ok {
 				return fail(te)
 			}
 			return false, err
@@ -249,8 +248,7 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 		if r.writer {
 			r.undoTo(mark)
 		}
-		var te *toolError
-		if errors.As(err, &te) {
+		if te, ok := asToolError(err); ok {
 			return fail(te)
 		}
 		return false, err
