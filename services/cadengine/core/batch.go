@@ -245,7 +245,7 @@ func guard(d *document, expected *int64, pre []*enginev1.Precondition) *toolErro
 		h, ok := parseHandle(p.GetHandle())
 		var ent *entity
 		if ok {
-			ent = d.entities[h]
+			ent = d.entity(h)
 		}
 		if ent == nil || !strings.EqualFold(ent.fingerprint(), p.GetFingerprint()) {
 			name := p.GetHandle()
@@ -449,11 +449,11 @@ func preview(d *document, req *enginev1.ExecuteBatchRequest, plans []*stepPlan) 
 					return nil, nil
 				}
 				h, ok := parseHandle(lit)
-				if !ok || seen[h] || d.entities[h] == nil {
+				if !ok || seen[h] || d.entity(h) == nil {
 					return nil, nil
 				}
 				seen[h] = true
-				p.Preconditions = append(p.Preconditions, &enginev1.Precondition{Handle: formatHandle(h), Fingerprint: d.entities[h].fingerprint()})
+				p.Preconditions = append(p.Preconditions, &enginev1.Precondition{Handle: formatHandle(h), Fingerprint: d.entity(h).fingerprint()})
 				return nil, nil
 			})
 		}

@@ -1,9 +1,5 @@
 package core
 
-import (
-	"github.com/cadbridge/cadbridge/services/cadengine/store"
-)
-
 // changeKind says what a change touched.
 type changeKind uint8
 
@@ -38,11 +34,11 @@ type change struct {
 // Rules every write obeys are enforced here, in one place: entities on a
 // locked layer are refused, a missing layer fails, geometry must be finite.
 type tx struct {
-	d   *document
+	d   *model
 	log []change
 }
 
-func newTx(d *document) *tx { return &tx{d: d} }
+func newTx(d *model) *tx { return &tx{d: d} }
 
 // mark is a point to undo to.
 func (t *tx) mark() int { return len(t.log) }
@@ -146,29 +142,4 @@ func (t *tx) undoTo(mark int) []change {
 	}
 	t.log = t.log[:mark]
 	return undone
-}
-
-// commitOf is the store transaction that brings the stored document to the
-// document's current state, given the changes since the last commit: the
-// document row and, for each entity the changes touched, its current state
-// (or its removal).
-func commitOf(d *document, changes []change) *store.Commit {
-	rec := d.record()
-	c := &store.Commit{Document: &rec}
-	seen := make(map[uint64]struct{}, len(changes))
-	for _, ch := range changes {
-		if ch.kind != changeEntity {
-			continue
-		}
-		if _, ok := seen[ch.handle]; ok {
-			continue
-		}
-		seen[ch.handle] = struct{}{}
-		if e := d.entities[ch.handle]; e != nil {
-			c.Put = append(c.Put, store.EntityRecord{Handle: e.handle, Data: e.encode()})
-		} else {
-			c.Delete = append(c.Delete, ch.handle)
-		}
-	}
-	return c
 }

@@ -89,8 +89,8 @@ func negZero() float64 {
 }
 
 func TestContentHashOrderIndependentAndUndo(t *testing.T) {
-	build := func(order []int) *document {
-		d := newDocument("doc-x", "x", enginev1.Units_UNITS_MM, time.Time{})
+	build := func(order []int) *model {
+		d := newModel("doc-x", "x", enginev1.Units_UNITS_MM, time.Time{})
 		tx := newTx(d)
 		tx.putLayer(&layer{name: "walls", color: 1, linetype: "Continuous", lineweight: -3, on: true})
 		geoms := sampleGeometries()
@@ -110,17 +110,17 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 	for i := range order {
 		order[i] = i
 	}
-	ref := build(order).hash
+	ref := build(order).sum
 	r := rand.New(rand.NewSource(1))
 	for k := 0; k < 5; k++ {
 		r.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
-		if got := build(order).hash; got != ref {
+		if got := build(order).sum; got != ref {
 			t.Fatalf("content hash depends on creation order: %v vs %v", got, ref)
 		}
 	}
 
 	d := build(order)
-	before := d.hash
+	before := d.sum
 	tx := newTx(d)
 	m := tx.mark()
 	var some *entity
@@ -136,7 +136,7 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 	if err := tx.remove(some); err != nil {
 		t.Fatal(err)
 	}
-	if d.hash == before {
+	if d.sum == before {
 		t.Fatal("content hash did not change")
 	}
 	nextHandle := d.nextHandle
@@ -144,8 +144,8 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 	if len(undone) != 5 {
 		t.Errorf("undoTo undid %d changes, want 5", len(undone))
 	}
-	if d.hash != before {
-		t.Errorf("content hash after undo = %v, want %v", d.hash, before)
+	if d.sum != before {
+		t.Errorf("content hash after undo = %v, want %v", d.sum, before)
 	}
 	if d.current != "0" || d.layers["doors"] != nil || d.entities[some.handle] != some {
 		t.Error("undo did not restore current layer, layers and entities")
@@ -154,12 +154,12 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 		t.Error("undo gave back a handle")
 	}
 	// The hash is the same as a recomputation from scratch.
-	fresh := newDocument("doc-y", "y", enginev1.Units_UNITS_MM, time.Time{})
+	fresh := newModel("doc-y", "y", enginev1.Units_UNITS_MM, time.Time{})
 	for _, l := range d.sortedLayers() {
 		fresh.setLayer(l.name, &layer{name: l.name, color: l.color, linetype: l.linetype, lineweight: l.lineweight, on: l.on, frozen: l.frozen, locked: l.locked})
 	}
 	d.each(0, func(e *entity) bool { fresh.setEntity(e.handle, e); return true })
-	if fresh.hash != d.hash {
+	if fresh.sum != d.sum {
 		t.Error("incremental content hash differs from a recomputation")
 	}
 }

@@ -224,7 +224,7 @@ func (e *Engine) createDocument(ctx context.Context, name string, units enginev1
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := e.store.Commit(context.WithoutCancel(ctx), commitOf(d, nil)); err != nil {
+	if err := e.store.Commit(context.WithoutCancel(ctx), commitOf(d.model, nil)); err != nil {
 		return nil, fmt.Errorf("create document: %w", err)
 	}
 	e.publish(d)
@@ -246,7 +246,7 @@ func (e *Engine) newDocument(name string, units enginev1.Units) (*document, erro
 	if _, ok := enginev1.Units_name[int32(units)]; !ok {
 		return nil, fmt.Errorf("%w: unknown units %d", ErrInvalid, units)
 	}
-	return newDocument("doc-"+randomHex(8), name, units, e.now().UTC()), nil
+	return newDocument(newModel("doc-"+randomHex(8), name, units, e.now().UTC())), nil
 }
 
 // publish makes a committed document visible.
@@ -341,7 +341,7 @@ func (e *Engine) ExportDocument(ctx context.Context, req *enginev1.ExportDocumen
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	content, media, err := export(d, req.GetFormat())
+	content, media, err := export(d.model, req.GetFormat())
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ type style struct {
 // create adds an entity with geometry g; path prefixes argument paths in
 // errors ("" for a single create, "/entities/3" in a batch).
 func (c *call) create(path string, s style, g geometry) (*entity, error) {
-	e := &entity{layer: c.d.current, color: 256, linetype: "ByLayer", geom: g}
+	e := &entity{layer: c.d.currentLayer(), color: 256, linetype: "ByLayer", geom: g}
 	if s.layer != nil {
 		e.layer = *s.layer
 	}

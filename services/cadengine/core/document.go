@@ -2,25 +2,19 @@ package core
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
-// document is one drawing in memory. Its fields are guarded by mu; writers
-// also hold the lane (see Engine.inLane) for as long as their write — a tool
-// call now, a whole batch later — takes.
+// document is one drawing in the engine: its model, the write lane and the
+// lock that guard it, and the notes of its recent commits. Writers also
+// hold the lane (see run.lock) for as long as their write — a tool call or
+// a whole batch — takes.
 type document struct {
-	id        string
-	createdAt time.Time
+	*model
 
 	// lane admits one writer at a time. A writer takes the lane first
 	// (waiting is cancellable), then mu while it applies and commits; a
@@ -32,20 +26,9 @@ type document struct {
 	// (busy and conflict answers must not wait for the lane).
 	durable atomic.Int64
 
-	mu          sync.RWMutex // guards everything below
-	name        string
-	units       enginev1.Units
-	revision    int64
-	nextHandle  uint64
-	current     string
-	layers      map[string]*layer
-	layerSeq    int64
-	entities    map[uint64]*entity
-	order       handleIndex      // every live handle, ascending
-	perLayer    map[string]int64 // entity count by layer
-	hash        sum256           // content hash, see sum256
-	commits     []commitNote     // the latest commits, oldest first, see noteCommit
-	commitsLost int64            // the highest revision of notes dropped from commits
+	mu          sync.RWMutex // guards model and everything below
+	commits     []commitNote // the latest commits, oldest first, see noteCommit
+	commitsLost int64        // the highest revision of notes dropped from commits
 	// quarantined is set when the document in memory may differ from the
 	// stored one (a commit that would have stored a rollback failed);
 	// every later call on it is refused quarantined until the engine
@@ -53,33 +36,10 @@ type document struct {
 	quarantined bool
 }
 
-// layer is a layer's state. Like entities, a layer in a document is never
-// changed in place.
-type layer struct {
-	name       string
-	color      int32
-	linetype   string
-	lineweight int32
-	on         bool
-	frozen     bool
-	locked     bool
-	seq        int64 // creation order, for listing
-}
-
-func newDocument(id, name string, units enginev1.Units, now time.Time) *document {
-	d := &document{
-		id:         id,
-		createdAt:  now,
-		lane:       make(chan struct{}, 1),
-		name:       name,
-		units:      units,
-		nextHandle: firstHandle,
-		layers:     map[string]*layer{},
-		entities:   map[uint64]*entity{},
-		perLayer:   map[string]int64{},
-	}
-	d.setLayer("0", &layer{name: "0", color: 7, linetype: "Continuous", lineweight: -3, on: true})
-	d.setCurrent("0")
+// newDocument puts a drawing in the engine.
+func newDocument(m *model) *document {
+	d := &document{model: m, lane: make(chan struct{}, 1)}
+	d.durable.Store(m.revision)
 	return d
 }
 
@@ -95,124 +55,8 @@ func (d *document) acquire(ctx context.Context) error {
 
 func (d *document) release() { <-d.lane }
 
-// ---- the three mutations; everything that changes a document goes
-// through them, so the content hash and indexes stay right ----
-
-// setEntity puts e under handle h, or removes h when e is nil.
-func (d *document) setEntity(h uint64, e *entity) {
-	if old := d.entities[h]; old != nil {
-		d.hash.Sub(old.fp)
-		d.perLayer[old.layer]--
-		if e == nil {
-			delete(d.entities, h)
-			d.order.remove()
-			d.compact()
-		}
-	} else if e != nil {
-		d.order.Add(h)
-	}
-	if e != nil {
-		d.entities[h] = e
-		d.hash.Add(e.fp)
-		d.perLayer[e.layer]++
-	}
-}
-
-// setLayer puts l under name, or removes the layer when l is nil.
-func (d *document) setLayer(name string, l *layer) {
-	if old := d.layers[name]; old != nil {
-		d.hash.Sub(old.digest())
-	}
-	if l == nil {
-		delete(d.layers, name)
-		return
-	}
-	if l.seq == 0 {
-		d.layerSeq++
-		l.seq = d.layerSeq
-	}
-	d.layers[name] = l
-	d.hash.Add(l.digest())
-}
-
-// setCurrent makes name the current layer.
-func (d *document) setCurrent(name string) {
-	if d.current != "" {
-		d.hash.Sub(settingsDigest(d.current))
-	}
-	d.current = name
-	d.hash.Add(settingsDigest(name))
-}
-
-func (d *document) compact() {
-	if d.order.dead > 1024 && d.order.dead*2 > len(d.order.hs) {
-		d.order.compact(func(h uint64) bool { return d.entities[h] != nil })
-	}
-}
-
-// each calls fn for every entity with handle >= from, in handle order,
-// until fn returns false.
-func (d *document) each(from uint64, fn func(*entity) bool) {
-	i := sort.Search(len(d.order.hs), func(i int) bool { return d.order.hs[i] >= from })
-	for ; i < len(d.order.hs); i++ {
-		if e := d.entities[d.order.hs[i]]; e != nil && !fn(e) {
-			return
-		}
-	}
-}
-
-// layerFold finds a layer whose name equals name ignoring case (DXF layer
-// names are case-insensitive, so two such layers cannot coexist).
-func (d *document) layerFold(name string) *layer {
-	for _, l := range d.layers {
-		if strings.EqualFold(l.name, name) {
-			return l
-		}
-	}
-	return nil
-}
-
-func (d *document) sortedLayers() []*layer {
-	out := make([]*layer, 0, len(d.layers))
-	for _, l := range d.layers {
-		out = append(out, l)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
-	return out
-}
-
-func (l *layer) proto(count int64) *enginev1.Layer {
-	return &enginev1.Layer{
-		Name: l.name, Color: l.color, Linetype: l.linetype, Lineweight: l.lineweight,
-		On: l.on, Frozen: l.frozen, Locked: l.locked, EntityCount: count,
-	}
-}
-
-func (d *document) layerProtos() []*enginev1.Layer {
-	ls := d.sortedLayers()
-	out := make([]*enginev1.Layer, len(ls))
-	for i, l := range ls {
-		out[i] = l.proto(d.perLayer[l.name])
-	}
-	return out
-}
-
-// info describes the document; the caller holds mu.
-func (d *document) info() *enginev1.DocumentInfo {
-	return &enginev1.DocumentInfo{
-		DocumentId:   d.id,
-		Name:         d.name,
-		Units:        d.units,
-		Revision:     d.revision,
-		ContentHash:  d.hash.String(),
-		EntityCount:  int64(len(d.entities)),
-		CurrentLayer: d.current,
-		Layers:       d.layerProtos(),
-	}
-}
-
 // record is the document's row for the store; the caller holds mu.
-func (d *document) record() store.DocumentRecord {
+func recordOf(d *model) store.DocumentRecord {
 	ls := d.sortedLayers()
 	layers := make([]store.LayerRecord, len(ls))
 	for i, l := range ls {
@@ -230,17 +74,16 @@ func (d *document) record() store.DocumentRecord {
 		NextHandle:   d.nextHandle,
 		CurrentLayer: d.current,
 		Layers:       layers,
-		ContentHash:  d.hash.String(),
+		ContentHash:  d.sum.String(),
 	}
 }
 
 // loadDocument rebuilds a document from its stored records and checks the
 // stored content hash against the recomputed one.
 func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*document, error) {
-	d := &document{
+	d := &model{
 		id:         rec.ID,
 		createdAt:  rec.CreatedAt,
-		lane:       make(chan struct{}, 1),
 		name:       rec.Name,
 		units:      rec.Units,
 		revision:   rec.Revision,
@@ -269,102 +112,45 @@ func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*docume
 		}
 		d.setEntity(er.Handle, e)
 	}
-	if got := d.hash.String(); got != rec.ContentHash {
+	if got := d.sum.String(); got != rec.ContentHash {
 		return nil, fmt.Errorf("document %s: content hash is %s, stored %s", rec.ID, got, rec.ContentHash)
 	}
-	d.durable.Store(d.revision)
-	return d, nil
+	return newDocument(d), nil
 }
 
-// ---- content hash ----
-
-// sum256 is the document's order-independent content hash: the sum, lane
-// by lane modulo 2^64, of 256-bit digests read as four little-endian
-// uint64s — one digest per entity (its fingerprint), per layer (its
-// state) and one for the document's settings (the current layer). Adding
-// and removing a digest is O(1), and equal multisets of digests give equal
-// sums whatever the order of changes, so undoing a change restores the
-// hash exactly.
-type sum256 [4]uint64
-
-func (s *sum256) Add(d [32]byte) {
-	for i := range s {
-		s[i] += binary.LittleEndian.Uint64(d[i*8:])
-	}
-}
-
-func (s *sum256) Sub(d [32]byte) {
-	for i := range s {
-		s[i] -= binary.LittleEndian.Uint64(d[i*8:])
-	}
-}
-
-// String is the hash as 64 hex digits.
-func (s sum256) String() string {
-	return fmt.Sprintf("%016x%016x%016x%016x", s[0], s[1], s[2], s[3])
-}
-
-// digest is SHA-256 of the layer's canonical encoding: 'L' 0x01, name,
-// colour, linetype, lineweight, on, frozen, locked (see encoder).
-func (l *layer) digest() [32]byte {
-	w := encoder{}
-	w.byte(tagLayer)
-	w.byte(encVersion)
-	w.string(l.name)
-	w.int32(l.color)
-	w.string(l.linetype)
-	w.int32(l.lineweight)
-	w.bool(l.on)
-	w.bool(l.frozen)
-	w.bool(l.locked)
-	return sha256.Sum256(w.b)
-}
-
-// settingsDigest is SHA-256 of 'S' 0x01 and the current layer's name.
-func settingsDigest(current string) [32]byte {
-	w := encoder{}
-	w.byte(tagSettings)
-	w.byte(encVersion)
-	w.string(current)
-	return sha256.Sum256(w.b)
-}
-
-// ---- handle index ----
-
-// handleIndex keeps handles in ascending order for paging. Handles only
-// grow, so a new one is appended; a removed one stays as a dead slot (the
-// entity map says which are live) until dead slots are the majority, when
-// the index is compacted. Undoing a removal may re-add an older handle,
-// which is then inserted in place.
-type handleIndex struct {
-	hs   []uint64
-	dead int
-}
-
-func (x *handleIndex) Add(h uint64) {
-	n := len(x.hs)
-	if n == 0 || h > x.hs[n-1] {
-		x.hs = append(x.hs, h)
-		return
-	}
-	i := sort.Search(n, func(i int) bool { return x.hs[i] >= h })
-	if i < n && x.hs[i] == h {
-		x.dead-- // a dead slot comes back to life
-		return
-	}
-	x.hs = append(x.hs, 0)
-	copy(x.hs[i+1:], x.hs[i:])
-	x.hs[i] = h
-}
-
-func (x *handleIndex) remove() { x.dead++ }
-
-func (x *handleIndex) compact(live func(uint64) bool) {
-	out := x.hs[:0]
-	for _, h := range x.hs {
-		if live(h) {
-			out = append(out, h)
+// commitOf is the store transaction that brings the stored document to the
+// document's current state, given the changes since the last commit: the
+// document row and, for each entity the changes touched, its current state
+// (or its removal).
+func commitOf(d *model, changes []change) *store.Commit {
+	rec := recordOf(d)
+	c := &store.Commit{Document: &rec}
+	seen := make(map[uint64]struct{}, len(changes))
+	for _, ch := range changes {
+		if ch.kind != changeEntity {
+			continue
+		}
+		if _, ok := seen[ch.handle]; ok {
+			continue
+		}
+		seen[ch.handle] = struct{}{}
+		if e := d.entities[ch.handle]; e != nil {
+			c.Put = append(c.Put, store.EntityRecord{Handle: e.handle, Data: e.encode()})
+		} else {
+			c.Delete = append(c.Delete, ch.handle)
 		}
 	}
-	x.hs, x.dead = out, 0
+	return c
+}
+
+// fullCommit is the store transaction that stores a new document whole:
+// its row and every entity.
+func fullCommit(d *model) *store.Commit {
+	rec := recordOf(d)
+	c := &store.Commit{Document: &rec, Put: make([]store.EntityRecord, 0, len(d.entities))}
+	d.each(0, func(e *entity) bool {
+		c.Put = append(c.Put, store.EntityRecord{Handle: e.handle, Data: e.encode()})
+		return true
+	})
+	return c
 }

@@ -13,7 +13,7 @@ import (
 
 // importText reads a DXF file into a new document as ImportDocument
 // does, without an engine.
-func importText(content string) (*document, error) {
+func importText(content string) (*model, error) {
 	f, err := readDXF(content)
 	if err != nil {
 		return nil, err
@@ -22,7 +22,7 @@ func importText(content string) (*document, error) {
 	if units == enginev1.Units_UNITS_UNSPECIFIED {
 		units = enginev1.Units_UNITS_MM
 	}
-	d := newDocument("doc-00000000000000ff", "fuzz", units, time.Time{})
+	d := newModel("doc-00000000000000ff", "fuzz", units, time.Time{})
 	if err := f.build(d); err != nil {
 		return nil, err
 	}
@@ -31,8 +31,8 @@ func importText(content string) (*document, error) {
 
 // sampleDocument has every entity type, texts that look like DXF codes,
 // and layers in every state.
-func sampleDocument() *document {
-	d := newDocument("doc-0000000000000001", "sample", enginev1.Units_UNITS_FT, time.Time{})
+func sampleDocument() *model {
+	d := newModel("doc-0000000000000001", "sample", enginev1.Units_UNITS_FT, time.Time{})
 	d.setLayer("walls", &layer{name: "walls", color: 1, linetype: "DASHED", lineweight: -3, on: false, locked: true})
 	d.setLayer("frozen", &layer{name: "frozen", color: 200, linetype: "Continuous", lineweight: -3, on: true, frozen: true})
 	d.setCurrent("walls")
@@ -58,7 +58,7 @@ func sampleDocument() *document {
 // its import, holds the same document (see import.go) — ellipses as their
 // flattened polylines, text through dxfText — and a second round trip
 // changes nothing.
-func checkRoundTrip(t *testing.T, a *document) {
+func checkRoundTrip(t *testing.T, a *model) {
 	t.Helper()
 	b, err := importText(exportDXF(a))
 	if err != nil {
@@ -97,7 +97,7 @@ func checkRoundTrip(t *testing.T, a *document) {
 	if err != nil {
 		t.Fatalf("the second round trip does not import: %v", err)
 	}
-	if c.hash != b.hash {
+	if c.sum != b.sum {
 		t.Errorf("the second round trip changed the content hash")
 	}
 }

@@ -18,7 +18,7 @@ const (
 )
 
 // export renders d; the caller holds d.mu.
-func export(d *document, f enginev1.ExportFormat) (content, media string, err error) {
+func export(d *model, f enginev1.ExportFormat) (content, media string, err error) {
 	switch f {
 	case enginev1.ExportFormat_EXPORT_FORMAT_DXF:
 		return exportDXF(d), mediaDXF, nil
@@ -29,7 +29,7 @@ func export(d *document, f enginev1.ExportFormat) (content, media string, err er
 }
 
 func documentExport(c *call, a *enginev1.DocumentExportArgs) (*enginev1.DocumentExportResult, error) {
-	content, media, err := export(c.d, a.Format)
+	content, media, err := export(c.d.model, a.Format)
 	if err != nil {
 		return nil, invalidArgs("/format", reasonInvalid, "export format must be dxf or svg")
 	}
@@ -37,7 +37,7 @@ func documentExport(c *call, a *enginev1.DocumentExportArgs) (*enginev1.Document
 }
 
 // entitiesInOrder is every entity, in handle order.
-func entitiesInOrder(d *document) []*entity {
+func entitiesInOrder(d *model) []*entity {
 	out := make([]*entity, 0, len(d.entities))
 	d.each(0, func(e *entity) bool {
 		out = append(out, e)
@@ -56,7 +56,7 @@ func entitiesInOrder(d *document) []*entity {
 // ellipses are written as polylines of 128 straight pieces per turn, which
 // is the only place the export is not exact. Non-ASCII text is written as
 // \U+XXXX escapes (see dxfText).
-func exportDXF(d *document) string {
+func exportDXF(d *model) string {
 	w := &dxfWriter{}
 	ents := entitiesInOrder(d)
 	var ext geom.Box

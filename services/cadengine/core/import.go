@@ -8,7 +8,6 @@ import (
 	"unicode"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
 // ---- DXF import ----
@@ -64,14 +63,14 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 	if err != nil {
 		return nil, err
 	}
-	if err := f.build(d); err != nil {
+	if err := f.build(d.model); err != nil {
 		return nil, err
 	}
 	return &importFile{d: d, imported: int64(len(f.entities)), skipped: int64(f.skipped)}, nil
 }
 
 // build puts the file's layers and entities into the new document d.
-func (f *dxfFile) build(d *document) error {
+func (f *dxfFile) build(d *model) error {
 	// Layers by folded name: DXF layer names are case-insensitive.
 	folded := map[string]*layer{}
 	for _, l := range d.layers {
@@ -138,7 +137,7 @@ func foldName(s string) string {
 // currentLayer is $CLAYER when the document has it and it is not frozen,
 // else layer 0, else the first layer that is not frozen. When every layer
 // is frozen, layer 0 is thawed: the current layer is never frozen.
-func (f *dxfFile) currentLayer(d *document) string {
+func (f *dxfFile) currentLayer(d *model) string {
 	if l := d.layerFold(f.clayer); l != nil && !l.frozen {
 		return l.name
 	}
@@ -151,18 +150,6 @@ func (f *dxfFile) currentLayer(d *document) string {
 	l.frozen = false
 	d.setLayer("0", &l)
 	return "0"
-}
-
-// fullCommit is the store transaction that stores a new document whole:
-// its row and every entity.
-func fullCommit(d *document) *store.Commit {
-	rec := d.record()
-	c := &store.Commit{Document: &rec, Put: make([]store.EntityRecord, 0, len(d.entities))}
-	d.each(0, func(e *entity) bool {
-		c.Put = append(c.Put, store.EntityRecord{Handle: e.handle, Data: e.encode()})
-		return true
-	})
-	return c
 }
 
 // ImportDocument creates a document from a DXF file (format dxf, or
@@ -184,7 +171,7 @@ func (e *Engine) ImportDocument(ctx context.Context, req *enginev1.ImportDocumen
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := e.store.Commit(context.WithoutCancel(ctx), fullCommit(imp.d)); err != nil {
+	if err := e.store.Commit(context.WithoutCancel(ctx), fullCommit(imp.d.model)); err != nil {
 		return nil, fmt.Errorf("import document: %w", err)
 	}
 	e.publish(imp.d)

@@ -72,11 +72,11 @@ func entityPick(c *call, a *enginev1.EntityPickArgs) (*enginev1.EntityPickResult
 	res := &enginev1.EntityPickResult{}
 	for _, s := range p.GetHandles() {
 		h, ok := parseHandle(s)
-		if !ok || c.d.entities[h] == nil {
+		if !ok || c.d.entity(h) == nil {
 			return nil, failed("the client picked %q, which is not an entity of the document", s)
 		}
-		if len(a.GetTypes()) > 0 && !slices.Contains(a.GetTypes(), c.d.entities[h].geom.kind()) {
-			return nil, failed("the client picked %s, a %s, which is not of the requested types", formatHandle(h), typeName(c.d.entities[h].geom.kind()))
+		if len(a.GetTypes()) > 0 && !slices.Contains(a.GetTypes(), c.d.entity(h).geom.kind()) {
+			return nil, failed("the client picked %s, a %s, which is not of the requested types", formatHandle(h), typeName(c.d.entity(h).geom.kind()))
 		}
 		res.Handles = append(res.Handles, formatHandle(h))
 	}
@@ -123,7 +123,7 @@ func (r *run) affected(s *stepPlan, args proto.Message) (string, *enginev1.Affec
 	switch a := args.(type) {
 	case *enginev1.EntityDeleteManyArgs:
 		for _, hs := range a.GetHandles() {
-			if h, ok := parseHandle(hs); ok && r.d.entities[h] != nil {
+			if h, ok := parseHandle(hs); ok && r.d.entity(h) != nil {
 				set[h] = true
 			}
 		}
@@ -141,7 +141,7 @@ func (r *run) affected(s *stepPlan, args proto.Message) (string, *enginev1.Affec
 		}
 		summary = fmt.Sprintf("Delete %d entities.", len(set))
 	case *enginev1.LayerDeleteArgs:
-		if r.d.perLayer[a.GetName()] > 0 {
+		if r.d.layerEntityCount(a.GetName()) > 0 {
 			r.d.each(0, func(e *entity) bool {
 				if e.layer == a.GetName() {
 					set[e.handle] = true

@@ -56,7 +56,7 @@ func checkLayerName(name string) error {
 // layerNamed finds a layer by its exact name; a missing layer fails,
 // naming a case variant when there is one.
 func (c *call) layerNamed(name string) (*layer, error) {
-	if l := c.d.layers[name]; l != nil {
+	if l := c.d.layer(name); l != nil {
 		return l, nil
 	}
 	if l := c.d.layerFold(name); l != nil {
@@ -106,7 +106,7 @@ func (l *layer) style(linetype *string, lineweight *int32) error {
 }
 
 func layerList(c *call, _ *enginev1.LayerListArgs) (*enginev1.LayerListResult, error) {
-	return &enginev1.LayerListResult{Layers: c.d.layerProtos(), CurrentLayer: c.d.current}, nil
+	return &enginev1.LayerListResult{Layers: c.d.layerProtos(), CurrentLayer: c.d.currentLayer()}, nil
 }
 
 // layerModify changes colour, linetype, lineweight, on or frozen. Freezing
@@ -128,7 +128,7 @@ func layerModify(c *call, a *enginev1.LayerModifyArgs) (*enginev1.LayerModifyRes
 		l.on = *a.On
 	}
 	if a.Frozen != nil {
-		if *a.Frozen && l.name == c.d.current {
+		if *a.Frozen && l.name == c.d.currentLayer() {
 			return nil, refused("layer %q is the current layer and cannot be frozen", l.name)
 		}
 		l.frozen = *a.Frozen
@@ -146,7 +146,7 @@ func layerSetCurrent(c *call, a *enginev1.LayerSetCurrentArgs) (*enginev1.LayerS
 	if l.frozen {
 		return nil, refused("layer %q is frozen and cannot be made current", l.name)
 	}
-	if c.d.current != l.name {
+	if c.d.currentLayer() != l.name {
 		c.tx.setCurrent(l.name)
 	}
 	return &enginev1.LayerSetCurrentResult{Name: l.name}, nil
@@ -189,13 +189,13 @@ func layerDelete(c *call, a *enginev1.LayerDeleteArgs) (*enginev1.LayerDeleteRes
 	switch {
 	case l.name == "0":
 		return nil, refused("layer 0 cannot be deleted")
-	case l.name == c.d.current:
+	case l.name == c.d.currentLayer():
 		return nil, refused("layer %q is the current layer and cannot be deleted", l.name)
 	case l.locked:
 		return nil, refused("layer %q is locked", l.name)
 	}
 	var victims []*entity
-	if c.d.perLayer[l.name] > 0 {
+	if c.d.layerEntityCount(l.name) > 0 {
 		c.d.each(0, func(e *entity) bool {
 			if e.layer == l.name {
 				victims = append(victims, e)

@@ -320,7 +320,7 @@ func deleteMany(c *call, a *enginev1.EntityDeleteManyArgs) (*enginev1.EntityDele
 	if len(a.Layers) > 0 {
 		on := map[string]bool{}
 		for _, l := range a.Layers {
-			if c.d.layers[l] == nil {
+			if c.d.layer(l) == nil {
 				return nil, failed("the document has no layer %q", l)
 			}
 			on[l] = true

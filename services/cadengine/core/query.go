@@ -84,7 +84,7 @@ func selectionWindow(c *call, a *enginev1.SelectionWindowArgs) (*enginev1.Select
 	w := windowBox(a.X1, a.Y1, a.X2, a.Y2)
 	res := &enginev1.SelectionWindowResult{Handles: []string{}}
 	c.d.each(0, func(e *entity) bool {
-		if l := c.d.layers[e.layer]; l == nil || !l.on || l.frozen {
+		if l := c.d.layer(e.layer); l == nil || !l.on || l.frozen {
 			return true
 		}
 		if selects(e, w, a.GetCrossing()) {

@@ -126,12 +126,12 @@ func (r *run) lock() error {
 			return err
 		}
 		r.d.mu.Lock()
-		r.t = newTx(r.d)
+		r.t = newTx(r.d.model)
 	} else {
 		r.d.mu.RLock()
 	}
 	r.locked = true
-	r.startHash, r.durableRev = r.d.hash, r.d.revision
+	r.startHash, r.durableRev = r.d.contentHash(), r.d.revision
 	r.base = r.checkpoint("", -1)
 	return nil
 }
@@ -342,7 +342,7 @@ func (r *run) checkpoint(id string, step int) checkpoint {
 		cp.mark = r.t.mark()
 	}
 	if r.d != nil {
-		cp.hash, cp.revision = r.d.hash, r.d.revision
+		cp.hash, cp.revision = r.d.contentHash(), r.d.revision
 	}
 	return cp
 }
@@ -410,10 +410,10 @@ func (r *run) commit(rec store.OperationRecord) error {
 	doc := r.dirty()
 	if doc {
 		changes := append(slices.Clone(r.reverted), r.t.since(r.flushed)...)
-		c = commitOf(r.d, changes)
+		c = commitOf(r.d.model, changes)
 		c.Operations = []store.OperationRecord{rec}
 	} else if r.created != nil {
-		c = fullCommit(r.created)
+		c = fullCommit(r.created.model)
 		c.Operations = []store.OperationRecord{rec}
 	}
 	if err := r.e.obs.commit(r.ctx, r.op.key.id, func() error { return r.e.store.Commit(context.WithoutCancel(r.ctx), c) }); err != nil {

@@ -17,7 +17,7 @@ import (
 // (layers that are off or frozen are left out), thin strokes in the ACI
 // colours (7 drawn black on white), y flipped so that +Y is up, and a
 // viewBox of the extents with a 2% margin. Linetypes are not drawn.
-func exportSVG(d *document) string {
+func exportSVG(d *model) string {
 	ents := entitiesInOrder(d)
 	visible := func(e *entity) bool {
 		l := d.layers[e.layer]

@@ -278,7 +278,7 @@ func (c *call) entity(path, handle string) (*entity, error) {
 	if !ok {
 		return nil, invalidArgs(path, reasonInvalid, "%q is not an entity handle (hex digits)", handle)
 	}
-	e := c.d.entities[h]
+	e := c.d.entity(h)
 	if e == nil {
 		return nil, failed("the document has no entity %s", formatHandle(h))
 	}

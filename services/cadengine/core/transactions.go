@@ -67,5 +67,5 @@ func transactionRollback(c *call, _ *enginev1.TransactionRollbackArgs) (*enginev
 	cp := r.checkpoints[len(r.checkpoints)-1]
 	r.checkpoints = r.checkpoints[:len(r.checkpoints)-1]
 	n := r.rollbackTo(cp)
-	return &enginev1.TransactionRollbackResult{TransactionId: cp.id, Undone: int64(n), Verified: c.d.hash == cp.hash}, nil
+	return &enginev1.TransactionRollbackResult{TransactionId: cp.id, Undone: int64(n), Verified: c.d.contentHash() == cp.hash}, nil
 }
