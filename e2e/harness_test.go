@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
 // binDir holds the binaries TestMain builds.
@@ -216,30 +216,43 @@ func mustCall(t *testing.T, c client, id int, method string, params any, result 
 	}
 }
 
-type wsClient struct{ c *websocket.Conn }
+// wsClient is a JSON-RPC client over a WebSocket that sees raw frames.
+type wsClient struct{ ws *wsstream.Stream }
 
+// dialWebSocket connects to the gateway at addr; the WebSocket is closed
+// when the test ends.
 func dialWebSocket(t *testing.T, addr string) *wsClient {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws://"+addr+"/rpc", nil)
+	c, _, err := dialAs(t, addr, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetReadLimit(16 << 20)
-	t.Cleanup(func() { c.Close(websocket.StatusNormalClosure, "") })
-	return &wsClient{c: c}
+	return c
+}
+
+// dialAs is dialWebSocket with a bearer token (none if empty) and more
+// handshake headers, returning the handshake's response.
+func dialAs(t *testing.T, addr, token string, header http.Header) (*wsClient, *http.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, resp, err := wsstream.Dial(ctx, "ws://"+addr+"/rpc", wsstream.DialOptions{Token: token, Header: header, ReadLimit: 16 << 20})
+	if err != nil {
+		return nil, resp, err
+	}
+	t.Cleanup(func() { ws.Close() })
+	return &wsClient{ws: ws}, resp, nil
 }
 
 func (w *wsClient) roundTrip(t *testing.T, payload []byte) response {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := w.c.Write(ctx, websocket.MessageText, payload); err != nil {
+	if err := w.ws.Write(ctx, payload); err != nil {
 		t.Fatal(err)
 	}
 	for {
-		_, data, err := w.c.Read(ctx)
+		data, err := w.ws.Read(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/coder/websocket"
 )
 
 // TestHostileInput sends malformed and abusive payloads; each gets its typed
@@ -67,7 +65,7 @@ func TestSlowReader(t *testing.T) {
 	// by itself, which the client notices as a failed write.
 	var err error
 	for err == nil && ctx.Err() == nil {
-		err = flood.c.Write(ctx, websocket.MessageText, req)
+		err = flood.ws.Write(ctx, req)
 	}
 	if ctx.Err() != nil {
 		t.Fatalf("the flooding client was never disconnected")

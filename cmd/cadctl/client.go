@@ -11,6 +11,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
 // errConnectionLost is returned, wrapped, by a call whose connection broke
@@ -60,7 +61,7 @@ type client struct {
 	// conn and stream are the current connection; while a reconnect is
 	// in progress they are the broken one.
 	conn   *jsonrpc.Conn
-	stream *wsStream
+	stream *wsstream.Stream
 	// changed is closed (and replaced) when conn changes or the client
 	// gives up reconnecting.
 	changed chan struct{}
@@ -135,7 +136,7 @@ func dialClient(ctx context.Context, opts clientOptions) (*client, error) {
 	return c, nil
 }
 
-func (c *client) newConn(stream *wsStream) *jsonrpc.Conn {
+func (c *client) newConn(stream *wsstream.Stream) *jsonrpc.Conn {
 	return jsonrpc.NewConn(c.ctx, stream, jsonrpc.ConnOptions{
 		Preempter: preempter{c},
 		Handler:   jsonrpc.HandlerFunc(c.handle),
@@ -304,7 +305,7 @@ type resumeResult struct {
 
 // resume reattaches the session to conn, delivers the events missed, and
 // answers the requests still open on conn; then conn becomes current.
-func (c *client) resume(ctx context.Context, conn *jsonrpc.Conn, stream *wsStream) error {
+func (c *client) resume(ctx context.Context, conn *jsonrpc.Conn, stream *wsstream.Stream) error {
 	c.mu.Lock()
 	sess, lastSeq := c.session, c.lastSeq
 	c.mu.Unlock()
@@ -359,7 +360,7 @@ func (c *client) resume(ctx context.Context, conn *jsonrpc.Conn, stream *wsStrea
 
 // sendAnswer waits for a replayed request's answer and sends it as a
 // response frame on stream, the connection that replayed it.
-func (c *client) sendAnswer(conn *jsonrpc.Conn, stream *wsStream, sr *serverRequest) {
+func (c *client) sendAnswer(conn *jsonrpc.Conn, stream *wsstream.Stream, sr *serverRequest) {
 	select {
 	case <-sr.done:
 	case <-conn.Done():

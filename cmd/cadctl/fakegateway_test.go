@@ -17,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
 // fakeGateway is an in-process JSON-RPC server over WebSocket standing in
@@ -75,7 +76,7 @@ func (g *fakeGateway) serve(w http.ResponseWriter, r *http.Request) {
 	g.conns = append(g.conns, fc)
 	g.auth = append(g.auth, r.Header.Get("Authorization"))
 	g.mu.Unlock()
-	fc.rpc = jsonrpc.NewConn(r.Context(), &wsStream{c: ws}, jsonrpc.ConnOptions{
+	fc.rpc = jsonrpc.NewConn(r.Context(), wsstream.New(ws), jsonrpc.ConnOptions{
 		Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 			<-fc.ready
 			g.mu.Lock()
