@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/cadbridge/cadbridge/internal/proctest"
 )
 
 // startWithTokens starts an engine and a gateway that authenticates
@@ -23,9 +25,9 @@ func startWithTokens(t *testing.T) string {
 	if err := os.WriteFile(file, []byte("# token principal\ntok-alice alice\ntok-bob bob\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
-	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr, "--tokens", file)
-	return g.addr
+	e := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
+	g := proctest.StartGateway(t, "127.0.0.1:0", e.Addr, "--tokens", file)
+	return g.Addr
 }
 
 func TestAuthentication(t *testing.T) {

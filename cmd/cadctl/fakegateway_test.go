@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/cadbridge/cadbridge/cmd/cadctl/cadctltest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	"github.com/cadbridge/cadbridge/internal/proctest"
 	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
@@ -166,7 +166,7 @@ func batchResultFor(opID string, status string) map[string]any {
 // terminal is a scripted user at a terminal: what cadctl writes to stderr
 // is captured, and lines are typed into its stdin.
 type terminal struct {
-	out cadctltest.SyncBuffer
+	out proctest.SyncBuffer
 	in  *io.PipeWriter
 	r   *io.PipeReader
 }
@@ -205,7 +205,7 @@ func runCadctlEnv(t *testing.T, g *fakeGateway, term *terminal, tty bool, vars m
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var stdout cadctltest.SyncBuffer
+	var stdout proctest.SyncBuffer
 	e := env{
 		stdin:     term.r,
 		stdout:    &stdout,
