@@ -151,6 +151,12 @@ func sessionMethods(next func(ctx context.Context, fc *fakeConn, req *jsonrpc.Re
 	}
 }
 
+// session is the session of the fake's session.resume results.
+var session = map[string]any{
+	"session_id": "ses-1", "principal": "anonymous", "capabilities": map[string]any{"server_requests": []string{"approval"}},
+	"approval_policy": "destructive", "created_at": "2026-01-01T00:00:00Z",
+}
+
 // batchResultFor is a completed batch result for one step.
 func batchResultFor(opID string, status string) map[string]any {
 	return map[string]any{
