@@ -4,16 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-
-	"github.com/coder/websocket"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
 // Client is a JSON-RPC client of the gateway over WebSocket.
 type Client struct {
-	ws   *websocket.Conn
 	conn *jsonrpc.Conn
 }
 
@@ -25,13 +22,11 @@ func Dial(ctx context.Context, addr string, handler jsonrpc.Handler) (*Client, e
 
 // DialConn is Dial with every option of the JSON-RPC connection.
 func DialConn(ctx context.Context, addr string, opts jsonrpc.ConnOptions) (*Client, error) {
-	ws, _, err := websocket.Dial(ctx, "ws://"+addr+"/rpc", nil)
+	ws, _, err := wsstream.Dial(ctx, "ws://"+addr+"/rpc", wsstream.DialOptions{ReadLimit: 64 << 20})
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
-	ws.SetReadLimit(64 << 20)
-	conn := jsonrpc.NewConn(context.Background(), wsStream{ws}, opts)
-	return &Client{ws: ws, conn: conn}, nil
+	return &Client{conn: jsonrpc.NewConn(context.Background(), ws, opts)}, nil
 }
 
 // Call calls method and decodes the result into result (when not nil).
@@ -57,21 +52,3 @@ func (c *Client) CallRaw(ctx context.Context, method string, params any) (json.R
 
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }
-
-type wsStream struct{ c *websocket.Conn }
-
-func (s wsStream) Read(ctx context.Context) ([]byte, error) {
-	_, data, err := s.c.Read(ctx)
-	if websocket.CloseStatus(err) == websocket.StatusNormalClosure {
-		return nil, io.EOF
-	}
-	return data, err
-}
-
-func (s wsStream) Write(ctx context.Context, payload []byte) error {
-	return s.c.Write(ctx, websocket.MessageText, payload)
-}
-
-func (s wsStream) Close() error {
-	return s.c.Close(websocket.StatusNormalClosure, "")
-}

@@ -146,19 +146,6 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-// Misses counts the checks that missed their goals.
-func (r *Report) Misses() int {
-	n := 0
-	for _, row := range r.Rows {
-		for _, c := range row.Checks {
-			if !c.Pass {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // Failed reports the rows that ended with an error.
 func (r *Report) Failed() []*Row {
 	var out []*Row

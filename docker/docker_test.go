@@ -16,7 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cadbridge/cadbridge/cmd/cadctl/cadctltest"
+	"github.com/cadbridge/cadbridge/internal/proctest"
 )
 
 // instruction is one Dockerfile instruction, continuation lines joined.
@@ -144,7 +144,7 @@ func TestDockerfiles(t *testing.T) {
 // starts them as the images and compose.yaml configure them (on loopback),
 // and runs the images' health checks against them.
 func TestImageBinaries(t *testing.T) {
-	root, err := cadctltest.ModuleRoot()
+	root, err := proctest.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,9 +175,9 @@ func TestImageBinaries(t *testing.T) {
 		checkStatic(t, filepath.Join(out, name))
 	}
 
-	engine := cadctltest.StartBinary(t, cadctltest.EngineAnnounce, filepath.Join(out, "cadengine"),
+	engine := proctest.StartBinary(t, proctest.EngineAnnounce, filepath.Join(out, "cadengine"),
 		"--listen", "127.0.0.1:0", "--store", "sqlite:"+filepath.Join(t.TempDir(), "cadengine.db"), "--metrics-listen", "")
-	gateway := cadctltest.StartBinary(t, cadctltest.GatewayAnnounce, filepath.Join(out, "gateway"),
+	gateway := proctest.StartBinary(t, proctest.GatewayAnnounce, filepath.Join(out, "gateway"),
 		"--listen", "127.0.0.1:0", "--engine", engine.Addr, "--tokens", "tokens.example")
 
 	for dockerfile, argv := range health {

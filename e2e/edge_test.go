@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/cadbridge/cadbridge/internal/proctest"
 )
 
 // startWithTokens starts an engine and a gateway that authenticates
@@ -23,28 +25,9 @@ func startWithTokens(t *testing.T) string {
 	if err := os.WriteFile(file, []byte("# token principal\ntok-alice alice\ntok-bob bob\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
-	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr, "--tokens", file)
-	return g.addr
-}
-
-func dialAs(t *testing.T, addr, token string, header http.Header) (*wsClient, *http.Response, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if header == nil {
-		header = http.Header{}
-	}
-	if token != "" {
-		header.Set("Authorization", "Bearer "+token)
-	}
-	c, resp, err := websocket.Dial(ctx, "ws://"+addr+"/rpc", &websocket.DialOptions{HTTPHeader: header})
-	if err != nil {
-		return nil, resp, err
-	}
-	c.SetReadLimit(16 << 20)
-	t.Cleanup(func() { c.Close(websocket.StatusNormalClosure, "") })
-	return &wsClient{c: c}, resp, nil
+	e := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
+	g := proctest.StartGateway(t, "127.0.0.1:0", e.Addr, "--tokens", file)
+	return g.Addr
 }
 
 func TestAuthentication(t *testing.T) {
@@ -173,8 +156,8 @@ func TestLimits(t *testing.T) {
 	ws := dialWebSocket(t, gateway)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ws.c.Write(ctx, websocket.MessageText, []byte(big))
-	_, _, err = ws.c.Read(ctx)
+	ws.ws.Write(ctx, []byte(big))
+	_, err = ws.ws.Read(ctx)
 	if websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
 		t.Errorf("WebSocket message of 2 MiB: read = %v, want close 1009", err)
 	}
@@ -192,10 +175,10 @@ func TestLimits(t *testing.T) {
 			t.Errorf("%s: %s = %+v, want %d", tc.name, tc.payload, describe(resp), tc.code)
 		}
 	}
-	if err := c.c.Write(ctx, websocket.MessageText, []byte(`[{"jsonrpc":"2.0","id":"a","method":"tools.list"},{"jsonrpc":"2.0","id":"b","method":"document.list"}]`)); err != nil {
+	if err := c.ws.Write(ctx, []byte(`[{"jsonrpc":"2.0","id":"a","method":"tools.list"},{"jsonrpc":"2.0","id":"b","method":"document.list"}]`)); err != nil {
 		t.Fatal(err)
 	}
-	_, data, err := c.c.Read(ctx)
+	data, err := c.ws.Read(ctx)
 	var batch []response
 	if err != nil || json.Unmarshal(data, &batch) != nil || len(batch) != 2 || batch[0].Error != nil || batch[1].Error != nil {
 		t.Errorf("batch of two calls = %s (%v), want two results", data, err)
@@ -301,7 +284,7 @@ func TestForeignAnswerIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &peer{t: t, c: alice.c}
+	p := &peer{t: t, ws: alice.ws}
 	s, doc := interactiveSession(t, p)
 	p.call(10, "cad.batch", deleteBatch(s, doc, "op-foreign"))
 	req := p.request("approval")
@@ -312,7 +295,7 @@ func TestForeignAnswerIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := &peer{t: t, c: bob.c}
+	q := &peer{t: t, ws: bob.ws}
 	q.send(map[string]any{"jsonrpc": "2.0", "id": srq, "result": map[string]any{"decision": "approve"}})
 	q.call(1, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0})
 	if f := q.response(1); f.Error == nil || f.Error.Code != 4001 {

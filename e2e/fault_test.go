@@ -7,9 +7,10 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cadbridge/cadbridge/internal/proctest"
 )
 
 // freeAddr returns a loopback address that was free a moment ago.
@@ -21,13 +22,6 @@ func freeAddr(t *testing.T) string {
 	}
 	defer lis.Close()
 	return lis.Addr().String()
-}
-
-// kill9 kills a process without warning and waits for it.
-func kill9(t *testing.T, p *process) {
-	t.Helper()
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	p.cmd.Wait()
 }
 
 // pointsBatch is a batch that creates n points at x = base+i on layer "0"
@@ -76,12 +70,12 @@ func TestEngineKill9(t *testing.T) {
 	}
 	store := "sqlite:" + t.TempDir() + "/engine.db"
 	engineAddr := freeAddr(t)
-	startEngine := func() *process {
-		return start(t, engineAnnounce, "cadengine", "--listen", engineAddr, "--store", store, "--metrics-listen", "")
+	startEngine := func() *proctest.Process {
+		return proctest.StartEngine(t, engineAddr, store)
 	}
 	engine := startEngine()
-	gw := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", engineAddr)
-	c := dialWebSocket(t, gw.addr)
+	gw := proctest.StartGateway(t, "127.0.0.1:0", engineAddr)
+	c := dialWebSocket(t, gw.Addr)
 	var doc struct {
 		DocumentID string `json:"document_id"`
 	}
@@ -97,7 +91,7 @@ func TestEngineKill9(t *testing.T) {
 		killed := make(chan struct{})
 		go func() {
 			time.Sleep(time.Until(killAt))
-			kill9(t, engine)
+			engine.Kill()
 			close(killed)
 		}()
 	sending:
@@ -278,8 +272,8 @@ func TestGatewayKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills processes")
 	}
-	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
-	g1 := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr)
+	e := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
+	g1 := proctest.StartGateway(t, "127.0.0.1:0", e.Addr)
 	const clients = 3
 	type pending struct {
 		s    sessionInfo
@@ -289,7 +283,7 @@ func TestGatewayKill9(t *testing.T) {
 	}
 	var open []pending
 	for i := 0; i < clients; i++ {
-		p := newPeer(t, g1.addr)
+		p := newPeer(t, g1.Addr)
 		s, doc := interactiveSession(t, p)
 		opID := fmt.Sprintf("op-gw-kill-%d", i)
 		p.call(10, "cad.batch", deleteBatch(s, doc, opID))
@@ -298,11 +292,11 @@ func TestGatewayKill9(t *testing.T) {
 		json.Unmarshal(req.ID, &srq)
 		open = append(open, pending{s, doc, srq, opID})
 	}
-	kill9(t, g1)
+	g1.Kill()
 
-	g2 := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr)
+	g2 := proctest.StartGateway(t, "127.0.0.1:0", e.Addr)
 	for i, o := range open {
-		q := newPeer(t, g2.addr)
+		q := newPeer(t, g2.Addr)
 		q.call(1, "session.resume", map[string]any{"session_id": o.s.SessionID, "resume_token": o.s.ResumeToken})
 		var resumed struct {
 			OpenRequests []struct{ ID string } `json:"open_requests"`
@@ -350,11 +344,11 @@ func waitOperation(t *testing.T, p *peer, opID, want string) {
 // the unacknowledged batch: it gets 5003 with the operation id, resumes, and
 // operations.get resolves it.
 func TestLinkCut(t *testing.T) {
-	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
-	link := startProxy(t, e.addr)
-	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", link.addr())
+	e := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
+	link := startProxy(t, e.Addr)
+	g := proctest.StartGateway(t, "127.0.0.1:0", link.addr())
 	link.setSlice(true)
-	p := newPeer(t, g.addr)
+	p := newPeer(t, g.Addr)
 	s, doc := interactiveSession(t, p) // every frame crossed the link in slices
 	link.setSlice(false)
 
@@ -403,10 +397,10 @@ func TestLinkStall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for keepalive (about 15 s)")
 	}
-	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
-	link := startProxy(t, e.addr)
-	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", link.addr())
-	p := newPeer(t, g.addr)
+	e := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
+	link := startProxy(t, e.Addr)
+	g := proctest.StartGateway(t, "127.0.0.1:0", link.addr())
+	p := newPeer(t, g.Addr)
 	s, doc := interactiveSession(t, p)
 	p.call(10, "cad.batch", map[string]any{
 		"session_id": s.SessionID, "document_id": doc, "operation_id": "op-stall",

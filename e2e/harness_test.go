@@ -10,110 +10,20 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/cadbridge/cadbridge/internal/proctest"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
-// binDir holds the binaries TestMain builds.
-var binDir string
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cadbridge-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
 	// Every gateway the tests start checks what it sends against the
 	// contracts (flag --check-contracts); a violation fails the test.
 	os.Setenv("CADBRIDGE_CHECK_CONTRACTS", "true")
-	build := exec.Command("go", "build", "-o", dir, "../services/cadengine/cmd/cadengine", "../services/gateway/cmd/gateway")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(proctest.Main(m))
 }
-
-// touchSources stats every Go file of the module, so that go test's cache,
-// which tracks the files a test opens, reruns these tests when the code of
-// the binaries changes. It must run inside a test: the tracking is not on
-// yet in TestMain.
-var touchSources = sync.OnceFunc(func() {
-	filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(path) == ".go" {
-			os.Stat(path)
-		}
-		return nil
-	})
-})
-
-// process is a running binary whose first stdout line announced its address.
-type process struct {
-	cmd  *exec.Cmd
-	addr string
-}
-
-// start runs a binary from binDir and waits for the line matching announce
-// (whose first group is the address).
-func start(t *testing.T, announce *regexp.Regexp, name string, args ...string) *process {
-	t.Helper()
-	touchSources()
-	cmd := exec.Command(filepath.Join(binDir, name), args...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &process{cmd: cmd}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("%s stderr:\n%s", name, stderr.String())
-		}
-	})
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := announce.FindStringSubmatch(sc.Text()); m != nil {
-				lines <- m[1]
-			}
-		}
-	}()
-	select {
-	case p.addr = <-lines:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("%s did not announce its address; stderr:\n%s", name, stderr.String())
-	}
-	return p
-}
-
-var (
-	engineAnnounce  = regexp.MustCompile(`^cadengine listening on (\S+)$`)
-	gatewayAnnounce = regexp.MustCompile(`^gateway listening on http://(\S+) `)
-)
 
 // startServices starts an engine on the memory store and a gateway in front
 // of it, both on free loopback ports; it returns the gateway's address and
@@ -121,21 +31,21 @@ var (
 func startServices(t *testing.T) (gateway, engine string) {
 	t.Helper()
 	g, e := startProcesses(t)
-	return g.addr, e.addr
+	return g.Addr, e.Addr
 }
 
 // startProcesses is startServices returning the processes.
-func startProcesses(t *testing.T) (gateway, engine *process) {
+func startProcesses(t *testing.T) (gateway, engine *proctest.Process) {
 	t.Helper()
-	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
-	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr)
+	e := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
+	g := proctest.StartGateway(t, "127.0.0.1:0", e.Addr)
 	return g, e
 }
 
 // rssBytes is a process's resident memory.
-func (p *process) rssBytes(t *testing.T) int64 {
+func rssBytes(t *testing.T, p *proctest.Process) int64 {
 	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,25 +56,8 @@ func (p *process) rssBytes(t *testing.T) int64 {
 			return kb << 10
 		}
 	}
-	t.Fatalf("no VmRSS in /proc/%d/status", p.cmd.Process.Pid)
+	t.Fatalf("no VmRSS in /proc/%d/status", p.Pid())
 	return 0
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // rpcError is a JSON-RPC error object as a client sees it.
@@ -216,30 +109,43 @@ func mustCall(t *testing.T, c client, id int, method string, params any, result 
 	}
 }
 
-type wsClient struct{ c *websocket.Conn }
+// wsClient is a JSON-RPC client over a WebSocket that sees raw frames.
+type wsClient struct{ ws *wsstream.Stream }
 
+// dialWebSocket connects to the gateway at addr; the WebSocket is closed
+// when the test ends.
 func dialWebSocket(t *testing.T, addr string) *wsClient {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws://"+addr+"/rpc", nil)
+	c, _, err := dialAs(t, addr, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetReadLimit(16 << 20)
-	t.Cleanup(func() { c.Close(websocket.StatusNormalClosure, "") })
-	return &wsClient{c: c}
+	return c
+}
+
+// dialAs is dialWebSocket with a bearer token (none if empty) and more
+// handshake headers, returning the handshake's response.
+func dialAs(t *testing.T, addr, token string, header http.Header) (*wsClient, *http.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, resp, err := wsstream.Dial(ctx, "ws://"+addr+"/rpc", wsstream.DialOptions{Token: token, Header: header, ReadLimit: 16 << 20})
+	if err != nil {
+		return nil, resp, err
+	}
+	t.Cleanup(func() { ws.Close() })
+	return &wsClient{ws: ws}, resp, nil
 }
 
 func (w *wsClient) roundTrip(t *testing.T, payload []byte) response {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := w.c.Write(ctx, websocket.MessageText, payload); err != nil {
+	if err := w.ws.Write(ctx, payload); err != nil {
 		t.Fatal(err)
 	}
 	for {
-		_, data, err := w.c.Read(ctx)
+		data, err := w.ws.Read(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,7 +187,7 @@ type stdioClient struct {
 // startStdio runs a gateway speaking JSON-RPC on its stdin and stdout.
 func startStdio(t *testing.T, engine string) *stdioClient {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(binDir, "gateway"), "--stdio", "--engine", engine)
+	cmd := exec.Command(proctest.Bin("gateway"), "--stdio", "--engine", engine)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -290,7 +196,7 @@ func startStdio(t *testing.T, engine string) *stdioClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr proctest.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

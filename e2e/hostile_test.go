@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/cadbridge/cadbridge/internal/proctest"
 )
 
 // TestHostileInput sends malformed and abusive payloads; each gets its typed
@@ -56,10 +56,10 @@ func TestHostileInput(t *testing.T) {
 // gateway drops the connection instead of buffering without bound, keeps
 // its memory bounded, and serves others meanwhile.
 func TestSlowReader(t *testing.T) {
-	e := start(t, engineAnnounce, "cadengine", "--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", "")
-	gw := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", e.addr, "--write-timeout", "500ms")
-	before := gw.rssBytes(t)
-	flood := dialWebSocket(t, gw.addr)
+	e := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
+	gw := proctest.StartGateway(t, "127.0.0.1:0", e.Addr, "--write-timeout", "500ms")
+	before := rssBytes(t, gw)
+	flood := dialWebSocket(t, gw.Addr)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}`)
@@ -67,12 +67,12 @@ func TestSlowReader(t *testing.T) {
 	// by itself, which the client notices as a failed write.
 	var err error
 	for err == nil && ctx.Err() == nil {
-		err = flood.c.Write(ctx, websocket.MessageText, req)
+		err = flood.ws.Write(ctx, req)
 	}
 	if ctx.Err() != nil {
 		t.Fatalf("the flooding client was never disconnected")
 	}
-	other := dialWebSocket(t, gw.addr)
+	other := dialWebSocket(t, gw.Addr)
 	var tools struct {
 		Tools []any `json:"tools"`
 	}
@@ -80,7 +80,7 @@ func TestSlowReader(t *testing.T) {
 	if len(tools.Tools) == 0 {
 		t.Errorf("tools.list after the flood = no tools")
 	}
-	if after := gw.rssBytes(t); after-before > 256<<20 {
+	if after := rssBytes(t, gw); after-before > 256<<20 {
 		t.Errorf("gateway RSS grew from %d MiB to %d MiB during the flood, want bounded (< 256 MiB growth)", before>>20, after>>20)
 	}
 }

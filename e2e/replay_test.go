@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cadbridge/cadbridge/internal/proctest"
 )
 
 // TestEventRing: events beyond the ring are reported truncated; a cursor
@@ -55,9 +57,9 @@ func TestEngineRestartEpoch(t *testing.T) {
 	}
 	store := "sqlite:" + t.TempDir() + "/engine.db"
 	addr := freeAddr(t)
-	e := start(t, engineAnnounce, "cadengine", "--listen", addr, "--store", store, "--metrics-listen", "")
-	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", addr)
-	p := newPeer(t, g.addr)
+	e := proctest.StartEngine(t, addr, store)
+	g := proctest.StartGateway(t, "127.0.0.1:0", addr)
+	p := newPeer(t, g.Addr)
 	p.call(1, "session.create", map[string]any{"capabilities": map[string]any{"server_requests": []string{"approval"}}, "approval_policy": "destructive"})
 	var s struct {
 		SessionID   string `json:"session_id"`
@@ -79,10 +81,10 @@ func TestEngineRestartEpoch(t *testing.T) {
 	var srq string
 	json.Unmarshal(req.ID, &srq)
 
-	kill9(t, e)
-	start(t, engineAnnounce, "cadengine", "--listen", addr, "--store", store, "--metrics-listen", "")
+	e.Kill()
+	proctest.StartEngine(t, addr, store)
 
-	q := newPeer(t, g.addr)
+	q := newPeer(t, g.Addr)
 	q.call(1, "session.resume", map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken, "last_seen": 1})
 	var resumed struct {
 		Epoch        string `json:"epoch"`
@@ -124,9 +126,9 @@ func TestEngineRestartEpoch(t *testing.T) {
 func TestReplayAfterRestart(t *testing.T) {
 	store := "sqlite:" + t.TempDir() + "/engine.db"
 	addr := freeAddr(t)
-	e := start(t, engineAnnounce, "cadengine", "--listen", addr, "--store", store, "--metrics-listen", "")
-	g := start(t, gatewayAnnounce, "gateway", "--listen", "127.0.0.1:0", "--engine", addr)
-	c := dialWebSocket(t, g.addr)
+	e := proctest.StartEngine(t, addr, store)
+	g := proctest.StartGateway(t, "127.0.0.1:0", addr)
+	c := dialWebSocket(t, g.Addr)
 	var doc struct {
 		DocumentID string `json:"document_id"`
 	}
@@ -141,9 +143,9 @@ func TestReplayAfterRestart(t *testing.T) {
 		t.Fatalf("cad.batch = %+v", describe(first))
 	}
 
-	e.cmd.Process.Signal(syscall.SIGTERM)
-	e.cmd.Wait()
-	start(t, engineAnnounce, "cadengine", "--listen", addr, "--store", store, "--metrics-listen", "")
+	e.Signal(syscall.SIGTERM)
+	e.Wait()
+	proctest.StartEngine(t, addr, store)
 	var again response
 	deadline := time.Now().Add(15 * time.Second)
 	for id := 3; ; id++ {

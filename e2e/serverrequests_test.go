@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
 // frame is any JSON-RPC message as a client sees it.
@@ -23,12 +23,12 @@ type frame struct {
 // peer is a WebSocket client that sees every frame, for conversations with
 // server requests.
 type peer struct {
-	t *testing.T
-	c *websocket.Conn
+	t  *testing.T
+	ws *wsstream.Stream
 }
 
 func newPeer(t *testing.T, addr string) *peer {
-	return &peer{t: t, c: dialWebSocket(t, addr).c}
+	return &peer{t: t, ws: dialWebSocket(t, addr).ws}
 }
 
 func (p *peer) send(v any) {
@@ -39,7 +39,7 @@ func (p *peer) send(v any) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := p.c.Write(ctx, websocket.MessageText, data); err != nil {
+	if err := p.ws.Write(ctx, data); err != nil {
 		p.t.Fatal(err)
 	}
 }
@@ -54,7 +54,7 @@ func (p *peer) next(what string, keep func(frame) bool) frame {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	for {
-		_, data, err := p.c.Read(ctx)
+		data, err := p.ws.Read(ctx)
 		if err != nil {
 			p.t.Fatalf("waiting for %s: %v", what, err)
 		}
@@ -196,7 +196,7 @@ func TestReplayAcrossConnections(t *testing.T) {
 	s, doc := interactiveSession(t, p)
 	p.call(10, "cad.batch", deleteBatch(s, doc, "op-replay"))
 	req := p.request("approval")
-	p.c.Close(websocket.StatusNormalClosure, "") // gone without answering
+	p.ws.Close() // gone without answering
 
 	q := newPeer(t, gateway)
 	q.call(1, "session.resume", map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken, "last_seen": 0})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
@@ -137,9 +138,9 @@ func cmdBatch(ctx context.Context, a *app, args []string) int {
 		if err != nil {
 			return a.fail(fmt.Errorf("document.create: %w", err))
 		}
-		docID = doc.DocumentID
+		docID = doc.GetDocumentId()
 		set("document_id", docID)
-		con.printf("created document %s (%q)", docID, doc.Name)
+		con.printf("created document %s (%q)", docID, doc.GetName())
 	}
 
 	raw, err := runBatch(ctx, c, con, params, finished, a.cfg.reconnect)
@@ -148,9 +149,9 @@ func cmdBatch(ctx context.Context, a *app, args []string) int {
 	if err != nil {
 		return a.fail(fmt.Errorf("cad.batch: %w", err))
 	}
-	var res batchResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return a.fail(fmt.Errorf("cad.batch result: %w", err))
+	var res enginev1.ExecuteBatchResponse
+	if err := decodeResult(raw, &res); err != nil {
+		return a.fail(fmt.Errorf("cad.batch %w", err))
 	}
 	if a.cfg.json {
 		a.printJSON(raw)
@@ -158,7 +159,7 @@ func cmdBatch(ctx context.Context, a *app, args []string) int {
 		fmt.Fprintf(a.stdout, "document %s\n", docID)
 		printBatch(a.stdout, &res, steps)
 	}
-	if !res.OK {
+	if !res.GetOk() {
 		return exitFailure
 	}
 	return exitOK
@@ -189,15 +190,15 @@ func runBatch(ctx context.Context, c *client, con *console, params map[string]js
 		case err != nil:
 			return nil, err
 		}
-		var res batchResult
-		if json.Unmarshal(raw, &res) == nil && res.Status == "refused" && res.Error != nil && res.Error.Kind == "busy" {
+		var res enginev1.ExecuteBatchResponse
+		if decodeResult(raw, &res) == nil && res.GetStatus() == enginev1.BatchStatus_BATCH_STATUS_REFUSED && res.GetError().GetKind() == enginev1.ErrorKind_ERROR_KIND_BUSY {
 			if !waited {
 				con.printf("cadctl: operation %s is still running; waiting for it", stringParam(params, "operation_id"))
 				waited = true
 			}
 			d := 500 * time.Millisecond
-			if res.Error.RetryAfterMs != nil {
-				d = time.Duration(*res.Error.RetryAfterMs) * time.Millisecond
+			if ms := res.GetError().RetryAfterMs; ms != nil {
+				d = time.Duration(*ms) * time.Millisecond
 			}
 			if err := sleep(ctx, d, finished); err != nil {
 				return nil, err
@@ -274,7 +275,7 @@ func newOperationID() string {
 	return "cadctl-" + hex.EncodeToString(b)
 }
 
-func createDocument(ctx context.Context, c *client, name, units string) (*documentInfo, error) {
+func createDocument(ctx context.Context, c *client, name, units string) (*enginev1.DocumentInfo, error) {
 	params := map[string]any{}
 	if name != "" {
 		params["name"] = name
@@ -282,7 +283,7 @@ func createDocument(ctx context.Context, c *client, name, units string) (*docume
 	if units != "" {
 		params["units"] = units
 	}
-	var doc documentInfo
+	var doc enginev1.DocumentInfo
 	if err := c.call(ctx, gatewayv1.MethodDocumentCreate, params, &doc, false); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
 const deleteBatch = `{"steps":[{"tool":"entity_delete_many","args":{"layers":["scratch"]}}]}`
@@ -181,7 +183,7 @@ func TestBatchResumesMidPrompt(t *testing.T) {
 			first := opIDs[0]
 			mu.Unlock()
 			return map[string]any{
-				"session": map[string]any{"session_id": "ses-1"}, "latest_seq": 2, "truncated": false, "epoch": "ep-1",
+				"session": session, "latest_seq": 2, "truncated": false, "epoch": "ep-1",
 				"events":        []any{map[string]any{"session_id": "ses-1", "seq": 2, "type": "batch.progress", "payload": map[string]any{"operation_id": first, "step": 1, "total": 2}}},
 				"open_requests": []any{map[string]any{"id": "srq-1", "method": "approval", "params": approvalRequest}},
 			}, nil
@@ -254,7 +256,7 @@ func TestBatchResumeAsksForReplayedRequest(t *testing.T) {
 		switch req.Method {
 		case "session.resume":
 			return map[string]any{
-				"session": map[string]any{"session_id": "ses-1"}, "latest_seq": 0, "truncated": true, "epoch": "ep-2",
+				"session": session, "latest_seq": 0, "truncated": true, "epoch": "ep-2",
 				"open_requests": []any{map[string]any{"id": "srq-9", "method": "approval", "params": approvalRequest}},
 			}, nil
 		case "cad.batch":
@@ -420,8 +422,8 @@ func TestBatchWaitsWhileBusy(t *testing.T) {
 			t.Errorf("operation id = %q, want op-fixed", id)
 		}
 	}
-	var res batchResult
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil || !res.Replayed || res.Status != "completed" {
+	var res enginev1.ExecuteBatchResponse
+	if err := contract.Unmarshal([]byte(stdout), &res); err != nil || !res.GetReplayed() || res.GetStatus() != enginev1.BatchStatus_BATCH_STATUS_COMPLETED {
 		t.Errorf("--json output %q: want the replayed result (%v)", stdout, err)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
 // errConnectionLost is returned, wrapped, by a call whose connection broke
@@ -60,7 +62,7 @@ type client struct {
 	// conn and stream are the current connection; while a reconnect is
 	// in progress they are the broken one.
 	conn   *jsonrpc.Conn
-	stream *wsStream
+	stream *wsstream.Stream
 	// changed is closed (and replaced) when conn changes or the client
 	// gives up reconnecting.
 	changed chan struct{}
@@ -135,7 +137,7 @@ func dialClient(ctx context.Context, opts clientOptions) (*client, error) {
 	return c, nil
 }
 
-func (c *client) newConn(stream *wsStream) *jsonrpc.Conn {
+func (c *client) newConn(stream *wsstream.Stream) *jsonrpc.Conn {
 	return jsonrpc.NewConn(c.ctx, stream, jsonrpc.ConnOptions{
 		Preempter: preempter{c},
 		Handler:   jsonrpc.HandlerFunc(c.handle),
@@ -160,7 +162,8 @@ func (c *client) notice(format string, args ...any) {
 	}
 }
 
-// call sends method(params) and decodes the result into result. If the
+// call sends method(params) and decodes the result into result (see
+// decodeResult: a generated message, a *json.RawMessage or nil). If the
 // connection drops before the answer, retry says whether the call may be
 // sent again on the new connection (reads, and writes that carry an
 // operation id); otherwise call fails with errConnectionLost. Cancelling
@@ -172,9 +175,10 @@ func (c *client) call(ctx context.Context, method string, params, result any, re
 			return err
 		}
 		id := jsonrpc.Int64ID(c.nextID.Add(1))
-		err = conn.Call(ctx, id, method, params, result)
+		var raw json.RawMessage
+		err = conn.Call(ctx, id, method, params, &raw)
 		if err == nil {
-			return nil
+			return decodeResult(raw, result)
 		}
 		if ctx.Err() != nil {
 			c.cancelCall(conn, id)
@@ -289,48 +293,39 @@ func (c *client) reconnect() (*jsonrpc.Conn, error) {
 	}
 }
 
-// resumeResult is the part of session.resume's result cadctl uses.
-type resumeResult struct {
-	Events       []event `json:"events"`
-	LatestSeq    int64   `json:"latest_seq"`
-	Truncated    bool    `json:"truncated"`
-	Epoch        string  `json:"epoch"`
-	OpenRequests []struct {
-		ID     string          `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	} `json:"open_requests"`
-}
-
 // resume reattaches the session to conn, delivers the events missed, and
 // answers the requests still open on conn; then conn becomes current.
-func (c *client) resume(ctx context.Context, conn *jsonrpc.Conn, stream *wsStream) error {
+func (c *client) resume(ctx context.Context, conn *jsonrpc.Conn, stream *wsstream.Stream) error {
 	c.mu.Lock()
 	sess, lastSeq := c.session, c.lastSeq
 	c.mu.Unlock()
-	var res resumeResult
+	var res enginev1.ResumeSessionResponse
 	if sess != nil {
 		params := map[string]any{"session_id": sess.ID, "resume_token": sess.ResumeToken, "last_seen": lastSeq}
-		if err := conn.Call(ctx, jsonrpc.Int64ID(c.nextID.Add(1)), gatewayv1.MethodSessionResume, params, &res); err != nil {
+		var raw json.RawMessage
+		if err := conn.Call(ctx, jsonrpc.Int64ID(c.nextID.Add(1)), gatewayv1.MethodSessionResume, params, &raw); err != nil {
 			return err
 		}
-		if res.Epoch != sess.Epoch {
-			c.notice("the engine restarted since the session began (epoch %s, was %s)", res.Epoch, sess.Epoch)
+		if err := decodeResult(raw, &res); err != nil {
+			return fmt.Errorf("%s: %w", gatewayv1.MethodSessionResume, err)
 		}
-		if res.Truncated {
+		if res.GetEpoch() != sess.Epoch {
+			c.notice("the engine restarted since the session began (epoch %s, was %s)", res.GetEpoch(), sess.Epoch)
+		}
+		if res.GetTruncated() {
 			c.notice("some events were lost while disconnected")
 		}
 	}
 	c.mu.Lock()
 	c.conn, c.stream = conn, stream
 	if sess != nil {
-		c.session.Epoch = res.Epoch
+		c.session.Epoch = res.GetEpoch()
 	}
 	close(c.changed)
 	c.changed = make(chan struct{})
 	open := map[string]bool{}
-	for _, r := range res.OpenRequests {
-		open[r.ID] = true
+	for _, r := range res.GetOpenRequests() {
+		open[r.GetId()] = true
 	}
 	var stale []*serverRequest
 	for id, sr := range c.requests {
@@ -339,15 +334,15 @@ func (c *client) resume(ctx context.Context, conn *jsonrpc.Conn, stream *wsStrea
 		}
 	}
 	c.mu.Unlock()
-	for _, ev := range res.Events {
-		c.deliver(ev)
+	for _, ev := range res.GetEvents() {
+		c.deliver(event{SessionID: ev.GetSessionId(), Seq: ev.GetSeq(), Type: ev.GetType(), Payload: wireJSON(ev.GetPayload())})
 	}
 	// Requests no longer open were answered or withdrawn meanwhile.
 	for _, sr := range stale {
 		sr.cancel(&withdrawnError{reason: "resolved"})
 	}
-	for _, r := range res.OpenRequests {
-		sr := c.serverRequest(r.ID, r.Method, r.Params)
+	for _, r := range res.GetOpenRequests() {
+		sr := c.serverRequest(r.GetId(), r.GetMethod(), wireJSON(r.GetParams()))
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
@@ -359,7 +354,7 @@ func (c *client) resume(ctx context.Context, conn *jsonrpc.Conn, stream *wsStrea
 
 // sendAnswer waits for a replayed request's answer and sends it as a
 // response frame on stream, the connection that replayed it.
-func (c *client) sendAnswer(conn *jsonrpc.Conn, stream *wsStream, sr *serverRequest) {
+func (c *client) sendAnswer(conn *jsonrpc.Conn, stream *wsstream.Stream, sr *serverRequest) {
 	select {
 	case <-sr.done:
 	case <-conn.Done():
@@ -507,19 +502,14 @@ func (c *client) createSession(ctx context.Context, methods []string, policy str
 	if policy != "" {
 		params["approval_policy"] = policy
 	}
-	var res struct {
-		SessionID   string `json:"session_id"`
-		ResumeToken string `json:"resume_token"`
-		Epoch       string `json:"epoch"`
-		LatestSeq   int64  `json:"latest_seq"`
-	}
+	var res enginev1.CreateSessionResponse
 	if err := c.call(ctx, gatewayv1.MethodSessionCreate, params, &res, false); err != nil {
 		return nil, err
 	}
-	s := &sessionState{ID: res.SessionID, ResumeToken: res.ResumeToken, Epoch: res.Epoch}
+	s := &sessionState{ID: res.GetSessionId(), ResumeToken: res.GetResumeToken(), Epoch: res.GetEpoch()}
 	c.mu.Lock()
 	c.session = s
-	c.lastSeq = res.LatestSeq
+	c.lastSeq = res.GetLatestSeq()
 	c.mu.Unlock()
 	return s, nil
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
@@ -42,10 +43,8 @@ func cmdTools(ctx context.Context, a *app, args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	var list struct {
-		Tools []json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(raw, &list); err != nil {
+	var list enginev1.ListToolsResponse
+	if err := decodeResult(raw, &list); err != nil {
 		return a.fail(err)
 	}
 	if len(pos) == 0 {
@@ -55,42 +54,38 @@ func cmdTools(ctx context.Context, a *app, args []string) int {
 		}
 		tw, tb := newTable()
 		fmt.Fprintln(tw, "TOOL\tANNOTATIONS\tDESCRIPTION")
-		for _, r := range list.Tools {
-			var t tool
-			json.Unmarshal(r, &t)
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, annotations(&t), t.Description)
+		for _, t := range list.Tools {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.GetName(), annotations(t), t.GetDescription())
 		}
 		flushTable(a.stdout, tw, tb)
 		return exitOK
 	}
-	for _, r := range list.Tools {
-		var t tool
-		json.Unmarshal(r, &t)
-		if t.Name != pos[0] {
+	for _, t := range list.Tools {
+		if t.GetName() != pos[0] {
 			continue
 		}
 		if a.cfg.json {
-			a.printJSON(r)
+			a.printJSON(wireJSON(t))
 			return exitOK
 		}
-		fmt.Fprintf(a.stdout, "%s: %s\nannotations: %s\n\ninput schema:\n%s\n\noutput schema:\n%s\n", t.Name, t.Description, annotations(&t), indentJSON(t.InputSchema, "  "), indentJSON(t.OutputSchema, "  "))
+		fmt.Fprintf(a.stdout, "%s: %s\nannotations: %s\n\ninput schema:\n%s\n\noutput schema:\n%s\n", t.GetName(), t.GetDescription(), annotations(t), indentJSON(wireJSON(t.GetInputSchema()), "  "), indentJSON(wireJSON(t.GetOutputSchema()), "  "))
 		return exitOK
 	}
 	return a.fail(fmt.Errorf("no tool %q in the catalog (cadctl tools lists them)", pos[0]))
 }
 
-func annotations(t *tool) string {
+func annotations(t *enginev1.Tool) string {
 	var as []string
-	an := t.Annotations
+	an := t.GetAnnotations()
 	for _, f := range []struct {
 		on   bool
 		name string
 	}{
-		{an.ReadOnly, "read_only"},
-		{an.Destructive, "destructive"},
-		{an.Idempotent, "idempotent"},
-		{an.Batchable, "batchable"},
-		{an.Interactive, "interactive"},
+		{an.GetReadOnly(), "read_only"},
+		{an.GetDestructive(), "destructive"},
+		{an.GetIdempotent(), "idempotent"},
+		{an.GetBatchable(), "batchable"},
+		{an.GetInteractive(), "interactive"},
 	} {
 		if f.on {
 			as = append(as, f.name)
@@ -167,8 +162,8 @@ func (a *app) printDocumentResult(raw json.RawMessage) int {
 		a.printJSON(raw)
 		return exitOK
 	}
-	var d documentInfo
-	if err := json.Unmarshal(raw, &d); err != nil {
+	var d enginev1.DocumentInfo
+	if err := decodeResult(raw, &d); err != nil {
 		return a.fail(err)
 	}
 	printDocument(a.stdout, &d)
@@ -183,37 +178,37 @@ func (a *app) listDocuments(ctx context.Context) int {
 		return a.fail(err)
 	}
 	defer c.close()
-	var docs []json.RawMessage
+	var docs []*enginev1.DocumentInfo
 	token := ""
 	for {
 		params := map[string]any{"page_size": 1000}
 		if token != "" {
 			params["page_token"] = token
 		}
-		var page struct {
-			Documents     []json.RawMessage `json:"documents"`
-			NextPageToken string            `json:"next_page_token"`
-		}
+		var page enginev1.ListDocumentsResponse
 		if err := c.call(ctx, gatewayv1.MethodDocumentList, params, &page, true); err != nil {
 			return a.fail(fmt.Errorf("document.list: %w", err))
 		}
 		docs = append(docs, page.Documents...)
-		if page.NextPageToken == "" {
+		if page.GetNextPageToken() == "" {
 			break
 		}
-		token = page.NextPageToken
+		token = page.GetNextPageToken()
 	}
 	if a.cfg.json {
-		data, _ := json.Marshal(map[string]any{"documents": docs})
+		// Every page's documents, each as the gateway sent it.
+		var raws []json.RawMessage
+		for _, d := range docs {
+			raws = append(raws, wireJSON(d))
+		}
+		data, _ := json.Marshal(map[string]any{"documents": raws})
 		a.printJSON(data)
 		return exitOK
 	}
 	tw, tb := newTable()
 	fmt.Fprintln(tw, "DOCUMENT\tNAME\tUNITS\tREVISION\tENTITIES")
-	for _, r := range docs {
-		var d documentInfo
-		json.Unmarshal(r, &d)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", d.DocumentID, d.Name, d.Units, d.Revision, d.EntityCount)
+	for _, d := range docs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", d.GetDocumentId(), d.GetName(), wireName(d.GetUnits()), d.GetRevision(), d.GetEntityCount())
 	}
 	flushTable(a.stdout, tw, tb)
 	return exitOK
@@ -245,18 +240,18 @@ func cmdExport(ctx context.Context, a *app, args []string) int {
 		a.printJSON(raw)
 		return exitOK
 	}
-	var res exportResult
-	if err := json.Unmarshal(raw, &res); err != nil {
+	var res enginev1.ExportDocumentResponse
+	if err := decodeResult(raw, &res); err != nil {
 		return a.fail(err)
 	}
 	if *out == "-" {
-		fmt.Fprint(a.stdout, res.Content)
+		fmt.Fprint(a.stdout, res.GetContent())
 		return exitOK
 	}
-	if err := os.WriteFile(*out, []byte(res.Content), 0o644); err != nil {
+	if err := os.WriteFile(*out, []byte(res.GetContent()), 0o644); err != nil {
 		return a.fail(err)
 	}
-	fmt.Fprintf(a.stderr, "wrote %s (%s, %d bytes)\n", *out, res.MediaType, len(res.Content))
+	fmt.Fprintf(a.stderr, "wrote %s (%s, %d bytes)\n", *out, res.GetMediaType(), len(res.GetContent()))
 	return exitOK
 }
 
@@ -359,16 +354,16 @@ func cmdOp(ctx context.Context, a *app, args []string) int {
 		a.printJSON(raw)
 		return exitOK
 	}
-	var op operation
-	if err := json.Unmarshal(raw, &op); err != nil {
+	var op enginev1.Operation
+	if err := decodeResult(raw, &op); err != nil {
 		return a.fail(err)
 	}
 	w := a.stdout
-	fmt.Fprintf(w, "operation %s: %s %s\n", op.OperationID, op.Kind, op.Status)
-	fmt.Fprintf(w, "document %s at revision %d, by %s\n", op.DocumentID, op.Revision, op.Principal)
-	fmt.Fprintf(w, "started %s", op.StartedAt)
-	if op.FinishedAt != "" {
-		fmt.Fprintf(w, ", finished %s", op.FinishedAt)
+	fmt.Fprintf(w, "operation %s: %s %s\n", op.GetOperationId(), op.GetKind(), wireName(op.GetStatus()))
+	fmt.Fprintf(w, "document %s at revision %d, by %s\n", op.GetDocumentId(), op.GetRevision(), op.GetPrincipal())
+	fmt.Fprintf(w, "started %s", wireTime(op.GetStartedAt()))
+	if op.FinishedAt != nil {
+		fmt.Fprintf(w, ", finished %s", wireTime(op.GetFinishedAt()))
 	}
 	fmt.Fprintln(w)
 	if len(op.CommittedSteps) > 0 {
@@ -398,8 +393,8 @@ func cmdStatus(ctx context.Context, a *app, args []string) int {
 		a.printJSON(raw)
 		return exitOK
 	}
-	var st systemStatus
-	if err := json.Unmarshal(raw, &st); err != nil {
+	var st gatewayv1.SystemStatusResult
+	if err := decodeResult(raw, &st); err != nil {
 		return a.fail(err)
 	}
 	ready := func(b bool) string {
@@ -409,15 +404,15 @@ func cmdStatus(ctx context.Context, a *app, args []string) int {
 		return "not ready"
 	}
 	w := a.stdout
-	e, g := st.Engine, st.Gateway
-	fmt.Fprintf(w, "gateway %s  %s  version %s  %d %s  (%s)\n", g.GatewayID, ready(g.Ready), g.Version, g.Connections, plural(int(g.Connections), "connection", "connections"), a.cfg.url)
-	fmt.Fprintf(w, "engine  %s  version %s  store %s  epoch %s  %d %s  %d %s\n", ready(e.Ready), e.Version, e.Store, e.Epoch, e.Documents, plural(int(e.Documents), "document", "documents"), e.Sessions, plural(int(e.Sessions), "session", "sessions"))
-	if len(e.RecentOperations) > 0 {
+	e, g := st.GetEngine(), st.GetGateway()
+	fmt.Fprintf(w, "gateway %s  %s  version %s  %d %s  (%s)\n", g.GetGatewayId(), ready(g.GetReady()), g.GetVersion(), g.GetConnections(), plural(int(g.GetConnections()), "connection", "connections"), a.cfg.url)
+	fmt.Fprintf(w, "engine  %s  version %s  store %s  epoch %s  %d %s  %d %s\n", ready(e.GetReady()), e.GetVersion(), e.GetStore(), e.GetEpoch(), e.GetDocuments(), plural(int(e.GetDocuments()), "document", "documents"), e.GetSessions(), plural(int(e.GetSessions()), "session", "sessions"))
+	if len(e.GetRecentOperations()) > 0 {
 		fmt.Fprintln(w, "recent operations:")
 		tw, tb := newTable()
 		fmt.Fprintln(tw, "  OPERATION\tKIND\tDOCUMENT\tSTATUS\tREVISION\tSTARTED")
-		for _, op := range e.RecentOperations {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", op.OperationID, op.Kind, op.DocumentID, op.Status, op.Revision, op.StartedAt)
+		for _, op := range e.GetRecentOperations() {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", op.GetOperationId(), op.GetKind(), op.GetDocumentId(), wireName(op.GetStatus()), op.GetRevision(), wireTime(op.GetStartedAt()))
 		}
 		flushTable(w, tw, tb)
 	}

@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"github.com/cadbridge/cadbridge/cmd/cadctl/cadctltest"
+	"github.com/cadbridge/cadbridge/internal/proctest"
 )
 
 // ptyUser is a user at a pseudo-terminal that is cadctl's stdin and
 // stderr; cadctl's stdout (the --json result) goes to a buffer.
 type ptyUser struct {
 	t      *testing.T
-	screen cadctltest.SyncBuffer
+	screen proctest.SyncBuffer
 	keys   io.Writer
 	cmd    *exec.Cmd
-	stdout cadctltest.SyncBuffer
+	stdout proctest.SyncBuffer
 	read   chan struct{} // closed when the terminal has closed
 }
 
@@ -115,14 +116,14 @@ func TestCadctlApprovalAtTerminal(t *testing.T) {
 // cadctl reconnects and resumes its session, the answer typed afterwards
 // reaches the engine, and the batch completes.
 func TestCadctlResumesAfterGatewayRestart(t *testing.T) {
-	engine := cadctltest.StartEngine(t, "--store", "memory:")
-	g1 := cadctltest.StartGateway(t, "127.0.0.1:0", engine.Addr)
+	engine := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
+	g1 := proctest.StartGateway(t, "127.0.0.1:0", engine.Addr)
 	s := &cadctltest.Services{Engine: engine, Gateway: g1, URL: "http://" + g1.Addr}
 	doc := createDocument(t, s, "resumed")
 	u := startAtTerminal(t, s.Command("batch", "testdata/cleanup.json", "--document", doc, "--json"))
 	u.waitScreen("Approve? [y/N]", 1)
 	g1.Kill()
-	s.Gateway = cadctltest.StartGateway(t, g1.Addr, engine.Addr)
+	s.Gateway = proctest.StartGateway(t, g1.Addr, engine.Addr)
 	u.waitScreen("reconnected", 1)
 	u.typeLine("y")
 	res := u.wait()

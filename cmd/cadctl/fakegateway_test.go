@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/cadbridge/cadbridge/cmd/cadctl/cadctltest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +16,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	"github.com/cadbridge/cadbridge/internal/proctest"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
 // fakeGateway is an in-process JSON-RPC server over WebSocket standing in
@@ -75,7 +76,7 @@ func (g *fakeGateway) serve(w http.ResponseWriter, r *http.Request) {
 	g.conns = append(g.conns, fc)
 	g.auth = append(g.auth, r.Header.Get("Authorization"))
 	g.mu.Unlock()
-	fc.rpc = jsonrpc.NewConn(r.Context(), &wsStream{c: ws}, jsonrpc.ConnOptions{
+	fc.rpc = jsonrpc.NewConn(r.Context(), wsstream.New(ws), jsonrpc.ConnOptions{
 		Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 			<-fc.ready
 			g.mu.Lock()
@@ -150,6 +151,12 @@ func sessionMethods(next func(ctx context.Context, fc *fakeConn, req *jsonrpc.Re
 	}
 }
 
+// session is the session of the fake's session.resume results.
+var session = map[string]any{
+	"session_id": "ses-1", "principal": "anonymous", "capabilities": map[string]any{"server_requests": []string{"approval"}},
+	"approval_policy": "destructive", "created_at": "2026-01-01T00:00:00Z",
+}
+
 // batchResultFor is a completed batch result for one step.
 func batchResultFor(opID string, status string) map[string]any {
 	return map[string]any{
@@ -165,7 +172,7 @@ func batchResultFor(opID string, status string) map[string]any {
 // terminal is a scripted user at a terminal: what cadctl writes to stderr
 // is captured, and lines are typed into its stdin.
 type terminal struct {
-	out cadctltest.SyncBuffer
+	out proctest.SyncBuffer
 	in  *io.PipeWriter
 	r   *io.PipeReader
 }
@@ -204,7 +211,7 @@ func runCadctlEnv(t *testing.T, g *fakeGateway, term *terminal, tty bool, vars m
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var stdout cadctltest.SyncBuffer
+	var stdout proctest.SyncBuffer
 	e := env{
 		stdin:     term.r,
 		stdout:    &stdout,

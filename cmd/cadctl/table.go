@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
 // stepSpec is a step as the batch file gives it, for labels in the table.
@@ -19,7 +22,7 @@ type stepSpec struct {
 // printBatch writes a readable summary of a batch result: a headline,
 // one row per step (status, handle or result, typed error), and the
 // atomicity and revision reports.
-func printBatch(w io.Writer, res *batchResult, steps []stepSpec) {
+func printBatch(w io.Writer, res *enginev1.ExecuteBatchResponse, steps []stepSpec) {
 	fmt.Fprintln(w, batchHeadline(res))
 	if res.Preview != nil {
 		printPreview(w, res.Preview)
@@ -28,27 +31,26 @@ func printBatch(w io.Writer, res *batchResult, steps []stepSpec) {
 		tw, tb := newTable()
 		fmt.Fprintln(tw, "  #\tSTEP\tSTATUS\tRESULT")
 		for _, r := range res.Results {
-			label := r.Tool
-			if r.I >= 0 && r.I < len(steps) && steps[r.I].Bind != "" {
-				label += " → " + steps[r.I].Bind
+			label := r.GetTool()
+			if i := int(r.GetI()); i >= 0 && i < len(steps) && steps[i].Bind != "" {
+				label += " → " + steps[i].Bind
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", r.I, label, r.Status, stepOutcome(r))
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", r.GetI(), label, wireName(r.GetStatus()), stepOutcome(r))
 		}
 		flushTable(w, tw, tb)
 	}
 	if res.Error != nil {
 		fmt.Fprintf(w, "refused: %s\n", formatError(res.Error))
 	}
-	for i := range res.Errors {
-		e := &res.Errors[i]
+	for _, e := range res.Errors {
 		where := ""
 		if e.Step != nil {
 			where = fmt.Sprintf("step %d: ", *e.Step)
 		}
 		fmt.Fprintf(w, "  %s%s\n", where, formatError(e))
 	}
-	if a := res.Atomicity; a != nil && res.Status != "validated" {
-		line := fmt.Sprintf("atomicity: on_error %s, guarantee %s", a.Mode, a.Guarantee)
+	if a := res.Atomicity; a != nil && res.GetStatus() != enginev1.BatchStatus_BATCH_STATUS_VALIDATED {
+		line := fmt.Sprintf("atomicity: on_error %s, guarantee %s", wireName(a.GetMode()), a.GetGuarantee())
 		if a.RolledBack {
 			line += ", rolled back"
 			if a.Verified {
@@ -69,15 +71,15 @@ func printBatch(w io.Writer, res *batchResult, steps []stepSpec) {
 }
 
 // batchHeadline is the first line of the summary.
-func batchHeadline(res *batchResult) string {
+func batchHeadline(res *enginev1.ExecuteBatchResponse) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "batch %s %s", res.OperationID, res.Status)
-	if res.Replayed {
+	fmt.Fprintf(&b, "batch %s %s", res.GetOperationId(), wireName(res.GetStatus()))
+	if res.GetReplayed() {
 		b.WriteString(" (replayed)")
 	}
-	c := res.Counts
-	if res.Status != "validated" {
-		fmt.Fprintf(&b, ": %d executed, %d ok, %d failed, %d skipped", c.Executed, c.Succeeded, c.Failed, c.Skipped)
+	c := res.GetCounts()
+	if res.GetStatus() != enginev1.BatchStatus_BATCH_STATUS_VALIDATED {
+		fmt.Fprintf(&b, ": %d executed, %d ok, %d failed, %d skipped", c.GetExecuted(), c.GetSucceeded(), c.GetFailed(), c.GetSkipped())
 	}
 	// checked is set only for a guarded batch (expected_revision or
 	// preconditions): the revision the guard found.
@@ -90,61 +92,61 @@ func batchHeadline(res *batchResult) string {
 	return b.String()
 }
 
-func printPreview(w io.Writer, p *preview) {
-	fmt.Fprintf(w, "dry run on %s at revision %d: nothing executed\n", p.DocumentID, p.Revision)
+func printPreview(w io.Writer, p *enginev1.Preview) {
+	fmt.Fprintf(w, "dry run on %s at revision %d: nothing executed\n", p.GetDocumentId(), p.GetRevision())
 	tw, tb := newTable()
 	fmt.Fprintln(tw, "  #\tSTEP\tARGS\t")
 	for _, s := range p.Steps {
-		label := s.Tool
-		if s.Bind != "" {
-			label += " → " + s.Bind
+		label := s.GetTool()
+		if s.GetBind() != "" {
+			label += " → " + s.GetBind()
 		}
 		mark := ""
-		if s.Destructive {
+		if s.GetDestructive() {
 			mark = "destructive"
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.I, label, compactJSON(s.Args, 60), mark)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.GetI(), label, compactJSON(wireJSON(s.GetArgs()), 60), mark)
 	}
 	flushTable(w, tw, tb)
 	if len(p.Preconditions) > 0 {
 		fmt.Fprintln(w, "preconditions (entities the batch reads or changes, as they are now):")
 		for _, pc := range p.Preconditions {
-			fmt.Fprintf(w, "  %s  %s\n", pc.Handle, pc.Fingerprint)
+			fmt.Fprintf(w, "  %s  %s\n", pc.GetHandle(), pc.GetFingerprint())
 		}
 	}
 }
 
 // stepOutcome is the RESULT cell: the handle, the result, or the error.
-func stepOutcome(r stepResult) string {
+func stepOutcome(r *enginev1.StepResult) string {
 	switch {
 	case r.Error != nil:
 		return formatError(r.Error)
-	case r.Handle != nil && len(r.Result) == 0:
+	case r.Handle != nil && r.Result == nil:
 		return "handle " + *r.Handle
-	case len(r.Result) > 0:
-		return compactJSON(r.Result, 70)
+	case r.Result != nil:
+		return compactJSON(wireJSON(r.Result), 70)
 	}
 	return ""
 }
 
 // formatError renders a typed error: kind, message and the fields that say
 // where or why.
-func formatError(e *toolError) string {
+func formatError(e *enginev1.ToolError) string {
 	var b strings.Builder
-	b.WriteString(e.Kind)
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
+	b.WriteString(wireName(e.GetKind()))
+	if e.GetMessage() != "" {
+		b.WriteString(": " + e.GetMessage())
 	}
 	var extra []string
-	if e.Path != "" {
-		p := "at " + e.Path
-		if e.Reason != "" {
-			p += " (" + e.Reason + ")"
+	if e.GetPath() != "" {
+		p := "at " + e.GetPath()
+		if e.Reason != nil {
+			p += " (" + wireName(*e.Reason) + ")"
 		}
 		extra = append(extra, p)
 	}
-	if e.Capability != "" {
-		extra = append(extra, "needs "+e.Capability)
+	if e.GetCapability() != "" {
+		extra = append(extra, "needs "+e.GetCapability())
 	}
 	if e.CurrentRevision != nil {
 		extra = append(extra, fmt.Sprintf("current revision %d", *e.CurrentRevision))
@@ -192,31 +194,31 @@ func compactJSON(raw json.RawMessage, max int) string {
 }
 
 // printDocument writes a document's info and its layers.
-func printDocument(w io.Writer, d *documentInfo) {
-	fmt.Fprintf(w, "%s  %q  units %s  revision %d  %d %s\n", d.DocumentID, d.Name, d.Units, d.Revision, d.EntityCount, plural(int(d.EntityCount), "entity", "entities"))
-	fmt.Fprintf(w, "content hash %s\n", d.ContentHash)
+func printDocument(w io.Writer, d *enginev1.DocumentInfo) {
+	fmt.Fprintf(w, "%s  %q  units %s  revision %d  %d %s\n", d.GetDocumentId(), d.GetName(), wireName(d.GetUnits()), d.GetRevision(), d.GetEntityCount(), plural(int(d.GetEntityCount()), "entity", "entities"))
+	fmt.Fprintf(w, "content hash %s\n", d.GetContentHash())
 	if len(d.Layers) == 0 {
 		return
 	}
 	tw, tb := newTable()
 	fmt.Fprintln(tw, "  LAYER\tCOLOR\tLINETYPE\tENTITIES\tSTATE")
-	layers := append([]layer(nil), d.Layers...)
-	sort.SliceStable(layers, func(i, j int) bool { return layers[i].Name < layers[j].Name })
+	layers := slices.Clone(d.Layers)
+	sort.SliceStable(layers, func(i, j int) bool { return layers[i].GetName() < layers[j].GetName() })
 	for _, l := range layers {
 		var state []string
-		if l.Name == d.CurrentLayer {
+		if l.GetName() == d.GetCurrentLayer() {
 			state = append(state, "current")
 		}
-		if !l.On {
+		if !l.GetOn() {
 			state = append(state, "off")
 		}
-		if l.Frozen {
+		if l.GetFrozen() {
 			state = append(state, "frozen")
 		}
-		if l.Locked {
+		if l.GetLocked() {
 			state = append(state, "locked")
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%s\n", l.Name, l.Color, l.Linetype, l.EntityCount, strings.Join(state, ","))
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%s\n", l.GetName(), l.GetColor(), l.GetLinetype(), l.GetEntityCount(), strings.Join(state, ","))
 	}
 	flushTable(w, tw, tb)
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden summaries in testdata/summary")
@@ -26,8 +28,8 @@ func TestPrintBatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var res batchResult
-			if err := json.Unmarshal(data, &res); err != nil {
+			var res enginev1.ExecuteBatchResponse
+			if err := contract.Unmarshal(data, &res); err != nil {
 				t.Fatal(err)
 			}
 			var b strings.Builder

@@ -17,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
 // loopbackOrigins are allowed besides the gateway's own host.
@@ -31,7 +32,7 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 	c.SetReadLimit(gw.cfg.ReadLimit)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	stream := newWSStream(ctx, c, gw.cfg)
+	stream := newWSStream(ctx, wsstream.New(c), gw.cfg)
 	defer stream.wait()
 	if err := gw.serveConn(ctx, stream, principal, r.Header); err != nil {
 		gw.log.Debug("websocket connection ended", "error", err)
@@ -39,13 +40,13 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 	stream.Close()
 }
 
-// wsStream carries one JSON-RPC payload per WebSocket text message. Writes
-// go through a bounded queue drained by one writer goroutine; a client that
-// reads too slowly to keep the queue from filling is disconnected rather
-// than buffered without bound. A ping every PingInterval keeps the
-// connection alive and detects dead peers.
+// wsStream is the gateway's side of a WebSocket: a [wsstream.Stream] whose
+// writes go through a bounded queue drained by one writer goroutine; a
+// client that reads too slowly to keep the queue from filling is
+// disconnected rather than buffered without bound. A ping every
+// [Config.PingInterval] keeps the connection alive and detects dead peers.
 type wsStream struct {
-	c   *websocket.Conn
+	ws  *wsstream.Stream
 	cfg Config
 	ctx context.Context // the stream's own; cancelled by Close
 	// away makes Close say "going away" (the gateway is stopping).
@@ -55,9 +56,9 @@ type wsStream struct {
 	done   chan struct{} // closed when the writer has stopped
 }
 
-func newWSStream(ctx context.Context, c *websocket.Conn, cfg Config) *wsStream {
+func newWSStream(ctx context.Context, ws *wsstream.Stream, cfg Config) *wsStream {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &wsStream{c: c, cfg: cfg, ctx: ctx, queue: make(chan []byte, cfg.SendQueue), cancel: cancel, done: make(chan struct{})}
+	s := &wsStream{ws: ws, cfg: cfg, ctx: ctx, queue: make(chan []byte, cfg.SendQueue), cancel: cancel, done: make(chan struct{})}
 	go s.writeLoop(ctx)
 	return s
 }
@@ -75,40 +76,30 @@ func (s *wsStream) writeLoop(ctx context.Context) {
 				return // Close: everything queued before has been written
 			}
 			wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
-			err := s.c.Write(wctx, websocket.MessageText, payload)
+			err := s.ws.Write(wctx, payload)
 			cancel()
 			if err != nil {
-				s.c.Close(websocket.StatusPolicyViolation, "write failed or too slow")
+				s.ws.Conn().Close(websocket.StatusPolicyViolation, "write failed or too slow")
 				return
 			}
 		case <-ping.C:
 			pctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
-			err := s.c.Ping(pctx)
+			err := s.ws.Conn().Ping(pctx)
 			cancel()
 			if err != nil {
-				s.c.Close(websocket.StatusPolicyViolation, "ping timed out")
+				s.ws.Conn().Close(websocket.StatusPolicyViolation, "ping timed out")
 				return
 			}
 		}
 	}
 }
 
-// Read reads the next message. It ignores the caller's ctx: cancelling a
-// WebSocket read tears the connection down at once, which would cut off the
-// close handshake (1001 "going away") that Close performs; Close ends a
-// pending Read instead.
+// Read reads the next message (see [wsstream.Stream.Read]). It ignores the
+// caller's ctx: cancelling a WebSocket read tears the connection down at
+// once, which would cut off the close handshake (1001 "going away") that
+// Close performs; Close ends a pending Read instead.
 func (s *wsStream) Read(_ context.Context) ([]byte, error) {
-	typ, data, err := s.c.Read(s.ctx)
-	if err != nil {
-		if st := websocket.CloseStatus(err); st == websocket.StatusNormalClosure || st == websocket.StatusGoingAway {
-			return nil, io.EOF
-		}
-		return nil, err
-	}
-	if typ != websocket.MessageText {
-		return nil, errors.New("binary WebSocket messages are not JSON-RPC")
-	}
-	return data, nil
+	return s.ws.Read(s.ctx)
 }
 
 // Write queues a payload. A full queue holds the writer back (bursts of
@@ -130,7 +121,7 @@ func (s *wsStream) Write(ctx context.Context, payload []byte) error {
 	case <-s.done:
 		return errors.New("websocket closed")
 	case <-timer.C:
-		s.c.Close(websocket.StatusPolicyViolation, "send queue full: reading too slowly")
+		s.ws.Conn().Close(websocket.StatusPolicyViolation, "send queue full: reading too slowly")
 		s.cancel()
 		return errors.New("websocket send queue full; client disconnected")
 	}
@@ -150,9 +141,9 @@ func (s *wsStream) Close() error {
 	}
 	defer s.cancel()
 	if s.away.Load() {
-		return s.c.Close(websocket.StatusGoingAway, "gateway stopping; resume your session on another gateway")
+		return s.ws.Conn().Close(websocket.StatusGoingAway, "gateway stopping; resume your session on another gateway")
 	}
-	return s.c.Close(websocket.StatusNormalClosure, "")
+	return s.ws.Close()
 }
 
 func (s *wsStream) goingAway() { s.away.Store(true) }

@@ -1,0 +1,102 @@
+// Package wsstream carries JSON-RPC over a WebSocket: a [jsonrpc.Stream] on
+// a coder/websocket connection, one payload per text message. The gateway
+// serves it, and cadctl, the benchmarks and the tests dial it.
+package wsstream
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/coder/websocket"
+
+	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+)
+
+// Stream is a [jsonrpc.Stream] over a WebSocket. As coder/websocket allows,
+// Read may be called from one goroutine at a time and Write from many at
+// once; Close may be called concurrently with both and ends a blocked Read.
+type Stream struct {
+	c *websocket.Conn
+}
+
+var _ jsonrpc.Stream = (*Stream)(nil)
+
+// New returns a Stream over c. The caller sets c's read limit, if it wants
+// another than coder/websocket's default of 32 KiB.
+func New(c *websocket.Conn) *Stream { return &Stream{c: c} }
+
+// DialOptions configure Dial.
+type DialOptions struct {
+	// Token, when not empty, is sent as a bearer credential
+	// (Authorization: Bearer Token).
+	Token string
+	// Header holds more headers for the opening handshake (Origin…); nil
+	// means none. Dial does not change it.
+	Header http.Header
+	// ReadLimit is the largest message Read accepts, in bytes; zero means
+	// coder/websocket's default of 32 KiB. A longer message fails Read and
+	// closes the WebSocket with status 1009 (message too big).
+	ReadLimit int64
+}
+
+// Dial opens a WebSocket to url (ws://host:port/rpc) and returns a Stream
+// over it. The response is the server's answer to the handshake, when there
+// was one, also on failure (a 401 for a refused token); the error is
+// coder/websocket's, as it is.
+func Dial(ctx context.Context, url string, opts DialOptions) (*Stream, *http.Response, error) {
+	header := opts.Header.Clone()
+	if opts.Token != "" {
+		if header == nil {
+			header = http.Header{}
+		}
+		header.Set("Authorization", "Bearer "+opts.Token)
+	}
+	c, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: header})
+	if err != nil {
+		return nil, resp, err
+	}
+	if opts.ReadLimit != 0 {
+		c.SetReadLimit(opts.ReadLimit)
+	}
+	return New(c), resp, nil
+}
+
+// errBinary is Read's error for a binary message.
+var errBinary = errors.New("wsstream: a binary WebSocket message is not JSON-RPC")
+
+// Read returns the next text message. It returns io.EOF when the peer
+// closed the WebSocket with status 1000 (normal closure) or 1001 (going
+// away), and coder/websocket's error, as it is, for any other end, so that
+// [websocket.CloseStatus] tells its status. A binary message ends the
+// stream with an error. Cancelling ctx closes the WebSocket at once,
+// without a closing handshake.
+func (s *Stream) Read(ctx context.Context) ([]byte, error) {
+	typ, data, err := s.c.Read(ctx)
+	if err != nil {
+		if st := websocket.CloseStatus(err); st == websocket.StatusNormalClosure || st == websocket.StatusGoingAway {
+			return nil, io.EOF
+		}
+		return nil, err
+	}
+	if typ != websocket.MessageText {
+		return nil, errBinary
+	}
+	return data, nil
+}
+
+// Write sends payload as one text message.
+func (s *Stream) Write(ctx context.Context, payload []byte) error {
+	return s.c.Write(ctx, websocket.MessageText, payload)
+}
+
+// Close closes the WebSocket with status 1000 (normal closure).
+func (s *Stream) Close() error {
+	return s.c.Close(websocket.StatusNormalClosure, "")
+}
+
+// Conn returns the WebSocket, for what a Stream does not do: pings, other
+// closing statuses, or reading a closing status that Read reports as
+// io.EOF.
+func (s *Stream) Conn() *websocket.Conn { return s.c }

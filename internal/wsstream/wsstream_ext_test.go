@@ -1,0 +1,170 @@
+package wsstream_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"go.uber.org/goleak"
+
+	"github.com/cadbridge/cadbridge/internal/wsstream"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// serve runs a WebSocket server whose connections are handled by handle,
+// and returns its ws:// URL. The server stops when the test ends.
+func serve(t *testing.T, handle func(r *http.Request, s *wsstream.Stream)) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		handle(r, wsstream.New(c))
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/rpc"
+}
+
+func dial(t *testing.T, url string, opts wsstream.DialOptions) *wsstream.Stream {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, _, err := wsstream.Dial(ctx, url, opts)
+	if err != nil {
+		t.Fatalf("Dial(%s) = %v, want a stream", url, err)
+	}
+	t.Cleanup(func() { s.Conn().CloseNow() })
+	return s
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestEcho: payloads go both ways as they are, and Dial sends the token
+// and the headers it is given.
+func TestEcho(t *testing.T) {
+	url := serve(t, func(r *http.Request, s *wsstream.Stream) {
+		ctx := r.Context()
+		for _, h := range []string{r.Header.Get("Authorization"), r.Header.Get("X-Test")} {
+			if err := s.Write(ctx, []byte(h)); err != nil {
+				return
+			}
+		}
+		for {
+			payload, err := s.Read(ctx)
+			if err != nil {
+				return
+			}
+			if err := s.Write(ctx, payload); err != nil {
+				return
+			}
+		}
+	})
+	header := http.Header{"X-Test": {"yes"}}
+	s := dial(t, url, wsstream.DialOptions{Token: "tok-1", Header: header})
+	ctx := testContext(t)
+	for _, want := range []string{"Bearer tok-1", "yes"} {
+		if got, err := s.Read(ctx); err != nil || string(got) != want {
+			t.Errorf("Read() = %q, %v, want %q", got, err, want)
+		}
+	}
+	if got := header.Get("Authorization"); got != "" {
+		t.Errorf("DialOptions.Header after Dial: Authorization = %q, want it unchanged (none)", got)
+	}
+	for _, payload := range []string{`{"jsonrpc":"2.0","id":1,"method":"a"}`, `[{"jsonrpc":"2.0","method":"b"}]`} {
+		if err := s.Write(ctx, []byte(payload)); err != nil {
+			t.Fatalf("Write(%s) = %v, want nil", payload, err)
+		}
+		if got, err := s.Read(ctx); err != nil || string(got) != payload {
+			t.Errorf("Read() after Write(%s) = %q, %v, want the payload back", payload, got, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close() = %v, want nil", err)
+	}
+}
+
+// TestReadEnd: a normal or going-away close is the end of the stream
+// (io.EOF); any other close is an error that keeps its status.
+func TestReadEnd(t *testing.T) {
+	for _, tc := range []struct {
+		status websocket.StatusCode
+		eof    bool
+	}{
+		{websocket.StatusNormalClosure, true},
+		{websocket.StatusGoingAway, true},
+		{websocket.StatusPolicyViolation, false},
+		{websocket.StatusInternalError, false},
+	} {
+		t.Run(tc.status.String(), func(t *testing.T) {
+			url := serve(t, func(r *http.Request, s *wsstream.Stream) {
+				s.Conn().Close(tc.status, "bye")
+			})
+			s := dial(t, url, wsstream.DialOptions{})
+			_, err := s.Read(testContext(t))
+			switch {
+			case tc.eof && err != io.EOF:
+				t.Errorf("Read() after close %d = %v, want io.EOF", tc.status, err)
+			case !tc.eof && websocket.CloseStatus(err) != tc.status:
+				t.Errorf("Read() after close %d = %v, want an error with status %d", tc.status, err, tc.status)
+			}
+		})
+	}
+}
+
+// TestReadBinary: a binary message is not a payload.
+func TestReadBinary(t *testing.T) {
+	url := serve(t, func(r *http.Request, s *wsstream.Stream) {
+		s.Conn().Write(r.Context(), websocket.MessageBinary, []byte("{}"))
+		s.Read(r.Context()) // until the client goes
+	})
+	s := dial(t, url, wsstream.DialOptions{})
+	if got, err := s.Read(testContext(t)); err == nil || err == io.EOF {
+		t.Errorf("Read() of a binary message = %q, %v, want an error", got, err)
+	}
+}
+
+// TestReadLimit: a message longer than DialOptions.ReadLimit fails Read.
+func TestReadLimit(t *testing.T) {
+	url := serve(t, func(r *http.Request, s *wsstream.Stream) {
+		s.Write(r.Context(), []byte(strings.Repeat("x", 100)))
+		s.Write(r.Context(), []byte(strings.Repeat("x", 101)))
+		s.Read(r.Context())
+	})
+	s := dial(t, url, wsstream.DialOptions{ReadLimit: 100})
+	ctx := testContext(t)
+	if got, err := s.Read(ctx); err != nil || len(got) != 100 {
+		t.Errorf("Read() of 100 bytes with ReadLimit 100 = %d bytes, %v, want 100 bytes", len(got), err)
+	}
+	if _, err := s.Read(ctx); !errors.Is(err, websocket.ErrMessageTooBig) {
+		t.Errorf("Read() of 101 bytes with ReadLimit 100 = %v, want websocket.ErrMessageTooBig", err)
+	}
+}
+
+// TestDialRefused: a refused handshake returns the server's response.
+func TestDialRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	s, resp, err := wsstream.Dial(testContext(t), "ws"+strings.TrimPrefix(srv.URL, "http"), wsstream.DialOptions{Token: "bad"})
+	if err == nil || s != nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		t.Errorf("Dial() to a server that answers 401 = %v, HTTP %d, %v, want HTTP 401 and an error", s, status, err)
+	}
+}
