@@ -132,7 +132,7 @@ func (e *Engine) answerClaimed(prior *opEntry, st opState, c claimResult, opID s
 			wait = retryWaiting
 		}
 		te = toolErr(enginev1.ErrorKind_ERROR_KIND_BUSY, "operation %q is still running; retry after %d ms", opID, wait.Milliseconds())
-		te.pb.RetryAfterMs = ptr(wait.Milliseconds())
+		te.pb.RetryAfterMs = new(wait.Milliseconds())
 	}
 	r := newRun(context.Background(), e, Caller{}, &opEntry{key: opKey{id: opID}}, nil, plans)
 	r.refuse(te, nil)
@@ -269,7 +269,7 @@ func guard(d *document, expected *int64, pre []*enginev1.Precondition) *toolErro
 		msg = fmt.Sprintf("%d guarded entities moved: %s", len(moved), strings.Join(moved, ", "))
 	}
 	te := toolErr(enginev1.ErrorKind_ERROR_KIND_STALE_REVISION, "%s", msg)
-	te.pb.CurrentRevision = ptr(d.revision)
+	te.pb.CurrentRevision = new(d.revision)
 	te.pb.MovedHandles = moved
 	return te
 }
@@ -296,7 +296,7 @@ func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*s
 	binds := map[string]int{}
 	for _, p := range plans {
 		if te := e.validateStep(p, binds, plans); te != nil {
-			te.pb.OperationId, te.pb.Step = &p.opID, ptr(int32(p.i))
+			te.pb.OperationId, te.pb.Step = &p.opID, new(int32(p.i))
 			p.invalid = te
 			errs = append(errs, te.pb)
 		}
@@ -436,7 +436,7 @@ func preview(d *document, req *enginev1.ExecuteBatchRequest, plans []*stepPlan) 
 			ps.Args = proto.Clone(args).(*structpb.Struct)
 		}
 		if s.bind != "" {
-			ps.Bind = ptr(s.bind)
+			ps.Bind = new(s.bind)
 		}
 		if s.tool != nil {
 			ps.Destructive = s.tool.info.Annotations.GetDestructive()

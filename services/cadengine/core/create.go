@@ -81,9 +81,6 @@ func rectangleOf(path string, a, b geom.Vec) (geometry, error) {
 	return polylineGeom{geom.Polyline{V: []geom.Vertex{{P: geom.Pt(x0, y0)}, {P: geom.Pt(x1, y0)}, {P: geom.Pt(x1, y1)}, {P: geom.Pt(x0, y1)}}, Closed: true}}, nil
 }
 
-// defaultTextHeight is the height of text created without one.
-const defaultTextHeight = 2.5
-
 func textOf(text string, p geom.Vec, height, rotation *float64) geometry {
 	g := textGeom{text: text, p: p, height: defaultTextHeight}
 	if height != nil {

@@ -6,8 +6,10 @@ import (
 	"math"
 	"unicode/utf8"
 
+	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // entity is one drawing entity. An entity in a document is never changed in
@@ -147,6 +149,9 @@ func (g circleGeom) Bounds() geom.Box  { return geom.PrimBounds(g.Prims()) }
 func (g arcGeom) Bounds() geom.Box     { return geom.PrimBounds(g.Prims()) }
 func (g ellipseGeom) Bounds() geom.Box { return geom.PrimBounds(g.Prims()) }
 
+// defaultTextHeight is the height of text created without one.
+const defaultTextHeight = 2.5
+
 // textCharWidth is the estimated advance of one character, as a fraction
 // of the text height: the engine has no fonts, so text extents are
 // estimated as characters × 0.6 × height wide and height tall, from the
@@ -236,20 +241,18 @@ func (g ellipseGeom) transformed(x geom.Xform) geometry {
 
 func pbPoint(p geom.Vec) *enginev1.Point { return &enginev1.Point{X: p.X, Y: p.Y} }
 
-func ptr[T any](v T) *T { return &v }
-
 func (g pointGeom) fill(pb *enginev1.Entity) { pb.Location = pbPoint(g.p) }
 
 func (g lineGeom) fill(pb *enginev1.Entity) {
-	pb.Start, pb.End, pb.Length = pbPoint(g.a), pbPoint(g.b), ptr(g.a.Dist(g.b))
+	pb.Start, pb.End, pb.Length = pbPoint(g.a), pbPoint(g.b), new(g.a.Dist(g.b))
 }
 
-func (g circleGeom) fill(pb *enginev1.Entity) { pb.Center, pb.Radius = pbPoint(g.c), ptr(g.r) }
+func (g circleGeom) fill(pb *enginev1.Entity) { pb.Center, pb.Radius = pbPoint(g.c), new(g.r) }
 
 func (g arcGeom) fill(pb *enginev1.Entity) {
-	pb.Center, pb.Radius = pbPoint(g.c), ptr(g.r)
-	pb.StartAngle, pb.EndAngle = ptr(g.start), ptr(g.end)
-	pb.Length = ptr(g.arc().Length())
+	pb.Center, pb.Radius = pbPoint(g.c), new(g.r)
+	pb.StartAngle, pb.EndAngle = new(g.start), new(g.end)
+	pb.Length = new(g.arc().Length())
 }
 
 func (g polylineGeom) fill(pb *enginev1.Entity) {
@@ -257,22 +260,22 @@ func (g polylineGeom) fill(pb *enginev1.Entity) {
 	for i, v := range g.V {
 		pv := &enginev1.Vertex{X: v.P.X, Y: v.P.Y}
 		if v.Bulge != 0 {
-			pv.Bulge = ptr(v.Bulge)
+			pv.Bulge = new(v.Bulge)
 		}
 		pb.Points[i] = pv
 	}
-	pb.Closed, pb.Length = ptr(g.Closed), ptr(g.Length())
+	pb.Closed, pb.Length = new(g.Closed), new(g.Length())
 }
 
 func (g textGeom) fill(pb *enginev1.Entity) {
-	pb.Text, pb.Insertion = ptr(g.text), pbPoint(g.p)
-	pb.Height, pb.Rotation = ptr(g.height), ptr(g.rotation)
+	pb.Text, pb.Insertion = new(g.text), pbPoint(g.p)
+	pb.Height, pb.Rotation = new(g.height), new(g.rotation)
 }
 
 func (g ellipseGeom) fill(pb *enginev1.Entity) {
-	pb.Center, pb.MajorAxis, pb.Ratio = pbPoint(g.c), pbPoint(g.major), ptr(g.ratio)
-	pb.StartAngle, pb.EndAngle = ptr(g.start), ptr(g.end)
-	pb.Length = ptr(g.arc().Length())
+	pb.Center, pb.MajorAxis, pb.Ratio = pbPoint(g.c), pbPoint(g.major), new(g.ratio)
+	pb.StartAngle, pb.EndAngle = new(g.start), new(g.end)
+	pb.Length = new(g.arc().Length())
 }
 
 // proto is the entity as the wire sees it.
@@ -290,3 +293,10 @@ func (e *entity) proto() *enginev1.Entity {
 }
 
 func (e *entity) fingerprint() string { return hex.EncodeToString(e.fp[:]) }
+
+func enumName(ev protoreflect.EnumValueDescriptor) string { return contract.EnumName(ev) }
+
+// typeName is the wire name of an entity type ("line").
+func typeName(t enginev1.EntityType) string {
+	return enumName(t.Descriptor().Values().ByNumber(t.Number()))
+}

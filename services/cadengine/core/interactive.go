@@ -81,7 +81,7 @@ func entityPick(c *call, a *enginev1.EntityPickArgs) (*enginev1.EntityPickResult
 		res.Handles = append(res.Handles, formatHandle(h))
 	}
 	if len(res.Handles) > 0 {
-		res.Handle = ptr(res.Handles[0])
+		res.Handle = new(res.Handles[0])
 	}
 	return res, nil
 }

@@ -1,57 +1,8 @@
 package core
 
 import (
-	"errors"
-	"fmt"
-	"strings"
-
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
-
-// linetypeNames lists the linetypes the engine knows, for error messages.
-const linetypeNames = "ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE"
-
-// canonicalLinetype spells a known linetype the standard way (names match
-// ignoring case). ByLayer and ByBlock are entity linetypes only.
-func canonicalLinetype(s string, forEntity bool) (string, bool) {
-	switch u := strings.ToUpper(s); u {
-	case "BYLAYER":
-		return "ByLayer", forEntity
-	case "BYBLOCK":
-		return "ByBlock", forEntity
-	case "CONTINUOUS":
-		return "Continuous", true
-	case "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE":
-		return u, true
-	}
-	return "", false
-}
-
-// validLineweight reports whether w is a DXF lineweight: -3 (default) or
-// one of the standard widths in hundredths of a millimetre.
-func validLineweight(w int32) bool {
-	switch w {
-	case -3, 0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200, 211:
-		return true
-	}
-	return false
-}
-
-// checkLayerName rejects names DXF cannot hold.
-func checkLayerName(name string) error {
-	if strings.TrimSpace(name) != name || name == "" {
-		return errors.New("a layer name cannot be empty or start or end with a space")
-	}
-	if i := strings.IndexAny(name, "<>/\\\":;?*|=`"); i >= 0 {
-		return fmt.Errorf("a layer name cannot contain %q", name[i])
-	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f {
-			return errors.New("a layer name cannot contain control characters")
-		}
-	}
-	return nil
-}
 
 // layerNamed finds a layer by its exact name; a missing layer fails,
 // naming a case variant when there is one.
@@ -79,30 +30,11 @@ func layerCreate(c *call, a *enginev1.LayerCreateArgs) (*enginev1.LayerCreateRes
 	if a.Color != nil {
 		l.color = *a.Color
 	}
-	if err := l.style(a.Linetype, a.Lineweight); err != nil {
+	if err := styleLayer(l, a.Linetype, a.Lineweight); err != nil {
 		return nil, err
 	}
 	c.tx.putLayer(l)
 	return &enginev1.LayerCreateResult{Name: l.name}, nil
-}
-
-// style sets the linetype and lineweight given (nil keeps the current
-// ones), refusing a linetype or lineweight DXF does not have.
-func (l *layer) style(linetype *string, lineweight *int32) error {
-	if linetype != nil {
-		lt, ok := canonicalLinetype(*linetype, false)
-		if !ok {
-			return invalidArgs("/linetype", reasonInvalid, "unknown layer linetype %q", *linetype)
-		}
-		l.linetype = lt
-	}
-	if lineweight != nil {
-		if !validLineweight(*lineweight) {
-			return invalidArgs("/lineweight", reasonInvalid, "%d is not a DXF lineweight", *lineweight)
-		}
-		l.lineweight = *lineweight
-	}
-	return nil
 }
 
 func layerList(c *call, _ *enginev1.LayerListArgs) (*enginev1.LayerListResult, error) {
@@ -121,7 +53,7 @@ func layerModify(c *call, a *enginev1.LayerModifyArgs) (*enginev1.LayerModifyRes
 	if a.Color != nil {
 		l.color = *a.Color
 	}
-	if err := l.style(a.Linetype, a.Lineweight); err != nil {
+	if err := styleLayer(&l, a.Linetype, a.Lineweight); err != nil {
 		return nil, err
 	}
 	if a.On != nil {
@@ -210,4 +142,23 @@ func layerDelete(c *call, a *enginev1.LayerDeleteArgs) (*enginev1.LayerDeleteRes
 	}
 	c.tx.removeLayer(l.name)
 	return &enginev1.LayerDeleteResult{Name: l.name, DeletedEntities: int64(len(victims))}, nil
+}
+
+// styleLayer sets the linetype and lineweight given (nil keeps the current
+// ones), refusing a linetype or lineweight DXF does not have.
+func styleLayer(l *layer, linetype *string, lineweight *int32) error {
+	if linetype != nil {
+		lt, ok := canonicalLinetype(*linetype, false)
+		if !ok {
+			return invalidArgs("/linetype", reasonInvalid, "unknown layer linetype %q", *linetype)
+		}
+		l.linetype = lt
+	}
+	if lineweight != nil {
+		if !validLineweight(*lineweight) {
+			return invalidArgs("/lineweight", reasonInvalid, "%d is not a DXF lineweight", *lineweight)
+		}
+		l.lineweight = *lineweight
+	}
+	return nil
 }

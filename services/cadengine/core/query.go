@@ -187,24 +187,24 @@ func measureEntity(c *call, a *enginev1.AnalysisMeasureEntityArgs) (*enginev1.An
 	res := &enginev1.AnalysisMeasureEntityResult{}
 	switch g := e.geom.(type) {
 	case lineGeom:
-		res.Length = ptr(g.a.Dist(g.b))
+		res.Length = new(g.a.Dist(g.b))
 	case arcGeom:
-		res.Length = ptr(g.arc().Length())
+		res.Length = new(g.arc().Length())
 	case circleGeom:
-		res.Area, res.Perimeter = ptr(math.Pi*g.r*g.r), ptr(2*math.Pi*g.r)
+		res.Area, res.Perimeter = new(math.Pi*g.r*g.r), new(2*math.Pi*g.r)
 	case polylineGeom:
 		if g.Closed {
-			res.Area, res.Perimeter = ptr(g.Area()), ptr(g.Length())
+			res.Area, res.Perimeter = new(g.Area()), new(g.Length())
 		} else {
-			res.Length = ptr(g.Length())
+			res.Length = new(g.Length())
 		}
 	case ellipseGeom:
 		ea := g.arc()
 		if g.Full() {
 			a := g.major.Len()
-			res.Area, res.Perimeter = ptr(math.Pi*a*a*g.ratio), ptr(ea.Length())
+			res.Area, res.Perimeter = new(math.Pi*a*a*g.ratio), new(ea.Length())
 		} else {
-			res.Length = ptr(ea.Length())
+			res.Length = new(ea.Length())
 		}
 	default:
 		return nil, failed("entity %s is a %s: it has no length, area or perimeter", formatHandle(e.handle), typeName(e.geom.kind()))

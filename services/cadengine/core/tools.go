@@ -299,10 +299,3 @@ func setFields(m proto.Message, skip ...string) []protoreflect.FieldDescriptor {
 	})
 	return out
 }
-
-func enumName(ev protoreflect.EnumValueDescriptor) string { return contract.EnumName(ev) }
-
-// typeName is the wire name of an entity type ("line").
-func typeName(t enginev1.EntityType) string {
-	return enumName(t.Descriptor().Values().ByNumber(t.Number()))
-}
