@@ -234,7 +234,7 @@ func (r *run) refuse(top *toolError, errs []*enginev1.ToolError) {
 }
 
 func batchStatusName(s enginev1.BatchStatus) string {
-	return enumName(s.Descriptor().Values().ByNumber(s.Number()))
+	return contract.EnumName(s.Descriptor().Values().ByNumber(s.Number()))
 }
 
 // guard checks expected_revision and the preconditions; the caller holds

@@ -72,33 +72,24 @@ func recordOf(d *model) store.DocumentRecord {
 		CreatedAt:    d.createdAt,
 		Revision:     d.revision,
 		NextHandle:   d.nextHandle,
-		CurrentLayer: d.current,
+		CurrentLayer: d.currentLayer(),
 		Layers:       layers,
-		ContentHash:  d.sum.String(),
+		ContentHash:  d.contentHash().String(),
 	}
 }
 
 // loadDocument rebuilds a document from its stored records and checks the
 // stored content hash against the recomputed one.
 func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*document, error) {
-	d := &model{
-		id:         rec.ID,
-		createdAt:  rec.CreatedAt,
-		name:       rec.Name,
-		units:      rec.Units,
-		revision:   rec.Revision,
-		nextHandle: rec.NextHandle,
-		layers:     map[string]*layer{},
-		entities:   make(map[uint64]*entity, len(ents)),
-		perLayer:   map[string]int64{},
-	}
+	d := emptyModel(rec.ID, rec.Name, rec.Units, rec.CreatedAt)
+	d.revision, d.nextHandle = rec.Revision, rec.NextHandle
 	for _, l := range rec.Layers {
 		d.setLayer(l.Name, &layer{
 			name: l.Name, color: l.Color, linetype: l.Linetype, lineweight: l.Lineweight,
 			on: l.On, frozen: l.Frozen, locked: l.Locked,
 		})
 	}
-	if d.layers[rec.CurrentLayer] == nil {
+	if d.layer(rec.CurrentLayer) == nil {
 		return nil, fmt.Errorf("document %s: current layer %q does not exist", rec.ID, rec.CurrentLayer)
 	}
 	d.setCurrent(rec.CurrentLayer)
@@ -112,7 +103,7 @@ func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*docume
 		}
 		d.setEntity(er.Handle, e)
 	}
-	if got := d.sum.String(); got != rec.ContentHash {
+	if got := d.contentHash().String(); got != rec.ContentHash {
 		return nil, fmt.Errorf("document %s: content hash is %s, stored %s", rec.ID, got, rec.ContentHash)
 	}
 	return newDocument(d), nil
@@ -134,7 +125,7 @@ func commitOf(d *model, changes []change) *store.Commit {
 			continue
 		}
 		seen[ch.handle] = struct{}{}
-		if e := d.entities[ch.handle]; e != nil {
+		if e := d.entity(ch.handle); e != nil {
 			c.Put = append(c.Put, store.EntityRecord{Handle: e.handle, Data: e.encode()})
 		} else {
 			c.Delete = append(c.Delete, ch.handle)
@@ -147,7 +138,7 @@ func commitOf(d *model, changes []change) *store.Commit {
 // its row and every entity.
 func fullCommit(d *model) *store.Commit {
 	rec := recordOf(d)
-	c := &store.Commit{Document: &rec, Put: make([]store.EntityRecord, 0, len(d.entities))}
+	c := &store.Commit{Document: &rec, Put: make([]store.EntityRecord, 0, d.entityCount())}
 	d.each(0, func(e *entity) bool {
 		c.Put = append(c.Put, store.EntityRecord{Handle: e.handle, Data: e.encode()})
 		return true

@@ -88,17 +88,17 @@ func (w *encoder) bool(v bool) {
 	}
 }
 
-func (g pointGeom) encode(w *encoder)  { w.vec(g.p) }
-func (g lineGeom) encode(w *encoder)   { w.vec(g.a); w.vec(g.b) }
-func (g circleGeom) encode(w *encoder) { w.vec(g.c); w.float(g.r) }
-func (g arcGeom) encode(w *encoder) {
+func (g pointGeom) encodeTo(w *encoder)  { w.vec(g.p) }
+func (g lineGeom) encodeTo(w *encoder)   { w.vec(g.a); w.vec(g.b) }
+func (g circleGeom) encodeTo(w *encoder) { w.vec(g.c); w.float(g.r) }
+func (g arcGeom) encodeTo(w *encoder) {
 	w.vec(g.c)
 	w.float(g.r)
 	w.float(g.start)
 	w.float(g.end)
 }
 
-func (g polylineGeom) encode(w *encoder) {
+func (g polylineGeom) encodeTo(w *encoder) {
 	w.bool(g.Closed)
 	w.b = binary.AppendUvarint(w.b, uint64(len(g.V)))
 	for _, v := range g.V {
@@ -107,14 +107,14 @@ func (g polylineGeom) encode(w *encoder) {
 	}
 }
 
-func (g textGeom) encode(w *encoder) {
+func (g textGeom) encodeTo(w *encoder) {
 	w.string(g.text)
 	w.vec(g.p)
 	w.float(g.height)
 	w.float(g.rotation)
 }
 
-func (g ellipseGeom) encode(w *encoder) {
+func (g ellipseGeom) encodeTo(w *encoder) {
 	w.vec(g.c)
 	w.vec(g.major)
 	w.float(g.ratio)
@@ -131,7 +131,7 @@ func (e *entity) encode() []byte {
 	w.string(e.layer)
 	w.string(e.linetype)
 	w.int32(e.color)
-	e.geom.encode(&w)
+	e.geom.encodeTo(&w)
 	return w.b
 }
 

@@ -26,8 +26,8 @@ type entity struct {
 // geometry is the type-specific part of an entity, in world coordinates.
 type geometry interface {
 	kind() enginev1.EntityType
-	// encode appends the canonical encoding of the geometry.
-	encode(w *encoder)
+	// encodeTo appends the canonical encoding of the geometry.
+	encodeTo(w *encoder)
 	// transformed is the geometry under a similarity transform.
 	transformed(x geom.Xform) geometry
 	// Prims are the curves the geometry is made of (none for points and

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
@@ -38,7 +39,7 @@ func documentExport(c *call, a *enginev1.DocumentExportArgs) (*enginev1.Document
 
 // entitiesInOrder is every entity, in handle order.
 func entitiesInOrder(d *model) []*entity {
-	out := make([]*entity, 0, len(d.entities))
+	out := make([]*entity, 0, d.entityCount())
 	d.each(0, func(e *entity) bool {
 		out = append(out, e)
 		return true
@@ -81,7 +82,7 @@ func exportDXF(d *model) string {
 	w.pair(9, "$EXTMAX")
 	w.Point(10, ext.Max)
 	w.pair(9, "$CLAYER")
-	w.pair(8, d.current)
+	w.pair(8, d.currentLayer())
 	w.pair(9, "$HANDLING")
 	w.int(70, 1)
 	// $HANDSEED is written after the entities, once the VERTEX handles are
@@ -93,7 +94,7 @@ func exportDXF(d *model) string {
 
 	// Linetypes in use.
 	used := map[string]bool{"CONTINUOUS": true}
-	for _, l := range d.layers {
+	for _, l := range d.sortedLayers() {
 		used[strings.ToUpper(l.linetype)] = true
 	}
 	for _, e := range ents {
@@ -332,5 +333,5 @@ func linetypePattern(name string) (string, []float64) {
 }
 
 func unitName(u enginev1.Units) string {
-	return enumName(u.Descriptor().Values().ByNumber(u.Number()))
+	return contract.EnumName(u.Descriptor().Values().ByNumber(u.Number()))
 }

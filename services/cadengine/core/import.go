@@ -73,7 +73,7 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 func (f *dxfFile) build(d *model) error {
 	// Layers by folded name: DXF layer names are case-insensitive.
 	folded := map[string]*layer{}
-	for _, l := range d.layers {
+	for _, l := range d.sortedLayers() {
 		folded[foldName(l.name)] = l
 	}
 	zero := false // the file's entry for layer 0 was seen
@@ -87,10 +87,8 @@ func (f *dxfFile) build(d *model) error {
 			continue // a second entry for the same name
 		}
 		l := &layer{name: fl.name, color: fl.color, linetype: fl.linetype, lineweight: fl.lineweight, on: fl.on, frozen: fl.frozen, locked: fl.locked}
-		if old != nil {
-			l.seq, zero = old.seq, true // layer 0 keeps its place
-		}
-		d.setLayer(l.name, l)
+		zero = zero || old != nil
+		d.setLayer(l.name, l) // layer 0 keeps its place
 		folded[key] = l
 	}
 	byName := map[string]*layer{} // the layer of each name entities use
@@ -111,9 +109,7 @@ func (f *dxfFile) build(d *model) error {
 			}
 			byName[fe.layer] = l
 		}
-		e := &entity{handle: d.nextHandle, layer: l.name, color: fe.color, linetype: fe.linetype, geom: fe.geom}
-		d.nextHandle++
-		d.setEntity(e.handle, e.seal())
+		d.add(&entity{layer: l.name, color: fe.color, linetype: fe.linetype, geom: fe.geom})
 	}
 	d.setCurrent(f.currentLayer(d))
 	return nil
@@ -146,7 +142,7 @@ func (f *dxfFile) currentLayer(d *model) string {
 			return l.name
 		}
 	}
-	l := *d.layers["0"]
+	l := *d.layer("0")
 	l.frozen = false
 	d.setLayer("0", &l)
 	return "0"

@@ -46,7 +46,16 @@ type layer struct {
 // newModel is an empty drawing with layer "0" (colour 7, Continuous) as
 // its current layer.
 func newModel(id, name string, units enginev1.Units, now time.Time) *model {
-	d := &model{
+	d := emptyModel(id, name, units, now)
+	d.setLayer("0", &layer{name: "0", color: 7, linetype: "Continuous", lineweight: -3, on: true})
+	d.setCurrent("0")
+	return d
+}
+
+// emptyModel is a drawing without layers, for a loader that adds them and
+// then sets the current layer.
+func emptyModel(id, name string, units enginev1.Units, now time.Time) *model {
+	return &model{
 		id:         id,
 		createdAt:  now,
 		name:       name,
@@ -56,9 +65,6 @@ func newModel(id, name string, units enginev1.Units, now time.Time) *model {
 		entities:   map[uint64]*entity{},
 		perLayer:   map[string]int64{},
 	}
-	d.setLayer("0", &layer{name: "0", color: 7, linetype: "Continuous", lineweight: -3, on: true})
-	d.setCurrent("0")
-	return d
 }
 
 // ---- the three mutations; everything that changes a document goes
@@ -84,16 +90,23 @@ func (d *model) setEntity(h uint64, e *entity) {
 	}
 }
 
-// setLayer puts l under name, or removes the layer when l is nil.
+// setLayer puts l under name, or removes the layer when l is nil. A new
+// layer goes last in creation order; one that replaces a layer of the same
+// name takes its place.
 func (d *model) setLayer(name string, l *layer) {
-	if old := d.layers[name]; old != nil {
+	old := d.layers[name]
+	if old != nil {
 		d.sum.Sub(old.digest())
 	}
 	if l == nil {
 		delete(d.layers, name)
 		return
 	}
-	if l.seq == 0 {
+	switch {
+	case l.seq != 0:
+	case old != nil:
+		l.seq = old.seq
+	default:
 		d.layerSeq++
 		l.seq = d.layerSeq
 	}
@@ -136,6 +149,15 @@ func (d *model) layerFold(name string) *layer {
 		}
 	}
 	return nil
+}
+
+// add gives e the next handle and puts it in the drawing, bypassing the
+// rules of a write (see tx): for loaders that build a new drawing.
+func (d *model) add(e *entity) *entity {
+	e.handle = d.nextHandle
+	d.nextHandle++
+	d.setEntity(e.handle, e.seal())
+	return e
 }
 
 // entity is the entity under handle h, or nil.

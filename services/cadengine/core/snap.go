@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 
+	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
@@ -74,7 +75,7 @@ func pointFromSnap(c *call, a *enginev1.PointFromSnapArgs) (*enginev1.PointFromS
 }
 
 func snapName(s enginev1.SnapKind) string {
-	return enumName(s.Descriptor().Values().ByNumber(s.Number()))
+	return contract.EnumName(s.Descriptor().Values().ByNumber(s.Number()))
 }
 
 // pointIntersection intersects two entities made of lines, circles, arcs

@@ -20,7 +20,7 @@ import (
 func exportSVG(d *model) string {
 	ents := entitiesInOrder(d)
 	visible := func(e *entity) bool {
-		l := d.layers[e.layer]
+		l := d.layer(e.layer)
 		return l != nil && l.on && !l.frozen
 	}
 	var ext geom.Box
