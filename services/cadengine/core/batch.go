@@ -13,6 +13,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
 // ExecuteBatch runs cad.batch: an ordered list of tool calls on one
@@ -157,10 +158,10 @@ func (r *run) execute(errs []*enginev1.ToolError, expected *int64, pre []*engine
 		r.refuse(&toolError{pb: proto.Clone(errs[0]).(*enginev1.ToolError)}, errs)
 	case r.d != nil && r.d.quarantined:
 		r.refuse(toolErr(enginev1.ErrorKind_ERROR_KIND_QUARANTINED,
-			"document %s is quarantined: a commit failed after part of a rollback was stored; restart the engine to reload it", r.d.id), nil)
+			"document %s is quarantined: a commit failed after part of a rollback was stored; restart the engine to reload it", r.d.ID), nil)
 	default:
 		if r.d != nil && (expected != nil || len(pre) > 0) {
-			r.guarded, r.checked = true, r.d.revision
+			r.guarded, r.checked = true, r.d.Revision
 			if te := guard(r.d, expected, pre); te != nil {
 				r.refuse(te, nil)
 				break
@@ -242,34 +243,34 @@ func batchStatusName(s enginev1.BatchStatus) string {
 func guard(d *document, expected *int64, pre []*enginev1.Precondition) *toolError {
 	var moved []string
 	for _, p := range pre {
-		h, ok := parseHandle(p.GetHandle())
-		var ent *entity
+		h, ok := drawing.ParseHandle(p.GetHandle())
+		var ent *drawing.Entity
 		if ok {
-			ent = d.entity(h)
+			ent = d.Entity(h)
 		}
-		if ent == nil || !strings.EqualFold(ent.fingerprint(), p.GetFingerprint()) {
+		if ent == nil || !strings.EqualFold(ent.Fingerprint(), p.GetFingerprint()) {
 			name := p.GetHandle()
 			if ok {
-				name = formatHandle(h)
+				name = drawing.FormatHandle(h)
 			}
 			moved = append(moved, name)
 		}
 	}
-	stale := expected != nil && *expected != d.revision
+	stale := expected != nil && *expected != d.Revision
 	if !stale && len(moved) == 0 {
 		return nil
 	}
 	var msg string
 	switch {
 	case stale && len(moved) > 0:
-		msg = fmt.Sprintf("the document is at revision %d, not %d, and %d guarded entities moved", d.revision, *expected, len(moved))
+		msg = fmt.Sprintf("the document is at revision %d, not %d, and %d guarded entities moved", d.Revision, *expected, len(moved))
 	case stale:
-		msg = fmt.Sprintf("the document is at revision %d, not %d", d.revision, *expected)
+		msg = fmt.Sprintf("the document is at revision %d, not %d", d.Revision, *expected)
 	default:
 		msg = fmt.Sprintf("%d guarded entities moved: %s", len(moved), strings.Join(moved, ", "))
 	}
 	te := toolErr(enginev1.ErrorKind_ERROR_KIND_STALE_REVISION, "%s", msg)
-	te.pb.CurrentRevision = new(d.revision)
+	te.pb.CurrentRevision = new(d.Revision)
 	te.pb.MovedHandles = moved
 	return te
 }
@@ -332,7 +333,7 @@ func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPl
 		case err != nil:
 			return nil, unresolvedRef(ptr, "%v", err)
 		case r == nil:
-			if _, ok := parseHandle(lit); isHandle(node) && !ok {
+			if _, ok := drawing.ParseHandle(lit); isHandle(node) && !ok {
 				return nil, invalidArgs(ptr, reasonInvalid, "%q is not an entity handle (hex digits)", lit)
 			}
 			return lit, nil
@@ -414,7 +415,7 @@ func (e *Engine) dryRun(d *document, req *enginev1.ExecuteBatchRequest, opID str
 		r.refuse(&toolError{pb: proto.Clone(errs[0]).(*enginev1.ToolError)}, errs)
 	default:
 		if req.ExpectedRevision != nil || len(req.GetPreconditions()) > 0 {
-			r.guarded, r.checked = true, d.revision
+			r.guarded, r.checked = true, d.Revision
 			if te := guard(d, req.ExpectedRevision, req.GetPreconditions()); te != nil {
 				r.refuse(te, nil)
 				break
@@ -428,7 +429,7 @@ func (e *Engine) dryRun(d *document, req *enginev1.ExecuteBatchRequest, opID str
 }
 
 func preview(d *document, req *enginev1.ExecuteBatchRequest, plans []*stepPlan) *enginev1.Preview {
-	p := &enginev1.Preview{DocumentId: d.id, Revision: d.revision}
+	p := &enginev1.Preview{DocumentId: d.ID, Revision: d.Revision}
 	seen := map[uint64]bool{}
 	for i, s := range plans {
 		ps := &enginev1.PlannedStep{I: int32(i), Tool: s.name}
@@ -448,12 +449,12 @@ func preview(d *document, req *enginev1.ExecuteBatchRequest, plans []*stepPlan) 
 				if err != nil || r != nil {
 					return nil, nil
 				}
-				h, ok := parseHandle(lit)
-				if !ok || seen[h] || d.entity(h) == nil {
+				h, ok := drawing.ParseHandle(lit)
+				if !ok || seen[h] || d.Entity(h) == nil {
 					return nil, nil
 				}
 				seen[h] = true
-				p.Preconditions = append(p.Preconditions, &enginev1.Precondition{Handle: formatHandle(h), Fingerprint: d.entity(h).fingerprint()})
+				p.Preconditions = append(p.Preconditions, &enginev1.Precondition{Handle: drawing.FormatHandle(h), Fingerprint: d.Entity(h).Fingerprint()})
 				return nil, nil
 			})
 		}

@@ -69,6 +69,7 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -156,7 +157,7 @@ func New(s store.Store, opts Options) (*Engine, error) {
 		if err != nil {
 			return err
 		}
-		e.docs[d.id] = d
+		e.docs[d.ID] = d
 		return nil
 	})
 	if err != nil {
@@ -224,11 +225,11 @@ func (e *Engine) createDocument(ctx context.Context, name string, units enginev1
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := e.store.Commit(context.WithoutCancel(ctx), commitOf(d.model, nil)); err != nil {
+	if err := e.store.Commit(context.WithoutCancel(ctx), commitOf(d.Document, nil)); err != nil {
 		return nil, fmt.Errorf("create document: %w", err)
 	}
 	e.publish(d)
-	return d.info(), nil
+	return d.Info(), nil
 }
 
 // newDocument makes a document that nobody else sees until it is
@@ -246,13 +247,13 @@ func (e *Engine) newDocument(name string, units enginev1.Units) (*document, erro
 	if _, ok := enginev1.Units_name[int32(units)]; !ok {
 		return nil, fmt.Errorf("%w: unknown units %d", ErrInvalid, units)
 	}
-	return newDocument(newModel("doc-"+randomHex(8), name, units, e.now().UTC())), nil
+	return newDocument(drawing.NewDocument("doc-"+randomHex(8), name, units, e.now().UTC())), nil
 }
 
 // publish makes a committed document visible.
 func (e *Engine) publish(d *document) {
 	e.mu.Lock()
-	e.docs[d.id] = d
+	e.docs[d.ID] = d
 	e.mu.Unlock()
 }
 
@@ -269,7 +270,7 @@ func (e *Engine) GetDocument(ctx context.Context, documentID string) (*enginev1.
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	return d.info(), nil
+	return d.Info(), nil
 }
 
 // ListDocuments lists documents, oldest first, a page at a time.
@@ -307,7 +308,7 @@ func (e *Engine) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsR
 		all = append(all, d)
 	}
 	e.mu.RUnlock()
-	keyOf := func(d *document) key { return key{d.createdAt.UnixNano(), d.id} }
+	keyOf := func(d *document) key { return key{d.CreatedAt.UnixNano(), d.ID} }
 	sort.Slice(all, func(i, j int) bool { return less(keyOf(all[i]), keyOf(all[j])) })
 	resp := &enginev1.ListDocumentsResponse{}
 	var last key
@@ -321,7 +322,7 @@ func (e *Engine) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsR
 			break
 		}
 		d.mu.RLock()
-		resp.Documents = append(resp.Documents, d.info())
+		resp.Documents = append(resp.Documents, d.Info())
 		d.mu.RUnlock()
 		last = k
 	}
@@ -341,7 +342,7 @@ func (e *Engine) ExportDocument(ctx context.Context, req *enginev1.ExportDocumen
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	content, media, err := export(d.model, req.GetFormat())
+	content, media, err := export(d.Document, req.GetFormat())
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
@@ -14,46 +15,46 @@ type style struct {
 	linetype *string
 }
 
-// create adds an entity with geometry g; path prefixes argument paths in
+// Create adds an entity with geometry g; path prefixes argument paths in
 // errors ("" for a single create, "/entities/3" in a batch).
-func (c *call) create(path string, s style, g geometry) (*entity, error) {
-	e := &entity{layer: c.d.currentLayer(), color: 256, linetype: "ByLayer", geom: g}
+func (c *call) Create(path string, s style, g drawing.Geometry) (*drawing.Entity, error) {
+	e := &drawing.Entity{Layer: c.d.CurrentLayer(), Color: 256, Linetype: "ByLayer", Geom: g}
 	if s.layer != nil {
-		e.layer = *s.layer
+		e.Layer = *s.layer
 	}
 	if s.color != nil {
-		e.color = *s.color
+		e.Color = *s.color
 	}
 	if s.linetype != nil {
-		lt, ok := canonicalLinetype(*s.linetype, true)
+		lt, ok := drawing.CanonicalLinetype(*s.linetype, true)
 		if !ok {
-			return nil, invalidArgs(path+"/linetype", reasonInvalid, "unknown linetype %q (%s)", *s.linetype, linetypeNames)
+			return nil, invalidArgs(path+"/linetype", reasonInvalid, "unknown linetype %q (%s)", *s.linetype, drawing.LinetypeNames)
 		}
-		e.linetype = lt
+		e.Linetype = lt
 	}
-	return c.tx.create(e)
+	return c.tx.Create(e)
 }
 
-func handleResult(e *entity) string { return formatHandle(e.handle) }
+func handleResult(e *drawing.Entity) string { return drawing.FormatHandle(e.Handle) }
 
 // ---- geometry builders, shared by the single creates and the batch ----
 
-func lineOf(path string, a, b geom.Vec) (geometry, error) {
+func lineOf(path string, a, b geom.Vec) (drawing.Geometry, error) {
 	if a.Same(b) {
 		return nil, invalidArgs(path+"/x2", reasonInvalid, "a line needs two distinct end points")
 	}
-	return lineGeom{a, b}, nil
+	return drawing.Line{A: a, B: b}, nil
 }
 
-func arcOf(path string, c geom.Vec, r, start, end float64) (geometry, error) {
-	g, err := newArcGeom(c, r, start, end)
+func arcOf(path string, c geom.Vec, r, start, end float64) (drawing.Geometry, error) {
+	g, err := drawing.NewArc(c, r, start, end)
 	if err != nil {
 		return nil, invalidArgs(path+"/end_angle", reasonInvalid, "%v", err)
 	}
 	return g, nil
 }
 
-func polylineOf(path string, pts []*enginev1.Vertex, closed bool) (geometry, error) {
+func polylineOf(path string, pts []*enginev1.Vertex, closed bool) (drawing.Geometry, error) {
 	switch {
 	case len(pts) == 0:
 		return nil, invalidArgs(path+"/points", reasonMissing, "a polyline needs points")
@@ -64,12 +65,12 @@ func polylineOf(path string, pts []*enginev1.Vertex, closed bool) (geometry, err
 	for i, p := range pts {
 		v[i] = geom.Vertex{P: geom.Pt(p.GetX(), p.GetY()), Bulge: p.GetBulge()}
 	}
-	return newPolylineGeom(v, closed), nil
+	return drawing.NewPolyline(v, closed), nil
 }
 
 // rectangleOf is the closed polyline through the rectangle's corners,
 // counter-clockwise from the lower-left one, whatever corners were given.
-func rectangleOf(path string, a, b geom.Vec) (geometry, error) {
+func rectangleOf(path string, a, b geom.Vec) (drawing.Geometry, error) {
 	switch {
 	case geom.Eq(a.X, b.X):
 		return nil, invalidArgs(path+"/x2", reasonInvalid, "the rectangle has no width")
@@ -78,21 +79,21 @@ func rectangleOf(path string, a, b geom.Vec) (geometry, error) {
 	}
 	x0, x1 := math.Min(a.X, b.X), math.Max(a.X, b.X)
 	y0, y1 := math.Min(a.Y, b.Y), math.Max(a.Y, b.Y)
-	return polylineGeom{geom.Polyline{V: []geom.Vertex{{P: geom.Pt(x0, y0)}, {P: geom.Pt(x1, y0)}, {P: geom.Pt(x1, y1)}, {P: geom.Pt(x0, y1)}}, Closed: true}}, nil
+	return drawing.Polyline{Polyline: geom.Polyline{V: []geom.Vertex{{P: geom.Pt(x0, y0)}, {P: geom.Pt(x1, y0)}, {P: geom.Pt(x1, y1)}, {P: geom.Pt(x0, y1)}}, Closed: true}}, nil
 }
 
-func textOf(text string, p geom.Vec, height, rotation *float64) geometry {
-	g := textGeom{text: text, p: p, height: defaultTextHeight}
+func textOf(text string, p geom.Vec, height, rotation *float64) drawing.Geometry {
+	g := drawing.Text{Text: text, P: p, Height: drawing.DefaultTextHeight}
 	if height != nil {
-		g.height = *height
+		g.Height = *height
 	}
 	if rotation != nil {
-		g.rotation = geom.NormDeg(*rotation)
+		g.Rotation = geom.NormDeg(*rotation)
 	}
 	return g
 }
 
-func ellipseOf(path string, c, major geom.Vec, ratio float64, start, end *float64) (geometry, error) {
+func ellipseOf(path string, c, major geom.Vec, ratio float64, start, end *float64) (drawing.Geometry, error) {
 	s, e := 0.0, 360.0
 	if start != nil {
 		s = *start
@@ -100,7 +101,7 @@ func ellipseOf(path string, c, major geom.Vec, ratio float64, start, end *float6
 	if end != nil {
 		e = *end
 	}
-	g, err := newEllipseGeom(c, major, ratio, s, e)
+	g, err := drawing.NewEllipse(c, major, ratio, s, e)
 	if err != nil {
 		return nil, invalidArgs(path+"/major_x", reasonInvalid, "%v", err)
 	}
@@ -110,7 +111,7 @@ func ellipseOf(path string, c, major geom.Vec, ratio float64, start, end *float6
 // ---- tools ----
 
 func createPoint(c *call, a *enginev1.EntityCreatePointArgs) (*enginev1.EntityCreatePointResult, error) {
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, pointGeom{geom.Pt(a.X, a.Y)})
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, drawing.Point{P: geom.Pt(a.X, a.Y)})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func createLine(c *call, a *enginev1.EntityCreateLineArgs) (*enginev1.EntityCrea
 	if err != nil {
 		return nil, err
 	}
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, g)
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, g)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func createLine(c *call, a *enginev1.EntityCreateLineArgs) (*enginev1.EntityCrea
 }
 
 func createCircle(c *call, a *enginev1.EntityCreateCircleArgs) (*enginev1.EntityCreateCircleResult, error) {
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, circleGeom{c: geom.Pt(a.Cx, a.Cy), r: a.Radius})
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, drawing.Circle{C: geom.Pt(a.Cx, a.Cy), R: a.Radius})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func createArc(c *call, a *enginev1.EntityCreateArcArgs) (*enginev1.EntityCreate
 	if err != nil {
 		return nil, err
 	}
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, g)
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, g)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func createPolyline(c *call, a *enginev1.EntityCreatePolylineArgs) (*enginev1.En
 	if err != nil {
 		return nil, err
 	}
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, g)
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, g)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +167,7 @@ func createRectangle(c *call, a *enginev1.EntityCreateRectangleArgs) (*enginev1.
 	if err != nil {
 		return nil, err
 	}
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, g)
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, g)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +175,7 @@ func createRectangle(c *call, a *enginev1.EntityCreateRectangleArgs) (*enginev1.
 }
 
 func createText(c *call, a *enginev1.EntityCreateTextArgs) (*enginev1.EntityCreateTextResult, error) {
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, textOf(a.Text, geom.Pt(a.X, a.Y), a.Height, a.Rotation))
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, textOf(a.Text, geom.Pt(a.X, a.Y), a.Height, a.Rotation))
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +187,7 @@ func createEllipse(c *call, a *enginev1.EntityCreateEllipseArgs) (*enginev1.Enti
 	if err != nil {
 		return nil, err
 	}
-	e, err := c.create("", style{a.Layer, a.Color, a.Linetype}, g)
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, g)
 	if err != nil {
 		return nil, err
 	}
@@ -210,11 +211,11 @@ func batchCreate(c *call, a *enginev1.EntityBatchCreateArgs) (*enginev1.EntityBa
 		if err != nil {
 			return nil, err
 		}
-		e, err := c.create(p, style{ne.Layer, ne.Color, ne.Linetype}, g)
+		e, err := c.Create(p, style{ne.Layer, ne.Color, ne.Linetype}, g)
 		if err != nil {
 			return nil, err
 		}
-		handles[i] = formatHandle(e.handle)
+		handles[i] = drawing.FormatHandle(e.Handle)
 	}
 	return &enginev1.EntityBatchCreateResult{Handles: handles, Count: int64(len(handles))}, nil
 }
@@ -250,12 +251,12 @@ func newEntityFields(t enginev1.EntityType) []string {
 
 // newEntityGeometry checks one NewEntity — every field its type needs, none
 // it does not take — and builds its geometry.
-func newEntityGeometry(path string, ne *enginev1.NewEntity) (geometry, error) {
+func newEntityGeometry(path string, ne *enginev1.NewEntity) (drawing.Geometry, error) {
 	allowed := newEntityFields(ne.Type)
 	if allowed == nil {
 		return nil, invalidArgs(path+"/type", reasonInvalid, "unknown entity type")
 	}
-	tn := typeName(ne.Type)
+	tn := drawing.TypeName(ne.Type)
 	for _, fd := range setFields(ne, "type", "layer", "color", "linetype") {
 		ok := false
 		for _, f := range allowed {
@@ -287,7 +288,7 @@ func newEntityGeometry(path string, ne *enginev1.NewEntity) (geometry, error) {
 		if missing != "" {
 			return nil, miss()
 		}
-		return pointGeom{p}, nil
+		return drawing.Point{P: p}, nil
 	case enginev1.EntityType_ENTITY_TYPE_LINE:
 		a, b := geom.Pt(need("x1", ne.X1), need("y1", ne.Y1)), geom.Pt(need("x2", ne.X2), need("y2", ne.Y2))
 		if missing != "" {
@@ -299,7 +300,7 @@ func newEntityGeometry(path string, ne *enginev1.NewEntity) (geometry, error) {
 		if missing != "" {
 			return nil, miss()
 		}
-		return circleGeom{c: cv, r: r}, nil
+		return drawing.Circle{C: cv, R: r}, nil
 	case enginev1.EntityType_ENTITY_TYPE_ARC:
 		cv, r := geom.Pt(need("cx", ne.Cx), need("cy", ne.Cy)), need("radius", ne.Radius)
 		s, e := need("start_angle", ne.StartAngle), need("end_angle", ne.EndAngle)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -14,7 +15,7 @@ import (
 // hold the lane (see run.lock) for as long as their write — a tool call or
 // a whole batch — takes.
 type document struct {
-	*model
+	*drawing.Document
 
 	// lane admits one writer at a time. A writer takes the lane first
 	// (waiting is cancellable), then mu while it applies and commits; a
@@ -37,9 +38,9 @@ type document struct {
 }
 
 // newDocument puts a drawing in the engine.
-func newDocument(m *model) *document {
-	d := &document{model: m, lane: make(chan struct{}, 1)}
-	d.durable.Store(m.revision)
+func newDocument(m *drawing.Document) *document {
+	d := &document{Document: m, lane: make(chan struct{}, 1)}
+	d.durable.Store(m.Revision)
 	return d
 }
 
@@ -56,54 +57,54 @@ func (d *document) acquire(ctx context.Context) error {
 func (d *document) release() { <-d.lane }
 
 // record is the document's row for the store; the caller holds mu.
-func recordOf(d *model) store.DocumentRecord {
-	ls := d.sortedLayers()
+func recordOf(d *drawing.Document) store.DocumentRecord {
+	ls := d.SortedLayers()
 	layers := make([]store.LayerRecord, len(ls))
 	for i, l := range ls {
 		layers[i] = store.LayerRecord{
-			Name: l.name, Color: l.color, Linetype: l.linetype, Lineweight: l.lineweight,
-			On: l.on, Frozen: l.frozen, Locked: l.locked,
+			Name: l.Name, Color: l.Color, Linetype: l.Linetype, Lineweight: l.Lineweight,
+			On: l.On, Frozen: l.Frozen, Locked: l.Locked,
 		}
 	}
 	return store.DocumentRecord{
-		ID:           d.id,
-		Name:         d.name,
-		Units:        d.units,
-		CreatedAt:    d.createdAt,
-		Revision:     d.revision,
-		NextHandle:   d.nextHandle,
-		CurrentLayer: d.currentLayer(),
+		ID:           d.ID,
+		Name:         d.Name,
+		Units:        d.Units,
+		CreatedAt:    d.CreatedAt,
+		Revision:     d.Revision,
+		NextHandle:   d.NextHandle,
+		CurrentLayer: d.CurrentLayer(),
 		Layers:       layers,
-		ContentHash:  d.contentHash().String(),
+		ContentHash:  d.ContentHash().String(),
 	}
 }
 
 // loadDocument rebuilds a document from its stored records and checks the
 // stored content hash against the recomputed one.
 func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*document, error) {
-	d := emptyModel(rec.ID, rec.Name, rec.Units, rec.CreatedAt)
-	d.revision, d.nextHandle = rec.Revision, rec.NextHandle
+	d := drawing.EmptyDocument(rec.ID, rec.Name, rec.Units, rec.CreatedAt)
+	d.Revision, d.NextHandle = rec.Revision, rec.NextHandle
 	for _, l := range rec.Layers {
-		d.setLayer(l.Name, &layer{
-			name: l.Name, color: l.Color, linetype: l.Linetype, lineweight: l.Lineweight,
-			on: l.On, frozen: l.Frozen, locked: l.Locked,
+		d.SetLayer(l.Name, &drawing.Layer{
+			Name: l.Name, Color: l.Color, Linetype: l.Linetype, Lineweight: l.Lineweight,
+			On: l.On, Frozen: l.Frozen, Locked: l.Locked,
 		})
 	}
-	if d.layer(rec.CurrentLayer) == nil {
+	if d.Layer(rec.CurrentLayer) == nil {
 		return nil, fmt.Errorf("document %s: current layer %q does not exist", rec.ID, rec.CurrentLayer)
 	}
-	d.setCurrent(rec.CurrentLayer)
+	d.SetCurrent(rec.CurrentLayer)
 	for _, er := range ents {
-		e, err := decodeEntity(er.Handle, er.Data)
+		e, err := drawing.DecodeEntity(er.Handle, er.Data)
 		if err != nil {
 			return nil, fmt.Errorf("document %s: %w", rec.ID, err)
 		}
-		if er.Handle >= d.nextHandle {
-			return nil, fmt.Errorf("document %s: entity %s is beyond the handle counter", rec.ID, formatHandle(er.Handle))
+		if er.Handle >= d.NextHandle {
+			return nil, fmt.Errorf("document %s: entity %s is beyond the handle counter", rec.ID, drawing.FormatHandle(er.Handle))
 		}
-		d.setEntity(er.Handle, e)
+		d.SetEntity(er.Handle, e)
 	}
-	if got := d.contentHash().String(); got != rec.ContentHash {
+	if got := d.ContentHash().String(); got != rec.ContentHash {
 		return nil, fmt.Errorf("document %s: content hash is %s, stored %s", rec.ID, got, rec.ContentHash)
 	}
 	return newDocument(d), nil
@@ -113,22 +114,22 @@ func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*docume
 // document's current state, given the changes since the last commit: the
 // document row and, for each entity the changes touched, its current state
 // (or its removal).
-func commitOf(d *model, changes []change) *store.Commit {
+func commitOf(d *drawing.Document, changes []drawing.Change) *store.Commit {
 	rec := recordOf(d)
 	c := &store.Commit{Document: &rec}
 	seen := make(map[uint64]struct{}, len(changes))
 	for _, ch := range changes {
-		if ch.kind != changeEntity {
+		if ch.Kind != drawing.ChangeEntity {
 			continue
 		}
-		if _, ok := seen[ch.handle]; ok {
+		if _, ok := seen[ch.Handle]; ok {
 			continue
 		}
-		seen[ch.handle] = struct{}{}
-		if e := d.entity(ch.handle); e != nil {
-			c.Put = append(c.Put, store.EntityRecord{Handle: e.handle, Data: e.encode()})
+		seen[ch.Handle] = struct{}{}
+		if e := d.Entity(ch.Handle); e != nil {
+			c.Put = append(c.Put, store.EntityRecord{Handle: e.Handle, Data: e.Encode()})
 		} else {
-			c.Delete = append(c.Delete, ch.handle)
+			c.Delete = append(c.Delete, ch.Handle)
 		}
 	}
 	return c
@@ -136,11 +137,11 @@ func commitOf(d *model, changes []change) *store.Commit {
 
 // fullCommit is the store transaction that stores a new document whole:
 // its row and every entity.
-func fullCommit(d *model) *store.Commit {
+func fullCommit(d *drawing.Document) *store.Commit {
 	rec := recordOf(d)
-	c := &store.Commit{Document: &rec, Put: make([]store.EntityRecord, 0, d.entityCount())}
-	d.each(0, func(e *entity) bool {
-		c.Put = append(c.Put, store.EntityRecord{Handle: e.handle, Data: e.encode()})
+	c := &store.Commit{Document: &rec, Put: make([]store.EntityRecord, 0, d.EntityCount())}
+	d.Each(0, func(e *drawing.Entity) bool {
+		c.Put = append(c.Put, store.EntityRecord{Handle: e.Handle, Data: e.Encode()})
 		return true
 	})
 	return c

@@ -13,9 +13,9 @@ func documentCreate(c *call, a *enginev1.DocumentCreateArgs) (*enginev1.Document
 		return nil, invalidArgs("", reasonInvalid, "%v", err)
 	}
 	c.created = d
-	return &enginev1.DocumentCreateResult{Document: d.info()}, nil
+	return &enginev1.DocumentCreateResult{Document: d.Info()}, nil
 }
 
 func documentInfo(c *call, _ *enginev1.DocumentInfoArgs) (*enginev1.DocumentInfo, error) {
-	return c.d.info(), nil
+	return c.d.Info(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
@@ -137,7 +138,7 @@ func (r dxfRecord) common() (dxfCommon, error) {
 				c.color = int32(n)
 			}
 		case 6:
-			if lt, ok := canonicalLinetype(strings.TrimSpace(p.value), true); ok {
+			if lt, ok := drawing.CanonicalLinetype(strings.TrimSpace(p.value), true); ok {
 				c.linetype = lt
 			}
 		case 67:
@@ -191,7 +192,7 @@ func (f *dxfFile) Add(r dxfRecord) error {
 	if err != nil {
 		return err
 	}
-	var g geometry
+	var g drawing.Geometry
 	switch r.kind {
 	case "POINT":
 		g, err = r.Point()
@@ -218,7 +219,7 @@ func (f *dxfFile) Add(r dxfRecord) error {
 
 // put keeps an entity, or counts it as skipped when it is in paper space
 // or has no geometry the engine can hold and export.
-func (f *dxfFile) put(c dxfCommon, g geometry, line int) {
+func (f *dxfFile) put(c dxfCommon, g drawing.Geometry, line int) {
 	if c.paper || g == nil || !exportable(g) {
 		f.skipped++
 		return
@@ -229,7 +230,7 @@ func (f *dxfFile) put(c dxfCommon, g geometry, line int) {
 // exportable says whether geometry is finite everywhere the engine
 // computes with it: coordinates, extents, bulge arcs and the flattened
 // form of an ellipse.
-func exportable(g geometry) bool {
+func exportable(g drawing.Geometry) bool {
 	if !g.Finite() {
 		return false
 	}
@@ -238,7 +239,7 @@ func exportable(g geometry) bool {
 		return false
 	}
 	switch g := g.(type) {
-	case polylineGeom:
+	case drawing.Polyline:
 		for _, s := range g.Segments() {
 			if s.Bulge != 0 {
 				a := geom.BulgeArc(s.A, s.B, s.Bulge)
@@ -247,7 +248,7 @@ func exportable(g geometry) bool {
 				}
 			}
 		}
-	case ellipseGeom:
+	case drawing.Ellipse:
 		for _, v := range flattenEllipse(g) {
 			if !v.P.Finite() {
 				return false
@@ -257,15 +258,15 @@ func exportable(g geometry) bool {
 	return true
 }
 
-func (r dxfRecord) Point() (geometry, error) {
+func (r dxfRecord) Point() (drawing.Geometry, error) {
 	v, err := r.values(10, 20)
 	if err != nil {
 		return nil, err
 	}
-	return pointGeom{geom.Pt(v[10], v[20])}, nil
+	return drawing.Point{P: geom.Pt(v[10], v[20])}, nil
 }
 
-func (r dxfRecord) lineGeom() (geometry, error) {
+func (r dxfRecord) lineGeom() (drawing.Geometry, error) {
 	v, err := r.values(10, 20, 11, 21)
 	if err != nil {
 		return nil, err
@@ -274,11 +275,11 @@ func (r dxfRecord) lineGeom() (geometry, error) {
 	if a.Same(b) {
 		return nil, nil
 	}
-	return lineGeom{a, b}, nil
+	return drawing.Line{A: a, B: b}, nil
 }
 
 // circle reads a CIRCLE or an ARC (angles 50/51 in degrees).
-func (r dxfRecord) circle(c dxfCommon) (geometry, error) {
+func (r dxfRecord) circle(c dxfCommon) (drawing.Geometry, error) {
 	v, err := r.values(10, 20, 40, 50, 51)
 	if err != nil {
 		return nil, err
@@ -295,16 +296,16 @@ func (r dxfRecord) circle(c dxfCommon) (geometry, error) {
 		start, end = 180-end, 180-start
 	}
 	if r.kind == "CIRCLE" {
-		return circleGeom{c: center, r: v[40]}, nil
+		return drawing.Circle{C: center, R: v[40]}, nil
 	}
-	g, err := newArcGeom(center, v[40], start, end)
+	g, err := drawing.NewArc(center, v[40], start, end)
 	if err != nil {
 		return nil, nil
 	}
 	return g, nil
 }
 
-func (r dxfRecord) lwpolyline(c dxfCommon) (geometry, error) {
+func (r dxfRecord) lwpolyline(c dxfCommon) (drawing.Geometry, error) {
 	mirrored, ok := c.ocs()
 	var vs []geom.Vertex
 	closed := false
@@ -341,7 +342,7 @@ func (r dxfRecord) lwpolyline(c dxfCommon) (geometry, error) {
 
 // polylineFrom makes a polyline of vertices read in an object coordinate
 // system; nil for fewer than two.
-func polylineFrom(vs []geom.Vertex, closed, mirrored bool) geometry {
+func polylineFrom(vs []geom.Vertex, closed, mirrored bool) drawing.Geometry {
 	if len(vs) < 2 {
 		return nil
 	}
@@ -355,7 +356,7 @@ func polylineFrom(vs []geom.Vertex, closed, mirrored bool) geometry {
 			vs[i].Bulge = 0 // no -0
 		}
 	}
-	return newPolylineGeom(vs, closed)
+	return drawing.NewPolyline(vs, closed)
 }
 
 // readPolyline reads a POLYLINE record and its VERTEX records up to the
@@ -415,7 +416,7 @@ func (f *dxfFile) readPolyline(sc *dxfScanner, r dxfRecord) error {
 	return nil
 }
 
-func (r dxfRecord) text(c dxfCommon) (geometry, error) {
+func (r dxfRecord) text(c dxfCommon) (drawing.Geometry, error) {
 	v, err := r.values(10, 20, 40, 50)
 	if err != nil {
 		return nil, err
@@ -430,18 +431,18 @@ func (r dxfRecord) text(c dxfCommon) (geometry, error) {
 	if !ok || text == "" {
 		return nil, nil
 	}
-	g := textGeom{text: text, p: geom.Pt(v[10], v[20]), height: v[40], rotation: v[50]}
-	if !(g.height > 0) {
-		g.height = defaultTextHeight
+	g := drawing.Text{Text: text, P: geom.Pt(v[10], v[20]), Height: v[40], Rotation: v[50]}
+	if !(g.Height > 0) {
+		g.Height = drawing.DefaultTextHeight
 	}
 	if mirrored {
-		g.p.X, g.rotation = -g.p.X, 180-g.rotation
+		g.P.X, g.Rotation = -g.P.X, 180-g.Rotation
 	}
-	g.rotation = geom.NormDeg(g.rotation)
+	g.Rotation = geom.NormDeg(g.Rotation)
 	return g, nil
 }
 
-func (r dxfRecord) ellipse(c dxfCommon) (geometry, error) {
+func (r dxfRecord) ellipse(c dxfCommon) (drawing.Geometry, error) {
 	v, err := r.values(10, 20, 11, 21, 40, 41, 42)
 	if err != nil {
 		return nil, err
@@ -472,7 +473,7 @@ func (r dxfRecord) ellipse(c dxfCommon) (geometry, error) {
 	} else {
 		start, end = geom.Deg(start), geom.Deg(end)
 	}
-	g, err := newEllipseGeom(geom.Pt(v[10], v[20]), major, ratio, start, end)
+	g, err := drawing.NewEllipse(geom.Pt(v[10], v[20]), major, ratio, start, end)
 	if err != nil {
 		return nil, nil
 	}

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // importText reads a DXF file into a new document as ImportDocument
 // does, without an engine.
-func importText(content string) (*model, error) {
+func importText(content string) (*drawing.Document, error) {
 	f, err := readDXF(content)
 	if err != nil {
 		return nil, err
@@ -22,7 +23,7 @@ func importText(content string) (*model, error) {
 	if units == enginev1.Units_UNITS_UNSPECIFIED {
 		units = enginev1.Units_UNITS_MM
 	}
-	d := newModel("doc-00000000000000ff", "fuzz", units, time.Time{})
+	d := drawing.NewDocument("doc-00000000000000ff", "fuzz", units, time.Time{})
 	if err := f.build(d); err != nil {
 		return nil, err
 	}
@@ -31,23 +32,23 @@ func importText(content string) (*model, error) {
 
 // sampleDocument has every entity type, texts that look like DXF codes,
 // and layers in every state.
-func sampleDocument() *model {
-	d := newModel("doc-0000000000000001", "sample", enginev1.Units_UNITS_FT, time.Time{})
-	d.setLayer("walls", &layer{name: "walls", color: 1, linetype: "DASHED", lineweight: -3, on: false, locked: true})
-	d.setLayer("frozen", &layer{name: "frozen", color: 200, linetype: "Continuous", lineweight: -3, on: true, frozen: true})
-	d.setCurrent("walls")
-	arc, _ := newArcGeom(geom.Pt(1, 1), 2, 350, 10)
-	ell, _ := newEllipseGeom(geom.Pt(0, 0), geom.Pt(4, 1), 0.3, 45, 270)
-	for _, g := range []geometry{
-		pointGeom{geom.Pt(1, 2)},
-		lineGeom{geom.Pt(0, 0), geom.Pt(3, 4)},
-		circleGeom{c: geom.Pt(1, 1), r: 0.1},
+func sampleDocument() *drawing.Document {
+	d := drawing.NewDocument("doc-0000000000000001", "sample", enginev1.Units_UNITS_FT, time.Time{})
+	d.SetLayer("walls", &drawing.Layer{Name: "walls", Color: 1, Linetype: "DASHED", Lineweight: -3, On: false, Locked: true})
+	d.SetLayer("frozen", &drawing.Layer{Name: "frozen", Color: 200, Linetype: "Continuous", Lineweight: -3, On: true, Frozen: true})
+	d.SetCurrent("walls")
+	arc, _ := drawing.NewArc(geom.Pt(1, 1), 2, 350, 10)
+	ell, _ := drawing.NewEllipse(geom.Pt(0, 0), geom.Pt(4, 1), 0.3, 45, 270)
+	for _, g := range []drawing.Geometry{
+		drawing.Point{P: geom.Pt(1, 2)},
+		drawing.Line{A: geom.Pt(0, 0), B: geom.Pt(3, 4)},
+		drawing.Circle{C: geom.Pt(1, 1), R: 0.1},
 		arc,
-		newPolylineGeom([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: -0.4}, {P: geom.Pt(5, 0)}, {P: geom.Pt(5, 5), Bulge: 1e6}}, true),
-		textGeom{text: `Ünï ✓ 100%% \U+0041 %%d %`, p: geom.Pt(1, 1), height: 3.5, rotation: 12},
+		drawing.NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: -0.4}, {P: geom.Pt(5, 0)}, {P: geom.Pt(5, 5), Bulge: 1e6}}, true),
+		drawing.Text{Text: `Ünï ✓ 100%% \U+0041 %%d %`, P: geom.Pt(1, 1), Height: 3.5, Rotation: 12},
 		ell,
 	} {
-		d.add(&entity{layer: "walls", color: 3, linetype: "HIDDEN", geom: g})
+		d.Add(&drawing.Entity{Layer: "walls", Color: 3, Linetype: "HIDDEN", Geom: g})
 	}
 	return d
 }
@@ -56,46 +57,46 @@ func sampleDocument() *model {
 // its import, holds the same document (see import.go) — ellipses as their
 // flattened polylines, text through dxfText — and a second round trip
 // changes nothing.
-func checkRoundTrip(t *testing.T, a *model) {
+func checkRoundTrip(t *testing.T, a *drawing.Document) {
 	t.Helper()
 	b, err := importText(exportDXF(a))
 	if err != nil {
 		t.Fatalf("the export of an imported document does not import: %v", err)
 	}
-	if a.units != b.units || a.currentLayer() != b.currentLayer() || a.entityCount() != b.entityCount() {
-		t.Fatalf("round trip = units %v, current %q, %d entities; want %v, %q, %d", b.units, b.currentLayer(), b.entityCount(), a.units, a.currentLayer(), a.entityCount())
+	if a.Units != b.Units || a.CurrentLayer() != b.CurrentLayer() || a.EntityCount() != b.EntityCount() {
+		t.Fatalf("round trip = units %v, current %q, %d entities; want %v, %q, %d", b.Units, b.CurrentLayer(), b.EntityCount(), a.Units, a.CurrentLayer(), a.EntityCount())
 	}
-	la, lb := a.sortedLayers(), b.sortedLayers()
+	la, lb := a.SortedLayers(), b.SortedLayers()
 	if len(la) != len(lb) {
 		t.Fatalf("round trip has %d layers, want %d", len(lb), len(la))
 	}
 	for i := range la {
 		// R12 has no lineweights.
 		x, y := la[i], lb[i]
-		if x.name != y.name || x.color != y.color || x.linetype != y.linetype || x.on != y.on || x.frozen != y.frozen || x.locked != y.locked {
+		if x.Name != y.Name || x.Color != y.Color || x.Linetype != y.Linetype || x.On != y.On || x.Frozen != y.Frozen || x.Locked != y.Locked {
 			t.Errorf("layer %d = %+v, want %+v", i, y, x)
 		}
 	}
-	ea, eb := entitiesInOrder(a), entitiesInOrder(b)
+	ea, eb := a.Entities(), b.Entities()
 	for i := range ea {
 		x, y := ea[i], eb[i]
 		want := x
-		switch g := x.geom.(type) {
-		case ellipseGeom:
-			want = x.with(newPolylineGeom(flattenEllipse(g), g.Full()))
-		case textGeom:
-			g.text = decodeDXFText(dxfText(g.text))
-			want = x.with(g)
+		switch g := x.Geom.(type) {
+		case drawing.Ellipse:
+			want = x.With(drawing.NewPolyline(flattenEllipse(g), g.Full()))
+		case drawing.Text:
+			g.Text = decodeDXFText(dxfText(g.Text))
+			want = x.With(g)
 		}
-		if y.fingerprint() != want.fingerprint() || y.handle != x.handle {
-			t.Errorf("entity %d = %s %+v, want %s %+v", i, formatHandle(y.handle), y.geom, formatHandle(x.handle), want.geom)
+		if y.Fingerprint() != want.Fingerprint() || y.Handle != x.Handle {
+			t.Errorf("entity %d = %s %+v, want %s %+v", i, drawing.FormatHandle(y.Handle), y.Geom, drawing.FormatHandle(x.Handle), want.Geom)
 		}
 	}
 	c, err := importText(exportDXF(b))
 	if err != nil {
 		t.Fatalf("the second round trip does not import: %v", err)
 	}
-	if c.contentHash() != b.contentHash() {
+	if c.ContentHash() != b.ContentHash() {
 		t.Errorf("the second round trip changed the content hash")
 	}
 }
@@ -109,9 +110,9 @@ func TestDXFRoundTripSample(t *testing.T) {
 	}
 	// Only the ellipse changed: the text, with its code-like parts, is
 	// exact.
-	for _, e := range entitiesInOrder(a) {
-		if _, ok := e.geom.(ellipseGeom); !ok && b.entity(e.handle).fingerprint() != e.fingerprint() {
-			t.Errorf("entity %s changed in the round trip: %+v, was %+v", formatHandle(e.handle), b.entity(e.handle).geom, e.geom)
+	for _, e := range a.Entities() {
+		if _, ok := e.Geom.(drawing.Ellipse); !ok && b.Entity(e.Handle).Fingerprint() != e.Fingerprint() {
+			t.Errorf("entity %s changed in the round trip: %+v, was %+v", drawing.FormatHandle(e.Handle), b.Entity(e.Handle).Geom, e.Geom)
 		}
 	}
 }
@@ -165,9 +166,9 @@ func FuzzReadDXF(f *testing.F) {
 			}
 			return
 		}
-		for _, e := range entitiesInOrder(d) {
-			if !exportable(e.geom) {
-				t.Fatalf("imported entity %s cannot be exported: %+v", formatHandle(e.handle), e.geom)
+		for _, e := range d.Entities() {
+			if !exportable(e.Geom) {
+				t.Fatalf("imported entity %s cannot be exported: %+v", drawing.FormatHandle(e.Handle), e.Geom)
 			}
 		}
 		if out := exportDXF(d); strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
 // dxfFile is what the engine takes from a DXF file: units, current layer,
@@ -35,7 +36,7 @@ type dxfEntity struct {
 	layer    string
 	color    int32
 	linetype string
-	geom     geometry
+	geom     drawing.Geometry
 	line     int
 }
 
@@ -285,7 +286,7 @@ func (l *dxfLayer) set(p dxfPair) error {
 		}
 		l.color = int32(n)
 	case 6:
-		if lt, ok := canonicalLinetype(strings.TrimSpace(p.value), false); ok {
+		if lt, ok := drawing.CanonicalLinetype(strings.TrimSpace(p.value), false); ok {
 			l.linetype = lt
 		}
 	case 70:
@@ -299,7 +300,7 @@ func (l *dxfLayer) set(p dxfPair) error {
 		if err != nil {
 			return err
 		}
-		if n >= math.MinInt32 && n <= math.MaxInt32 && validLineweight(int32(n)) {
+		if n >= math.MinInt32 && n <= math.MaxInt32 && drawing.ValidLineweight(int32(n)) {
 			l.lineweight = int32(n)
 		}
 	}

@@ -28,8 +28,6 @@ type DXFError struct {
 
 func (e *DXFError) Error() string { return fmt.Sprintf("DXF line %d: %s", e.Line, e.Reason) }
 
-// Unwrap makes errors.Is(err, ErrInvalid) hold.
-func (e *DXFError) Unwrap() error { return ErrInvalid }
 
 func dxfErrorf(line int, format string, args ...any) *DXFError {
 	return &DXFError{Line: line, Reason: fmt.Sprintf(format, args...)}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
 // Protocol errors: the call itself could not be served. The gRPC server
@@ -27,6 +28,14 @@ var (
 	// the step that asked fails unsupported.
 	ErrUnsupported = errors.New("the client does not implement the method")
 )
+
+// invalid marks err as ErrInvalid, keeping its text.
+func invalid(err error) error { return invalidError{err} }
+
+type invalidError struct{ err error }
+
+func (e invalidError) Error() string   { return e.err.Error() }
+func (e invalidError) Unwrap() []error { return []error{ErrInvalid, e.err} }
 
 // toolError is a tool failure: it becomes a CallToolResponse with ok false,
 // never a protocol error.
@@ -102,7 +111,7 @@ func asToolError(err error) (*toolError, bool) {
 	if errors.As(err, &te) {
 		return te, true
 	}
-	var re *ruleError
+	var re *drawing.Error
 	if errors.As(err, &re) {
 		return toolErr(re.Kind, "%s", re.Message), true
 	}

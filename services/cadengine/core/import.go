@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
@@ -57,95 +56,17 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 	}
 	f, err := readDXF(content)
 	if err != nil {
-		return nil, err
+		return nil, invalid(err)
 	}
 	d, err := e.newDocument(name, f.units)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.build(d.model); err != nil {
-		return nil, err
+	if err := f.build(d.Document); err != nil {
+		return nil, invalid(err)
 	}
-	return &importFile{d: d, imported: int64(len(f.entities)), skipped: int64(f.skipped)}, nil
-}
-
-// build puts the file's layers and entities into the new document d.
-func (f *dxfFile) build(d *model) error {
-	// Layers by folded name: DXF layer names are case-insensitive.
-	folded := map[string]*layer{}
-	for _, l := range d.sortedLayers() {
-		folded[foldName(l.name)] = l
-	}
-	zero := false // the file's entry for layer 0 was seen
-	for _, fl := range f.layers {
-		if len(fl.name) > 255 || checkLayerName(fl.name) != nil {
-			continue // an xref-dependent or otherwise foreign name
-		}
-		key := foldName(fl.name)
-		old := folded[key]
-		if old != nil && (old.name != "0" || zero) {
-			continue // a second entry for the same name
-		}
-		l := &layer{name: fl.name, color: fl.color, linetype: fl.linetype, lineweight: fl.lineweight, on: fl.on, frozen: fl.frozen, locked: fl.locked}
-		zero = zero || old != nil
-		d.setLayer(l.name, l) // layer 0 keeps its place
-		folded[key] = l
-	}
-	byName := map[string]*layer{} // the layer of each name entities use
-	for _, fe := range f.entities {
-		l := byName[fe.layer]
-		if l == nil {
-			key := foldName(fe.layer)
-			if l = folded[key]; l == nil {
-				if len(fe.layer) > 255 {
-					return dxfErrorf(fe.line, "the layer name of this entity is longer than 255 bytes")
-				}
-				if err := checkLayerName(fe.layer); err != nil {
-					return dxfErrorf(fe.line, "layer %q: %v", clip(fe.layer), err)
-				}
-				l = &layer{name: fe.layer, color: 7, linetype: "Continuous", lineweight: -3, on: true}
-				d.setLayer(l.name, l)
-				folded[key] = l
-			}
-			byName[fe.layer] = l
-		}
-		d.add(&entity{layer: l.name, color: fe.color, linetype: fe.linetype, geom: fe.geom})
-	}
-	d.setCurrent(f.currentLayer(d))
-	return nil
-}
-
-// foldName is a key under which names equal ignoring case (as
-// strings.EqualFold has it) are equal: each character replaced by the
-// smallest of its case-folding orbit.
-func foldName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			m = min(m, f)
-		}
-		b.WriteRune(m)
-	}
-	return b.String()
-}
-
-// currentLayer is $CLAYER when the document has it and it is not frozen,
-// else layer 0, else the first layer that is not frozen. When every layer
-// is frozen, layer 0 is thawed: the current layer is never frozen.
-func (f *dxfFile) currentLayer(d *model) string {
-	if l := d.layerFold(f.clayer); l != nil && !l.frozen {
-		return l.name
-	}
-	for _, l := range d.sortedLayers() {
-		if !l.frozen {
-			return l.name
-		}
-	}
-	l := *d.layer("0")
-	l.frozen = false
-	d.setLayer("0", &l)
-	return "0"
+	imported, skipped := f.counts()
+	return &importFile{d: d, imported: int64(imported), skipped: int64(skipped)}, nil
 }
 
 // ImportDocument creates a document from a DXF file (format dxf, or
@@ -167,11 +88,11 @@ func (e *Engine) ImportDocument(ctx context.Context, req *enginev1.ImportDocumen
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := e.store.Commit(context.WithoutCancel(ctx), fullCommit(imp.d.model)); err != nil {
+	if err := e.store.Commit(context.WithoutCancel(ctx), fullCommit(imp.d.Document)); err != nil {
 		return nil, fmt.Errorf("import document: %w", err)
 	}
 	e.publish(imp.d)
-	return imp.d.info(), nil
+	return imp.d.Info(), nil
 }
 
 // documentImport is ImportDocument as a tool: a file the engine cannot
@@ -193,5 +114,5 @@ func documentImport(c *call, a *enginev1.DocumentImportArgs) (*enginev1.Document
 		return nil, invalidArgs("/name", reasonInvalid, "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
 	c.created = imp.d
-	return &enginev1.DocumentImportResult{Document: imp.d.info(), Imported: imp.imported, Skipped: imp.skipped}, nil
+	return &enginev1.DocumentImportResult{Document: imp.d.Info(), Imported: imp.imported, Skipped: imp.skipped}, nil
 }

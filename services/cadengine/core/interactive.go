@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
@@ -71,14 +72,14 @@ func entityPick(c *call, a *enginev1.EntityPickArgs) (*enginev1.EntityPickResult
 	}
 	res := &enginev1.EntityPickResult{}
 	for _, s := range p.GetHandles() {
-		h, ok := parseHandle(s)
-		if !ok || c.d.entity(h) == nil {
+		h, ok := drawing.ParseHandle(s)
+		if !ok || c.d.Entity(h) == nil {
 			return nil, failed("the client picked %q, which is not an entity of the document", s)
 		}
-		if len(a.GetTypes()) > 0 && !slices.Contains(a.GetTypes(), c.d.entity(h).geom.kind()) {
-			return nil, failed("the client picked %s, a %s, which is not of the requested types", formatHandle(h), typeName(c.d.entity(h).geom.kind()))
+		if len(a.GetTypes()) > 0 && !slices.Contains(a.GetTypes(), c.d.Entity(h).Geom.Kind()) {
+			return nil, failed("the client picked %s, a %s, which is not of the requested types", drawing.FormatHandle(h), drawing.TypeName(c.d.Entity(h).Geom.Kind()))
 		}
-		res.Handles = append(res.Handles, formatHandle(h))
+		res.Handles = append(res.Handles, drawing.FormatHandle(h))
 	}
 	if len(res.Handles) > 0 {
 		res.Handle = new(res.Handles[0])
@@ -123,7 +124,7 @@ func (r *run) affected(s *stepPlan, args proto.Message) (string, *enginev1.Affec
 	switch a := args.(type) {
 	case *enginev1.EntityDeleteManyArgs:
 		for _, hs := range a.GetHandles() {
-			if h, ok := parseHandle(hs); ok && r.d.entity(h) != nil {
+			if h, ok := drawing.ParseHandle(hs); ok && r.d.Entity(h) != nil {
 				set[h] = true
 			}
 		}
@@ -132,19 +133,19 @@ func (r *run) affected(s *stepPlan, args proto.Message) (string, *enginev1.Affec
 			on[l] = true
 		}
 		if len(on) > 0 {
-			r.d.each(0, func(e *entity) bool {
-				if on[e.layer] {
-					set[e.handle] = true
+			r.d.Each(0, func(e *drawing.Entity) bool {
+				if on[e.Layer] {
+					set[e.Handle] = true
 				}
 				return true
 			})
 		}
 		summary = fmt.Sprintf("Delete %d entities.", len(set))
 	case *enginev1.LayerDeleteArgs:
-		if r.d.layerEntityCount(a.GetName()) > 0 {
-			r.d.each(0, func(e *entity) bool {
-				if e.layer == a.GetName() {
-					set[e.handle] = true
+		if r.d.LayerEntityCount(a.GetName()) > 0 {
+			r.d.Each(0, func(e *drawing.Entity) bool {
+				if e.Layer == a.GetName() {
+					set[e.Handle] = true
 				}
 				return true
 			})
@@ -153,10 +154,10 @@ func (r *run) affected(s *stepPlan, args proto.Message) (string, *enginev1.Affec
 	case *enginev1.TransactionRollbackArgs:
 		n := 0
 		if len(r.checkpoints) > 0 && r.t != nil {
-			for _, ch := range r.t.since(r.checkpoints[len(r.checkpoints)-1].mark) {
+			for _, ch := range r.t.Since(r.checkpoints[len(r.checkpoints)-1].mark) {
 				n++
-				if ch.kind == changeEntity {
-					set[ch.handle] = true
+				if ch.Kind == drawing.ChangeEntity {
+					set[ch.Handle] = true
 				}
 			}
 		}
@@ -171,7 +172,7 @@ func (r *run) affected(s *stepPlan, args proto.Message) (string, *enginev1.Affec
 	slices.Sort(hs)
 	aff := &enginev1.Affected{Count: int64(len(hs))}
 	for _, h := range hs[:min(len(hs), maxAffected)] {
-		aff.Handles = append(aff.Handles, formatHandle(h))
+		aff.Handles = append(aff.Handles, drawing.FormatHandle(h))
 	}
 	return summary, aff
 }

@@ -2,16 +2,17 @@ package core
 
 import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
 // layerNamed finds a layer by its exact name; a missing layer fails,
 // naming a case variant when there is one.
-func (c *call) layerNamed(name string) (*layer, error) {
-	if l := c.d.layer(name); l != nil {
+func (c *call) layerNamed(name string) (*drawing.Layer, error) {
+	if l := c.d.Layer(name); l != nil {
 		return l, nil
 	}
-	if l := c.d.layerFold(name); l != nil {
-		return nil, failed("the document has no layer %q (there is %q)", name, l.name)
+	if l := c.d.LayerFold(name); l != nil {
+		return nil, failed("the document has no layer %q (there is %q)", name, l.Name)
 	}
 	return nil, failed("the document has no layer %q", name)
 }
@@ -20,25 +21,25 @@ func (c *call) layerNamed(name string) (*layer, error) {
 // unless given). Layer names are unique ignoring case, as in DXF; a taken
 // name is refused.
 func layerCreate(c *call, a *enginev1.LayerCreateArgs) (*enginev1.LayerCreateResult, error) {
-	if err := checkLayerName(a.Name); err != nil {
+	if err := drawing.CheckLayerName(a.Name); err != nil {
 		return nil, invalidArgs("/name", reasonInvalid, "%v", err)
 	}
-	if l := c.d.layerFold(a.Name); l != nil {
-		return nil, refused("layer %q already exists", l.name)
+	if l := c.d.LayerFold(a.Name); l != nil {
+		return nil, refused("layer %q already exists", l.Name)
 	}
-	l := &layer{name: a.Name, color: 7, linetype: "Continuous", lineweight: -3, on: true}
+	l := &drawing.Layer{Name: a.Name, Color: 7, Linetype: "Continuous", Lineweight: -3, On: true}
 	if a.Color != nil {
-		l.color = *a.Color
+		l.Color = *a.Color
 	}
 	if err := styleLayer(l, a.Linetype, a.Lineweight); err != nil {
 		return nil, err
 	}
-	c.tx.putLayer(l)
-	return &enginev1.LayerCreateResult{Name: l.name}, nil
+	c.tx.PutLayer(l)
+	return &enginev1.LayerCreateResult{Name: l.Name}, nil
 }
 
 func layerList(c *call, _ *enginev1.LayerListArgs) (*enginev1.LayerListResult, error) {
-	return &enginev1.LayerListResult{Layers: c.d.layerProtos(), CurrentLayer: c.d.currentLayer()}, nil
+	return &enginev1.LayerListResult{Layers: c.d.LayerProtos(), CurrentLayer: c.d.CurrentLayer()}, nil
 }
 
 // layerModify changes colour, linetype, lineweight, on or frozen. Freezing
@@ -51,22 +52,22 @@ func layerModify(c *call, a *enginev1.LayerModifyArgs) (*enginev1.LayerModifyRes
 	}
 	l := *old
 	if a.Color != nil {
-		l.color = *a.Color
+		l.Color = *a.Color
 	}
 	if err := styleLayer(&l, a.Linetype, a.Lineweight); err != nil {
 		return nil, err
 	}
 	if a.On != nil {
-		l.on = *a.On
+		l.On = *a.On
 	}
 	if a.Frozen != nil {
-		if *a.Frozen && l.name == c.d.currentLayer() {
-			return nil, refused("layer %q is the current layer and cannot be frozen", l.name)
+		if *a.Frozen && l.Name == c.d.CurrentLayer() {
+			return nil, refused("layer %q is the current layer and cannot be frozen", l.Name)
 		}
-		l.frozen = *a.Frozen
+		l.Frozen = *a.Frozen
 	}
-	c.tx.putLayer(&l)
-	return &enginev1.LayerModifyResult{Name: l.name}, nil
+	c.tx.PutLayer(&l)
+	return &enginev1.LayerModifyResult{Name: l.Name}, nil
 }
 
 // layerSetCurrent makes a layer current; a frozen layer is refused.
@@ -75,13 +76,13 @@ func layerSetCurrent(c *call, a *enginev1.LayerSetCurrentArgs) (*enginev1.LayerS
 	if err != nil {
 		return nil, err
 	}
-	if l.frozen {
-		return nil, refused("layer %q is frozen and cannot be made current", l.name)
+	if l.Frozen {
+		return nil, refused("layer %q is frozen and cannot be made current", l.Name)
 	}
-	if c.d.currentLayer() != l.name {
-		c.tx.setCurrent(l.name)
+	if c.d.CurrentLayer() != l.Name {
+		c.tx.SetCurrent(l.Name)
 	}
-	return &enginev1.LayerSetCurrentResult{Name: l.name}, nil
+	return &enginev1.LayerSetCurrentResult{Name: l.Name}, nil
 }
 
 func (c *call) setLocked(name string, locked bool) error {
@@ -89,10 +90,10 @@ func (c *call) setLocked(name string, locked bool) error {
 	if err != nil {
 		return err
 	}
-	if old.locked != locked {
+	if old.Locked != locked {
 		l := *old
-		l.locked = locked
-		c.tx.putLayer(&l)
+		l.Locked = locked
+		c.tx.PutLayer(&l)
 	}
 	return nil
 }
@@ -119,46 +120,46 @@ func layerDelete(c *call, a *enginev1.LayerDeleteArgs) (*enginev1.LayerDeleteRes
 		return nil, err
 	}
 	switch {
-	case l.name == "0":
+	case l.Name == "0":
 		return nil, refused("layer 0 cannot be deleted")
-	case l.name == c.d.currentLayer():
-		return nil, refused("layer %q is the current layer and cannot be deleted", l.name)
-	case l.locked:
-		return nil, refused("layer %q is locked", l.name)
+	case l.Name == c.d.CurrentLayer():
+		return nil, refused("layer %q is the current layer and cannot be deleted", l.Name)
+	case l.Locked:
+		return nil, refused("layer %q is locked", l.Name)
 	}
-	var victims []*entity
-	if c.d.layerEntityCount(l.name) > 0 {
-		c.d.each(0, func(e *entity) bool {
-			if e.layer == l.name {
+	var victims []*drawing.Entity
+	if c.d.LayerEntityCount(l.Name) > 0 {
+		c.d.Each(0, func(e *drawing.Entity) bool {
+			if e.Layer == l.Name {
 				victims = append(victims, e)
 			}
 			return true
 		})
 	}
 	for _, e := range victims {
-		if err := c.tx.remove(e); err != nil {
+		if err := c.tx.Remove(e); err != nil {
 			return nil, err
 		}
 	}
-	c.tx.removeLayer(l.name)
-	return &enginev1.LayerDeleteResult{Name: l.name, DeletedEntities: int64(len(victims))}, nil
+	c.tx.RemoveLayer(l.Name)
+	return &enginev1.LayerDeleteResult{Name: l.Name, DeletedEntities: int64(len(victims))}, nil
 }
 
 // styleLayer sets the linetype and lineweight given (nil keeps the current
 // ones), refusing a linetype or lineweight DXF does not have.
-func styleLayer(l *layer, linetype *string, lineweight *int32) error {
+func styleLayer(l *drawing.Layer, linetype *string, lineweight *int32) error {
 	if linetype != nil {
-		lt, ok := canonicalLinetype(*linetype, false)
+		lt, ok := drawing.CanonicalLinetype(*linetype, false)
 		if !ok {
 			return invalidArgs("/linetype", reasonInvalid, "unknown layer linetype %q", *linetype)
 		}
-		l.linetype = lt
+		l.Linetype = lt
 	}
 	if lineweight != nil {
-		if !validLineweight(*lineweight) {
+		if !drawing.ValidLineweight(*lineweight) {
 			return invalidArgs("/lineweight", reasonInvalid, "%d is not a DXF lineweight", *lineweight)
 		}
-		l.lineweight = *lineweight
+		l.Lineweight = *lineweight
 	}
 	return nil
 }

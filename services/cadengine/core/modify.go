@@ -4,27 +4,28 @@ import (
 	"sort"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // transform replaces the entity at handle with its image under x.
-func (c *call) transform(handle string, x geom.Xform) (*entity, error) {
-	e, err := c.entity("/handle", handle)
+func (c *call) transform(handle string, x geom.Xform) (*drawing.Entity, error) {
+	e, err := c.Entity("/handle", handle)
 	if err != nil {
 		return nil, err
 	}
-	next := e.with(e.geom.transformed(x))
-	if err := c.tx.replace(e, next); err != nil {
+	next := e.With(e.Geom.Transformed(x))
+	if err := c.tx.Replace(e, next); err != nil {
 		return nil, err
 	}
 	return next, nil
 }
 
 // copyOf creates a copy of e with geometry g, on e's layer and style.
-func (c *call) copyOf(e *entity, g geometry) (*entity, error) {
+func (c *call) copyOf(e *drawing.Entity, g drawing.Geometry) (*drawing.Entity, error) {
 	n := *e
-	n.geom = g
-	return c.tx.create(&n)
+	n.Geom = g
+	return c.tx.Create(&n)
 }
 
 func entityMove(c *call, a *enginev1.EntityMoveArgs) (*enginev1.EntityMoveResult, error) {
@@ -36,11 +37,11 @@ func entityMove(c *call, a *enginev1.EntityMoveArgs) (*enginev1.EntityMoveResult
 }
 
 func entityCopy(c *call, a *enginev1.EntityCopyArgs) (*enginev1.EntityCopyResult, error) {
-	e, err := c.entity("/handle", a.Handle)
+	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.copyOf(e, e.geom.transformed(geom.Translate(geom.Pt(a.Dx, a.Dy))))
+	n, err := c.copyOf(e, e.Geom.Transformed(geom.Translate(geom.Pt(a.Dx, a.Dy))))
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +74,11 @@ func entityMirror(c *call, a *enginev1.EntityMirrorArgs) (*enginev1.EntityMirror
 	}
 	x := geom.MirrorAbout(p, q)
 	if a.GetCopy() {
-		e, err := c.entity("/handle", a.Handle)
+		e, err := c.Entity("/handle", a.Handle)
 		if err != nil {
 			return nil, err
 		}
-		n, err := c.copyOf(e, e.geom.transformed(x))
+		n, err := c.copyOf(e, e.Geom.Transformed(x))
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +106,7 @@ func entityMirror(c *call, a *enginev1.EntityMirrorArgs) (*enginev1.EntityMirror
 //     true offset curve, closed for a full ellipse; an inward offset that
 //     reaches the smallest radius of curvature fails (see offsetEllipse).
 func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffsetResult, error) {
-	e, err := c.entity("/handle", a.Handle)
+	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
 		return nil, err
 	}
@@ -113,36 +114,36 @@ func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffset
 	if d == 0 {
 		return nil, invalidArgs("/distance", reasonOutOfRange, "distance must not be 0")
 	}
-	var g geometry
-	switch old := e.geom.(type) {
-	case lineGeom:
-		n := old.b.Sub(old.a).Perp().Unit().Mul(d)
-		g = lineGeom{old.a.Add(n), old.b.Add(n)}
-	case circleGeom:
-		if r := old.r + d; r > geom.TolAt(old.r) {
-			g = circleGeom{c: old.c, r: r}
+	var g drawing.Geometry
+	switch old := e.Geom.(type) {
+	case drawing.Line:
+		n := old.B.Sub(old.A).Perp().Unit().Mul(d)
+		g = drawing.Line{A: old.A.Add(n), B: old.B.Add(n)}
+	case drawing.Circle:
+		if r := old.R + d; r > geom.TolAt(old.R) {
+			g = drawing.Circle{C: old.C, R: r}
 		}
-	case arcGeom:
-		if r := old.r + d; r > geom.TolAt(old.r) {
-			g = arcGeom{c: old.c, r: r, start: old.start, end: old.end}
+	case drawing.Arc:
+		if r := old.R + d; r > geom.TolAt(old.R) {
+			g = drawing.Arc{C: old.C, R: r, Start: old.Start, End: old.End}
 		}
-	case polylineGeom:
+	case drawing.Polyline:
 		pl, err := geom.OffsetPolyline(old.Polyline, d)
 		if err != nil {
 			return nil, failed("%v", err)
 		}
-		g = polylineGeom{pl}
-	case ellipseGeom:
-		pl, err := geom.OffsetEllipse(old.arc(), d)
+		g = drawing.Polyline{Polyline: pl}
+	case drawing.Ellipse:
+		pl, err := geom.OffsetEllipse(old.Arc(), d)
 		if err != nil {
 			return nil, failed("%v", err)
 		}
-		g = polylineGeom{pl}
+		g = drawing.Polyline{Polyline: pl}
 	default:
-		return nil, failed("entity %s is a %s, which cannot be offset", formatHandle(e.handle), typeName(e.geom.kind()))
+		return nil, failed("entity %s is a %s, which cannot be offset", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()))
 	}
 	if g == nil {
-		return nil, failed("offsetting entity %s by %g leaves no radius", formatHandle(e.handle), d)
+		return nil, failed("offsetting entity %s by %g leaves no radius", drawing.FormatHandle(e.Handle), d)
 	}
 	n, err := c.copyOf(e, g)
 	if err != nil {
@@ -167,7 +168,7 @@ func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffset
 // Fields not given keep their values: a new major axis turns and scales
 // the ellipse, keeping its ratio and its parametric angles.
 func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.EntityEditGeometryResult, error) {
-	e, err := c.entity("/handle", a.Handle)
+	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
 		return nil, err
 	}
@@ -183,14 +184,14 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 		enginev1.EntityType_ENTITY_TYPE_POLYLINE: {"points", "closed"},
 		enginev1.EntityType_ENTITY_TYPE_TEXT:     {"start", "insertion", "text", "height", "rotation"},
 		enginev1.EntityType_ENTITY_TYPE_ELLIPSE:  {"center", "major_axis", "ratio", "start_angle", "end_angle"},
-	}[e.geom.kind()]
+	}[e.Geom.Kind()]
 	for _, fd := range fields {
 		ok := false
 		for _, f := range allowed {
 			ok = ok || string(fd.Name()) == f
 		}
 		if !ok {
-			return nil, invalidArgs("/"+string(fd.Name()), reasonInvalid, "a %s has no %s to edit", typeName(e.geom.kind()), fd.Name())
+			return nil, invalidArgs("/"+string(fd.Name()), reasonInvalid, "a %s has no %s to edit", drawing.TypeName(e.Geom.Kind()), fd.Name())
 		}
 	}
 	pt := func(p *enginev1.Point, old geom.Vec) geom.Vec {
@@ -205,21 +206,21 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 		}
 		return *v
 	}
-	var g geometry
-	switch old := e.geom.(type) {
-	case pointGeom:
-		g = pointGeom{pt(a.Start, old.p)}
-	case lineGeom:
-		if g, err = lineOf("", pt(a.Start, old.a), pt(a.End, old.b)); err != nil {
+	var g drawing.Geometry
+	switch old := e.Geom.(type) {
+	case drawing.Point:
+		g = drawing.Point{P: pt(a.Start, old.P)}
+	case drawing.Line:
+		if g, err = lineOf("", pt(a.Start, old.A), pt(a.End, old.B)); err != nil {
 			return nil, invalidArgs("/end", reasonInvalid, "a line needs two distinct end points")
 		}
-	case circleGeom:
-		g = circleGeom{c: pt(a.Center, old.c), r: num(a.Radius, old.r)}
-	case arcGeom:
-		if g, err = arcOf("", pt(a.Center, old.c), num(a.Radius, old.r), num(a.StartAngle, old.start), num(a.EndAngle, old.end)); err != nil {
+	case drawing.Circle:
+		g = drawing.Circle{C: pt(a.Center, old.C), R: num(a.Radius, old.R)}
+	case drawing.Arc:
+		if g, err = arcOf("", pt(a.Center, old.C), num(a.Radius, old.R), num(a.StartAngle, old.Start), num(a.EndAngle, old.End)); err != nil {
 			return nil, err
 		}
-	case polylineGeom:
+	case drawing.Polyline:
 		closed := old.Closed
 		if a.Closed != nil {
 			closed = *a.Closed
@@ -229,36 +230,36 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 				return nil, err
 			}
 		} else {
-			g = newPolylineGeom(old.V, closed)
+			g = drawing.NewPolyline(old.V, closed)
 		}
-	case textGeom:
+	case drawing.Text:
 		if a.Start != nil && a.Insertion != nil {
 			return nil, invalidArgs("/start", reasonInvalid, "give the text's insertion point as insertion or as start, not both")
 		}
 		t := old
-		t.p = pt(a.Insertion, pt(a.Start, old.p))
+		t.P = pt(a.Insertion, pt(a.Start, old.P))
 		if a.Text != nil {
 			if *a.Text == "" {
 				return nil, invalidArgs("/text", reasonOutOfRange, "text must not be empty")
 			}
-			t.text = *a.Text
+			t.Text = *a.Text
 		}
-		t.height = num(a.Height, old.height)
-		t.rotation = geom.NormDeg(num(a.Rotation, old.rotation))
+		t.Height = num(a.Height, old.Height)
+		t.Rotation = geom.NormDeg(num(a.Rotation, old.Rotation))
 		g = t
-	case ellipseGeom:
-		s, en := old.start, old.end
+	case drawing.Ellipse:
+		s, en := old.Start, old.End
 		if a.StartAngle != nil || a.EndAngle != nil {
-			s, en = num(a.StartAngle, old.start), num(a.EndAngle, old.end)
+			s, en = num(a.StartAngle, old.Start), num(a.EndAngle, old.End)
 		}
-		eg, err := newEllipseGeom(pt(a.Center, old.c), pt(a.MajorAxis, old.major), num(a.Ratio, old.ratio), s, en)
+		eg, err := drawing.NewEllipse(pt(a.Center, old.C), pt(a.MajorAxis, old.Major), num(a.Ratio, old.Ratio), s, en)
 		if err != nil {
 			return nil, invalidArgs("/major_axis", reasonInvalid, "%v", err)
 		}
 		g = eg
 	}
-	next := e.with(g)
-	if err := c.tx.replace(e, next); err != nil {
+	next := e.With(g)
+	if err := c.tx.Replace(e, next); err != nil {
 		return nil, err
 	}
 	return &enginev1.EntityEditGeometryResult{Handle: handleResult(next)}, nil
@@ -267,36 +268,36 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 // setProperties changes layer, colour or linetype. Moving an entity off a
 // locked layer or onto one is refused.
 func setProperties(c *call, a *enginev1.EntitySetPropertiesArgs) (*enginev1.EntitySetPropertiesResult, error) {
-	e, err := c.entity("/handle", a.Handle)
+	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
 		return nil, err
 	}
 	n := *e
 	if a.Layer != nil {
-		n.layer = *a.Layer
+		n.Layer = *a.Layer
 	}
 	if a.Color != nil {
-		n.color = *a.Color
+		n.Color = *a.Color
 	}
 	if a.Linetype != nil {
-		lt, ok := canonicalLinetype(*a.Linetype, true)
+		lt, ok := drawing.CanonicalLinetype(*a.Linetype, true)
 		if !ok {
-			return nil, invalidArgs("/linetype", reasonInvalid, "unknown linetype %q (%s)", *a.Linetype, linetypeNames)
+			return nil, invalidArgs("/linetype", reasonInvalid, "unknown linetype %q (%s)", *a.Linetype, drawing.LinetypeNames)
 		}
-		n.linetype = lt
+		n.Linetype = lt
 	}
-	if err := c.tx.replace(e, n.seal()); err != nil {
+	if err := c.tx.Replace(e, n.Seal()); err != nil {
 		return nil, err
 	}
 	return &enginev1.EntitySetPropertiesResult{Handle: handleResult(e)}, nil
 }
 
 func entityDelete(c *call, a *enginev1.EntityDeleteArgs) (*enginev1.EntityDeleteResult, error) {
-	e, err := c.entity("/handle", a.Handle)
+	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.tx.remove(e); err != nil {
+	if err := c.tx.Remove(e); err != nil {
 		return nil, err
 	}
 	return &enginev1.EntityDeleteResult{Handle: handleResult(e)}, nil
@@ -309,25 +310,25 @@ func deleteMany(c *call, a *enginev1.EntityDeleteManyArgs) (*enginev1.EntityDele
 	if len(a.Handles) == 0 && len(a.Layers) == 0 {
 		return nil, invalidArgs("", reasonMissing, "give handles or layers")
 	}
-	victims := map[uint64]*entity{}
+	victims := map[uint64]*drawing.Entity{}
 	for i, h := range a.Handles {
-		e, err := c.entity("/handles/"+string(appendInt(nil, i)), h)
+		e, err := c.Entity("/handles/"+string(appendInt(nil, i)), h)
 		if err != nil {
 			return nil, err
 		}
-		victims[e.handle] = e
+		victims[e.Handle] = e
 	}
 	if len(a.Layers) > 0 {
 		on := map[string]bool{}
 		for _, l := range a.Layers {
-			if c.d.layer(l) == nil {
+			if c.d.Layer(l) == nil {
 				return nil, failed("the document has no layer %q", l)
 			}
 			on[l] = true
 		}
-		c.d.each(0, func(e *entity) bool {
-			if on[e.layer] {
-				victims[e.handle] = e
+		c.d.Each(0, func(e *drawing.Entity) bool {
+			if on[e.Layer] {
+				victims[e.Handle] = e
 			}
 			return true
 		})
@@ -339,10 +340,10 @@ func deleteMany(c *call, a *enginev1.EntityDeleteManyArgs) (*enginev1.EntityDele
 	sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
 	res := &enginev1.EntityDeleteManyResult{Handles: make([]string, len(hs)), Count: int64(len(hs))}
 	for i, h := range hs {
-		if err := c.tx.remove(victims[h]); err != nil {
+		if err := c.tx.Remove(victims[h]); err != nil {
 			return nil, err
 		}
-		res.Handles[i] = formatHandle(h)
+		res.Handles[i] = drawing.FormatHandle(h)
 	}
 	return res, nil
 }

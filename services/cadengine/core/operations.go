@@ -110,8 +110,8 @@ func (o *opEntry) record(st opState) store.OperationRecord {
 	}
 }
 
-// proto is the operation as operations.get shows it.
-func (o *opEntry) proto(st opState) (*enginev1.Operation, error) {
+// Proto is the operation as operations.get shows it.
+func (o *opEntry) Proto(st opState) (*enginev1.Operation, error) {
 	op := &enginev1.Operation{
 		OperationId:    o.key.id,
 		Principal:      o.key.principal,
@@ -304,7 +304,7 @@ func (e *Engine) GetOperation(ctx context.Context, principal, operationID string
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrOperationNotFound, operationID)
 	}
-	return o.proto(st)
+	return o.Proto(st)
 }
 
 // RecentOperations returns up to n of the principal's most recent
@@ -316,7 +316,7 @@ func (e *Engine) RecentOperations(principal string, n int) []*enginev1.Operation
 	for i, o := range ops {
 		st := sts[i]
 		st.response = nil
-		op, _ := o.proto(st) // cannot fail without a response to decode
+		op, _ := o.Proto(st) // cannot fail without a response to decode
 		out = append(out, op)
 	}
 	return out

@@ -4,15 +4,16 @@ import (
 	"math"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 func entityGet(c *call, a *enginev1.EntityGetArgs) (*enginev1.Entity, error) {
-	e, err := c.entity("/handle", a.Handle)
+	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
 		return nil, err
 	}
-	return e.proto(), nil
+	return e.Proto(), nil
 }
 
 // windowBox is the box of a window given by two opposite corners.
@@ -31,7 +32,7 @@ func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult
 	var from uint64
 	if a.PageToken != nil && *a.PageToken != "" {
 		v, ok := decodeToken("e", *a.PageToken)
-		h, ok2 := parseHandle(v)
+		h, ok2 := drawing.ParseHandle(v)
 		if !ok || !ok2 {
 			return nil, invalidArgs("/page_token", reasonInvalid, "not a page token of entity_list")
 		}
@@ -54,22 +55,22 @@ func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult
 	}
 	res := &enginev1.EntityListResult{}
 	var last uint64
-	c.d.each(0, func(e *entity) bool {
-		if len(types) > 0 && !types[e.geom.kind()] || len(layers) > 0 && !layers[e.layer] {
+	c.d.Each(0, func(e *drawing.Entity) bool {
+		if len(types) > 0 && !types[e.Geom.Kind()] || len(layers) > 0 && !layers[e.Layer] {
 			return true
 		}
-		if win.NonEmpty && !e.geom.Bounds().Inside(win) {
+		if win.NonEmpty && !e.Geom.Bounds().Inside(win) {
 			return true
 		}
 		res.Total++
-		if e.handle < from {
+		if e.Handle < from {
 			return true
 		}
 		if len(res.Entities) < size {
-			res.Entities = append(res.Entities, e.proto())
-			last = e.handle
+			res.Entities = append(res.Entities, e.Proto())
+			last = e.Handle
 		} else if res.NextPageToken == "" {
-			res.NextPageToken = encodeToken("e", formatHandle(last))
+			res.NextPageToken = encodeToken("e", drawing.FormatHandle(last))
 		}
 		return true
 	})
@@ -83,12 +84,12 @@ func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult
 func selectionWindow(c *call, a *enginev1.SelectionWindowArgs) (*enginev1.SelectionWindowResult, error) {
 	w := windowBox(a.X1, a.Y1, a.X2, a.Y2)
 	res := &enginev1.SelectionWindowResult{Handles: []string{}}
-	c.d.each(0, func(e *entity) bool {
-		if l := c.d.layer(e.layer); l == nil || !l.on || l.frozen {
+	c.d.Each(0, func(e *drawing.Entity) bool {
+		if l := c.d.Layer(e.Layer); l == nil || !l.On || l.Frozen {
 			return true
 		}
 		if selects(e, w, a.GetCrossing()) {
-			res.Handles = append(res.Handles, formatHandle(e.handle))
+			res.Handles = append(res.Handles, drawing.FormatHandle(e.Handle))
 		}
 		return true
 	})
@@ -96,15 +97,15 @@ func selectionWindow(c *call, a *enginev1.SelectionWindowArgs) (*enginev1.Select
 	return res, nil
 }
 
-func selects(e *entity, w geom.Box, crossing bool) bool {
-	b := e.geom.Bounds()
+func selects(e *drawing.Entity, w geom.Box, crossing bool) bool {
+	b := e.Geom.Bounds()
 	if b.Inside(w) {
 		return true
 	}
 	if !crossing || !b.Overlaps(w) {
 		return false
 	}
-	prims := e.geom.Prims()
+	prims := e.Geom.Prims()
 	if len(prims) == 0 { // text: its estimated box overlaps
 		return true
 	}
@@ -136,19 +137,19 @@ func boundingBox(c *call, a *enginev1.AnalysisBoundingBoxArgs) (*enginev1.Analys
 	if len(a.Handles) > 0 {
 		seen := map[uint64]bool{}
 		for i, h := range a.Handles {
-			e, err := c.entity("/handles/"+string(appendInt(nil, i)), h)
+			e, err := c.Entity("/handles/"+string(appendInt(nil, i)), h)
 			if err != nil {
 				return nil, err
 			}
-			if !seen[e.handle] {
-				seen[e.handle] = true
-				b.AddBox(e.geom.Bounds())
+			if !seen[e.Handle] {
+				seen[e.Handle] = true
+				b.AddBox(e.Geom.Bounds())
 				n++
 			}
 		}
 	} else {
-		c.d.each(0, func(e *entity) bool {
-			b.AddBox(e.geom.Bounds())
+		c.d.Each(0, func(e *drawing.Entity) bool {
+			b.AddBox(e.Geom.Bounds())
 			n++
 			return true
 		})
@@ -180,34 +181,34 @@ func measureDistance(_ *call, a *enginev1.AnalysisMeasureDistanceArgs) (*enginev
 // measured exactly (ellipses by the arithmetic-geometric mean or adaptive
 // quadrature). Points and text have none of them and fail.
 func measureEntity(c *call, a *enginev1.AnalysisMeasureEntityArgs) (*enginev1.AnalysisMeasureEntityResult, error) {
-	e, err := c.entity("/handle", a.Handle)
+	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
 		return nil, err
 	}
 	res := &enginev1.AnalysisMeasureEntityResult{}
-	switch g := e.geom.(type) {
-	case lineGeom:
-		res.Length = new(g.a.Dist(g.b))
-	case arcGeom:
-		res.Length = new(g.arc().Length())
-	case circleGeom:
-		res.Area, res.Perimeter = new(math.Pi*g.r*g.r), new(2*math.Pi*g.r)
-	case polylineGeom:
+	switch g := e.Geom.(type) {
+	case drawing.Line:
+		res.Length = new(g.A.Dist(g.B))
+	case drawing.Arc:
+		res.Length = new(g.Arc().Length())
+	case drawing.Circle:
+		res.Area, res.Perimeter = new(math.Pi*g.R*g.R), new(2*math.Pi*g.R)
+	case drawing.Polyline:
 		if g.Closed {
 			res.Area, res.Perimeter = new(g.Area()), new(g.Length())
 		} else {
 			res.Length = new(g.Length())
 		}
-	case ellipseGeom:
-		ea := g.arc()
+	case drawing.Ellipse:
+		ea := g.Arc()
 		if g.Full() {
-			a := g.major.Len()
-			res.Area, res.Perimeter = new(math.Pi*a*a*g.ratio), new(ea.Length())
+			a := g.Major.Len()
+			res.Area, res.Perimeter = new(math.Pi*a*a*g.Ratio), new(ea.Length())
 		} else {
 			res.Length = new(ea.Length())
 		}
 	default:
-		return nil, failed("entity %s is a %s: it has no length, area or perimeter", formatHandle(e.handle), typeName(e.geom.kind()))
+		return nil, failed("entity %s is a %s: it has no length, area or perimeter", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()))
 	}
 	return res, nil
 }

@@ -67,7 +67,7 @@ func (r *run) finish(p *enginev1.ExecuteBatchResponse, status enginev1.BatchStat
 		p.Revision.Checked = r.checked
 	}
 	if r.d != nil {
-		p.Revision.After = r.d.revision
+		p.Revision.After = r.d.Revision
 	}
 	mode := r.mode
 	if mode == enginev1.OnError_ON_ERROR_UNSPECIFIED {
@@ -81,7 +81,7 @@ func (r *run) finish(p *enginev1.ExecuteBatchResponse, status enginev1.BatchStat
 		Undone:      slices.Clone(r.undone),
 	}
 	if r.rolledBack {
-		p.Atomicity.Verified = r.d.contentHash() == r.startHash
+		p.Atomicity.Verified = r.d.ContentHash() == r.startHash
 	}
 	p.Atomicity.Note = r.note(status)
 }
@@ -94,7 +94,7 @@ func (r *run) note(status enginev1.BatchStatus) string {
 		b.WriteString("refused: no step ran and nothing changed")
 	case enginev1.BatchStatus_BATCH_STATUS_ROLLED_BACK:
 		fmt.Fprintf(&b, "%s; the undo log reverted %d changes of %d steps", r.broke, r.undoneN, len(r.undone))
-		if r.d.contentHash() == r.startHash {
+		if r.d.ContentHash() == r.startHash {
 			b.WriteString("; the content hash equals the one before the batch")
 		} else {
 			b.WriteString("; the content hash differs from the one before the batch, because others committed while it waited")

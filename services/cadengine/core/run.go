@@ -13,6 +13,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -45,10 +46,10 @@ type run struct {
 	verbose bool
 	single  bool // a tools.call: the step shares the call's id, results are whole
 
-	writer  bool // holds d's lane and d.mu for writing; else d.mu for reading
-	locked  bool // holds them now
-	t       *tx  // writer runs only
-	flushed int  // t's changes before this mark are in the store
+	writer  bool        // holds d's lane and d.mu for writing; else d.mu for reading
+	locked  bool        // holds them now
+	t       *drawing.Tx // writer runs only
+	flushed int         // t's changes before this mark are in the store
 
 	resp   *enginev1.ExecuteBatchResponse
 	outs   []map[string]any // by step: the result of a bound step that succeeded
@@ -56,14 +57,14 @@ type run struct {
 	halted bool             // no more steps run
 	broke  string           // why it halted, for the atomicity note
 
-	startHash   sum256
+	startHash   drawing.Hash
 	guarded     bool
 	checked     int64 // the revision the guard checked
 	durableRev  int64
-	epoch       int      // commit points and resumes so far
-	pending     int      // mutating steps since the last of them, still in effect
-	reverted    []change // stored changes undone since the last commit point
-	live        []int32  // mutating steps that succeeded and are in effect
+	epoch       int              // commit points and resumes so far
+	pending     int              // mutating steps since the last of them, still in effect
+	reverted    []drawing.Change // stored changes undone since the last commit point
+	live        []int32          // mutating steps that succeeded and are in effect
 	base        checkpoint
 	checkpoints []checkpoint // open transaction_begin checkpoints, innermost last
 	transaction bool         // a checkpoint was held
@@ -126,12 +127,12 @@ func (r *run) lock() error {
 			return err
 		}
 		r.d.mu.Lock()
-		r.t = newTx(r.d.model)
+		r.t = drawing.NewTx(r.d.Document)
 	} else {
 		r.d.mu.RLock()
 	}
 	r.locked = true
-	r.startHash, r.durableRev = r.d.contentHash(), r.d.revision
+	r.startHash, r.durableRev = r.d.ContentHash(), r.d.Revision
 	r.base = r.checkpoint("", -1)
 	return nil
 }
@@ -158,7 +159,7 @@ func (r *run) announce() {
 		return
 	}
 	for _, n := range notes {
-		r.e.onCommit(r.d.id, n.revision, n.op)
+		r.e.onCommit(r.d.ID, n.revision, n.op)
 	}
 }
 
@@ -212,7 +213,7 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 		r.ctx = outer
 		revision := int64(0)
 		if r.d != nil {
-			revision = r.d.revision
+			revision = r.d.Revision
 		}
 		r.e.obs.endStep(ctx, span, s.name, revision, res)
 	}()
@@ -241,12 +242,12 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	mark := 0
 	if r.writer {
 		c.tx = r.t
-		mark = r.t.mark()
+		mark = r.t.Mark()
 	}
 	out, err := s.tool.spec.run(c, args)
 	if err != nil {
 		if r.writer {
-			r.undoTo(mark)
+			r.UndoTo(mark)
 		}
 		if te, ok := asToolError(err); ok {
 			return fail(te)
@@ -326,38 +327,38 @@ func (r *run) argsOf(s *stepPlan) (proto.Message, *toolError) {
 // checkpoint is a point a run can roll back to: the batch's own (for
 // on_error rollback) or one a transaction_begin step opened.
 type checkpoint struct {
-	id       string // the transaction_begin step's operation id
-	step     int    // that step, -1 for the batch's
-	mark     int    // undo log position
-	pending  int    // r.pending then
-	epoch    int    // r.epoch then
-	live     int    // len(r.live) then
-	hash     sum256 // content hash then
+	id       string       // the transaction_begin step's operation id
+	step     int          // that step, -1 for the batch's
+	mark     int          // undo log position
+	pending  int          // r.pending then
+	epoch    int          // r.epoch then
+	live     int          // len(r.live) then
+	hash     drawing.Hash // content hash then
 	revision int64
 }
 
 func (r *run) checkpoint(id string, step int) checkpoint {
 	cp := checkpoint{id: id, step: step, pending: r.pending, epoch: r.epoch, live: len(r.live)}
 	if r.t != nil {
-		cp.mark = r.t.mark()
+		cp.mark = r.t.Mark()
 	}
 	if r.d != nil {
-		cp.hash, cp.revision = r.d.contentHash(), r.d.revision
+		cp.hash, cp.revision = r.d.ContentHash(), r.d.Revision
 	}
 	return cp
 }
 
-// undoTo reverts the run's changes after mark, remembering those already
+// UndoTo reverts the run's changes after mark, remembering those already
 // stored: the next commit must store their undoing.
-func (r *run) undoTo(mark int) []change {
-	if mark >= r.t.mark() {
+func (r *run) UndoTo(mark int) []drawing.Change {
+	if mark >= r.t.Mark() {
 		return nil // nothing after mark (a rollback step may have cut below it)
 	}
 	if mark < r.flushed {
-		r.reverted = append(r.reverted, r.t.since(mark)[:r.flushed-mark]...)
+		r.reverted = append(r.reverted, r.t.Since(mark)[:r.flushed-mark]...)
 		r.flushed = mark
 	}
-	return r.t.undoTo(mark)
+	return r.t.UndoTo(mark)
 }
 
 // rollbackTo undoes everything since cp — only the run's own changes, in
@@ -371,7 +372,7 @@ func (r *run) rollbackTo(cp checkpoint) int {
 	}
 	_, span := r.e.obs.tracer.Start(r.ctx, "cad.rollback")
 	defer span.End()
-	n := len(r.undoTo(cp.mark))
+	n := len(r.UndoTo(cp.mark))
 	span.SetAttributes(attribute.Int("cad.rollback.changes", n))
 	if cp.epoch == r.epoch {
 		r.pending = cp.pending
@@ -391,12 +392,12 @@ func (r *run) syncRevision() {
 	if len(r.reverted) > 0 {
 		rev++
 	}
-	r.d.revision = rev
+	r.d.Revision = rev
 }
 
 // dirty says whether the document holds changes the store does not.
 func (r *run) dirty() bool {
-	return r.writer && (r.t.mark() > r.flushed || len(r.reverted) > 0 || r.d.revision != r.durableRev)
+	return r.writer && (r.t.Mark() > r.flushed || len(r.reverted) > 0 || r.d.Revision != r.durableRev)
 }
 
 // ---- commit points ----
@@ -409,11 +410,11 @@ func (r *run) commit(rec store.OperationRecord) error {
 	c := &store.Commit{Operations: []store.OperationRecord{rec}}
 	doc := r.dirty()
 	if doc {
-		changes := append(slices.Clone(r.reverted), r.t.since(r.flushed)...)
-		c = commitOf(r.d.model, changes)
+		changes := append(slices.Clone(r.reverted), r.t.Since(r.flushed)...)
+		c = commitOf(r.d.Document, changes)
 		c.Operations = []store.OperationRecord{rec}
 	} else if r.created != nil {
-		c = fullCommit(r.created.model)
+		c = fullCommit(r.created.Document)
 		c.Operations = []store.OperationRecord{rec}
 	}
 	if err := r.e.obs.commit(r.ctx, r.op.key.id, func() error { return r.e.store.Commit(context.WithoutCancel(r.ctx), c) }); err != nil {
@@ -421,12 +422,12 @@ func (r *run) commit(rec store.OperationRecord) error {
 		return fmt.Errorf("commit operation %s: %w", r.op.key.id, err)
 	}
 	if doc {
-		r.flushed = r.t.mark()
+		r.flushed = r.t.Mark()
 		r.reverted = nil
-		r.durableRev, r.pending = r.d.revision, 0
+		r.durableRev, r.pending = r.d.Revision, 0
 		r.epoch++
-		r.d.noteCommit(r.d.revision, r.op.key.id)
-		r.notes = append(r.notes, commitNote{r.d.revision, r.op.key.id})
+		r.d.noteCommit(r.d.Revision, r.op.key.id)
+		r.notes = append(r.notes, commitNote{r.d.Revision, r.op.key.id})
 	}
 	r.e.ops.update(r.op, func(st *opState) {
 		st.status, st.committed, st.revision = rec.Status, rec.CommittedSteps, rec.Revision
@@ -444,7 +445,7 @@ func (r *run) commit(rec store.OperationRecord) error {
 // document (a restart reloads the stored state).
 func (r *run) abort() {
 	if r.writer && r.t != nil {
-		r.t.undoTo(r.flushed)
+		r.t.UndoTo(r.flushed)
 		if len(r.reverted) > 0 {
 			r.d.quarantined = true
 			r.reverted = nil
@@ -473,7 +474,7 @@ func (r *run) record(status enginev1.OperationStatus, resp *enginev1.ExecuteBatc
 	st := r.e.ops.state(r.op)
 	st.status, st.committed, st.response = status, slices.Clone(r.live), b
 	if r.d != nil {
-		st.revision = r.d.revision
+		st.revision = r.d.Revision
 	}
 	if finished {
 		st.finished = r.e.now().UTC()
@@ -499,7 +500,7 @@ func (r *run) suspend(step int) error {
 			return err
 		}
 	}
-	r.releasedAt = r.d.revision
+	r.releasedAt = r.d.Revision
 	r.unlock()
 	r.announce()
 	r.e.ops.update(r.op, func(st *opState) { st.waiting = true })
@@ -529,7 +530,7 @@ func (r *run) resume() {
 	}
 	r.incomplete = r.incomplete || !complete
 	if r.writer {
-		r.durableRev, r.pending = r.d.revision, 0
+		r.durableRev, r.pending = r.d.Revision, 0
 		r.epoch++
 	}
 }

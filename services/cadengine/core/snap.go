@@ -5,6 +5,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
@@ -58,7 +59,7 @@ func pointFromSnap(c *call, a *enginev1.PointFromSnapArgs) (*enginev1.PointFromS
 	if err := refArgs(a.RefX, a.RefY); err != nil {
 		return nil, err
 	}
-	e, err := c.entity("/handle", a.Handle)
+	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +67,9 @@ func pointFromSnap(c *call, a *enginev1.PointFromSnapArgs) (*enginev1.PointFromS
 	if !hasRef && (a.Snap == enginev1.SnapKind_SNAP_KIND_PERP || a.Snap == enginev1.SnapKind_SNAP_KIND_NEAR) {
 		return nil, invalidArgs("/ref_x", reasonMissing, "snap %s needs ref_x and ref_y", snapName(a.Snap))
 	}
-	cands := snapCandidates(e.geom, a.Snap, r)
+	cands := drawing.SnapCandidates(e.Geom, a.Snap, r)
 	if len(cands) == 0 {
-		return nil, failed("entity %s (%s) has no %s point", formatHandle(e.handle), typeName(e.geom.kind()), snapName(a.Snap))
+		return nil, failed("entity %s (%s) has no %s point", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()), snapName(a.Snap))
 	}
 	p := pick(cands, r, hasRef)
 	return &enginev1.PointFromSnapResult{X: p.X, Y: p.Y}, nil
@@ -90,20 +91,20 @@ func pointIntersection(c *call, a *enginev1.PointIntersectionArgs) (*enginev1.Po
 	if err := refArgs(a.RefX, a.RefY); err != nil {
 		return nil, err
 	}
-	e1, err := c.entity("/handle1", a.Handle1)
+	e1, err := c.Entity("/handle1", a.Handle1)
 	if err != nil {
 		return nil, err
 	}
-	e2, err := c.entity("/handle2", a.Handle2)
+	e2, err := c.Entity("/handle2", a.Handle2)
 	if err != nil {
 		return nil, err
 	}
 	if e1 == e2 {
 		return nil, invalidArgs("/handle2", reasonInvalid, "handle1 and handle2 name the same entity")
 	}
-	for _, e := range []*entity{e1, e2} {
-		if len(e.geom.Prims()) == 0 {
-			return nil, failed("entity %s is a %s, which has no curve to intersect", formatHandle(e.handle), typeName(e.geom.kind()))
+	for _, e := range []*drawing.Entity{e1, e2} {
+		if len(e.Geom.Prims()) == 0 {
+			return nil, failed("entity %s is a %s, which has no curve to intersect", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()))
 		}
 	}
 	pts, err := intersectEntities(e1, e2)
@@ -111,23 +112,23 @@ func pointIntersection(c *call, a *enginev1.PointIntersectionArgs) (*enginev1.Po
 		return nil, err
 	}
 	if len(pts) == 0 {
-		return nil, failed("entities %s and %s do not intersect", formatHandle(e1.handle), formatHandle(e2.handle))
+		return nil, failed("entities %s and %s do not intersect", drawing.FormatHandle(e1.Handle), drawing.FormatHandle(e2.Handle))
 	}
 	r, hasRef := ref(a.RefX, a.RefY)
 	p := pick(pts, r, hasRef)
 	return &enginev1.PointIntersectionResult{X: p.X, Y: p.Y, Count: int32(len(pts))}, nil
 }
 
-func intersectEntities(e1, e2 *entity) ([]geom.Vec, error) {
+func intersectEntities(e1, e2 *drawing.Entity) ([]geom.Vec, error) {
 	var pts []geom.Vec
-	for _, p := range e1.geom.Prims() {
-		for _, q := range e2.geom.Prims() {
+	for _, p := range e1.Geom.Prims() {
+		for _, q := range e2.Geom.Prims() {
 			found, err := geom.Intersect(p, q)
 			switch {
 			case errors.Is(err, geom.ErrOverlap):
-				return nil, failed("entities %s and %s overlap along a stretch: their intersections are not points", formatHandle(e1.handle), formatHandle(e2.handle))
+				return nil, failed("entities %s and %s overlap along a stretch: their intersections are not points", drawing.FormatHandle(e1.Handle), drawing.FormatHandle(e2.Handle))
 			case errors.Is(err, geom.ErrUnsupportedPair):
-				return nil, unsupported("intersection_"+typeName(e1.geom.kind())+"_"+typeName(e2.geom.kind()), "intersecting a %s with a %s is not implemented", typeName(e1.geom.kind()), typeName(e2.geom.kind()))
+				return nil, unsupported("intersection_"+drawing.TypeName(e1.Geom.Kind())+"_"+drawing.TypeName(e2.Geom.Kind()), "intersecting a %s with a %s is not implemented", drawing.TypeName(e1.Geom.Kind()), drawing.TypeName(e2.Geom.Kind()))
 			case err != nil:
 				return nil, err
 			}
@@ -151,29 +152,29 @@ func pointTangent(c *call, a *enginev1.PointTangentArgs) (*enginev1.PointTangent
 	if err := refArgs(a.RefX, a.RefY); err != nil {
 		return nil, err
 	}
-	e, err := c.entity("/handle", a.Handle)
+	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
 		return nil, err
 	}
 	from := geom.Pt(a.FromX, a.FromY)
 	var pts []geom.Vec
-	switch g := e.geom.(type) {
-	case circleGeom:
-		pts = geom.TangentPoints(g.c, g.r, from)
-	case arcGeom:
-		ar := g.arc()
-		for _, p := range geom.TangentPoints(g.c, g.r, from) {
-			if ar.Has(p.Sub(g.c).Angle()) {
+	switch g := e.Geom.(type) {
+	case drawing.Circle:
+		pts = geom.TangentPoints(g.C, g.R, from)
+	case drawing.Arc:
+		ar := g.Arc()
+		for _, p := range geom.TangentPoints(g.C, g.R, from) {
+			if ar.Has(p.Sub(g.C).Angle()) {
 				pts = append(pts, p)
 			}
 		}
-	case ellipseGeom:
-		pts = g.arc().TangentsFrom(from)
+	case drawing.Ellipse:
+		pts = g.Arc().TangentsFrom(from)
 	default:
-		return nil, failed("entity %s is a %s: point_tangent works on circles, arcs and ellipses", formatHandle(e.handle), typeName(e.geom.kind()))
+		return nil, failed("entity %s is a %s: point_tangent works on circles, arcs and ellipses", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()))
 	}
 	if len(pts) == 0 {
-		return nil, failed("no tangent from (%g, %g) touches entity %s", a.FromX, a.FromY, formatHandle(e.handle))
+		return nil, failed("no tangent from (%g, %g) touches entity %s", a.FromX, a.FromY, drawing.FormatHandle(e.Handle))
 	}
 	r, hasRef := ref(a.RefX, a.RefY)
 	p := pick(pts, r, hasRef)

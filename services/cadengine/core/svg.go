@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
@@ -17,16 +18,16 @@ import (
 // (layers that are off or frozen are left out), thin strokes in the ACI
 // colours (7 drawn black on white), y flipped so that +Y is up, and a
 // viewBox of the extents with a 2% margin. Linetypes are not drawn.
-func exportSVG(d *model) string {
-	ents := entitiesInOrder(d)
-	visible := func(e *entity) bool {
-		l := d.layer(e.layer)
-		return l != nil && l.on && !l.frozen
+func exportSVG(d *drawing.Document) string {
+	ents := d.Entities()
+	visible := func(e *drawing.Entity) bool {
+		l := d.Layer(e.Layer)
+		return l != nil && l.On && !l.Frozen
 	}
 	var ext geom.Box
 	for _, e := range ents {
 		if visible(e) {
-			ext.AddBox(e.geom.Bounds())
+			ext.AddBox(e.Geom.Bounds())
 		}
 	}
 	if !ext.NonEmpty {
@@ -43,33 +44,33 @@ func exportSVG(d *model) string {
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="%s %s %s %s"`, num(vx), num(vy), num(vw), num(vh))
-	if uw, ok := svgLength(vw, d.units); ok {
-		uh, _ := svgLength(vh, d.units)
+	if uw, ok := svgLength(vw, d.Units); ok {
+		uh, _ := svgLength(vh, d.Units)
 		fmt.Fprintf(&b, ` width="%s" height="%s"`, uw, uh)
 	}
 	b.WriteString(">\n")
 	b.WriteString("<title>")
-	xml.EscapeText(&b, []byte(d.name))
+	xml.EscapeText(&b, []byte(d.Name))
 	b.WriteString("</title>\n")
 	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#ffffff"/>`+"\n", num(vx), num(vy), num(vw), num(vh))
 	// Strokes are 0.2% of the larger side: about 2 px when the drawing is
 	// shown 1000 px wide, whatever its units.
 	stroke := math.Max(vw, vh) / 500
 	fmt.Fprintf(&b, `<g fill="none" stroke-width="%s" stroke-linecap="round" stroke-linejoin="round">`+"\n", num(stroke))
-	byLayer := map[string][]*entity{}
+	byLayer := map[string][]*drawing.Entity{}
 	for _, e := range ents {
 		if visible(e) {
-			byLayer[e.layer] = append(byLayer[e.layer], e)
+			byLayer[e.Layer] = append(byLayer[e.Layer], e)
 		}
 	}
-	for i, l := range d.sortedLayers() {
-		es := byLayer[l.name]
+	for i, l := range d.SortedLayers() {
+		es := byLayer[l.Name]
 		if len(es) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, `<g id="layer-%d" data-layer="%s" stroke="%s">`+"\n", i, attr(l.name), aciRGB(l.color))
+		fmt.Fprintf(&b, `<g id="layer-%d" data-layer="%s" stroke="%s">`+"\n", i, attr(l.Name), aciRGB(l.Color))
 		for _, e := range es {
-			svgEntity(&b, e, l.color, stroke)
+			svgEntity(&b, e, l.Color, stroke)
 		}
 		b.WriteString("</g>\n")
 	}
@@ -112,23 +113,23 @@ func attr(s string) string {
 
 // svgEntity draws one entity; layerColor is its layer's colour, which text
 // needs for its fill.
-func svgEntity(b *strings.Builder, e *entity, layerColor int32, stroke float64) {
+func svgEntity(b *strings.Builder, e *drawing.Entity, layerColor int32, stroke float64) {
 	style := ""
-	if e.color != 256 {
-		style = fmt.Sprintf(` stroke="%s"`, aciRGB(e.color))
+	if e.Color != 256 {
+		style = fmt.Sprintf(` stroke="%s"`, aciRGB(e.Color))
 	}
-	id := formatHandle(e.handle)
-	switch g := e.geom.(type) {
-	case pointGeom:
-		fmt.Fprintf(b, `<path id="e%s" d="M %s l 0 0"%s stroke-width="%s"/>`+"\n", id, pt(g.p), style, num(3*stroke))
-	case lineGeom:
-		fmt.Fprintf(b, `<line id="e%s" x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", id, num(g.a.X), num(-g.a.Y), num(g.b.X), num(-g.b.Y), style)
-	case circleGeom:
-		fmt.Fprintf(b, `<circle id="e%s" cx="%s" cy="%s" r="%s"%s/>`+"\n", id, num(g.c.X), num(-g.c.Y), num(g.r), style)
-	case arcGeom:
-		a := g.arc()
+	id := drawing.FormatHandle(e.Handle)
+	switch g := e.Geom.(type) {
+	case drawing.Point:
+		fmt.Fprintf(b, `<path id="e%s" d="M %s l 0 0"%s stroke-width="%s"/>`+"\n", id, pt(g.P), style, num(3*stroke))
+	case drawing.Line:
+		fmt.Fprintf(b, `<line id="e%s" x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", id, num(g.A.X), num(-g.A.Y), num(g.B.X), num(-g.B.Y), style)
+	case drawing.Circle:
+		fmt.Fprintf(b, `<circle id="e%s" cx="%s" cy="%s" r="%s"%s/>`+"\n", id, num(g.C.X), num(-g.C.Y), num(g.R), style)
+	case drawing.Arc:
+		a := g.Arc()
 		fmt.Fprintf(b, `<path id="e%s" d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(a.R, a.R, 0, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
-	case polylineGeom:
+	case drawing.Polyline:
 		var d strings.Builder
 		if len(g.V) > 0 {
 			d.WriteString("M " + pt(g.V[0].P))
@@ -145,25 +146,25 @@ func svgEntity(b *strings.Builder, e *entity, layerColor int32, stroke float64) 
 			d.WriteString(" Z")
 		}
 		fmt.Fprintf(b, `<path id="e%s" d="%s"%s/>`+"\n", id, d.String(), style)
-	case textGeom:
+	case drawing.Text:
 		fill := aciRGB(layerColor)
-		if e.color != 256 {
-			fill = aciRGB(e.color)
+		if e.Color != 256 {
+			fill = aciRGB(e.Color)
 		}
-		fmt.Fprintf(b, `<text id="e%s" x="%s" y="%s" font-size="%s" font-family="sans-serif" stroke="none" fill="%s"`, id, num(g.p.X), num(-g.p.Y), num(g.height), fill)
-		if g.rotation != 0 {
-			fmt.Fprintf(b, ` transform="rotate(%s %s %s)"`, num(-g.rotation), num(g.p.X), num(-g.p.Y))
+		fmt.Fprintf(b, `<text id="e%s" x="%s" y="%s" font-size="%s" font-family="sans-serif" stroke="none" fill="%s"`, id, num(g.P.X), num(-g.P.Y), num(g.Height), fill)
+		if g.Rotation != 0 {
+			fmt.Fprintf(b, ` transform="rotate(%s %s %s)"`, num(-g.Rotation), num(g.P.X), num(-g.P.Y))
 		}
 		b.WriteString(">")
-		xml.EscapeText(b, []byte(g.text))
+		xml.EscapeText(b, []byte(g.Text))
 		b.WriteString("</text>\n")
-	case ellipseGeom:
-		a := g.arc()
-		rx, ry := g.major.Len(), g.major.Len()*g.ratio
-		rot := -geom.Deg(g.major.Angle())
+	case drawing.Ellipse:
+		a := g.Arc()
+		rx, ry := g.Major.Len(), g.Major.Len()*g.Ratio
+		rot := -geom.Deg(g.Major.Angle())
 		if a.Full() {
 			fmt.Fprintf(b, `<ellipse id="e%s" cx="%s" cy="%s" rx="%s" ry="%s" transform="rotate(%s %s %s)"%s/>`+"\n",
-				id, num(g.c.X), num(-g.c.Y), num(rx), num(ry), num(rot), num(g.c.X), num(-g.c.Y), style)
+				id, num(g.C.X), num(-g.C.Y), num(rx), num(ry), num(rot), num(g.C.X), num(-g.C.Y), style)
 			return
 		}
 		fmt.Fprintf(b, `<path id="e%s" d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(rx, ry, rot, a.Sweep, true, a.At(a.Start+a.Sweep)), style)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
 // toolTable maps every tool of the catalog to its function. Names, schemas
@@ -115,11 +116,11 @@ type call struct {
 	e         *Engine
 	principal string
 	opID      string
-	d         *document // nil for engine tools
-	tx        *tx       // nil for read-only tools
-	r         *run      // the running operation; nil outside one
-	step      int       // the step's index in r
-	created   *document // set by document_create and document_import: the run commits and publishes it
+	d         *document   // nil for engine tools
+	tx        *drawing.Tx // nil for read-only tools
+	r         *run        // the running operation; nil outside one
+	step      int         // the step's index in r
+	created   *document   // set by document_create and document_import: the run commits and publishes it
 }
 
 func adapt[A, R proto.Message](f func(*call, A) (R, error)) handler {
@@ -233,7 +234,7 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 	e.pruneOperations(ctx)
 	docID := ""
 	if d != nil {
-		docID = d.id
+		docID = d.ID
 	}
 	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, requestHash("tools.call", req))
 	prior, st, claimed := e.ops.claim(o)
@@ -271,16 +272,16 @@ func callResponse(b *enginev1.ExecuteBatchResponse, tool string) *enginev1.CallT
 
 // ---- helpers for tool functions ----
 
-// entity looks up an entity by the handle argument at path: a malformed
+// Entity looks up an entity by the handle argument at path: a malformed
 // handle is invalid_args, a handle that names no entity is failed.
-func (c *call) entity(path, handle string) (*entity, error) {
-	h, ok := parseHandle(handle)
+func (c *call) Entity(path, handle string) (*drawing.Entity, error) {
+	h, ok := drawing.ParseHandle(handle)
 	if !ok {
 		return nil, invalidArgs(path, reasonInvalid, "%q is not an entity handle (hex digits)", handle)
 	}
-	e := c.d.entity(h)
+	e := c.d.Entity(h)
 	if e == nil {
-		return nil, failed("the document has no entity %s", formatHandle(h))
+		return nil, failed("the document has no entity %s", drawing.FormatHandle(h))
 	}
 	return e, nil
 }

@@ -40,7 +40,7 @@ func transactionBegin(c *call, _ *enginev1.TransactionBeginArgs) (*enginev1.Tran
 	}
 	r.checkpoints = append(r.checkpoints, r.checkpoint(c.opID, c.step))
 	r.transaction = true
-	return &enginev1.TransactionBeginResult{TransactionId: c.opID, Revision: c.d.revision}, nil
+	return &enginev1.TransactionBeginResult{TransactionId: c.opID, Revision: c.d.Revision}, nil
 }
 
 func transactionCommit(c *call, _ *enginev1.TransactionCommitArgs) (*enginev1.TransactionCommitResult, error) {
@@ -67,5 +67,5 @@ func transactionRollback(c *call, _ *enginev1.TransactionRollbackArgs) (*enginev
 	cp := r.checkpoints[len(r.checkpoints)-1]
 	r.checkpoints = r.checkpoints[:len(r.checkpoints)-1]
 	n := r.rollbackTo(cp)
-	return &enginev1.TransactionRollbackResult{TransactionId: cp.id, Undone: int64(n), Verified: c.d.contentHash() == cp.hash}, nil
+	return &enginev1.TransactionRollbackResult{TransactionId: cp.id, Undone: int64(n), Verified: c.d.ContentHash() == cp.hash}, nil
 }

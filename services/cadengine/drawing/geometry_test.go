@@ -1,4 +1,4 @@
-package core
+package drawing
 
 import (
 	"math"
@@ -27,12 +27,12 @@ func samePoints(got, want []geom.Vec) bool {
 }
 
 func TestSnapCandidates(t *testing.T) {
-	line := lineGeom{geom.Pt(0, 0), geom.Pt(4, 0)}
-	arc90, _ := newArcGeom(geom.Pt(0, 0), 2, 0, 90)
-	circle := circleGeom{c: geom.Pt(1, 1), r: 1}
-	poly := newPolylineGeom([]geom.Vertex{{P: geom.Pt(0, 0)}, {P: geom.Pt(2, 0), Bulge: 1}, {P: geom.Pt(2, 2)}}, false)
-	ellipse, _ := newEllipseGeom(geom.Vec{}, geom.Pt(2, 0), 0.5, 0, 360)
-	halfEllipse, _ := newEllipseGeom(geom.Vec{}, geom.Pt(2, 0), 0.5, 0, 180)
+	line := Line{geom.Pt(0, 0), geom.Pt(4, 0)}
+	arc90, _ := NewArc(geom.Pt(0, 0), 2, 0, 90)
+	circle := Circle{C: geom.Pt(1, 1), R: 1}
+	poly := NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0)}, {P: geom.Pt(2, 0), Bulge: 1}, {P: geom.Pt(2, 2)}}, false)
+	ellipse, _ := NewEllipse(geom.Vec{}, geom.Pt(2, 0), 0.5, 0, 360)
+	halfEllipse, _ := NewEllipse(geom.Vec{}, geom.Pt(2, 0), 0.5, 0, 180)
 	const (
 		end    = enginev1.SnapKind_SNAP_KIND_END
 		mid    = enginev1.SnapKind_SNAP_KIND_MID
@@ -44,7 +44,7 @@ func TestSnapCandidates(t *testing.T) {
 	r2 := math.Sqrt2
 	tests := []struct {
 		name string
-		g    geometry
+		g    Geometry
 		kind enginev1.SnapKind
 		ref  geom.Vec
 		want []geom.Vec
@@ -74,10 +74,10 @@ func TestSnapCandidates(t *testing.T) {
 		{"ellipse near", ellipse, nearS, geom.Pt(0, 5), []geom.Vec{geom.Pt(0, 1)}},
 		{"half ellipse end", halfEllipse, end, geom.Vec{}, []geom.Vec{geom.Pt(2, 0), geom.Pt(-2, 0)}},
 		{"half ellipse mid (by length)", halfEllipse, mid, geom.Vec{}, []geom.Vec{geom.Pt(0, 1)}},
-		{"point answers every snap", pointGeom{geom.Pt(3, 4)}, quad, geom.Vec{}, []geom.Vec{geom.Pt(3, 4)}},
+		{"point answers every snap", Point{geom.Pt(3, 4)}, quad, geom.Vec{}, []geom.Vec{geom.Pt(3, 4)}},
 	}
 	for _, tt := range tests {
-		got := snapCandidates(tt.g, tt.kind, tt.ref)
+		got := SnapCandidates(tt.g, tt.kind, tt.ref)
 		if tt.kind == nearS && len(got) > 0 {
 			p, _ := geom.NearestTo(got, tt.ref)
 			got = []geom.Vec{p}
@@ -89,52 +89,52 @@ func TestSnapCandidates(t *testing.T) {
 }
 
 func TestTransforms(t *testing.T) {
-	check := func(name string, got, want geometry) {
+	check := func(name string, got, want Geometry) {
 		t.Helper()
-		ge := &entity{layer: "0", linetype: "ByLayer", color: 256, geom: got}
-		we := &entity{layer: "0", linetype: "ByLayer", color: 256, geom: want}
-		if ge.seal().fp != we.seal().fp {
+		ge := &Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: got}
+		we := &Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: want}
+		if ge.Seal().fp != we.Seal().fp {
 			t.Errorf("%s = %+v, want %+v", name, got, want)
 		}
 	}
-	arc, _ := newArcGeom(geom.Pt(1, 0), 1, 0, 90)
-	check("rotate a line 90° about the origin (exact)", lineGeom{geom.Pt(1, 0), geom.Pt(2, 0)}.transformed(geom.RotateAbout(geom.Vec{}, 90)), lineGeom{geom.Pt(0, 1), geom.Pt(0, 2)})
-	check("rotate an arc 90°", arc.transformed(geom.RotateAbout(geom.Vec{}, 90)), arcGeom{c: geom.Pt(0, 1), r: 1, start: 90, end: 180})
-	check("rotate an arc 300° wraps", arc.transformed(geom.RotateAbout(geom.Pt(1, 0), 300)), arcGeom{c: geom.Pt(1, 0), r: 1, start: 300, end: 30})
-	check("rotate about a base", pointGeom{geom.Pt(2, 1)}.transformed(geom.RotateAbout(geom.Pt(1, 1), 180)), pointGeom{geom.Pt(0, 1)})
-	check("scale a circle about a base", circleGeom{c: geom.Pt(2, 0), r: 1}.transformed(geom.ScaleAbout(geom.Pt(1, 0), 3)), circleGeom{c: geom.Pt(4, 0), r: 3})
-	check("mirror an arc about the y axis", arc.transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(0, 1))), arcGeom{c: geom.Pt(-1, 0), r: 1, start: 90, end: 180})
-	check("mirror an arc about the x axis", arc.transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 0))), arcGeom{c: geom.Pt(1, 0), r: 1, start: 270, end: 0})
-	poly := newPolylineGeom([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: 0.5}, {P: geom.Pt(1, 0)}}, false)
-	check("mirror negates bulges", poly.transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 0))), polylineGeom{geom.Polyline{V: []geom.Vertex{{P: geom.Pt(0, 0), Bulge: -0.5}, {P: geom.Pt(1, 0)}}}})
-	ell, _ := newEllipseGeom(geom.Vec{}, geom.Pt(2, 0), 0.5, 0, 90)
-	check("mirror an elliptical arc about the x axis", ell.transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 0))), ellipseGeom{major: geom.Pt(2, 0), ratio: 0.5, start: 270, end: 0})
-	check("rotate an ellipse keeps its parameters", ell.transformed(geom.RotateAbout(geom.Vec{}, 90)), ellipseGeom{major: geom.Pt(0, 2), ratio: 0.5, start: 0, end: 90})
-	check("mirror text keeps it readable", textGeom{text: "A", p: geom.Pt(1, 1), height: 2, rotation: 30}.transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(0, 1))), textGeom{text: "A", p: geom.Pt(-1, 1), height: 2, rotation: 30})
+	arc, _ := NewArc(geom.Pt(1, 0), 1, 0, 90)
+	check("rotate a line 90° about the origin (exact)", Line{geom.Pt(1, 0), geom.Pt(2, 0)}.Transformed(geom.RotateAbout(geom.Vec{}, 90)), Line{geom.Pt(0, 1), geom.Pt(0, 2)})
+	check("rotate an arc 90°", arc.Transformed(geom.RotateAbout(geom.Vec{}, 90)), Arc{C: geom.Pt(0, 1), R: 1, Start: 90, End: 180})
+	check("rotate an arc 300° wraps", arc.Transformed(geom.RotateAbout(geom.Pt(1, 0), 300)), Arc{C: geom.Pt(1, 0), R: 1, Start: 300, End: 30})
+	check("rotate about a base", Point{geom.Pt(2, 1)}.Transformed(geom.RotateAbout(geom.Pt(1, 1), 180)), Point{geom.Pt(0, 1)})
+	check("scale a circle about a base", Circle{C: geom.Pt(2, 0), R: 1}.Transformed(geom.ScaleAbout(geom.Pt(1, 0), 3)), Circle{C: geom.Pt(4, 0), R: 3})
+	check("mirror an arc about the y axis", arc.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(0, 1))), Arc{C: geom.Pt(-1, 0), R: 1, Start: 90, End: 180})
+	check("mirror an arc about the x axis", arc.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 0))), Arc{C: geom.Pt(1, 0), R: 1, Start: 270, End: 0})
+	poly := NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: 0.5}, {P: geom.Pt(1, 0)}}, false)
+	check("mirror negates bulges", poly.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 0))), Polyline{geom.Polyline{V: []geom.Vertex{{P: geom.Pt(0, 0), Bulge: -0.5}, {P: geom.Pt(1, 0)}}}})
+	ell, _ := NewEllipse(geom.Vec{}, geom.Pt(2, 0), 0.5, 0, 90)
+	check("mirror an elliptical arc about the x axis", ell.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 0))), Ellipse{Major: geom.Pt(2, 0), Ratio: 0.5, Start: 270, End: 0})
+	check("rotate an ellipse keeps its parameters", ell.Transformed(geom.RotateAbout(geom.Vec{}, 90)), Ellipse{Major: geom.Pt(0, 2), Ratio: 0.5, Start: 0, End: 90})
+	check("mirror text keeps it readable", Text{Text: "A", P: geom.Pt(1, 1), Height: 2, Rotation: 30}.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(0, 1))), Text{Text: "A", P: geom.Pt(-1, 1), Height: 2, Rotation: 30})
 
 	// The mirrored elliptical arc covers the mirrored points.
 	m := geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 1))
-	img := ell.transformed(m).(ellipseGeom).arc()
+	img := ell.Transformed(m).(Ellipse).Arc()
 	for _, t0 := range []float64{0, 0.3, 1, math.Pi / 2} {
-		p := m.Point(ell.arc().At(t0))
+		p := m.Point(ell.Arc().At(t0))
 		if q := img.Closest(p); !q.Same(p) {
-			t.Errorf("mirror of ellipse point %v is %v, not on the image (nearest %v)", ell.arc().At(t0), p, q)
+			t.Errorf("mirror of ellipse point %v is %v, not on the image (nearest %v)", ell.Arc().At(t0), p, q)
 		}
 	}
 	// Reflecting twice is the identity.
-	twice := arc.transformed(m).transformed(m)
+	twice := arc.Transformed(m).Transformed(m)
 	check("mirror twice", twice, arc)
 }
 
 func TestBounds(t *testing.T) {
-	arc, _ := newArcGeom(geom.Pt(0, 0), 1, 45, 135)
+	arc, _ := NewArc(geom.Pt(0, 0), 1, 45, 135)
 	b := arc.Bounds()
 	r := math.Sqrt2 / 2
 	if !b.Min.Same(geom.Pt(-r, r)) || !b.Max.Same(geom.Pt(r, 1)) {
 		t.Errorf("arc 45°-135° bounds = %v %v, want (-%g,%g) (%g,1)", b.Min, b.Max, r, r, r)
 	}
 	// An ellipse with major axis along the diagonal.
-	ell, _ := newEllipseGeom(geom.Vec{}, geom.Pt(math.Sqrt2, math.Sqrt2), 0.5, 0, 360)
+	ell, _ := NewEllipse(geom.Vec{}, geom.Pt(math.Sqrt2, math.Sqrt2), 0.5, 0, 360)
 	b = ell.Bounds()
 	// Half-width: sqrt(a²cos²θ + b²sin²θ) with a=2, b=1, θ=45°.
 	w := math.Sqrt(4*0.5 + 1*0.5)

@@ -1,4 +1,4 @@
-package core
+package drawing
 
 import (
 	"crypto/sha256"
@@ -11,58 +11,58 @@ import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
-// model is a drawing: its entities and layers. Every change goes through
+// Document is a drawing: its entities and layers. Every change goes through
 // setEntity, setLayer and setCurrent, which keep the content hash and the
 // indexes right. A model is not safe for concurrent use.
-type model struct {
-	id         string
-	createdAt  time.Time
-	name       string
-	units      enginev1.Units
-	revision   int64
-	nextHandle uint64
+type Document struct {
+	ID         string
+	CreatedAt  time.Time
+	Name       string
+	Units      enginev1.Units
+	Revision   int64
+	NextHandle uint64
 	current    string
-	layers     map[string]*layer
+	layers     map[string]*Layer
 	layerSeq   int64
-	entities   map[uint64]*entity
+	entities   map[uint64]*Entity
 	order      handleIndex      // every live handle, ascending
 	perLayer   map[string]int64 // entity count by layer
-	sum        sum256           // content hash, see sum256
+	sum        Hash             // content hash, see sum256
 }
 
-// layer is a layer's state. Like entities, a layer in a document is never
+// Layer is a layer's state. Like entities, a layer in a document is never
 // changed in place.
-type layer struct {
-	name       string
-	color      int32
-	linetype   string
-	lineweight int32
-	on         bool
-	frozen     bool
-	locked     bool
+type Layer struct {
+	Name       string
+	Color      int32
+	Linetype   string
+	Lineweight int32
+	On         bool
+	Frozen     bool
+	Locked     bool
 	seq        int64 // creation order, for listing
 }
 
-// newModel is an empty drawing with layer "0" (colour 7, Continuous) as
+// NewDocument is an empty drawing with layer "0" (colour 7, Continuous) as
 // its current layer.
-func newModel(id, name string, units enginev1.Units, now time.Time) *model {
-	d := emptyModel(id, name, units, now)
-	d.setLayer("0", &layer{name: "0", color: 7, linetype: "Continuous", lineweight: -3, on: true})
-	d.setCurrent("0")
+func NewDocument(id, name string, units enginev1.Units, now time.Time) *Document {
+	d := EmptyDocument(id, name, units, now)
+	d.SetLayer("0", &Layer{Name: "0", Color: 7, Linetype: "Continuous", Lineweight: -3, On: true})
+	d.SetCurrent("0")
 	return d
 }
 
-// emptyModel is a drawing without layers, for a loader that adds them and
+// EmptyDocument is a drawing without layers, for a loader that adds them and
 // then sets the current layer.
-func emptyModel(id, name string, units enginev1.Units, now time.Time) *model {
-	return &model{
-		id:         id,
-		createdAt:  now,
-		name:       name,
-		units:      units,
-		nextHandle: firstHandle,
-		layers:     map[string]*layer{},
-		entities:   map[uint64]*entity{},
+func EmptyDocument(id, name string, units enginev1.Units, now time.Time) *Document {
+	return &Document{
+		ID:         id,
+		CreatedAt:  now,
+		Name:       name,
+		Units:      units,
+		NextHandle: firstHandle,
+		layers:     map[string]*Layer{},
+		entities:   map[uint64]*Entity{},
 		perLayer:   map[string]int64{},
 	}
 }
@@ -70,15 +70,15 @@ func emptyModel(id, name string, units enginev1.Units, now time.Time) *model {
 // ---- the three mutations; everything that changes a document goes
 // through them, so the content hash and indexes stay right ----
 
-// setEntity puts e under handle h, or removes h when e is nil.
-func (d *model) setEntity(h uint64, e *entity) {
+// SetEntity puts e under handle h, or removes h when e is nil.
+func (d *Document) SetEntity(h uint64, e *Entity) {
 	if old := d.entities[h]; old != nil {
 		d.sum.Sub(old.fp)
-		d.perLayer[old.layer]--
+		d.perLayer[old.Layer]--
 		if e == nil {
 			delete(d.entities, h)
-			d.order.remove()
-			d.compact()
+			d.order.Remove()
+			d.Compact()
 		}
 	} else if e != nil {
 		d.order.Add(h)
@@ -86,14 +86,14 @@ func (d *model) setEntity(h uint64, e *entity) {
 	if e != nil {
 		d.entities[h] = e
 		d.sum.Add(e.fp)
-		d.perLayer[e.layer]++
+		d.perLayer[e.Layer]++
 	}
 }
 
-// setLayer puts l under name, or removes the layer when l is nil. A new
+// SetLayer puts l under name, or removes the layer when l is nil. A new
 // layer goes last in creation order; one that replaces a layer of the same
 // name takes its place.
-func (d *model) setLayer(name string, l *layer) {
+func (d *Document) SetLayer(name string, l *Layer) {
 	old := d.layers[name]
 	if old != nil {
 		d.sum.Sub(old.digest())
@@ -114,8 +114,8 @@ func (d *model) setLayer(name string, l *layer) {
 	d.sum.Add(l.digest())
 }
 
-// setCurrent makes name the current layer.
-func (d *model) setCurrent(name string) {
+// SetCurrent makes name the current layer.
+func (d *Document) SetCurrent(name string) {
 	if d.current != "" {
 		d.sum.Sub(settingsDigest(d.current))
 	}
@@ -123,15 +123,25 @@ func (d *model) setCurrent(name string) {
 	d.sum.Add(settingsDigest(name))
 }
 
-func (d *model) compact() {
+func (d *Document) Compact() {
 	if d.order.dead > 1024 && d.order.dead*2 > len(d.order.hs) {
-		d.order.compact(func(h uint64) bool { return d.entities[h] != nil })
+		d.order.Compact(func(h uint64) bool { return d.entities[h] != nil })
 	}
 }
 
-// each calls fn for every entity with handle >= from, in handle order,
+// Entities is every entity, in handle order.
+func (d *Document) Entities() []*Entity {
+	out := make([]*Entity, 0, len(d.entities))
+	d.Each(0, func(e *Entity) bool {
+		out = append(out, e)
+		return true
+	})
+	return out
+}
+
+// Each calls fn for every entity with handle >= from, in handle order,
 // until fn returns false.
-func (d *model) each(from uint64, fn func(*entity) bool) {
+func (d *Document) Each(from uint64, fn func(*Entity) bool) {
 	i := sort.Search(len(d.order.hs), func(i int) bool { return d.order.hs[i] >= from })
 	for ; i < len(d.order.hs); i++ {
 		if e := d.entities[d.order.hs[i]]; e != nil && !fn(e) {
@@ -140,46 +150,46 @@ func (d *model) each(from uint64, fn func(*entity) bool) {
 	}
 }
 
-// layerFold finds a layer whose name equals name ignoring case (DXF layer
+// LayerFold finds a layer whose name equals name ignoring case (DXF layer
 // names are case-insensitive, so two such layers cannot coexist).
-func (d *model) layerFold(name string) *layer {
+func (d *Document) LayerFold(name string) *Layer {
 	for _, l := range d.layers {
-		if strings.EqualFold(l.name, name) {
+		if strings.EqualFold(l.Name, name) {
 			return l
 		}
 	}
 	return nil
 }
 
-// add gives e the next handle and puts it in the drawing, bypassing the
+// Add gives e the next handle and puts it in the drawing, bypassing the
 // rules of a write (see tx): for loaders that build a new drawing.
-func (d *model) add(e *entity) *entity {
-	e.handle = d.nextHandle
-	d.nextHandle++
-	d.setEntity(e.handle, e.seal())
+func (d *Document) Add(e *Entity) *Entity {
+	e.Handle = d.NextHandle
+	d.NextHandle++
+	d.SetEntity(e.Handle, e.Seal())
 	return e
 }
 
-// entity is the entity under handle h, or nil.
-func (d *model) entity(h uint64) *entity { return d.entities[h] }
+// Entity is the entity under handle h, or nil.
+func (d *Document) Entity(h uint64) *Entity { return d.entities[h] }
 
-// entityCount is how many entities the drawing has.
-func (d *model) entityCount() int { return len(d.entities) }
+// EntityCount is how many entities the drawing has.
+func (d *Document) EntityCount() int { return len(d.entities) }
 
-// layer is the layer named name (exactly), or nil.
-func (d *model) layer(name string) *layer { return d.layers[name] }
+// Layer is the layer named name (exactly), or nil.
+func (d *Document) Layer(name string) *Layer { return d.layers[name] }
 
-// layerEntityCount is how many entities are on the layer named name.
-func (d *model) layerEntityCount(name string) int64 { return d.perLayer[name] }
+// LayerEntityCount is how many entities are on the layer named name.
+func (d *Document) LayerEntityCount(name string) int64 { return d.perLayer[name] }
 
-// currentLayer is the name of the current layer.
-func (d *model) currentLayer() string { return d.current }
+// CurrentLayer is the name of the current layer.
+func (d *Document) CurrentLayer() string { return d.current }
 
-// contentHash is the drawing's content hash.
-func (d *model) contentHash() sum256 { return d.sum }
+// ContentHash is the drawing's content hash.
+func (d *Document) ContentHash() Hash { return d.sum }
 
-func (d *model) sortedLayers() []*layer {
-	out := make([]*layer, 0, len(d.layers))
+func (d *Document) SortedLayers() []*Layer {
+	out := make([]*Layer, 0, len(d.layers))
 	for _, l := range d.layers {
 		out = append(out, l)
 	}
@@ -187,77 +197,77 @@ func (d *model) sortedLayers() []*layer {
 	return out
 }
 
-func (l *layer) proto(count int64) *enginev1.Layer {
+func (l *Layer) Proto(count int64) *enginev1.Layer {
 	return &enginev1.Layer{
-		Name: l.name, Color: l.color, Linetype: l.linetype, Lineweight: l.lineweight,
-		On: l.on, Frozen: l.frozen, Locked: l.locked, EntityCount: count,
+		Name: l.Name, Color: l.Color, Linetype: l.Linetype, Lineweight: l.Lineweight,
+		On: l.On, Frozen: l.Frozen, Locked: l.Locked, EntityCount: count,
 	}
 }
 
-func (d *model) layerProtos() []*enginev1.Layer {
-	ls := d.sortedLayers()
+func (d *Document) LayerProtos() []*enginev1.Layer {
+	ls := d.SortedLayers()
 	out := make([]*enginev1.Layer, len(ls))
 	for i, l := range ls {
-		out[i] = l.proto(d.perLayer[l.name])
+		out[i] = l.Proto(d.perLayer[l.Name])
 	}
 	return out
 }
 
-// info describes the document; the caller holds mu.
-func (d *model) info() *enginev1.DocumentInfo {
+// Info describes the document; the caller holds mu.
+func (d *Document) Info() *enginev1.DocumentInfo {
 	return &enginev1.DocumentInfo{
-		DocumentId:   d.id,
-		Name:         d.name,
-		Units:        d.units,
-		Revision:     d.revision,
+		DocumentId:   d.ID,
+		Name:         d.Name,
+		Units:        d.Units,
+		Revision:     d.Revision,
 		ContentHash:  d.sum.String(),
 		EntityCount:  int64(len(d.entities)),
 		CurrentLayer: d.current,
-		Layers:       d.layerProtos(),
+		Layers:       d.LayerProtos(),
 	}
 }
 
 // ---- content hash ----
 
-// sum256 is the document's order-independent content hash: the sum, lane
+// Hash is the document's order-independent content hash: the sum, lane
 // by lane modulo 2^64, of 256-bit digests read as four little-endian
 // uint64s — one digest per entity (its fingerprint), per layer (its
 // state) and one for the document's settings (the current layer). Adding
 // and removing a digest is O(1), and equal multisets of digests give equal
 // sums whatever the order of changes, so undoing a change restores the
 // hash exactly.
-type sum256 [4]uint64
+type Hash [4]uint64
 
-func (s *sum256) Add(d [32]byte) {
+func (s *Hash) Add(d [32]byte) {
 	for i := range s {
 		s[i] += binary.LittleEndian.Uint64(d[i*8:])
 	}
 }
 
-func (s *sum256) Sub(d [32]byte) {
+func (s *Hash) Sub(d [32]byte) {
 	for i := range s {
 		s[i] -= binary.LittleEndian.Uint64(d[i*8:])
 	}
 }
 
 // String is the hash as 64 hex digits.
-func (s sum256) String() string {
+func (s Hash) String() string {
 	return fmt.Sprintf("%016x%016x%016x%016x", s[0], s[1], s[2], s[3])
 }
 
 // digest is SHA-256 of the layer's canonical encoding: 'L' 0x01, name,
 // colour, linetype, lineweight, on, frozen, locked (see encoder).
-func (l *layer) digest() [32]byte {
+func (l *Layer) digest() [32]byte {
 	w := encoder{}
 	w.byte(tagLayer)
 	w.byte(encVersion)
-	w.string(l.name)
-	w.int32(l.color)
-	w.string(l.linetype)
-	w.int32(l.lineweight)
-	w.bool(l.on)
-	w.bool(l.frozen)
-	w.bool(l.locked)
+	w.string(l.Name)
+	w.int32(l.Color)
+	w.string(l.Linetype)
+	w.int32(l.Lineweight)
+	w.bool(l.On)
+	w.bool(l.Frozen)
+	w.bool(l.Locked)
 	return sha256.Sum256(w.b)
 }
 
@@ -298,9 +308,9 @@ func (x *handleIndex) Add(h uint64) {
 	x.hs[i] = h
 }
 
-func (x *handleIndex) remove() { x.dead++ }
+func (x *handleIndex) Remove() { x.dead++ }
 
-func (x *handleIndex) compact(live func(uint64) bool) {
+func (x *handleIndex) Compact(live func(uint64) bool) {
 	out := x.hs[:0]
 	for _, h := range x.hs {
 		if live(h) {

@@ -1,4 +1,4 @@
-package core
+package drawing
 
 import (
 	"math"
@@ -7,14 +7,14 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
-// snapCandidates are the points of kind on g, in the entity's natural
+// SnapCandidates are the points of kind on g, in the entity's natural
 // order; r is the reference point of the perp and near snaps.
-func snapCandidates(g geometry, kind enginev1.SnapKind, r geom.Vec) []geom.Vec {
+func SnapCandidates(g Geometry, kind enginev1.SnapKind, r geom.Vec) []geom.Vec {
 	switch g := g.(type) {
-	case pointGeom:
-		return []geom.Vec{g.p}
-	case textGeom:
-		return []geom.Vec{g.p}
+	case Point:
+		return []geom.Vec{g.P}
+	case Text:
+		return []geom.Vec{g.P}
 	}
 	var out []geom.Vec
 	add := func(ps ...geom.Vec) {

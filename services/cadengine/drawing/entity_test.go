@@ -1,4 +1,4 @@
-package core
+package drawing
 
 import (
 	"bytes"
@@ -10,20 +10,20 @@ import (
 // to the same entity.
 func FuzzDecodeEntity(f *testing.F) {
 	for _, g := range sampleGeometries() {
-		f.Add((&entity{layer: "walls", color: 3, linetype: "DASHED", geom: g}).encode())
+		f.Add((&Entity{Layer: "walls", Color: 3, Linetype: "DASHED", Geom: g}).Encode())
 	}
 	f.Add([]byte{tagEntity, encVersion, 5, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e, err := decodeEntity(0x100, data)
+		e, err := DecodeEntity(0x100, data)
 		if err != nil {
 			return
 		}
-		enc := e.encode()
-		back, err := decodeEntity(0x100, enc)
+		enc := e.Encode()
+		back, err := DecodeEntity(0x100, enc)
 		if err != nil {
 			t.Fatalf("re-decode of %x: %v", enc, err)
 		}
-		if back.fp != e.fp || !bytes.Equal(back.encode(), enc) {
+		if back.fp != e.fp || !bytes.Equal(back.Encode(), enc) {
 			t.Fatalf("decode(encode(e)) differs from e")
 		}
 	})

@@ -1,4 +1,4 @@
-package core
+package drawing
 
 import (
 	"maps"
@@ -13,32 +13,32 @@ import (
 // snapshot is a full copy of a document's drawing: what a system without an
 // undo log saves before a batch and restores after a failure.
 type snapshot struct {
-	entities map[uint64]*entity
+	entities map[uint64]*Entity
 	order    []uint64
 	perLayer map[string]int64
-	layers   map[string]*layer
-	hash     sum256
+	layers   map[string]*Layer
+	hash     Hash
 	revision int64
 }
 
-func takeSnapshot(d *model) snapshot {
+func takeSnapshot(d *Document) snapshot {
 	return snapshot{
 		entities: maps.Clone(d.entities),
 		order:    slices.Clone(d.order.hs),
 		perLayer: maps.Clone(d.perLayer),
 		layers:   maps.Clone(d.layers),
 		hash:     d.sum,
-		revision: d.revision,
+		revision: d.Revision,
 	}
 }
 
-func (s snapshot) restore(d *model) {
+func (s snapshot) restore(d *Document) {
 	d.entities = maps.Clone(s.entities)
 	d.order.hs = slices.Clone(s.order)
 	d.order.dead = 0
 	d.perLayer = maps.Clone(s.perLayer)
 	d.layers = maps.Clone(s.layers)
-	d.sum, d.revision = s.hash, s.revision
+	d.sum, d.Revision = s.hash, s.revision
 }
 
 // BenchmarkRollbackVsSnapshot compares the two ways to take back 10
@@ -53,17 +53,17 @@ func BenchmarkRollbackVsSnapshot(b *testing.B) {
 	if testing.Short() {
 		size = 100_000
 	}
-	d := newModel("doc-bench", "bench", enginev1.Units_UNITS_MM, time.Time{})
-	fill := newTx(d)
+	d := NewDocument("doc-bench", "bench", enginev1.Units_UNITS_MM, time.Time{})
+	fill := NewTx(d)
 	for i := range size {
-		if _, err := fill.create(&entity{layer: "0", color: 256, linetype: "ByLayer", geom: pointGeom{geom.Pt(float64(i), 0)}}); err != nil {
+		if _, err := fill.Create(&Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: Point{geom.Pt(float64(i), 0)}}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	change10 := func(t *tx) {
+	change10 := func(t *Tx) {
 		for j := 0; j < 10; j++ {
-			old := d.entity(uint64(0x100 + j))
-			if err := t.replace(old, old.with(old.geom.transformed(geom.Translate(geom.Pt(1, 0))))); err != nil {
+			old := d.Entity(uint64(0x100 + j))
+			if err := t.Replace(old, old.With(old.Geom.Transformed(geom.Translate(geom.Pt(1, 0))))); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -72,11 +72,11 @@ func BenchmarkRollbackVsSnapshot(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		hash := d.sum
-		t := newTx(d)
-		mark := t.mark()
+		t := NewTx(d)
+		mark := t.Mark()
 		change10(t)
 		start := time.Now()
-		t.undoTo(mark)
+		t.UndoTo(mark)
 		undoLog += time.Since(start)
 		if d.sum != hash {
 			b.Fatal("undo log did not restore the content hash")
@@ -85,7 +85,7 @@ func BenchmarkRollbackVsSnapshot(b *testing.B) {
 		start = time.Now()
 		snap := takeSnapshot(d)
 		full += time.Since(start)
-		change10(newTx(d))
+		change10(NewTx(d))
 		start = time.Now()
 		snap.restore(d)
 		full += time.Since(start)

@@ -1,4 +1,4 @@
-package core
+package drawing
 
 import (
 	"crypto/sha256"
@@ -19,10 +19,10 @@ import (
 // records), as AutoCAD does.
 const firstHandle = 0x100
 
-func formatHandle(h uint64) string { return strings.ToUpper(strconv.FormatUint(h, 16)) }
+func FormatHandle(h uint64) string { return strings.ToUpper(strconv.FormatUint(h, 16)) }
 
-// parseHandle reads a hex handle (either case).
-func parseHandle(s string) (uint64, bool) {
+// ParseHandle reads a hex handle (either case).
+func ParseHandle(s string) (uint64, bool) {
 	if s == "" || len(s) > 16 {
 		return 0, false
 	}
@@ -88,17 +88,17 @@ func (w *encoder) bool(v bool) {
 	}
 }
 
-func (g pointGeom) encodeTo(w *encoder)  { w.vec(g.p) }
-func (g lineGeom) encodeTo(w *encoder)   { w.vec(g.a); w.vec(g.b) }
-func (g circleGeom) encodeTo(w *encoder) { w.vec(g.c); w.float(g.r) }
-func (g arcGeom) encodeTo(w *encoder) {
-	w.vec(g.c)
-	w.float(g.r)
-	w.float(g.start)
-	w.float(g.end)
+func (g Point) encodeTo(w *encoder)  { w.vec(g.P) }
+func (g Line) encodeTo(w *encoder)   { w.vec(g.A); w.vec(g.B) }
+func (g Circle) encodeTo(w *encoder) { w.vec(g.C); w.float(g.R) }
+func (g Arc) encodeTo(w *encoder) {
+	w.vec(g.C)
+	w.float(g.R)
+	w.float(g.Start)
+	w.float(g.End)
 }
 
-func (g polylineGeom) encodeTo(w *encoder) {
+func (g Polyline) encodeTo(w *encoder) {
 	w.bool(g.Closed)
 	w.b = binary.AppendUvarint(w.b, uint64(len(g.V)))
 	for _, v := range g.V {
@@ -107,45 +107,45 @@ func (g polylineGeom) encodeTo(w *encoder) {
 	}
 }
 
-func (g textGeom) encodeTo(w *encoder) {
-	w.string(g.text)
-	w.vec(g.p)
-	w.float(g.height)
-	w.float(g.rotation)
+func (g Text) encodeTo(w *encoder) {
+	w.string(g.Text)
+	w.vec(g.P)
+	w.float(g.Height)
+	w.float(g.Rotation)
 }
 
-func (g ellipseGeom) encodeTo(w *encoder) {
-	w.vec(g.c)
-	w.vec(g.major)
-	w.float(g.ratio)
-	w.float(g.start)
-	w.float(g.end)
+func (g Ellipse) encodeTo(w *encoder) {
+	w.vec(g.C)
+	w.vec(g.Major)
+	w.float(g.Ratio)
+	w.float(g.Start)
+	w.float(g.End)
 }
 
-// encode is the entity's canonical encoding.
-func (e *entity) encode() []byte {
+// Encode is the entity's canonical encoding.
+func (e *Entity) Encode() []byte {
 	w := encoder{b: make([]byte, 0, 96)}
 	w.byte(tagEntity)
 	w.byte(encVersion)
-	w.byte(byte(e.geom.kind()))
-	w.string(e.layer)
-	w.string(e.linetype)
-	w.int32(e.color)
-	e.geom.encodeTo(&w)
+	w.byte(byte(e.Geom.Kind()))
+	w.string(e.Layer)
+	w.string(e.Linetype)
+	w.int32(e.Color)
+	e.Geom.encodeTo(&w)
 	return w.b
 }
 
-// seal computes the fingerprint; call it once the entity is complete.
-func (e *entity) seal() *entity {
-	e.fp = sha256.Sum256(e.encode())
+// Seal computes the fingerprint; call it once the entity is complete.
+func (e *Entity) Seal() *Entity {
+	e.fp = sha256.Sum256(e.Encode())
 	return e
 }
 
-// with is a sealed copy of e with new geometry.
-func (e *entity) with(g geometry) *entity {
+// With is a sealed copy of e with new geometry.
+func (e *Entity) With(g Geometry) *Entity {
 	c := *e
-	c.geom = g
-	return c.seal()
+	c.Geom = g
+	return c.Seal()
 }
 
 type decoder struct {
@@ -212,62 +212,62 @@ func (r *decoder) int32() int32 {
 	return i
 }
 
-// decodeEntity reads a canonical encoding back (the inverse of encode).
-func decodeEntity(handle uint64, data []byte) (*entity, error) {
+// DecodeEntity reads a canonical encoding back (the inverse of encode).
+func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 	r := &decoder{b: data}
 	if r.byte() != tagEntity || r.byte() != encVersion {
-		return nil, fmt.Errorf("entity %s: unknown encoding", formatHandle(handle))
+		return nil, fmt.Errorf("entity %s: unknown encoding", FormatHandle(handle))
 	}
 	kind := enginev1.EntityType(r.byte())
-	e := &entity{handle: handle, layer: r.string(), linetype: r.string(), color: r.int32()}
+	e := &Entity{Handle: handle, Layer: r.string(), Linetype: r.string(), Color: r.int32()}
 	switch kind {
 	case enginev1.EntityType_ENTITY_TYPE_POINT:
-		e.geom = pointGeom{r.vec()}
+		e.Geom = Point{r.vec()}
 	case enginev1.EntityType_ENTITY_TYPE_LINE:
 		a := r.vec()
-		e.geom = lineGeom{a, r.vec()}
+		e.Geom = Line{a, r.vec()}
 	case enginev1.EntityType_ENTITY_TYPE_CIRCLE:
 		c := r.vec()
-		e.geom = circleGeom{c: c, r: r.float()}
+		e.Geom = Circle{C: c, R: r.float()}
 	case enginev1.EntityType_ENTITY_TYPE_ARC:
 		c := r.vec()
 		rr := r.float()
 		s := r.float()
-		e.geom = arcGeom{c: c, r: rr, start: s, end: r.float()}
+		e.Geom = Arc{C: c, R: rr, Start: s, End: r.float()}
 	case enginev1.EntityType_ENTITY_TYPE_POLYLINE:
 		closed := r.byte() == 1
 		n := r.uvarint()
 		if n > uint64(len(r.b)/24) {
-			return nil, fmt.Errorf("entity %s: malformed polyline", formatHandle(handle))
+			return nil, fmt.Errorf("entity %s: malformed polyline", FormatHandle(handle))
 		}
 		v := make([]geom.Vertex, n)
 		for i := range v {
 			p := r.vec()
 			v[i] = geom.Vertex{P: p, Bulge: r.float()}
 		}
-		e.geom = polylineGeom{geom.Polyline{V: v, Closed: closed}}
+		e.Geom = Polyline{geom.Polyline{V: v, Closed: closed}}
 	case enginev1.EntityType_ENTITY_TYPE_TEXT:
 		t := r.string()
 		p := r.vec()
 		h := r.float()
-		e.geom = textGeom{text: t, p: p, height: h, rotation: r.float()}
+		e.Geom = Text{Text: t, P: p, Height: h, Rotation: r.float()}
 	case enginev1.EntityType_ENTITY_TYPE_ELLIPSE:
 		c := r.vec()
 		m := r.vec()
 		ratio := r.float()
 		s := r.float()
-		e.geom = ellipseGeom{c: c, major: m, ratio: ratio, start: s, end: r.float()}
+		e.Geom = Ellipse{C: c, Major: m, Ratio: ratio, Start: s, End: r.float()}
 	default:
-		return nil, fmt.Errorf("entity %s: unknown type %d", formatHandle(handle), kind)
+		return nil, fmt.Errorf("entity %s: unknown type %d", FormatHandle(handle), kind)
 	}
 	if r.err != nil {
-		return nil, fmt.Errorf("entity %s: %w", formatHandle(handle), r.err)
+		return nil, fmt.Errorf("entity %s: %w", FormatHandle(handle), r.err)
 	}
 	if len(r.b) != 0 {
-		return nil, fmt.Errorf("entity %s: trailing bytes", formatHandle(handle))
+		return nil, fmt.Errorf("entity %s: trailing bytes", FormatHandle(handle))
 	}
-	if !e.geom.Finite() {
-		return nil, fmt.Errorf("entity %s: coordinates are not finite", formatHandle(handle))
+	if !e.Geom.Finite() {
+		return nil, fmt.Errorf("entity %s: coordinates are not finite", FormatHandle(handle))
 	}
-	return e.seal(), nil
+	return e.Seal(), nil
 }

@@ -1,4 +1,4 @@
-package core
+package drawing
 
 import (
 	"errors"
@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// linetypeNames lists the linetypes the engine knows, for error messages.
-const linetypeNames = "ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE"
+// LinetypeNames lists the linetypes the engine knows, for error messages.
+const LinetypeNames = "ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE"
 
-// canonicalLinetype spells a known linetype the standard way (names match
+// CanonicalLinetype spells a known linetype the standard way (names match
 // ignoring case). ByLayer and ByBlock are entity linetypes only.
-func canonicalLinetype(s string, forEntity bool) (string, bool) {
+func CanonicalLinetype(s string, forEntity bool) (string, bool) {
 	switch u := strings.ToUpper(s); u {
 	case "BYLAYER":
 		return "ByLayer", forEntity
@@ -25,9 +25,9 @@ func canonicalLinetype(s string, forEntity bool) (string, bool) {
 	return "", false
 }
 
-// validLineweight reports whether w is a DXF lineweight: -3 (default) or
+// ValidLineweight reports whether w is a DXF lineweight: -3 (default) or
 // one of the standard widths in hundredths of a millimetre.
-func validLineweight(w int32) bool {
+func ValidLineweight(w int32) bool {
 	switch w {
 	case -3, 0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200, 211:
 		return true
@@ -35,8 +35,8 @@ func validLineweight(w int32) bool {
 	return false
 }
 
-// checkLayerName rejects names DXF cannot hold.
-func checkLayerName(name string) error {
+// CheckLayerName rejects names DXF cannot hold.
+func CheckLayerName(name string) error {
 	if strings.TrimSpace(name) != name || name == "" {
 		return errors.New("a layer name cannot be empty or start or end with a space")
 	}

@@ -1,4 +1,4 @@
-package core
+package drawing
 
 import (
 	"fmt"
@@ -6,21 +6,21 @@ import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
-// ruleError is a change the drawing's rules refuse (Kind refused: a
+// Error is a change the drawing's rules refuse (Kind refused: a
 // locked layer) or cannot make (Kind failed: a layer that does not exist,
 // coordinates that overflow). The engine reports it as a tool failure of
 // that kind.
-type ruleError struct {
+type Error struct {
 	Kind    enginev1.ErrorKind
 	Message string
 }
 
-func (e *ruleError) Error() string { return e.Message }
+func (e *Error) Error() string { return e.Message }
 
 func ruleRefused(format string, args ...any) error {
-	return &ruleError{Kind: enginev1.ErrorKind_ERROR_KIND_REFUSED, Message: fmt.Sprintf(format, args...)}
+	return &Error{Kind: enginev1.ErrorKind_ERROR_KIND_REFUSED, Message: fmt.Sprintf(format, args...)}
 }
 
 func ruleFailed(format string, args ...any) error {
-	return &ruleError{Kind: enginev1.ErrorKind_ERROR_KIND_FAILED, Message: fmt.Sprintf(format, args...)}
+	return &Error{Kind: enginev1.ErrorKind_ERROR_KIND_FAILED, Message: fmt.Sprintf(format, args...)}
 }

@@ -1,0 +1,91 @@
+package core
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+)
+
+// build puts the file's layers and entities into the new document d.
+func (f *dxfFile) build(d *drawing.Document) error {
+	// Layers by folded name: DXF layer names are case-insensitive.
+	folded := map[string]*drawing.Layer{}
+	for _, l := range d.SortedLayers() {
+		folded[foldName(l.Name)] = l
+	}
+	zero := false // the file's entry for layer 0 was seen
+	for _, fl := range f.layers {
+		if len(fl.name) > 255 || drawing.CheckLayerName(fl.name) != nil {
+			continue // an xref-dependent or otherwise foreign name
+		}
+		key := foldName(fl.name)
+		old := folded[key]
+		if old != nil && (old.Name != "0" || zero) {
+			continue // a second entry for the same name
+		}
+		l := &drawing.Layer{Name: fl.name, Color: fl.color, Linetype: fl.linetype, Lineweight: fl.lineweight, On: fl.on, Frozen: fl.frozen, Locked: fl.locked}
+		zero = zero || old != nil
+		d.SetLayer(l.Name, l) // layer 0 keeps its place
+		folded[key] = l
+	}
+	byName := map[string]*drawing.Layer{} // the layer of each name entities use
+	for _, fe := range f.entities {
+		l := byName[fe.layer]
+		if l == nil {
+			key := foldName(fe.layer)
+			if l = folded[key]; l == nil {
+				if len(fe.layer) > 255 {
+					return dxfErrorf(fe.line, "the layer name of this entity is longer than 255 bytes")
+				}
+				if err := drawing.CheckLayerName(fe.layer); err != nil {
+					return dxfErrorf(fe.line, "layer %q: %v", clip(fe.layer), err)
+				}
+				l = &drawing.Layer{Name: fe.layer, Color: 7, Linetype: "Continuous", Lineweight: -3, On: true}
+				d.SetLayer(l.Name, l)
+				folded[key] = l
+			}
+			byName[fe.layer] = l
+		}
+		d.Add(&drawing.Entity{Layer: l.Name, Color: fe.color, Linetype: fe.linetype, Geom: fe.geom})
+	}
+	d.SetCurrent(f.CurrentLayer(d))
+	return nil
+}
+
+// foldName is a key under which names equal ignoring case (as
+// strings.EqualFold has it) are equal: each character replaced by the
+// smallest of its case-folding orbit.
+func foldName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		b.WriteRune(m)
+	}
+	return b.String()
+}
+
+// CurrentLayer is $CLAYER when the document has it and it is not frozen,
+// else layer 0, else the first layer that is not frozen. When every layer
+// is frozen, layer 0 is thawed: the current layer is never frozen.
+func (f *dxfFile) CurrentLayer(d *drawing.Document) string {
+	if l := d.LayerFold(f.clayer); l != nil && !l.Frozen {
+		return l.Name
+	}
+	for _, l := range d.SortedLayers() {
+		if !l.Frozen {
+			return l.Name
+		}
+	}
+	l := *d.Layer("0")
+	l.Frozen = false
+	d.SetLayer("0", &l)
+	return "0"
+}
+
+// counts are how many entities the file has that the engine reads, and
+// how many it skips.
+func (f *dxfFile) counts() (imported, skipped int) { return len(f.entities), f.skipped }

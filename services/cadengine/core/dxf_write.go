@@ -1,0 +1,301 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// exportDXF writes an AutoCAD R12 (AC1009) ASCII DXF: HEADER, TABLES
+// (LTYPE, LAYER, STYLE) and ENTITIES, which AutoCAD, ezdxf and other CAD
+// programs open. Entities keep their handles ($HANDLING 1); the VERTEX and
+// SEQEND records of polylines get handles above the document's counter.
+// Lineweights are not written (R12 has none). R12 has no ELLIPSE entity:
+// ellipses are written as polylines of 128 straight pieces per turn, which
+// is the only place the export is not exact. Non-ASCII text is written as
+// \U+XXXX escapes (see dxfText).
+func exportDXF(d *drawing.Document) string {
+	w := &dxfWriter{}
+	ents := d.Entities()
+	var ext geom.Box
+	for _, e := range ents {
+		ext.AddBox(e.Geom.Bounds())
+	}
+	if !ext.NonEmpty {
+		ext = geom.Box{NonEmpty: true}
+	}
+	next := d.NextHandle
+
+	w.comment("cadbridge " + d.ID + " (" + unitName(d.Units) + ")")
+	w.section("HEADER")
+	w.pair(9, "$ACADVER")
+	w.pair(1, "AC1009")
+	w.pair(9, "$DWGCODEPAGE")
+	w.pair(3, "ANSI_1252")
+	w.pair(9, "$INSBASE")
+	w.Point(10, geom.Vec{})
+	w.pair(9, "$EXTMIN")
+	w.Point(10, ext.Min)
+	w.pair(9, "$EXTMAX")
+	w.Point(10, ext.Max)
+	w.pair(9, "$CLAYER")
+	w.pair(8, d.CurrentLayer())
+	w.pair(9, "$HANDLING")
+	w.int(70, 1)
+	// $HANDSEED is written after the entities, once the VERTEX handles are
+	// known; reserve its place.
+	seedAt := len(w.lines)
+	w.pair(9, "$HANDSEED")
+	w.pair(5, "")
+	w.end()
+
+	// Linetypes in use.
+	used := map[string]bool{"CONTINUOUS": true}
+	for _, l := range d.SortedLayers() {
+		used[strings.ToUpper(l.Linetype)] = true
+	}
+	for _, e := range ents {
+		if lt := strings.ToUpper(e.Linetype); lt != "BYLAYER" && lt != "BYBLOCK" {
+			used[lt] = true
+		}
+	}
+	ltypes := make([]string, 0, len(used))
+	for lt := range used {
+		ltypes = append(ltypes, lt)
+	}
+	sort.Strings(ltypes)
+
+	w.section("TABLES")
+	w.table("LTYPE", len(ltypes))
+	for _, lt := range ltypes {
+		desc, pattern := linetypePattern(lt)
+		w.pair(0, "LTYPE")
+		w.pair(2, lt)
+		w.int(70, 0)
+		w.pair(3, desc)
+		w.int(72, 65)
+		w.int(73, len(pattern))
+		total := 0.0
+		for _, p := range pattern {
+			total += math.Abs(p)
+		}
+		w.float(40, total)
+		for _, p := range pattern {
+			w.float(49, p)
+		}
+	}
+	w.pair(0, "ENDTAB")
+	layers := d.SortedLayers()
+	w.table("LAYER", len(layers))
+	for _, l := range layers {
+		w.pair(0, "LAYER")
+		w.pair(2, l.Name)
+		flags := 0
+		if l.Frozen {
+			flags |= 1
+		}
+		if l.Locked {
+			flags |= 4
+		}
+		w.int(70, flags)
+		color := int(l.Color)
+		if !l.On {
+			color = -color
+		}
+		w.int(62, color)
+		w.pair(6, strings.ToUpper(l.Linetype))
+	}
+	w.pair(0, "ENDTAB")
+	w.table("STYLE", 1)
+	w.pair(0, "STYLE")
+	w.pair(2, "STANDARD")
+	w.int(70, 0)
+	w.float(40, 0)
+	w.float(41, 1)
+	w.float(50, 0)
+	w.int(71, 0)
+	w.float(42, drawing.DefaultTextHeight)
+	w.pair(3, "txt")
+	w.pair(4, "")
+	w.pair(0, "ENDTAB")
+	w.end()
+
+	w.section("ENTITIES")
+	for _, e := range ents {
+		next = w.Entity(e, next)
+	}
+	w.end()
+	w.pair(0, "EOF")
+
+	w.lines[seedAt+3] = drawing.FormatHandle(next)
+	return strings.Join(w.lines, "\n") + "\n"
+}
+
+type dxfWriter struct{ lines []string }
+
+func (w *dxfWriter) pair(code int, v string) {
+	w.lines = append(w.lines, fmt.Sprintf("%3d", code), v)
+}
+
+func (w *dxfWriter) int(code, v int) { w.pair(code, fmt.Sprintf("%6d", v)) }
+
+func (w *dxfWriter) float(code int, v float64) {
+	if v == 0 {
+		v = 0 // no "-0"
+	}
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	w.pair(code, s)
+}
+
+func (w *dxfWriter) Point(code int, p geom.Vec) {
+	w.float(code, p.X)
+	w.float(code+10, p.Y)
+	w.float(code+20, 0)
+}
+
+func (w *dxfWriter) comment(s string) { w.pair(999, s) }
+
+func (w *dxfWriter) section(name string) {
+	w.pair(0, "SECTION")
+	w.pair(2, name)
+}
+
+func (w *dxfWriter) end() { w.pair(0, "ENDSEC") }
+
+func (w *dxfWriter) table(name string, n int) {
+	w.pair(0, "TABLE")
+	w.pair(2, name)
+	w.int(70, n)
+}
+
+// common writes the entity type, handle, layer and style.
+func (w *dxfWriter) common(kind string, h uint64, e *drawing.Entity) {
+	w.pair(0, kind)
+	w.pair(5, drawing.FormatHandle(h))
+	w.pair(8, e.Layer)
+	if lt := strings.ToUpper(e.Linetype); lt != "BYLAYER" {
+		w.pair(6, lt)
+	}
+	if e.Color != 256 {
+		w.int(62, int(e.Color))
+	}
+}
+
+// Entity writes e and returns the next free handle for VERTEX and SEQEND
+// records.
+func (w *dxfWriter) Entity(e *drawing.Entity, next uint64) uint64 {
+	switch g := e.Geom.(type) {
+	case drawing.Point:
+		w.common("POINT", e.Handle, e)
+		w.Point(10, g.P)
+	case drawing.Line:
+		w.common("LINE", e.Handle, e)
+		w.Point(10, g.A)
+		w.Point(11, g.B)
+	case drawing.Circle:
+		w.common("CIRCLE", e.Handle, e)
+		w.Point(10, g.C)
+		w.float(40, g.R)
+	case drawing.Arc:
+		w.common("ARC", e.Handle, e)
+		w.Point(10, g.C)
+		w.float(40, g.R)
+		w.float(50, g.Start)
+		w.float(51, g.End)
+	case drawing.Text:
+		w.common("TEXT", e.Handle, e)
+		w.Point(10, g.P)
+		w.float(40, g.Height)
+		w.pair(1, dxfText(g.Text))
+		if g.Rotation != 0 {
+			w.float(50, g.Rotation)
+		}
+	case drawing.Polyline:
+		return w.polyline(e, g.V, g.Closed, next)
+	case drawing.Ellipse:
+		return w.polyline(e, flattenEllipse(g), g.Full(), next)
+	}
+	return next
+}
+
+func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool, next uint64) uint64 {
+	w.common("POLYLINE", e.Handle, e)
+	w.int(66, 1)
+	w.Point(10, geom.Vec{})
+	if closed {
+		w.int(70, 1)
+	} else {
+		w.int(70, 0)
+	}
+	for _, p := range v {
+		w.pair(0, "VERTEX")
+		w.pair(5, drawing.FormatHandle(next))
+		next++
+		w.pair(8, e.Layer)
+		w.Point(10, p.P)
+		if p.Bulge != 0 {
+			w.float(42, p.Bulge)
+		}
+		w.int(70, 0)
+	}
+	w.pair(0, "SEQEND")
+	w.pair(5, drawing.FormatHandle(next))
+	next++
+	w.pair(8, e.Layer)
+	return next
+}
+
+// flattenEllipse approximates an ellipse by 128 straight pieces per turn
+// (a full ellipse without repeating its first point).
+func flattenEllipse(g drawing.Ellipse) []geom.Vertex {
+	a := g.Arc()
+	n := int(math.Ceil(a.Sweep / (2 * math.Pi) * 128))
+	n = max(n, 8)
+	count := n + 1
+	if a.Full() {
+		count = n
+	}
+	v := make([]geom.Vertex, count)
+	for i := range v {
+		v[i] = geom.Vertex{P: a.At(a.Start + a.Sweep*float64(i)/float64(n))}
+	}
+	return v
+}
+
+// linetypePattern is the description and dash pattern (in drawing units,
+// dashes positive, gaps negative, 0 a dot) of a linetype, as in acad.lin.
+func linetypePattern(name string) (string, []float64) {
+	switch name {
+	case "DASHED":
+		return "Dashed __ __ __ __", []float64{0.5, -0.25}
+	case "HIDDEN":
+		return "Hidden _ _ _ _ _ _", []float64{0.25, -0.125}
+	case "CENTER":
+		return "Center ____ _ ____ _", []float64{1.25, -0.25, 0.25, -0.25}
+	case "DOT":
+		return "Dot . . . . . . . .", []float64{0, -0.25}
+	case "DASHDOT":
+		return "Dash dot __ . __ .", []float64{0.5, -0.25, 0, -0.25}
+	case "PHANTOM":
+		return "Phantom ______  __  __", []float64{1.25, -0.25, 0.25, -0.25, 0.25, -0.25}
+	case "BORDER":
+		return "Border __ __ . __ __ .", []float64{0.5, -0.25, 0.5, -0.25, 0, -0.25}
+	case "DIVIDE":
+		return "Divide ____ . . ____", []float64{0.5, -0.25, 0, -0.25, 0, -0.25}
+	}
+	return "Solid line", nil
+}
+
+func unitName(u enginev1.Units) string {
+	return contract.EnumName(u.Descriptor().Values().ByNumber(u.Number()))
+}

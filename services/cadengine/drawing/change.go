@@ -1,0 +1,145 @@
+package drawing
+
+// changeKind says what a change touched.
+type changeKind uint8
+
+const (
+	ChangeEntity  changeKind = iota + 1 // an entity was created, replaced or removed
+	changeLayer                         // a layer was created, modified or removed
+	changeCurrent                       // the current layer changed
+)
+
+// Change is one record of the undo log: what a thing was before and after.
+// A nil before is a creation, a nil after a removal.
+type Change struct {
+	Kind                        changeKind
+	Handle                      uint64
+	before, after               *Entity
+	layer                       string
+	layerBefore, layerAfter     *Layer
+	currentBefore, currentAfter string
+}
+
+// Tx is a write in progress on one document. Its owner holds the
+// document's lane and mu. Every change is applied to the document at once
+// (so later reads in the same call see it) and logged, so that:
+//
+//   - undoTo reverts the document to a mark in O(changes since the mark),
+//     which is how a failed tool leaves no trace and how a batch will roll
+//     back to a checkpoint;
+//   - since lists the changes after a mark, from which the engine's commit
+//     writes the current state of each entity they touched and the
+//     document row (see commitOf), never the whole document.
+//
+// Rules every write obeys are enforced here, in one place: entities on a
+// locked layer are refused, a missing layer fails, geometry must be finite.
+type Tx struct {
+	d   *Document
+	log []Change
+}
+
+func NewTx(d *Document) *Tx { return &Tx{d: d} }
+
+// Mark is a point to undo to.
+func (t *Tx) Mark() int { return len(t.log) }
+
+// Since is the changes after mark, oldest first.
+func (t *Tx) Since(mark int) []Change { return t.log[mark:] }
+
+// writable checks that entities may be written on the named layer.
+func (t *Tx) writable(name string) error {
+	l := t.d.layers[name]
+	if l == nil {
+		return ruleFailed("the document has no layer %q", name)
+	}
+	if l.Locked {
+		return ruleRefused("layer %q is locked", name)
+	}
+	return nil
+}
+
+func (t *Tx) logEntity(h uint64, before, after *Entity) {
+	t.log = append(t.log, Change{Kind: ChangeEntity, Handle: h, before: before, after: after})
+	t.d.SetEntity(h, after)
+}
+
+// Create adds e under a new handle; e must not be sealed yet.
+func (t *Tx) Create(e *Entity) (*Entity, error) {
+	if err := t.writable(e.Layer); err != nil {
+		return nil, err
+	}
+	if !e.Geom.Finite() {
+		return nil, ruleFailed("the %s's coordinates overflow", TypeName(e.Geom.Kind()))
+	}
+	e.Handle = t.d.NextHandle
+	t.d.NextHandle++ // never given back, even by undo: handles are not reused
+	e.Seal()
+	t.logEntity(e.Handle, nil, e)
+	return e, nil
+}
+
+// Replace swaps old, which is in the document, for next (same handle).
+func (t *Tx) Replace(old, next *Entity) error {
+	if err := t.writable(old.Layer); err != nil {
+		return err
+	}
+	if next.Layer != old.Layer {
+		if err := t.writable(next.Layer); err != nil {
+			return err
+		}
+	}
+	if !next.Geom.Finite() {
+		return ruleFailed("the %s's coordinates overflow", TypeName(next.Geom.Kind()))
+	}
+	next.Handle = old.Handle
+	t.logEntity(old.Handle, old, next)
+	return nil
+}
+
+// Remove deletes e, which is in the document.
+func (t *Tx) Remove(e *Entity) error {
+	if err := t.writable(e.Layer); err != nil {
+		return err
+	}
+	t.logEntity(e.Handle, e, nil)
+	return nil
+}
+
+// PutLayer creates or replaces a layer.
+func (t *Tx) PutLayer(l *Layer) {
+	before := t.d.layers[l.Name]
+	t.log = append(t.log, Change{Kind: changeLayer, layer: l.Name, layerBefore: before, layerAfter: l})
+	t.d.SetLayer(l.Name, l)
+}
+
+// RemoveLayer deletes a layer (its entities must be gone).
+func (t *Tx) RemoveLayer(name string) {
+	t.log = append(t.log, Change{Kind: changeLayer, layer: name, layerBefore: t.d.layers[name]})
+	t.d.SetLayer(name, nil)
+}
+
+// SetCurrent makes a layer current.
+func (t *Tx) SetCurrent(name string) {
+	t.log = append(t.log, Change{Kind: changeCurrent, currentBefore: t.d.current, currentAfter: name})
+	t.d.SetCurrent(name)
+}
+
+// UndoTo reverts every change after mark, newest first, and returns them
+// (oldest first) so the caller can commit the reverted state if some were
+// already in the store.
+func (t *Tx) UndoTo(mark int) []Change {
+	undone := append([]Change(nil), t.log[mark:]...)
+	for i := len(t.log) - 1; i >= mark; i-- {
+		c := t.log[i]
+		switch c.Kind {
+		case ChangeEntity:
+			t.d.SetEntity(c.Handle, c.before)
+		case changeLayer:
+			t.d.SetLayer(c.layer, c.layerBefore)
+		case changeCurrent:
+			t.d.SetCurrent(c.currentBefore)
+		}
+	}
+	t.log = t.log[:mark]
+	return undone
+}

@@ -1,0 +1,302 @@
+package drawing
+
+import (
+	"encoding/hex"
+	"errors"
+	"math"
+	"unicode/utf8"
+
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Entity is one drawing entity. An entity in a document is never changed in
+// place: a write makes a new *entity, so the undo log can keep both.
+type Entity struct {
+	Handle   uint64
+	Layer    string
+	Color    int32  // ACI, 256 = by layer, 0 = by block
+	Linetype string // canonical spelling, "ByLayer" by default
+	Geom     Geometry
+	fp       [32]byte // SHA-256 of encode(); set by seal
+}
+
+// Geometry is the type-specific part of an entity, in world coordinates.
+type Geometry interface {
+	Kind() enginev1.EntityType
+	// encodeTo appends the canonical encoding of the geometry.
+	encodeTo(w *encoder)
+	// Transformed is the geometry under a similarity transform.
+	Transformed(x geom.Xform) Geometry
+	// Prims are the curves the geometry is made of (none for points and
+	// text).
+	Prims() []any
+	Bounds() geom.Box
+	Finite() bool
+	// fill sets the geometry fields of the wire entity.
+	fill(pb *enginev1.Entity)
+}
+
+type Point struct{ P geom.Vec }
+
+type Line struct{ A, B geom.Vec }
+
+type Circle struct {
+	C geom.Vec
+	R float64
+}
+
+// Arc runs counter-clockwise from start to end (degrees, each in
+// [0, 360), never equal).
+type Arc struct {
+	C          geom.Vec
+	R          float64
+	Start, End float64
+}
+
+// Polyline is an open or closed polyline. The bulge of the last vertex
+// of an open polyline is always 0.
+type Polyline struct{ geom.Polyline }
+
+type Text struct {
+	Text     string
+	P        geom.Vec
+	Height   float64
+	Rotation float64 // degrees, in [0, 360)
+}
+
+// Ellipse is an ellipse or elliptical arc; start and end are parametric
+// angles in degrees relative to the major axis, each in [0, 360) for an arc,
+// or exactly 0 and 360 for a full ellipse.
+type Ellipse struct {
+	C, Major   geom.Vec
+	Ratio      float64
+	Start, End float64
+}
+
+// ---- construction helpers ----
+
+// NewArc makes an arc with its angles normalised to [0, 360); angles
+// that coincide (within Tolerance along the arc) are refused, since an arc
+// of no sweep and a full turn cannot be told apart.
+func NewArc(c geom.Vec, r, start, end float64) (Arc, error) {
+	s, e := geom.NormDeg(start), geom.NormDeg(end)
+	if sw := geom.SweepDeg(s, e); geom.Eq(sw*geom.Rad(1)*r, 0) || geom.Eq((360-sw)*geom.Rad(1)*r, 0) {
+		return Arc{}, errors.New("an arc needs a sweep: start_angle and end_angle coincide (use a circle for a full turn)")
+	}
+	return Arc{C: c, R: r, Start: s, End: e}, nil
+}
+
+// NewEllipse makes an ellipse; start and end angles that are equal
+// (modulo 360) or 360 or more apart make a full ellipse.
+func NewEllipse(c, major geom.Vec, ratio, start, end float64) (Ellipse, error) {
+	if major.Len() == 0 {
+		return Ellipse{}, errors.New("the major axis has zero length")
+	}
+	if math.Abs(end-start) >= 360 || geom.Eq(geom.SweepDeg(start, end), 0) {
+		return Ellipse{C: c, Major: major, Ratio: ratio, Start: 0, End: 360}, nil
+	}
+	return Ellipse{C: c, Major: major, Ratio: ratio, Start: geom.NormDeg(start), End: geom.NormDeg(end)}, nil
+}
+
+func (g Ellipse) Full() bool { return g.Start == 0 && g.End == 360 }
+
+func NewPolyline(v []geom.Vertex, closed bool) Polyline {
+	v = append([]geom.Vertex(nil), v...)
+	if !closed && len(v) > 0 {
+		v[len(v)-1].Bulge = 0
+	}
+	return Polyline{geom.Polyline{V: v, Closed: closed}}
+}
+
+func (Point) Kind() enginev1.EntityType    { return enginev1.EntityType_ENTITY_TYPE_POINT }
+func (Line) Kind() enginev1.EntityType     { return enginev1.EntityType_ENTITY_TYPE_LINE }
+func (Circle) Kind() enginev1.EntityType   { return enginev1.EntityType_ENTITY_TYPE_CIRCLE }
+func (Arc) Kind() enginev1.EntityType      { return enginev1.EntityType_ENTITY_TYPE_ARC }
+func (Polyline) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_POLYLINE }
+func (Text) Kind() enginev1.EntityType     { return enginev1.EntityType_ENTITY_TYPE_TEXT }
+func (Ellipse) Kind() enginev1.EntityType  { return enginev1.EntityType_ENTITY_TYPE_ELLIPSE }
+
+// ---- prims ----
+
+func (Point) Prims() []any  { return nil }
+func (g Line) Prims() []any { return []any{geom.Segment{A: g.A, B: g.B}} }
+func (g Circle) Prims() []any {
+	return []any{geom.Arc{C: g.C, R: g.R, Start: 0, Sweep: 2 * math.Pi}}
+}
+func (g Arc) Prims() []any     { return []any{g.Arc()} }
+func (Text) Prims() []any      { return nil }
+func (g Ellipse) Prims() []any { return []any{g.Arc()} }
+
+func (g Arc) Arc() geom.Arc {
+	return geom.Arc{C: g.C, R: g.R, Start: geom.Rad(g.Start), Sweep: geom.Rad(geom.SweepDeg(g.Start, g.End))}
+}
+
+func (g Ellipse) Arc() geom.EllipseArc {
+	if g.Full() {
+		return geom.EllipseArc{C: g.C, Major: g.Major, Ratio: g.Ratio, Start: 0, Sweep: 2 * math.Pi}
+	}
+	return geom.EllipseArc{C: g.C, Major: g.Major, Ratio: g.Ratio, Start: geom.Rad(g.Start), Sweep: geom.Rad(geom.SweepDeg(g.Start, g.End))}
+}
+
+// ---- bounds ----
+
+func (g Point) Bounds() geom.Box   { return geom.Box{Min: g.P, Max: g.P, NonEmpty: true} }
+func (g Line) Bounds() geom.Box    { return geom.PrimBounds(g.Prims()) }
+func (g Circle) Bounds() geom.Box  { return geom.PrimBounds(g.Prims()) }
+func (g Arc) Bounds() geom.Box     { return geom.PrimBounds(g.Prims()) }
+func (g Ellipse) Bounds() geom.Box { return geom.PrimBounds(g.Prims()) }
+
+// DefaultTextHeight is the height of text created without one.
+const DefaultTextHeight = 2.5
+
+// textCharWidth is the estimated advance of one character, as a fraction
+// of the text height: the engine has no fonts, so text extents are
+// estimated as characters × 0.6 × height wide and height tall, from the
+// insertion point along the rotation.
+const textCharWidth = 0.6
+
+func (g Text) corners() [4]geom.Vec {
+	w := float64(utf8.RuneCountInString(g.Text)) * textCharWidth * g.Height
+	s, c := geom.SinCosDeg(g.Rotation)
+	u, v := geom.Pt(c, s), geom.Pt(-s, c)
+	return [4]geom.Vec{g.P, g.P.Add(u.Mul(w)), g.P.Add(u.Mul(w)).Add(v.Mul(g.Height)), g.P.Add(v.Mul(g.Height))}
+}
+
+func (g Text) Bounds() geom.Box {
+	var b geom.Box
+	for _, p := range g.corners() {
+		b.AddPoint(p)
+	}
+	return b
+}
+
+// ---- finite ----
+
+func (g Point) Finite() bool  { return g.P.Finite() }
+func (g Line) Finite() bool   { return g.A.Finite() && g.B.Finite() }
+func (g Circle) Finite() bool { return g.C.Finite() && geom.IsFinite(g.R) }
+func (g Arc) Finite() bool    { return g.C.Finite() && geom.IsFinite(g.R) }
+func (g Text) Finite() bool   { return g.P.Finite() && geom.IsFinite(g.Height) }
+func (g Ellipse) Finite() bool {
+	return g.C.Finite() && g.Major.Finite() && geom.IsFinite(g.Ratio)
+}
+
+// ---- transforms ----
+
+func (g Point) Transformed(x geom.Xform) Geometry { return Point{x.Point(g.P)} }
+func (g Line) Transformed(x geom.Xform) Geometry  { return Line{x.Point(g.A), x.Point(g.B)} }
+func (g Circle) Transformed(x geom.Xform) Geometry {
+	return Circle{C: x.Point(g.C), R: g.R * x.Scale}
+}
+
+func (g Arc) Transformed(x geom.Xform) Geometry {
+	out := Arc{C: x.Point(g.C), R: g.R * x.Scale}
+	if x.Mirror {
+		// A reflection reverses the direction of travel: the image runs
+		// counter-clockwise from the image of the end to that of the start.
+		out.Start, out.End = x.Direction(g.End), x.Direction(g.Start)
+	} else {
+		out.Start, out.End = x.Direction(g.Start), x.Direction(g.End)
+	}
+	return out
+}
+
+func (g Polyline) Transformed(x geom.Xform) Geometry {
+	v := make([]geom.Vertex, len(g.V))
+	for i, p := range g.V {
+		v[i] = geom.Vertex{P: x.Point(p.P), Bulge: p.Bulge}
+		if x.Mirror && p.Bulge != 0 {
+			v[i].Bulge = -p.Bulge
+		}
+	}
+	return Polyline{geom.Polyline{V: v, Closed: g.Closed}}
+}
+
+// Transformed moves the insertion point. A reflection keeps the text
+// readable (as CAD programs do with MIRRTEXT=0): the insertion point is
+// mirrored and the rotation kept.
+func (g Text) Transformed(x geom.Xform) Geometry {
+	out := Text{Text: g.Text, P: x.Point(g.P), Height: g.Height * x.Scale, Rotation: g.Rotation}
+	if !x.Mirror {
+		out.Rotation = x.Direction(g.Rotation)
+	}
+	return out
+}
+
+// Transformed maps the centre and the major axis. Parameters are measured
+// from the major axis, so rotation and scaling keep them; a reflection maps
+// the parameter t to -t and so the sweep [s, e] to [-e, -s].
+func (g Ellipse) Transformed(x geom.Xform) Geometry {
+	out := Ellipse{C: x.Point(g.C), Major: x.Linear(g.Major), Ratio: g.Ratio, Start: g.Start, End: g.End}
+	if x.Mirror && !g.Full() {
+		out.Start, out.End = geom.NormDeg(-g.End), geom.NormDeg(-g.Start)
+	}
+	return out
+}
+
+// ---- wire ----
+
+func pbPoint(p geom.Vec) *enginev1.Point { return &enginev1.Point{X: p.X, Y: p.Y} }
+
+func (g Point) fill(pb *enginev1.Entity) { pb.Location = pbPoint(g.P) }
+
+func (g Line) fill(pb *enginev1.Entity) {
+	pb.Start, pb.End, pb.Length = pbPoint(g.A), pbPoint(g.B), new(g.A.Dist(g.B))
+}
+
+func (g Circle) fill(pb *enginev1.Entity) { pb.Center, pb.Radius = pbPoint(g.C), new(g.R) }
+
+func (g Arc) fill(pb *enginev1.Entity) {
+	pb.Center, pb.Radius = pbPoint(g.C), new(g.R)
+	pb.StartAngle, pb.EndAngle = new(g.Start), new(g.End)
+	pb.Length = new(g.Arc().Length())
+}
+
+func (g Polyline) fill(pb *enginev1.Entity) {
+	pb.Points = make([]*enginev1.Vertex, len(g.V))
+	for i, v := range g.V {
+		pv := &enginev1.Vertex{X: v.P.X, Y: v.P.Y}
+		if v.Bulge != 0 {
+			pv.Bulge = new(v.Bulge)
+		}
+		pb.Points[i] = pv
+	}
+	pb.Closed, pb.Length = new(g.Closed), new(g.Length())
+}
+
+func (g Text) fill(pb *enginev1.Entity) {
+	pb.Text, pb.Insertion = new(g.Text), pbPoint(g.P)
+	pb.Height, pb.Rotation = new(g.Height), new(g.Rotation)
+}
+
+func (g Ellipse) fill(pb *enginev1.Entity) {
+	pb.Center, pb.MajorAxis, pb.Ratio = pbPoint(g.C), pbPoint(g.Major), new(g.Ratio)
+	pb.StartAngle, pb.EndAngle = new(g.Start), new(g.End)
+	pb.Length = new(g.Arc().Length())
+}
+
+// Proto is the entity as the wire sees it.
+func (e *Entity) Proto() *enginev1.Entity {
+	pb := &enginev1.Entity{
+		Handle:      FormatHandle(e.Handle),
+		Type:        e.Geom.Kind(),
+		Layer:       e.Layer,
+		Color:       e.Color,
+		Linetype:    e.Linetype,
+		Fingerprint: e.Fingerprint(),
+	}
+	e.Geom.fill(pb)
+	return pb
+}
+
+func (e *Entity) Fingerprint() string { return hex.EncodeToString(e.fp[:]) }
+
+func enumName(ev protoreflect.EnumValueDescriptor) string { return contract.EnumName(ev) }
+
+// TypeName is the wire name of an entity type ("line").
+func TypeName(t enginev1.EntityType) string {
+	return enumName(t.Descriptor().Values().ByNumber(t.Number()))
+}
