@@ -16,7 +16,7 @@ var (
 	ErrNotFound = errors.New("document not found")
 	// ErrInvalid is returned (wrapped) for a request the engine cannot
 	// take: a missing document_id, a bad page token, an unknown format, a
-	// DXF file it cannot read (a *DXFError).
+	// DXF file it cannot read (a *dxf.Error).
 	ErrInvalid = errors.New("invalid request")
 	// ErrClosed is returned by every method after Close.
 	ErrClosed = errors.New("engine closed")

@@ -5,6 +5,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/dxf"
 )
 
 // Media types of the export formats.
@@ -17,7 +18,7 @@ const (
 func export(d *drawing.Document, f enginev1.ExportFormat) (content, media string, err error) {
 	switch f {
 	case enginev1.ExportFormat_EXPORT_FORMAT_DXF:
-		return exportDXF(d), mediaDXF, nil
+		return dxf.Write(d), mediaDXF, nil
 	case enginev1.ExportFormat_EXPORT_FORMAT_SVG:
 		return exportSVG(d), mediaSVG, nil
 	}

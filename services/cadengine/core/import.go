@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/dxf"
 )
 
 // ---- DXF import ----
@@ -44,7 +45,7 @@ type importFile struct {
 }
 
 // importDXF reads content and builds the new document. Its errors are
-// *DXFError for the file and errors wrapping ErrInvalid for the request.
+// *dxf.Error for the file and errors wrapping ErrInvalid for the request.
 func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content string) (*importFile, error) {
 	switch format {
 	case enginev1.ExportFormat_EXPORT_FORMAT_UNSPECIFIED, enginev1.ExportFormat_EXPORT_FORMAT_DXF:
@@ -54,24 +55,24 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 	if len(content) > maxImportBytes {
 		return nil, fmt.Errorf("%w: the file is %d bytes, more than the %d (64 MiB) the engine imports", ErrInvalid, len(content), maxImportBytes)
 	}
-	f, err := readDXF(content)
+	f, err := dxf.Read(content)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	d, err := e.newDocument(name, f.units)
+	d, err := e.newDocument(name, f.Units)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.build(d.Document); err != nil {
+	if err := f.Build(d.Document); err != nil {
 		return nil, invalid(err)
 	}
-	imported, skipped := f.counts()
+	imported, skipped := f.Counts()
 	return &importFile{d: d, imported: int64(imported), skipped: int64(skipped)}, nil
 }
 
 // ImportDocument creates a document from a DXF file (format dxf, or
 // unset) of at most 64 MiB, commits it and returns its info. A file the
-// engine cannot read is a *DXFError naming the line; it and the other
+// engine cannot read is a *dxf.Error naming the line; it and the other
 // request errors (another format, a file too large, a name too long) wrap
 // ErrInvalid. See readDXF for what is read and import.go for the round
 // trip of the engine's own export.
@@ -102,7 +103,7 @@ func (e *Engine) ImportDocument(ctx context.Context, req *enginev1.ImportDocumen
 func documentImport(c *call, a *enginev1.DocumentImportArgs) (*enginev1.DocumentImportResult, error) {
 	imp, err := c.e.importDXF(a.GetName(), a.GetFormat(), a.GetContent())
 	if err != nil {
-		var de *DXFError
+		var de *dxf.Error
 		switch {
 		case errors.As(err, &de):
 			return nil, invalidArgs("/content", reasonInvalid, "%v", de)

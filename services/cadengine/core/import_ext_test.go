@@ -14,6 +14,7 @@ import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/internal/ezdxftest"
 	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/dxf"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
@@ -214,9 +215,9 @@ func TestImportMalformed(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := e.ImportDocument(context.Background(), &enginev1.ImportDocumentRequest{Format: enginev1.ExportFormat_EXPORT_FORMAT_DXF, Content: tt.content})
-			var de *core.DXFError
+			var de *dxf.Error
 			if !errors.As(err, &de) || !errors.Is(err, core.ErrInvalid) {
-				t.Fatalf("ImportDocument(%q) = %v, want a *DXFError wrapping ErrInvalid", tt.content, err)
+				t.Fatalf("ImportDocument(%q) = %v, want a *dxf.Error wrapping ErrInvalid", tt.content, err)
 			}
 			if de.Line != tt.line {
 				t.Errorf("ImportDocument(%q) line = %d (%v), want %d", tt.content, de.Line, err, tt.line)

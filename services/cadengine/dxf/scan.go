@@ -1,4 +1,4 @@
-package core
+package dxf
 
 import (
 	"errors"
@@ -16,21 +16,20 @@ import (
 // and its value. This file reads them, one at a time, and names the line
 // of anything that breaks the format.
 
-// DXFError is a DXF file the engine cannot read: not ASCII DXF, a group
+// Error is a DXF file the engine cannot read: not ASCII DXF, a group
 // code that is not an integer, a value that does not parse, a section
 // without its end. It wraps ErrInvalid.
-type DXFError struct {
+type Error struct {
 	// Line is the 1-based line of the file where the problem is.
 	Line int
 	// Reason says what is wrong there.
 	Reason string
 }
 
-func (e *DXFError) Error() string { return fmt.Sprintf("DXF line %d: %s", e.Line, e.Reason) }
+func (e *Error) Error() string { return fmt.Sprintf("DXF line %d: %s", e.Line, e.Reason) }
 
-
-func dxfErrorf(line int, format string, args ...any) *DXFError {
-	return &DXFError{Line: line, Reason: fmt.Sprintf(format, args...)}
+func dxfErrorf(line int, format string, args ...any) *Error {
+	return &Error{Line: line, Reason: fmt.Sprintf(format, args...)}
 }
 
 // dxfPair is one group code and its value; line is the line of the code

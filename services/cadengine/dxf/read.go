@@ -1,4 +1,4 @@
-package core
+package dxf
 
 import (
 	"io"
@@ -10,10 +10,10 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
-// dxfFile is what the engine takes from a DXF file: units, current layer,
+// File is what the engine takes from a DXF file: units, current layer,
 // the layer table and the model-space entities it can hold.
-type dxfFile struct {
-	units    enginev1.Units // UNSPECIFIED when the file does not say
+type File struct {
+	Units    enginev1.Units // UNSPECIFIED when the file does not say
 	clayer   string         // $CLAYER; "" when absent
 	layers   []dxfLayer     // the LAYER table, in file order
 	entities []dxfEntity    // in file order
@@ -40,7 +40,7 @@ type dxfEntity struct {
 	line     int
 }
 
-// readDXF reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER),
+// Read reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER),
 // TABLES (the LAYER table) and ENTITIES (POINT, LINE, CIRCLE, ARC,
 // LWPOLYLINE, 2D POLYLINE with its VERTEX and SEQEND records, TEXT,
 // ELLIPSE); every other section, table and entity type is passed over,
@@ -72,7 +72,7 @@ type dxfEntity struct {
 //
 // Bytes that are not UTF-8 read as U+FFFD. A file that breaks the format
 // is a *DXFError naming the line.
-func readDXF(content string) (*dxfFile, error) {
+func Read(content string) (*File, error) {
 	if strings.HasPrefix(content, "AutoCAD Binary DXF") {
 		return nil, dxfErrorf(1, "binary DXF is not supported; save the file as ASCII DXF")
 	}
@@ -80,12 +80,12 @@ func readDXF(content string) (*dxfFile, error) {
 		content = strings.ToValidUTF8(content, "\uFFFD")
 	}
 	sc := &dxfScanner{s: content}
-	f := &dxfFile{}
+	f := &File{}
 	comments := 0
 	commentUnits := enginev1.Units_UNITS_UNSPECIFIED
-	done := func() (*dxfFile, error) {
-		if f.units == enginev1.Units_UNITS_UNSPECIFIED {
-			f.units = commentUnits
+	done := func() (*File, error) {
+		if f.Units == enginev1.Units_UNITS_UNSPECIFIED {
+			f.Units = commentUnits
 		}
 		return f, nil
 	}
@@ -190,7 +190,7 @@ func skipSection(sc *dxfScanner, name string) error {
 	}
 }
 
-func (f *dxfFile) readHeader(sc *dxfScanner) error {
+func (f *File) readHeader(sc *dxfScanner) error {
 	variable := ""
 	for {
 		p, err := sectionPair(sc, "HEADER")
@@ -210,7 +210,7 @@ func (f *dxfFile) readHeader(sc *dxfScanner) error {
 				return err
 			}
 			if u := insUnits(n); u != enginev1.Units_UNITS_UNSPECIFIED {
-				f.units = u
+				f.Units = u
 			}
 		case variable == "$CLAYER" && p.code == 8:
 			f.clayer = strings.TrimSpace(p.value)
@@ -218,7 +218,7 @@ func (f *dxfFile) readHeader(sc *dxfScanner) error {
 	}
 }
 
-func (f *dxfFile) readTables(sc *dxfScanner) error {
+func (f *File) readTables(sc *dxfScanner) error {
 	const (
 		inNothing = iota
 		inTableHead

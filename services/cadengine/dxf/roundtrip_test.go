@@ -1,4 +1,4 @@
-package core
+package dxf
 
 import (
 	"errors"
@@ -15,16 +15,16 @@ import (
 // importText reads a DXF file into a new document as ImportDocument
 // does, without an engine.
 func importText(content string) (*drawing.Document, error) {
-	f, err := readDXF(content)
+	f, err := Read(content)
 	if err != nil {
 		return nil, err
 	}
-	units := f.units
+	units := f.Units
 	if units == enginev1.Units_UNITS_UNSPECIFIED {
 		units = enginev1.Units_UNITS_MM
 	}
 	d := drawing.NewDocument("doc-00000000000000ff", "fuzz", units, time.Time{})
-	if err := f.build(d); err != nil {
+	if err := f.Build(d); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -59,7 +59,7 @@ func sampleDocument() *drawing.Document {
 // changes nothing.
 func checkRoundTrip(t *testing.T, a *drawing.Document) {
 	t.Helper()
-	b, err := importText(exportDXF(a))
+	b, err := importText(Write(a))
 	if err != nil {
 		t.Fatalf("the export of an imported document does not import: %v", err)
 	}
@@ -92,7 +92,7 @@ func checkRoundTrip(t *testing.T, a *drawing.Document) {
 			t.Errorf("entity %d = %s %+v, want %s %+v", i, drawing.FormatHandle(y.Handle), y.Geom, drawing.FormatHandle(x.Handle), want.Geom)
 		}
 	}
-	c, err := importText(exportDXF(b))
+	c, err := importText(Write(b))
 	if err != nil {
 		t.Fatalf("the second round trip does not import: %v", err)
 	}
@@ -104,7 +104,7 @@ func checkRoundTrip(t *testing.T, a *drawing.Document) {
 func TestDXFRoundTripSample(t *testing.T) {
 	a := sampleDocument()
 	checkRoundTrip(t, a)
-	b, err := importText(exportDXF(a))
+	b, err := importText(Write(a))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +140,11 @@ func TestDXFText(t *testing.T) {
 }
 
 // FuzzReadDXF checks that the reader never panics, fails only with a
-// *DXFError, and that whatever it reads the engine can export and read
+// *Error, and that whatever it reads the engine can export and read
 // back as the same document (see checkRoundTrip).
 func FuzzReadDXF(f *testing.F) {
-	f.Add(exportDXF(sampleDocument()))
-	if data, err := os.ReadFile("testdata/ezdxf_r2010.dxf"); err == nil {
+	f.Add(Write(sampleDocument()))
+	if data, err := os.ReadFile("../core/testdata/ezdxf_r2010.dxf"); err == nil {
 		f.Add(string(data))
 	}
 	for _, s := range []string{
@@ -160,9 +160,9 @@ func FuzzReadDXF(f *testing.F) {
 	f.Fuzz(func(t *testing.T, content string) {
 		d, err := importText(content)
 		if err != nil {
-			var de *DXFError
+			var de *Error
 			if !errors.As(err, &de) || de.Line < 1 {
-				t.Fatalf("readDXF error %v is not a *DXFError with a line", err)
+				t.Fatalf("readDXF error %v is not an *Error with a line", err)
 			}
 			return
 		}
@@ -171,7 +171,7 @@ func FuzzReadDXF(f *testing.F) {
 				t.Fatalf("imported entity %s cannot be exported: %+v", drawing.FormatHandle(e.Handle), e.Geom)
 			}
 		}
-		if out := exportDXF(d); strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {
+		if out := Write(d); strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {
 			t.Fatalf("the export of an imported document has numbers that are not finite:\n%s", out)
 		}
 		checkRoundTrip(t, d)

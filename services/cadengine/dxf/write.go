@@ -1,4 +1,4 @@
-package core
+package dxf
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
-// exportDXF writes an AutoCAD R12 (AC1009) ASCII DXF: HEADER, TABLES
+// Write writes an AutoCAD R12 (AC1009) ASCII DXF: HEADER, TABLES
 // (LTYPE, LAYER, STYLE) and ENTITIES, which AutoCAD, ezdxf and other CAD
 // programs open. Entities keep their handles ($HANDLING 1); the VERTEX and
 // SEQEND records of polylines get handles above the document's counter.
@@ -21,7 +21,7 @@ import (
 // ellipses are written as polylines of 128 straight pieces per turn, which
 // is the only place the export is not exact. Non-ASCII text is written as
 // \U+XXXX escapes (see dxfText).
-func exportDXF(d *drawing.Document) string {
+func Write(d *drawing.Document) string {
 	w := &dxfWriter{}
 	ents := d.Entities()
 	var ext geom.Box

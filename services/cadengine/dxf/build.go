@@ -1,4 +1,4 @@
-package core
+package dxf
 
 import (
 	"strings"
@@ -7,8 +7,8 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
-// build puts the file's layers and entities into the new document d.
-func (f *dxfFile) build(d *drawing.Document) error {
+// Build puts the file's layers and entities into the new document d.
+func (f *File) Build(d *drawing.Document) error {
 	// Layers by folded name: DXF layer names are case-insensitive.
 	folded := map[string]*drawing.Layer{}
 	for _, l := range d.SortedLayers() {
@@ -71,7 +71,7 @@ func foldName(s string) string {
 // CurrentLayer is $CLAYER when the document has it and it is not frozen,
 // else layer 0, else the first layer that is not frozen. When every layer
 // is frozen, layer 0 is thawed: the current layer is never frozen.
-func (f *dxfFile) CurrentLayer(d *drawing.Document) string {
+func (f *File) CurrentLayer(d *drawing.Document) string {
 	if l := d.LayerFold(f.clayer); l != nil && !l.Frozen {
 		return l.Name
 	}
@@ -86,6 +86,6 @@ func (f *dxfFile) CurrentLayer(d *drawing.Document) string {
 	return "0"
 }
 
-// counts are how many entities the file has that the engine reads, and
+// Counts are how many entities the file has that the engine reads, and
 // how many it skips.
-func (f *dxfFile) counts() (imported, skipped int) { return len(f.entities), f.skipped }
+func (f *File) Counts() (imported, skipped int) { return len(f.entities), f.skipped }

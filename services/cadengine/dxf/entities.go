@@ -1,4 +1,4 @@
-package core
+package dxf
 
 import (
 	"io"
@@ -40,7 +40,7 @@ func readRecord(sc *dxfScanner, head dxfPair, buf []dxfPair) (dxfRecord, error) 
 	}
 }
 
-func (f *dxfFile) readEntities(sc *dxfScanner) error {
+func (f *File) readEntities(sc *dxfScanner) error {
 	var buf []dxfPair
 	for {
 		head, err := sectionPair(sc, "ENTITIES")
@@ -187,7 +187,7 @@ func (r dxfRecord) values(codes ...int) (map[int]float64, error) {
 }
 
 // Add turns a record into an entity, or counts it as skipped.
-func (f *dxfFile) Add(r dxfRecord) error {
+func (f *File) Add(r dxfRecord) error {
 	c, err := r.common()
 	if err != nil {
 		return err
@@ -219,7 +219,7 @@ func (f *dxfFile) Add(r dxfRecord) error {
 
 // put keeps an entity, or counts it as skipped when it is in paper space
 // or has no geometry the engine can hold and export.
-func (f *dxfFile) put(c dxfCommon, g drawing.Geometry, line int) {
+func (f *File) put(c dxfCommon, g drawing.Geometry, line int) {
 	if c.paper || g == nil || !exportable(g) {
 		f.skipped++
 		return
@@ -363,7 +363,7 @@ func polylineFrom(vs []geom.Vertex, closed, mirrored bool) drawing.Geometry {
 // SEQEND (a missing SEQEND ends the polyline at the next other entity).
 // 3D polylines and meshes (flags 8, 16, 64) are skipped, and so are spline
 // frame control points (vertex flag 16).
-func (f *dxfFile) readPolyline(sc *dxfScanner, r dxfRecord) error {
+func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 	c, err := r.common()
 	if err != nil {
 		return err
