@@ -6,6 +6,7 @@ import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/dxf"
+	"github.com/cadbridge/cadbridge/services/cadengine/svg"
 )
 
 // Media types of the export formats.
@@ -20,7 +21,7 @@ func export(d *drawing.Document, f enginev1.ExportFormat) (content, media string
 	case enginev1.ExportFormat_EXPORT_FORMAT_DXF:
 		return dxf.Write(d), mediaDXF, nil
 	case enginev1.ExportFormat_EXPORT_FORMAT_SVG:
-		return exportSVG(d), mediaSVG, nil
+		return svg.Write(d), mediaSVG, nil
 	}
 	return "", "", fmt.Errorf("%w: export format must be dxf or svg", ErrInvalid)
 }

@@ -1,4 +1,4 @@
-package core
+package svg
 
 import (
 	"encoding/xml"
@@ -14,11 +14,11 @@ import (
 
 // ---- SVG ----
 
-// exportSVG draws the document for people: one group per visible layer
+// Write draws the document for people: one group per visible layer
 // (layers that are off or frozen are left out), thin strokes in the ACI
 // colours (7 drawn black on white), y flipped so that +Y is up, and a
 // viewBox of the extents with a 2% margin. Linetypes are not drawn.
-func exportSVG(d *drawing.Document) string {
+func Write(d *drawing.Document) string {
 	ents := d.Entities()
 	visible := func(e *drawing.Entity) bool {
 		l := d.Layer(e.Layer)
