@@ -1,8 +1,9 @@
 // Package contractgen generates cadbridge's contract artifacts from the
 // protos: the tool table of cad.engine.v1 (names, annotations, input and
-// output JSON Schemas), and from the method declarations of cad.gateway.v1
-// the JSON-RPC method table the gateway serves, the params and result JSON
-// Schemas, and the OpenRPC document. protoc-gen-cadcontract runs it.
+// output JSON Schemas) and its table of value domains, and from the method
+// declarations of cad.gateway.v1 the JSON-RPC method table the gateway
+// serves, the params and result JSON Schemas, and the OpenRPC document.
+// protoc-gen-cadcontract runs it.
 package contractgen
 
 import (
@@ -34,6 +35,12 @@ func Generate(p *protogen.Plugin) error {
 	if err != nil {
 		return err
 	}
+	if opts.domains, err = readDomains(opts, descs); err != nil {
+		return err
+	}
+	if err := checkFieldDomains(opts, p.Files); err != nil {
+		return err
+	}
 	g := &generator{plugin: p, opts: opts, messages: messages}
 	for _, f := range p.Files {
 		if !f.Generate {
@@ -45,6 +52,7 @@ func Generate(p *protogen.Plugin) error {
 		if err := g.methods(f); err != nil {
 			return err
 		}
+		g.domainTable(f)
 	}
 	return nil
 }
