@@ -1,8 +1,9 @@
 // Package contractgen generates cadbridge's contract artifacts from the
 // protos: the tool table of cad.engine.v1 (names, annotations, input and
-// output JSON Schemas) and its table of value domains, and from the method
-// declarations of cad.gateway.v1 the JSON-RPC method table the gateway
-// serves, the params and result JSON Schemas, and the OpenRPC document.
+// output JSON Schemas), its table of error reasons (each reason's gRPC and
+// JSON-RPC codes) and of value domains, and from the method declarations
+// of cad.gateway.v1 the JSON-RPC method table the gateway serves, the
+// params and result JSON Schemas, and the OpenRPC document.
 // protoc-gen-cadcontract runs it.
 package contractgen
 
@@ -50,6 +51,9 @@ func Generate(p *protogen.Plugin) error {
 			return err
 		}
 		if err := g.methods(f); err != nil {
+			return err
+		}
+		if err := g.reasonTable(f, descs); err != nil {
 			return err
 		}
 		g.domainTable(f)

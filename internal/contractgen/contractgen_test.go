@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/genproto/googleapis/rpc/code"
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -74,6 +75,7 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 	}
 	want := map[string]bool{
 		"cad/engine/v1/tools.contract.go":    true,
+		"cad/engine/v1/api.contract.go":      true,
 		"cad/engine/v1/options.contract.go":  true,
 		"cad/gateway/v1/methods.contract.go": true,
 		"cad/gateway/v1/openrpc.json":        true,
@@ -162,6 +164,26 @@ func TestGenerateRejectsBadDeclarations(t *testing.T) {
 			ev := findEnumValue(t, req, "cad/engine/v1/options.proto", "ValueDomain", "VALUE_DOMAIN_LAYER_LINETYPE")
 			proto.SetExtension(ev.Options, enginev1.E_Domain, &enginev1.DomainValues{Names: []string{"DOT", "Dot"}})
 		}, `name "Dot" repeats another`},
+		{"a reason without codes", func(t *testing.T, req *pluginpb.CodeGeneratorRequest) {
+			ev := findEnumValue(t, req, "cad/engine/v1/api.proto", "ErrorReason", "ERROR_REASON_FORBIDDEN")
+			proto.ClearExtension(ev.Options, enginev1.E_Reason)
+		}, "ERROR_REASON_FORBIDDEN: no (cad.engine.v1.reason) option"},
+		{"a JSON-RPC code that is not an ErrorCode", func(t *testing.T, req *pluginpb.CodeGeneratorRequest) {
+			ev := findEnumValue(t, req, "cad/engine/v1/api.proto", "ErrorReason", "ERROR_REASON_FORBIDDEN")
+			proto.SetExtension(ev.Options, enginev1.E_Reason, &enginev1.ReasonOptions{GrpcCode: code.Code_PERMISSION_DENIED, JsonrpcCode: 4242})
+		}, "ERROR_REASON_FORBIDDEN: jsonrpc_code 4242 is not a value of cad.gateway.v1.ErrorCode"},
+		{"the OK gRPC code", func(t *testing.T, req *pluginpb.CodeGeneratorRequest) {
+			ev := findEnumValue(t, req, "cad/engine/v1/api.proto", "ErrorReason", "ERROR_REASON_FORBIDDEN")
+			proto.SetExtension(ev.Options, enginev1.E_Reason, &enginev1.ReasonOptions{GrpcCode: code.Code_OK, JsonrpcCode: 4003})
+		}, "ERROR_REASON_FORBIDDEN: grpc_code 0 is not an error code"},
+		{"two defaults for one gRPC code", func(t *testing.T, req *pluginpb.CodeGeneratorRequest) {
+			ev := findEnumValue(t, req, "cad/engine/v1/api.proto", "ErrorReason", "ERROR_REASON_SESSION_NOT_FOUND")
+			proto.SetExtension(ev.Options, enginev1.E_Reason, &enginev1.ReasonOptions{GrpcCode: code.Code_NOT_FOUND, JsonrpcCode: 4001, DefaultForCode: true})
+		}, "ERROR_REASON_SESSION_NOT_FOUND: ERROR_REASON_DOCUMENT_NOT_FOUND is the default of gRPC code NotFound already"},
+		{"codes on UNSPECIFIED", func(t *testing.T, req *pluginpb.CodeGeneratorRequest) {
+			ev := findEnumValue(t, req, "cad/engine/v1/api.proto", "ErrorReason", "ERROR_REASON_UNSPECIFIED")
+			proto.SetExtension(ev.Options, enginev1.E_Reason, &enginev1.ReasonOptions{GrpcCode: code.Code_INTERNAL, JsonrpcCode: -32603})
+		}, "ERROR_REASON_UNSPECIFIED: the unspecified value cannot have"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ const (
 	toolOption   = "cad.engine.v1.tool"
 	rulesOption  = "cad.engine.v1.rules"
 	domainOption = "cad.engine.v1.domain"
+	reasonOption = "cad.engine.v1.reason"
 	methodOption = "cad.gateway.v1.method"
 )
 
@@ -104,6 +105,14 @@ func enumNumber(m protoreflect.Message, name string) int32 {
 		return 0
 	}
 	return int32(v.Enum())
+}
+
+func integer(m protoreflect.Message, name string) int64 {
+	v, ok := field(m, name)
+	if !ok {
+		return 0
+	}
+	return v.Int()
 }
 
 func strs(m protoreflect.Message, name string) []string {

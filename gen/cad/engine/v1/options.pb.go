@@ -7,6 +7,7 @@
 package enginev1
 
 import (
+	code "google.golang.org/genproto/googleapis/rpc/code"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	descriptorpb "google.golang.org/protobuf/types/descriptorpb"
@@ -390,6 +391,81 @@ func (x *DomainValues) GetIntegers() []int64 {
 	return nil
 }
 
+// ReasonOptions declares how an ErrorReason crosses the two boundaries:
+// the gRPC status code the engine returns with it, and the JSON-RPC error
+// code the gateway answers with. Every ErrorReason value but UNSPECIFIED
+// has it; the contract generator refuses one without it, and a
+// jsonrpc_code that is not a value of cad.gateway.v1.ErrorCode. The
+// gateway reads a status as the reason its google.rpc.ErrorInfo names
+// when that reason is declared with the status's code, else as the
+// default reason of the status's code; a status with neither is an
+// internal error.
+type ReasonOptions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The gRPC status code.
+	GrpcCode code.Code `protobuf:"varint,1,opt,name=grpc_code,json=grpcCode,proto3,enum=google.rpc.Code" json:"grpc_code,omitempty"`
+	// The JSON-RPC error code: a value of cad.gateway.v1.ErrorCode (a number
+	// here because the engine's protos do not import the gateway's).
+	JsonrpcCode int32 `protobuf:"varint,2,opt,name=jsonrpc_code,json=jsonrpcCode,proto3" json:"jsonrpc_code,omitempty"`
+	// The reason is the default of grpc_code: a status of that code without
+	// a reason of it (one that gRPC itself or a context error made carries
+	// no ErrorInfo) is taken as this reason. A code has at most one default.
+	DefaultForCode bool `protobuf:"varint,3,opt,name=default_for_code,json=defaultForCode,proto3" json:"default_for_code,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ReasonOptions) Reset() {
+	*x = ReasonOptions{}
+	mi := &file_cad_engine_v1_options_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReasonOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReasonOptions) ProtoMessage() {}
+
+func (x *ReasonOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_options_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReasonOptions.ProtoReflect.Descriptor instead.
+func (*ReasonOptions) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_options_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ReasonOptions) GetGrpcCode() code.Code {
+	if x != nil {
+		return x.GrpcCode
+	}
+	return code.Code(0)
+}
+
+func (x *ReasonOptions) GetJsonrpcCode() int32 {
+	if x != nil {
+		return x.JsonrpcCode
+	}
+	return 0
+}
+
+func (x *ReasonOptions) GetDefaultForCode() bool {
+	if x != nil {
+		return x.DefaultForCode
+	}
+	return false
+}
+
 var file_cad_engine_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MessageOptions)(nil),
@@ -413,6 +489,14 @@ var file_cad_engine_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         50003,
 		Name:          "cad.engine.v1.domain",
 		Tag:           "bytes,50003,opt,name=domain",
+		Filename:      "cad/engine/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*ReasonOptions)(nil),
+		Field:         50004,
+		Name:          "cad.engine.v1.reason",
+		Tag:           "bytes,50004,opt,name=reason",
 		Filename:      "cad/engine/v1/options.proto",
 	},
 }
@@ -439,13 +523,17 @@ var (
 	//
 	// optional cad.engine.v1.DomainValues domain = 50003;
 	E_Domain = &file_cad_engine_v1_options_proto_extTypes[2]
+	// The status codes of an ErrorReason; see ReasonOptions.
+	//
+	// optional cad.engine.v1.ReasonOptions reason = 50004;
+	E_Reason = &file_cad_engine_v1_options_proto_extTypes[3]
 )
 
 var File_cad_engine_v1_options_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcad/engine/v1/options.proto\x12\rcad.engine.v1\x1a google/protobuf/descriptor.proto\"\xfa\x01\n" +
+	"\x1bcad/engine/v1/options.proto\x12\rcad.engine.v1\x1a google/protobuf/descriptor.proto\x1a\x15google/rpc/code.proto\"\xfa\x01\n" +
 	"\vToolOptions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1b\n" +
@@ -485,7 +573,11 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"_max_items\"@\n" +
 	"\fDomainValues\x12\x14\n" +
 	"\x05names\x18\x01 \x03(\tR\x05names\x12\x1a\n" +
-	"\bintegers\x18\x02 \x03(\x03R\bintegers*\xee\x02\n" +
+	"\bintegers\x18\x02 \x03(\x03R\bintegers\"\x8b\x01\n" +
+	"\rReasonOptions\x12-\n" +
+	"\tgrpc_code\x18\x01 \x01(\x0e2\x10.google.rpc.CodeR\bgrpcCode\x12!\n" +
+	"\fjsonrpc_code\x18\x02 \x01(\x05R\vjsonrpcCode\x12(\n" +
+	"\x10default_for_code\x18\x03 \x01(\bR\x0edefaultForCode*\xee\x02\n" +
 	"\vValueDomain\x12\x1c\n" +
 	"\x18VALUE_DOMAIN_UNSPECIFIED\x10\x00\x12\x83\x01\n" +
 	"\x1cVALUE_DOMAIN_ENTITY_LINETYPE\x10\x01\x1aa\x9a\xb5\x18]\n" +
@@ -515,7 +607,8 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\x17VALUE_DOMAIN_LINEWEIGHT\x10\x03\x1a,\x9a\xb5\x18(\x12&\xfd\xff\xff\xff\xff\xff\xff\xff\xff\x01\x00\x05\t\r\x0f\x12\x14\x19\x1e#(25<FPZdjx\x8c\x01\x9e\x01\xc8\x01\xd3\x01:Q\n" +
 	"\x04tool\x12\x1f.google.protobuf.MessageOptions\x18ц\x03 \x01(\v2\x1a.cad.engine.v1.ToolOptionsR\x04tool:P\n" +
 	"\x05rules\x12\x1d.google.protobuf.FieldOptions\x18҆\x03 \x01(\v2\x19.cad.engine.v1.FieldRulesR\x05rules:X\n" +
-	"\x06domain\x12!.google.protobuf.EnumValueOptions\x18ӆ\x03 \x01(\v2\x1b.cad.engine.v1.DomainValuesR\x06domainB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
+	"\x06domain\x12!.google.protobuf.EnumValueOptions\x18ӆ\x03 \x01(\v2\x1b.cad.engine.v1.DomainValuesR\x06domain:Y\n" +
+	"\x06reason\x12!.google.protobuf.EnumValueOptions\x18Ԇ\x03 \x01(\v2\x1c.cad.engine.v1.ReasonOptionsR\x06reasonB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
 var (
 	file_cad_engine_v1_options_proto_rawDescOnce sync.Once
@@ -530,29 +623,34 @@ func file_cad_engine_v1_options_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cad_engine_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_cad_engine_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_cad_engine_v1_options_proto_goTypes = []any{
 	(ValueDomain)(0),                      // 0: cad.engine.v1.ValueDomain
 	(*ToolOptions)(nil),                   // 1: cad.engine.v1.ToolOptions
 	(*FieldRules)(nil),                    // 2: cad.engine.v1.FieldRules
 	(*DomainValues)(nil),                  // 3: cad.engine.v1.DomainValues
-	(*descriptorpb.MessageOptions)(nil),   // 4: google.protobuf.MessageOptions
-	(*descriptorpb.FieldOptions)(nil),     // 5: google.protobuf.FieldOptions
-	(*descriptorpb.EnumValueOptions)(nil), // 6: google.protobuf.EnumValueOptions
+	(*ReasonOptions)(nil),                 // 4: cad.engine.v1.ReasonOptions
+	(code.Code)(0),                        // 5: google.rpc.Code
+	(*descriptorpb.MessageOptions)(nil),   // 6: google.protobuf.MessageOptions
+	(*descriptorpb.FieldOptions)(nil),     // 7: google.protobuf.FieldOptions
+	(*descriptorpb.EnumValueOptions)(nil), // 8: google.protobuf.EnumValueOptions
 }
 var file_cad_engine_v1_options_proto_depIdxs = []int32{
-	0, // 0: cad.engine.v1.FieldRules.domain:type_name -> cad.engine.v1.ValueDomain
-	4, // 1: cad.engine.v1.tool:extendee -> google.protobuf.MessageOptions
-	5, // 2: cad.engine.v1.rules:extendee -> google.protobuf.FieldOptions
-	6, // 3: cad.engine.v1.domain:extendee -> google.protobuf.EnumValueOptions
-	1, // 4: cad.engine.v1.tool:type_name -> cad.engine.v1.ToolOptions
-	2, // 5: cad.engine.v1.rules:type_name -> cad.engine.v1.FieldRules
-	3, // 6: cad.engine.v1.domain:type_name -> cad.engine.v1.DomainValues
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	4, // [4:7] is the sub-list for extension type_name
-	1, // [1:4] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	0,  // 0: cad.engine.v1.FieldRules.domain:type_name -> cad.engine.v1.ValueDomain
+	5,  // 1: cad.engine.v1.ReasonOptions.grpc_code:type_name -> google.rpc.Code
+	6,  // 2: cad.engine.v1.tool:extendee -> google.protobuf.MessageOptions
+	7,  // 3: cad.engine.v1.rules:extendee -> google.protobuf.FieldOptions
+	8,  // 4: cad.engine.v1.domain:extendee -> google.protobuf.EnumValueOptions
+	8,  // 5: cad.engine.v1.reason:extendee -> google.protobuf.EnumValueOptions
+	1,  // 6: cad.engine.v1.tool:type_name -> cad.engine.v1.ToolOptions
+	2,  // 7: cad.engine.v1.rules:type_name -> cad.engine.v1.FieldRules
+	3,  // 8: cad.engine.v1.domain:type_name -> cad.engine.v1.DomainValues
+	4,  // 9: cad.engine.v1.reason:type_name -> cad.engine.v1.ReasonOptions
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	6,  // [6:10] is the sub-list for extension type_name
+	2,  // [2:6] is the sub-list for extension extendee
+	0,  // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_options_proto_init() }
@@ -567,8 +665,8 @@ func file_cad_engine_v1_options_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_options_proto_rawDesc), len(file_cad_engine_v1_options_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   3,
-			NumExtensions: 3,
+			NumMessages:   4,
+			NumExtensions: 4,
 			NumServices:   0,
 		},
 		GoTypes:           file_cad_engine_v1_options_proto_goTypes,
