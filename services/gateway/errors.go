@@ -15,30 +15,6 @@ import (
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
-// errorRule maps a gRPC code, and an ErrorReason when one is named, to a
-// JSON-RPC error code.
-type errorRule struct {
-	code   codes.Code
-	reason enginev1.ErrorReason // ERROR_REASON_UNSPECIFIED matches any reason
-	rpc    gatewayv1.ErrorCode
-}
-
-// errorTable is the one mapping from engine errors to the JSON-RPC error
-// codes of DESIGN §4; the first matching rule wins.
-var errorTable = []errorRule{
-	{codes.InvalidArgument, enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS},
-	{codes.InvalidArgument, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS},
-	{codes.NotFound, enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, gatewayv1.ErrorCode_ERROR_CODE_SESSION_NOT_FOUND},
-	{codes.NotFound, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_NOT_FOUND},
-	{codes.FailedPrecondition, enginev1.ErrorReason_ERROR_REASON_SESSION_REQUIRED, gatewayv1.ErrorCode_ERROR_CODE_SESSION_REQUIRED},
-	{codes.PermissionDenied, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_FORBIDDEN},
-	{codes.Unauthenticated, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_FORBIDDEN},
-	{codes.ResourceExhausted, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED},
-	{codes.Unavailable, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE},
-	{codes.Canceled, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_REQUEST_CANCELLED},
-	{codes.Unimplemented, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_METHOD_NOT_FOUND},
-}
-
 // errEngineUnavailable marks a call whose stream to the engine broke or
 // could not be opened; its outcome is unknown if it was sent.
 var errEngineUnavailable = errors.New("engine unavailable")
@@ -58,7 +34,7 @@ func rpcError(err error, operationID string) *jsonrpc.Error {
 		return unavailable(err.Error(), operationID)
 	}
 	if errors.Is(err, context.Canceled) {
-		return jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_REQUEST_CANCELLED), "request cancelled")
+		return statusError(status.New(codes.Canceled, "request cancelled"), operationID)
 	}
 	s, ok := status.FromError(err)
 	if !ok {
@@ -67,27 +43,51 @@ func rpcError(err error, operationID string) *jsonrpc.Error {
 	return statusError(s, operationID)
 }
 
+// statusError converts a gRPC status into a JSON-RPC error by the reason
+// table declared in the protos (enginev1.Reasons): the status means the
+// reason its ErrorInfo names if that reason is declared with the status's
+// code, else the default reason of its code; a status with neither is an
+// internal error. The JSON-RPC code then chooses the error's data.
 func statusError(s *status.Status, operationID string) *jsonrpc.Error {
 	info := errorInfo(s)
-	reason := enginev1.ErrorReason(enginev1.ErrorReason_value[info.GetReason()])
-	for _, rule := range errorTable {
-		if rule.code != s.Code() || (rule.reason != enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED && rule.reason != reason) {
-			continue
-		}
-		switch rule.rpc {
-		case gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS:
-			meta := info.GetMetadata()
-			return invalidParams(&contract.Violation{Path: meta["path"], Reason: contract.ReasonByName(meta["reason"]), Message: s.Message()})
-		case gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE:
-			return unavailable(s.Message(), operationID)
-		case gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED:
-			ms, _ := strconv.ParseInt(info.GetMetadata()["retry_after_ms"], 10, 64)
-			return jsonrpc.NewError(int64(rule.rpc), s.Message()).WithData(map[string]any{"retry_after_ms": ms})
-		default:
-			return jsonrpc.NewError(int64(rule.rpc), s.Message())
-		}
+	r, ok := reasonOf(s.Code(), info)
+	if !ok {
+		return jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR), s.Message())
 	}
-	return jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR), s.Message())
+	switch code := gatewayv1.ErrorCode(r.JSONRPCCode); code {
+	case gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS:
+		meta := info.GetMetadata()
+		return invalidParams(&contract.Violation{Path: meta["path"], Reason: contract.ReasonByName(meta["reason"]), Message: s.Message()})
+	case gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE:
+		return unavailable(s.Message(), operationID)
+	case gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED:
+		ms, _ := strconv.ParseInt(info.GetMetadata()["retry_after_ms"], 10, 64)
+		return jsonrpc.NewError(int64(code), s.Message()).WithData(map[string]any{"retry_after_ms": ms})
+	default:
+		return jsonrpc.NewError(int64(code), s.Message())
+	}
+}
+
+// reasonOf is the reason a status of code c with ErrorInfo info (nil when
+// it has none) means; ok is false when it means none.
+func reasonOf(c codes.Code, info *errdetails.ErrorInfo) (enginev1.ReasonInfo, bool) {
+	named := enginev1.ErrorReason(enginev1.ErrorReason_value[info.GetReason()])
+	if r, ok := enginev1.LookupReason(named); ok && r.GRPCCode == c {
+		return r, true
+	}
+	return enginev1.DefaultReason(c)
+}
+
+// answerStatus is what a client's error answer to a server request tells
+// the engine: -32601, the client does not implement the method, becomes
+// the gRPC code of ERROR_REASON_UNIMPLEMENTED, which the engine reads as
+// unsupported; any other error is Unknown.
+func answerStatus(e *jsonrpc.Error) *status.Status {
+	c := codes.Unknown
+	if r, ok := enginev1.LookupReason(enginev1.ErrorReason_ERROR_REASON_UNIMPLEMENTED); ok && e.Code == int64(r.JSONRPCCode) {
+		c = r.GRPCCode
+	}
+	return status.New(c, e.Message)
 }
 
 func errorInfo(s *status.Status) *errdetails.ErrorInfo {
