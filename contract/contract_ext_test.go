@@ -10,6 +10,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
 func TestMarshalWireShape(t *testing.T) {
@@ -249,7 +250,7 @@ func TestToStructMatchesMarshal(t *testing.T) {
 		&enginev1.ExecuteBatchResponse{Status: enginev1.BatchStatus_BATCH_STATUS_FAILED, Bindings: map[string]string{"b": "1F", "a": "20"},
 			Results:  []*enginev1.StepResult{{I: 1, Tool: "t", Status: enginev1.StepStatus_STEP_STATUS_OK, Result: payload, Handle: proto.String("1F")}},
 			Revision: &enginev1.RevisionReport{Checked: 3, After: 5, Interleaved: []string{"op-a"}}},
-		&enginev1.Event{SessionId: "s\xff", Seq: 7, Type: "batch.progress", Payload: payload},
+		&enginev1.Event{SessionId: "s\xff", Seq: 7, Type: gatewayv1.EventBatchProgress, Payload: payload},
 		&enginev1.Entity{Handle: "1F", Type: enginev1.EntityType_ENTITY_TYPE_POLYLINE, Points: []*enginev1.Vertex{{X: 1, Y: 2, Bulge: proto.Float64(0.5)}}, Closed: proto.Bool(true)},
 	}
 	for _, m := range msgs {
