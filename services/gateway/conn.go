@@ -56,8 +56,7 @@ const overloadRetryMs = 100
 func (c *clientConn) Handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	if n := c.inFlight.Add(1); n > int64(c.gw.cfg.MaxInFlight) && req.IsCall() {
 		c.inFlight.Add(-1)
-		return nil, jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED), "overloaded: too many calls in flight on this connection").
-			WithData(map[string]any{"retry_after_ms": overloadRetryMs})
+		return nil, overloaded("overloaded: too many calls in flight on this connection", overloadRetryMs)
 	}
 	defer c.inFlight.Add(-1)
 	ctx, span := c.gw.obs.startCall(ctx, c.headers, req)

@@ -2,12 +2,14 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	"github.com/cadbridge/cadbridge/contract"
@@ -62,7 +64,7 @@ func statusError(s *status.Status, operationID string) *jsonrpc.Error {
 		return unavailable(s.Message(), operationID)
 	case gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED:
 		ms, _ := strconv.ParseInt(info.GetMetadata()["retry_after_ms"], 10, 64)
-		return jsonrpc.NewError(int64(code), s.Message()).WithData(map[string]any{"retry_after_ms": ms})
+		return overloaded(s.Message(), ms)
 	default:
 		return jsonrpc.NewError(int64(code), s.Message())
 	}
@@ -100,16 +102,34 @@ func errorInfo(s *status.Status) *errdetails.ErrorInfo {
 }
 
 func invalidParams(v *contract.Violation) *jsonrpc.Error {
-	return jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS), "invalid params: "+v.Message).
-		WithData(map[string]any{"path": v.Path, "reason": contract.ReasonName(v.Reason)})
+	return withData(jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS), "invalid params: "+v.Message),
+		&gatewayv1.InvalidParamsData{Path: v.Path, Reason: v.Reason})
 }
 
 func unavailable(msg, operationID string) *jsonrpc.Error {
-	data := map[string]any{}
+	data := &gatewayv1.EngineUnavailableData{}
 	if operationID != "" {
-		data["operation_id"] = operationID
+		data.OperationId = &operationID
 	}
-	return jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE), "engine unavailable; reconcile with operations.get: "+msg).WithData(data)
+	return withData(jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE), "engine unavailable; reconcile with operations.get: "+msg), data)
+}
+
+func overloaded(msg string, retryAfterMs int64) *jsonrpc.Error {
+	return withData(jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED), msg), &gatewayv1.OverloadedData{RetryAfterMs: retryAfterMs})
+}
+
+func messageTooLarge(limit int64) *jsonrpc.Error {
+	return withData(jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_MESSAGE_TOO_LARGE), "message too large"), &gatewayv1.MessageTooLargeData{Limit: limit})
+}
+
+// withData sets e's data to the wire JSON of the message the protos
+// declare for it (gatewayv1.InvalidParamsData and the like).
+func withData(e *jsonrpc.Error, data proto.Message) *jsonrpc.Error {
+	raw, err := contract.Marshal(data)
+	if err != nil {
+		return e // the data messages have no field that fails to encode
+	}
+	return e.WithData(json.RawMessage(raw))
 }
 
 func methodNotFound(method string) *jsonrpc.Error {
