@@ -9,7 +9,10 @@ package contract
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/wirename"
 )
 
 // Reason says how a value breaks its contract; it is the proto enum
@@ -53,4 +56,13 @@ func ReasonByName(name string) Reason {
 		}
 	}
 	return ReasonInvalid
+}
+
+// EnumName is the wire name of an enum value ("stale_revision").
+func EnumName(ev protoreflect.EnumValueDescriptor) string {
+	return wirename.EnumValue(ev)
+}
+
+func isWellKnown(md protoreflect.MessageDescriptor) bool {
+	return md.ParentFile().Package() == "google.protobuf"
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
 func TestMarshalWireShape(t *testing.T) {
@@ -128,6 +129,58 @@ func TestSchemaValidate(t *testing.T) {
 	}
 }
 
+// TestSchemaValueDomains checks the value domains of the generated
+// schemas: a linetype matches its names ignoring case, a lineweight is one
+// of its integers, and a value outside the domain is invalid at the
+// field's path, as the engine reports it — while a number outside the
+// field's bounds is still out_of_range and a wrong type wrong_type.
+func TestSchemaValueDomains(t *testing.T) {
+	schemas := map[string]*contract.Schema{}
+	for _, tool := range enginev1.Tools {
+		schemas[tool.Name] = contract.MustCompileSchema(tool.Name, tool.InputSchema)
+	}
+	tests := []struct {
+		tool, json string
+		path       string
+		reason     contract.Reason
+		message    string // a part of the violation's message
+	}{
+		{enginev1.ToolEntityCreatePoint, `{"x":0,"y":0,"linetype":"ByLayer"}`, "", 0, ""},
+		{enginev1.ToolEntityCreatePoint, `{"x":0,"y":0,"linetype":"bylayer"}`, "", 0, ""},
+		{enginev1.ToolEntityCreatePoint, `{"x":0,"y":0,"linetype":"DashDot"}`, "", 0, ""},
+		{enginev1.ToolEntityCreatePoint, `{"x":0,"y":0,"linetype":"wiggly"}`, "/linetype", contract.ReasonInvalid, `"wiggly" is not one of ByLayer, ByBlock, Continuous`},
+		{enginev1.ToolEntityCreatePoint, `{"x":0,"y":0,"linetype":"dashedx"}`, "/linetype", contract.ReasonInvalid, "DASHED"},
+		{enginev1.ToolEntityCreatePoint, `{"x":0,"y":0,"linetype":""}`, "/linetype", contract.ReasonInvalid, ""},
+		{enginev1.ToolEntityCreatePoint, `{"x":0,"y":0,"linetype":7}`, "/linetype", contract.ReasonWrongType, ""},
+		{enginev1.ToolEntityBatchCreate, `{"entities":[{"type":"point","x":0,"y":0},{"type":"point","x":0,"y":0,"linetype":"x"}]}`, "/entities/1/linetype", contract.ReasonInvalid, ""},
+		{enginev1.ToolEntitySetProperties, `{"handle":"1F","linetype":"byblock"}`, "", 0, ""},
+		{enginev1.ToolLayerCreate, `{"name":"a","linetype":"continuous","lineweight":-3}`, "", 0, ""},
+		{enginev1.ToolLayerCreate, `{"name":"a","lineweight":211}`, "", 0, ""},
+		{enginev1.ToolLayerCreate, `{"name":"a","linetype":"ByLayer"}`, "/linetype", contract.ReasonInvalid, "Continuous, DASHED"},
+		{enginev1.ToolLayerModify, `{"name":"a","linetype":"ByBlock"}`, "/linetype", contract.ReasonInvalid, ""},
+		{enginev1.ToolLayerCreate, `{"name":"a","lineweight":7}`, "/lineweight", contract.ReasonInvalid, "-3, 0, 5"},
+		{enginev1.ToolLayerModify, `{"name":"a","lineweight":212}`, "/lineweight", contract.ReasonOutOfRange, ""},
+		{enginev1.ToolLayerModify, `{"name":"a","lineweight":-4}`, "/lineweight", contract.ReasonOutOfRange, ""},
+		{enginev1.ToolLayerModify, `{"name":"a","lineweight":1.5}`, "/lineweight", contract.ReasonWrongType, ""},
+	}
+	for _, tc := range tests {
+		v, err := contract.ParseJSON([]byte(tc.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := schemas[tc.tool].Validate(v)
+		if tc.reason == 0 {
+			if got != nil {
+				t.Errorf("%s: Validate(%s) = %v, want nil", tc.tool, tc.json, got)
+			}
+			continue
+		}
+		if got == nil || got.Path != tc.path || got.Reason != tc.reason || !strings.Contains(got.Message, tc.message) {
+			t.Errorf("%s: Validate(%s) = %v, want %s at %s with a message containing %q", tc.tool, tc.json, got, contract.ReasonName(tc.reason), tc.path, tc.message)
+		}
+	}
+}
+
 // FuzzUnmarshal: the strict decoder never panics, and whatever it accepts
 // encodes and decodes back to the same message.
 func FuzzUnmarshal(f *testing.F) {
@@ -197,7 +250,7 @@ func TestToStructMatchesMarshal(t *testing.T) {
 		&enginev1.ExecuteBatchResponse{Status: enginev1.BatchStatus_BATCH_STATUS_FAILED, Bindings: map[string]string{"b": "1F", "a": "20"},
 			Results:  []*enginev1.StepResult{{I: 1, Tool: "t", Status: enginev1.StepStatus_STEP_STATUS_OK, Result: payload, Handle: proto.String("1F")}},
 			Revision: &enginev1.RevisionReport{Checked: 3, After: 5, Interleaved: []string{"op-a"}}},
-		&enginev1.Event{SessionId: "s\xff", Seq: 7, Type: "batch.progress", Payload: payload},
+		&enginev1.Event{SessionId: "s\xff", Seq: 7, Type: gatewayv1.EventBatchProgress, Payload: payload},
 		&enginev1.Entity{Handle: "1F", Type: enginev1.EntityType_ENTITY_TYPE_POLYLINE, Points: []*enginev1.Vertex{{X: 1, Y: 2, Bulge: proto.Float64(0.5)}}, Closed: proto.Bool(true)},
 	}
 	for _, m := range msgs {

@@ -17,6 +17,9 @@ var printer = message.NewPrinter(language.English)
 // Schema is a compiled JSON Schema of a generated contract.
 type Schema struct {
 	schema *jsonschema.Schema
+	// names are the members of each value domain of names, by the pattern
+	// that matches them (see namesByPattern).
+	names map[string][]string
 }
 
 // CompileSchema compiles a generated JSON Schema document; name identifies
@@ -35,7 +38,38 @@ func CompileSchema(name, doc string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("contract: schema %s: %w", name, err)
 	}
-	return &Schema{schema: s}, nil
+	names := map[string][]string{}
+	namesByPattern(v, names)
+	return &Schema{schema: s, names: names}, nil
+}
+
+// namesByPattern finds the value domains of names in a schema document: a
+// schema with a pattern and string examples, which is how the generator
+// writes a (cad.engine.v1.rules).domain of names (the pattern matches
+// exactly the examples, ignoring case). A violation of the pattern then
+// names them.
+func namesByPattern(v any, out map[string][]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		if p, ok := x["pattern"].(string); ok {
+			if ex, ok := x["examples"].([]any); ok {
+				var names []string
+				for _, e := range ex {
+					if n, ok := e.(string); ok {
+						names = append(names, n)
+					}
+				}
+				out[p] = names
+			}
+		}
+		for _, e := range x {
+			namesByPattern(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			namesByPattern(e, out)
+		}
+	}
 }
 
 // MustCompileSchema is CompileSchema for generated schemas, which always
@@ -60,7 +94,7 @@ func (s *Schema) Validate(v any) *Violation {
 		return &Violation{Reason: ReasonInvalid, Message: err.Error()}
 	}
 	var found []*Violation
-	collect(ve, &found)
+	s.collect(ve, &found)
 	if len(found) == 0 {
 		return &Violation{Reason: ReasonInvalid, Message: ve.Error()}
 	}
@@ -73,19 +107,19 @@ func (s *Schema) Validate(v any) *Violation {
 	return found[0]
 }
 
-func collect(ve *jsonschema.ValidationError, out *[]*Violation) {
+func (s *Schema) collect(ve *jsonschema.ValidationError, out *[]*Violation) {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
-			collect(c, out)
+			s.collect(c, out)
 		}
 		return
 	}
-	if v := violation(ve); v != nil {
+	if v := s.violation(ve); v != nil {
 		*out = append(*out, v)
 	}
 }
 
-func violation(ve *jsonschema.ValidationError) *Violation {
+func (s *Schema) violation(ve *jsonschema.ValidationError) *Violation {
 	path := pointer(ve.InstanceLocation)
 	msg := ve.ErrorKind.LocalizedString(printer)
 	switch k := ve.ErrorKind.(type) {
@@ -102,6 +136,11 @@ func violation(ve *jsonschema.ValidationError) *Violation {
 	case *kind.Minimum, *kind.Maximum, *kind.ExclusiveMinimum, *kind.ExclusiveMaximum,
 		*kind.MinLength, *kind.MaxLength, *kind.MinItems, *kind.MaxItems:
 		return &Violation{Path: path, Reason: ReasonOutOfRange, Message: msg}
+	case *kind.Pattern:
+		if names, ok := s.names[k.Want]; ok && len(names) > 0 {
+			msg = fmt.Sprintf("%q is not one of %s (case does not matter)", k.Got, strings.Join(names, ", "))
+		}
+		return &Violation{Path: path, Reason: ReasonInvalid, Message: msg}
 	case *kind.Group, *kind.Schema, *kind.Reference:
 		return nil
 	default:

@@ -1,8 +1,10 @@
 // Package contractgen generates cadbridge's contract artifacts from the
 // protos: the tool table of cad.engine.v1 (names, annotations, input and
-// output JSON Schemas), and from the method declarations of cad.gateway.v1
-// the JSON-RPC method table the gateway serves, the params and result JSON
-// Schemas, and the OpenRPC document. protoc-gen-cadcontract runs it.
+// output JSON Schemas), its table of error reasons (each reason's gRPC and
+// JSON-RPC codes) and of value domains, and from the method declarations
+// of cad.gateway.v1 the JSON-RPC method table the gateway serves, the
+// params and result JSON Schemas, and the OpenRPC document.
+// protoc-gen-cadcontract runs it.
 package contractgen
 
 import (
@@ -34,6 +36,12 @@ func Generate(p *protogen.Plugin) error {
 	if err != nil {
 		return err
 	}
+	if opts.domains, err = readDomains(opts, descs); err != nil {
+		return err
+	}
+	if err := checkFieldDomains(opts, p.Files); err != nil {
+		return err
+	}
 	g := &generator{plugin: p, opts: opts, messages: messages}
 	for _, f := range p.Files {
 		if !f.Generate {
@@ -45,6 +53,10 @@ func Generate(p *protogen.Plugin) error {
 		if err := g.methods(f); err != nil {
 			return err
 		}
+		if err := g.reasonTable(f, descs); err != nil {
+			return err
+		}
+		g.domainTable(f)
 	}
 	return nil
 }

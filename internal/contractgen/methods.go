@@ -36,6 +36,15 @@ func (m method) takesMeta() bool {
 	return !m.notification && !m.event
 }
 
+// constName is the Go constant of the method's wire name:
+// MethodSessionResume, EventDocumentChanged.
+func (m method) constName() string {
+	if m.event {
+		return "Event" + goName(m.name)
+	}
+	return "Method" + goName(m.name)
+}
+
 func (g *generator) declaredMethods(f *protogen.File) ([]method, error) {
 	var methods []method
 	for _, m := range f.Messages {
@@ -127,11 +136,7 @@ func (g *generator) methods(f *protogen.File) error {
 	gf.P("// Wire names of the methods and events.")
 	gf.P("const (")
 	for _, m := range methods {
-		prefix := "Method"
-		if m.event {
-			prefix = "Event"
-		}
-		gf.P(prefix, goName(m.name), " = ", fmt.Sprintf("%q", m.name))
+		gf.P(m.constName(), " = ", fmt.Sprintf("%q", m.name))
 	}
 	gf.P(")")
 	gf.P()
@@ -147,7 +152,7 @@ func (g *generator) methods(f *protogen.File) error {
 			return err
 		}
 		gf.P("{")
-		gf.P("Name: ", fmt.Sprintf("%q", m.name), ",")
+		gf.P("Name: ", m.constName(), ",")
 		gf.P("Direction: ", directionName(m.direction), ",")
 		if m.notification {
 			gf.P("Notification: true,")

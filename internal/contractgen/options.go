@@ -14,6 +14,8 @@ import (
 const (
 	toolOption   = "cad.engine.v1.tool"
 	rulesOption  = "cad.engine.v1.rules"
+	domainOption = "cad.engine.v1.domain"
+	reasonOption = "cad.engine.v1.reason"
 	methodOption = "cad.gateway.v1.method"
 )
 
@@ -21,6 +23,9 @@ const (
 // so that the generator builds before the code it generates exists.
 type options struct {
 	types *protoregistry.Types
+	// domains are the members of each cad.engine.v1.ValueDomain, by number
+	// (see readDomains).
+	domains map[protoreflect.EnumNumber]domain
 }
 
 func newOptions(files []protoreflect.FileDescriptor) (*options, error) {
@@ -52,6 +57,8 @@ func (o *options) get(desc protoreflect.Descriptor, full protoreflect.FullName) 
 		fresh = new(descriptorpb.MessageOptions)
 	case *descriptorpb.FieldOptions:
 		fresh = new(descriptorpb.FieldOptions)
+	case *descriptorpb.EnumValueOptions:
+		fresh = new(descriptorpb.EnumValueOptions)
 	default:
 		return nil
 	}
@@ -98,4 +105,36 @@ func enumNumber(m protoreflect.Message, name string) int32 {
 		return 0
 	}
 	return int32(v.Enum())
+}
+
+func integer(m protoreflect.Message, name string) int64 {
+	v, ok := field(m, name)
+	if !ok {
+		return 0
+	}
+	return v.Int()
+}
+
+func strs(m protoreflect.Message, name string) []string {
+	v, ok := field(m, name)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i := 0; i < v.List().Len(); i++ {
+		out = append(out, v.List().Get(i).String())
+	}
+	return out
+}
+
+func ints(m protoreflect.Message, name string) []int64 {
+	v, ok := field(m, name)
+	if !ok {
+		return nil
+	}
+	var out []int64
+	for i := 0; i < v.List().Len(); i++ {
+		out = append(out, v.List().Get(i).Int())
+	}
+	return out
 }

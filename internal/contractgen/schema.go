@@ -87,7 +87,7 @@ func (s *schemas) field(fd protoreflect.FieldDescriptor) map[string]any {
 	}
 	rules := s.opts.get(fd, rulesOption)
 	if rules != nil {
-		applyValueRules(item, rules)
+		s.applyValueRules(item, rules)
 	}
 	switch {
 	case fd.IsList():
@@ -108,7 +108,7 @@ func (s *schemas) field(fd protoreflect.FieldDescriptor) map[string]any {
 	}
 }
 
-func applyValueRules(item map[string]any, rules protoreflect.Message) {
+func (s *schemas) applyValueRules(item map[string]any, rules protoreflect.Message) {
 	for rule, keyword := range map[string]string{
 		"minimum":           "minimum",
 		"maximum":           "maximum",
@@ -129,6 +129,18 @@ func applyValueRules(item map[string]any, rules protoreflect.Message) {
 	}
 	if boolean(rules, "handle") {
 		item["x-cad-handle"] = true
+	}
+	// checkFieldDomains made sure the domain exists and fits the field.
+	if d, ok := s.opts.domains[protoreflect.EnumNumber(enumNumber(rules, "domain"))]; ok {
+		if len(d.names) > 0 {
+			item["pattern"] = namesPattern(d.names)
+			item["examples"] = d.names
+		} else {
+			// Under allOf: a failed enum ends validation of its schema
+			// object, and the bounds beside it must still be checked, so
+			// that a value outside them is out_of_range, not invalid.
+			item["allOf"] = []any{map[string]any{"enum": d.integers}}
+		}
 	}
 }
 

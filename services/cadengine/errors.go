@@ -24,9 +24,13 @@ var (
 	errUnimplemented   = errors.New("not implemented")
 )
 
-// toStatus converts any error of the engine into a gRPC status with a
-// google.rpc.ErrorInfo detail whose reason is an enginev1.ErrorReason. It is
-// the one place where engine errors cross the gRPC boundary.
+// toStatus converts any error of the engine into a gRPC status. It is the
+// one place where engine errors cross the gRPC boundary: it chooses an
+// enginev1.ErrorReason for the error and takes the status code from the
+// reason table declared in the protos (enginev1.Reasons). The status
+// carries a google.rpc.ErrorInfo naming the reason, except for the
+// reasons of statuses gRPC itself makes (cancelled, deadline exceeded,
+// unimplemented, internal), which go without one, as gRPC's own do.
 func toStatus(err error) *status.Status {
 	if err == nil {
 		return status.New(codes.OK, "")
@@ -37,38 +41,59 @@ func toStatus(err error) *status.Status {
 	var v *contract.Violation
 	switch {
 	case errors.As(err, &v):
-		return withReason(codes.InvalidArgument, err.Error(), enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, map[string]string{
+		return withReason(enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, err.Error(), map[string]string{
 			"path":   v.Path,
 			"reason": contract.ReasonName(v.Reason),
 		})
 	case errors.Is(err, core.ErrNotFound):
-		return withReason(codes.NotFound, err.Error(), enginev1.ErrorReason_ERROR_REASON_DOCUMENT_NOT_FOUND, nil)
+		return withReason(enginev1.ErrorReason_ERROR_REASON_DOCUMENT_NOT_FOUND, err.Error(), nil)
 	case errors.Is(err, errSessionNotFound):
-		return withReason(codes.NotFound, err.Error(), enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, nil)
+		return withReason(enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, err.Error(), nil)
 	case errors.Is(err, errSessionRequired):
-		return withReason(codes.FailedPrecondition, err.Error(), enginev1.ErrorReason_ERROR_REASON_SESSION_REQUIRED, nil)
+		return withReason(enginev1.ErrorReason_ERROR_REASON_SESSION_REQUIRED, err.Error(), nil)
 	case errors.Is(err, core.ErrOperationNotFound):
-		return withReason(codes.NotFound, err.Error(), enginev1.ErrorReason_ERROR_REASON_OPERATION_NOT_FOUND, nil)
+		return withReason(enginev1.ErrorReason_ERROR_REASON_OPERATION_NOT_FOUND, err.Error(), nil)
 	case errors.Is(err, core.ErrInvalid):
-		return withReason(codes.InvalidArgument, err.Error(), enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, nil)
+		return withReason(enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, err.Error(), nil)
 	case errors.Is(err, errShuttingDown), errors.Is(err, core.ErrClosed):
-		return withReason(codes.Unavailable, err.Error(), enginev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN, nil)
+		return withReason(enginev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN, err.Error(), nil)
 	case errors.Is(err, errUnimplemented):
-		return status.New(codes.Unimplemented, err.Error())
+		return bare(enginev1.ErrorReason_ERROR_REASON_UNIMPLEMENTED, err.Error())
 	case errors.Is(err, context.Canceled):
-		return status.New(codes.Canceled, err.Error())
+		return bare(enginev1.ErrorReason_ERROR_REASON_CANCELLED, err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
-		return status.New(codes.DeadlineExceeded, err.Error())
+		return bare(enginev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED, err.Error())
 	default:
-		return status.New(codes.Internal, err.Error())
+		return bare(enginev1.ErrorReason_ERROR_REASON_INTERNAL, err.Error())
 	}
 }
 
-func withReason(code codes.Code, msg string, reason enginev1.ErrorReason, meta map[string]string) *status.Status {
-	s := status.New(code, msg)
+// withReason is a status of reason's declared code with an ErrorInfo
+// naming the reason.
+func withReason(reason enginev1.ErrorReason, msg string, meta map[string]string) *status.Status {
+	s := status.New(grpcCode(reason), msg)
 	d, err := s.WithDetails(&errdetails.ErrorInfo{Reason: reason.String(), Domain: errorDomain, Metadata: meta})
 	if err != nil {
 		return s
 	}
 	return d
+}
+
+// bare is a status of reason's declared code without ErrorInfo, as gRPC
+// makes its own; callers read it as the default reason of its code, so a
+// reason that is not its code's default gets its ErrorInfo after all.
+func bare(reason enginev1.ErrorReason, msg string) *status.Status {
+	if info, ok := enginev1.LookupReason(reason); !ok || !info.DefaultForCode {
+		return withReason(reason, msg, nil)
+	}
+	return status.New(grpcCode(reason), msg)
+}
+
+// grpcCode is the gRPC code the protos declare for reason; Internal for a
+// reason they do not declare, which the contract generator refuses.
+func grpcCode(reason enginev1.ErrorReason) codes.Code {
+	if info, ok := enginev1.LookupReason(reason); ok {
+		return info.GRPCCode
+	}
+	return codes.Internal
 }

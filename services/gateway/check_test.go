@@ -21,8 +21,8 @@ func TestCheckerCatchesViolations(t *testing.T) {
 		t.Errorf("result with an unknown field and missing fields = nil error, want a violation")
 	}
 	payload, _ := structpb.NewStruct(map[string]any{"operation_id": "op", "step": "three", "total": 3})
-	ev := &enginev1.Event{SessionId: "s", Seq: 1, Type: "batch.progress", Payload: payload}
-	if err := c.sent(gatewayv1.MethodEvent, []byte(`{"session_id":"s","seq":1,"type":"batch.progress","payload":{}}`), ev); err == nil {
+	ev := &enginev1.Event{SessionId: "s", Seq: 1, Type: gatewayv1.EventBatchProgress, Payload: payload}
+	if err := c.sent(gatewayv1.MethodEvent, []byte(`{"session_id":"s","seq":1,"type":"`+gatewayv1.EventBatchProgress+`","payload":{}}`), ev); err == nil {
 		t.Errorf("event with a payload of the wrong type = nil error, want a violation")
 	}
 	ev.Type = "no.such.event"

@@ -56,8 +56,7 @@ const overloadRetryMs = 100
 func (c *clientConn) Handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	if n := c.inFlight.Add(1); n > int64(c.gw.cfg.MaxInFlight) && req.IsCall() {
 		c.inFlight.Add(-1)
-		return nil, jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED), "overloaded: too many calls in flight on this connection").
-			WithData(map[string]any{"retry_after_ms": overloadRetryMs})
+		return nil, overloaded("overloaded: too many calls in flight on this connection", overloadRetryMs)
 	}
 	defer c.inFlight.Add(-1)
 	ctx, span := c.gw.obs.startCall(ctx, c.headers, req)
@@ -77,19 +76,7 @@ func (c *clientConn) handle(ctx context.Context, req *jsonrpc.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	switch req.Method {
-	case gatewayv1.MethodRpcDiscover:
-		return json.RawMessage(gatewayv1.OpenRPC), nil
-	case gatewayv1.MethodSystemStatus:
-		return c.systemStatus(ctx)
-	case gatewayv1.MethodCancelRequest:
-		return nil, nil // the jsonrpc.Conn handles cancellation itself
-	}
-	result, err := c.relay(ctx, r, params)
-	if err != nil {
-		return nil, rpcError(err, operationID(params, meta))
-	}
-	return result, nil
+	return r.handle(c, ctx, params, meta)
 }
 
 // relay sends params as a SessionCall and returns the engine's response
@@ -256,19 +243,6 @@ func (c *clientConn) notify(ctx context.Context, method string, params proto.Mes
 	if err := c.rpc.Load().Notify(ctx, method, json.RawMessage(data)); err != nil {
 		c.gw.log.Debug("notify", "method", method, "error", err)
 	}
-}
-
-func (c *clientConn) systemStatus(ctx context.Context) (any, error) {
-	field := (&enginev1.SessionCall{}).ProtoReflect().Descriptor().Fields().ByName("get_system_status")
-	resp, err := c.callEngine(ctx, field, &enginev1.GetSystemStatusRequest{})
-	if err != nil {
-		return nil, rpcError(err, "")
-	}
-	data, err := contract.Marshal(&gatewayv1.SystemStatusResult{
-		Engine:  resp.(*enginev1.GetSystemStatusResponse),
-		Gateway: c.gw.status(),
-	})
-	return json.RawMessage(data), err
 }
 
 // close detaches the connection's stream; the session stays with the engine.

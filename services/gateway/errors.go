@@ -2,42 +2,20 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
-
-// errorRule maps a gRPC code, and an ErrorReason when one is named, to a
-// JSON-RPC error code.
-type errorRule struct {
-	code   codes.Code
-	reason enginev1.ErrorReason // ERROR_REASON_UNSPECIFIED matches any reason
-	rpc    gatewayv1.ErrorCode
-}
-
-// errorTable is the one mapping from engine errors to the JSON-RPC error
-// codes of DESIGN §4; the first matching rule wins.
-var errorTable = []errorRule{
-	{codes.InvalidArgument, enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS},
-	{codes.InvalidArgument, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS},
-	{codes.NotFound, enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, gatewayv1.ErrorCode_ERROR_CODE_SESSION_NOT_FOUND},
-	{codes.NotFound, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_NOT_FOUND},
-	{codes.FailedPrecondition, enginev1.ErrorReason_ERROR_REASON_SESSION_REQUIRED, gatewayv1.ErrorCode_ERROR_CODE_SESSION_REQUIRED},
-	{codes.PermissionDenied, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_FORBIDDEN},
-	{codes.Unauthenticated, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_FORBIDDEN},
-	{codes.ResourceExhausted, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED},
-	{codes.Unavailable, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE},
-	{codes.Canceled, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_REQUEST_CANCELLED},
-	{codes.Unimplemented, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_METHOD_NOT_FOUND},
-}
 
 // errEngineUnavailable marks a call whose stream to the engine broke or
 // could not be opened; its outcome is unknown if it was sent.
@@ -58,7 +36,7 @@ func rpcError(err error, operationID string) *jsonrpc.Error {
 		return unavailable(err.Error(), operationID)
 	}
 	if errors.Is(err, context.Canceled) {
-		return jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_REQUEST_CANCELLED), "request cancelled")
+		return statusError(status.New(codes.Canceled, "request cancelled"), operationID)
 	}
 	s, ok := status.FromError(err)
 	if !ok {
@@ -67,27 +45,51 @@ func rpcError(err error, operationID string) *jsonrpc.Error {
 	return statusError(s, operationID)
 }
 
+// statusError converts a gRPC status into a JSON-RPC error by the reason
+// table declared in the protos (enginev1.Reasons): the status means the
+// reason its ErrorInfo names if that reason is declared with the status's
+// code, else the default reason of its code; a status with neither is an
+// internal error. The JSON-RPC code then chooses the error's data.
 func statusError(s *status.Status, operationID string) *jsonrpc.Error {
 	info := errorInfo(s)
-	reason := enginev1.ErrorReason(enginev1.ErrorReason_value[info.GetReason()])
-	for _, rule := range errorTable {
-		if rule.code != s.Code() || (rule.reason != enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED && rule.reason != reason) {
-			continue
-		}
-		switch rule.rpc {
-		case gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS:
-			meta := info.GetMetadata()
-			return invalidParams(&contract.Violation{Path: meta["path"], Reason: contract.ReasonByName(meta["reason"]), Message: s.Message()})
-		case gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE:
-			return unavailable(s.Message(), operationID)
-		case gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED:
-			ms, _ := strconv.ParseInt(info.GetMetadata()["retry_after_ms"], 10, 64)
-			return jsonrpc.NewError(int64(rule.rpc), s.Message()).WithData(map[string]any{"retry_after_ms": ms})
-		default:
-			return jsonrpc.NewError(int64(rule.rpc), s.Message())
-		}
+	r, ok := reasonOf(s.Code(), info)
+	if !ok {
+		return jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR), s.Message())
 	}
-	return jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR), s.Message())
+	switch code := gatewayv1.ErrorCode(r.JSONRPCCode); code {
+	case gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS:
+		meta := info.GetMetadata()
+		return invalidParams(&contract.Violation{Path: meta["path"], Reason: contract.ReasonByName(meta["reason"]), Message: s.Message()})
+	case gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE:
+		return unavailable(s.Message(), operationID)
+	case gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED:
+		ms, _ := strconv.ParseInt(info.GetMetadata()["retry_after_ms"], 10, 64)
+		return overloaded(s.Message(), ms)
+	default:
+		return jsonrpc.NewError(int64(code), s.Message())
+	}
+}
+
+// reasonOf is the reason a status of code c with ErrorInfo info (nil when
+// it has none) means; ok is false when it means none.
+func reasonOf(c codes.Code, info *errdetails.ErrorInfo) (enginev1.ReasonInfo, bool) {
+	named := enginev1.ErrorReason(enginev1.ErrorReason_value[info.GetReason()])
+	if r, ok := enginev1.LookupReason(named); ok && r.GRPCCode == c {
+		return r, true
+	}
+	return enginev1.DefaultReason(c)
+}
+
+// answerStatus is what a client's error answer to a server request tells
+// the engine: -32601, the client does not implement the method, becomes
+// the gRPC code of ERROR_REASON_UNIMPLEMENTED, which the engine reads as
+// unsupported; any other error is Unknown.
+func answerStatus(e *jsonrpc.Error) *status.Status {
+	c := codes.Unknown
+	if r, ok := enginev1.LookupReason(enginev1.ErrorReason_ERROR_REASON_UNIMPLEMENTED); ok && e.Code == int64(r.JSONRPCCode) {
+		c = r.GRPCCode
+	}
+	return status.New(c, e.Message)
 }
 
 func errorInfo(s *status.Status) *errdetails.ErrorInfo {
@@ -100,16 +102,34 @@ func errorInfo(s *status.Status) *errdetails.ErrorInfo {
 }
 
 func invalidParams(v *contract.Violation) *jsonrpc.Error {
-	return jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS), "invalid params: "+v.Message).
-		WithData(map[string]any{"path": v.Path, "reason": contract.ReasonName(v.Reason)})
+	return withData(jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS), "invalid params: "+v.Message),
+		&gatewayv1.InvalidParamsData{Path: v.Path, Reason: v.Reason})
 }
 
 func unavailable(msg, operationID string) *jsonrpc.Error {
-	data := map[string]any{}
+	data := &gatewayv1.EngineUnavailableData{}
 	if operationID != "" {
-		data["operation_id"] = operationID
+		data.OperationId = &operationID
 	}
-	return jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE), "engine unavailable; reconcile with operations.get: "+msg).WithData(data)
+	return withData(jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE), "engine unavailable; reconcile with operations.get: "+msg), data)
+}
+
+func overloaded(msg string, retryAfterMs int64) *jsonrpc.Error {
+	return withData(jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED), msg), &gatewayv1.OverloadedData{RetryAfterMs: retryAfterMs})
+}
+
+func messageTooLarge(limit int64) *jsonrpc.Error {
+	return withData(jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_MESSAGE_TOO_LARGE), "message too large"), &gatewayv1.MessageTooLargeData{Limit: limit})
+}
+
+// withData sets e's data to the wire JSON of the message the protos
+// declare for it (gatewayv1.InvalidParamsData and the like).
+func withData(e *jsonrpc.Error, data proto.Message) *jsonrpc.Error {
+	raw, err := contract.Marshal(data)
+	if err != nil {
+		return e // the data messages have no field that fails to encode
+	}
+	return e.WithData(json.RawMessage(raw))
 }
 
 func methodNotFound(method string) *jsonrpc.Error {

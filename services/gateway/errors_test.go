@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
@@ -22,16 +23,104 @@ func statusWith(code codes.Code, reason enginev1.ErrorReason, meta map[string]st
 	return s.Err()
 }
 
-// TestErrorTable walks every rule of errorTable: an engine error with that
-// code and reason becomes that JSON-RPC code.
-func TestErrorTable(t *testing.T) {
-	for _, rule := range errorTable {
-		t.Run(fmt.Sprintf("%s/%s", rule.code, rule.reason), func(t *testing.T) {
-			got := rpcError(statusWith(rule.code, rule.reason, nil), "op-1")
-			if got.Code != int64(rule.rpc) {
-				t.Errorf("rpcError(%s, %s).Code = %d, want %d (%s)", rule.code, rule.reason, got.Code, rule.rpc, rule.rpc)
-			}
-		})
+// TestEveryReasonMapsAsDeclared walks every value of the ErrorReason enum
+// (not of the table): each but UNSPECIFIED is declared in
+// enginev1.Reasons, and a status of its declared gRPC code that names it
+// becomes its declared JSON-RPC code, a value of gatewayv1.ErrorCode.
+func TestEveryReasonMapsAsDeclared(t *testing.T) {
+	values := enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED.Descriptor().Values()
+	for i := 0; i < values.Len(); i++ {
+		reason := enginev1.ErrorReason(values.Get(i).Number())
+		if reason == enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED {
+			continue
+		}
+		info, ok := enginev1.LookupReason(reason)
+		if !ok {
+			t.Errorf("LookupReason(%s) = false, want its codes", reason)
+			continue
+		}
+		if _, ok := gatewayv1.ErrorCode_name[info.JSONRPCCode]; !ok {
+			t.Errorf("LookupReason(%s).JSONRPCCode = %d, want a gatewayv1.ErrorCode", reason, info.JSONRPCCode)
+		}
+		if got := rpcError(statusWith(info.GRPCCode, reason, nil), "op-1"); got.Code != int64(info.JSONRPCCode) {
+			t.Errorf("rpcError(%s, %s).Code = %d, want %d (%s)", info.GRPCCode, reason, got.Code, info.JSONRPCCode, gatewayv1.ErrorCode(info.JSONRPCCode))
+		}
+	}
+}
+
+// TestStatusesWithoutReason walks every gRPC error code as a status
+// without ErrorInfo — as gRPC itself, a context error or the engine's
+// stream checks make it: it becomes the JSON-RPC code of its code's
+// default reason, and -32603 when the code has none.
+func TestStatusesWithoutReason(t *testing.T) {
+	for c := codes.Canceled; c <= codes.Unauthenticated; c++ {
+		want := int64(gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR)
+		if info, ok := enginev1.DefaultReason(c); ok {
+			want = int64(info.JSONRPCCode)
+		}
+		if got := rpcError(status.Error(c, "grpc says no"), "op-1"); got.Code != want {
+			t.Errorf("rpcError(%s without reason).Code = %d, want %d", c, got.Code, want)
+		}
+	}
+}
+
+// TestErrorCodes pins the JSON-RPC codes of DESIGN §4 for the statuses the
+// engine and gRPC return, whatever the protos declare: the table is the
+// one place they are written, and this is what it must say.
+func TestErrorCodes(t *testing.T) {
+	tests := []struct {
+		code   codes.Code
+		reason enginev1.ErrorReason // UNSPECIFIED: no ErrorInfo
+		want   gatewayv1.ErrorCode
+	}{
+		{codes.InvalidArgument, enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS},
+		{codes.InvalidArgument, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS},
+		{codes.InvalidArgument, enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS},
+		{codes.NotFound, enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, gatewayv1.ErrorCode_ERROR_CODE_SESSION_NOT_FOUND},
+		{codes.NotFound, enginev1.ErrorReason_ERROR_REASON_DOCUMENT_NOT_FOUND, gatewayv1.ErrorCode_ERROR_CODE_NOT_FOUND},
+		{codes.NotFound, enginev1.ErrorReason_ERROR_REASON_OPERATION_NOT_FOUND, gatewayv1.ErrorCode_ERROR_CODE_NOT_FOUND},
+		{codes.NotFound, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_NOT_FOUND},
+		{codes.NotFound, enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, gatewayv1.ErrorCode_ERROR_CODE_NOT_FOUND},
+		{codes.FailedPrecondition, enginev1.ErrorReason_ERROR_REASON_SESSION_REQUIRED, gatewayv1.ErrorCode_ERROR_CODE_SESSION_REQUIRED},
+		{codes.FailedPrecondition, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR},
+		{codes.PermissionDenied, enginev1.ErrorReason_ERROR_REASON_FORBIDDEN, gatewayv1.ErrorCode_ERROR_CODE_FORBIDDEN},
+		{codes.PermissionDenied, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_FORBIDDEN},
+		{codes.Unauthenticated, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_FORBIDDEN},
+		{codes.ResourceExhausted, enginev1.ErrorReason_ERROR_REASON_OVERLOADED, gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED},
+		{codes.ResourceExhausted, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED},
+		{codes.Unavailable, enginev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN, gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE},
+		{codes.Unavailable, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE},
+		{codes.Canceled, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_REQUEST_CANCELLED},
+		{codes.Unimplemented, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_METHOD_NOT_FOUND},
+		{codes.DeadlineExceeded, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR},
+		{codes.Internal, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR},
+		{codes.Unknown, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR},
+		{codes.Aborted, enginev1.ErrorReason_ERROR_REASON_UNSPECIFIED, gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR},
+	}
+	for _, tc := range tests {
+		if got := rpcError(statusWith(tc.code, tc.reason, nil), "op-1"); got.Code != int64(tc.want) {
+			t.Errorf("rpcError(%s, %s).Code = %d, want %d (%s)", tc.code, tc.reason, got.Code, tc.want, tc.want)
+		}
+	}
+}
+
+// TestAnswerStatus checks what a client's error answer to a server
+// request tells the engine: -32601 is Unimplemented (the engine's
+// unsupported), anything else Unknown.
+func TestAnswerStatus(t *testing.T) {
+	tests := []struct {
+		code int64
+		want codes.Code
+	}{
+		{int64(gatewayv1.ErrorCode_ERROR_CODE_METHOD_NOT_FOUND), codes.Unimplemented},
+		{int64(gatewayv1.ErrorCode_ERROR_CODE_REQUEST_CANCELLED), codes.Unknown},
+		{int64(gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS), codes.Unknown},
+		{1, codes.Unknown},
+	}
+	for _, tc := range tests {
+		if got := answerStatus(jsonrpc.NewError(tc.code, "no")).Code(); got != tc.want {
+			t.Errorf("answerStatus(%d).Code() = %s, want %s", tc.code, got, tc.want)
+		}
 	}
 }
 

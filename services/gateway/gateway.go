@@ -332,7 +332,7 @@ func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, princip
 		// Room beyond MaxInFlight, so that excess calls reach the handler
 		// and are answered 4029 instead of waiting in the queue.
 		MaxConcurrent: 2 * gw.cfg.MaxInFlight,
-		TooLarge:      jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_MESSAGE_TOO_LARGE), "message too large").WithData(map[string]any{"limit": gw.cfg.ReadLimit}),
+		TooLarge:      messageTooLarge(gw.cfg.ReadLimit),
 		OnError:       func(err error) { gw.log.Debug("jsonrpc", "error", err) },
 		Unmatched: func(resp *jsonrpc.Response) {
 			cc.wg.Add(1)

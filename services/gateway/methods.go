@@ -1,8 +1,11 @@
 package gateway
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/cadbridge/cadbridge/contract"
@@ -10,13 +13,19 @@ import (
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
-// route is how the gateway serves one client→gateway method of the
-// generated table: validated against its params schema, then either relayed
-// to the engine as the SessionCall field whose type is the params message,
-// or answered by the gateway itself.
+// handler answers one client→gateway call whose params were checked
+// against the method's contract and decoded; meta is the call's _meta.
+type handler func(c *clientConn, ctx context.Context, params proto.Message, meta map[string]any) (any, error)
+
+// route is how the gateway serves one client→gateway method: its
+// generated declaration (name, flags, params and result types), its
+// compiled params schema, and its handler — one of localHandlers, or a
+// relay to the engine as the SessionCall field whose type is the params
+// message.
 type route struct {
 	info   gatewayv1.MethodInfo
 	params *contract.Schema
+	handle handler
 	// relay is the SessionCall.request field carrying the params; nil for
 	// methods the gateway answers itself.
 	relay protoreflect.FieldDescriptor
@@ -25,16 +34,19 @@ type route struct {
 // routes is the method table the gateway serves, built from
 // gatewayv1.Methods at start-up.
 type routes struct {
+	// byName is every client→gateway method by wire name: the one map the
+	// gateway dispatches calls by.
 	byName map[string]*route
 	// toolArgs validates tools.call args per tool.
 	toolArgs map[string]*contract.Schema
 }
 
-// localMethods are answered by the gateway, not relayed.
-var localMethods = map[string]bool{
-	gatewayv1.MethodRpcDiscover:   true,
-	gatewayv1.MethodSystemStatus:  true,
-	gatewayv1.MethodCancelRequest: true,
+// localHandlers answer the methods the gateway serves itself, by wire
+// name; every other client→gateway method is relayed to the engine.
+var localHandlers = map[string]handler{
+	gatewayv1.MethodRpcDiscover:   (*clientConn).discover,
+	gatewayv1.MethodSystemStatus:  (*clientConn).systemStatus,
+	gatewayv1.MethodCancelRequest: (*clientConn).cancelRequest,
 }
 
 func newRoutes() (*routes, error) {
@@ -53,14 +65,20 @@ func newRoutes() (*routes, error) {
 		if err != nil {
 			return nil, err
 		}
-		r := &route{info: m, params: schema}
-		if !localMethods[m.Name] {
+		r := &route{info: m, params: schema, handle: localHandlers[m.Name]}
+		if r.handle == nil {
 			r.relay = relayFields[m.Params.ProtoReflect().Descriptor().FullName()]
 			if r.relay == nil {
 				return nil, fmt.Errorf("method %s: no SessionCall field carries %s", m.Name, m.Params.ProtoReflect().Descriptor().FullName())
 			}
+			r.handle = relayHandler(r)
 		}
 		rs.byName[m.Name] = r
+	}
+	for name := range localHandlers {
+		if rs.byName[name] == nil {
+			return nil, fmt.Errorf("method %s: answered by the gateway but not declared as a client→gateway method", name)
+		}
 	}
 	for _, t := range enginev1.Tools {
 		schema, err := contract.CompileSchema(t.Name, t.InputSchema)
@@ -70,4 +88,41 @@ func newRoutes() (*routes, error) {
 		rs.toolArgs[t.Name] = schema
 	}
 	return rs, nil
+}
+
+// relayHandler answers r's calls by relaying them to the engine.
+func relayHandler(r *route) handler {
+	return func(c *clientConn, ctx context.Context, params proto.Message, meta map[string]any) (any, error) {
+		result, err := c.relay(ctx, r, params)
+		if err != nil {
+			return nil, rpcError(err, operationID(params, meta))
+		}
+		return result, nil
+	}
+}
+
+// discover answers rpc.discover with the OpenRPC document.
+func (c *clientConn) discover(context.Context, proto.Message, map[string]any) (any, error) {
+	return json.RawMessage(gatewayv1.OpenRPC), nil
+}
+
+// systemStatus answers system.status: the engine's status and the
+// gateway's own.
+func (c *clientConn) systemStatus(ctx context.Context, _ proto.Message, _ map[string]any) (any, error) {
+	field := (&enginev1.SessionCall{}).ProtoReflect().Descriptor().Fields().ByName("get_system_status")
+	resp, err := c.callEngine(ctx, field, &enginev1.GetSystemStatusRequest{})
+	if err != nil {
+		return nil, rpcError(err, "")
+	}
+	data, err := contract.Marshal(&gatewayv1.SystemStatusResult{
+		Engine:  resp.(*enginev1.GetSystemStatusResponse),
+		Gateway: c.gw.status(),
+	})
+	return json.RawMessage(data), err
+}
+
+// cancelRequest answers the $/cancelRequest notification: nothing to do,
+// the jsonrpc.Conn cancels the call itself.
+func (c *clientConn) cancelRequest(context.Context, proto.Message, map[string]any) (any, error) {
+	return nil, nil
 }

@@ -93,11 +93,7 @@ func (c *clientConn) answer(id string, m *serverMethod, raw json.RawMessage, cal
 	var rpcErr *jsonrpc.Error
 	switch {
 	case errors.As(callErr, &rpcErr):
-		code := codes.Unknown
-		if rpcErr.Code == jsonrpc.CodeMethodNotFound {
-			code = codes.Unimplemented
-		}
-		answer.Result = &enginev1.ServerRequestAnswer_Error{Error: status.New(code, rpcErr.Message).Proto()}
+		answer.Result = &enginev1.ServerRequestAnswer_Error{Error: answerStatus(rpcErr).Proto()}
 	case callErr != nil:
 		return // the connection ended; the request stays open for a resume
 	default:

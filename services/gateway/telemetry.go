@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -12,8 +13,10 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 )
 
@@ -99,8 +102,11 @@ func (o *observability) endCall(ctx context.Context, span trace.Span, method str
 // startFrame starts the client span of a call's hop over the Session stream
 // and returns the W3C carrier to put in the frame.
 func (o *observability) startFrame(ctx context.Context, call string) (context.Context, trace.Span, map[string]string) {
-	ctx, span := o.tracer.Start(ctx, "EngineService.Session/"+call, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", "cad.engine.v1.EngineService"), attribute.String("rpc.method", "Session")))
+	// "/cad.engine.v1.EngineService/Session": the span is
+	// "EngineService.Session/<call>".
+	service, method, _ := strings.Cut(strings.TrimPrefix(enginev1.EngineService_Session_FullMethodName, "/"), "/")
+	ctx, span := o.tracer.Start(ctx, string(protoreflect.FullName(service).Name())+"."+method+"/"+call, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", service), attribute.String("rpc.method", method)))
 	carrier := propagation.MapCarrier{}
 	telemetry.Propagator.Inject(ctx, carrier)
 	return ctx, span, carrier

@@ -23,8 +23,14 @@ const (
 )
 
 // ErrorReason is the reason (the value name) of the google.rpc.ErrorInfo
-// detail the engine attaches to every gRPC error it returns, so that callers
-// branch on it and never on message text.
+// detail the engine attaches to the gRPC errors it returns, so that callers
+// branch on it and never on message text. Each value declares, with the
+// (cad.engine.v1.reason) option, the gRPC status code the engine returns
+// with it and the JSON-RPC error code the gateway answers with. The values
+// from CANCELLED on name statuses that gRPC itself (or a context error)
+// makes, which carry no ErrorInfo: each is the default of its code, as are
+// INVALID_PARAMS, DOCUMENT_NOT_FOUND, OVERLOADED and FORBIDDEN, so that a
+// status without ErrorInfo maps like its code's default reason.
 type ErrorReason int32
 
 const (
@@ -46,20 +52,38 @@ const (
 	ErrorReason_ERROR_REASON_SHUTTING_DOWN ErrorReason = 7
 	// The principal may not do this.
 	ErrorReason_ERROR_REASON_FORBIDDEN ErrorReason = 8
+	// The call was cancelled (gRPC's own status; no ErrorInfo).
+	ErrorReason_ERROR_REASON_CANCELLED ErrorReason = 9
+	// The call's deadline passed (gRPC's own status; no ErrorInfo).
+	ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED ErrorReason = 10
+	// The engine cannot be reached (gRPC's own status; no ErrorInfo).
+	ErrorReason_ERROR_REASON_UNAVAILABLE ErrorReason = 11
+	// The engine has no such call (gRPC's own status; no ErrorInfo).
+	ErrorReason_ERROR_REASON_UNIMPLEMENTED ErrorReason = 12
+	// The caller is not authenticated (gRPC's own status; no ErrorInfo).
+	ErrorReason_ERROR_REASON_UNAUTHENTICATED ErrorReason = 13
+	// A bug or an unexpected failure (gRPC's own status; no ErrorInfo).
+	ErrorReason_ERROR_REASON_INTERNAL ErrorReason = 14
 )
 
 // Enum value maps for ErrorReason.
 var (
 	ErrorReason_name = map[int32]string{
-		0: "ERROR_REASON_UNSPECIFIED",
-		1: "ERROR_REASON_DOCUMENT_NOT_FOUND",
-		2: "ERROR_REASON_SESSION_NOT_FOUND",
-		3: "ERROR_REASON_SESSION_REQUIRED",
-		4: "ERROR_REASON_INVALID_PARAMS",
-		5: "ERROR_REASON_OPERATION_NOT_FOUND",
-		6: "ERROR_REASON_OVERLOADED",
-		7: "ERROR_REASON_SHUTTING_DOWN",
-		8: "ERROR_REASON_FORBIDDEN",
+		0:  "ERROR_REASON_UNSPECIFIED",
+		1:  "ERROR_REASON_DOCUMENT_NOT_FOUND",
+		2:  "ERROR_REASON_SESSION_NOT_FOUND",
+		3:  "ERROR_REASON_SESSION_REQUIRED",
+		4:  "ERROR_REASON_INVALID_PARAMS",
+		5:  "ERROR_REASON_OPERATION_NOT_FOUND",
+		6:  "ERROR_REASON_OVERLOADED",
+		7:  "ERROR_REASON_SHUTTING_DOWN",
+		8:  "ERROR_REASON_FORBIDDEN",
+		9:  "ERROR_REASON_CANCELLED",
+		10: "ERROR_REASON_DEADLINE_EXCEEDED",
+		11: "ERROR_REASON_UNAVAILABLE",
+		12: "ERROR_REASON_UNIMPLEMENTED",
+		13: "ERROR_REASON_UNAUTHENTICATED",
+		14: "ERROR_REASON_INTERNAL",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":         0,
@@ -71,6 +95,12 @@ var (
 		"ERROR_REASON_OVERLOADED":          6,
 		"ERROR_REASON_SHUTTING_DOWN":       7,
 		"ERROR_REASON_FORBIDDEN":           8,
+		"ERROR_REASON_CANCELLED":           9,
+		"ERROR_REASON_DEADLINE_EXCEEDED":   10,
+		"ERROR_REASON_UNAVAILABLE":         11,
+		"ERROR_REASON_UNIMPLEMENTED":       12,
+		"ERROR_REASON_UNAUTHENTICATED":     13,
+		"ERROR_REASON_INTERNAL":            14,
 	}
 )
 
@@ -1386,17 +1416,24 @@ const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"\tdocuments\x18\x04 \x01(\x03R\tdocuments\x12\x1a\n" +
 	"\bsessions\x18\x05 \x01(\x03R\bsessions\x12E\n" +
 	"\x11recent_operations\x18\x06 \x03(\v2\x18.cad.engine.v1.OperationR\x10recentOperations\x12\x14\n" +
-	"\x05ready\x18\a \x01(\bR\x05ready*\xb7\x02\n" +
+	"\x05ready\x18\a \x01(\bR\x05ready*\xc0\x05\n" +
 	"\vErrorReason\x12\x1c\n" +
-	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12#\n" +
-	"\x1fERROR_REASON_DOCUMENT_NOT_FOUND\x10\x01\x12\"\n" +
-	"\x1eERROR_REASON_SESSION_NOT_FOUND\x10\x02\x12!\n" +
-	"\x1dERROR_REASON_SESSION_REQUIRED\x10\x03\x12\x1f\n" +
-	"\x1bERROR_REASON_INVALID_PARAMS\x10\x04\x12$\n" +
-	" ERROR_REASON_OPERATION_NOT_FOUND\x10\x05\x12\x1b\n" +
-	"\x17ERROR_REASON_OVERLOADED\x10\x06\x12\x1e\n" +
-	"\x1aERROR_REASON_SHUTTING_DOWN\x10\a\x12\x1a\n" +
-	"\x16ERROR_REASON_FORBIDDEN\x10\bB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
+	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x120\n" +
+	"\x1fERROR_REASON_DOCUMENT_NOT_FOUND\x10\x01\x1a\v\xa2\xb5\x18\a\b\x05\x10\xa4\x1f\x18\x01\x12-\n" +
+	"\x1eERROR_REASON_SESSION_NOT_FOUND\x10\x02\x1a\t\xa2\xb5\x18\x05\b\x05\x10\xa1\x1f\x12,\n" +
+	"\x1dERROR_REASON_SESSION_REQUIRED\x10\x03\x1a\t\xa2\xb5\x18\x05\b\t\x10\xa6\x1f\x12,\n" +
+	"\x1bERROR_REASON_INVALID_PARAMS\x10\x04\x1a\v\xa2\xb5\x18\a\b\x03\x10\xa0\x1f\x18\x01\x12/\n" +
+	" ERROR_REASON_OPERATION_NOT_FOUND\x10\x05\x1a\t\xa2\xb5\x18\x05\b\x05\x10\xa4\x1f\x12(\n" +
+	"\x17ERROR_REASON_OVERLOADED\x10\x06\x1a\v\xa2\xb5\x18\a\b\b\x10\xbd\x1f\x18\x01\x12)\n" +
+	"\x1aERROR_REASON_SHUTTING_DOWN\x10\a\x1a\t\xa2\xb5\x18\x05\b\x0e\x10\x8b'\x12'\n" +
+	"\x16ERROR_REASON_FORBIDDEN\x10\b\x1a\v\xa2\xb5\x18\a\b\a\x10\xa3\x1f\x18\x01\x12/\n" +
+	"\x16ERROR_REASON_CANCELLED\x10\t\x1a\x13\xa2\xb5\x18\x0f\b\x01\x10\xe0\xff\xfd\xff\xff\xff\xff\xff\xff\x01\x18\x01\x127\n" +
+	"\x1eERROR_REASON_DEADLINE_EXCEEDED\x10\n" +
+	"\x1a\x13\xa2\xb5\x18\x0f\b\x04\x10\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x18\x01\x12)\n" +
+	"\x18ERROR_REASON_UNAVAILABLE\x10\v\x1a\v\xa2\xb5\x18\a\b\x0e\x10\x8b'\x18\x01\x123\n" +
+	"\x1aERROR_REASON_UNIMPLEMENTED\x10\f\x1a\x13\xa2\xb5\x18\x0f\b\f\x10\xa7\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x18\x01\x12-\n" +
+	"\x1cERROR_REASON_UNAUTHENTICATED\x10\r\x1a\v\xa2\xb5\x18\a\b\x10\x10\xa3\x1f\x18\x01\x12.\n" +
+	"\x15ERROR_REASON_INTERNAL\x10\x0e\x1a\x13\xa2\xb5\x18\x0f\b\r\x10\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x18\x01B;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
 var (
 	file_cad_engine_v1_api_proto_rawDescOnce sync.Once

@@ -7,6 +7,7 @@
 package enginev1
 
 import (
+	code "google.golang.org/genproto/googleapis/rpc/code"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	descriptorpb "google.golang.org/protobuf/types/descriptorpb"
@@ -21,6 +22,69 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
+
+// ValueDomain names a set of allowed values that several fields share.
+// Each value declares its members once, with the (cad.engine.v1.domain)
+// option; fields take them with (cad.engine.v1.rules).domain. The contract
+// generator refuses a domain without members and a field whose type does
+// not fit its domain.
+type ValueDomain int32
+
+const (
+	// Not set: no domain.
+	ValueDomain_VALUE_DOMAIN_UNSPECIFIED ValueDomain = 0
+	// An entity's linetype: ByLayer and ByBlock (follow the layer or block)
+	// or one of the layer linetypes.
+	ValueDomain_VALUE_DOMAIN_ENTITY_LINETYPE ValueDomain = 1
+	// A layer's linetype.
+	ValueDomain_VALUE_DOMAIN_LAYER_LINETYPE ValueDomain = 2
+	// A DXF lineweight: -3 (the default) or a standard width in hundredths
+	// of a millimetre.
+	ValueDomain_VALUE_DOMAIN_LINEWEIGHT ValueDomain = 3
+)
+
+// Enum value maps for ValueDomain.
+var (
+	ValueDomain_name = map[int32]string{
+		0: "VALUE_DOMAIN_UNSPECIFIED",
+		1: "VALUE_DOMAIN_ENTITY_LINETYPE",
+		2: "VALUE_DOMAIN_LAYER_LINETYPE",
+		3: "VALUE_DOMAIN_LINEWEIGHT",
+	}
+	ValueDomain_value = map[string]int32{
+		"VALUE_DOMAIN_UNSPECIFIED":     0,
+		"VALUE_DOMAIN_ENTITY_LINETYPE": 1,
+		"VALUE_DOMAIN_LAYER_LINETYPE":  2,
+		"VALUE_DOMAIN_LINEWEIGHT":      3,
+	}
+)
+
+func (x ValueDomain) Enum() *ValueDomain {
+	p := new(ValueDomain)
+	*p = x
+	return p
+}
+
+func (x ValueDomain) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ValueDomain) Descriptor() protoreflect.EnumDescriptor {
+	return file_cad_engine_v1_options_proto_enumTypes[0].Descriptor()
+}
+
+func (ValueDomain) Type() protoreflect.EnumType {
+	return &file_cad_engine_v1_options_proto_enumTypes[0]
+}
+
+func (x ValueDomain) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ValueDomain.Descriptor instead.
+func (ValueDomain) EnumDescriptor() ([]byte, []int) {
+	return file_cad_engine_v1_options_proto_rawDescGZIP(), []int{0}
+}
 
 // ToolOptions declares a message as the arguments of a tool. The tool's
 // result is the message named by result, else the message with the same
@@ -157,7 +221,14 @@ type FieldRules struct {
 	Pattern string `protobuf:"bytes,8,opt,name=pattern,proto3" json:"pattern,omitempty"`
 	// The field holds an entity handle: dry runs fingerprint literal values of
 	// it, and a bare "$name" reference resolves to the bound step's handle.
-	Handle        bool `protobuf:"varint,9,opt,name=handle,proto3" json:"handle,omitempty"`
+	Handle bool `protobuf:"varint,9,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The value is one of the domain's members (see ValueDomain); a value
+	// that is not is invalid. For a string field the JSON Schema has a
+	// pattern (valid in ECMA-262) that matches the domain's names ignoring
+	// case, and lists the names under examples in their canonical spelling;
+	// for an integer field it has them as an enum, under allOf so that the
+	// field's bounds are still checked beside it.
+	Domain        ValueDomain `protobuf:"varint,10,opt,name=domain,proto3,enum=cad.engine.v1.ValueDomain" json:"domain,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -255,6 +326,146 @@ func (x *FieldRules) GetHandle() bool {
 	return false
 }
 
+func (x *FieldRules) GetDomain() ValueDomain {
+	if x != nil {
+		return x.Domain
+	}
+	return ValueDomain_VALUE_DOMAIN_UNSPECIFIED
+}
+
+// DomainValues are the members of a ValueDomain: names or integers, not
+// both.
+type DomainValues struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Allowed strings, in their canonical spelling; a value matches one
+	// ignoring case (ASCII letters only), and the engine stores the
+	// canonical spelling.
+	Names []string `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
+	// Allowed integers.
+	Integers      []int64 `protobuf:"varint,2,rep,packed,name=integers,proto3" json:"integers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DomainValues) Reset() {
+	*x = DomainValues{}
+	mi := &file_cad_engine_v1_options_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DomainValues) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DomainValues) ProtoMessage() {}
+
+func (x *DomainValues) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_options_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DomainValues.ProtoReflect.Descriptor instead.
+func (*DomainValues) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_options_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *DomainValues) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+func (x *DomainValues) GetIntegers() []int64 {
+	if x != nil {
+		return x.Integers
+	}
+	return nil
+}
+
+// ReasonOptions declares how an ErrorReason crosses the two boundaries:
+// the gRPC status code the engine returns with it, and the JSON-RPC error
+// code the gateway answers with. Every ErrorReason value but UNSPECIFIED
+// has it; the contract generator refuses one without it, and a
+// jsonrpc_code that is not a value of cad.gateway.v1.ErrorCode. The
+// gateway reads a status as the reason its google.rpc.ErrorInfo names
+// when that reason is declared with the status's code, else as the
+// default reason of the status's code; a status with neither is an
+// internal error.
+type ReasonOptions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The gRPC status code.
+	GrpcCode code.Code `protobuf:"varint,1,opt,name=grpc_code,json=grpcCode,proto3,enum=google.rpc.Code" json:"grpc_code,omitempty"`
+	// The JSON-RPC error code: a value of cad.gateway.v1.ErrorCode (a number
+	// here because the engine's protos do not import the gateway's).
+	JsonrpcCode int32 `protobuf:"varint,2,opt,name=jsonrpc_code,json=jsonrpcCode,proto3" json:"jsonrpc_code,omitempty"`
+	// The reason is the default of grpc_code: a status of that code without
+	// a reason of it (one that gRPC itself or a context error made carries
+	// no ErrorInfo) is taken as this reason. A code has at most one default.
+	DefaultForCode bool `protobuf:"varint,3,opt,name=default_for_code,json=defaultForCode,proto3" json:"default_for_code,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ReasonOptions) Reset() {
+	*x = ReasonOptions{}
+	mi := &file_cad_engine_v1_options_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReasonOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReasonOptions) ProtoMessage() {}
+
+func (x *ReasonOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_options_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReasonOptions.ProtoReflect.Descriptor instead.
+func (*ReasonOptions) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_options_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ReasonOptions) GetGrpcCode() code.Code {
+	if x != nil {
+		return x.GrpcCode
+	}
+	return code.Code(0)
+}
+
+func (x *ReasonOptions) GetJsonrpcCode() int32 {
+	if x != nil {
+		return x.JsonrpcCode
+	}
+	return 0
+}
+
+func (x *ReasonOptions) GetDefaultForCode() bool {
+	if x != nil {
+		return x.DefaultForCode
+	}
+	return false
+}
+
 var file_cad_engine_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MessageOptions)(nil),
@@ -270,6 +481,22 @@ var file_cad_engine_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         50002,
 		Name:          "cad.engine.v1.rules",
 		Tag:           "bytes,50002,opt,name=rules",
+		Filename:      "cad/engine/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*DomainValues)(nil),
+		Field:         50003,
+		Name:          "cad.engine.v1.domain",
+		Tag:           "bytes,50003,opt,name=domain",
+		Filename:      "cad/engine/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*ReasonOptions)(nil),
+		Field:         50004,
+		Name:          "cad.engine.v1.reason",
+		Tag:           "bytes,50004,opt,name=reason",
 		Filename:      "cad/engine/v1/options.proto",
 	},
 }
@@ -290,11 +517,23 @@ var (
 	E_Rules = &file_cad_engine_v1_options_proto_extTypes[1]
 )
 
+// Extension fields to descriptorpb.EnumValueOptions.
+var (
+	// The members of a ValueDomain; see DomainValues.
+	//
+	// optional cad.engine.v1.DomainValues domain = 50003;
+	E_Domain = &file_cad_engine_v1_options_proto_extTypes[2]
+	// The status codes of an ErrorReason; see ReasonOptions.
+	//
+	// optional cad.engine.v1.ReasonOptions reason = 50004;
+	E_Reason = &file_cad_engine_v1_options_proto_extTypes[3]
+)
+
 var File_cad_engine_v1_options_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcad/engine/v1/options.proto\x12\rcad.engine.v1\x1a google/protobuf/descriptor.proto\"\xfa\x01\n" +
+	"\x1bcad/engine/v1/options.proto\x12\rcad.engine.v1\x1a google/protobuf/descriptor.proto\x1a\x15google/rpc/code.proto\"\xfa\x01\n" +
 	"\vToolOptions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1b\n" +
@@ -305,7 +544,7 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"idempotent\x12\x1c\n" +
 	"\tbatchable\x18\x06 \x01(\bR\tbatchable\x12 \n" +
 	"\vinteractive\x18\a \x01(\bR\vinteractive\x12\x16\n" +
-	"\x06result\x18\b \x01(\tR\x06result\"\xa2\x03\n" +
+	"\x06result\x18\b \x01(\tR\x06result\"\xd6\x03\n" +
 	"\n" +
 	"FieldRules\x12\x1d\n" +
 	"\aminimum\x18\x01 \x01(\x01H\x00R\aminimum\x88\x01\x01\x12\x1d\n" +
@@ -318,7 +557,9 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\tmin_items\x18\x06 \x01(\rH\x05R\bminItems\x88\x01\x01\x12 \n" +
 	"\tmax_items\x18\a \x01(\rH\x06R\bmaxItems\x88\x01\x01\x12\x18\n" +
 	"\apattern\x18\b \x01(\tR\apattern\x12\x16\n" +
-	"\x06handle\x18\t \x01(\bR\x06handleB\n" +
+	"\x06handle\x18\t \x01(\bR\x06handle\x122\n" +
+	"\x06domain\x18\n" +
+	" \x01(\x0e2\x1a.cad.engine.v1.ValueDomainR\x06domainB\n" +
 	"\n" +
 	"\b_minimumB\n" +
 	"\n" +
@@ -329,9 +570,45 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\n" +
 	"_min_itemsB\f\n" +
 	"\n" +
-	"_max_items:Q\n" +
+	"_max_items\"@\n" +
+	"\fDomainValues\x12\x14\n" +
+	"\x05names\x18\x01 \x03(\tR\x05names\x12\x1a\n" +
+	"\bintegers\x18\x02 \x03(\x03R\bintegers\"\x8b\x01\n" +
+	"\rReasonOptions\x12-\n" +
+	"\tgrpc_code\x18\x01 \x01(\x0e2\x10.google.rpc.CodeR\bgrpcCode\x12!\n" +
+	"\fjsonrpc_code\x18\x02 \x01(\x05R\vjsonrpcCode\x12(\n" +
+	"\x10default_for_code\x18\x03 \x01(\bR\x0edefaultForCode*\xee\x02\n" +
+	"\vValueDomain\x12\x1c\n" +
+	"\x18VALUE_DOMAIN_UNSPECIFIED\x10\x00\x12\x83\x01\n" +
+	"\x1cVALUE_DOMAIN_ENTITY_LINETYPE\x10\x01\x1aa\x9a\xb5\x18]\n" +
+	"\aByLayer\n" +
+	"\aByBlock\n" +
+	"\n" +
+	"Continuous\n" +
+	"\x06DASHED\n" +
+	"\x06HIDDEN\n" +
+	"\x06CENTER\n" +
+	"\x03DOT\n" +
+	"\aDASHDOT\n" +
+	"\aPHANTOM\n" +
+	"\x06BORDER\n" +
+	"\x06DIVIDE\x12p\n" +
+	"\x1bVALUE_DOMAIN_LAYER_LINETYPE\x10\x02\x1aO\x9a\xb5\x18K\n" +
+	"\n" +
+	"Continuous\n" +
+	"\x06DASHED\n" +
+	"\x06HIDDEN\n" +
+	"\x06CENTER\n" +
+	"\x03DOT\n" +
+	"\aDASHDOT\n" +
+	"\aPHANTOM\n" +
+	"\x06BORDER\n" +
+	"\x06DIVIDE\x12I\n" +
+	"\x17VALUE_DOMAIN_LINEWEIGHT\x10\x03\x1a,\x9a\xb5\x18(\x12&\xfd\xff\xff\xff\xff\xff\xff\xff\xff\x01\x00\x05\t\r\x0f\x12\x14\x19\x1e#(25<FPZdjx\x8c\x01\x9e\x01\xc8\x01\xd3\x01:Q\n" +
 	"\x04tool\x12\x1f.google.protobuf.MessageOptions\x18ц\x03 \x01(\v2\x1a.cad.engine.v1.ToolOptionsR\x04tool:P\n" +
-	"\x05rules\x12\x1d.google.protobuf.FieldOptions\x18҆\x03 \x01(\v2\x19.cad.engine.v1.FieldRulesR\x05rulesB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
+	"\x05rules\x12\x1d.google.protobuf.FieldOptions\x18҆\x03 \x01(\v2\x19.cad.engine.v1.FieldRulesR\x05rules:X\n" +
+	"\x06domain\x12!.google.protobuf.EnumValueOptions\x18ӆ\x03 \x01(\v2\x1b.cad.engine.v1.DomainValuesR\x06domain:Y\n" +
+	"\x06reason\x12!.google.protobuf.EnumValueOptions\x18Ԇ\x03 \x01(\v2\x1c.cad.engine.v1.ReasonOptionsR\x06reasonB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
 var (
 	file_cad_engine_v1_options_proto_rawDescOnce sync.Once
@@ -345,23 +622,35 @@ func file_cad_engine_v1_options_proto_rawDescGZIP() []byte {
 	return file_cad_engine_v1_options_proto_rawDescData
 }
 
-var file_cad_engine_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_cad_engine_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_cad_engine_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_cad_engine_v1_options_proto_goTypes = []any{
-	(*ToolOptions)(nil),                 // 0: cad.engine.v1.ToolOptions
-	(*FieldRules)(nil),                  // 1: cad.engine.v1.FieldRules
-	(*descriptorpb.MessageOptions)(nil), // 2: google.protobuf.MessageOptions
-	(*descriptorpb.FieldOptions)(nil),   // 3: google.protobuf.FieldOptions
+	(ValueDomain)(0),                      // 0: cad.engine.v1.ValueDomain
+	(*ToolOptions)(nil),                   // 1: cad.engine.v1.ToolOptions
+	(*FieldRules)(nil),                    // 2: cad.engine.v1.FieldRules
+	(*DomainValues)(nil),                  // 3: cad.engine.v1.DomainValues
+	(*ReasonOptions)(nil),                 // 4: cad.engine.v1.ReasonOptions
+	(code.Code)(0),                        // 5: google.rpc.Code
+	(*descriptorpb.MessageOptions)(nil),   // 6: google.protobuf.MessageOptions
+	(*descriptorpb.FieldOptions)(nil),     // 7: google.protobuf.FieldOptions
+	(*descriptorpb.EnumValueOptions)(nil), // 8: google.protobuf.EnumValueOptions
 }
 var file_cad_engine_v1_options_proto_depIdxs = []int32{
-	2, // 0: cad.engine.v1.tool:extendee -> google.protobuf.MessageOptions
-	3, // 1: cad.engine.v1.rules:extendee -> google.protobuf.FieldOptions
-	0, // 2: cad.engine.v1.tool:type_name -> cad.engine.v1.ToolOptions
-	1, // 3: cad.engine.v1.rules:type_name -> cad.engine.v1.FieldRules
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	2, // [2:4] is the sub-list for extension type_name
-	0, // [0:2] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	0,  // 0: cad.engine.v1.FieldRules.domain:type_name -> cad.engine.v1.ValueDomain
+	5,  // 1: cad.engine.v1.ReasonOptions.grpc_code:type_name -> google.rpc.Code
+	6,  // 2: cad.engine.v1.tool:extendee -> google.protobuf.MessageOptions
+	7,  // 3: cad.engine.v1.rules:extendee -> google.protobuf.FieldOptions
+	8,  // 4: cad.engine.v1.domain:extendee -> google.protobuf.EnumValueOptions
+	8,  // 5: cad.engine.v1.reason:extendee -> google.protobuf.EnumValueOptions
+	1,  // 6: cad.engine.v1.tool:type_name -> cad.engine.v1.ToolOptions
+	2,  // 7: cad.engine.v1.rules:type_name -> cad.engine.v1.FieldRules
+	3,  // 8: cad.engine.v1.domain:type_name -> cad.engine.v1.DomainValues
+	4,  // 9: cad.engine.v1.reason:type_name -> cad.engine.v1.ReasonOptions
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	6,  // [6:10] is the sub-list for extension type_name
+	2,  // [2:6] is the sub-list for extension extendee
+	0,  // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_options_proto_init() }
@@ -375,13 +664,14 @@ func file_cad_engine_v1_options_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_options_proto_rawDesc), len(file_cad_engine_v1_options_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   2,
-			NumExtensions: 2,
+			NumEnums:      1,
+			NumMessages:   4,
+			NumExtensions: 4,
 			NumServices:   0,
 		},
 		GoTypes:           file_cad_engine_v1_options_proto_goTypes,
 		DependencyIndexes: file_cad_engine_v1_options_proto_depIdxs,
+		EnumInfos:         file_cad_engine_v1_options_proto_enumTypes,
 		MessageInfos:      file_cad_engine_v1_options_proto_msgTypes,
 		ExtensionInfos:    file_cad_engine_v1_options_proto_extTypes,
 	}.Build()

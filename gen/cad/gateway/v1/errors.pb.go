@@ -38,7 +38,7 @@ const (
 	ErrorCode_ERROR_CODE_INTERNAL_ERROR ErrorCode = -32603
 	// The call was cancelled by $/cancelRequest.
 	ErrorCode_ERROR_CODE_REQUEST_CANCELLED ErrorCode = -32800
-	// Invalid params; data has path (RFC 6901 pointer) and reason.
+	// Invalid params; data is InvalidParamsData.
 	ErrorCode_ERROR_CODE_INVALID_PARAMS ErrorCode = 4000
 	// Session not found, or not yours (indistinguishable).
 	ErrorCode_ERROR_CODE_SESSION_NOT_FOUND ErrorCode = 4001
@@ -48,12 +48,12 @@ const (
 	ErrorCode_ERROR_CODE_NOT_FOUND ErrorCode = 4004
 	// This method needs session_id.
 	ErrorCode_ERROR_CODE_SESSION_REQUIRED ErrorCode = 4006
-	// Message too large; data has limit.
+	// Message too large; data is MessageTooLargeData.
 	ErrorCode_ERROR_CODE_MESSAGE_TOO_LARGE ErrorCode = 4013
-	// Overloaded; data has retry_after_ms.
+	// Overloaded; data is OverloadedData.
 	ErrorCode_ERROR_CODE_OVERLOADED ErrorCode = 4029
-	// Engine unavailable; the outcome is unknown if the call was sent; data has
-	// operation_id to reconcile with operations.get.
+	// Engine unavailable; the outcome is unknown if the call was sent; data is
+	// EngineUnavailableData.
 	ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE ErrorCode = 5003
 )
 
@@ -175,6 +175,145 @@ func (x *InvalidParamsData) GetReason() v1.ViolationReason {
 	return v1.ViolationReason(0)
 }
 
+// MessageTooLargeData is the data of a 4013 error.
+type MessageTooLargeData struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The largest message the gateway reads, in bytes.
+	Limit         int64 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageTooLargeData) Reset() {
+	*x = MessageTooLargeData{}
+	mi := &file_cad_gateway_v1_errors_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageTooLargeData) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageTooLargeData) ProtoMessage() {}
+
+func (x *MessageTooLargeData) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_gateway_v1_errors_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageTooLargeData.ProtoReflect.Descriptor instead.
+func (*MessageTooLargeData) Descriptor() ([]byte, []int) {
+	return file_cad_gateway_v1_errors_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *MessageTooLargeData) GetLimit() int64 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// OverloadedData is the data of a 4029 error.
+type OverloadedData struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When to retry, in milliseconds.
+	RetryAfterMs  int64 `protobuf:"varint,1,opt,name=retry_after_ms,json=retryAfterMs,proto3" json:"retry_after_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OverloadedData) Reset() {
+	*x = OverloadedData{}
+	mi := &file_cad_gateway_v1_errors_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OverloadedData) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OverloadedData) ProtoMessage() {}
+
+func (x *OverloadedData) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_gateway_v1_errors_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OverloadedData.ProtoReflect.Descriptor instead.
+func (*OverloadedData) Descriptor() ([]byte, []int) {
+	return file_cad_gateway_v1_errors_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *OverloadedData) GetRetryAfterMs() int64 {
+	if x != nil {
+		return x.RetryAfterMs
+	}
+	return 0
+}
+
+// EngineUnavailableData is the data of a 5003 error.
+type EngineUnavailableData struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's operation id, to reconcile with operations.get; absent when
+	// the call has none.
+	OperationId   *string `protobuf:"bytes,1,opt,name=operation_id,json=operationId,proto3,oneof" json:"operation_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EngineUnavailableData) Reset() {
+	*x = EngineUnavailableData{}
+	mi := &file_cad_gateway_v1_errors_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EngineUnavailableData) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EngineUnavailableData) ProtoMessage() {}
+
+func (x *EngineUnavailableData) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_gateway_v1_errors_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EngineUnavailableData.ProtoReflect.Descriptor instead.
+func (*EngineUnavailableData) Descriptor() ([]byte, []int) {
+	return file_cad_gateway_v1_errors_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *EngineUnavailableData) GetOperationId() string {
+	if x != nil && x.OperationId != nil {
+		return *x.OperationId
+	}
+	return ""
+}
+
 var File_cad_gateway_v1_errors_proto protoreflect.FileDescriptor
 
 const file_cad_gateway_v1_errors_proto_rawDesc = "" +
@@ -182,7 +321,14 @@ const file_cad_gateway_v1_errors_proto_rawDesc = "" +
 	"\x1bcad/gateway/v1/errors.proto\x12\x0ecad.gateway.v1\x1a\x19cad/engine/v1/batch.proto\"_\n" +
 	"\x11InvalidParamsData\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x126\n" +
-	"\x06reason\x18\x02 \x01(\x0e2\x1e.cad.engine.v1.ViolationReasonR\x06reason*\xf0\x03\n" +
+	"\x06reason\x18\x02 \x01(\x0e2\x1e.cad.engine.v1.ViolationReasonR\x06reason\"+\n" +
+	"\x13MessageTooLargeData\x12\x14\n" +
+	"\x05limit\x18\x01 \x01(\x03R\x05limit\"6\n" +
+	"\x0eOverloadedData\x12$\n" +
+	"\x0eretry_after_ms\x18\x01 \x01(\x03R\fretryAfterMs\"P\n" +
+	"\x15EngineUnavailableData\x12&\n" +
+	"\foperation_id\x18\x01 \x01(\tH\x00R\voperationId\x88\x01\x01B\x0f\n" +
+	"\r_operation_id*\xf0\x03\n" +
 	"\tErrorCode\x12\x1a\n" +
 	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x16ERROR_CODE_PARSE_ERROR\x10Ā\xfe\xff\xff\xff\xff\xff\xff\x01\x12'\n" +
@@ -212,14 +358,17 @@ func file_cad_gateway_v1_errors_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_gateway_v1_errors_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cad_gateway_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_cad_gateway_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_cad_gateway_v1_errors_proto_goTypes = []any{
-	(ErrorCode)(0),            // 0: cad.gateway.v1.ErrorCode
-	(*InvalidParamsData)(nil), // 1: cad.gateway.v1.InvalidParamsData
-	(v1.ViolationReason)(0),   // 2: cad.engine.v1.ViolationReason
+	(ErrorCode)(0),                // 0: cad.gateway.v1.ErrorCode
+	(*InvalidParamsData)(nil),     // 1: cad.gateway.v1.InvalidParamsData
+	(*MessageTooLargeData)(nil),   // 2: cad.gateway.v1.MessageTooLargeData
+	(*OverloadedData)(nil),        // 3: cad.gateway.v1.OverloadedData
+	(*EngineUnavailableData)(nil), // 4: cad.gateway.v1.EngineUnavailableData
+	(v1.ViolationReason)(0),       // 5: cad.engine.v1.ViolationReason
 }
 var file_cad_gateway_v1_errors_proto_depIdxs = []int32{
-	2, // 0: cad.gateway.v1.InvalidParamsData.reason:type_name -> cad.engine.v1.ViolationReason
+	5, // 0: cad.gateway.v1.InvalidParamsData.reason:type_name -> cad.engine.v1.ViolationReason
 	1, // [1:1] is the sub-list for method output_type
 	1, // [1:1] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
@@ -232,13 +381,14 @@ func file_cad_gateway_v1_errors_proto_init() {
 	if File_cad_gateway_v1_errors_proto != nil {
 		return
 	}
+	file_cad_gateway_v1_errors_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_gateway_v1_errors_proto_rawDesc), len(file_cad_gateway_v1_errors_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   1,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

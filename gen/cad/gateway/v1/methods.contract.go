@@ -67,7 +67,7 @@ const (
 // Methods is every method and event, in declaration order.
 var Methods = []MethodInfo{
 	{
-		Name:         "rpc.discover",
+		Name:         MethodRpcDiscover,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Returns this gateway's OpenRPC document.",
 		Params:       (*DiscoverParams)(nil),
@@ -76,7 +76,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`,
 	},
 	{
-		Name:         "session.create",
+		Name:         MethodSessionCreate,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Opens a session owned by the caller's principal.",
 		Params:       (*v1.CreateSessionRequest)(nil),
@@ -85,7 +85,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"epoch":{"type":"string"},"latest_seq":{"type":"integer"},"resume_token":{"type":"string"},"session_id":{"type":"string"}},"required":["session_id","resume_token","epoch","latest_seq"],"type":"object"}`,
 	},
 	{
-		Name:         "session.resume",
+		Name:         MethodSessionResume,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		NeedsSession: true,
 		Summary:      "Reattaches the connection to a session and replays what it missed.",
@@ -95,7 +95,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$defs":{"cad.engine.v1.ClientCapabilities":{"additionalProperties":false,"properties":{"server_requests":{"items":{"type":"string"},"type":"array"}},"type":"object"},"cad.engine.v1.ClientInfo":{"additionalProperties":false,"properties":{"name":{"maxLength":200,"type":"string"},"version":{"maxLength":100,"type":"string"}},"required":["name"],"type":"object"},"cad.engine.v1.Event":{"additionalProperties":false,"properties":{"payload":{"type":"object"},"seq":{"type":"integer"},"session_id":{"type":"string"},"type":{"type":"string"}},"required":["session_id","seq","type","payload"],"type":"object"},"cad.engine.v1.OpenServerRequest":{"additionalProperties":false,"properties":{"id":{"type":"string"},"method":{"type":"string"},"params":{"type":"object"}},"required":["id","method","params"],"type":"object"},"cad.engine.v1.Session":{"additionalProperties":false,"properties":{"approval_policy":{"enum":["none","destructive"],"type":"string"},"capabilities":{"$ref":"#/$defs/cad.engine.v1.ClientCapabilities"},"client":{"$ref":"#/$defs/cad.engine.v1.ClientInfo"},"created_at":{"format":"date-time","type":"string"},"principal":{"type":"string"},"session_id":{"type":"string"},"subscriptions":{"items":{"type":"string"},"type":"array"}},"required":["session_id","principal","capabilities","approval_policy","created_at"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"epoch":{"type":"string"},"events":{"items":{"$ref":"#/$defs/cad.engine.v1.Event"},"type":"array"},"latest_seq":{"type":"integer"},"open_requests":{"items":{"$ref":"#/$defs/cad.engine.v1.OpenServerRequest"},"type":"array"},"session":{"$ref":"#/$defs/cad.engine.v1.Session"},"truncated":{"type":"boolean"}},"required":["session","latest_seq","truncated","epoch"],"type":"object"}`,
 	},
 	{
-		Name:         "session.events.since",
+		Name:         MethodSessionEventsSince,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		NeedsSession: true,
 		Summary:      "Returns events after a cursor and the open server requests.",
@@ -105,7 +105,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$defs":{"cad.engine.v1.Event":{"additionalProperties":false,"properties":{"payload":{"type":"object"},"seq":{"type":"integer"},"session_id":{"type":"string"},"type":{"type":"string"}},"required":["session_id","seq","type","payload"],"type":"object"},"cad.engine.v1.OpenServerRequest":{"additionalProperties":false,"properties":{"id":{"type":"string"},"method":{"type":"string"},"params":{"type":"object"}},"required":["id","method","params"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"epoch":{"type":"string"},"events":{"items":{"$ref":"#/$defs/cad.engine.v1.Event"},"type":"array"},"latest_seq":{"type":"integer"},"open_requests":{"items":{"$ref":"#/$defs/cad.engine.v1.OpenServerRequest"},"type":"array"},"truncated":{"type":"boolean"}},"required":["latest_seq","truncated","epoch"],"type":"object"}`,
 	},
 	{
-		Name:         "session.subscribe",
+		Name:         MethodSessionSubscribe,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		NeedsSession: true,
 		Summary:      "Subscribes the session to documents' changes.",
@@ -115,7 +115,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"document_ids":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
 	},
 	{
-		Name:         "session.interrupt",
+		Name:         MethodSessionInterrupt,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		NeedsSession: true,
 		Summary:      "Cancels the session's running work and open requests.",
@@ -125,7 +125,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"interrupted":{"type":"boolean"}},"required":["interrupted"],"type":"object"}`,
 	},
 	{
-		Name:         "session.close",
+		Name:         MethodSessionClose,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		NeedsSession: true,
 		Summary:      "Ends the session.",
@@ -135,7 +135,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"}`,
 	},
 	{
-		Name:         "tools.list",
+		Name:         MethodToolsList,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Returns the tool catalog with schemas and annotations.",
 		Params:       (*v1.ListToolsRequest)(nil),
@@ -144,7 +144,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$defs":{"cad.engine.v1.Tool":{"additionalProperties":false,"properties":{"annotations":{"$ref":"#/$defs/cad.engine.v1.ToolAnnotations"},"description":{"type":"string"},"input_schema":{"type":"object"},"name":{"type":"string"},"output_schema":{"type":"object"}},"required":["name","description","input_schema","output_schema","annotations"],"type":"object"},"cad.engine.v1.ToolAnnotations":{"additionalProperties":false,"properties":{"batchable":{"type":"boolean"},"destructive":{"type":"boolean"},"idempotent":{"type":"boolean"},"interactive":{"type":"boolean"},"read_only":{"type":"boolean"}},"required":["read_only","destructive","idempotent","batchable","interactive"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"tools":{"items":{"$ref":"#/$defs/cad.engine.v1.Tool"},"type":"array"}},"type":"object"}`,
 	},
 	{
-		Name:         "tools.call",
+		Name:         MethodToolsCall,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Runs one tool; a tool failure is a result with ok false.",
 		Params:       (*v1.CallToolRequest)(nil),
@@ -153,7 +153,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$defs":{"cad.engine.v1.ToolError":{"additionalProperties":false,"properties":{"capability":{"type":"string"},"current_revision":{"type":"integer"},"kind":{"enum":["unsupported","invalid_args","refused","failed","unknown_tool","unresolved_ref","denied","malformed_step","quarantined","busy","active_document_changed","stale_revision","scan_incomplete","timed_out","unknown_commit","cancelled","operation_conflict","requires_reconcile"],"type":"string"},"message":{"type":"string"},"moved_handles":{"items":{"type":"string"},"type":"array"},"operation_id":{"type":"string"},"path":{"type":"string"},"reason":{"enum":["unknown_field","wrong_type","missing","out_of_range","invalid"],"type":"string"},"retry_after_ms":{"type":"integer"},"step":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["kind","message"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"error":{"$ref":"#/$defs/cad.engine.v1.ToolError"},"ok":{"type":"boolean"},"operation_id":{"type":"string"},"replayed":{"type":"boolean"},"result":{"type":"object"},"revision":{"type":"integer"},"tool":{"type":"string"}},"required":["ok","tool","operation_id","revision","replayed"],"type":"object"}`,
 	},
 	{
-		Name:         "cad.batch",
+		Name:         MethodCadBatch,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Runs an ordered list of tool calls in one round trip.",
 		Params:       (*v1.ExecuteBatchRequest)(nil),
@@ -162,34 +162,34 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$defs":{"cad.engine.v1.Atomicity":{"additionalProperties":false,"properties":{"guarantee":{"type":"string"},"mode":{"enum":["stop","continue","rollback"],"type":"string"},"note":{"type":"string"},"rolled_back":{"type":"boolean"},"transaction":{"type":"boolean"},"undone":{"items":{"type":"string"},"type":"array"},"verified":{"type":"boolean"}},"required":["mode","guarantee","transaction","rolled_back","verified","note"],"type":"object"},"cad.engine.v1.Counts":{"additionalProperties":false,"properties":{"executed":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"failed":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"skipped":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"succeeded":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["executed","succeeded","failed","skipped"],"type":"object"},"cad.engine.v1.PlannedStep":{"additionalProperties":false,"properties":{"args":{"type":"object"},"bind":{"type":"string"},"destructive":{"type":"boolean"},"i":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"tool":{"type":"string"}},"required":["i","tool","args","destructive"],"type":"object"},"cad.engine.v1.Precondition":{"additionalProperties":false,"properties":{"fingerprint":{"type":"string"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","fingerprint"],"type":"object"},"cad.engine.v1.Preview":{"additionalProperties":false,"properties":{"document_id":{"type":"string"},"preconditions":{"items":{"$ref":"#/$defs/cad.engine.v1.Precondition"},"type":"array"},"revision":{"type":"integer"},"steps":{"items":{"$ref":"#/$defs/cad.engine.v1.PlannedStep"},"type":"array"}},"required":["document_id","revision"],"type":"object"},"cad.engine.v1.RevisionReport":{"additionalProperties":false,"properties":{"after":{"type":"integer"},"checked":{"type":"integer"},"interleaved":{"items":{"type":"string"},"type":"array"}},"required":["checked","after"],"type":"object"},"cad.engine.v1.StepResult":{"additionalProperties":false,"properties":{"error":{"$ref":"#/$defs/cad.engine.v1.ToolError"},"handle":{"type":"string"},"i":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"operation_id":{"type":"string"},"result":{"type":"object"},"status":{"enum":["ok","error","skipped"],"type":"string"},"tool":{"type":"string"}},"required":["i","tool","status","operation_id"],"type":"object"},"cad.engine.v1.ToolError":{"additionalProperties":false,"properties":{"capability":{"type":"string"},"current_revision":{"type":"integer"},"kind":{"enum":["unsupported","invalid_args","refused","failed","unknown_tool","unresolved_ref","denied","malformed_step","quarantined","busy","active_document_changed","stale_revision","scan_incomplete","timed_out","unknown_commit","cancelled","operation_conflict","requires_reconcile"],"type":"string"},"message":{"type":"string"},"moved_handles":{"items":{"type":"string"},"type":"array"},"operation_id":{"type":"string"},"path":{"type":"string"},"reason":{"enum":["unknown_field","wrong_type","missing","out_of_range","invalid"],"type":"string"},"retry_after_ms":{"type":"integer"},"step":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["kind","message"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"atomicity":{"$ref":"#/$defs/cad.engine.v1.Atomicity"},"bindings":{"additionalProperties":{"type":"string"},"type":"object"},"counts":{"$ref":"#/$defs/cad.engine.v1.Counts"},"error":{"$ref":"#/$defs/cad.engine.v1.ToolError"},"errors":{"items":{"$ref":"#/$defs/cad.engine.v1.ToolError"},"type":"array"},"ok":{"type":"boolean"},"operation_id":{"type":"string"},"preview":{"$ref":"#/$defs/cad.engine.v1.Preview"},"replayed":{"type":"boolean"},"results":{"items":{"$ref":"#/$defs/cad.engine.v1.StepResult"},"type":"array"},"revision":{"$ref":"#/$defs/cad.engine.v1.RevisionReport"},"status":{"enum":["completed","failed","rolled_back","refused","validated"],"type":"string"}},"required":["ok","status","operation_id","counts","revision","atomicity","replayed"],"type":"object"}`,
 	},
 	{
-		Name:         "document.create",
+		Name:         MethodDocumentCreate,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Creates an empty document.",
 		Params:       (*v1.CreateDocumentRequest)(nil),
 		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"_meta":{"additionalProperties":false,"properties":{"operation_id":{"type":"string"},"traceparent":{"type":"string"},"tracestate":{"type":"string"}},"type":"object"},"name":{"maxLength":200,"type":"string"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"type":"object"}`,
 		Result:       (*v1.DocumentInfo)(nil),
-		ResultSchema: `{"$defs":{"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"type":"string"},"lineweight":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content_hash":{"type":"string"},"current_layer":{"type":"string"},"document_id":{"type":"string"},"entity_count":{"type":"integer"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"},"revision":{"type":"integer"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["document_id","name","units","revision","content_hash","entity_count","current_layer"],"type":"object"}`,
+		ResultSchema: `{"$defs":{"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"examples":["Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"lineweight":{"allOf":[{"enum":[-3,0,5,9,13,15,18,20,25,30,35,40,50,53,60,70,80,90,100,106,120,140,158,200,211]}],"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content_hash":{"type":"string"},"current_layer":{"type":"string"},"document_id":{"type":"string"},"entity_count":{"type":"integer"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"},"revision":{"type":"integer"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["document_id","name","units","revision","content_hash","entity_count","current_layer"],"type":"object"}`,
 	},
 	{
-		Name:         "document.get",
+		Name:         MethodDocumentGet,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Reads a document's info.",
 		Params:       (*v1.GetDocumentRequest)(nil),
 		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"_meta":{"additionalProperties":false,"properties":{"operation_id":{"type":"string"},"traceparent":{"type":"string"},"tracestate":{"type":"string"}},"type":"object"},"document_id":{"minLength":1,"type":"string"}},"required":["document_id"],"type":"object"}`,
 		Result:       (*v1.DocumentInfo)(nil),
-		ResultSchema: `{"$defs":{"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"type":"string"},"lineweight":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content_hash":{"type":"string"},"current_layer":{"type":"string"},"document_id":{"type":"string"},"entity_count":{"type":"integer"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"},"revision":{"type":"integer"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["document_id","name","units","revision","content_hash","entity_count","current_layer"],"type":"object"}`,
+		ResultSchema: `{"$defs":{"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"examples":["Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"lineweight":{"allOf":[{"enum":[-3,0,5,9,13,15,18,20,25,30,35,40,50,53,60,70,80,90,100,106,120,140,158,200,211]}],"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content_hash":{"type":"string"},"current_layer":{"type":"string"},"document_id":{"type":"string"},"entity_count":{"type":"integer"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"},"revision":{"type":"integer"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["document_id","name","units","revision","content_hash","entity_count","current_layer"],"type":"object"}`,
 	},
 	{
-		Name:         "document.list",
+		Name:         MethodDocumentList,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Lists documents a page at a time.",
 		Params:       (*v1.ListDocumentsRequest)(nil),
 		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"_meta":{"additionalProperties":false,"properties":{"operation_id":{"type":"string"},"traceparent":{"type":"string"},"tracestate":{"type":"string"}},"type":"object"},"page_size":{"maximum":1000,"minimum":1,"type":"integer"},"page_token":{"type":"string"}},"type":"object"}`,
 		Result:       (*v1.ListDocumentsResponse)(nil),
-		ResultSchema: `{"$defs":{"cad.engine.v1.DocumentInfo":{"additionalProperties":false,"properties":{"content_hash":{"type":"string"},"current_layer":{"type":"string"},"document_id":{"type":"string"},"entity_count":{"type":"integer"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"},"revision":{"type":"integer"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["document_id","name","units","revision","content_hash","entity_count","current_layer"],"type":"object"},"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"type":"string"},"lineweight":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"documents":{"items":{"$ref":"#/$defs/cad.engine.v1.DocumentInfo"},"type":"array"},"next_page_token":{"type":"string"}},"required":["next_page_token"],"type":"object"}`,
+		ResultSchema: `{"$defs":{"cad.engine.v1.DocumentInfo":{"additionalProperties":false,"properties":{"content_hash":{"type":"string"},"current_layer":{"type":"string"},"document_id":{"type":"string"},"entity_count":{"type":"integer"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"},"revision":{"type":"integer"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["document_id","name","units","revision","content_hash","entity_count","current_layer"],"type":"object"},"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"examples":["Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"lineweight":{"allOf":[{"enum":[-3,0,5,9,13,15,18,20,25,30,35,40,50,53,60,70,80,90,100,106,120,140,158,200,211]}],"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"documents":{"items":{"$ref":"#/$defs/cad.engine.v1.DocumentInfo"},"type":"array"},"next_page_token":{"type":"string"}},"required":["next_page_token"],"type":"object"}`,
 	},
 	{
-		Name:         "document.export",
+		Name:         MethodDocumentExport,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Renders a document as DXF or SVG text.",
 		Params:       (*v1.ExportDocumentRequest)(nil),
@@ -198,16 +198,16 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content":{"type":"string"},"format":{"enum":["dxf","svg"],"type":"string"},"media_type":{"type":"string"}},"required":["format","media_type","content"],"type":"object"}`,
 	},
 	{
-		Name:         "document.import",
+		Name:         MethodDocumentImport,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Creates a document from DXF text.",
 		Params:       (*v1.ImportDocumentRequest)(nil),
 		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"_meta":{"additionalProperties":false,"properties":{"operation_id":{"type":"string"},"traceparent":{"type":"string"},"tracestate":{"type":"string"}},"type":"object"},"content":{"type":"string"},"format":{"enum":["dxf","svg"],"type":"string"},"name":{"maxLength":200,"type":"string"}},"required":["format","content"],"type":"object"}`,
 		Result:       (*v1.DocumentInfo)(nil),
-		ResultSchema: `{"$defs":{"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"type":"string"},"lineweight":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content_hash":{"type":"string"},"current_layer":{"type":"string"},"document_id":{"type":"string"},"entity_count":{"type":"integer"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"},"revision":{"type":"integer"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["document_id","name","units","revision","content_hash","entity_count","current_layer"],"type":"object"}`,
+		ResultSchema: `{"$defs":{"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"examples":["Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"lineweight":{"allOf":[{"enum":[-3,0,5,9,13,15,18,20,25,30,35,40,50,53,60,70,80,90,100,106,120,140,158,200,211]}],"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content_hash":{"type":"string"},"current_layer":{"type":"string"},"document_id":{"type":"string"},"entity_count":{"type":"integer"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"},"revision":{"type":"integer"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["document_id","name","units","revision","content_hash","entity_count","current_layer"],"type":"object"}`,
 	},
 	{
-		Name:         "operations.get",
+		Name:         MethodOperationsGet,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Reads a recorded operation from the journal.",
 		Params:       (*v1.GetOperationRequest)(nil),
@@ -216,7 +216,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$defs":{"cad.engine.v1.Atomicity":{"additionalProperties":false,"properties":{"guarantee":{"type":"string"},"mode":{"enum":["stop","continue","rollback"],"type":"string"},"note":{"type":"string"},"rolled_back":{"type":"boolean"},"transaction":{"type":"boolean"},"undone":{"items":{"type":"string"},"type":"array"},"verified":{"type":"boolean"}},"required":["mode","guarantee","transaction","rolled_back","verified","note"],"type":"object"},"cad.engine.v1.Counts":{"additionalProperties":false,"properties":{"executed":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"failed":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"skipped":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"succeeded":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["executed","succeeded","failed","skipped"],"type":"object"},"cad.engine.v1.ExecuteBatchResponse":{"additionalProperties":false,"properties":{"atomicity":{"$ref":"#/$defs/cad.engine.v1.Atomicity"},"bindings":{"additionalProperties":{"type":"string"},"type":"object"},"counts":{"$ref":"#/$defs/cad.engine.v1.Counts"},"error":{"$ref":"#/$defs/cad.engine.v1.ToolError"},"errors":{"items":{"$ref":"#/$defs/cad.engine.v1.ToolError"},"type":"array"},"ok":{"type":"boolean"},"operation_id":{"type":"string"},"preview":{"$ref":"#/$defs/cad.engine.v1.Preview"},"replayed":{"type":"boolean"},"results":{"items":{"$ref":"#/$defs/cad.engine.v1.StepResult"},"type":"array"},"revision":{"$ref":"#/$defs/cad.engine.v1.RevisionReport"},"status":{"enum":["completed","failed","rolled_back","refused","validated"],"type":"string"}},"required":["ok","status","operation_id","counts","revision","atomicity","replayed"],"type":"object"},"cad.engine.v1.PlannedStep":{"additionalProperties":false,"properties":{"args":{"type":"object"},"bind":{"type":"string"},"destructive":{"type":"boolean"},"i":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"tool":{"type":"string"}},"required":["i","tool","args","destructive"],"type":"object"},"cad.engine.v1.Precondition":{"additionalProperties":false,"properties":{"fingerprint":{"type":"string"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","fingerprint"],"type":"object"},"cad.engine.v1.Preview":{"additionalProperties":false,"properties":{"document_id":{"type":"string"},"preconditions":{"items":{"$ref":"#/$defs/cad.engine.v1.Precondition"},"type":"array"},"revision":{"type":"integer"},"steps":{"items":{"$ref":"#/$defs/cad.engine.v1.PlannedStep"},"type":"array"}},"required":["document_id","revision"],"type":"object"},"cad.engine.v1.RevisionReport":{"additionalProperties":false,"properties":{"after":{"type":"integer"},"checked":{"type":"integer"},"interleaved":{"items":{"type":"string"},"type":"array"}},"required":["checked","after"],"type":"object"},"cad.engine.v1.StepResult":{"additionalProperties":false,"properties":{"error":{"$ref":"#/$defs/cad.engine.v1.ToolError"},"handle":{"type":"string"},"i":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"operation_id":{"type":"string"},"result":{"type":"object"},"status":{"enum":["ok","error","skipped"],"type":"string"},"tool":{"type":"string"}},"required":["i","tool","status","operation_id"],"type":"object"},"cad.engine.v1.ToolError":{"additionalProperties":false,"properties":{"capability":{"type":"string"},"current_revision":{"type":"integer"},"kind":{"enum":["unsupported","invalid_args","refused","failed","unknown_tool","unresolved_ref","denied","malformed_step","quarantined","busy","active_document_changed","stale_revision","scan_incomplete","timed_out","unknown_commit","cancelled","operation_conflict","requires_reconcile"],"type":"string"},"message":{"type":"string"},"moved_handles":{"items":{"type":"string"},"type":"array"},"operation_id":{"type":"string"},"path":{"type":"string"},"reason":{"enum":["unknown_field","wrong_type","missing","out_of_range","invalid"],"type":"string"},"retry_after_ms":{"type":"integer"},"step":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["kind","message"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"committed_steps":{"items":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"type":"array"},"document_id":{"type":"string"},"finished_at":{"format":"date-time","type":"string"},"kind":{"type":"string"},"operation_id":{"type":"string"},"principal":{"type":"string"},"result":{"$ref":"#/$defs/cad.engine.v1.ExecuteBatchResponse"},"revision":{"type":"integer"},"started_at":{"format":"date-time","type":"string"},"status":{"enum":["running","succeeded","failed","interrupted"],"type":"string"}},"required":["operation_id","principal","kind","document_id","status","started_at","revision"],"type":"object"}`,
 	},
 	{
-		Name:         "system.status",
+		Name:         MethodSystemStatus,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Summary:      "Reports engine and gateway status and recent operations.",
 		Params:       (*SystemStatusParams)(nil),
@@ -225,7 +225,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$defs":{"cad.engine.v1.Atomicity":{"additionalProperties":false,"properties":{"guarantee":{"type":"string"},"mode":{"enum":["stop","continue","rollback"],"type":"string"},"note":{"type":"string"},"rolled_back":{"type":"boolean"},"transaction":{"type":"boolean"},"undone":{"items":{"type":"string"},"type":"array"},"verified":{"type":"boolean"}},"required":["mode","guarantee","transaction","rolled_back","verified","note"],"type":"object"},"cad.engine.v1.Counts":{"additionalProperties":false,"properties":{"executed":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"failed":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"skipped":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"succeeded":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["executed","succeeded","failed","skipped"],"type":"object"},"cad.engine.v1.ExecuteBatchResponse":{"additionalProperties":false,"properties":{"atomicity":{"$ref":"#/$defs/cad.engine.v1.Atomicity"},"bindings":{"additionalProperties":{"type":"string"},"type":"object"},"counts":{"$ref":"#/$defs/cad.engine.v1.Counts"},"error":{"$ref":"#/$defs/cad.engine.v1.ToolError"},"errors":{"items":{"$ref":"#/$defs/cad.engine.v1.ToolError"},"type":"array"},"ok":{"type":"boolean"},"operation_id":{"type":"string"},"preview":{"$ref":"#/$defs/cad.engine.v1.Preview"},"replayed":{"type":"boolean"},"results":{"items":{"$ref":"#/$defs/cad.engine.v1.StepResult"},"type":"array"},"revision":{"$ref":"#/$defs/cad.engine.v1.RevisionReport"},"status":{"enum":["completed","failed","rolled_back","refused","validated"],"type":"string"}},"required":["ok","status","operation_id","counts","revision","atomicity","replayed"],"type":"object"},"cad.engine.v1.GetSystemStatusResponse":{"additionalProperties":false,"properties":{"documents":{"type":"integer"},"epoch":{"type":"string"},"ready":{"type":"boolean"},"recent_operations":{"items":{"$ref":"#/$defs/cad.engine.v1.Operation"},"type":"array"},"sessions":{"type":"integer"},"store":{"type":"string"},"version":{"type":"string"}},"required":["version","store","epoch","documents","sessions","ready"],"type":"object"},"cad.engine.v1.Operation":{"additionalProperties":false,"properties":{"committed_steps":{"items":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"type":"array"},"document_id":{"type":"string"},"finished_at":{"format":"date-time","type":"string"},"kind":{"type":"string"},"operation_id":{"type":"string"},"principal":{"type":"string"},"result":{"$ref":"#/$defs/cad.engine.v1.ExecuteBatchResponse"},"revision":{"type":"integer"},"started_at":{"format":"date-time","type":"string"},"status":{"enum":["running","succeeded","failed","interrupted"],"type":"string"}},"required":["operation_id","principal","kind","document_id","status","started_at","revision"],"type":"object"},"cad.engine.v1.PlannedStep":{"additionalProperties":false,"properties":{"args":{"type":"object"},"bind":{"type":"string"},"destructive":{"type":"boolean"},"i":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"tool":{"type":"string"}},"required":["i","tool","args","destructive"],"type":"object"},"cad.engine.v1.Precondition":{"additionalProperties":false,"properties":{"fingerprint":{"type":"string"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","fingerprint"],"type":"object"},"cad.engine.v1.Preview":{"additionalProperties":false,"properties":{"document_id":{"type":"string"},"preconditions":{"items":{"$ref":"#/$defs/cad.engine.v1.Precondition"},"type":"array"},"revision":{"type":"integer"},"steps":{"items":{"$ref":"#/$defs/cad.engine.v1.PlannedStep"},"type":"array"}},"required":["document_id","revision"],"type":"object"},"cad.engine.v1.RevisionReport":{"additionalProperties":false,"properties":{"after":{"type":"integer"},"checked":{"type":"integer"},"interleaved":{"items":{"type":"string"},"type":"array"}},"required":["checked","after"],"type":"object"},"cad.engine.v1.StepResult":{"additionalProperties":false,"properties":{"error":{"$ref":"#/$defs/cad.engine.v1.ToolError"},"handle":{"type":"string"},"i":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"operation_id":{"type":"string"},"result":{"type":"object"},"status":{"enum":["ok","error","skipped"],"type":"string"},"tool":{"type":"string"}},"required":["i","tool","status","operation_id"],"type":"object"},"cad.engine.v1.ToolError":{"additionalProperties":false,"properties":{"capability":{"type":"string"},"current_revision":{"type":"integer"},"kind":{"enum":["unsupported","invalid_args","refused","failed","unknown_tool","unresolved_ref","denied","malformed_step","quarantined","busy","active_document_changed","stale_revision","scan_incomplete","timed_out","unknown_commit","cancelled","operation_conflict","requires_reconcile"],"type":"string"},"message":{"type":"string"},"moved_handles":{"items":{"type":"string"},"type":"array"},"operation_id":{"type":"string"},"path":{"type":"string"},"reason":{"enum":["unknown_field","wrong_type","missing","out_of_range","invalid"],"type":"string"},"retry_after_ms":{"type":"integer"},"step":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["kind","message"],"type":"object"},"cad.gateway.v1.GatewayStatus":{"additionalProperties":false,"properties":{"connections":{"type":"integer"},"gateway_id":{"type":"string"},"ready":{"type":"boolean"},"version":{"type":"string"}},"required":["gateway_id","version","connections","ready"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"engine":{"$ref":"#/$defs/cad.engine.v1.GetSystemStatusResponse"},"gateway":{"$ref":"#/$defs/cad.gateway.v1.GatewayStatus"}},"required":["engine","gateway"],"type":"object"}`,
 	},
 	{
-		Name:         "$/cancelRequest",
+		Name:         MethodCancelRequest,
 		Direction:    Direction_DIRECTION_CLIENT_TO_SERVER,
 		Notification: true,
 		Summary:      "Cancels a call of this connection; the call answers -32800.",
@@ -233,7 +233,7 @@ var Methods = []MethodInfo{
 		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"id":{}},"required":["id"],"type":"object"}`,
 	},
 	{
-		Name:         "approval",
+		Name:         MethodApproval,
 		Direction:    Direction_DIRECTION_SERVER_TO_CLIENT,
 		Summary:      "Asks the client to approve a step; deny makes the step denied.",
 		Params:       (*v1.ApprovalParams)(nil),
@@ -242,7 +242,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"decision":{"enum":["approve","deny"],"type":"string"}},"required":["decision"],"type":"object"}`,
 	},
 	{
-		Name:         "pick.point",
+		Name:         MethodPickPoint,
 		Direction:    Direction_DIRECTION_SERVER_TO_CLIENT,
 		Summary:      "Asks the client to pick a point.",
 		Params:       (*v1.PickPointParams)(nil),
@@ -251,7 +251,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}`,
 	},
 	{
-		Name:         "pick.entities",
+		Name:         MethodPickEntities,
 		Direction:    Direction_DIRECTION_SERVER_TO_CLIENT,
 		Summary:      "Asks the client to pick entities.",
 		Params:       (*v1.PickEntitiesParams)(nil),
@@ -260,7 +260,7 @@ var Methods = []MethodInfo{
 		ResultSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
 	},
 	{
-		Name:         "request.cancel",
+		Name:         MethodRequestCancel,
 		Direction:    Direction_DIRECTION_SERVER_TO_CLIENT,
 		Notification: true,
 		Summary:      "Withdraws a server request; a late answer is ignored.",
@@ -268,7 +268,7 @@ var Methods = []MethodInfo{
 		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"id":{"type":"string"},"method":{"type":"string"},"reason":{"enum":["timeout","interrupted","session_closed","resolved","shutdown"],"type":"string"},"session_id":{"type":"string"}},"required":["session_id","id","method","reason"],"type":"object"}`,
 	},
 	{
-		Name:         "event",
+		Name:         MethodEvent,
 		Direction:    Direction_DIRECTION_SERVER_TO_CLIENT,
 		Notification: true,
 		Summary:      "Delivers one event of the session's log.",
@@ -276,7 +276,7 @@ var Methods = []MethodInfo{
 		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"payload":{"type":"object"},"seq":{"type":"integer"},"session_id":{"type":"string"},"type":{"type":"string"}},"required":["session_id","seq","type","payload"],"type":"object"}`,
 	},
 	{
-		Name:         "document.changed",
+		Name:         EventDocumentChanged,
 		Direction:    Direction_DIRECTION_SERVER_TO_CLIENT,
 		Notification: true,
 		Event:        true,
@@ -285,7 +285,7 @@ var Methods = []MethodInfo{
 		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"document_id":{"type":"string"},"operation_id":{"type":"string"},"revision":{"type":"integer"}},"required":["document_id","revision","operation_id"],"type":"object"}`,
 	},
 	{
-		Name:         "batch.progress",
+		Name:         EventBatchProgress,
 		Direction:    Direction_DIRECTION_SERVER_TO_CLIENT,
 		Notification: true,
 		Event:        true,
@@ -294,7 +294,7 @@ var Methods = []MethodInfo{
 		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"operation_id":{"type":"string"},"step":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"total":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["operation_id","step","total"],"type":"object"}`,
 	},
 	{
-		Name:         "operation.finished",
+		Name:         EventOperationFinished,
 		Direction:    Direction_DIRECTION_SERVER_TO_CLIENT,
 		Notification: true,
 		Event:        true,

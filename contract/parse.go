@@ -1,0 +1,78 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ParseJSON decodes a JSON document into the generic form that Schema and
+// Decode take (objects as map[string]any, numbers as json.Number). It
+// rejects trailing data and, unlike encoding/json, an object with the same
+// key twice (a *Violation at the key's path).
+func ParseJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := parseValue(dec, "")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
+}
+
+func parseValue(dec *json.Decoder, path string) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			obj := map[string]any{}
+			for dec.More() {
+				keyTok, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key := keyTok.(string) // object keys are always strings
+				if _, dup := obj[key]; dup {
+					return nil, &Violation{Path: path + "/" + escape(key), Reason: ReasonInvalid, Message: fmt.Sprintf("key %q appears twice", key)}
+				}
+				v, err := parseValue(dec, path+"/"+escape(key))
+				if err != nil {
+					return nil, err
+				}
+				obj[key] = v
+			}
+			_, err := dec.Token() // '}'
+			return obj, err
+		case '[':
+			arr := []any{}
+			for i := 0; dec.More(); i++ {
+				v, err := parseValue(dec, path+"/"+strconv.Itoa(i))
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			_, err := dec.Token() // ']'
+			return arr, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	default:
+		return tok, nil
+	}
+}
+
+// escape escapes a key for an RFC 6901 pointer.
+func escape(key string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+}
