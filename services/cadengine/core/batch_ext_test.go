@@ -188,6 +188,31 @@ func TestBatchReferences(t *testing.T) {
 	}
 }
 
+// TestBatchReferencesIntoValueDomains checks that a reference may stand
+// for a linetype or a lineweight: fields whose schemas hold a value domain.
+func TestBatchReferencesIntoValueDomains(t *testing.T) {
+	f := newFixture(t)
+	f.ok(enginev1.ToolLayerCreate, obj{"name": "walls", "linetype": "dashed", "lineweight": 35})
+	resp := f.batch(f.batchReq(
+		st(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 10, "y2": 0, "linetype": "hidden"}, "l"),
+		st(enginev1.ToolEntityGet, obj{"handle": "$l"}, "g"),
+		st(enginev1.ToolLayerList, obj{}, "layers"),
+		st(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 1, "linetype": "$g.linetype"}, "c"),
+		st(enginev1.ToolLayerCreate, obj{"name": "copy", "linetype": "$layers.layers.-1.linetype", "lineweight": "$layers.layers.-1.lineweight"}),
+	))
+	if !resp.Ok || statuses(resp) != "ooooo" {
+		t.Fatalf("batch = ok %v steps %s, results %v", resp.Ok, statuses(resp), resp.Results)
+	}
+	if got := f.get(resp.Results[3].GetHandle())["linetype"]; got != "HIDDEN" {
+		t.Errorf("circle linetype from $g.linetype = %v, want HIDDEN", got)
+	}
+	for _, l := range f.info().Layers {
+		if l.Name == "copy" && (l.Linetype != "DASHED" || l.Lineweight != 35) {
+			t.Errorf("layer copy = %v, want DASHED, 35 from the references", l)
+		}
+	}
+}
+
 func equalMaps(a, b map[string]string) bool {
 	if len(a) != len(b) {
 		return false

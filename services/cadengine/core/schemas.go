@@ -140,6 +140,18 @@ func (s *schemaDoc) placeholderDepth(n schemaNode, depth int) any {
 	if enum, ok := n["enum"].([]any); ok && len(enum) > 0 {
 		return enum[0]
 	}
+	// A value domain: its members are listed as examples (names) or as an
+	// enum under allOf (integers).
+	if ex, ok := n["examples"].([]any); ok && len(ex) > 0 {
+		return ex[0]
+	}
+	if all, ok := n["allOf"].([]any); ok {
+		for _, sub := range all {
+			if enum, ok := sub.(map[string]any)["enum"].([]any); ok && len(enum) > 0 {
+				return enum[0]
+			}
+		}
+	}
 	num := func(key string) (float64, bool) {
 		f, ok := n[key].(float64)
 		return f, ok
