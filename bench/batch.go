@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 )
 
 // batchAmortisation measures what cad.batch saves: one batch of n
@@ -72,15 +72,15 @@ func batchAmortisation(ctx context.Context, e *env, row *Row) error {
 	for i := range n {
 		steps = append(steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityCreateLine, Args: structOf(lineArgs(i))})
 	}
-	batchAlone, err := engineAlone(ctx, 30, func(ctx context.Context, eng *core.Engine, doc string) error {
-		return okBatch(eng.ExecuteBatch(ctx, core.Caller{Principal: principal}, &enginev1.ExecuteBatchRequest{DocumentId: doc, Steps: steps}))
+	batchAlone, err := engineAlone(ctx, 30, func(ctx context.Context, eng *engine.Engine, doc string) error {
+		return okBatch(eng.ExecuteBatch(ctx, engine.Caller{Principal: principal}, &enginev1.ExecuteBatchRequest{DocumentId: doc, Steps: steps}))
 	}, nil)
 	if err != nil {
 		return err
 	}
-	callsAlone, err := engineAlone(ctx, 30, func(ctx context.Context, eng *core.Engine, doc string) error {
+	callsAlone, err := engineAlone(ctx, 30, func(ctx context.Context, eng *engine.Engine, doc string) error {
 		for _, s := range steps {
-			if err := okCall(eng.CallTool(ctx, core.Caller{Principal: principal}, &enginev1.CallToolRequest{DocumentId: &doc, Tool: s.GetTool(), Args: s.GetArgs()})); err != nil {
+			if err := okCall(eng.CallTool(ctx, engine.Caller{Principal: principal}, &enginev1.CallToolRequest{DocumentId: &doc, Tool: s.GetTool(), Args: s.GetArgs()})); err != nil {
 				return err
 			}
 		}

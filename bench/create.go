@@ -9,7 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
@@ -45,7 +45,7 @@ func batchCreate(ctx context.Context, e *env, row *Row) error {
 		batches = append(batches, req)
 	}
 
-	var eng *core.Engine
+	var eng *engine.Engine
 	var doc string
 	closeEngine := func() {
 		if eng != nil {
@@ -57,7 +57,7 @@ func batchCreate(ctx context.Context, e *env, row *Row) error {
 	fresh := func(ctx context.Context, _ int) error {
 		closeEngine()
 		var err error
-		if eng, err = core.New(memory.New(), core.Options{}); err != nil {
+		if eng, err = engine.New(memory.New(), engine.Options{}); err != nil {
 			return err
 		}
 		info, err := eng.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
@@ -67,7 +67,7 @@ func batchCreate(ctx context.Context, e *env, row *Row) error {
 		doc = info.GetDocumentId()
 		return nil
 	}
-	caller := core.Caller{Principal: principal}
+	caller := engine.Caller{Principal: principal}
 	baseline := &contender{
 		name: fmt.Sprintf("%s single steps (%d cad.batch)", count(n), len(batches)), unit: "op", gc: true, prep: fresh,
 		op: func(ctx context.Context, _ int) error {

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
@@ -158,8 +158,8 @@ func p50Of(ctx context.Context, n int, op func(ctx context.Context) error) (time
 
 // coreEngine is an engine core on a memory store with one document, for
 // in-process reference figures.
-func coreEngine(ctx context.Context) (*core.Engine, string, error) {
-	eng, err := core.New(memory.New(), core.Options{})
+func coreEngine(ctx context.Context) (*engine.Engine, string, error) {
+	eng, err := engine.New(memory.New(), engine.Options{})
 	if err != nil {
 		return nil, "", err
 	}
@@ -176,7 +176,7 @@ const principal = "cadbench"
 
 // engineAlone is the median latency of op on an engine core in process
 // (no network, no gateway), after setup, over n runs.
-func engineAlone(ctx context.Context, n int, op, setup func(ctx context.Context, eng *core.Engine, doc string) error) (time.Duration, error) {
+func engineAlone(ctx context.Context, n int, op, setup func(ctx context.Context, eng *engine.Engine, doc string) error) (time.Duration, error) {
 	eng, doc, err := coreEngine(ctx)
 	if err != nil {
 		return 0, err

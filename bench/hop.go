@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 )
 
 // gatewayHop measures what the gateway costs: entity_get as a WebSocket
@@ -28,18 +28,18 @@ func gatewayHop(ctx context.Context, e *env, row *Row, sessions int) error {
 		return err
 	}
 	defer st.Close()
-	engine, closeEngine, err := dialEngine(st.Engine)
+	direct, closeEngine, err := dialEngine(st.Engine)
 	if err != nil {
 		return err
 	}
 	defer closeEngine()
 
-	info, err := engine.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
+	info, err := direct.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
 	if err != nil {
 		return fmt.Errorf("CreateDocument: %w", err)
 	}
 	doc := info.GetDocument().GetDocumentId()
-	created, err := engine.CallTool(ctx, &enginev1.CallToolRequest{
+	created, err := direct.CallTool(ctx, &enginev1.CallToolRequest{
 		DocumentId: &doc, Tool: enginev1.ToolEntityCreateLine, Args: structOf(obj{"x1": 0, "y1": 0, "x2": 3, "y2": 4}),
 	})
 	if err != nil || !created.GetOk() {
@@ -75,7 +75,7 @@ func gatewayHop(ctx context.Context, e *env, row *Row, sessions int) error {
 	baseline := &contender{
 		name: "gRPC CallTool entity_get", unit: "call", workers: sessions, perBlock: calls,
 		op: func(ctx context.Context, _ int) error {
-			resp, err := engine.CallTool(ctx, req)
+			resp, err := direct.CallTool(ctx, req)
 			if err != nil {
 				return err
 			}
@@ -108,12 +108,12 @@ func gatewayHop(ctx context.Context, e *env, row *Row, sessions int) error {
 		return err
 	}
 	row.Baseline, row.Subject = &b, &s
-	alone, err := engineAlone(ctx, 200, func(ctx context.Context, eng *core.Engine, doc string) error {
+	alone, err := engineAlone(ctx, 200, func(ctx context.Context, eng *engine.Engine, doc string) error {
 		req := &enginev1.CallToolRequest{DocumentId: &doc, Tool: enginev1.ToolEntityGet, Args: structOf(obj{"handle": "100"})}
-		return okCall(eng.CallTool(ctx, core.Caller{Principal: principal}, req))
-	}, func(ctx context.Context, eng *core.Engine, doc string) error {
+		return okCall(eng.CallTool(ctx, engine.Caller{Principal: principal}, req))
+	}, func(ctx context.Context, eng *engine.Engine, doc string) error {
 		req := &enginev1.CallToolRequest{DocumentId: &doc, Tool: enginev1.ToolEntityCreateLine, Args: structOf(obj{"x1": 0, "y1": 0, "x2": 3, "y2": 4})}
-		return okCall(eng.CallTool(ctx, core.Caller{Principal: principal}, req))
+		return okCall(eng.CallTool(ctx, engine.Caller{Principal: principal}, req))
 	})
 	if err != nil {
 		return err

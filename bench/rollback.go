@@ -8,7 +8,7 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
@@ -24,7 +24,7 @@ import (
 //
 // Baseline: a full snapshot and restore through the public API: the
 // store's copy of every entity record (Store.Load, which copies them) and
-// an engine rebuilt from that copy (core.New over a Store holding it:
+// an engine rebuilt from that copy (engine.New over a Store holding it:
 // decode every entity, re-index it, recompute the content hash).
 func rollback(ctx context.Context, e *env, row *Row) error {
 	n, k := e.sizes.RollbackEntities, e.sizes.RollbackSteps
@@ -35,7 +35,7 @@ func rollback(ctx context.Context, e *env, row *Row) error {
 	}
 
 	mem := memory.New()
-	eng, err := core.New(mem, core.Options{})
+	eng, err := engine.New(mem, engine.Options{})
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func rollback(ctx context.Context, e *env, row *Row) error {
 		return err
 	}
 	doc := info.GetDocumentId()
-	caller := core.Caller{Principal: principal}
+	caller := engine.Caller{Principal: principal}
 	start := time.Now()
 	if err := fill(ctx, eng, caller, doc, n); err != nil {
 		return err
@@ -77,7 +77,7 @@ func rollback(ctx context.Context, e *env, row *Row) error {
 				return fmt.Errorf("snapshot: %w", err)
 			}
 			copies = append(copies, time.Since(t0))
-			restored, err := core.New(&snap, core.Options{})
+			restored, err := engine.New(&snap, engine.Options{})
 			if err != nil {
 				return fmt.Errorf("restore: %w", err)
 			}
@@ -117,7 +117,7 @@ func rollback(ctx context.Context, e *env, row *Row) error {
 	}
 	slices.Sort(copies)
 	empty, err := p50Of(ctx, 5, func(ctx context.Context) error {
-		eng, err := core.New(&snapshotStore{}, core.Options{})
+		eng, err := engine.New(&snapshotStore{}, engine.Options{})
 		if err == nil {
 			eng.Close()
 		}
@@ -136,7 +136,7 @@ func rollback(ctx context.Context, e *env, row *Row) error {
 
 // fill draws n entities (lines, circles, points and arcs) in doc with
 // entity_batch_create calls of at most 100,000 each.
-func fill(ctx context.Context, eng *core.Engine, caller core.Caller, doc string, n int) error {
+func fill(ctx context.Context, eng *engine.Engine, caller engine.Caller, doc string, n int) error {
 	const chunk = 100_000
 	var args []*enginev1.CallToolRequest
 	for done := 0; done < n; done += chunk {

@@ -23,7 +23,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -62,7 +62,7 @@ type Server struct {
 	cfg      Config
 	log      *slog.Logger
 	store    store.Store
-	core     *core.Engine
+	engine   *engine.Engine
 	sessions *sessions
 	health   *health.Server
 	grpc     *grpc.Server
@@ -102,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 	if tel == nil {
 		tel = telemetry.Disabled()
 	}
-	eng, err := core.New(store, core.Options{Version: version, OnCommit: sess.documentChanged, Tracer: tel.Tracer, Meter: tel.Meter})
+	eng, err := engine.New(store, engine.Options{Version: version, OnCommit: sess.documentChanged, Tracer: tel.Tracer, Meter: tel.Meter})
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("load documents: %w", err)
@@ -123,7 +123,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:      cfg,
 		log:      log,
 		store:    store,
-		core:     eng,
+		engine:   eng,
 		sessions: sess,
 		draining: make(chan struct{}),
 		health:   health.NewServer(),
@@ -211,7 +211,7 @@ func (s *Server) finishWork() {
 
 // close closes the core, then the store it writes to.
 func (s *Server) close() error {
-	return errors.Join(s.core.Close(), s.store.Close())
+	return errors.Join(s.engine.Close(), s.store.Close())
 }
 
 // Run listens on cfg.Listen and serves until ctx is cancelled.

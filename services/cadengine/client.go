@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 )
 
 // sessionClient is a session's client as the core sees it: server requests
@@ -21,7 +21,7 @@ type sessionClient struct {
 	session *session
 }
 
-// Ask implements core.Client.
+// Ask implements engine.Client.
 func (c sessionClient) Ask(ctx context.Context, req *enginev1.ServerRequest) (*enginev1.ServerRequestAnswer, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.server.cfg.RequestTimeout)
 	defer cancel()
@@ -41,14 +41,14 @@ func (c sessionClient) Ask(ctx context.Context, req *enginev1.ServerRequest) (*e
 	})
 	switch {
 	case errors.Is(err, errNotDeclared):
-		return nil, fmt.Errorf("%s: %w", req.GetMethod(), core.ErrUnsupported)
+		return nil, fmt.Errorf("%s: %w", req.GetMethod(), engine.ErrUnsupported)
 	case err != nil && ctx.Err() != nil:
 		return nil, context.Cause(ctx)
 	case err != nil: // withdrawn by a stop or an interrupt elsewhere
 		return nil, fmt.Errorf("%s: %w: %w", req.GetMethod(), err, context.Canceled)
 	}
 	if e := answer.GetError(); e != nil && status.FromProto(e).Code() == codes.Unimplemented {
-		return nil, fmt.Errorf("%s: the client answered -32601: %w", req.GetMethod(), core.ErrUnsupported)
+		return nil, fmt.Errorf("%s: the client answered -32601: %w", req.GetMethod(), engine.ErrUnsupported)
 	}
 	return answer, nil
 }

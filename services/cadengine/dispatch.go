@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 )
 
 // dispatch runs one call of a Session stream.
@@ -73,28 +73,28 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 			return nil, err
 		}
 		defer done()
-		return s.core.CallTool(ctx, caller, r.CallTool)
+		return s.engine.CallTool(ctx, caller, r.CallTool)
 	case *enginev1.SessionCall_ExecuteBatch:
 		ctx, caller, done, err := s.caller(ctx, st, r.ExecuteBatch.SessionId)
 		if err != nil {
 			return nil, err
 		}
 		defer done()
-		return s.core.ExecuteBatch(ctx, caller, r.ExecuteBatch)
+		return s.engine.ExecuteBatch(ctx, caller, r.ExecuteBatch)
 	case *enginev1.SessionCall_ListTools:
 		return s.tools, nil
 	case *enginev1.SessionCall_CreateDocument:
-		return s.core.CreateDocument(ctx, r.CreateDocument)
+		return s.engine.CreateDocument(ctx, r.CreateDocument)
 	case *enginev1.SessionCall_GetDocument:
-		return s.core.GetDocument(ctx, r.GetDocument.GetDocumentId())
+		return s.engine.GetDocument(ctx, r.GetDocument.GetDocumentId())
 	case *enginev1.SessionCall_ListDocuments:
-		return s.core.ListDocuments(ctx, r.ListDocuments)
+		return s.engine.ListDocuments(ctx, r.ListDocuments)
 	case *enginev1.SessionCall_ExportDocument:
-		return s.core.ExportDocument(ctx, r.ExportDocument)
+		return s.engine.ExportDocument(ctx, r.ExportDocument)
 	case *enginev1.SessionCall_ImportDocument:
-		return s.core.ImportDocument(ctx, r.ImportDocument)
+		return s.engine.ImportDocument(ctx, r.ImportDocument)
 	case *enginev1.SessionCall_GetOperation:
-		return s.core.GetOperation(ctx, st.principal, r.GetOperation.GetOperationId())
+		return s.engine.GetOperation(ctx, st.principal, r.GetOperation.GetOperationId())
 	case *enginev1.SessionCall_GetSystemStatus:
 		return s.systemStatus(ctx, st.principal)
 	default:
@@ -108,8 +108,8 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 // events.
 //
 // The returned context is cancelled by session.interrupt; done releases it.
-func (s *Server) caller(ctx context.Context, st *streamState, sessionID *string) (context.Context, core.Caller, func(), error) {
-	c := core.Caller{Principal: st.principal}
+func (s *Server) caller(ctx context.Context, st *streamState, sessionID *string) (context.Context, engine.Caller, func(), error) {
+	c := engine.Caller{Principal: st.principal}
 	if sessionID == nil {
 		return ctx, c, func() {}, nil
 	}

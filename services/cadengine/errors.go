@@ -10,7 +10,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 )
 
 // errorDomain is google.rpc.ErrorInfo.domain of the engine's errors.
@@ -45,17 +45,17 @@ func toStatus(err error) *status.Status {
 			"path":   v.Path,
 			"reason": contract.ReasonName(v.Reason),
 		})
-	case errors.Is(err, core.ErrNotFound):
+	case errors.Is(err, engine.ErrNotFound):
 		return withReason(enginev1.ErrorReason_ERROR_REASON_DOCUMENT_NOT_FOUND, err.Error(), nil)
 	case errors.Is(err, errSessionNotFound):
 		return withReason(enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, err.Error(), nil)
 	case errors.Is(err, errSessionRequired):
 		return withReason(enginev1.ErrorReason_ERROR_REASON_SESSION_REQUIRED, err.Error(), nil)
-	case errors.Is(err, core.ErrOperationNotFound):
+	case errors.Is(err, engine.ErrOperationNotFound):
 		return withReason(enginev1.ErrorReason_ERROR_REASON_OPERATION_NOT_FOUND, err.Error(), nil)
-	case errors.Is(err, core.ErrInvalid):
+	case errors.Is(err, engine.ErrInvalid):
 		return withReason(enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, err.Error(), nil)
-	case errors.Is(err, errShuttingDown), errors.Is(err, core.ErrClosed):
+	case errors.Is(err, errShuttingDown), errors.Is(err, engine.ErrClosed):
 		return withReason(enginev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN, err.Error(), nil)
 	case errors.Is(err, errUnimplemented):
 		return bare(enginev1.ErrorReason_ERROR_REASON_UNIMPLEMENTED, err.Error())

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	"github.com/cadbridge/cadbridge/services/cadengine/core"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 )
 
 // version is reported by system status.
@@ -34,19 +34,19 @@ func principal(ctx context.Context) string {
 
 // CallTool runs one tool without a session.
 func (s *Server) CallTool(ctx context.Context, req *enginev1.CallToolRequest) (*enginev1.CallToolResponse, error) {
-	resp, err := s.core.CallTool(ctx, core.Caller{Principal: principal(ctx)}, req)
+	resp, err := s.engine.CallTool(ctx, engine.Caller{Principal: principal(ctx)}, req)
 	return resp, toStatus(err).Err()
 }
 
 // ExecuteBatch runs cad.batch without a session.
 func (s *Server) ExecuteBatch(ctx context.Context, req *enginev1.ExecuteBatchRequest) (*enginev1.ExecuteBatchResponse, error) {
-	resp, err := s.core.ExecuteBatch(ctx, core.Caller{Principal: principal(ctx)}, req)
+	resp, err := s.engine.ExecuteBatch(ctx, engine.Caller{Principal: principal(ctx)}, req)
 	return resp, toStatus(err).Err()
 }
 
 // GetOperation reads an operation record of the caller's principal.
 func (s *Server) GetOperation(ctx context.Context, req *enginev1.GetOperationRequest) (*enginev1.GetOperationResponse, error) {
-	op, err := s.core.GetOperation(ctx, principal(ctx), req.GetOperationId())
+	op, err := s.engine.GetOperation(ctx, principal(ctx), req.GetOperationId())
 	if err != nil {
 		return nil, toStatus(err).Err()
 	}
@@ -60,7 +60,7 @@ func (s *Server) ListTools(ctx context.Context, req *enginev1.ListToolsRequest) 
 
 // CreateDocument creates an empty document.
 func (s *Server) CreateDocument(ctx context.Context, req *enginev1.CreateDocumentRequest) (*enginev1.CreateDocumentResponse, error) {
-	info, err := s.core.CreateDocument(ctx, req)
+	info, err := s.engine.CreateDocument(ctx, req)
 	if err != nil {
 		return nil, toStatus(err).Err()
 	}
@@ -69,7 +69,7 @@ func (s *Server) CreateDocument(ctx context.Context, req *enginev1.CreateDocumen
 
 // GetDocument reads a document's info.
 func (s *Server) GetDocument(ctx context.Context, req *enginev1.GetDocumentRequest) (*enginev1.GetDocumentResponse, error) {
-	info, err := s.core.GetDocument(ctx, req.GetDocumentId())
+	info, err := s.engine.GetDocument(ctx, req.GetDocumentId())
 	if err != nil {
 		return nil, toStatus(err).Err()
 	}
@@ -78,7 +78,7 @@ func (s *Server) GetDocument(ctx context.Context, req *enginev1.GetDocumentReque
 
 // ImportDocument creates a document from a DXF file.
 func (s *Server) ImportDocument(ctx context.Context, req *enginev1.ImportDocumentRequest) (*enginev1.ImportDocumentResponse, error) {
-	info, err := s.core.ImportDocument(ctx, req)
+	info, err := s.engine.ImportDocument(ctx, req)
 	if err != nil {
 		return nil, toStatus(err).Err()
 	}
@@ -87,13 +87,13 @@ func (s *Server) ImportDocument(ctx context.Context, req *enginev1.ImportDocumen
 
 // ListDocuments lists documents.
 func (s *Server) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsRequest) (*enginev1.ListDocumentsResponse, error) {
-	resp, err := s.core.ListDocuments(ctx, req)
+	resp, err := s.engine.ListDocuments(ctx, req)
 	return resp, toStatus(err).Err()
 }
 
 // ExportDocument renders a document as DXF or SVG.
 func (s *Server) ExportDocument(ctx context.Context, req *enginev1.ExportDocumentRequest) (*enginev1.ExportDocumentResponse, error) {
-	resp, err := s.core.ExportDocument(ctx, req)
+	resp, err := s.engine.ExportDocument(ctx, req)
 	return resp, toStatus(err).Err()
 }
 
@@ -111,9 +111,9 @@ func (s *Server) systemStatus(ctx context.Context, principal string) (*enginev1.
 		Version:          version,
 		Store:            s.store.Kind(),
 		Epoch:            s.sessions.epoch,
-		Documents:        int64(s.core.DocumentCount()),
+		Documents:        int64(s.engine.DocumentCount()),
 		Sessions:         s.sessions.count(),
-		RecentOperations: s.core.RecentOperations(principal, recentOperations),
+		RecentOperations: s.engine.RecentOperations(principal, recentOperations),
 		Ready:            true,
 	}, nil
 }

@@ -144,7 +144,7 @@ func TestDXFText(t *testing.T) {
 // back as the same document (see checkRoundTrip).
 func FuzzReadDXF(f *testing.F) {
 	f.Add(Write(sampleDocument()))
-	if data, err := os.ReadFile("../core/testdata/ezdxf_r2010.dxf"); err == nil {
+	if data, err := os.ReadFile("../engine/testdata/ezdxf_r2010.dxf"); err == nil {
 		f.Add(string(data))
 	}
 	for _, s := range []string{

@@ -1,3 +1,4 @@
+// Package svg draws a drawing as SVG, for people to look at.
 package svg
 
 import (
@@ -11,8 +12,6 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
-
-// ---- SVG ----
 
 // Write draws the document for people: one group per visible layer
 // (layers that are off or frozen are left out), thin strokes in the ACI

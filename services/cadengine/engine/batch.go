@@ -1,0 +1,464 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	otelcodes "go.opentelemetry.io/otel/codes"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+)
+
+// ExecuteBatch runs cad.batch: an ordered list of tool calls on one
+// document (DESIGN §3, "cad.batch"). In order:
+//
+//  1. A replay: the principal's operation id seen before answers from the
+//     operation table (replay, operation_conflict or busy; operations.go).
+//  2. Validation of every step before anything runs (planBatch): unknown
+//     tools, denied tools, arguments against the tool's input schema,
+//     references against the binding step's output schema. Any failure
+//     refuses the batch: status refused, the first failure as error, every
+//     failure in errors, every step skipped (a step with a failure carries
+//     it). More steps than Options.MaxBatchSteps (or none) is a refusal
+//     too: invalid_args at path "/steps", reason out_of_range.
+//  3. A dry run stops here with the validation report and a preview
+//     (status validated or refused; see dryRun). It is not an operation:
+//     it neither claims nor consults the operation id.
+//  4. Under the document's lane: the guards (expected_revision and
+//     preconditions; a mismatch refuses with stale_revision, the current
+//     revision and the moved handles), then the steps, under on_error
+//     (stop, continue or rollback; see run.runSteps), with waits on the
+//     client as the steps need them (run.ask).
+//  5. One commit of everything, with the operation's journal record.
+//
+// Tool failures are results. Errors are for the protocol: no
+// document_id or a bad operation_id (ErrInvalid), no such document
+// (ErrNotFound), a context that ended before the batch began (its
+// error), a store failure at a commit point (then the document is as the
+// store holds it, and the operation interrupted or forgotten; see
+// run.abort), a closed engine.
+//
+// malformed_step (a step key other than tool, args and bind) cannot reach
+// the engine through the typed request — the gateway refuses unknown keys
+// with 4000 — so the engine uses the kind for the one step-shape rule the
+// proto type cannot hold: a bind name that breaks its pattern.
+func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.ExecuteBatchRequest) (*enginev1.ExecuteBatchResponse, error) {
+	done, err := e.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	id := req.GetDocumentId()
+	if id == "" {
+		return nil, fmt.Errorf("%w: cad.batch needs document_id", ErrInvalid)
+	}
+	d, err := e.doc(id)
+	if err != nil {
+		return nil, err
+	}
+	opID, explicit, err := operationID(req.OperationId)
+	if err != nil {
+		return nil, err
+	}
+	plans, errs := e.planBatch(req, opID)
+	if req.GetDryRun() {
+		return e.dryRun(d, req, opID, plans, errs), nil
+	}
+	e.pruneOperations(ctx)
+	o := e.newOp(caller.Principal, opID, explicit, "cad.batch", id, requestHash("cad.batch", req))
+	prior, st, claimed := e.ops.claim(o)
+	if claimed != claimNew {
+		return e.answerClaimed(prior, st, claimed, opID, plans, d)
+	}
+	ctx, span := e.obs.startBatch(ctx, opID, id, req)
+	defer span.End()
+	r := newRun(ctx, e, caller, o, d, plans)
+	r.mode, r.verbose = req.GetOnError(), req.GetVerbose()
+	resp, err := r.execute(errs, req.ExpectedRevision, req.GetPreconditions())
+	if err != nil {
+		span.SetStatus(otelcodes.Error, err.Error())
+	} else if !resp.GetOk() {
+		span.SetStatus(otelcodes.Error, "batch "+batchStatusName(resp.GetStatus()))
+	}
+	return resp, err
+}
+
+// operationID is the request's operation id, or a new one.
+func operationID(id *string) (string, bool, error) {
+	if id == nil || *id == "" {
+		return "op-" + randomHex(8), false, nil
+	}
+	if len(*id) > 128 || strings.IndexFunc(*id, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
+		return "", false, fmt.Errorf("%w: operation_id must be 1-128 printable ASCII characters", ErrInvalid)
+	}
+	return *id, true, nil
+}
+
+func (e *Engine) newOp(principal, id string, explicit bool, kind, doc string, hash []byte) *opEntry {
+	return &opEntry{
+		key: opKey{principal, id}, kind: kind, doc: doc, hash: hash, explicit: explicit,
+		st: opState{status: enginev1.OperationStatus_OPERATION_STATUS_RUNNING, started: e.now().UTC()},
+	}
+}
+
+// answerClaimed answers a request whose operation id is taken: the
+// recorded result again, or a refusal (operation_conflict, busy) that is
+// not recorded — the id belongs to the first request.
+func (e *Engine) answerClaimed(prior *opEntry, st opState, c claimResult, opID string, plans []*stepPlan, d *document) (*enginev1.ExecuteBatchResponse, error) {
+	var te *toolError
+	switch c {
+	case claimReplay:
+		if st.response == nil {
+			return nil, fmt.Errorf("operation %q has no recorded result", opID)
+		}
+		res, err := decodeResponse(st.response)
+		if err != nil {
+			return nil, err
+		}
+		res.Replayed = true
+		return res, nil
+	case claimConflict:
+		te = toolErr(enginev1.ErrorKind_ERROR_KIND_OPERATION_CONFLICT,
+			"operation id %q was used for a different request (%s); a new request needs a new id", opID, prior.kind)
+	default:
+		wait := retryRunning
+		if st.waiting {
+			wait = retryWaiting
+		}
+		te = toolErr(enginev1.ErrorKind_ERROR_KIND_BUSY, "operation %q is still running; retry after %d ms", opID, wait.Milliseconds())
+		te.pb.RetryAfterMs = new(wait.Milliseconds())
+	}
+	r := newRun(context.Background(), e, Caller{}, &opEntry{key: opKey{id: opID}}, nil, plans)
+	r.refuse(te, nil)
+	if d != nil {
+		r.resp.Revision.After = d.durable.Load()
+	}
+	return r.resp, nil
+}
+
+// execute runs a claimed operation to its end: refusal, or the steps,
+// then the final commit point.
+func (r *run) execute(errs []*enginev1.ToolError, expected *int64, pre []*enginev1.Precondition) (*enginev1.ExecuteBatchResponse, error) {
+	if len(errs) > 0 {
+		r.writer = false // a refusal only reads
+	}
+	if err := r.lock(); err != nil {
+		r.e.ops.drop(r.op)
+		return nil, err
+	}
+	switch {
+	case len(errs) > 0:
+		r.refuse(&toolError{pb: proto.Clone(errs[0]).(*enginev1.ToolError)}, errs)
+	case r.d != nil && r.d.quarantined:
+		r.refuse(toolErr(enginev1.ErrorKind_ERROR_KIND_QUARANTINED,
+			"document %s is quarantined: a commit failed after part of a rollback was stored; restart the engine to reload it", r.d.ID), nil)
+	default:
+		if r.d != nil && (expected != nil || len(pre) > 0) {
+			r.guarded, r.checked = true, r.d.Revision
+			if te := guard(r.d, expected, pre); te != nil {
+				r.refuse(te, nil)
+				break
+			}
+		}
+		r.transaction = r.mode == enginev1.OnError_ON_ERROR_ROLLBACK
+		if err := r.runSteps(); err != nil {
+			r.abort()
+			r.unlock()
+			r.announce()
+			return nil, err
+		}
+		status := enginev1.BatchStatus_BATCH_STATUS_COMPLETED
+		switch {
+		case r.rolledBack:
+			status = enginev1.BatchStatus_BATCH_STATUS_ROLLED_BACK
+		case r.halted && r.failed:
+			status = enginev1.BatchStatus_BATCH_STATUS_FAILED
+		}
+		r.checkpoints = nil // open checkpoints close with the batch, keeping their changes
+		r.finish(r.resp, status)
+	}
+	if err := r.conclude(); err != nil {
+		r.unlock()
+		r.announce()
+		return nil, err
+	}
+	if r.created != nil {
+		r.e.publish(r.created)
+	}
+	r.unlock()
+	r.announce()
+	r.caller.emit(EventOperationFinished, &enginev1.OperationFinishedPayload{OperationId: r.op.key.id, Status: batchStatusName(r.resp.Status)})
+	return r.resp, nil
+}
+
+// conclude is the final commit point: the document's remaining changes
+// and the finished operation's record in one transaction, or, when there
+// is nothing to store, the record in memory only (see operations.go).
+func (r *run) conclude() error {
+	status := enginev1.OperationStatus_OPERATION_STATUS_SUCCEEDED
+	if !r.resp.Ok {
+		status = enginev1.OperationStatus_OPERATION_STATUS_FAILED
+	}
+	rec, err := r.record(status, r.resp, true)
+	if err != nil {
+		r.abort()
+		return err
+	}
+	if r.dirty() || r.created != nil || r.op.explicit || r.e.ops.state(r.op).journaled {
+		return r.commit(rec)
+	}
+	r.e.ops.update(r.op, func(st *opState) {
+		st.status, st.committed, st.revision = rec.Status, rec.CommittedSteps, rec.Revision
+		st.response, st.finished = rec.Response, rec.FinishedAt
+	})
+	return nil
+}
+
+// refuse makes the response a refusal: top is the error, errs the
+// per-step errors that caused it; no step ran.
+func (r *run) refuse(top *toolError, errs []*enginev1.ToolError) {
+	for _, s := range r.steps {
+		if s.invalid != nil {
+			r.resp.Results[s.i].Error = s.invalid.pb
+		}
+	}
+	top.pb.OperationId = &r.op.key.id
+	r.resp.Error, r.resp.Errors = top.pb, errs
+	r.finish(r.resp, enginev1.BatchStatus_BATCH_STATUS_REFUSED)
+}
+
+func batchStatusName(s enginev1.BatchStatus) string {
+	return contract.EnumName(s.Descriptor().Values().ByNumber(s.Number()))
+}
+
+// guard checks expected_revision and the preconditions; the caller holds
+// d.mu. Handles whose entity is gone, or whose fingerprint differs, moved.
+func guard(d *document, expected *int64, pre []*enginev1.Precondition) *toolError {
+	var moved []string
+	for _, p := range pre {
+		h, ok := drawing.ParseHandle(p.GetHandle())
+		var ent *drawing.Entity
+		if ok {
+			ent = d.Entity(h)
+		}
+		if ent == nil || !strings.EqualFold(ent.Fingerprint(), p.GetFingerprint()) {
+			name := p.GetHandle()
+			if ok {
+				name = drawing.FormatHandle(h)
+			}
+			moved = append(moved, name)
+		}
+	}
+	stale := expected != nil && *expected != d.Revision
+	if !stale && len(moved) == 0 {
+		return nil
+	}
+	var msg string
+	switch {
+	case stale && len(moved) > 0:
+		msg = fmt.Sprintf("the document is at revision %d, not %d, and %d guarded entities moved", d.Revision, *expected, len(moved))
+	case stale:
+		msg = fmt.Sprintf("the document is at revision %d, not %d", d.Revision, *expected)
+	default:
+		msg = fmt.Sprintf("%d guarded entities moved: %s", len(moved), strings.Join(moved, ", "))
+	}
+	te := toolErr(enginev1.ErrorKind_ERROR_KIND_STALE_REVISION, "%s", msg)
+	te.pb.CurrentRevision = new(d.Revision)
+	te.pb.MovedHandles = moved
+	return te
+}
+
+// ---- validation ----
+
+// planBatch validates every step (see ExecuteBatch) and returns the plans
+// and, in step order, the failures, each with its step and operation id.
+func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*stepPlan, []*enginev1.ToolError) {
+	steps := req.GetSteps()
+	plans := make([]*stepPlan, len(steps))
+	for i, s := range steps {
+		plans[i] = &stepPlan{i: i, name: s.GetTool(), bind: s.GetBind(), opID: fmt.Sprintf("%s.%d", opID, i), args: map[string]any{}}
+		if s.GetArgs() != nil {
+			plans[i].args = s.GetArgs().AsMap()
+		}
+	}
+	if n := len(steps); n == 0 || n > int(e.maxStep) {
+		te := invalidArgs("/steps", reasonOutOfRange, "a batch has 1 to %d steps, this one %d", e.maxStep, n)
+		te.pb.OperationId = &opID
+		return plans, []*enginev1.ToolError{te.pb}
+	}
+	var errs []*enginev1.ToolError
+	binds := map[string]int{}
+	for _, p := range plans {
+		if te := e.validateStep(p, binds, plans); te != nil {
+			te.pb.OperationId, te.pb.Step = &p.opID, new(int32(p.i))
+			p.invalid = te
+			errs = append(errs, te.pb)
+		}
+		if p.bind != "" {
+			binds[p.bind] = p.i // a later bind of the same name shadows this one
+		}
+	}
+	return plans, errs
+}
+
+// validateStep checks one step against the tool catalog and its input
+// schema, with its references type-checked against the output schemas of
+// the steps they name (refs.go).
+func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPlan) *toolError {
+	if p.bind != "" && !refNameRE.MatchString(p.bind) {
+		return toolErr(enginev1.ErrorKind_ERROR_KIND_MALFORMED_STEP, "bind %q is not a name (letters, digits and _, not starting with a digit)", p.bind)
+	}
+	if p.name == "cad.batch" {
+		return denied("a batch step cannot be cad.batch")
+	}
+	t := e.tools[p.name]
+	if t == nil {
+		return toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", p.name)
+	}
+	p.tool = t
+	if !t.info.Annotations.GetBatchable() {
+		return denied("%s cannot be a batch step (it is not batchable); call it on its own", p.name)
+	}
+	p.refs = map[string]int{}
+	checked, err := mapStrings(t.in, t.in.root, p.args, "", func(ptr string, node schemaNode, str string) (any, error) {
+		lit, r, err := parseValue(str)
+		switch {
+		case err != nil:
+			return nil, unresolvedRef(ptr, "%v", err)
+		case r == nil:
+			if _, ok := drawing.ParseHandle(lit); isHandle(node) && !ok {
+				return nil, invalidArgs(ptr, reasonInvalid, "%q is not an entity handle (hex digits)", lit)
+			}
+			return lit, nil
+		}
+		j, ok := binds[r.name]
+		if !ok {
+			return nil, unresolvedRef(ptr, "%s: no earlier step binds %q", r.text, r.name)
+		}
+		p.refs[r.name] = j
+		if bt := plans[j].tool; bt != nil {
+			out, err := r.outputNode(bt.out)
+			if err != nil {
+				return nil, unresolvedRef(ptr, "%v (step %d, %s)", err, j, bt.info.Name)
+			}
+			if !fits(bt.out, out, t.in, node) {
+				return nil, unresolvedRef(ptr, "%s is %s in the result of step %d (%s), where %s expects %s",
+					r.text, describeType(out), j, bt.info.Name, p.name, describeType(node))
+			}
+		}
+		return t.in.placeholder(node), nil
+	})
+	if err != nil {
+		return err.(*toolError)
+	}
+	args, te := t.decode(checked)
+	if te != nil {
+		return te
+	}
+	if len(p.refs) == 0 {
+		p.decoded = args
+	}
+	return nil
+}
+
+func describeType(n schemaNode) string {
+	t := typeOf(n)
+	if t == "" {
+		return "a value"
+	}
+	if t == "integer" || t == "object" || t == "array" {
+		return "an " + t
+	}
+	return "a " + t
+}
+
+// decode checks generic JSON args against the tool's input schema and
+// decodes them strictly into its args message.
+func (t *tool) decode(v any) (proto.Message, *toolError) {
+	if viol := t.schema.Validate(v); viol != nil {
+		return nil, invalidArgs(viol.Path, viol.Reason, "%s", viol.Message)
+	}
+	args := t.info.Args.ProtoReflect().New().Interface()
+	if err := contract.Decode(v, args); err != nil {
+		var viol *contract.Violation
+		if errors.As(err, &viol) {
+			return nil, invalidArgs(viol.Path, viol.Reason, "%s", viol.Message)
+		}
+		return nil, invalidArgs("", reasonInvalid, "%v", err)
+	}
+	return args, nil
+}
+
+// ---- dry run ----
+
+// dryRun is the validation report of a batch and its preview: the
+// document's revision, the fingerprint of every literal handle in a
+// handle parameter (x-cad-handle fields and list items; not references,
+// and not handles that name no entity now, such as those a step would
+// create), and the planned steps. The guards are checked too, so a dry run
+// also tells whether the batch would be refused as stale. Nothing runs and
+// nothing is journaled.
+func (e *Engine) dryRun(d *document, req *enginev1.ExecuteBatchRequest, opID string, plans []*stepPlan, errs []*enginev1.ToolError) *enginev1.ExecuteBatchResponse {
+	r := newRun(context.Background(), e, Caller{}, &opEntry{key: opKey{id: opID}}, d, plans)
+	r.mode = req.GetOnError()
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	switch {
+	case len(errs) > 0:
+		r.refuse(&toolError{pb: proto.Clone(errs[0]).(*enginev1.ToolError)}, errs)
+	default:
+		if req.ExpectedRevision != nil || len(req.GetPreconditions()) > 0 {
+			r.guarded, r.checked = true, d.Revision
+			if te := guard(d, req.ExpectedRevision, req.GetPreconditions()); te != nil {
+				r.refuse(te, nil)
+				break
+			}
+		}
+		r.finish(r.resp, enginev1.BatchStatus_BATCH_STATUS_VALIDATED)
+		r.resp.Atomicity.Note = "dry run: the batch is valid; nothing ran"
+	}
+	r.resp.Preview = preview(d, req, plans)
+	return r.resp
+}
+
+func preview(d *document, req *enginev1.ExecuteBatchRequest, plans []*stepPlan) *enginev1.Preview {
+	p := &enginev1.Preview{DocumentId: d.ID, Revision: d.Revision}
+	seen := map[uint64]bool{}
+	for i, s := range plans {
+		ps := &enginev1.PlannedStep{I: int32(i), Tool: s.name}
+		if args := req.GetSteps()[i].GetArgs(); args != nil {
+			ps.Args = proto.Clone(args).(*structpb.Struct)
+		}
+		if s.bind != "" {
+			ps.Bind = new(s.bind)
+		}
+		if s.tool != nil {
+			ps.Destructive = s.tool.info.Annotations.GetDestructive()
+			mapStrings(s.tool.in, s.tool.in.root, s.args, "", func(_ string, node schemaNode, str string) (any, error) {
+				if !isHandle(node) {
+					return nil, nil
+				}
+				lit, r, err := parseValue(str)
+				if err != nil || r != nil {
+					return nil, nil
+				}
+				h, ok := drawing.ParseHandle(lit)
+				if !ok || seen[h] || d.Entity(h) == nil {
+					return nil, nil
+				}
+				seen[h] = true
+				p.Preconditions = append(p.Preconditions, &enginev1.Precondition{Handle: drawing.FormatHandle(h), Fingerprint: d.Entity(h).Fingerprint()})
+				return nil, nil
+			})
+		}
+		p.Steps = append(p.Steps, ps)
+	}
+	return p
+}

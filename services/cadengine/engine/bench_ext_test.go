@@ -1,0 +1,183 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/sqlite"
+)
+
+// benchStores opens each store kind for a benchmark.
+func benchStores(b *testing.B) map[string]func() store.Store {
+	return map[string]func() store.Store{
+		"memory": func() store.Store { return memory.New() },
+		"sqlite": func() store.Store {
+			s, err := sqlite.Open(filepath.Join(b.TempDir(), "bench.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+}
+
+func benchCall(b *testing.B, store store.Store, tool string, args *structpb.Struct) {
+	e, err := engine.New(store, engine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	info, err := e.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := &enginev1.CallToolRequest{Tool: tool, DocumentId: &info.DocumentId, Args: args}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := e.CallTool(ctx, engine.Caller{Principal: "bench"}, req)
+		if err != nil || !resp.Ok {
+			b.Fatalf("%s: %v %v", tool, resp, err)
+		}
+	}
+}
+
+// BenchmarkCreateLine is one committed entity_create_line per iteration:
+// the cost of a single write, dominated by the fsync with sqlite.
+func BenchmarkCreateLine(b *testing.B) {
+	args, _ := structpb.NewStruct(obj{"x1": 0, "y1": 0, "x2": 10, "y2": 5, "color": 1})
+	for _, kind := range []string{"memory", "sqlite"} {
+		b.Run(kind, func(b *testing.B) { benchCall(b, benchStores(b)[kind](), enginev1.ToolEntityCreateLine, args) })
+	}
+}
+
+// BenchmarkBatchCreate is one entity_batch_create of 1000 entities per
+// iteration (one store transaction each).
+func BenchmarkBatchCreate(b *testing.B) {
+	args, _ := structpb.NewStruct(batchOf(1000))
+	for _, kind := range []string{"memory", "sqlite"} {
+		b.Run(kind, func(b *testing.B) { benchCall(b, benchStores(b)[kind](), enginev1.ToolEntityBatchCreate, args) })
+	}
+}
+
+// BenchmarkEntityGet is a read: schema check, decode, lookup, encode.
+func BenchmarkEntityGet(b *testing.B) {
+	args, _ := structpb.NewStruct(obj{"handle": "100"})
+	store := memory.New()
+	e, _ := engine.New(store, engine.Options{})
+	info, _ := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
+	callTool(b, e, info.DocumentId, enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 1, "y2": 1})
+	e.Close()
+	benchCallDoc(b, store, info.DocumentId, enginev1.ToolEntityGet, args)
+}
+
+func benchCallDoc(b *testing.B, store store.Store, doc, tool string, args *structpb.Struct) {
+	e, err := engine.New(store, engine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	req := &enginev1.CallToolRequest{Tool: tool, DocumentId: &doc, Args: args}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if resp, err := e.CallTool(context.Background(), engine.Caller{Principal: "bench"}, req); err != nil || !resp.Ok {
+			b.Fatalf("%s: %v %v", tool, resp, err)
+		}
+	}
+}
+
+// Example shows a tool call and its result, as clients see it.
+func Example() {
+	ctx := context.Background()
+	e, _ := engine.New(memory.New(), engine.Options{})
+	defer e.Close()
+	doc, _ := e.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
+
+	args, _ := structpb.NewStruct(map[string]any{"x1": 0, "y1": 0, "x2": 3, "y2": 4})
+	resp, _ := e.CallTool(ctx, engine.Caller{Principal: "me"}, &enginev1.CallToolRequest{
+		DocumentId: &doc.DocumentId, Tool: enginev1.ToolEntityCreateLine, Args: args,
+	})
+	fmt.Println(resp.Ok, resp.Revision, resp.Result.AsMap()["handle"])
+
+	args, _ = structpb.NewStruct(map[string]any{"handle": "100"})
+	resp, _ = e.CallTool(ctx, engine.Caller{Principal: "me"}, &enginev1.CallToolRequest{
+		DocumentId: &doc.DocumentId, Tool: enginev1.ToolAnalysisMeasureEntity, Args: args,
+	})
+	fmt.Println(resp.Result.AsMap()["length"])
+
+	args, _ = structpb.NewStruct(map[string]any{"cx": 0, "cy": 0, "radius": -1})
+	resp, _ = e.CallTool(ctx, engine.Caller{Principal: "me"}, &enginev1.CallToolRequest{
+		DocumentId: &doc.DocumentId, Tool: enginev1.ToolEntityCreateCircle, Args: args,
+	})
+	fmt.Println(resp.Ok, resp.Error.GetKind(), resp.Error.GetPath(), resp.Revision)
+	// Output:
+	// true 1 100
+	// 5
+	// false ERROR_KIND_INVALID_ARGS /radius 1
+}
+
+// BenchmarkHundredWrites compares one batch of 100 entity_create_line
+// steps with 100 separate tools.call calls, per iteration, on each store:
+// the batch commits once, the calls a hundred times.
+func BenchmarkHundredWrites(b *testing.B) {
+	line := func(i int) obj { return obj{"x1": float64(i), "y1": 0, "x2": float64(i) + 1, "y2": 1} }
+	for _, kind := range []string{"memory", "sqlite"} {
+		b.Run(kind+"/batch", func(b *testing.B) {
+			e, doc := benchEngine(b, benchStores(b)[kind]())
+			req := &enginev1.ExecuteBatchRequest{DocumentId: doc}
+			for i := range 100 {
+				args, _ := structpb.NewStruct(line(i))
+				req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityCreateLine, Args: args})
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				resp, err := e.ExecuteBatch(context.Background(), engine.Caller{Principal: "bench"}, req)
+				if err != nil || !resp.Ok {
+					b.Fatalf("batch: %v %v", resp.GetError(), err)
+				}
+			}
+		})
+		b.Run(kind+"/calls", func(b *testing.B) {
+			e, doc := benchEngine(b, benchStores(b)[kind]())
+			reqs := make([]*enginev1.CallToolRequest, 100)
+			for i := range reqs {
+				args, _ := structpb.NewStruct(line(i))
+				reqs[i] = &enginev1.CallToolRequest{Tool: enginev1.ToolEntityCreateLine, DocumentId: &doc, Args: args}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for _, req := range reqs {
+					if resp, err := e.CallTool(context.Background(), engine.Caller{Principal: "bench"}, req); err != nil || !resp.Ok {
+						b.Fatalf("call: %v %v", resp.GetError(), err)
+					}
+				}
+			}
+		})
+	}
+}
+
+func benchEngine(b *testing.B, store store.Store) (*engine.Engine, string) {
+	e, err := engine.New(store, engine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	info, err := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e, info.DocumentId
+}

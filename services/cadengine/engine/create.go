@@ -1,0 +1,333 @@
+package engine
+
+import (
+	"math"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// style is the common properties of a new entity, as given.
+type style struct {
+	layer    *string
+	color    *int32
+	linetype *string
+}
+
+// Create adds an entity with geometry g; path prefixes argument paths in
+// errors ("" for a single create, "/entities/3" in a batch).
+func (c *call) Create(path string, s style, g drawing.Geometry) (*drawing.Entity, error) {
+	e := &drawing.Entity{Layer: c.d.CurrentLayer(), Color: 256, Linetype: "ByLayer", Geom: g}
+	if s.layer != nil {
+		e.Layer = *s.layer
+	}
+	if s.color != nil {
+		e.Color = *s.color
+	}
+	if s.linetype != nil {
+		lt, ok := drawing.CanonicalLinetype(*s.linetype, true)
+		if !ok {
+			return nil, invalidArgs(path+"/linetype", reasonInvalid, "unknown linetype %q (%s)", *s.linetype, drawing.LinetypeNames)
+		}
+		e.Linetype = lt
+	}
+	return c.tx.Create(e)
+}
+
+func handleResult(e *drawing.Entity) string { return drawing.FormatHandle(e.Handle) }
+
+// ---- geometry builders, shared by the single creates and the batch ----
+
+func lineOf(path string, a, b geom.Vec) (drawing.Geometry, error) {
+	if a.Same(b) {
+		return nil, invalidArgs(path+"/x2", reasonInvalid, "a line needs two distinct end points")
+	}
+	return drawing.Line{A: a, B: b}, nil
+}
+
+func arcOf(path string, c geom.Vec, r, start, end float64) (drawing.Geometry, error) {
+	g, err := drawing.NewArc(c, r, start, end)
+	if err != nil {
+		return nil, invalidArgs(path+"/end_angle", reasonInvalid, "%v", err)
+	}
+	return g, nil
+}
+
+func polylineOf(path string, pts []*enginev1.Vertex, closed bool) (drawing.Geometry, error) {
+	switch {
+	case len(pts) == 0:
+		return nil, invalidArgs(path+"/points", reasonMissing, "a polyline needs points")
+	case len(pts) < 2:
+		return nil, invalidArgs(path+"/points", reasonOutOfRange, "a polyline needs at least two points")
+	}
+	v := make([]geom.Vertex, len(pts))
+	for i, p := range pts {
+		v[i] = geom.Vertex{P: geom.Pt(p.GetX(), p.GetY()), Bulge: p.GetBulge()}
+	}
+	return drawing.NewPolyline(v, closed), nil
+}
+
+// rectangleOf is the closed polyline through the rectangle's corners,
+// counter-clockwise from the lower-left one, whatever corners were given.
+func rectangleOf(path string, a, b geom.Vec) (drawing.Geometry, error) {
+	switch {
+	case geom.Eq(a.X, b.X):
+		return nil, invalidArgs(path+"/x2", reasonInvalid, "the rectangle has no width")
+	case geom.Eq(a.Y, b.Y):
+		return nil, invalidArgs(path+"/y2", reasonInvalid, "the rectangle has no height")
+	}
+	x0, x1 := math.Min(a.X, b.X), math.Max(a.X, b.X)
+	y0, y1 := math.Min(a.Y, b.Y), math.Max(a.Y, b.Y)
+	return drawing.Polyline{Polyline: geom.Polyline{V: []geom.Vertex{{P: geom.Pt(x0, y0)}, {P: geom.Pt(x1, y0)}, {P: geom.Pt(x1, y1)}, {P: geom.Pt(x0, y1)}}, Closed: true}}, nil
+}
+
+func textOf(text string, p geom.Vec, height, rotation *float64) drawing.Geometry {
+	g := drawing.Text{Text: text, P: p, Height: drawing.DefaultTextHeight}
+	if height != nil {
+		g.Height = *height
+	}
+	if rotation != nil {
+		g.Rotation = geom.NormDeg(*rotation)
+	}
+	return g
+}
+
+func ellipseOf(path string, c, major geom.Vec, ratio float64, start, end *float64) (drawing.Geometry, error) {
+	s, e := 0.0, 360.0
+	if start != nil {
+		s = *start
+	}
+	if end != nil {
+		e = *end
+	}
+	g, err := drawing.NewEllipse(c, major, ratio, s, e)
+	if err != nil {
+		return nil, invalidArgs(path+"/major_x", reasonInvalid, "%v", err)
+	}
+	return g, nil
+}
+
+// ---- tools ----
+
+func createPoint(c *call, a *enginev1.EntityCreatePointArgs) (*enginev1.EntityCreatePointResult, error) {
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, drawing.Point{P: geom.Pt(a.X, a.Y)})
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.EntityCreatePointResult{Handle: handleResult(e)}, nil
+}
+
+func createLine(c *call, a *enginev1.EntityCreateLineArgs) (*enginev1.EntityCreateLineResult, error) {
+	g, err := lineOf("", geom.Pt(a.X1, a.Y1), geom.Pt(a.X2, a.Y2))
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, g)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.EntityCreateLineResult{Handle: handleResult(e)}, nil
+}
+
+func createCircle(c *call, a *enginev1.EntityCreateCircleArgs) (*enginev1.EntityCreateCircleResult, error) {
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, drawing.Circle{C: geom.Pt(a.Cx, a.Cy), R: a.Radius})
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.EntityCreateCircleResult{Handle: handleResult(e)}, nil
+}
+
+func createArc(c *call, a *enginev1.EntityCreateArcArgs) (*enginev1.EntityCreateArcResult, error) {
+	g, err := arcOf("", geom.Pt(a.Cx, a.Cy), a.Radius, a.StartAngle, a.EndAngle)
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, g)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.EntityCreateArcResult{Handle: handleResult(e)}, nil
+}
+
+func createPolyline(c *call, a *enginev1.EntityCreatePolylineArgs) (*enginev1.EntityCreatePolylineResult, error) {
+	g, err := polylineOf("", a.Points, a.GetClosed())
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, g)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.EntityCreatePolylineResult{Handle: handleResult(e)}, nil
+}
+
+func createRectangle(c *call, a *enginev1.EntityCreateRectangleArgs) (*enginev1.EntityCreateRectangleResult, error) {
+	g, err := rectangleOf("", geom.Pt(a.X1, a.Y1), geom.Pt(a.X2, a.Y2))
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, g)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.EntityCreateRectangleResult{Handle: handleResult(e)}, nil
+}
+
+func createText(c *call, a *enginev1.EntityCreateTextArgs) (*enginev1.EntityCreateTextResult, error) {
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, textOf(a.Text, geom.Pt(a.X, a.Y), a.Height, a.Rotation))
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.EntityCreateTextResult{Handle: handleResult(e)}, nil
+}
+
+func createEllipse(c *call, a *enginev1.EntityCreateEllipseArgs) (*enginev1.EntityCreateEllipseResult, error) {
+	g, err := ellipseOf("", geom.Pt(a.Cx, a.Cy), geom.Pt(a.MajorX, a.MajorY), a.Ratio, a.StartAngle, a.EndAngle)
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.Create("", style{a.Layer, a.Color, a.Linetype}, g)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.EntityCreateEllipseResult{Handle: handleResult(e)}, nil
+}
+
+// batchCreate creates every entity in one step and one store transaction;
+// if any entity is wrong nothing is created, and the error's path points at
+// it ("/entities/3/radius").
+func batchCreate(c *call, a *enginev1.EntityBatchCreateArgs) (*enginev1.EntityBatchCreateResult, error) {
+	if len(a.Entities) == 0 {
+		return nil, invalidArgs("/entities", reasonMissing, "give at least one entity")
+	}
+	handles := make([]string, len(a.Entities))
+	path := make([]byte, 0, 32)
+	for i, ne := range a.Entities {
+		path = append(path[:0], "/entities/"...)
+		path = appendInt(path, i)
+		p := string(path)
+		g, err := newEntityGeometry(p, ne)
+		if err != nil {
+			return nil, err
+		}
+		e, err := c.Create(p, style{ne.Layer, ne.Color, ne.Linetype}, g)
+		if err != nil {
+			return nil, err
+		}
+		handles[i] = drawing.FormatHandle(e.Handle)
+	}
+	return &enginev1.EntityBatchCreateResult{Handles: handles, Count: int64(len(handles))}, nil
+}
+
+func appendInt(b []byte, i int) []byte {
+	if i >= 10 {
+		b = appendInt(b, i/10)
+	}
+	return append(b, byte('0'+i%10))
+}
+
+// newEntityFields are the NewEntity fields each type takes, besides type,
+// layer, color and linetype.
+func newEntityFields(t enginev1.EntityType) []string {
+	switch t {
+	case enginev1.EntityType_ENTITY_TYPE_POINT:
+		return []string{"x", "y"}
+	case enginev1.EntityType_ENTITY_TYPE_LINE:
+		return []string{"x1", "y1", "x2", "y2"}
+	case enginev1.EntityType_ENTITY_TYPE_CIRCLE:
+		return []string{"cx", "cy", "radius"}
+	case enginev1.EntityType_ENTITY_TYPE_ARC:
+		return []string{"cx", "cy", "radius", "start_angle", "end_angle"}
+	case enginev1.EntityType_ENTITY_TYPE_POLYLINE:
+		return []string{"points", "closed"}
+	case enginev1.EntityType_ENTITY_TYPE_TEXT:
+		return []string{"text", "x", "y", "height", "rotation"}
+	case enginev1.EntityType_ENTITY_TYPE_ELLIPSE:
+		return []string{"cx", "cy", "major_x", "major_y", "ratio", "start_angle", "end_angle"}
+	}
+	return nil
+}
+
+// newEntityGeometry checks one NewEntity — every field its type needs, none
+// it does not take — and builds its geometry.
+func newEntityGeometry(path string, ne *enginev1.NewEntity) (drawing.Geometry, error) {
+	allowed := newEntityFields(ne.Type)
+	if allowed == nil {
+		return nil, invalidArgs(path+"/type", reasonInvalid, "unknown entity type")
+	}
+	tn := drawing.TypeName(ne.Type)
+	for _, fd := range setFields(ne, "type", "layer", "color", "linetype") {
+		ok := false
+		for _, f := range allowed {
+			if string(fd.Name()) == f {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return nil, invalidArgs(path+"/"+string(fd.Name()), reasonInvalid, "a %s has no %s", tn, fd.Name())
+		}
+	}
+	var missing string
+	need := func(name string, v *float64) float64 {
+		if v == nil && missing == "" {
+			missing = name
+		}
+		if v == nil {
+			return 0
+		}
+		return *v
+	}
+	miss := func() error {
+		return invalidArgs(path+"/"+missing, reasonMissing, "a %s needs %s", tn, missing)
+	}
+	switch ne.Type {
+	case enginev1.EntityType_ENTITY_TYPE_POINT:
+		p := geom.Pt(need("x", ne.X), need("y", ne.Y))
+		if missing != "" {
+			return nil, miss()
+		}
+		return drawing.Point{P: p}, nil
+	case enginev1.EntityType_ENTITY_TYPE_LINE:
+		a, b := geom.Pt(need("x1", ne.X1), need("y1", ne.Y1)), geom.Pt(need("x2", ne.X2), need("y2", ne.Y2))
+		if missing != "" {
+			return nil, miss()
+		}
+		return lineOf(path, a, b)
+	case enginev1.EntityType_ENTITY_TYPE_CIRCLE:
+		cv, r := geom.Pt(need("cx", ne.Cx), need("cy", ne.Cy)), need("radius", ne.Radius)
+		if missing != "" {
+			return nil, miss()
+		}
+		return drawing.Circle{C: cv, R: r}, nil
+	case enginev1.EntityType_ENTITY_TYPE_ARC:
+		cv, r := geom.Pt(need("cx", ne.Cx), need("cy", ne.Cy)), need("radius", ne.Radius)
+		s, e := need("start_angle", ne.StartAngle), need("end_angle", ne.EndAngle)
+		if missing != "" {
+			return nil, miss()
+		}
+		return arcOf(path, cv, r, s, e)
+	case enginev1.EntityType_ENTITY_TYPE_POLYLINE:
+		return polylineOf(path, ne.Points, ne.GetClosed())
+	case enginev1.EntityType_ENTITY_TYPE_TEXT:
+		p := geom.Pt(need("x", ne.X), need("y", ne.Y))
+		if missing != "" {
+			return nil, miss()
+		}
+		switch {
+		case ne.Text == nil:
+			return nil, invalidArgs(path+"/text", reasonMissing, "a text needs text")
+		case *ne.Text == "":
+			return nil, invalidArgs(path+"/text", reasonOutOfRange, "text must not be empty")
+		}
+		return textOf(*ne.Text, p, ne.Height, ne.Rotation), nil
+	default: // ellipse
+		cv, m := geom.Pt(need("cx", ne.Cx), need("cy", ne.Cy)), geom.Pt(need("major_x", ne.MajorX), need("major_y", ne.MajorY))
+		ratio := need("ratio", ne.Ratio)
+		if missing != "" {
+			return nil, miss()
+		}
+		return ellipseOf(path, cv, m, ratio, ne.StartAngle, ne.EndAngle)
+	}
+}

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+)
+
+// document is one drawing in the engine: its model, the write lane and the
+// lock that guard it, and the notes of its recent commits. Writers also
+// hold the lane (see run.lock) for as long as their write — a tool call or
+// a whole batch — takes.
+type document struct {
+	*drawing.Document
+
+	// lane admits one writer at a time. A writer takes the lane first
+	// (waiting is cancellable), then mu while it applies and commits; a
+	// batch that waits on a client commits what it did and lets go of
+	// both, so that others can read and write meanwhile (see run.suspend).
+	lane chan struct{}
+
+	// durable is the revision of the last commit, readable without mu
+	// (busy and conflict answers must not wait for the lane).
+	durable atomic.Int64
+
+	mu          sync.RWMutex // guards model and everything below
+	commits     []commitNote // the latest commits, oldest first, see noteCommit
+	commitsLost int64        // the highest revision of notes dropped from commits
+	// quarantined is set when the document in memory may differ from the
+	// stored one (a commit that would have stored a rollback failed);
+	// every later call on it is refused quarantined until the engine
+	// restarts and reloads it.
+	quarantined bool
+}
+
+// newDocument puts a drawing in the engine.
+func newDocument(m *drawing.Document) *document {
+	d := &document{Document: m, lane: make(chan struct{}, 1)}
+	d.durable.Store(m.Revision)
+	return d
+}
+
+// acquire takes the write lane, or gives up when ctx ends.
+func (d *document) acquire(ctx context.Context) error {
+	select {
+	case d.lane <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (d *document) release() { <-d.lane }
+
+// record is the document's row for the store; the caller holds mu.
+func recordOf(d *drawing.Document) store.DocumentRecord {
+	ls := d.SortedLayers()
+	layers := make([]store.LayerRecord, len(ls))
+	for i, l := range ls {
+		layers[i] = store.LayerRecord{
+			Name: l.Name, Color: l.Color, Linetype: l.Linetype, Lineweight: l.Lineweight,
+			On: l.On, Frozen: l.Frozen, Locked: l.Locked,
+		}
+	}
+	return store.DocumentRecord{
+		ID:           d.ID,
+		Name:         d.Name,
+		Units:        d.Units,
+		CreatedAt:    d.CreatedAt,
+		Revision:     d.Revision,
+		NextHandle:   d.NextHandle,
+		CurrentLayer: d.CurrentLayer(),
+		Layers:       layers,
+		ContentHash:  d.ContentHash().String(),
+	}
+}
+
+// loadDocument rebuilds a document from its stored records and checks the
+// stored content hash against the recomputed one.
+func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*document, error) {
+	d := drawing.EmptyDocument(rec.ID, rec.Name, rec.Units, rec.CreatedAt)
+	d.Revision, d.NextHandle = rec.Revision, rec.NextHandle
+	for _, l := range rec.Layers {
+		d.SetLayer(l.Name, &drawing.Layer{
+			Name: l.Name, Color: l.Color, Linetype: l.Linetype, Lineweight: l.Lineweight,
+			On: l.On, Frozen: l.Frozen, Locked: l.Locked,
+		})
+	}
+	if d.Layer(rec.CurrentLayer) == nil {
+		return nil, fmt.Errorf("document %s: current layer %q does not exist", rec.ID, rec.CurrentLayer)
+	}
+	d.SetCurrent(rec.CurrentLayer)
+	for _, er := range ents {
+		e, err := drawing.DecodeEntity(er.Handle, er.Data)
+		if err != nil {
+			return nil, fmt.Errorf("document %s: %w", rec.ID, err)
+		}
+		if er.Handle >= d.NextHandle {
+			return nil, fmt.Errorf("document %s: entity %s is beyond the handle counter", rec.ID, drawing.FormatHandle(er.Handle))
+		}
+		d.SetEntity(er.Handle, e)
+	}
+	if got := d.ContentHash().String(); got != rec.ContentHash {
+		return nil, fmt.Errorf("document %s: content hash is %s, stored %s", rec.ID, got, rec.ContentHash)
+	}
+	return newDocument(d), nil
+}
+
+// commitOf is the store transaction that brings the stored document to the
+// document's current state, given the changes since the last commit: the
+// document row and, for each entity the changes touched, its current state
+// (or its removal).
+func commitOf(d *drawing.Document, changes []drawing.Change) *store.Commit {
+	rec := recordOf(d)
+	c := &store.Commit{Document: &rec}
+	seen := make(map[uint64]struct{}, len(changes))
+	for _, ch := range changes {
+		if ch.Kind != drawing.ChangeEntity {
+			continue
+		}
+		if _, ok := seen[ch.Handle]; ok {
+			continue
+		}
+		seen[ch.Handle] = struct{}{}
+		if e := d.Entity(ch.Handle); e != nil {
+			c.Put = append(c.Put, store.EntityRecord{Handle: e.Handle, Data: e.Encode()})
+		} else {
+			c.Delete = append(c.Delete, ch.Handle)
+		}
+	}
+	return c
+}
+
+// fullCommit is the store transaction that stores a new document whole:
+// its row and every entity.
+func fullCommit(d *drawing.Document) *store.Commit {
+	rec := recordOf(d)
+	c := &store.Commit{Document: &rec, Put: make([]store.EntityRecord, 0, d.EntityCount())}
+	d.Each(0, func(e *drawing.Entity) bool {
+		c.Put = append(c.Put, store.EntityRecord{Handle: e.Handle, Data: e.Encode()})
+		return true
+	})
+	return c
+}

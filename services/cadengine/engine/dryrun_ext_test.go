@@ -1,0 +1,138 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
+)
+
+// dryRunCases has, for every tool of the catalog, arguments that are valid
+// on the fixture of TestDryRunMatchesRealCall. A tool without a case fails
+// the test.
+func dryRunCases(h map[string]string) map[string]obj {
+	return map[string]obj{
+		enginev1.ToolDocumentCreate:          {"name": "x"},
+		enginev1.ToolDocumentInfo:            {},
+		enginev1.ToolDocumentExport:          {"format": "svg"},
+		enginev1.ToolDocumentImport:          {"format": "dxf", "content": "0\nEOF\n"},
+		enginev1.ToolEntityCreatePoint:       {"x": 1, "y": 2},
+		enginev1.ToolEntityCreateLine:        {"x1": 0, "y1": 0, "x2": 1, "y2": 1},
+		enginev1.ToolEntityCreateCircle:      {"cx": 0, "cy": 0, "radius": 1},
+		enginev1.ToolEntityCreateArc:         {"cx": 0, "cy": 0, "radius": 1, "start_angle": 0, "end_angle": 90},
+		enginev1.ToolEntityCreatePolyline:    {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 1, "y": 0, "bulge": 0.5}, obj{"x": 1, "y": 1}}},
+		enginev1.ToolEntityCreateRectangle:   {"x1": 0, "y1": 0, "x2": 2, "y2": 1},
+		enginev1.ToolEntityCreateText:        {"text": "hi", "x": 0, "y": 0},
+		enginev1.ToolEntityCreateEllipse:     {"cx": 0, "cy": 0, "major_x": 2, "major_y": 0, "ratio": 0.5},
+		enginev1.ToolEntityBatchCreate:       {"entities": []any{obj{"type": "point", "x": 0, "y": 0}}},
+		enginev1.ToolEntityGet:               {"handle": h["line"]},
+		enginev1.ToolEntityList:              {"types": []any{"line"}},
+		enginev1.ToolSelectionWindow:         {"x1": -10, "y1": -10, "x2": 10, "y2": 10},
+		enginev1.ToolAnalysisBoundingBox:     {},
+		enginev1.ToolAnalysisMeasureDistance: {"x1": 0, "y1": 0, "x2": 3, "y2": 4},
+		enginev1.ToolAnalysisMeasureEntity:   {"handle": h["circle"]},
+		enginev1.ToolEntityMove:              {"handle": h["line"], "dx": 1, "dy": 0},
+		enginev1.ToolEntityCopy:              {"handle": h["line"], "dx": 1, "dy": 0},
+		enginev1.ToolEntityRotate:            {"handle": h["line"], "base_x": 0, "base_y": 0, "angle": 90},
+		enginev1.ToolEntityScale:             {"handle": h["circle"], "base_x": 0, "base_y": 0, "factor": 2},
+		enginev1.ToolEntityMirror:            {"handle": h["line"], "x1": 0, "y1": 0, "x2": 0, "y2": 1},
+		enginev1.ToolEntityOffset:            {"handle": h["circle"], "distance": 1},
+		enginev1.ToolEntityEditGeometry:      {"handle": h["circle"], "radius": 3},
+		enginev1.ToolEntitySetProperties:     {"handle": h["line"], "color": 1},
+		enginev1.ToolEntityDelete:            {"handle": h["point"]},
+		enginev1.ToolEntityDeleteMany:        {"handles": []any{h["point"]}},
+		enginev1.ToolPointFromSnap:           {"handle": h["line"], "snap": "mid"},
+		enginev1.ToolPointIntersection:       {"handle1": h["line"], "handle2": h["circle"]},
+		enginev1.ToolPointTangent:            {"handle": h["circle"], "from_x": 5, "from_y": 0},
+		enginev1.ToolLayerCreate:             {"name": "NEW"},
+		enginev1.ToolLayerList:               {},
+		enginev1.ToolLayerModify:             {"name": "L1", "color": 3},
+		enginev1.ToolLayerSetCurrent:         {"name": "L1"},
+		enginev1.ToolLayerLock:               {"name": "L1"},
+		enginev1.ToolLayerUnlock:             {"name": "L1"},
+		enginev1.ToolLayerDelete:             {"name": "L1"},
+		enginev1.ToolTransactionBegin:        {},
+		enginev1.ToolTransactionCommit:       {},
+		enginev1.ToolTransactionRollback:     {},
+		enginev1.ToolPointPick:               {"prompt": "where?"},
+		enginev1.ToolEntityPick:              {"prompt": "which?"},
+		enginev1.ToolSystemStatus:            {},
+		enginev1.ToolSystemCapabilities:      {},
+	}
+}
+
+// TestDryRunMatchesRealCall walks every tool, with valid arguments and with
+// an unknown argument: a dry run gives the same validation as the real
+// batch, and changes nothing (revision, content hash, journal).
+func TestDryRunMatchesRealCall(t *testing.T) {
+	cases := dryRunCases(nil)
+	for _, tool := range enginev1.Tools {
+		if _, ok := cases[tool.Name]; !ok {
+			t.Errorf("tool %s has no dry-run case", tool.Name)
+		}
+	}
+	ctx := context.Background()
+	for _, tool := range enginev1.Tools {
+		for _, variant := range []string{"valid", "unknown argument"} {
+			t.Run(tool.Name+"/"+variant, func(t *testing.T) {
+				f := newFixture(t)
+				f.ok(enginev1.ToolLayerCreate, obj{"name": "L1"})
+				h := map[string]string{
+					"line":   f.handle(enginev1.ToolEntityCreateLine, obj{"x1": -1, "y1": 0, "x2": 4, "y2": 0}),
+					"circle": f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 2}),
+					"point":  f.handle(enginev1.ToolEntityCreatePoint, obj{"x": 7, "y": 7}),
+				}
+				args := dryRunCases(h)[tool.Name]
+				if variant != "valid" {
+					args = obj{"bogus": true}
+					for k, v := range dryRunCases(h)[tool.Name] {
+						args[k] = v
+					}
+				}
+				before := f.info()
+				opID := "op-dry-" + tool.Name
+				req := f.batchReq(st(tool.Name, args))
+				req.OperationId = &opID
+				req.DryRun = proto.Bool(true)
+				dry := f.batch(req)
+				after := f.info()
+				if after.Revision != before.Revision || after.ContentHash != before.ContentHash || after.EntityCount != before.EntityCount {
+					t.Errorf("dry run changed the document: %v → %v", before, after)
+				}
+				if _, err := f.e.GetOperation(ctx, "tester", opID); !errors.Is(err, engine.ErrOperationNotFound) {
+					t.Errorf("dry run journaled operation %s: GetOperation = %v, want not found", opID, err)
+				}
+
+				req.DryRun = nil
+				real := f.batch(req)
+				dryRefused := dry.Status == enginev1.BatchStatus_BATCH_STATUS_REFUSED
+				realRefused := real.Status == enginev1.BatchStatus_BATCH_STATUS_REFUSED
+				if dryRefused != realRefused {
+					t.Fatalf("dry run status %v, real call status %v: validation differs", dry.Status, real.Status)
+				}
+				if variant != "valid" && !dryRefused {
+					t.Errorf("an unknown argument passed validation: %v", dry.Status)
+				}
+				if dryRefused {
+					if len(dry.Errors) != len(real.Errors) {
+						t.Fatalf("dry run errors %v, real errors %v", dry.Errors, real.Errors)
+					}
+					for i := range dry.Errors {
+						d, r := dry.Errors[i], real.Errors[i]
+						if d.GetKind() != r.GetKind() || d.GetPath() != r.GetPath() {
+							t.Errorf("error %d: dry run %v at %q, real %v at %q", i, d.GetKind(), d.GetPath(), r.GetKind(), r.GetPath())
+						}
+					}
+					return
+				}
+				if dry.Status != enginev1.BatchStatus_BATCH_STATUS_VALIDATED {
+					t.Errorf("dry run status = %v, want validated", dry.Status)
+				}
+			})
+		}
+	}
+}

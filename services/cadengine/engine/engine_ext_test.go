@@ -1,0 +1,403 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
+)
+
+func TestCreateDocumentDefaults(t *testing.T) {
+	f := newFixture(t)
+	info := f.info()
+	if !regexp.MustCompile(`^doc-[0-9a-f]{16}$`).MatchString(info.DocumentId) {
+		t.Errorf("document id = %q, want doc-<16 hex>", info.DocumentId)
+	}
+	if info.Units != enginev1.Units_UNITS_MM || info.Revision != 0 || info.EntityCount != 0 || info.CurrentLayer != "0" {
+		t.Errorf("new document = %v, want mm, revision 0, no entities, current layer 0", info)
+	}
+	if len(info.Layers) != 1 {
+		t.Fatalf("layers = %v, want only layer 0", info.Layers)
+	}
+	l := info.Layers[0]
+	if l.Name != "0" || l.Color != 7 || l.Linetype != "Continuous" || !l.On || l.Locked || l.Frozen {
+		t.Errorf("layer 0 = %v, want colour 7, Continuous, on", l)
+	}
+	if len(info.ContentHash) != 64 {
+		t.Errorf("content hash = %q, want 64 hex digits", info.ContentHash)
+	}
+}
+
+func TestDocumentNotFound(t *testing.T) {
+	e := newEngine(t, nil)
+	ctx := context.Background()
+	if _, err := e.GetDocument(ctx, "doc-nope"); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("GetDocument(doc-nope) = %v, want ErrNotFound", err)
+	}
+	doc := "doc-nope"
+	_, err := e.CallTool(ctx, engine.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: enginev1.ToolEntityGet, DocumentId: &doc})
+	if !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("CallTool on doc-nope = %v, want ErrNotFound", err)
+	}
+	_, err = e.CallTool(ctx, engine.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: enginev1.ToolEntityGet})
+	if !errors.Is(err, engine.ErrInvalid) {
+		t.Errorf("CallTool without document_id = %v, want ErrInvalid", err)
+	}
+	_, err = e.ExportDocument(ctx, &enginev1.ExportDocumentRequest{DocumentId: "doc-nope", Format: enginev1.ExportFormat_EXPORT_FORMAT_SVG})
+	if !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("ExportDocument(doc-nope) = %v, want ErrNotFound", err)
+	}
+}
+
+func TestUnknownTool(t *testing.T) {
+	f := newFixture(t)
+	resp := f.call("entity_create_hexagon", obj{})
+	if resp.Ok || resp.Error.GetKind() != kindUnknownTool {
+		t.Fatalf("unknown tool = %v, want unknown_tool", resp)
+	}
+	if resp.Tool != "entity_create_hexagon" || !strings.HasPrefix(resp.OperationId, "op-") || resp.Error.GetOperationId() != resp.OperationId {
+		t.Errorf("unknown tool response = %v, want tool name and a generated op- id on response and error", resp)
+	}
+}
+
+func TestOperationIDEchoed(t *testing.T) {
+	f := newFixture(t)
+	id := "my-op-1"
+	resp, err := f.e.CallTool(context.Background(), engine.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: enginev1.ToolDocumentInfo, DocumentId: &f.doc, OperationId: &id})
+	if err != nil || resp.OperationId != id {
+		t.Fatalf("CallTool with operation_id = %v, %v; want it echoed", resp, err)
+	}
+	resp, err = f.e.CallTool(context.Background(), engine.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: enginev1.ToolSystemStatus})
+	if err != nil || !resp.Ok {
+		t.Fatalf("system_status: %v %v", resp, err)
+	}
+	if ops := resp.Result.AsMap()["recent_operations"].([]any); len(ops) != 2 || ops[0] != resp.OperationId || ops[1] != id {
+		t.Errorf("recent_operations = %v, want [%s %s] (newest first)", ops, resp.OperationId, id)
+	}
+	// Another principal does not see them.
+	resp, err = f.e.CallTool(context.Background(), engine.Caller{Principal: "someone-else"}, &enginev1.CallToolRequest{Tool: enginev1.ToolSystemStatus})
+	if err != nil || !resp.Ok {
+		t.Fatalf("system_status: %v %v", resp, err)
+	}
+	ops := resp.Result.AsMap()["recent_operations"].([]any)
+	if len(ops) != 1 || ops[0] != resp.OperationId {
+		t.Errorf("recent operations of another principal = %v, want only its own call %s", ops, resp.OperationId)
+	}
+}
+
+func TestInvalidArgs(t *testing.T) {
+	f := newFixture(t)
+	line := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 1, "y2": 0})
+	tests := []struct {
+		tool   string
+		args   obj
+		path   string
+		reason enginev1.ViolationReason
+	}{
+		{enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": -1}, "/radius", enginev1.ViolationReason_VIOLATION_REASON_OUT_OF_RANGE},
+		{enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 1, "bogus": 1}, "/bogus", enginev1.ViolationReason_VIOLATION_REASON_UNKNOWN_FIELD},
+		{enginev1.ToolEntityCreateCircle, obj{"cx": 0, "radius": 1}, "/cy", enginev1.ViolationReason_VIOLATION_REASON_MISSING},
+		{enginev1.ToolEntityCreateCircle, obj{"cx": "0", "cy": 0, "radius": 1}, "/cx", enginev1.ViolationReason_VIOLATION_REASON_WRONG_TYPE},
+		{enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 1, "y2": 1, "color": 257}, "/color", enginev1.ViolationReason_VIOLATION_REASON_OUT_OF_RANGE},
+		{enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 1, "y2": 1, "color": 1.5}, "/color", enginev1.ViolationReason_VIOLATION_REASON_WRONG_TYPE},
+		{enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 0, "y2": 0}, "/x2", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		{enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 1, "y2": 0, "linetype": "wiggly"}, "/linetype", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		{enginev1.ToolEntityCreatePolyline, obj{"points": []any{obj{"x": 0, "y": 0}}}, "/points", enginev1.ViolationReason_VIOLATION_REASON_OUT_OF_RANGE},
+		{enginev1.ToolEntityCreatePolyline, obj{"points": []any{obj{"x": 0, "y": 0}, obj{"x": 1}}}, "/points/1/y", enginev1.ViolationReason_VIOLATION_REASON_MISSING},
+		{enginev1.ToolEntityCreateArc, obj{"cx": 0, "cy": 0, "radius": 1, "start_angle": 30, "end_angle": 390}, "/end_angle", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		{enginev1.ToolPointFromSnap, obj{"handle": line, "snap": "sideways"}, "/snap", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		{enginev1.ToolPointFromSnap, obj{"handle": line, "snap": "near"}, "/ref_x", enginev1.ViolationReason_VIOLATION_REASON_MISSING},
+		{enginev1.ToolEntityGet, obj{"handle": "not-hex"}, "/handle", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		{enginev1.ToolEntityEditGeometry, obj{"handle": line, "radius": 3}, "/radius", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "line", "x1": 0, "y1": 0, "x2": 1, "y2": 1}, obj{"type": "circle", "cx": 0, "cy": 0}}}, "/entities/1/radius", enginev1.ViolationReason_VIOLATION_REASON_MISSING},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "circle", "cx": 0, "cy": 0, "radius": -2}}}, "/entities/0/radius", enginev1.ViolationReason_VIOLATION_REASON_OUT_OF_RANGE},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "point", "x": 0, "y": 0, "radius": 2}}}, "/entities/0/radius", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		{enginev1.ToolLayerCreate, obj{"name": "a/b"}, "/name", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+tt.path, func(t *testing.T) {
+			before := f.info()
+			e := f.fail(tt.tool, tt.args, kindInvalid)
+			if e.GetPath() != tt.path || e.GetReason() != tt.reason {
+				t.Errorf("%s(%s) error = path %q reason %v, want %q %v (%s)", tt.tool, js(tt.args), e.GetPath(), e.GetReason(), tt.path, tt.reason, e.GetMessage())
+			}
+			if after := f.info(); after.Revision != before.Revision || after.ContentHash != before.ContentHash {
+				t.Errorf("a rejected call changed the document: revision %d→%d", before.Revision, after.Revision)
+			}
+		})
+	}
+}
+
+func TestRevisionBumpsOnlyOnCommittedWrites(t *testing.T) {
+	f := newFixture(t)
+	rev := func() int64 { return f.info().Revision }
+	h := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 10, "y2": 0})
+	if got := rev(); got != 1 {
+		t.Fatalf("revision after a create = %d, want 1", got)
+	}
+	for _, tool := range []string{enginev1.ToolDocumentInfo, enginev1.ToolEntityList, enginev1.ToolLayerList, enginev1.ToolAnalysisBoundingBox} {
+		resp := f.call(tool, obj{})
+		if !resp.Ok || resp.Revision != 1 {
+			t.Errorf("%s = %v, want ok at revision 1", tool, resp)
+		}
+	}
+	f.ok(enginev1.ToolEntityGet, obj{"handle": h})
+	f.fail(enginev1.ToolEntityMove, obj{"handle": "FFFF", "dx": 1, "dy": 1}, kindFailed)
+	f.fail(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 0}, kindInvalid)
+	if got := rev(); got != 1 {
+		t.Fatalf("revision after reads and failures = %d, want 1", got)
+	}
+	resp := f.call(enginev1.ToolEntityMove, obj{"handle": h, "dx": 1, "dy": 0})
+	if !resp.Ok || resp.Revision != 2 {
+		t.Fatalf("move = %v, want ok at revision 2", resp)
+	}
+}
+
+func TestLockedLayerRefused(t *testing.T) {
+	f := newFixture(t)
+	f.ok(enginev1.ToolLayerCreate, obj{"name": "walls", "color": 1})
+	h := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 10, "y2": 0, "layer": "walls"})
+	other := f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 1})
+	f.ok(enginev1.ToolLayerLock, obj{"name": "walls"})
+	before := f.info()
+	writes := []struct {
+		tool string
+		args obj
+	}{
+		{enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 1, "y2": 1, "layer": "walls"}},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "point", "x": 0, "y": 0}, obj{"type": "point", "x": 1, "y": 0, "layer": "walls"}}}},
+		{enginev1.ToolEntityMove, obj{"handle": h, "dx": 1, "dy": 1}},
+		{enginev1.ToolEntityRotate, obj{"handle": h, "base_x": 0, "base_y": 0, "angle": 90}},
+		{enginev1.ToolEntityScale, obj{"handle": h, "base_x": 0, "base_y": 0, "factor": 2}},
+		{enginev1.ToolEntityMirror, obj{"handle": h, "x1": 0, "y1": 0, "x2": 0, "y2": 1}},
+		{enginev1.ToolEntityCopy, obj{"handle": h, "dx": 1, "dy": 1}},
+		{enginev1.ToolEntityOffset, obj{"handle": h, "distance": 1}},
+		{enginev1.ToolEntityEditGeometry, obj{"handle": h, "end": obj{"x": 5, "y": 5}}},
+		{enginev1.ToolEntitySetProperties, obj{"handle": h, "color": 3}},
+		{enginev1.ToolEntitySetProperties, obj{"handle": other, "layer": "walls"}},
+		{enginev1.ToolEntityDelete, obj{"handle": h}},
+		{enginev1.ToolEntityDeleteMany, obj{"handles": []any{other, h}}},
+		{enginev1.ToolLayerDelete, obj{"name": "walls"}},
+	}
+	for _, w := range writes {
+		f.fail(w.tool, w.args, kindRefused)
+	}
+	after := f.info()
+	if after.Revision != before.Revision || after.ContentHash != before.ContentHash || after.EntityCount != before.EntityCount {
+		t.Fatalf("refused writes changed the document: %v → %v", before, after)
+	}
+	f.ok(enginev1.ToolLayerUnlock, obj{"name": "walls"})
+	f.ok(enginev1.ToolEntityMove, obj{"handle": h, "dx": 1, "dy": 1})
+}
+
+func TestEveryToolAnswers(t *testing.T) {
+	// Every catalog tool either works on minimal arguments or fails with a
+	// typed error — none is a protocol error or unknown. Each runs on a
+	// fresh document holding circle 100, line 101 and layer L1.
+	const h, h2 = "100", "101"
+	minimal := map[string]obj{
+		enginev1.ToolDocumentExport:          {"format": "svg"},
+		enginev1.ToolDocumentImport:          {"format": "dxf", "content": "0\nEOF\n"},
+		enginev1.ToolEntityCreatePoint:       {"x": 0, "y": 0},
+		enginev1.ToolEntityCreateLine:        {"x1": 0, "y1": 0, "x2": 1, "y2": 1},
+		enginev1.ToolEntityCreateCircle:      {"cx": 0, "cy": 0, "radius": 1},
+		enginev1.ToolEntityCreateArc:         {"cx": 0, "cy": 0, "radius": 1, "start_angle": 0, "end_angle": 90},
+		enginev1.ToolEntityCreatePolyline:    {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 1, "y": 0}}},
+		enginev1.ToolEntityCreateRectangle:   {"x1": 0, "y1": 0, "x2": 1, "y2": 1},
+		enginev1.ToolEntityCreateText:        {"text": "a", "x": 0, "y": 0},
+		enginev1.ToolEntityCreateEllipse:     {"cx": 0, "cy": 0, "major_x": 2, "major_y": 0, "ratio": 0.5},
+		enginev1.ToolEntityBatchCreate:       {"entities": []any{obj{"type": "point", "x": 0, "y": 0}}},
+		enginev1.ToolEntityGet:               {"handle": h},
+		enginev1.ToolSelectionWindow:         {"x1": -5, "y1": -5, "x2": 5, "y2": 5},
+		enginev1.ToolAnalysisMeasureDistance: {"x1": 0, "y1": 0, "x2": 3, "y2": 4},
+		enginev1.ToolAnalysisMeasureEntity:   {"handle": h},
+		enginev1.ToolEntityMove:              {"handle": h, "dx": 1, "dy": 0},
+		enginev1.ToolEntityCopy:              {"handle": h, "dx": 1, "dy": 0},
+		enginev1.ToolEntityRotate:            {"handle": h, "base_x": 0, "base_y": 0, "angle": 0},
+		enginev1.ToolEntityScale:             {"handle": h, "base_x": 0, "base_y": 0, "factor": 1},
+		enginev1.ToolEntityMirror:            {"handle": h, "x1": 0, "y1": 0, "x2": 1, "y2": 0, "copy": true},
+		enginev1.ToolEntityOffset:            {"handle": h, "distance": 1},
+		enginev1.ToolEntityEditGeometry:      {"handle": h, "radius": 2},
+		enginev1.ToolEntitySetProperties:     {"handle": h, "color": 1},
+		enginev1.ToolPointFromSnap:           {"handle": h, "snap": "center"},
+		enginev1.ToolPointIntersection:       {"handle1": h, "handle2": h2},
+		enginev1.ToolPointTangent:            {"handle": h, "from_x": 10, "from_y": 0},
+		enginev1.ToolLayerCreate:             {"name": "L2"},
+		enginev1.ToolLayerModify:             {"name": "0"},
+		enginev1.ToolLayerSetCurrent:         {"name": "0"},
+		enginev1.ToolLayerLock:               {"name": "L1"},
+		enginev1.ToolLayerUnlock:             {"name": "L1"},
+		enginev1.ToolLayerDelete:             {"name": "L1"},
+		enginev1.ToolPointPick:               {"prompt": "pick"},
+		enginev1.ToolEntityPick:              {"prompt": "pick"},
+		enginev1.ToolEntityDelete:            {"handle": h},
+		enginev1.ToolEntityDeleteMany:        {"layers": []any{"0"}},
+	}
+	for _, tool := range enginev1.Tools {
+		f := newFixture(t)
+		f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 1})
+		f.handle(enginev1.ToolEntityCreateLine, obj{"x1": -2, "y1": 0, "x2": 2, "y2": 0})
+		f.ok(enginev1.ToolLayerCreate, obj{"name": "L1"})
+		args := minimal[tool.Name]
+		if args == nil {
+			args = obj{}
+		}
+		doc := f.doc
+		resp, err := f.e.CallTool(context.Background(), engine.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: tool.Name, DocumentId: &doc, Args: mustStruct(t, args)})
+		if err != nil {
+			t.Errorf("%s: protocol error %v", tool.Name, err)
+			continue
+		}
+		switch k := resp.Error.GetKind(); {
+		case resp.Ok:
+		case k == kindUnsupported && resp.Error.GetCapability() != "":
+		default:
+			t.Errorf("%s(%s) = %v, want ok or unsupported with a capability", tool.Name, js(args), resp.Error)
+		}
+	}
+}
+
+func TestUnsupportedToolsNameTheirCapability(t *testing.T) {
+	f := newFixture(t)
+	for tool, want := range map[string]string{
+		enginev1.ToolTransactionBegin:    "transactions_outside_batch",
+		enginev1.ToolTransactionCommit:   "transactions_outside_batch",
+		enginev1.ToolTransactionRollback: "transactions_outside_batch",
+	} {
+		e := f.fail(tool, obj{}, kindUnsupported)
+		if e.GetCapability() != want {
+			t.Errorf("%s capability = %q, want %q", tool, e.GetCapability(), want)
+		}
+	}
+	e := f.fail(enginev1.ToolPointPick, obj{"prompt": "where?"}, kindUnsupported)
+	if e.GetCapability() != "server_request:pick.point" {
+		t.Errorf("point_pick capability = %q", e.GetCapability())
+	}
+	if f.info().Revision != 0 {
+		t.Errorf("unsupported tools bumped the revision")
+	}
+}
+
+func TestDocumentCreateTool(t *testing.T) {
+	e := newEngine(t, nil)
+	resp := callTool(t, e, "", enginev1.ToolDocumentCreate, obj{"name": "Plan", "units": "in"})
+	if !resp.Ok {
+		t.Fatalf("document_create = %v", resp.Error)
+	}
+	d := resp.Result.AsMap()["document"].(map[string]any)
+	if d["name"] != "Plan" || d["units"] != "in" || d["revision"] != 0.0 {
+		t.Errorf("document_create result = %v", d)
+	}
+	info := callTool(t, e, d["document_id"].(string), enginev1.ToolDocumentInfo, nil)
+	if !info.Ok || info.Result.AsMap()["name"] != "Plan" {
+		t.Errorf("document_info = %v", info)
+	}
+}
+
+func TestListDocumentsPaging(t *testing.T) {
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	e, err := engine.New(memory.New(), engine.Options{Now: func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Second)
+		return now
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	var want []string
+	for i := 0; i < 7; i++ {
+		info, err := e.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, info.DocumentId)
+	}
+	var got []string
+	tok := ""
+	for pages := 0; ; pages++ {
+		size := int32(3)
+		resp, err := e.ListDocuments(ctx, &enginev1.ListDocumentsRequest{PageSize: &size, PageToken: &tok})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range resp.Documents {
+			got = append(got, d.DocumentId)
+		}
+		if resp.NextPageToken == "" {
+			break
+		}
+		tok = resp.NextPageToken
+		if pages > 5 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("paged documents = %v, want %v (creation order)", got, want)
+	}
+	bad := "garbage"
+	if _, err := e.ListDocuments(ctx, &enginev1.ListDocumentsRequest{PageToken: &bad}); !errors.Is(err, engine.ErrInvalid) {
+		t.Errorf("bad page token = %v, want ErrInvalid", err)
+	}
+}
+
+func TestClose(t *testing.T) {
+	e := newEngine(t, nil)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{}); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("CreateDocument after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestConcurrentWritersAndReaders(t *testing.T) {
+	f := newFixture(t)
+	var wg sync.WaitGroup
+	const writers, each = 4, 25
+	for w := 0; w < writers; w++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				resp := callTool(t, f.e, f.doc, enginev1.ToolEntityCreatePoint, obj{"x": float64(i), "y": 0})
+				if !resp.Ok {
+					t.Errorf("create: %v", resp.Error)
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				callTool(t, f.e, f.doc, enginev1.ToolEntityList, obj{"page_size": 5})
+			}
+		}()
+	}
+	wg.Wait()
+	if info := f.info(); info.Revision != writers*each || info.EntityCount != writers*each {
+		t.Errorf("after %d concurrent creates: revision %d, %d entities", writers*each, info.Revision, info.EntityCount)
+	}
+}
+
+func TestCancelledContextWaitingForLane(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := f.e.CallTool(ctx, engine.Caller{Principal: "p"}, &enginev1.CallToolRequest{Tool: enginev1.ToolEntityCreatePoint, DocumentId: &f.doc, Args: mustStruct(t, obj{"x": 0, "y": 0})})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("CallTool with a cancelled context = %v, want context.Canceled", err)
+	}
+	if f.info().Revision != 0 {
+		t.Error("a cancelled call committed")
+	}
+}

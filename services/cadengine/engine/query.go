@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"math"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+func entityGet(c *call, a *enginev1.EntityGetArgs) (*enginev1.Entity, error) {
+	e, err := c.Entity("/handle", a.Handle)
+	if err != nil {
+		return nil, err
+	}
+	return e.Proto(), nil
+}
+
+// windowBox is the box of a window given by two opposite corners.
+func windowBox(x1, y1, x2, y2 float64) geom.Box {
+	return geom.Box{Min: geom.Pt(math.Min(x1, x2), math.Min(y1, y2)), Max: geom.Pt(math.Max(x1, x2), math.Max(y1, y2)), NonEmpty: true}
+}
+
+// entityList pages through entities in handle order. The page token is
+// opaque (it carries the last handle of the page); total counts every
+// match, in all pages.
+func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult, error) {
+	size := 100
+	if a.PageSize != nil {
+		size = int(*a.PageSize)
+	}
+	var from uint64
+	if a.PageToken != nil && *a.PageToken != "" {
+		v, ok := decodeToken("e", *a.PageToken)
+		h, ok2 := drawing.ParseHandle(v)
+		if !ok || !ok2 {
+			return nil, invalidArgs("/page_token", reasonInvalid, "not a page token of entity_list")
+		}
+		from = h + 1
+	}
+	types := map[enginev1.EntityType]bool{}
+	for _, t := range a.Types {
+		types[t] = true
+	}
+	layers := map[string]bool{}
+	for _, l := range a.Layers {
+		layers[l] = true
+	}
+	var win geom.Box
+	if w := a.Window; w != nil {
+		if w.MinX > w.MaxX || w.MinY > w.MaxY {
+			return nil, invalidArgs("/window", reasonInvalid, "min_x and min_y must not exceed max_x and max_y")
+		}
+		win = windowBox(w.MinX, w.MinY, w.MaxX, w.MaxY)
+	}
+	res := &enginev1.EntityListResult{}
+	var last uint64
+	c.d.Each(0, func(e *drawing.Entity) bool {
+		if len(types) > 0 && !types[e.Geom.Kind()] || len(layers) > 0 && !layers[e.Layer] {
+			return true
+		}
+		if win.NonEmpty && !e.Geom.Bounds().Inside(win) {
+			return true
+		}
+		res.Total++
+		if e.Handle < from {
+			return true
+		}
+		if len(res.Entities) < size {
+			res.Entities = append(res.Entities, e.Proto())
+			last = e.Handle
+		} else if res.NextPageToken == "" {
+			res.NextPageToken = encodeToken("e", drawing.FormatHandle(last))
+		}
+		return true
+	})
+	return res, nil
+}
+
+// selectionWindow selects, in handle order, the entities whose extents lie
+// inside the window or, with crossing, that have a point inside it. As in
+// CAD programs, entities on layers that are off or frozen are not
+// selectable. Text extents are estimated (see textCharWidth).
+func selectionWindow(c *call, a *enginev1.SelectionWindowArgs) (*enginev1.SelectionWindowResult, error) {
+	w := windowBox(a.X1, a.Y1, a.X2, a.Y2)
+	res := &enginev1.SelectionWindowResult{Handles: []string{}}
+	c.d.Each(0, func(e *drawing.Entity) bool {
+		if l := c.d.Layer(e.Layer); l == nil || !l.On || l.Frozen {
+			return true
+		}
+		if selects(e, w, a.GetCrossing()) {
+			res.Handles = append(res.Handles, drawing.FormatHandle(e.Handle))
+		}
+		return true
+	})
+	res.Count = int64(len(res.Handles))
+	return res, nil
+}
+
+func selects(e *drawing.Entity, w geom.Box, crossing bool) bool {
+	b := e.Geom.Bounds()
+	if b.Inside(w) {
+		return true
+	}
+	if !crossing || !b.Overlaps(w) {
+		return false
+	}
+	prims := e.Geom.Prims()
+	if len(prims) == 0 { // text: its estimated box overlaps
+		return true
+	}
+	for _, p := range prims {
+		if geom.PrimCrossesBox(p, w, primFirst(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+func primFirst(p any) geom.Vec {
+	switch p := p.(type) {
+	case geom.Segment:
+		return p.A
+	case geom.Arc:
+		return p.At(p.Start)
+	case geom.EllipseArc:
+		return p.At(p.Start)
+	}
+	return geom.Vec{}
+}
+
+// boundingBox measures exact extents (arcs and ellipses by their extreme
+// points, text by its estimated box).
+func boundingBox(c *call, a *enginev1.AnalysisBoundingBoxArgs) (*enginev1.AnalysisBoundingBoxResult, error) {
+	var b geom.Box
+	n := 0
+	if len(a.Handles) > 0 {
+		seen := map[uint64]bool{}
+		for i, h := range a.Handles {
+			e, err := c.Entity("/handles/"+string(appendInt(nil, i)), h)
+			if err != nil {
+				return nil, err
+			}
+			if !seen[e.Handle] {
+				seen[e.Handle] = true
+				b.AddBox(e.Geom.Bounds())
+				n++
+			}
+		}
+	} else {
+		c.d.Each(0, func(e *drawing.Entity) bool {
+			b.AddBox(e.Geom.Bounds())
+			n++
+			return true
+		})
+	}
+	if !b.NonEmpty {
+		return nil, failed("the document has no entities to measure")
+	}
+	return &enginev1.AnalysisBoundingBoxResult{
+		MinX: b.Min.X, MinY: b.Min.Y, MaxX: b.Max.X, MaxY: b.Max.Y,
+		Width: b.Max.X - b.Min.X, Height: b.Max.Y - b.Min.Y, Count: int64(n),
+	}, nil
+}
+
+// measureDistance measures from (x1, y1) to (x2, y2); the angle is in
+// degrees counter-clockwise from +X, in [0, 360).
+func measureDistance(_ *call, a *enginev1.AnalysisMeasureDistanceArgs) (*enginev1.AnalysisMeasureDistanceResult, error) {
+	p, q := geom.Pt(a.X1, a.Y1), geom.Pt(a.X2, a.Y2)
+	d := q.Sub(p)
+	angle := 0.0
+	if d.X != 0 || d.Y != 0 {
+		angle = geom.NormDeg(geom.Deg(d.Angle()))
+	}
+	return &enginev1.AnalysisMeasureDistanceResult{Distance: d.Len(), Dx: d.X, Dy: d.Y, Angle: angle}, nil
+}
+
+// measureEntity gives the length of open curves (line, arc, open
+// polyline, elliptical arc) and the area and perimeter of closed ones
+// (circle, closed polyline, full ellipse), bulges and elliptical arcs
+// measured exactly (ellipses by the arithmetic-geometric mean or adaptive
+// quadrature). Points and text have none of them and fail.
+func measureEntity(c *call, a *enginev1.AnalysisMeasureEntityArgs) (*enginev1.AnalysisMeasureEntityResult, error) {
+	e, err := c.Entity("/handle", a.Handle)
+	if err != nil {
+		return nil, err
+	}
+	res := &enginev1.AnalysisMeasureEntityResult{}
+	switch g := e.Geom.(type) {
+	case drawing.Line:
+		res.Length = new(g.A.Dist(g.B))
+	case drawing.Arc:
+		res.Length = new(g.Arc().Length())
+	case drawing.Circle:
+		res.Area, res.Perimeter = new(math.Pi*g.R*g.R), new(2*math.Pi*g.R)
+	case drawing.Polyline:
+		if g.Closed {
+			res.Area, res.Perimeter = new(g.Area()), new(g.Length())
+		} else {
+			res.Length = new(g.Length())
+		}
+	case drawing.Ellipse:
+		ea := g.Arc()
+		if g.Full() {
+			a := g.Major.Len()
+			res.Area, res.Perimeter = new(math.Pi*a*a*g.Ratio), new(ea.Length())
+		} else {
+			res.Length = new(ea.Length())
+		}
+	default:
+		return nil, failed("entity %s is a %s: it has no length, area or perimeter", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()))
+	}
+	return res, nil
+}

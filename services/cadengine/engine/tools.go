@@ -1,0 +1,302 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+)
+
+// toolTable maps every tool of the catalog to its function. Names, schemas
+// and annotations come from enginev1.Tools; whether a tool reads or writes
+// comes from its read_only annotation.
+func toolTable() map[string]toolSpec {
+	return map[string]toolSpec{
+		// documents (documents.go; export.go and svg.go render, import.go
+		// and dxf_read.go read)
+		enginev1.ToolDocumentCreate: engineTool(documentCreate),
+		enginev1.ToolDocumentInfo:   docTool(documentInfo),
+		enginev1.ToolDocumentExport: docTool(documentExport),
+		enginev1.ToolDocumentImport: engineTool(documentImport), // import.go
+
+		// create (create.go)
+		enginev1.ToolEntityCreatePoint:     docTool(createPoint),
+		enginev1.ToolEntityCreateLine:      docTool(createLine),
+		enginev1.ToolEntityCreateCircle:    docTool(createCircle),
+		enginev1.ToolEntityCreateArc:       docTool(createArc),
+		enginev1.ToolEntityCreatePolyline:  docTool(createPolyline),
+		enginev1.ToolEntityCreateRectangle: docTool(createRectangle),
+		enginev1.ToolEntityCreateText:      docTool(createText),
+		enginev1.ToolEntityCreateEllipse:   docTool(createEllipse),
+		enginev1.ToolEntityBatchCreate:     docTool(batchCreate),
+
+		// query (query.go)
+		enginev1.ToolEntityGet:               docTool(entityGet),
+		enginev1.ToolEntityList:              docTool(entityList),
+		enginev1.ToolSelectionWindow:         docTool(selectionWindow),
+		enginev1.ToolAnalysisBoundingBox:     docTool(boundingBox),
+		enginev1.ToolAnalysisMeasureDistance: docTool(measureDistance),
+		enginev1.ToolAnalysisMeasureEntity:   docTool(measureEntity),
+
+		// modify (modify.go)
+		enginev1.ToolEntityMove:          docTool(entityMove),
+		enginev1.ToolEntityCopy:          docTool(entityCopy),
+		enginev1.ToolEntityRotate:        docTool(entityRotate),
+		enginev1.ToolEntityScale:         docTool(entityScale),
+		enginev1.ToolEntityMirror:        docTool(entityMirror),
+		enginev1.ToolEntityOffset:        docTool(entityOffset),
+		enginev1.ToolEntityEditGeometry:  docTool(editGeometry),
+		enginev1.ToolEntitySetProperties: docTool(setProperties),
+		enginev1.ToolEntityDelete:        docTool(entityDelete),
+		enginev1.ToolEntityDeleteMany:    docTool(deleteMany),
+
+		// exact points (snap.go)
+		enginev1.ToolPointFromSnap:     docTool(pointFromSnap),
+		enginev1.ToolPointIntersection: docTool(pointIntersection),
+		enginev1.ToolPointTangent:      docTool(pointTangent),
+
+		// layers (layers.go)
+		enginev1.ToolLayerCreate:     docTool(layerCreate),
+		enginev1.ToolLayerList:       docTool(layerList),
+		enginev1.ToolLayerModify:     docTool(layerModify),
+		enginev1.ToolLayerSetCurrent: docTool(layerSetCurrent),
+		enginev1.ToolLayerLock:       docTool(layerLock),
+		enginev1.ToolLayerUnlock:     docTool(layerUnlock),
+		enginev1.ToolLayerDelete:     docTool(layerDelete),
+
+		// checkpoints (transactions.go)
+		enginev1.ToolTransactionBegin:    docTool(transactionBegin),
+		enginev1.ToolTransactionCommit:   docTool(transactionCommit),
+		enginev1.ToolTransactionRollback: docTool(transactionRollback),
+
+		// interactive (interactive.go): server requests to the caller's client
+		enginev1.ToolPointPick:  docTool(pointPick),
+		enginev1.ToolEntityPick: docTool(entityPick),
+
+		// system (system.go)
+		enginev1.ToolSystemStatus:       engineTool(systemStatus),
+		enginev1.ToolSystemCapabilities: engineTool(systemCapabilities),
+	}
+}
+
+// scope says whether a tool works on a document.
+type scope uint8
+
+const (
+	scopeDocument scope = iota // needs document_id
+	scopeEngine                // document_create and the system tools
+)
+
+// handler runs a tool on decoded arguments. A *toolError is a tool
+// failure; any other error is a protocol error.
+type handler func(c *call, args proto.Message) (proto.Message, error)
+
+type toolSpec struct {
+	scope scope
+	run   handler
+}
+
+// tool is a catalog entry ready to run: compiled schema, the schemas as
+// trees for references and handle fields (schemas.go), and function.
+type tool struct {
+	info    enginev1.ToolInfo
+	schema  *contract.Schema
+	in, out *schemaDoc
+	spec    toolSpec
+}
+
+// call is what a tool function gets.
+type call struct {
+	ctx       context.Context
+	e         *Engine
+	principal string
+	opID      string
+	d         *document   // nil for engine tools
+	tx        *drawing.Tx // nil for read-only tools
+	r         *run        // the running operation; nil outside one
+	step      int         // the step's index in r
+	created   *document   // set by document_create and document_import: the run commits and publishes it
+}
+
+func adapt[A, R proto.Message](f func(*call, A) (R, error)) handler {
+	return func(c *call, a proto.Message) (proto.Message, error) {
+		r, err := f(c, a.(A))
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+}
+
+func docTool[A, R proto.Message](f func(*call, A) (R, error)) toolSpec {
+	return toolSpec{scope: scopeDocument, run: adapt(f)}
+}
+
+func engineTool[A, R proto.Message](f func(*call, A) (R, error)) toolSpec {
+	return toolSpec{scope: scopeEngine, run: adapt(f)}
+}
+
+// unsupportedTool answers unsupported, naming the missing capability.
+func unsupportedTool(s scope, capability, why string) toolSpec {
+	return toolSpec{scope: s, run: func(*call, proto.Message) (proto.Message, error) {
+		return nil, unsupported(capability, "%s", why)
+	}}
+}
+
+// compileTools pairs every catalog entry with its function and compiled
+// input schema. A catalog tool without a function (a proto added ahead of
+// the engine) answers unsupported with the tool's name as capability.
+func compileTools() (map[string]*tool, error) {
+	table := toolTable()
+	out := make(map[string]*tool, len(enginev1.Tools))
+	for _, info := range enginev1.Tools {
+		s, err := contract.CompileSchema(info.Name+".args", info.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		in, err := parseSchemaDoc(info.Name+".args", info.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		res, err := parseSchemaDoc(info.Name+".result", info.OutputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		spec, ok := table[info.Name]
+		if !ok {
+			spec = unsupportedTool(scopeDocument, info.Name, "this engine does not implement "+info.Name)
+		}
+		out[info.Name] = &tool{info: info, schema: s, in: in, out: res, spec: spec}
+	}
+	return out, nil
+}
+
+// CallTool runs one tool as a batch of one step, with the same operation
+// ids, idempotent retries, journaling, approvals and server requests (see
+// ExecuteBatch and operations.go). It differs from such a batch in what a
+// single call needs: the tool need not be batchable (document_create
+// works), its args are taken literally ("$" means nothing), the step's
+// operation id is the call's own, the result is always whole, and the
+// checkpoint tools answer unsupported with capability
+// "transactions_outside_batch" — a checkpoint lives inside a cad.batch.
+//
+// A tool failure — unknown tool, arguments that break the schema, a
+// locked layer, geometry that cannot be computed — is a response with ok
+// false and a typed error. Errors are for the protocol: a document that
+// does not exist (ErrNotFound), a missing document_id or a bad
+// operation_id (ErrInvalid), a context that ended before the tool ran, a
+// store failure, or a closed engine.
+func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.CallToolRequest) (*enginev1.CallToolResponse, error) {
+	done, err := e.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+
+	opID, explicit, err := operationID(req.OperationId)
+	if err != nil {
+		return nil, err
+	}
+	t := e.tools[req.GetTool()]
+	var d *document
+	if t == nil || t.spec.scope == scopeDocument {
+		id := req.GetDocumentId()
+		switch {
+		case id != "":
+			if d, err = e.doc(id); err != nil && t != nil {
+				return nil, err
+			}
+		case t != nil:
+			return nil, fmt.Errorf("%w: tool %s needs document_id", ErrInvalid, t.info.Name)
+		}
+	}
+	s := &stepPlan{name: req.GetTool(), tool: t, opID: opID}
+	if t == nil {
+		s.invalid = toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", req.GetTool())
+	} else {
+		var v any = map[string]any{}
+		if req.GetArgs() != nil {
+			v = req.GetArgs().AsMap()
+		}
+		s.decoded, s.invalid = t.decode(v)
+	}
+	var errs []*enginev1.ToolError
+	if s.invalid != nil {
+		s.invalid.pb.OperationId = &opID
+		errs = append(errs, s.invalid.pb)
+	}
+
+	e.pruneOperations(ctx)
+	docID := ""
+	if d != nil {
+		docID = d.ID
+	}
+	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, requestHash("tools.call", req))
+	prior, st, claimed := e.ops.claim(o)
+	var res *enginev1.ExecuteBatchResponse
+	if claimed != claimNew {
+		res, err = e.answerClaimed(prior, st, claimed, opID, []*stepPlan{s}, d)
+	} else {
+		r := newRun(ctx, e, caller, o, d, []*stepPlan{s})
+		r.single = true
+		res, err = r.execute(errs, nil, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return callResponse(res, req.GetTool()), nil
+}
+
+// callResponse is a tools.call answer from its one-step batch result.
+func callResponse(b *enginev1.ExecuteBatchResponse, tool string) *enginev1.CallToolResponse {
+	resp := &enginev1.CallToolResponse{Tool: tool, OperationId: b.GetOperationId(), Revision: b.GetRevision().GetAfter(), Replayed: b.GetReplayed()}
+	var step *enginev1.StepResult
+	if len(b.GetResults()) > 0 {
+		step = b.GetResults()[0]
+	}
+	switch {
+	case step.GetStatus() == enginev1.StepStatus_STEP_STATUS_OK:
+		resp.Ok, resp.Result = true, step.GetResult()
+	case step.GetError() != nil:
+		resp.Error = step.GetError()
+	default:
+		resp.Error = b.GetError()
+	}
+	return resp
+}
+
+// ---- helpers for tool functions ----
+
+// Entity looks up an entity by the handle argument at path: a malformed
+// handle is invalid_args, a handle that names no entity is failed.
+func (c *call) Entity(path, handle string) (*drawing.Entity, error) {
+	h, ok := drawing.ParseHandle(handle)
+	if !ok {
+		return nil, invalidArgs(path, reasonInvalid, "%q is not an entity handle (hex digits)", handle)
+	}
+	e := c.d.Entity(h)
+	if e == nil {
+		return nil, failed("the document has no entity %s", drawing.FormatHandle(h))
+	}
+	return e, nil
+}
+
+// setFields lists the fields set in m, except those named in skip.
+func setFields(m proto.Message, skip ...string) []protoreflect.FieldDescriptor {
+	var out []protoreflect.FieldDescriptor
+	m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+		for _, s := range skip {
+			if string(fd.Name()) == s {
+				return true
+			}
+		}
+		out = append(out, fd)
+		return true
+	})
+	return out
+}
