@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 )
 
@@ -41,7 +42,7 @@ func batchAmortisation(ctx context.Context, e *env, row *Row) error {
 		name: fmt.Sprintf("%d tools.call round trips", n), unit: "op", perBlock: e.sizes.BatchOps,
 		op: func(ctx context.Context, _ int) error {
 			for _, p := range calls {
-				raw, err := c.CallRaw(ctx, "tools.call", p)
+				raw, err := c.CallRaw(ctx, gatewayv1.MethodToolsCall, p)
 				if err != nil {
 					return err
 				}
@@ -55,11 +56,11 @@ func batchAmortisation(ctx context.Context, e *env, row *Row) error {
 	subject := &contender{
 		name: fmt.Sprintf("one cad.batch of %d steps", n), unit: "op", perBlock: e.sizes.BatchOps,
 		op: func(ctx context.Context, _ int) error {
-			raw, err := c.CallRaw(ctx, "cad.batch", batch)
+			raw, err := c.CallRaw(ctx, gatewayv1.MethodCadBatch, batch)
 			if err != nil {
 				return err
 			}
-			return checkOK("cad.batch", raw)
+			return checkOK(gatewayv1.MethodCadBatch, raw)
 		},
 	}
 	e.ready()

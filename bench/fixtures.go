@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
@@ -43,7 +44,7 @@ func createSession(ctx context.Context, c *Client, params obj) (sessionInfo, err
 		params = obj{}
 	}
 	var s sessionInfo
-	if err := c.Call(ctx, "session.create", params, &s); err != nil {
+	if err := c.Call(ctx, gatewayv1.MethodSessionCreate, params, &s); err != nil {
 		return s, fmt.Errorf("session.create: %w", err)
 	}
 	return s, nil
@@ -54,7 +55,7 @@ func createDocument(ctx context.Context, c *Client) (string, error) {
 	var doc struct {
 		DocumentID string `json:"document_id"`
 	}
-	if err := c.Call(ctx, "document.create", obj{}, &doc); err != nil {
+	if err := c.Call(ctx, gatewayv1.MethodDocumentCreate, obj{}, &doc); err != nil {
 		return "", fmt.Errorf("document.create: %w", err)
 	}
 	return doc.DocumentID, nil
@@ -69,7 +70,7 @@ func createLine(ctx context.Context, c *Client, doc string) (string, error) {
 		} `json:"result"`
 	}
 	params := obj{"document_id": doc, "tool": enginev1.ToolEntityCreateLine, "args": obj{"x1": 0, "y1": 0, "x2": 3, "y2": 4}}
-	if err := c.Call(ctx, "tools.call", params, &res); err != nil {
+	if err := c.Call(ctx, gatewayv1.MethodToolsCall, params, &res); err != nil {
 		return "", fmt.Errorf("tools.call entity_create_line: %w", err)
 	}
 	if !res.OK {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 )
 
@@ -89,7 +90,7 @@ func gatewayHop(ctx context.Context, e *env, row *Row, sessions int) error {
 		return &contender{
 			name: name, unit: "call", workers: sessions, perBlock: calls,
 			op: func(ctx context.Context, w int) error {
-				raw, err := clients[w].CallRaw(ctx, "tools.call", params[w])
+				raw, err := clients[w].CallRaw(ctx, gatewayv1.MethodToolsCall, params[w])
 				if err != nil {
 					return err
 				}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
 // durableJournal measures what durability costs: the same batches through
@@ -54,11 +56,11 @@ func durableJournal(ctx context.Context, e *env, row *Row) error {
 		return &contender{
 			name: name, unit: "batch", perBlock: e.sizes.JournalOps,
 			op: func(ctx context.Context, _ int) error {
-				raw, err := sides[i].client.CallRaw(ctx, "cad.batch", sides[i].batch)
+				raw, err := sides[i].client.CallRaw(ctx, gatewayv1.MethodCadBatch, sides[i].batch)
 				if err != nil {
 					return err
 				}
-				return checkOK("cad.batch", raw)
+				return checkOK(gatewayv1.MethodCadBatch, raw)
 			},
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
 // replay measures session.resume at its heaviest: a session with many
@@ -40,7 +41,7 @@ func replay(ctx context.Context, e *env, row *Row) error {
 		return err
 	}
 	defer owner.Close()
-	sess, err := createSession(ctx, owner, obj{"capabilities": obj{"server_requests": []string{"approval"}}, "approval_policy": "destructive"})
+	sess, err := createSession(ctx, owner, obj{"capabilities": obj{"server_requests": []string{gatewayv1.MethodApproval}}, "approval_policy": "destructive"})
 	if err != nil {
 		return err
 	}
@@ -86,11 +87,11 @@ func replay(ctx context.Context, e *env, row *Row) error {
 			{"tool": enginev1.ToolEntityCreatePoint, "args": obj{"x": i, "y": 0}, "bind": "p"},
 			step(enginev1.ToolEntityDeleteMany, obj{"handles": []string{"$p"}}), // destructive; entity_delete is not
 		}})
-		waiting.Go(func() { drivers[i/perDriver].CallRaw(bctx, "cad.batch", params) })
+		waiting.Go(func() { drivers[i/perDriver].CallRaw(bctx, gatewayv1.MethodCadBatch, params) })
 	}
 	events := func() (eventsResult, error) {
 		var r eventsResult
-		err := control.Call(ctx, "session.events.since", obj{"session_id": sess.SessionID, "last_seen": 0}, &r)
+		err := control.Call(ctx, gatewayv1.MethodSessionEventsSince, obj{"session_id": sess.SessionID, "last_seen": 0}, &r)
 		return r, err
 	}
 	deadline := time.Now().Add(time.Minute)
@@ -127,11 +128,11 @@ func replay(ctx context.Context, e *env, row *Row) error {
 		if r.LatestSeq >= int64(nEvents) {
 			break
 		}
-		raw, err := control.CallRaw(ctx, "cad.batch", readBatch)
+		raw, err := control.CallRaw(ctx, gatewayv1.MethodCadBatch, readBatch)
 		if err != nil {
 			return err
 		}
-		if err := checkOK("cad.batch", raw); err != nil {
+		if err := checkOK(gatewayv1.MethodCadBatch, raw); err != nil {
 			return err
 		}
 	}
@@ -163,7 +164,7 @@ func replay(ctx context.Context, e *env, row *Row) error {
 		return nil
 	}
 	subject := &contender{
-		name: "session.resume", unit: "call", perBlock: e.sizes.ReplayOps,
+		name: gatewayv1.MethodSessionResume, unit: "call", perBlock: e.sizes.ReplayOps,
 		prep: func(ctx context.Context, _ int) error {
 			if err := verify(); err != nil {
 				return err
@@ -176,7 +177,7 @@ func replay(ctx context.Context, e *env, row *Row) error {
 			return err
 		},
 		op: func(ctx context.Context, _ int) error {
-			raw, err := conn.CallRaw(ctx, "session.resume", resumeParams)
+			raw, err := conn.CallRaw(ctx, gatewayv1.MethodSessionResume, resumeParams)
 			last = raw
 			return err
 		},
@@ -185,7 +186,7 @@ func replay(ctx context.Context, e *env, row *Row) error {
 	baseline := &contender{
 		name: "tools.call entity_get", unit: "call", perBlock: e.sizes.ReplayOps,
 		op: func(ctx context.Context, _ int) error {
-			raw, err := control.CallRaw(ctx, "tools.call", get)
+			raw, err := control.CallRaw(ctx, gatewayv1.MethodToolsCall, get)
 			if err != nil {
 				return err
 			}
@@ -202,7 +203,7 @@ func replay(ctx context.Context, e *env, row *Row) error {
 		// The same resume on the connection that already holds the session:
 		// no Session stream to open.
 		again, err = p50Of(ctx, max(e.sizes.ReplayOps, 5), func(ctx context.Context) error {
-			_, err := conn.CallRaw(ctx, "session.resume", resumeParams)
+			_, err := conn.CallRaw(ctx, gatewayv1.MethodSessionResume, resumeParams)
 			return err
 		})
 	}
@@ -210,7 +211,7 @@ func replay(ctx context.Context, e *env, row *Row) error {
 	var interrupted struct {
 		Interrupted bool `json:"interrupted"`
 	}
-	if ierr := control.Call(ctx, "session.interrupt", obj{"session_id": sess.SessionID}, &interrupted); ierr != nil || !interrupted.Interrupted {
+	if ierr := control.Call(ctx, gatewayv1.MethodSessionInterrupt, obj{"session_id": sess.SessionID}, &interrupted); ierr != nil || !interrupted.Interrupted {
 		err = errors.Join(err, fmt.Errorf("session.interrupt: interrupted %v, %v", interrupted.Interrupted, ierr))
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 )
 
@@ -48,7 +49,7 @@ func (c sessionClient) Ask(ctx context.Context, req *enginev1.ServerRequest) (*e
 		return nil, fmt.Errorf("%s: %w: %w", req.GetMethod(), err, context.Canceled)
 	}
 	if e := answer.GetError(); e != nil && status.FromProto(e).Code() == codes.Unimplemented {
-		return nil, fmt.Errorf("%s: the client answered -32601: %w", req.GetMethod(), engine.ErrUnsupported)
+		return nil, fmt.Errorf("%s: the client answered %d (method not found): %w", req.GetMethod(), gatewayv1.ErrorCode_ERROR_CODE_METHOD_NOT_FOUND, engine.ErrUnsupported)
 	}
 	return answer, nil
 }

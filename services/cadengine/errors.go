@@ -1,7 +1,6 @@
 package cadengine
 
 import (
-	"context"
 	"errors"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -16,21 +15,21 @@ import (
 // errorDomain is google.rpc.ErrorInfo.domain of the engine's errors.
 const errorDomain = "cadengine.cadbridge"
 
-// Sentinel errors of the engine's own layer (the core has its own).
+// The service's own protocol errors (the engine has the others).
 var (
-	errSessionNotFound = errors.New("session not found")
-	errSessionRequired = errors.New("this call needs a session")
-	errShuttingDown    = errors.New("the engine is shutting down")
-	errUnimplemented   = errors.New("not implemented")
+	errSessionNotFound = engine.NewError(enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, errors.New("session not found"))
+	errSessionRequired = engine.NewError(enginev1.ErrorReason_ERROR_REASON_SESSION_REQUIRED, errors.New("this call needs a session"))
+	errShuttingDown    = engine.NewError(enginev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN, errors.New("the engine is shutting down"))
+	errUnimplemented   = engine.NewError(enginev1.ErrorReason_ERROR_REASON_UNIMPLEMENTED, errors.New("not implemented"))
 )
 
 // toStatus converts any error of the engine into a gRPC status. It is the
-// one place where engine errors cross the gRPC boundary: it chooses an
-// enginev1.ErrorReason for the error and takes the status code from the
-// reason table declared in the protos (enginev1.Reasons). The status
-// carries a google.rpc.ErrorInfo naming the reason, except for the
-// reasons of statuses gRPC itself makes (cancelled, deadline exceeded,
-// unimplemented, internal), which go without one, as gRPC's own do.
+// one place where engine errors cross the gRPC boundary: the status code
+// is the one the protos declare for the error's reason (engine.ReasonOf,
+// enginev1.Reasons). An engine.Error's status carries a
+// google.rpc.ErrorInfo naming the reason (a violation of the contract
+// also its path and reason); other errors — a context's, a bug — go
+// without one, as the statuses gRPC itself makes do.
 func toStatus(err error) *status.Status {
 	if err == nil {
 		return status.New(codes.OK, "")
@@ -39,32 +38,17 @@ func toStatus(err error) *status.Status {
 		return s
 	}
 	var v *contract.Violation
+	var e *engine.Error
 	switch {
 	case errors.As(err, &v):
 		return withReason(enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, err.Error(), map[string]string{
 			"path":   v.Path,
 			"reason": contract.ReasonName(v.Reason),
 		})
-	case errors.Is(err, engine.ErrNotFound):
-		return withReason(enginev1.ErrorReason_ERROR_REASON_DOCUMENT_NOT_FOUND, err.Error(), nil)
-	case errors.Is(err, errSessionNotFound):
-		return withReason(enginev1.ErrorReason_ERROR_REASON_SESSION_NOT_FOUND, err.Error(), nil)
-	case errors.Is(err, errSessionRequired):
-		return withReason(enginev1.ErrorReason_ERROR_REASON_SESSION_REQUIRED, err.Error(), nil)
-	case errors.Is(err, engine.ErrOperationNotFound):
-		return withReason(enginev1.ErrorReason_ERROR_REASON_OPERATION_NOT_FOUND, err.Error(), nil)
-	case errors.Is(err, engine.ErrInvalid):
-		return withReason(enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, err.Error(), nil)
-	case errors.Is(err, errShuttingDown), errors.Is(err, engine.ErrClosed):
-		return withReason(enginev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN, err.Error(), nil)
-	case errors.Is(err, errUnimplemented):
-		return bare(enginev1.ErrorReason_ERROR_REASON_UNIMPLEMENTED, err.Error())
-	case errors.Is(err, context.Canceled):
-		return bare(enginev1.ErrorReason_ERROR_REASON_CANCELLED, err.Error())
-	case errors.Is(err, context.DeadlineExceeded):
-		return bare(enginev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED, err.Error())
+	case errors.As(err, &e):
+		return withReason(e.Reason(), err.Error(), nil)
 	default:
-		return bare(enginev1.ErrorReason_ERROR_REASON_INTERNAL, err.Error())
+		return bare(engine.ReasonOf(err), err.Error())
 	}
 }
 

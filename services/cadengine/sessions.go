@@ -19,6 +19,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -445,13 +446,10 @@ func (ss *sessions) documentChanged(documentID string, revision int64, operation
 	payload := &enginev1.DocumentChangedPayload{DocumentId: documentID, Revision: revision, OperationId: operationID}
 	for _, s := range ss.all() {
 		if s.subscribed(documentID) {
-			ss.emit(s, eventDocumentChanged, payload)
+			ss.emit(s, gatewayv1.EventDocumentChanged, payload)
 		}
 	}
 }
-
-// eventDocumentChanged is the event type of a subscribed document's change.
-const eventDocumentChanged = "document.changed"
 
 // emit records an event of s, saving its sequence number when due.
 func (ss *sessions) emit(s *session, typ string, payload proto.Message) {

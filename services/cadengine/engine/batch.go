@@ -13,6 +13,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
@@ -72,7 +73,7 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 		return e.dryRun(d, req, opID, plans, errs), nil
 	}
 	e.pruneOperations(ctx)
-	o := e.newOp(caller.Principal, opID, explicit, "cad.batch", id, requestHash("cad.batch", req))
+	o := e.newOp(caller.Principal, opID, explicit, gatewayv1.MethodCadBatch, id, requestHash(gatewayv1.MethodCadBatch, req))
 	prior, st, claimed := e.ops.claim(o)
 	if claimed != claimNew {
 		return e.answerClaimed(prior, st, claimed, opID, plans, d)
@@ -194,7 +195,7 @@ func (r *run) execute(errs []*enginev1.ToolError, expected *int64, pre []*engine
 	}
 	r.unlock()
 	r.announce()
-	r.caller.emit(EventOperationFinished, &enginev1.OperationFinishedPayload{OperationId: r.op.key.id, Status: batchStatusName(r.resp.Status)})
+	r.caller.emit(gatewayv1.EventOperationFinished, &enginev1.OperationFinishedPayload{OperationId: r.op.key.id, Status: batchStatusName(r.resp.Status)})
 	return r.resp, nil
 }
 
@@ -315,7 +316,7 @@ func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPl
 	if p.bind != "" && !refNameRE.MatchString(p.bind) {
 		return toolErr(enginev1.ErrorKind_ERROR_KIND_MALFORMED_STEP, "bind %q is not a name (letters, digits and _, not starting with a digit)", p.bind)
 	}
-	if p.name == "cad.batch" {
+	if p.name == gatewayv1.MethodCadBatch {
 		return denied("a batch step cannot be cad.batch")
 	}
 	t := e.tools[p.name]

@@ -40,12 +40,6 @@ type Client interface {
 	Ask(ctx context.Context, req *enginev1.ServerRequest) (*enginev1.ServerRequestAnswer, error)
 }
 
-// Event types a Caller receives.
-const (
-	EventBatchProgress     = "batch.progress"
-	EventOperationFinished = "operation.finished"
-)
-
 func (c Caller) emit(eventType string, payload proto.Message) {
 	if c.Events != nil {
 		c.Events(eventType, payload)

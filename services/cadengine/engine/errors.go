@@ -9,33 +9,75 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
-// Protocol errors: the call itself could not be served. The gRPC server
-// maps them to status codes; tool failures are results, not errors.
+// Error is a protocol error: the call itself could not be served (tool
+// failures are results, not errors). Its reason says why; the reason's
+// gRPC and JSON-RPC codes are declared once, on the ErrorReason values in
+// the protos (enginev1.Reasons), and the gRPC server and the gateway take
+// them from there. An Error matches, under errors.Is, any other Error of
+// the same reason, so the sentinels below stand for their reason.
+type Error struct {
+	reason enginev1.ErrorReason
+	err    error
+}
+
+// NewError is an error of reason whose message is err's.
+func NewError(reason enginev1.ErrorReason, err error) *Error {
+	return &Error{reason: reason, err: err}
+}
+
+// Reason says why the call could not be served.
+func (e *Error) Reason() enginev1.ErrorReason { return e.reason }
+
+func (e *Error) Error() string { return e.err.Error() }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.err }
+
+// Is reports whether target is an Error of the same reason.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.reason == e.reason
+}
+
+// ReasonOf is the reason of err: that of the first Error in its chain;
+// CANCELLED or DEADLINE_EXCEEDED for a context's error; else INTERNAL.
+func ReasonOf(err error) enginev1.ErrorReason {
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		return e.reason
+	case errors.Is(err, context.Canceled):
+		return enginev1.ErrorReason_ERROR_REASON_CANCELLED
+	case errors.Is(err, context.DeadlineExceeded):
+		return enginev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED
+	}
+	return enginev1.ErrorReason_ERROR_REASON_INTERNAL
+}
+
+// The engine's protocol errors, returned wrapped with details.
 var (
-	// ErrNotFound is returned (wrapped) for a document that does not exist.
-	ErrNotFound = errors.New("document not found")
-	// ErrInvalid is returned (wrapped) for a request the engine cannot
-	// take: a missing document_id, a bad page token, an unknown format, a
-	// DXF file it cannot read (a *dxf.Error).
-	ErrInvalid = errors.New("invalid request")
+	// ErrNotFound is for a document that does not exist.
+	ErrNotFound = NewError(enginev1.ErrorReason_ERROR_REASON_DOCUMENT_NOT_FOUND, errors.New("document not found"))
+	// ErrInvalid is for a request the engine cannot take: a missing
+	// document_id, a bad page token, an unknown format, a DXF file it
+	// cannot read (a *dxf.Error).
+	ErrInvalid = NewError(enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, errors.New("invalid request"))
 	// ErrClosed is returned by every method after Close.
-	ErrClosed = errors.New("engine closed")
-	// ErrOperationNotFound is returned (wrapped) by GetOperation for an
-	// operation id the principal never used, or whose record was pruned.
-	ErrOperationNotFound = errors.New("operation not found")
-	// ErrUnsupported is what a Client returns (possibly wrapped) when the
-	// client did not declare a server-request method or answered -32601;
-	// the step that asked fails unsupported.
-	ErrUnsupported = errors.New("the client does not implement the method")
+	ErrClosed = NewError(enginev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN, errors.New("engine closed"))
+	// ErrOperationNotFound is returned by GetOperation for an operation id
+	// the principal never used, or whose record was pruned.
+	ErrOperationNotFound = NewError(enginev1.ErrorReason_ERROR_REASON_OPERATION_NOT_FOUND, errors.New("operation not found"))
 )
 
-// invalid marks err as ErrInvalid, keeping its text.
-func invalid(err error) error { return invalidError{err} }
+// ErrUnsupported is what a Client returns (possibly wrapped) when the
+// client did not declare a server-request method or answered "method not
+// found"; the step that asked fails unsupported.
+var ErrUnsupported = errors.New("the client does not implement the method")
 
-type invalidError struct{ err error }
-
-func (e invalidError) Error() string   { return e.err.Error() }
-func (e invalidError) Unwrap() []error { return []error{ErrInvalid, e.err} }
+// invalid marks err as invalid params, keeping its text.
+func invalid(err error) error {
+	return NewError(enginev1.ErrorReason_ERROR_REASON_INVALID_PARAMS, err)
+}
 
 // toolError is a tool failure: it becomes a CallToolResponse with ok false,
 // never a protocol error.

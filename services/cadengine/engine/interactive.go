@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
@@ -33,7 +34,7 @@ func (c *call) ask(req *enginev1.ServerRequest) (*enginev1.ServerRequestAnswer, 
 // pointPick asks the client for a point.
 func pointPick(c *call, a *enginev1.PointPickArgs) (*enginev1.PointPickResult, error) {
 	ans, err := c.ask(&enginev1.ServerRequest{
-		Method: "pick.point",
+		Method: gatewayv1.MethodPickPoint,
 		Params: &enginev1.ServerRequest_PickPoint{PickPoint: &enginev1.PickPointParams{Prompt: a.GetPrompt(), Base: a.GetBase()}},
 	})
 	if err != nil {
@@ -55,7 +56,7 @@ func pointPick(c *call, a *enginev1.PointPickArgs) (*enginev1.PointPickResult, e
 // handle.
 func entityPick(c *call, a *enginev1.EntityPickArgs) (*enginev1.EntityPickResult, error) {
 	ans, err := c.ask(&enginev1.ServerRequest{
-		Method: "pick.entities",
+		Method: gatewayv1.MethodPickEntities,
 		Params: &enginev1.ServerRequest_PickEntities{PickEntities: &enginev1.PickEntitiesParams{
 			Prompt: a.GetPrompt(), Filter: a.GetTypes(), Max: a.Max,
 		}},
@@ -98,7 +99,7 @@ func (r *run) needsApproval(s *stepPlan) bool {
 func (r *run) approve(s *stepPlan, args proto.Message) error {
 	summary, affected := r.affected(s, args)
 	ans, err := r.ask(s.i, &enginev1.ServerRequest{
-		Method: "approval",
+		Method: gatewayv1.MethodApproval,
 		Params: &enginev1.ServerRequest_Approval{Approval: &enginev1.ApprovalParams{
 			OperationId: s.opID, Tool: s.name, Summary: summary, Affected: affected,
 		}},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
@@ -178,7 +179,7 @@ func (r *run) runSteps() error {
 			return err
 		}
 		if !r.single {
-			r.caller.emit(EventBatchProgress, &enginev1.BatchProgressPayload{OperationId: r.op.key.id, Step: int32(s.i) + 1, Total: n})
+			r.caller.emit(gatewayv1.EventBatchProgress, &enginev1.BatchProgressPayload{OperationId: r.op.key.id, Step: int32(s.i) + 1, Total: n})
 		}
 		if ok {
 			continue
@@ -551,7 +552,7 @@ func (r *run) ask(step int, req *enginev1.ServerRequest) (*enginev1.ServerReques
 	r.resume()
 	switch {
 	case err == nil && ans.GetError() != nil:
-		if ans.GetError().GetCode() == -32601 {
+		if ans.GetError().GetCode() == int32(gatewayv1.ErrorCode_ERROR_CODE_METHOD_NOT_FOUND) {
 			return nil, unsupported(capability, "the client does not implement %s", req.Method)
 		}
 		return nil, failed("the client answered %s with error %d: %s", req.Method, ans.GetError().GetCode(), ans.GetError().GetMessage())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
@@ -236,7 +237,7 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 	if d != nil {
 		docID = d.ID
 	}
-	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, requestHash("tools.call", req))
+	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, requestHash(gatewayv1.MethodToolsCall, req))
 	prior, st, claimed := e.ops.claim(o)
 	var res *enginev1.ExecuteBatchResponse
 	if claimed != claimNew {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -231,7 +232,7 @@ func operation(principal, id string, started time.Time, finished bool) store.Ope
 	op := store.OperationRecord{
 		Principal:      principal,
 		ID:             id,
-		Kind:           "cad.batch",
+		Kind:           gatewayv1.MethodCadBatch,
 		DocumentID:     "doc-1",
 		RequestHash:    []byte{1, 2, 3, 4, 5, 6, 7, 8},
 		Status:         enginev1.OperationStatus_OPERATION_STATUS_RUNNING,
