@@ -27,7 +27,7 @@ type Document struct {
 	entities   map[uint64]*Entity
 	order      handleIndex      // every live handle, ascending
 	perLayer   map[string]int64 // entity count by layer
-	sum        Hash             // content hash, see sum256
+	sum        Hash             // content hash, see Hash
 }
 
 // Layer is a layer's state. Like entities, a layer in a document is never

@@ -54,7 +54,7 @@ func sampleDocument() *drawing.Document {
 }
 
 // checkRoundTrip checks the round trip of the engine's export of a: b,
-// its import, holds the same document (see import.go) — ellipses as their
+// its import, holds the same document (see the package doc) — ellipses as their
 // flattened polylines, text through dxfText — and a second round trip
 // changes nothing.
 func checkRoundTrip(t *testing.T, a *drawing.Document) {

@@ -19,7 +19,7 @@ import (
 // Text that would read as a code is escaped so that it reads as written:
 // a backslash starting "\U+" or "\M+" is written \U+005C, and each "%"
 // of a run of two or more is written "%%%" (so "%%d" stays "%%d" and does
-// not become "°"). decodeDXFText (dxf_read.go) reverses it.
+// not become "°"). decodeDXFText reverses it.
 func dxfText(s string) string {
 	var b strings.Builder
 	for i, r := range s {
@@ -46,7 +46,7 @@ func dxfText(s string) string {
 // with that decimal code); the underline, overline and strike-through
 // toggles %%u, %%o and %%k are dropped. Control characters become spaces,
 // and invalid UTF-8 the replacement character. It is the inverse of
-// dxfText for every text dxfText writes exactly (see export.go).
+// dxfText for every text dxfText writes exactly (see Write).
 func decodeDXFText(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder

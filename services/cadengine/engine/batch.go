@@ -21,7 +21,7 @@ import (
 // document (DESIGN §3, "cad.batch"). In order:
 //
 //  1. A replay: the principal's operation id seen before answers from the
-//     operation table (replay, operation_conflict or busy; operations.go).
+//     operation table (replay, operation_conflict or busy; see opTable.claim).
 //  2. Validation of every step before anything runs (planBatch): unknown
 //     tools, denied tools, arguments against the tool's input schema,
 //     references against the binding step's output schema. Any failure
@@ -201,7 +201,7 @@ func (r *run) execute(errs []*enginev1.ToolError, expected *int64, pre []*engine
 
 // conclude is the final commit point: the document's remaining changes
 // and the finished operation's record in one transaction, or, when there
-// is nothing to store, the record in memory only (see operations.go).
+// is nothing to store, the record in memory only (see opTable).
 func (r *run) conclude() error {
 	status := enginev1.OperationStatus_OPERATION_STATUS_SUCCEEDED
 	if !r.resp.Ok {
@@ -311,7 +311,7 @@ func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*s
 
 // validateStep checks one step against the tool catalog and its input
 // schema, with its references type-checked against the output schemas of
-// the steps they name (refs.go).
+// the steps they name (see parseValue).
 func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPlan) *toolError {
 	if p.bind != "" && !refNameRE.MatchString(p.bind) {
 		return toolErr(enginev1.ErrorKind_ERROR_KIND_MALFORMED_STEP, "bind %q is not a name (letters, digits and _, not starting with a digit)", p.bind)

@@ -99,7 +99,7 @@ type Engine struct {
 	epoch    string
 	tools    map[string]*tool
 	onCommit func(documentID string, revision int64, operationID string)
-	ops      *opTable // operations and their records (operations.go)
+	ops      *opTable // operations and their records
 	obs      *observer
 
 	mu     sync.RWMutex // guards docs and closed
@@ -111,7 +111,7 @@ type Engine struct {
 // New makes an engine over store and loads every stored document and the
 // journal of the last 24 hours; operations the journal shows running were
 // interrupted by the engine's stop and are recorded as such (see
-// operations.go). The store stays the caller's: Close does not close it.
+// opTable). The store stays the caller's: Close does not close it.
 func New(s store.Store, opts Options) (*Engine, error) {
 	if s == nil {
 		return nil, fmt.Errorf("engine: nil store")

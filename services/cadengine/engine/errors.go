@@ -96,9 +96,9 @@ func invalid(err error) error {
 //   - unsupported: the engine or the client lacks the capability (named in
 //     capability: "server_request:pick.point", "transactions_outside_batch").
 //
-// And, from the batch runner (batch.go, run.go):
+// And, from the batch runner (Engine.ExecuteBatch, run):
 //   - unknown_tool, denied (not batchable, cad.batch itself, an approval
-//     the client denied), unresolved_ref (refs.go): validation;
+//     the client denied), unresolved_ref (reference): validation;
 //   - stale_revision, busy, operation_conflict, quarantined: refusals of a
 //     whole batch;
 //   - cancelled, timed_out: the call's context ended while a step ran or

@@ -56,7 +56,7 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 // unset) of at most 64 MiB, commits it and returns its info. A file the
 // engine cannot read is a *dxf.Error naming the line; it and the other
 // request errors (another format, a file too large, a name too long) wrap
-// ErrInvalid. See readDXF for what is read and import.go for the round
+// ErrInvalid. See dxf.Read for what is read and the dxf package for the round
 // trip of the engine's own export.
 func (e *Engine) ImportDocument(ctx context.Context, req *enginev1.ImportDocumentRequest) (*enginev1.DocumentInfo, error) {
 	done, err := e.enter()

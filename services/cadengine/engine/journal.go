@@ -17,7 +17,7 @@ import (
 // The journal is the store's table of operation records (OperationRecord),
 // written in the same transaction as the document changes they describe,
 // so that a result that was returned is on disk and a restart forgets
-// nothing (see operations.go for what is journaled when). This file holds
+// nothing (see opTable for what is journaled when). Beside the store,
 // what the journal needs besides the store: the canonical request hash,
 // the per-document list of recent commits that tells a batch who wrote
 // while it waited, and the reload at start-up.

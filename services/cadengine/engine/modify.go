@@ -66,7 +66,7 @@ func entityScale(c *call, a *enginev1.EntityScaleArgs) (*enginev1.EntityScaleRes
 
 // entityMirror reflects an entity about a line; with copy the original
 // stays and the image is a new entity. Text stays readable (see
-// textGeom.transformed).
+// drawing.Text.Transformed).
 func entityMirror(c *call, a *enginev1.EntityMirrorArgs) (*enginev1.EntityMirrorResult, error) {
 	p, q := geom.Pt(a.X1, a.Y1), geom.Pt(a.X2, a.Y2)
 	if p.Same(q) {

@@ -79,7 +79,7 @@ type run struct {
 	created     *document // document_create's or document_import's new document, committed by the run
 }
 
-// stepPlan is a step after validation (see batch.go).
+// stepPlan is a step after validation (see Engine.planBatch).
 type stepPlan struct {
 	i       int
 	name    string

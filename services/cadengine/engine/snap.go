@@ -83,7 +83,7 @@ func snapName(s enginev1.SnapKind) string {
 // and elliptical arcs (within their sweeps), polylines (piece by piece,
 // bulges included) and ellipses. Ellipses meet lines in closed form and
 // circles, arcs and other ellipses numerically, to Tolerance (see
-// ellipse.go); curves that touch within Tolerance meet at the touching
+// [geom.Intersect]); curves that touch within Tolerance meet at the touching
 // point. It answers the intersection nearest the reference point (or the
 // first found) and how many distinct ones there are; curves that overlap
 // along a stretch, or that do not meet, fail.
@@ -145,7 +145,7 @@ func intersectEntities(e1, e2 *drawing.Entity) ([]geom.Vec, error) {
 // those on its sweep), the from point itself when it lies on the curve,
 // none from inside (which fails). Ellipse tangents are exact: tangency
 // survives the affine map that makes the ellipse a unit circle (see
-// ellipseArc.tangentsFrom). It answers the one nearest the reference
+// geom.EllipseArc.TangentsFrom). It answers the one nearest the reference
 // point, or else the one counter-clockwise of the direction from the
 // centre to the from point.
 func pointTangent(c *call, a *enginev1.PointTangentArgs) (*enginev1.PointTangentResult, error) {

@@ -18,14 +18,13 @@ import (
 // comes from its read_only annotation.
 func toolTable() map[string]toolSpec {
 	return map[string]toolSpec{
-		// documents (documents.go; export.go and svg.go render, import.go
-		// and dxf_read.go read)
+		// documents
 		enginev1.ToolDocumentCreate: engineTool(documentCreate),
 		enginev1.ToolDocumentInfo:   docTool(documentInfo),
 		enginev1.ToolDocumentExport: docTool(documentExport),
-		enginev1.ToolDocumentImport: engineTool(documentImport), // import.go
+		enginev1.ToolDocumentImport: engineTool(documentImport),
 
-		// create (create.go)
+		// create
 		enginev1.ToolEntityCreatePoint:     docTool(createPoint),
 		enginev1.ToolEntityCreateLine:      docTool(createLine),
 		enginev1.ToolEntityCreateCircle:    docTool(createCircle),
@@ -36,7 +35,7 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolEntityCreateEllipse:   docTool(createEllipse),
 		enginev1.ToolEntityBatchCreate:     docTool(batchCreate),
 
-		// query (query.go)
+		// query
 		enginev1.ToolEntityGet:               docTool(entityGet),
 		enginev1.ToolEntityList:              docTool(entityList),
 		enginev1.ToolSelectionWindow:         docTool(selectionWindow),
@@ -44,7 +43,7 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolAnalysisMeasureDistance: docTool(measureDistance),
 		enginev1.ToolAnalysisMeasureEntity:   docTool(measureEntity),
 
-		// modify (modify.go)
+		// modify
 		enginev1.ToolEntityMove:          docTool(entityMove),
 		enginev1.ToolEntityCopy:          docTool(entityCopy),
 		enginev1.ToolEntityRotate:        docTool(entityRotate),
@@ -56,12 +55,12 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolEntityDelete:        docTool(entityDelete),
 		enginev1.ToolEntityDeleteMany:    docTool(deleteMany),
 
-		// exact points (snap.go)
+		// exact points
 		enginev1.ToolPointFromSnap:     docTool(pointFromSnap),
 		enginev1.ToolPointIntersection: docTool(pointIntersection),
 		enginev1.ToolPointTangent:      docTool(pointTangent),
 
-		// layers (layers.go)
+		// layers
 		enginev1.ToolLayerCreate:     docTool(layerCreate),
 		enginev1.ToolLayerList:       docTool(layerList),
 		enginev1.ToolLayerModify:     docTool(layerModify),
@@ -70,16 +69,16 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolLayerUnlock:     docTool(layerUnlock),
 		enginev1.ToolLayerDelete:     docTool(layerDelete),
 
-		// checkpoints (transactions.go)
+		// checkpoints
 		enginev1.ToolTransactionBegin:    docTool(transactionBegin),
 		enginev1.ToolTransactionCommit:   docTool(transactionCommit),
 		enginev1.ToolTransactionRollback: docTool(transactionRollback),
 
-		// interactive (interactive.go): server requests to the caller's client
+		// interactive: server requests to the caller's client
 		enginev1.ToolPointPick:  docTool(pointPick),
 		enginev1.ToolEntityPick: docTool(entityPick),
 
-		// system (system.go)
+		// system
 		enginev1.ToolSystemStatus:       engineTool(systemStatus),
 		enginev1.ToolSystemCapabilities: engineTool(systemCapabilities),
 	}
@@ -103,7 +102,7 @@ type toolSpec struct {
 }
 
 // tool is a catalog entry ready to run: compiled schema, the schemas as
-// trees for references and handle fields (schemas.go), and function.
+// trees for references and handle fields (schemaDoc), and function.
 type tool struct {
 	info    enginev1.ToolInfo
 	schema  *contract.Schema
@@ -179,7 +178,7 @@ func compileTools() (map[string]*tool, error) {
 
 // CallTool runs one tool as a batch of one step, with the same operation
 // ids, idempotent retries, journaling, approvals and server requests (see
-// ExecuteBatch and operations.go). It differs from such a batch in what a
+// ExecuteBatch and opTable). It differs from such a batch in what a
 // single call needs: the tool need not be batchable (document_create
 // works), its args are taken literally ("$" means nothing), the step's
 // operation id is the call's own, the result is always whole, and the

@@ -184,7 +184,7 @@ func intersectSegmentEllipse(s Segment, e EllipseArc) []Vec {
 
 // Intersect intersects two primitives (segment, arc or ellipseArc): in
 // closed form, except where an ellipse meets an arc or another ellipse
-// (numerically, see ellipse.go).
+// (numerically, see ellipseMeets).
 func Intersect(p, q any) ([]Vec, error) {
 	switch a := p.(type) {
 	case Segment:

@@ -73,7 +73,7 @@ type LayerRecord struct {
 }
 
 // EntityRecord is an entity's stored form: its handle and its canonical
-// encoding (see encoding.go), which the engine alone reads.
+// encoding (see drawing.Entity.Encode), which the engine alone reads.
 type EntityRecord struct {
 	Handle uint64
 	Data   []byte
@@ -89,7 +89,7 @@ type Commit struct {
 	Operations []OperationRecord
 }
 
-// OperationRecord is an operation's row in the journal (see operations.go):
+// OperationRecord is an operation's row in the journal:
 // who ran what, whether it finished, which of its steps are on disk, and —
 // once it finished, or at a commit point it reached — its result.
 // Records are keyed by principal and id.
