@@ -38,6 +38,7 @@ type Violation struct {
 	Message string
 }
 
+// Error says where the value breaks its contract, and how.
 func (v *Violation) Error() string {
 	return fmt.Sprintf("%s at %q: %s", ReasonName(v.Reason), v.Path, v.Message)
 }

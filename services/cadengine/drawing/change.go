@@ -38,6 +38,7 @@ type Tx struct {
 	log []Change
 }
 
+// NewTx starts an undo log over d.
 func NewTx(d *Document) *Tx { return &Tx{d: d} }
 
 // Mark is a point to undo to.

@@ -78,7 +78,7 @@ func (d *Document) SetEntity(h uint64, e *Entity) {
 		if e == nil {
 			delete(d.entities, h)
 			d.order.Remove()
-			d.Compact()
+			d.compact()
 		}
 	} else if e != nil {
 		d.order.Add(h)
@@ -123,7 +123,8 @@ func (d *Document) SetCurrent(name string) {
 	d.sum.Add(settingsDigest(name))
 }
 
-func (d *Document) Compact() {
+// compact drops the dead slots of the handle index once they are most of it.
+func (d *Document) compact() {
 	if d.order.dead > 1024 && d.order.dead*2 > len(d.order.hs) {
 		d.order.Compact(func(h uint64) bool { return d.entities[h] != nil })
 	}
@@ -188,6 +189,7 @@ func (d *Document) CurrentLayer() string { return d.current }
 // ContentHash is the drawing's content hash.
 func (d *Document) ContentHash() Hash { return d.sum }
 
+// SortedLayers is every layer, in creation order.
 func (d *Document) SortedLayers() []*Layer {
 	out := make([]*Layer, 0, len(d.layers))
 	for _, l := range d.layers {
@@ -197,6 +199,7 @@ func (d *Document) SortedLayers() []*Layer {
 	return out
 }
 
+// Proto is the layer as the wire has it, with count entities on it.
 func (l *Layer) Proto(count int64) *enginev1.Layer {
 	return &enginev1.Layer{
 		Name: l.Name, Color: l.Color, Linetype: l.Linetype, Lineweight: l.Lineweight,
@@ -204,6 +207,7 @@ func (l *Layer) Proto(count int64) *enginev1.Layer {
 	}
 }
 
+// LayerProtos is every layer as the wire has it, in creation order.
 func (d *Document) LayerProtos() []*enginev1.Layer {
 	ls := d.SortedLayers()
 	out := make([]*enginev1.Layer, len(ls))
@@ -238,12 +242,14 @@ func (d *Document) Info() *enginev1.DocumentInfo {
 // hash exactly.
 type Hash [4]uint64
 
+// Add adds a digest to the sum.
 func (s *Hash) Add(d [32]byte) {
 	for i := range s {
 		s[i] += binary.LittleEndian.Uint64(d[i*8:])
 	}
 }
 
+// Sub takes a digest out of the sum.
 func (s *Hash) Sub(d [32]byte) {
 	for i := range s {
 		s[i] -= binary.LittleEndian.Uint64(d[i*8:])

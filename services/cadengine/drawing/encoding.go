@@ -19,6 +19,7 @@ import (
 // records), as AutoCAD does.
 const firstHandle = 0x100
 
+// FormatHandle spells a handle in upper-case hex, as DXF does.
 func FormatHandle(h uint64) string { return strings.ToUpper(strconv.FormatUint(h, 16)) }
 
 // ParseHandle reads a hex handle (either case).

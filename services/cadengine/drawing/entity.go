@@ -39,10 +39,13 @@ type Geometry interface {
 	fill(pb *enginev1.Entity)
 }
 
+// Point is a point entity at P.
 type Point struct{ P geom.Vec }
 
+// Line is a line from A to B.
 type Line struct{ A, B geom.Vec }
 
+// Circle is a circle about C of radius R.
 type Circle struct {
 	C geom.Vec
 	R float64
@@ -60,6 +63,8 @@ type Arc struct {
 // of an open polyline is always 0.
 type Polyline struct{ geom.Polyline }
 
+// Text is a line of text inserted at P, Height tall, turned by Rotation
+// degrees (in [0, 360)).
 type Text struct {
 	Text     string
 	P        geom.Vec
@@ -101,8 +106,10 @@ func NewEllipse(c, major geom.Vec, ratio, start, end float64) (Ellipse, error) {
 	return Ellipse{C: c, Major: major, Ratio: ratio, Start: geom.NormDeg(start), End: geom.NormDeg(end)}, nil
 }
 
+// Full reports whether the ellipse is whole (not an elliptical arc).
 func (g Ellipse) Full() bool { return g.Start == 0 && g.End == 360 }
 
+// NewPolyline makes a polyline of a copy of v; the last bulge of an open one is dropped.
 func NewPolyline(v []geom.Vertex, closed bool) Polyline {
 	v = append([]geom.Vertex(nil), v...)
 	if !closed && len(v) > 0 {
@@ -111,29 +118,55 @@ func NewPolyline(v []geom.Vertex, closed bool) Polyline {
 	return Polyline{geom.Polyline{V: v, Closed: closed}}
 }
 
-func (Point) Kind() enginev1.EntityType    { return enginev1.EntityType_ENTITY_TYPE_POINT }
-func (Line) Kind() enginev1.EntityType     { return enginev1.EntityType_ENTITY_TYPE_LINE }
-func (Circle) Kind() enginev1.EntityType   { return enginev1.EntityType_ENTITY_TYPE_CIRCLE }
-func (Arc) Kind() enginev1.EntityType      { return enginev1.EntityType_ENTITY_TYPE_ARC }
+// Kind implements [Geometry].
+func (Point) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_POINT }
+
+// Kind implements [Geometry].
+func (Line) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_LINE }
+
+// Kind implements [Geometry].
+func (Circle) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_CIRCLE }
+
+// Kind implements [Geometry].
+func (Arc) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_ARC }
+
+// Kind implements [Geometry].
 func (Polyline) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_POLYLINE }
-func (Text) Kind() enginev1.EntityType     { return enginev1.EntityType_ENTITY_TYPE_TEXT }
-func (Ellipse) Kind() enginev1.EntityType  { return enginev1.EntityType_ENTITY_TYPE_ELLIPSE }
+
+// Kind implements [Geometry].
+func (Text) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_TEXT }
+
+// Kind implements [Geometry].
+func (Ellipse) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_ELLIPSE }
 
 // ---- prims ----
 
-func (Point) Prims() []any  { return nil }
+// Prims implements [Geometry].
+func (Point) Prims() []any { return nil }
+
+// Prims implements [Geometry].
 func (g Line) Prims() []any { return []any{geom.Segment{A: g.A, B: g.B}} }
+
+// Prims implements [Geometry].
 func (g Circle) Prims() []any {
 	return []any{geom.Arc{C: g.C, R: g.R, Start: 0, Sweep: 2 * math.Pi}}
 }
-func (g Arc) Prims() []any     { return []any{g.Arc()} }
-func (Text) Prims() []any      { return nil }
+
+// Prims implements [Geometry].
+func (g Arc) Prims() []any { return []any{g.Arc()} }
+
+// Prims implements [Geometry].
+func (Text) Prims() []any { return nil }
+
+// Prims implements [Geometry].
 func (g Ellipse) Prims() []any { return []any{g.Arc()} }
 
+// Arc is the arc as a primitive, in radians.
 func (g Arc) Arc() geom.Arc {
 	return geom.Arc{C: g.C, R: g.R, Start: geom.Rad(g.Start), Sweep: geom.Rad(geom.SweepDeg(g.Start, g.End))}
 }
 
+// Arc is the ellipse as a primitive, in radians.
 func (g Ellipse) Arc() geom.EllipseArc {
 	if g.Full() {
 		return geom.EllipseArc{C: g.C, Major: g.Major, Ratio: g.Ratio, Start: 0, Sweep: 2 * math.Pi}
@@ -143,10 +176,19 @@ func (g Ellipse) Arc() geom.EllipseArc {
 
 // ---- bounds ----
 
-func (g Point) Bounds() geom.Box   { return geom.Box{Min: g.P, Max: g.P, NonEmpty: true} }
-func (g Line) Bounds() geom.Box    { return geom.PrimBounds(g.Prims()) }
-func (g Circle) Bounds() geom.Box  { return geom.PrimBounds(g.Prims()) }
-func (g Arc) Bounds() geom.Box     { return geom.PrimBounds(g.Prims()) }
+// Bounds implements [Geometry].
+func (g Point) Bounds() geom.Box { return geom.Box{Min: g.P, Max: g.P, NonEmpty: true} }
+
+// Bounds implements [Geometry].
+func (g Line) Bounds() geom.Box { return geom.PrimBounds(g.Prims()) }
+
+// Bounds implements [Geometry].
+func (g Circle) Bounds() geom.Box { return geom.PrimBounds(g.Prims()) }
+
+// Bounds implements [Geometry].
+func (g Arc) Bounds() geom.Box { return geom.PrimBounds(g.Prims()) }
+
+// Bounds implements [Geometry].
 func (g Ellipse) Bounds() geom.Box { return geom.PrimBounds(g.Prims()) }
 
 // DefaultTextHeight is the height of text created without one.
@@ -165,6 +207,7 @@ func (g Text) corners() [4]geom.Vec {
 	return [4]geom.Vec{g.P, g.P.Add(u.Mul(w)), g.P.Add(u.Mul(w)).Add(v.Mul(g.Height)), g.P.Add(v.Mul(g.Height))}
 }
 
+// Bounds implements [Geometry].
 func (g Text) Bounds() geom.Box {
 	var b geom.Box
 	for _, p := range g.corners() {
@@ -175,23 +218,40 @@ func (g Text) Bounds() geom.Box {
 
 // ---- finite ----
 
-func (g Point) Finite() bool  { return g.P.Finite() }
-func (g Line) Finite() bool   { return g.A.Finite() && g.B.Finite() }
+// Finite implements [Geometry].
+func (g Point) Finite() bool { return g.P.Finite() }
+
+// Finite implements [Geometry].
+func (g Line) Finite() bool { return g.A.Finite() && g.B.Finite() }
+
+// Finite implements [Geometry].
 func (g Circle) Finite() bool { return g.C.Finite() && geom.IsFinite(g.R) }
-func (g Arc) Finite() bool    { return g.C.Finite() && geom.IsFinite(g.R) }
-func (g Text) Finite() bool   { return g.P.Finite() && geom.IsFinite(g.Height) }
+
+// Finite implements [Geometry].
+func (g Arc) Finite() bool { return g.C.Finite() && geom.IsFinite(g.R) }
+
+// Finite implements [Geometry].
+func (g Text) Finite() bool { return g.P.Finite() && geom.IsFinite(g.Height) }
+
+// Finite implements [Geometry].
 func (g Ellipse) Finite() bool {
 	return g.C.Finite() && g.Major.Finite() && geom.IsFinite(g.Ratio)
 }
 
 // ---- transforms ----
 
+// Transformed implements [Geometry].
 func (g Point) Transformed(x geom.Xform) Geometry { return Point{x.Point(g.P)} }
-func (g Line) Transformed(x geom.Xform) Geometry  { return Line{x.Point(g.A), x.Point(g.B)} }
+
+// Transformed implements [Geometry].
+func (g Line) Transformed(x geom.Xform) Geometry { return Line{x.Point(g.A), x.Point(g.B)} }
+
+// Transformed implements [Geometry].
 func (g Circle) Transformed(x geom.Xform) Geometry {
 	return Circle{C: x.Point(g.C), R: g.R * x.Scale}
 }
 
+// Transformed implements [Geometry].
 func (g Arc) Transformed(x geom.Xform) Geometry {
 	out := Arc{C: x.Point(g.C), R: g.R * x.Scale}
 	if x.Mirror {
@@ -204,6 +264,7 @@ func (g Arc) Transformed(x geom.Xform) Geometry {
 	return out
 }
 
+// Transformed implements [Geometry].
 func (g Polyline) Transformed(x geom.Xform) Geometry {
 	v := make([]geom.Vertex, len(g.V))
 	for i, p := range g.V {
@@ -292,6 +353,7 @@ func (e *Entity) Proto() *enginev1.Entity {
 	return pb
 }
 
+// Fingerprint is the hex SHA-256 of the entity's canonical encoding.
 func (e *Entity) Fingerprint() string { return hex.EncodeToString(e.fp[:]) }
 
 func enumName(ev protoreflect.EnumValueDescriptor) string { return contract.EnumName(ev) }

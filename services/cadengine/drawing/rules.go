@@ -15,6 +15,7 @@ type Error struct {
 	Message string
 }
 
+// Error is the message.
 func (e *Error) Error() string { return e.Message }
 
 func ruleRefused(format string, args ...any) error {

@@ -240,7 +240,7 @@ func exportable(g drawing.Geometry) bool {
 	}
 	switch g := g.(type) {
 	case drawing.Polyline:
-		for _, s := range g.Segments() {
+		for _, s := range g.Pieces() {
 			if s.Bulge != 0 {
 				a := geom.BulgeArc(s.A, s.B, s.Bulge)
 				if !a.C.Finite() || !geom.IsFinite(a.R) {

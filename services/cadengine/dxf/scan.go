@@ -26,6 +26,7 @@ type Error struct {
 	Reason string
 }
 
+// Error names the line and the reason.
 func (e *Error) Error() string { return fmt.Sprintf("DXF line %d: %s", e.Line, e.Reason) }
 
 func dxfErrorf(line int, format string, args ...any) *Error {

@@ -28,6 +28,7 @@ func NewError(reason enginev1.ErrorReason, err error) *Error {
 // Reason says why the call could not be served.
 func (e *Error) Reason() enginev1.ErrorReason { return e.reason }
 
+// Error is the cause's message.
 func (e *Error) Error() string { return e.err.Error() }
 
 // Unwrap returns the cause.

@@ -33,8 +33,10 @@ type EllipseArc struct {
 	Start, Sweep float64
 }
 
+// Length is the segment's length.
 func (s Segment) Length() float64 { return s.A.Dist(s.B) }
 
+// Bounds is the segment's bounding box.
 func (s Segment) Bounds() Box {
 	var b Box
 	b.AddPoint(s.A)
@@ -54,10 +56,13 @@ func (s Segment) Closest(p Vec) (Vec, float64) {
 	return s.A.Add(d.Mul(t)), t
 }
 
+// Full reports whether the arc is a whole circle.
 func (a Arc) Full() bool { return a.Sweep >= 2*math.Pi }
 
+// At is the point of the arc's circle at angle t (radians).
 func (a Arc) At(t float64) Vec { return polar(a.C, a.R, t) }
 
+// First is the arc's natural first point: its start, or its end when Reversed.
 func (a Arc) First() Vec {
 	if a.Reversed {
 		return a.At(a.Start + a.Sweep)
@@ -65,6 +70,7 @@ func (a Arc) First() Vec {
 	return a.At(a.Start)
 }
 
+// Last is the arc's natural last point (see First).
 func (a Arc) Last() Vec {
 	if a.Reversed {
 		return a.At(a.Start)
@@ -72,6 +78,7 @@ func (a Arc) Last() Vec {
 	return a.At(a.Start + a.Sweep)
 }
 
+// Length is the arc's length.
 func (a Arc) Length() float64 { return a.R * a.Sweep }
 
 // Has reports whether the direction t (radians) lies in the arc's sweep,
@@ -98,6 +105,7 @@ func (a Arc) Quadrants() []Vec {
 	return out
 }
 
+// Bounds is the arc's tight bounding box.
 func (a Arc) Bounds() Box {
 	var b Box
 	if !a.Full() {
@@ -127,10 +135,12 @@ func (a Arc) Closest(p Vec) Vec {
 	return e
 }
 
+// Full reports whether the arc is a whole ellipse.
 func (e EllipseArc) Full() bool { return e.Sweep >= 2*math.Pi }
 
 func (e EllipseArc) minor() Vec { return e.Major.Perp().Mul(e.Ratio) }
 
+// At is the point of the ellipse at parameter t (radians from the major axis).
 func (e EllipseArc) At(t float64) Vec {
 	s, c := math.Sincos(t)
 	m := e.minor()
@@ -144,6 +154,7 @@ func (e EllipseArc) tangent(t float64) Vec {
 	return Vec{-e.Major.X*s + m.X*c, -e.Major.Y*s + m.Y*c}
 }
 
+// Has reports whether parameter t lies on the arc's sweep, within Tolerance along the curve.
 func (e EllipseArc) Has(t float64) bool {
 	if e.Full() {
 		return true
@@ -162,6 +173,7 @@ func (e EllipseArc) arcLength(t0, t1 float64) float64 {
 	return integrate(e.speed, t0, t1)
 }
 
+// Length is the arc's length.
 func (e EllipseArc) Length() float64 {
 	if e.Full() {
 		return ellipsePerimeter(e.Major.Len(), e.Major.Len()*e.Ratio)
@@ -183,6 +195,7 @@ func (e EllipseArc) ParamAtLength(l float64) float64 {
 	return (lo + hi) / 2
 }
 
+// Bounds is the arc's tight bounding box.
 func (e EllipseArc) Bounds() Box {
 	var b Box
 	if !e.Full() {
@@ -256,6 +269,7 @@ func (e EllipseArc) Feet(p Vec) []float64 {
 	return roots
 }
 
+// Closest is the point of the arc nearest p.
 func (e EllipseArc) Closest(p Vec) Vec {
 	var cands []Vec
 	for _, t := range e.Feet(p) {

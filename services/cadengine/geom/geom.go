@@ -79,6 +79,7 @@ func (a Vec) Same(b Vec) bool {
 	return a.Dist(b) <= TolAt(math.Max(a.Mag(), b.Mag()))
 }
 
+// Unit is a scaled to length 1, or the zero vector when a is zero.
 func (a Vec) Unit() Vec {
 	l := a.Len()
 	if l == 0 {
@@ -87,13 +88,17 @@ func (a Vec) Unit() Vec {
 	return Vec{a.X / l, a.Y / l}
 }
 
+// IsFinite reports whether f is neither NaN nor infinite.
 func IsFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // Angles: entities keep degrees (the wire unit); the math below works in
 // radians.
 
+// Rad converts degrees to radians.
 func Rad(deg float64) float64 { return deg * math.Pi / 180 }
-func Deg(r float64) float64   { return r * 180 / math.Pi }
+
+// Deg converts radians to degrees.
+func Deg(r float64) float64 { return r * 180 / math.Pi }
 
 // NormDeg maps an angle in degrees to [0, 360).
 func NormDeg(a float64) float64 {
@@ -146,6 +151,7 @@ type Box struct {
 	NonEmpty bool
 }
 
+// AddPoint grows b to hold p.
 func (b *Box) AddPoint(p Vec) {
 	if !b.NonEmpty {
 		b.Min, b.Max, b.NonEmpty = p, p, true
@@ -157,6 +163,7 @@ func (b *Box) AddPoint(p Vec) {
 	b.Max.Y = math.Max(b.Max.Y, p.Y)
 }
 
+// AddBox grows b to hold o.
 func (b *Box) AddBox(o Box) {
 	if o.NonEmpty {
 		b.AddPoint(o.Min)
@@ -204,10 +211,12 @@ type Xform struct {
 	axis   float64 // degrees, the reflection axis direction
 }
 
+// Translate is the move by d.
 func Translate(d Vec) Xform {
 	return Xform{m: [2][2]float64{{1, 0}, {0, 1}}, t: d, Scale: 1}
 }
 
+// RotateAbout is the rotation by angle degrees counter-clockwise about base.
 func RotateAbout(base Vec, angle float64) Xform {
 	s, c := SinCosDeg(angle)
 	x := Xform{m: [2][2]float64{{c, -s}, {s, c}}, Scale: 1, rot: angle}
@@ -215,12 +224,14 @@ func RotateAbout(base Vec, angle float64) Xform {
 	return x
 }
 
+// ScaleAbout is the uniform scaling by f about base.
 func ScaleAbout(base Vec, f float64) Xform {
 	x := Xform{m: [2][2]float64{{f, 0}, {0, f}}, Scale: f}
 	x.t = base.Sub(base.Mul(f))
 	return x
 }
 
+// MirrorAbout is the reflection in the line through p and q.
 func MirrorAbout(p, q Vec) Xform {
 	axis := Deg(q.Sub(p).Angle())
 	s2, c2 := SinCosDeg(2 * axis)
@@ -229,10 +240,12 @@ func MirrorAbout(p, q Vec) Xform {
 	return x
 }
 
+// Linear maps a vector: the transform without its translation.
 func (x Xform) Linear(p Vec) Vec {
 	return Vec{x.m[0][0]*p.X + x.m[0][1]*p.Y, x.m[1][0]*p.X + x.m[1][1]*p.Y}
 }
 
+// Point maps a point.
 func (x Xform) Point(p Vec) Vec { return x.Linear(p).Add(x.t) }
 
 // Direction maps a direction in degrees.

@@ -237,6 +237,7 @@ func TangentPoints(c Vec, r float64, p Vec) []Vec {
 
 // ---- helpers ----
 
+// AppendUnique appends p to pts unless a point the same within Tolerance is there.
 func AppendUnique(pts []Vec, p Vec) []Vec {
 	for _, q := range pts {
 		if q.Same(p) {

@@ -185,7 +185,7 @@ func TestOffsetEllipse(t *testing.T) {
 		// Every vertex, and the middle of every piece, lies |d| from the
 		// ellipse within 1e-6 (Tolerance × 1000 at this size).
 		ea := full
-		for _, s := range pg.Segments() {
+		for _, s := range pg.Pieces() {
 			ar := BulgeArc(s.A, s.B, s.Bulge)
 			for _, p := range []Vec{s.A, ar.At(ar.Start + ar.Sweep/2)} {
 				if got := p.Dist(ea.Closest(p)); math.Abs(got-math.Abs(d)) > 1e-6*(a+math.Abs(d)) {

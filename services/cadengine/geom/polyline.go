@@ -17,39 +17,41 @@ type Polyline struct {
 	Closed bool
 }
 
-// Segments are the polyline's pieces: from vertex i to the next, with its
+// Pieces are the polyline's pieces: from vertex i to the next, with its
 // bulge; zero-length pieces are left out.
-func (g Polyline) Segments() []polySeg {
+func (g Polyline) Pieces() []Piece {
 	n := len(g.V)
 	count := n - 1
 	if g.Closed {
 		count = n
 	}
-	out := make([]polySeg, 0, count)
+	out := make([]Piece, 0, count)
 	for i := 0; i < count; i++ {
 		a, b := g.V[i], g.V[(i+1)%n]
 		if a.P == b.P {
 			continue
 		}
-		out = append(out, polySeg{A: a.P, B: b.P, Bulge: a.Bulge})
+		out = append(out, Piece{A: a.P, B: b.P, Bulge: a.Bulge})
 	}
 	return out
 }
 
-// polySeg is one piece of a polyline.
-type polySeg struct {
+// Piece is one piece of a polyline.
+type Piece struct {
 	A, B  Vec
 	Bulge float64
 }
 
-func (s polySeg) Prim() any {
+// Prim is the piece as a primitive: a Segment, or an Arc for a bulged piece.
+func (s Piece) Prim() any {
 	if s.Bulge == 0 {
 		return Segment{s.A, s.B}
 	}
 	return BulgeArc(s.A, s.B, s.Bulge)
 }
 
-func (s polySeg) Length() float64 {
+// Length is the piece's length.
+func (s Piece) Length() float64 {
 	switch p := s.Prim().(type) {
 	case Segment:
 		return p.Length()
@@ -59,9 +61,10 @@ func (s polySeg) Length() float64 {
 	return 0
 }
 
+// Length is the polyline's length, bulges included.
 func (g Polyline) Length() float64 {
 	l := 0.0
-	for _, s := range g.Segments() {
+	for _, s := range g.Pieces() {
 		l += s.Length()
 	}
 	return l
@@ -70,7 +73,7 @@ func (g Polyline) Length() float64 {
 // Area is the enclosed area of a closed polyline, bulges included.
 func (g Polyline) Area() float64 {
 	a := 0.0
-	for _, s := range g.Segments() {
+	for _, s := range g.Pieces() {
 		a += s.A.cross(s.B) / 2
 		a += bulgeSegmentArea(s.A, s.B, s.Bulge)
 	}
@@ -81,8 +84,9 @@ func (g Polyline) Area() float64 {
 	return math.Abs(a)
 }
 
+// Prims are the polyline's pieces as primitives, in order.
 func (g Polyline) Prims() []any {
-	segs := g.Segments()
+	segs := g.Pieces()
 	out := make([]any, len(segs))
 	for i, s := range segs {
 		out[i] = s.Prim()
@@ -90,8 +94,10 @@ func (g Polyline) Prims() []any {
 	return out
 }
 
+// Bounds is the polyline's tight bounding box.
 func (g Polyline) Bounds() Box { return PrimBounds(g.Prims()) }
 
+// Finite reports whether every vertex and bulge is finite.
 func (g Polyline) Finite() bool {
 	for _, v := range g.V {
 		if !v.P.Finite() || !IsFinite(v.Bulge) {

@@ -133,7 +133,7 @@ func svgEntity(b *strings.Builder, e *drawing.Entity, layerColor int32, stroke f
 		if len(g.V) > 0 {
 			d.WriteString("M " + pt(g.V[0].P))
 		}
-		for _, s := range g.Segments() {
+		for _, s := range g.Pieces() {
 			switch p := s.Prim().(type) {
 			case geom.Segment:
 				d.WriteString(" L " + pt(p.B))

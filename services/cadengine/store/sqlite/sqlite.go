@@ -108,10 +108,13 @@ func Open(path string) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
+// Kind is "sqlite".
 func (*Store) Kind() string { return "sqlite" }
 
+// Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
 
+// Load implements [store.Store].
 func (s *Store) Load(ctx context.Context, fn func(*store.DocumentRecord, []store.EntityRecord) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash FROM documents ORDER BY id`)
 	if err != nil {
@@ -184,6 +187,7 @@ func (s *Store) loadEntities(ctx context.Context, id string) ([]store.EntityReco
 // commits (entity_batch_create) go much faster in chunks than row by row.
 const rowsPerInsert = 200
 
+// Commit implements [store.Store]: one IMMEDIATE transaction.
 func (s *Store) Commit(ctx context.Context, c *store.Commit) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -264,6 +268,7 @@ func writeOperation(ctx context.Context, tx *sql.Tx, op *store.OperationRecord) 
 	return nil
 }
 
+// LoadOperations implements [store.Store].
 func (s *Store) LoadOperations(ctx context.Context, fn func(*store.OperationRecord) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT principal, id, kind, document_id, request_hash, status, committed_steps, revision, response, started_at, finished_at
 		FROM operations ORDER BY started_at, principal, id`)
@@ -307,6 +312,7 @@ func (s *Store) LoadOperations(ctx context.Context, fn func(*store.OperationReco
 	return nil
 }
 
+// PruneOperations implements [store.Store].
 func (s *Store) PruneOperations(ctx context.Context, before time.Time) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM operations WHERE finished_at != 0 AND finished_at < ?`, before.UnixNano()); err != nil {
 		return fmt.Errorf("prune operations: %w", err)
@@ -314,6 +320,7 @@ func (s *Store) PruneOperations(ctx context.Context, before time.Time) error {
 	return nil
 }
 
+// SaveSession implements [store.Store].
 func (s *Store) SaveSession(ctx context.Context, id string, data []byte) error {
 	if data == nil {
 		data = []byte{}
@@ -324,6 +331,7 @@ func (s *Store) SaveSession(ctx context.Context, id string, data []byte) error {
 	return nil
 }
 
+// DeleteSession implements [store.Store].
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
@@ -331,6 +339,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	return nil
 }
 
+// LoadSessions implements [store.Store].
 func (s *Store) LoadSessions(ctx context.Context) (map[string][]byte, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, data FROM sessions`)
 	if err != nil {
