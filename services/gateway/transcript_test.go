@@ -14,9 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/cadbridge/cadbridge/internal/stacktest"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected frames of testdata/transcripts")
@@ -92,17 +91,16 @@ func runTranscript(t *testing.T, file string) {
 	st := stacktest.StartTB(t, stacktest.Options{CheckContracts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws://"+st.Gateway+"/rpc", nil)
+	c, _, err := wsstream.Dial(ctx, "ws://"+st.Gateway+"/rpc", wsstream.DialOptions{ReadLimit: 16 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetReadLimit(16 << 20)
-	defer c.Close(websocket.StatusNormalClosure, "")
+	defer c.Close()
 	frames := make(chan []byte, 64)
 	go func() {
 		defer close(frames)
 		for {
-			_, data, err := c.Read(ctx)
+			data, err := c.Read(ctx)
 			if err != nil {
 				return
 			}
@@ -116,7 +114,7 @@ func runTranscript(t *testing.T, file string) {
 			t.Fatalf("section %d is %q, want in", i, in.name)
 		}
 		for _, line := range nonEmptyLines(in.body) {
-			if err := c.Write(ctx, websocket.MessageText, []byte(n.restore(line))); err != nil {
+			if err := c.Write(ctx, []byte(n.restore(line))); err != nil {
 				t.Fatal(err)
 			}
 		}
