@@ -71,7 +71,7 @@ func batchAmortisation(ctx context.Context, e *env, row *Row) error {
 	row.Baseline, row.Subject = &b, &s
 	var steps []*enginev1.BatchStep
 	for i := range n {
-		steps = append(steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityCreateLine, Args: structOf(lineArgs(i))})
+		steps = append(steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityCreateLine, ArgsJson: jsonOf(lineArgs(i))})
 	}
 	batchAlone, err := engineAlone(ctx, 30, func(ctx context.Context, eng *engine.Engine, doc string) error {
 		return okBatch(eng.ExecuteBatch(ctx, engine.Caller{Principal: principal}, &enginev1.ExecuteBatchRequest{DocumentId: doc, Steps: steps}))
@@ -81,7 +81,7 @@ func batchAmortisation(ctx context.Context, e *env, row *Row) error {
 	}
 	callsAlone, err := engineAlone(ctx, 30, func(ctx context.Context, eng *engine.Engine, doc string) error {
 		for _, s := range steps {
-			if err := okCall(eng.CallTool(ctx, engine.Caller{Principal: principal}, &enginev1.CallToolRequest{DocumentId: &doc, Tool: s.GetTool(), Args: s.GetArgs()})); err != nil {
+			if err := okCall(eng.CallTool(ctx, engine.Caller{Principal: principal}, &enginev1.CallToolRequest{DocumentId: &doc, Tool: s.GetTool(), ArgsJson: s.GetArgsJson()})); err != nil {
 				return err
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
@@ -31,16 +30,12 @@ func batchCreate(ctx context.Context, e *env, row *Row) error {
 		a["type"] = "line"
 		ents[i] = a
 	}
-	bulkArgs, err := structpb.NewStruct(obj{"entities": ents})
-	if err != nil {
-		return err
-	}
-	bulk := &enginev1.CallToolRequest{Tool: enginev1.ToolEntityBatchCreate, Args: bulkArgs}
+	bulk := &enginev1.CallToolRequest{Tool: enginev1.ToolEntityBatchCreate, ArgsJson: jsonOf(obj{"entities": ents})}
 	var batches []*enginev1.ExecuteBatchRequest
 	for first := 0; first < n; first += maxBatchSteps {
 		req := &enginev1.ExecuteBatchRequest{}
 		for i := first; i < min(first+maxBatchSteps, n); i++ {
-			req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityCreateLine, Args: structOf(lineArgs(i))})
+			req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityCreateLine, ArgsJson: jsonOf(lineArgs(i))})
 		}
 		batches = append(batches, req)
 	}
@@ -95,7 +90,7 @@ func batchCreate(ctx context.Context, e *env, row *Row) error {
 			if !resp.GetOk() {
 				return fmt.Errorf("entity_batch_create: %v", resp.GetError())
 			}
-			if got := resp.GetResult().GetFields()["count"].GetNumberValue(); int(got) != n {
+			if got, _ := resultOf(resp.GetResultJson())["count"].(float64); int(got) != n {
 				return fmt.Errorf("entity_batch_create made %v entities, want %d", got, n)
 			}
 			return nil

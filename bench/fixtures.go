@@ -10,7 +10,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
@@ -113,13 +112,20 @@ func checkOK(what string, raw json.RawMessage) error {
 	return fmt.Errorf("%s failed (%s): %s", what, res.Status, res.Error)
 }
 
-// structOf converts a JSON object literal to a protobuf Struct.
-func structOf(v obj) *structpb.Struct {
-	s, err := structpb.NewStruct(v)
+// jsonOf is the JSON of an object literal.
+func jsonOf(v obj) []byte {
+	b, err := json.Marshal(v)
 	if err != nil {
-		panic(fmt.Sprintf("bench: struct of %v: %v", v, err)) // literals built here always convert
+		panic(fmt.Sprintf("bench: JSON of %v: %v", v, err)) // literals built here always encode
 	}
-	return s
+	return b
+}
+
+// resultOf is a tool result's JSON as an object.
+func resultOf(data []byte) obj {
+	var v obj
+	_ = json.Unmarshal(data, &v)
+	return v
 }
 
 // step is one cad.batch step on the JSON wire.

@@ -41,12 +41,12 @@ func gatewayHop(ctx context.Context, e *env, row *Row, sessions int) error {
 	}
 	doc := info.GetDocument().GetDocumentId()
 	created, err := direct.CallTool(ctx, &enginev1.CallToolRequest{
-		DocumentId: &doc, Tool: enginev1.ToolEntityCreateLine, Args: structOf(obj{"x1": 0, "y1": 0, "x2": 3, "y2": 4}),
+		DocumentId: &doc, Tool: enginev1.ToolEntityCreateLine, ArgsJson: jsonOf(obj{"x1": 0, "y1": 0, "x2": 3, "y2": 4}),
 	})
 	if err != nil || !created.GetOk() {
 		return fmt.Errorf("CallTool entity_create_line: %v %v", created.GetError(), err)
 	}
-	handle := created.GetResult().GetFields()["handle"].GetStringValue()
+	handle, _ := resultOf(created.GetResultJson())["handle"].(string)
 
 	clients := make([]*Client, sessions)
 	params := make([]any, sessions)   // stateless calls
@@ -71,7 +71,7 @@ func gatewayHop(ctx context.Context, e *env, row *Row, sessions int) error {
 		params[i] = mustJSON(obj{"document_id": doc, "tool": enginev1.ToolEntityGet, "args": obj{"handle": handle}})
 		withSess[i] = mustJSON(obj{"session_id": s.SessionID, "document_id": doc, "tool": enginev1.ToolEntityGet, "args": obj{"handle": handle}})
 	}
-	req := &enginev1.CallToolRequest{DocumentId: &doc, Tool: enginev1.ToolEntityGet, Args: structOf(obj{"handle": handle})}
+	req := &enginev1.CallToolRequest{DocumentId: &doc, Tool: enginev1.ToolEntityGet, ArgsJson: jsonOf(obj{"handle": handle})}
 
 	baseline := &contender{
 		name: "gRPC CallTool entity_get", unit: "call", workers: sessions, perBlock: calls,
@@ -110,10 +110,10 @@ func gatewayHop(ctx context.Context, e *env, row *Row, sessions int) error {
 	}
 	row.Baseline, row.Subject = &b, &s
 	alone, err := engineAlone(ctx, 200, func(ctx context.Context, eng *engine.Engine, doc string) error {
-		req := &enginev1.CallToolRequest{DocumentId: &doc, Tool: enginev1.ToolEntityGet, Args: structOf(obj{"handle": "100"})}
+		req := &enginev1.CallToolRequest{DocumentId: &doc, Tool: enginev1.ToolEntityGet, ArgsJson: jsonOf(obj{"handle": "100"})}
 		return okCall(eng.CallTool(ctx, engine.Caller{Principal: principal}, req))
 	}, func(ctx context.Context, eng *engine.Engine, doc string) error {
-		req := &enginev1.CallToolRequest{DocumentId: &doc, Tool: enginev1.ToolEntityCreateLine, Args: structOf(obj{"x1": 0, "y1": 0, "x2": 3, "y2": 4})}
+		req := &enginev1.CallToolRequest{DocumentId: &doc, Tool: enginev1.ToolEntityCreateLine, ArgsJson: jsonOf(obj{"x1": 0, "y1": 0, "x2": 3, "y2": 4})}
 		return okCall(eng.CallTool(ctx, engine.Caller{Principal: principal}, req))
 	})
 	if err != nil {

@@ -59,9 +59,9 @@ func rollback(ctx context.Context, e *env, row *Row) error {
 	// Handles start at 100 (hex) and count up.
 	req := &enginev1.ExecuteBatchRequest{DocumentId: doc, OnError: enginev1.OnError_ON_ERROR_ROLLBACK.Enum()}
 	for i := range k {
-		req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityMove, Args: structOf(obj{"handle": fmt.Sprintf("%X", 0x100+i*(n/k)), "dx": 1, "dy": 2})})
+		req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityMove, ArgsJson: jsonOf(obj{"handle": fmt.Sprintf("%X", 0x100+i*(n/k)), "dx": 1, "dy": 2})})
 	}
-	req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityMove, Args: structOf(obj{"handle": "FFFFFFFFFF", "dx": 1, "dy": 2})})
+	req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityMove, ArgsJson: jsonOf(obj{"handle": "FFFFFFFFFF", "dx": 1, "dy": 2})})
 
 	var copies []time.Duration
 	baseline := &contender{
@@ -142,7 +142,7 @@ func fill(ctx context.Context, eng *engine.Engine, caller engine.Caller, doc str
 	for done := 0; done < n; done += chunk {
 		m := min(chunk, n-done)
 		if len(args) == 0 || m != chunk {
-			args = append(args, &enginev1.CallToolRequest{DocumentId: &doc, Tool: enginev1.ToolEntityBatchCreate, Args: structOf(obj{"entities": mixed(m)})})
+			args = append(args, &enginev1.CallToolRequest{DocumentId: &doc, Tool: enginev1.ToolEntityBatchCreate, ArgsJson: jsonOf(obj{"entities": mixed(m)})})
 		}
 		resp, err := eng.CallTool(ctx, caller, args[len(args)-1])
 		if err != nil {

@@ -43,10 +43,9 @@ func TestMarshalWireShape(t *testing.T) {
 }
 
 func TestRoundTrip(t *testing.T) {
-	args, _ := structpb.NewStruct(map[string]any{"x1": 1.5, "name": "a/b~c"})
 	in := &enginev1.ExecuteBatchRequest{
 		DocumentId:       "doc-1",
-		Steps:            []*enginev1.BatchStep{{Tool: "entity_create_line", Args: args, Bind: proto.String("edge")}},
+		Steps:            []*enginev1.BatchStep{{Tool: "entity_create_line", ArgsJson: []byte(`{"x1":1.5,"name":"a/b~c"}`), Bind: proto.String("edge")}},
 		OnError:          enginev1.OnError_ON_ERROR_ROLLBACK.Enum(),
 		Preconditions:    []*enginev1.Precondition{{Handle: "1F", Fingerprint: "ab"}},
 		ExpectedRevision: proto.Int64(3),
@@ -224,12 +223,39 @@ func TestMarshalStringsAndStructs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &enginev1.Event{SessionId: "s\xff", Seq: 1, Type: "t", Payload: payload}
+	m := &gatewayv1.RpcDiscoverMethod{Params: &gatewayv1.DiscoverParams{}, Result: payload}
+	got, err := contract.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"params":{},"result":{"a":[1.5,true,null,{"k":"v"}],"z":"a\"b\\c\n\t\u0001é<>&"}}`
+	if string(got) != want {
+		t.Errorf("Marshal = %s, want %s", got, want)
+	}
+	back := new(gatewayv1.RpcDiscoverMethod)
+	if err := contract.Unmarshal(got, back); err != nil {
+		t.Fatalf("Unmarshal(Marshal(x)) = %v", err)
+	}
+	if !proto.Equal(back.Result, payload) {
+		t.Errorf("result round trip = %v, want %v", back.Result, payload)
+	}
+	ev := &enginev1.Event{SessionId: "s\xff", Seq: 1, Type: "t"}
+	if got, err := contract.Marshal(ev); err != nil || string(got) != `{"session_id":"s\ufffd","seq":1,"type":"t","payload":{}}` {
+		t.Errorf("Marshal(event without payload) = %s, %v; want an empty payload object", got, err)
+	}
+}
+
+// TestRawFields: a raw field (cad.engine.v1.json raw) is on the wire as the
+// JSON its bytes hold, under its key; a hidden field is not on the wire.
+func TestRawFields(t *testing.T) {
+	payload, _ := structpb.NewStruct(map[string]any{"old": true})
+	ev := &enginev1.Event{SessionId: "s", Seq: 2, Type: gatewayv1.EventBatchProgress, Payload: payload,
+		PayloadJson: []byte(`{"operation_id":"op-1","step":1,"total":3}`)}
 	got, err := contract.Marshal(ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"session_id":"s\ufffd","seq":1,"type":"t","payload":{"a":[1.5,true,null,{"k":"v"}],"z":"a\"b\\c\n\t\u0001é<>&"}}`
+	want := `{"session_id":"s","seq":2,"type":"batch.progress","payload":{"operation_id":"op-1","step":1,"total":3}}`
 	if string(got) != want {
 		t.Errorf("Marshal = %s, want %s", got, want)
 	}
@@ -237,8 +263,18 @@ func TestMarshalStringsAndStructs(t *testing.T) {
 	if err := contract.Unmarshal(got, back); err != nil {
 		t.Fatalf("Unmarshal(Marshal(x)) = %v", err)
 	}
-	if !proto.Equal(back.Payload, payload) {
-		t.Errorf("payload round trip = %v, want %v", back.Payload, payload)
+	var p enginev1.BatchProgressPayload
+	if err := contract.Unmarshal(back.PayloadJson, &p); err != nil || p.GetStep() != 1 || p.GetTotal() != 3 || back.Payload != nil {
+		t.Errorf("payload round trip = %s (%v), Struct %v; want the object, no Struct", back.PayloadJson, err, back.Payload)
+	}
+	for _, bad := range []string{
+		`{"session_id":"s","seq":2,"type":"t","payload":[1]}`,
+		`{"session_id":"s","seq":2,"type":"t","payload":"x"}`,
+		`{"session_id":"s","seq":2,"type":"t","payload":{},"payload_json":"e30="}`,
+	} {
+		if err := contract.Unmarshal([]byte(bad), new(enginev1.Event)); err == nil {
+			t.Errorf("Unmarshal(%s) = nil, want a violation", bad)
+		}
 	}
 }
 
@@ -248,9 +284,10 @@ func TestToStructMatchesMarshal(t *testing.T) {
 	payload, _ := structpb.NewStruct(map[string]any{"k": []any{1.0, "x", nil}})
 	msgs := []proto.Message{
 		&enginev1.ExecuteBatchResponse{Status: enginev1.BatchStatus_BATCH_STATUS_FAILED, Bindings: map[string]string{"b": "1F", "a": "20"},
-			Results:  []*enginev1.StepResult{{I: 1, Tool: "t", Status: enginev1.StepStatus_STEP_STATUS_OK, Result: payload, Handle: proto.String("1F")}},
+			Results:  []*enginev1.StepResult{{I: 1, Tool: "t", Status: enginev1.StepStatus_STEP_STATUS_OK, ResultJson: []byte(`{"handle":"1F","n":[1,2]}`), Handle: proto.String("1F")}},
 			Revision: &enginev1.RevisionReport{Checked: 3, After: 5, Interleaved: []string{"op-a"}}},
-		&enginev1.Event{SessionId: "s\xff", Seq: 7, Type: gatewayv1.EventBatchProgress, Payload: payload},
+		&enginev1.Event{SessionId: "s\xff", Seq: 7, Type: gatewayv1.EventBatchProgress, PayloadJson: []byte(`{"k":[1,"x",null]}`)},
+		&gatewayv1.RpcDiscoverMethod{Result: payload},
 		&enginev1.Entity{Handle: "1F", Type: enginev1.EntityType_ENTITY_TYPE_POLYLINE, Points: []*enginev1.Vertex{{X: 1, Y: 2, Bulge: proto.Float64(0.5)}}, Closed: proto.Bool(true)},
 	}
 	for _, m := range msgs {

@@ -3,7 +3,6 @@ package contract
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -17,19 +16,6 @@ import (
 
 	"github.com/cadbridge/cadbridge/internal/wirename"
 )
-
-// Unmarshal decodes wire JSON into m strictly (see Decode).
-func Unmarshal(data []byte, m proto.Message) error {
-	v, err := ParseJSON(data)
-	var violation *Violation
-	if errors.As(err, &violation) {
-		return violation
-	}
-	if err != nil {
-		return &Violation{Reason: ReasonInvalid, Message: err.Error()}
-	}
-	return Decode(v, m)
-}
 
 // Decode sets m from a generic JSON value (as ParseJSON returns). It is
 // strict: an unknown key, a wrong type, a missing required field or an
@@ -53,34 +39,65 @@ type decoder struct {
 
 func (d decoder) message(v any, m protoreflect.Message, path string) error {
 	md := m.Descriptor()
-	if isWellKnown(md) {
+	w := wireOf(md)
+	if w.wellKnown {
 		return decodeWellKnown(v, m, path)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return wrongType(path, "an object", v)
 	}
-	fields := md.Fields()
 	for _, key := range sortedKeys(obj) {
-		fd := fields.ByName(protoreflect.Name(key))
-		if fd == nil || fd.Name() != protoreflect.Name(key) {
+		f := w.byKey[key]
+		if f == nil {
 			return &Violation{Path: path + "/" + escape(key), Reason: ReasonUnknownField, Message: fmt.Sprintf("%s has no field %q", md.Name(), key)}
 		}
-		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
-			if set := m.WhichOneof(od); set != nil {
+		if f.oneof != nil {
+			if set := m.WhichOneof(f.oneof); set != nil {
 				return &Violation{Path: path + "/" + escape(key), Reason: ReasonInvalid, Message: fmt.Sprintf("%s and %s exclude each other", set.Name(), key)}
 			}
 		}
-		if err := d.field(obj[key], m, fd, path+"/"+escape(key)); err != nil {
+		if f.raw != "" {
+			if err := decodeRaw(obj[key], m, f, path+"/"+escape(key)); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := d.field(obj[key], m, f.fd, path+"/"+escape(key)); err != nil {
 			return err
 		}
 	}
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		if _, ok := obj[string(fd.Name())]; !ok && wirename.Required(fd) && !d.partial {
-			return &Violation{Path: path + "/" + string(fd.Name()), Reason: ReasonMissing, Message: fmt.Sprintf("%s is required", fd.Name())}
+	if !d.partial {
+		for _, i := range w.required {
+			f := &w.fields[i]
+			if _, ok := obj[f.key]; !ok {
+				return &Violation{Path: path + "/" + escape(f.key), Reason: ReasonMissing, Message: fmt.Sprintf("%s is required", f.key)}
+			}
 		}
 	}
+	return nil
+}
+
+// decodeRaw sets a raw field to the JSON encoding of v, which must be of
+// the field's JSON type.
+func decodeRaw(v any, m protoreflect.Message, f *wireField, path string) error {
+	switch v.(type) {
+	case map[string]any:
+		if f.raw != "object" {
+			return wrongType(path, "an array", v)
+		}
+	case []any:
+		if f.raw != "array" {
+			return wrongType(path, "an object", v)
+		}
+	default:
+		return wrongType(path, "an "+f.raw, v)
+	}
+	data, err := AppendGeneric(nil, v)
+	if err != nil {
+		return &Violation{Path: path, Reason: ReasonInvalid, Message: err.Error()}
+	}
+	m.Set(f.fd, protoreflect.ValueOfBytes(data))
 	return nil
 }
 

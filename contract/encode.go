@@ -8,22 +8,32 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/cadbridge/cadbridge/internal/wirename"
+	"github.com/cadbridge/cadbridge/contract/jsonwire"
 )
 
 // Marshal encodes m as wire JSON. Required fields are always written (zero
 // values included); optional fields only when set; empty lists and maps are
-// left out.
+// left out. A raw field (see enginev1.JSONOptions) is written as the JSON
+// its bytes hold.
 func Marshal(m proto.Message) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := encodeMessage(&buf, m.ProtoReflect()); err != nil {
+	return AppendMarshal(nil, m)
+}
+
+// AppendMarshal is Marshal appending to b.
+func AppendMarshal(b []byte, m proto.Message) ([]byte, error) {
+	if wm, ok := m.(jsonwire.Message); ok {
+		e := jsonwire.NewEncoder(b)
+		wm.MarshalWire(e)
+		return e.Bytes(), e.Err()
+	}
+	buf := bytes.NewBuffer(b)
+	if err := encodeMessage(buf, m.ProtoReflect()); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -39,7 +49,8 @@ func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) error {
 	case *structpb.ListValue:
 		return encodeList(buf, v)
 	}
-	if isWellKnown(md) {
+	w := wireOf(md)
+	if w.wellKnown {
 		data, err := protojson.Marshal(m.Interface())
 		if err != nil {
 			return fmt.Errorf("contract: encode %s: %w", md.FullName(), err)
@@ -48,19 +59,21 @@ func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) error {
 	}
 	buf.WriteByte('{')
 	first := true
-	fields := md.Fields()
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		if !shouldEncode(m, fd) {
+	for i := range w.fields {
+		f := &w.fields[i]
+		if !shouldEncode(m, f) {
 			continue
 		}
 		if !first {
 			buf.WriteByte(',')
 		}
 		first = false
-		writeString(buf, string(fd.Name()))
-		buf.WriteByte(':')
-		if err := encodeField(buf, fd, m.Get(fd)); err != nil {
+		buf.Write(f.keyJSON)
+		if f.raw != "" {
+			encodeRaw(buf, f, m.Get(f.fd).Bytes())
+			continue
+		}
+		if err := encodeField(buf, f.fd, m.Get(f.fd)); err != nil {
 			return err
 		}
 	}
@@ -68,14 +81,30 @@ func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) error {
 	return nil
 }
 
-func shouldEncode(m protoreflect.Message, fd protoreflect.FieldDescriptor) bool {
+// encodeRaw writes a raw field's JSON, or an empty value of its type for a
+// required field that holds none.
+func encodeRaw(buf *bytes.Buffer, f *wireField, data []byte) {
+	switch {
+	case len(data) > 0:
+		buf.Write(data)
+	case f.raw == "array":
+		buf.WriteString("[]")
+	default:
+		buf.WriteString("{}")
+	}
+}
+
+func shouldEncode(m protoreflect.Message, f *wireField) bool {
+	fd := f.fd
 	switch {
 	case fd.IsList():
 		return m.Get(fd).List().Len() > 0
 	case fd.IsMap():
 		return m.Get(fd).Map().Len() > 0
-	case wirename.Required(fd):
+	case f.required:
 		return true
+	case f.raw != "" && !fd.HasPresence():
+		return len(m.Get(fd).Bytes()) > 0
 	default:
 		return m.Has(fd)
 	}
@@ -128,15 +157,15 @@ func encodeSingular(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protor
 		buf.WriteString(strconv.FormatBool(v.Bool()))
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
 		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		buf.WriteString(strconv.FormatInt(v.Int(), 10))
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), v.Int(), 10))
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		buf.WriteString(strconv.FormatUint(v.Uint(), 10))
+		buf.Write(strconv.AppendUint(buf.AvailableBuffer(), v.Uint(), 10))
 	case protoreflect.FloatKind, protoreflect.DoubleKind:
 		f := v.Float()
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("contract: %s is %v, which JSON cannot carry", fd.FullName(), f)
 		}
-		buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+		buf.Write(strconv.AppendFloat(buf.AvailableBuffer(), f, 'g', -1, 64))
 	case protoreflect.StringKind:
 		writeString(buf, v.String())
 	case protoreflect.BytesKind:
@@ -213,49 +242,7 @@ func encodeValue(buf *bytes.Buffer, v *structpb.Value) error {
 	return nil
 }
 
-// writeString writes s as a JSON string: quotes, backslashes and control
-// characters escaped, invalid UTF-8 replaced by U+FFFD, nothing else.
+// writeString writes s as a JSON string (see jsonwire.AppendString).
 func writeString(buf *bytes.Buffer, s string) {
-	const hex = "0123456789abcdef"
-	buf.WriteByte('"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			buf.WriteString(s[start:i])
-			switch c {
-			case '"', '\\':
-				buf.WriteByte('\\')
-				buf.WriteByte(c)
-			case '\n':
-				buf.WriteString(`\n`)
-			case '\r':
-				buf.WriteString(`\r`)
-			case '\t':
-				buf.WriteString(`\t`)
-			default:
-				buf.WriteString(`\u00`)
-				buf.WriteByte(hex[c>>4])
-				buf.WriteByte(hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf.WriteString(s[start:i])
-			buf.WriteString(`\ufffd`)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf.WriteString(s[start:])
-	buf.WriteByte('"')
+	buf.Write(jsonwire.AppendString(buf.AvailableBuffer(), s))
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/cadbridge/cadbridge/contract/jsonwire"
 )
 
 // ParseJSON decodes a JSON document into the generic form that Schema and
@@ -75,4 +77,49 @@ func parseValue(dec *json.Decoder, path string) (any, error) {
 // escape escapes a key for an RFC 6901 pointer.
 func escape(key string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+}
+
+// AppendGeneric appends the wire JSON of a generic value (as ParseJSON
+// returns it): object keys sorted, strings as Marshal writes them, numbers
+// as they were written.
+func AppendGeneric(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case json.Number:
+		return append(b, x...), nil
+	case float64:
+		return strconv.AppendFloat(b, x, 'g', -1, 64), nil
+	case string:
+		return jsonwire.AppendString(b, x), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = AppendGeneric(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case map[string]any:
+		b = append(b, '{')
+		for i, k := range sortedKeys(x) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonwire.AppendString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = AppendGeneric(b, x[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	}
+	return nil, fmt.Errorf("contract: %T is not a generic JSON value", v)
 }

@@ -50,17 +50,31 @@ func structOfMessage(m protoreflect.Message) (*structpb.Value, error) {
 		return structValue(v, "")
 	}
 	fields := map[string]*structpb.Value{}
-	fds := m.Descriptor().Fields()
-	for i := 0; i < fds.Len(); i++ {
-		fd := fds.Get(i)
-		if !shouldEncode(m, fd) {
+	w := wireOf(m.Descriptor())
+	for i := range w.fields {
+		f := &w.fields[i]
+		if !shouldEncode(m, f) {
 			continue
 		}
-		v, err := structOfField(fd, m.Get(fd))
+		if f.raw != "" {
+			var buf bytes.Buffer
+			encodeRaw(&buf, f, m.Get(f.fd).Bytes())
+			v, err := ParseJSON(buf.Bytes())
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.fd.FullName(), err)
+			}
+			sv, err := structValue(v, "")
+			if err != nil {
+				return nil, err
+			}
+			fields[f.key] = sv
+			continue
+		}
+		v, err := structOfField(f.fd, m.Get(f.fd))
 		if err != nil {
 			return nil, err
 		}
-		fields[string(fd.Name())] = v
+		fields[f.key] = v
 	}
 	return structpb.NewStructValue(&structpb.Struct{Fields: fields}), nil
 }

@@ -335,14 +335,14 @@ func (c *client) resume(ctx context.Context, conn *jsonrpc.Conn, stream *wsstrea
 	}
 	c.mu.Unlock()
 	for _, ev := range res.GetEvents() {
-		c.deliver(event{SessionID: ev.GetSessionId(), Seq: ev.GetSeq(), Type: ev.GetType(), Payload: wireJSON(ev.GetPayload())})
+		c.deliver(event{SessionID: ev.GetSessionId(), Seq: ev.GetSeq(), Type: ev.GetType(), Payload: json.RawMessage(ev.GetPayloadJson())})
 	}
 	// Requests no longer open were answered or withdrawn meanwhile.
 	for _, sr := range stale {
 		sr.cancel(&withdrawnError{reason: "resolved"})
 	}
 	for _, r := range res.GetOpenRequests() {
-		sr := c.serverRequest(r.GetId(), r.GetMethod(), wireJSON(r.GetParams()))
+		sr := c.serverRequest(r.GetId(), r.GetMethod(), json.RawMessage(r.GetParamsJson()))
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()

@@ -68,7 +68,7 @@ func cmdTools(ctx context.Context, a *app, args []string) int {
 			a.printJSON(wireJSON(t))
 			return exitOK
 		}
-		fmt.Fprintf(a.stdout, "%s: %s\nannotations: %s\n\ninput schema:\n%s\n\noutput schema:\n%s\n", t.GetName(), t.GetDescription(), annotations(t), indentJSON(wireJSON(t.GetInputSchema()), "  "), indentJSON(wireJSON(t.GetOutputSchema()), "  "))
+		fmt.Fprintf(a.stdout, "%s: %s\nannotations: %s\n\ninput schema:\n%s\n\noutput schema:\n%s\n", t.GetName(), t.GetDescription(), annotations(t), indentJSON(json.RawMessage(t.GetInputSchemaJson()), "  "), indentJSON(json.RawMessage(t.GetOutputSchemaJson()), "  "))
 		return exitOK
 	}
 	return a.fail(fmt.Errorf("no tool %q in the catalog (cadctl tools lists them)", pos[0]))

@@ -105,7 +105,7 @@ func printPreview(w io.Writer, p *enginev1.Preview) {
 		if s.GetDestructive() {
 			mark = "destructive"
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.GetI(), label, compactJSON(wireJSON(s.GetArgs()), 60), mark)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", s.GetI(), label, compactJSON(json.RawMessage(s.GetArgsJson()), 60), mark)
 	}
 	flushTable(w, tw, tb)
 	if len(p.Preconditions) > 0 {
@@ -121,10 +121,10 @@ func stepOutcome(r *enginev1.StepResult) string {
 	switch {
 	case r.Error != nil:
 		return formatError(r.Error)
-	case r.Handle != nil && r.Result == nil:
+	case r.Handle != nil && r.ResultJson == nil:
 		return "handle " + *r.Handle
-	case r.Result != nil:
-		return compactJSON(wireJSON(r.Result), 70)
+	case r.ResultJson != nil:
+		return compactJSON(json.RawMessage(r.ResultJson), 70)
 	}
 	return ""
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,28 @@ func Generate(p *protogen.Plugin) error {
 		return err
 	}
 	g := &generator{plugin: p, opts: opts, messages: messages}
+	need := g.ruleMessages()
+	byPackage := map[protogen.GoImportPath][]*protogen.File{}
+	var packages []protogen.GoImportPath
+	for _, f := range p.Files {
+		if !f.Generate {
+			continue
+		}
+		if byPackage[f.GoImportPath] == nil {
+			packages = append(packages, f.GoImportPath)
+		}
+		byPackage[f.GoImportPath] = append(byPackage[f.GoImportPath], f)
+	}
+	for _, pkg := range packages {
+		// The output must not depend on the order of files in the request.
+		slices.SortFunc(byPackage[pkg], func(a, b *protogen.File) int { return strings.Compare(a.Desc.Path(), b.Desc.Path()) })
+		if err := g.rules(byPackage[pkg], need); err != nil {
+			return err
+		}
+		if err := g.codecs(byPackage[pkg]); err != nil {
+			return err
+		}
+	}
 	for _, f := range p.Files {
 		if !f.Generate {
 			continue

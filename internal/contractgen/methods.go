@@ -219,7 +219,10 @@ func (g *generator) openRPC(methods []method, meta protoreflect.MessageDescripto
 		}
 		props := obj["properties"].(map[string]any)
 		for i := 0; i < fields.Len(); i++ {
-			name := string(fields.Get(i).Name())
+			name, _, hidden := g.opts.wireField(fields.Get(i))
+			if hidden {
+				continue
+			}
 			params = append(params, map[string]any{
 				"name":     name,
 				"required": required[name],

@@ -16,6 +16,7 @@ const (
 	rulesOption  = "cad.engine.v1.rules"
 	domainOption = "cad.engine.v1.domain"
 	reasonOption = "cad.engine.v1.reason"
+	jsonOption   = "cad.engine.v1.json"
 	methodOption = "cad.gateway.v1.method"
 )
 
@@ -137,4 +138,19 @@ func ints(m protoreflect.Message, name string) []int64 {
 		out = append(out, v.List().Get(i).Int())
 	}
 	return out
+}
+
+// wireField is how a field appears on the JSON wire (the (cad.engine.v1.json)
+// option): its key, the JSON type of a raw field ("" for others), and
+// whether it is hidden.
+func (o *options) wireField(fd protoreflect.FieldDescriptor) (key, raw string, hidden bool) {
+	key = string(fd.Name())
+	j := o.get(fd, jsonOption)
+	if j == nil {
+		return key, "", false
+	}
+	if n := str(j, "name"); n != "" {
+		key = n
+	}
+	return key, str(j, "raw"), boolean(j, "hidden")
 }

@@ -49,9 +49,17 @@ func (s *schemas) object(md protoreflect.MessageDescriptor) map[string]any {
 	fields := md.Fields()
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
-		props[string(fd.Name())] = s.field(fd)
+		key, raw, hidden := s.opts.wireField(fd)
+		switch {
+		case hidden:
+			continue
+		case raw != "":
+			props[key] = map[string]any{"type": raw}
+		default:
+			props[key] = s.field(fd)
+		}
 		if wirename.Required(fd) {
-			required = append(required, string(fd.Name()))
+			required = append(required, key)
 		}
 	}
 	obj := map[string]any{

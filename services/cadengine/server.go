@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
@@ -123,26 +121,13 @@ func (s *Server) systemStatus(ctx context.Context, principal string) (*enginev1.
 func toolCatalog() (*enginev1.ListToolsResponse, error) {
 	resp := &enginev1.ListToolsResponse{}
 	for _, t := range enginev1.Tools {
-		in, err := schemaStruct(t.InputSchema)
-		if err != nil {
-			return nil, err
-		}
-		out, err := schemaStruct(t.OutputSchema)
-		if err != nil {
-			return nil, err
-		}
 		resp.Tools = append(resp.Tools, &enginev1.Tool{
-			Name:         t.Name,
-			Description:  t.Description,
-			InputSchema:  in,
-			OutputSchema: out,
-			Annotations:  t.Annotations,
+			Name:             t.Name,
+			Description:      t.Description,
+			InputSchemaJson:  []byte(t.InputSchema),
+			OutputSchemaJson: []byte(t.OutputSchema),
+			Annotations:      t.Annotations,
 		})
 	}
 	return resp, nil
-}
-
-func schemaStruct(schema string) (*structpb.Struct, error) {
-	s := new(structpb.Struct)
-	return s, protojson.Unmarshal([]byte(schema), s)
 }

@@ -14,7 +14,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/cadbridge/cadbridge/contract"
@@ -62,7 +61,7 @@ type session struct {
 // openRequest is a server request waiting for the client.
 type openRequest struct {
 	frame  *enginev1.ServerRequest
-	params *structpb.Struct
+	params []byte                             // the params as the client gets them (JSON)
 	answer chan *enginev1.ServerRequestAnswer // buffered 1; written once
 	gone   chan struct{}                      // closed when withdrawn
 }
@@ -257,14 +256,14 @@ func (s *session) subscribe(docs []string) []string {
 // emit appends an event to the log and sends it to the attached stream. It
 // reports whether the sequence number is due to be saved.
 func (s *session) emit(typ string, payload proto.Message) (saveDue bool) {
-	data, err := contract.ToStruct(payload)
+	data, err := contract.Marshal(payload)
 	if err != nil {
 		return false // payloads are engine-made; encoding cannot fail
 	}
 	s.mu.Lock()
 	s.latest++
 	saveDue = s.latest-s.saved >= seqSaveEvery
-	ev := &enginev1.Event{SessionId: s.info.SessionId, Seq: s.latest, Type: typ, Payload: data}
+	ev := &enginev1.Event{SessionId: s.info.SessionId, Seq: s.latest, Type: typ, PayloadJson: data}
 	s.events = append(s.events, ev)
 	if len(s.events) > eventRing {
 		s.events = s.events[len(s.events)-eventRing:]
@@ -321,7 +320,7 @@ func (s *session) openRequests() []*enginev1.OpenServerRequest {
 	out := make([]*enginev1.OpenServerRequest, 0, len(s.order))
 	for _, id := range s.order {
 		r := s.open[id]
-		out = append(out, &enginev1.OpenServerRequest{Id: id, Method: r.frame.GetMethod(), Params: r.params})
+		out = append(out, &enginev1.OpenServerRequest{Id: id, Method: r.frame.GetMethod(), ParamsJson: r.params})
 	}
 	return out
 }
@@ -346,7 +345,7 @@ func (s *session) ask(ctx context.Context, frame *enginev1.ServerRequest, params
 	// 128 random bits: unique across sessions, gateways and restarts.
 	frame.Id = "srq-" + randomHex(16)
 	setSessionID(params, s.info.SessionId)
-	data, err := contract.ToStruct(params)
+	data, err := contract.Marshal(params)
 	if err != nil {
 		return nil, err
 	}

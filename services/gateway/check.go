@@ -55,11 +55,7 @@ func (c *checker) sent(method string, data []byte, ev *enginev1.Event) error {
 	if !ok {
 		return fmt.Errorf("contract violation: event type %q is not declared", ev.GetType())
 	}
-	payload, err := contract.Marshal(ev.GetPayload())
-	if err != nil {
-		return err
-	}
-	return check(s, ev.GetType()+" payload", payload)
+	return check(s, ev.GetType()+" payload", ev.GetPayloadJson())
 }
 
 func check(s *contract.Schema, what string, data []byte) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
@@ -21,6 +22,66 @@ func (rs *routes) decode(r *route, raw json.RawMessage) (proto.Message, map[stri
 	if len(raw) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
+	if msg, meta, ok := rs.decodeFast(r, raw); ok {
+		return msg, meta, nil
+	}
+	return rs.decodeSlow(r, raw)
+}
+
+// decodeFast decodes params that break no rule straight from their bytes
+// (see contract.DecodeFast); ok false sends the params the slow way, which
+// says what is wrong.
+func (rs *routes) decodeFast(r *route, raw json.RawMessage) (proto.Message, map[string]any, bool) {
+	msg := r.info.Params.ProtoReflect().New().Interface()
+	metaJSON, ok := contract.DecodeFast(raw, msg, "_meta")
+	if !ok {
+		return nil, nil, false
+	}
+	if r.info.NeedsSession {
+		if fd := msg.ProtoReflect().Descriptor().Fields().ByName("session_id"); fd == nil || !msg.ProtoReflect().Has(fd) {
+			return nil, nil, false
+		}
+	}
+	if call, ok := msg.(*enginev1.CallToolRequest); ok && !rs.toolArgsDecode(call) {
+		return nil, nil, false
+	}
+	var meta map[string]any
+	if metaJSON != nil {
+		var m gatewayv1.RequestMeta
+		if _, ok := contract.DecodeFast(metaJSON, &m, ""); !ok {
+			return nil, nil, false
+		}
+		meta = map[string]any{}
+		m.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			meta[string(fd.Name())] = v.String()
+			return true
+		})
+		if id, ok := meta["operation_id"].(string); ok {
+			setOperationID(msg, id)
+		}
+	}
+	return msg, meta, true
+}
+
+// toolArgsDecode reports whether a tools.call's args decode into its
+// tool's args message and break none of its rules (the engine decodes
+// them again; this is the gateway's promise of a 4000 for bad args).
+func (rs *routes) toolArgsDecode(call *enginev1.CallToolRequest) bool {
+	t, ok := rs.tools[call.GetTool()]
+	if !ok {
+		return true // the engine answers unknown_tool as a result
+	}
+	args := call.ArgsJson
+	if args == nil {
+		args = []byte("{}")
+	}
+	_, ok = contract.DecodeFast(args, t.ProtoReflect().New().Interface(), "")
+	return ok
+}
+
+// decodeSlow is the generic way: the params as a generic value, checked
+// against the method's schema, then decoded.
+func (rs *routes) decodeSlow(r *route, raw json.RawMessage) (proto.Message, map[string]any, error) {
 	v, err := contract.ParseJSON(raw)
 	var violation *contract.Violation
 	if errors.As(err, &violation) {
@@ -68,6 +129,13 @@ func (rs *routes) checkToolArgs(params map[string]any) *contract.Violation {
 	if v := schema.Validate(args); v != nil {
 		v.Path = "/args" + v.Path
 		return v
+	}
+	// What the schema cannot say (a number too large for a float64): the
+	// args decode into the tool's message.
+	var viol *contract.Violation
+	if err := contract.Decode(args, rs.tools[name].ProtoReflect().New().Interface()); errors.As(err, &viol) {
+		viol.Path = "/args" + viol.Path
+		return viol
 	}
 	return nil
 }

@@ -39,6 +39,8 @@ type routes struct {
 	byName map[string]*route
 	// toolArgs validates tools.call args per tool.
 	toolArgs map[string]*contract.Schema
+	// tools are the tools' args messages (typed nils), by name.
+	tools map[string]proto.Message
 }
 
 // localHandlers answer the methods the gateway serves itself, by wire
@@ -56,7 +58,7 @@ func newRoutes() (*routes, error) {
 		fd := oneof.Fields().Get(i)
 		relayFields[fd.Message().FullName()] = fd
 	}
-	rs := &routes{byName: map[string]*route{}, toolArgs: map[string]*contract.Schema{}}
+	rs := &routes{byName: map[string]*route{}, toolArgs: map[string]*contract.Schema{}, tools: map[string]proto.Message{}}
 	for _, m := range gatewayv1.Methods {
 		if m.Direction != gatewayv1.Direction_DIRECTION_CLIENT_TO_SERVER || m.Event {
 			continue
@@ -86,6 +88,7 @@ func newRoutes() (*routes, error) {
 			return nil, err
 		}
 		rs.toolArgs[t.Name] = schema
+		rs.tools[t.Name] = t.Args
 	}
 	return rs, nil
 }

@@ -1,15 +1,15 @@
 package engine
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	otelcodes "go.opentelemetry.io/otel/codes"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -73,7 +73,7 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 		return e.dryRun(d, req, opID, plans, errs), nil
 	}
 	e.pruneOperations(ctx)
-	o := e.newOp(caller.Principal, opID, explicit, gatewayv1.MethodCadBatch, id, requestHash(gatewayv1.MethodCadBatch, req))
+	o := e.newOp(caller.Principal, opID, explicit, gatewayv1.MethodCadBatch, id, requestHash(gatewayv1.MethodCadBatch, req, plans))
 	prior, st, claimed := e.ops.claim(o)
 	if claimed != claimNew {
 		return e.answerClaimed(prior, st, claimed, opID, plans, d)
@@ -284,10 +284,7 @@ func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*s
 	steps := req.GetSteps()
 	plans := make([]*stepPlan, len(steps))
 	for i, s := range steps {
-		plans[i] = &stepPlan{i: i, name: s.GetTool(), bind: s.GetBind(), opID: fmt.Sprintf("%s.%d", opID, i), args: map[string]any{}}
-		if s.GetArgs() != nil {
-			plans[i].args = s.GetArgs().AsMap()
-		}
+		plans[i] = &stepPlan{i: i, name: s.GetTool(), bind: s.GetBind(), opID: opID + "." + strconv.Itoa(i), raw: argsOf(s.ArgsJson, s.GetArgs())}
 	}
 	if n := len(steps); n == 0 || n > int(e.maxStep) {
 		te := invalidArgs("/steps", reasonOutOfRange, "a batch has 1 to %d steps, this one %d", e.maxStep, n)
@@ -309,9 +306,11 @@ func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*s
 	return plans, errs
 }
 
-// validateStep checks one step against the tool catalog and its input
-// schema, with its references type-checked against the output schemas of
-// the steps they name (see parseValue).
+// validateStep checks one step against the tool catalog and its args
+// message, with its references type-checked against the result messages
+// of the steps they name (see parseValue). A step without a "$" string is
+// decoded straight from its JSON; one with references goes through the
+// generic form, where they are found.
 func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPlan) *toolError {
 	if p.bind != "" && !refNameRE.MatchString(p.bind) {
 		return toolErr(enginev1.ErrorKind_ERROR_KIND_MALFORMED_STEP, "bind %q is not a name (letters, digits and _, not starting with a digit)", p.bind)
@@ -327,14 +326,31 @@ func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPl
 	if !t.info.Annotations.GetBatchable() {
 		return denied("%s cannot be a batch step (it is not batchable); call it on its own", p.name)
 	}
-	p.refs = map[string]int{}
-	checked, err := mapStrings(t.in, t.in.root, p.args, "", func(ptr string, node schemaNode, str string) (any, error) {
+	if !bytes.Contains(p.raw, []byte(`"$`)) {
+		// No references: decode straight away. Arguments that do not decode
+		// go the generic way below, which reports what is wrong in the same
+		// order as for a step with references.
+		if args, te := t.decodeArgs(p.raw); te == nil {
+			if te := checkHandles(args.ProtoReflect()); te != nil {
+				return te
+			}
+			p.decoded = args
+			return nil
+		}
+	}
+	v, err := contract.ParseJSON(p.raw)
+	if err != nil {
+		_, te := t.decodeArgs(p.raw)
+		return te
+	}
+	refs := map[string]int{}
+	checked, err := mapStrings(t.args, true, v, "", func(ptr string, s slot, known bool, str string) (any, error) {
 		lit, r, err := parseValue(str)
 		switch {
 		case err != nil:
 			return nil, unresolvedRef(ptr, "%v", err)
 		case r == nil:
-			if _, ok := drawing.ParseHandle(lit); isHandle(node) && !ok {
+			if _, ok := drawing.ParseHandle(lit); known && s.isHandle() && !ok {
 				return nil, invalidArgs(ptr, reasonInvalid, "%q is not an entity handle (hex digits)", lit)
 			}
 			return lit, nil
@@ -343,58 +359,42 @@ func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPl
 		if !ok {
 			return nil, unresolvedRef(ptr, "%s: no earlier step binds %q", r.text, r.name)
 		}
-		p.refs[r.name] = j
+		refs[r.name] = j
 		if bt := plans[j].tool; bt != nil {
-			out, err := r.outputNode(bt.out)
+			out, err := r.outputSlot(bt.result.md)
 			if err != nil {
 				return nil, unresolvedRef(ptr, "%v (step %d, %s)", err, j, bt.info.Name)
 			}
-			if !fits(bt.out, out, t.in, node) {
-				return nil, unresolvedRef(ptr, "%s is %s in the result of step %d (%s), where %s expects %s",
-					r.text, describeType(out), j, bt.info.Name, p.name, describeType(node))
+			if known && !fits(out, s) {
+				return nil, invalidArgs(ptr, reasonWrongType, "%s is %s in the result of step %d (%s), where %s expects %s",
+					r.text, out.describe(), j, bt.info.Name, p.name, s.describe())
 			}
 		}
-		return t.in.placeholder(node), nil
+		if !known {
+			return str, nil // the decoder reports the unknown field
+		}
+		return placeholder(s), nil
 	})
 	if err != nil {
 		return err.(*toolError)
 	}
-	args, te := t.decode(checked)
+	data, err := contract.AppendGeneric(nil, checked)
+	if err != nil {
+		return invalidArgs("", reasonInvalid, "%v", err)
+	}
+	args, te := t.decodeArgs(data)
 	if te != nil {
 		return te
 	}
-	if len(p.refs) == 0 {
-		p.decoded = args
+	if len(refs) == 0 {
+		p.decoded = args // "$$" literals only
+		return nil
+	}
+	p.template, p.refs = v, refs
+	for _, j := range refs {
+		plans[j].referenced = true
 	}
 	return nil
-}
-
-func describeType(n schemaNode) string {
-	t := typeOf(n)
-	if t == "" {
-		return "a value"
-	}
-	if t == "integer" || t == "object" || t == "array" {
-		return "an " + t
-	}
-	return "a " + t
-}
-
-// decode checks generic JSON args against the tool's input schema and
-// decodes them strictly into its args message.
-func (t *tool) decode(v any) (proto.Message, *toolError) {
-	if viol := t.schema.Validate(v); viol != nil {
-		return nil, invalidArgs(viol.Path, viol.Reason, "%s", viol.Message)
-	}
-	args := t.info.Args.ProtoReflect().New().Interface()
-	if err := contract.Decode(v, args); err != nil {
-		var viol *contract.Violation
-		if errors.As(err, &viol) {
-			return nil, invalidArgs(viol.Path, viol.Reason, "%s", viol.Message)
-		}
-		return nil, invalidArgs("", reasonInvalid, "%v", err)
-	}
-	return args, nil
 }
 
 // ---- dry run ----
@@ -425,25 +425,26 @@ func (e *Engine) dryRun(d *document, req *enginev1.ExecuteBatchRequest, opID str
 		r.finish(r.resp, enginev1.BatchStatus_BATCH_STATUS_VALIDATED)
 		r.resp.Atomicity.Note = "dry run: the batch is valid; nothing ran"
 	}
-	r.resp.Preview = preview(d, req, plans)
+	r.resp.Preview = preview(d, plans)
 	return r.resp
 }
 
-func preview(d *document, req *enginev1.ExecuteBatchRequest, plans []*stepPlan) *enginev1.Preview {
+func preview(d *document, plans []*stepPlan) *enginev1.Preview {
 	p := &enginev1.Preview{DocumentId: d.ID, Revision: d.Revision}
 	seen := map[uint64]bool{}
 	for i, s := range plans {
-		ps := &enginev1.PlannedStep{I: int32(i), Tool: s.name}
-		if args := req.GetSteps()[i].GetArgs(); args != nil {
-			ps.Args = proto.Clone(args).(*structpb.Struct)
-		}
+		ps := &enginev1.PlannedStep{I: int32(i), Tool: s.name, ArgsJson: s.raw}
 		if s.bind != "" {
 			ps.Bind = new(s.bind)
 		}
 		if s.tool != nil {
 			ps.Destructive = s.tool.info.Annotations.GetDestructive()
-			mapStrings(s.tool.in, s.tool.in.root, s.args, "", func(_ string, node schemaNode, str string) (any, error) {
-				if !isHandle(node) {
+			v, err := contract.ParseJSON(s.raw)
+			if err != nil {
+				v = map[string]any{}
+			}
+			mapStrings(s.tool.args, true, v, "", func(_ string, sl slot, known bool, str string) (any, error) {
+				if !known || !sl.isHandle() {
 					return nil, nil
 				}
 				lit, r, err := parseValue(str)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
@@ -19,18 +18,10 @@ import (
 func st(tool string, args obj, bind ...string) *enginev1.BatchStep {
 	s := &enginev1.BatchStep{Tool: tool}
 	if args != nil {
-		s.Args = mustStructNoT(args)
+		s.ArgsJson = mustJSON(args)
 	}
 	if len(bind) > 0 {
 		s.Bind = &bind[0]
-	}
-	return s
-}
-
-func mustStructNoT(args obj) *structpb.Struct {
-	s, err := structpb.NewStruct(args)
-	if err != nil {
-		panic(err)
 	}
 	return s
 }
@@ -73,9 +64,9 @@ func checkBatchResponse(t testing.TB, req *enginev1.ExecuteBatchRequest, resp *e
 		case enginev1.StepStatus_STEP_STATUS_OK:
 			c.Executed++
 			c.Succeeded++
-			if r.Result != nil {
+			if r.ResultJson != nil {
 				if s := outputSchemas[r.Tool]; s != nil {
-					if v := s.Validate(r.Result.AsMap()); v != nil {
+					if v := s.Validate(resultObj(r.ResultJson)); v != nil {
 						t.Errorf("step %d (%s) result breaks its output schema: %v", i, r.Tool, v)
 					}
 				}
@@ -154,7 +145,7 @@ func TestBatchReferences(t *testing.T) {
 	if got := f.get(poly)["points"].([]any); !nearPt(pt(got[0]), [2]float64{10, 0}) {
 		t.Errorf("polyline's first vertex = %v, want (10, 0) from $end", got[0])
 	}
-	handles := resp.Results[3].Result.AsMap()["handles"].([]any)
+	handles := resultObj(resp.Results[3].ResultJson)["handles"].([]any)
 	if p := pt(f.get(handles[1].(string))["location"]); !nearPt(p, [2]float64{12, 2}) {
 		t.Errorf("$pts.handles.-1 = point at %v, want the last point moved to (12, 2)", p)
 	}
@@ -165,10 +156,10 @@ func TestBatchReferences(t *testing.T) {
 		t.Errorf("text from $$5 = %q, want $5", got)
 	}
 	// Short results: a handle only, unless the result has none.
-	if r := resp.Results[0]; r.Result != nil || r.GetHandle() != line {
+	if r := resp.Results[0]; r.ResultJson != nil || r.GetHandle() != line {
 		t.Errorf("create result = %v, want only the handle", r)
 	}
-	if r := resp.Results[1]; r.Handle != nil || r.Result == nil {
+	if r := resp.Results[1]; r.Handle != nil || r.ResultJson == nil {
 		t.Errorf("point_from_snap result = %v, want the whole result (it has no handle)", r)
 	}
 	want := map[string]string{"l": line, "pl": poly, "txt": txt, "got": poly}
@@ -183,7 +174,7 @@ func TestBatchReferences(t *testing.T) {
 	resp = f.batch(&enginev1.ExecuteBatchRequest{DocumentId: f.doc, Verbose: ptr(true), Steps: []*enginev1.BatchStep{
 		st(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 1}),
 	}})
-	if r := resp.Results[0]; r.GetHandle() == "" || r.Result.AsMap()["handle"] != r.GetHandle() {
+	if r := resp.Results[0]; r.GetHandle() == "" || resultObj(r.ResultJson)["handle"] != r.GetHandle() {
 		t.Errorf("verbose result = %v, want handle and whole result", r)
 	}
 }
@@ -254,7 +245,7 @@ func TestBatchValidationRefusesEverything(t *testing.T) {
 		{3, kindDenied, "", 0},
 		{4, kindInvalid, "/radius", enginev1.ViolationReason_VIOLATION_REASON_OUT_OF_RANGE},
 		{5, kindUnresolved, "/handle", 0},
-		{6, kindUnresolved, "/dx", 0},
+		{6, kindInvalid, "/dx", enginev1.ViolationReason_VIOLATION_REASON_WRONG_TYPE}, // a reference of the wrong type
 		{7, kindUnresolved, "/handle", 0},
 		{9, kindInvalid, "/handle", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
 	}
@@ -283,24 +274,28 @@ func TestBatchValidationRefusesEverything(t *testing.T) {
 
 func TestBatchReferenceTypes(t *testing.T) {
 	f := newFixture(t)
+	// A reference of the wrong type makes its argument invalid
+	// (invalid_args at its path); one that names nothing, or a field the
+	// result has not, is unresolved_ref (DESIGN §3 cad.batch, item 2).
+	const ok, wrongType, unresolved = 0, kindInvalid, kindUnresolved
 	tests := []struct {
 		name string
 		step *enginev1.BatchStep
-		ok   bool
+		kind enginev1.ErrorKind // ok: the dry run validates
 	}{
-		{"number into number", st(enginev1.ToolEntityMove, obj{"handle": "$l", "dx": "$p.x", "dy": 0}), true},
-		{"integer into number", st(enginev1.ToolEntityMove, obj{"handle": "$l", "dx": "$w.count", "dy": 0}), true},
-		{"handle into number", st(enginev1.ToolEntityMove, obj{"handle": "$l", "dx": "$l", "dy": 0}), false},
-		{"number into integer", st(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 1, "y2": 1, "color": "$p.x"}), false},
-		{"no handle in result", st(enginev1.ToolEntityGet, obj{"handle": "$p"}), false},
-		{"missing field", st(enginev1.ToolEntityMove, obj{"handle": "$l", "dx": "$p.z", "dy": 0}), false},
-		{"list element", st(enginev1.ToolEntityGet, obj{"handle": "$w.handles.0"}), true},
-		{"field of a list", st(enginev1.ToolEntityGet, obj{"handle": "$w.handles.first"}), false},
-		{"object into object", st(enginev1.ToolPointPick, obj{"prompt": "p", "base": "$g.center"}), true},
-		{"object into number", st(enginev1.ToolEntityMove, obj{"handle": "$l", "dx": "$g.center", "dy": 0}), false},
-		{"string into enum", st(enginev1.ToolEntityList, obj{"types": []any{"$g.type"}}), true},
-		{"malformed", st(enginev1.ToolEntityCreateText, obj{"text": "$5", "x": 0, "y": 0}), false},
-		{"escaped", st(enginev1.ToolEntityCreateText, obj{"text": "$$5", "x": 0, "y": 0}), true},
+		{"number into number", st(enginev1.ToolEntityMove, obj{"handle": "$l", "dx": "$p.x", "dy": 0}), ok},
+		{"integer into number", st(enginev1.ToolEntityMove, obj{"handle": "$l", "dx": "$w.count", "dy": 0}), ok},
+		{"handle into number", st(enginev1.ToolEntityMove, obj{"handle": "$l", "dx": "$l", "dy": 0}), wrongType},
+		{"number into integer", st(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 1, "y2": 1, "color": "$p.x"}), wrongType},
+		{"no handle in result", st(enginev1.ToolEntityGet, obj{"handle": "$p"}), unresolved},
+		{"missing field", st(enginev1.ToolEntityMove, obj{"handle": "$l", "dx": "$p.z", "dy": 0}), unresolved},
+		{"list element", st(enginev1.ToolEntityGet, obj{"handle": "$w.handles.0"}), ok},
+		{"field of a list", st(enginev1.ToolEntityGet, obj{"handle": "$w.handles.first"}), unresolved},
+		{"object into object", st(enginev1.ToolPointPick, obj{"prompt": "p", "base": "$g.center"}), ok},
+		{"object into number", st(enginev1.ToolEntityMove, obj{"handle": "$l", "dx": "$g.center", "dy": 0}), wrongType},
+		{"string into enum", st(enginev1.ToolEntityList, obj{"types": []any{"$g.type"}}), ok},
+		{"malformed", st(enginev1.ToolEntityCreateText, obj{"text": "$5", "x": 0, "y": 0}), unresolved},
+		{"escaped", st(enginev1.ToolEntityCreateText, obj{"text": "$$5", "x": 0, "y": 0}), ok},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -313,11 +308,11 @@ func TestBatchReferenceTypes(t *testing.T) {
 			)
 			req.DryRun = ptr(true)
 			resp := f.batch(req)
-			if ok := resp.Status == statusValidated; ok != tt.ok {
-				t.Fatalf("dry run of %s = %v %v, want validated %v", js(tt.step.Args.AsMap()), resp.Status, resp.Errors, tt.ok)
+			if valid := resp.Status == statusValidated; valid != (tt.kind == ok) {
+				t.Fatalf("dry run of %s = %v %v, want validated %v", string(tt.step.ArgsJson), resp.Status, resp.Errors, tt.kind == ok)
 			}
-			if !tt.ok && (len(resp.Errors) != 1 || resp.Errors[0].Kind != kindUnresolved || resp.Errors[0].GetStep() != 4) {
-				t.Errorf("errors = %v, want one unresolved_ref at step 4", resp.Errors)
+			if tt.kind != ok && (len(resp.Errors) != 1 || resp.Errors[0].Kind != tt.kind || resp.Errors[0].GetStep() != 4) {
+				t.Errorf("errors = %v, want one %v at step 4", resp.Errors, tt.kind)
 			}
 		})
 	}
@@ -376,7 +371,7 @@ func TestDryRunPreview(t *testing.T) {
 	if s := pv.Steps[1]; s.Tool != enginev1.ToolEntityCreatePoint || s.GetBind() != "p" || s.Destructive {
 		t.Errorf("planned step 1 = %v", s)
 	}
-	if !pv.Steps[5].Destructive || !proto.Equal(pv.Steps[0].Args, req.Steps[0].Args) {
+	if !pv.Steps[5].Destructive || string(pv.Steps[0].ArgsJson) != string(req.Steps[0].ArgsJson) {
 		t.Errorf("planned steps = %v, want layer_delete destructive and args as given", pv.Steps)
 	}
 	if after := f.info(); after.Revision != before.Revision || after.EntityCount != before.EntityCount {
@@ -516,11 +511,11 @@ func TestTransactionsInsideBatch(t *testing.T) {
 	if !resp.Ok || statuses(resp) != "ooooooooo" {
 		t.Fatalf("batch = %v %s %v", resp.Status, statuses(resp), resp.Results)
 	}
-	begin := resp.Results[1].Result.AsMap()
+	begin := resultObj(resp.Results[1].ResultJson)
 	if begin["transaction_id"] != resp.OperationId+".1" || begin["revision"] != 1.0 {
 		t.Errorf("transaction_begin = %v, want its step's id and revision 1", begin)
 	}
-	rb := resp.Results[4].Result.AsMap()
+	rb := resultObj(resp.Results[4].ResultJson)
 	if rb["transaction_id"] != begin["transaction_id"] || rb["undone"] != 2.0 || rb["verified"] != true {
 		t.Errorf("transaction_rollback = %v, want the begin's id, 2 changes undone, verified", rb)
 	}

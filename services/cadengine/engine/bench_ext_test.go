@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"google.golang.org/protobuf/types/known/structpb"
-
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
@@ -30,7 +28,7 @@ func benchStores(b *testing.B) map[string]func() store.Store {
 	}
 }
 
-func benchCall(b *testing.B, store store.Store, tool string, args *structpb.Struct) {
+func benchCall(b *testing.B, store store.Store, tool string, args []byte) {
 	e, err := engine.New(store, engine.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -41,7 +39,7 @@ func benchCall(b *testing.B, store store.Store, tool string, args *structpb.Stru
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := &enginev1.CallToolRequest{Tool: tool, DocumentId: &info.DocumentId, Args: args}
+	req := &enginev1.CallToolRequest{Tool: tool, DocumentId: &info.DocumentId, ArgsJson: args}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -55,7 +53,7 @@ func benchCall(b *testing.B, store store.Store, tool string, args *structpb.Stru
 // BenchmarkCreateLine is one committed entity_create_line per iteration:
 // the cost of a single write, dominated by the fsync with sqlite.
 func BenchmarkCreateLine(b *testing.B) {
-	args, _ := structpb.NewStruct(obj{"x1": 0, "y1": 0, "x2": 10, "y2": 5, "color": 1})
+	args := mustJSON(obj{"x1": 0, "y1": 0, "x2": 10, "y2": 5, "color": 1})
 	for _, kind := range []string{"memory", "sqlite"} {
 		b.Run(kind, func(b *testing.B) { benchCall(b, benchStores(b)[kind](), enginev1.ToolEntityCreateLine, args) })
 	}
@@ -64,7 +62,7 @@ func BenchmarkCreateLine(b *testing.B) {
 // BenchmarkBatchCreate is one entity_batch_create of 1000 entities per
 // iteration (one store transaction each).
 func BenchmarkBatchCreate(b *testing.B) {
-	args, _ := structpb.NewStruct(batchOf(1000))
+	args := mustJSON(batchOf(1000))
 	for _, kind := range []string{"memory", "sqlite"} {
 		b.Run(kind, func(b *testing.B) { benchCall(b, benchStores(b)[kind](), enginev1.ToolEntityBatchCreate, args) })
 	}
@@ -72,7 +70,7 @@ func BenchmarkBatchCreate(b *testing.B) {
 
 // BenchmarkEntityGet is a read: schema check, decode, lookup, encode.
 func BenchmarkEntityGet(b *testing.B) {
-	args, _ := structpb.NewStruct(obj{"handle": "100"})
+	args := mustJSON(obj{"handle": "100"})
 	store := memory.New()
 	e, _ := engine.New(store, engine.Options{})
 	info, _ := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
@@ -81,13 +79,13 @@ func BenchmarkEntityGet(b *testing.B) {
 	benchCallDoc(b, store, info.DocumentId, enginev1.ToolEntityGet, args)
 }
 
-func benchCallDoc(b *testing.B, store store.Store, doc, tool string, args *structpb.Struct) {
+func benchCallDoc(b *testing.B, store store.Store, doc, tool string, args []byte) {
 	e, err := engine.New(store, engine.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer e.Close()
-	req := &enginev1.CallToolRequest{Tool: tool, DocumentId: &doc, Args: args}
+	req := &enginev1.CallToolRequest{Tool: tool, DocumentId: &doc, ArgsJson: args}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -104,21 +102,18 @@ func Example() {
 	defer e.Close()
 	doc, _ := e.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
 
-	args, _ := structpb.NewStruct(map[string]any{"x1": 0, "y1": 0, "x2": 3, "y2": 4})
 	resp, _ := e.CallTool(ctx, engine.Caller{Principal: "me"}, &enginev1.CallToolRequest{
-		DocumentId: &doc.DocumentId, Tool: enginev1.ToolEntityCreateLine, Args: args,
+		DocumentId: &doc.DocumentId, Tool: enginev1.ToolEntityCreateLine, ArgsJson: []byte(`{"x1":0,"y1":0,"x2":3,"y2":4}`),
 	})
-	fmt.Println(resp.Ok, resp.Revision, resp.Result.AsMap()["handle"])
+	fmt.Println(resp.Ok, resp.Revision, resultObj(resp.ResultJson)["handle"])
 
-	args, _ = structpb.NewStruct(map[string]any{"handle": "100"})
 	resp, _ = e.CallTool(ctx, engine.Caller{Principal: "me"}, &enginev1.CallToolRequest{
-		DocumentId: &doc.DocumentId, Tool: enginev1.ToolAnalysisMeasureEntity, Args: args,
+		DocumentId: &doc.DocumentId, Tool: enginev1.ToolAnalysisMeasureEntity, ArgsJson: []byte(`{"handle":"100"}`),
 	})
-	fmt.Println(resp.Result.AsMap()["length"])
+	fmt.Println(resultObj(resp.ResultJson)["length"])
 
-	args, _ = structpb.NewStruct(map[string]any{"cx": 0, "cy": 0, "radius": -1})
 	resp, _ = e.CallTool(ctx, engine.Caller{Principal: "me"}, &enginev1.CallToolRequest{
-		DocumentId: &doc.DocumentId, Tool: enginev1.ToolEntityCreateCircle, Args: args,
+		DocumentId: &doc.DocumentId, Tool: enginev1.ToolEntityCreateCircle, ArgsJson: []byte(`{"cx":0,"cy":0,"radius":-1}`),
 	})
 	fmt.Println(resp.Ok, resp.Error.GetKind(), resp.Error.GetPath(), resp.Revision)
 	// Output:
@@ -137,8 +132,8 @@ func BenchmarkHundredWrites(b *testing.B) {
 			e, doc := benchEngine(b, benchStores(b)[kind]())
 			req := &enginev1.ExecuteBatchRequest{DocumentId: doc}
 			for i := range 100 {
-				args, _ := structpb.NewStruct(line(i))
-				req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityCreateLine, Args: args})
+				args := mustJSON(line(i))
+				req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityCreateLine, ArgsJson: args})
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -153,8 +148,8 @@ func BenchmarkHundredWrites(b *testing.B) {
 			e, doc := benchEngine(b, benchStores(b)[kind]())
 			reqs := make([]*enginev1.CallToolRequest, 100)
 			for i := range reqs {
-				args, _ := structpb.NewStruct(line(i))
-				reqs[i] = &enginev1.CallToolRequest{Tool: enginev1.ToolEntityCreateLine, DocumentId: &doc, Args: args}
+				args := mustJSON(line(i))
+				reqs[i] = &enginev1.CallToolRequest{Tool: enginev1.ToolEntityCreateLine, DocumentId: &doc, ArgsJson: args}
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

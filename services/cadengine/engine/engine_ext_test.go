@@ -78,7 +78,7 @@ func TestOperationIDEchoed(t *testing.T) {
 	if err != nil || !resp.Ok {
 		t.Fatalf("system_status: %v %v", resp, err)
 	}
-	if ops := resp.Result.AsMap()["recent_operations"].([]any); len(ops) != 2 || ops[0] != resp.OperationId || ops[1] != id {
+	if ops := resultObj(resp.ResultJson)["recent_operations"].([]any); len(ops) != 2 || ops[0] != resp.OperationId || ops[1] != id {
 		t.Errorf("recent_operations = %v, want [%s %s] (newest first)", ops, resp.OperationId, id)
 	}
 	// Another principal does not see them.
@@ -86,7 +86,7 @@ func TestOperationIDEchoed(t *testing.T) {
 	if err != nil || !resp.Ok {
 		t.Fatalf("system_status: %v %v", resp, err)
 	}
-	ops := resp.Result.AsMap()["recent_operations"].([]any)
+	ops := resultObj(resp.ResultJson)["recent_operations"].([]any)
 	if len(ops) != 1 || ops[0] != resp.OperationId {
 		t.Errorf("recent operations of another principal = %v, want only its own call %s", ops, resp.OperationId)
 	}
@@ -291,12 +291,12 @@ func TestDocumentCreateTool(t *testing.T) {
 	if !resp.Ok {
 		t.Fatalf("document_create = %v", resp.Error)
 	}
-	d := resp.Result.AsMap()["document"].(map[string]any)
+	d := resultObj(resp.ResultJson)["document"].(map[string]any)
 	if d["name"] != "Plan" || d["units"] != "in" || d["revision"] != 0.0 {
 		t.Errorf("document_create result = %v", d)
 	}
 	info := callTool(t, e, d["document_id"].(string), enginev1.ToolDocumentInfo, nil)
-	if !info.Ok || info.Result.AsMap()["name"] != "Plan" {
+	if !info.Ok || resultObj(info.ResultJson)["name"] != "Plan" {
 		t.Errorf("document_info = %v", info)
 	}
 }

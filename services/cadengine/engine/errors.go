@@ -173,5 +173,6 @@ func contextError(err error, format string, args ...any) *toolError {
 const (
 	reasonMissing    = enginev1.ViolationReason_VIOLATION_REASON_MISSING
 	reasonOutOfRange = enginev1.ViolationReason_VIOLATION_REASON_OUT_OF_RANGE
+	reasonWrongType  = enginev1.ViolationReason_VIOLATION_REASON_WRONG_TYPE
 	reasonInvalid    = enginev1.ViolationReason_VIOLATION_REASON_INVALID
 )

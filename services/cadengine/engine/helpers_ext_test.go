@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 
@@ -72,11 +73,7 @@ func callTool(t testing.TB, e *engine.Engine, doc, tool string, args obj) *engin
 		req.DocumentId = &doc
 	}
 	if args != nil {
-		s, err := structpb.NewStruct(args)
-		if err != nil {
-			t.Fatalf("args %v: %v", args, err)
-		}
-		req.Args = s
+		req.ArgsJson = mustJSON(args)
 	}
 	resp, err := e.CallTool(context.Background(), engine.Caller{Principal: "tester"}, req)
 	if err != nil {
@@ -84,7 +81,7 @@ func callTool(t testing.TB, e *engine.Engine, doc, tool string, args obj) *engin
 	}
 	if resp.Ok {
 		if s := outputSchemas[tool]; s != nil {
-			if v := s.Validate(resp.Result.AsMap()); v != nil {
+			if v := s.Validate(resultObj(resp.ResultJson)); v != nil {
 				t.Fatalf("CallTool(%s) result breaks its output schema: %v", tool, v)
 			}
 		}
@@ -99,7 +96,7 @@ func (f *fixture) ok(tool string, args obj) obj {
 	if !resp.Ok {
 		f.t.Fatalf("%s(%v) failed: %v", tool, args, resp.Error)
 	}
-	return resp.Result.AsMap()
+	return resultObj(resp.ResultJson)
 }
 
 // fail runs a tool that must fail with kind and returns the error.
@@ -107,7 +104,7 @@ func (f *fixture) fail(tool string, args obj, kind enginev1.ErrorKind) *enginev1
 	f.t.Helper()
 	resp := f.call(tool, args)
 	if resp.Ok {
-		f.t.Fatalf("%s(%v) = ok %v, want error %v", tool, args, resp.Result.AsMap(), kind)
+		f.t.Fatalf("%s(%v) = ok %v, want error %v", tool, args, resultObj(resp.ResultJson), kind)
 	}
 	if resp.Error.GetKind() != kind {
 		f.t.Fatalf("%s(%v) error = %v, want kind %v", tool, args, resp.Error, kind)
@@ -133,6 +130,28 @@ func (f *fixture) info() *enginev1.DocumentInfo {
 		f.t.Fatalf("GetDocument: %v", err)
 	}
 	return info
+}
+
+// mustJSON is the JSON of args.
+func mustJSON(args obj) []byte {
+	b, err := json.Marshal(args)
+	if err != nil {
+		panic(fmt.Sprintf("args %v: %v", args, err))
+	}
+	return b
+}
+
+// resultObj is a result's JSON as an object (numbers as float64), nil for
+// none.
+func resultObj(data []byte) obj {
+	if data == nil {
+		return nil
+	}
+	var v obj
+	if err := json.Unmarshal(data, &v); err != nil {
+		panic(fmt.Sprintf("result %s: %v", data, err))
+	}
+	return v
 }
 
 func mustStruct(t testing.TB, args obj) *structpb.Struct {

@@ -152,7 +152,7 @@ func TestImportTool(t *testing.T) {
 	if !resp.Ok {
 		t.Fatalf("document_import = %v", resp.Error)
 	}
-	res := resp.Result.AsMap()
+	res := resultObj(resp.ResultJson)
 	doc := res["document"].(obj)
 	if res["imported"] != 8.0 || res["skipped"] != 0.0 || doc["name"] != "Imported" || doc["revision"] != 0.0 || doc["entity_count"] != 8.0 {
 		t.Errorf("document_import = %s, want 8 imported, 0 skipped, revision 0", js(res))
@@ -184,7 +184,7 @@ func TestImportTool(t *testing.T) {
 		t.Errorf("document_import of svg = %v, want invalid_args at /format", svg.Error)
 	}
 	empty := callTool(t, e, "", enginev1.ToolDocumentImport, obj{"format": "dxf", "content": "  0\nEOF\n"})
-	if !empty.Ok || empty.Result.AsMap()["imported"] != 0.0 {
+	if !empty.Ok || resultObj(empty.ResultJson)["imported"] != 0.0 {
 		t.Errorf("document_import of an empty drawing = %v, want an empty document", empty)
 	}
 }
@@ -288,7 +288,7 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 	if !resp.Ok {
 		t.Fatalf("document_import = %v", resp.Error)
 	}
-	res := resp.Result.AsMap()
+	res := resultObj(resp.ResultJson)
 	if res["imported"] != 6.0 || res["skipped"] != 8.0 {
 		t.Errorf("imported %v, skipped %v; want 6 and 8", res["imported"], res["skipped"])
 	}
@@ -463,7 +463,7 @@ func TestImportEzdxfFile(t *testing.T) {
 	// Skipped: MTEXT, SPLINE, the 3D polyline, the block reference and
 	// the paper-space line.
 	resp := callTool(t, e, "", enginev1.ToolDocumentImport, obj{"format": "dxf", "content": string(data)})
-	if !resp.Ok || resp.Result.AsMap()["skipped"] != 5.0 {
+	if !resp.Ok || resultObj(resp.ResultJson)["skipped"] != 5.0 {
 		t.Errorf("document_import of the ezdxf file = %v, want 5 skipped", resp)
 	}
 

@@ -147,7 +147,7 @@ func TestPickPoint(t *testing.T) {
 	call, err := f.e.CallTool(context.Background(), engine.Caller{Principal: "tester", Client: picks(5, 6)}, &enginev1.CallToolRequest{
 		DocumentId: &f.doc, Tool: enginev1.ToolPointPick, Args: mustStruct(t, obj{"prompt": "p"}),
 	})
-	if err != nil || !call.Ok || call.Result.AsMap()["x"] != 5.0 || call.Result.AsMap()["y"] != 6.0 {
+	if err != nil || !call.Ok || resultObj(call.ResultJson)["x"] != 5.0 || resultObj(call.ResultJson)["y"] != 6.0 {
 		t.Errorf("tools.call point_pick = %v, %v; want {x: 5, y: 6}", call, err)
 	}
 
@@ -229,7 +229,7 @@ func TestInterleavedWrites(t *testing.T) {
 					t.Errorf("interleaved writes failed: %v %v", mv.Error, cr.Error)
 				}
 				other = []string{mv.OperationId, cr.OperationId}
-				otherPoint = cr.Result.AsMap()["handle"].(string)
+				otherPoint = resultObj(cr.ResultJson)["handle"].(string)
 				return pointAnswer(1, 1), nil
 			}}
 			req := f.batchReq(
@@ -266,7 +266,7 @@ func TestInterleavedWrites(t *testing.T) {
 				t.Errorf("rolled back = %v with %d entities; want only the other writer's point %s", resp.Status, after.EntityCount, otherPoint)
 			}
 			if got := f.call(enginev1.ToolEntityGet, obj{"handle": "100"}); got.Ok {
-				t.Errorf("entity 100 (created by the batch, moved by the other) = %v, want it undone", got.Result.AsMap())
+				t.Errorf("entity 100 (created by the batch, moved by the other) = %v, want it undone", resultObj(got.ResultJson))
 			}
 			a := resp.Atomicity
 			if a.Verified || !a.RolledBack || strings.Join(a.Undone, " ") != resp.OperationId+".2 "+resp.OperationId+".0" {

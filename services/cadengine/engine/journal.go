@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 
-	"github.com/cadbridge/cadbridge/contract"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 
 	"google.golang.org/protobuf/proto"
@@ -22,20 +21,38 @@ import (
 // the per-document list of recent commits that tells a batch who wrote
 // while it waited, and the reload at start-up.
 
-// requestHash is the SHA-256 of kind and the wire JSON of req (which
-// contract.Marshal writes deterministically: fields in order, map and
-// Struct keys sorted) without the fields a retry may change (operation_id,
-// session_id). The copy it encodes shares req's values.
-func requestHash(kind string, req proto.Message) []byte {
+// requestHash is the SHA-256 of kind and the canonical form of req: its
+// deterministic protobuf encoding without the fields a retry may change
+// (operation_id, session_id) and with each step's arguments replaced by
+// their canonical form (see stepPlan.canonical), so that arguments that
+// say the same in other words (keys in another order, 1 for 1.0) hash
+// alike. steps are req's steps as planned (the one step of a tools.call).
+// The copy it encodes shares req's values.
+func requestHash(kind string, req proto.Message, steps []*stepPlan) []byte {
 	src := req.ProtoReflect()
 	dst := src.New()
 	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if name := fd.Name(); name != "operation_id" && name != "session_id" {
+		switch fd.Name() {
+		case "operation_id", "session_id", "args", "args_json", "steps":
+		default:
 			dst.Set(fd, v)
 		}
 		return true
 	})
-	b, err := contract.Marshal(dst.Interface())
+	if fd := src.Descriptor().Fields().ByName("steps"); fd != nil {
+		list := dst.Mutable(fd).List()
+		for i := range src.Get(fd).List().Len() {
+			step := src.Get(fd).List().Get(i).Message().Interface().(*enginev1.BatchStep)
+			c := &enginev1.BatchStep{Tool: step.GetTool(), Bind: step.Bind}
+			if i < len(steps) {
+				c.ArgsJson = steps[i].canonical()
+			}
+			list.Append(protoreflect.ValueOfMessage(c.ProtoReflect()))
+		}
+	} else if fd := src.Descriptor().Fields().ByName("args_json"); fd != nil && len(steps) == 1 {
+		dst.Set(fd, protoreflect.ValueOfBytes(steps[0].canonical()))
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(dst.Interface())
 	if err != nil {
 		// A request that arrived as a proto always encodes.
 		panic(fmt.Sprintf("engine: encode %s request: %v", kind, err))

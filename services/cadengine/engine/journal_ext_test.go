@@ -160,7 +160,7 @@ func TestCallToolIdempotent(t *testing.T) {
 		t.Fatalf("first call = %v, %v", first, err)
 	}
 	again, err := f.e.CallTool(ctx, engine.Caller{Principal: "tester"}, req)
-	if err != nil || !again.Replayed || again.Result.AsMap()["handle"] != first.Result.AsMap()["handle"] || again.Revision != first.Revision {
+	if err != nil || !again.Replayed || resultObj(again.ResultJson)["handle"] != resultObj(first.ResultJson)["handle"] || again.Revision != first.Revision {
 		t.Errorf("retry = %v, %v; want the first result replayed", again, err)
 	}
 	if n := f.info().EntityCount; n != 1 {
@@ -178,7 +178,7 @@ func TestCallToolIdempotent(t *testing.T) {
 	}
 	op, err := f.e.GetOperation(ctx, "tester", "call-1")
 	if err != nil || op.Kind != enginev1.ToolEntityCreatePoint || op.Status != enginev1.OperationStatus_OPERATION_STATUS_SUCCEEDED ||
-		op.Result.GetResults()[0].GetResult().AsMap()["handle"] != first.Result.AsMap()["handle"] || fmt.Sprint(op.CommittedSteps) != "[0]" {
+		resultObj(op.Result.GetResults()[0].GetResultJson())["handle"] != resultObj(first.ResultJson)["handle"] || fmt.Sprint(op.CommittedSteps) != "[0]" {
 		t.Errorf("GetOperation(call-1) = %v, %v", op, err)
 	}
 	recent := f.e.RecentOperations("tester", 10)
@@ -496,8 +496,8 @@ func TestDocumentCreateJournaled(t *testing.T) {
 		t.Errorf("commits = %v, want one holding the document and its journal record", got)
 	}
 	again, err := e.CallTool(context.Background(), engine.Caller{Principal: "tester"}, req)
-	id := first.Result.AsMap()["document"].(map[string]any)["document_id"]
-	if err != nil || !again.Replayed || again.Result.AsMap()["document"].(map[string]any)["document_id"] != id {
+	id := resultObj(first.ResultJson)["document"].(map[string]any)["document_id"]
+	if err != nil || !again.Replayed || resultObj(again.ResultJson)["document"].(map[string]any)["document_id"] != id {
 		t.Errorf("retry = %v, %v; want the same document replayed", again, err)
 	}
 	if docs, _ := e.ListDocuments(context.Background(), &enginev1.ListDocumentsRequest{}); len(docs.Documents) != 1 {

@@ -37,7 +37,7 @@ func (r *run) partial(step int) *enginev1.ExecuteBatchResponse {
 		},
 	}
 	for _, res := range p.Results[step+1:] {
-		res.Status, res.Handle, res.Result, res.Error = enginev1.StepStatus_STEP_STATUS_SKIPPED, nil, nil, nil
+		res.Status, res.Handle, res.ResultJson, res.Error = enginev1.StepStatus_STEP_STATUS_SKIPPED, nil, nil, nil
 	}
 	r.finish(p, enginev1.BatchStatus_BATCH_STATUS_FAILED)
 	p.Atomicity.Note = fmt.Sprintf("interrupted at step %d: the steps with changes on disk are %s; the steps after them did not run", step, formatSteps(r.live))

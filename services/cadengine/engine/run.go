@@ -9,7 +9,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -53,7 +52,7 @@ type run struct {
 	flushed int         // t's changes before this mark are in the store
 
 	resp   *enginev1.ExecuteBatchResponse
-	outs   []map[string]any // by step: the result of a bound step that succeeded
+	outs   []map[string]any // by step: the result, in generic form, of a step that later steps refer to
 	failed bool             // a step failed
 	halted bool             // no more steps run
 	broke  string           // why it halted, for the atomicity note
@@ -81,15 +80,38 @@ type run struct {
 
 // stepPlan is a step after validation (see Engine.planBatch).
 type stepPlan struct {
-	i       int
-	name    string
-	tool    *tool // nil for an unknown tool
-	args    map[string]any
-	bind    string
-	opID    string
-	refs    map[string]int // binding name → the step it names, for this step's references
-	decoded proto.Message  // the args, when they hold no references
-	invalid *toolError     // why validation refused it
+	i          int
+	name       string
+	tool       *tool  // nil for an unknown tool
+	raw        []byte // the args as given (JSON)
+	bind       string
+	opID       string
+	decoded    proto.Message  // the args, when they hold no references
+	template   any            // the args in generic form, when they hold references
+	refs       map[string]int // binding name → the step it names, for this step's references
+	referenced bool           // a later step refers to this step's result
+	invalid    *toolError     // why validation refused it
+}
+
+// canonical is the step's arguments in a form in which arguments that
+// say the same are equal: the deterministic protobuf encoding of the
+// decoded message, the generic form written out (references included) for
+// a step with references, the bytes as given for a step that does not
+// decode.
+func (s *stepPlan) canonical() []byte {
+	switch {
+	case s.decoded != nil:
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(s.decoded)
+		if err == nil {
+			return b
+		}
+	case s.template != nil:
+		b, err := contract.AppendGeneric(nil, s.template)
+		if err == nil {
+			return b
+		}
+	}
+	return s.raw
 }
 
 // mutating says whether a tool's successful call counts as a change: a
@@ -263,25 +285,33 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 		r.live = append(r.live, int32(s.i))
 		r.syncRevision()
 	}
-	st, err := contract.ToStruct(out)
-	if err != nil {
-		return false, fmt.Errorf("encode %s result: %w", s.name, err)
-	}
 	res.Status = enginev1.StepStatus_STEP_STATUS_OK
-	hv, hasHandle := st.GetFields()["handle"].GetKind().(*structpb.Value_StringValue)
-	hasHandle = hasHandle && s.tool.out.hasHandle()
 	var h string
-	if hasHandle {
-		h = hv.StringValue
+	hasHandle := false
+	if hf := s.tool.handle; hf != nil {
+		m := out.ProtoReflect()
+		if hasHandle = m.Has(hf) || !hf.HasPresence(); hasHandle {
+			h = m.Get(hf).String()
+			res.Handle = &h
+		}
 	}
-	if hasHandle {
-		res.Handle = &h
+	var whole []byte
+	if !hasHandle || r.verbose || r.single || s.referenced {
+		if whole, err = contract.Marshal(out); err != nil {
+			return false, fmt.Errorf("encode %s result: %w", s.name, err)
+		}
 	}
 	if !hasHandle || r.verbose || r.single {
-		res.Result = st
+		res.ResultJson = whole
 	}
 	if s.bind != "" {
-		r.outs[s.i] = st.AsMap()
+		if s.referenced {
+			v, err := contract.ParseJSON(whole)
+			if err != nil {
+				return false, fmt.Errorf("read %s result: %w", s.name, err)
+			}
+			r.outs[s.i], _ = v.(map[string]any)
+		}
 		if r.resp.Bindings == nil {
 			r.resp.Bindings = map[string]string{}
 		}
@@ -295,13 +325,12 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 }
 
 // argsOf is a step's decoded arguments, its references replaced by the
-// values they name and checked against the schema again.
+// values they name and checked against the contract again.
 func (r *run) argsOf(s *stepPlan) (proto.Message, *toolError) {
 	if s.decoded != nil {
 		return s.decoded, nil
 	}
-	t := s.tool
-	v, err := mapStrings(t.in, t.in.root, s.args, "", func(ptr string, _ schemaNode, str string) (any, error) {
+	v, err := mapStrings(s.tool.args, true, s.template, "", func(ptr string, _ slot, _ bool, str string) (any, error) {
 		lit, ref, _ := parseValue(str) // validation parsed it already
 		if ref == nil {
 			return lit, nil
@@ -320,7 +349,11 @@ func (r *run) argsOf(s *stepPlan) (proto.Message, *toolError) {
 	if err != nil {
 		return nil, err.(*toolError)
 	}
-	return t.decode(v)
+	data, err := contract.AppendGeneric(nil, v)
+	if err != nil {
+		return nil, invalidArgs("", reasonInvalid, "%v", err)
+	}
+	return s.tool.decodeArgs(data)
 }
 
 // ---- undo, revisions, checkpoints ----

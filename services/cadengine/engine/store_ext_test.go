@@ -22,7 +22,7 @@ func snapshot(t *testing.T, e *engine.Engine, doc string) (string, string) {
 	if !info.Ok || !list.Ok {
 		t.Fatalf("snapshot: %v %v", info.Error, list.Error)
 	}
-	return js(info.Result.AsMap()), js(list.Result.AsMap())
+	return js(resultObj(info.ResultJson)), js(resultObj(list.ResultJson))
 }
 
 func fillDocument(t *testing.T, f *fixture) {
@@ -187,7 +187,7 @@ func TestFailedCommitLeavesNoTrace(t *testing.T) {
 	}
 	f.ok(enginev1.ToolEntityMove, obj{"handle": h, "dx": 1, "dy": 1})
 	e2 := newEngine(t, store.Store)
-	if got, want := js(callTool(t, e2, f.doc, enginev1.ToolEntityGet, obj{"handle": h}).Result.AsMap()), js(f.get(h)); got != want {
+	if got, want := js(resultObj(callTool(t, e2, f.doc, enginev1.ToolEntityGet, obj{"handle": h}).ResultJson)), js(f.get(h)); got != want {
 		t.Errorf("stored entity after recovery = %s, want %s", got, want)
 	}
 }

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -101,13 +103,17 @@ type toolSpec struct {
 	run   handler
 }
 
-// tool is a catalog entry ready to run: compiled schema, the schemas as
-// trees for references and handle fields (schemaDoc), and function.
+// tool is a catalog entry ready to run: its args and result messages, the
+// args' compiled schema (which tells exactly what is wrong with arguments
+// the generated decoder refuses), the result's handle field, and the
+// function.
 type tool struct {
-	info    enginev1.ToolInfo
-	schema  *contract.Schema
-	in, out *schemaDoc
-	spec    toolSpec
+	info   enginev1.ToolInfo
+	schema *contract.Schema
+	args   slot                         // the args message
+	result slot                         // the result message
+	handle protoreflect.FieldDescriptor // the result's handle field, or nil
+	spec   toolSpec
 }
 
 // call is what a tool function gets.
@@ -159,19 +165,21 @@ func compileTools() (map[string]*tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		in, err := parseSchemaDoc(info.Name+".args", info.InputSchema)
-		if err != nil {
-			return nil, fmt.Errorf("engine: %w", err)
-		}
-		res, err := parseSchemaDoc(info.Name+".result", info.OutputSchema)
-		if err != nil {
-			return nil, fmt.Errorf("engine: %w", err)
-		}
 		spec, ok := table[info.Name]
 		if !ok {
 			spec = unsupportedTool(scopeDocument, info.Name, "this engine does not implement "+info.Name)
 		}
-		out[info.Name] = &tool{info: info, schema: s, in: in, out: res, spec: spec}
+		t := &tool{
+			info:   info,
+			schema: s,
+			args:   messageSlot(info.Args.ProtoReflect().Descriptor()),
+			result: messageSlot(info.Result.ProtoReflect().Descriptor()),
+			spec:   spec,
+		}
+		if h, ok := t.result.property("handle"); ok && h.isHandle() {
+			t.handle = h.fd
+		}
+		out[info.Name] = t
 	}
 	return out, nil
 }
@@ -215,15 +223,11 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 			return nil, fmt.Errorf("%w: tool %s needs document_id", ErrInvalid, t.info.Name)
 		}
 	}
-	s := &stepPlan{name: req.GetTool(), tool: t, opID: opID}
+	s := &stepPlan{name: req.GetTool(), tool: t, opID: opID, raw: argsOf(req.ArgsJson, req.GetArgs())}
 	if t == nil {
 		s.invalid = toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", req.GetTool())
 	} else {
-		var v any = map[string]any{}
-		if req.GetArgs() != nil {
-			v = req.GetArgs().AsMap()
-		}
-		s.decoded, s.invalid = t.decode(v)
+		s.decoded, s.invalid = t.decodeArgs(s.raw)
 	}
 	var errs []*enginev1.ToolError
 	if s.invalid != nil {
@@ -236,7 +240,7 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 	if d != nil {
 		docID = d.ID
 	}
-	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, requestHash(gatewayv1.MethodToolsCall, req))
+	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, requestHash(gatewayv1.MethodToolsCall, req, []*stepPlan{s}))
 	prior, st, claimed := e.ops.claim(o)
 	var res *enginev1.ExecuteBatchResponse
 	if claimed != claimNew {
@@ -261,13 +265,46 @@ func callResponse(b *enginev1.ExecuteBatchResponse, tool string) *enginev1.CallT
 	}
 	switch {
 	case step.GetStatus() == enginev1.StepStatus_STEP_STATUS_OK:
-		resp.Ok, resp.Result = true, step.GetResult()
+		resp.Ok, resp.ResultJson = true, step.GetResultJson()
 	case step.GetError() != nil:
 		resp.Error = step.GetError()
 	default:
 		resp.Error = b.GetError()
 	}
 	return resp
+}
+
+// emptyObject is the arguments of a call that gives none.
+var emptyObject = []byte("{}")
+
+// argsOf is a request's tool arguments as JSON: the JSON it carries, else
+// (a caller of the contract before args_json) its Struct, encoded.
+func argsOf(data []byte, st *structpb.Struct) []byte {
+	switch {
+	case data != nil:
+		return data
+	case st != nil:
+		b, err := contract.Marshal(st)
+		if err == nil {
+			return b
+		}
+	}
+	return emptyObject
+}
+
+// decodeArgs decodes a tool's arguments and checks them against its
+// contract: an argument that breaks it is invalid_args, with the path,
+// reason and message the schema gives.
+func (t *tool) decodeArgs(data []byte) (proto.Message, *toolError) {
+	args := t.info.Args.ProtoReflect().New().Interface()
+	if err := contract.UnmarshalChecked(data, args, t.schema); err != nil {
+		var viol *contract.Violation
+		if errors.As(err, &viol) {
+			return nil, invalidArgs(viol.Path, viol.Reason, "%s", viol.Message)
+		}
+		return nil, invalidArgs("", reasonInvalid, "%v", err)
+	}
+	return args, nil
 }
 
 // ---- helpers for tool functions ----

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"math"
 	"regexp"
 	"sort"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 )
 
 func TestEntityGetShapes(t *testing.T) {
@@ -388,5 +390,31 @@ func TestLayerTools(t *testing.T) {
 	del := f.ok(enginev1.ToolLayerDelete, obj{"name": "Walls"})
 	if del["deleted_entities"] != 1.0 || f.info().EntityCount != 0 {
 		t.Errorf("layer_delete = %v", del)
+	}
+}
+
+// TestArgsAsStruct: a caller of the contract before args_json gives
+// arguments as a Struct; the engine takes them as it takes JSON, and the
+// two forms of the same request are the same operation.
+func TestArgsAsStruct(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	caller := engine.Caller{Principal: "tester"}
+	args := obj{"x1": 0, "y1": 0, "x2": 3, "y2": 4, "linetype": "dashed"}
+	viaStruct, err := f.e.CallTool(ctx, caller, &enginev1.CallToolRequest{
+		DocumentId: &f.doc, Tool: enginev1.ToolEntityCreateLine, Args: mustStruct(t, args), OperationId: ptr("both-forms"),
+	})
+	if err != nil || !viaStruct.Ok {
+		t.Fatalf("CallTool with Struct args = %v, %v", viaStruct, err)
+	}
+	// Keys in another order, and 3.0 for 3: the same request.
+	viaJSON, err := f.e.CallTool(ctx, caller, &enginev1.CallToolRequest{
+		DocumentId: &f.doc, Tool: enginev1.ToolEntityCreateLine, ArgsJson: []byte(`{"y2":4,"x2":3.0,"linetype":"dashed","x1":0,"y1":0}`), OperationId: ptr("both-forms"),
+	})
+	if err != nil || !viaJSON.Replayed || string(viaJSON.ResultJson) != string(viaStruct.ResultJson) {
+		t.Errorf("the same call as JSON = %v, %v; want the Struct call replayed", viaJSON, err)
+	}
+	if got := f.get(resultObj(viaStruct.ResultJson)["handle"].(string))["linetype"]; got != "DASHED" {
+		t.Errorf("line linetype = %v, want DASHED", got)
 	}
 }

@@ -140,8 +140,14 @@ type CallToolRequest struct {
 	DocumentId *string `protobuf:"bytes,2,opt,name=document_id,json=documentId,proto3,oneof" json:"document_id,omitempty"`
 	// Tool name.
 	Tool string `protobuf:"bytes,3,opt,name=tool,proto3" json:"tool,omitempty"`
-	// Tool arguments, checked against the tool's input schema.
+	// Tool arguments as a Struct: the contract before args_json, still read
+	// when args_json is not set (slower: the engine converts it).
+	//
+	// Deprecated: Marked as deprecated in cad/engine/v1/api.proto.
 	Args *structpb.Struct `protobuf:"bytes,4,opt,name=args,proto3,oneof" json:"args,omitempty"`
+	// Tool arguments, the JSON encoding of an object (on the JSON wire:
+	// "args", the object itself), checked against the tool's input schema.
+	ArgsJson []byte `protobuf:"bytes,6,opt,name=args_json,json=argsJson,proto3,oneof" json:"args_json,omitempty"`
 	// Makes a retry safe: 1-128 printable characters.
 	OperationId   *string `protobuf:"bytes,5,opt,name=operation_id,json=operationId,proto3,oneof" json:"operation_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -199,9 +205,17 @@ func (x *CallToolRequest) GetTool() string {
 	return ""
 }
 
+// Deprecated: Marked as deprecated in cad/engine/v1/api.proto.
 func (x *CallToolRequest) GetArgs() *structpb.Struct {
 	if x != nil {
 		return x.Args
+	}
+	return nil
+}
+
+func (x *CallToolRequest) GetArgsJson() []byte {
+	if x != nil {
+		return x.ArgsJson
 	}
 	return nil
 }
@@ -225,8 +239,13 @@ type CallToolResponse struct {
 	OperationId string `protobuf:"bytes,3,opt,name=operation_id,json=operationId,proto3" json:"operation_id,omitempty"`
 	// The document revision after the call.
 	Revision int64 `protobuf:"varint,4,opt,name=revision,proto3" json:"revision,omitempty"`
-	// The tool's result, on success.
+	// Not set any more: the result is result_json.
+	//
+	// Deprecated: Marked as deprecated in cad/engine/v1/api.proto.
 	Result *structpb.Struct `protobuf:"bytes,5,opt,name=result,proto3,oneof" json:"result,omitempty"`
+	// The tool's result on success, the JSON encoding of an object (on the
+	// JSON wire: "result", the object itself).
+	ResultJson []byte `protobuf:"bytes,8,opt,name=result_json,json=resultJson,proto3,oneof" json:"result_json,omitempty"`
 	// The failure.
 	Error *ToolError `protobuf:"bytes,6,opt,name=error,proto3,oneof" json:"error,omitempty"`
 	// A recorded result replayed for a retry.
@@ -293,9 +312,17 @@ func (x *CallToolResponse) GetRevision() int64 {
 	return 0
 }
 
+// Deprecated: Marked as deprecated in cad/engine/v1/api.proto.
 func (x *CallToolResponse) GetResult() *structpb.Struct {
 	if x != nil {
 		return x.Result
+	}
+	return nil
+}
+
+func (x *CallToolResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
 	}
 	return nil
 }
@@ -403,10 +430,18 @@ type Tool struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Description.
 	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
-	// JSON Schema of its arguments.
+	// Not set any more: the schema is input_schema_json.
+	//
+	// Deprecated: Marked as deprecated in cad/engine/v1/api.proto.
 	InputSchema *structpb.Struct `protobuf:"bytes,3,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
-	// JSON Schema of its result.
+	// Not set any more: the schema is output_schema_json.
+	//
+	// Deprecated: Marked as deprecated in cad/engine/v1/api.proto.
 	OutputSchema *structpb.Struct `protobuf:"bytes,4,opt,name=output_schema,json=outputSchema,proto3" json:"output_schema,omitempty"`
+	// JSON Schema of its arguments (on the JSON wire: "input_schema").
+	InputSchemaJson []byte `protobuf:"bytes,6,opt,name=input_schema_json,json=inputSchemaJson,proto3" json:"input_schema_json,omitempty"`
+	// JSON Schema of its result (on the JSON wire: "output_schema").
+	OutputSchemaJson []byte `protobuf:"bytes,7,opt,name=output_schema_json,json=outputSchemaJson,proto3" json:"output_schema_json,omitempty"`
 	// Annotations.
 	Annotations   *ToolAnnotations `protobuf:"bytes,5,opt,name=annotations,proto3" json:"annotations,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -457,6 +492,7 @@ func (x *Tool) GetDescription() string {
 	return ""
 }
 
+// Deprecated: Marked as deprecated in cad/engine/v1/api.proto.
 func (x *Tool) GetInputSchema() *structpb.Struct {
 	if x != nil {
 		return x.InputSchema
@@ -464,9 +500,24 @@ func (x *Tool) GetInputSchema() *structpb.Struct {
 	return nil
 }
 
+// Deprecated: Marked as deprecated in cad/engine/v1/api.proto.
 func (x *Tool) GetOutputSchema() *structpb.Struct {
 	if x != nil {
 		return x.OutputSchema
+	}
+	return nil
+}
+
+func (x *Tool) GetInputSchemaJson() []byte {
+	if x != nil {
+		return x.InputSchemaJson
+	}
+	return nil
+}
+
+func (x *Tool) GetOutputSchemaJson() []byte {
+	if x != nil {
+		return x.OutputSchemaJson
 	}
 	return nil
 }
@@ -1326,28 +1377,36 @@ var File_cad_engine_v1_api_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"\n" +
-	"\x17cad/engine/v1/api.proto\x12\rcad.engine.v1\x1a\x19cad/engine/v1/batch.proto\x1a\x1ccad/engine/v1/document.proto\x1a\x1bcad/engine/v1/options.proto\x1a\x19cad/engine/v1/tools.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xa5\x02\n" +
+	"\x17cad/engine/v1/api.proto\x12\rcad.engine.v1\x1a\x19cad/engine/v1/batch.proto\x1a\x1ccad/engine/v1/document.proto\x1a\x1bcad/engine/v1/options.proto\x1a\x19cad/engine/v1/tools.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xf3\x02\n" +
 	"\x0fCallToolRequest\x12\"\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tH\x00R\tsessionId\x88\x01\x01\x12$\n" +
 	"\vdocument_id\x18\x02 \x01(\tH\x01R\n" +
 	"documentId\x88\x01\x01\x12\x1a\n" +
-	"\x04tool\x18\x03 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04tool\x120\n" +
-	"\x04args\x18\x04 \x01(\v2\x17.google.protobuf.StructH\x02R\x04args\x88\x01\x01\x12A\n" +
-	"\foperation_id\x18\x05 \x01(\tB\x19\x92\xb5\x18\x15 \x01(\x80\x01B\x0e^[\\x21-\\x7E]+$H\x03R\voperationId\x88\x01\x01B\r\n" +
+	"\x04tool\x18\x03 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04tool\x12:\n" +
+	"\x04args\x18\x04 \x01(\v2\x17.google.protobuf.StructB\b\xaa\xb5\x18\x02\x18\x01\x18\x01H\x02R\x04args\x88\x01\x01\x124\n" +
+	"\targs_json\x18\x06 \x01(\fB\x12\xaa\xb5\x18\x0e\n" +
+	"\x04args\x12\x06objectH\x03R\bargsJson\x88\x01\x01\x12A\n" +
+	"\foperation_id\x18\x05 \x01(\tB\x19\x92\xb5\x18\x15 \x01(\x80\x01B\x0e^[\\x21-\\x7E]+$H\x04R\voperationId\x88\x01\x01B\r\n" +
 	"\v_session_idB\x0e\n" +
 	"\f_document_idB\a\n" +
-	"\x05_argsB\x0f\n" +
-	"\r_operation_id\"\x91\x02\n" +
+	"\x05_argsB\f\n" +
+	"\n" +
+	"_args_jsonB\x0f\n" +
+	"\r_operation_id\"\xe7\x02\n" +
 	"\x10CallToolResponse\x12\x0e\n" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12!\n" +
 	"\foperation_id\x18\x03 \x01(\tR\voperationId\x12\x1a\n" +
-	"\brevision\x18\x04 \x01(\x03R\brevision\x124\n" +
-	"\x06result\x18\x05 \x01(\v2\x17.google.protobuf.StructH\x00R\x06result\x88\x01\x01\x123\n" +
-	"\x05error\x18\x06 \x01(\v2\x18.cad.engine.v1.ToolErrorH\x01R\x05error\x88\x01\x01\x12\x1a\n" +
+	"\brevision\x18\x04 \x01(\x03R\brevision\x12>\n" +
+	"\x06result\x18\x05 \x01(\v2\x17.google.protobuf.StructB\b\xaa\xb5\x18\x02\x18\x01\x18\x01H\x00R\x06result\x88\x01\x01\x12:\n" +
+	"\vresult_json\x18\b \x01(\fB\x14\xaa\xb5\x18\x10\n" +
+	"\x06result\x12\x06objectH\x01R\n" +
+	"resultJson\x88\x01\x01\x123\n" +
+	"\x05error\x18\x06 \x01(\v2\x18.cad.engine.v1.ToolErrorH\x02R\x05error\x88\x01\x01\x12\x1a\n" +
 	"\breplayed\x18\a \x01(\bR\breplayedB\t\n" +
-	"\a_resultB\b\n" +
+	"\a_resultB\x0e\n" +
+	"\f_result_jsonB\b\n" +
 	"\x06_error\"\xb0\x01\n" +
 	"\x0fToolAnnotations\x12\x1b\n" +
 	"\tread_only\x18\x01 \x01(\bR\breadOnly\x12 \n" +
@@ -1356,12 +1415,16 @@ const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"idempotent\x18\x03 \x01(\bR\n" +
 	"idempotent\x12\x1c\n" +
 	"\tbatchable\x18\x04 \x01(\bR\tbatchable\x12 \n" +
-	"\vinteractive\x18\x05 \x01(\bR\vinteractive\"\xf8\x01\n" +
+	"\vinteractive\x18\x05 \x01(\bR\vinteractive\"\x9f\x03\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
-	"\vdescription\x18\x02 \x01(\tR\vdescription\x12:\n" +
-	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\x12<\n" +
-	"\routput_schema\x18\x04 \x01(\v2\x17.google.protobuf.StructR\foutputSchema\x12@\n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12D\n" +
+	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructB\b\xaa\xb5\x18\x02\x18\x01\x18\x01R\vinputSchema\x12F\n" +
+	"\routput_schema\x18\x04 \x01(\v2\x17.google.protobuf.StructB\b\xaa\xb5\x18\x02\x18\x01\x18\x01R\foutputSchema\x12F\n" +
+	"\x11input_schema_json\x18\x06 \x01(\fB\x1a\xaa\xb5\x18\x16\n" +
+	"\finput_schema\x12\x06objectR\x0finputSchemaJson\x12I\n" +
+	"\x12output_schema_json\x18\a \x01(\fB\x1b\xaa\xb5\x18\x17\n" +
+	"\routput_schema\x12\x06objectR\x10outputSchemaJson\x12@\n" +
 	"\vannotations\x18\x05 \x01(\v2\x1e.cad.engine.v1.ToolAnnotationsR\vannotations\"\x12\n" +
 	"\x10ListToolsRequest\">\n" +
 	"\x11ListToolsResponse\x12)\n" +

@@ -579,8 +579,15 @@ type BatchStep struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tool name.
 	Tool string `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
-	// Tool arguments; whole-string values "$name…" are references.
+	// Tool arguments as a Struct: the contract before args_json, still read
+	// when args_json is not set.
+	//
+	// Deprecated: Marked as deprecated in cad/engine/v1/batch.proto.
 	Args *structpb.Struct `protobuf:"bytes,2,opt,name=args,proto3" json:"args,omitempty"`
+	// Tool arguments, the JSON encoding of an object (on the JSON wire:
+	// "args", the object itself); whole-string values "$name…" are
+	// references.
+	ArgsJson []byte `protobuf:"bytes,4,opt,name=args_json,json=argsJson,proto3" json:"args_json,omitempty"`
 	// Name under which later steps refer to this step's result.
 	Bind          *string `protobuf:"bytes,3,opt,name=bind,proto3,oneof" json:"bind,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -624,9 +631,17 @@ func (x *BatchStep) GetTool() string {
 	return ""
 }
 
+// Deprecated: Marked as deprecated in cad/engine/v1/batch.proto.
 func (x *BatchStep) GetArgs() *structpb.Struct {
 	if x != nil {
 		return x.Args
+	}
+	return nil
+}
+
+func (x *BatchStep) GetArgsJson() []byte {
+	if x != nil {
+		return x.ArgsJson
 	}
 	return nil
 }
@@ -706,8 +721,13 @@ type StepResult struct {
 	OperationId string `protobuf:"bytes,4,opt,name=operation_id,json=operationId,proto3" json:"operation_id,omitempty"`
 	// The handle created or changed, when there is one.
 	Handle *string `protobuf:"bytes,5,opt,name=handle,proto3,oneof" json:"handle,omitempty"`
-	// The whole result (verbose, or a result without a handle).
+	// Not set any more: the result is result_json.
+	//
+	// Deprecated: Marked as deprecated in cad/engine/v1/batch.proto.
 	Result *structpb.Struct `protobuf:"bytes,6,opt,name=result,proto3,oneof" json:"result,omitempty"`
+	// The whole result (verbose, or a result without a handle), the JSON
+	// encoding of an object (on the JSON wire: "result").
+	ResultJson []byte `protobuf:"bytes,8,opt,name=result_json,json=resultJson,proto3,oneof" json:"result_json,omitempty"`
 	// The failure, for status error.
 	Error         *ToolError `protobuf:"bytes,7,opt,name=error,proto3,oneof" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -779,9 +799,17 @@ func (x *StepResult) GetHandle() string {
 	return ""
 }
 
+// Deprecated: Marked as deprecated in cad/engine/v1/batch.proto.
 func (x *StepResult) GetResult() *structpb.Struct {
 	if x != nil {
 		return x.Result
+	}
+	return nil
+}
+
+func (x *StepResult) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
 	}
 	return nil
 }
@@ -1037,8 +1065,13 @@ type PlannedStep struct {
 	I int32 `protobuf:"varint,1,opt,name=i,proto3" json:"i,omitempty"`
 	// Tool name.
 	Tool string `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
-	// Arguments as given.
+	// Not set any more: the arguments are args_json.
+	//
+	// Deprecated: Marked as deprecated in cad/engine/v1/batch.proto.
 	Args *structpb.Struct `protobuf:"bytes,3,opt,name=args,proto3" json:"args,omitempty"`
+	// Arguments as given, the JSON encoding of an object (on the JSON wire:
+	// "args").
+	ArgsJson []byte `protobuf:"bytes,6,opt,name=args_json,json=argsJson,proto3" json:"args_json,omitempty"`
 	// Binding name.
 	Bind *string `protobuf:"bytes,4,opt,name=bind,proto3,oneof" json:"bind,omitempty"`
 	// The tool is destructive.
@@ -1091,9 +1124,17 @@ func (x *PlannedStep) GetTool() string {
 	return ""
 }
 
+// Deprecated: Marked as deprecated in cad/engine/v1/batch.proto.
 func (x *PlannedStep) GetArgs() *structpb.Struct {
 	if x != nil {
 		return x.Args
+	}
+	return nil
+}
+
+func (x *PlannedStep) GetArgsJson() []byte {
+	if x != nil {
+		return x.ArgsJson
 	}
 	return nil
 }
@@ -1600,26 +1641,32 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\x11_current_revisionB\x11\n" +
 	"\x0f_retry_after_msB\a\n" +
 	"\x05_stepB\t\n" +
-	"\a_reason\"\x96\x01\n" +
+	"\a_reason\"\xd1\x01\n" +
 	"\tBatchStep\x12\x1a\n" +
-	"\x04tool\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04tool\x12+\n" +
-	"\x04args\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04args\x127\n" +
+	"\x04tool\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04tool\x125\n" +
+	"\x04args\x18\x02 \x01(\v2\x17.google.protobuf.StructB\b\xaa\xb5\x18\x02\x18\x01\x18\x01R\x04args\x12/\n" +
+	"\targs_json\x18\x04 \x01(\fB\x12\xaa\xb5\x18\x0e\n" +
+	"\x04args\x12\x06objectR\bargsJson\x127\n" +
 	"\x04bind\x18\x03 \x01(\tB\x1e\x92\xb5\x18\x1aB\x18^[A-Za-z_][A-Za-z0-9_]*$H\x00R\x04bind\x88\x01\x01B\a\n" +
 	"\x05_bind\"P\n" +
 	"\fPrecondition\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
-	"\vfingerprint\x18\x02 \x01(\tR\vfingerprint\"\xac\x02\n" +
+	"\vfingerprint\x18\x02 \x01(\tR\vfingerprint\"\x82\x03\n" +
 	"\n" +
 	"StepResult\x12\f\n" +
 	"\x01i\x18\x01 \x01(\x05R\x01i\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x121\n" +
 	"\x06status\x18\x03 \x01(\x0e2\x19.cad.engine.v1.StepStatusR\x06status\x12!\n" +
 	"\foperation_id\x18\x04 \x01(\tR\voperationId\x12\x1b\n" +
-	"\x06handle\x18\x05 \x01(\tH\x00R\x06handle\x88\x01\x01\x124\n" +
-	"\x06result\x18\x06 \x01(\v2\x17.google.protobuf.StructH\x01R\x06result\x88\x01\x01\x123\n" +
-	"\x05error\x18\a \x01(\v2\x18.cad.engine.v1.ToolErrorH\x02R\x05error\x88\x01\x01B\t\n" +
+	"\x06handle\x18\x05 \x01(\tH\x00R\x06handle\x88\x01\x01\x12>\n" +
+	"\x06result\x18\x06 \x01(\v2\x17.google.protobuf.StructB\b\xaa\xb5\x18\x02\x18\x01\x18\x01H\x01R\x06result\x88\x01\x01\x12:\n" +
+	"\vresult_json\x18\b \x01(\fB\x14\xaa\xb5\x18\x10\n" +
+	"\x06result\x12\x06objectH\x02R\n" +
+	"resultJson\x88\x01\x01\x123\n" +
+	"\x05error\x18\a \x01(\v2\x18.cad.engine.v1.ToolErrorH\x03R\x05error\x88\x01\x01B\t\n" +
 	"\a_handleB\t\n" +
-	"\a_resultB\b\n" +
+	"\a_resultB\x0e\n" +
+	"\f_result_jsonB\b\n" +
 	"\x06_error\"t\n" +
 	"\x06Counts\x12\x1a\n" +
 	"\bexecuted\x18\x01 \x01(\x05R\bexecuted\x12\x1c\n" +
@@ -1638,11 +1685,13 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"rolledBack\x12\x1a\n" +
 	"\bverified\x18\x05 \x01(\bR\bverified\x12\x12\n" +
 	"\x04note\x18\x06 \x01(\tR\x04note\x12\x16\n" +
-	"\x06undone\x18\a \x03(\tR\x06undone\"\xa0\x01\n" +
+	"\x06undone\x18\a \x03(\tR\x06undone\"\xdb\x01\n" +
 	"\vPlannedStep\x12\f\n" +
 	"\x01i\x18\x01 \x01(\x05R\x01i\x12\x12\n" +
-	"\x04tool\x18\x02 \x01(\tR\x04tool\x12+\n" +
-	"\x04args\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04args\x12\x17\n" +
+	"\x04tool\x18\x02 \x01(\tR\x04tool\x125\n" +
+	"\x04args\x18\x03 \x01(\v2\x17.google.protobuf.StructB\b\xaa\xb5\x18\x02\x18\x01\x18\x01R\x04args\x12/\n" +
+	"\targs_json\x18\x06 \x01(\fB\x12\xaa\xb5\x18\x0e\n" +
+	"\x04args\x12\x06objectR\bargsJson\x12\x17\n" +
 	"\x04bind\x18\x04 \x01(\tH\x00R\x04bind\x88\x01\x01\x12 \n" +
 	"\vdestructive\x18\x05 \x01(\bR\vdestructiveB\a\n" +
 	"\x05_bind\"\xbb\x01\n" +

@@ -466,6 +466,77 @@ func (x *ReasonOptions) GetDefaultForCode() bool {
 	return false
 }
 
+// JSONOptions say how a field appears on cadbridge's JSON wire, when not
+// under its own name and type. The contract generator and the codec in
+// package contract follow them.
+type JSONOptions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The key of the field on the JSON wire, when not the field's name (two
+	// fields of one message may not share a key).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The field is a bytes field holding the JSON encoding of a value,
+	// carried as it is: on the JSON wire it is that value itself (not a
+	// base64 string), read and written without being decoded. raw names
+	// the value's JSON type: "object" or "array".
+	Raw string `protobuf:"bytes,2,opt,name=raw,proto3" json:"raw,omitempty"`
+	// The field is not on the JSON wire at all (a field kept for gRPC
+	// callers of an older contract).
+	Hidden        bool `protobuf:"varint,3,opt,name=hidden,proto3" json:"hidden,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JSONOptions) Reset() {
+	*x = JSONOptions{}
+	mi := &file_cad_engine_v1_options_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JSONOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JSONOptions) ProtoMessage() {}
+
+func (x *JSONOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_options_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JSONOptions.ProtoReflect.Descriptor instead.
+func (*JSONOptions) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_options_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *JSONOptions) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *JSONOptions) GetRaw() string {
+	if x != nil {
+		return x.Raw
+	}
+	return ""
+}
+
+func (x *JSONOptions) GetHidden() bool {
+	if x != nil {
+		return x.Hidden
+	}
+	return false
+}
+
 var file_cad_engine_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MessageOptions)(nil),
@@ -481,6 +552,14 @@ var file_cad_engine_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         50002,
 		Name:          "cad.engine.v1.rules",
 		Tag:           "bytes,50002,opt,name=rules",
+		Filename:      "cad/engine/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*JSONOptions)(nil),
+		Field:         50005,
+		Name:          "cad.engine.v1.json",
+		Tag:           "bytes,50005,opt,name=json",
 		Filename:      "cad/engine/v1/options.proto",
 	},
 	{
@@ -515,6 +594,10 @@ var (
 	//
 	// optional cad.engine.v1.FieldRules rules = 50002;
 	E_Rules = &file_cad_engine_v1_options_proto_extTypes[1]
+	// See JSONOptions.
+	//
+	// optional cad.engine.v1.JSONOptions json = 50005;
+	E_Json = &file_cad_engine_v1_options_proto_extTypes[2]
 )
 
 // Extension fields to descriptorpb.EnumValueOptions.
@@ -522,11 +605,11 @@ var (
 	// The members of a ValueDomain; see DomainValues.
 	//
 	// optional cad.engine.v1.DomainValues domain = 50003;
-	E_Domain = &file_cad_engine_v1_options_proto_extTypes[2]
+	E_Domain = &file_cad_engine_v1_options_proto_extTypes[3]
 	// The status codes of an ErrorReason; see ReasonOptions.
 	//
 	// optional cad.engine.v1.ReasonOptions reason = 50004;
-	E_Reason = &file_cad_engine_v1_options_proto_extTypes[3]
+	E_Reason = &file_cad_engine_v1_options_proto_extTypes[4]
 )
 
 var File_cad_engine_v1_options_proto protoreflect.FileDescriptor
@@ -577,7 +660,11 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\rReasonOptions\x12-\n" +
 	"\tgrpc_code\x18\x01 \x01(\x0e2\x10.google.rpc.CodeR\bgrpcCode\x12!\n" +
 	"\fjsonrpc_code\x18\x02 \x01(\x05R\vjsonrpcCode\x12(\n" +
-	"\x10default_for_code\x18\x03 \x01(\bR\x0edefaultForCode*\xee\x02\n" +
+	"\x10default_for_code\x18\x03 \x01(\bR\x0edefaultForCode\"K\n" +
+	"\vJSONOptions\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
+	"\x03raw\x18\x02 \x01(\tR\x03raw\x12\x16\n" +
+	"\x06hidden\x18\x03 \x01(\bR\x06hidden*\xee\x02\n" +
 	"\vValueDomain\x12\x1c\n" +
 	"\x18VALUE_DOMAIN_UNSPECIFIED\x10\x00\x12\x83\x01\n" +
 	"\x1cVALUE_DOMAIN_ENTITY_LINETYPE\x10\x01\x1aa\x9a\xb5\x18]\n" +
@@ -606,7 +693,8 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\x06DIVIDE\x12I\n" +
 	"\x17VALUE_DOMAIN_LINEWEIGHT\x10\x03\x1a,\x9a\xb5\x18(\x12&\xfd\xff\xff\xff\xff\xff\xff\xff\xff\x01\x00\x05\t\r\x0f\x12\x14\x19\x1e#(25<FPZdjx\x8c\x01\x9e\x01\xc8\x01\xd3\x01:Q\n" +
 	"\x04tool\x12\x1f.google.protobuf.MessageOptions\x18ц\x03 \x01(\v2\x1a.cad.engine.v1.ToolOptionsR\x04tool:P\n" +
-	"\x05rules\x12\x1d.google.protobuf.FieldOptions\x18҆\x03 \x01(\v2\x19.cad.engine.v1.FieldRulesR\x05rules:X\n" +
+	"\x05rules\x12\x1d.google.protobuf.FieldOptions\x18҆\x03 \x01(\v2\x19.cad.engine.v1.FieldRulesR\x05rules:O\n" +
+	"\x04json\x12\x1d.google.protobuf.FieldOptions\x18Ն\x03 \x01(\v2\x1a.cad.engine.v1.JSONOptionsR\x04json:X\n" +
 	"\x06domain\x12!.google.protobuf.EnumValueOptions\x18ӆ\x03 \x01(\v2\x1b.cad.engine.v1.DomainValuesR\x06domain:Y\n" +
 	"\x06reason\x12!.google.protobuf.EnumValueOptions\x18Ԇ\x03 \x01(\v2\x1c.cad.engine.v1.ReasonOptionsR\x06reasonB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
@@ -623,33 +711,36 @@ func file_cad_engine_v1_options_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cad_engine_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_cad_engine_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_cad_engine_v1_options_proto_goTypes = []any{
 	(ValueDomain)(0),                      // 0: cad.engine.v1.ValueDomain
 	(*ToolOptions)(nil),                   // 1: cad.engine.v1.ToolOptions
 	(*FieldRules)(nil),                    // 2: cad.engine.v1.FieldRules
 	(*DomainValues)(nil),                  // 3: cad.engine.v1.DomainValues
 	(*ReasonOptions)(nil),                 // 4: cad.engine.v1.ReasonOptions
-	(code.Code)(0),                        // 5: google.rpc.Code
-	(*descriptorpb.MessageOptions)(nil),   // 6: google.protobuf.MessageOptions
-	(*descriptorpb.FieldOptions)(nil),     // 7: google.protobuf.FieldOptions
-	(*descriptorpb.EnumValueOptions)(nil), // 8: google.protobuf.EnumValueOptions
+	(*JSONOptions)(nil),                   // 5: cad.engine.v1.JSONOptions
+	(code.Code)(0),                        // 6: google.rpc.Code
+	(*descriptorpb.MessageOptions)(nil),   // 7: google.protobuf.MessageOptions
+	(*descriptorpb.FieldOptions)(nil),     // 8: google.protobuf.FieldOptions
+	(*descriptorpb.EnumValueOptions)(nil), // 9: google.protobuf.EnumValueOptions
 }
 var file_cad_engine_v1_options_proto_depIdxs = []int32{
 	0,  // 0: cad.engine.v1.FieldRules.domain:type_name -> cad.engine.v1.ValueDomain
-	5,  // 1: cad.engine.v1.ReasonOptions.grpc_code:type_name -> google.rpc.Code
-	6,  // 2: cad.engine.v1.tool:extendee -> google.protobuf.MessageOptions
-	7,  // 3: cad.engine.v1.rules:extendee -> google.protobuf.FieldOptions
-	8,  // 4: cad.engine.v1.domain:extendee -> google.protobuf.EnumValueOptions
-	8,  // 5: cad.engine.v1.reason:extendee -> google.protobuf.EnumValueOptions
-	1,  // 6: cad.engine.v1.tool:type_name -> cad.engine.v1.ToolOptions
-	2,  // 7: cad.engine.v1.rules:type_name -> cad.engine.v1.FieldRules
-	3,  // 8: cad.engine.v1.domain:type_name -> cad.engine.v1.DomainValues
-	4,  // 9: cad.engine.v1.reason:type_name -> cad.engine.v1.ReasonOptions
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	6,  // [6:10] is the sub-list for extension type_name
-	2,  // [2:6] is the sub-list for extension extendee
+	6,  // 1: cad.engine.v1.ReasonOptions.grpc_code:type_name -> google.rpc.Code
+	7,  // 2: cad.engine.v1.tool:extendee -> google.protobuf.MessageOptions
+	8,  // 3: cad.engine.v1.rules:extendee -> google.protobuf.FieldOptions
+	8,  // 4: cad.engine.v1.json:extendee -> google.protobuf.FieldOptions
+	9,  // 5: cad.engine.v1.domain:extendee -> google.protobuf.EnumValueOptions
+	9,  // 6: cad.engine.v1.reason:extendee -> google.protobuf.EnumValueOptions
+	1,  // 7: cad.engine.v1.tool:type_name -> cad.engine.v1.ToolOptions
+	2,  // 8: cad.engine.v1.rules:type_name -> cad.engine.v1.FieldRules
+	5,  // 9: cad.engine.v1.json:type_name -> cad.engine.v1.JSONOptions
+	3,  // 10: cad.engine.v1.domain:type_name -> cad.engine.v1.DomainValues
+	4,  // 11: cad.engine.v1.reason:type_name -> cad.engine.v1.ReasonOptions
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	7,  // [7:12] is the sub-list for extension type_name
+	2,  // [2:7] is the sub-list for extension extendee
 	0,  // [0:2] is the sub-list for field type_name
 }
 
@@ -665,8 +756,8 @@ func file_cad_engine_v1_options_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_options_proto_rawDesc), len(file_cad_engine_v1_options_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   4,
-			NumExtensions: 4,
+			NumMessages:   5,
+			NumExtensions: 5,
 			NumServices:   0,
 		},
 		GoTypes:           file_cad_engine_v1_options_proto_goTypes,

@@ -540,8 +540,13 @@ type OpenServerRequest struct {
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// Method.
 	Method string `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
-	// Params, as sent.
-	Params        *structpb.Struct `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
+	// Not set any more: the params are params_json.
+	//
+	// Deprecated: Marked as deprecated in cad/engine/v1/session.proto.
+	Params *structpb.Struct `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
+	// Params as sent, the JSON encoding of the method's params message (on
+	// the JSON wire: "params").
+	ParamsJson    []byte `protobuf:"bytes,4,opt,name=params_json,json=paramsJson,proto3" json:"params_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -590,9 +595,17 @@ func (x *OpenServerRequest) GetMethod() string {
 	return ""
 }
 
+// Deprecated: Marked as deprecated in cad/engine/v1/session.proto.
 func (x *OpenServerRequest) GetParams() *structpb.Struct {
 	if x != nil {
 		return x.Params
+	}
+	return nil
+}
+
+func (x *OpenServerRequest) GetParamsJson() []byte {
+	if x != nil {
+		return x.ParamsJson
 	}
 	return nil
 }
@@ -606,8 +619,14 @@ type Event struct {
 	Seq int64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
 	// "document.changed", "batch.progress" or "operation.finished".
 	Type string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
-	// The event's payload (see the payload messages).
-	Payload       *structpb.Struct `protobuf:"bytes,4,opt,name=payload,proto3" json:"payload,omitempty"`
+	// Not set any more: the payload is payload_json.
+	//
+	// Deprecated: Marked as deprecated in cad/engine/v1/session.proto.
+	Payload *structpb.Struct `protobuf:"bytes,4,opt,name=payload,proto3" json:"payload,omitempty"`
+	// The event's payload, the JSON encoding of the type's payload message
+	// (DocumentChangedPayload, BatchProgressPayload,
+	// OperationFinishedPayload; on the JSON wire: "payload").
+	PayloadJson   []byte `protobuf:"bytes,5,opt,name=payload_json,json=payloadJson,proto3" json:"payload_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -663,9 +682,17 @@ func (x *Event) GetType() string {
 	return ""
 }
 
+// Deprecated: Marked as deprecated in cad/engine/v1/session.proto.
 func (x *Event) GetPayload() *structpb.Struct {
 	if x != nil {
 		return x.Payload
+	}
+	return nil
+}
+
+func (x *Event) GetPayloadJson() []byte {
+	if x != nil {
+		return x.PayloadJson
 	}
 	return nil
 }
@@ -1952,17 +1979,22 @@ const file_cad_engine_v1_session_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12$\n" +
 	"\rsubscriptions\x18\a \x03(\tR\rsubscriptionsB\t\n" +
-	"\a_client\"l\n" +
+	"\a_client\"\xad\x01\n" +
 	"\x11OpenServerRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
-	"\x06method\x18\x02 \x01(\tR\x06method\x12/\n" +
-	"\x06params\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x06params\"\x7f\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\x129\n" +
+	"\x06params\x18\x03 \x01(\v2\x17.google.protobuf.StructB\b\xaa\xb5\x18\x02\x18\x01\x18\x01R\x06params\x125\n" +
+	"\vparams_json\x18\x04 \x01(\fB\x14\xaa\xb5\x18\x10\n" +
+	"\x06params\x12\x06objectR\n" +
+	"paramsJson\"\xc3\x01\n" +
 	"\x05Event\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x12\x12\n" +
-	"\x04type\x18\x03 \x01(\tR\x04type\x121\n" +
-	"\apayload\x18\x04 \x01(\v2\x17.google.protobuf.StructR\apayload\"x\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12;\n" +
+	"\apayload\x18\x04 \x01(\v2\x17.google.protobuf.StructB\b\xaa\xb5\x18\x02\x18\x01\x18\x01R\apayload\x128\n" +
+	"\fpayload_json\x18\x05 \x01(\fB\x15\xaa\xb5\x18\x11\n" +
+	"\apayload\x12\x06objectR\vpayloadJson\"x\n" +
 	"\x16DocumentChangedPayload\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12\x1a\n" +

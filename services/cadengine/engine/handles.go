@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+)
+
+// checkHandles reports the first literal handle in a handle field of the
+// decoded arguments m (FieldRules.handle, at any depth) that is not hex
+// digits: validation refuses such a batch step before anything runs.
+func checkHandles(m protoreflect.Message) *toolError {
+	bad, path, found := firstBadHandle(m)
+	if !found {
+		return nil
+	}
+	return invalidArgs(path, reasonInvalid, "%q is not an entity handle (hex digits)", bad)
+}
+
+// firstBadHandle finds the first bad handle in the order a walk of the
+// JSON with keys sorted meets it.
+func firstBadHandle(m protoreflect.Message) (bad, path string, found bool) {
+	hf := handleFieldsOf(m.Descriptor())
+	for _, fd := range hf.fields {
+		key := "/" + escapePointer(contract.Key(fd))
+		nested := fd.Kind() == protoreflect.MessageKind
+		switch {
+		case fd.IsList():
+			list := m.Get(fd).List()
+			for i := range list.Len() {
+				if nested {
+					if bad, p, ok := firstBadHandle(list.Get(i).Message()); ok {
+						return bad, key + "/" + strconv.Itoa(i) + p, true
+					}
+				} else if s := list.Get(i).String(); !validHandle(s) {
+					return s, key + "/" + strconv.Itoa(i), true
+				}
+			}
+		case nested:
+			if m.Has(fd) {
+				if bad, p, ok := firstBadHandle(m.Get(fd).Message()); ok {
+					return bad, key + p, true
+				}
+			}
+		case m.Has(fd) || !fd.HasPresence():
+			if s := m.Get(fd).String(); !validHandle(s) {
+				return s, key, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func validHandle(s string) bool {
+	_, ok := drawing.ParseHandle(s)
+	return ok
+}
+
+// handleFields are the fields of a message that hold handles (string
+// fields with the handle rule) or messages that do, sorted by key.
+type handleFields struct {
+	fields []protoreflect.FieldDescriptor
+}
+
+var handleFieldCache sync.Map // protoreflect.MessageDescriptor → *handleFields
+
+func handleFieldsOf(md protoreflect.MessageDescriptor) *handleFields {
+	if v, ok := handleFieldCache.Load(md); ok {
+		return v.(*handleFields)
+	}
+	hf := &handleFields{}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		switch {
+		case fd.IsMap():
+		case fd.Kind() == protoreflect.StringKind:
+			if r, _ := proto.GetExtension(fd.Options(), enginev1.E_Rules).(*enginev1.FieldRules); r.GetHandle() {
+				hf.fields = append(hf.fields, fd)
+			}
+		case fd.Kind() == protoreflect.MessageKind && fd.Message() != md && fd.Message().ParentFile().Package() != "google.protobuf":
+			if len(handleFieldsOf(fd.Message()).fields) > 0 {
+				hf.fields = append(hf.fields, fd)
+			}
+		}
+	}
+	slices.SortFunc(hf.fields, func(a, b protoreflect.FieldDescriptor) int { return strings.Compare(contract.Key(a), contract.Key(b)) })
+	v, _ := handleFieldCache.LoadOrStore(md, hf)
+	return v.(*handleFields)
+}
