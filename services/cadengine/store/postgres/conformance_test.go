@@ -11,7 +11,7 @@ import (
 )
 
 // open opens a store on url, closed when t ends.
-func open(t *testing.T, url string) *postgres.Store {
+func open(t testing.TB, url string) *postgres.Store {
 	t.Helper()
 	s, err := postgres.Open(context.Background(), url)
 	if err != nil {

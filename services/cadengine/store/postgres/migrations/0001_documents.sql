@@ -13,8 +13,11 @@ CREATE TABLE documents (
 	content_hash  text NOT NULL
 );
 
+-- No foreign key to documents: the store writes entities only in the
+-- commit that writes their document's row, and the check would cost a
+-- lookup and a trigger per inserted entity (as much as the insert itself).
 CREATE TABLE entities (
-	document_id text COLLATE "C" NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+	document_id text COLLATE "C" NOT NULL,
 	handle      bigint NOT NULL,
 	data        bytea NOT NULL,     -- canonical encoding, opaque to the store
 	PRIMARY KEY (document_id, handle)
