@@ -8,6 +8,12 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
+var (
+	_ store.Store    = (*Store)(nil)
+	_ store.Leases   = (*Store)(nil)
+	_ store.Registry = (*Store)(nil)
+)
+
 // Grant implements [store.Leases].
 func (s *Store) Grant(_ context.Context, documentID, holder string, ttl time.Duration) (store.Lease, error) {
 	if err := store.CheckGrant(documentID, holder, ttl); err != nil {

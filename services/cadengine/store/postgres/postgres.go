@@ -33,10 +33,16 @@ type Store struct {
 	closed atomic.Bool
 }
 
+var (
+	_ store.Store    = (*Store)(nil)
+	_ store.Leases   = (*Store)(nil)
+	_ store.Registry = (*Store)(nil)
+)
+
 // Open connects to the database that connString names (a postgres:// or
 // postgresql:// URL, or key=value pairs, as pgx reads them; parameters
-// pgx does not know, such as search_path, are set on every connection)
-// and creates or migrates the schema in the first schema of the
+// pgx does not know, such as search_path, are set on every connection;
+// pool_max_conns sizes the pool) and creates or migrates the schema in the first schema of the
 // search_path. It fails when the schema is newer than this binary knows.
 func Open(ctx context.Context, connString string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(connString)

@@ -10,6 +10,12 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
+var (
+	_ store.Store    = (*Store)(nil)
+	_ store.Leases   = (*Store)(nil)
+	_ store.Registry = (*Store)(nil)
+)
+
 // fence fails with [store.ErrFenced] unless l is still its document's
 // lease. tx holds the write lock (BEGIN IMMEDIATE), so the lease cannot
 // change before tx commits.
