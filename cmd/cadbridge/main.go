@@ -32,7 +32,7 @@ func main() {
 	fs.StringVar(&listen, "listen", "127.0.0.1:7400", "gateway HTTP listen address")
 	fs.StringVar(&engineListen, "engine-listen", "127.0.0.1:7401", "engine gRPC listen address")
 	fs.StringVar(&metricsListen, "engine-metrics-listen", "127.0.0.1:7402", "engine /metrics HTTP address (empty: off)")
-	fs.StringVar(&store, "store", "sqlite:data/cadengine.db", "engine store: sqlite:PATH or memory:")
+	fs.StringVar(&store, "store", "sqlite:data/cadengine.db", "engine store: sqlite:PATH, memory: or postgres://…")
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

@@ -33,7 +33,7 @@ var rules = []rule{
 	{from: "services/cadengine/dxf", to: []string{"services/cadengine/engine", "services/cadengine/store", "services/cadengine/svg"}, why: "file formats never import the engine or the stores"},
 	{from: "services/cadengine/svg", to: []string{"services/cadengine/engine", "services/cadengine/store", "services/cadengine/dxf"}, why: "file formats never import the engine or the stores"},
 	{from: "services/cadengine/store", to: []string{"services/cadengine/engine", "services/cadengine/drawing", "services/cadengine/dxf", "services/cadengine/svg"}, why: "a store never imports the engine"},
-	{from: "services/cadengine/engine", to: []string{"services/cadengine/store/memory", "services/cadengine/store/sqlite", "internal/stacktest"}, why: "the engine works on the Store interface; the service chooses the store"},
+	{from: "services/cadengine/engine", to: []string{"services/cadengine/store/memory", "services/cadengine/store/sqlite", "services/cadengine/store/postgres", "internal/stacktest"}, why: "the engine works on the Store interface; the service chooses the store"},
 	{from: "gen", to: []string{"services", "internal", "cmd", "bridge", "contract"}, except: []string{"contract/jsonwire"}, why: "generated code is importable by other modules (its codecs need only their runtime, contract/jsonwire)"},
 	{from: "contract/jsonwire", stdlibOnly: true, also: []string{"google.golang.org/protobuf"}, why: "the generated codecs' runtime needs only protobuf"},
 }

@@ -31,7 +31,8 @@ import (
 type Config struct {
 	// Listen is the gRPC address, for example "127.0.0.1:7401".
 	Listen string
-	// Store chooses the store: "sqlite:PATH" or "memory:".
+	// Store chooses the store: "sqlite:PATH", "memory:" or a
+	// "postgres://…" URL (see [OpenStore]).
 	Store string
 	// Reflection turns gRPC server reflection on even when Listen is not a
 	// loopback address (it is always on for loopback).

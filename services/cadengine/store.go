@@ -1,21 +1,39 @@
 package cadengine
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/postgres"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/sqlite"
 )
 
+// openTimeout bounds connecting to a PostgreSQL store and migrating its
+// schema, which may wait for another engine's migration.
+const openTimeout = time.Minute
+
 // OpenStore opens a store from its spec: "sqlite:PATH" (a SQLite file in WAL
-// mode with synchronous=FULL; missing parent directories are created) or
-// "memory:" (nothing survives the process; for tests).
+// mode with synchronous=FULL; missing parent directories are created),
+// "memory:" (nothing survives the process; for tests), or a
+// "postgres://…" or "postgresql://…" URL (a PostgreSQL database that
+// several engines may share; its schema is created or migrated first).
 func OpenStore(spec string) (store.Store, error) {
+	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		defer cancel()
+		s, err := postgres.Open(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	kind, rest, ok := strings.Cut(spec, ":")
 	if !ok {
-		return nil, fmt.Errorf("store %q: want sqlite:PATH or memory:", spec)
+		return nil, fmt.Errorf("store %q: want sqlite:PATH, memory: or postgres://…", spec)
 	}
 	switch kind {
 	case "memory":
@@ -30,6 +48,6 @@ func OpenStore(spec string) (store.Store, error) {
 		}
 		return s, nil
 	default:
-		return nil, fmt.Errorf("store %q: unknown kind %q (want sqlite or memory)", spec, kind)
+		return nil, fmt.Errorf("store %q: unknown kind %q (want sqlite, memory or postgres)", spec, kind)
 	}
 }

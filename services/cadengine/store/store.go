@@ -1,8 +1,10 @@
 // Package store is the engine's durable storage behind one small
 // interface, [Store]: documents (a row and its entities' canonical
-// encodings), the operation journal and sessions. Each store lives in a
-// package of its own (memory, sqlite) and passes the conformance suite in
-// storetest; a store never imports the engine.
+// encodings), the operation journal and sessions. Beside it, for several
+// engines sharing one store, are document leases with fencing ([Leases])
+// and the registry of running engines ([Registry]). Each store lives in a
+// package of its own (memory, sqlite, postgres) and passes the conformance
+// suite in storetest; a store never imports the engine.
 package store
 
 import (
@@ -23,13 +25,15 @@ import (
 // A Store must be safe for concurrent use; the engine commits documents
 // concurrently, one writer per document.
 type Store interface {
-	// Kind names the store: "sqlite" or "memory".
+	// Kind names the store: "sqlite", "memory" or "postgres".
 	Kind() string
 	// Load calls fn for every stored document with its entities in handle
 	// order.
 	Load(ctx context.Context, fn func(doc *DocumentRecord, entities []EntityRecord) error) error
 	// Commit applies c atomically and durably: when it returns nil, the
-	// change and its journal records are on disk.
+	// change and its journal records are on disk. A commit under a lease
+	// that is no longer the writer's fails whole with an error matching
+	// [ErrFenced].
 	Commit(ctx context.Context, c *Commit) error
 	// LoadOperations calls fn for every journal record, oldest first.
 	LoadOperations(ctx context.Context, fn func(op *OperationRecord) error) error
@@ -79,14 +83,21 @@ type EntityRecord struct {
 	Data   []byte
 }
 
-// Commit is one store transaction: upsert the document row, put (insert or
-// replace) entities, delete entities by handle, and upsert journal
-// records. Document is nil for a commit that only journals.
+// Commit is one store transaction: upsert the document row, delete
+// entities by handle, put (insert or replace) entities, and upsert journal
+// records. Document is nil for a commit that only journals. Deletes apply
+// before puts, and of a handle put twice the last stays.
 type Commit struct {
 	Document   *DocumentRecord
 	Put        []EntityRecord
 	Delete     []uint64
 	Operations []OperationRecord
+	// Lease is the lease the commit is written under: the commit applies
+	// only if that lease (document, holder and epoch) is still the
+	// document's, checked in the same transaction, and fails whole with
+	// [ErrFenced] otherwise. Nil writes unfenced, as a single engine does.
+	// With a Document, Lease.DocumentID must be its ID.
+	Lease *Lease
 }
 
 // OperationRecord is an operation's row in the journal:

@@ -20,7 +20,7 @@ func main() {
 	var cfg cadengine.Config
 	fs := flag.NewFlagSet("cadengine", flag.ExitOnError)
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:7401", "gRPC listen address")
-	fs.StringVar(&cfg.Store, "store", "sqlite:data/cadengine.db", "store: sqlite:PATH or memory:")
+	fs.StringVar(&cfg.Store, "store", "sqlite:data/cadengine.db", "store: sqlite:PATH, memory: or postgres://…")
 	fs.BoolVar(&cfg.Reflection, "reflection", false, "serve gRPC reflection on non-loopback addresses too")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "graceful stop bound (0: 10s)")
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "longest wait for a client's answer to a server request (0: 10m)")

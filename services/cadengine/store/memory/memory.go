@@ -1,5 +1,6 @@
 // Package memory is a [store.Store] in memory, for tests and benchmarks:
-// nothing survives the process.
+// nothing survives the process. It also implements [store.Leases] and
+// [store.Registry], for the engines of one process.
 package memory
 
 import (
@@ -17,10 +18,14 @@ import (
 // an engine that reopens the same Store sees what the previous one
 // committed, as with a file.
 type Store struct {
-	mu       sync.Mutex // guards docs, ops, sessions and closed
+	now func() time.Time // the store's clock, for leases and registrations
+
+	mu       sync.Mutex // guards the maps and closed
 	docs     map[string]*memDoc
 	ops      map[[2]string]store.OperationRecord // by principal and id
 	sessions map[string][]byte
+	leases   map[string]store.Lease // by document id; Holder "" once released
+	engines  map[string]store.EngineRecord
 	closed   bool
 }
 
@@ -31,7 +36,14 @@ type memDoc struct {
 
 // New returns an empty Store.
 func New() *Store {
-	return &Store{docs: map[string]*memDoc{}, ops: map[[2]string]store.OperationRecord{}, sessions: map[string][]byte{}}
+	return &Store{
+		now:      time.Now,
+		docs:     map[string]*memDoc{},
+		ops:      map[[2]string]store.OperationRecord{},
+		sessions: map[string][]byte{},
+		leases:   map[string]store.Lease{},
+		engines:  map[string]store.EngineRecord{},
+	}
 }
 
 // Kind is "memory".
@@ -73,10 +85,18 @@ func (s *Store) Load(ctx context.Context, fn func(*store.DocumentRecord, []store
 
 // Commit applies c.
 func (s *Store) Commit(_ context.Context, c *store.Commit) error {
+	if err := store.CheckFence(c); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return store.ErrClosed
+	}
+	if l := c.Lease; l != nil {
+		if cur := s.leases[l.DocumentID]; cur.Holder != l.Holder || cur.Epoch != l.Epoch {
+			return store.Fenced(l, cur.Holder, cur.Epoch)
+		}
 	}
 	if c.Document != nil {
 		d := s.docs[c.Document.ID]

@@ -27,5 +27,6 @@ func TestConformance(t *testing.T) {
 			}
 			return open(t, paths[s])
 		},
+		Share: func(t *testing.T, s store.Store) store.Store { return open(t, paths[s]) },
 	})
 }

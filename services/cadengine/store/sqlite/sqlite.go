@@ -1,5 +1,7 @@
 // Package sqlite is the engine's default [store.Store]: one SQLite file in
-// WAL mode with synchronous=FULL, so a commit that returned is on disk.
+// WAL mode with synchronous=FULL, so a commit that returned is on disk. It
+// also implements [store.Leases] and [store.Registry] in the same file, for
+// the engines of one machine.
 package sqlite
 
 import (
@@ -23,7 +25,8 @@ import (
 // call: SQLite has a single writer anyway, and BEGIN IMMEDIATE on one
 // connection never meets SQLITE_BUSY from this process.
 type Store struct {
-	db *sql.DB
+	db  *sql.DB
+	now func() time.Time // the store's clock, for leases and registrations
 }
 
 const sqliteSchema = `
@@ -63,7 +66,20 @@ CREATE TABLE IF NOT EXISTS sessions (
 	id   TEXT PRIMARY KEY,
 	data BLOB NOT NULL                 -- opaque to the store
 ) WITHOUT ROWID;
-PRAGMA user_version = 2;
+CREATE TABLE IF NOT EXISTS document_leases (
+	document_id TEXT PRIMARY KEY,
+	holder      TEXT NOT NULL,     -- "" once released
+	epoch       INTEGER NOT NULL,  -- the fencing token, +1 for every grant
+	expires_at  INTEGER NOT NULL   -- Unix nanoseconds
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS engines (
+	id            TEXT PRIMARY KEY,
+	address       TEXT NOT NULL,
+	registered_at INTEGER NOT NULL, -- Unix nanoseconds
+	heartbeat_at  INTEGER NOT NULL, -- Unix nanoseconds
+	expires_at    INTEGER NOT NULL  -- Unix nanoseconds
+) WITHOUT ROWID;
+PRAGMA user_version = 3;
 `
 
 // Open opens (creating it and its parent directories if need be) the
@@ -105,7 +121,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: schema: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, now: time.Now}, nil
 }
 
 // Kind is "sqlite".
@@ -187,8 +203,13 @@ func (s *Store) loadEntities(ctx context.Context, id string) ([]store.EntityReco
 // commits (entity_batch_create) go much faster in chunks than row by row.
 const rowsPerInsert = 200
 
-// Commit implements [store.Store]: one IMMEDIATE transaction.
+// Commit implements [store.Store]: one IMMEDIATE transaction, which
+// holds SQLite's write lock from its start, so that no grant of the lease
+// can come between the fence check and the commit.
 func (s *Store) Commit(ctx context.Context, c *store.Commit) (err error) {
+	if err := store.CheckFence(c); err != nil {
+		return err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -198,6 +219,11 @@ func (s *Store) Commit(ctx context.Context, c *store.Commit) (err error) {
 			tx.Rollback()
 		}
 	}()
+	if c.Lease != nil {
+		if err = fence(ctx, tx, c.Lease); err != nil {
+			return err
+		}
+	}
 	if c.Document != nil {
 		if err = writeDocument(ctx, tx, c); err != nil {
 			return err

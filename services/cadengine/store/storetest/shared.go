@@ -1,0 +1,87 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+)
+
+// testSharedSeesCommits checks that what one store commits, a second store
+// over the same storage loads, as a second engine would.
+func testSharedSeesCommits(t *testing.T, h Harness) {
+	ctx := context.Background()
+	a := open(t, h)
+	b := share(t, h, a)
+	doc := document("doc-1", 1)
+	op := operation("alice", "op-1", t0, true)
+	commit(t, a, &store.Commit{Document: doc, Put: []store.EntityRecord{entity(0x100, 1)}, Operations: []store.OperationRecord{op}})
+	if err := a.SaveSession(ctx, "ses-1", []byte("state")); err != nil {
+		t.Fatalf("SaveSession: %v", err)
+	}
+	wantDocument(t, b, doc, []store.EntityRecord{entity(0x100, 1)})
+	wantOperations(t, b, op)
+	if got, err := b.LoadSessions(ctx); err != nil || string(got["ses-1"]) != "state" {
+		t.Errorf("LoadSessions on the second store = %q, %v; want ses-1's state", got, err)
+	}
+
+	// And back: the second store's commit replaces the first's.
+	next := document("doc-1", 2)
+	commit(t, b, &store.Commit{Document: next, Delete: []uint64{0x100}, Put: []store.EntityRecord{entity(0x101, 2)}})
+	wantDocument(t, a, next, []store.EntityRecord{entity(0x101, 2)})
+}
+
+// tagged is the entity h as the commit with tag wrote it.
+func tagged(h uint64, tag int64) store.EntityRecord {
+	return store.EntityRecord{Handle: h, Data: fmt.Appendf(nil, "commit %d, entity %x", tag, h)}
+}
+
+// testSharedSameDocument commits one document from two stores at once,
+// each commit replacing every entity and the row: whichever commit came
+// last, the stored document is that commit whole, never a mix of two.
+func testSharedSameDocument(t *testing.T, h Harness) {
+	a := open(t, h)
+	stores := []store.Store{a, share(t, h, a)}
+	const writers, commits, ents = 4, 20, 16
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		s := stores[w%len(stores)]
+		wg.Go(func() {
+			for i := range commits {
+				tag := int64(w*1000 + i + 1)
+				c := &store.Commit{Document: document("doc-1", tag)}
+				for e := range uint64(ents) {
+					c.Put = append(c.Put, tagged(0x100+e, tag))
+				}
+				if err := s.Commit(context.Background(), c); err != nil {
+					errs <- fmt.Errorf("writer %d, commit %d: %w", w, i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("concurrent Commit: %v", err)
+	}
+	for _, s := range stores {
+		got, ok := load(t, s)["doc-1"]
+		if !ok {
+			t.Fatal("Load has no doc-1")
+		}
+		tag := got.doc.Revision
+		if len(got.ents) != ents {
+			t.Fatalf("Load doc-1 = %d entities, want %d", len(got.ents), ents)
+		}
+		for _, e := range got.ents {
+			if want := tagged(e.Handle, tag); !bytes.Equal(e.Data, want.Data) {
+				t.Errorf("entity %x = %q with the row of commit %d: a torn commit", e.Handle, e.Data, tag)
+			}
+		}
+	}
+}
