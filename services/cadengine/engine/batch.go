@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -116,10 +117,10 @@ func (e *Engine) answerClaimed(prior *opEntry, st opState, c claimResult, opID s
 	var te *toolError
 	switch c {
 	case claimReplay:
-		if st.response == nil {
+		if !st.recorded() {
 			return nil, fmt.Errorf("operation %q has no recorded result", opID)
 		}
-		res, err := decodeResponse(st.response)
+		res, err := st.recordedResult()
 		if err != nil {
 			return nil, err
 		}
@@ -207,17 +208,23 @@ func (r *run) conclude() error {
 	if !r.resp.Ok {
 		status = enginev1.OperationStatus_OPERATION_STATUS_FAILED
 	}
-	rec, err := r.record(status, r.resp, true)
-	if err != nil {
-		r.abort()
-		return err
-	}
 	if r.dirty() || r.created != nil || r.op.explicit || r.e.ops.state(r.op).journaled {
+		rec, err := r.record(status, r.resp, true)
+		if err != nil {
+			r.abort()
+			return err
+		}
 		return r.commit(rec)
 	}
+	committed := slices.Clone(r.live)
+	var revision int64
+	if r.d != nil {
+		revision = r.d.Revision
+	}
+	finished := r.e.now().UTC()
 	r.e.ops.update(r.op, func(st *opState) {
-		st.status, st.committed, st.revision = rec.Status, rec.CommittedSteps, rec.Revision
-		st.response, st.finished = rec.Response, rec.FinishedAt
+		st.status, st.committed, st.revision = status, committed, revision
+		st.result, st.response, st.finished = r.resp, nil, finished
 	})
 	return nil
 }

@@ -88,6 +88,10 @@ type opState struct {
 	committed []int32
 	revision  int64
 	response  []byte // encoded ExecuteBatchResponse; see OperationRecord.Response
+	// result is the response of an operation that finished without a
+	// journal record (nothing to store): kept as it is, encoded only if a
+	// replay or operations.get asks.
+	result    *enginev1.ExecuteBatchResponse
 	started   time.Time
 	finished  time.Time
 	journaled bool // the store holds a record of it
@@ -125,14 +129,25 @@ func (o *opEntry) Proto(st opState) (*enginev1.Operation, error) {
 	if !st.finished.IsZero() {
 		op.FinishedAt = timestamppb.New(st.finished)
 	}
-	if st.status != enginev1.OperationStatus_OPERATION_STATUS_RUNNING && st.response != nil {
-		res, err := decodeResponse(st.response)
+	if st.status != enginev1.OperationStatus_OPERATION_STATUS_RUNNING && st.recorded() {
+		res, err := st.recordedResult()
 		if err != nil {
 			return nil, err
 		}
 		op.Result = res
 	}
 	return op, nil
+}
+
+// recorded reports whether the state holds a result.
+func (st opState) recorded() bool { return st.response != nil || st.result != nil }
+
+// recordedResult is a copy of the recorded result.
+func (st opState) recordedResult() (*enginev1.ExecuteBatchResponse, error) {
+	if st.result != nil {
+		return proto.Clone(st.result).(*enginev1.ExecuteBatchResponse), nil
+	}
+	return decodeResponse(st.response)
 }
 
 func decodeResponse(b []byte) (*enginev1.ExecuteBatchResponse, error) {
@@ -315,7 +330,7 @@ func (e *Engine) RecentOperations(principal string, n int) []*enginev1.Operation
 	out := make([]*enginev1.Operation, 0, len(ops))
 	for i, o := range ops {
 		st := sts[i]
-		st.response = nil
+		st.response, st.result = nil, nil
 		op, _ := o.Proto(st) // cannot fail without a response to decode
 		out = append(out, op)
 	}
