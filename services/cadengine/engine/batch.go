@@ -52,11 +52,10 @@ import (
 // with 4000 — so the engine uses the kind for the one step-shape rule the
 // proto type cannot hold: a bind name that breaks its pattern.
 func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.ExecuteBatchRequest) (*enginev1.ExecuteBatchResponse, error) {
-	done, err := e.enter()
-	if err != nil {
+	if err := e.enter(); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer e.calls.Done()
 	id := req.GetDocumentId()
 	if id == "" {
 		return nil, fmt.Errorf("%w: cad.batch needs document_id", ErrInvalid)

@@ -175,16 +175,16 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// enter registers a call; the caller must call the returned function when
-// it is done.
-func (e *Engine) enter() (func(), error) {
+// enter registers a call; the caller must call e.calls.Done when it is
+// done.
+func (e *Engine) enter() error {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	e.calls.Add(1)
-	return e.calls.Done, nil
+	return nil
 }
 
 func (e *Engine) doc(id string) (*document, error) {
@@ -202,11 +202,10 @@ func (e *Engine) doc(id string) (*document, error) {
 // CreateDocument creates an empty document with layer "0" (colour 7,
 // Continuous) as its current layer.
 func (e *Engine) CreateDocument(ctx context.Context, req *enginev1.CreateDocumentRequest) (*enginev1.DocumentInfo, error) {
-	done, err := e.enter()
-	if err != nil {
+	if err := e.enter(); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer e.calls.Done()
 	return e.createDocument(ctx, req.GetName(), req.GetUnits())
 }
 
@@ -252,11 +251,10 @@ func (e *Engine) publish(d *document) {
 
 // GetDocument describes a document.
 func (e *Engine) GetDocument(ctx context.Context, documentID string) (*enginev1.DocumentInfo, error) {
-	done, err := e.enter()
-	if err != nil {
+	if err := e.enter(); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer e.calls.Done()
 	d, err := e.doc(documentID)
 	if err != nil {
 		return nil, err
@@ -268,11 +266,10 @@ func (e *Engine) GetDocument(ctx context.Context, documentID string) (*enginev1.
 
 // ListDocuments lists documents, oldest first, a page at a time.
 func (e *Engine) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsRequest) (*enginev1.ListDocumentsResponse, error) {
-	done, err := e.enter()
-	if err != nil {
+	if err := e.enter(); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer e.calls.Done()
 	size := int(req.GetPageSize())
 	switch {
 	case req.PageSize == nil:
@@ -324,11 +321,10 @@ func (e *Engine) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsR
 
 // ExportDocument renders a document as DXF or SVG.
 func (e *Engine) ExportDocument(ctx context.Context, req *enginev1.ExportDocumentRequest) (*enginev1.ExportDocumentResponse, error) {
-	done, err := e.enter()
-	if err != nil {
+	if err := e.enter(); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer e.calls.Done()
 	d, err := e.doc(req.GetDocumentId())
 	if err != nil {
 		return nil, err

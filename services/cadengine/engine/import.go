@@ -59,11 +59,10 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 // ErrInvalid. See dxf.Read for what is read and the dxf package for the round
 // trip of the engine's own export.
 func (e *Engine) ImportDocument(ctx context.Context, req *enginev1.ImportDocumentRequest) (*enginev1.DocumentInfo, error) {
-	done, err := e.enter()
-	if err != nil {
+	if err := e.enter(); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer e.calls.Done()
 	imp, err := e.importDXF(req.GetName(), req.GetFormat(), req.GetContent())
 	if err != nil {
 		return nil, fmt.Errorf("import document: %w", err)

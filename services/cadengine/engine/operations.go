@@ -310,11 +310,10 @@ func (t *opTable) restore(o *opEntry) {
 // id the principal never used, or whose record was pruned, is
 // ErrOperationNotFound.
 func (e *Engine) GetOperation(ctx context.Context, principal, operationID string) (*enginev1.Operation, error) {
-	done, err := e.enter()
-	if err != nil {
+	if err := e.enter(); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer e.calls.Done()
 	o, st, ok := e.ops.get(opKey{principal, operationID})
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrOperationNotFound, operationID)

@@ -200,11 +200,10 @@ func compileTools() (map[string]*tool, error) {
 // operation_id (ErrInvalid), a context that ended before the tool ran, a
 // store failure, or a closed engine.
 func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.CallToolRequest) (*enginev1.CallToolResponse, error) {
-	done, err := e.enter()
-	if err != nil {
+	if err := e.enter(); err != nil {
 		return nil, err
 	}
-	defer done()
+	defer e.calls.Done()
 
 	opID, explicit, err := operationID(req.OperationId)
 	if err != nil {
