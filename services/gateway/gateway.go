@@ -295,7 +295,9 @@ func Run(ctx context.Context, cfg Config) error {
 }
 
 // ServeStdio serves one JSON-RPC connection on r and w (newline-delimited)
-// until the input ends or ctx is cancelled.
+// until the input ends or ctx is cancelled. At the end of the input it
+// stops reading, finishes the calls already read (bounded by
+// Config.DrainTimeout), writes their answers and returns nil.
 func (gw *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	stream := jsonrpc.NewLineStream(r, w, jsonrpc.LineStreamOptions{MaxLineSize: int(gw.cfg.ReadLimit)})
 	return gw.serveConn(ctx, stream, localPrincipal, nil)
@@ -333,7 +335,11 @@ func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, princip
 		// and are answered 4029 instead of waiting in the queue.
 		MaxConcurrent: 2 * gw.cfg.MaxInFlight,
 		TooLarge:      messageTooLarge(gw.cfg.ReadLimit),
-		OnError:       func(err error) { gw.log.Debug("jsonrpc", "error", err) },
+		// A client that ends its input (stdin closed, a WebSocket close
+		// frame after its last request) still gets the answers to the
+		// calls it sent, within the drain timeout.
+		EOFGrace: gw.cfg.DrainTimeout,
+		OnError:  func(err error) { gw.log.Debug("jsonrpc", "error", err) },
 		Unmatched: func(resp *jsonrpc.Response) {
 			cc.wg.Add(1)
 			go func() {

@@ -26,6 +26,7 @@ func main() {
 	fs.Int64Var(&cfg.ReadLimit, "read-limit", 0, "largest message in bytes (0: 1 MiB)")
 	fs.BoolVar(&cfg.CheckContracts, "check-contracts", false, "validate everything sent against its contract (for tests)")
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "how long a client may fall behind before it is disconnected (0: 10s)")
+	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "how long calls may finish on a stop or after a client ends its input (0: 10s)")
 	fs.BoolVar(&stdio, "stdio", false, "speak JSON-RPC on stdin/stdout instead of HTTP")
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
