@@ -37,8 +37,12 @@ type Config struct {
 	// loopback address (it is always on for loopback).
 	Reflection bool
 	// MetricsListen is the HTTP address of /metrics (Prometheus text),
-	// /healthz and /readyz; empty means none.
+	// /healthz and /readyz; empty means none. Port 0 takes a free port,
+	// which MetricsListening is told.
 	MetricsListen string
+	// MetricsListening, if set, is called with the metrics listener's
+	// address once it accepts connections.
+	MetricsListening func(addr net.Addr)
 	// DrainTimeout bounds a graceful stop; 0 means 10 s.
 	DrainTimeout time.Duration
 	// RequestTimeout bounds a wait for the client's answer to a server
@@ -262,6 +266,9 @@ func (s *Server) serveMetrics(addr string) (func(), error) {
 		srv.Serve(lis)
 	}()
 	s.log.Info("metrics listening", "addr", lis.Addr().String())
+	if s.cfg.MetricsListening != nil {
+		s.cfg.MetricsListening(lis.Addr())
+	}
 	return func() {
 		srv.Close()
 		<-done
