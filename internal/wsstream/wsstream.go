@@ -71,7 +71,8 @@ var errBinary = errors.New("wsstream: a binary WebSocket message is not JSON-RPC
 // Read returns the next text message. It returns io.EOF when the peer
 // closed the WebSocket with status 1000 (normal closure) or 1001 (going
 // away), and coder/websocket's error, as it is, for any other end, so that
-// [websocket.CloseStatus] tells its status. On a Stream from Accept the
+// [websocket.CloseStatus] tells its status; a connection that ends without
+// a close frame is io.ErrUnexpectedEOF, not io.EOF. On a Stream from Accept the
 // client's close frame (1000, 1001 or no status) is io.EOF before it is
 // answered, so that writes still reach the client (see Accept). A binary
 // message ends the stream with an error. Cancelling ctx closes the
@@ -89,6 +90,11 @@ func (s *Stream) Read(ctx context.Context) ([]byte, error) {
 		}
 		if st := websocket.CloseStatus(err); st == websocket.StatusNormalClosure || st == websocket.StatusGoingAway {
 			return nil, io.EOF
+		}
+		if errors.Is(err, io.EOF) {
+			// The connection ended without a close frame: a broken one,
+			// not a clean end of input.
+			return nil, fmt.Errorf("wsstream: the connection ended without a close frame: %w", io.ErrUnexpectedEOF)
 		}
 		return nil, err
 	}
