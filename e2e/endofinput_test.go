@@ -45,6 +45,18 @@ func endOfInputRequests(doc string) (lines []string, want map[string]string) {
 	return lines, map[string]string{"1": "ok", "2": "ok", "3": "4000", "4": "-32601", `"a"`: "ok", `"b"`: "ok"}
 }
 
+// endOfInputDocument makes, through the gateway at addr over HTTP, the
+// document the requests write to, and returns the client and the document.
+func endOfInputDocument(t *testing.T, addr string) (*httpClient, string) {
+	t.Helper()
+	c := &httpClient{url: "http://" + addr + "/rpc"}
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c, 1, "document.create", map[string]any{"name": "end of input"}, &doc)
+	return c, doc.DocumentID
+}
+
 // answers records the answer to each id in a payload (a response or an
 // array of them): "ok" or the error code.
 func answers(t *testing.T, payload []byte, got map[string]string, results map[string]json.RawMessage) {
@@ -112,12 +124,8 @@ func checkEndOfInput(t *testing.T, c client, doc string, got, want map[string]st
 // writes every answer, and exits 0.
 func TestStdioEndOfInput(t *testing.T) {
 	gateway, engine := startServices(t)
-	c := &httpClient{url: "http://" + gateway + "/rpc"}
-	var doc struct {
-		DocumentID string `json:"document_id"`
-	}
-	mustCall(t, c, 1, "document.create", map[string]any{"name": "stdio-eof"}, &doc)
-	lines, want := endOfInputRequests(doc.DocumentID)
+	c, doc := endOfInputDocument(t, gateway)
+	lines, want := endOfInputRequests(doc)
 	file := filepath.Join(t.TempDir(), "requests.jsonl")
 	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -153,7 +161,7 @@ func TestStdioEndOfInput(t *testing.T) {
 	for sc.Scan() {
 		answers(t, sc.Bytes(), got, results)
 	}
-	checkEndOfInput(t, c, doc.DocumentID, got, want, results)
+	checkEndOfInput(t, c, doc, got, want, results)
 }
 
 // TestWebSocketCloseAfterLastRequest: a WebSocket client that sends its
@@ -161,12 +169,8 @@ func TestStdioEndOfInput(t *testing.T) {
 // then the gateway's close frame.
 func TestWebSocketCloseAfterLastRequest(t *testing.T) {
 	gateway, _ := startServices(t)
-	c := &httpClient{url: "http://" + gateway + "/rpc"}
-	var doc struct {
-		DocumentID string `json:"document_id"`
-	}
-	mustCall(t, c, 1, "document.create", map[string]any{"name": "ws-eof"}, &doc)
-	lines, want := endOfInputRequests(doc.DocumentID)
+	c, doc := endOfInputDocument(t, gateway)
+	lines, want := endOfInputRequests(doc)
 	ws := wsstreamtest.Dial(t, "ws://"+gateway+"/rpc", nil)
 	for _, l := range lines {
 		ws.WriteText(t, []byte(l))
@@ -185,5 +189,5 @@ func TestWebSocketCloseAfterLastRequest(t *testing.T) {
 			answers(t, payload, got, results)
 		}
 	}
-	checkEndOfInput(t, c, doc.DocumentID, got, want, results)
+	checkEndOfInput(t, c, doc, got, want, results)
 }

@@ -39,25 +39,21 @@ func (f Files) check(what string) error {
 // during the handshake, any client without a certificate that chains to
 // f.CA. what names the flags, for errors.
 func Server(f Files, what string) (*tls.Config, error) {
-	if err := f.check(what); err != nil {
-		return nil, err
-	}
-	cert, pool, err := load(f)
-	if err != nil {
-		return nil, err
-	}
-	return &tls.Config{
-		MinVersion:   tls.VersionTLS13,
-		Certificates: []tls.Certificate{cert},
-		ClientAuth:   tls.RequireAndVerifyClientCert,
-		ClientCAs:    pool,
-	}, nil
+	return config(f, what, func(c *tls.Config, pool *x509.CertPool) {
+		c.ClientAuth, c.ClientCAs = tls.RequireAndVerifyClientCert, pool
+	})
 }
 
 // Client is a caller's configuration: it presents f.Cert and trusts only
 // server certificates that chain to f.CA (for the host it dials). what
 // names the flags, for errors.
 func Client(f Files, what string) (*tls.Config, error) {
+	return config(f, what, func(c *tls.Config, pool *x509.CertPool) { c.RootCAs = pool })
+}
+
+// config loads f into a TLS 1.3 configuration that presents f.Cert, and
+// lets trust say how f.CA is used.
+func config(f Files, what string, trust func(*tls.Config, *x509.CertPool)) (*tls.Config, error) {
 	if err := f.check(what); err != nil {
 		return nil, err
 	}
@@ -65,11 +61,9 @@ func Client(f Files, what string) (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tls.Config{
-		MinVersion:   tls.VersionTLS13,
-		Certificates: []tls.Certificate{cert},
-		RootCAs:      pool,
-	}, nil
+	c := &tls.Config{MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{cert}}
+	trust(c, pool)
+	return c, nil
 }
 
 func load(f Files) (tls.Certificate, *x509.CertPool, error) {
