@@ -85,7 +85,7 @@ func replay(ctx context.Context, e *env, row *Row) error {
 	for i := range nOpen {
 		params := mustJSON(obj{"session_id": sess.SessionID, "document_id": doc, "steps": []obj{
 			{"tool": enginev1.ToolEntityCreatePoint, "args": obj{"x": i, "y": 0}, "bind": "p"},
-			step(enginev1.ToolEntityDeleteMany, obj{"handles": []string{"$p"}}), // destructive; entity_delete is not
+			step(enginev1.ToolEntityDeleteMany, obj{"handles": []string{"$p"}}), // destructive, as entity_delete is
 		}})
 		waiting.Go(func() { drivers[i/perDriver].CallRaw(bctx, gatewayv1.MethodCadBatch, params) })
 	}

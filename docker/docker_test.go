@@ -192,9 +192,63 @@ func TestImageBinaries(t *testing.T) {
 		}
 	}
 
-	// The gateway answers system.status with the token of tokens.example,
-	// which proves that it reaches the engine.
-	req, _ := http.NewRequest(http.MethodPost, "http://"+gateway.Addr+"/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"system.status"}`))
+	checkStatus(t, gateway.Addr)
+
+	// compose.yaml's mutual TLS with these binaries: the certs service's
+	// command writes the certificates (to a temporary directory standing
+	// for the volume), the engine and the gateway start with the TLS
+	// settings compose gives them, and the engine's compose health check
+	// passes.
+	compose := readCompose(t)
+	dir := t.TempDir()
+	local := func(args []string) []string {
+		out := slices.Clone(args)
+		for i, a := range out {
+			out[i] = strings.ReplaceAll(a, "/certs", dir)
+		}
+		return out
+	}
+	certs := local(compose.Services["certs"].Entrypoint)
+	if data, err := exec.Command(filepath.Join(out, filepath.Base(certs[0])), certs[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("certs %v: %v\n%s", certs, err, data)
+	}
+	tlsEngine := proctest.StartBinary(t, proctest.EngineAnnounce, filepath.Join(out, "cadengine"),
+		append([]string{"--listen", "127.0.0.1:0", "--store", "memory:", "--metrics-listen", ""}, local(tlsFlags(compose.Services["cadengine"].Environment))...)...)
+	check := local(compose.Services["cadengine"].Healthcheck.Test[1:])
+	for i, a := range check {
+		check[i] = strings.ReplaceAll(a, "127.0.0.1:7401", tlsEngine.Addr)
+	}
+	if data, err := exec.Command(filepath.Join(out, filepath.Base(check[0])), check[1:]...).CombinedOutput(); err != nil {
+		t.Errorf("compose health check %v: %v\n%s", check, err, data)
+	}
+	tlsGateway := proctest.StartBinary(t, proctest.GatewayAnnounce, filepath.Join(out, "gateway"),
+		append([]string{"--listen", "127.0.0.1:0", "--engine", tlsEngine.Addr, "--tokens", "tokens.example"}, local(tlsFlags(compose.Services["gateway"].Environment))...)...)
+	checkStatus(t, tlsGateway.Addr)
+}
+
+// tlsFlags turns the TLS settings of a service's environment
+// (CADBRIDGE_TLS_CERT, CADBRIDGE_ENGINE_CA, …) into the flags they stand
+// for (--tls-cert, --engine-ca, …).
+func tlsFlags(env map[string]string) []string {
+	var keys []string
+	for k := range env {
+		if name, ok := strings.CutPrefix(k, "CADBRIDGE_"); ok && (strings.Contains(name, "TLS") || strings.HasSuffix(name, "_CA")) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var flags []string
+	for _, k := range keys {
+		flags = append(flags, "--"+strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(k, "CADBRIDGE_")), "_", "-"), env[k])
+	}
+	return flags
+}
+
+// checkStatus checks that the gateway at addr answers system.status with
+// the token of tokens.example, which proves that it reaches the engine.
+func checkStatus(t *testing.T, addr string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"system.status"}`))
 	req.Header.Set("Authorization", "Bearer dev-token")
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
@@ -211,8 +265,8 @@ func TestImageBinaries(t *testing.T) {
 			} `json:"engine"`
 		} `json:"result"`
 	}
-	if json.Unmarshal(body, &status) != nil || !status.Result.Engine.Ready || status.Result.Engine.Store != "sqlite" {
-		t.Errorf("system.status = %s, want a ready engine on sqlite", body)
+	if json.Unmarshal(body, &status) != nil || !status.Result.Engine.Ready || (status.Result.Engine.Store != "sqlite" && status.Result.Engine.Store != "memory") {
+		t.Errorf("system.status of %s = %s, want a ready engine", addr, body)
 	}
 }
 
@@ -236,46 +290,83 @@ func checkStatic(t *testing.T, path string) {
 	}
 }
 
-// TestCompose parses compose.yaml and checks its services: the engine with
-// a volume for its store, the gateway in front of it with its tokens, and
-// Jaeger receiving both services' traces over OTLP.
-func TestCompose(t *testing.T) {
+// service is a service of compose.yaml.
+type service struct {
+	Build struct {
+		Context    string `yaml:"context"`
+		Dockerfile string `yaml:"dockerfile"`
+	} `yaml:"build"`
+	Image       string            `yaml:"image"`
+	Entrypoint  []string          `yaml:"entrypoint"`
+	Environment map[string]string `yaml:"environment"`
+	Ports       []string          `yaml:"ports"`
+	Expose      []string          `yaml:"expose"`
+	Volumes     []string          `yaml:"volumes"`
+	Healthcheck struct {
+		Test     []string `yaml:"test"`
+		Interval string   `yaml:"interval"`
+		Timeout  string   `yaml:"timeout"`
+		Retries  int      `yaml:"retries"`
+	} `yaml:"healthcheck"`
+	DependsOn yaml.Node `yaml:"depends_on"`
+	Restart   string    `yaml:"restart"`
+}
+
+// composeFile is compose.yaml.
+type composeFile struct {
+	Name     string             `yaml:"name"`
+	Services map[string]service `yaml:"services"`
+	Volumes  map[string]any     `yaml:"volumes"`
+}
+
+// readCompose parses compose.yaml strictly (an unknown key fails).
+func readCompose(t *testing.T) composeFile {
+	t.Helper()
 	data, err := os.ReadFile("compose.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	type service struct {
-		Build struct {
-			Context    string `yaml:"context"`
-			Dockerfile string `yaml:"dockerfile"`
-		} `yaml:"build"`
-		Image       string            `yaml:"image"`
-		Environment map[string]string `yaml:"environment"`
-		Ports       []string          `yaml:"ports"`
-		Expose      []string          `yaml:"expose"`
-		Volumes     []string          `yaml:"volumes"`
-		DependsOn   yaml.Node         `yaml:"depends_on"`
-		Restart     string            `yaml:"restart"`
-	}
-	var compose struct {
-		Name     string             `yaml:"name"`
-		Services map[string]service `yaml:"services"`
-		Volumes  map[string]any     `yaml:"volumes"`
-	}
+	var compose composeFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&compose); err != nil {
 		t.Fatalf("compose.yaml: %v", err)
 	}
+	return compose
+}
+
+// dependsOn is a service's depends_on, by service, in its long form.
+func dependsOn(t *testing.T, s service) map[string]string {
+	t.Helper()
+	var deps map[string]struct {
+		Condition string `yaml:"condition"`
+	}
+	if err := s.DependsOn.Decode(&deps); err != nil {
+		t.Errorf("depends_on: want the long form with conditions (%v)", err)
+	}
+	out := map[string]string{}
+	for name, d := range deps {
+		out[name] = d.Condition
+	}
+	return out
+}
+
+// TestCompose parses compose.yaml and checks its services: the one-shot
+// certs service, the engine with a volume for its store and mutual TLS
+// from the certificates, the gateway in front of it with its tokens and
+// its client certificate, and Jaeger receiving both services' traces over
+// OTLP.
+func TestCompose(t *testing.T) {
+	compose := readCompose(t)
 	var names []string
 	for name := range compose.Services {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"cadengine", "gateway", "jaeger"}) {
-		t.Fatalf("services %v, want cadengine, gateway, jaeger", names)
+	if !slices.Equal(names, []string{"cadengine", "certs", "gateway", "jaeger"}) {
+		t.Fatalf("services %v, want cadengine, certs, gateway, jaeger", names)
 	}
-	engine, gateway, jaeger := compose.Services["cadengine"], compose.Services["gateway"], compose.Services["jaeger"]
+	engine, gateway, jaeger, certs := compose.Services["cadengine"], compose.Services["gateway"], compose.Services["jaeger"], compose.Services["certs"]
 
 	for name, s := range map[string]service{"cadengine": engine, "gateway": gateway} {
 		if _, err := os.Stat(filepath.Join(s.Build.Context, s.Build.Dockerfile)); err != nil || s.Build.Context != ".." {
@@ -315,11 +406,39 @@ func TestCompose(t *testing.T) {
 	if tokens == "" || !mounted {
 		t.Errorf("gateway: CADBRIDGE_TOKENS %q must name a file mounted from docker/ (volumes %v)", tokens, gateway.Volumes)
 	}
-	var deps map[string]struct {
-		Condition string `yaml:"condition"`
+	if deps := dependsOn(t, gateway); deps["cadengine"] != "service_healthy" {
+		t.Errorf("gateway depends_on %v: want cadengine with condition service_healthy", deps)
 	}
-	if err := gateway.DependsOn.Decode(&deps); err != nil || deps["cadengine"].Condition != "service_healthy" {
-		t.Errorf("gateway depends_on: want cadengine with condition service_healthy (%v)", err)
+
+	// Mutual TLS: certs writes the certificates to the volume certs, once,
+	// before the engine starts; the engine and the gateway read theirs
+	// from it, and the engine's health check presents cadctl's.
+	if len(certs.Entrypoint) < 3 || certs.Entrypoint[0] != "/usr/local/bin/cadctl" || certs.Entrypoint[1] != "certs" || !slices.Contains(certs.Volumes, "certs:/certs") || certs.Restart != "no" {
+		t.Errorf("certs = %+v: want a one-shot cadctl certs writing to the volume certs", certs)
+	}
+	if _, ok := compose.Volumes["certs"]; !ok {
+		t.Errorf("volume certs is not declared")
+	}
+	if deps := dependsOn(t, engine); deps["certs"] != "service_completed_successfully" {
+		t.Errorf("cadengine depends_on %v: want certs with condition service_completed_successfully", deps)
+	}
+	for name, s := range map[string]service{"cadengine": engine, "gateway": gateway} {
+		if !slices.Contains(s.Volumes, "certs:/certs:ro") {
+			t.Errorf("%s volumes %v: want certs:/certs:ro", name, s.Volumes)
+		}
+	}
+	for _, v := range []string{"CADBRIDGE_TLS_CERT", "CADBRIDGE_TLS_KEY", "CADBRIDGE_CLIENT_CA"} {
+		if !strings.HasPrefix(engine.Environment[v], "/certs/") {
+			t.Errorf("cadengine %s = %q, want a file of /certs", v, engine.Environment[v])
+		}
+	}
+	for _, v := range []string{"CADBRIDGE_ENGINE_TLS_CERT", "CADBRIDGE_ENGINE_TLS_KEY", "CADBRIDGE_ENGINE_CA"} {
+		if !strings.HasPrefix(gateway.Environment[v], "/certs/") {
+			t.Errorf("gateway %s = %q, want a file of /certs", v, gateway.Environment[v])
+		}
+	}
+	if test := engine.Healthcheck.Test; len(test) < 2 || test[0] != "CMD" || !slices.Contains(test, "--engine-tls-cert") {
+		t.Errorf("cadengine healthcheck %v: want cadctl health --grpc over mutual TLS", test)
 	}
 	if !strings.HasPrefix(jaeger.Image, "jaegertracing/") || !slices.Contains(jaeger.Ports, "127.0.0.1:16686:16686") || !slices.Contains(jaeger.Expose, "4317") {
 		t.Errorf("jaeger = %+v: want a Jaeger image with its UI on 16686 and OTLP gRPC on 4317", jaeger)

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	// Every gateway the tests start checks what it sends against the
 	// contracts (flag --check-contracts); a violation fails the test.
 	os.Setenv("CADBRIDGE_CHECK_CONTRACTS", "true")
-	os.Exit(proctest.Main(m))
+	os.Exit(proctest.Main(m, "./cmd/cadctl"))
 }
 
 // startServices starts an engine on the memory store and a gateway in front

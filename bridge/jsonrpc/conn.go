@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
+	"time"
 )
 
 // Defaults for ConnOptions.
@@ -43,6 +45,16 @@ type ConnOptions struct {
 	// sent). It is called in the read loop, so it must not block. Nil means
 	// they are reported to OnError and dropped.
 	Unmatched func(*Response)
+	// EOFGrace is how long the calls already read may go on when the peer
+	// ends its input cleanly (the stream's Read returns io.EOF), as a
+	// client does that has sent its last request and waits for the
+	// answers: the Conn stops reading, fails this side's pending and new
+	// calls with ErrClosed (no answer can come any more), and lets the
+	// peer's calls run and send their responses (and Notify still writes);
+	// when they are done, or the grace has passed and their contexts are
+	// cancelled (cause ErrClosed), it ends. Zero means no grace: the calls
+	// are cancelled at once, as for any other end of the connection.
+	EOFGrace time.Duration
 	// OnError is told of problems that have no caller to return to: failed
 	// writes of responses, responses to unknown ids, failed notifications. It
 	// may be called from several goroutines at once, including the read
@@ -58,7 +70,9 @@ type ConnOptions struct {
 // to NewConn is cancelled, or Close is called. Then handler contexts are
 // cancelled and pending calls fail with ErrClosed; responses of handlers
 // still running are written if the stream allows; and once every goroutine
-// has finished, the stream is closed and Done is closed.
+// has finished, the stream is closed and Done is closed. With
+// ConnOptions.EOFGrace, a clean end of the peer's input first lets the
+// calls already read finish.
 type Conn struct {
 	stream        Stream
 	handler       Handler
@@ -68,22 +82,26 @@ type Conn struct {
 	onError       func(error)
 	unmatched     func(*Response)
 	tooLarge      *Error
+	eofGrace      time.Duration
 
 	parent   context.Context         // the ctx given to NewConn
 	ctx      context.Context         // parent of handler contexts; cancelled (cause ErrClosed) when the connection ends
 	cancel   context.CancelCauseFunc // cancels ctx
 	writeCtx context.Context         // for writing responses: not cancelled when the connection ends, so late responses still go out while the stream is open
 
-	room chan struct{} // signalled (capacity 1) when the queue of waiting requests shrinks
-	done chan struct{} // closed by the read loop when everything has stopped
+	room      chan struct{} // signalled (capacity 1) when the queue of waiting requests shrinks
+	inputDone chan struct{} // closed by the read loop when it stops reading
+	done      chan struct{} // closed by the read loop when everything has stopped
 
-	wg sync.WaitGroup // the watcher, handler workers and response writers; waited for by the read loop
+	serving sync.WaitGroup // handler workers and response writers; waited for by the read loop
+	wg      sync.WaitGroup // the watcher; waited for by the read loop
 
 	closeOnce sync.Once
 	closeErr  error // the stream's Close error; set by closeOnce
 
 	mu       sync.Mutex                     // protects the fields below
 	stopping bool                           // the connection is ending; why says why
+	inputEnd bool                           // the read loop has stopped reading: no more responses can arrive
 	why      error                          // returned by Err
 	pending  map[ID]chan *Response          // our calls awaiting a response, by id
 	incoming map[ID]context.CancelCauseFunc // the peer's calls being served, by id
@@ -108,9 +126,11 @@ func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
 		onError:       opts.OnError,
 		unmatched:     opts.Unmatched,
 		tooLarge:      opts.TooLarge,
+		eofGrace:      opts.EOFGrace,
 		parent:        ctx,
 		writeCtx:      context.WithoutCancel(ctx),
 		room:          make(chan struct{}, 1),
+		inputDone:     make(chan struct{}),
 		done:          make(chan struct{}),
 		pending:       make(map[ID]chan *Response),
 		incoming:      make(map[ID]context.CancelCauseFunc),
@@ -140,7 +160,8 @@ func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
 // If the peer answers with an error, Call returns it as an *Error. If ctx is
 // done first, Call returns ctx.Err() and a late response is dropped (Call
 // does not tell the peer; send MethodCancelRequest to do so). If the
-// connection ends first, Call returns ErrClosed.
+// connection ends first, or stops reading (the peer's input ended), Call
+// returns ErrClosed.
 func (c *Conn) Call(ctx context.Context, id ID, method string, params, result any) error {
 	data, err := marshalParams(method, params)
 	if err != nil {
@@ -148,7 +169,7 @@ func (c *Conn) Call(ctx context.Context, id ID, method string, params, result an
 	}
 	ch := make(chan *Response, 1) // route never blocks
 	c.mu.Lock()
-	if c.stopping {
+	if c.stopping || c.inputEnd {
 		c.mu.Unlock()
 		return ErrClosed
 	}
@@ -183,6 +204,12 @@ func (c *Conn) Call(ctx context.Context, id ID, method string, params, result an
 		default:
 			return ErrClosed
 		}
+	case <-c.inputDone:
+		select {
+		case resp = <-ch: // read just before the input ended
+		default:
+			return ErrClosed
+		}
 	}
 	if resp.Error != nil {
 		return resp.Error
@@ -209,7 +236,8 @@ func (c *Conn) newID() ID {
 
 // Notify sends the notification method(params) to the peer. params is
 // marshalled as for Call. Notify returns once the notification is written,
-// or ErrClosed if the connection has ended.
+// or ErrClosed if the connection has ended. It still writes while the calls
+// of a peer whose input ended finish (see ConnOptions.EOFGrace).
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	data, err := marshalParams(method, params)
 	if err != nil {
@@ -291,11 +319,14 @@ func (c *Conn) watch() {
 	}
 }
 
-// readLoop reads and serves payloads until reading fails, then waits for
-// the other goroutines and closes the stream.
+// readLoop reads and serves payloads until reading fails, lets the calls
+// read finish when the input ended cleanly and EOFGrace allows, then waits
+// for the other goroutines and closes the stream.
 func (c *Conn) readLoop() {
+	var err error
 	for {
-		payload, err := c.stream.Read(c.ctx)
+		var payload []byte
+		payload, err = c.stream.Read(c.ctx)
 		if errors.Is(err, ErrMessageTooLarge) {
 			e := c.tooLarge
 			if e == nil {
@@ -305,15 +336,46 @@ func (c *Conn) readLoop() {
 			continue
 		}
 		if err != nil {
-			c.stop(err)
 			break
 		}
 		c.handlePayload(payload)
 		c.waitForRoom()
 	}
+	c.mu.Lock()
+	c.inputEnd = true
+	c.mu.Unlock()
+	close(c.inputDone)
+	var served <-chan struct{}
+	if errors.Is(err, io.EOF) && c.eofGrace > 0 {
+		served = c.finishCalls()
+	}
+	c.stop(err)
+	c.serving.Wait()
+	if served != nil {
+		<-served
+	}
 	c.wg.Wait()
 	c.closeStream()
 	close(c.done)
+}
+
+// finishCalls waits, after a clean end of input, until the calls already
+// read have been served, the grace has passed, or the connection is
+// closed. It returns a channel closed once they have all been served.
+func (c *Conn) finishCalls() <-chan struct{} {
+	served := make(chan struct{})
+	go func() { // no worker or writer starts after the read loop stopped
+		c.serving.Wait()
+		close(served)
+	}()
+	grace := time.NewTimer(c.eofGrace)
+	defer grace.Stop()
+	select {
+	case <-served:
+	case <-grace.C:
+	case <-c.ctx.Done():
+	}
+	return served
 }
 
 // stop marks the connection as ending, for the reason why (or the cause of
@@ -347,7 +409,7 @@ func (c *Conn) closeStream() {
 // goWrite writes payload in a new goroutine, so that the read loop never
 // waits for the peer to read.
 func (c *Conn) goWrite(payload []byte) {
-	c.wg.Go(func() { c.write(payload) })
+	c.serving.Go(func() { c.write(payload) })
 }
 
 // write writes payload, a response, reporting failure to OnError.

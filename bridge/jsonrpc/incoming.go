@@ -140,7 +140,7 @@ func (c *Conn) enqueue(t task) {
 	defer c.mu.Unlock()
 	if c.running < c.maxConcurrent {
 		c.running++
-		c.wg.Go(func() { c.work(t) })
+		c.serving.Go(func() { c.work(t) })
 		return
 	}
 	c.queue = append(c.queue, t)

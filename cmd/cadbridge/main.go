@@ -31,7 +31,7 @@ func main() {
 	fs := flag.NewFlagSet("cadbridge", flag.ExitOnError)
 	fs.StringVar(&listen, "listen", "127.0.0.1:7400", "gateway HTTP listen address")
 	fs.StringVar(&engineListen, "engine-listen", "127.0.0.1:7401", "engine gRPC listen address")
-	fs.StringVar(&metricsListen, "engine-metrics-listen", "127.0.0.1:7402", "engine /metrics HTTP address (empty: off)")
+	fs.StringVar(&metricsListen, "engine-metrics-listen", "127.0.0.1:0", "engine /metrics HTTP address (port 0: a free one, printed; empty: off)")
 	fs.StringVar(&store, "store", "sqlite:data/cadengine.db", "engine store: sqlite:PATH, memory: or postgres://…")
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -69,8 +69,11 @@ func run(ctx context.Context, log *slog.Logger, listen, engineListen, metricsLis
 		Listen:        engineListen,
 		Store:         store,
 		MetricsListen: metricsListen,
-		Logger:        log.With("service", "cadengine"),
-		Telemetry:     engineTel,
+		MetricsListening: func(addr net.Addr) {
+			fmt.Printf("  engine metrics http://%s/metrics\n", addr)
+		},
+		Logger:    log.With("service", "cadengine"),
+		Telemetry: engineTel,
 	})
 	if err != nil {
 		engineLis.Close()
@@ -82,7 +85,7 @@ func run(ctx context.Context, log *slog.Logger, listen, engineListen, metricsLis
 		Logger:    log.With("service", "gateway"),
 		Telemetry: gatewayTel,
 		Listening: func(addr net.Addr) {
-			fmt.Printf("cadbridge is running\n  JSON-RPC  ws://%s/rpc  (and POST http://%s/rpc)\n  REST      http://%s/v1/  (OpenAPI http://%s/openapi.json)\n  OpenRPC   http://%s/openrpc.json\n  gRPC      %s (engine, store %s)\n  metrics   http://%s/metrics, http://%s/metrics\n", addr, addr, addr, addr, addr, engineLis.Addr(), store, addr, metricsListen)
+			fmt.Printf("cadbridge is running\n  JSON-RPC  ws://%s/rpc  (and POST http://%s/rpc)\n  REST      http://%s/v1/  (OpenAPI http://%s/openapi.json)\n  OpenRPC   http://%s/openrpc.json\n  gRPC      %s (engine, store %s)\n  metrics   http://%s/metrics (gateway)\n", addr, addr, addr, addr, addr, engineLis.Addr(), store, addr)
 		},
 	})
 	if err != nil {

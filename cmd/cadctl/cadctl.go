@@ -90,6 +90,7 @@ func commands() []command {
 		{"status", "", "show the engine's and the gateway's status", cmdStatus},
 		{"call", "METHOD [PARAMS_JSON]", "send any JSON-RPC method and print its result", cmdCall},
 		{"health", "[--grpc ADDR]", "check that the gateway (or an engine, over gRPC) is healthy", cmdHealth},
+		{"certs", "--dir DIR", "make a CA and the certificates of the engine, the gateway and cadctl for mutual TLS", cmdCerts},
 	}
 }
 

@@ -8,17 +8,25 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/cadbridge/cadbridge/internal/mtls"
 )
 
 // cmdHealth checks a service and exits 0 when it is healthy: the gateway's
-// /healthz, or with --grpc an engine's grpc.health.v1 service. The
+// /healthz, or with --grpc an engine's grpc.health.v1 service (over mutual
+// TLS with --engine-tls-cert, --engine-tls-key and --engine-ca). The
 // containers' health checks run it (distroless images have no shell or
 // curl).
 func cmdHealth(ctx context.Context, a *app, args []string) int {
 	fs := a.flags("health")
 	grpcAddr := fs.String("grpc", "", "check the engine at this gRPC address instead of the gateway")
+	var engineTLS mtls.Files
+	fs.StringVar(&engineTLS.Cert, "engine-tls-cert", "", "with --grpc: a client certificate (PEM) for the engine's mutual TLS")
+	fs.StringVar(&engineTLS.Key, "engine-tls-key", "", "the key of --engine-tls-cert (PEM)")
+	fs.StringVar(&engineTLS.CA, "engine-ca", "", "the CA (PEM) that signed the engine's certificate")
 	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -30,7 +38,7 @@ func cmdHealth(ctx context.Context, a *app, args []string) int {
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	if *grpcAddr != "" {
-		err = checkGRPC(ctx, *grpcAddr)
+		err = checkGRPC(ctx, *grpcAddr, engineTLS)
 	} else {
 		err = checkHTTP(ctx, a.cfg.url)
 	}
@@ -62,8 +70,16 @@ func checkHTTP(ctx context.Context, rawURL string) error {
 	return nil
 }
 
-func checkGRPC(ctx context.Context, addr string) error {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+func checkGRPC(ctx context.Context, addr string, files mtls.Files) error {
+	creds := insecure.NewCredentials()
+	if files.Enabled() {
+		tc, err := mtls.Client(files, "--engine-tls-cert, --engine-tls-key and --engine-ca")
+		if err != nil {
+			return err
+		}
+		creds = credentials.NewTLS(tc)
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		return err
 	}

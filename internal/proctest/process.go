@@ -2,6 +2,7 @@ package proctest
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ type Process struct {
 	// Addr is the address the process announced.
 	Addr   string
 	cmd    *exec.Cmd
+	stdout *SyncBuffer // every line read from stdout so far
 	stderr *SyncBuffer
 	done   chan struct{} // closed when the process has exited and waitErr is set
 	// waitErr is what cmd.Wait returned.
@@ -38,7 +40,7 @@ func StartBinary(t testing.TB, announce *regexp.Regexp, path string, args ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Process{cmd: cmd, stderr: &SyncBuffer{}, done: make(chan struct{})}
+	p := &Process{cmd: cmd, stdout: &SyncBuffer{}, stderr: &SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -47,6 +49,7 @@ func StartBinary(t testing.TB, announce *regexp.Regexp, path string, args ...str
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			fmt.Fprintln(p.stdout, sc.Text())
 			if m := announce.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case addrs <- m[1]:
@@ -116,6 +119,10 @@ func (p *Process) Wait() error {
 	<-p.done
 	return p.waitErr
 }
+
+// Stdout is what the process has printed on stdout so far, by lines
+// (the announcement included).
+func (p *Process) Stdout() string { return p.stdout.String() }
 
 // Pid is the process id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -14,19 +15,29 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
-// PrometheusHandler serves what reader collects in the Prometheus text
-// exposition format (version 0.0.4): counters as NAME_total, gauges as
-// NAME, histograms as NAME_bucket/_sum/_count; dots in names and label
-// keys become underscores.
+// PrometheusHandler serves, in the Prometheus text exposition format
+// (version 0.0.4), the Go runtime and process metrics (go_goroutines,
+// go_memstats_*, process_resident_memory_bytes, process_open_fds, … as
+// prometheus/client_golang names them), then what reader collects:
+// counters as NAME_total, gauges as NAME, histograms as
+// NAME_bucket/_sum/_count; dots in names and label keys become
+// underscores.
 func PrometheusHandler(reader sdkmetric.Reader) http.Handler {
+	runtime := runtimeRegistry()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var rm metricdata.ResourceMetrics
 		if err := reader.Collect(r.Context(), &rm); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
+		var buf bytes.Buffer
+		if err := writeRuntime(&buf, runtime); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		writePrometheus(&buf, &rm)
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		writePrometheus(w, &rm)
+		w.Write(buf.Bytes())
 	})
 }
 

@@ -7,7 +7,11 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/cadbridge/cadbridge/bench"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
@@ -72,6 +76,20 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		{"engine", engineText, `cadbridge_engine_steps_total\{cad_error_kind="failed",cad_tool="entity_move"\}`, 1},
 		{"engine", engineText, `cadbridge_engine_batch_size_count`, 1},
 		{"engine", engineText, `cadbridge_engine_journal_commit_duration_count`, 4},
+	}
+	// The Go runtime and process collectors, named as everyone expects.
+	for _, s := range []struct{ service, text string }{{"gateway", gatewayText}, {"engine", engineText}} {
+		for _, series := range []string{"go_goroutines", "go_memstats_alloc_bytes", "go_memstats_heap_inuse_bytes", "process_resident_memory_bytes", "process_open_fds", "process_max_fds"} {
+			checks = append(checks, struct {
+				service, text, series string
+				min                   float64
+			}{s.service, s.text, series, 1})
+		}
+		// The whole page is valid Prometheus text: one family per name.
+		parser := expfmt.NewTextParser(model.LegacyValidation)
+		if _, err := parser.TextToMetricFamilies(strings.NewReader(s.text)); err != nil {
+			t.Errorf("%s /metrics does not parse as Prometheus text: %v", s.service, err)
+		}
 	}
 	for _, c := range checks {
 		m := regexp.MustCompile(`(?m)^` + c.series + ` (\S+)$`).FindStringSubmatch(c.text)

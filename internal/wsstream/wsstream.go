@@ -6,6 +6,7 @@ package wsstream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -18,7 +19,8 @@ import (
 // Read may be called from one goroutine at a time and Write from many at
 // once; Close may be called concurrently with both and ends a blocked Read.
 type Stream struct {
-	c *websocket.Conn
+	c    *websocket.Conn
+	gate *closeGate // holds the client's close frame back; nil for a dialled or New Stream
 }
 
 var _ jsonrpc.Stream = (*Stream)(nil)
@@ -69,14 +71,30 @@ var errBinary = errors.New("wsstream: a binary WebSocket message is not JSON-RPC
 // Read returns the next text message. It returns io.EOF when the peer
 // closed the WebSocket with status 1000 (normal closure) or 1001 (going
 // away), and coder/websocket's error, as it is, for any other end, so that
-// [websocket.CloseStatus] tells its status. A binary message ends the
-// stream with an error. Cancelling ctx closes the WebSocket at once,
-// without a closing handshake.
+// [websocket.CloseStatus] tells its status; a connection that ends without
+// a close frame is io.ErrUnexpectedEOF, not io.EOF. On a Stream from Accept the
+// client's close frame (1000, 1001 or no status) is io.EOF before it is
+// answered, so that writes still reach the client (see Accept). A binary
+// message ends the stream with an error. Cancelling ctx closes the
+// WebSocket at once, without a closing handshake.
 func (s *Stream) Read(ctx context.Context) ([]byte, error) {
 	typ, data, err := s.c.Read(ctx)
 	if err != nil {
+		if errors.Is(err, errCloseHeld) {
+			ce := s.gate.closed.Load()
+			switch ce.Code {
+			case websocket.StatusNormalClosure, websocket.StatusGoingAway, websocket.StatusNoStatusRcvd:
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("wsstream: the client closed the WebSocket: %w", *ce)
+		}
 		if st := websocket.CloseStatus(err); st == websocket.StatusNormalClosure || st == websocket.StatusGoingAway {
 			return nil, io.EOF
+		}
+		if errors.Is(err, io.EOF) {
+			// The connection ended without a close frame: a broken one,
+			// not a clean end of input.
+			return nil, fmt.Errorf("wsstream: the connection ended without a close frame: %w", io.ErrUnexpectedEOF)
 		}
 		return nil, err
 	}
@@ -91,7 +109,9 @@ func (s *Stream) Write(ctx context.Context, payload []byte) error {
 	return s.c.Write(ctx, websocket.MessageText, payload)
 }
 
-// Close closes the WebSocket with status 1000 (normal closure).
+// Close closes the WebSocket with status 1000 (normal closure). After an
+// accepted Stream's Read returned io.EOF, the closing handshake completes
+// with the client's held close frame.
 func (s *Stream) Close() error {
 	return s.c.Close(websocket.StatusNormalClosure, "")
 }

@@ -3,6 +3,7 @@ package wsstream_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cadbridge/cadbridge/internal/wsstream"
+	"github.com/cadbridge/cadbridge/internal/wsstream/wsstreamtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -166,5 +168,94 @@ func TestDialRefused(t *testing.T) {
 			status = resp.StatusCode
 		}
 		t.Errorf("Dial() to a server that answers 401 = %v, HTTP %d, %v, want HTTP 401 and an error", s, status, err)
+	}
+}
+
+// TestAcceptClientClosesFirst: a client that sends its close frame after
+// its last message still gets the answers the server writes after reading
+// io.EOF, and then the server's close frame; a ping meanwhile does not
+// wait for a pong that cannot come.
+func TestAcceptClientClosesFirst(t *testing.T) {
+	served := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, err := wsstream.Accept(w, r, nil)
+		if err != nil {
+			served <- err
+			return
+		}
+		defer s.Conn().CloseNow()
+		s.Conn().SetReadLimit(1 << 20)
+		ctx := r.Context()
+		var got [][]byte
+		for {
+			data, err := s.Read(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				served <- err
+				return
+			}
+			got = append(got, data)
+		}
+		if err := s.Ping(ctx); err != nil {
+			served <- fmt.Errorf("Ping() after the client's close = %v, want nil", err)
+			return
+		}
+		for _, data := range got {
+			if err := s.Write(ctx, append([]byte("re: "), data...)); err != nil {
+				served <- fmt.Errorf("Write() after the client's close = %v, want nil", err)
+				return
+			}
+		}
+		served <- s.Close()
+	}))
+	t.Cleanup(srv.Close)
+	c := wsstreamtest.Dial(t, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	for _, m := range []string{"one", "two", strings.Repeat("x", 70000)} {
+		c.WriteText(t, []byte(m))
+	}
+	c.WriteClose(t, 1000, "done")
+	var answers []string
+	for {
+		op, payload, err := c.ReadFrame(10 * time.Second)
+		if err != nil {
+			t.Fatalf("ReadFrame() = %v after answers %d, want the server's close frame", err, len(answers))
+		}
+		if op == wsstreamtest.OpClose {
+			break
+		}
+		answers = append(answers, string(payload))
+	}
+	if len(answers) != 3 || answers[0] != "re: one" || answers[1] != "re: two" || len(answers[2]) != 70004 {
+		t.Errorf("answers before the close = %d (%.20q…), want re: one, re: two and the long one", len(answers), answers)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("server: %v", err)
+	}
+}
+
+// TestAcceptClientClosesWithError: a close frame with another status ends
+// Read with that status.
+func TestAcceptClientClosesWithError(t *testing.T) {
+	read := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, err := wsstream.Accept(w, r, nil)
+		if err != nil {
+			read <- err
+			return
+		}
+		defer s.Close()
+		_, err = s.Read(r.Context())
+		read <- err
+	}))
+	t.Cleanup(srv.Close)
+	c := wsstreamtest.Dial(t, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	c.WriteClose(t, uint16(websocket.StatusPolicyViolation), "bye")
+	if err := <-read; websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Errorf("Read() after a 1008 close frame = %v, want status 1008", err)
+	}
+	if op, _, err := c.ReadFrame(10 * time.Second); err != nil || op != wsstreamtest.OpClose {
+		t.Errorf("ReadFrame() = %x, %v, want the server's close frame", op, err)
 	}
 }

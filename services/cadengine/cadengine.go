@@ -16,12 +16,14 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/mtls"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
@@ -37,9 +39,19 @@ type Config struct {
 	// Reflection turns gRPC server reflection on even when Listen is not a
 	// loopback address (it is always on for loopback).
 	Reflection bool
+	// TLS is the engine's certificate and key and the CA whose client
+	// certificates it accepts: with them the engine serves mutual TLS, and
+	// a caller without a certificate of that CA is refused in the
+	// handshake, before any call. Without them it serves plaintext, on
+	// loopback only (Serve refuses any other address).
+	TLS mtls.Files
 	// MetricsListen is the HTTP address of /metrics (Prometheus text),
-	// /healthz and /readyz; empty means none.
+	// /healthz and /readyz; empty means none. Port 0 takes a free port,
+	// which MetricsListening is told.
 	MetricsListen string
+	// MetricsListening, if set, is called with the metrics listener's
+	// address once it accepts connections.
+	MetricsListening func(addr net.Addr)
 	// DrainTimeout bounds a graceful stop; 0 means 10 s.
 	DrainTimeout time.Duration
 	// RequestTimeout bounds a wait for the client's answer to a server
@@ -130,9 +142,18 @@ func New(cfg Config) (*Server, error) {
 		health:   health.NewServer(),
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	s.grpc = grpc.NewServer(grpc.StatsHandler(tel.GRPCServerHandler()),
+	opts := []grpc.ServerOption{grpc.StatsHandler(tel.GRPCServerHandler())}
+	if cfg.TLS.Enabled() {
+		tc, err := mtls.Server(cfg.TLS, "--tls-cert, --tls-key and --client-ca")
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		opts = append(opts, grpc.Creds(credentials.NewTLS(tc)))
+	}
+	s.grpc = grpc.NewServer(append(opts,
 		// Gateways ping idle links every 10 s to notice stalls; allow it.
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}))
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}))...)
 	enginev1.RegisterEngineServiceServer(s.grpc, s)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	return s, nil
@@ -140,8 +161,13 @@ func New(cfg Config) (*Server, error) {
 
 // Serve serves gRPC on lis until ctx is cancelled, then stops gracefully:
 // readiness goes false, in-flight calls get DrainTimeout to finish, and the
-// store is closed.
+// store is closed. Without Config.TLS it refuses a listener that is not
+// on loopback (mtls.ErrOpenOffLoopback).
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
+	if !s.cfg.TLS.Enabled() && !isLoopback(lis.Addr()) {
+		s.close()
+		return fmt.Errorf("serve on %s: %w (give --tls-cert, --tls-key and --client-ca)", lis.Addr(), mtls.ErrOpenOffLoopback)
+	}
 	if s.cfg.Reflection || isLoopback(lis.Addr()) {
 		reflection.Register(s.grpc)
 	}
@@ -217,6 +243,9 @@ func (s *Server) close() error {
 
 // Run listens on cfg.Listen and serves until ctx is cancelled.
 func Run(ctx context.Context, cfg Config) error {
+	if !cfg.TLS.Enabled() && !mtls.IsLoopback(cfg.Listen) {
+		return fmt.Errorf("listen on %s: %w (give --tls-cert, --tls-key and --client-ca)", cfg.Listen, mtls.ErrOpenOffLoopback)
+	}
 	s, err := New(cfg)
 	if err != nil {
 		return err
@@ -263,6 +292,9 @@ func (s *Server) serveMetrics(addr string) (func(), error) {
 		srv.Serve(lis)
 	}()
 	s.log.Info("metrics listening", "addr", lis.Addr().String())
+	if s.cfg.MetricsListening != nil {
+		s.cfg.MetricsListening(lis.Addr())
+	}
 	return func() {
 		srv.Close()
 		<-done

@@ -64,6 +64,10 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 		case <-s.draining:
 			st.drain(&calls)
 			return nil
+		case <-ctx.Done():
+			// The gateway cancelled the stream; the receiving goroutine
+			// may have quit without reporting it.
+			return ctx.Err()
 		}
 		switch f := req.GetFrame().(type) {
 		case *enginev1.SessionRequest_Call:

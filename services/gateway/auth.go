@@ -75,19 +75,6 @@ func isLoopbackRequest(r *http.Request) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// isLoopbackAddress reports whether a listen address binds loopback only.
-func isLoopbackAddress(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // withAuth refuses unauthenticated requests and passes the principal on.
 func (gw *Gateway) withAuth(next func(w http.ResponseWriter, r *http.Request, principal string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

@@ -17,12 +17,14 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+	"github.com/cadbridge/cadbridge/internal/mtls"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 )
 
@@ -39,6 +41,11 @@ type Config struct {
 	Listen string
 	// Engine is the engine's gRPC address, for example "127.0.0.1:7401".
 	Engine string
+	// EngineTLS is the gateway's client certificate and key and the CA
+	// that signed the engine's certificate: with them the link to the
+	// engine is mutual TLS, as an engine off loopback requires; without
+	// them it is plaintext.
+	EngineTLS mtls.Files
 	// Tokens is a file of "TOKEN PRINCIPAL" lines; empty means open mode,
 	// which serves loopback callers only, as principal "local".
 	Tokens string
@@ -136,7 +143,7 @@ func New(cfg Config) (*Gateway, error) {
 			return nil, err
 		}
 		toks = t
-	} else if cfg.Listen != "" && !isLoopbackAddress(cfg.Listen) {
+	} else if cfg.Listen != "" && !mtls.IsLoopback(cfg.Listen) {
 		return nil, fmt.Errorf("listening on %s needs --tokens; without tokens the gateway serves loopback only", cfg.Listen)
 	}
 	rs, err := newRoutes()
@@ -157,7 +164,15 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
-	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithStatsHandler(obs.providers.GRPCClientHandler()),
+	creds := insecure.NewCredentials()
+	if cfg.EngineTLS.Enabled() {
+		tc, err := mtls.Client(cfg.EngineTLS, "--engine-tls-cert, --engine-tls-key and --engine-ca")
+		if err != nil {
+			return nil, err
+		}
+		creds = credentials.NewTLS(tc)
+	}
+	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(creds), grpc.WithStatsHandler(obs.providers.GRPCClientHandler()),
 		// A link that stalls (no answer to pings) is declared dead, so that
 		// waiting calls end 5003 instead of hanging.
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.EngineKeepalive, Timeout: cfg.EngineKeepalive / 2, PermitWithoutStream: true}))
@@ -295,7 +310,9 @@ func Run(ctx context.Context, cfg Config) error {
 }
 
 // ServeStdio serves one JSON-RPC connection on r and w (newline-delimited)
-// until the input ends or ctx is cancelled.
+// until the input ends or ctx is cancelled. At the end of the input it
+// stops reading, finishes the calls already read (bounded by
+// Config.DrainTimeout), writes their answers and returns nil.
 func (gw *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	stream := jsonrpc.NewLineStream(r, w, jsonrpc.LineStreamOptions{MaxLineSize: int(gw.cfg.ReadLimit)})
 	return gw.serveConn(ctx, stream, localPrincipal, nil)
@@ -333,7 +350,11 @@ func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, princip
 		// and are answered 4029 instead of waiting in the queue.
 		MaxConcurrent: 2 * gw.cfg.MaxInFlight,
 		TooLarge:      messageTooLarge(gw.cfg.ReadLimit),
-		OnError:       func(err error) { gw.log.Debug("jsonrpc", "error", err) },
+		// A client that ends its input (stdin closed, a WebSocket close
+		// frame after its last request) still gets the answers to the
+		// calls it sent, within the drain timeout.
+		EOFGrace: gw.cfg.DrainTimeout,
+		OnError:  func(err error) { gw.log.Debug("jsonrpc", "error", err) },
 		Unmatched: func(resp *jsonrpc.Response) {
 			cc.wg.Add(1)
 			go func() {

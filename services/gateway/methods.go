@@ -3,11 +3,13 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
@@ -97,7 +99,13 @@ func newRoutes() (*routes, error) {
 func relayHandler(r *route) handler {
 	return func(c *clientConn, ctx context.Context, params proto.Message, meta map[string]any) (any, error) {
 		result, err := c.relay(ctx, r, params)
-		if err != nil {
+		switch {
+		case err != nil && errors.Is(context.Cause(ctx), jsonrpc.ErrClosed):
+			// The connection is ending before the engine answered (a
+			// client that ended its input outlasted the drain timeout):
+			// the call's outcome is unknown to it.
+			return nil, unavailable("the connection ended before the call did", operationID(params, meta))
+		case err != nil:
 			return nil, rpcError(err, operationID(params, meta))
 		}
 		return result, nil

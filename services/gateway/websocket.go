@@ -24,15 +24,15 @@ import (
 var loopbackOrigins = []string{"localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*", "[::1]", "[::1]:*"}
 
 func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, principal string) {
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: loopbackOrigins})
+	ws, err := wsstream.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: loopbackOrigins})
 	if err != nil {
 		gw.log.Debug("websocket accept", "error", err)
 		return // Accept has answered (403 for a foreign Origin)
 	}
-	c.SetReadLimit(gw.cfg.ReadLimit)
+	ws.Conn().SetReadLimit(gw.cfg.ReadLimit)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	stream := newWSStream(ctx, wsstream.New(c), gw.cfg)
+	stream := newWSStream(ctx, ws, gw.cfg)
 	defer stream.wait()
 	if err := gw.serveConn(ctx, stream, principal, r.Header); err != nil {
 		gw.log.Debug("websocket connection ended", "error", err)
@@ -84,7 +84,7 @@ func (s *wsStream) writeLoop(ctx context.Context) {
 			}
 		case <-ping.C:
 			pctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
-			err := s.ws.Conn().Ping(pctx)
+			err := s.ws.Ping(pctx)
 			cancel()
 			if err != nil {
 				s.ws.Conn().Close(websocket.StatusPolicyViolation, "ping timed out")

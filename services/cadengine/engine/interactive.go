@@ -123,6 +123,11 @@ func (r *run) affected(s *stepPlan, args proto.Message) (string, *enginev1.Affec
 	set := map[uint64]bool{}
 	var summary string
 	switch a := args.(type) {
+	case *enginev1.EntityDeleteArgs:
+		if h, ok := drawing.ParseHandle(a.GetHandle()); ok && r.d.Entity(h) != nil {
+			set[h] = true
+		}
+		summary = fmt.Sprintf("Delete entity %s.", a.GetHandle())
 	case *enginev1.EntityDeleteManyArgs:
 		for _, hs := range a.GetHandles() {
 			if h, ok := drawing.ParseHandle(hs); ok && r.d.Entity(h) != nil {
@@ -164,7 +169,7 @@ func (r *run) affected(s *stepPlan, args proto.Message) (string, *enginev1.Affec
 		}
 		summary = fmt.Sprintf("Undo %d changes since the last checkpoint.", n)
 	default:
-		summary = fmt.Sprintf("Run %s, which removes or overwrites data.", s.name)
+		summary = fmt.Sprintf("Run %s, which removes data or throws work away.", s.name)
 	}
 	hs := make([]uint64, 0, len(set))
 	for h := range set {

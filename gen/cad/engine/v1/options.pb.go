@@ -98,8 +98,10 @@ type ToolOptions struct {
 	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
 	// The tool never changes a document.
 	ReadOnly bool `protobuf:"varint,3,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
-	// The tool removes or overwrites data; sessions with approval policy
-	// "destructive" are asked before it runs.
+	// The tool removes entities or layers, or throws work away (undoes
+	// changes); sessions with approval policy "destructive" are asked before
+	// each of its steps runs. Edits that keep the entity (move, change its
+	// geometry or properties) are not destructive.
 	Destructive bool `protobuf:"varint,4,opt,name=destructive,proto3" json:"destructive,omitempty"`
 	// Calling the tool twice with the same arguments has the effect of once.
 	Idempotent bool `protobuf:"varint,5,opt,name=idempotent,proto3" json:"idempotent,omitempty"`

@@ -324,7 +324,7 @@ var Tools = []ToolInfo{
 	{
 		Name:         ToolEntityDelete,
 		Description:  "Delete an entity.",
-		Annotations:  &ToolAnnotations{Batchable: true},
+		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
 		Args:         (*EntityDeleteArgs)(nil),
 		Result:       (*EntityDeleteResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,

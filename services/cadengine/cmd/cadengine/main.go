@@ -22,15 +22,19 @@ func main() {
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:7401", "gRPC listen address")
 	fs.StringVar(&cfg.Store, "store", "sqlite:data/cadengine.db", "store: sqlite:PATH, memory: or postgres://…")
 	fs.BoolVar(&cfg.Reflection, "reflection", false, "serve gRPC reflection on non-loopback addresses too")
+	fs.StringVar(&cfg.TLS.Cert, "tls-cert", "", "the engine's TLS certificate (PEM); with --tls-key and --client-ca, mutual TLS, required off loopback")
+	fs.StringVar(&cfg.TLS.Key, "tls-key", "", "the key of --tls-cert (PEM)")
+	fs.StringVar(&cfg.TLS.CA, "client-ca", "", "the CA (PEM) whose client certificates may call the engine (gateways, internal services)")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "graceful stop bound (0: 10s)")
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "longest wait for a client's answer to a server request (0: 10m)")
-	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "127.0.0.1:7402", "HTTP address of /metrics, /healthz and /readyz (empty: off)")
+	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "127.0.0.1:0", "HTTP address of /metrics, /healthz and /readyz (port 0: a free one, printed; empty: off)")
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	cfg.Logger = slog.New(telemetry.LogHandler(slog.NewTextHandler(os.Stderr, nil)))
 	cfg.Listening = func(addr net.Addr) { fmt.Printf("cadengine listening on %s\n", addr) }
+	cfg.MetricsListening = func(addr net.Addr) { fmt.Printf("cadengine metrics on http://%s/metrics\n", addr) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, cfg); err != nil {

@@ -1,0 +1,374 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// handles names the entities and layers of the catalog walk's document
+// (see catalogSetup), by binding name.
+type handles map[string]string
+
+// catalogStep is one step of cad.batch as the walk sends it.
+type catalogStep struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args"`
+}
+
+// fixture is how the catalog walk runs one tool: steps to run before it in
+// the same batch (a checkpoint for a rollback to undo, say), and its args.
+type fixture struct {
+	before []catalogStep
+	args   func(h handles) map[string]any
+}
+
+// literal is a fixture with fixed args and nothing before.
+func literal(args map[string]any) fixture {
+	return fixture{args: func(handles) map[string]any { return args }}
+}
+
+// on is a fixture whose args name an entity of the document.
+func on(name string, args map[string]any) fixture {
+	return fixture{args: func(h handles) map[string]any {
+		out := maps.Clone(args)
+		out["handle"] = h[name]
+		return out
+	}}
+}
+
+// catalogSetup is the document every tool of the walk runs on: two spare
+// layers ("doomed" for the deletes, "spare" for the layer edits) and one
+// entity of each basic type, each bound to its name. The line from (0,0)
+// to (10,0) crosses the circle of radius 2 about (5,0).
+var catalogSetup = []map[string]any{
+	{"tool": "layer_create", "args": map[string]any{"name": "doomed"}},
+	{"tool": "layer_create", "args": map[string]any{"name": "spare"}},
+	{"tool": "entity_create_line", "args": map[string]any{"x1": 0, "y1": 0, "x2": 10, "y2": 0}, "bind": "line"},
+	{"tool": "entity_create_circle", "args": map[string]any{"cx": 5, "cy": 0, "radius": 2}, "bind": "circle"},
+	{"tool": "entity_create_arc", "args": map[string]any{"cx": 0, "cy": 5, "radius": 1, "start_angle": 0, "end_angle": 90}, "bind": "arc"},
+	{"tool": "entity_create_polyline", "args": map[string]any{"points": []any{map[string]any{"x": 0, "y": 0}, map[string]any{"x": 3, "y": 3}}}, "bind": "poly"},
+	{"tool": "entity_create_text", "args": map[string]any{"text": "t", "x": 1, "y": 1}, "bind": "text"},
+	{"tool": "entity_create_point", "args": map[string]any{"x": 7, "y": 7}, "bind": "point"},
+	{"tool": "entity_create_line", "args": map[string]any{"x1": 0, "y1": 9, "x2": 1, "y2": 9, "layer": "doomed"}, "bind": "doomed"},
+}
+
+// minimalDXF is a DXF file with one line, for document_import.
+const minimalDXF = "0\nSECTION\n2\nENTITIES\n0\nLINE\n8\n0\n10\n0\n20\n0\n11\n1\n21\n1\n0\nENDSEC\n0\nEOF\n"
+
+// catalogFixtures holds a fixture for every tool of the catalog. A tool
+// added to the protos without one fails TestApprovalsCoverTheCatalog: give
+// it args that make it do what it does to the document above, removal
+// included, so that the walk sees whether it removes anything.
+var catalogFixtures = map[string]fixture{
+	"document_create":           literal(map[string]any{"name": "walk"}),
+	"document_info":             literal(map[string]any{}),
+	"document_export":           literal(map[string]any{"format": "dxf"}),
+	"document_import":           literal(map[string]any{"format": "dxf", "content": minimalDXF}),
+	"entity_create_point":       literal(map[string]any{"x": 1, "y": 2}),
+	"entity_create_line":        literal(map[string]any{"x1": 0, "y1": 1, "x2": 2, "y2": 3}),
+	"entity_create_circle":      literal(map[string]any{"cx": 0, "cy": 0, "radius": 1}),
+	"entity_create_arc":         literal(map[string]any{"cx": 0, "cy": 0, "radius": 1, "start_angle": 0, "end_angle": 45}),
+	"entity_create_polyline":    literal(map[string]any{"points": []any{map[string]any{"x": 0, "y": 0}, map[string]any{"x": 1, "y": 0, "bulge": 0.5}}, "closed": true}),
+	"entity_create_rectangle":   literal(map[string]any{"x1": 0, "y1": 0, "x2": 2, "y2": 1}),
+	"entity_create_text":        literal(map[string]any{"text": "hello", "x": 0, "y": 0}),
+	"entity_create_ellipse":     literal(map[string]any{"cx": 0, "cy": 0, "major_x": 2, "major_y": 0, "ratio": 0.5}),
+	"entity_batch_create":       literal(map[string]any{"entities": []any{map[string]any{"type": "point", "x": 1, "y": 1}, map[string]any{"type": "circle", "cx": 0, "cy": 0, "radius": 1}}}),
+	"entity_get":                on("line", map[string]any{}),
+	"entity_list":               literal(map[string]any{}),
+	"selection_window":          literal(map[string]any{"x1": -1, "y1": -1, "x2": 11, "y2": 11}),
+	"analysis_bounding_box":     literal(map[string]any{}),
+	"analysis_measure_distance": literal(map[string]any{"x1": 0, "y1": 0, "x2": 3, "y2": 4}),
+	"analysis_measure_entity":   on("poly", map[string]any{}),
+	"entity_move":               on("line", map[string]any{"dx": 1, "dy": 1}),
+	"entity_copy":               on("circle", map[string]any{"dx": 1, "dy": 1}),
+	"entity_rotate":             on("line", map[string]any{"base_x": 0, "base_y": 0, "angle": 30}),
+	"entity_scale":              on("circle", map[string]any{"base_x": 0, "base_y": 0, "factor": 2}),
+	"entity_mirror":             on("arc", map[string]any{"x1": 0, "y1": 0, "x2": 0, "y2": 1}), // in place: the handle stays
+	"entity_offset":             on("line", map[string]any{"distance": 1}),
+	"entity_edit_geometry":      on("poly", map[string]any{"points": []any{map[string]any{"x": 5, "y": 5}, map[string]any{"x": 6, "y": 5}}}),
+	"entity_set_properties":     on("text", map[string]any{"layer": "spare", "color": 3}),
+	"entity_delete":             on("point", map[string]any{}),
+	"entity_delete_many":        literal(map[string]any{"layers": []any{"doomed"}}),
+	"point_from_snap":           on("line", map[string]any{"snap": "mid"}),
+	"point_intersection": {args: func(h handles) map[string]any {
+		return map[string]any{"handle1": h["line"], "handle2": h["circle"]}
+	}},
+	"point_tangent":     on("circle", map[string]any{"from_x": 20, "from_y": 0}),
+	"layer_create":      literal(map[string]any{"name": "fresh"}),
+	"layer_list":        literal(map[string]any{}),
+	"layer_modify":      literal(map[string]any{"name": "spare", "color": 3, "on": false}),
+	"layer_set_current": literal(map[string]any{"name": "spare"}),
+	"layer_lock":        literal(map[string]any{"name": "spare"}),
+	"layer_unlock":      literal(map[string]any{"name": "spare"}),
+	"layer_delete":      literal(map[string]any{"name": "doomed"}),
+	"transaction_begin": literal(map[string]any{}),
+	"transaction_commit": {
+		before: []catalogStep{{Tool: "transaction_begin", Args: map[string]any{}}, {Tool: "entity_create_point", Args: map[string]any{"x": 0, "y": 0}}},
+		args:   func(handles) map[string]any { return map[string]any{} },
+	},
+	"transaction_rollback": {
+		before: []catalogStep{{Tool: "transaction_begin", Args: map[string]any{}}, {Tool: "entity_create_point", Args: map[string]any{"x": 0, "y": 0}}, {Tool: "layer_create", Args: map[string]any{"name": "brief"}}},
+		args:   func(handles) map[string]any { return map[string]any{} },
+	},
+	"point_pick":          literal(map[string]any{"prompt": "a point"}),
+	"entity_pick":         literal(map[string]any{"prompt": "an entity"}),
+	"system_status":       literal(map[string]any{}),
+	"system_capabilities": literal(map[string]any{}),
+}
+
+// catalogState is what a document holds: its entities' handles and its
+// layers' names.
+type catalogState struct {
+	entities, layers map[string]bool
+}
+
+// walkRun is what running one tool did.
+type walkRun struct {
+	asked   []string // tools whose approval was asked
+	ok      bool     // the tool's step succeeded
+	kind    string   // its error kind, when it failed
+	created catalogState
+}
+
+// TestApprovalsCoverTheCatalog walks every tool of the catalog
+// (enginev1.Tools) over a real WebSocket against a real gateway and
+// engine, in a session with approval policy "destructive" that declared
+// approval, pick.point and pick.entities. For each tool it checks that it
+// asks for approval exactly when it is marked destructive, that a denied
+// step is "denied" and removes nothing, that a tool that does not ask
+// removes nothing (no entity or layer that existed before it ran, or was
+// made by an earlier step of its batch, is gone afterwards: so a rollback
+// that throws work away counts too), and that an approved destructive tool
+// does remove something. A new tool that removes anything without the flag
+// fails here, as does a new tool without a fixture.
+func TestApprovalsCoverTheCatalog(t *testing.T) {
+	gateway, _ := startServices(t)
+	p := newPeer(t, gateway)
+	p.call(1, "session.create", map[string]any{
+		"capabilities":    map[string]any{"server_requests": []string{"approval", "pick.point", "pick.entities"}},
+		"approval_policy": "destructive",
+	})
+	var s sessionInfo
+	if f := p.response(1); f.Error != nil || json.Unmarshal(f.Result, &s) != nil {
+		t.Fatalf("session.create = %+v", f)
+	}
+	w := &walker{p: p, session: s.SessionID, id: 10}
+	for _, tool := range enginev1.Tools {
+		fx, ok := catalogFixtures[tool.Name]
+		if !ok {
+			t.Errorf("tool %s has no fixture in catalogFixtures: add one that makes it do what it does", tool.Name)
+			continue
+		}
+		destructive := tool.Annotations.GetDestructive()
+		decisions := []string{"deny"}
+		if destructive {
+			decisions = append(decisions, "approve")
+		}
+		for _, decision := range decisions {
+			t.Run(tool.Name+"/"+decision, func(t *testing.T) {
+				w.t = t
+				doc, h := w.setup()
+				before := w.state(doc)
+				run := w.run(doc, tool, fx, h, decision)
+				after := w.state(doc)
+				var removed []string
+				for e := range union(before.entities, run.created.entities) {
+					if !after.entities[e] {
+						removed = append(removed, "entity "+e)
+					}
+				}
+				for l := range union(before.layers, run.created.layers) {
+					if !after.layers[l] {
+						removed = append(removed, "layer "+l)
+					}
+				}
+				slices.Sort(removed)
+				asked := slices.Contains(run.asked, tool.Name)
+				switch {
+				case asked != destructive:
+					t.Errorf("%s asked for approval: %v, want %v (destructive: %v)", tool.Name, asked, destructive, destructive)
+				case !destructive && len(removed) > 0:
+					t.Errorf("%s removed %v without asking: a tool that removes entities or layers or throws work away must be destructive", tool.Name, removed)
+				case !destructive && !run.ok:
+					t.Errorf("%s failed (%s) on its fixture: the walk learns nothing from it; fix the fixture", tool.Name, run.kind)
+				case destructive && decision == "deny" && (run.ok || run.kind != "denied" || len(removed) > 0):
+					t.Errorf("%s denied: ok %v, kind %q, removed %v; want kind denied and nothing removed", tool.Name, run.ok, run.kind, removed)
+				case destructive && decision == "approve" && (!run.ok || len(removed) == 0):
+					t.Errorf("%s approved: ok %v (%s), removed %v; want it to run and remove something (else its fixture proves nothing)", tool.Name, run.ok, run.kind, removed)
+				}
+			})
+		}
+	}
+}
+
+// walker runs the catalog walk's calls on one WebSocket.
+type walker struct {
+	t       *testing.T
+	p       *peer
+	session string
+	id      int // the last request id used
+}
+
+// call sends method and returns its response, answering the server
+// requests that arrive meanwhile: approvals with decision (recording the
+// tool asked about), pick.point with (0, 0) and pick.entities with the
+// line of catalogSetup.
+func (w *walker) call(method string, params any, decision string, h handles) (json.RawMessage, []string) {
+	w.t.Helper()
+	w.id++
+	id := w.id
+	w.p.t = w.t
+	w.p.call(id, method, params)
+	var asked []string
+	for {
+		f := w.p.next(fmt.Sprintf("response %d", id), func(f frame) bool { return len(f.ID) > 0 })
+		var answer any
+		switch {
+		case f.Method == "" && string(f.ID) == fmt.Sprint(id):
+			if f.Error != nil {
+				w.t.Fatalf("%s = error %d %s %s", method, f.Error.Code, f.Error.Message, f.Error.Data)
+			}
+			return f.Result, asked
+		case f.Method == "approval":
+			var ap struct {
+				Tool string `json:"tool"`
+			}
+			json.Unmarshal(f.Params, &ap)
+			asked = append(asked, ap.Tool)
+			answer = map[string]any{"decision": decision}
+		case f.Method == "pick.point":
+			answer = map[string]any{"x": 0, "y": 0}
+		case f.Method == "pick.entities":
+			answer = map[string]any{"handles": []string{h["line"]}}
+		default:
+			continue
+		}
+		w.p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": answer})
+	}
+}
+
+// setup makes a document as catalogSetup has it and returns its id and
+// the handles bound.
+func (w *walker) setup() (string, handles) {
+	w.t.Helper()
+	res, _ := w.call("document.create", map[string]any{"name": "catalog"}, "", nil)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	json.Unmarshal(res, &doc)
+	res, _ = w.call("cad.batch", map[string]any{"document_id": doc.DocumentID, "steps": catalogSetup}, "", nil)
+	var b struct {
+		OK       bool              `json:"ok"`
+		Bindings map[string]string `json:"bindings"`
+	}
+	if json.Unmarshal(res, &b) != nil || !b.OK {
+		w.t.Fatalf("setup batch = %s", res)
+	}
+	return doc.DocumentID, b.Bindings
+}
+
+// state reads what the document holds.
+func (w *walker) state(doc string) catalogState {
+	w.t.Helper()
+	st := catalogState{entities: map[string]bool{}, layers: map[string]bool{}}
+	res, _ := w.call("tools.call", map[string]any{"document_id": doc, "tool": "entity_list", "args": map[string]any{"page_size": 10000}}, "", nil)
+	var list struct {
+		Result struct {
+			Entities []struct {
+				Handle string `json:"handle"`
+			} `json:"entities"`
+		} `json:"result"`
+	}
+	json.Unmarshal(res, &list)
+	for _, e := range list.Result.Entities {
+		st.entities[e.Handle] = true
+	}
+	res, _ = w.call("tools.call", map[string]any{"document_id": doc, "tool": "layer_list", "args": map[string]any{}}, "", nil)
+	var layers struct {
+		Result struct {
+			Layers []struct {
+				Name string `json:"name"`
+			} `json:"layers"`
+		} `json:"result"`
+	}
+	json.Unmarshal(res, &layers)
+	for _, l := range layers.Result.Layers {
+		st.layers[l.Name] = true
+	}
+	if len(st.entities) == 0 || len(st.layers) == 0 {
+		w.t.Fatalf("state of %s: entity_list %s, layer_list %s", doc, res, res)
+	}
+	return st
+}
+
+// run runs tool with its fixture in the walk's session: as the last step
+// of a batch after the fixture's steps when it is batchable (on_error
+// stop), else as a tools.call.
+func (w *walker) run(doc string, tool enginev1.ToolInfo, fx fixture, h handles, decision string) walkRun {
+	w.t.Helper()
+	var out walkRun
+	out.created = catalogState{entities: map[string]bool{}, layers: map[string]bool{}}
+	args := fx.args(h)
+	if !tool.Annotations.GetBatchable() {
+		res, asked := w.call("tools.call", map[string]any{"session_id": w.session, "document_id": doc, "tool": tool.Name, "args": args}, decision, h)
+		var r struct {
+			OK    bool `json:"ok"`
+			Error *struct {
+				Kind string `json:"kind"`
+			} `json:"error"`
+		}
+		json.Unmarshal(res, &r)
+		out.asked, out.ok = asked, r.OK
+		if r.Error != nil {
+			out.kind = r.Error.Kind
+		}
+		return out
+	}
+	steps := append(slices.Clone(fx.before), catalogStep{Tool: tool.Name, Args: args})
+	res, asked := w.call("cad.batch", map[string]any{"session_id": w.session, "document_id": doc, "steps": steps, "on_error": "stop"}, decision, h)
+	var b struct {
+		Results []struct {
+			Tool   string `json:"tool"`
+			Status string `json:"status"`
+			Handle string `json:"handle"`
+			Result struct {
+				Name string `json:"name"`
+			} `json:"result"`
+			Error *struct {
+				Kind string `json:"kind"`
+			} `json:"error"`
+		} `json:"results"`
+	}
+	if json.Unmarshal(res, &b) != nil || len(b.Results) != len(steps) {
+		w.t.Fatalf("%s batch = %s", tool.Name, res)
+	}
+	for i, r := range b.Results[:len(steps)-1] {
+		if r.Status != "ok" {
+			w.t.Fatalf("%s: step %d (%s) of its fixture = %s", tool.Name, i, r.Tool, res)
+		}
+		if r.Handle != "" {
+			out.created.entities[r.Handle] = true
+		}
+		if r.Tool == "layer_create" {
+			out.created.layers[r.Result.Name] = true
+		}
+	}
+	last := b.Results[len(steps)-1]
+	out.asked, out.ok = asked, last.Status == "ok"
+	if last.Error != nil {
+		out.kind = last.Error.Kind
+	}
+	return out
+}
+
+// union is the keys of a and b.
+func union(a, b map[string]bool) map[string]bool {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
+}

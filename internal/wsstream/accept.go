@@ -1,0 +1,211 @@
+package wsstream
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/coder/websocket"
+)
+
+// Accept accepts a WebSocket handshake as [websocket.Accept] does and
+// returns a Stream over it that lets the client end its input first: when
+// the client's close frame arrives (it has sent its last message and waits
+// for the answers, as RFC 6455 §5.5.1 allows), Read returns io.EOF for
+// status 1000, 1001 or none, and the close frame is held back from
+// coder/websocket, which would answer it at once and end the connection.
+// Writes still go out; Close then completes the closing handshake with the
+// held frame. Any other closing status is Read's error, a
+// [websocket.CloseError], as for a dialled Stream.
+func Accept(w http.ResponseWriter, r *http.Request, opts *websocket.AcceptOptions) (*Stream, error) {
+	g := &closeGate{}
+	c, err := websocket.Accept(&gatedWriter{ResponseWriter: w, gate: g}, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Stream{c: c, gate: g}, nil
+}
+
+// Ping pings the peer and waits for the pong, as [websocket.Conn.Ping]
+// does, except once an accepted Stream has read the client's close frame:
+// then it returns nil at once, since the pong would queue behind the held
+// frame, and the closing handshake shows whether the client is there.
+func (s *Stream) Ping(ctx context.Context) error {
+	if s.gate != nil && s.gate.closed.Load() != nil {
+		return nil
+	}
+	return s.c.Ping(ctx)
+}
+
+// errCloseHeld is the gate's read error at a held close frame.
+var errCloseHeld = errors.New("wsstream: the client's close frame is held")
+
+// gatedWriter lends coder/websocket a hijacked connection whose reads go
+// through the gate.
+type gatedWriter struct {
+	http.ResponseWriter
+	gate *closeGate
+}
+
+// Hijack hijacks the underlying connection and puts the gate in front of
+// its reads, bytes the server had already buffered included.
+func (w *gatedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	var early []byte
+	if n := brw.Reader.Buffered(); n > 0 {
+		b, _ := brw.Reader.Peek(n)
+		early = bytes.Clone(b)
+	}
+	w.gate.src = io.MultiReader(bytes.NewReader(early), nc)
+	gc := &gatedConn{Conn: nc, gate: w.gate}
+	return gc, bufio.NewReadWriter(bufio.NewReader(gc), brw.Writer), nil
+}
+
+// gatedConn is a net.Conn whose reads come through a closeGate.
+type gatedConn struct {
+	net.Conn
+	gate *closeGate
+}
+
+func (c *gatedConn) Read(p []byte) (int, error) { return c.gate.Read(p) }
+
+// closeGate passes a client's WebSocket frames through, reading their
+// headers, until the next frame is a close frame: then one Read returns
+// errCloseHeld instead of it, and later reads pass it on (the closing
+// handshake reads it). Only coder/websocket's reading goroutine, one at a
+// time, calls Read; closed may be read from any goroutine.
+type closeGate struct {
+	src  io.Reader
+	buf  []byte // read from src and not yet passed on; starts at a frame header when pass is 0
+	pass int64  // bytes of the current frame still to pass on before the next header
+	err  error  // src's read error, returned once buf is empty
+	open bool   // the held close frame was reported: pass everything on
+	// closed is the client's close frame, once it has been held.
+	closed atomic.Pointer[websocket.CloseError]
+}
+
+func (g *closeGate) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		if g.open || g.pass > 0 {
+			limit := int64(len(p))
+			if !g.open {
+				limit = min(limit, g.pass)
+			}
+			n, err := g.take(p[:limit])
+			if !g.open {
+				g.pass -= int64(n)
+			}
+			return n, err
+		}
+		size, payload, opcode, ok := frameHeader(g.buf)
+		switch {
+		case !ok && g.err == nil:
+			g.fill()
+			continue
+		case !ok:
+			g.open = true // a broken or cut-off frame: coder/websocket reports it
+			continue
+		case opcode != opClose:
+			g.pass = size + payload
+			continue
+		case int64(len(g.buf)) < size+payload && g.err == nil:
+			g.fill()
+			continue
+		case int64(len(g.buf)) < size+payload:
+			g.open = true
+			continue
+		}
+		ce := closePayload(g.buf[:size], g.buf[size:size+payload])
+		g.closed.Store(&ce)
+		g.open = true
+		return 0, errCloseHeld
+	}
+}
+
+// take passes on bytes: those buffered first, then from src.
+func (g *closeGate) take(p []byte) (int, error) {
+	if len(g.buf) > 0 {
+		n := copy(p, g.buf)
+		g.buf = g.buf[n:]
+		return n, nil
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
+	return g.src.Read(p)
+}
+
+// fill reads more of src into buf.
+func (g *closeGate) fill() {
+	var chunk [4096]byte
+	n, err := g.src.Read(chunk[:])
+	g.buf = append(g.buf, chunk[:n]...)
+	if err != nil {
+		g.err = err
+	}
+}
+
+// opClose is the opcode of a close frame (RFC 6455 §5.5.1).
+const opClose = 0x8
+
+// frameHeader parses the WebSocket frame header at the start of b: its
+// size in bytes, the payload's length and the opcode; ok is false while b
+// holds less than the whole header, or a length no frame can have.
+func frameHeader(b []byte) (size, payload int64, opcode byte, ok bool) {
+	if len(b) < 2 {
+		return 0, 0, 0, false
+	}
+	opcode = b[0] & 0x0f
+	size, payload = 2, int64(b[1]&0x7f)
+	switch payload {
+	case 126:
+		size += 2
+	case 127:
+		size += 8
+	}
+	if b[1]&0x80 != 0 {
+		size += 4 // the masking key
+	}
+	if int64(len(b)) < size {
+		return 0, 0, 0, false
+	}
+	switch payload {
+	case 126:
+		payload = int64(binary.BigEndian.Uint16(b[2:4]))
+	case 127:
+		u := binary.BigEndian.Uint64(b[2:10])
+		if u > 1<<62 {
+			return 0, 0, 0, false
+		}
+		payload = int64(u)
+	}
+	return size, payload, opcode, true
+}
+
+// closePayload decodes a close frame's status and reason, unmasking them
+// with the key at the end of header when it has one.
+func closePayload(header, payload []byte) websocket.CloseError {
+	p := bytes.Clone(payload)
+	if header[1]&0x80 != 0 {
+		key := header[len(header)-4:]
+		for i := range p {
+			p[i] ^= key[i%4]
+		}
+	}
+	if len(p) < 2 {
+		return websocket.CloseError{Code: websocket.StatusNoStatusRcvd}
+	}
+	return websocket.CloseError{Code: websocket.StatusCode(binary.BigEndian.Uint16(p)), Reason: string(p[2:])}
+}
