@@ -3,7 +3,10 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,7 +76,7 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 		return e.dryRun(d, req, opID, plans, errs), nil
 	}
 	e.pruneOperations(ctx)
-	o := e.newOp(caller.Principal, opID, explicit, gatewayv1.MethodCadBatch, id, requestHash(gatewayv1.MethodCadBatch, req, plans))
+	o := e.newOp(caller.Principal, opID, explicit, gatewayv1.MethodCadBatch, id, batchHash(req, plans))
 	prior, st, claimed := e.ops.claim(o)
 	if claimed != claimNew {
 		return e.answerClaimed(prior, st, claimed, opID, plans, d)
@@ -94,12 +97,25 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 // operationID is the request's operation id, or a new one.
 func operationID(id *string) (string, bool, error) {
 	if id == nil || *id == "" {
-		return "op-" + randomHex(8), false, nil
+		return newOperationID(), false, nil
 	}
 	if len(*id) > 128 || strings.IndexFunc(*id, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
 		return "", false, fmt.Errorf("%w: operation_id must be 1-128 printable ASCII characters", ErrInvalid)
 	}
 	return *id, true, nil
+}
+
+// newOperationID is "op-" and 64 random bits in hex. An operation id
+// only needs to be unique among its principal's operations, not secret
+// (operations are keyed by principal), so it comes from math/rand/v2's
+// generator, which costs nothing next to crypto/rand's system call.
+func newOperationID() string {
+	var raw [8]byte
+	binary.BigEndian.PutUint64(raw[:], rand.Uint64())
+	var b [3 + 16]byte
+	copy(b[:], "op-")
+	hex.Encode(b[3:], raw[:])
+	return string(b[:])
 }
 
 func (e *Engine) newOp(principal, id string, explicit bool, kind, doc string, hash []byte) *opEntry {

@@ -5,12 +5,11 @@ import (
 	"crypto/sha256"
 	"fmt"
 
-	"github.com/cadbridge/cadbridge/services/cadengine/store"
-
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
 // The journal is the store's table of operation records (OperationRecord),
@@ -21,47 +20,57 @@ import (
 // the per-document list of recent commits that tells a batch who wrote
 // while it waited, and the reload at start-up.
 
-// requestHash is the SHA-256 of kind and the canonical form of req: its
-// deterministic protobuf encoding without the fields a retry may change
-// (operation_id, session_id) and with each step's arguments replaced by
-// their canonical form (see stepPlan.canonical), so that arguments that
-// say the same in other words (keys in another order, 1 for 1.0) hash
-// alike. steps are req's steps as planned (the one step of a tools.call).
-// The copy it encodes shares req's values.
-func requestHash(kind string, req proto.Message, steps []*stepPlan) []byte {
-	src := req.ProtoReflect()
-	dst := src.New()
-	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch fd.Name() {
-		case "operation_id", "session_id", "args", "args_json", "steps":
-		default:
-			dst.Set(fd, v)
-		}
-		return true
+// callHash and batchHash are the request hashes of a tools.call and a
+// cad.batch: the SHA-256 of the method and the canonical form of the
+// request, its deterministic protobuf encoding without the fields a retry
+// may change (operation_id, session_id) and with each step's arguments
+// replaced by their canonical form (see stepPlan.canonical), so that
+// arguments that say the same in other words (keys in another order, 1
+// for 1.0) hash alike. The copies they encode share the request's values;
+// TestRequestHashCoversEveryField proves that every other field counts.
+func callHash(req *enginev1.CallToolRequest, s *stepPlan) []byte {
+	return requestHash(gatewayv1.MethodToolsCall, &enginev1.CallToolRequest{
+		DocumentId: req.DocumentId,
+		Tool:       req.Tool,
+		ArgsJson:   present(s.canonical()),
 	})
-	if fd := src.Descriptor().Fields().ByName("steps"); fd != nil {
-		list := dst.Mutable(fd).List()
-		for i := range src.Get(fd).List().Len() {
-			step := src.Get(fd).List().Get(i).Message().Interface().(*enginev1.BatchStep)
-			c := &enginev1.BatchStep{Tool: step.GetTool(), Bind: step.Bind}
-			if i < len(steps) {
-				c.ArgsJson = steps[i].canonical()
-			}
-			list.Append(protoreflect.ValueOfMessage(c.ProtoReflect()))
-		}
-	} else if fd := src.Descriptor().Fields().ByName("args_json"); fd != nil && len(steps) == 1 {
-		dst.Set(fd, protoreflect.ValueOfBytes(steps[0].canonical()))
+}
+
+func batchHash(req *enginev1.ExecuteBatchRequest, plans []*stepPlan) []byte {
+	c := &enginev1.ExecuteBatchRequest{
+		DocumentId:       req.DocumentId,
+		DryRun:           req.DryRun,
+		Verbose:          req.Verbose,
+		OnError:          req.OnError,
+		Preconditions:    req.Preconditions,
+		ExpectedRevision: req.ExpectedRevision,
+		Steps:            make([]*enginev1.BatchStep, len(req.Steps)),
 	}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(dst.Interface())
+	for i, step := range req.Steps {
+		c.Steps[i] = &enginev1.BatchStep{Tool: step.Tool, Bind: step.Bind, ArgsJson: plans[i].canonical()}
+	}
+	return requestHash(gatewayv1.MethodCadBatch, c)
+}
+
+// present is b, or an empty slice for nil: an optional bytes field
+// that is set.
+func present(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func requestHash(method string, canonical proto.Message) []byte {
+	b := append(make([]byte, 0, 256), method...)
+	b = append(b, 0)
+	b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(b, canonical)
 	if err != nil {
 		// A request that arrived as a proto always encodes.
-		panic(fmt.Sprintf("engine: encode %s request: %v", kind, err))
+		panic(fmt.Sprintf("engine: encode %s request: %v", method, err))
 	}
-	h := sha256.New()
-	h.Write([]byte(kind))
-	h.Write([]byte{0})
-	h.Write(b)
-	return h.Sum(nil)
+	sum := sha256.Sum256(b)
+	return sum[:]
 }
 
 // commitNote is one durable commit of a document: the revision it stored

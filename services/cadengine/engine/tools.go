@@ -11,7 +11,6 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
@@ -222,15 +221,9 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 			return nil, fmt.Errorf("%w: tool %s needs document_id", ErrInvalid, t.info.Name)
 		}
 	}
-	s := &stepPlan{name: req.GetTool(), tool: t, opID: opID, raw: argsOf(req.ArgsJson, req.GetArgs())}
-	if t == nil {
-		s.invalid = toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", req.GetTool())
-	} else {
-		s.decoded, s.invalid = t.decodeArgs(s.raw)
-	}
+	s := e.planCall(req, opID)
 	var errs []*enginev1.ToolError
 	if s.invalid != nil {
-		s.invalid.pb.OperationId = &opID
 		errs = append(errs, s.invalid.pb)
 	}
 
@@ -239,7 +232,7 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 	if d != nil {
 		docID = d.ID
 	}
-	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, requestHash(gatewayv1.MethodToolsCall, req, []*stepPlan{s}))
+	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, callHash(req, s))
 	prior, st, claimed := e.ops.claim(o)
 	var res *enginev1.ExecuteBatchResponse
 	if claimed != claimNew {
@@ -253,6 +246,22 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 		return nil, err
 	}
 	return callResponse(res, req.GetTool()), nil
+}
+
+// planCall is a tools.call's one step: the tool and its arguments,
+// decoded (a call's args are taken literally), or why they are refused.
+func (e *Engine) planCall(req *enginev1.CallToolRequest, opID string) *stepPlan {
+	t := e.tools[req.GetTool()]
+	s := &stepPlan{name: req.GetTool(), tool: t, opID: opID, raw: argsOf(req.ArgsJson, req.GetArgs())}
+	if t == nil {
+		s.invalid = toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", req.GetTool())
+	} else {
+		s.decoded, s.invalid = t.decodeArgs(s.raw)
+	}
+	if s.invalid != nil {
+		s.invalid.pb.OperationId = &opID
+	}
+	return s
 }
 
 // callResponse is a tools.call answer from its one-step batch result.

@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"bytes"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
+)
+
+// hashCase is a change of one request field: whether it must change the
+// request hash (a retry that changes it is another request) or must not
+// (a retry may change it).
+type hashCase struct {
+	change func(proto.Message)
+	counts bool
+}
+
+// TestRequestHashCoversEveryField changes each field of the requests a
+// hash covers, one at a time, and checks that exactly the fields a retry
+// may change leave the hash alone. A field added to a request fails the
+// test until it has a case here (and, when it counts, a place in
+// callHash or batchHash).
+func TestRequestHashCoversEveryField(t *testing.T) {
+	e, err := New(memory.New(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	other, _ := structpb.NewStruct(map[string]any{"handle": "101"})
+
+	call := &enginev1.CallToolRequest{SessionId: new("s"), DocumentId: new("d"), Tool: enginev1.ToolEntityGet,
+		ArgsJson: []byte(`{"handle":"100"}`), OperationId: new("op")}
+	callHashOf := func(m proto.Message) []byte {
+		req := m.(*enginev1.CallToolRequest)
+		return callHash(req, e.planCall(req, "op"))
+	}
+	checkHashCases(t, call, callHashOf, map[protoreflect.Name]hashCase{
+		"session_id":   {func(m proto.Message) { m.(*enginev1.CallToolRequest).SessionId = new("s2") }, false},
+		"operation_id": {func(m proto.Message) { m.(*enginev1.CallToolRequest).OperationId = new("op2") }, false},
+		"document_id":  {func(m proto.Message) { m.(*enginev1.CallToolRequest).DocumentId = new("d2") }, true},
+		"tool":         {func(m proto.Message) { m.(*enginev1.CallToolRequest).Tool = enginev1.ToolEntityDelete }, true},
+		"args_json":    {func(m proto.Message) { m.(*enginev1.CallToolRequest).ArgsJson = []byte(`{"handle":"101"}`) }, true},
+		// The Struct form is read when args_json is absent.
+		"args": {func(m proto.Message) {
+			m.(*enginev1.CallToolRequest).ArgsJson, m.(*enginev1.CallToolRequest).Args = nil, other
+		}, true},
+	})
+
+	batch := &enginev1.ExecuteBatchRequest{SessionId: new("s"), DocumentId: "d", OperationId: new("op"),
+		Steps: []*enginev1.BatchStep{{Tool: enginev1.ToolEntityGet, ArgsJson: []byte(`{"handle":"100"}`), Bind: new("a")}}}
+	batchHashOf := func(m proto.Message) []byte {
+		req := m.(*enginev1.ExecuteBatchRequest)
+		plans, _ := e.planBatch(req, "op")
+		return batchHash(req, plans)
+	}
+	b := func(m proto.Message) *enginev1.ExecuteBatchRequest { return m.(*enginev1.ExecuteBatchRequest) }
+	checkHashCases(t, batch, batchHashOf, map[protoreflect.Name]hashCase{
+		"session_id":        {func(m proto.Message) { b(m).SessionId = new("s2") }, false},
+		"operation_id":      {func(m proto.Message) { b(m).OperationId = new("op2") }, false},
+		"document_id":       {func(m proto.Message) { b(m).DocumentId = "d2" }, true},
+		"dry_run":           {func(m proto.Message) { b(m).DryRun = new(true) }, true},
+		"verbose":           {func(m proto.Message) { b(m).Verbose = new(true) }, true},
+		"on_error":          {func(m proto.Message) { b(m).OnError = enginev1.OnError_ON_ERROR_ROLLBACK.Enum() }, true},
+		"expected_revision": {func(m proto.Message) { b(m).ExpectedRevision = new(int64(3)) }, true},
+		"preconditions": {func(m proto.Message) {
+			b(m).Preconditions = []*enginev1.Precondition{{Handle: "100", Fingerprint: "ab"}}
+		}, true},
+		"steps": {func(m proto.Message) { b(m).Steps = append(b(m).Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityGet}) }, true},
+	})
+	step := func(m proto.Message) *enginev1.BatchStep { return b(m).Steps[0] }
+	checkHashCases(t, batch, batchHashOf, map[protoreflect.Name]hashCase{
+		"tool":      {func(m proto.Message) { step(m).Tool = enginev1.ToolEntityDelete }, true},
+		"bind":      {func(m proto.Message) { step(m).Bind = new("b") }, true},
+		"args_json": {func(m proto.Message) { step(m).ArgsJson = []byte(`{"handle":"101"}`) }, true},
+		"args":      {func(m proto.Message) { step(m).ArgsJson, step(m).Args = nil, other }, true},
+	}, (&enginev1.BatchStep{}).ProtoReflect().Descriptor())
+}
+
+// checkHashCases checks each case against base, and that cases name
+// every field of the message whose fields they change (base's own, or
+// of, when given).
+func checkHashCases(t *testing.T, base proto.Message, hash func(proto.Message) []byte, cases map[protoreflect.Name]hashCase, of ...protoreflect.MessageDescriptor) {
+	t.Helper()
+	md := base.ProtoReflect().Descriptor()
+	if len(of) > 0 {
+		md = of[0]
+	}
+	for i := range md.Fields().Len() {
+		if name := md.Fields().Get(i).Name(); cases[name].change == nil {
+			t.Errorf("%s.%s has no hash case: say whether it counts in the request hash", md.FullName(), name)
+		}
+	}
+	before := hash(base)
+	for name, c := range cases {
+		m := proto.Clone(base)
+		c.change(m)
+		if changed := !bytes.Equal(hash(m), before); changed != c.counts {
+			t.Errorf("%s.%s: the hash changed %v, want %v", md.FullName(), name, changed, c.counts)
+		}
+	}
+}
+
+// TestRequestHashCanonicalArgs: arguments that say the same in other
+// words hash alike.
+func TestRequestHashCanonicalArgs(t *testing.T) {
+	e, err := New(memory.New(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	hashOf := func(args string) []byte {
+		req := &enginev1.CallToolRequest{DocumentId: new("d"), Tool: enginev1.ToolEntityCreateLine, ArgsJson: []byte(args)}
+		return callHash(req, e.planCall(req, "op"))
+	}
+	a := hashOf(`{"x1":0,"y1":0,"x2":1,"y2":2}`)
+	if b := hashOf(`{ "y2":2.0, "x2":1, "y1":0, "x1":0e0 }`); !bytes.Equal(a, b) {
+		t.Errorf("the same arguments in other words hash differently: %x, %x", a, b)
+	}
+	if b := hashOf(`{"x1":0,"y1":0,"x2":1,"y2":3}`); bytes.Equal(a, b) {
+		t.Error("other arguments hash alike")
+	}
+}
