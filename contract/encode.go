@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -22,7 +23,28 @@ import (
 // left out. A raw field (see enginev1.JSONOptions) is written as the JSON
 // its bytes hold.
 func Marshal(m proto.Message) ([]byte, error) {
-	return AppendMarshal(nil, m)
+	wm, ok := m.(jsonwire.Message)
+	if !ok {
+		return AppendMarshal(nil, m)
+	}
+	// The encoding grows in a scratch encoder and is copied out once, at
+	// its size: one allocation, not one per doubling.
+	e := encoders.Get().(*jsonwire.Encoder)
+	defer putEncoder(e)
+	wm.MarshalWire(e)
+	return bytes.Clone(e.Bytes()), e.Err()
+}
+
+// encoders are scratch encoders for Marshal.
+var encoders = sync.Pool{New: func() any { return jsonwire.NewEncoder(make([]byte, 0, 1024)) }}
+
+// putEncoder returns e to encoders, unless it grew past what is worth
+// keeping.
+func putEncoder(e *jsonwire.Encoder) {
+	if cap(e.Bytes()) <= 64<<10 {
+		e.Reset()
+		encoders.Put(e)
+	}
 }
 
 // AppendMarshal is Marshal appending to b.

@@ -26,6 +26,9 @@ func NewEncoder(buf []byte) *Encoder { return &Encoder{buf: buf} }
 // Bytes is what was written.
 func (e *Encoder) Bytes() []byte { return e.buf }
 
+// Reset empties e for reuse, keeping its buffer.
+func (e *Encoder) Reset() { e.buf, e.err = e.buf[:0], nil }
+
 // Err is the first value e could not write, or nil.
 func (e *Encoder) Err() error { return e.err }
 

@@ -70,7 +70,7 @@ func (t *Tx) Create(e *Entity) (*Entity, error) {
 		return nil, err
 	}
 	if !e.Geom.Finite() {
-		return nil, ruleFailed("the %s's coordinates overflow", TypeName(e.Geom.Kind()))
+		return nil, ruleFailed("the %s's coordinates overflow", e.Geom.Kind().WireName())
 	}
 	e.Handle = t.d.NextHandle
 	t.d.NextHandle++ // never given back, even by undo: handles are not reused
@@ -90,7 +90,7 @@ func (t *Tx) Replace(old, next *Entity) error {
 		}
 	}
 	if !next.Geom.Finite() {
-		return ruleFailed("the %s's coordinates overflow", TypeName(next.Geom.Kind()))
+		return ruleFailed("the %s's coordinates overflow", next.Geom.Kind().WireName())
 	}
 	next.Handle = old.Handle
 	t.logEntity(old.Handle, old, next)

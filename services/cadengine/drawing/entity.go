@@ -6,10 +6,8 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Entity is one drawing entity. An entity in a document is never changed in
@@ -354,11 +352,9 @@ func (e *Entity) Proto() *enginev1.Entity {
 }
 
 // Fingerprint is the hex SHA-256 of the entity's canonical encoding.
-func (e *Entity) Fingerprint() string { return hex.EncodeToString(e.fp[:]) }
-
-func enumName(ev protoreflect.EnumValueDescriptor) string { return contract.EnumName(ev) }
-
-// TypeName is the wire name of an entity type ("line").
-func TypeName(t enginev1.EntityType) string {
-	return enumName(t.Descriptor().Values().ByNumber(t.Number()))
+func (e *Entity) Fingerprint() string {
+	var b [2 * len(e.fp)]byte
+	hex.Encode(b[:], e.fp[:])
+	return string(b[:])
 }
+

@@ -89,7 +89,7 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 	if err != nil {
 		span.SetStatus(otelcodes.Error, err.Error())
 	} else if !resp.GetOk() {
-		span.SetStatus(otelcodes.Error, "batch "+batchStatusName(resp.GetStatus()))
+		span.SetStatus(otelcodes.Error, "batch "+resp.GetStatus().WireName())
 	}
 	return resp, err
 }
@@ -118,7 +118,7 @@ func newOperationID() string {
 	return string(b[:])
 }
 
-func (e *Engine) newOp(principal, id string, explicit bool, kind, doc string, hash []byte) *opEntry {
+func (e *Engine) newOp(principal, id string, explicit bool, kind, doc string, hash requestHash) *opEntry {
 	return &opEntry{
 		key: opKey{principal, id}, kind: kind, doc: doc, hash: hash, explicit: explicit,
 		st: opState{status: enginev1.OperationStatus_OPERATION_STATUS_RUNNING, started: e.now().UTC()},
@@ -211,7 +211,7 @@ func (r *run) execute(errs []*enginev1.ToolError, expected *int64, pre []*engine
 	}
 	r.unlock()
 	r.announce()
-	r.caller.emit(gatewayv1.EventOperationFinished, &enginev1.OperationFinishedPayload{OperationId: r.op.key.id, Status: batchStatusName(r.resp.Status)})
+	r.caller.emit(gatewayv1.EventOperationFinished, &enginev1.OperationFinishedPayload{OperationId: r.op.key.id, Status: r.resp.Status.WireName()})
 	return r.resp, nil
 }
 
@@ -255,10 +255,6 @@ func (r *run) refuse(top *toolError, errs []*enginev1.ToolError) {
 	top.pb.OperationId = &r.op.key.id
 	r.resp.Error, r.resp.Errors = top.pb, errs
 	r.finish(r.resp, enginev1.BatchStatus_BATCH_STATUS_REFUSED)
-}
-
-func batchStatusName(s enginev1.BatchStatus) string {
-	return contract.EnumName(s.Descriptor().Values().ByNumber(s.Number()))
 }
 
 // guard checks expected_revision and the preconditions; the caller holds

@@ -256,7 +256,7 @@ func newEntityGeometry(path string, ne *enginev1.NewEntity) (drawing.Geometry, e
 	if allowed == nil {
 		return nil, invalidArgs(path+"/type", reasonInvalid, "unknown entity type")
 	}
-	tn := drawing.TypeName(ne.Type)
+	tn := ne.Type.WireName()
 	for _, fd := range setFields(ne, "type", "layer", "color", "linetype") {
 		ok := false
 		for _, f := range allowed {

@@ -78,7 +78,7 @@ func entityPick(c *call, a *enginev1.EntityPickArgs) (*enginev1.EntityPickResult
 			return nil, failed("the client picked %q, which is not an entity of the document", s)
 		}
 		if len(a.GetTypes()) > 0 && !slices.Contains(a.GetTypes(), c.d.Entity(h).Geom.Kind()) {
-			return nil, failed("the client picked %s, a %s, which is not of the requested types", drawing.FormatHandle(h), drawing.TypeName(c.d.Entity(h).Geom.Kind()))
+			return nil, failed("the client picked %s, a %s, which is not of the requested types", drawing.FormatHandle(h), c.d.Entity(h).Geom.Kind().WireName())
 		}
 		res.Handles = append(res.Handles, drawing.FormatHandle(h))
 	}

@@ -2,13 +2,9 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 
-	"google.golang.org/protobuf/proto"
-
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
-	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -19,59 +15,6 @@ import (
 // what the journal needs besides the store: the canonical request hash,
 // the per-document list of recent commits that tells a batch who wrote
 // while it waited, and the reload at start-up.
-
-// callHash and batchHash are the request hashes of a tools.call and a
-// cad.batch: the SHA-256 of the method and the canonical form of the
-// request, its deterministic protobuf encoding without the fields a retry
-// may change (operation_id, session_id) and with each step's arguments
-// replaced by their canonical form (see stepPlan.canonical), so that
-// arguments that say the same in other words (keys in another order, 1
-// for 1.0) hash alike. The copies they encode share the request's values;
-// TestRequestHashCoversEveryField proves that every other field counts.
-func callHash(req *enginev1.CallToolRequest, s *stepPlan) []byte {
-	return requestHash(gatewayv1.MethodToolsCall, &enginev1.CallToolRequest{
-		DocumentId: req.DocumentId,
-		Tool:       req.Tool,
-		ArgsJson:   present(s.canonical()),
-	})
-}
-
-func batchHash(req *enginev1.ExecuteBatchRequest, plans []*stepPlan) []byte {
-	c := &enginev1.ExecuteBatchRequest{
-		DocumentId:       req.DocumentId,
-		DryRun:           req.DryRun,
-		Verbose:          req.Verbose,
-		OnError:          req.OnError,
-		Preconditions:    req.Preconditions,
-		ExpectedRevision: req.ExpectedRevision,
-		Steps:            make([]*enginev1.BatchStep, len(req.Steps)),
-	}
-	for i, step := range req.Steps {
-		c.Steps[i] = &enginev1.BatchStep{Tool: step.Tool, Bind: step.Bind, ArgsJson: plans[i].canonical()}
-	}
-	return requestHash(gatewayv1.MethodCadBatch, c)
-}
-
-// present is b, or an empty slice for nil: an optional bytes field
-// that is set.
-func present(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-func requestHash(method string, canonical proto.Message) []byte {
-	b := append(make([]byte, 0, 256), method...)
-	b = append(b, 0)
-	b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(b, canonical)
-	if err != nil {
-		// A request that arrived as a proto always encodes.
-		panic(fmt.Sprintf("engine: encode %s request: %v", method, err))
-	}
-	sum := sha256.Sum256(b)
-	return sum[:]
-}
 
 // commitNote is one durable commit of a document: the revision it stored
 // and the operation it belongs to.
@@ -127,7 +70,7 @@ func (e *Engine) loadJournal(ctx context.Context) error {
 			key:  opKey{rec.Principal, rec.ID},
 			kind: rec.Kind,
 			doc:  rec.DocumentID,
-			hash: rec.RequestHash,
+			hash: storedHash(rec.RequestHash),
 			st: opState{
 				status:    rec.Status,
 				committed: rec.CommittedSteps,

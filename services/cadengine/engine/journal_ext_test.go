@@ -411,6 +411,35 @@ func TestOperationsPruned(t *testing.T) {
 	}
 }
 
+// TestReadsLeaveTheTable: an operation that changed nothing and whose
+// id the engine made is kept only while it is among its principal's
+// recent operations; a change and a caller's id are kept for the day.
+func TestReadsLeaveTheTable(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	read := f.call(enginev1.ToolDocumentInfo, nil).OperationId
+	write := f.call(enginev1.ToolEntityCreatePoint, obj{"x": 0, "y": 0}).OperationId
+	named, err := f.e.CallTool(ctx, engine.Caller{Principal: "tester"}, &enginev1.CallToolRequest{
+		Tool: enginev1.ToolDocumentInfo, DocumentId: &f.doc, OperationId: ptr("named-read")})
+	if err != nil || !named.Ok {
+		t.Fatalf("named read: %v %v", named, err)
+	}
+	if _, err := f.e.GetOperation(ctx, "tester", read); err != nil {
+		t.Fatalf("a recent read = %v, want it kept", err)
+	}
+	for range 200 {
+		f.call(enginev1.ToolDocumentInfo, nil)
+	}
+	if _, err := f.e.GetOperation(ctx, "tester", read); !errors.Is(err, engine.ErrOperationNotFound) {
+		t.Errorf("a read 200 operations ago = %v, want it forgotten", err)
+	}
+	for _, id := range []string{write, "named-read"} {
+		if _, err := f.e.GetOperation(ctx, "tester", id); err != nil {
+			t.Errorf("operation %s 200 operations ago = %v, want it kept", id, err)
+		}
+	}
+}
+
 func TestSessionsPersist(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.db")
 	stores := map[string]func() store.Store{

@@ -140,7 +140,7 @@ func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffset
 		}
 		g = drawing.Polyline{Polyline: pl}
 	default:
-		return nil, failed("entity %s is a %s, which cannot be offset", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()))
+		return nil, failed("entity %s is a %s, which cannot be offset", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName())
 	}
 	if g == nil {
 		return nil, failed("offsetting entity %s by %g leaves no radius", drawing.FormatHandle(e.Handle), d)
@@ -191,7 +191,7 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 			ok = ok || string(fd.Name()) == f
 		}
 		if !ok {
-			return nil, invalidArgs("/"+string(fd.Name()), reasonInvalid, "a %s has no %s to edit", drawing.TypeName(e.Geom.Kind()), fd.Name())
+			return nil, invalidArgs("/"+string(fd.Name()), reasonInvalid, "a %s has no %s to edit", e.Geom.Kind().WireName(), fd.Name())
 		}
 	}
 	pt := func(p *enginev1.Point, old geom.Vec) geom.Vec {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -11,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
@@ -25,6 +25,7 @@ type observer struct {
 	steps      metric.Int64Counter
 	batchSize  metric.Int64Histogram
 	commitTime metric.Float64Histogram
+	stepSets   sync.Map // [2]string{tool, outcome} → metric.AddOption; see stepAttributes
 }
 
 func newObserver(tp trace.TracerProvider, mp metric.MeterProvider) (*observer, error) {
@@ -56,42 +57,65 @@ func newObserver(tp trace.TracerProvider, mp metric.MeterProvider) (*observer, e
 // startBatch starts the span of a batch run.
 func (o *observer) startBatch(ctx context.Context, opID, docID string, req *enginev1.ExecuteBatchRequest) (context.Context, trace.Span) {
 	o.batchSize.Record(ctx, int64(len(req.GetSteps())))
-	return o.tracer.Start(ctx, "cad.batch.run", trace.WithAttributes(
-		attribute.String("cad.operation_id", opID),
-		attribute.String("cad.document.id", docID),
-		attribute.String("cad.on_error", onErrorName(req.GetOnError())),
-		attribute.Bool("cad.dry_run", req.GetDryRun()),
-		attribute.Int("cad.batch.steps", len(req.GetSteps())),
-	))
+	ctx, span := o.tracer.Start(ctx, "cad.batch.run")
+	if span.IsRecording() {
+		span.SetAttributes(
+			attribute.String("cad.operation_id", opID),
+			attribute.String("cad.document.id", docID),
+			attribute.String("cad.on_error", onErrorName(req.GetOnError())),
+			attribute.Bool("cad.dry_run", req.GetDryRun()),
+			attribute.Int("cad.batch.steps", len(req.GetSteps())),
+		)
+	}
+	return ctx, span
 }
 
 func onErrorName(m enginev1.OnError) string {
 	if m == enginev1.OnError_ON_ERROR_UNSPECIFIED {
 		m = enginev1.OnError_ON_ERROR_STOP
 	}
-	return contract.EnumName(m.Descriptor().Values().ByNumber(m.Number()))
+	return m.WireName()
 }
 
-// startStep starts the span of one step.
+// startStep starts the span of one step. Its attributes are set only on
+// a span that records: building them costs more than the step.
 func (o *observer) startStep(ctx context.Context, i int, tool, opID string) (context.Context, trace.Span) {
-	return o.tracer.Start(ctx, "cad.step", trace.WithAttributes(
-		attribute.String("cad.tool", tool),
-		attribute.Int("cad.step.index", i),
-		attribute.String("cad.operation_id", opID),
-	))
+	ctx, span := o.tracer.Start(ctx, "cad.step")
+	if span.IsRecording() {
+		span.SetAttributes(
+			attribute.String("cad.tool", tool),
+			attribute.Int("cad.step.index", i),
+			attribute.String("cad.operation_id", opID),
+		)
+	}
+	return ctx, span
 }
 
 // endStep ends a step's span and counts the step.
 func (o *observer) endStep(ctx context.Context, span trace.Span, tool string, revision int64, res *enginev1.StepResult) {
 	kind := "ok"
 	if e := res.GetError(); e != nil {
-		kind = contract.EnumName(e.GetKind().Descriptor().Values().ByNumber(e.GetKind().Number()))
+		kind = e.GetKind().WireName()
 		span.SetAttributes(attribute.String("cad.error.kind", kind))
 		span.SetStatus(codes.Error, e.GetMessage())
 	}
-	span.SetAttributes(attribute.Int64("cad.document.revision", revision))
-	o.steps.Add(ctx, 1, metric.WithAttributes(attribute.String("cad.tool", tool), attribute.String("cad.error.kind", kind)))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.Int64("cad.document.revision", revision))
+	}
+	o.steps.Add(ctx, 1, o.stepAttributes(tool, kind))
 	span.End()
+}
+
+// stepAttributes is the attribute set of the steps counter for a tool
+// and an outcome, made once: there are a few hundred at most.
+func (o *observer) stepAttributes(tool, kind string) metric.AddOption {
+	key := [2]string{tool, kind}
+	if opt, ok := o.stepSets.Load(key); ok {
+		return opt.(metric.AddOption)
+	}
+	opt, _ := o.stepSets.LoadOrStore(key, metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("cad.tool", tool), attribute.String("cad.error.kind", kind))))
+	return opt.(metric.AddOption)
 }
 
 // commit times one journal commit under a span.

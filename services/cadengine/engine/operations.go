@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -34,7 +33,10 @@ import (
 //     retry_after_ms.
 //
 // Records are kept at least 24 hours after the operation finished and
-// pruned lazily (at most once an hour, when an operation starts). Dry
+// pruned lazily (at most once an hour, when an operation starts), except
+// those of operations that live in memory only (see below): they are kept
+// while they are among their principal's recent operations (maxRecent to
+// twice that), so that reads do not grow the engine for a day. Dry
 // runs are not operations: they neither claim nor consult an id.
 //
 // What is durable: an operation's journal record is written in the same
@@ -77,7 +79,7 @@ type opEntry struct {
 	key      opKey
 	kind     string // "cad.batch" or the tool name
 	doc      string
-	hash     []byte
+	hash     requestHash
 	explicit bool // the caller chose the id
 	st       opState
 }
@@ -104,7 +106,7 @@ func (o *opEntry) record(st opState) store.OperationRecord {
 		ID:             o.key.id,
 		Kind:           o.kind,
 		DocumentID:     o.doc,
-		RequestHash:    o.hash,
+		RequestHash:    o.hash[:],
 		Status:         st.status,
 		CommittedSteps: st.committed,
 		Revision:       st.revision,
@@ -170,7 +172,7 @@ func encodeResponse(res *enginev1.ExecuteBatchResponse) ([]byte, error) {
 type opTable struct {
 	mu        sync.Mutex            // guards everything below and every entry's st
 	byKey     map[opKey]*opEntry    // every kept operation
-	recent    map[string][]*opEntry // per principal, newest last, at most maxRecent
+	recent    map[string][]*opEntry // per principal, newest last, fewer than 2*maxRecent (see noteLocked)
 	lastPrune time.Time
 }
 
@@ -195,7 +197,7 @@ func (t *opTable) claim(o *opEntry) (*opEntry, opState, claimResult) {
 	defer t.mu.Unlock()
 	if prior := t.byKey[o.key]; prior != nil {
 		switch {
-		case !bytes.Equal(prior.hash, o.hash):
+		case prior.hash != o.hash:
 			return prior, prior.st, claimConflict
 		case prior.st.status == enginev1.OperationStatus_OPERATION_STATUS_RUNNING:
 			return prior, prior.st, claimBusy
@@ -208,10 +210,22 @@ func (t *opTable) claim(o *opEntry) (*opEntry, opState, claimResult) {
 	return o, o.st, claimNew
 }
 
+// noteLocked adds o to its principal's recent operations. The list is
+// cut back to maxRecent when it reaches twice that (one move per
+// maxRecent operations, not one per operation); an operation that leaves
+// it and that the store does not hold leaves the table too: it changed
+// nothing durable and its id was not the caller's, so nobody can retry it,
+// and keeping it for opRetention would grow the engine with every read.
 func (t *opTable) noteLocked(o *opEntry) {
 	list := append(t.recent[o.key.principal], o)
-	if len(list) > maxRecent {
-		list = slices.Delete(list, 0, len(list)-maxRecent)
+	if len(list) >= 2*maxRecent {
+		cut := len(list) - maxRecent
+		for _, old := range list[:cut] {
+			if !old.st.journaled && !old.st.finished.IsZero() && t.byKey[old.key] == old {
+				delete(t.byKey, old.key)
+			}
+		}
+		list = append(list[:0], list[cut:]...)
 	}
 	t.recent[o.key.principal] = list
 }
@@ -255,7 +269,8 @@ func (t *opTable) get(k opKey) (*opEntry, opState, bool) {
 	return o, o.st, true
 }
 
-// recentOf returns up to n of the principal's operations, newest first.
+// recentOf returns up to n of the principal's operations, newest first
+// (n at most maxRecent).
 func (t *opTable) recentOf(principal string, n int) ([]*opEntry, []opState) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

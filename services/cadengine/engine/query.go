@@ -208,7 +208,7 @@ func measureEntity(c *call, a *enginev1.AnalysisMeasureEntityArgs) (*enginev1.An
 			res.Length = new(ea.Length())
 		}
 	default:
-		return nil, failed("entity %s is a %s: it has no length, area or perimeter", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()))
+		return nil, failed("entity %s is a %s: it has no length, area or perimeter", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName())
 	}
 	return res, nil
 }

@@ -47,7 +47,12 @@ func (r *run) partial(step int) *enginev1.ExecuteBatchResponse {
 // finish fills in a response's counts, revision and atomicity reports.
 func (r *run) finish(p *enginev1.ExecuteBatchResponse, status enginev1.BatchStatus) {
 	p.Status = status
-	c := &enginev1.Counts{}
+	reports := &struct { // one allocation for the three
+		counts    enginev1.Counts
+		revision  enginev1.RevisionReport
+		atomicity enginev1.Atomicity
+	}{}
+	c := &reports.counts
 	for _, res := range p.Results {
 		switch res.Status {
 		case enginev1.StepStatus_STEP_STATUS_OK:
@@ -62,7 +67,8 @@ func (r *run) finish(p *enginev1.ExecuteBatchResponse, status enginev1.BatchStat
 	}
 	p.Counts = c
 	p.Ok = c.Failed == 0 && status != enginev1.BatchStatus_BATCH_STATUS_REFUSED
-	p.Revision = &enginev1.RevisionReport{Interleaved: slices.Clone(r.interleaved)}
+	p.Revision = &reports.revision
+	p.Revision.Interleaved = slices.Clone(r.interleaved)
 	if r.guarded {
 		p.Revision.Checked = r.checked
 	}
@@ -73,21 +79,23 @@ func (r *run) finish(p *enginev1.ExecuteBatchResponse, status enginev1.BatchStat
 	if mode == enginev1.OnError_ON_ERROR_UNSPECIFIED {
 		mode = enginev1.OnError_ON_ERROR_STOP
 	}
-	p.Atomicity = &enginev1.Atomicity{
-		Mode:        mode,
-		Guarantee:   "undo_log",
-		Transaction: r.transaction,
-		RolledBack:  r.rolledBack,
-		Undone:      slices.Clone(r.undone),
-	}
+	p.Atomicity = &reports.atomicity
+	p.Atomicity.Mode, p.Atomicity.Guarantee = mode, "undo_log"
+	p.Atomicity.Transaction, p.Atomicity.RolledBack = r.transaction, r.rolledBack
+	p.Atomicity.Undone = slices.Clone(r.undone)
 	if r.rolledBack {
 		p.Atomicity.Verified = r.d.ContentHash() == r.startHash
 	}
 	p.Atomicity.Note = r.note(status)
 }
 
+const everySucceeded = "every step succeeded"
+
 // note is the atomicity report's sentence.
 func (r *run) note(status enginev1.BatchStatus) string {
+	if status == enginev1.BatchStatus_BATCH_STATUS_COMPLETED && !r.failed && len(r.interleaved) == 0 {
+		return everySucceeded // the common case, without building it
+	}
 	var b strings.Builder
 	switch status {
 	case enginev1.BatchStatus_BATCH_STATUS_REFUSED:
@@ -105,7 +113,7 @@ func (r *run) note(status enginev1.BatchStatus) string {
 		if r.failed {
 			b.WriteString("some steps failed (on_error continue); the others' changes are kept")
 		} else {
-			b.WriteString("every step succeeded")
+			b.WriteString(everySucceeded)
 		}
 	}
 	if len(r.interleaved) > 0 {

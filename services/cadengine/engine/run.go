@@ -52,7 +52,7 @@ type run struct {
 	flushed int         // t's changes before this mark are in the store
 
 	resp   *enginev1.ExecuteBatchResponse
-	outs   []map[string]any // by step: the result, in generic form, of a step that later steps refer to
+	outs   []map[string]any // by step: the result, in generic form, of a step that later steps refer to (nil when none is)
 	failed bool             // a step failed
 	halted bool             // no more steps run
 	broke  string           // why it halted, for the atomicity note
@@ -93,27 +93,6 @@ type stepPlan struct {
 	invalid    *toolError     // why validation refused it
 }
 
-// canonical is the step's arguments in a form in which arguments that
-// say the same are equal: the deterministic protobuf encoding of the
-// decoded message, the generic form written out (references included) for
-// a step with references, the bytes as given for a step that does not
-// decode.
-func (s *stepPlan) canonical() []byte {
-	switch {
-	case s.decoded != nil:
-		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(s.decoded)
-		if err == nil {
-			return b
-		}
-	case s.template != nil:
-		b, err := contract.AppendGeneric(nil, s.template)
-		if err == nil {
-			return b
-		}
-	}
-	return s.raw
-}
-
 // mutating says whether a tool's successful call counts as a change: a
 // document tool that is not read-only, except the checkpoint tools, which
 // change nothing themselves.
@@ -126,15 +105,22 @@ func mutating(t *tool) bool {
 }
 
 func newRun(ctx context.Context, e *Engine, caller Caller, o *opEntry, d *document, steps []*stepPlan) *run {
-	r := &run{e: e, ctx: ctx, caller: caller, op: o, d: d, steps: steps, outs: make([]map[string]any, len(steps))}
+	r := &run{e: e, ctx: ctx, caller: caller, op: o, d: d, steps: steps}
 	r.resp = &enginev1.ExecuteBatchResponse{OperationId: o.key.id, Status: enginev1.BatchStatus_BATCH_STATUS_COMPLETED}
-	for _, s := range steps {
-		r.resp.Results = append(r.resp.Results, &enginev1.StepResult{
-			I: int32(s.i), Tool: s.name, Status: enginev1.StepStatus_STEP_STATUS_SKIPPED, OperationId: s.opID,
-		})
+	r.resp.Results = make([]*enginev1.StepResult, len(steps))
+	results := make([]enginev1.StepResult, len(steps)) // one allocation for all
+	referenced := false
+	for i, s := range steps {
+		res := &results[i]
+		res.I, res.Tool, res.Status, res.OperationId = int32(s.i), s.name, enginev1.StepStatus_STEP_STATUS_SKIPPED, s.opID
+		r.resp.Results[i] = res
 		if s.tool != nil && s.tool.spec.scope == scopeDocument && !s.tool.info.Annotations.GetReadOnly() {
 			r.writer = true
 		}
+		referenced = referenced || s.referenced
+	}
+	if referenced {
+		r.outs = make([]map[string]any, len(steps))
 	}
 	return r
 }

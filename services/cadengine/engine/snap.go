@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 
-	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -65,18 +64,14 @@ func pointFromSnap(c *call, a *enginev1.PointFromSnapArgs) (*enginev1.PointFromS
 	}
 	r, hasRef := ref(a.RefX, a.RefY)
 	if !hasRef && (a.Snap == enginev1.SnapKind_SNAP_KIND_PERP || a.Snap == enginev1.SnapKind_SNAP_KIND_NEAR) {
-		return nil, invalidArgs("/ref_x", reasonMissing, "snap %s needs ref_x and ref_y", snapName(a.Snap))
+		return nil, invalidArgs("/ref_x", reasonMissing, "snap %s needs ref_x and ref_y", a.Snap.WireName())
 	}
 	cands := drawing.SnapCandidates(e.Geom, a.Snap, r)
 	if len(cands) == 0 {
-		return nil, failed("entity %s (%s) has no %s point", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()), snapName(a.Snap))
+		return nil, failed("entity %s (%s) has no %s point", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName(), a.Snap.WireName())
 	}
 	p := pick(cands, r, hasRef)
 	return &enginev1.PointFromSnapResult{X: p.X, Y: p.Y}, nil
-}
-
-func snapName(s enginev1.SnapKind) string {
-	return contract.EnumName(s.Descriptor().Values().ByNumber(s.Number()))
 }
 
 // pointIntersection intersects two entities made of lines, circles, arcs
@@ -104,7 +99,7 @@ func pointIntersection(c *call, a *enginev1.PointIntersectionArgs) (*enginev1.Po
 	}
 	for _, e := range []*drawing.Entity{e1, e2} {
 		if len(e.Geom.Prims()) == 0 {
-			return nil, failed("entity %s is a %s, which has no curve to intersect", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()))
+			return nil, failed("entity %s is a %s, which has no curve to intersect", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName())
 		}
 	}
 	pts, err := intersectEntities(e1, e2)
@@ -128,7 +123,7 @@ func intersectEntities(e1, e2 *drawing.Entity) ([]geom.Vec, error) {
 			case errors.Is(err, geom.ErrOverlap):
 				return nil, failed("entities %s and %s overlap along a stretch: their intersections are not points", drawing.FormatHandle(e1.Handle), drawing.FormatHandle(e2.Handle))
 			case errors.Is(err, geom.ErrUnsupportedPair):
-				return nil, unsupported("intersection_"+drawing.TypeName(e1.Geom.Kind())+"_"+drawing.TypeName(e2.Geom.Kind()), "intersecting a %s with a %s is not implemented", drawing.TypeName(e1.Geom.Kind()), drawing.TypeName(e2.Geom.Kind()))
+				return nil, unsupported("intersection_"+e1.Geom.Kind().WireName()+"_"+e2.Geom.Kind().WireName(), "intersecting a %s with a %s is not implemented", e1.Geom.Kind().WireName(), e2.Geom.Kind().WireName())
 			case err != nil:
 				return nil, err
 			}
@@ -171,7 +166,7 @@ func pointTangent(c *call, a *enginev1.PointTangentArgs) (*enginev1.PointTangent
 	case drawing.Ellipse:
 		pts = g.Arc().TangentsFrom(from)
 	default:
-		return nil, failed("entity %s is a %s: point_tangent works on circles, arcs and ellipses", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()))
+		return nil, failed("entity %s is a %s: point_tangent works on circles, arcs and ellipses", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName())
 	}
 	if len(pts) == 0 {
 		return nil, failed("no tangent from (%g, %g) touches entity %s", a.FromX, a.FromY, drawing.FormatHandle(e.Handle))

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
@@ -37,7 +38,8 @@ func TestRequestHashCoversEveryField(t *testing.T) {
 		ArgsJson: []byte(`{"handle":"100"}`), OperationId: new("op")}
 	callHashOf := func(m proto.Message) []byte {
 		req := m.(*enginev1.CallToolRequest)
-		return callHash(req, e.planCall(req, "op"))
+		h := callHash(req, e.planCall(req, "op"))
+		return h[:]
 	}
 	checkHashCases(t, call, callHashOf, map[protoreflect.Name]hashCase{
 		"session_id":   {func(m proto.Message) { m.(*enginev1.CallToolRequest).SessionId = new("s2") }, false},
@@ -56,7 +58,8 @@ func TestRequestHashCoversEveryField(t *testing.T) {
 	batchHashOf := func(m proto.Message) []byte {
 		req := m.(*enginev1.ExecuteBatchRequest)
 		plans, _ := e.planBatch(req, "op")
-		return batchHash(req, plans)
+		h := batchHash(req, plans)
+		return h[:]
 	}
 	b := func(m proto.Message) *enginev1.ExecuteBatchRequest { return m.(*enginev1.ExecuteBatchRequest) }
 	checkHashCases(t, batch, batchHashOf, map[protoreflect.Name]hashCase{
@@ -70,7 +73,9 @@ func TestRequestHashCoversEveryField(t *testing.T) {
 		"preconditions": {func(m proto.Message) {
 			b(m).Preconditions = []*enginev1.Precondition{{Handle: "100", Fingerprint: "ab"}}
 		}, true},
-		"steps": {func(m proto.Message) { b(m).Steps = append(b(m).Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityGet}) }, true},
+		"steps": {func(m proto.Message) {
+			b(m).Steps = append(b(m).Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityGet})
+		}, true},
 	})
 	step := func(m proto.Message) *enginev1.BatchStep { return b(m).Steps[0] }
 	checkHashCases(t, batch, batchHashOf, map[protoreflect.Name]hashCase{
@@ -115,7 +120,8 @@ func TestRequestHashCanonicalArgs(t *testing.T) {
 	defer e.Close()
 	hashOf := func(args string) []byte {
 		req := &enginev1.CallToolRequest{DocumentId: new("d"), Tool: enginev1.ToolEntityCreateLine, ArgsJson: []byte(args)}
-		return callHash(req, e.planCall(req, "op"))
+		h := callHash(req, e.planCall(req, "op"))
+		return h[:]
 	}
 	a := hashOf(`{"x1":0,"y1":0,"x2":1,"y2":2}`)
 	if b := hashOf(`{ "y2":2.0, "x2":1, "y1":0, "x1":0e0 }`); !bytes.Equal(a, b) {
@@ -124,4 +130,82 @@ func TestRequestHashCanonicalArgs(t *testing.T) {
 	if b := hashOf(`{"x1":0,"y1":0,"x2":1,"y2":3}`); bytes.Equal(a, b) {
 		t.Error("other arguments hash alike")
 	}
+}
+
+// TestRequestHashEncoding: the canonical forms callHash and batchHash
+// write field by field are the deterministic protobuf encoding of the
+// request's canonical copy, which they stand for.
+func TestRequestHashEncoding(t *testing.T) {
+	e, err := New(memory.New(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	marshal := func(m proto.Message) []byte {
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	args, _ := structpb.NewStruct(map[string]any{"handle": "101", "extra": []any{1.5, "x"}})
+	for _, req := range []*enginev1.CallToolRequest{
+		{Tool: enginev1.ToolEntityGet, DocumentId: new("d"), ArgsJson: []byte(`{"handle":"100"}`), OperationId: new("x"), SessionId: new("s")},
+		{Tool: enginev1.ToolEntityGet, DocumentId: new(""), ArgsJson: []byte(`{}`)},
+		{Tool: enginev1.ToolSystemStatus},
+		{Tool: enginev1.ToolEntityGet, Args: args},
+		{Tool: "no_such_tool", ArgsJson: []byte(`{"a":1}`)},
+		{Tool: enginev1.ToolEntityGet, ArgsJson: []byte(`{"handle":5}`)},
+		{Tool: enginev1.ToolEntityCreateLine, ArgsJson: []byte(`{"x1":-0.0,"y1":1e300,"x2":3,"y2":4,"color":256}`)},
+	} {
+		s := e.planCall(req, "op")
+		want := marshal(&enginev1.CallToolRequest{DocumentId: req.DocumentId, Tool: req.Tool, ArgsJson: append([]byte{}, canonicalArgs(t, s)...)})
+		if got := callCanonical(nil, req, s); !bytes.Equal(got, want) {
+			t.Errorf("call %v:\n got %x\nwant %x", req, got, want)
+		}
+	}
+	for _, req := range []*enginev1.ExecuteBatchRequest{
+		{DocumentId: "d", Steps: []*enginev1.BatchStep{
+			{Tool: enginev1.ToolEntityGet, ArgsJson: []byte(`{"handle":"100"}`), Bind: new("a")},
+			{Tool: enginev1.ToolEntityGet, ArgsJson: []byte(`{"handle":"$a.handle"}`), Bind: new("")},
+			{Tool: enginev1.ToolEntityGet, Args: args},
+			{Tool: "no_such_tool"},
+			{ArgsJson: []byte(`[]`)},
+		}},
+		{DocumentId: "d", DryRun: new(false), Verbose: new(true), OnError: enginev1.OnError_ON_ERROR_ROLLBACK.Enum(),
+			ExpectedRevision: new(int64(-3)), Preconditions: []*enginev1.Precondition{{Handle: "1", Fingerprint: "ab"}, {}},
+			Steps: []*enginev1.BatchStep{{Tool: enginev1.ToolEntityGet, ArgsJson: []byte(`{"handle":"100"}`)}}},
+		{OnError: enginev1.OnError(-1).Enum()},
+	} {
+		plans, _ := e.planBatch(req, "op")
+		c := &enginev1.ExecuteBatchRequest{DocumentId: req.DocumentId, DryRun: req.DryRun, Verbose: req.Verbose, OnError: req.OnError,
+			Preconditions: req.Preconditions, ExpectedRevision: req.ExpectedRevision}
+		for i, step := range req.Steps {
+			c.Steps = append(c.Steps, &enginev1.BatchStep{Tool: step.Tool, Bind: step.Bind, ArgsJson: canonicalArgs(t, plans[i])})
+		}
+		if got, want := batchCanonical(nil, new([]byte(nil)), req, plans), marshal(c); !bytes.Equal(got, want) {
+			t.Errorf("batch %v:\n got %x\nwant %x", req, got, want)
+		}
+	}
+}
+
+// canonicalArgs is a step's canonical arguments as appendArgs defines
+// them, made the plain way.
+func canonicalArgs(t testing.TB, s *stepPlan) []byte {
+	t.Helper()
+	switch {
+	case s.decoded != nil:
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(s.decoded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	case s.template != nil:
+		b, err := contract.AppendGeneric(nil, s.template)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return s.raw
 }

@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"sync"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+)
+
+// A request hash tells a retry (the same request again) from another
+// request under the same operation id. It is the SHA-256 of the method,
+// a zero byte and the request's canonical form: the deterministic
+// protobuf encoding of a copy of the request without the fields a retry
+// may change (operation_id, session_id), with each step's arguments in
+// args_json in their canonical form (see appendArgs) and the Struct args
+// left out (they are read into args_json's place), so that arguments
+// that say the same in other words (keys in another order, 1 for 1.0)
+// hash alike.
+//
+// callHash and batchHash write that encoding field by field with
+// protowire instead of building the copy and marshalling it: the same
+// bytes (TestRequestHashEncoding compares them with proto.Marshal of
+// the copy) without a message per step. TestRequestHashCoversEveryField
+// proves that every other field of the requests counts.
+type requestHash [sha256.Size]byte
+
+// Field numbers of the requests' fields that the hash covers.
+const (
+	callDocumentID = 2
+	callTool       = 3
+	callArgsJSON   = 6
+
+	batchDocumentID       = 2
+	batchSteps            = 3
+	batchDryRun           = 4
+	batchVerbose          = 5
+	batchOnError          = 6
+	batchPreconditions    = 8
+	batchExpectedRevision = 9
+
+	stepTool     = 1
+	stepBind     = 3
+	stepArgsJSON = 4
+)
+
+func callHash(req *enginev1.CallToolRequest, s *stepPlan) requestHash {
+	return hashWith(gatewayv1.MethodToolsCall, func(b []byte, _ *[]byte) []byte { return callCanonical(b, req, s) })
+}
+
+// callCanonical appends the canonical form of a tools.call request.
+func callCanonical(b []byte, req *enginev1.CallToolRequest, s *stepPlan) []byte {
+	if req.DocumentId != nil {
+		b = appendString(b, callDocumentID, *req.DocumentId)
+	}
+	if req.Tool != "" {
+		b = appendString(b, callTool, req.Tool)
+	}
+	return s.appendArgs(b, callArgsJSON, true) // optional: present even when empty
+}
+
+func batchHash(req *enginev1.ExecuteBatchRequest, plans []*stepPlan) requestHash {
+	return hashWith(gatewayv1.MethodCadBatch, func(b []byte, scratch *[]byte) []byte {
+		return batchCanonical(b, scratch, req, plans)
+	})
+}
+
+// batchCanonical appends the canonical form of a cad.batch request;
+// scratch is a buffer for one step.
+func batchCanonical(b []byte, scratch *[]byte, req *enginev1.ExecuteBatchRequest, plans []*stepPlan) []byte {
+	if req.DocumentId != "" {
+		b = appendString(b, batchDocumentID, req.DocumentId)
+	}
+	for i, step := range req.Steps {
+		body := (*scratch)[:0]
+		if step.Tool != "" {
+			body = appendString(body, stepTool, step.Tool)
+		}
+		if step.Bind != nil {
+			body = appendString(body, stepBind, *step.Bind)
+		}
+		body = plans[i].appendArgs(body, stepArgsJSON, false)
+		b = protowire.AppendTag(b, batchSteps, protowire.BytesType)
+		b = protowire.AppendBytes(b, body)
+		*scratch = body
+	}
+	if req.DryRun != nil {
+		b = appendBool(b, batchDryRun, *req.DryRun)
+	}
+	if req.Verbose != nil {
+		b = appendBool(b, batchVerbose, *req.Verbose)
+	}
+	if req.OnError != nil {
+		b = protowire.AppendTag(b, batchOnError, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(*req.OnError))
+	}
+	for _, p := range req.Preconditions {
+		b = appendMessage(b, batchPreconditions, p)
+	}
+	if req.ExpectedRevision != nil {
+		b = protowire.AppendTag(b, batchExpectedRevision, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(*req.ExpectedRevision))
+	}
+	return b
+}
+
+// appendArgs appends the step's arguments as field num in their
+// canonical form: the deterministic protobuf encoding of the decoded
+// message; for a step with references, the generic form written out
+// (references included); for a step that does not decode, the bytes as
+// given. An empty form is left out unless present is set (an optional
+// field).
+func (s *stepPlan) appendArgs(b []byte, num protowire.Number, present bool) []byte {
+	var args []byte
+	switch {
+	case s.decoded != nil:
+		opts := proto.MarshalOptions{Deterministic: true}
+		if n := opts.Size(s.decoded); n > 0 || present {
+			b = protowire.AppendTag(b, num, protowire.BytesType)
+			b = protowire.AppendVarint(b, uint64(n))
+			b, _ = opts.MarshalAppend(b, s.decoded) // Size succeeded, so this does
+		}
+		return b
+	case s.template != nil:
+		var err error
+		if args, err = contract.AppendGeneric(nil, s.template); err != nil {
+			args = s.raw
+		}
+	default:
+		args = s.raw
+	}
+	if len(args) > 0 || present {
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		b = protowire.AppendBytes(b, args)
+	}
+	return b
+}
+
+func appendString(b []byte, num protowire.Number, v string) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, v)
+}
+
+func appendBool(b []byte, num protowire.Number, v bool) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, protowire.EncodeBool(v))
+}
+
+func appendMessage(b []byte, num protowire.Number, m proto.Message) []byte {
+	opts := proto.MarshalOptions{Deterministic: true}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(opts.Size(m)))
+	b, _ = opts.MarshalAppend(b, m) // a request that arrived as a proto always encodes
+	return b
+}
+
+// hashWith hashes the method and what fields appends, in scratch buffers
+// from hashBuffers (fields gets a second one for nested messages).
+func hashWith(method string, fields func(b []byte, scratch *[]byte) []byte) requestHash {
+	buf, scratch := hashBuffers.Get().(*[]byte), hashBuffers.Get().(*[]byte)
+	b := fields(append(append((*buf)[:0], method...), 0), scratch)
+	sum := sha256.Sum256(b)
+	*buf = b
+	putHashBuffer(buf)
+	putHashBuffer(scratch)
+	return sum
+}
+
+// putHashBuffer returns p to hashBuffers unless it grew past what is
+// worth keeping.
+func putHashBuffer(p *[]byte) {
+	if cap(*p) <= 64<<10 {
+		hashBuffers.Put(p)
+	}
+}
+
+// hashBuffers are hashWith's scratch buffers.
+var hashBuffers = sync.Pool{New: func() any { return new(make([]byte, 0, 512)) }}
+
+// storedHash is a journal record's request hash (a record of another
+// length, which no engine writes, matches no request).
+func storedHash(b []byte) requestHash {
+	var h requestHash
+	copy(h[:], b)
+	return h
+}
