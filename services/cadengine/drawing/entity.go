@@ -357,4 +357,3 @@ func (e *Entity) Fingerprint() string {
 	hex.Encode(b[:], e.fp[:])
 	return string(b[:])
 }
-
