@@ -173,6 +173,15 @@ func (e *Encoder) Value(v *structpb.Value) {
 	}
 }
 
+// plain are the bytes AppendString copies as they are: ASCII but for
+// control characters, quotes and backslashes.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // AppendString appends s as a JSON string: quotes, backslashes and control
 // characters escaped, invalid UTF-8 replaced by U+FFFD, nothing else.
 func AppendString(buf []byte, s string) []byte {
@@ -181,7 +190,7 @@ func AppendString(buf []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+		if plain[c] {
 			i++
 			continue
 		}

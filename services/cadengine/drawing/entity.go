@@ -34,7 +34,7 @@ type Geometry interface {
 	Bounds() geom.Box
 	Finite() bool
 	// fill sets the geometry fields of the wire entity.
-	fill(pb *enginev1.Entity)
+	fill(w *wire)
 }
 
 // Point is a point entity at P.
@@ -298,57 +298,80 @@ func (g Ellipse) Transformed(x geom.Xform) Geometry {
 
 // ---- wire ----
 
-func pbPoint(p geom.Vec) *enginev1.Point { return &enginev1.Point{X: p.X, Y: p.Y} }
-
-func (g Point) fill(pb *enginev1.Entity) { pb.Location = pbPoint(g.P) }
-
-func (g Line) fill(pb *enginev1.Entity) {
-	pb.Start, pb.End, pb.Length = pbPoint(g.A), pbPoint(g.B), new(g.A.Dist(g.B))
+// wire is an entity's wire message with room for its parts (points and
+// optional numbers; no geometry has more), so that Proto makes one
+// allocation, a polyline one more per vertex.
+type wire struct {
+	pb   enginev1.Entity
+	pts  [2]enginev1.Point
+	nums [4]float64
+	np   int // pts used
+	nn   int // nums used
 }
 
-func (g Circle) fill(pb *enginev1.Entity) { pb.Center, pb.Radius = pbPoint(g.C), new(g.R) }
-
-func (g Arc) fill(pb *enginev1.Entity) {
-	pb.Center, pb.Radius = pbPoint(g.C), new(g.R)
-	pb.StartAngle, pb.EndAngle = new(g.Start), new(g.End)
-	pb.Length = new(g.Arc().Length())
+func (w *wire) point(p geom.Vec) *enginev1.Point {
+	pt := &w.pts[w.np]
+	w.np++
+	pt.X, pt.Y = p.X, p.Y
+	return pt
 }
 
-func (g Polyline) fill(pb *enginev1.Entity) {
-	pb.Points = make([]*enginev1.Vertex, len(g.V))
+func (w *wire) num(v float64) *float64 {
+	n := &w.nums[w.nn]
+	w.nn++
+	*n = v
+	return n
+}
+
+func (g Point) fill(w *wire) { w.pb.Location = w.point(g.P) }
+
+func (g Line) fill(w *wire) {
+	w.pb.Start, w.pb.End, w.pb.Length = w.point(g.A), w.point(g.B), w.num(g.A.Dist(g.B))
+}
+
+func (g Circle) fill(w *wire) { w.pb.Center, w.pb.Radius = w.point(g.C), w.num(g.R) }
+
+func (g Arc) fill(w *wire) {
+	w.pb.Center, w.pb.Radius = w.point(g.C), w.num(g.R)
+	w.pb.StartAngle, w.pb.EndAngle = w.num(g.Start), w.num(g.End)
+	w.pb.Length = w.num(g.Arc().Length())
+}
+
+func (g Polyline) fill(w *wire) {
+	w.pb.Points = make([]*enginev1.Vertex, len(g.V))
 	for i, v := range g.V {
 		pv := &enginev1.Vertex{X: v.P.X, Y: v.P.Y}
 		if v.Bulge != 0 {
 			pv.Bulge = new(v.Bulge)
 		}
-		pb.Points[i] = pv
+		w.pb.Points[i] = pv
 	}
-	pb.Closed, pb.Length = new(g.Closed), new(g.Length())
+	w.pb.Closed, w.pb.Length = new(g.Closed), w.num(g.Length())
 }
 
-func (g Text) fill(pb *enginev1.Entity) {
-	pb.Text, pb.Insertion = new(g.Text), pbPoint(g.P)
-	pb.Height, pb.Rotation = new(g.Height), new(g.Rotation)
+func (g Text) fill(w *wire) {
+	w.pb.Text, w.pb.Insertion = new(g.Text), w.point(g.P)
+	w.pb.Height, w.pb.Rotation = w.num(g.Height), w.num(g.Rotation)
 }
 
-func (g Ellipse) fill(pb *enginev1.Entity) {
-	pb.Center, pb.MajorAxis, pb.Ratio = pbPoint(g.C), pbPoint(g.Major), new(g.Ratio)
-	pb.StartAngle, pb.EndAngle = new(g.Start), new(g.End)
-	pb.Length = new(g.Arc().Length())
+func (g Ellipse) fill(w *wire) {
+	w.pb.Center, w.pb.MajorAxis, w.pb.Ratio = w.point(g.C), w.point(g.Major), w.num(g.Ratio)
+	w.pb.StartAngle, w.pb.EndAngle = w.num(g.Start), w.num(g.End)
+	w.pb.Length = w.num(g.Arc().Length())
 }
 
 // Proto is the entity as the wire sees it.
 func (e *Entity) Proto() *enginev1.Entity {
-	pb := &enginev1.Entity{
+	w := &wire{pb: enginev1.Entity{
 		Handle:      FormatHandle(e.Handle),
 		Type:        e.Geom.Kind(),
 		Layer:       e.Layer,
 		Color:       e.Color,
 		Linetype:    e.Linetype,
 		Fingerprint: e.Fingerprint(),
-	}
-	e.Geom.fill(pb)
-	return pb
+	}}
+	e.Geom.fill(w)
+	return &w.pb
 }
 
 // Fingerprint is the hex SHA-256 of the entity's canonical encoding.

@@ -22,10 +22,11 @@ const instrumentation = "github.com/cadbridge/cadbridge/services/cadengine/engin
 // commit latency).
 type observer struct {
 	tracer     trace.Tracer
+	tracing    bool // the tracer is not a no-op one
 	steps      metric.Int64Counter
 	batchSize  metric.Int64Histogram
 	commitTime metric.Float64Histogram
-	stepSets   sync.Map // [2]string{tool, outcome} → metric.AddOption; see stepAttributes
+	stepSets   sync.Map // [2]string{tool, outcome} → []metric.AddOption; see stepAttributes
 }
 
 func newObserver(tp trace.TracerProvider, mp metric.MeterProvider) (*observer, error) {
@@ -36,7 +37,8 @@ func newObserver(tp trace.TracerProvider, mp metric.MeterProvider) (*observer, e
 		mp = metricnoop.NewMeterProvider()
 	}
 	m := mp.Meter(instrumentation)
-	o := &observer{tracer: tp.Tracer(instrumentation)}
+	_, noop := tp.(tracenoop.TracerProvider)
+	o := &observer{tracer: tp.Tracer(instrumentation), tracing: !noop}
 	var err error
 	if o.steps, err = m.Int64Counter("cadbridge.engine.steps",
 		metric.WithDescription("Tool steps run, by tool and error kind (\"ok\" for success).")); err != nil {
@@ -80,6 +82,9 @@ func onErrorName(m enginev1.OnError) string {
 // startStep starts the span of one step. Its attributes are set only on
 // a span that records: building them costs more than the step.
 func (o *observer) startStep(ctx context.Context, i int, tool, opID string) (context.Context, trace.Span) {
+	if !o.tracing {
+		return ctx, trace.SpanFromContext(ctx) // nothing to record, and no context to make
+	}
 	ctx, span := o.tracer.Start(ctx, "cad.step")
 	if span.IsRecording() {
 		span.SetAttributes(
@@ -96,26 +101,32 @@ func (o *observer) endStep(ctx context.Context, span trace.Span, tool string, re
 	kind := "ok"
 	if e := res.GetError(); e != nil {
 		kind = e.GetKind().WireName()
+	}
+	o.steps.Add(ctx, 1, o.stepAttributes(tool, kind)...)
+	if !o.tracing {
+		return // span is not the step's (see startStep)
+	}
+	if e := res.GetError(); e != nil {
 		span.SetAttributes(attribute.String("cad.error.kind", kind))
 		span.SetStatus(codes.Error, e.GetMessage())
 	}
 	if span.IsRecording() {
 		span.SetAttributes(attribute.Int64("cad.document.revision", revision))
 	}
-	o.steps.Add(ctx, 1, o.stepAttributes(tool, kind))
 	span.End()
 }
 
-// stepAttributes is the attribute set of the steps counter for a tool
-// and an outcome, made once: there are a few hundred at most.
-func (o *observer) stepAttributes(tool, kind string) metric.AddOption {
+// stepAttributes are the options of the steps counter for a tool and an
+// outcome, made once (there are a few hundred at most) and passed as they
+// are (a new slice per call would cost an allocation).
+func (o *observer) stepAttributes(tool, kind string) []metric.AddOption {
 	key := [2]string{tool, kind}
-	if opt, ok := o.stepSets.Load(key); ok {
-		return opt.(metric.AddOption)
+	if opts, ok := o.stepSets.Load(key); ok {
+		return opts.([]metric.AddOption)
 	}
-	opt, _ := o.stepSets.LoadOrStore(key, metric.WithAttributeSet(attribute.NewSet(
-		attribute.String("cad.tool", tool), attribute.String("cad.error.kind", kind))))
-	return opt.(metric.AddOption)
+	opts, _ := o.stepSets.LoadOrStore(key, []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("cad.tool", tool), attribute.String("cad.error.kind", kind)))})
+	return opts.([]metric.AddOption)
 }
 
 // commit times one journal commit under a span.

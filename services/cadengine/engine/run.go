@@ -76,6 +76,7 @@ type run struct {
 	releasedAt  int64    // the revision when the run last let go
 	notes       []commitNote
 	created     *document // document_create's or document_import's new document, committed by the run
+	call        call      // the running step's call (one per run: no tool keeps it past its return)
 }
 
 // stepPlan is a step after validation (see Engine.planBatch).
@@ -105,13 +106,11 @@ func mutating(t *tool) bool {
 }
 
 func newRun(ctx context.Context, e *Engine, caller Caller, o *opEntry, d *document, steps []*stepPlan) *run {
-	r := &run{e: e, ctx: ctx, caller: caller, op: o, d: d, steps: steps}
-	r.resp = &enginev1.ExecuteBatchResponse{OperationId: o.key.id, Status: enginev1.BatchStatus_BATCH_STATUS_COMPLETED}
-	r.resp.Results = make([]*enginev1.StepResult, len(steps))
-	results := make([]enginev1.StepResult, len(steps)) // one allocation for all
+	r := &run{e: e, ctx: ctx, caller: caller, op: o, d: d, steps: steps, resp: newResponse(len(steps))}
+	r.resp.OperationId, r.resp.Status = o.key.id, enginev1.BatchStatus_BATCH_STATUS_COMPLETED
 	referenced := false
 	for i, s := range steps {
-		res := &results[i]
+		res := r.resp.Results[i]
 		res.I, res.Tool, res.Status, res.OperationId = int32(s.i), s.name, enginev1.StepStatus_STEP_STATUS_SKIPPED, s.opID
 		r.resp.Results[i] = res
 		if s.tool != nil && s.tool.spec.scope == scopeDocument && !s.tool.info.Annotations.GetReadOnly() {
@@ -123,6 +122,27 @@ func newRun(ctx context.Context, e *Engine, caller Caller, o *opEntry, d *docume
 		r.outs = make([]map[string]any, len(steps))
 	}
 	return r
+}
+
+// newResponse is an empty response with n empty step results, made in
+// one allocation for a tools.call (n = 1) and in three for a batch.
+func newResponse(n int) *enginev1.ExecuteBatchResponse {
+	if n == 1 {
+		one := &struct {
+			resp    enginev1.ExecuteBatchResponse
+			result  enginev1.StepResult
+			results [1]*enginev1.StepResult
+		}{}
+		one.results[0] = &one.result
+		one.resp.Results = one.results[:]
+		return &one.resp
+	}
+	resp := &enginev1.ExecuteBatchResponse{Results: make([]*enginev1.StepResult, n)}
+	results := make([]enginev1.StepResult, n)
+	for i := range results {
+		resp.Results[i] = &results[i]
+	}
+	return resp
 }
 
 // lock takes the document for the run, or returns the context's error
@@ -247,7 +267,8 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 			return false, err
 		}
 	}
-	c := &call{ctx: r.ctx, e: r.e, principal: r.caller.Principal, opID: s.opID, d: r.d, r: r, step: s.i}
+	r.call = call{ctx: r.ctx, e: r.e, principal: r.caller.Principal, opID: s.opID, d: r.d, r: r, step: s.i}
+	c := &r.call
 	mark := 0
 	if r.writer {
 		c.tx = r.t
