@@ -242,7 +242,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolAnalysisMeasureEntity,
-		Description:  "Length, area and perimeter of an entity, as its type allows (bulges included).",
+		Description:  "Length, area and perimeter of an entity, as its type allows (bulges included). The area of a closed polyline that crosses itself is the area it encloses (every point it winds around), not the signed sum of its lobes; a hatch's area is its boundary's less its islands'.",
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*AnalysisMeasureEntityArgs)(nil),
 		Result:       (*AnalysisMeasureEntityResult)(nil),
@@ -296,12 +296,12 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityOffset,
-		Description:  "Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve.",
+		Description:  "Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve. A closed polyline narrower than twice the distance somewhere comes apart: every piece is created (handles, largest first); an open polyline whose offset would cross itself fails.",
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityOffsetArgs)(nil),
 		Result:       (*EntityOffsetResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"distance":{"type":"number"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","distance"],"type":"object"}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["handle"],"type":"object"}`,
 	},
 	{
 		Name:         ToolEntityEditGeometry,

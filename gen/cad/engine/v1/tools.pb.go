@@ -3490,8 +3490,11 @@ func (x *EntityOffsetArgs) GetDistance() float64 {
 // EntityOffsetResult names the new curve.
 type EntityOffsetResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Its handle.
-	Handle        string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// Its handle (the largest piece's, when the offset comes apart).
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// Every piece's handle, largest first: one, or several when a closed
+	// polyline's offset comes apart.
+	Handles       []string `protobuf:"bytes,2,rep,name=handles,proto3" json:"handles,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3531,6 +3534,13 @@ func (x *EntityOffsetResult) GetHandle() string {
 		return x.Handle
 	}
 	return ""
+}
+
+func (x *EntityOffsetResult) GetHandles() []string {
+	if x != nil {
+		return x.Handles
+	}
+	return nil
 }
 
 // EntityEditGeometryArgs replaces geometry fields of an entity.
@@ -6238,10 +6248,10 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\bdistance\x18\x01 \x01(\x01R\bdistance\x12\x0e\n" +
 	"\x02dx\x18\x02 \x01(\x01R\x02dx\x12\x0e\n" +
 	"\x02dy\x18\x03 \x01(\x01R\x02dy\x12\x14\n" +
-	"\x05angle\x18\x04 \x01(\x01R\x05angle\"\xb0\x01\n" +
+	"\x05angle\x18\x04 \x01(\x01R\x05angle\"\xf1\x02\n" +
 	"\x19AnalysisMeasureEntityArgs\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:s\x8a\xb5\x18o\n" +
-	"\x17analysis_measure_entity\x12NLength, area and perimeter of an entity, as its type allows (bulges included).\x18\x01(\x010\x01\"\x98\x01\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:\xb3\x02\x8a\xb5\x18\xae\x02\n" +
+	"\x17analysis_measure_entity\x12\x8c\x02Length, area and perimeter of an entity, as its type allows (bulges included). The area of a closed polyline that crosses itself is the area it encloses (every point it winds around), not the signed sum of its lobes; a hatch's area is its boundary's less its islands'.\x18\x01(\x010\x01\"\x98\x01\n" +
 	"\x1bAnalysisMeasureEntityResult\x12\x1b\n" +
 	"\x06length\x18\x01 \x01(\x01H\x00R\x06length\x88\x01\x01\x12\x17\n" +
 	"\x04area\x18\x02 \x01(\x01H\x01R\x04area\x88\x01\x01\x12!\n" +
@@ -6290,13 +6300,14 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\rentity_mirror\x12aMirror an entity about the line through (x1, y1) and (x2, y2), keeping or replacing the original.0\x01B\a\n" +
 	"\x05_copy\"4\n" +
 	"\x12EntityMirrorResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe5\x02\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x98\x04\n" +
 	"\x10EntityOffsetArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x1a\n" +
-	"\bdistance\x18\x02 \x01(\x01R\bdistance:\x94\x02\x8a\xb5\x18\x8f\x02\n" +
-	"\rentity_offset\x12\xfb\x01Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve.0\x01\"4\n" +
+	"\bdistance\x18\x02 \x01(\x01R\bdistance:\xc7\x03\x8a\xb5\x18\xc2\x03\n" +
+	"\rentity_offset\x12\xae\x03Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve. A closed polyline narrower than twice the distance somewhere comes apart: every piece is created (handles, largest first); an open polyline whose offset would cross itself fails.0\x01\"V\n" +
 	"\x12EntityOffsetResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa4\a\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
+	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\"\xa4\a\n" +
 	"\x16EntityEditGeometryArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12/\n" +
 	"\x05start\x18\x02 \x01(\v2\x14.cad.engine.v1.PointH\x00R\x05start\x88\x01\x01\x12+\n" +
