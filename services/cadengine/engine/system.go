@@ -27,6 +27,10 @@ func systemCapabilities(c *call, _ *enginev1.SystemCapabilitiesArgs) (*enginev1.
 			enginev1.EntityType_ENTITY_TYPE_POLYLINE,
 			enginev1.EntityType_ENTITY_TYPE_TEXT,
 			enginev1.EntityType_ENTITY_TYPE_ELLIPSE,
+			enginev1.EntityType_ENTITY_TYPE_MTEXT,
+			enginev1.EntityType_ENTITY_TYPE_DIMENSION,
+			enginev1.EntityType_ENTITY_TYPE_HATCH,
+			enginev1.EntityType_ENTITY_TYPE_INSERT,
 		},
 		ExportFormats: []enginev1.ExportFormat{
 			enginev1.ExportFormat_EXPORT_FORMAT_DXF,

@@ -293,3 +293,31 @@ func (x Xform) Direction(a float64) float64 {
 	}
 	return NormDeg(a + x.rot)
 }
+
+// Then is the transform that applies x, then y.
+func (x Xform) Then(y Xform) Xform {
+	var m [2][2]float64
+	for i := 0; i < 2; i++ {
+		for j := 0; j < 2; j++ {
+			m[i][j] = y.m[i][0]*x.m[0][j] + y.m[i][1]*x.m[1][j]
+		}
+	}
+	out := Xform{m: m, t: y.Point(x.t), Scale: x.Scale * y.Scale, Mirror: x.Mirror != y.Mirror}
+	switch {
+	case !x.Mirror && !y.Mirror:
+		out.rot = x.rot + y.rot
+	case x.Mirror && !y.Mirror:
+		// Rot(r)·Ref(a) = Ref(a + r/2).
+		out.axis = x.axis + y.rot/2
+	case !x.Mirror && y.Mirror:
+		// Ref(a)·Rot(r) = Ref(a - r/2).
+		out.axis = y.axis - x.rot/2
+	default:
+		// Ref(b)·Ref(a) = Rot(2(b - a)).
+		out.rot = 2 * (y.axis - x.axis)
+	}
+	return out
+}
+
+// Identity is the transform that changes nothing.
+func Identity() Xform { return Translate(Vec{}) }
