@@ -158,8 +158,9 @@ func CheckLoops(loops []Loop) error {
 	return nil
 }
 
-// depths is, for each loop, how many other loops hold it.
-func (g Hatch) depths() []int {
+// Depths is, for each loop, how many other loops hold it: the outer
+// boundaries are at 0, islands at odd depths.
+func (g Hatch) Depths() []int {
 	polys := make([][]geom.Vec, len(g.Loops))
 	for i, l := range g.Loops {
 		polys[i] = l.Flatten(1e-6 * boxSize(l.Bounds()))
@@ -194,7 +195,7 @@ func insidePolygon(poly []geom.Vec, p geom.Vec) bool {
 // taken away at odd ones (islands).
 func (g Hatch) Area() float64 {
 	a := 0.0
-	for i, d := range g.depths() {
+	for i, d := range g.Depths() {
 		if d%2 == 0 {
 			a += g.Loops[i].Area()
 		} else {
