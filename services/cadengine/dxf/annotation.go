@@ -52,23 +52,23 @@ func (w *dxfWriter) ellipse(e *drawing.Entity, g drawing.Ellipse) {
 	w.float(42, end)
 }
 
-// mtextValue is MTEXT's text: "\P" between lines, and backslashes and
-// braces escaped, so that decodeMText reads it back as written.
+// mtextValue is MTEXT's text: "\P" between lines, backslashes and braces
+// escaped, other control characters as spaces, so that decodeMTextValue
+// reads it back as written.
 func mtextValue(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, "{", `\{`, "}", `\}`, "\n", `\P`, "\r", "", "\t", " ")
-	return dxfText2018(r.Replace(s))
-}
-
-// dxfText2018 makes a string fit a text value of a 2018 file, which is
-// UTF-8: control characters become spaces (line breaks are for MTEXT to
-// write as \P first).
-func dxfText2018(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			r = ' '
+		switch {
+		case r == '\\' || r == '{' || r == '}':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\P`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -34,7 +35,11 @@ func (w *dxfWriter) plan(d *drawing.Document, ents []*drawing.Entity) []outBlock
 	var out []outBlock
 	for _, b := range d.Blocks() {
 		b := b
-		out = append(out, outBlock{name: b.Name, record: b.Handle, base: b.Base, body: func(w *dxfWriter) {
+		flags := 0
+		if strings.HasPrefix(b.Name, "*") {
+			flags = 1 // an anonymous block read from a file
+		}
+		out = append(out, outBlock{name: b.Name, record: b.Handle, flags: flags, base: b.Base, body: func(w *dxfWriter) {
 			for _, e := range b.Entities {
 				c := *e
 				c.Handle = w.handle()

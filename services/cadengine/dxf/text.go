@@ -41,6 +41,25 @@ func dxfText(s string) string {
 	return b.String()
 }
 
+// dxfText2018 makes a string fit a text value of a 2018 file, which is
+// UTF-8: as dxfText, but characters beyond ASCII are written as they are.
+func dxfText2018(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			b.WriteByte(' ')
+		case r == '\\' && (strings.HasPrefix(s[i+1:], "U+") || strings.HasPrefix(s[i+1:], "M+")):
+			b.WriteString(`\U+005C`)
+		case r == '%' && (strings.HasPrefix(s[i+1:], "%") || i > 0 && s[i-1] == '%'):
+			b.WriteString("%%%")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // decodeDXFText decodes the codes of a DXF TEXT value: \U+XXXX (a Unicode
 // character), %%d (°), %%p (±), %%c (⌀), %%% (%), %%nnn (the character
 // with that decimal code); the underline, overline and strike-through

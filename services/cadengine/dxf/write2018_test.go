@@ -2,7 +2,6 @@ package dxf
 
 import (
 	"math"
-	"os"
 	"testing"
 	"time"
 
@@ -54,7 +53,47 @@ func annotatedDocument() *drawing.Document {
 	return d
 }
 
-func TestWrite2018Scratch(t *testing.T) {
-	os.WriteFile("/tmp/ann2018.dxf", []byte(Write2018(annotatedDocument())), 0o644)
-	os.WriteFile("/tmp/annR12.dxf", []byte(Write(annotatedDocument())), 0o644)
+func TestRoundTrip2018Annotated(t *testing.T) {
+	checkRoundTrip2018(t, annotatedDocument())
+	checkRoundTrip2018(t, sampleDocument())
+}
+
+// TestRoundTripR12Annotated: R12 keeps dimensions and inserts as
+// themselves, writes multi-line text as one TEXT per line and a hatch as
+// an insert of an anonymous block of what it draws.
+func TestRoundTripR12Annotated(t *testing.T) {
+	a := annotatedDocument()
+	b, err := importText(Write(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(d *drawing.Document) map[string]int {
+		m := map[string]int{}
+		for _, e := range d.Entities() {
+			m[drawing.TypeName(e.Geom.Kind())]++
+		}
+		return m
+	}
+	got := count(b)
+	want := map[string]int{"line": 1, "circle": 1, "text": 2, "dimension": 5, "insert": 4}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("R12 round trip has %d %s, want %d (all: %v)", got[k], k, n, got)
+		}
+	}
+	dims := func(d *drawing.Document) []*drawing.Entity {
+		var out []*drawing.Entity
+		for _, e := range d.Entities() {
+			if _, ok := e.Geom.(drawing.Dimension); ok {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	da, db := dims(a), dims(b)
+	for i := range da {
+		if i >= len(db) || !nearGeometry(da[i], db[i]) {
+			t.Errorf("R12 round trip of dimension %d: %+v, want %+v", i, db[i].Geom, da[i].Geom)
+		}
+	}
 }
