@@ -134,6 +134,25 @@ func (g Insert) Placed() []*Entity {
 	return out
 }
 
+// PlacedFor are the placed entities of the insert e (whose geometry g
+// is) as they are drawn and exploded: as in DXF, those on layer 0 take
+// e's layer, and colour and linetype by block take e's.
+func (g Insert) PlacedFor(e *Entity) []*Entity {
+	out := g.Placed()
+	for _, p := range out {
+		if p.Layer == "0" {
+			p.Layer = e.Layer
+		}
+		if p.Color == 0 {
+			p.Color = e.Color
+		}
+		if p.Linetype == "ByBlock" {
+			p.Linetype = e.Linetype
+		}
+	}
+	return out
+}
+
 // Prims implements [Geometry]: the placed entities' curves.
 func (g Insert) Prims() []any {
 	var out []any

@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"encoding/base64"
 	"math"
+	"strings"
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -233,4 +235,71 @@ func TestMtext(t *testing.T) {
 	if !near(bb["height"].(float64), 12) || !near(bb["min_y"].(float64), 14) {
 		t.Errorf("mtext box = %v, want 12 high from y 14", bb)
 	}
+}
+
+// annotate adds one of each new entity type to the fixture's document.
+func annotate(t *testing.T, f *fixture) {
+	t.Helper()
+	line := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 80, "y2": 0})
+	c := f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 40, "cy": 30, "radius": 10})
+	f.ok(enginev1.ToolDimensionCreateAligned, obj{"p1": obj{"handle": line}, "p2": obj{"handle": line, "x": 80, "y": 0}, "offset": -8})
+	f.ok(enginev1.ToolDimensionCreateDiametric, obj{"handle": c, "scale": 2})
+	f.ok(enginev1.ToolHatchCreate, obj{"boundaries": []any{c}, "pattern": "ANSI37"})
+	f.ok(enginev1.ToolBlockDefine, obj{"name": "B", "entities": []any{obj{"type": "circle", "cx": 0, "cy": 0, "radius": 2}}})
+	f.ok(enginev1.ToolBlockInsert, obj{"name": "B", "x": 70, "y": 30, "rotation": 30})
+	f.ok(enginev1.ToolEntityCreateMtext, obj{"text": "NOTE\nsecond line", "x": 0, "y": 50})
+}
+
+// TestImportRoundTripsThe2018Export: the default export (2018) keeps every
+// entity type, ellipses as ellipses and layer lineweights.
+func TestImportRoundTripsThe2018Export(t *testing.T) {
+	e := newEngine(t, nil)
+	src := newFixture(t)
+	fillDocument(t, src)
+	src.ok(enginev1.ToolLayerCreate, obj{"name": "heavy", "lineweight": 50})
+	annotate(t, src)
+	content := exportOf(t, src, "dxf")
+	if !strings.Contains(content, "$ACADVER\n  1\nAC1032\n") {
+		t.Fatal("the default DXF is not AutoCAD 2018 (AC1032)")
+	}
+	back := importDXF(t, e, "back", content)
+	count := func(f *fixture) map[string]int {
+		m := map[string]int{}
+		for _, x := range f.entities() {
+			m[x["type"].(string)]++
+		}
+		return m
+	}
+	if got, want := js(count(back)), js(count(src)); got != want {
+		t.Errorf("entities by type after the round trip = %s, want %s", got, want)
+	}
+	for _, l := range back.info().Layers {
+		if l.Name == "heavy" && l.Lineweight != 50 {
+			t.Errorf("layer heavy lineweight = %d, want 50", l.Lineweight)
+		}
+	}
+	if list := back.ok(enginev1.ToolBlockList, obj{})["blocks"].([]any); len(list) != 1 {
+		t.Errorf("blocks after the round trip = %v, want B", list)
+	}
+	checkWithEzdxf(t, content, map[string]int{"DIMENSION": 2, "HATCH": 1, "INSERT": 1, "MTEXT": 1, "ELLIPSE": 1})
+}
+
+// TestExportPictures: PNG and PDF come back as bytes, SVG on a paper at a
+// scale has the paper's size.
+func TestExportPictures(t *testing.T) {
+	f := newFixture(t)
+	fillDocument(t, f)
+	annotate(t, f)
+	for format, magic := range map[string]string{"png": "\x89PNG\r\n", "pdf": "%PDF-"} {
+		res := f.ok(enginev1.ToolDocumentExport, obj{"format": format, "options": obj{"paper": "a4"}})
+		data, err := base64.StdEncoding.DecodeString(res["data"].(string))
+		if err != nil || !strings.HasPrefix(string(data), magic) || res["content"] != nil && res["content"] != "" {
+			t.Errorf("document_export %s = %.80v, want %q data and no content", format, res, magic)
+		}
+	}
+	svg := exportWith(t, f, "svg", obj{"paper": "a3", "scale": 50})
+	if !strings.Contains(svg, `width="420mm" height="297mm"`) {
+		t.Errorf("SVG at A3 1:50 does not have the A3 size: %.300s", svg)
+	}
+	f.fail(enginev1.ToolDocumentExport, obj{"format": "png", "options": obj{"dpi": 5}}, kindInvalid)
 }

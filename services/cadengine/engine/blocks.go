@@ -120,18 +120,8 @@ func blockExplode(c *call, a *enginev1.BlockExplodeArgs) (*enginev1.BlockExplode
 		return nil, failed("entity %s is a %s, not an insert", drawing.FormatHandle(e.Handle), drawing.TypeName(e.Geom.Kind()))
 	}
 	res := &enginev1.BlockExplodeResult{Handle: handleResult(e), Handles: []string{}}
-	for _, p := range in.Placed() {
-		n := *p
-		if n.Layer == "0" {
-			n.Layer = e.Layer
-		}
-		if n.Color == 0 {
-			n.Color = e.Color
-		}
-		if n.Linetype == "ByBlock" {
-			n.Linetype = e.Linetype
-		}
-		made, err := c.tx.Create(&n)
+	for _, n := range in.PlacedFor(e) {
+		made, err := c.tx.Create(n)
 		if err != nil {
 			return nil, err
 		}

@@ -1346,10 +1346,10 @@ func (x *Hatch) GetArea() float64 {
 type ExportOptions struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// DXF: the version (2018 by default).
-	DxfVersion DxfVersion `protobuf:"varint,1,opt,name=dxf_version,json=dxfVersion,proto3,enum=cad.engine.v1.DxfVersion" json:"dxf_version,omitempty"`
+	DxfVersion *DxfVersion `protobuf:"varint,1,opt,name=dxf_version,json=dxfVersion,proto3,enum=cad.engine.v1.DxfVersion,oneof" json:"dxf_version,omitempty"`
 	// SVG, PNG, PDF: the sheet, landscape (portrait when the drawing is
 	// taller than wide); the drawing is centred on it.
-	Paper PaperSize `protobuf:"varint,2,opt,name=paper,proto3,enum=cad.engine.v1.PaperSize" json:"paper,omitempty"`
+	Paper *PaperSize `protobuf:"varint,2,opt,name=paper,proto3,enum=cad.engine.v1.PaperSize,oneof" json:"paper,omitempty"`
 	// SVG, PNG, PDF: the plot scale as the denominator of 1:N (50 for 1:50):
 	// one paper millimetre is N document millimetres. Without it, the
 	// drawing is fitted to the sheet (or, without a sheet, drawn at its
@@ -1393,15 +1393,15 @@ func (*ExportOptions) Descriptor() ([]byte, []int) {
 }
 
 func (x *ExportOptions) GetDxfVersion() DxfVersion {
-	if x != nil {
-		return x.DxfVersion
+	if x != nil && x.DxfVersion != nil {
+		return *x.DxfVersion
 	}
 	return DxfVersion_DXF_VERSION_UNSPECIFIED
 }
 
 func (x *ExportOptions) GetPaper() PaperSize {
-	if x != nil {
-		return x.Paper
+	if x != nil && x.Paper != nil {
+		return *x.Paper
 	}
 	return PaperSize_PAPER_SIZE_UNSPECIFIED
 }
@@ -1811,13 +1811,15 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x05scale\x18\x02 \x01(\x01R\x05scale\x12\x14\n" +
 	"\x05angle\x18\x03 \x01(\x01R\x05angle\x12.\n" +
 	"\x05loops\x18\x04 \x03(\v2\x18.cad.engine.v1.HatchLoopR\x05loops\x12\x12\n" +
-	"\x04area\x18\x05 \x01(\x01R\x04area\"\xe6\x01\n" +
-	"\rExportOptions\x12:\n" +
-	"\vdxf_version\x18\x01 \x01(\x0e2\x19.cad.engine.v1.DxfVersionR\n" +
-	"dxfVersion\x12.\n" +
-	"\x05paper\x18\x02 \x01(\x0e2\x18.cad.engine.v1.PaperSizeR\x05paper\x12(\n" +
-	"\x05scale\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x05scale\x88\x01\x01\x12-\n" +
-	"\x03dpi\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00$@\x11\x00\x00\x00\x00\x00\xc0\x92@H\x01R\x03dpi\x88\x01\x01B\b\n" +
+	"\x04area\x18\x05 \x01(\x01R\x04area\"\x8a\x02\n" +
+	"\rExportOptions\x12?\n" +
+	"\vdxf_version\x18\x01 \x01(\x0e2\x19.cad.engine.v1.DxfVersionH\x00R\n" +
+	"dxfVersion\x88\x01\x01\x123\n" +
+	"\x05paper\x18\x02 \x01(\x0e2\x18.cad.engine.v1.PaperSizeH\x01R\x05paper\x88\x01\x01\x12(\n" +
+	"\x05scale\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x02R\x05scale\x88\x01\x01\x12-\n" +
+	"\x03dpi\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00$@\x11\x00\x00\x00\x00\x00\xc0\x92@H\x03R\x03dpi\x88\x01\x01B\x0e\n" +
+	"\f_dxf_versionB\b\n" +
+	"\x06_paperB\b\n" +
 	"\x06_scaleB\x06\n" +
 	"\x04_dpi\">\n" +
 	"\x12UnmodelledEntities\x12\x12\n" +
