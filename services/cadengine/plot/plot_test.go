@@ -20,7 +20,9 @@ func plate() *drawing.Document {
 	d := drawing.NewDocument("doc-1", "plate", enginev1.Units_UNITS_MM, time.Time{})
 	d.SetLayer("red", &drawing.Layer{Name: "red", Color: 1, Linetype: "Continuous", Lineweight: 50, On: true})
 	d.SetLayer("off", &drawing.Layer{Name: "off", Color: 3, Linetype: "Continuous", Lineweight: -3, On: false})
-	add := func(layer string, g drawing.Geometry) { d.Add(&drawing.Entity{Layer: layer, Color: 256, Linetype: "ByLayer", Geom: g}) }
+	add := func(layer string, g drawing.Geometry) {
+		d.Add(&drawing.Entity{Layer: layer, Color: 256, Linetype: "ByLayer", Geom: g})
+	}
 	add("0", drawing.NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0)}, {P: geom.Pt(100, 0)}, {P: geom.Pt(100, 60)}, {P: geom.Pt(0, 60)}}, true))
 	sq, _ := drawing.LoopOf(drawing.NewPolyline([]geom.Vertex{{P: geom.Pt(10, 10)}, {P: geom.Pt(30, 10)}, {P: geom.Pt(30, 30)}, {P: geom.Pt(10, 30)}}, true))
 	add("red", drawing.Hatch{Pattern: "SOLID", Scale: 1, Loops: []drawing.Loop{sq}})

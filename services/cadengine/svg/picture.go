@@ -89,4 +89,3 @@ func svgInsert(b *strings.Builder, e *drawing.Entity, g drawing.Insert, id, styl
 	}
 	b.WriteString("</g>\n")
 }
-
