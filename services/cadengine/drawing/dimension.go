@@ -91,7 +91,8 @@ func (g Dimension) Measurement() float64 {
 
 // DisplayText is the text the dimension shows: the measurement rounded to
 // the style's decimals with trailing zeros dropped, "R" before a radius,
-// "⌀" before a diameter, "°" after an angle; or the override, with "<>"
+// "Ø" before a diameter (as CAD fonts draw %%c), "°" after an angle; or
+// the override, with "<>"
 // standing for that.
 func (g Dimension) DisplayText() string {
 	st := dimStyleOf(g.Style)
@@ -106,7 +107,7 @@ func (g Dimension) DisplayText() string {
 	case enginev1.DimensionKind_DIMENSION_KIND_RADIAL:
 		s = "R" + s
 	case enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC:
-		s = "⌀" + s
+		s = "Ø" + s
 	case enginev1.DimensionKind_DIMENSION_KIND_ANGULAR:
 		s += "°"
 	}

@@ -267,7 +267,7 @@ func TestImportEzdxfFiles(t *testing.T) {
 					}
 				}
 			}
-			if got, want := strings.Join(measures, " "), "10 14.14 R5 ⌀10 90° 45°"; got != want {
+			if got, want := strings.Join(measures, " "), "10 14.14 R5 Ø10 90° 45°"; got != want {
 				t.Errorf("dimensions read = %s, want %s", got, want)
 			}
 		})

@@ -75,8 +75,8 @@ func TestDimensionFollowsInABatch(t *testing.T) {
 		t.Fatalf("batch = %v", res)
 	}
 	got := res.Results[2].Result.AsMap()["dimension"].(map[string]any)
-	if got["measurement"] != 25.0 || got["text"] != "⌀25" {
-		t.Errorf("diameter after the edit in the batch = %v %v, want 25 ⌀25", got["measurement"], got["text"])
+	if got["measurement"] != 25.0 || got["text"] != "Ø25" {
+		t.Errorf("diameter after the edit in the batch = %v %v, want 25 Ø25", got["measurement"], got["text"])
 	}
 	mid := f.info()
 	req = f.batchReq(

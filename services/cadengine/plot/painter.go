@@ -15,6 +15,16 @@ type painter struct {
 	ctx   *canvas.Context
 	sheet drawing.Sheet
 	fam   *canvas.FontFamily
+	d     *drawing.Document
+}
+
+// color is what e is drawn in: its colour, or its layer's.
+func (p *painter) color(e *drawing.Entity) color.RGBA {
+	layer := int32(7)
+	if l := p.d.Layer(e.Layer); l != nil {
+		layer = l.Color
+	}
+	return rgb(colorOf(e.Color, layer))
 }
 
 // at maps a world point to paper.
@@ -117,8 +127,9 @@ func (p *painter) text(t drawing.Text, c color.RGBA) {
 	p.ctx.Pop()
 }
 
-// entity draws one entity in colour c with strokes width mm wide.
-func (p *painter) entity(e *drawing.Entity, c color.RGBA, width float64) {
+// entity draws one entity with strokes width mm wide.
+func (p *painter) entity(e *drawing.Entity, width float64) {
+	c := p.color(e)
 	switch g := e.Geom.(type) {
 	case drawing.Point:
 		x, y := p.at(g.P)
@@ -142,11 +153,7 @@ func (p *painter) entity(e *drawing.Entity, c color.RGBA, width float64) {
 		}
 	case drawing.Insert:
 		for _, q := range g.PlacedFor(e) {
-			qc := c
-			if q.Color != e.Color && q.Color != 256 && q.Color != 0 {
-				qc = rgb(q.Color)
-			}
-			p.entity(q, qc, width)
+			p.entity(q, width)
 		}
 	default:
 		p.stroke(e.Geom.Prims(), c, width)

@@ -94,7 +94,7 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions) (*canvas.Canvas, 
 	ctx.SetStrokeCapper(canvas.RoundCap)
 	ctx.SetStrokeJoiner(canvas.RoundJoin)
 	ctx.SetFillRule(canvas.EvenOdd)
-	p := &painter{ctx: ctx, sheet: sheet, fam: fam}
+	p := &painter{ctx: ctx, sheet: sheet, fam: fam, d: d}
 	byLayer := map[string][]*drawing.Entity{}
 	for _, e := range ents {
 		if visible(e) {
@@ -107,7 +107,7 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions) (*canvas.Canvas, 
 			width = float64(l.Lineweight) / 100
 		}
 		for _, e := range byLayer[l.Name] {
-			p.entity(e, rgb(colorOf(e.Color, l.Color)), width)
+			p.entity(e, width)
 		}
 	}
 	return c, sheet, nil

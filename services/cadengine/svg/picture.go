@@ -76,16 +76,19 @@ func svgText(b *strings.Builder, id string, g drawing.Text, fill string) {
 	b.WriteString("</text>\n")
 }
 
-// svgInsert draws an insert as a group of its placed entities; as in DXF,
-// those on layer 0 and those by block take the insert's layer and colour.
-func svgInsert(b *strings.Builder, e *drawing.Entity, g drawing.Insert, id, style string, layerColor int32, stroke float64) {
+// svgInsert draws an insert as a group of its placed entities (see
+// drawing.Insert.PlacedFor).
+func svgInsert(b *strings.Builder, placed []*drawing.Entity, id, style string, colorOf func(string) int32, stroke float64) {
 	fmt.Fprintf(b, "<g%s%s>\n", id, style)
-	for _, p := range g.PlacedFor(e) {
-		color := layerColor
-		if e.Color != 256 && e.Color != 0 {
-			color = e.Color
+	for _, p := range placed {
+		// The group strokes in the insert's colour; an entity of the
+		// block on a layer of its own strokes in that layer's.
+		if p.Color == 256 {
+			c := *p
+			c.Color = colorOf(p.Layer)
+			p = &c
 		}
-		svgEntity(b, p, "", color, stroke)
+		svgEntity(b, p, "", colorOf, stroke)
 	}
 	b.WriteString("</g>\n")
 }

@@ -79,6 +79,12 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions) string {
 			byLayer[e.Layer] = append(byLayer[e.Layer], e)
 		}
 	}
+	colorOf := func(layer string) int32 {
+		if l := d.Layer(layer); l != nil {
+			return l.Color
+		}
+		return 7
+	}
 	for i, l := range d.SortedLayers() {
 		es := byLayer[l.Name]
 		if len(es) == 0 {
@@ -90,7 +96,7 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions) string {
 		}
 		fmt.Fprintf(&b, `<g id="layer-%d" data-layer="%s" stroke="%s"%s>`+"\n", i, attr(l.Name), aciRGB(l.Color), width)
 		for _, e := range es {
-			svgEntity(&b, e, "e"+drawing.FormatHandle(e.Handle), l.Color, stroke)
+			svgEntity(&b, e, "e"+drawing.FormatHandle(e.Handle), colorOf, stroke)
 		}
 		b.WriteString("</g>\n")
 	}
@@ -132,8 +138,9 @@ func attr(s string) string {
 }
 
 // svgEntity draws one entity with the element id id ("" for none);
-// layerColor is its layer's colour, which text and fills need.
-func svgEntity(b *strings.Builder, e *drawing.Entity, id string, layerColor int32, stroke float64) {
+// colorOf is a layer's colour, which text and fills need.
+func svgEntity(b *strings.Builder, e *drawing.Entity, id string, colorOf func(string) int32, stroke float64) {
+	layerColor := colorOf(e.Layer)
 	style := ""
 	if e.Color != 256 {
 		style = fmt.Sprintf(` stroke="%s"`, aciRGB(e.Color))
@@ -193,7 +200,7 @@ func svgEntity(b *strings.Builder, e *drawing.Entity, id string, layerColor int3
 	case drawing.Pictured:
 		svgPicture(b, g.Picture(), id, style, fillColor(e, layerColor), stroke)
 	case drawing.Insert:
-		svgInsert(b, e, g, id, style, layerColor, stroke)
+		svgInsert(b, g.PlacedFor(e), id, style, colorOf, stroke)
 	}
 }
 
