@@ -3,8 +3,8 @@ package examples_test
 import (
 	"bytes"
 	"encoding/json"
-	"image/png"
 	"flag"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
