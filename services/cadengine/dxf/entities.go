@@ -367,19 +367,9 @@ func (r dxfRecord) lwpolyline(c dxfCommon) (drawing.Geometry, error) {
 	for _, p := range r.pairs {
 		switch p.code {
 		case 10, 20, 42:
-			x, err := p.float()
-			if err != nil {
+			var err error
+			if vs, err = addVertexPair(vs, p); err != nil {
 				return nil, err
-			}
-			switch {
-			case p.code == 10:
-				vs = append(vs, geom.Vertex{P: geom.Vec{X: x}})
-			case len(vs) == 0:
-				// A y or bulge before any vertex: nothing to apply it to.
-			case p.code == 20:
-				vs[len(vs)-1].P.Y = x
-			default:
-				vs[len(vs)-1].Bulge = x
 			}
 		case 70:
 			n, err := p.int()
@@ -544,4 +534,24 @@ func degFromRad(r float64) float64 {
 		return c
 	}
 	return d
+}
+
+// addVertexPair applies one pair of a list of vertices (10 starts a
+// vertex, 20 is its y, 42 its bulge; a y or bulge before any vertex has
+// nothing to apply to).
+func addVertexPair(vs []geom.Vertex, p dxfPair) ([]geom.Vertex, error) {
+	x, err := p.float()
+	if err != nil {
+		return vs, err
+	}
+	switch {
+	case p.code == 10:
+		vs = append(vs, geom.Vertex{P: geom.Vec{X: x}})
+	case len(vs) == 0:
+	case p.code == 20:
+		vs[len(vs)-1].P.Y = x
+	default:
+		vs[len(vs)-1].Bulge = x
+	}
+	return vs, nil
 }

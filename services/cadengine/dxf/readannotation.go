@@ -459,18 +459,9 @@ func readPolylinePath(ps []dxfPair, i *int) (drawing.Loop, error) {
 		p := ps[*i]
 		switch p.code {
 		case 10, 20, 42:
-			x, err := p.float()
-			if err != nil {
+			var err error
+			if vs, err = addVertexPair(vs, p); err != nil {
 				return drawing.Loop{}, err
-			}
-			switch {
-			case p.code == 10:
-				vs = append(vs, geom.Vertex{P: geom.Vec{X: x}})
-			case len(vs) == 0:
-			case p.code == 20:
-				vs[len(vs)-1].P.Y = x
-			default:
-				vs[len(vs)-1].Bulge = x
 			}
 		case 72, 73, 93:
 		default:

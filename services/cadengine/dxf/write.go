@@ -24,29 +24,8 @@ import (
 func Write(d *drawing.Document) string {
 	w := &dxfWriter{}
 	ents := d.Entities()
-	var ext geom.Box
-	for _, e := range ents {
-		ext.AddBox(e.Geom.Bounds())
-	}
-	if !ext.NonEmpty {
-		ext = geom.Box{NonEmpty: true}
-	}
 	next := d.NextHandle
-
-	w.comment("cadbridge " + d.ID + " (" + unitName(d.Units) + ")")
-	w.section("HEADER")
-	w.pair(9, "$ACADVER")
-	w.pair(1, "AC1009")
-	w.pair(9, "$DWGCODEPAGE")
-	w.pair(3, "ANSI_1252")
-	w.pair(9, "$INSBASE")
-	w.Point(10, geom.Vec{})
-	w.pair(9, "$EXTMIN")
-	w.Point(10, ext.Min)
-	w.pair(9, "$EXTMAX")
-	w.Point(10, ext.Max)
-	w.pair(9, "$CLAYER")
-	w.pair(8, d.CurrentLayer())
+	w.header(d, ents, "AC1009")
 	w.pair(9, "$HANDLING")
 	w.int(70, 1)
 	// $HANDSEED is written after the entities, once the VERTEX handles are
@@ -414,4 +393,32 @@ func hasDimensions(ents []*drawing.Entity) bool {
 		}
 	}
 	return false
+}
+
+// header starts the file: the engine's comment and the HEADER variables
+// both versions have (the caller goes on with the rest); it returns the
+// extents it wrote.
+func (w *dxfWriter) header(d *drawing.Document, ents []*drawing.Entity, version string) geom.Box {
+	var ext geom.Box
+	for _, e := range ents {
+		ext.AddBox(e.Geom.Bounds())
+	}
+	if !ext.NonEmpty {
+		ext = geom.Box{NonEmpty: true}
+	}
+	w.comment("cadbridge " + d.ID + " (" + unitName(d.Units) + ")")
+	w.section("HEADER")
+	w.pair(9, "$ACADVER")
+	w.pair(1, version)
+	w.pair(9, "$DWGCODEPAGE")
+	w.pair(3, "ANSI_1252")
+	w.pair(9, "$INSBASE")
+	w.Point(10, geom.Vec{})
+	w.pair(9, "$EXTMIN")
+	w.Point(10, ext.Min)
+	w.pair(9, "$EXTMAX")
+	w.Point(10, ext.Max)
+	w.pair(9, "$CLAYER")
+	w.pair(8, d.CurrentLayer())
+	return ext
 }

@@ -46,13 +46,6 @@ const (
 func Write2018(d *drawing.Document) string {
 	w := &dxfWriter{v2018: true, owner: hModelBR, next: d.NextHandle}
 	ents := d.Entities()
-	var ext geom.Box
-	for _, e := range ents {
-		ext.AddBox(e.Geom.Bounds())
-	}
-	if !ext.NonEmpty {
-		ext = geom.Box{NonEmpty: true}
-	}
 	layerHandles := map[string]uint64{}
 	for _, l := range d.SortedLayers() {
 		layerHandles[l.Name] = w.handle()
@@ -69,20 +62,7 @@ func Write2018(d *drawing.Document) string {
 	}
 	blocks := w.plan(d, ents)
 
-	w.comment("cadbridge " + d.ID + " (" + unitName(d.Units) + ")")
-	w.section("HEADER")
-	w.pair(9, "$ACADVER")
-	w.pair(1, "AC1032")
-	w.pair(9, "$DWGCODEPAGE")
-	w.pair(3, "ANSI_1252")
-	w.pair(9, "$INSBASE")
-	w.Point(10, geom.Vec{})
-	w.pair(9, "$EXTMIN")
-	w.Point(10, ext.Min)
-	w.pair(9, "$EXTMAX")
-	w.Point(10, ext.Max)
-	w.pair(9, "$CLAYER")
-	w.pair(8, d.CurrentLayer())
+	ext := w.header(d, ents, "AC1032")
 	w.pair(9, "$INSUNITS")
 	w.int(70, insUnitsOf(d.Units))
 	w.pair(9, "$MEASUREMENT")

@@ -61,22 +61,12 @@ func blockDefine(c *call, a *enginev1.BlockDefineArgs) (*enginev1.BlockDefineRes
 		if err != nil {
 			return nil, err
 		}
-		e := &drawing.Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: g}
-		if ne.Layer != nil {
-			e.Layer = *ne.Layer
+		e, err := entityOf(path, style{ne.Layer, ne.Color, ne.Linetype}, "0", g)
+		if err != nil {
+			return nil, err
 		}
 		if c.d.Layer(e.Layer) == nil {
 			return nil, failed("the document has no layer %q", e.Layer)
-		}
-		if ne.Color != nil {
-			e.Color = *ne.Color
-		}
-		if ne.Linetype != nil {
-			lt, ok := drawing.CanonicalLinetype(*ne.Linetype, true)
-			if !ok {
-				return nil, invalidArgs(path+"/linetype", reasonInvalid, "unknown linetype %q (%s)", *ne.Linetype, drawing.LinetypeNames)
-			}
-			e.Linetype = lt
 		}
 		ents = append(ents, e)
 	}

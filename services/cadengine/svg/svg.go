@@ -180,13 +180,7 @@ func svgEntity(b *strings.Builder, e *drawing.Entity, id string, colorOf func(st
 		if e.Color != 256 {
 			fill = aciRGB(e.Color)
 		}
-		fmt.Fprintf(b, `<text%s x="%s" y="%s" font-size="%s" font-family="sans-serif" stroke="none" fill="%s"`, id, num(g.P.X), num(-g.P.Y), num(g.Height), fill)
-		if g.Rotation != 0 {
-			fmt.Fprintf(b, ` transform="rotate(%s %s %s)"`, num(-g.Rotation), num(g.P.X), num(-g.P.Y))
-		}
-		b.WriteString(">")
-		xml.EscapeText(b, []byte(g.Text))
-		b.WriteString("</text>\n")
+		svgText(b, id, g, fill)
 	case drawing.Ellipse:
 		a := g.Arc()
 		rx, ry := g.Major.Len(), g.Major.Len()*g.Ratio
