@@ -16,7 +16,9 @@ import (
 func plan() *drawing.Document {
 	d := drawing.NewDocument("doc-1", "plan", enginev1.Units_UNITS_MM, time.Time{})
 	d.SetLayer("walls", &drawing.Layer{Name: "walls", Color: 7, Linetype: "Continuous", Lineweight: 50, On: true})
-	add := func(g drawing.Geometry) { d.Add(&drawing.Entity{Layer: "walls", Color: 256, Linetype: "ByLayer", Geom: g}) }
+	add := func(g drawing.Geometry) {
+		d.Add(&drawing.Entity{Layer: "walls", Color: 256, Linetype: "ByLayer", Geom: g})
+	}
 	add(drawing.NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0)}, {P: geom.Pt(10000, 0)}, {P: geom.Pt(10000, 7000)}, {P: geom.Pt(0, 7000)}}, true))
 	sq, _ := drawing.LoopOf(drawing.NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0)}, {P: geom.Pt(500, 0)}, {P: geom.Pt(500, 500)}, {P: geom.Pt(0, 500)}}, true))
 	add(drawing.Hatch{Pattern: "SOLID", Scale: 1, Loops: []drawing.Loop{sq}})
