@@ -230,6 +230,19 @@ func (d *Document) Blocks() []*Block {
 	return out
 }
 
+// BlockOnLayer is the name of a block with an entity on the layer named
+// name, or "".
+func (d *Document) BlockOnLayer(name string) string {
+	for _, b := range d.Blocks() {
+		for _, e := range b.Entities {
+			if e.Layer == name {
+				return b.Name
+			}
+		}
+	}
+	return ""
+}
+
 // BlockUses is how many inserts use the block named name, in the drawing
 // and in other blocks.
 func (d *Document) BlockUses(name string) int { return d.blockUses[name] }

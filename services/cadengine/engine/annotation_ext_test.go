@@ -198,6 +198,11 @@ func TestBlocks(t *testing.T) {
 		t.Errorf("block_list = %v, want BOLT used once", list)
 	}
 	f.fail(enginev1.ToolBlockDelete, obj{"name": "BOLT"}, kindRefused)
+	f.ok(enginev1.ToolLayerCreate, obj{"name": "marks"})
+	f.ok(enginev1.ToolBlockDefine, obj{"name": "MARK", "entities": []any{obj{"type": "point", "x": 0, "y": 0, "layer": "marks"}}})
+	f.fail(enginev1.ToolLayerDelete, obj{"name": "marks"}, kindRefused)
+	f.ok(enginev1.ToolBlockDelete, obj{"name": "MARK"})
+	f.ok(enginev1.ToolLayerDelete, obj{"name": "marks"})
 
 	// The store keeps blocks and inserts: a reopened engine has them.
 	wantInfo, wantList := snapshot(t, e, f.doc)
