@@ -36,19 +36,9 @@ func Write(d *drawing.Document) string {
 	w.end()
 
 	// Linetypes in use.
-	used := map[string]bool{"CONTINUOUS": true}
-	for _, l := range d.SortedLayers() {
-		used[strings.ToUpper(l.Linetype)] = true
-	}
-	for _, e := range ents {
-		if lt := strings.ToUpper(e.Linetype); lt != "BYLAYER" && lt != "BYBLOCK" {
-			used[lt] = true
-		}
-	}
-	ltypes := make([]string, 0, len(used))
-	for lt := range used {
-		ltypes = append(ltypes, lt)
-	}
+	// Linetypes in use, in blocks too, and CONTINUOUS (which sorts
+	// before the upper-case names of the others).
+	ltypes := append([]string{"CONTINUOUS"}, usedLinetypes(d, ents)...)
 	sort.Strings(ltypes)
 
 	w.section("TABLES")

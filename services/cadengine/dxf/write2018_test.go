@@ -45,7 +45,7 @@ func annotatedDocument() *drawing.Document {
 	add("hatch", drawing.Hatch{Pattern: "ANSI31", Scale: 2, Angle: 15, Loops: []drawing.Loop{outer, hole}})
 	b := drawing.NewBlock("BOLT", geom.Pt(0, 0), []*drawing.Entity{
 		{Layer: "0", Color: 0, Linetype: "ByBlock", Geom: drawing.Circle{C: geom.Pt(0, 0), R: 4}},
-		{Layer: "0", Color: 1, Linetype: "ByLayer", Geom: drawing.Line{A: geom.Pt(-6, 0), B: geom.Pt(6, 0)}},
+		{Layer: "0", Color: 1, Linetype: "PHANTOM", Geom: drawing.Line{A: geom.Pt(-6, 0), B: geom.Pt(6, 0)}},
 	})
 	d.AddBlock(b)
 	add("0", drawing.Insert{Name: "BOLT", P: geom.Pt(150, 20), Scale: 1, Def: b})

@@ -103,6 +103,8 @@ func nearSegmentEnd(s, u Segment, tol float64) bool {
 
 func TestOracleSegmentCircle(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
+	skipped := 0
+	defer func() { t.Logf("segment-circle: %d cases, %d tangent within rounding and left out", oracleCases, skipped) }()
 	for k := 0; k < oracleCases; k++ {
 		size, at := oracleFigure(r)
 		c := at.Add(Pt(size*r.Float64(), size*r.Float64()))
@@ -112,6 +114,7 @@ func TestOracleSegmentCircle(t *testing.T) {
 		d := s.B.Sub(s.A)
 		h := math.Abs(d.cross(c.Sub(s.A))) / d.Len()
 		if math.Abs(h-rad) <= 1e-6*rad {
+			skipped++
 			continue // tangent within what floating point can tell
 		}
 		var want []Vec
@@ -224,6 +227,68 @@ func TestOracleOffsets(t *testing.T) {
 		one, err := OffsetPieces(g, neck/2*(0.2+0.7*r.Float64()))
 		if err != nil || len(one) != 1 || one[0].SelfIntersects() {
 			t.Errorf("case %d: OffsetPieces(dumbbell, below half the neck) = %d pieces, %v", k, len(one), err)
+		}
+	}
+}
+
+// exactCircles intersects two circles in 256-bit floating point.
+func exactCircles(c1 Vec, r1 float64, c2 Vec, r2 float64) []Vec {
+	const prec = 256
+	f := func(x float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(x) }
+	op := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	dx, dy := op().Sub(f(c2.X), f(c1.X)), op().Sub(f(c2.Y), f(c1.Y))
+	d2 := op().Add(op().Mul(dx, dx), op().Mul(dy, dy))
+	// a = (d² + r1² − r2²) / (2d²) along the centre line, h² = r1²/d² − a².
+	r1s, r2s := op().Mul(f(r1), f(r1)), op().Mul(f(r2), f(r2))
+	a := op().Quo(op().Sub(op().Add(d2, r1s), r2s), op().Mul(f(2), d2))
+	h2 := op().Sub(op().Quo(r1s, d2), op().Mul(a, a))
+	if h2.Sign() < 0 {
+		return nil
+	}
+	h := op().Sqrt(h2)
+	mx, my := op().Add(f(c1.X), op().Mul(a, dx)), op().Add(f(c1.Y), op().Mul(a, dy))
+	var out []Vec
+	for _, s := range []float64{1, -1} {
+		hs := op().Mul(h, f(s))
+		x, _ := op().Sub(mx, op().Mul(hs, dy)).Float64()
+		y, _ := op().Add(my, op().Mul(hs, dx)).Float64()
+		out = append(out, Pt(x, y))
+	}
+	return out
+}
+
+func TestOracleCircles(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	skipped := 0
+	defer func() { t.Logf("circles: %d cases, %d tangent within rounding and left out", oracleCases, skipped) }()
+	for k := 0; k < oracleCases; k++ {
+		size, at := oracleFigure(r)
+		c1 := at.Add(Pt(size*r.Float64(), size*r.Float64()))
+		c2 := at.Add(Pt(size*r.Float64(), size*r.Float64()))
+		r1, r2 := size*(0.05+r.Float64()), size*(0.05+r.Float64())
+		d := c1.Dist(c2)
+		tol := oracleTol(math.Max(r1, r2), at)
+		if math.Abs(d-(r1+r2)) <= 1e-6*size || math.Abs(d-math.Abs(r1-r2)) <= 1e-6*size || d <= tol {
+			skipped++
+			continue // tangent or concentric within what floating point can tell
+		}
+		want := exactCircles(c1, r1, c2, r2)
+		got, err := Intersect(Arc{C: c1, R: r1, Sweep: 2 * math.Pi}, Arc{C: c2, R: r2, Sweep: 2 * math.Pi})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("case %d (size %g at %v): %d intersections, exact %d", k, size, at, len(got), len(want))
+			continue
+		}
+		for _, w := range want {
+			best := math.Inf(1)
+			for _, g := range got {
+				best = math.Min(best, g.Dist(w))
+			}
+			if best > tol {
+				t.Errorf("case %d (size %g at %v): exact point %v is %g from the nearest found %v", k, size, at, w, best, got)
+			}
 		}
 	}
 }
