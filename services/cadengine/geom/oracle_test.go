@@ -104,7 +104,9 @@ func nearSegmentEnd(s, u Segment, tol float64) bool {
 func TestOracleSegmentCircle(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	skipped := 0
-	defer func() { t.Logf("segment-circle: %d cases, %d tangent within rounding and left out", oracleCases, skipped) }()
+	defer func() {
+		t.Logf("segment-circle: %d cases, %d tangent within rounding and left out", oracleCases, skipped)
+	}()
 	for k := 0; k < oracleCases; k++ {
 		size, at := oracleFigure(r)
 		c := at.Add(Pt(size*r.Float64(), size*r.Float64()))
