@@ -167,7 +167,10 @@ func (g Hatch) Depths() []int {
 	}
 	out := make([]int, len(g.Loops))
 	for i, l := range g.Loops {
-		p := l.Flatten(1)[0]
+		p := l.E.At(0)
+		if !l.Ellipse {
+			p = l.Poly.V[0].P
+		}
 		for j := range g.Loops {
 			if i != j && insidePolygon(polys[j], p) {
 				out[i]++

@@ -35,6 +35,8 @@ func systemCapabilities(c *call, _ *enginev1.SystemCapabilitiesArgs) (*enginev1.
 		ExportFormats: []enginev1.ExportFormat{
 			enginev1.ExportFormat_EXPORT_FORMAT_DXF,
 			enginev1.ExportFormat_EXPORT_FORMAT_SVG,
+			enginev1.ExportFormat_EXPORT_FORMAT_PNG,
+			enginev1.ExportFormat_EXPORT_FORMAT_PDF,
 		},
 		Guarantee:     "undo_log",
 		MaxBatchSteps: c.e.maxStep,
