@@ -56,7 +56,9 @@ func ParseHandle(s string) (uint64, bool) {
 //	            index(uvarint) with(uvarint, 0 for none))
 //	  hatch     pattern(string) scale angle n(uvarint) then n loops, each
 //	            ellipse(1 byte) then cx cy major_x major_y ratio, or
-//	            m(uvarint) and m × (x y bulge)
+//	            m(uvarint) and m × (x y bulge); then k(uvarint) pattern
+//	            lines, each angle origin_x origin_y delta_x delta_y
+//	            d(uvarint) and d dashes
 //	  insert    block(string) x y scale rotation mirrored(1 byte)
 //
 // A block is stored under its handle like an entity, tagged 'B' (see

@@ -14,12 +14,15 @@ import (
 // Hatch is a hatch entity: Loops bound it — the first the outer boundary,
 // those inside others islands, filled by the even-odd rule — and Pattern
 // fills it: "SOLID", or one of HatchPatterns at Scale, turned by Angle
-// degrees. The loops are copies of the boundaries it was made from.
+// degrees; a pattern read from a file that the engine does not know by
+// name brings its definition, Lines (at scale 1 and angle 0). The loops
+// are copies of the boundaries it was made from.
 type Hatch struct {
 	Pattern string
 	Scale   float64
 	Angle   float64
 	Loops   []Loop
+	Lines   []PatternLine
 }
 
 // Loop is a closed boundary of a hatch: a closed polyline (bulges
@@ -31,11 +34,11 @@ type Loop struct {
 	E       geom.EllipseArc
 }
 
-// patternLine is one family of parallel lines of a hatch pattern, as in
+// PatternLine is one family of parallel lines of a hatch pattern, as in
 // acad.pat: the lines run at Angle degrees through Origin, each the
 // previous moved by Delta (along the line, then across it), drawn with
 // Dashes (positive dashes, negative gaps, 0 dots; none: solid).
-type patternLine struct {
+type PatternLine struct {
 	Angle  float64
 	Origin geom.Vec
 	Delta  geom.Vec
@@ -44,7 +47,7 @@ type patternLine struct {
 
 // HatchPatterns are the named patterns the engine draws, from AutoCAD's
 // acad.pat (sizes in drawing units at scale 1).
-var HatchPatterns = map[string][]patternLine{
+var HatchPatterns = map[string][]PatternLine{
 	"ANSI31": {{Angle: 45, Delta: geom.Pt(0, 3.175)}},
 	"ANSI37": {{Angle: 45, Delta: geom.Pt(0, 3.175)}, {Angle: 135, Delta: geom.Pt(0, 3.175)}},
 	"NET":    {{Angle: 0, Delta: geom.Pt(0, 3.175)}, {Angle: 90, Delta: geom.Pt(0, 3.175)}},
@@ -65,6 +68,15 @@ func CanonicalPattern(s string) (string, bool) {
 
 // Solid reports whether the hatch is a solid fill.
 func (g Hatch) Solid() bool { return g.Pattern == "SOLID" }
+
+// PatternLines are the hatch's pattern's line families at scale 1 and
+// angle 0: its own (Lines), or the named pattern's.
+func (g Hatch) PatternLines() []PatternLine {
+	if len(g.Lines) > 0 {
+		return g.Lines
+	}
+	return HatchPatterns[g.Pattern]
+}
 
 // Kind implements [Geometry].
 func (Hatch) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_HATCH }
@@ -227,8 +239,11 @@ func (g Hatch) CheckDensity() error {
 	b := g.Bounds()
 	d := math.Hypot(b.Max.X-b.Min.X, b.Max.Y-b.Min.Y)
 	n := 0.0
-	for _, f := range HatchPatterns[g.Pattern] {
+	for _, f := range g.PatternLines() {
 		spacing := math.Abs(f.Delta.Y) * g.Scale
+		if spacing == 0 {
+			return ErrPatternTooDense
+		}
 		lines := d / spacing
 		per := 1.0
 		if len(f.Dashes) > 0 {
@@ -266,14 +281,14 @@ func (g Hatch) Picture() Picture {
 	if !b.NonEmpty {
 		return p
 	}
-	for _, f := range HatchPatterns[g.Pattern] {
+	for _, f := range g.PatternLines() {
 		hatchFamily(&p, f, g.Scale, g.Angle, polys, b)
 	}
 	return p
 }
 
 // hatchFamily draws one family of pattern lines inside the polygons.
-func hatchFamily(p *Picture, f patternLine, scale, angle float64, polys [][]geom.Vec, b geom.Box) {
+func hatchFamily(p *Picture, f PatternLine, scale, angle float64, polys [][]geom.Vec, b geom.Box) {
 	s, c := geom.SinCosDeg(f.Angle + angle)
 	u := geom.Pt(c, s)
 	n := u.Perp()
@@ -360,7 +375,7 @@ func (g Hatch) Finite() bool {
 
 // Transformed maps the boundaries; the pattern scales and turns with them.
 func (g Hatch) Transformed(x geom.Xform) Geometry {
-	out := Hatch{Pattern: g.Pattern, Scale: g.Scale * x.Scale, Angle: x.Direction(g.Angle)}
+	out := Hatch{Pattern: g.Pattern, Scale: g.Scale * x.Scale, Angle: x.Direction(g.Angle), Lines: g.Lines}
 	for _, l := range g.Loops {
 		out.Loops = append(out.Loops, l.transformed(x))
 	}
@@ -384,6 +399,16 @@ func (g Hatch) encodeTo(w *encoder) {
 		for _, v := range l.Poly.V {
 			w.vec(v.P)
 			w.float(v.Bulge)
+		}
+	}
+	w.uvarint(uint64(len(g.Lines)))
+	for _, f := range g.Lines {
+		w.float(f.Angle)
+		w.vec(f.Origin)
+		w.vec(f.Delta)
+		w.uvarint(uint64(len(f.Dashes)))
+		for _, d := range f.Dashes {
+			w.float(d)
 		}
 	}
 }
@@ -413,6 +438,23 @@ func decodeHatch(r *decoder) Hatch {
 			v[j] = geom.Vertex{P: p, Bulge: r.float()}
 		}
 		g.Loops = append(g.Loops, Loop{Poly: geom.Polyline{V: v, Closed: true}})
+	}
+	n = r.uvarint()
+	if n > uint64(len(r.b)/40) {
+		r.fail("hatch pattern")
+		return g
+	}
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		f := PatternLine{Angle: r.float(), Origin: r.vec(), Delta: r.vec()}
+		k := r.uvarint()
+		if k > uint64(len(r.b)/8) {
+			r.fail("hatch pattern dashes")
+			return g
+		}
+		for j := uint64(0); j < k; j++ {
+			f.Dashes = append(f.Dashes, r.float())
+		}
+		g.Lines = append(g.Lines, f)
 	}
 	return g
 }

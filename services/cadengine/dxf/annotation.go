@@ -270,7 +270,7 @@ func (w *dxfWriter) hatch(e *drawing.Entity, g drawing.Hatch) {
 		w.float(52, g.Angle)
 		w.float(41, g.Scale)
 		w.int(77, 0)
-		lines := drawing.HatchPatterns[g.Pattern]
+		lines := g.PatternLines()
 		w.int(78, len(lines))
 		for _, l := range lines {
 			a := l.Angle + g.Angle

@@ -189,6 +189,9 @@ for ver in ("R2000", "R2013", "R2018"):
     h2.set_pattern_fill("ANSI31", scale=2)
     e = h2.paths.add_edge_path()
     e.add_ellipse((100, 0), major_axis=(8, 0), ratio=0.5)
+    h3 = msp.add_hatch()
+    h3.set_pattern_fill("ANSI32", scale=1.5, angle=30)
+    h3.paths.add_polyline_path([(200, 0), (240, 0), (240, 30), (200, 30)], is_closed=True)
     b = doc.blocks.new(name="BOLT")
     b.add_circle((0, 0), 3)
     b.add_line((-4, 0), (4, 0))
@@ -239,7 +242,7 @@ func TestImportEzdxfFiles(t *testing.T) {
 			if unmodelled["SPLINE"] != 1 || unmodelled["INSERT (non-uniform scale)"] != 1 {
 				t.Errorf("unmodelled = %v, want the spline and the non-uniform insert", unmodelled)
 			}
-			want := map[string]int{"polyline": 1, "ellipse": 2, "mtext": 1, "dimension": 6, "hatch": 2, "insert": 2}
+			want := map[string]int{"polyline": 1, "ellipse": 2, "mtext": 1, "dimension": 6, "hatch": 3, "insert": 2}
 			got := map[string]int{}
 			for _, e := range d.Entities() {
 				got[drawing.TypeName(e.Geom.Kind())]++
@@ -262,8 +265,24 @@ func TestImportEzdxfFiles(t *testing.T) {
 						t.Errorf("mtext = %q, want the two lines without formatting", g.Text)
 					}
 				case drawing.Hatch:
-					if g.Solid() && len(g.Loops) != 2 || !g.Solid() && (g.Pattern != "ANSI31" || !g.Loops[0].Ellipse) {
-						t.Errorf("hatch = %+v", g)
+					switch g.Pattern {
+					case "SOLID":
+						if len(g.Loops) != 2 {
+							t.Errorf("solid hatch = %+v, want two loops", g)
+						}
+					case "ANSI31":
+						if !g.Loops[0].Ellipse {
+							t.Errorf("ANSI31 hatch = %+v, want an ellipse loop", g)
+						}
+					case "ANSI32":
+						// A pattern the engine does not name, read from
+						// its definition: acad.pat's ANSI32 is two
+						// families at 45°, 9.525 apart.
+						if len(g.Lines) != 2 || math.Abs(g.Lines[0].Angle-45) > 1e-9 || math.Abs(g.Lines[0].Delta.Y-9.525) > 1e-9 || g.Scale != 1.5 || g.Angle != 30 {
+							t.Errorf("ANSI32 hatch = %+v", g)
+						}
+					default:
+						t.Errorf("hatch pattern %q", g.Pattern)
 					}
 				}
 			}

@@ -92,12 +92,13 @@ type dxfEntity struct {
 //     and 3-point) by 70, from their definition points; the text
 //     override 1, the style 3 and its DIMSCALE (the table's, or the
 //     entity's DSTYLE override).
-//   - HATCH: pattern 2 (SOLID, or a pattern the engine draws), scale 41,
-//     angle 52, and boundary paths of polylines (bulges included), lines
-//     and circular arcs, or one whole ellipse.
+//   - HATCH: pattern 2 (SOLID, a pattern the engine names, or any other
+//     with its definition lines 53/43–46/49), scale 41, angle 52, and
+//     boundary paths of polylines (bulges included), lines and circular
+//     arcs, or one whole ellipse.
 //   - What the engine does not model — other entity types, entities in
 //     paper space, 3D ones, degenerate geometry, non-uniformly scaled
-//     inserts, hatches with splines or unknown patterns — is counted by
+//     inserts, hatches with splines or patterns without a definition — is counted by
 //     type, with the reason in brackets (see File.Unmodelled).
 //   - TEXT: insertion 10/20, height 40 (the default when not positive),
 //     rotation 50, text 1 with its codes decoded (see decodeDXFText);

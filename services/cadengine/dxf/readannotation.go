@@ -375,8 +375,39 @@ func (r dxfRecord) hatch(c dxfCommon) (drawing.Geometry, string, error) {
 	ps := r.pairs
 	i := 0
 	num := func() (float64, error) { return ps[i].float() }
+	var lines []drawing.PatternLine // as the file has them: scaled and turned
+	inLines := false
 	for ; i < len(ps); i++ {
+		if c := ps[i].code; inLines && (c == 53 || c >= 43 && c <= 46 || c == 49) {
+			v, err := num()
+			if err != nil {
+				return nil, "", err
+			}
+			if c == 53 {
+				lines = append(lines, drawing.PatternLine{Angle: v})
+				continue
+			}
+			if len(lines) == 0 {
+				continue
+			}
+			l := &lines[len(lines)-1]
+			switch c {
+			case 43:
+				l.Origin.X = v
+			case 44:
+				l.Origin.Y = v
+			case 45:
+				l.Delta.X = v
+			case 46:
+				l.Delta.Y = v
+			case 49:
+				l.Dashes = append(l.Dashes, v)
+			}
+			continue
+		}
 		switch ps[i].code {
+		case 78:
+			inLines = true
 		case 2:
 			g.Pattern = strings.ToUpper(strings.TrimSpace(ps[i].value))
 		case 70:
@@ -411,11 +442,17 @@ func (r dxfRecord) hatch(c dxfCommon) (drawing.Geometry, string, error) {
 			g.Angle = geom.NormDeg(a)
 		}
 	}
-	p, ok := drawing.CanonicalPattern(g.Pattern)
-	if !ok {
-		return nil, "pattern " + g.Pattern, nil
+	if p, ok := drawing.CanonicalPattern(g.Pattern); ok {
+		g.Pattern = p
+	} else {
+		if len(lines) == 0 || g.Pattern == "" {
+			return nil, "pattern " + g.Pattern, nil
+		}
+		g.Lines = patternOf(lines, g.Scale, g.Angle)
+		if g.CheckDensity() != nil {
+			return nil, "pattern " + g.Pattern, nil
+		}
 	}
-	g.Pattern = p
 	if len(g.Loops) == 0 {
 		return nil, "degenerate", nil
 	}
@@ -553,4 +590,25 @@ func readEdgePath(ps []dxfPair, i *int) (drawing.Loop, string, error) {
 		return drawing.Loop{}, "degenerate", nil
 	}
 	return drawing.Loop{Poly: geom.Polyline{V: vs, Closed: true}}, "", nil
+}
+
+// patternOf undoes what a file did to a pattern's lines, which it stores
+// scaled and turned with the hatch: lines at scale 1 and angle 0 (see
+// dxfWriter.hatch, which does it).
+func patternOf(lines []drawing.PatternLine, scale, angle float64) []drawing.PatternLine {
+	turn := func(v geom.Vec, deg float64) geom.Vec {
+		s, c := geom.SinCosDeg(deg)
+		return geom.Pt(c*v.X-s*v.Y, s*v.X+c*v.Y)
+	}
+	out := make([]drawing.PatternLine, len(lines))
+	for i, l := range lines {
+		o := drawing.PatternLine{Angle: geom.NormDeg(l.Angle - angle)}
+		o.Origin = turn(l.Origin, -angle).Mul(1 / scale)
+		o.Delta = turn(l.Delta, -l.Angle).Mul(1 / scale)
+		for _, d := range l.Dashes {
+			o.Dashes = append(o.Dashes, d/scale)
+		}
+		out[i] = o
+	}
+	return out
 }

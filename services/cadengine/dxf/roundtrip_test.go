@@ -157,6 +157,9 @@ func sameEntities(a, b *drawing.Document) bool {
 // the same within rounding: DXF keeps other definition points than the
 // engine, which the round trip computes back.
 func nearGeometry(x, y *drawing.Entity) bool {
+	if h, ok := x.Geom.(drawing.Hatch); ok {
+		return nearHatch(h, y.Geom)
+	}
 	a, ok1 := x.Geom.(drawing.Dimension)
 	b, ok2 := y.Geom.(drawing.Dimension)
 	if !ok1 || !ok2 || x.Layer != y.Layer || x.Color != y.Color || x.Linetype != y.Linetype {
@@ -270,4 +273,29 @@ func r12Only(d *drawing.Document) bool {
 		}
 	}
 	return true
+}
+
+// nearHatch reports whether g is h, its pattern's own lines within
+// rounding (a file keeps them scaled and turned).
+func nearHatch(h drawing.Hatch, g drawing.Geometry) bool {
+	k, ok := g.(drawing.Hatch)
+	if !ok || len(h.Lines) != len(k.Lines) {
+		return false
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	for i, l := range h.Lines {
+		m := k.Lines[i]
+		if !near(l.Angle, m.Angle) || !near(l.Origin.X, m.Origin.X) || !near(l.Origin.Y, m.Origin.Y) || !near(l.Delta.X, m.Delta.X) || !near(l.Delta.Y, m.Delta.Y) || len(l.Dashes) != len(m.Dashes) {
+			return false
+		}
+		for j := range l.Dashes {
+			if !near(l.Dashes[j], m.Dashes[j]) {
+				return false
+			}
+		}
+	}
+	h.Lines, k.Lines = nil, nil
+	a := (&drawing.Entity{Geom: h}).Seal()
+	b := (&drawing.Entity{Geom: k}).Seal()
+	return a.Fingerprint() == b.Fingerprint()
 }

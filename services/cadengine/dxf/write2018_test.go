@@ -43,6 +43,11 @@ func annotatedDocument() *drawing.Document {
 	outer, _ := drawing.LoopOf(drawing.Circle{C: geom.Pt(300, 50), R: 30})
 	hole := drawing.Loop{Ellipse: true, E: geom.EllipseArc{C: geom.Pt(300, 50), Major: geom.Pt(12, 0), Ratio: 0.5, Sweep: 2 * math.Pi}}
 	add("hatch", drawing.Hatch{Pattern: "ANSI31", Scale: 2, Angle: 15, Loops: []drawing.Loop{outer, hole}})
+	sq, _ := drawing.LoopOf(drawing.NewPolyline([]geom.Vertex{{P: geom.Pt(400, 0)}, {P: geom.Pt(450, 0)}, {P: geom.Pt(450, 30)}, {P: geom.Pt(400, 30)}}, true))
+	add("hatch", drawing.Hatch{Pattern: "MY-BRICK", Scale: 2, Angle: 10, Loops: []drawing.Loop{sq}, Lines: []drawing.PatternLine{
+		{Angle: 0, Delta: geom.Pt(0, 6.35)},
+		{Angle: 90, Delta: geom.Pt(6.35, 6.35), Dashes: []float64{6.35, -6.35}},
+	}})
 	b := drawing.NewBlock("BOLT", geom.Pt(0, 0), []*drawing.Entity{
 		{Layer: "0", Color: 0, Linetype: "ByBlock", Geom: drawing.Circle{C: geom.Pt(0, 0), R: 4}},
 		{Layer: "0", Color: 1, Linetype: "PHANTOM", Geom: drawing.Line{A: geom.Pt(-6, 0), B: geom.Pt(6, 0)}},
@@ -75,7 +80,7 @@ func TestRoundTripR12Annotated(t *testing.T) {
 		return m
 	}
 	got := count(b)
-	want := map[string]int{"line": 1, "circle": 1, "text": 2, "dimension": 5, "insert": 4}
+	want := map[string]int{"line": 1, "circle": 1, "text": 2, "dimension": 5, "insert": 5}
 	for k, n := range want {
 		if got[k] != n {
 			t.Errorf("R12 round trip has %d %s, want %d (all: %v)", got[k], k, n, got)
