@@ -286,14 +286,20 @@ func (g Dimension) Refs() []uint64 {
 
 // Rebind implements [Bound]: every bound point computed again from its
 // entity; a bind whose entity is gone, or no longer has the point, is
-// dropped and the point stays where it was.
-func (g Dimension) Rebind(look func(uint64) *Entity) Geometry {
+// dropped and the point stays where it was. When placed, a linear
+// dimension's line keeps where it is (its offset is measured again from
+// the points); an angle's arc and a leader's direction are kept anyway.
+func (g Dimension) Rebind(look func(uint64) *Entity, placed bool) Geometry {
 	out := g
 	out.Binds = out.Binds[:0:0]
 	for _, b := range g.Binds {
 		if out.apply(b, look) {
 			out.Binds = append(out.Binds, b)
 		}
+	}
+	if placed && g.Linear() && !out.P1.Same(out.P2) {
+		line := g.P1.Add(g.direction().Perp().Mul(g.Offset))
+		out.Offset = line.Sub(out.P1).Dot(out.direction().Perp())
 	}
 	return out
 }

@@ -5,7 +5,10 @@ import "sort"
 // Bound is a geometry whose definition depends on other entities: a
 // dimension bound to the entities it measures. Refs are the handles it
 // depends on; Rebind computes it again from them (look finds an entity
-// by handle, nil when it is gone).
+// by handle, nil when it is gone): after they changed (placed false) it
+// moves along with them; after it was itself moved or turned (placed
+// true) its bound points go back to their entities and what is free of
+// them — a dimension's line — stays where it was put.
 //
 // The document keeps the reverse index (which entities depend on a
 // handle), updated by SetEntity like every other index. When an entity
@@ -17,7 +20,7 @@ import "sort"
 type Bound interface {
 	Geometry
 	Refs() []uint64
-	Rebind(look func(uint64) *Entity) Geometry
+	Rebind(look func(uint64) *Entity, placed bool) Geometry
 }
 
 // index adds (delta 1) or removes (-1) the dependencies of e.
@@ -64,7 +67,7 @@ func (t *Tx) follow(h uint64) {
 		if cur == nil {
 			continue
 		}
-		next := cur.With(cur.Geom.(Bound).Rebind(t.d.Entity))
+		next := cur.With(cur.Geom.(Bound).Rebind(t.d.Entity, false))
 		if next.fp != cur.fp {
 			t.logEntity(dh, cur, next)
 			// Entities bind only to older ones, so this ends.
@@ -80,6 +83,6 @@ func (t *Tx) rebound(e *Entity) *Entity {
 	if !ok || len(b.Refs()) == 0 {
 		return e
 	}
-	e.Geom = b.Rebind(t.d.Entity)
+	e.Geom = b.Rebind(t.d.Entity, true)
 	return e.Seal()
 }

@@ -47,8 +47,20 @@ func TestDimensionFollowsItsEntities(t *testing.T) {
 			t.Errorf("after %s: dimension points %v %v, line %v %v", tc.tool, got["p1"], got["p2"], l["start"], l["end"])
 		}
 	}
-	// Deleting the line leaves the dimension where it was, unbound.
+	// Moving the dimension by itself moves its line, not its points,
+	// which stay on the line they are bound to.
 	before := f.dim(d)
+	f.ok(enginev1.ToolEntityMove, obj{"handle": d, "dx": 7, "dy": 0})
+	moved := f.dim(d)
+	if js(moved["p1"]) != js(before["p1"]) || moved["measurement"] != before["measurement"] || len(moved["bindings"].([]any)) != 2 {
+		t.Errorf("after moving the dimension: %v, want its points and bindings as before (%v)", moved, before)
+	}
+	if got, want := moved["offset"].(float64), before["offset"].(float64)-7; math.Abs(got-want) > 1e-9 {
+		t.Errorf("after moving the dimension 7 across its line: offset %v, want %v", got, want)
+	}
+
+	// Deleting the line leaves the dimension where it was, unbound.
+	before = f.dim(d)
 	f.ok(enginev1.ToolEntityDelete, obj{"handle": line})
 	after := f.dim(d)
 	if after["measurement"] != before["measurement"] || after["bindings"] != nil {
