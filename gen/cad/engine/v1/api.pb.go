@@ -938,7 +938,7 @@ type ExportDocumentResponse struct {
 	// The file's text (DXF, SVG).
 	Content string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
 	// The file's bytes (PNG, PDF).
-	Data          []byte `protobuf:"bytes,4,opt,name=data,proto3,oneof" json:"data,omitempty"`
+	Data          []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1439,14 +1439,13 @@ const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12;\n" +
 	"\aoptions\x18\x03 \x01(\v2\x1c.cad.engine.v1.ExportOptionsH\x00R\aoptions\x88\x01\x01B\n" +
 	"\n" +
-	"\b_options\"\xa8\x01\n" +
+	"\b_options\"\x9a\x01\n" +
 	"\x16ExportDocumentResponse\x123\n" +
 	"\x06format\x18\x01 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x1d\n" +
 	"\n" +
 	"media_type\x18\x02 \x01(\tR\tmediaType\x12\x18\n" +
-	"\acontent\x18\x03 \x01(\tR\acontent\x12\x17\n" +
-	"\x04data\x18\x04 \x01(\fH\x00R\x04data\x88\x01\x01B\a\n" +
-	"\x05_data\"\x91\x01\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x12\x12\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\"\x91\x01\n" +
 	"\x15ImportDocumentRequest\x12 \n" +
 	"\x04name\x18\x01 \x01(\tB\a\x92\xb5\x18\x03(\xc8\x01H\x00R\x04name\x88\x01\x01\x123\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x18\n" +
@@ -1576,7 +1575,6 @@ func file_cad_engine_v1_api_proto_init() {
 	file_cad_engine_v1_api_proto_msgTypes[6].OneofWrappers = []any{}
 	file_cad_engine_v1_api_proto_msgTypes[10].OneofWrappers = []any{}
 	file_cad_engine_v1_api_proto_msgTypes[12].OneofWrappers = []any{}
-	file_cad_engine_v1_api_proto_msgTypes[13].OneofWrappers = []any{}
 	file_cad_engine_v1_api_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

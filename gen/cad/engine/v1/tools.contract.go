@@ -116,7 +116,7 @@ var Tools = []ToolInfo{
 		Args:         (*DocumentExportArgs)(nil),
 		Result:       (*DocumentExportResult)(nil),
 		InputSchema:  `{"$defs":{"cad.engine.v1.ExportOptions":{"additionalProperties":false,"properties":{"dpi":{"maximum":1200,"minimum":10,"type":"integer"},"dxf_version":{"enum":["r12","r2018"],"type":"string"},"paper":{"enum":["a4","a3","a2","a1","a0","letter","tabloid"],"type":"string"},"scale":{"exclusiveMinimum":0,"type":"number"}},"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"format":{"enum":["dxf","svg","png","pdf"],"type":"string"},"options":{"$ref":"#/$defs/cad.engine.v1.ExportOptions"}},"required":["format"],"type":"object"}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content":{"type":"string"},"data":{"contentEncoding":"base64","type":"string"},"format":{"enum":["dxf","svg","png","pdf"],"type":"string"},"media_type":{"type":"string"}},"required":["format","media_type","content"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content":{"type":"string"},"data":{"contentEncoding":"base64","type":"string"},"format":{"enum":["dxf","svg","png","pdf"],"type":"string"},"media_type":{"type":"string"}},"required":["format","media_type","content","data"],"type":"object"}`,
 	},
 	{
 		Name:         ToolDocumentImport,

@@ -354,7 +354,7 @@ type DocumentExportResult struct {
 	// The file's text (DXF, SVG).
 	Content string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
 	// The file's bytes (PNG, PDF).
-	Data          []byte `protobuf:"bytes,4,opt,name=data,proto3,oneof" json:"data,omitempty"`
+	Data          []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -8169,14 +8169,13 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\aoptions\x18\x02 \x01(\v2\x1c.cad.engine.v1.ExportOptionsH\x00R\aoptions\x88\x01\x01:\xb2\x01\x8a\xb5\x18\xad\x01\n" +
 	"\x0fdocument_export\x12\x93\x01Export the document as DXF (AutoCAD 2018 by default, R12 on request), SVG, PNG or PDF; SVG, PNG and PDF at a plot scale on a paper size when asked.\x18\x01(\x010\x01B\n" +
 	"\n" +
-	"\b_options\"\xa6\x01\n" +
+	"\b_options\"\x98\x01\n" +
 	"\x14DocumentExportResult\x123\n" +
 	"\x06format\x18\x01 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x1d\n" +
 	"\n" +
 	"media_type\x18\x02 \x01(\tR\tmediaType\x12\x18\n" +
-	"\acontent\x18\x03 \x01(\tR\acontent\x12\x17\n" +
-	"\x04data\x18\x04 \x01(\fH\x00R\x04data\x88\x01\x01B\a\n" +
-	"\x05_data\"\x92\x03\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x12\x12\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\"\x92\x03\n" +
 	"\x12DocumentImportArgs\x12\x17\n" +
 	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x123\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x18\n" +
@@ -9146,7 +9145,6 @@ func file_cad_engine_v1_tools_proto_init() {
 	file_cad_engine_v1_options_proto_init()
 	file_cad_engine_v1_tools_proto_msgTypes[0].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[3].OneofWrappers = []any{}
-	file_cad_engine_v1_tools_proto_msgTypes[4].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[5].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[7].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[9].OneofWrappers = []any{}
