@@ -76,19 +76,22 @@ func TestDimensionFollowsInABatch(t *testing.T) {
 	c := f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 10})
 	d := f.ok(enginev1.ToolDimensionCreateDiametric, obj{"handle": c})["handle"].(string)
 	before := f.info()
+	// A later step of the same batch reads the new measurement: a circle
+	// of that radius.
 	req := f.batchReq(
 		st(enginev1.ToolEntityEditGeometry, obj{"handle": c, "radius": 12.5}),
-		st(enginev1.ToolAnalysisMeasureEntity, obj{"handle": c}),
 		st(enginev1.ToolEntityGet, obj{"handle": d}, "dim"),
+		st(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": "$dim.dimension.measurement"}, "probe"),
 	)
-	req.Verbose = new(true)
 	res := f.batch(req)
 	if !res.Ok {
 		t.Fatalf("batch = %v", res)
 	}
-	got := res.Results[2].Result.AsMap()["dimension"].(map[string]any)
-	if got["measurement"] != 25.0 || got["text"] != "Ø25" {
-		t.Errorf("diameter after the edit in the batch = %v %v, want 25 Ø25", got["measurement"], got["text"])
+	if r := f.get(res.Results[2].GetHandle())["radius"]; r != 25.0 {
+		t.Errorf("diameter read in the batch after the edit = %v, want 25", r)
+	}
+	if got := f.dim(d); got["measurement"] != 25.0 || got["text"] != "Ø25" {
+		t.Errorf("diameter after the batch = %v %v, want 25 Ø25", got["measurement"], got["text"])
 	}
 	mid := f.info()
 	req = f.batchReq(
