@@ -55,6 +55,9 @@ var catalogSetup = []map[string]any{
 	{"tool": "entity_create_text", "args": map[string]any{"text": "t", "x": 1, "y": 1}, "bind": "text"},
 	{"tool": "entity_create_point", "args": map[string]any{"x": 7, "y": 7}, "bind": "point"},
 	{"tool": "entity_create_line", "args": map[string]any{"x1": 0, "y1": 9, "x2": 1, "y2": 9, "layer": "doomed"}, "bind": "doomed"},
+	{"tool": "block_define", "args": map[string]any{"name": "MARK", "entities": []any{map[string]any{"type": "point", "x": 0, "y": 0}}}},
+	{"tool": "block_define", "args": map[string]any{"name": "SPARE", "entities": []any{map[string]any{"type": "point", "x": 0, "y": 0}}}},
+	{"tool": "block_insert", "args": map[string]any{"name": "MARK", "x": 2, "y": 2}, "bind": "insert"},
 }
 
 // minimalDXF is a DXF file with one line, for document_import.
@@ -119,9 +122,24 @@ var catalogFixtures = map[string]fixture{
 	"entity_pick":         literal(map[string]any{"prompt": "an entity"}),
 	"system_status":       literal(map[string]any{}),
 	"system_capabilities": literal(map[string]any{}),
+
+	"entity_create_mtext":        literal(map[string]any{"text": "a\nb", "x": 0, "y": 0}),
+	"dimension_create_aligned":   literal(map[string]any{"p1": map[string]any{"x": 0, "y": 0}, "p2": map[string]any{"x": 3, "y": 4}}),
+	"dimension_create_linear":    literal(map[string]any{"p1": map[string]any{"x": 0, "y": 0}, "p2": map[string]any{"x": 3, "y": 4}}),
+	"dimension_create_radial":    on("circle", map[string]any{}),
+	"dimension_create_diametric": on("circle", map[string]any{}),
+	"dimension_create_angular":   literal(map[string]any{"center": map[string]any{"x": 0, "y": 0}, "p1": map[string]any{"x": 1, "y": 0}, "p2": map[string]any{"x": 0, "y": 1}}),
+	"dimension_style_list":       literal(map[string]any{}),
+	"hatch_create":               {args: func(h handles) map[string]any { return map[string]any{"boundaries": []any{h["circle"]}} }},
+	"block_define":               literal(map[string]any{"name": "NEW", "entities": []any{map[string]any{"type": "point", "x": 0, "y": 0}}}),
+	"block_insert":               literal(map[string]any{"name": "MARK", "x": 3, "y": 3}),
+	"block_explode":              on("insert", map[string]any{}),
+	"block_list":                 literal(map[string]any{}),
+	"block_delete":               literal(map[string]any{"name": "SPARE"}),
 }
 
-// catalogState is what a document holds: its entities' handles and its
+// catalogState is what a document holds: its entities' handles (and its
+// blocks, as "block NAME") and its
 // layers' names.
 type catalogState struct {
 	entities, layers map[string]bool
@@ -299,6 +317,18 @@ func (w *walker) state(doc string) catalogState {
 	json.Unmarshal(res, &layers)
 	for _, l := range layers.Result.Layers {
 		st.layers[l.Name] = true
+	}
+	res, _ = w.call("tools.call", map[string]any{"document_id": doc, "tool": "block_list", "args": map[string]any{}}, "", nil)
+	var blocks struct {
+		Result struct {
+			Blocks []struct {
+				Name string `json:"name"`
+			} `json:"blocks"`
+		} `json:"result"`
+	}
+	json.Unmarshal(res, &blocks)
+	for _, b := range blocks.Result.Blocks {
+		st.entities["block "+b.Name] = true // a block removed is something removed
 	}
 	if len(st.entities) == 0 || len(st.layers) == 0 {
 		w.t.Fatalf("state of %s: entity_list %s, layer_list %s", doc, res, res)

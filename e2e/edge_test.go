@@ -245,6 +245,20 @@ func TestREST(t *testing.T) {
 	if r.StatusCode != 200 || exported.Format != "svg" || !strings.Contains(exported.Content, "<svg") {
 		t.Errorf("GET :export?format=svg = %s %+v, want the SVG", r.Status, exported.Format)
 	}
+	// The export options reach REST as query parameters: a PNG on A4.
+	r, err = http.Get(base + "/v1/documents/" + created.Document.DocumentID + ":export?format=png&options.paper=a4&options.dpi=50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var picture struct {
+		MediaType string `json:"media_type"`
+		Data      []byte `json:"data"`
+	}
+	json.NewDecoder(r.Body).Decode(&picture)
+	r.Body.Close()
+	if r.StatusCode != 200 || picture.MediaType != "image/png" || !strings.HasPrefix(string(picture.Data), "\x89PNG") {
+		t.Errorf("GET :export?format=png&options.paper=a4 = %s %s, %d bytes; want a PNG", r.Status, picture.MediaType, len(picture.Data))
+	}
 	r, err = http.Get(base + "/v1/documents/" + created.Document.DocumentID + ":export?format=svg&colour=red")
 	if err != nil {
 		t.Fatal(err)

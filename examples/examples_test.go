@@ -1,8 +1,10 @@
 package examples_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,6 +25,10 @@ type example struct {
 	name string   // the expected drawing is name.svg
 	file string   // the batch
 	args []string // extra cadctl flags
+	// export are extra flags of cadctl export (a paper and a plot scale);
+	// with png, the example also has a golden PNG, name.png.
+	export []string
+	png    bool
 	// ok, status and counts are the batch result's.
 	ok                                   bool
 	status                               string
@@ -30,8 +36,9 @@ type example struct {
 }
 
 var examples = []example{
-	{name: "bracket", file: "bracket.json", ok: true, status: "completed", executed: 36, succeeded: 36},
-	{name: "floorplan", file: "floorplan.json", ok: true, status: "completed", executed: 30, succeeded: 30},
+	{name: "bracket", file: "bracket.json", png: true, ok: true, status: "completed", executed: 43, succeeded: 43},
+	// The floor plan is plotted on A3 at 1:50.
+	{name: "floorplan", file: "floorplan.json", export: []string{"--paper", "a3", "--scale", "50"}, png: true, ok: true, status: "completed", executed: 33, succeeded: 33},
 	// The same failing batch under each on_error mode: step 4 moves an
 	// entity on a layer step 3 locked, and is refused. Under continue every
 	// step ran, so the batch is completed, but not ok.
@@ -67,7 +74,7 @@ func TestExamples(t *testing.T) {
 
 			dir := t.TempDir()
 			svgPath := filepath.Join(dir, ex.name+".svg")
-			if r := s.Cadctl(t, "export", doc, "--format", "svg", "-o", svgPath); r.Code != 0 {
+			if r := s.Cadctl(t, append([]string{"export", doc, "--format", "svg", "-o", svgPath}, ex.export...)...); r.Code != 0 {
 				t.Fatalf("cadctl export svg: %s", r)
 			}
 			got, err := os.ReadFile(svgPath)
@@ -86,6 +93,10 @@ func TestExamples(t *testing.T) {
 			}
 			if diff := firstDifference(canonicalSVG(string(want)), canonicalSVG(string(got))); diff != "" {
 				t.Errorf("the drawing differs from %s (go test ./examples -update rewrites it):\n%s", golden, diff)
+			}
+
+			if ex.png {
+				checkPNG(t, s, doc, ex, dir)
 			}
 
 			dxfPath := filepath.Join(dir, ex.name+".dxf")
@@ -185,4 +196,52 @@ func firstDifference(want, got string) string {
 		}
 	}
 	return "the files differ"
+}
+
+// checkPNG exports the example as PNG (as its SVG) and compares it with
+// the golden name.png pixel by pixel: at most 0.2% of the pixels may
+// differ (anti-aliasing at the last bits of floating point).
+func checkPNG(t *testing.T, s *cadctltest.Services, doc string, ex example, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, ex.name+".png")
+	if r := s.Cadctl(t, append([]string{"export", doc, "--format", "png", "-o", path}, ex.export...)...); r.Code != 0 {
+		t.Fatalf("cadctl export png: %s", r)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := ex.name + ".png"
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./examples -update to create it)", err)
+	}
+	a, err := png.Decode(bytes.NewReader(want))
+	if err != nil {
+		t.Fatalf("%s: %v", golden, err)
+	}
+	b, err := png.Decode(bytes.NewReader(got))
+	if err != nil {
+		t.Fatalf("the exported PNG does not decode: %v", err)
+	}
+	if a.Bounds() != b.Bounds() {
+		t.Fatalf("the PNG is %v, %s is %v (go test ./examples -update rewrites it)", b.Bounds(), golden, a.Bounds())
+	}
+	differ := 0
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if a.At(x, y) != b.At(x, y) {
+				differ++
+			}
+		}
+	}
+	if n := r.Dx() * r.Dy(); differ*500 > n {
+		t.Errorf("%d of %d pixels differ from %s (go test ./examples -update rewrites it)", differ, n, golden)
+	}
 }

@@ -84,7 +84,7 @@ func commands() []command {
 		{"batch", "FILE.json [--document D] [--dry-run] [--on-error stop|continue|rollback] [--operation-id ID] [--yes|--no]", "run a batch of tool calls (cad.batch)", cmdBatch},
 		{"tools", "[NAME]", "list the tool catalog, or show one tool's schemas", cmdTools},
 		{"doc", "create [--name N] [--units U] | list | info D", "create, list or describe documents", cmdDoc},
-		{"export", "D [--format svg|dxf] -o FILE", "export a document as SVG or DXF", cmdExport},
+		{"export", "D [--format svg|dxf|png|pdf] [--paper P] [--scale N] -o FILE", "export a document as SVG, DXF, PNG or PDF", cmdExport},
 		{"watch", "D...", "print the events of documents as they change", cmdWatch},
 		{"op", "ID", "show a recorded operation", cmdOp},
 		{"status", "", "show the engine's and the gateway's status", cmdStatus},

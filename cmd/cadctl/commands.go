@@ -214,25 +214,49 @@ func (a *app) listDocuments(ctx context.Context) int {
 	return exitOK
 }
 
-// cmdExport writes a document as SVG or DXF.
+// cmdExport writes a document as SVG, DXF, PNG or PDF, on a paper and at
+// a plot scale when asked.
 func cmdExport(ctx context.Context, a *app, args []string) int {
 	fs := a.flags("export")
-	format := fs.String("format", "", "svg or dxf (default: from the -o file's extension)")
+	format := fs.String("format", "", "svg, dxf, png or pdf (default: from the -o file's extension)")
 	out := fs.String("o", "-", "output file; - for stdout")
+	paper := fs.String("paper", "", "plot on a paper: a4, a3, a2, a1, a0, letter or tabloid (svg, png, pdf)")
+	scale := fs.Float64("scale", 0, "plot scale N of 1:N (svg, png, pdf)")
+	version := fs.String("dxf-version", "", "r2018 (the default) or r12 (dxf)")
+	dpi := fs.Int("dpi", 0, "pixels per inch of paper (png; 96 by default)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageCode(err)
 	}
 	if len(pos) != 1 {
-		return a.failUsage("export D [--format svg|dxf] -o FILE")
+		return a.failUsage("export D [--format svg|dxf|png|pdf] [--paper P] [--scale N] [--dxf-version V] -o FILE")
 	}
 	if *format == "" {
 		*format = strings.TrimPrefix(strings.ToLower(filepath.Ext(*out)), ".")
 	}
-	if *format != "svg" && *format != "dxf" {
-		return a.failUsage("--format %q: want svg or dxf", *format)
+	switch *format {
+	case "svg", "dxf", "png", "pdf":
+	default:
+		return a.failUsage("--format %q: want svg, dxf, png or pdf", *format)
 	}
-	raw, err := a.simpleCall(ctx, gatewayv1.MethodDocumentExport, map[string]any{"document_id": pos[0], "format": *format}, true)
+	params := map[string]any{"document_id": pos[0], "format": *format}
+	opts := map[string]any{}
+	if *paper != "" {
+		opts["paper"] = *paper
+	}
+	if *scale > 0 {
+		opts["scale"] = *scale
+	}
+	if *version != "" {
+		opts["dxf_version"] = *version
+	}
+	if *dpi > 0 {
+		opts["dpi"] = *dpi
+	}
+	if len(opts) > 0 {
+		params["options"] = opts
+	}
+	raw, err := a.simpleCall(ctx, gatewayv1.MethodDocumentExport, params, true)
 	if err != nil {
 		return a.fail(err)
 	}
@@ -244,14 +268,18 @@ func cmdExport(ctx context.Context, a *app, args []string) int {
 	if err := decodeResult(raw, &res); err != nil {
 		return a.fail(err)
 	}
+	body := []byte(res.GetContent())
+	if len(res.GetData()) > 0 {
+		body = res.GetData()
+	}
 	if *out == "-" {
-		fmt.Fprint(a.stdout, res.GetContent())
+		a.stdout.Write(body)
 		return exitOK
 	}
-	if err := os.WriteFile(*out, []byte(res.GetContent()), 0o644); err != nil {
+	if err := os.WriteFile(*out, body, 0o644); err != nil {
 		return a.fail(err)
 	}
-	fmt.Fprintf(a.stderr, "wrote %s (%s, %d bytes)\n", *out, res.GetMediaType(), len(res.GetContent()))
+	fmt.Fprintf(a.stderr, "wrote %s (%s, %d bytes)\n", *out, res.GetMediaType(), len(body))
 	return exitOK
 }
 

@@ -70,3 +70,30 @@ func Audit(tb testing.TB, content string) map[string]int {
 	}
 	return counts
 }
+
+// Run runs a Python script that imports ezdxf with args and returns what
+// it prints, or "" when no ezdxf is installed (outside CI); a script that
+// fails fails tb.
+func Run(tb testing.TB, script string, args ...string) string {
+	tb.Helper()
+	py := Python(tb)
+	if py == "" {
+		return ""
+	}
+	out, err := exec.Command(py, append([]string{"-c", script}, args...)...).CombinedOutput()
+	if err != nil {
+		tb.Fatalf("ezdxf script failed: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// File writes content to a file in tb's temporary folder and returns its
+// path.
+func File(tb testing.TB, name, content string) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}

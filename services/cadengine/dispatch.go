@@ -92,7 +92,12 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 	case *enginev1.SessionCall_ExportDocument:
 		return s.engine.ExportDocument(ctx, r.ExportDocument)
 	case *enginev1.SessionCall_ImportDocument:
-		return s.engine.ImportDocument(ctx, r.ImportDocument)
+		// document.import answers the document info.
+		resp, err := s.engine.ImportDocument(ctx, r.ImportDocument)
+		if err != nil {
+			return nil, err
+		}
+		return resp.GetDocument(), nil
 	case *enginev1.SessionCall_GetOperation:
 		return s.engine.GetOperation(ctx, st.principal, r.GetOperation.GetOperationId())
 	case *enginev1.SessionCall_GetSystemStatus:

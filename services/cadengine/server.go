@@ -76,11 +76,11 @@ func (s *Server) GetDocument(ctx context.Context, req *enginev1.GetDocumentReque
 
 // ImportDocument creates a document from a DXF file.
 func (s *Server) ImportDocument(ctx context.Context, req *enginev1.ImportDocumentRequest) (*enginev1.ImportDocumentResponse, error) {
-	info, err := s.engine.ImportDocument(ctx, req)
+	resp, err := s.engine.ImportDocument(ctx, req)
 	if err != nil {
 		return nil, toStatus(err).Err()
 	}
-	return &enginev1.ImportDocumentResponse{Document: info}, nil
+	return resp, nil
 }
 
 // ListDocuments lists documents.

@@ -3,6 +3,7 @@ package gateway
 import (
 	"net/url"
 	"strconv"
+	"strings"
 
 	"bytes"
 	"context"
@@ -97,18 +98,25 @@ func (w wireMarshaler) NewEncoder(out io.Writer) runtime.Encoder {
 	})
 }
 
-// queryParser sets a REST request's query parameters on the top-level
-// fields of the request, by their proto names, with the wire's enum names
-// (format=svg) and, unlike grpc-gateway's default, refuses a parameter the
-// request does not have.
+// queryParser sets a REST request's query parameters on the fields of
+// the request, by their proto names (a dotted path into a message field:
+// options.paper=a4), with the wire's enum names (format=svg) and, unlike
+// grpc-gateway's default, refuses a parameter the request does not have.
 type queryParser struct{}
 
 func (queryParser) Parse(msg proto.Message, values url.Values, filter *utilities.DoubleArray) error {
-	m := msg.ProtoReflect()
-	fields := m.Descriptor().Fields()
 	for key, vals := range values {
-		fd := fields.ByName(protoreflect.Name(key))
-		if fd == nil || fd.IsList() || fd.IsMap() || fd.Kind() == protoreflect.MessageKind {
+		m := msg.ProtoReflect()
+		names := strings.Split(key, ".")
+		var fd protoreflect.FieldDescriptor
+		for i, name := range names {
+			fd = m.Descriptor().Fields().ByName(protoreflect.Name(name))
+			if i == len(names)-1 || fd == nil || fd.IsList() || fd.IsMap() || fd.Kind() != protoreflect.MessageKind {
+				break
+			}
+			m = m.Mutable(fd).Message()
+		}
+		if fd == nil || fd.IsList() || fd.IsMap() || fd.Kind() == protoreflect.MessageKind || string(fd.Name()) != names[len(names)-1] {
 			return status.Errorf(codes.InvalidArgument, "unknown query parameter %q", key)
 		}
 		if len(vals) != 1 {

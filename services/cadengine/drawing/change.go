@@ -7,6 +7,7 @@ const (
 	ChangeEntity  changeKind = iota + 1 // an entity was created, replaced or removed
 	changeLayer                         // a layer was created, modified or removed
 	changeCurrent                       // the current layer changed
+	ChangeBlock                         // a block was defined or removed
 )
 
 // Change is one record of the undo log: what a thing was before and after.
@@ -18,6 +19,14 @@ type Change struct {
 	layer                       string
 	layerBefore, layerAfter     *Layer
 	currentBefore, currentAfter string
+	block                       string
+	blockBefore, blockAfter     *Block
+}
+
+// Stored reports whether the change is to a record the store keeps under
+// a handle (an entity or a block), and which.
+func (c Change) Stored() (uint64, bool) {
+	return c.Handle, c.Kind == ChangeEntity || c.Kind == ChangeBlock
 }
 
 // Tx is a write in progress on one document. Its owner holds the
@@ -93,7 +102,8 @@ func (t *Tx) Replace(old, next *Entity) error {
 		return ruleFailed("the %s's coordinates overflow", next.Geom.Kind().WireName())
 	}
 	next.Handle = old.Handle
-	t.logEntity(old.Handle, old, next)
+	t.logEntity(old.Handle, old, t.rebound(next))
+	t.follow(old.Handle)
 	return nil
 }
 
@@ -103,6 +113,7 @@ func (t *Tx) Remove(e *Entity) error {
 		return err
 	}
 	t.logEntity(e.Handle, e, nil)
+	t.follow(e.Handle)
 	return nil
 }
 
@@ -139,6 +150,8 @@ func (t *Tx) UndoTo(mark int) []Change {
 			t.d.SetLayer(c.layer, c.layerBefore)
 		case changeCurrent:
 			t.d.SetCurrent(c.currentBefore)
+		case ChangeBlock:
+			t.d.SetBlock(c.block, c.blockBefore)
 		}
 	}
 	t.log = t.log[:mark]

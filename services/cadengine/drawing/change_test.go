@@ -1,6 +1,7 @@
 package drawing
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 	"time"
@@ -20,6 +21,15 @@ func sampleGeometries() []Geometry {
 		NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: 0.3}, {P: geom.Pt(1, 0)}, {P: geom.Pt(1, 1)}}, true),
 		Text{Text: "Grüße", P: geom.Pt(5, 5), Height: 2.5, Rotation: 15},
 		ell,
+		MText{Text: "two\nlines", P: geom.Pt(2, 3), Height: 2, Width: 30, Rotation: 10, Attach: 5, Spacing: 1.5},
+		Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ALIGNED, P1: geom.Pt(0, 0), P2: geom.Pt(10, 5), Offset: 3, Text: "<> max", Style: "ISO-25", Scale: 2},
+		Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ANGULAR, Center: geom.Pt(1, 1), P1: geom.Pt(5, 1), P2: geom.Pt(1, 4), Style: "ANSI", Scale: 1,
+			Binds: []Bind{{Slot: enginev1.DimensionSlot_DIMENSION_SLOT_P1, Handle: 0xFFFF, Snap: enginev1.SnapKind_SNAP_KIND_END, Index: 1}, {Slot: enginev1.DimensionSlot_DIMENSION_SLOT_CENTER, Handle: 0xFFFF, With: 0xFFFE}}},
+		Hatch{Pattern: "ANSI31", Scale: 1, Angle: 0, Loops: []Loop{
+			{Poly: geom.Polyline{V: []geom.Vertex{{P: geom.Pt(0, 0)}, {P: geom.Pt(10, 0), Bulge: 0.2}, {P: geom.Pt(10, 10)}, {P: geom.Pt(0, 10)}}, Closed: true}},
+			{Ellipse: true, E: geom.EllipseArc{C: geom.Pt(5, 5), Major: geom.Pt(2, 0), Ratio: 0.5, Sweep: 2 * math.Pi}},
+		}},
+		Insert{Name: "BOLT", P: geom.Pt(4, 4), Scale: 2, Rotation: 30, Mirror: true},
 	}
 }
 
@@ -141,5 +151,66 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 	d.Each(0, func(e *Entity) bool { fresh.SetEntity(e.Handle, e); return true })
 	if fresh.sum != d.sum {
 		t.Error("incremental content hash differs from a recomputation")
+	}
+}
+
+// TestBoundDimensionFollowsAndUndoes: replacing a line moves the
+// dimension bound to it in the same Tx; undoing restores both, and the
+// content hash with them.
+func TestBoundDimensionFollowsAndUndoes(t *testing.T) {
+	d := NewDocument("doc-x", "x", enginev1.Units_UNITS_MM, time.Time{})
+	tx := NewTx(d)
+	line, err := tx.Create(&Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: Line{geom.Pt(0, 0), geom.Pt(10, 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dim, err := tx.Create(&Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: Dimension{
+		Type: enginev1.DimensionKind_DIMENSION_KIND_ALIGNED, P1: geom.Pt(0, 0), P2: geom.Pt(10, 0), Offset: 5, Style: "ISO-25", Scale: 1,
+		Binds: []Bind{
+			{Slot: enginev1.DimensionSlot_DIMENSION_SLOT_P1, Handle: line.Handle, Snap: enginev1.SnapKind_SNAP_KIND_END, Index: 0},
+			{Slot: enginev1.DimensionSlot_DIMENSION_SLOT_P2, Handle: line.Handle, Snap: enginev1.SnapKind_SNAP_KIND_END, Index: 1},
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := d.sum
+	m := tx.Mark()
+	if err := tx.Replace(line, line.With(Line{geom.Pt(0, 0), geom.Pt(25, 0)})); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Entity(dim.Handle).Geom.(Dimension).Measurement(); got != 25 {
+		t.Errorf("measurement after the line grew = %v, want 25", got)
+	}
+	if n := len(tx.Since(m)); n != 2 {
+		t.Errorf("the replace logged %d changes, want 2 (the line and its dimension)", n)
+	}
+	tx.UndoTo(m)
+	if d.sum != before || d.Entity(dim.Handle) != dim {
+		t.Errorf("undo did not restore the dimension and the content hash")
+	}
+	// The same end state reached in another order has the same hash.
+	if err := tx.Replace(line, line.With(Line{geom.Pt(0, 0), geom.Pt(25, 0)})); err != nil {
+		t.Fatal(err)
+	}
+	direct := NewDocument("doc-y", "y", enginev1.Units_UNITS_MM, time.Time{})
+	d.Each(0, func(e *Entity) bool { direct.SetEntity(e.Handle, e); return true })
+	if direct.sum != d.sum {
+		t.Errorf("content hash of the followed document differs from a recomputation")
+	}
+	if got := d.Dependents(line.Handle); len(got) != 1 || got[0] != dim.Handle {
+		t.Errorf("Dependents(line) = %v, want [%x]", got, dim.Handle)
+	}
+	// Removing the line unbinds the dimension; undo binds it again.
+	m = tx.Mark()
+	if err := tx.Remove(d.Entity(line.Handle)); err != nil {
+		t.Fatal(err)
+	}
+	if b := d.Entity(dim.Handle).Geom.(Dimension).Binds; len(b) != 0 {
+		t.Errorf("binds after removing the line = %v, want none", b)
+	}
+	tx.UndoTo(m)
+	if b := d.Entity(dim.Handle).Geom.(Dimension).Binds; len(b) != 2 {
+		t.Errorf("binds after undoing the removal = %v, want 2", b)
 	}
 }

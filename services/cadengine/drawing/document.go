@@ -28,6 +28,11 @@ type Document struct {
 	order      handleIndex      // every live handle, ascending
 	perLayer   map[string]int64 // entity count by layer
 	sum        Hash             // content hash, see Hash
+
+	blocks        map[string]*Block
+	blockByHandle map[uint64]*Block
+	blockUses     map[string]int                 // inserts of each block, in the drawing and in blocks
+	deps          map[uint64]map[uint64]struct{} // handle → entities bound to it (see Bound)
 }
 
 // Layer is a layer's state. Like entities, a layer in a document is never
@@ -64,17 +69,25 @@ func EmptyDocument(id, name string, units enginev1.Units, now time.Time) *Docume
 		layers:     map[string]*Layer{},
 		entities:   map[uint64]*Entity{},
 		perLayer:   map[string]int64{},
+
+		blocks:        map[string]*Block{},
+		blockByHandle: map[uint64]*Block{},
+		blockUses:     map[string]int{},
+		deps:          map[uint64]map[uint64]struct{}{},
 	}
 }
 
-// ---- the three mutations; everything that changes a document goes
-// through them, so the content hash and indexes stay right ----
+// ---- the mutations (these three and SetBlock); everything that changes
+// a document goes through them, so the content hash and indexes stay
+// right ----
 
 // SetEntity puts e under handle h, or removes h when e is nil.
 func (d *Document) SetEntity(h uint64, e *Entity) {
 	if old := d.entities[h]; old != nil {
 		d.sum.Sub(old.fp)
 		d.perLayer[old.Layer]--
+		d.useBlock(old.Geom, -1)
+		d.index(old, -1)
 		if e == nil {
 			delete(d.entities, h)
 			d.order.Remove()
@@ -87,6 +100,8 @@ func (d *Document) SetEntity(h uint64, e *Entity) {
 		d.entities[h] = e
 		d.sum.Add(e.fp)
 		d.perLayer[e.Layer]++
+		d.useBlock(e.Geom, 1)
+		d.index(e, 1)
 	}
 }
 

@@ -48,6 +48,22 @@ func ParseHandle(s string) (uint64, bool) {
 //	  polyline  closed(1 byte) n(uvarint) then n × (x y bulge)
 //	  text      text(string) x y height rotation
 //	  ellipse   cx cy major_x major_y ratio start end
+//	  mtext     text(string) x y height width rotation attachment(1 byte)
+//	            line_spacing
+//	  dimension kind(1 byte) p1 p2 center (x y each) radius offset angle
+//	            scale text(string) style(string) n(uvarint) then
+//	            n × (slot(1 byte) handle(uvarint) snap(1 byte)
+//	            index(uvarint) with(uvarint, 0 for none))
+//	  hatch     pattern(string) scale angle n(uvarint) then n loops, each
+//	            ellipse(1 byte) then cx cy major_x major_y ratio, or
+//	            m(uvarint) and m × (x y bulge); then k(uvarint) pattern
+//	            lines, each angle origin_x origin_y delta_x delta_y
+//	            d(uvarint) and d dashes
+//	  insert    block(string) x y scale rotation mirrored(1 byte)
+//
+// A block is stored under its handle like an entity, tagged 'B' (see
+// Block.Encode). The encodings of the first seven types never change:
+// stored documents keep loading.
 //
 // Every number is a float64 written as its IEEE-754 bits, big-endian, with
 // -0 written as +0 (so the two, which compare equal, fingerprint alike).
@@ -58,6 +74,7 @@ const (
 	tagEntity   = 'E'
 	tagLayer    = 'L'
 	tagSettings = 'S'
+	tagBlock    = 'B'
 	encVersion  = 1
 )
 
@@ -78,6 +95,8 @@ func (w *encoder) string(s string) {
 	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
 	w.b = append(w.b, s...)
 }
+
+func (w *encoder) uvarint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
 
 func (w *encoder) int32(i int32) { w.b = binary.BigEndian.AppendUint32(w.b, uint32(i)) }
 
@@ -214,6 +233,7 @@ func (r *decoder) int32() int32 {
 }
 
 // DecodeEntity reads a canonical encoding back (the inverse of encode).
+// An insert comes back without its block (see Document.Resolve).
 func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 	r := &decoder{b: data}
 	if r.byte() != tagEntity || r.byte() != encVersion {
@@ -258,6 +278,14 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 		ratio := r.float()
 		s := r.float()
 		e.Geom = Ellipse{C: c, Major: m, Ratio: ratio, Start: s, End: r.float()}
+	case enginev1.EntityType_ENTITY_TYPE_MTEXT:
+		e.Geom = decodeMText(r)
+	case enginev1.EntityType_ENTITY_TYPE_DIMENSION:
+		e.Geom = decodeDimension(r)
+	case enginev1.EntityType_ENTITY_TYPE_HATCH:
+		e.Geom = decodeHatch(r)
+	case enginev1.EntityType_ENTITY_TYPE_INSERT:
+		e.Geom = decodeInsert(r)
 	default:
 		return nil, fmt.Errorf("entity %s: unknown type %d", FormatHandle(handle), kind)
 	}

@@ -309,6 +309,9 @@ type wire struct {
 	nn   int // nums used
 }
 
+// pbPoint is p as a message of its own, for the parts of nested messages.
+func pbPoint(p geom.Vec) *enginev1.Point { return &enginev1.Point{X: p.X, Y: p.Y} }
+
 func (w *wire) point(p geom.Vec) *enginev1.Point {
 	pt := &w.pts[w.np]
 	w.np++

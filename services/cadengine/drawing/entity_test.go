@@ -3,6 +3,8 @@ package drawing
 import (
 	"bytes"
 	"testing"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // FuzzDecodeEntity feeds the stored-entity decoder arbitrary bytes: it must
@@ -25,6 +27,29 @@ func FuzzDecodeEntity(f *testing.F) {
 		}
 		if back.fp != e.fp || !bytes.Equal(back.Encode(), enc) {
 			t.Fatalf("decode(encode(e)) differs from e")
+		}
+	})
+}
+
+// FuzzDecodeBlock feeds the stored-block decoder arbitrary bytes: it must
+// never panic, and whatever it accepts must encode to the same bytes.
+func FuzzDecodeBlock(f *testing.F) {
+	var ents []*Entity
+	for _, g := range sampleGeometries() {
+		ents = append(ents, &Entity{Layer: "0", Color: 0, Linetype: "ByBlock", Geom: g})
+	}
+	f.Add(NewBlock("BOLT", geom.Pt(1, 2), ents).Encode())
+	f.Add([]byte{tagBlock, encVersion, 1, 'B', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := decodeBlock(0x100, data)
+		if err != nil {
+			return
+		}
+		if enc := b.Encode(); !bytes.Equal(enc, data) {
+			back, err := decodeBlock(0x100, enc)
+			if err != nil || back.digest != b.digest {
+				t.Fatalf("decode(encode(b)) differs from b: %v", err)
+			}
 		}
 	})
 }

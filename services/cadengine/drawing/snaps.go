@@ -15,6 +15,21 @@ func SnapCandidates(g Geometry, kind enginev1.SnapKind, r geom.Vec) []geom.Vec {
 		return []geom.Vec{g.P}
 	case Text:
 		return []geom.Vec{g.P}
+	case MText:
+		return []geom.Vec{g.P}
+	case Insert:
+		// The placed entities' snaps, in the block's order; the insertion
+		// point when they have none.
+		var out []geom.Vec
+		for _, e := range g.Placed() {
+			for _, p := range SnapCandidates(e.Geom, kind, r) {
+				out = geom.AppendUnique(out, p)
+			}
+		}
+		if len(out) == 0 {
+			out = []geom.Vec{g.P}
+		}
+		return out
 	}
 	var out []geom.Vec
 	add := func(ps ...geom.Vec) {

@@ -30,16 +30,16 @@ func (f *File) Build(d *drawing.Document) error {
 		folded[key] = l
 	}
 	byName := map[string]*drawing.Layer{} // the layer of each name entities use
-	for _, fe := range f.entities {
+	layerOf := func(fe dxfEntity) (string, error) {
 		l := byName[fe.layer]
 		if l == nil {
 			key := foldName(fe.layer)
 			if l = folded[key]; l == nil {
 				if len(fe.layer) > 255 {
-					return dxfErrorf(fe.line, "the layer name of this entity is longer than 255 bytes")
+					return "", dxfErrorf(fe.line, "the layer name of this entity is longer than 255 bytes")
 				}
 				if err := drawing.CheckLayerName(fe.layer); err != nil {
-					return dxfErrorf(fe.line, "layer %q: %v", clip(fe.layer), err)
+					return "", dxfErrorf(fe.line, "layer %q: %v", clip(fe.layer), err)
 				}
 				l = &drawing.Layer{Name: fe.layer, Color: 7, Linetype: "Continuous", Lineweight: -3, On: true}
 				d.SetLayer(l.Name, l)
@@ -47,7 +47,80 @@ func (f *File) Build(d *drawing.Document) error {
 			}
 			byName[fe.layer] = l
 		}
-		d.Add(&drawing.Entity{Layer: l.Name, Color: fe.color, Linetype: fe.linetype, Geom: fe.geom})
+		return l.Name, nil
+	}
+	// Blocks first, each after the blocks its inserts name (DXF block
+	// names are case-insensitive); an insert of a block the file does not
+	// define, or of one that holds itself, is not imported.
+	byBlock := map[string]*dxfBlock{}
+	for i := range f.blocks {
+		if k := foldName(f.blocks[i].name); byBlock[k] == nil {
+			byBlock[k] = &f.blocks[i]
+		}
+	}
+	visiting := map[string]bool{}
+	var define func(name string) (*drawing.Block, error)
+	resolve := func(fe dxfEntity) (drawing.Geometry, bool, error) {
+		in, ok := fe.geom.(drawing.Insert)
+		if !ok {
+			return fe.geom, true, nil
+		}
+		b, err := define(in.Name)
+		if err != nil || b == nil {
+			return nil, false, err
+		}
+		in.Name, in.Def = b.Name, b
+		return in, true, nil
+	}
+	define = func(name string) (*drawing.Block, error) {
+		k := foldName(name)
+		fb := byBlock[k]
+		if fb == nil || visiting[k] {
+			return nil, nil
+		}
+		if b := d.Block(fb.name); b != nil {
+			return b, nil
+		}
+		visiting[k] = true
+		defer delete(visiting, k)
+		var ents []*drawing.Entity
+		for _, fe := range fb.entities {
+			g, ok, err := resolve(fe)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				f.skip("INSERT", "missing block")
+				continue
+			}
+			layer, err := layerOf(fe)
+			if err != nil {
+				return nil, err
+			}
+			ents = append(ents, &drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Geom: g})
+		}
+		return d.AddBlock(drawing.NewBlock(fb.name, fb.base, ents)), nil
+	}
+	for _, fb := range f.blocks {
+		if _, err := define(fb.name); err != nil {
+			return err
+		}
+	}
+	for _, fe := range f.entities {
+		g, ok, err := resolve(fe)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			f.skip("INSERT", "missing block")
+			continue
+		}
+		layer, err := layerOf(fe)
+		if err != nil {
+			return err
+		}
+		d.Add(&drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Geom: g})
+		f.imported++
 	}
 	d.SetCurrent(f.CurrentLayer(d))
 	return nil
@@ -86,6 +159,6 @@ func (f *File) CurrentLayer(d *drawing.Document) string {
 	return "0"
 }
 
-// Counts are how many entities the file has that the engine reads, and
-// how many it skips.
-func (f *File) Counts() (imported, skipped int) { return len(f.entities), f.skipped }
+// Counts are how many model-space entities Build imported, and how many
+// entities the file has that the engine skips (see Unmodelled).
+func (f *File) Counts() (imported, skipped int) { return f.imported, f.skipped }

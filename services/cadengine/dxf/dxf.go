@@ -1,20 +1,32 @@
 // Package dxf reads and writes drawings as DXF files. [Read] takes what a
-// file holds that the engine models (units, the layer table, the current
-// layer and the model-space entities) and [File.Build] puts it into a new
-// drawing, each entity with a fresh handle from 100 on in file order;
-// [Write] writes an AutoCAD R12 (AC1009) ASCII file that AutoCAD, ezdxf
-// and other CAD programs open.
+// file holds that the engine models (units, the layer table, dimension
+// styles' scales, the current layer, the blocks and the model-space
+// entities), lists what it does not ([File.Unmodelled]), and [File.Build]
+// puts it into a new drawing, blocks first, then each entity with a fresh
+// handle in file order; [Write2018] writes an AutoCAD 2018 (AC1032) ASCII
+// file and [Write] an AutoCAD R12 (AC1009) one, for old readers; AutoCAD,
+// ezdxf and other CAD programs open both.
 //
-// The round trip. A drawing written by Write and read back gives the same
-// drawing — layers with their colour, linetype and state, the current
-// layer, the units, and entities of equal fingerprints under the same
-// handles, whenever the drawing's handles had no gaps — except for what
-// R12 cannot say:
+// The round trip. A drawing written by Write2018 and read back gives the
+// same drawing — layers with their colour, linetype, lineweight and
+// state, the current layer, the units, blocks, and entities of equal
+// fingerprints under the same handles, whenever the drawing's handles had
+// no gaps and it has no blocks (which take handles first) — except that
+// text and multi-line text lose control characters (multi-line text keeps
+// its line breaks), and a dimension's definition points come back within
+// rounding (DXF keeps other points than the engine: the definition point
+// of the dimension line, a point on the circle).
+//
+// Through Write, the same holds for the entity types R12 has, except for
+// what R12 cannot say:
 //   - an ellipse is written as a polyline of 128 straight pieces per turn
 //     and comes back as that polyline;
 //   - layer lineweights are not written and come back as the default;
 //   - in text, characters beyond the Basic Multilingual Plane are written,
-//     and so come back, as "?", and control characters as spaces.
+//     and so come back, as "?", and control characters as spaces;
+//   - multi-line text is written, and comes back, as one TEXT per line;
+//   - a hatch is written as R12 itself stored them, an insert of an
+//     anonymous block (*X) of what it draws, and comes back as that.
 //
 // A second round trip changes nothing.
 package dxf

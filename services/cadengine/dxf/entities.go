@@ -53,26 +53,47 @@ func (f *File) readEntities(sc *dxfScanner) error {
 		if head.word() == "ENDSEC" {
 			return nil
 		}
-		r, err := readRecord(sc, head, buf)
-		if err != nil {
-			return err
-		}
-		buf = r.pairs
-		switch r.kind {
-		case "POLYLINE":
-			err = f.readPolyline(sc, r)
-		case "VERTEX", "SEQEND":
-			// Stray records of a polyline or block reference: nothing.
-		default:
-			err = f.Add(r)
-			if err == nil && r.follows() {
-				err = skipSequence(sc)
-			}
-		}
-		if err != nil {
+		if buf, err = f.readEntity(sc, head, buf); err != nil {
 			return err
 		}
 	}
+}
+
+// readEntity reads the entity whose type pair was just read (and the
+// records that follow it) into f.target; buf is reused for its pairs.
+func (f *File) readEntity(sc *dxfScanner, head dxfPair, buf []dxfPair) ([]dxfPair, error) {
+	r, err := readRecord(sc, head, buf)
+	if err != nil {
+		return buf, err
+	}
+	buf = r.pairs
+	switch r.kind {
+	case "POLYLINE":
+		err = f.readPolyline(sc, r)
+	case "VERTEX", "SEQEND":
+		// Stray records of a polyline or block reference: nothing.
+	default:
+		err = f.Add(r)
+		if err == nil && r.follows() {
+			var n int
+			n, err = skipSequence(sc)
+			f.unmodelled["ATTRIB"] += n
+			f.skipped += n
+		}
+	}
+	return buf, err
+}
+
+// skip counts an entity that is not imported, by type and reason.
+func (f *File) skip(kind, why string) {
+	f.skipped++
+	if why != "" {
+		kind += " (" + why + ")"
+	}
+	if f.inBlock != "" {
+		kind += " (in block " + clip(f.inBlock) + ")"
+	}
+	f.unmodelled[kind]++
 }
 
 // follows says whether the record says sub-entities follow it (66 = 1:
@@ -88,26 +109,28 @@ func (r dxfRecord) follows() bool {
 }
 
 // skipSequence passes over the sub-entities of a record, up to and
-// including their SEQEND.
-func skipSequence(sc *dxfScanner) error {
+// including their SEQEND, and counts them.
+func skipSequence(sc *dxfScanner) (int, error) {
 	var buf []dxfPair
+	n := 0
 	for {
 		p, err := sc.peek()
-		if err == io.EOF || err == nil && p.code == 0 && p.word() == "ENDSEC" {
-			return nil // the section's own reader reports a missing ENDSEC
+		if err == io.EOF || err == nil && p.code == 0 && (p.word() == "ENDSEC" || p.word() == "ENDBLK") {
+			return n, nil // the section's own reader reports a missing ENDSEC
 		}
 		if err != nil {
-			return err
+			return n, err
 		}
 		sc.next()
 		r, err := readRecord(sc, p, buf)
 		if err != nil {
-			return err
+			return n, err
 		}
 		buf = r.pairs
 		if r.kind == "SEQEND" {
-			return nil
+			return n, nil
 		}
+		n++
 	}
 }
 
@@ -206,25 +229,57 @@ func (f *File) Add(r dxfRecord) error {
 		g, err = r.text(c)
 	case "ELLIPSE":
 		g, err = r.ellipse(c)
+	case "MTEXT":
+		g, err = r.mtext(c)
+	case "DIMENSION":
+		var why string
+		g, why, err = r.dimension(c, f.dimScales)
+		if why != "" {
+			f.skip(r.kind, why)
+			return err
+		}
+	case "HATCH":
+		var why string
+		g, why, err = r.hatch(c)
+		if why != "" {
+			f.skip(r.kind, why)
+			return err
+		}
+	case "INSERT":
+		var why string
+		g, why, err = r.insert(c)
+		if why != "" {
+			f.skip(r.kind, why)
+			return err
+		}
 	default:
-		f.skipped++
+		f.skip(r.kind, "")
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	f.put(c, g, r.line)
+	f.put(r.kind, c, g, r.line)
 	return nil
 }
 
 // put keeps an entity, or counts it as skipped when it is in paper space
 // or has no geometry the engine can hold and export.
-func (f *File) put(c dxfCommon, g drawing.Geometry, line int) {
-	if c.paper || g == nil || !exportable(g) {
-		f.skipped++
-		return
+func (f *File) put(kind string, c dxfCommon, g drawing.Geometry, line int) {
+	switch {
+	case c.paper:
+		f.skip(kind, "paper space")
+	case g == nil:
+		if _, ok := c.ocs(); !ok {
+			f.skip(kind, "3D")
+		} else {
+			f.skip(kind, "degenerate")
+		}
+	case !exportable(g):
+		f.skip(kind, "coordinates overflow")
+	default:
+		*f.target = append(*f.target, dxfEntity{layer: c.layer, color: c.color, linetype: c.linetype, geom: g, line: line})
 	}
-	f.entities = append(f.entities, dxfEntity{layer: c.layer, color: c.color, linetype: c.linetype, geom: g, line: line})
 }
 
 // exportable says whether geometry is finite everywhere the engine
@@ -312,19 +367,9 @@ func (r dxfRecord) lwpolyline(c dxfCommon) (drawing.Geometry, error) {
 	for _, p := range r.pairs {
 		switch p.code {
 		case 10, 20, 42:
-			x, err := p.float()
-			if err != nil {
+			var err error
+			if vs, err = addVertexPair(vs, p); err != nil {
 				return nil, err
-			}
-			switch {
-			case p.code == 10:
-				vs = append(vs, geom.Vertex{P: geom.Vec{X: x}})
-			case len(vs) == 0:
-				// A y or bulge before any vertex: nothing to apply it to.
-			case p.code == 20:
-				vs[len(vs)-1].P.Y = x
-			default:
-				vs[len(vs)-1].Bulge = x
 			}
 		case 70:
 			n, err := p.int()
@@ -409,10 +454,10 @@ func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 	}
 	mirrored, ok := c.ocs()
 	if !ok || flags&(8|16|64) != 0 {
-		f.skipped++
+		f.skip("POLYLINE", "3D")
 		return nil
 	}
-	f.put(c, polylineFrom(vs, flags&1 != 0, mirrored), r.line)
+	f.put("POLYLINE", c, polylineFrom(vs, flags&1 != 0, mirrored), r.line)
 	return nil
 }
 
@@ -471,11 +516,42 @@ func (r dxfRecord) ellipse(c dxfCommon) (drawing.Geometry, error) {
 	if full {
 		start, end = 0, 360
 	} else {
-		start, end = geom.Deg(start), geom.Deg(end)
+		start, end = degFromRad(start), degFromRad(end)
 	}
 	g, err := drawing.NewEllipse(geom.Pt(v[10], v[20]), major, ratio, start, end)
 	if err != nil {
 		return nil, nil
 	}
 	return g, nil
+}
+
+// degFromRad converts radians read from a file to degrees, recovering the
+// degrees the engine wrote exactly where they were a round number of
+// nanodegrees (Rad of them is the value read).
+func degFromRad(r float64) float64 {
+	d := geom.Deg(r)
+	if c := math.Round(d*1e9) / 1e9; geom.Rad(c) == r {
+		return c
+	}
+	return d
+}
+
+// addVertexPair applies one pair of a list of vertices (10 starts a
+// vertex, 20 is its y, 42 its bulge; a y or bulge before any vertex has
+// nothing to apply to).
+func addVertexPair(vs []geom.Vertex, p dxfPair) ([]geom.Vertex, error) {
+	x, err := p.float()
+	if err != nil {
+		return vs, err
+	}
+	switch {
+	case p.code == 10:
+		vs = append(vs, geom.Vertex{P: geom.Vec{X: x}})
+	case len(vs) == 0:
+	case p.code == 20:
+		vs[len(vs)-1].P.Y = x
+	default:
+		vs[len(vs)-1].Bulge = x
+	}
+	return vs, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // File is what the engine takes from a DXF file: units, current layer,
@@ -18,6 +19,21 @@ type File struct {
 	layers   []dxfLayer     // the LAYER table, in file order
 	entities []dxfEntity    // in file order
 	skipped  int            // entities of other types, in paper space, or degenerate
+
+	blocks     []dxfBlock         // the BLOCKS section's blocks the engine keeps, in file order
+	dimScales  map[string]float64 // DIMSCALE of each DIMSTYLE, by folded name
+	unmodelled map[string]int     // what was skipped, by type and why
+	target     *[]dxfEntity       // where put puts entities: f.entities or a block's
+	imported   int                // model-space entities Build put in the document
+	inBlock    string             // the block being read, for skip
+}
+
+// dxfBlock is one block definition of the BLOCKS section.
+type dxfBlock struct {
+	name     string
+	base     geom.Vec
+	entities []dxfEntity
+	line     int
 }
 
 // dxfLayer is one LAYER table entry.
@@ -64,6 +80,26 @@ type dxfEntity struct {
 //     a polyline of fewer than two vertices, empty text, an ellipse
 //     without a major axis or with a ratio outside (0, 1], numbers that
 //     overflow — is skipped too.
+//   - BLOCKS: each block's base point 10/20 and entities, read like the
+//     model space's; *Model_Space, *Paper_Space and the anonymous *D
+//     blocks of dimensions (the engine draws dimensions itself) are not
+//     kept. INSERT: block 2, position 10/20, scales 41/42 (uniform, or
+//     mirrored with one negative), rotation 50; its ATTRIBs are not kept.
+//   - MTEXT: insertion 10/20, height 40, width 41, attachment 71, text 3
+//     and 1 with its formatting codes decoded (see decodeMTextValue),
+//     rotation 50 (or the direction 11/21), line spacing 44.
+//   - DIMENSION: rotated, aligned, radial, diametric and angular (2-line
+//     and 3-point) by 70, from their definition points; the text
+//     override 1, the style 3 and its DIMSCALE (the table's, or the
+//     entity's DSTYLE override).
+//   - HATCH: pattern 2 (SOLID, a pattern the engine names, or any other
+//     with its definition lines 53/43–46/49), scale 41, angle 52, and
+//     boundary paths of polylines (bulges included), lines and circular
+//     arcs, or one whole ellipse.
+//   - What the engine does not model — other entity types, entities in
+//     paper space, 3D ones, degenerate geometry, non-uniformly scaled
+//     inserts, hatches with splines or patterns without a definition — is counted by
+//     type, with the reason in brackets (see File.Unmodelled).
 //   - TEXT: insertion 10/20, height 40 (the default when not positive),
 //     rotation 50, text 1 with its codes decoded (see decodeDXFText);
 //     alignment (72/73, 11/21) is not kept. ELLIPSE: centre 10/20, major
@@ -80,7 +116,8 @@ func Read(content string) (*File, error) {
 		content = strings.ToValidUTF8(content, "\uFFFD")
 	}
 	sc := &dxfScanner{s: content}
-	f := &File{}
+	f := &File{dimScales: map[string]float64{}, unmodelled: map[string]int{}}
+	f.target = &f.entities
 	comments := 0
 	commentUnits := enginev1.Units_UNITS_UNSPECIFIED
 	done := func() (*File, error) {
@@ -126,6 +163,8 @@ func Read(content string) (*File, error) {
 				err = f.readTables(sc)
 			case "ENTITIES":
 				err = f.readEntities(sc)
+			case "BLOCKS":
+				err = f.readBlocks(sc)
 			default:
 				err = skipSection(sc, name.word())
 			}
@@ -226,6 +265,7 @@ func (f *File) readTables(sc *dxfScanner) error {
 	)
 	state, table := inNothing, ""
 	var l *dxfLayer
+	dimstyle, inDimstyle := "", false
 	flush := func() {
 		if l != nil && l.name != "" {
 			f.layers = append(f.layers, *l)
@@ -248,8 +288,21 @@ func (f *File) readTables(sc *dxfScanner) error {
 				state, table = inNothing, ""
 			default:
 				state = inEntry
+				dimstyle = ""
 				if table == "LAYER" && w == "LAYER" {
 					l = &dxfLayer{color: 7, linetype: "Continuous", lineweight: -3, on: true, line: p.line}
+				}
+				inDimstyle = table == "DIMSTYLE" && w == "DIMSTYLE"
+			}
+			continue
+		}
+		if inDimstyle && state == inEntry {
+			switch p.code {
+			case 2:
+				dimstyle = foldName(strings.TrimSpace(p.value))
+			case 40:
+				if v, err := p.float(); err == nil && v > 0 && dimstyle != "" {
+					f.dimScales[dimstyle] = v
 				}
 			}
 			continue

@@ -20,7 +20,14 @@ import (
 // a backslash starting "\U+" or "\M+" is written \U+005C, and each "%"
 // of a run of two or more is written "%%%" (so "%%d" stays "%%d" and does
 // not become "°"). decodeDXFText reverses it.
-func dxfText(s string) string {
+func dxfText(s string) string { return escapeText(s, false) }
+
+// dxfText2018 makes a string fit a text value of a 2018 file, which is
+// UTF-8: as dxfText, but characters beyond ASCII are written as they are.
+func dxfText2018(s string) string { return escapeText(s, true) }
+
+// escapeText is dxfText, or with utf8 dxfText2018.
+func escapeText(s string, utf8 bool) string {
 	var b strings.Builder
 	for i, r := range s {
 		switch {
@@ -30,7 +37,7 @@ func dxfText(s string) string {
 			b.WriteString(`\U+005C`)
 		case r == '%' && (strings.HasPrefix(s[i+1:], "%") || i > 0 && s[i-1] == '%'):
 			b.WriteString("%%%")
-		case r < 0x80:
+		case r < 0x80 || utf8:
 			b.WriteRune(r)
 		case r <= 0xffff:
 			fmt.Fprintf(&b, "\\U+%04X", r)

@@ -24,29 +24,8 @@ import (
 func Write(d *drawing.Document) string {
 	w := &dxfWriter{}
 	ents := d.Entities()
-	var ext geom.Box
-	for _, e := range ents {
-		ext.AddBox(e.Geom.Bounds())
-	}
-	if !ext.NonEmpty {
-		ext = geom.Box{NonEmpty: true}
-	}
 	next := d.NextHandle
-
-	w.comment("cadbridge " + d.ID + " (" + unitName(d.Units) + ")")
-	w.section("HEADER")
-	w.pair(9, "$ACADVER")
-	w.pair(1, "AC1009")
-	w.pair(9, "$DWGCODEPAGE")
-	w.pair(3, "ANSI_1252")
-	w.pair(9, "$INSBASE")
-	w.Point(10, geom.Vec{})
-	w.pair(9, "$EXTMIN")
-	w.Point(10, ext.Min)
-	w.pair(9, "$EXTMAX")
-	w.Point(10, ext.Max)
-	w.pair(9, "$CLAYER")
-	w.pair(8, d.CurrentLayer())
+	w.header(d, ents, "AC1009")
 	w.pair(9, "$HANDLING")
 	w.int(70, 1)
 	// $HANDSEED is written after the entities, once the VERTEX handles are
@@ -57,19 +36,9 @@ func Write(d *drawing.Document) string {
 	w.end()
 
 	// Linetypes in use.
-	used := map[string]bool{"CONTINUOUS": true}
-	for _, l := range d.SortedLayers() {
-		used[strings.ToUpper(l.Linetype)] = true
-	}
-	for _, e := range ents {
-		if lt := strings.ToUpper(e.Linetype); lt != "BYLAYER" && lt != "BYBLOCK" {
-			used[lt] = true
-		}
-	}
-	ltypes := make([]string, 0, len(used))
-	for lt := range used {
-		ltypes = append(ltypes, lt)
-	}
+	// Linetypes in use, in blocks too, and CONTINUOUS (which sorts
+	// before the upper-case names of the others).
+	ltypes := append([]string{"CONTINUOUS"}, usedLinetypes(d, ents)...)
 	sort.Strings(ltypes)
 
 	w.section("TABLES")
@@ -125,20 +94,60 @@ func Write(d *drawing.Document) string {
 	w.pair(3, "txt")
 	w.pair(4, "")
 	w.pair(0, "ENDTAB")
+	if styles := dimStyles(ents); hasDimensions(ents) {
+		// Dimensions name their style and carry their scale as XDATA of
+		// the application ACAD.
+		w.table("APPID", 1)
+		w.pair(0, "APPID")
+		w.pair(2, "ACAD")
+		w.int(70, 0)
+		w.pair(0, "ENDTAB")
+		w.table("DIMSTYLE", len(styles))
+		for _, s := range styles {
+			w.dimstyle(0, s)
+		}
+		w.pair(0, "ENDTAB")
+	}
 	w.end()
 
+	w.next = next
+	if blocks := w.plan(d, ents); len(blocks) > 0 {
+		w.blocks(blocks)
+	}
 	w.section("ENTITIES")
 	for _, e := range ents {
-		next = w.Entity(e, next)
+		w.Entity(e)
 	}
 	w.end()
 	w.pair(0, "EOF")
 
-	w.lines[seedAt+3] = drawing.FormatHandle(next)
+	w.lines[seedAt+3] = drawing.FormatHandle(w.next)
 	return strings.Join(w.lines, "\n") + "\n"
 }
 
-type dxfWriter struct{ lines []string }
+// dxfWriter writes group codes. In an R2018 file (v2018) entities carry
+// their owner (330) and subclass markers (100); in R12 they have neither,
+// and sub writes nothing.
+type dxfWriter struct {
+	lines []string
+	v2018 bool
+	owner uint64 // the block record entities are written into (2018)
+	next  uint64 // the next free handle for records the drawing has no handle for
+}
+
+// handle takes the next free handle.
+func (w *dxfWriter) handle() uint64 {
+	h := w.next
+	w.next++
+	return h
+}
+
+// sub writes a subclass marker (2018 only).
+func (w *dxfWriter) sub(name string) {
+	if w.v2018 {
+		w.pair(100, name)
+	}
+}
 
 func (w *dxfWriter) pair(code int, v string) {
 	w.lines = append(w.lines, fmt.Sprintf("%3d", code), v)
@@ -182,6 +191,10 @@ func (w *dxfWriter) table(name string, n int) {
 func (w *dxfWriter) common(kind string, h uint64, e *drawing.Entity) {
 	w.pair(0, kind)
 	w.pair(5, drawing.FormatHandle(h))
+	if w.v2018 {
+		w.pair(330, drawing.FormatHandle(w.owner))
+		w.pair(100, "AcDbEntity")
+	}
 	w.pair(8, e.Layer)
 	if lt := strings.ToUpper(e.Linetype); lt != "BYLAYER" {
 		w.pair(6, lt)
@@ -191,44 +204,110 @@ func (w *dxfWriter) common(kind string, h uint64, e *drawing.Entity) {
 	}
 }
 
-// Entity writes e and returns the next free handle for VERTEX and SEQEND
-// records.
-func (w *dxfWriter) Entity(e *drawing.Entity, next uint64) uint64 {
+// Entity writes e, taking handles for the records it needs beside it
+// (VERTEX and SEQEND) from w.next.
+func (w *dxfWriter) Entity(e *drawing.Entity) {
 	switch g := e.Geom.(type) {
 	case drawing.Point:
 		w.common("POINT", e.Handle, e)
+		w.sub("AcDbPoint")
 		w.Point(10, g.P)
 	case drawing.Line:
 		w.common("LINE", e.Handle, e)
+		w.sub("AcDbLine")
 		w.Point(10, g.A)
 		w.Point(11, g.B)
 	case drawing.Circle:
 		w.common("CIRCLE", e.Handle, e)
+		w.sub("AcDbCircle")
 		w.Point(10, g.C)
 		w.float(40, g.R)
 	case drawing.Arc:
 		w.common("ARC", e.Handle, e)
+		w.sub("AcDbCircle")
 		w.Point(10, g.C)
 		w.float(40, g.R)
+		w.sub("AcDbArc")
 		w.float(50, g.Start)
 		w.float(51, g.End)
 	case drawing.Text:
-		w.common("TEXT", e.Handle, e)
-		w.Point(10, g.P)
-		w.float(40, g.Height)
-		w.pair(1, dxfText(g.Text))
-		if g.Rotation != 0 {
-			w.float(50, g.Rotation)
-		}
+		w.text(e.Handle, e, g)
 	case drawing.Polyline:
-		return w.polyline(e, g.V, g.Closed, next)
+		if w.v2018 {
+			w.lwpolyline(e, g)
+			return
+		}
+		w.polyline(e, g.V, g.Closed)
 	case drawing.Ellipse:
-		return w.polyline(e, flattenEllipse(g), g.Full(), next)
+		if w.v2018 {
+			w.ellipse(e, g)
+			return
+		}
+		w.polyline(e, flattenEllipse(g), g.Full())
+	case drawing.MText:
+		if w.v2018 {
+			w.mtext(e, g)
+			return
+		}
+		// R12 has no MTEXT: one TEXT per line.
+		for i, t := range g.Picture().Texts {
+			h := e.Handle
+			if i > 0 {
+				h = w.handle()
+			}
+			w.text(h, e, t)
+		}
+	case drawing.Dimension:
+		w.dimension(e, g)
+	case drawing.Hatch:
+		if w.v2018 {
+			w.hatch(e, g)
+			return
+		}
+		w.hatchR12(e, g)
+	case drawing.Insert:
+		w.insert(e.Handle, e, g.Name, g.P, g.Scale, g.Rotation, g.Mirror)
 	}
-	return next
 }
 
-func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool, next uint64) uint64 {
+// text writes a TEXT entity.
+func (w *dxfWriter) text(h uint64, e *drawing.Entity, g drawing.Text) {
+	w.common("TEXT", h, e)
+	w.sub("AcDbText")
+	w.Point(10, g.P)
+	w.float(40, g.Height)
+	if w.v2018 {
+		w.pair(1, dxfText2018(g.Text))
+	} else {
+		w.pair(1, dxfText(g.Text))
+	}
+	if g.Rotation != 0 {
+		w.float(50, g.Rotation)
+	}
+	w.sub("AcDbText")
+}
+
+// insert writes an INSERT entity (a mirrored one with a negative x scale).
+func (w *dxfWriter) insert(h uint64, e *drawing.Entity, name string, p geom.Vec, scale, rotation float64, mirror bool) {
+	w.common("INSERT", h, e)
+	w.sub("AcDbBlockReference")
+	w.pair(2, name)
+	w.Point(10, p)
+	sx := scale
+	if mirror {
+		sx = -scale
+	}
+	if sx != 1 || scale != 1 {
+		w.float(41, sx)
+		w.float(42, scale)
+		w.float(43, scale)
+	}
+	if rotation != 0 {
+		w.float(50, rotation)
+	}
+}
+
+func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool) {
 	w.common("POLYLINE", e.Handle, e)
 	w.int(66, 1)
 	w.Point(10, geom.Vec{})
@@ -239,8 +318,7 @@ func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool, ne
 	}
 	for _, p := range v {
 		w.pair(0, "VERTEX")
-		w.pair(5, drawing.FormatHandle(next))
-		next++
+		w.pair(5, drawing.FormatHandle(w.handle()))
 		w.pair(8, e.Layer)
 		w.Point(10, p.P)
 		if p.Bulge != 0 {
@@ -249,10 +327,8 @@ func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool, ne
 		w.int(70, 0)
 	}
 	w.pair(0, "SEQEND")
-	w.pair(5, drawing.FormatHandle(next))
-	next++
+	w.pair(5, drawing.FormatHandle(w.handle()))
 	w.pair(8, e.Layer)
-	return next
 }
 
 // flattenEllipse approximates an ellipse by 128 straight pieces per turn
@@ -298,4 +374,41 @@ func linetypePattern(name string) (string, []float64) {
 
 func unitName(u enginev1.Units) string {
 	return contract.EnumName(u.Descriptor().Values().ByNumber(u.Number()))
+}
+
+func hasDimensions(ents []*drawing.Entity) bool {
+	for _, e := range ents {
+		if _, ok := e.Geom.(drawing.Dimension); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// header starts the file: the engine's comment and the HEADER variables
+// both versions have (the caller goes on with the rest); it returns the
+// extents it wrote.
+func (w *dxfWriter) header(d *drawing.Document, ents []*drawing.Entity, version string) geom.Box {
+	var ext geom.Box
+	for _, e := range ents {
+		ext.AddBox(e.Geom.Bounds())
+	}
+	if !ext.NonEmpty {
+		ext = geom.Box{NonEmpty: true}
+	}
+	w.comment("cadbridge " + d.ID + " (" + unitName(d.Units) + ")")
+	w.section("HEADER")
+	w.pair(9, "$ACADVER")
+	w.pair(1, version)
+	w.pair(9, "$DWGCODEPAGE")
+	w.pair(3, "ANSI_1252")
+	w.pair(9, "$INSBASE")
+	w.Point(10, geom.Vec{})
+	w.pair(9, "$EXTMIN")
+	w.Point(10, ext.Min)
+	w.pair(9, "$EXTMAX")
+	w.Point(10, ext.Max)
+	w.pair(9, "$CLAYER")
+	w.pair(8, d.CurrentLayer())
+	return ext
 }

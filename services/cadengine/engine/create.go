@@ -18,7 +18,17 @@ type style struct {
 // Create adds an entity with geometry g; path prefixes argument paths in
 // errors ("" for a single create, "/entities/3" in a batch).
 func (c *call) Create(path string, s style, g drawing.Geometry) (*drawing.Entity, error) {
-	e := &drawing.Entity{Layer: c.d.CurrentLayer(), Color: 256, Linetype: "ByLayer", Geom: g}
+	e, err := entityOf(path, s, c.d.CurrentLayer(), g)
+	if err != nil {
+		return nil, err
+	}
+	return c.tx.Create(e)
+}
+
+// entityOf is a new entity of geometry g with style s, on layer unless s
+// names one, by layer unless s gives a colour or linetype.
+func entityOf(path string, s style, layer string, g drawing.Geometry) (*drawing.Entity, error) {
+	e := &drawing.Entity{Layer: layer, Color: 256, Linetype: "ByLayer", Geom: g}
 	if s.layer != nil {
 		e.Layer = *s.layer
 	}
@@ -32,7 +42,7 @@ func (c *call) Create(path string, s style, g drawing.Geometry) (*drawing.Entity
 		}
 		e.Linetype = lt
 	}
-	return c.tx.Create(e)
+	return e, nil
 }
 
 func handleResult(e *drawing.Entity) string { return drawing.FormatHandle(e.Handle) }

@@ -94,15 +94,15 @@ func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*docume
 		return nil, fmt.Errorf("document %s: current layer %q does not exist", rec.ID, rec.CurrentLayer)
 	}
 	d.SetCurrent(rec.CurrentLayer)
+	records := make(map[uint64][]byte, len(ents))
 	for _, er := range ents {
-		e, err := drawing.DecodeEntity(er.Handle, er.Data)
-		if err != nil {
-			return nil, fmt.Errorf("document %s: %w", rec.ID, err)
-		}
 		if er.Handle >= d.NextHandle {
 			return nil, fmt.Errorf("document %s: entity %s is beyond the handle counter", rec.ID, drawing.FormatHandle(er.Handle))
 		}
-		d.SetEntity(er.Handle, e)
+		records[er.Handle] = er.Data
+	}
+	if err := d.Restore(records); err != nil {
+		return nil, fmt.Errorf("document %s: %w", rec.ID, err)
 	}
 	if got := d.ContentHash().String(); got != rec.ContentHash {
 		return nil, fmt.Errorf("document %s: content hash is %s, stored %s", rec.ID, got, rec.ContentHash)
@@ -113,36 +113,37 @@ func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*docume
 // commitOf is the store transaction that brings the stored document to the
 // document's current state, given the changes since the last commit: the
 // document row and, for each entity the changes touched, its current state
-// (or its removal).
+// (or its removal); likewise for blocks, stored beside the entities under
+// their handles.
 func commitOf(d *drawing.Document, changes []drawing.Change) *store.Commit {
 	rec := recordOf(d)
 	c := &store.Commit{Document: &rec}
 	seen := make(map[uint64]struct{}, len(changes))
 	for _, ch := range changes {
-		if ch.Kind != drawing.ChangeEntity {
+		h, ok := ch.Stored()
+		if !ok {
 			continue
 		}
-		if _, ok := seen[ch.Handle]; ok {
+		if _, ok := seen[h]; ok {
 			continue
 		}
-		seen[ch.Handle] = struct{}{}
-		if e := d.Entity(ch.Handle); e != nil {
-			c.Put = append(c.Put, store.EntityRecord{Handle: e.Handle, Data: e.Encode()})
+		seen[h] = struct{}{}
+		if data, ok := d.Encoded(h); ok {
+			c.Put = append(c.Put, store.EntityRecord{Handle: h, Data: data})
 		} else {
-			c.Delete = append(c.Delete, ch.Handle)
+			c.Delete = append(c.Delete, h)
 		}
 	}
 	return c
 }
 
 // fullCommit is the store transaction that stores a new document whole:
-// its row and every entity.
+// its row, every block and every entity.
 func fullCommit(d *drawing.Document) *store.Commit {
 	rec := recordOf(d)
 	c := &store.Commit{Document: &rec, Put: make([]store.EntityRecord, 0, d.EntityCount())}
-	d.Each(0, func(e *drawing.Entity) bool {
-		c.Put = append(c.Put, store.EntityRecord{Handle: e.Handle, Data: e.Encode()})
-		return true
+	d.EachStored(func(h uint64, data []byte) {
+		c.Put = append(c.Put, store.EntityRecord{Handle: h, Data: data})
 	})
 	return c
 }

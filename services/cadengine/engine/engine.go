@@ -319,7 +319,8 @@ func (e *Engine) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsR
 	return resp, nil
 }
 
-// ExportDocument renders a document as DXF or SVG.
+// ExportDocument renders a document as DXF (2018 by default, R12 on
+// request), SVG, PNG or PDF (see export).
 func (e *Engine) ExportDocument(ctx context.Context, req *enginev1.ExportDocumentRequest) (*enginev1.ExportDocumentResponse, error) {
 	if err := e.enter(); err != nil {
 		return nil, err
@@ -331,11 +332,11 @@ func (e *Engine) ExportDocument(ctx context.Context, req *enginev1.ExportDocumen
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	content, media, err := export(d.Document, req.GetFormat())
+	x, err := export(d.Document, req.GetFormat(), req.GetOptions())
 	if err != nil {
 		return nil, err
 	}
-	return &enginev1.ExportDocumentResponse{Format: req.GetFormat(), MediaType: media, Content: content}, nil
+	return &enginev1.ExportDocumentResponse{Format: req.GetFormat(), MediaType: x.media, Content: x.content, Data: x.data}, nil
 }
 
 // ---- ids and tokens ----

@@ -200,51 +200,67 @@ func TestLockedLayerRefused(t *testing.T) {
 func TestEveryToolAnswers(t *testing.T) {
 	// Every catalog tool either works on minimal arguments or fails with a
 	// typed error — none is a protocol error or unknown. Each runs on a
-	// fresh document holding circle 100, line 101 and layer L1.
+	// fresh document holding circle 100, line 101, layer L1 and block B.
 	const h, h2 = "100", "101"
 	minimal := map[string]obj{
-		enginev1.ToolDocumentExport:          {"format": "svg"},
-		enginev1.ToolDocumentImport:          {"format": "dxf", "content": "0\nEOF\n"},
-		enginev1.ToolEntityCreatePoint:       {"x": 0, "y": 0},
-		enginev1.ToolEntityCreateLine:        {"x1": 0, "y1": 0, "x2": 1, "y2": 1},
-		enginev1.ToolEntityCreateCircle:      {"cx": 0, "cy": 0, "radius": 1},
-		enginev1.ToolEntityCreateArc:         {"cx": 0, "cy": 0, "radius": 1, "start_angle": 0, "end_angle": 90},
-		enginev1.ToolEntityCreatePolyline:    {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 1, "y": 0}}},
-		enginev1.ToolEntityCreateRectangle:   {"x1": 0, "y1": 0, "x2": 1, "y2": 1},
-		enginev1.ToolEntityCreateText:        {"text": "a", "x": 0, "y": 0},
-		enginev1.ToolEntityCreateEllipse:     {"cx": 0, "cy": 0, "major_x": 2, "major_y": 0, "ratio": 0.5},
-		enginev1.ToolEntityBatchCreate:       {"entities": []any{obj{"type": "point", "x": 0, "y": 0}}},
-		enginev1.ToolEntityGet:               {"handle": h},
-		enginev1.ToolSelectionWindow:         {"x1": -5, "y1": -5, "x2": 5, "y2": 5},
-		enginev1.ToolAnalysisMeasureDistance: {"x1": 0, "y1": 0, "x2": 3, "y2": 4},
-		enginev1.ToolAnalysisMeasureEntity:   {"handle": h},
-		enginev1.ToolEntityMove:              {"handle": h, "dx": 1, "dy": 0},
-		enginev1.ToolEntityCopy:              {"handle": h, "dx": 1, "dy": 0},
-		enginev1.ToolEntityRotate:            {"handle": h, "base_x": 0, "base_y": 0, "angle": 0},
-		enginev1.ToolEntityScale:             {"handle": h, "base_x": 0, "base_y": 0, "factor": 1},
-		enginev1.ToolEntityMirror:            {"handle": h, "x1": 0, "y1": 0, "x2": 1, "y2": 0, "copy": true},
-		enginev1.ToolEntityOffset:            {"handle": h, "distance": 1},
-		enginev1.ToolEntityEditGeometry:      {"handle": h, "radius": 2},
-		enginev1.ToolEntitySetProperties:     {"handle": h, "color": 1},
-		enginev1.ToolPointFromSnap:           {"handle": h, "snap": "center"},
-		enginev1.ToolPointIntersection:       {"handle1": h, "handle2": h2},
-		enginev1.ToolPointTangent:            {"handle": h, "from_x": 10, "from_y": 0},
-		enginev1.ToolLayerCreate:             {"name": "L2"},
-		enginev1.ToolLayerModify:             {"name": "0"},
-		enginev1.ToolLayerSetCurrent:         {"name": "0"},
-		enginev1.ToolLayerLock:               {"name": "L1"},
-		enginev1.ToolLayerUnlock:             {"name": "L1"},
-		enginev1.ToolLayerDelete:             {"name": "L1"},
-		enginev1.ToolPointPick:               {"prompt": "pick"},
-		enginev1.ToolEntityPick:              {"prompt": "pick"},
-		enginev1.ToolEntityDelete:            {"handle": h},
-		enginev1.ToolEntityDeleteMany:        {"layers": []any{"0"}},
+		enginev1.ToolDocumentExport:           {"format": "svg"},
+		enginev1.ToolDocumentImport:           {"format": "dxf", "content": "0\nEOF\n"},
+		enginev1.ToolEntityCreatePoint:        {"x": 0, "y": 0},
+		enginev1.ToolEntityCreateLine:         {"x1": 0, "y1": 0, "x2": 1, "y2": 1},
+		enginev1.ToolEntityCreateCircle:       {"cx": 0, "cy": 0, "radius": 1},
+		enginev1.ToolEntityCreateArc:          {"cx": 0, "cy": 0, "radius": 1, "start_angle": 0, "end_angle": 90},
+		enginev1.ToolEntityCreatePolyline:     {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 1, "y": 0}}},
+		enginev1.ToolEntityCreateRectangle:    {"x1": 0, "y1": 0, "x2": 1, "y2": 1},
+		enginev1.ToolEntityCreateText:         {"text": "a", "x": 0, "y": 0},
+		enginev1.ToolEntityCreateEllipse:      {"cx": 0, "cy": 0, "major_x": 2, "major_y": 0, "ratio": 0.5},
+		enginev1.ToolEntityBatchCreate:        {"entities": []any{obj{"type": "point", "x": 0, "y": 0}}},
+		enginev1.ToolEntityGet:                {"handle": h},
+		enginev1.ToolSelectionWindow:          {"x1": -5, "y1": -5, "x2": 5, "y2": 5},
+		enginev1.ToolAnalysisMeasureDistance:  {"x1": 0, "y1": 0, "x2": 3, "y2": 4},
+		enginev1.ToolAnalysisMeasureEntity:    {"handle": h},
+		enginev1.ToolEntityMove:               {"handle": h, "dx": 1, "dy": 0},
+		enginev1.ToolEntityCopy:               {"handle": h, "dx": 1, "dy": 0},
+		enginev1.ToolEntityRotate:             {"handle": h, "base_x": 0, "base_y": 0, "angle": 0},
+		enginev1.ToolEntityScale:              {"handle": h, "base_x": 0, "base_y": 0, "factor": 1},
+		enginev1.ToolEntityMirror:             {"handle": h, "x1": 0, "y1": 0, "x2": 1, "y2": 0, "copy": true},
+		enginev1.ToolEntityOffset:             {"handle": h, "distance": 1},
+		enginev1.ToolEntityEditGeometry:       {"handle": h, "radius": 2},
+		enginev1.ToolEntitySetProperties:      {"handle": h, "color": 1},
+		enginev1.ToolPointFromSnap:            {"handle": h, "snap": "center"},
+		enginev1.ToolPointIntersection:        {"handle1": h, "handle2": h2},
+		enginev1.ToolPointTangent:             {"handle": h, "from_x": 10, "from_y": 0},
+		enginev1.ToolLayerCreate:              {"name": "L2"},
+		enginev1.ToolLayerModify:              {"name": "0"},
+		enginev1.ToolLayerSetCurrent:          {"name": "0"},
+		enginev1.ToolLayerLock:                {"name": "L1"},
+		enginev1.ToolLayerUnlock:              {"name": "L1"},
+		enginev1.ToolLayerDelete:              {"name": "L1"},
+		enginev1.ToolPointPick:                {"prompt": "pick"},
+		enginev1.ToolEntityPick:               {"prompt": "pick"},
+		enginev1.ToolEntityDelete:             {"handle": h},
+		enginev1.ToolEntityDeleteMany:         {"layers": []any{"0"}},
+		enginev1.ToolEntityCreateMtext:        {"text": "a", "x": 0, "y": 0},
+		enginev1.ToolDimensionCreateAligned:   {"p1": obj{"x": 0, "y": 0}, "p2": obj{"x": 1, "y": 0}},
+		enginev1.ToolDimensionCreateLinear:    {"p1": obj{"handle": h2}, "p2": obj{"handle": h2, "x": 2, "y": 0}},
+		enginev1.ToolDimensionCreateRadial:    {"handle": h},
+		enginev1.ToolDimensionCreateDiametric: {"handle": h},
+		enginev1.ToolDimensionCreateAngular:   {"center": obj{"x": 0, "y": 0}, "p1": obj{"x": 1, "y": 0}, "p2": obj{"x": 0, "y": 1}},
+		enginev1.ToolHatchCreate:              {"boundaries": []any{h}},
+		enginev1.ToolBlockDefine:              {"name": "A", "handles": []any{h}},
+		enginev1.ToolBlockInsert:              {"name": "B", "x": 0, "y": 0},
+		enginev1.ToolBlockExplode:             {"handle": "103"},
+		enginev1.ToolBlockDelete:              {"name": "B"},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
 		f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 1})
 		f.handle(enginev1.ToolEntityCreateLine, obj{"x1": -2, "y1": 0, "x2": 2, "y2": 0})
 		f.ok(enginev1.ToolLayerCreate, obj{"name": "L1"})
+		// Block B (handle 102) and, for block_explode, an insert of it (103).
+		f.ok(enginev1.ToolBlockDefine, obj{"name": "B", "entities": []any{obj{"type": "point", "x": 0, "y": 0}}})
+		if tool.Name == enginev1.ToolBlockExplode {
+			f.handle(enginev1.ToolBlockInsert, obj{"name": "B", "x": 1, "y": 1})
+		}
 		args := minimal[tool.Name]
 		if args == nil {
 			args = obj{}

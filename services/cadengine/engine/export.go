@@ -6,6 +6,7 @@ import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/dxf"
+	"github.com/cadbridge/cadbridge/services/cadengine/plot"
 	"github.com/cadbridge/cadbridge/services/cadengine/svg"
 )
 
@@ -13,23 +14,52 @@ import (
 const (
 	mediaDXF = "image/vnd.dxf"
 	mediaSVG = "image/svg+xml"
+	mediaPNG = "image/png"
+	mediaPDF = "application/pdf"
 )
 
-// export renders d; the caller holds d.mu.
-func export(d *drawing.Document, f enginev1.ExportFormat) (content, media string, err error) {
+// exported is a rendered document: text (DXF, SVG) or bytes (PNG, PDF).
+type exported struct {
+	content string
+	data    []byte
+	media   string
+}
+
+// export renders d as f with opts (nil: the defaults: DXF 2018; SVG,
+// PNG and PDF at the drawing's own size); the caller holds d.mu. PNG and
+// PDF go through one renderer (see plot), so they agree.
+func export(d *drawing.Document, f enginev1.ExportFormat, opts *enginev1.ExportOptions) (exported, error) {
 	switch f {
 	case enginev1.ExportFormat_EXPORT_FORMAT_DXF:
-		return dxf.Write(d), mediaDXF, nil
+		if opts.GetDxfVersion() == enginev1.DxfVersion_DXF_VERSION_R12 {
+			return exported{content: dxf.Write(d), media: mediaDXF}, nil
+		}
+		return exported{content: dxf.Write2018(d), media: mediaDXF}, nil
 	case enginev1.ExportFormat_EXPORT_FORMAT_SVG:
-		return svg.Write(d), mediaSVG, nil
+		return exported{content: svg.WriteWith(d, opts), media: mediaSVG}, nil
+	case enginev1.ExportFormat_EXPORT_FORMAT_PNG:
+		b, err := plot.PNG(d, opts)
+		if err != nil {
+			return exported{}, fmt.Errorf("render png: %w", err)
+		}
+		return exported{data: b, media: mediaPNG}, nil
+	case enginev1.ExportFormat_EXPORT_FORMAT_PDF:
+		b, err := plot.PDF(d, opts)
+		if err != nil {
+			return exported{}, fmt.Errorf("render pdf: %w", err)
+		}
+		return exported{data: b, media: mediaPDF}, nil
 	}
-	return "", "", fmt.Errorf("%w: export format must be dxf or svg", ErrInvalid)
+	return exported{}, fmt.Errorf("%w: export format must be dxf, svg, png or pdf", ErrInvalid)
 }
 
 func documentExport(c *call, a *enginev1.DocumentExportArgs) (*enginev1.DocumentExportResult, error) {
-	content, media, err := export(c.d.Document, a.Format)
+	x, err := export(c.d.Document, a.Format, a.Options)
 	if err != nil {
-		return nil, invalidArgs("/format", reasonInvalid, "export format must be dxf or svg")
+		if a.Format == enginev1.ExportFormat_EXPORT_FORMAT_UNSPECIFIED {
+			return nil, invalidArgs("/format", reasonInvalid, "export format must be dxf, svg, png or pdf")
+		}
+		return nil, failed("%v", err)
 	}
-	return &enginev1.DocumentExportResult{Format: a.Format, MediaType: media, Content: content}, nil
+	return &enginev1.DocumentExportResult{Format: a.Format, MediaType: x.media, Content: x.content, Data: x.data}, nil
 }

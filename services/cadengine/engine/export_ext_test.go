@@ -39,7 +39,17 @@ func parseDXF(t *testing.T, s string) []dxfPair {
 
 func exportOf(t *testing.T, f *fixture, format string) string {
 	t.Helper()
-	res := f.ok(enginev1.ToolDocumentExport, obj{"format": format})
+	return exportWith(t, f, format, nil)
+}
+
+// exportWith exports with options.
+func exportWith(t *testing.T, f *fixture, format string, options obj) string {
+	t.Helper()
+	args := obj{"format": format}
+	if options != nil {
+		args["options"] = options
+	}
+	res := f.ok(enginev1.ToolDocumentExport, args)
 	if res["format"] != format {
 		t.Errorf("export format = %v, want %s", res["format"], format)
 	}
@@ -49,7 +59,7 @@ func exportOf(t *testing.T, f *fixture, format string) string {
 func TestExportDXF(t *testing.T) {
 	f := newFixture(t)
 	fillDocument(t, f)
-	content := exportOf(t, f, "dxf")
+	content := exportWith(t, f, "dxf", obj{"dxf_version": "r12"})
 	pairs := parseDXF(t, content)
 
 	var sections []string

@@ -24,6 +24,7 @@ const maxImportBytes = 64 << 20
 type importFile struct {
 	d                 *document
 	imported, skipped int64
+	unmodelled        []*enginev1.UnmodelledEntities
 }
 
 // importDXF reads content and builds the new document. Its errors are
@@ -49,7 +50,7 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 		return nil, invalid(err)
 	}
 	imported, skipped := f.Counts()
-	return &importFile{d: d, imported: int64(imported), skipped: int64(skipped)}, nil
+	return &importFile{d: d, imported: int64(imported), skipped: int64(skipped), unmodelled: f.Unmodelled()}, nil
 }
 
 // ImportDocument creates a document from a DXF file (format dxf, or
@@ -57,8 +58,9 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 // engine cannot read is a *dxf.Error naming the line; it and the other
 // request errors (another format, a file too large, a name too long) wrap
 // ErrInvalid. See dxf.Read for what is read and the dxf package for the round
-// trip of the engine's own export.
-func (e *Engine) ImportDocument(ctx context.Context, req *enginev1.ImportDocumentRequest) (*enginev1.DocumentInfo, error) {
+// trip of the engine's own export. The response lists what the file held
+// that the engine does not model.
+func (e *Engine) ImportDocument(ctx context.Context, req *enginev1.ImportDocumentRequest) (*enginev1.ImportDocumentResponse, error) {
 	if err := e.enter(); err != nil {
 		return nil, err
 	}
@@ -74,7 +76,7 @@ func (e *Engine) ImportDocument(ctx context.Context, req *enginev1.ImportDocumen
 		return nil, fmt.Errorf("import document: %w", err)
 	}
 	e.publish(imp.d)
-	return imp.d.Info(), nil
+	return &enginev1.ImportDocumentResponse{Document: imp.d.Info(), Imported: imp.imported, Skipped: imp.skipped, Unmodelled: imp.unmodelled}, nil
 }
 
 // documentImport is ImportDocument as a tool: a file the engine cannot
@@ -96,5 +98,5 @@ func documentImport(c *call, a *enginev1.DocumentImportArgs) (*enginev1.Document
 		return nil, invalidArgs("/name", reasonInvalid, "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
 	c.created = imp.d
-	return &enginev1.DocumentImportResult{Document: imp.d.Info(), Imported: imp.imported, Skipped: imp.skipped}, nil
+	return &enginev1.DocumentImportResult{Document: imp.d.Info(), Imported: imp.imported, Skipped: imp.skipped, Unmodelled: imp.unmodelled}, nil
 }

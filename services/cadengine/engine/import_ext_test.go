@@ -24,7 +24,8 @@ var update = flag.Bool("update", false, "rewrite testdata/ezdxf_r2010.dxf with p
 // the new document.
 func importDXF(t *testing.T, e *engine.Engine, name, content string) *fixture {
 	t.Helper()
-	info, err := e.ImportDocument(context.Background(), &enginev1.ImportDocumentRequest{Name: &name, Format: enginev1.ExportFormat_EXPORT_FORMAT_DXF, Content: content})
+	resp, err := e.ImportDocument(context.Background(), &enginev1.ImportDocumentRequest{Name: &name, Format: enginev1.ExportFormat_EXPORT_FORMAT_DXF, Content: content})
+	info := resp.GetDocument()
 	if err != nil {
 		t.Fatalf("ImportDocument: %v", err)
 	}
@@ -102,6 +103,9 @@ func checkSameDocument(t *testing.T, a, b *fixture) {
 	}
 }
 
+// r12 asks document_export for an R12 file.
+var r12 = obj{"dxf_version": "r12"}
+
 func TestImportRoundTripsTheExport(t *testing.T) {
 	e := newEngine(t, nil)
 	info, err := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{Units: enginev1.Units_UNITS_IN.Enum()})
@@ -113,7 +117,7 @@ func TestImportRoundTripsTheExport(t *testing.T) {
 	f.ok(enginev1.ToolEntityCreateText, obj{"text": `100%% at C:\U+dir, %%d, \U+0041`, "x": 0, "y": -3, "layer": "walls"})
 	f.ok(enginev1.ToolEntityCreatePolyline, obj{"points": []any{obj{"x": 0, "y": 0, "bulge": 1}, obj{"x": 2, "y": 0, "bulge": 1}}, "closed": true, "linetype": "ByBlock", "layer": "walls"})
 
-	first := importDXF(t, e, "back", exportOf(t, f, "dxf"))
+	first := importDXF(t, e, "back", exportWith(t, f, "dxf", r12))
 	checkSameDocument(t, f, first)
 	for _, l := range first.info().Layers {
 		if l.Lineweight != -3 {
@@ -122,7 +126,7 @@ func TestImportRoundTripsTheExport(t *testing.T) {
 	}
 
 	// A second round trip changes nothing: not even the content hash.
-	second := importDXF(t, e, "again", exportOf(t, first, "dxf"))
+	second := importDXF(t, e, "again", exportWith(t, first, "dxf", r12))
 	if got, want := second.info().ContentHash, first.info().ContentHash; got != want {
 		t.Errorf("content hash after a second round trip = %s, want %s", got, want)
 	}
@@ -135,7 +139,7 @@ func TestImportRoundTripsTheExport(t *testing.T) {
 	g.handle(enginev1.ToolEntityCreateArc, obj{"cx": 1.5, "cy": -2, "radius": 1e-3, "start_angle": 359.5, "end_angle": 0.25, "layer": "A", "color": 0})
 	g.handle(enginev1.ToolEntityCreateText, obj{"text": "Straße ≥ 3", "x": 1e6, "y": -1e-7, "rotation": 271})
 	g.ok(enginev1.ToolLayerLock, obj{"name": "A"})
-	back := importDXF(t, e, "plain", exportOf(t, g, "dxf"))
+	back := importDXF(t, e, "plain", exportWith(t, g, "dxf", r12))
 	if got, want := back.info().ContentHash, g.info().ContentHash; got != want {
 		t.Errorf("content hash after a round trip = %s, want %s", got, want)
 	}
@@ -146,7 +150,7 @@ func TestImportTool(t *testing.T) {
 	e := newEngine(t, store)
 	src := newFixture(t)
 	fillDocument(t, src)
-	content := exportOf(t, src, "dxf")
+	content := exportWith(t, src, "dxf", r12)
 
 	resp := callTool(t, e, "", enginev1.ToolDocumentImport, obj{"name": "Imported", "format": "dxf", "content": content})
 	if !resp.Ok {
@@ -266,17 +270,18 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 		// Kept: a mirrored arc, a closed LWPOLYLINE with a bulge, text
 		// with codes, an ellipse arc, a point on a layer the table lacks
 		// (named in another case than an existing one) and a 2D polyline
-		// whose spline frame point is left out.
+		// whose spline frame point is left out, and a multi-line text.
 		"0\nARC\n8\noff\n10\n1\n20\n0\n40\n2\n50\n0\n51\n90\n210\n0\n220\n0\n230\n-1\n"+
 			"0\nLWPOLYLINE\n62\n4\n6\nDashed\n90\n3\n70\n1\n10\n0\n20\n0\n42\n0.5\n10\n2\n20\n0\n10\n2\n20\n2\n"+
 			"0\nTEXT\n10\n1\n20\n2\n40\n0\n50\n-90\n1\n%%c20 %%p0.1 \\U+00e9%%u!%%%\n"+
 			"0\nELLIPSE\n10\n0\n20\n0\n11\n2\n21\n0\n40\n0.5\n41\n0\n42\n1.5707963267948966\n"+
 			"0\nPOINT\n8\nNewLayer\n10\n5\n20\n5\n"+
 			"0\nPOLYLINE\n66\n1\n70\n0\n0\nVERTEX\n10\n0\n20\n0\n0\nVERTEX\n10\n9\n20\n9\n70\n16\n0\nVERTEX\n10\n1\n20\n0\n0\nSEQEND\n"+
-			// Skipped: MTEXT, a zero-length line, a circle without radius,
-			// an arc in a tilted plane, a paper-space point, a 3D
-			// polyline, a block reference with attributes, empty text.
 			"0\nMTEXT\n1\nx\n"+
+			// Skipped, and listed by type and reason: a zero-length line,
+			// a circle without radius, an arc in a tilted plane, a
+			// paper-space point, a 3D polyline, a block reference (of a
+			// block the file lacks) with two attributes, empty text.
 			"0\nLINE\n10\n1\n20\n1\n11\n1\n21\n1\n"+
 			"0\nCIRCLE\n40\n0\n"+
 			"0\nARC\n40\n1\n50\n0\n51\n90\n210\n1\n220\n0\n230\n1\n"+
@@ -289,8 +294,12 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 		t.Fatalf("document_import = %v", resp.Error)
 	}
 	res := resultObj(resp.ResultJson)
-	if res["imported"] != 6.0 || res["skipped"] != 8.0 {
-		t.Errorf("imported %v, skipped %v; want 6 and 8", res["imported"], res["skipped"])
+	if res["imported"] != 7.0 || res["skipped"] != 9.0 {
+		t.Errorf("imported %v, skipped %v; want 7 and 9", res["imported"], res["skipped"])
+	}
+	wantUnmodelled := `[{"count":1,"type":"ARC (3D)"},{"count":2,"type":"ATTRIB"},{"count":1,"type":"CIRCLE (degenerate)"},{"count":1,"type":"INSERT (missing block)"},{"count":1,"type":"LINE (degenerate)"},{"count":1,"type":"POINT (paper space)"},{"count":1,"type":"POLYLINE (3D)"},{"count":1,"type":"TEXT (degenerate)"}]`
+	if got := js(res["unmodelled"]); got != wantUnmodelled {
+		t.Errorf("unmodelled = %s, want %s", got, wantUnmodelled)
 	}
 	doc := res["document"].(obj)
 	f := &fixture{t: t, e: e, doc: doc["document_id"].(string)}
@@ -303,7 +312,7 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 		layers = append(layers, layerState(l))
 	}
 	want := []string{
-		js([]any{"0", 7, "Continuous", true, false, false, 4}),
+		js([]any{"0", 7, "Continuous", true, false, false, 5}),
 		js([]any{"frozen", 3, "Continuous", true, true, false, 0}),
 		js([]any{"Off", 5, "Continuous", false, false, true, 1}),
 		js([]any{"NewLayer", 7, "Continuous", true, false, false, 1}),
@@ -338,8 +347,11 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 	if p := ents[5]; js(p["points"]) != `[{"x":0,"y":0},{"x":1,"y":0}]` || p["closed"] != false {
 		t.Errorf("2D polyline = %s, want (0,0)-(1,0) without the frame point", js(p))
 	}
+	if m := ents[6]; m["type"] != "mtext" || m["text"] != "x" {
+		t.Errorf("mtext = %s, want the text x", js(m))
+	}
 	for i, e := range ents {
-		if want := []string{"100", "101", "102", "103", "104", "105"}[i]; e["handle"] != want {
+		if want := []string{"100", "101", "102", "103", "104", "105", "106"}[i]; e["handle"] != want {
 			t.Errorf("entity %d handle = %v, want %s", i, e["handle"], want)
 		}
 	}
@@ -406,8 +418,8 @@ func TestImportEzdxfFile(t *testing.T) {
 	e := newEngine(t, nil)
 	f := importDXF(t, e, "ezdxf", string(data))
 	info := f.info()
-	if info.Units != enginev1.Units_UNITS_MM || info.CurrentLayer != "walls" || info.EntityCount != 10 {
-		t.Errorf("document = units %v, current %q, %d entities; want mm, walls, 10", info.Units, info.CurrentLayer, info.EntityCount)
+	if info.Units != enginev1.Units_UNITS_MM || info.CurrentLayer != "walls" || info.EntityCount != 12 {
+		t.Errorf("document = units %v, current %q, %d entities; want mm, walls, 12", info.Units, info.CurrentLayer, info.EntityCount)
 	}
 	layers := map[string]*enginev1.Layer{}
 	for _, l := range info.Layers {
@@ -454,21 +466,23 @@ func TestImportEzdxfFile(t *testing.T) {
 	if text["text"] != "Ø 25 ° Ü" || text["height"] != 1.5 || text["rotation"] != 30.0 || !nearPt(pt(text["insertion"]), [2]float64{5, 20}) {
 		t.Errorf("text = %s", js(text))
 	}
-	for typ, n := range map[string]int{"line": 1, "circle": 1, "arc": 1, "point": 1, "polyline": 3, "ellipse": 2, "text": 1} {
+	for typ, n := range map[string]int{"line": 1, "circle": 1, "arc": 1, "point": 1, "polyline": 3, "ellipse": 2, "text": 1, "mtext": 1, "insert": 1} {
 		if len(byType[typ]) != n {
 			t.Errorf("%d %s entities, want %d", len(byType[typ]), typ, n)
 		}
 	}
 
-	// Skipped: MTEXT, SPLINE, the 3D polyline, the block reference and
-	// the paper-space line.
+	// Skipped, and listed: SPLINE, the 3D polyline and the paper-space
+	// line.
 	resp := callTool(t, e, "", enginev1.ToolDocumentImport, obj{"format": "dxf", "content": string(data)})
-	if !resp.Ok || resultObj(resp.ResultJson)["skipped"] != 5.0 {
-		t.Errorf("document_import of the ezdxf file = %v, want 5 skipped", resp)
+	if !resp.Ok || resultObj(resp.ResultJson)["skipped"] != 3.0 || js(resultObj(resp.ResultJson)["unmodelled"]) != `[{"count":1,"type":"LINE (paper space)"},{"count":1,"type":"POLYLINE (3D)"},{"count":1,"type":"SPLINE"}]` {
+		t.Errorf("document_import of the ezdxf file = %v, want 3 skipped and listed", resp)
 	}
 
-	// The engine's export of it reads back in ezdxf.
-	checkWithEzdxf(t, exportOf(t, f, "dxf"), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 1, "POLYLINE": 5})
+	// The engine's export of it reads back in ezdxf, in R12 (where the
+	// multi-line text is a TEXT) and 2018.
+	checkWithEzdxf(t, exportWith(t, f, "dxf", obj{"dxf_version": "r12"}), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 2, "POLYLINE": 5, "INSERT": 1})
+	checkWithEzdxf(t, exportOf(t, f, "dxf"), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 1, "MTEXT": 1, "LWPOLYLINE": 3, "ELLIPSE": 2, "INSERT": 1})
 
 	t.Run("fresh", func(t *testing.T) {
 		py := ezdxftest.Python(t)
@@ -503,7 +517,8 @@ func TestImportUnits(t *testing.T) {
 		{"unitless $INSUNITS", "999\ncadbridge doc-1 (cm)\n" + header("0") + "0\nEOF\n", enginev1.Units_UNITS_CM},
 		{"another program's comment", "999\ndxfrw 0.6.3\n0\nEOF\n", enginev1.Units_UNITS_MM},
 	} {
-		info, err := e.ImportDocument(context.Background(), &enginev1.ImportDocumentRequest{Content: tt.content})
+		resp, err := e.ImportDocument(context.Background(), &enginev1.ImportDocumentRequest{Content: tt.content})
+		info := resp.GetDocument()
 		if err != nil || info.Units != tt.want {
 			t.Errorf("%s: ImportDocument = %v, %v; want units %v", tt.name, info.GetUnits(), err, tt.want)
 		}

@@ -113,7 +113,8 @@ func layerUnlock(c *call, a *enginev1.LayerUnlockArgs) (*enginev1.LayerUnlockRes
 }
 
 // layerDelete deletes a layer and every entity on it. Layer 0, the current
-// layer and locked layers are refused.
+// layer, locked layers and layers that entities of a block are on are
+// refused.
 func layerDelete(c *call, a *enginev1.LayerDeleteArgs) (*enginev1.LayerDeleteResult, error) {
 	l, err := c.layerNamed(a.Name)
 	if err != nil {
@@ -126,6 +127,9 @@ func layerDelete(c *call, a *enginev1.LayerDeleteArgs) (*enginev1.LayerDeleteRes
 		return nil, refused("layer %q is the current layer and cannot be deleted", l.Name)
 	case l.Locked:
 		return nil, refused("layer %q is locked", l.Name)
+	}
+	if b := c.d.BlockOnLayer(l.Name); b != "" {
+		return nil, refused("block %q has entities on layer %q: delete the block first", b, l.Name)
 	}
 	var victims []*drawing.Entity
 	if c.d.LayerEntityCount(l.Name) > 0 {

@@ -95,8 +95,11 @@ func entityMirror(c *call, a *enginev1.EntityMirrorArgs) (*enginev1.EntityMirror
 //   - line and polyline: positive is to the left of the direction of
 //     travel (for a counter-clockwise closed polyline, inwards); polyline
 //     corners between straight pieces are mitred, bulge arcs change radius
-//     and pieces are joined where they meet (see offsetPolyline); an
-//     offset that reverses a piece or collapses an arc fails;
+//     and pieces are joined where they meet (see geom.OffsetPieces); an
+//     offset that reverses a piece or collapses an arc fails; a closed
+//     polyline that comes apart gives every piece (handles, largest
+//     first), never one that crosses itself, and an open one whose offset
+//     would cross itself fails;
 //   - circle and arc: positive is away from the centre (an arc is taken
 //     like its circle, not by its counter-clockwise direction);
 //     an offset that leaves no radius fails;
@@ -128,11 +131,20 @@ func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffset
 			g = drawing.Arc{C: old.C, R: r, Start: old.Start, End: old.End}
 		}
 	case drawing.Polyline:
-		pl, err := geom.OffsetPolyline(old.Polyline, d)
+		pieces, err := geom.OffsetPieces(old.Polyline, d)
 		if err != nil {
 			return nil, failed("%v", err)
 		}
-		g = drawing.Polyline{Polyline: pl}
+		res := &enginev1.EntityOffsetResult{}
+		for _, pl := range pieces {
+			n, err := c.copyOf(e, drawing.Polyline{Polyline: pl})
+			if err != nil {
+				return nil, err
+			}
+			res.Handles = append(res.Handles, handleResult(n))
+		}
+		res.Handle = res.Handles[0]
+		return res, nil
 	case drawing.Ellipse:
 		pl, err := geom.OffsetEllipse(old.Arc(), d)
 		if err != nil {
@@ -149,7 +161,7 @@ func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffset
 	if err != nil {
 		return nil, err
 	}
-	return &enginev1.EntityOffsetResult{Handle: handleResult(n)}, nil
+	return &enginev1.EntityOffsetResult{Handle: handleResult(n), Handles: []string{handleResult(n)}}, nil
 }
 
 // editGeometry changes the given geometry fields; each must fit the

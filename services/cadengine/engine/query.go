@@ -179,7 +179,10 @@ func measureDistance(_ *call, a *enginev1.AnalysisMeasureDistanceArgs) (*enginev
 // polyline, elliptical arc) and the area and perimeter of closed ones
 // (circle, closed polyline, full ellipse), bulges and elliptical arcs
 // measured exactly (ellipses by the arithmetic-geometric mean or adaptive
-// quadrature). Points and text have none of them and fail.
+// quadrature). A closed polyline that crosses itself measures the area
+// it encloses (see geom.Polyline.Area). A hatch has the area it fills
+// (islands taken out) and the length of all its boundaries as perimeter.
+// Points, text, dimensions and inserts have none of them and fail.
 func measureEntity(c *call, a *enginev1.AnalysisMeasureEntityArgs) (*enginev1.AnalysisMeasureEntityResult, error) {
 	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
@@ -207,8 +210,29 @@ func measureEntity(c *call, a *enginev1.AnalysisMeasureEntityArgs) (*enginev1.An
 		} else {
 			res.Length = new(ea.Length())
 		}
+	case drawing.Hatch:
+		perimeter := 0.0
+		for _, l := range g.Loops {
+			for _, p := range l.Prims() {
+				perimeter += primLength(p)
+			}
+		}
+		res.Area, res.Perimeter = new(g.Area()), new(perimeter)
 	default:
 		return nil, failed("entity %s is a %s: it has no length, area or perimeter", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName())
 	}
 	return res, nil
+}
+
+// primLength is the length of a curve primitive.
+func primLength(p any) float64 {
+	switch p := p.(type) {
+	case geom.Segment:
+		return p.Length()
+	case geom.Arc:
+		return p.Length()
+	case geom.EllipseArc:
+		return p.Length()
+	}
+	return 0
 }

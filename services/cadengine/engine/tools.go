@@ -36,6 +36,21 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolEntityCreateEllipse:   docTool(createEllipse),
 		enginev1.ToolEntityBatchCreate:     docTool(batchCreate),
 
+		// annotation and blocks
+		enginev1.ToolEntityCreateMtext:        docTool(createMtext),
+		enginev1.ToolDimensionCreateAligned:   docTool(dimensionAligned),
+		enginev1.ToolDimensionCreateLinear:    docTool(dimensionLinear),
+		enginev1.ToolDimensionCreateRadial:    docTool(dimensionRadial),
+		enginev1.ToolDimensionCreateDiametric: docTool(dimensionDiametric),
+		enginev1.ToolDimensionCreateAngular:   docTool(dimensionAngular),
+		enginev1.ToolDimensionStyleList:       docTool(dimensionStyleList),
+		enginev1.ToolHatchCreate:              docTool(hatchCreate),
+		enginev1.ToolBlockDefine:              docTool(blockDefine),
+		enginev1.ToolBlockInsert:              docTool(blockInsert),
+		enginev1.ToolBlockExplode:             docTool(blockExplode),
+		enginev1.ToolBlockList:                docTool(blockList),
+		enginev1.ToolBlockDelete:              docTool(blockDelete),
+
 		// query
 		enginev1.ToolEntityGet:               docTool(entityGet),
 		enginev1.ToolEntityList:              docTool(entityList),

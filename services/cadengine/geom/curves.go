@@ -88,7 +88,7 @@ func (a Arc) Has(t float64) bool {
 		return true
 	}
 	d := NormRad(t - a.Start)
-	tol := TolAt(a.R) / math.Max(a.R, Tolerance)
+	tol := Tol(a.R, a.C.Mag()) / a.R
 	return d <= a.Sweep+tol || d >= 2*math.Pi-tol
 }
 
@@ -161,7 +161,7 @@ func (e EllipseArc) Has(t float64) bool {
 	}
 	d := NormRad(t - e.Start)
 	a := e.Major.Len()
-	tol := TolAt(a) / math.Max(a, Tolerance)
+	tol := Tol(a, e.C.Mag()) / a
 	return d <= e.Sweep+tol || d >= 2*math.Pi-tol
 }
 

@@ -126,13 +126,13 @@ func (e EllipseArc) span() (float64, float64) {
 func onArc(a Arc, p Vec) bool {
 	d := p.Sub(a.C)
 	if d.Len() == 0 {
-		return a.R <= TolAt(p.Mag())
+		return a.R <= Tol(0, p.Mag())
 	}
-	return a.C.Add(d.Unit().Mul(a.R)).Same(p) && a.Has(d.Angle())
+	return a.C.Add(d.Unit().Mul(a.R)).SameIn(p, a.R) && a.Has(d.Angle())
 }
 
 // onEllipse reports whether p lies on the elliptical arc within Tolerance.
-func onEllipse(e EllipseArc, p Vec) bool { return e.Closest(p).Same(p) }
+func onEllipse(e EllipseArc, p Vec) bool { return e.Closest(p).SameIn(p, e.Major.Len()) }
 
 // intersectArcEllipse intersects a circular arc and an elliptical arc.
 func intersectArcEllipse(a Arc, e EllipseArc) ([]Vec, error) {
@@ -143,7 +143,7 @@ func intersectArcEllipse(a Arc, e EllipseArc) ([]Vec, error) {
 	df := func(t float64) float64 { return 2 * e.At(t).Sub(a.C).Dot(e.tangent(t)) }
 	on := func(p Vec) bool { return onArc(a, p) }
 	return ellipseMeets(e, f, df, on, func(p Vec) bool {
-		return math.Abs(p.Dist(a.C)-a.R) <= TolAt(math.Max(a.R, p.Mag())) && a.Has(p.Sub(a.C).Angle())
+		return math.Abs(p.Dist(a.C)-a.R) <= Tol(a.R, p.Mag()) && a.Has(p.Sub(a.C).Angle())
 	})
 }
 
@@ -161,7 +161,7 @@ func intersectEllipses(e1, e2 EllipseArc) ([]Vec, error) {
 	on := func(p Vec) bool { return onEllipse(e2, p) }
 	return ellipseMeets(e1, f, df, on, func(p Vec) bool {
 		q := e2.toUnit(p)
-		return math.Abs(q.Len()-1)*a2 <= TolAt(math.Max(a2, p.Mag())) && e2.Has(q.Angle())
+		return math.Abs(q.Len()-1)*a2 <= Tol(a2, p.Mag()) && e2.Has(q.Angle())
 	})
 }
 
@@ -177,7 +177,7 @@ func ellipseMeets(e EllipseArc, f, df func(float64) float64, on, near func(Vec) 
 		switch {
 		case !near(p):
 			run = 0
-		case run == 0 || p.Dist(last) > TolAt(p.Mag()):
+		case run == 0 || p.Dist(last) > Tol(0, p.Mag()):
 			// Samples closer than Tolerance (a tiny arc) show no stretch.
 			if run, last = run+1, p; run >= 3 {
 				return nil, ErrOverlap

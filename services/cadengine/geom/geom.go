@@ -17,10 +17,15 @@ import (
 // Tolerance is the engine's geometric tolerance. Two lengths a and b are
 // equal when |a-b| <= Tolerance * max(1, |a|, |b|): absolute for values up
 // to 1 document unit, relative beyond. Two points are equal when their
-// distance is at most Tolerance * max(1, the largest |coordinate| of
-// either). Angles are compared as the arc length they span on the curve at
-// hand, so the same rule applies. Intersections, tangency, "on the entity"
-// tests and de-duplication of candidate points all use it.
+// distance is at most Tolerance (see [Vec.Same]); where the points belong
+// to a figure — the intersections of two curves, the ends of a piece — the
+// figure's size sets the scale instead (see [Tol]), never where the figure
+// sits: a drawing placed at national-grid coordinates (1e6–1e7) keeps
+// points a millimetre apart distinct. Below that, the rounding of the
+// coordinates themselves sets a floor ([RoundingFloor]). Angles are
+// compared as the arc length they span on the curve at hand, so the same
+// rule applies. Intersections, tangency, "on the entity" tests and
+// de-duplication of candidate points all use it.
 const Tolerance = 1e-9
 
 // Eq reports whether two lengths are equal within Tolerance.
@@ -28,8 +33,28 @@ func Eq(a, b float64) bool {
 	return math.Abs(a-b) <= Tolerance*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
-// TolAt is the absolute tolerance for lengths of magnitude around m.
+// TolAt is the absolute tolerance for lengths of magnitude around m: use
+// it for lengths and sizes, not for coordinates (see [Tol]).
 func TolAt(m float64) float64 { return Tolerance * math.Max(1, math.Abs(m)) }
+
+// roundingUlps is how many units in the last place of a coordinate the
+// computations of the engine may be off by: the floor of every tolerance.
+const roundingUlps = 64
+
+// RoundingFloor is the smallest distance that can be told apart at
+// coordinates of magnitude m: roundingUlps units in the last place of m.
+func RoundingFloor(m float64) float64 {
+	return roundingUlps * math.Abs(m) * 0x1p-52
+}
+
+// Tol is the tolerance for points of a figure of the given size placed at
+// coordinates of magnitude mag: Tolerance relative to the size, but never
+// finer than the rounding of the coordinates (RoundingFloor of the larger
+// of mag and size). [Vec.Same] is Tol(1, …): absolute Tolerance.
+func Tol(size, mag float64) float64 {
+	size = math.Abs(size)
+	return math.Max(Tolerance*size, RoundingFloor(math.Max(math.Abs(mag), size)))
+}
 
 // Vec is a point or a vector in world coordinates.
 type Vec struct{ X, Y float64 }
@@ -74,9 +99,16 @@ func (a Vec) Mag() float64 { return math.Max(math.Abs(a.X), math.Abs(a.Y)) }
 
 func polar(c Vec, r, rad float64) Vec { return Vec{c.X + r*math.Cos(rad), c.Y + r*math.Sin(rad)} }
 
-// Same reports whether two points are equal within Tolerance.
+// Same reports whether two points are equal within Tolerance, or within
+// the rounding of their coordinates where that is coarser (see [Tol]).
 func (a Vec) Same(b Vec) bool {
-	return a.Dist(b) <= TolAt(math.Max(a.Mag(), b.Mag()))
+	return a.Dist(b) <= Tol(1, math.Max(a.Mag(), b.Mag()))
+}
+
+// SameIn reports whether two points of a figure of the given size are
+// equal (see [Tol]).
+func (a Vec) SameIn(b Vec, size float64) bool {
+	return a.Dist(b) <= Tol(size, math.Max(a.Mag(), b.Mag()))
 }
 
 // Unit is a scaled to length 1, or the zero vector when a is zero.
@@ -177,8 +209,8 @@ func (b Box) Inside(w Box) bool {
 	if !b.NonEmpty || !w.NonEmpty {
 		return false
 	}
-	return b.Min.X >= w.Min.X-TolAt(w.Min.X) && b.Min.Y >= w.Min.Y-TolAt(w.Min.Y) &&
-		b.Max.X <= w.Max.X+TolAt(w.Max.X) && b.Max.Y <= w.Max.Y+TolAt(w.Max.Y)
+	t := w.tol()
+	return b.Min.X >= w.Min.X-t && b.Min.Y >= w.Min.Y-t && b.Max.X <= w.Max.X+t && b.Max.Y <= w.Max.Y+t
 }
 
 // Overlaps reports whether b and w share a point.
@@ -186,8 +218,14 @@ func (b Box) Overlaps(w Box) bool {
 	if !b.NonEmpty || !w.NonEmpty {
 		return false
 	}
-	return b.Min.X <= w.Max.X+TolAt(w.Max.X) && b.Max.X >= w.Min.X-TolAt(w.Min.X) &&
-		b.Min.Y <= w.Max.Y+TolAt(w.Max.Y) && b.Max.Y >= w.Min.Y-TolAt(w.Min.Y)
+	t := w.tol()
+	return b.Min.X <= w.Max.X+t && b.Max.X >= w.Min.X-t && b.Min.Y <= w.Max.Y+t && b.Max.Y >= w.Min.Y-t
+}
+
+// tol is the tolerance of the box's edges: by its size, with the rounding
+// floor of where it sits (see Tol).
+func (b Box) tol() float64 {
+	return Tol(math.Max(b.Max.X-b.Min.X, b.Max.Y-b.Min.Y), math.Max(b.Min.Mag(), b.Max.Mag()))
 }
 
 func (b Box) contains(p Vec) bool { return Box{Min: p, Max: p, NonEmpty: true}.Inside(b) }
@@ -255,3 +293,31 @@ func (x Xform) Direction(a float64) float64 {
 	}
 	return NormDeg(a + x.rot)
 }
+
+// Then is the transform that applies x, then y.
+func (x Xform) Then(y Xform) Xform {
+	var m [2][2]float64
+	for i := 0; i < 2; i++ {
+		for j := 0; j < 2; j++ {
+			m[i][j] = y.m[i][0]*x.m[0][j] + y.m[i][1]*x.m[1][j]
+		}
+	}
+	out := Xform{m: m, t: y.Point(x.t), Scale: x.Scale * y.Scale, Mirror: x.Mirror != y.Mirror}
+	switch {
+	case !x.Mirror && !y.Mirror:
+		out.rot = x.rot + y.rot
+	case x.Mirror && !y.Mirror:
+		// Rot(r)·Ref(a) = Ref(a + r/2).
+		out.axis = x.axis + y.rot/2
+	case !x.Mirror && y.Mirror:
+		// Ref(a)·Rot(r) = Ref(a - r/2).
+		out.axis = y.axis - x.rot/2
+	default:
+		// Ref(b)·Ref(a) = Rot(2(b - a)).
+		out.rot = 2 * (y.axis - x.axis)
+	}
+	return out
+}
+
+// Identity is the transform that changes nothing.
+func Identity() Xform { return Translate(Vec{}) }

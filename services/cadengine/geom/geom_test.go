@@ -227,3 +227,21 @@ func TestNormDeg(t *testing.T) {
 		}
 	}
 }
+
+func TestXformThen(t *testing.T) {
+	p := Pt(3, -2)
+	xs := []Xform{Translate(Pt(5, 1)), RotateAbout(Pt(1, 1), 30), ScaleAbout(Pt(-2, 0), 2.5), MirrorAbout(Pt(0, 1), Pt(2, 3)), MirrorAbout(Pt(1, 0), Pt(1, 5))}
+	for i, x := range xs {
+		for j, y := range xs {
+			z := x.Then(y)
+			if got, want := z.Point(p), y.Point(x.Point(p)); !got.SameIn(want, 10) {
+				t.Errorf("(%d then %d).Point(%v) = %v, want %v", i, j, p, got, want)
+			}
+			for _, a := range []float64{0, 37, 200} {
+				if got, want := z.Direction(a), y.Direction(x.Direction(a)); math.Abs(NormDeg(got-want+180)-180) > 1e-9 {
+					t.Errorf("(%d then %d).Direction(%v) = %v, want %v", i, j, a, got, want)
+				}
+			}
+		}
+	}
+}

@@ -44,8 +44,9 @@ func intersectSegments(s, t Segment) ([]Vec, error) {
 	w := t.A.Sub(s.A)
 	u := w.cross(d2) / den
 	v := w.cross(d1) / den
-	tu := TolAt(scale) / math.Max(d1.Len(), Tolerance)
-	tv := TolAt(scale) / math.Max(d2.Len(), Tolerance)
+	tol := Tol(scale, math.Max(s.A.Mag(), t.A.Mag()))
+	tu := tol / d1.Len()
+	tv := tol / d2.Len()
 	if u < -tu || u > 1+tu || v < -tv || v > 1+tv {
 		return nil, nil
 	}
@@ -58,7 +59,8 @@ func onSegment(s Segment, p Vec) bool {
 }
 
 // lineCircle returns the parameters u along s (the infinite line) where it
-// meets the circle (c, r).
+// meets the circle (c, r). It works relative to s.A, so that a figure far
+// from the origin loses no precision to where it sits.
 func lineCircle(s Segment, c Vec, r float64) []float64 {
 	d := s.B.Sub(s.A)
 	l := d.Len()
@@ -66,29 +68,30 @@ func lineCircle(s Segment, c Vec, r float64) []float64 {
 		return nil
 	}
 	// Project the centre: foot at parameter u0, distance h from the line.
-	u0 := c.Sub(s.A).Dot(d) / (l * l)
-	foot := s.A.Add(d.Mul(u0))
-	h := foot.Dist(c)
+	w := c.Sub(s.A)
+	u0 := w.Dot(d) / (l * l)
+	h := math.Abs(d.cross(w)) / l
 	switch {
-	case Eq(h, r):
+	case math.Abs(h-r) <= Tol(r, math.Max(s.A.Mag(), c.Mag())):
 		return []float64{u0}
 	case h > r:
 		return nil
 	}
-	half := math.Sqrt(r*r-h*h) / l
+	half := math.Sqrt((r-h)*(r+h)) / l
 	return []float64{u0 - half, u0 + half}
 }
 
 func intersectSegmentArc(s Segment, a Arc) []Vec {
 	var out []Vec
-	tol := TolAt(math.Max(s.Length(), a.R)) / math.Max(s.Length(), Tolerance)
+	size := math.Max(s.Length(), a.R)
+	tol := Tol(size, math.Max(s.A.Mag(), a.C.Mag())) / s.Length()
 	for _, u := range lineCircle(s, a.C, a.R) {
 		if u < -tol || u > 1+tol {
 			continue
 		}
 		p := s.A.Add(s.B.Sub(s.A).Mul(u))
 		if a.Has(p.Sub(a.C).Angle()) {
-			out = AppendUnique(out, p)
+			out = AppendUniqueIn(out, p, size)
 		}
 	}
 	return out
@@ -96,7 +99,10 @@ func intersectSegmentArc(s Segment, a Arc) []Vec {
 
 func intersectArcs(a, b Arc) ([]Vec, error) {
 	d := a.C.Dist(b.C)
-	if a.C.Same(b.C) && Eq(a.R, b.R) {
+	size := math.Max(a.R, b.R)
+	tol := Tol(size, math.Max(a.C.Mag(), b.C.Mag()))
+	near := func(x, y float64) bool { return math.Abs(x-y) <= tol }
+	if d <= tol && near(a.R, b.R) {
 		return coincidentArcs(a, b)
 	}
 	if d == 0 {
@@ -105,9 +111,9 @@ func intersectArcs(a, b Arc) ([]Vec, error) {
 	var pts []Vec
 	u := b.C.Sub(a.C).Mul(1 / d)
 	switch {
-	case Eq(d, a.R+b.R):
+	case near(d, a.R+b.R):
 		pts = []Vec{a.C.Add(u.Mul(a.R))}
-	case Eq(d, math.Abs(a.R-b.R)):
+	case near(d, math.Abs(a.R-b.R)):
 		if a.R >= b.R {
 			pts = []Vec{a.C.Add(u.Mul(a.R))}
 		} else {
@@ -124,7 +130,7 @@ func intersectArcs(a, b Arc) ([]Vec, error) {
 	var out []Vec
 	for _, p := range pts {
 		if a.Has(p.Sub(a.C).Angle()) && b.Has(p.Sub(b.C).Angle()) {
-			out = AppendUnique(out, p)
+			out = AppendUniqueIn(out, p, math.Max(a.R, b.R))
 		}
 	}
 	return out, nil
@@ -238,9 +244,13 @@ func TangentPoints(c Vec, r float64, p Vec) []Vec {
 // ---- helpers ----
 
 // AppendUnique appends p to pts unless a point the same within Tolerance is there.
-func AppendUnique(pts []Vec, p Vec) []Vec {
+func AppendUnique(pts []Vec, p Vec) []Vec { return AppendUniqueIn(pts, p, 1) }
+
+// AppendUniqueIn appends p to pts unless a point the same as p in a figure
+// of the given size is there (see [Vec.SameIn]).
+func AppendUniqueIn(pts []Vec, p Vec, size float64) []Vec {
 	for _, q := range pts {
-		if q.Same(p) {
+		if q.SameIn(p, size) {
 			return pts
 		}
 	}

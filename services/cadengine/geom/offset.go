@@ -41,9 +41,24 @@ type offPiece struct {
 // Trimmed pieces keep their direction. It fails when an arc collapses
 // (its radius would reach 0), when a piece would reverse or vanish (it is
 // shorter than the offset eats away), or when the polyline doubles back
-// on itself. Pieces that are not neighbours are not intersected: a large
-// offset inside a concave polyline can cross itself.
+// on itself. An offset that comes apart into several pieces (a closed
+// concave polyline offset inwards by more than half a neck) is
+// ErrOffsetSplits, and one that would cross itself ErrOffsetCrosses:
+// OffsetPieces returns the pieces.
 func OffsetPolyline(g Polyline, d float64) (Polyline, error) {
+	ps, err := OffsetPieces(g, d)
+	if err != nil {
+		return Polyline{}, err
+	}
+	if len(ps) > 1 {
+		return Polyline{}, &OffsetError{Err: ErrOffsetSplits, Pieces: len(ps)}
+	}
+	return ps[0], nil
+}
+
+// rawOffset is the offset of every piece, joined to its neighbours, before
+// any crossing of pieces that are not neighbours is resolved.
+func rawOffset(g Polyline, d float64) (Polyline, error) {
 	n := len(g.V)
 	count := n - 1
 	if g.Closed {

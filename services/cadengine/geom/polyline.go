@@ -1,7 +1,5 @@
 package geom
 
-import "math"
-
 // Vertex is a polyline vertex; bulge is the tangent of a quarter of the
 // included angle of the arc to the next vertex (DXF).
 type Vertex struct {
@@ -68,20 +66,6 @@ func (g Polyline) Length() float64 {
 		l += s.Length()
 	}
 	return l
-}
-
-// Area is the enclosed area of a closed polyline, bulges included.
-func (g Polyline) Area() float64 {
-	a := 0.0
-	for _, s := range g.Pieces() {
-		a += s.A.cross(s.B) / 2
-		a += bulgeSegmentArea(s.A, s.B, s.Bulge)
-	}
-	// The shoelace sum is positive counter-clockwise. A positive bulge bows
-	// to the right of its chord: out of a counter-clockwise polygon (adding
-	// area) and into a clockwise one (removing it), which is adding its
-	// signed segment area to the signed total either way.
-	return math.Abs(a)
 }
 
 // Prims are the polyline's pieces as primitives, in order.

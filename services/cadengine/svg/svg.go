@@ -17,7 +17,14 @@ import (
 // (layers that are off or frozen are left out), thin strokes in the ACI
 // colours (7 drawn black on white), y flipped so that +Y is up, and a
 // viewBox of the extents with a 2% margin. Linetypes are not drawn.
-func Write(d *drawing.Document) string {
+func Write(d *drawing.Document) string { return WriteWith(d, nil) }
+
+// WriteWith draws the document as Write does, plotted on a paper and at a
+// scale when opts asks for them (see drawing.NewSheet): the SVG's width
+// and height are then the paper's in millimetres, its viewBox the part of
+// the world the paper shows, and strokes are drawn at their plotted
+// widths (a layer's lineweight, 0.25 mm by default).
+func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions) string {
 	ents := d.Entities()
 	visible := func(e *drawing.Entity) bool {
 		l := d.Layer(e.Layer)
@@ -32,6 +39,7 @@ func Write(d *drawing.Document) string {
 	if !ext.NonEmpty {
 		ext = geom.Box{Min: geom.Pt(0, 0), Max: geom.Pt(100, 100), NonEmpty: true}
 	}
+	sheet := drawing.NewSheet(ext, d.Units, opts.GetPaper(), opts.GetScale())
 	w, h := ext.Max.X-ext.Min.X, ext.Max.Y-ext.Min.Y
 	margin := math.Max(math.Max(w, h)*0.02, 1e-6*math.Max(1, ext.Max.Mag()))
 	if w == 0 && h == 0 {
@@ -39,11 +47,17 @@ func Write(d *drawing.Document) string {
 	}
 	vx, vy := ext.Min.X-margin, -(ext.Max.Y + margin)
 	vw, vh := w+2*margin, h+2*margin
+	if sheet.Fixed {
+		lo, hi := sheet.World(geom.Vec{}), sheet.World(geom.Pt(sheet.Width, sheet.Height))
+		vx, vy, vw, vh = lo.X, -hi.Y, hi.X-lo.X, hi.Y-lo.Y
+	}
 
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="%s %s %s %s"`, num(vx), num(vy), num(vw), num(vh))
-	if uw, ok := svgLength(vw, d.Units); ok {
+	if sheet.Fixed {
+		fmt.Fprintf(&b, ` width="%smm" height="%smm"`, num(sheet.Width), num(sheet.Height))
+	} else if uw, ok := svgLength(vw, d.Units); ok {
 		uh, _ := svgLength(vh, d.Units)
 		fmt.Fprintf(&b, ` width="%s" height="%s"`, uw, uh)
 	}
@@ -53,8 +67,11 @@ func Write(d *drawing.Document) string {
 	b.WriteString("</title>\n")
 	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#ffffff"/>`+"\n", num(vx), num(vy), num(vw), num(vh))
 	// Strokes are 0.2% of the larger side: about 2 px when the drawing is
-	// shown 1000 px wide, whatever its units.
+	// shown 1000 px wide, whatever its units; on a sheet, 0.25 mm.
 	stroke := math.Max(vw, vh) / 500
+	if sheet.Fixed {
+		stroke = 0.25 / sheet.Factor
+	}
 	fmt.Fprintf(&b, `<g fill="none" stroke-width="%s" stroke-linecap="round" stroke-linejoin="round">`+"\n", num(stroke))
 	byLayer := map[string][]*drawing.Entity{}
 	for _, e := range ents {
@@ -62,14 +79,24 @@ func Write(d *drawing.Document) string {
 			byLayer[e.Layer] = append(byLayer[e.Layer], e)
 		}
 	}
+	colorOf := func(layer string) int32 {
+		if l := d.Layer(layer); l != nil {
+			return l.Color
+		}
+		return 7
+	}
 	for i, l := range d.SortedLayers() {
 		es := byLayer[l.Name]
 		if len(es) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, `<g id="layer-%d" data-layer="%s" stroke="%s">`+"\n", i, attr(l.Name), aciRGB(l.Color))
+		width := ""
+		if sheet.Fixed && l.Lineweight > 0 {
+			width = fmt.Sprintf(` stroke-width="%s"`, num(float64(l.Lineweight)/100/sheet.Factor))
+		}
+		fmt.Fprintf(&b, `<g id="layer-%d" data-layer="%s" stroke="%s"%s>`+"\n", i, attr(l.Name), aciRGB(l.Color), width)
 		for _, e := range es {
-			svgEntity(&b, e, l.Color, stroke)
+			svgEntity(&b, e, "e"+drawing.FormatHandle(e.Handle), colorOf, stroke)
 		}
 		b.WriteString("</g>\n")
 	}
@@ -110,24 +137,27 @@ func attr(s string) string {
 	return b.String()
 }
 
-// svgEntity draws one entity; layerColor is its layer's colour, which text
-// needs for its fill.
-func svgEntity(b *strings.Builder, e *drawing.Entity, layerColor int32, stroke float64) {
+// svgEntity draws one entity with the element id id ("" for none);
+// colorOf is a layer's colour, which text and fills need.
+func svgEntity(b *strings.Builder, e *drawing.Entity, id string, colorOf func(string) int32, stroke float64) {
+	layerColor := colorOf(e.Layer)
 	style := ""
 	if e.Color != 256 {
 		style = fmt.Sprintf(` stroke="%s"`, aciRGB(e.Color))
 	}
-	id := drawing.FormatHandle(e.Handle)
+	if id != "" {
+		id = ` id="` + id + `"`
+	}
 	switch g := e.Geom.(type) {
 	case drawing.Point:
-		fmt.Fprintf(b, `<path id="e%s" d="M %s l 0 0"%s stroke-width="%s"/>`+"\n", id, pt(g.P), style, num(3*stroke))
+		fmt.Fprintf(b, `<path%s d="M %s l 0 0"%s stroke-width="%s"/>`+"\n", id, pt(g.P), style, num(3*stroke))
 	case drawing.Line:
-		fmt.Fprintf(b, `<line id="e%s" x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", id, num(g.A.X), num(-g.A.Y), num(g.B.X), num(-g.B.Y), style)
+		fmt.Fprintf(b, `<line%s x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", id, num(g.A.X), num(-g.A.Y), num(g.B.X), num(-g.B.Y), style)
 	case drawing.Circle:
-		fmt.Fprintf(b, `<circle id="e%s" cx="%s" cy="%s" r="%s"%s/>`+"\n", id, num(g.C.X), num(-g.C.Y), num(g.R), style)
+		fmt.Fprintf(b, `<circle%s cx="%s" cy="%s" r="%s"%s/>`+"\n", id, num(g.C.X), num(-g.C.Y), num(g.R), style)
 	case drawing.Arc:
 		a := g.Arc()
-		fmt.Fprintf(b, `<path id="e%s" d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(a.R, a.R, 0, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
+		fmt.Fprintf(b, `<path%s d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(a.R, a.R, 0, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
 	case drawing.Polyline:
 		var d strings.Builder
 		if len(g.V) > 0 {
@@ -144,29 +174,27 @@ func svgEntity(b *strings.Builder, e *drawing.Entity, layerColor int32, stroke f
 		if g.Closed {
 			d.WriteString(" Z")
 		}
-		fmt.Fprintf(b, `<path id="e%s" d="%s"%s/>`+"\n", id, d.String(), style)
+		fmt.Fprintf(b, `<path%s d="%s"%s/>`+"\n", id, d.String(), style)
 	case drawing.Text:
 		fill := aciRGB(layerColor)
 		if e.Color != 256 {
 			fill = aciRGB(e.Color)
 		}
-		fmt.Fprintf(b, `<text id="e%s" x="%s" y="%s" font-size="%s" font-family="sans-serif" stroke="none" fill="%s"`, id, num(g.P.X), num(-g.P.Y), num(g.Height), fill)
-		if g.Rotation != 0 {
-			fmt.Fprintf(b, ` transform="rotate(%s %s %s)"`, num(-g.Rotation), num(g.P.X), num(-g.P.Y))
-		}
-		b.WriteString(">")
-		xml.EscapeText(b, []byte(g.Text))
-		b.WriteString("</text>\n")
+		svgText(b, id, g, fill)
 	case drawing.Ellipse:
 		a := g.Arc()
 		rx, ry := g.Major.Len(), g.Major.Len()*g.Ratio
 		rot := -geom.Deg(g.Major.Angle())
 		if a.Full() {
-			fmt.Fprintf(b, `<ellipse id="e%s" cx="%s" cy="%s" rx="%s" ry="%s" transform="rotate(%s %s %s)"%s/>`+"\n",
+			fmt.Fprintf(b, `<ellipse%s cx="%s" cy="%s" rx="%s" ry="%s" transform="rotate(%s %s %s)"%s/>`+"\n",
 				id, num(g.C.X), num(-g.C.Y), num(rx), num(ry), num(rot), num(g.C.X), num(-g.C.Y), style)
 			return
 		}
-		fmt.Fprintf(b, `<path id="e%s" d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(rx, ry, rot, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
+		fmt.Fprintf(b, `<path%s d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(rx, ry, rot, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
+	case drawing.Pictured:
+		svgPicture(b, g.Picture(), id, style, fillColor(e, layerColor), stroke)
+	case drawing.Insert:
+		svgInsert(b, g.PlacedFor(e), id, style, colorOf, stroke)
 	}
 }
 
@@ -184,63 +212,9 @@ func svgArcTo(rx, ry, rot, sweep float64, ccw bool, p geom.Vec) string {
 	return fmt.Sprintf("A %s %s %s %d %d %s", num(rx), num(ry), num(rot), large, flag, pt(p))
 }
 
-// aciRGB is an approximate RGB colour of an AutoCAD Color Index: the nine
-// standard colours exactly (7 as black, for a white page), 10–249 from
-// the ACI hue wheel, 250–255 greys. 0 (by block) is drawn black.
+// aciRGB is the hex RGB colour of an AutoCAD Color Index (see
+// drawing.ACIRGB).
 func aciRGB(c int32) string {
-	switch c {
-	case 1:
-		return "#ff0000"
-	case 2:
-		return "#ffff00"
-	case 3:
-		return "#00ff00"
-	case 4:
-		return "#00ffff"
-	case 5:
-		return "#0000ff"
-	case 6:
-		return "#ff00ff"
-	case 8:
-		return "#808080"
-	case 9:
-		return "#c0c0c0"
-	case 250, 251, 252, 253, 254, 255:
-		g := []int{0x33, 0x50, 0x69, 0x82, 0xbe, 0xff}[c-250]
-		return fmt.Sprintf("#%02x%02x%02x", g, g, g)
-	}
-	if c < 10 || c > 249 {
-		return "#000000"
-	}
-	hue := float64(c/10-1) * 15
-	value := []float64{1, 0.8, 0.6, 0.5, 0.3}[(c%10)/2]
-	sat := 1.0
-	if c%2 == 1 {
-		sat = 0.5
-	}
-	r, g, bl := hsv(hue, sat, value)
-	return fmt.Sprintf("#%02x%02x%02x", r, g, bl)
-}
-
-func hsv(h, s, v float64) (int, int, int) {
-	c := v * s
-	x := c * (1 - math.Abs(math.Mod(h/60, 2)-1))
-	m := v - c
-	var r, g, b float64
-	switch {
-	case h < 60:
-		r, g, b = c, x, 0
-	case h < 120:
-		r, g, b = x, c, 0
-	case h < 180:
-		r, g, b = 0, c, x
-	case h < 240:
-		r, g, b = 0, x, c
-	case h < 300:
-		r, g, b = x, 0, c
-	default:
-		r, g, b = c, 0, x
-	}
-	to := func(f float64) int { return int(math.Round((f + m) * 255)) }
-	return to(r), to(g), to(b)
+	r, g, b := drawing.ACIRGB(c)
+	return fmt.Sprintf("#%02x%02x%02x", r, g, b)
 }

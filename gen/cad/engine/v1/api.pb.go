@@ -920,8 +920,10 @@ type ExportDocumentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The document.
 	DocumentId string `protobuf:"bytes,1,opt,name=document_id,json=documentId,proto3" json:"document_id,omitempty"`
-	// dxf or svg.
-	Format        ExportFormat `protobuf:"varint,2,opt,name=format,proto3,enum=cad.engine.v1.ExportFormat" json:"format,omitempty"`
+	// dxf, svg, png or pdf.
+	Format ExportFormat `protobuf:"varint,2,opt,name=format,proto3,enum=cad.engine.v1.ExportFormat" json:"format,omitempty"`
+	// How to write it (DXF version, plot scale, paper).
+	Options       *ExportOptions `protobuf:"bytes,3,opt,name=options,proto3,oneof" json:"options,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -970,6 +972,13 @@ func (x *ExportDocumentRequest) GetFormat() ExportFormat {
 	return ExportFormat_EXPORT_FORMAT_UNSPECIFIED
 }
 
+func (x *ExportDocumentRequest) GetOptions() *ExportOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
 // ExportDocumentResponse is the file.
 type ExportDocumentResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -977,8 +986,10 @@ type ExportDocumentResponse struct {
 	Format ExportFormat `protobuf:"varint,1,opt,name=format,proto3,enum=cad.engine.v1.ExportFormat" json:"format,omitempty"`
 	// Its media type.
 	MediaType string `protobuf:"bytes,2,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
-	// The file's text.
-	Content       string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	// The file's text (DXF, SVG).
+	Content string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	// The file's bytes (PNG, PDF).
+	Data          []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1032,6 +1043,13 @@ func (x *ExportDocumentResponse) GetContent() string {
 		return x.Content
 	}
 	return ""
+}
+
+func (x *ExportDocumentResponse) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
 }
 
 // ImportDocumentRequest creates a document from a file.
@@ -1102,7 +1120,13 @@ func (x *ImportDocumentRequest) GetContent() string {
 type ImportDocumentResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The document.
-	Document      *DocumentInfo `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	Document *DocumentInfo `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	// Entities imported.
+	Imported int64 `protobuf:"varint,2,opt,name=imported,proto3" json:"imported,omitempty"`
+	// Entities not imported.
+	Skipped int64 `protobuf:"varint,3,opt,name=skipped,proto3" json:"skipped,omitempty"`
+	// What the file held that the engine does not model, by type.
+	Unmodelled    []*UnmodelledEntities `protobuf:"bytes,4,rep,name=unmodelled,proto3" json:"unmodelled,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1140,6 +1164,27 @@ func (*ImportDocumentResponse) Descriptor() ([]byte, []int) {
 func (x *ImportDocumentResponse) GetDocument() *DocumentInfo {
 	if x != nil {
 		return x.Document
+	}
+	return nil
+}
+
+func (x *ImportDocumentResponse) GetImported() int64 {
+	if x != nil {
+		return x.Imported
+	}
+	return 0
+}
+
+func (x *ImportDocumentResponse) GetSkipped() int64 {
+	if x != nil {
+		return x.Skipped
+	}
+	return 0
+}
+
+func (x *ImportDocumentResponse) GetUnmodelled() []*UnmodelledEntities {
+	if x != nil {
+		return x.Unmodelled
 	}
 	return nil
 }
@@ -1450,23 +1495,32 @@ const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"\v_page_token\"z\n" +
 	"\x15ListDocumentsResponse\x129\n" +
 	"\tdocuments\x18\x01 \x03(\v2\x1b.cad.engine.v1.DocumentInfoR\tdocuments\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"u\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xbe\x01\n" +
 	"\x15ExportDocumentRequest\x12'\n" +
 	"\vdocument_id\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\n" +
 	"documentId\x123\n" +
-	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\"\x86\x01\n" +
+	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12;\n" +
+	"\aoptions\x18\x03 \x01(\v2\x1c.cad.engine.v1.ExportOptionsH\x00R\aoptions\x88\x01\x01B\n" +
+	"\n" +
+	"\b_options\"\x9a\x01\n" +
 	"\x16ExportDocumentResponse\x123\n" +
 	"\x06format\x18\x01 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x1d\n" +
 	"\n" +
 	"media_type\x18\x02 \x01(\tR\tmediaType\x12\x18\n" +
-	"\acontent\x18\x03 \x01(\tR\acontent\"\x91\x01\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x12\x12\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\"\x91\x01\n" +
 	"\x15ImportDocumentRequest\x12 \n" +
 	"\x04name\x18\x01 \x01(\tB\a\x92\xb5\x18\x03(\xc8\x01H\x00R\x04name\x88\x01\x01\x123\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x18\n" +
 	"\acontent\x18\x03 \x01(\tR\acontentB\a\n" +
-	"\x05_name\"Q\n" +
+	"\x05_name\"\xca\x01\n" +
 	"\x16ImportDocumentResponse\x127\n" +
-	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\"@\n" +
+	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\x12\x1a\n" +
+	"\bimported\x18\x02 \x01(\x03R\bimported\x12\x18\n" +
+	"\askipped\x18\x03 \x01(\x03R\askipped\x12A\n" +
+	"\n" +
+	"unmodelled\x18\x04 \x03(\v2!.cad.engine.v1.UnmodelledEntitiesR\n" +
+	"unmodelled\"@\n" +
 	"\x13GetOperationRequest\x12)\n" +
 	"\foperation_id\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\voperationId\"N\n" +
 	"\x14GetOperationResponse\x126\n" +
@@ -1539,7 +1593,9 @@ var file_cad_engine_v1_api_proto_goTypes = []any{
 	(Units)(0),                      // 23: cad.engine.v1.Units
 	(*DocumentInfo)(nil),            // 24: cad.engine.v1.DocumentInfo
 	(ExportFormat)(0),               // 25: cad.engine.v1.ExportFormat
-	(*Operation)(nil),               // 26: cad.engine.v1.Operation
+	(*ExportOptions)(nil),           // 26: cad.engine.v1.ExportOptions
+	(*UnmodelledEntities)(nil),      // 27: cad.engine.v1.UnmodelledEntities
+	(*Operation)(nil),               // 28: cad.engine.v1.Operation
 }
 var file_cad_engine_v1_api_proto_depIdxs = []int32{
 	21, // 0: cad.engine.v1.CallToolRequest.args:type_name -> google.protobuf.Struct
@@ -1554,16 +1610,18 @@ var file_cad_engine_v1_api_proto_depIdxs = []int32{
 	24, // 9: cad.engine.v1.GetDocumentResponse.document:type_name -> cad.engine.v1.DocumentInfo
 	24, // 10: cad.engine.v1.ListDocumentsResponse.documents:type_name -> cad.engine.v1.DocumentInfo
 	25, // 11: cad.engine.v1.ExportDocumentRequest.format:type_name -> cad.engine.v1.ExportFormat
-	25, // 12: cad.engine.v1.ExportDocumentResponse.format:type_name -> cad.engine.v1.ExportFormat
-	25, // 13: cad.engine.v1.ImportDocumentRequest.format:type_name -> cad.engine.v1.ExportFormat
-	24, // 14: cad.engine.v1.ImportDocumentResponse.document:type_name -> cad.engine.v1.DocumentInfo
-	26, // 15: cad.engine.v1.GetOperationResponse.operation:type_name -> cad.engine.v1.Operation
-	26, // 16: cad.engine.v1.GetSystemStatusResponse.recent_operations:type_name -> cad.engine.v1.Operation
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	26, // 12: cad.engine.v1.ExportDocumentRequest.options:type_name -> cad.engine.v1.ExportOptions
+	25, // 13: cad.engine.v1.ExportDocumentResponse.format:type_name -> cad.engine.v1.ExportFormat
+	25, // 14: cad.engine.v1.ImportDocumentRequest.format:type_name -> cad.engine.v1.ExportFormat
+	24, // 15: cad.engine.v1.ImportDocumentResponse.document:type_name -> cad.engine.v1.DocumentInfo
+	27, // 16: cad.engine.v1.ImportDocumentResponse.unmodelled:type_name -> cad.engine.v1.UnmodelledEntities
+	28, // 17: cad.engine.v1.GetOperationResponse.operation:type_name -> cad.engine.v1.Operation
+	28, // 18: cad.engine.v1.GetSystemStatusResponse.recent_operations:type_name -> cad.engine.v1.Operation
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_api_proto_init() }
@@ -1579,6 +1637,7 @@ func file_cad_engine_v1_api_proto_init() {
 	file_cad_engine_v1_api_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cad_engine_v1_api_proto_msgTypes[6].OneofWrappers = []any{}
 	file_cad_engine_v1_api_proto_msgTypes[10].OneofWrappers = []any{}
+	file_cad_engine_v1_api_proto_msgTypes[12].OneofWrappers = []any{}
 	file_cad_engine_v1_api_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -41,19 +41,33 @@ const (
 	EntityType_ENTITY_TYPE_TEXT EntityType = 6
 	// An ellipse or elliptical arc.
 	EntityType_ENTITY_TYPE_ELLIPSE EntityType = 7
+	// Multi-line text with a width, an attachment point and line spacing.
+	EntityType_ENTITY_TYPE_MTEXT EntityType = 8
+	// A dimension: linear (aligned or rotated), radial, diametric or
+	// angular, its measurement computed by the engine.
+	EntityType_ENTITY_TYPE_DIMENSION EntityType = 9
+	// A hatch: a solid fill or a named pattern inside closed boundaries.
+	EntityType_ENTITY_TYPE_HATCH EntityType = 10
+	// A block reference: a block's entities placed with a position, a scale
+	// and a rotation.
+	EntityType_ENTITY_TYPE_INSERT EntityType = 11
 )
 
 // Enum value maps for EntityType.
 var (
 	EntityType_name = map[int32]string{
-		0: "ENTITY_TYPE_UNSPECIFIED",
-		1: "ENTITY_TYPE_POINT",
-		2: "ENTITY_TYPE_LINE",
-		3: "ENTITY_TYPE_CIRCLE",
-		4: "ENTITY_TYPE_ARC",
-		5: "ENTITY_TYPE_POLYLINE",
-		6: "ENTITY_TYPE_TEXT",
-		7: "ENTITY_TYPE_ELLIPSE",
+		0:  "ENTITY_TYPE_UNSPECIFIED",
+		1:  "ENTITY_TYPE_POINT",
+		2:  "ENTITY_TYPE_LINE",
+		3:  "ENTITY_TYPE_CIRCLE",
+		4:  "ENTITY_TYPE_ARC",
+		5:  "ENTITY_TYPE_POLYLINE",
+		6:  "ENTITY_TYPE_TEXT",
+		7:  "ENTITY_TYPE_ELLIPSE",
+		8:  "ENTITY_TYPE_MTEXT",
+		9:  "ENTITY_TYPE_DIMENSION",
+		10: "ENTITY_TYPE_HATCH",
+		11: "ENTITY_TYPE_INSERT",
 	}
 	EntityType_value = map[string]int32{
 		"ENTITY_TYPE_UNSPECIFIED": 0,
@@ -64,6 +78,10 @@ var (
 		"ENTITY_TYPE_POLYLINE":    5,
 		"ENTITY_TYPE_TEXT":        6,
 		"ENTITY_TYPE_ELLIPSE":     7,
+		"ENTITY_TYPE_MTEXT":       8,
+		"ENTITY_TYPE_DIMENSION":   9,
+		"ENTITY_TYPE_HATCH":       10,
+		"ENTITY_TYPE_INSERT":      11,
 	}
 )
 
@@ -157,6 +175,338 @@ func (x Units) Number() protoreflect.EnumNumber {
 // Deprecated: Use Units.Descriptor instead.
 func (Units) EnumDescriptor() ([]byte, []int) {
 	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{1}
+}
+
+// TextAttachment is the point of a multi-line text that its insertion
+// point is, as DXF's MTEXT attachment (71).
+type TextAttachment int32
+
+const (
+	// Not set (top left).
+	TextAttachment_TEXT_ATTACHMENT_UNSPECIFIED TextAttachment = 0
+	// Top left.
+	TextAttachment_TEXT_ATTACHMENT_TOP_LEFT TextAttachment = 1
+	// Top centre.
+	TextAttachment_TEXT_ATTACHMENT_TOP_CENTER TextAttachment = 2
+	// Top right.
+	TextAttachment_TEXT_ATTACHMENT_TOP_RIGHT TextAttachment = 3
+	// Middle left.
+	TextAttachment_TEXT_ATTACHMENT_MIDDLE_LEFT TextAttachment = 4
+	// Middle centre.
+	TextAttachment_TEXT_ATTACHMENT_MIDDLE_CENTER TextAttachment = 5
+	// Middle right.
+	TextAttachment_TEXT_ATTACHMENT_MIDDLE_RIGHT TextAttachment = 6
+	// Bottom left.
+	TextAttachment_TEXT_ATTACHMENT_BOTTOM_LEFT TextAttachment = 7
+	// Bottom centre.
+	TextAttachment_TEXT_ATTACHMENT_BOTTOM_CENTER TextAttachment = 8
+	// Bottom right.
+	TextAttachment_TEXT_ATTACHMENT_BOTTOM_RIGHT TextAttachment = 9
+)
+
+// Enum value maps for TextAttachment.
+var (
+	TextAttachment_name = map[int32]string{
+		0: "TEXT_ATTACHMENT_UNSPECIFIED",
+		1: "TEXT_ATTACHMENT_TOP_LEFT",
+		2: "TEXT_ATTACHMENT_TOP_CENTER",
+		3: "TEXT_ATTACHMENT_TOP_RIGHT",
+		4: "TEXT_ATTACHMENT_MIDDLE_LEFT",
+		5: "TEXT_ATTACHMENT_MIDDLE_CENTER",
+		6: "TEXT_ATTACHMENT_MIDDLE_RIGHT",
+		7: "TEXT_ATTACHMENT_BOTTOM_LEFT",
+		8: "TEXT_ATTACHMENT_BOTTOM_CENTER",
+		9: "TEXT_ATTACHMENT_BOTTOM_RIGHT",
+	}
+	TextAttachment_value = map[string]int32{
+		"TEXT_ATTACHMENT_UNSPECIFIED":   0,
+		"TEXT_ATTACHMENT_TOP_LEFT":      1,
+		"TEXT_ATTACHMENT_TOP_CENTER":    2,
+		"TEXT_ATTACHMENT_TOP_RIGHT":     3,
+		"TEXT_ATTACHMENT_MIDDLE_LEFT":   4,
+		"TEXT_ATTACHMENT_MIDDLE_CENTER": 5,
+		"TEXT_ATTACHMENT_MIDDLE_RIGHT":  6,
+		"TEXT_ATTACHMENT_BOTTOM_LEFT":   7,
+		"TEXT_ATTACHMENT_BOTTOM_CENTER": 8,
+		"TEXT_ATTACHMENT_BOTTOM_RIGHT":  9,
+	}
+)
+
+func (x TextAttachment) Enum() *TextAttachment {
+	p := new(TextAttachment)
+	*p = x
+	return p
+}
+
+func (x TextAttachment) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TextAttachment) Descriptor() protoreflect.EnumDescriptor {
+	return file_cad_engine_v1_document_proto_enumTypes[2].Descriptor()
+}
+
+func (TextAttachment) Type() protoreflect.EnumType {
+	return &file_cad_engine_v1_document_proto_enumTypes[2]
+}
+
+func (x TextAttachment) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TextAttachment.Descriptor instead.
+func (TextAttachment) EnumDescriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{2}
+}
+
+// DimensionKind is what a dimension measures.
+type DimensionKind int32
+
+const (
+	// Not set.
+	DimensionKind_DIMENSION_KIND_UNSPECIFIED DimensionKind = 0
+	// The distance between two points.
+	DimensionKind_DIMENSION_KIND_ALIGNED DimensionKind = 1
+	// The distance between two points along a direction (horizontal at
+	// angle 0, vertical at 90).
+	DimensionKind_DIMENSION_KIND_ROTATED DimensionKind = 2
+	// The radius of a circle or arc.
+	DimensionKind_DIMENSION_KIND_RADIAL DimensionKind = 3
+	// The diameter of a circle or arc.
+	DimensionKind_DIMENSION_KIND_DIAMETRIC DimensionKind = 4
+	// The angle at a vertex from one point to another, counter-clockwise.
+	DimensionKind_DIMENSION_KIND_ANGULAR DimensionKind = 5
+)
+
+// Enum value maps for DimensionKind.
+var (
+	DimensionKind_name = map[int32]string{
+		0: "DIMENSION_KIND_UNSPECIFIED",
+		1: "DIMENSION_KIND_ALIGNED",
+		2: "DIMENSION_KIND_ROTATED",
+		3: "DIMENSION_KIND_RADIAL",
+		4: "DIMENSION_KIND_DIAMETRIC",
+		5: "DIMENSION_KIND_ANGULAR",
+	}
+	DimensionKind_value = map[string]int32{
+		"DIMENSION_KIND_UNSPECIFIED": 0,
+		"DIMENSION_KIND_ALIGNED":     1,
+		"DIMENSION_KIND_ROTATED":     2,
+		"DIMENSION_KIND_RADIAL":      3,
+		"DIMENSION_KIND_DIAMETRIC":   4,
+		"DIMENSION_KIND_ANGULAR":     5,
+	}
+)
+
+func (x DimensionKind) Enum() *DimensionKind {
+	p := new(DimensionKind)
+	*p = x
+	return p
+}
+
+func (x DimensionKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DimensionKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_cad_engine_v1_document_proto_enumTypes[3].Descriptor()
+}
+
+func (DimensionKind) Type() protoreflect.EnumType {
+	return &file_cad_engine_v1_document_proto_enumTypes[3]
+}
+
+func (x DimensionKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DimensionKind.Descriptor instead.
+func (DimensionKind) EnumDescriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+}
+
+// DimensionSlot is a definition point of a dimension that can be bound to
+// an entity.
+type DimensionSlot int32
+
+const (
+	// Not set.
+	DimensionSlot_DIMENSION_SLOT_UNSPECIFIED DimensionSlot = 0
+	// The first point (p1).
+	DimensionSlot_DIMENSION_SLOT_P1 DimensionSlot = 1
+	// The second point (p2).
+	DimensionSlot_DIMENSION_SLOT_P2 DimensionSlot = 2
+	// The centre (radial, diametric: the circle; angular: the vertex).
+	DimensionSlot_DIMENSION_SLOT_CENTER DimensionSlot = 3
+)
+
+// Enum value maps for DimensionSlot.
+var (
+	DimensionSlot_name = map[int32]string{
+		0: "DIMENSION_SLOT_UNSPECIFIED",
+		1: "DIMENSION_SLOT_P1",
+		2: "DIMENSION_SLOT_P2",
+		3: "DIMENSION_SLOT_CENTER",
+	}
+	DimensionSlot_value = map[string]int32{
+		"DIMENSION_SLOT_UNSPECIFIED": 0,
+		"DIMENSION_SLOT_P1":          1,
+		"DIMENSION_SLOT_P2":          2,
+		"DIMENSION_SLOT_CENTER":      3,
+	}
+)
+
+func (x DimensionSlot) Enum() *DimensionSlot {
+	p := new(DimensionSlot)
+	*p = x
+	return p
+}
+
+func (x DimensionSlot) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DimensionSlot) Descriptor() protoreflect.EnumDescriptor {
+	return file_cad_engine_v1_document_proto_enumTypes[4].Descriptor()
+}
+
+func (DimensionSlot) Type() protoreflect.EnumType {
+	return &file_cad_engine_v1_document_proto_enumTypes[4]
+}
+
+func (x DimensionSlot) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DimensionSlot.Descriptor instead.
+func (DimensionSlot) EnumDescriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+}
+
+// DxfVersion is the version of a DXF file the engine writes.
+type DxfVersion int32
+
+const (
+	// Not set: AutoCAD 2018.
+	DxfVersion_DXF_VERSION_UNSPECIFIED DxfVersion = 0
+	// AutoCAD R12 (AC1009), for old readers.
+	DxfVersion_DXF_VERSION_R12 DxfVersion = 1
+	// AutoCAD 2018 (AC1032).
+	DxfVersion_DXF_VERSION_R2018 DxfVersion = 2
+)
+
+// Enum value maps for DxfVersion.
+var (
+	DxfVersion_name = map[int32]string{
+		0: "DXF_VERSION_UNSPECIFIED",
+		1: "DXF_VERSION_R12",
+		2: "DXF_VERSION_R2018",
+	}
+	DxfVersion_value = map[string]int32{
+		"DXF_VERSION_UNSPECIFIED": 0,
+		"DXF_VERSION_R12":         1,
+		"DXF_VERSION_R2018":       2,
+	}
+)
+
+func (x DxfVersion) Enum() *DxfVersion {
+	p := new(DxfVersion)
+	*p = x
+	return p
+}
+
+func (x DxfVersion) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DxfVersion) Descriptor() protoreflect.EnumDescriptor {
+	return file_cad_engine_v1_document_proto_enumTypes[5].Descriptor()
+}
+
+func (DxfVersion) Type() protoreflect.EnumType {
+	return &file_cad_engine_v1_document_proto_enumTypes[5]
+}
+
+func (x DxfVersion) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DxfVersion.Descriptor instead.
+func (DxfVersion) EnumDescriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
+}
+
+// PaperSize is a sheet to plot on.
+type PaperSize int32
+
+const (
+	// Not set: no sheet (the drawing's extents).
+	PaperSize_PAPER_SIZE_UNSPECIFIED PaperSize = 0
+	// ISO A4, 297 × 210 mm.
+	PaperSize_PAPER_SIZE_A4 PaperSize = 1
+	// ISO A3, 420 × 297 mm.
+	PaperSize_PAPER_SIZE_A3 PaperSize = 2
+	// ISO A2, 594 × 420 mm.
+	PaperSize_PAPER_SIZE_A2 PaperSize = 3
+	// ISO A1, 841 × 594 mm.
+	PaperSize_PAPER_SIZE_A1 PaperSize = 4
+	// ISO A0, 1189 × 841 mm.
+	PaperSize_PAPER_SIZE_A0 PaperSize = 5
+	// US Letter, 11 × 8.5 in.
+	PaperSize_PAPER_SIZE_LETTER PaperSize = 6
+	// ANSI B (tabloid), 17 × 11 in.
+	PaperSize_PAPER_SIZE_TABLOID PaperSize = 7
+)
+
+// Enum value maps for PaperSize.
+var (
+	PaperSize_name = map[int32]string{
+		0: "PAPER_SIZE_UNSPECIFIED",
+		1: "PAPER_SIZE_A4",
+		2: "PAPER_SIZE_A3",
+		3: "PAPER_SIZE_A2",
+		4: "PAPER_SIZE_A1",
+		5: "PAPER_SIZE_A0",
+		6: "PAPER_SIZE_LETTER",
+		7: "PAPER_SIZE_TABLOID",
+	}
+	PaperSize_value = map[string]int32{
+		"PAPER_SIZE_UNSPECIFIED": 0,
+		"PAPER_SIZE_A4":          1,
+		"PAPER_SIZE_A3":          2,
+		"PAPER_SIZE_A2":          3,
+		"PAPER_SIZE_A1":          4,
+		"PAPER_SIZE_A0":          5,
+		"PAPER_SIZE_LETTER":      6,
+		"PAPER_SIZE_TABLOID":     7,
+	}
+)
+
+func (x PaperSize) Enum() *PaperSize {
+	p := new(PaperSize)
+	*p = x
+	return p
+}
+
+func (x PaperSize) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PaperSize) Descriptor() protoreflect.EnumDescriptor {
+	return file_cad_engine_v1_document_proto_enumTypes[6].Descriptor()
+}
+
+func (PaperSize) Type() protoreflect.EnumType {
+	return &file_cad_engine_v1_document_proto_enumTypes[6]
+}
+
+func (x PaperSize) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PaperSize.Descriptor instead.
+func (PaperSize) EnumDescriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
 }
 
 // Point is a position in world coordinates, in document units.
@@ -327,7 +677,24 @@ type Entity struct {
 	// Ellipse major axis endpoint, relative to the centre.
 	MajorAxis *Point `protobuf:"bytes,24,opt,name=major_axis,json=majorAxis,proto3,oneof" json:"major_axis,omitempty"`
 	// Ellipse minor to major axis ratio.
-	Ratio         *float64 `protobuf:"fixed64,25,opt,name=ratio,proto3,oneof" json:"ratio,omitempty"`
+	Ratio *float64 `protobuf:"fixed64,25,opt,name=ratio,proto3,oneof" json:"ratio,omitempty"`
+	// Multi-line text: the width lines wrap at (0: no wrapping).
+	Width *float64 `protobuf:"fixed64,26,opt,name=width,proto3,oneof" json:"width,omitempty"`
+	// Multi-line text: which point of the text the insertion point is.
+	Attachment *TextAttachment `protobuf:"varint,27,opt,name=attachment,proto3,enum=cad.engine.v1.TextAttachment,oneof" json:"attachment,omitempty"`
+	// Multi-line text: line spacing, a factor of the standard (5/3 of the
+	// height).
+	LineSpacing *float64 `protobuf:"fixed64,28,opt,name=line_spacing,json=lineSpacing,proto3,oneof" json:"line_spacing,omitempty"`
+	// A dimension's definition and measurement.
+	Dimension *Dimension `protobuf:"bytes,29,opt,name=dimension,proto3,oneof" json:"dimension,omitempty"`
+	// A hatch's pattern and boundaries.
+	Hatch *Hatch `protobuf:"bytes,30,opt,name=hatch,proto3,oneof" json:"hatch,omitempty"`
+	// An insert's block name.
+	Block *string `protobuf:"bytes,31,opt,name=block,proto3,oneof" json:"block,omitempty"`
+	// An insert's scale factor (uniform).
+	Scale *float64 `protobuf:"fixed64,32,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
+	// An insert is mirrored (the block's x axis reversed before the rotation).
+	Mirrored      *bool `protobuf:"varint,33,opt,name=mirrored,proto3,oneof" json:"mirrored,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -516,6 +883,600 @@ func (x *Entity) GetRatio() float64 {
 	return 0
 }
 
+func (x *Entity) GetWidth() float64 {
+	if x != nil && x.Width != nil {
+		return *x.Width
+	}
+	return 0
+}
+
+func (x *Entity) GetAttachment() TextAttachment {
+	if x != nil && x.Attachment != nil {
+		return *x.Attachment
+	}
+	return TextAttachment_TEXT_ATTACHMENT_UNSPECIFIED
+}
+
+func (x *Entity) GetLineSpacing() float64 {
+	if x != nil && x.LineSpacing != nil {
+		return *x.LineSpacing
+	}
+	return 0
+}
+
+func (x *Entity) GetDimension() *Dimension {
+	if x != nil {
+		return x.Dimension
+	}
+	return nil
+}
+
+func (x *Entity) GetHatch() *Hatch {
+	if x != nil {
+		return x.Hatch
+	}
+	return nil
+}
+
+func (x *Entity) GetBlock() string {
+	if x != nil && x.Block != nil {
+		return *x.Block
+	}
+	return ""
+}
+
+func (x *Entity) GetScale() float64 {
+	if x != nil && x.Scale != nil {
+		return *x.Scale
+	}
+	return 0
+}
+
+func (x *Entity) GetMirrored() bool {
+	if x != nil && x.Mirrored != nil {
+		return *x.Mirrored
+	}
+	return false
+}
+
+// DimensionBinding ties a definition point of a dimension to a point of an
+// entity: when the entity moves, is scaled or edited, the point follows.
+type DimensionBinding struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The definition point.
+	Slot DimensionSlot `protobuf:"varint,1,opt,name=slot,proto3,enum=cad.engine.v1.DimensionSlot" json:"slot,omitempty"`
+	// The entity.
+	Handle string `protobuf:"bytes,2,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The snap that gives the point, by its point_from_snap name (end, mid,
+	// center, quad); center for a circle's centre and radius.
+	Snap string `protobuf:"bytes,3,opt,name=snap,proto3" json:"snap,omitempty"`
+	// Which of the snap's candidates, in the entity's natural order.
+	Index int32 `protobuf:"varint,4,opt,name=index,proto3" json:"index,omitempty"`
+	// For an angular dimension's vertex bound to two lines: the second line;
+	// the vertex is where the lines (extended) cross.
+	With          *string `protobuf:"bytes,5,opt,name=with,proto3,oneof" json:"with,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionBinding) Reset() {
+	*x = DimensionBinding{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionBinding) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionBinding) ProtoMessage() {}
+
+func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionBinding.ProtoReflect.Descriptor instead.
+func (*DimensionBinding) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *DimensionBinding) GetSlot() DimensionSlot {
+	if x != nil {
+		return x.Slot
+	}
+	return DimensionSlot_DIMENSION_SLOT_UNSPECIFIED
+}
+
+func (x *DimensionBinding) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *DimensionBinding) GetSnap() string {
+	if x != nil {
+		return x.Snap
+	}
+	return ""
+}
+
+func (x *DimensionBinding) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *DimensionBinding) GetWith() string {
+	if x != nil && x.With != nil {
+		return *x.With
+	}
+	return ""
+}
+
+// Dimension is a dimension's definition and measurement.
+type Dimension struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What it measures.
+	Kind DimensionKind `protobuf:"varint,1,opt,name=kind,proto3,enum=cad.engine.v1.DimensionKind" json:"kind,omitempty"`
+	// First definition point: linear, the first measured point; angular, a
+	// point on the first ray.
+	P1 *Point `protobuf:"bytes,2,opt,name=p1,proto3,oneof" json:"p1,omitempty"`
+	// Second definition point: linear, the second measured point; angular,
+	// a point on the second ray.
+	P2 *Point `protobuf:"bytes,3,opt,name=p2,proto3,oneof" json:"p2,omitempty"`
+	// Radial and diametric, the circle's centre; angular, the vertex.
+	Center *Point `protobuf:"bytes,4,opt,name=center,proto3,oneof" json:"center,omitempty"`
+	// Radial and diametric, the circle's radius.
+	Radius *float64 `protobuf:"fixed64,5,opt,name=radius,proto3,oneof" json:"radius,omitempty"`
+	// Linear, the signed distance of the dimension line from p1
+	// (positive to the left of p1→p2, or of the direction); angular, the
+	// radius of the dimension arc.
+	Offset float64 `protobuf:"fixed64,6,opt,name=offset,proto3" json:"offset,omitempty"`
+	// Rotated, the measuring direction (degrees); radial and diametric, the
+	// direction of the leader.
+	Angle float64 `protobuf:"fixed64,7,opt,name=angle,proto3" json:"angle,omitempty"`
+	// The measurement, in document units (degrees for angular).
+	Measurement float64 `protobuf:"fixed64,8,opt,name=measurement,proto3" json:"measurement,omitempty"`
+	// The text override: empty shows the measurement, "<>" in it stands for
+	// the measurement.
+	TextOverride string `protobuf:"bytes,9,opt,name=text_override,json=textOverride,proto3" json:"text_override,omitempty"`
+	// The text the dimension shows.
+	Text string `protobuf:"bytes,10,opt,name=text,proto3" json:"text,omitempty"`
+	// The dimension style's name.
+	Style string `protobuf:"bytes,11,opt,name=style,proto3" json:"style,omitempty"`
+	// The overall scale of the style's sizes (DIMSCALE): 50 for a drawing
+	// plotted at 1:50.
+	Scale float64 `protobuf:"fixed64,12,opt,name=scale,proto3" json:"scale,omitempty"`
+	// The bound definition points.
+	Bindings      []*DimensionBinding `protobuf:"bytes,13,rep,name=bindings,proto3" json:"bindings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Dimension) Reset() {
+	*x = Dimension{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Dimension) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Dimension) ProtoMessage() {}
+
+func (x *Dimension) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Dimension.ProtoReflect.Descriptor instead.
+func (*Dimension) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Dimension) GetKind() DimensionKind {
+	if x != nil {
+		return x.Kind
+	}
+	return DimensionKind_DIMENSION_KIND_UNSPECIFIED
+}
+
+func (x *Dimension) GetP1() *Point {
+	if x != nil {
+		return x.P1
+	}
+	return nil
+}
+
+func (x *Dimension) GetP2() *Point {
+	if x != nil {
+		return x.P2
+	}
+	return nil
+}
+
+func (x *Dimension) GetCenter() *Point {
+	if x != nil {
+		return x.Center
+	}
+	return nil
+}
+
+func (x *Dimension) GetRadius() float64 {
+	if x != nil && x.Radius != nil {
+		return *x.Radius
+	}
+	return 0
+}
+
+func (x *Dimension) GetOffset() float64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *Dimension) GetAngle() float64 {
+	if x != nil {
+		return x.Angle
+	}
+	return 0
+}
+
+func (x *Dimension) GetMeasurement() float64 {
+	if x != nil {
+		return x.Measurement
+	}
+	return 0
+}
+
+func (x *Dimension) GetTextOverride() string {
+	if x != nil {
+		return x.TextOverride
+	}
+	return ""
+}
+
+func (x *Dimension) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Dimension) GetStyle() string {
+	if x != nil {
+		return x.Style
+	}
+	return ""
+}
+
+func (x *Dimension) GetScale() float64 {
+	if x != nil {
+		return x.Scale
+	}
+	return 0
+}
+
+func (x *Dimension) GetBindings() []*DimensionBinding {
+	if x != nil {
+		return x.Bindings
+	}
+	return nil
+}
+
+// HatchLoop is one closed boundary of a hatch: a polyline (bulges
+// included; a circle is two half-circle bulges) or an ellipse.
+type HatchLoop struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The polyline's vertices, for a polyline loop.
+	Points []*Vertex `protobuf:"bytes,1,rep,name=points,proto3" json:"points,omitempty"`
+	// The ellipse's centre, for an ellipse loop.
+	Center *Point `protobuf:"bytes,2,opt,name=center,proto3,oneof" json:"center,omitempty"`
+	// The ellipse's major axis, relative to the centre.
+	MajorAxis *Point `protobuf:"bytes,3,opt,name=major_axis,json=majorAxis,proto3,oneof" json:"major_axis,omitempty"`
+	// The ellipse's ratio.
+	Ratio         *float64 `protobuf:"fixed64,4,opt,name=ratio,proto3,oneof" json:"ratio,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HatchLoop) Reset() {
+	*x = HatchLoop{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HatchLoop) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HatchLoop) ProtoMessage() {}
+
+func (x *HatchLoop) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HatchLoop.ProtoReflect.Descriptor instead.
+func (*HatchLoop) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *HatchLoop) GetPoints() []*Vertex {
+	if x != nil {
+		return x.Points
+	}
+	return nil
+}
+
+func (x *HatchLoop) GetCenter() *Point {
+	if x != nil {
+		return x.Center
+	}
+	return nil
+}
+
+func (x *HatchLoop) GetMajorAxis() *Point {
+	if x != nil {
+		return x.MajorAxis
+	}
+	return nil
+}
+
+func (x *HatchLoop) GetRatio() float64 {
+	if x != nil && x.Ratio != nil {
+		return *x.Ratio
+	}
+	return 0
+}
+
+// Hatch is a hatch's pattern and boundaries.
+type Hatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// SOLID, or the name of a pattern (ANSI31, ANSI37, DOTS, NET).
+	Pattern string `protobuf:"bytes,1,opt,name=pattern,proto3" json:"pattern,omitempty"`
+	// The pattern's scale.
+	Scale float64 `protobuf:"fixed64,2,opt,name=scale,proto3" json:"scale,omitempty"`
+	// The pattern's angle, degrees.
+	Angle float64 `protobuf:"fixed64,3,opt,name=angle,proto3" json:"angle,omitempty"`
+	// The boundaries: the first is outermost; loops inside others are
+	// islands (even-odd).
+	Loops []*HatchLoop `protobuf:"bytes,4,rep,name=loops,proto3" json:"loops,omitempty"`
+	// The hatched area: the loops' areas, islands taken out.
+	Area          float64 `protobuf:"fixed64,5,opt,name=area,proto3" json:"area,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Hatch) Reset() {
+	*x = Hatch{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Hatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Hatch) ProtoMessage() {}
+
+func (x *Hatch) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Hatch.ProtoReflect.Descriptor instead.
+func (*Hatch) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Hatch) GetPattern() string {
+	if x != nil {
+		return x.Pattern
+	}
+	return ""
+}
+
+func (x *Hatch) GetScale() float64 {
+	if x != nil {
+		return x.Scale
+	}
+	return 0
+}
+
+func (x *Hatch) GetAngle() float64 {
+	if x != nil {
+		return x.Angle
+	}
+	return 0
+}
+
+func (x *Hatch) GetLoops() []*HatchLoop {
+	if x != nil {
+		return x.Loops
+	}
+	return nil
+}
+
+func (x *Hatch) GetArea() float64 {
+	if x != nil {
+		return x.Area
+	}
+	return 0
+}
+
+// ExportOptions say how to write a document.
+type ExportOptions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// DXF: the version (2018 by default).
+	DxfVersion *DxfVersion `protobuf:"varint,1,opt,name=dxf_version,json=dxfVersion,proto3,enum=cad.engine.v1.DxfVersion,oneof" json:"dxf_version,omitempty"`
+	// SVG, PNG, PDF: the sheet, landscape (portrait when the drawing is
+	// taller than wide); the drawing is centred on it.
+	Paper *PaperSize `protobuf:"varint,2,opt,name=paper,proto3,enum=cad.engine.v1.PaperSize,oneof" json:"paper,omitempty"`
+	// SVG, PNG, PDF: the plot scale as the denominator of 1:N (50 for 1:50):
+	// one paper millimetre is N document millimetres. Without it, the
+	// drawing is fitted to the sheet (or, without a sheet, drawn at its
+	// size).
+	Scale *float64 `protobuf:"fixed64,3,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
+	// PNG: pixels per inch of paper (96 by default; without a sheet or a
+	// scale the picture is 1600 pixels on its longer side at 96).
+	Dpi           *int32 `protobuf:"varint,4,opt,name=dpi,proto3,oneof" json:"dpi,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportOptions) Reset() {
+	*x = ExportOptions{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportOptions) ProtoMessage() {}
+
+func (x *ExportOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportOptions.ProtoReflect.Descriptor instead.
+func (*ExportOptions) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ExportOptions) GetDxfVersion() DxfVersion {
+	if x != nil && x.DxfVersion != nil {
+		return *x.DxfVersion
+	}
+	return DxfVersion_DXF_VERSION_UNSPECIFIED
+}
+
+func (x *ExportOptions) GetPaper() PaperSize {
+	if x != nil && x.Paper != nil {
+		return *x.Paper
+	}
+	return PaperSize_PAPER_SIZE_UNSPECIFIED
+}
+
+func (x *ExportOptions) GetScale() float64 {
+	if x != nil && x.Scale != nil {
+		return *x.Scale
+	}
+	return 0
+}
+
+func (x *ExportOptions) GetDpi() int32 {
+	if x != nil && x.Dpi != nil {
+		return *x.Dpi
+	}
+	return 0
+}
+
+// UnmodelledEntities counts what a file held that the engine does not
+// model: it is not imported, and never dropped silently.
+type UnmodelledEntities struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The DXF entity type (for example "SPLINE", or "INSERT (non-uniform
+	// scale)").
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// How many.
+	Count         int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnmodelledEntities) Reset() {
+	*x = UnmodelledEntities{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnmodelledEntities) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnmodelledEntities) ProtoMessage() {}
+
+func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnmodelledEntities.ProtoReflect.Descriptor instead.
+func (*UnmodelledEntities) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *UnmodelledEntities) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *UnmodelledEntities) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
 // Layer is a layer and its state.
 type Layer struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -541,7 +1502,7 @@ type Layer struct {
 
 func (x *Layer) Reset() {
 	*x = Layer{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -553,7 +1514,7 @@ func (x *Layer) String() string {
 func (*Layer) ProtoMessage() {}
 
 func (x *Layer) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -566,7 +1527,7 @@ func (x *Layer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Layer.ProtoReflect.Descriptor instead.
 func (*Layer) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Layer) GetName() string {
@@ -650,7 +1611,7 @@ type DocumentInfo struct {
 
 func (x *DocumentInfo) Reset() {
 	*x = DocumentInfo{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -662,7 +1623,7 @@ func (x *DocumentInfo) String() string {
 func (*DocumentInfo) ProtoMessage() {}
 
 func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -675,7 +1636,7 @@ func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentInfo.ProtoReflect.Descriptor instead.
 func (*DocumentInfo) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *DocumentInfo) GetDocumentId() string {
@@ -746,7 +1707,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
 	"\x05bulge\x18\x03 \x01(\x01H\x00R\x05bulge\x88\x01\x01B\b\n" +
-	"\x06_bulge\"\xf5\a\n" +
+	"\x06_bulge\"\xa4\v\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
@@ -773,7 +1734,17 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\blocation\x18\x17 \x01(\v2\x14.cad.engine.v1.PointH\fR\blocation\x88\x01\x01\x128\n" +
 	"\n" +
 	"major_axis\x18\x18 \x01(\v2\x14.cad.engine.v1.PointH\rR\tmajorAxis\x88\x01\x01\x12\x19\n" +
-	"\x05ratio\x18\x19 \x01(\x01H\x0eR\x05ratio\x88\x01\x01B\b\n" +
+	"\x05ratio\x18\x19 \x01(\x01H\x0eR\x05ratio\x88\x01\x01\x12\x19\n" +
+	"\x05width\x18\x1a \x01(\x01H\x0fR\x05width\x88\x01\x01\x12B\n" +
+	"\n" +
+	"attachment\x18\x1b \x01(\x0e2\x1d.cad.engine.v1.TextAttachmentH\x10R\n" +
+	"attachment\x88\x01\x01\x12&\n" +
+	"\fline_spacing\x18\x1c \x01(\x01H\x11R\vlineSpacing\x88\x01\x01\x12;\n" +
+	"\tdimension\x18\x1d \x01(\v2\x18.cad.engine.v1.DimensionH\x12R\tdimension\x88\x01\x01\x12/\n" +
+	"\x05hatch\x18\x1e \x01(\v2\x14.cad.engine.v1.HatchH\x13R\x05hatch\x88\x01\x01\x12\x19\n" +
+	"\x05block\x18\x1f \x01(\tH\x14R\x05block\x88\x01\x01\x12\x19\n" +
+	"\x05scale\x18  \x01(\x01H\x15R\x05scale\x88\x01\x01\x12\x1f\n" +
+	"\bmirrored\x18! \x01(\bH\x16R\bmirrored\x88\x01\x01B\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_lengthB\t\n" +
@@ -790,7 +1761,70 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\t_rotationB\v\n" +
 	"\t_locationB\r\n" +
 	"\v_major_axisB\b\n" +
-	"\x06_ratio\"\xe0\x01\n" +
+	"\x06_ratioB\b\n" +
+	"\x06_widthB\r\n" +
+	"\v_attachmentB\x0f\n" +
+	"\r_line_spacingB\f\n" +
+	"\n" +
+	"_dimensionB\b\n" +
+	"\x06_hatchB\b\n" +
+	"\x06_blockB\b\n" +
+	"\x06_scaleB\v\n" +
+	"\t_mirrored\"\xb8\x01\n" +
+	"\x10DimensionBinding\x120\n" +
+	"\x04slot\x18\x01 \x01(\x0e2\x1c.cad.engine.v1.DimensionSlotR\x04slot\x12\x1e\n" +
+	"\x06handle\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x12\n" +
+	"\x04snap\x18\x03 \x01(\tR\x04snap\x12\x14\n" +
+	"\x05index\x18\x04 \x01(\x05R\x05index\x12\x1f\n" +
+	"\x04with\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x00R\x04with\x88\x01\x01B\a\n" +
+	"\x05_with\"\xf9\x03\n" +
+	"\tDimension\x120\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x1c.cad.engine.v1.DimensionKindR\x04kind\x12)\n" +
+	"\x02p1\x18\x02 \x01(\v2\x14.cad.engine.v1.PointH\x00R\x02p1\x88\x01\x01\x12)\n" +
+	"\x02p2\x18\x03 \x01(\v2\x14.cad.engine.v1.PointH\x01R\x02p2\x88\x01\x01\x121\n" +
+	"\x06center\x18\x04 \x01(\v2\x14.cad.engine.v1.PointH\x02R\x06center\x88\x01\x01\x12\x1b\n" +
+	"\x06radius\x18\x05 \x01(\x01H\x03R\x06radius\x88\x01\x01\x12\x16\n" +
+	"\x06offset\x18\x06 \x01(\x01R\x06offset\x12\x14\n" +
+	"\x05angle\x18\a \x01(\x01R\x05angle\x12 \n" +
+	"\vmeasurement\x18\b \x01(\x01R\vmeasurement\x12#\n" +
+	"\rtext_override\x18\t \x01(\tR\ftextOverride\x12\x12\n" +
+	"\x04text\x18\n" +
+	" \x01(\tR\x04text\x12\x14\n" +
+	"\x05style\x18\v \x01(\tR\x05style\x12\x14\n" +
+	"\x05scale\x18\f \x01(\x01R\x05scale\x12;\n" +
+	"\bbindings\x18\r \x03(\v2\x1f.cad.engine.v1.DimensionBindingR\bbindingsB\x05\n" +
+	"\x03_p1B\x05\n" +
+	"\x03_p2B\t\n" +
+	"\a_centerB\t\n" +
+	"\a_radius\"\xe6\x01\n" +
+	"\tHatchLoop\x12-\n" +
+	"\x06points\x18\x01 \x03(\v2\x15.cad.engine.v1.VertexR\x06points\x121\n" +
+	"\x06center\x18\x02 \x01(\v2\x14.cad.engine.v1.PointH\x00R\x06center\x88\x01\x01\x128\n" +
+	"\n" +
+	"major_axis\x18\x03 \x01(\v2\x14.cad.engine.v1.PointH\x01R\tmajorAxis\x88\x01\x01\x12\x19\n" +
+	"\x05ratio\x18\x04 \x01(\x01H\x02R\x05ratio\x88\x01\x01B\t\n" +
+	"\a_centerB\r\n" +
+	"\v_major_axisB\b\n" +
+	"\x06_ratio\"\x91\x01\n" +
+	"\x05Hatch\x12\x18\n" +
+	"\apattern\x18\x01 \x01(\tR\apattern\x12\x14\n" +
+	"\x05scale\x18\x02 \x01(\x01R\x05scale\x12\x14\n" +
+	"\x05angle\x18\x03 \x01(\x01R\x05angle\x12.\n" +
+	"\x05loops\x18\x04 \x03(\v2\x18.cad.engine.v1.HatchLoopR\x05loops\x12\x12\n" +
+	"\x04area\x18\x05 \x01(\x01R\x04area\"\x8a\x02\n" +
+	"\rExportOptions\x12?\n" +
+	"\vdxf_version\x18\x01 \x01(\x0e2\x19.cad.engine.v1.DxfVersionH\x00R\n" +
+	"dxfVersion\x88\x01\x01\x123\n" +
+	"\x05paper\x18\x02 \x01(\x0e2\x18.cad.engine.v1.PaperSizeH\x01R\x05paper\x88\x01\x01\x12(\n" +
+	"\x05scale\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x02R\x05scale\x88\x01\x01\x12-\n" +
+	"\x03dpi\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00$@\x11\x00\x00\x00\x00\x00\xc0\x92@H\x03R\x03dpi\x88\x01\x01B\x0e\n" +
+	"\f_dxf_versionB\b\n" +
+	"\x06_paperB\b\n" +
+	"\x06_scaleB\x06\n" +
+	"\x04_dpi\">\n" +
+	"\x12UnmodelledEntities\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xe0\x01\n" +
 	"\x05Layer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05color\x18\x02 \x01(\x05R\x05color\x12\"\n" +
@@ -811,7 +1845,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\fcontent_hash\x18\x05 \x01(\tR\vcontentHash\x12!\n" +
 	"\fentity_count\x18\x06 \x01(\x03R\ventityCount\x12#\n" +
 	"\rcurrent_layer\x18\a \x01(\tR\fcurrentLayer\x12,\n" +
-	"\x06layers\x18\b \x03(\v2\x14.cad.engine.v1.LayerR\x06layers*\xcc\x01\n" +
+	"\x06layers\x18\b \x03(\v2\x14.cad.engine.v1.LayerR\x06layers*\xad\x02\n" +
 	"\n" +
 	"EntityType\x12\x1b\n" +
 	"\x17ENTITY_TYPE_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -821,14 +1855,56 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x0fENTITY_TYPE_ARC\x10\x04\x12\x18\n" +
 	"\x14ENTITY_TYPE_POLYLINE\x10\x05\x12\x14\n" +
 	"\x10ENTITY_TYPE_TEXT\x10\x06\x12\x17\n" +
-	"\x13ENTITY_TYPE_ELLIPSE\x10\a*c\n" +
+	"\x13ENTITY_TYPE_ELLIPSE\x10\a\x12\x15\n" +
+	"\x11ENTITY_TYPE_MTEXT\x10\b\x12\x19\n" +
+	"\x15ENTITY_TYPE_DIMENSION\x10\t\x12\x15\n" +
+	"\x11ENTITY_TYPE_HATCH\x10\n" +
+	"\x12\x16\n" +
+	"\x12ENTITY_TYPE_INSERT\x10\v*c\n" +
 	"\x05Units\x12\x15\n" +
 	"\x11UNITS_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bUNITS_MM\x10\x01\x12\f\n" +
 	"\bUNITS_CM\x10\x02\x12\v\n" +
 	"\aUNITS_M\x10\x03\x12\f\n" +
 	"\bUNITS_IN\x10\x04\x12\f\n" +
-	"\bUNITS_FT\x10\x05B;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
+	"\bUNITS_FT\x10\x05*\xda\x02\n" +
+	"\x0eTextAttachment\x12\x1f\n" +
+	"\x1bTEXT_ATTACHMENT_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18TEXT_ATTACHMENT_TOP_LEFT\x10\x01\x12\x1e\n" +
+	"\x1aTEXT_ATTACHMENT_TOP_CENTER\x10\x02\x12\x1d\n" +
+	"\x19TEXT_ATTACHMENT_TOP_RIGHT\x10\x03\x12\x1f\n" +
+	"\x1bTEXT_ATTACHMENT_MIDDLE_LEFT\x10\x04\x12!\n" +
+	"\x1dTEXT_ATTACHMENT_MIDDLE_CENTER\x10\x05\x12 \n" +
+	"\x1cTEXT_ATTACHMENT_MIDDLE_RIGHT\x10\x06\x12\x1f\n" +
+	"\x1bTEXT_ATTACHMENT_BOTTOM_LEFT\x10\a\x12!\n" +
+	"\x1dTEXT_ATTACHMENT_BOTTOM_CENTER\x10\b\x12 \n" +
+	"\x1cTEXT_ATTACHMENT_BOTTOM_RIGHT\x10\t*\xbc\x01\n" +
+	"\rDimensionKind\x12\x1e\n" +
+	"\x1aDIMENSION_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16DIMENSION_KIND_ALIGNED\x10\x01\x12\x1a\n" +
+	"\x16DIMENSION_KIND_ROTATED\x10\x02\x12\x19\n" +
+	"\x15DIMENSION_KIND_RADIAL\x10\x03\x12\x1c\n" +
+	"\x18DIMENSION_KIND_DIAMETRIC\x10\x04\x12\x1a\n" +
+	"\x16DIMENSION_KIND_ANGULAR\x10\x05*x\n" +
+	"\rDimensionSlot\x12\x1e\n" +
+	"\x1aDIMENSION_SLOT_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11DIMENSION_SLOT_P1\x10\x01\x12\x15\n" +
+	"\x11DIMENSION_SLOT_P2\x10\x02\x12\x19\n" +
+	"\x15DIMENSION_SLOT_CENTER\x10\x03*U\n" +
+	"\n" +
+	"DxfVersion\x12\x1b\n" +
+	"\x17DXF_VERSION_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fDXF_VERSION_R12\x10\x01\x12\x15\n" +
+	"\x11DXF_VERSION_R2018\x10\x02*\xb5\x01\n" +
+	"\tPaperSize\x12\x1a\n" +
+	"\x16PAPER_SIZE_UNSPECIFIED\x10\x00\x12\x11\n" +
+	"\rPAPER_SIZE_A4\x10\x01\x12\x11\n" +
+	"\rPAPER_SIZE_A3\x10\x02\x12\x11\n" +
+	"\rPAPER_SIZE_A2\x10\x03\x12\x11\n" +
+	"\rPAPER_SIZE_A1\x10\x04\x12\x11\n" +
+	"\rPAPER_SIZE_A0\x10\x05\x12\x15\n" +
+	"\x11PAPER_SIZE_LETTER\x10\x06\x12\x16\n" +
+	"\x12PAPER_SIZE_TABLOID\x10\aB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
 var (
 	file_cad_engine_v1_document_proto_rawDescOnce sync.Once
@@ -842,33 +1918,59 @@ func file_cad_engine_v1_document_proto_rawDescGZIP() []byte {
 	return file_cad_engine_v1_document_proto_rawDescData
 }
 
-var file_cad_engine_v1_document_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_cad_engine_v1_document_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_cad_engine_v1_document_proto_goTypes = []any{
-	(EntityType)(0),      // 0: cad.engine.v1.EntityType
-	(Units)(0),           // 1: cad.engine.v1.Units
-	(*Point)(nil),        // 2: cad.engine.v1.Point
-	(*Vertex)(nil),       // 3: cad.engine.v1.Vertex
-	(*Entity)(nil),       // 4: cad.engine.v1.Entity
-	(*Layer)(nil),        // 5: cad.engine.v1.Layer
-	(*DocumentInfo)(nil), // 6: cad.engine.v1.DocumentInfo
+	(EntityType)(0),            // 0: cad.engine.v1.EntityType
+	(Units)(0),                 // 1: cad.engine.v1.Units
+	(TextAttachment)(0),        // 2: cad.engine.v1.TextAttachment
+	(DimensionKind)(0),         // 3: cad.engine.v1.DimensionKind
+	(DimensionSlot)(0),         // 4: cad.engine.v1.DimensionSlot
+	(DxfVersion)(0),            // 5: cad.engine.v1.DxfVersion
+	(PaperSize)(0),             // 6: cad.engine.v1.PaperSize
+	(*Point)(nil),              // 7: cad.engine.v1.Point
+	(*Vertex)(nil),             // 8: cad.engine.v1.Vertex
+	(*Entity)(nil),             // 9: cad.engine.v1.Entity
+	(*DimensionBinding)(nil),   // 10: cad.engine.v1.DimensionBinding
+	(*Dimension)(nil),          // 11: cad.engine.v1.Dimension
+	(*HatchLoop)(nil),          // 12: cad.engine.v1.HatchLoop
+	(*Hatch)(nil),              // 13: cad.engine.v1.Hatch
+	(*ExportOptions)(nil),      // 14: cad.engine.v1.ExportOptions
+	(*UnmodelledEntities)(nil), // 15: cad.engine.v1.UnmodelledEntities
+	(*Layer)(nil),              // 16: cad.engine.v1.Layer
+	(*DocumentInfo)(nil),       // 17: cad.engine.v1.DocumentInfo
 }
 var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	0,  // 0: cad.engine.v1.Entity.type:type_name -> cad.engine.v1.EntityType
-	2,  // 1: cad.engine.v1.Entity.start:type_name -> cad.engine.v1.Point
-	2,  // 2: cad.engine.v1.Entity.end:type_name -> cad.engine.v1.Point
-	2,  // 3: cad.engine.v1.Entity.center:type_name -> cad.engine.v1.Point
-	3,  // 4: cad.engine.v1.Entity.points:type_name -> cad.engine.v1.Vertex
-	2,  // 5: cad.engine.v1.Entity.insertion:type_name -> cad.engine.v1.Point
-	2,  // 6: cad.engine.v1.Entity.location:type_name -> cad.engine.v1.Point
-	2,  // 7: cad.engine.v1.Entity.major_axis:type_name -> cad.engine.v1.Point
-	1,  // 8: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
-	5,  // 9: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	7,  // 1: cad.engine.v1.Entity.start:type_name -> cad.engine.v1.Point
+	7,  // 2: cad.engine.v1.Entity.end:type_name -> cad.engine.v1.Point
+	7,  // 3: cad.engine.v1.Entity.center:type_name -> cad.engine.v1.Point
+	8,  // 4: cad.engine.v1.Entity.points:type_name -> cad.engine.v1.Vertex
+	7,  // 5: cad.engine.v1.Entity.insertion:type_name -> cad.engine.v1.Point
+	7,  // 6: cad.engine.v1.Entity.location:type_name -> cad.engine.v1.Point
+	7,  // 7: cad.engine.v1.Entity.major_axis:type_name -> cad.engine.v1.Point
+	2,  // 8: cad.engine.v1.Entity.attachment:type_name -> cad.engine.v1.TextAttachment
+	11, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
+	13, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
+	4,  // 11: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
+	3,  // 12: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
+	7,  // 13: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
+	7,  // 14: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
+	7,  // 15: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
+	10, // 16: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
+	8,  // 17: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
+	7,  // 18: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
+	7,  // 19: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
+	12, // 20: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
+	5,  // 21: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
+	6,  // 22: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
+	1,  // 23: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
+	16, // 24: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_document_proto_init() }
@@ -879,13 +1981,17 @@ func file_cad_engine_v1_document_proto_init() {
 	file_cad_engine_v1_options_proto_init()
 	file_cad_engine_v1_document_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[2].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[3].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[4].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[5].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_document_proto_rawDesc), len(file_cad_engine_v1_document_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   5,
+			NumEnums:      7,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -131,6 +131,9 @@ func (x *ExportDocumentRequest) CheckRules() *RuleViolation {
 	if utf8.RuneCountInString(x.DocumentId) < 1 {
 		return &RuleViolation{Path: "/document_id", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
 	}
+	if r := x.Options.CheckRules(); r != nil {
+		return r.Under("/options")
+	}
 	return nil
 }
 
@@ -227,6 +230,27 @@ func (x *Entity) CheckRules() *RuleViolation {
 	}
 	if !inEntityLinetype(x.Linetype) {
 		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ExportOptions) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) <= 0.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Dpi != nil {
+		if float64(*x.Dpi) < 10.0 {
+			return &RuleViolation{Path: "/dpi", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 10"}
+		}
+		if float64(*x.Dpi) > 1200.0 {
+			return &RuleViolation{Path: "/dpi", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 1200"}
+		}
 	}
 	return nil
 }
@@ -522,6 +546,17 @@ func (x *DocumentCreateResult) CheckRules() *RuleViolation {
 	}
 	if r := x.Document.CheckRules(); r != nil {
 		return r.Under("/document")
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *DocumentExportArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if r := x.Options.CheckRules(); r != nil {
+		return r.Under("/options")
 	}
 	return nil
 }
@@ -983,6 +1018,267 @@ func (x *EntityPickArgs) CheckRules() *RuleViolation {
 		if float64(*x.Max) < 1.0 {
 			return &RuleViolation{Path: "/max", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
 		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityCreateMtextArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Text) < 1 {
+		return &RuleViolation{Path: "/text", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if x.Height != nil {
+		if float64(*x.Height) <= 0.0 {
+			return &RuleViolation{Path: "/height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Width != nil {
+		if float64(*x.Width) < 0.0 {
+			return &RuleViolation{Path: "/width", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	if x.LineSpacing != nil {
+		if float64(*x.LineSpacing) < 0.25 {
+			return &RuleViolation{Path: "/line_spacing", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0.25"}
+		}
+		if float64(*x.LineSpacing) > 4.0 {
+			return &RuleViolation{Path: "/line_spacing", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 4"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	if x.Linetype != nil {
+		if !inEntityLinetype(*x.Linetype) {
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *DimensionCreateAlignedArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Text != nil {
+		if utf8.RuneCountInString(*x.Text) > 256 {
+			return &RuleViolation{Path: "/text", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256 characters long"}
+		}
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) <= 0.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *DimensionCreateLinearArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Text != nil {
+		if utf8.RuneCountInString(*x.Text) > 256 {
+			return &RuleViolation{Path: "/text", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256 characters long"}
+		}
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) <= 0.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *DimensionCreateRadialArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Text != nil {
+		if utf8.RuneCountInString(*x.Text) > 256 {
+			return &RuleViolation{Path: "/text", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256 characters long"}
+		}
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) <= 0.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *DimensionCreateDiametricArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Text != nil {
+		if utf8.RuneCountInString(*x.Text) > 256 {
+			return &RuleViolation{Path: "/text", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256 characters long"}
+		}
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) <= 0.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *DimensionCreateAngularArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Radius != nil {
+		if float64(*x.Radius) <= 0.0 {
+			return &RuleViolation{Path: "/radius", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Text != nil {
+		if utf8.RuneCountInString(*x.Text) > 256 {
+			return &RuleViolation{Path: "/text", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256 characters long"}
+		}
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) <= 0.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *HatchCreateArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Boundaries); n > 0 && n < 1 {
+		return &RuleViolation{Path: "/boundaries", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 1 elements"}
+	}
+	if len(x.Boundaries) > 1000 {
+		return &RuleViolation{Path: "/boundaries", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 1000 elements"}
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) <= 0.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *BlockDefineArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Name) < 1 {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if utf8.RuneCountInString(x.Name) > 255 {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 255 characters long"}
+	}
+	if len(x.Entities) > 10000 {
+		return &RuleViolation{Path: "/entities", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 10000 elements"}
+	}
+	for i, e := range x.Entities {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/entities" + "/" + strconv.Itoa(i))
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *BlockInsertArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Name) < 1 {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) <= 0.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *BlockDeleteArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Name) < 1 {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
 	}
 	return nil
 }

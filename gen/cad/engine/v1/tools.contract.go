@@ -28,52 +28,65 @@ type ToolInfo struct {
 
 // Tool names.
 const (
-	ToolDocumentCreate          = "document_create"
-	ToolDocumentInfo            = "document_info"
-	ToolDocumentExport          = "document_export"
-	ToolDocumentImport          = "document_import"
-	ToolEntityCreatePoint       = "entity_create_point"
-	ToolEntityCreateLine        = "entity_create_line"
-	ToolEntityCreateCircle      = "entity_create_circle"
-	ToolEntityCreateArc         = "entity_create_arc"
-	ToolEntityCreatePolyline    = "entity_create_polyline"
-	ToolEntityCreateRectangle   = "entity_create_rectangle"
-	ToolEntityCreateText        = "entity_create_text"
-	ToolEntityCreateEllipse     = "entity_create_ellipse"
-	ToolEntityBatchCreate       = "entity_batch_create"
-	ToolEntityGet               = "entity_get"
-	ToolEntityList              = "entity_list"
-	ToolSelectionWindow         = "selection_window"
-	ToolAnalysisBoundingBox     = "analysis_bounding_box"
-	ToolAnalysisMeasureDistance = "analysis_measure_distance"
-	ToolAnalysisMeasureEntity   = "analysis_measure_entity"
-	ToolEntityMove              = "entity_move"
-	ToolEntityCopy              = "entity_copy"
-	ToolEntityRotate            = "entity_rotate"
-	ToolEntityScale             = "entity_scale"
-	ToolEntityMirror            = "entity_mirror"
-	ToolEntityOffset            = "entity_offset"
-	ToolEntityEditGeometry      = "entity_edit_geometry"
-	ToolEntitySetProperties     = "entity_set_properties"
-	ToolEntityDelete            = "entity_delete"
-	ToolEntityDeleteMany        = "entity_delete_many"
-	ToolPointFromSnap           = "point_from_snap"
-	ToolPointIntersection       = "point_intersection"
-	ToolPointTangent            = "point_tangent"
-	ToolLayerCreate             = "layer_create"
-	ToolLayerList               = "layer_list"
-	ToolLayerModify             = "layer_modify"
-	ToolLayerSetCurrent         = "layer_set_current"
-	ToolLayerLock               = "layer_lock"
-	ToolLayerUnlock             = "layer_unlock"
-	ToolLayerDelete             = "layer_delete"
-	ToolTransactionBegin        = "transaction_begin"
-	ToolTransactionCommit       = "transaction_commit"
-	ToolTransactionRollback     = "transaction_rollback"
-	ToolPointPick               = "point_pick"
-	ToolEntityPick              = "entity_pick"
-	ToolSystemStatus            = "system_status"
-	ToolSystemCapabilities      = "system_capabilities"
+	ToolDocumentCreate           = "document_create"
+	ToolDocumentInfo             = "document_info"
+	ToolDocumentExport           = "document_export"
+	ToolDocumentImport           = "document_import"
+	ToolEntityCreatePoint        = "entity_create_point"
+	ToolEntityCreateLine         = "entity_create_line"
+	ToolEntityCreateCircle       = "entity_create_circle"
+	ToolEntityCreateArc          = "entity_create_arc"
+	ToolEntityCreatePolyline     = "entity_create_polyline"
+	ToolEntityCreateRectangle    = "entity_create_rectangle"
+	ToolEntityCreateText         = "entity_create_text"
+	ToolEntityCreateEllipse      = "entity_create_ellipse"
+	ToolEntityBatchCreate        = "entity_batch_create"
+	ToolEntityGet                = "entity_get"
+	ToolEntityList               = "entity_list"
+	ToolSelectionWindow          = "selection_window"
+	ToolAnalysisBoundingBox      = "analysis_bounding_box"
+	ToolAnalysisMeasureDistance  = "analysis_measure_distance"
+	ToolAnalysisMeasureEntity    = "analysis_measure_entity"
+	ToolEntityMove               = "entity_move"
+	ToolEntityCopy               = "entity_copy"
+	ToolEntityRotate             = "entity_rotate"
+	ToolEntityScale              = "entity_scale"
+	ToolEntityMirror             = "entity_mirror"
+	ToolEntityOffset             = "entity_offset"
+	ToolEntityEditGeometry       = "entity_edit_geometry"
+	ToolEntitySetProperties      = "entity_set_properties"
+	ToolEntityDelete             = "entity_delete"
+	ToolEntityDeleteMany         = "entity_delete_many"
+	ToolPointFromSnap            = "point_from_snap"
+	ToolPointIntersection        = "point_intersection"
+	ToolPointTangent             = "point_tangent"
+	ToolLayerCreate              = "layer_create"
+	ToolLayerList                = "layer_list"
+	ToolLayerModify              = "layer_modify"
+	ToolLayerSetCurrent          = "layer_set_current"
+	ToolLayerLock                = "layer_lock"
+	ToolLayerUnlock              = "layer_unlock"
+	ToolLayerDelete              = "layer_delete"
+	ToolTransactionBegin         = "transaction_begin"
+	ToolTransactionCommit        = "transaction_commit"
+	ToolTransactionRollback      = "transaction_rollback"
+	ToolPointPick                = "point_pick"
+	ToolEntityPick               = "entity_pick"
+	ToolSystemStatus             = "system_status"
+	ToolSystemCapabilities       = "system_capabilities"
+	ToolEntityCreateMtext        = "entity_create_mtext"
+	ToolDimensionCreateAligned   = "dimension_create_aligned"
+	ToolDimensionCreateLinear    = "dimension_create_linear"
+	ToolDimensionCreateRadial    = "dimension_create_radial"
+	ToolDimensionCreateDiametric = "dimension_create_diametric"
+	ToolDimensionCreateAngular   = "dimension_create_angular"
+	ToolDimensionStyleList       = "dimension_style_list"
+	ToolHatchCreate              = "hatch_create"
+	ToolBlockDefine              = "block_define"
+	ToolBlockInsert              = "block_insert"
+	ToolBlockExplode             = "block_explode"
+	ToolBlockList                = "block_list"
+	ToolBlockDelete              = "block_delete"
 )
 
 // Tools is the tool catalog, in declaration order.
@@ -98,21 +111,21 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDocumentExport,
-		Description:  "Export the document as DXF or SVG text.",
+		Description:  "Export the document as DXF (AutoCAD 2018 by default, R12 on request), SVG, PNG or PDF; SVG, PNG and PDF at a plot scale on a paper size when asked.",
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*DocumentExportArgs)(nil),
 		Result:       (*DocumentExportResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"format":{"enum":["dxf","svg"],"type":"string"}},"required":["format"],"type":"object"}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content":{"type":"string"},"format":{"enum":["dxf","svg"],"type":"string"},"media_type":{"type":"string"}},"required":["format","media_type","content"],"type":"object"}`,
+		InputSchema:  `{"$defs":{"cad.engine.v1.ExportOptions":{"additionalProperties":false,"properties":{"dpi":{"maximum":1200,"minimum":10,"type":"integer"},"dxf_version":{"enum":["r12","r2018"],"type":"string"},"paper":{"enum":["a4","a3","a2","a1","a0","letter","tabloid"],"type":"string"},"scale":{"exclusiveMinimum":0,"type":"number"}},"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"format":{"enum":["dxf","svg","png","pdf"],"type":"string"},"options":{"$ref":"#/$defs/cad.engine.v1.ExportOptions"}},"required":["format"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content":{"type":"string"},"data":{"contentEncoding":"base64","type":"string"},"format":{"enum":["dxf","svg","png","pdf"],"type":"string"},"media_type":{"type":"string"}},"required":["format","media_type","content","data"],"type":"object"}`,
 	},
 	{
 		Name:         ToolDocumentImport,
-		Description:  "Create a document from DXF text (points, lines, circles, arcs, polylines, text, ellipses).",
+		Description:  "Create a document from DXF text, R12 to 2018 (points, lines, circles, arcs, polylines, text, multi-line text, ellipses, dimensions, hatches, blocks and inserts); what the file holds that the engine does not model is listed by type and count.",
 		Annotations:  &ToolAnnotations{},
 		Args:         (*DocumentImportArgs)(nil),
 		Result:       (*DocumentImportResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content":{"type":"string"},"format":{"enum":["dxf","svg"],"type":"string"},"name":{"type":"string"}},"required":["format","content"],"type":"object"}`,
-		OutputSchema: `{"$defs":{"cad.engine.v1.DocumentInfo":{"additionalProperties":false,"properties":{"content_hash":{"type":"string"},"current_layer":{"type":"string"},"document_id":{"type":"string"},"entity_count":{"type":"integer"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"},"revision":{"type":"integer"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["document_id","name","units","revision","content_hash","entity_count","current_layer"],"type":"object"},"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"examples":["Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"lineweight":{"allOf":[{"enum":[-3,0,5,9,13,15,18,20,25,30,35,40,50,53,60,70,80,90,100,106,120,140,158,200,211]}],"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"document":{"$ref":"#/$defs/cad.engine.v1.DocumentInfo"},"imported":{"type":"integer"},"skipped":{"type":"integer"}},"required":["document","imported","skipped"],"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content":{"type":"string"},"format":{"enum":["dxf","svg","png","pdf"],"type":"string"},"name":{"type":"string"}},"required":["format","content"],"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.DocumentInfo":{"additionalProperties":false,"properties":{"content_hash":{"type":"string"},"current_layer":{"type":"string"},"document_id":{"type":"string"},"entity_count":{"type":"integer"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"},"revision":{"type":"integer"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["document_id","name","units","revision","content_hash","entity_count","current_layer"],"type":"object"},"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"examples":["Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"lineweight":{"allOf":[{"enum":[-3,0,5,9,13,15,18,20,25,30,35,40,50,53,60,70,80,90,100,106,120,140,158,200,211]}],"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"},"cad.engine.v1.UnmodelledEntities":{"additionalProperties":false,"properties":{"count":{"type":"integer"},"type":{"type":"string"}},"required":["type","count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"document":{"$ref":"#/$defs/cad.engine.v1.DocumentInfo"},"imported":{"type":"integer"},"skipped":{"type":"integer"},"unmodelled":{"items":{"$ref":"#/$defs/cad.engine.v1.UnmodelledEntities"},"type":"array"}},"required":["document","imported","skipped"],"type":"object"}`,
 	},
 	{
 		Name:         ToolEntityCreatePoint,
@@ -192,7 +205,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityBatchCreateArgs)(nil),
 		Result:       (*EntityBatchCreateResult)(nil),
-		InputSchema:  `{"$defs":{"cad.engine.v1.NewEntity":{"additionalProperties":false,"properties":{"closed":{"type":"boolean"},"color":{"maximum":256,"minimum":0,"type":"integer"},"cx":{"type":"number"},"cy":{"type":"number"},"end_angle":{"type":"number"},"height":{"exclusiveMinimum":0,"type":"number"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"major_x":{"type":"number"},"major_y":{"type":"number"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"exclusiveMinimum":0,"type":"number"},"ratio":{"exclusiveMinimum":0,"maximum":1,"type":"number"},"rotation":{"type":"number"},"start_angle":{"type":"number"},"text":{"type":"string"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse"],"type":"string"},"x":{"type":"number"},"x1":{"type":"number"},"x2":{"type":"number"},"y":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["type"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"entities":{"items":{"$ref":"#/$defs/cad.engine.v1.NewEntity"},"maxItems":100000,"minItems":1,"type":"array"}},"type":"object"}`,
+		InputSchema:  `{"$defs":{"cad.engine.v1.NewEntity":{"additionalProperties":false,"properties":{"closed":{"type":"boolean"},"color":{"maximum":256,"minimum":0,"type":"integer"},"cx":{"type":"number"},"cy":{"type":"number"},"end_angle":{"type":"number"},"height":{"exclusiveMinimum":0,"type":"number"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"major_x":{"type":"number"},"major_y":{"type":"number"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"exclusiveMinimum":0,"type":"number"},"ratio":{"exclusiveMinimum":0,"maximum":1,"type":"number"},"rotation":{"type":"number"},"start_angle":{"type":"number"},"text":{"type":"string"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert"],"type":"string"},"x":{"type":"number"},"x1":{"type":"number"},"x2":{"type":"number"},"y":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["type"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"entities":{"items":{"$ref":"#/$defs/cad.engine.v1.NewEntity"},"maxItems":100000,"minItems":1,"type":"array"}},"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
 	},
 	{
@@ -202,7 +215,7 @@ var Tools = []ToolInfo{
 		Args:         (*EntityGetArgs)(nil),
 		Result:       (*Entity)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
-		OutputSchema: `{"$defs":{"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"center":{"$ref":"#/$defs/cad.engine.v1.Point"},"closed":{"type":"boolean"},"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"end":{"$ref":"#/$defs/cad.engine.v1.Point"},"end_angle":{"type":"number"},"fingerprint":{"type":"string"},"handle":{"type":"string","x-cad-handle":true},"height":{"type":"number"},"insertion":{"$ref":"#/$defs/cad.engine.v1.Point"},"layer":{"type":"string"},"length":{"type":"number"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"location":{"$ref":"#/$defs/cad.engine.v1.Point"},"major_axis":{"$ref":"#/$defs/cad.engine.v1.Point"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"type":"number"},"ratio":{"type":"number"},"rotation":{"type":"number"},"start":{"$ref":"#/$defs/cad.engine.v1.Point"},"start_angle":{"type":"number"},"text":{"type":"string"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse"],"type":"string"}},"required":["handle","type","layer","color","linetype","fingerprint"],"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.Dimension":{"additionalProperties":false,"properties":{"angle":{"type":"number"},"bindings":{"items":{"$ref":"#/$defs/cad.engine.v1.DimensionBinding"},"type":"array"},"center":{"$ref":"#/$defs/cad.engine.v1.Point"},"kind":{"enum":["aligned","rotated","radial","diametric","angular"],"type":"string"},"measurement":{"type":"number"},"offset":{"type":"number"},"p1":{"$ref":"#/$defs/cad.engine.v1.Point"},"p2":{"$ref":"#/$defs/cad.engine.v1.Point"},"radius":{"type":"number"},"scale":{"type":"number"},"style":{"type":"string"},"text":{"type":"string"},"text_override":{"type":"string"}},"required":["kind","offset","angle","measurement","text_override","text","style","scale"],"type":"object"},"cad.engine.v1.DimensionBinding":{"additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"index":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"slot":{"enum":["p1","p2","center"],"type":"string"},"snap":{"type":"string"},"with":{"type":"string","x-cad-handle":true}},"required":["slot","handle","snap","index"],"type":"object"},"cad.engine.v1.Hatch":{"additionalProperties":false,"properties":{"angle":{"type":"number"},"area":{"type":"number"},"loops":{"items":{"$ref":"#/$defs/cad.engine.v1.HatchLoop"},"type":"array"},"pattern":{"type":"string"},"scale":{"type":"number"}},"required":["pattern","scale","angle","area"],"type":"object"},"cad.engine.v1.HatchLoop":{"additionalProperties":false,"properties":{"center":{"$ref":"#/$defs/cad.engine.v1.Point"},"major_axis":{"$ref":"#/$defs/cad.engine.v1.Point"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"ratio":{"type":"number"}},"type":"object"},"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"attachment":{"enum":["top_left","top_center","top_right","middle_left","middle_center","middle_right","bottom_left","bottom_center","bottom_right"],"type":"string"},"block":{"type":"string"},"center":{"$ref":"#/$defs/cad.engine.v1.Point"},"closed":{"type":"boolean"},"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"dimension":{"$ref":"#/$defs/cad.engine.v1.Dimension"},"end":{"$ref":"#/$defs/cad.engine.v1.Point"},"end_angle":{"type":"number"},"fingerprint":{"type":"string"},"handle":{"type":"string","x-cad-handle":true},"hatch":{"$ref":"#/$defs/cad.engine.v1.Hatch"},"height":{"type":"number"},"insertion":{"$ref":"#/$defs/cad.engine.v1.Point"},"layer":{"type":"string"},"length":{"type":"number"},"line_spacing":{"type":"number"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"location":{"$ref":"#/$defs/cad.engine.v1.Point"},"major_axis":{"$ref":"#/$defs/cad.engine.v1.Point"},"mirrored":{"type":"boolean"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"type":"number"},"ratio":{"type":"number"},"rotation":{"type":"number"},"scale":{"type":"number"},"start":{"$ref":"#/$defs/cad.engine.v1.Point"},"start_angle":{"type":"number"},"text":{"type":"string"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert"],"type":"string"},"width":{"type":"number"}},"required":["handle","type","layer","color","linetype","fingerprint"],"type":"object"}`,
 	},
 	{
 		Name:         ToolEntityList,
@@ -210,8 +223,8 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*EntityListArgs)(nil),
 		Result:       (*EntityListResult)(nil),
-		InputSchema:  `{"$defs":{"cad.engine.v1.Window":{"additionalProperties":false,"properties":{"max_x":{"type":"number"},"max_y":{"type":"number"},"min_x":{"type":"number"},"min_y":{"type":"number"}},"required":["min_x","min_y","max_x","max_y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"layers":{"items":{"type":"string"},"type":"array"},"page_size":{"maximum":10000,"minimum":1,"type":"integer"},"page_token":{"type":"string"},"types":{"items":{"enum":["point","line","circle","arc","polyline","text","ellipse"],"type":"string"},"type":"array"},"window":{"$ref":"#/$defs/cad.engine.v1.Window"}},"type":"object"}`,
-		OutputSchema: `{"$defs":{"cad.engine.v1.Entity":{"additionalProperties":false,"properties":{"center":{"$ref":"#/$defs/cad.engine.v1.Point"},"closed":{"type":"boolean"},"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"end":{"$ref":"#/$defs/cad.engine.v1.Point"},"end_angle":{"type":"number"},"fingerprint":{"type":"string"},"handle":{"type":"string","x-cad-handle":true},"height":{"type":"number"},"insertion":{"$ref":"#/$defs/cad.engine.v1.Point"},"layer":{"type":"string"},"length":{"type":"number"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"location":{"$ref":"#/$defs/cad.engine.v1.Point"},"major_axis":{"$ref":"#/$defs/cad.engine.v1.Point"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"type":"number"},"ratio":{"type":"number"},"rotation":{"type":"number"},"start":{"$ref":"#/$defs/cad.engine.v1.Point"},"start_angle":{"type":"number"},"text":{"type":"string"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse"],"type":"string"}},"required":["handle","type","layer","color","linetype","fingerprint"],"type":"object"},"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"entities":{"items":{"$ref":"#/$defs/cad.engine.v1.Entity"},"type":"array"},"next_page_token":{"type":"string"},"total":{"type":"integer"}},"required":["next_page_token","total"],"type":"object"}`,
+		InputSchema:  `{"$defs":{"cad.engine.v1.Window":{"additionalProperties":false,"properties":{"max_x":{"type":"number"},"max_y":{"type":"number"},"min_x":{"type":"number"},"min_y":{"type":"number"}},"required":["min_x","min_y","max_x","max_y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"layers":{"items":{"type":"string"},"type":"array"},"page_size":{"maximum":10000,"minimum":1,"type":"integer"},"page_token":{"type":"string"},"types":{"items":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert"],"type":"string"},"type":"array"},"window":{"$ref":"#/$defs/cad.engine.v1.Window"}},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.Dimension":{"additionalProperties":false,"properties":{"angle":{"type":"number"},"bindings":{"items":{"$ref":"#/$defs/cad.engine.v1.DimensionBinding"},"type":"array"},"center":{"$ref":"#/$defs/cad.engine.v1.Point"},"kind":{"enum":["aligned","rotated","radial","diametric","angular"],"type":"string"},"measurement":{"type":"number"},"offset":{"type":"number"},"p1":{"$ref":"#/$defs/cad.engine.v1.Point"},"p2":{"$ref":"#/$defs/cad.engine.v1.Point"},"radius":{"type":"number"},"scale":{"type":"number"},"style":{"type":"string"},"text":{"type":"string"},"text_override":{"type":"string"}},"required":["kind","offset","angle","measurement","text_override","text","style","scale"],"type":"object"},"cad.engine.v1.DimensionBinding":{"additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"index":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"slot":{"enum":["p1","p2","center"],"type":"string"},"snap":{"type":"string"},"with":{"type":"string","x-cad-handle":true}},"required":["slot","handle","snap","index"],"type":"object"},"cad.engine.v1.Entity":{"additionalProperties":false,"properties":{"attachment":{"enum":["top_left","top_center","top_right","middle_left","middle_center","middle_right","bottom_left","bottom_center","bottom_right"],"type":"string"},"block":{"type":"string"},"center":{"$ref":"#/$defs/cad.engine.v1.Point"},"closed":{"type":"boolean"},"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"dimension":{"$ref":"#/$defs/cad.engine.v1.Dimension"},"end":{"$ref":"#/$defs/cad.engine.v1.Point"},"end_angle":{"type":"number"},"fingerprint":{"type":"string"},"handle":{"type":"string","x-cad-handle":true},"hatch":{"$ref":"#/$defs/cad.engine.v1.Hatch"},"height":{"type":"number"},"insertion":{"$ref":"#/$defs/cad.engine.v1.Point"},"layer":{"type":"string"},"length":{"type":"number"},"line_spacing":{"type":"number"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"location":{"$ref":"#/$defs/cad.engine.v1.Point"},"major_axis":{"$ref":"#/$defs/cad.engine.v1.Point"},"mirrored":{"type":"boolean"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"type":"number"},"ratio":{"type":"number"},"rotation":{"type":"number"},"scale":{"type":"number"},"start":{"$ref":"#/$defs/cad.engine.v1.Point"},"start_angle":{"type":"number"},"text":{"type":"string"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert"],"type":"string"},"width":{"type":"number"}},"required":["handle","type","layer","color","linetype","fingerprint"],"type":"object"},"cad.engine.v1.Hatch":{"additionalProperties":false,"properties":{"angle":{"type":"number"},"area":{"type":"number"},"loops":{"items":{"$ref":"#/$defs/cad.engine.v1.HatchLoop"},"type":"array"},"pattern":{"type":"string"},"scale":{"type":"number"}},"required":["pattern","scale","angle","area"],"type":"object"},"cad.engine.v1.HatchLoop":{"additionalProperties":false,"properties":{"center":{"$ref":"#/$defs/cad.engine.v1.Point"},"major_axis":{"$ref":"#/$defs/cad.engine.v1.Point"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"ratio":{"type":"number"}},"type":"object"},"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"entities":{"items":{"$ref":"#/$defs/cad.engine.v1.Entity"},"type":"array"},"next_page_token":{"type":"string"},"total":{"type":"integer"}},"required":["next_page_token","total"],"type":"object"}`,
 	},
 	{
 		Name:         ToolSelectionWindow,
@@ -242,7 +255,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolAnalysisMeasureEntity,
-		Description:  "Length, area and perimeter of an entity, as its type allows (bulges included).",
+		Description:  "Length, area and perimeter of an entity, as its type allows (bulges included). The area of a closed polyline that crosses itself is the area it encloses (every point it winds around), not the signed sum of its lobes; a hatch's area is its boundary's less its islands'.",
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*AnalysisMeasureEntityArgs)(nil),
 		Result:       (*AnalysisMeasureEntityResult)(nil),
@@ -296,12 +309,12 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityOffset,
-		Description:  "Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve.",
+		Description:  "Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve. A closed polyline narrower than twice the distance somewhere comes apart: every piece is created (handles, largest first); an open polyline whose offset would cross itself fails.",
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityOffsetArgs)(nil),
 		Result:       (*EntityOffsetResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"distance":{"type":"number"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","distance"],"type":"object"}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["handle"],"type":"object"}`,
 	},
 	{
 		Name:         ToolEntityEditGeometry,
@@ -471,7 +484,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{ReadOnly: true, Batchable: true, Interactive: true},
 		Args:         (*EntityPickArgs)(nil),
 		Result:       (*EntityPickResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"max":{"maximum":2147483647,"minimum":1,"type":"integer"},"prompt":{"minLength":1,"type":"string"},"types":{"items":{"enum":["point","line","circle","arc","polyline","text","ellipse"],"type":"string"},"type":"array"}},"required":["prompt"],"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"max":{"maximum":2147483647,"minimum":1,"type":"integer"},"prompt":{"minLength":1,"type":"string"},"types":{"items":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert"],"type":"string"},"type":"array"}},"required":["prompt"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"type":"object"}`,
 	},
 	{
@@ -490,7 +503,124 @@ var Tools = []ToolInfo{
 		Args:         (*SystemCapabilitiesArgs)(nil),
 		Result:       (*SystemCapabilitiesResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"entity_types":{"items":{"enum":["point","line","circle","arc","polyline","text","ellipse"],"type":"string"},"type":"array"},"export_formats":{"items":{"enum":["dxf","svg"],"type":"string"},"type":"array"},"guarantee":{"type":"string"},"max_batch_steps":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"tolerance":{"type":"number"}},"required":["guarantee","max_batch_steps","tolerance"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"entity_types":{"items":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert"],"type":"string"},"type":"array"},"export_formats":{"items":{"enum":["dxf","svg","png","pdf"],"type":"string"},"type":"array"},"guarantee":{"type":"string"},"max_batch_steps":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"tolerance":{"type":"number"}},"required":["guarantee","max_batch_steps","tolerance"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityCreateMtext,
+		Description:  "Create multi-line text: lines break at newlines and wrap at width (0: no wrapping); the insertion point is the attachment point of the text's box; line spacing is a factor of 5/3 of the height.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityCreateMtextArgs)(nil),
+		Result:       (*EntityCreateMtextResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"attachment":{"enum":["top_left","top_center","top_right","middle_left","middle_center","middle_right","bottom_left","bottom_center","bottom_right"],"type":"string"},"color":{"maximum":256,"minimum":0,"type":"integer"},"height":{"exclusiveMinimum":0,"type":"number"},"layer":{"type":"string"},"line_spacing":{"maximum":4,"minimum":0.25,"type":"number"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"rotation":{"type":"number"},"text":{"minLength":1,"type":"string"},"width":{"minimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["text","x","y"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDimensionCreateAligned,
+		Description:  "Dimension the true distance between two points (of entities, to which it is bound: it follows them when they move, scale or are edited); the dimension line is offset to the left of p1→p2 (negative: right).",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*DimensionCreateAlignedArgs)(nil),
+		Result:       (*DimensionCreateAlignedResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.DimensionAnchor":{"additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"snap":{"enum":["end","mid","center","quad","perp","near"],"type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"offset":{"type":"number"},"p1":{"$ref":"#/$defs/cad.engine.v1.DimensionAnchor"},"p2":{"$ref":"#/$defs/cad.engine.v1.DimensionAnchor"},"scale":{"exclusiveMinimum":0,"type":"number"},"style":{"type":"string"},"text":{"maxLength":256,"type":"string"}},"required":["p1","p2"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"measurement":{"type":"number"},"text":{"type":"string"}},"required":["handle","measurement","text"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDimensionCreateLinear,
+		Description:  "Dimension the distance between two points along a direction: angle 0 (the default) horizontal, 90 vertical. Points of entities bind the dimension to them. The dimension line is offset to the left of the direction (negative: right) from p1.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*DimensionCreateLinearArgs)(nil),
+		Result:       (*DimensionCreateLinearResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.DimensionAnchor":{"additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"snap":{"enum":["end","mid","center","quad","perp","near"],"type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"offset":{"type":"number"},"p1":{"$ref":"#/$defs/cad.engine.v1.DimensionAnchor"},"p2":{"$ref":"#/$defs/cad.engine.v1.DimensionAnchor"},"scale":{"exclusiveMinimum":0,"type":"number"},"style":{"type":"string"},"text":{"maxLength":256,"type":"string"}},"required":["p1","p2"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"measurement":{"type":"number"},"text":{"type":"string"}},"required":["handle","measurement","text"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDimensionCreateRadial,
+		Description:  "Dimension the radius of a circle, arc or polyline bulge arc (center snap), bound to it; the leader points from the centre at angle degrees (45 by default).",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*DimensionCreateRadialArgs)(nil),
+		Result:       (*DimensionCreateRadialResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"color":{"maximum":256,"minimum":0,"type":"integer"},"handle":{"type":"string","x-cad-handle":true},"layer":{"type":"string"},"scale":{"exclusiveMinimum":0,"type":"number"},"style":{"type":"string"},"text":{"maxLength":256,"type":"string"}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"measurement":{"type":"number"},"text":{"type":"string"}},"required":["handle","measurement","text"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDimensionCreateDiametric,
+		Description:  "Dimension the diameter of a circle or arc, bound to it; the dimension line runs through the centre at angle degrees (45 by default).",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*DimensionCreateDiametricArgs)(nil),
+		Result:       (*DimensionCreateDiametricResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"color":{"maximum":256,"minimum":0,"type":"integer"},"handle":{"type":"string","x-cad-handle":true},"layer":{"type":"string"},"scale":{"exclusiveMinimum":0,"type":"number"},"style":{"type":"string"},"text":{"maxLength":256,"type":"string"}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"measurement":{"type":"number"},"text":{"type":"string"}},"required":["handle","measurement","text"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDimensionCreateAngular,
+		Description:  "Dimension an angle: between two lines (line1, line2: at the point where they cross, from the far end of line1 to the far end of line2, the sector under 180°), or counter-clockwise from p1 to p2 about center. Bound to the entities given.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*DimensionCreateAngularArgs)(nil),
+		Result:       (*DimensionCreateAngularResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.DimensionAnchor":{"additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"snap":{"enum":["end","mid","center","quad","perp","near"],"type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"center":{"$ref":"#/$defs/cad.engine.v1.DimensionAnchor"},"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"line1":{"type":"string","x-cad-handle":true},"line2":{"type":"string","x-cad-handle":true},"p1":{"$ref":"#/$defs/cad.engine.v1.DimensionAnchor"},"p2":{"$ref":"#/$defs/cad.engine.v1.DimensionAnchor"},"radius":{"exclusiveMinimum":0,"type":"number"},"scale":{"exclusiveMinimum":0,"type":"number"},"style":{"type":"string"},"text":{"maxLength":256,"type":"string"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"measurement":{"type":"number"},"text":{"type":"string"}},"required":["handle","measurement","text"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDimensionStyleList,
+		Description:  "The named dimension styles and their sizes (in document units, before a dimension's scale).",
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*DimensionStyleListArgs)(nil),
+		Result:       (*DimensionStyleListResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.DimensionStyle":{"additionalProperties":false,"properties":{"arrow_size":{"type":"number"},"decimals":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"extension_beyond":{"type":"number"},"extension_offset":{"type":"number"},"name":{"type":"string"},"text_gap":{"type":"number"},"text_height":{"type":"number"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["name","text_height","arrow_size","extension_offset","extension_beyond","text_gap","decimals","units"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"styles":{"items":{"$ref":"#/$defs/cad.engine.v1.DimensionStyle"},"type":"array"}},"type":"object"}`,
+	},
+	{
+		Name:         ToolHatchCreate,
+		Description:  "Hatch the inside of closed boundaries (closed polylines, circles, ellipses): the first is the outer boundary, those inside it are islands (even-odd). Solid, or a pattern: ANSI31, ANSI37, DOTS, NET. Boundaries must not cross.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*HatchCreateArgs)(nil),
+		Result:       (*HatchCreateResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"boundaries":{"items":{"type":"string","x-cad-handle":true},"maxItems":1000,"minItems":1,"type":"array"},"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"pattern":{"type":"string"},"scale":{"exclusiveMinimum":0,"type":"number"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"area":{"type":"number"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","area"],"type":"object"}`,
+	},
+	{
+		Name:         ToolBlockDefine,
+		Description:  "Define a named block from copies of entities (they stay in the drawing) and/or new entities given in the block's own coordinates; the base point is the block's origin when inserted. A name in use fails.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*BlockDefineArgs)(nil),
+		Result:       (*BlockDefineResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.NewEntity":{"additionalProperties":false,"properties":{"closed":{"type":"boolean"},"color":{"maximum":256,"minimum":0,"type":"integer"},"cx":{"type":"number"},"cy":{"type":"number"},"end_angle":{"type":"number"},"height":{"exclusiveMinimum":0,"type":"number"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee])$","type":"string"},"major_x":{"type":"number"},"major_y":{"type":"number"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"exclusiveMinimum":0,"type":"number"},"ratio":{"exclusiveMinimum":0,"maximum":1,"type":"number"},"rotation":{"type":"number"},"start_angle":{"type":"number"},"text":{"type":"string"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert"],"type":"string"},"x":{"type":"number"},"x1":{"type":"number"},"x2":{"type":"number"},"y":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["type"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"base_x":{"type":"number"},"base_y":{"type":"number"},"entities":{"items":{"$ref":"#/$defs/cad.engine.v1.NewEntity"},"maxItems":10000,"type":"array"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"name":{"maxLength":255,"minLength":1,"type":"string"}},"required":["name"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"name":{"type":"string"}},"required":["name","count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolBlockInsert,
+		Description:  "Place a block: its base point at (x, y), scaled, rotated by rotation degrees counter-clockwise, optionally mirrored.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*BlockInsertArgs)(nil),
+		Result:       (*BlockInsertResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"mirrored":{"type":"boolean"},"name":{"minLength":1,"type":"string"},"rotation":{"type":"number"},"scale":{"exclusiveMinimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["name","x","y"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolBlockExplode,
+		Description:  "Replace an insert with copies of its block's entities, placed as the insert placed them (the insert is removed; entities on layer 0 take the insert's layer).",
+		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
+		Args:         (*BlockExplodeArgs)(nil),
+		Result:       (*BlockExplodeResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["handle","count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolBlockList,
+		Description:  "Every block: name, base point, how many entities it holds and how many inserts use it.",
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*BlockListArgs)(nil),
+		Result:       (*BlockListResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.BlockInfo":{"additionalProperties":false,"properties":{"base":{"$ref":"#/$defs/cad.engine.v1.Point"},"entity_count":{"type":"integer"},"insert_count":{"type":"integer"},"name":{"type":"string"}},"required":["name","base","entity_count","insert_count"],"type":"object"},"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"blocks":{"items":{"$ref":"#/$defs/cad.engine.v1.BlockInfo"},"type":"array"}},"type":"object"}`,
+	},
+	{
+		Name:         ToolBlockDelete,
+		Description:  "Delete a block definition; a block that an insert uses is refused.",
+		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
+		Args:         (*BlockDeleteArgs)(nil),
+		Result:       (*BlockDeleteResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"minLength":1,"type":"string"}},"required":["name"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
 	},
 }
 

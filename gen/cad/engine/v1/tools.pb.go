@@ -31,6 +31,10 @@ const (
 	ExportFormat_EXPORT_FORMAT_DXF ExportFormat = 1
 	// SVG, for people to look at.
 	ExportFormat_EXPORT_FORMAT_SVG ExportFormat = 2
+	// PNG, the same picture as the PDF (binary, in data).
+	ExportFormat_EXPORT_FORMAT_PNG ExportFormat = 3
+	// PDF, plotted at a scale on a sheet (binary, in data).
+	ExportFormat_EXPORT_FORMAT_PDF ExportFormat = 4
 )
 
 // Enum value maps for ExportFormat.
@@ -39,11 +43,15 @@ var (
 		0: "EXPORT_FORMAT_UNSPECIFIED",
 		1: "EXPORT_FORMAT_DXF",
 		2: "EXPORT_FORMAT_SVG",
+		3: "EXPORT_FORMAT_PNG",
+		4: "EXPORT_FORMAT_PDF",
 	}
 	ExportFormat_value = map[string]int32{
 		"EXPORT_FORMAT_UNSPECIFIED": 0,
 		"EXPORT_FORMAT_DXF":         1,
 		"EXPORT_FORMAT_SVG":         2,
+		"EXPORT_FORMAT_PNG":         3,
+		"EXPORT_FORMAT_PDF":         4,
 	}
 )
 
@@ -285,7 +293,9 @@ func (*DocumentInfoArgs) Descriptor() ([]byte, []int) {
 type DocumentExportArgs struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The format.
-	Format        ExportFormat `protobuf:"varint,1,opt,name=format,proto3,enum=cad.engine.v1.ExportFormat" json:"format,omitempty"`
+	Format ExportFormat `protobuf:"varint,1,opt,name=format,proto3,enum=cad.engine.v1.ExportFormat" json:"format,omitempty"`
+	// How to write it.
+	Options       *ExportOptions `protobuf:"bytes,2,opt,name=options,proto3,oneof" json:"options,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -327,6 +337,13 @@ func (x *DocumentExportArgs) GetFormat() ExportFormat {
 	return ExportFormat_EXPORT_FORMAT_UNSPECIFIED
 }
 
+func (x *DocumentExportArgs) GetOptions() *ExportOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
 // DocumentExportResult is the file.
 type DocumentExportResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -334,8 +351,10 @@ type DocumentExportResult struct {
 	Format ExportFormat `protobuf:"varint,1,opt,name=format,proto3,enum=cad.engine.v1.ExportFormat" json:"format,omitempty"`
 	// Its media type.
 	MediaType string `protobuf:"bytes,2,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
-	// The file's text.
-	Content       string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	// The file's text (DXF, SVG).
+	Content string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	// The file's bytes (PNG, PDF).
+	Data          []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -389,6 +408,13 @@ func (x *DocumentExportResult) GetContent() string {
 		return x.Content
 	}
 	return ""
+}
+
+func (x *DocumentExportResult) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
 }
 
 // DocumentImportArgs creates a document from a DXF file.
@@ -463,7 +489,9 @@ type DocumentImportResult struct {
 	// Entities imported.
 	Imported int64 `protobuf:"varint,2,opt,name=imported,proto3" json:"imported,omitempty"`
 	// Entities skipped (unsupported types).
-	Skipped       int64 `protobuf:"varint,3,opt,name=skipped,proto3" json:"skipped,omitempty"`
+	Skipped int64 `protobuf:"varint,3,opt,name=skipped,proto3" json:"skipped,omitempty"`
+	// What the file held that the engine does not model, by type.
+	Unmodelled    []*UnmodelledEntities `protobuf:"bytes,4,rep,name=unmodelled,proto3" json:"unmodelled,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -517,6 +545,13 @@ func (x *DocumentImportResult) GetSkipped() int64 {
 		return x.Skipped
 	}
 	return 0
+}
+
+func (x *DocumentImportResult) GetUnmodelled() []*UnmodelledEntities {
+	if x != nil {
+		return x.Unmodelled
+	}
+	return nil
 }
 
 // EntityCreatePointArgs creates a point.
@@ -3490,8 +3525,11 @@ func (x *EntityOffsetArgs) GetDistance() float64 {
 // EntityOffsetResult names the new curve.
 type EntityOffsetResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Its handle.
-	Handle        string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// Its handle (the largest piece's, when the offset comes apart).
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// Every piece's handle, largest first: one, or several when a closed
+	// polyline's offset comes apart.
+	Handles       []string `protobuf:"bytes,2,rep,name=handles,proto3" json:"handles,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3531,6 +3569,13 @@ func (x *EntityOffsetResult) GetHandle() string {
 		return x.Handle
 	}
 	return ""
+}
+
+func (x *EntityOffsetResult) GetHandles() []string {
+	if x != nil {
+		return x.Handles
+	}
+	return nil
 }
 
 // EntityEditGeometryArgs replaces geometry fields of an entity.
@@ -5969,6 +6014,2141 @@ func (x *SystemCapabilitiesResult) GetTolerance() float64 {
 	return 0
 }
 
+// EntityCreateMtextArgs creates multi-line text.
+type EntityCreateMtextArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The text; "\n" breaks a line.
+	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// Insertion X.
+	X float64 `protobuf:"fixed64,2,opt,name=x,proto3" json:"x,omitempty"`
+	// Insertion Y.
+	Y float64 `protobuf:"fixed64,3,opt,name=y,proto3" json:"y,omitempty"`
+	// Height of a capital letter (2.5 by default).
+	Height *float64 `protobuf:"fixed64,4,opt,name=height,proto3,oneof" json:"height,omitempty"`
+	// Width to wrap at (0: no wrapping).
+	Width *float64 `protobuf:"fixed64,5,opt,name=width,proto3,oneof" json:"width,omitempty"`
+	// Rotation, degrees.
+	Rotation *float64 `protobuf:"fixed64,6,opt,name=rotation,proto3,oneof" json:"rotation,omitempty"`
+	// The point of the text's box at the insertion point (top left by
+	// default).
+	Attachment *TextAttachment `protobuf:"varint,7,opt,name=attachment,proto3,enum=cad.engine.v1.TextAttachment,oneof" json:"attachment,omitempty"`
+	// Line spacing factor (1 by default).
+	LineSpacing *float64 `protobuf:"fixed64,8,opt,name=line_spacing,json=lineSpacing,proto3,oneof" json:"line_spacing,omitempty"`
+	// Layer.
+	Layer *string `protobuf:"bytes,9,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
+	// ACI colour.
+	Color *int32 `protobuf:"varint,10,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Linetype.
+	Linetype      *string `protobuf:"bytes,11,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EntityCreateMtextArgs) Reset() {
+	*x = EntityCreateMtextArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[92]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EntityCreateMtextArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EntityCreateMtextArgs) ProtoMessage() {}
+
+func (x *EntityCreateMtextArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[92]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EntityCreateMtextArgs.ProtoReflect.Descriptor instead.
+func (*EntityCreateMtextArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{92}
+}
+
+func (x *EntityCreateMtextArgs) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *EntityCreateMtextArgs) GetX() float64 {
+	if x != nil {
+		return x.X
+	}
+	return 0
+}
+
+func (x *EntityCreateMtextArgs) GetY() float64 {
+	if x != nil {
+		return x.Y
+	}
+	return 0
+}
+
+func (x *EntityCreateMtextArgs) GetHeight() float64 {
+	if x != nil && x.Height != nil {
+		return *x.Height
+	}
+	return 0
+}
+
+func (x *EntityCreateMtextArgs) GetWidth() float64 {
+	if x != nil && x.Width != nil {
+		return *x.Width
+	}
+	return 0
+}
+
+func (x *EntityCreateMtextArgs) GetRotation() float64 {
+	if x != nil && x.Rotation != nil {
+		return *x.Rotation
+	}
+	return 0
+}
+
+func (x *EntityCreateMtextArgs) GetAttachment() TextAttachment {
+	if x != nil && x.Attachment != nil {
+		return *x.Attachment
+	}
+	return TextAttachment_TEXT_ATTACHMENT_UNSPECIFIED
+}
+
+func (x *EntityCreateMtextArgs) GetLineSpacing() float64 {
+	if x != nil && x.LineSpacing != nil {
+		return *x.LineSpacing
+	}
+	return 0
+}
+
+func (x *EntityCreateMtextArgs) GetLayer() string {
+	if x != nil && x.Layer != nil {
+		return *x.Layer
+	}
+	return ""
+}
+
+func (x *EntityCreateMtextArgs) GetColor() int32 {
+	if x != nil && x.Color != nil {
+		return *x.Color
+	}
+	return 0
+}
+
+func (x *EntityCreateMtextArgs) GetLinetype() string {
+	if x != nil && x.Linetype != nil {
+		return *x.Linetype
+	}
+	return ""
+}
+
+// EntityCreateMtextResult names the new text.
+type EntityCreateMtextResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its handle.
+	Handle        string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EntityCreateMtextResult) Reset() {
+	*x = EntityCreateMtextResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[93]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EntityCreateMtextResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EntityCreateMtextResult) ProtoMessage() {}
+
+func (x *EntityCreateMtextResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[93]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EntityCreateMtextResult.ProtoReflect.Descriptor instead.
+func (*EntityCreateMtextResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{93}
+}
+
+func (x *EntityCreateMtextResult) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+// DimensionAnchor is a point a dimension measures: a point of an entity
+// (handle and snap, the candidate nearest (x, y) when given), to which the
+// dimension is then bound, or a free point (x, y).
+type DimensionAnchor struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entity; without it the point is (x, y).
+	Handle *string `protobuf:"bytes,1,opt,name=handle,proto3,oneof" json:"handle,omitempty"`
+	// The snap on the entity (end by default).
+	Snap *SnapKind `protobuf:"varint,2,opt,name=snap,proto3,enum=cad.engine.v1.SnapKind,oneof" json:"snap,omitempty"`
+	// X: the free point, or the reference that picks the snap's candidate.
+	X *float64 `protobuf:"fixed64,3,opt,name=x,proto3,oneof" json:"x,omitempty"`
+	// Y: the free point, or the reference that picks the snap's candidate.
+	Y             *float64 `protobuf:"fixed64,4,opt,name=y,proto3,oneof" json:"y,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionAnchor) Reset() {
+	*x = DimensionAnchor{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[94]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionAnchor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionAnchor) ProtoMessage() {}
+
+func (x *DimensionAnchor) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[94]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionAnchor.ProtoReflect.Descriptor instead.
+func (*DimensionAnchor) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{94}
+}
+
+func (x *DimensionAnchor) GetHandle() string {
+	if x != nil && x.Handle != nil {
+		return *x.Handle
+	}
+	return ""
+}
+
+func (x *DimensionAnchor) GetSnap() SnapKind {
+	if x != nil && x.Snap != nil {
+		return *x.Snap
+	}
+	return SnapKind_SNAP_KIND_UNSPECIFIED
+}
+
+func (x *DimensionAnchor) GetX() float64 {
+	if x != nil && x.X != nil {
+		return *x.X
+	}
+	return 0
+}
+
+func (x *DimensionAnchor) GetY() float64 {
+	if x != nil && x.Y != nil {
+		return *x.Y
+	}
+	return 0
+}
+
+// DimensionCreateAlignedArgs creates an aligned dimension.
+type DimensionCreateAlignedArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first point.
+	P1 *DimensionAnchor `protobuf:"bytes,1,opt,name=p1,proto3" json:"p1,omitempty"`
+	// The second point.
+	P2 *DimensionAnchor `protobuf:"bytes,2,opt,name=p2,proto3" json:"p2,omitempty"`
+	// Signed distance of the dimension line from the points (10 × the
+	// style's text height by default).
+	Offset *float64 `protobuf:"fixed64,3,opt,name=offset,proto3,oneof" json:"offset,omitempty"`
+	// Text override: empty shows the measurement; "<>" stands for it.
+	Text *string `protobuf:"bytes,4,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	// The dimension style (see dimension_style_list; ISO-25 in metric
+	// documents, ANSI in imperial ones).
+	Style *string `protobuf:"bytes,5,opt,name=style,proto3,oneof" json:"style,omitempty"`
+	// Overall scale of the style's sizes (50 for a drawing plotted at 1:50).
+	Scale *float64 `protobuf:"fixed64,6,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
+	// Layer.
+	Layer *string `protobuf:"bytes,7,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
+	// ACI colour.
+	Color         *int32 `protobuf:"varint,8,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionCreateAlignedArgs) Reset() {
+	*x = DimensionCreateAlignedArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[95]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionCreateAlignedArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionCreateAlignedArgs) ProtoMessage() {}
+
+func (x *DimensionCreateAlignedArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[95]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionCreateAlignedArgs.ProtoReflect.Descriptor instead.
+func (*DimensionCreateAlignedArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{95}
+}
+
+func (x *DimensionCreateAlignedArgs) GetP1() *DimensionAnchor {
+	if x != nil {
+		return x.P1
+	}
+	return nil
+}
+
+func (x *DimensionCreateAlignedArgs) GetP2() *DimensionAnchor {
+	if x != nil {
+		return x.P2
+	}
+	return nil
+}
+
+func (x *DimensionCreateAlignedArgs) GetOffset() float64 {
+	if x != nil && x.Offset != nil {
+		return *x.Offset
+	}
+	return 0
+}
+
+func (x *DimensionCreateAlignedArgs) GetText() string {
+	if x != nil && x.Text != nil {
+		return *x.Text
+	}
+	return ""
+}
+
+func (x *DimensionCreateAlignedArgs) GetStyle() string {
+	if x != nil && x.Style != nil {
+		return *x.Style
+	}
+	return ""
+}
+
+func (x *DimensionCreateAlignedArgs) GetScale() float64 {
+	if x != nil && x.Scale != nil {
+		return *x.Scale
+	}
+	return 0
+}
+
+func (x *DimensionCreateAlignedArgs) GetLayer() string {
+	if x != nil && x.Layer != nil {
+		return *x.Layer
+	}
+	return ""
+}
+
+func (x *DimensionCreateAlignedArgs) GetColor() int32 {
+	if x != nil && x.Color != nil {
+		return *x.Color
+	}
+	return 0
+}
+
+// DimensionCreateAlignedResult is the new dimension and what it measures.
+type DimensionCreateAlignedResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its handle.
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The measurement.
+	Measurement float64 `protobuf:"fixed64,2,opt,name=measurement,proto3" json:"measurement,omitempty"`
+	// The text it shows.
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionCreateAlignedResult) Reset() {
+	*x = DimensionCreateAlignedResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[96]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionCreateAlignedResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionCreateAlignedResult) ProtoMessage() {}
+
+func (x *DimensionCreateAlignedResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[96]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionCreateAlignedResult.ProtoReflect.Descriptor instead.
+func (*DimensionCreateAlignedResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{96}
+}
+
+func (x *DimensionCreateAlignedResult) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *DimensionCreateAlignedResult) GetMeasurement() float64 {
+	if x != nil {
+		return x.Measurement
+	}
+	return 0
+}
+
+func (x *DimensionCreateAlignedResult) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// DimensionCreateLinearArgs creates a rotated (horizontal, vertical or
+// any direction) linear dimension.
+type DimensionCreateLinearArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first point.
+	P1 *DimensionAnchor `protobuf:"bytes,1,opt,name=p1,proto3" json:"p1,omitempty"`
+	// The second point.
+	P2 *DimensionAnchor `protobuf:"bytes,2,opt,name=p2,proto3" json:"p2,omitempty"`
+	// The measuring direction, degrees.
+	Angle *float64 `protobuf:"fixed64,3,opt,name=angle,proto3,oneof" json:"angle,omitempty"`
+	// Signed distance of the dimension line from p1 (10 × the style's text
+	// height by default).
+	Offset *float64 `protobuf:"fixed64,4,opt,name=offset,proto3,oneof" json:"offset,omitempty"`
+	// Text override: empty shows the measurement; "<>" stands for it.
+	Text *string `protobuf:"bytes,5,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	// The dimension style.
+	Style *string `protobuf:"bytes,6,opt,name=style,proto3,oneof" json:"style,omitempty"`
+	// Overall scale of the style's sizes.
+	Scale *float64 `protobuf:"fixed64,7,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
+	// Layer.
+	Layer *string `protobuf:"bytes,8,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
+	// ACI colour.
+	Color         *int32 `protobuf:"varint,9,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionCreateLinearArgs) Reset() {
+	*x = DimensionCreateLinearArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[97]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionCreateLinearArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionCreateLinearArgs) ProtoMessage() {}
+
+func (x *DimensionCreateLinearArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[97]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionCreateLinearArgs.ProtoReflect.Descriptor instead.
+func (*DimensionCreateLinearArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{97}
+}
+
+func (x *DimensionCreateLinearArgs) GetP1() *DimensionAnchor {
+	if x != nil {
+		return x.P1
+	}
+	return nil
+}
+
+func (x *DimensionCreateLinearArgs) GetP2() *DimensionAnchor {
+	if x != nil {
+		return x.P2
+	}
+	return nil
+}
+
+func (x *DimensionCreateLinearArgs) GetAngle() float64 {
+	if x != nil && x.Angle != nil {
+		return *x.Angle
+	}
+	return 0
+}
+
+func (x *DimensionCreateLinearArgs) GetOffset() float64 {
+	if x != nil && x.Offset != nil {
+		return *x.Offset
+	}
+	return 0
+}
+
+func (x *DimensionCreateLinearArgs) GetText() string {
+	if x != nil && x.Text != nil {
+		return *x.Text
+	}
+	return ""
+}
+
+func (x *DimensionCreateLinearArgs) GetStyle() string {
+	if x != nil && x.Style != nil {
+		return *x.Style
+	}
+	return ""
+}
+
+func (x *DimensionCreateLinearArgs) GetScale() float64 {
+	if x != nil && x.Scale != nil {
+		return *x.Scale
+	}
+	return 0
+}
+
+func (x *DimensionCreateLinearArgs) GetLayer() string {
+	if x != nil && x.Layer != nil {
+		return *x.Layer
+	}
+	return ""
+}
+
+func (x *DimensionCreateLinearArgs) GetColor() int32 {
+	if x != nil && x.Color != nil {
+		return *x.Color
+	}
+	return 0
+}
+
+// DimensionCreateLinearResult is the new dimension and what it measures.
+type DimensionCreateLinearResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its handle.
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The measurement.
+	Measurement float64 `protobuf:"fixed64,2,opt,name=measurement,proto3" json:"measurement,omitempty"`
+	// The text it shows.
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionCreateLinearResult) Reset() {
+	*x = DimensionCreateLinearResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[98]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionCreateLinearResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionCreateLinearResult) ProtoMessage() {}
+
+func (x *DimensionCreateLinearResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[98]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionCreateLinearResult.ProtoReflect.Descriptor instead.
+func (*DimensionCreateLinearResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{98}
+}
+
+func (x *DimensionCreateLinearResult) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *DimensionCreateLinearResult) GetMeasurement() float64 {
+	if x != nil {
+		return x.Measurement
+	}
+	return 0
+}
+
+func (x *DimensionCreateLinearResult) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// DimensionCreateRadialArgs dimensions a radius.
+type DimensionCreateRadialArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The circle or arc.
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The leader's direction, degrees.
+	Angle *float64 `protobuf:"fixed64,2,opt,name=angle,proto3,oneof" json:"angle,omitempty"`
+	// Text override: empty shows the measurement; "<>" stands for it.
+	Text *string `protobuf:"bytes,3,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	// The dimension style.
+	Style *string `protobuf:"bytes,4,opt,name=style,proto3,oneof" json:"style,omitempty"`
+	// Overall scale of the style's sizes.
+	Scale *float64 `protobuf:"fixed64,5,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
+	// Layer.
+	Layer *string `protobuf:"bytes,6,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
+	// ACI colour.
+	Color         *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionCreateRadialArgs) Reset() {
+	*x = DimensionCreateRadialArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[99]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionCreateRadialArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionCreateRadialArgs) ProtoMessage() {}
+
+func (x *DimensionCreateRadialArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[99]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionCreateRadialArgs.ProtoReflect.Descriptor instead.
+func (*DimensionCreateRadialArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{99}
+}
+
+func (x *DimensionCreateRadialArgs) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *DimensionCreateRadialArgs) GetAngle() float64 {
+	if x != nil && x.Angle != nil {
+		return *x.Angle
+	}
+	return 0
+}
+
+func (x *DimensionCreateRadialArgs) GetText() string {
+	if x != nil && x.Text != nil {
+		return *x.Text
+	}
+	return ""
+}
+
+func (x *DimensionCreateRadialArgs) GetStyle() string {
+	if x != nil && x.Style != nil {
+		return *x.Style
+	}
+	return ""
+}
+
+func (x *DimensionCreateRadialArgs) GetScale() float64 {
+	if x != nil && x.Scale != nil {
+		return *x.Scale
+	}
+	return 0
+}
+
+func (x *DimensionCreateRadialArgs) GetLayer() string {
+	if x != nil && x.Layer != nil {
+		return *x.Layer
+	}
+	return ""
+}
+
+func (x *DimensionCreateRadialArgs) GetColor() int32 {
+	if x != nil && x.Color != nil {
+		return *x.Color
+	}
+	return 0
+}
+
+// DimensionCreateRadialResult is the new dimension and what it measures.
+type DimensionCreateRadialResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its handle.
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The measurement.
+	Measurement float64 `protobuf:"fixed64,2,opt,name=measurement,proto3" json:"measurement,omitempty"`
+	// The text it shows.
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionCreateRadialResult) Reset() {
+	*x = DimensionCreateRadialResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[100]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionCreateRadialResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionCreateRadialResult) ProtoMessage() {}
+
+func (x *DimensionCreateRadialResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[100]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionCreateRadialResult.ProtoReflect.Descriptor instead.
+func (*DimensionCreateRadialResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{100}
+}
+
+func (x *DimensionCreateRadialResult) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *DimensionCreateRadialResult) GetMeasurement() float64 {
+	if x != nil {
+		return x.Measurement
+	}
+	return 0
+}
+
+func (x *DimensionCreateRadialResult) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// DimensionCreateDiametricArgs dimensions a diameter.
+type DimensionCreateDiametricArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The circle or arc.
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The dimension line's direction, degrees.
+	Angle *float64 `protobuf:"fixed64,2,opt,name=angle,proto3,oneof" json:"angle,omitempty"`
+	// Text override: empty shows the measurement; "<>" stands for it.
+	Text *string `protobuf:"bytes,3,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	// The dimension style.
+	Style *string `protobuf:"bytes,4,opt,name=style,proto3,oneof" json:"style,omitempty"`
+	// Overall scale of the style's sizes.
+	Scale *float64 `protobuf:"fixed64,5,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
+	// Layer.
+	Layer *string `protobuf:"bytes,6,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
+	// ACI colour.
+	Color         *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionCreateDiametricArgs) Reset() {
+	*x = DimensionCreateDiametricArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[101]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionCreateDiametricArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionCreateDiametricArgs) ProtoMessage() {}
+
+func (x *DimensionCreateDiametricArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[101]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionCreateDiametricArgs.ProtoReflect.Descriptor instead.
+func (*DimensionCreateDiametricArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{101}
+}
+
+func (x *DimensionCreateDiametricArgs) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *DimensionCreateDiametricArgs) GetAngle() float64 {
+	if x != nil && x.Angle != nil {
+		return *x.Angle
+	}
+	return 0
+}
+
+func (x *DimensionCreateDiametricArgs) GetText() string {
+	if x != nil && x.Text != nil {
+		return *x.Text
+	}
+	return ""
+}
+
+func (x *DimensionCreateDiametricArgs) GetStyle() string {
+	if x != nil && x.Style != nil {
+		return *x.Style
+	}
+	return ""
+}
+
+func (x *DimensionCreateDiametricArgs) GetScale() float64 {
+	if x != nil && x.Scale != nil {
+		return *x.Scale
+	}
+	return 0
+}
+
+func (x *DimensionCreateDiametricArgs) GetLayer() string {
+	if x != nil && x.Layer != nil {
+		return *x.Layer
+	}
+	return ""
+}
+
+func (x *DimensionCreateDiametricArgs) GetColor() int32 {
+	if x != nil && x.Color != nil {
+		return *x.Color
+	}
+	return 0
+}
+
+// DimensionCreateDiametricResult is the new dimension and what it
+// measures.
+type DimensionCreateDiametricResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its handle.
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The measurement.
+	Measurement float64 `protobuf:"fixed64,2,opt,name=measurement,proto3" json:"measurement,omitempty"`
+	// The text it shows.
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionCreateDiametricResult) Reset() {
+	*x = DimensionCreateDiametricResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[102]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionCreateDiametricResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionCreateDiametricResult) ProtoMessage() {}
+
+func (x *DimensionCreateDiametricResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[102]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionCreateDiametricResult.ProtoReflect.Descriptor instead.
+func (*DimensionCreateDiametricResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{102}
+}
+
+func (x *DimensionCreateDiametricResult) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *DimensionCreateDiametricResult) GetMeasurement() float64 {
+	if x != nil {
+		return x.Measurement
+	}
+	return 0
+}
+
+func (x *DimensionCreateDiametricResult) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// DimensionCreateAngularArgs dimensions an angle.
+type DimensionCreateAngularArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first line.
+	Line1 *string `protobuf:"bytes,1,opt,name=line1,proto3,oneof" json:"line1,omitempty"`
+	// The second line.
+	Line2 *string `protobuf:"bytes,2,opt,name=line2,proto3,oneof" json:"line2,omitempty"`
+	// The vertex (without lines).
+	Center *DimensionAnchor `protobuf:"bytes,3,opt,name=center,proto3,oneof" json:"center,omitempty"`
+	// A point on the first ray (without lines).
+	P1 *DimensionAnchor `protobuf:"bytes,4,opt,name=p1,proto3,oneof" json:"p1,omitempty"`
+	// A point on the second ray (without lines).
+	P2 *DimensionAnchor `protobuf:"bytes,5,opt,name=p2,proto3,oneof" json:"p2,omitempty"`
+	// Radius of the dimension arc (the shorter ray's length by default).
+	Radius *float64 `protobuf:"fixed64,6,opt,name=radius,proto3,oneof" json:"radius,omitempty"`
+	// Text override: empty shows the measurement; "<>" stands for it.
+	Text *string `protobuf:"bytes,7,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	// The dimension style.
+	Style *string `protobuf:"bytes,8,opt,name=style,proto3,oneof" json:"style,omitempty"`
+	// Overall scale of the style's sizes.
+	Scale *float64 `protobuf:"fixed64,9,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
+	// Layer.
+	Layer *string `protobuf:"bytes,10,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
+	// ACI colour.
+	Color         *int32 `protobuf:"varint,11,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionCreateAngularArgs) Reset() {
+	*x = DimensionCreateAngularArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[103]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionCreateAngularArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionCreateAngularArgs) ProtoMessage() {}
+
+func (x *DimensionCreateAngularArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[103]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionCreateAngularArgs.ProtoReflect.Descriptor instead.
+func (*DimensionCreateAngularArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{103}
+}
+
+func (x *DimensionCreateAngularArgs) GetLine1() string {
+	if x != nil && x.Line1 != nil {
+		return *x.Line1
+	}
+	return ""
+}
+
+func (x *DimensionCreateAngularArgs) GetLine2() string {
+	if x != nil && x.Line2 != nil {
+		return *x.Line2
+	}
+	return ""
+}
+
+func (x *DimensionCreateAngularArgs) GetCenter() *DimensionAnchor {
+	if x != nil {
+		return x.Center
+	}
+	return nil
+}
+
+func (x *DimensionCreateAngularArgs) GetP1() *DimensionAnchor {
+	if x != nil {
+		return x.P1
+	}
+	return nil
+}
+
+func (x *DimensionCreateAngularArgs) GetP2() *DimensionAnchor {
+	if x != nil {
+		return x.P2
+	}
+	return nil
+}
+
+func (x *DimensionCreateAngularArgs) GetRadius() float64 {
+	if x != nil && x.Radius != nil {
+		return *x.Radius
+	}
+	return 0
+}
+
+func (x *DimensionCreateAngularArgs) GetText() string {
+	if x != nil && x.Text != nil {
+		return *x.Text
+	}
+	return ""
+}
+
+func (x *DimensionCreateAngularArgs) GetStyle() string {
+	if x != nil && x.Style != nil {
+		return *x.Style
+	}
+	return ""
+}
+
+func (x *DimensionCreateAngularArgs) GetScale() float64 {
+	if x != nil && x.Scale != nil {
+		return *x.Scale
+	}
+	return 0
+}
+
+func (x *DimensionCreateAngularArgs) GetLayer() string {
+	if x != nil && x.Layer != nil {
+		return *x.Layer
+	}
+	return ""
+}
+
+func (x *DimensionCreateAngularArgs) GetColor() int32 {
+	if x != nil && x.Color != nil {
+		return *x.Color
+	}
+	return 0
+}
+
+// DimensionCreateAngularResult is the new dimension and what it measures.
+type DimensionCreateAngularResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its handle.
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The measurement, degrees.
+	Measurement float64 `protobuf:"fixed64,2,opt,name=measurement,proto3" json:"measurement,omitempty"`
+	// The text it shows.
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionCreateAngularResult) Reset() {
+	*x = DimensionCreateAngularResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[104]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionCreateAngularResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionCreateAngularResult) ProtoMessage() {}
+
+func (x *DimensionCreateAngularResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[104]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionCreateAngularResult.ProtoReflect.Descriptor instead.
+func (*DimensionCreateAngularResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{104}
+}
+
+func (x *DimensionCreateAngularResult) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *DimensionCreateAngularResult) GetMeasurement() float64 {
+	if x != nil {
+		return x.Measurement
+	}
+	return 0
+}
+
+func (x *DimensionCreateAngularResult) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// DimensionStyleListArgs lists the dimension styles.
+type DimensionStyleListArgs struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionStyleListArgs) Reset() {
+	*x = DimensionStyleListArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[105]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionStyleListArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionStyleListArgs) ProtoMessage() {}
+
+func (x *DimensionStyleListArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[105]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionStyleListArgs.ProtoReflect.Descriptor instead.
+func (*DimensionStyleListArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{105}
+}
+
+// DimensionStyle is a named set of dimension sizes.
+type DimensionStyle struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Height of the text.
+	TextHeight float64 `protobuf:"fixed64,2,opt,name=text_height,json=textHeight,proto3" json:"text_height,omitempty"`
+	// Length of an arrowhead.
+	ArrowSize float64 `protobuf:"fixed64,3,opt,name=arrow_size,json=arrowSize,proto3" json:"arrow_size,omitempty"`
+	// Gap between a measured point and its extension line.
+	ExtensionOffset float64 `protobuf:"fixed64,4,opt,name=extension_offset,json=extensionOffset,proto3" json:"extension_offset,omitempty"`
+	// How far an extension line runs past the dimension line.
+	ExtensionBeyond float64 `protobuf:"fixed64,5,opt,name=extension_beyond,json=extensionBeyond,proto3" json:"extension_beyond,omitempty"`
+	// Gap between the dimension line and its text.
+	TextGap float64 `protobuf:"fixed64,6,opt,name=text_gap,json=textGap,proto3" json:"text_gap,omitempty"`
+	// Decimal places of the measurement.
+	Decimals int32 `protobuf:"varint,7,opt,name=decimals,proto3" json:"decimals,omitempty"`
+	// The units it is made for (mm or in).
+	Units         Units `protobuf:"varint,8,opt,name=units,proto3,enum=cad.engine.v1.Units" json:"units,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionStyle) Reset() {
+	*x = DimensionStyle{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[106]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionStyle) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionStyle) ProtoMessage() {}
+
+func (x *DimensionStyle) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[106]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionStyle.ProtoReflect.Descriptor instead.
+func (*DimensionStyle) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{106}
+}
+
+func (x *DimensionStyle) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DimensionStyle) GetTextHeight() float64 {
+	if x != nil {
+		return x.TextHeight
+	}
+	return 0
+}
+
+func (x *DimensionStyle) GetArrowSize() float64 {
+	if x != nil {
+		return x.ArrowSize
+	}
+	return 0
+}
+
+func (x *DimensionStyle) GetExtensionOffset() float64 {
+	if x != nil {
+		return x.ExtensionOffset
+	}
+	return 0
+}
+
+func (x *DimensionStyle) GetExtensionBeyond() float64 {
+	if x != nil {
+		return x.ExtensionBeyond
+	}
+	return 0
+}
+
+func (x *DimensionStyle) GetTextGap() float64 {
+	if x != nil {
+		return x.TextGap
+	}
+	return 0
+}
+
+func (x *DimensionStyle) GetDecimals() int32 {
+	if x != nil {
+		return x.Decimals
+	}
+	return 0
+}
+
+func (x *DimensionStyle) GetUnits() Units {
+	if x != nil {
+		return x.Units
+	}
+	return Units_UNITS_UNSPECIFIED
+}
+
+// DimensionStyleListResult is every style.
+type DimensionStyleListResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The styles.
+	Styles        []*DimensionStyle `protobuf:"bytes,1,rep,name=styles,proto3" json:"styles,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DimensionStyleListResult) Reset() {
+	*x = DimensionStyleListResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[107]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DimensionStyleListResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DimensionStyleListResult) ProtoMessage() {}
+
+func (x *DimensionStyleListResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[107]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DimensionStyleListResult.ProtoReflect.Descriptor instead.
+func (*DimensionStyleListResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{107}
+}
+
+func (x *DimensionStyleListResult) GetStyles() []*DimensionStyle {
+	if x != nil {
+		return x.Styles
+	}
+	return nil
+}
+
+// HatchCreateArgs creates a hatch.
+type HatchCreateArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The boundaries.
+	Boundaries []string `protobuf:"bytes,1,rep,name=boundaries,proto3" json:"boundaries,omitempty"`
+	// SOLID (the default) or a pattern name.
+	Pattern *string `protobuf:"bytes,2,opt,name=pattern,proto3,oneof" json:"pattern,omitempty"`
+	// The pattern's scale (1 by default).
+	Scale *float64 `protobuf:"fixed64,3,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
+	// The pattern's angle, degrees.
+	Angle *float64 `protobuf:"fixed64,4,opt,name=angle,proto3,oneof" json:"angle,omitempty"`
+	// Layer.
+	Layer *string `protobuf:"bytes,5,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
+	// ACI colour.
+	Color         *int32 `protobuf:"varint,6,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HatchCreateArgs) Reset() {
+	*x = HatchCreateArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[108]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HatchCreateArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HatchCreateArgs) ProtoMessage() {}
+
+func (x *HatchCreateArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[108]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HatchCreateArgs.ProtoReflect.Descriptor instead.
+func (*HatchCreateArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{108}
+}
+
+func (x *HatchCreateArgs) GetBoundaries() []string {
+	if x != nil {
+		return x.Boundaries
+	}
+	return nil
+}
+
+func (x *HatchCreateArgs) GetPattern() string {
+	if x != nil && x.Pattern != nil {
+		return *x.Pattern
+	}
+	return ""
+}
+
+func (x *HatchCreateArgs) GetScale() float64 {
+	if x != nil && x.Scale != nil {
+		return *x.Scale
+	}
+	return 0
+}
+
+func (x *HatchCreateArgs) GetAngle() float64 {
+	if x != nil && x.Angle != nil {
+		return *x.Angle
+	}
+	return 0
+}
+
+func (x *HatchCreateArgs) GetLayer() string {
+	if x != nil && x.Layer != nil {
+		return *x.Layer
+	}
+	return ""
+}
+
+func (x *HatchCreateArgs) GetColor() int32 {
+	if x != nil && x.Color != nil {
+		return *x.Color
+	}
+	return 0
+}
+
+// HatchCreateResult is the new hatch and its area.
+type HatchCreateResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its handle.
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The hatched area.
+	Area          float64 `protobuf:"fixed64,2,opt,name=area,proto3" json:"area,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HatchCreateResult) Reset() {
+	*x = HatchCreateResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[109]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HatchCreateResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HatchCreateResult) ProtoMessage() {}
+
+func (x *HatchCreateResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[109]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HatchCreateResult.ProtoReflect.Descriptor instead.
+func (*HatchCreateResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{109}
+}
+
+func (x *HatchCreateResult) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *HatchCreateResult) GetArea() float64 {
+	if x != nil {
+		return x.Area
+	}
+	return 0
+}
+
+// BlockDefineArgs defines a block.
+type BlockDefineArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The block's name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Base point X.
+	BaseX *float64 `protobuf:"fixed64,2,opt,name=base_x,json=baseX,proto3,oneof" json:"base_x,omitempty"`
+	// Base point Y.
+	BaseY *float64 `protobuf:"fixed64,3,opt,name=base_y,json=baseY,proto3,oneof" json:"base_y,omitempty"`
+	// Entities to copy into the block (world coordinates, made relative to
+	// the base point).
+	Handles []string `protobuf:"bytes,4,rep,name=handles,proto3" json:"handles,omitempty"`
+	// New entities, in the block's coordinates.
+	Entities      []*NewEntity `protobuf:"bytes,5,rep,name=entities,proto3" json:"entities,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockDefineArgs) Reset() {
+	*x = BlockDefineArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[110]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockDefineArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockDefineArgs) ProtoMessage() {}
+
+func (x *BlockDefineArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[110]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockDefineArgs.ProtoReflect.Descriptor instead.
+func (*BlockDefineArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{110}
+}
+
+func (x *BlockDefineArgs) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *BlockDefineArgs) GetBaseX() float64 {
+	if x != nil && x.BaseX != nil {
+		return *x.BaseX
+	}
+	return 0
+}
+
+func (x *BlockDefineArgs) GetBaseY() float64 {
+	if x != nil && x.BaseY != nil {
+		return *x.BaseY
+	}
+	return 0
+}
+
+func (x *BlockDefineArgs) GetHandles() []string {
+	if x != nil {
+		return x.Handles
+	}
+	return nil
+}
+
+func (x *BlockDefineArgs) GetEntities() []*NewEntity {
+	if x != nil {
+		return x.Entities
+	}
+	return nil
+}
+
+// BlockDefineResult names the block.
+type BlockDefineResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// How many entities it holds.
+	Count         int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockDefineResult) Reset() {
+	*x = BlockDefineResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[111]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockDefineResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockDefineResult) ProtoMessage() {}
+
+func (x *BlockDefineResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[111]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockDefineResult.ProtoReflect.Descriptor instead.
+func (*BlockDefineResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{111}
+}
+
+func (x *BlockDefineResult) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *BlockDefineResult) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// BlockInsertArgs places a block.
+type BlockInsertArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The block's name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// X.
+	X float64 `protobuf:"fixed64,2,opt,name=x,proto3" json:"x,omitempty"`
+	// Y.
+	Y float64 `protobuf:"fixed64,3,opt,name=y,proto3" json:"y,omitempty"`
+	// Uniform scale (1 by default).
+	Scale *float64 `protobuf:"fixed64,4,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
+	// Rotation, degrees.
+	Rotation *float64 `protobuf:"fixed64,5,opt,name=rotation,proto3,oneof" json:"rotation,omitempty"`
+	// Mirror the block's x axis before rotating.
+	Mirrored *bool `protobuf:"varint,6,opt,name=mirrored,proto3,oneof" json:"mirrored,omitempty"`
+	// Layer.
+	Layer *string `protobuf:"bytes,7,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
+	// ACI colour.
+	Color         *int32 `protobuf:"varint,8,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockInsertArgs) Reset() {
+	*x = BlockInsertArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[112]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockInsertArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockInsertArgs) ProtoMessage() {}
+
+func (x *BlockInsertArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[112]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockInsertArgs.ProtoReflect.Descriptor instead.
+func (*BlockInsertArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{112}
+}
+
+func (x *BlockInsertArgs) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *BlockInsertArgs) GetX() float64 {
+	if x != nil {
+		return x.X
+	}
+	return 0
+}
+
+func (x *BlockInsertArgs) GetY() float64 {
+	if x != nil {
+		return x.Y
+	}
+	return 0
+}
+
+func (x *BlockInsertArgs) GetScale() float64 {
+	if x != nil && x.Scale != nil {
+		return *x.Scale
+	}
+	return 0
+}
+
+func (x *BlockInsertArgs) GetRotation() float64 {
+	if x != nil && x.Rotation != nil {
+		return *x.Rotation
+	}
+	return 0
+}
+
+func (x *BlockInsertArgs) GetMirrored() bool {
+	if x != nil && x.Mirrored != nil {
+		return *x.Mirrored
+	}
+	return false
+}
+
+func (x *BlockInsertArgs) GetLayer() string {
+	if x != nil && x.Layer != nil {
+		return *x.Layer
+	}
+	return ""
+}
+
+func (x *BlockInsertArgs) GetColor() int32 {
+	if x != nil && x.Color != nil {
+		return *x.Color
+	}
+	return 0
+}
+
+// BlockInsertResult names the insert.
+type BlockInsertResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its handle.
+	Handle        string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockInsertResult) Reset() {
+	*x = BlockInsertResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[113]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockInsertResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockInsertResult) ProtoMessage() {}
+
+func (x *BlockInsertResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[113]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockInsertResult.ProtoReflect.Descriptor instead.
+func (*BlockInsertResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{113}
+}
+
+func (x *BlockInsertResult) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+// BlockExplodeArgs explodes an insert.
+type BlockExplodeArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The insert.
+	Handle        string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockExplodeArgs) Reset() {
+	*x = BlockExplodeArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[114]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockExplodeArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockExplodeArgs) ProtoMessage() {}
+
+func (x *BlockExplodeArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[114]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockExplodeArgs.ProtoReflect.Descriptor instead.
+func (*BlockExplodeArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{114}
+}
+
+func (x *BlockExplodeArgs) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+// BlockExplodeResult lists the new entities.
+type BlockExplodeResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The removed insert's handle.
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The new entities.
+	Handles []string `protobuf:"bytes,2,rep,name=handles,proto3" json:"handles,omitempty"`
+	// How many.
+	Count         int64 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockExplodeResult) Reset() {
+	*x = BlockExplodeResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[115]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockExplodeResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockExplodeResult) ProtoMessage() {}
+
+func (x *BlockExplodeResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[115]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockExplodeResult.ProtoReflect.Descriptor instead.
+func (*BlockExplodeResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{115}
+}
+
+func (x *BlockExplodeResult) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *BlockExplodeResult) GetHandles() []string {
+	if x != nil {
+		return x.Handles
+	}
+	return nil
+}
+
+func (x *BlockExplodeResult) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// BlockListArgs lists the blocks.
+type BlockListArgs struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockListArgs) Reset() {
+	*x = BlockListArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[116]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockListArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockListArgs) ProtoMessage() {}
+
+func (x *BlockListArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[116]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockListArgs.ProtoReflect.Descriptor instead.
+func (*BlockListArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{116}
+}
+
+// BlockInfo describes a block.
+type BlockInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Base point.
+	Base *Point `protobuf:"bytes,2,opt,name=base,proto3" json:"base,omitempty"`
+	// Entities it holds.
+	EntityCount int64 `protobuf:"varint,3,opt,name=entity_count,json=entityCount,proto3" json:"entity_count,omitempty"`
+	// Inserts that use it (in the drawing and in other blocks).
+	InsertCount   int64 `protobuf:"varint,4,opt,name=insert_count,json=insertCount,proto3" json:"insert_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockInfo) Reset() {
+	*x = BlockInfo{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[117]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockInfo) ProtoMessage() {}
+
+func (x *BlockInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[117]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockInfo.ProtoReflect.Descriptor instead.
+func (*BlockInfo) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{117}
+}
+
+func (x *BlockInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *BlockInfo) GetBase() *Point {
+	if x != nil {
+		return x.Base
+	}
+	return nil
+}
+
+func (x *BlockInfo) GetEntityCount() int64 {
+	if x != nil {
+		return x.EntityCount
+	}
+	return 0
+}
+
+func (x *BlockInfo) GetInsertCount() int64 {
+	if x != nil {
+		return x.InsertCount
+	}
+	return 0
+}
+
+// BlockListResult is every block, by name.
+type BlockListResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The blocks.
+	Blocks        []*BlockInfo `protobuf:"bytes,1,rep,name=blocks,proto3" json:"blocks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockListResult) Reset() {
+	*x = BlockListResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[118]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockListResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockListResult) ProtoMessage() {}
+
+func (x *BlockListResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[118]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockListResult.ProtoReflect.Descriptor instead.
+func (*BlockListResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{118}
+}
+
+func (x *BlockListResult) GetBlocks() []*BlockInfo {
+	if x != nil {
+		return x.Blocks
+	}
+	return nil
+}
+
+// BlockDeleteArgs deletes a block.
+type BlockDeleteArgs struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The block's name.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockDeleteArgs) Reset() {
+	*x = BlockDeleteArgs{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[119]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockDeleteArgs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockDeleteArgs) ProtoMessage() {}
+
+func (x *BlockDeleteArgs) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[119]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockDeleteArgs.ProtoReflect.Descriptor instead.
+func (*BlockDeleteArgs) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{119}
+}
+
+func (x *BlockDeleteArgs) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// BlockDeleteResult names the deleted block.
+type BlockDeleteResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its name.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockDeleteResult) Reset() {
+	*x = BlockDeleteResult{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[120]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockDeleteResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockDeleteResult) ProtoMessage() {}
+
+func (x *BlockDeleteResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[120]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockDeleteResult.ProtoReflect.Descriptor instead.
+func (*BlockDeleteResult) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{120}
+}
+
+func (x *BlockDeleteResult) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 var File_cad_engine_v1_tools_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_tools_proto_rawDesc = "" +
@@ -5983,25 +8163,32 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x14DocumentCreateResult\x127\n" +
 	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\"\x8f\x01\n" +
 	"\x10DocumentInfoArgs:{\x8a\xb5\x18w\n" +
-	"\rdocument_info\x12DDescribe the document: revision, content hash, layers, entity count.\x18\x01(\x010\x01B\x1acad.engine.v1.DocumentInfo\"\x8f\x01\n" +
+	"\rdocument_info\x12DDescribe the document: revision, content hash, layers, entity count.\x18\x01(\x010\x01B\x1acad.engine.v1.DocumentInfo\"\xc7\x02\n" +
 	"\x12DocumentExportArgs\x123\n" +
-	"\x06format\x18\x01 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format:D\x8a\xb5\x18@\n" +
-	"\x0fdocument_export\x12'Export the document as DXF or SVG text.\x18\x01(\x010\x01\"\x84\x01\n" +
+	"\x06format\x18\x01 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12;\n" +
+	"\aoptions\x18\x02 \x01(\v2\x1c.cad.engine.v1.ExportOptionsH\x00R\aoptions\x88\x01\x01:\xb2\x01\x8a\xb5\x18\xad\x01\n" +
+	"\x0fdocument_export\x12\x93\x01Export the document as DXF (AutoCAD 2018 by default, R12 on request), SVG, PNG or PDF; SVG, PNG and PDF at a plot scale on a paper size when asked.\x18\x01(\x010\x01B\n" +
+	"\n" +
+	"\b_options\"\x98\x01\n" +
 	"\x14DocumentExportResult\x123\n" +
 	"\x06format\x18\x01 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x1d\n" +
 	"\n" +
 	"media_type\x18\x02 \x01(\tR\tmediaType\x12\x18\n" +
-	"\acontent\x18\x03 \x01(\tR\acontent\"\xf8\x01\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x12\x12\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\"\x92\x03\n" +
 	"\x12DocumentImportArgs\x12\x17\n" +
 	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x123\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x18\n" +
-	"\acontent\x18\x03 \x01(\tR\acontent:q\x8a\xb5\x18m\n" +
-	"\x0fdocument_import\x12ZCreate a document from DXF text (points, lines, circles, arcs, polylines, text, ellipses).B\a\n" +
-	"\x05_name\"\x85\x01\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent:\x8a\x02\x8a\xb5\x18\x85\x02\n" +
+	"\x0fdocument_import\x12\xf1\x01Create a document from DXF text, R12 to 2018 (points, lines, circles, arcs, polylines, text, multi-line text, ellipses, dimensions, hatches, blocks and inserts); what the file holds that the engine does not model is listed by type and count.B\a\n" +
+	"\x05_name\"\xc8\x01\n" +
 	"\x14DocumentImportResult\x127\n" +
 	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\x12\x1a\n" +
 	"\bimported\x18\x02 \x01(\x03R\bimported\x12\x18\n" +
-	"\askipped\x18\x03 \x01(\x03R\askipped\"\xf9\x01\n" +
+	"\askipped\x18\x03 \x01(\x03R\askipped\x12A\n" +
+	"\n" +
+	"unmodelled\x18\x04 \x03(\v2!.cad.engine.v1.UnmodelledEntitiesR\n" +
+	"unmodelled\"\xf9\x01\n" +
 	"\x15EntityCreatePointArgs\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
@@ -6238,10 +8425,10 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\bdistance\x18\x01 \x01(\x01R\bdistance\x12\x0e\n" +
 	"\x02dx\x18\x02 \x01(\x01R\x02dx\x12\x0e\n" +
 	"\x02dy\x18\x03 \x01(\x01R\x02dy\x12\x14\n" +
-	"\x05angle\x18\x04 \x01(\x01R\x05angle\"\xb0\x01\n" +
+	"\x05angle\x18\x04 \x01(\x01R\x05angle\"\xf1\x02\n" +
 	"\x19AnalysisMeasureEntityArgs\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:s\x8a\xb5\x18o\n" +
-	"\x17analysis_measure_entity\x12NLength, area and perimeter of an entity, as its type allows (bulges included).\x18\x01(\x010\x01\"\x98\x01\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:\xb3\x02\x8a\xb5\x18\xae\x02\n" +
+	"\x17analysis_measure_entity\x12\x8c\x02Length, area and perimeter of an entity, as its type allows (bulges included). The area of a closed polyline that crosses itself is the area it encloses (every point it winds around), not the signed sum of its lobes; a hatch's area is its boundary's less its islands'.\x18\x01(\x010\x01\"\x98\x01\n" +
 	"\x1bAnalysisMeasureEntityResult\x12\x1b\n" +
 	"\x06length\x18\x01 \x01(\x01H\x00R\x06length\x88\x01\x01\x12\x17\n" +
 	"\x04area\x18\x02 \x01(\x01H\x01R\x04area\x88\x01\x01\x12!\n" +
@@ -6290,13 +8477,14 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\rentity_mirror\x12aMirror an entity about the line through (x1, y1) and (x2, y2), keeping or replacing the original.0\x01B\a\n" +
 	"\x05_copy\"4\n" +
 	"\x12EntityMirrorResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe5\x02\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x98\x04\n" +
 	"\x10EntityOffsetArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x1a\n" +
-	"\bdistance\x18\x02 \x01(\x01R\bdistance:\x94\x02\x8a\xb5\x18\x8f\x02\n" +
-	"\rentity_offset\x12\xfb\x01Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve.0\x01\"4\n" +
+	"\bdistance\x18\x02 \x01(\x01R\bdistance:\xc7\x03\x8a\xb5\x18\xc2\x03\n" +
+	"\rentity_offset\x12\xae\x03Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve. A closed polyline narrower than twice the distance somewhere comes apart: every piece is created (handles, largest first); an open polyline whose offset would cross itself fails.0\x01\"V\n" +
 	"\x12EntityOffsetResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa4\a\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
+	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\"\xa4\a\n" +
 	"\x16EntityEditGeometryArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12/\n" +
 	"\x05start\x18\x02 \x01(\v2\x14.cad.engine.v1.PointH\x00R\x05start\x88\x01\x01\x12+\n" +
@@ -6504,11 +8692,243 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x0eexport_formats\x18\x02 \x03(\x0e2\x1b.cad.engine.v1.ExportFormatR\rexportFormats\x12\x1c\n" +
 	"\tguarantee\x18\x03 \x01(\tR\tguarantee\x12&\n" +
 	"\x0fmax_batch_steps\x18\x04 \x01(\x05R\rmaxBatchSteps\x12\x1c\n" +
-	"\ttolerance\x18\x05 \x01(\x01R\ttolerance*[\n" +
+	"\ttolerance\x18\x05 \x01(\x01R\ttolerance\"\x87\x06\n" +
+	"\x15EntityCreateMtextArgs\x12\x1a\n" +
+	"\x04text\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04text\x12\f\n" +
+	"\x01x\x18\x02 \x01(\x01R\x01x\x12\f\n" +
+	"\x01y\x18\x03 \x01(\x01R\x01y\x12*\n" +
+	"\x06height\x18\x04 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x06height\x88\x01\x01\x12(\n" +
+	"\x05width\x18\x05 \x01(\x01B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00H\x01R\x05width\x88\x01\x01\x12\x1f\n" +
+	"\brotation\x18\x06 \x01(\x01H\x02R\brotation\x88\x01\x01\x12B\n" +
+	"\n" +
+	"attachment\x18\a \x01(\x0e2\x1d.cad.engine.v1.TextAttachmentH\x03R\n" +
+	"attachment\x88\x01\x01\x12>\n" +
+	"\fline_spacing\x18\b \x01(\x01B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\xd0?\x11\x00\x00\x00\x00\x00\x00\x10@H\x04R\vlineSpacing\x88\x01\x01\x12\x19\n" +
+	"\x05layer\x18\t \x01(\tH\x05R\x05layer\x88\x01\x01\x121\n" +
+	"\x05color\x18\n" +
+	" \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x06R\x05color\x88\x01\x01\x12'\n" +
+	"\blinetype\x18\v \x01(\tB\x06\x92\xb5\x18\x02P\x01H\aR\blinetype\x88\x01\x01:\xe0\x01\x8a\xb5\x18\xdb\x01\n" +
+	"\x13entity_create_mtext\x12\xc1\x01Create multi-line text: lines break at newlines and wrap at width (0: no wrapping); the insertion point is the attachment point of the text's box; line spacing is a factor of 5/3 of the height.0\x01B\t\n" +
+	"\a_heightB\b\n" +
+	"\x06_widthB\v\n" +
+	"\t_rotationB\r\n" +
+	"\v_attachmentB\x0f\n" +
+	"\r_line_spacingB\b\n" +
+	"\x06_layerB\b\n" +
+	"\x06_colorB\v\n" +
+	"\t_linetype\"9\n" +
+	"\x17EntityCreateMtextResult\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xae\x01\n" +
+	"\x0fDimensionAnchor\x12#\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x00R\x06handle\x88\x01\x01\x120\n" +
+	"\x04snap\x18\x02 \x01(\x0e2\x17.cad.engine.v1.SnapKindH\x01R\x04snap\x88\x01\x01\x12\x11\n" +
+	"\x01x\x18\x03 \x01(\x01H\x02R\x01x\x88\x01\x01\x12\x11\n" +
+	"\x01y\x18\x04 \x01(\x01H\x03R\x01y\x88\x01\x01B\t\n" +
+	"\a_handleB\a\n" +
+	"\x05_snapB\x04\n" +
+	"\x02_xB\x04\n" +
+	"\x02_y\"\x80\x05\n" +
+	"\x1aDimensionCreateAlignedArgs\x12.\n" +
+	"\x02p1\x18\x01 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p1\x12.\n" +
+	"\x02p2\x18\x02 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p2\x12\x1b\n" +
+	"\x06offset\x18\x03 \x01(\x01H\x00R\x06offset\x88\x01\x01\x12 \n" +
+	"\x04text\x18\x04 \x01(\tB\a\x92\xb5\x18\x03(\x80\x02H\x01R\x04text\x88\x01\x01\x12\x19\n" +
+	"\x05style\x18\x05 \x01(\tH\x02R\x05style\x88\x01\x01\x12(\n" +
+	"\x05scale\x18\x06 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
+	"\x05layer\x18\a \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
+	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\xf3\x01\x8a\xb5\x18\xee\x01\n" +
+	"\x18dimension_create_aligned\x12\xcf\x01Dimension the true distance between two points (of entities, to which it is bound: it follows them when they move, scale or are edited); the dimension line is offset to the left of p1→p2 (negative: right).0\x01B\t\n" +
+	"\a_offsetB\a\n" +
+	"\x05_textB\b\n" +
+	"\x06_styleB\b\n" +
+	"\x06_scaleB\b\n" +
+	"\x06_layerB\b\n" +
+	"\x06_color\"t\n" +
+	"\x1cDimensionCreateAlignedResult\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
+	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xc3\x05\n" +
+	"\x19DimensionCreateLinearArgs\x12.\n" +
+	"\x02p1\x18\x01 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p1\x12.\n" +
+	"\x02p2\x18\x02 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p2\x12\x19\n" +
+	"\x05angle\x18\x03 \x01(\x01H\x00R\x05angle\x88\x01\x01\x12\x1b\n" +
+	"\x06offset\x18\x04 \x01(\x01H\x01R\x06offset\x88\x01\x01\x12 \n" +
+	"\x04text\x18\x05 \x01(\tB\a\x92\xb5\x18\x03(\x80\x02H\x02R\x04text\x88\x01\x01\x12\x19\n" +
+	"\x05style\x18\x06 \x01(\tH\x03R\x05style\x88\x01\x01\x12(\n" +
+	"\x05scale\x18\a \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x04R\x05scale\x88\x01\x01\x12\x19\n" +
+	"\x05layer\x18\b \x01(\tH\x05R\x05layer\x88\x01\x01\x121\n" +
+	"\x05color\x18\t \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x06R\x05color\x88\x01\x01:\x92\x02\x8a\xb5\x18\x8d\x02\n" +
+	"\x17dimension_create_linear\x12\xef\x01Dimension the distance between two points along a direction: angle 0 (the default) horizontal, 90 vertical. Points of entities bind the dimension to them. The dimension line is offset to the left of the direction (negative: right) from p1.0\x01B\b\n" +
+	"\x06_angleB\t\n" +
+	"\a_offsetB\a\n" +
+	"\x05_textB\b\n" +
+	"\x06_styleB\b\n" +
+	"\x06_scaleB\b\n" +
+	"\x06_layerB\b\n" +
+	"\x06_color\"s\n" +
+	"\x1bDimensionCreateLinearResult\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
+	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\x87\x04\n" +
+	"\x19DimensionCreateRadialArgs\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x19\n" +
+	"\x05angle\x18\x02 \x01(\x01H\x00R\x05angle\x88\x01\x01\x12 \n" +
+	"\x04text\x18\x03 \x01(\tB\a\x92\xb5\x18\x03(\x80\x02H\x01R\x04text\x88\x01\x01\x12\x19\n" +
+	"\x05style\x18\x04 \x01(\tH\x02R\x05style\x88\x01\x01\x12(\n" +
+	"\x05scale\x18\x05 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
+	"\x05layer\x18\x06 \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
+	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\xbe\x01\x8a\xb5\x18\xb9\x01\n" +
+	"\x17dimension_create_radial\x12\x9b\x01Dimension the radius of a circle, arc or polyline bulge arc (center snap), bound to it; the leader points from the centre at angle degrees (45 by default).0\x01B\b\n" +
+	"\x06_angleB\a\n" +
+	"\x05_textB\b\n" +
+	"\x06_styleB\b\n" +
+	"\x06_scaleB\b\n" +
+	"\x06_layerB\b\n" +
+	"\x06_color\"s\n" +
+	"\x1bDimensionCreateRadialResult\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
+	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xf6\x03\n" +
+	"\x1cDimensionCreateDiametricArgs\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x19\n" +
+	"\x05angle\x18\x02 \x01(\x01H\x00R\x05angle\x88\x01\x01\x12 \n" +
+	"\x04text\x18\x03 \x01(\tB\a\x92\xb5\x18\x03(\x80\x02H\x01R\x04text\x88\x01\x01\x12\x19\n" +
+	"\x05style\x18\x04 \x01(\tH\x02R\x05style\x88\x01\x01\x12(\n" +
+	"\x05scale\x18\x05 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
+	"\x05layer\x18\x06 \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
+	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\xaa\x01\x8a\xb5\x18\xa5\x01\n" +
+	"\x1adimension_create_diametric\x12\x84\x01Dimension the diameter of a circle or arc, bound to it; the dimension line runs through the centre at angle degrees (45 by default).0\x01B\b\n" +
+	"\x06_angleB\a\n" +
+	"\x05_textB\b\n" +
+	"\x06_styleB\b\n" +
+	"\x06_scaleB\b\n" +
+	"\x06_layerB\b\n" +
+	"\x06_color\"v\n" +
+	"\x1eDimensionCreateDiametricResult\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
+	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xe7\x06\n" +
+	"\x1aDimensionCreateAngularArgs\x12!\n" +
+	"\x05line1\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x00R\x05line1\x88\x01\x01\x12!\n" +
+	"\x05line2\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x01R\x05line2\x88\x01\x01\x12;\n" +
+	"\x06center\x18\x03 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorH\x02R\x06center\x88\x01\x01\x123\n" +
+	"\x02p1\x18\x04 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorH\x03R\x02p1\x88\x01\x01\x123\n" +
+	"\x02p2\x18\x05 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorH\x04R\x02p2\x88\x01\x01\x12*\n" +
+	"\x06radius\x18\x06 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x05R\x06radius\x88\x01\x01\x12 \n" +
+	"\x04text\x18\a \x01(\tB\a\x92\xb5\x18\x03(\x80\x02H\x06R\x04text\x88\x01\x01\x12\x19\n" +
+	"\x05style\x18\b \x01(\tH\aR\x05style\x88\x01\x01\x12(\n" +
+	"\x05scale\x18\t \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\bR\x05scale\x88\x01\x01\x12\x19\n" +
+	"\x05layer\x18\n" +
+	" \x01(\tH\tR\x05layer\x88\x01\x01\x121\n" +
+	"\x05color\x18\v \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\n" +
+	"R\x05color\x88\x01\x01:\x91\x02\x8a\xb5\x18\x8c\x02\n" +
+	"\x18dimension_create_angular\x12\xed\x01Dimension an angle: between two lines (line1, line2: at the point where they cross, from the far end of line1 to the far end of line2, the sector under 180°), or counter-clockwise from p1 to p2 about center. Bound to the entities given.0\x01B\b\n" +
+	"\x06_line1B\b\n" +
+	"\x06_line2B\t\n" +
+	"\a_centerB\x05\n" +
+	"\x03_p1B\x05\n" +
+	"\x03_p2B\t\n" +
+	"\a_radiusB\a\n" +
+	"\x05_textB\b\n" +
+	"\x06_styleB\b\n" +
+	"\x06_scaleB\b\n" +
+	"\x06_layerB\b\n" +
+	"\x06_color\"t\n" +
+	"\x1cDimensionCreateAngularResult\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
+	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\x97\x01\n" +
+	"\x16DimensionStyleListArgs:}\x8a\xb5\x18y\n" +
+	"\x14dimension_style_list\x12[The named dimension styles and their sizes (in document units, before a dimension's scale).\x18\x01(\x010\x01\"\x9d\x02\n" +
+	"\x0eDimensionStyle\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
+	"\vtext_height\x18\x02 \x01(\x01R\n" +
+	"textHeight\x12\x1d\n" +
+	"\n" +
+	"arrow_size\x18\x03 \x01(\x01R\tarrowSize\x12)\n" +
+	"\x10extension_offset\x18\x04 \x01(\x01R\x0fextensionOffset\x12)\n" +
+	"\x10extension_beyond\x18\x05 \x01(\x01R\x0fextensionBeyond\x12\x19\n" +
+	"\btext_gap\x18\x06 \x01(\x01R\atextGap\x12\x1a\n" +
+	"\bdecimals\x18\a \x01(\x05R\bdecimals\x12*\n" +
+	"\x05units\x18\b \x01(\x0e2\x14.cad.engine.v1.UnitsR\x05units\"Q\n" +
+	"\x18DimensionStyleListResult\x125\n" +
+	"\x06styles\x18\x01 \x03(\v2\x1d.cad.engine.v1.DimensionStyleR\x06styles\"\x9f\x04\n" +
+	"\x0fHatchCreateArgs\x12+\n" +
+	"\n" +
+	"boundaries\x18\x01 \x03(\tB\v\x92\xb5\x18\a0\x018\xe8\aH\x01R\n" +
+	"boundaries\x12\x1d\n" +
+	"\apattern\x18\x02 \x01(\tH\x00R\apattern\x88\x01\x01\x12(\n" +
+	"\x05scale\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x01R\x05scale\x88\x01\x01\x12\x19\n" +
+	"\x05angle\x18\x04 \x01(\x01H\x02R\x05angle\x88\x01\x01\x12\x19\n" +
+	"\x05layer\x18\x05 \x01(\tH\x03R\x05layer\x88\x01\x01\x121\n" +
+	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x04R\x05color\x88\x01\x01:\xf8\x01\x8a\xb5\x18\xf3\x01\n" +
+	"\fhatch_create\x12\xe0\x01Hatch the inside of closed boundaries (closed polylines, circles, ellipses): the first is the outer boundary, those inside it are islands (even-odd). Solid, or a pattern: ANSI31, ANSI37, DOTS, NET. Boundaries must not cross.0\x01B\n" +
+	"\n" +
+	"\b_patternB\b\n" +
+	"\x06_scaleB\b\n" +
+	"\x06_angleB\b\n" +
+	"\x06_layerB\b\n" +
+	"\x06_color\"G\n" +
+	"\x11HatchCreateResult\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x12\n" +
+	"\x04area\x18\x02 \x01(\x01R\x04area\"\xc4\x03\n" +
+	"\x0fBlockDefineArgs\x12\x1d\n" +
+	"\x04name\x18\x01 \x01(\tB\t\x92\xb5\x18\x05 \x01(\xff\x01R\x04name\x12\x1a\n" +
+	"\x06base_x\x18\x02 \x01(\x01H\x00R\x05baseX\x88\x01\x01\x12\x1a\n" +
+	"\x06base_y\x18\x03 \x01(\x01H\x01R\x05baseY\x88\x01\x01\x12 \n" +
+	"\ahandles\x18\x04 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12=\n" +
+	"\bentities\x18\x05 \x03(\v2\x18.cad.engine.v1.NewEntityB\a\x92\xb5\x18\x038\x90NR\bentities:\xe2\x01\x8a\xb5\x18\xdd\x01\n" +
+	"\fblock_define\x12\xca\x01Define a named block from copies of entities (they stay in the drawing) and/or new entities given in the block's own coordinates; the base point is the block's origin when inserted. A name in use fails.0\x01B\t\n" +
+	"\a_base_xB\t\n" +
+	"\a_base_y\"=\n" +
+	"\x11BlockDefineResult\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xc9\x03\n" +
+	"\x0fBlockInsertArgs\x12\x1a\n" +
+	"\x04name\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04name\x12\f\n" +
+	"\x01x\x18\x02 \x01(\x01R\x01x\x12\f\n" +
+	"\x01y\x18\x03 \x01(\x01R\x01y\x12(\n" +
+	"\x05scale\x18\x04 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x05scale\x88\x01\x01\x12\x1f\n" +
+	"\brotation\x18\x05 \x01(\x01H\x01R\brotation\x88\x01\x01\x12\x1f\n" +
+	"\bmirrored\x18\x06 \x01(\bH\x02R\bmirrored\x88\x01\x01\x12\x19\n" +
+	"\x05layer\x18\a \x01(\tH\x03R\x05layer\x88\x01\x01\x121\n" +
+	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x04R\x05color\x88\x01\x01:\x8b\x01\x8a\xb5\x18\x86\x01\n" +
+	"\fblock_insert\x12tPlace a block: its base point at (x, y), scaled, rotated by rotation degrees counter-clockwise, optionally mirrored.0\x01B\b\n" +
+	"\x06_scaleB\v\n" +
+	"\t_rotationB\v\n" +
+	"\t_mirroredB\b\n" +
+	"\x06_layerB\b\n" +
+	"\x06_color\"3\n" +
+	"\x11BlockInsertResult\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xed\x01\n" +
+	"\x10BlockExplodeArgs\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:\xb8\x01\x8a\xb5\x18\xb3\x01\n" +
+	"\rblock_explode\x12\x9d\x01Replace an insert with copies of its block's entities, placed as the insert placed them (the insert is removed; entities on layer 0 take the insert's layer). \x010\x01\"l\n" +
+	"\x12BlockExplodeResult\x12\x1e\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
+	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
+	"\x05count\x18\x03 \x01(\x03R\x05count\"\x7f\n" +
+	"\rBlockListArgs:n\x8a\xb5\x18j\n" +
+	"\n" +
+	"block_list\x12VEvery block: name, base point, how many entities it holds and how many inserts use it.\x18\x01(\x010\x01\"\x8f\x01\n" +
+	"\tBlockInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
+	"\x04base\x18\x02 \x01(\v2\x14.cad.engine.v1.PointR\x04base\x12!\n" +
+	"\fentity_count\x18\x03 \x01(\x03R\ventityCount\x12!\n" +
+	"\finsert_count\x18\x04 \x01(\x03R\vinsertCount\"C\n" +
+	"\x0fBlockListResult\x120\n" +
+	"\x06blocks\x18\x01 \x03(\v2\x18.cad.engine.v1.BlockInfoR\x06blocks\"\x89\x01\n" +
+	"\x0fBlockDeleteArgs\x12\x1a\n" +
+	"\x04name\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04name:Z\x8a\xb5\x18V\n" +
+	"\fblock_delete\x12BDelete a block definition; a block that an insert uses is refused. \x010\x01\"'\n" +
+	"\x11BlockDeleteResult\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name*\x89\x01\n" +
 	"\fExportFormat\x12\x1d\n" +
 	"\x19EXPORT_FORMAT_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11EXPORT_FORMAT_DXF\x10\x01\x12\x15\n" +
-	"\x11EXPORT_FORMAT_SVG\x10\x02*\x9d\x01\n" +
+	"\x11EXPORT_FORMAT_SVG\x10\x02\x12\x15\n" +
+	"\x11EXPORT_FORMAT_PNG\x10\x03\x12\x15\n" +
+	"\x11EXPORT_FORMAT_PDF\x10\x04*\x9d\x01\n" +
 	"\bSnapKind\x12\x19\n" +
 	"\x15SNAP_KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSNAP_KIND_END\x10\x01\x12\x11\n" +
@@ -6531,141 +8951,189 @@ func file_cad_engine_v1_tools_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_tools_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cad_engine_v1_tools_proto_msgTypes = make([]protoimpl.MessageInfo, 92)
+var file_cad_engine_v1_tools_proto_msgTypes = make([]protoimpl.MessageInfo, 121)
 var file_cad_engine_v1_tools_proto_goTypes = []any{
-	(ExportFormat)(0),                     // 0: cad.engine.v1.ExportFormat
-	(SnapKind)(0),                         // 1: cad.engine.v1.SnapKind
-	(*DocumentCreateArgs)(nil),            // 2: cad.engine.v1.DocumentCreateArgs
-	(*DocumentCreateResult)(nil),          // 3: cad.engine.v1.DocumentCreateResult
-	(*DocumentInfoArgs)(nil),              // 4: cad.engine.v1.DocumentInfoArgs
-	(*DocumentExportArgs)(nil),            // 5: cad.engine.v1.DocumentExportArgs
-	(*DocumentExportResult)(nil),          // 6: cad.engine.v1.DocumentExportResult
-	(*DocumentImportArgs)(nil),            // 7: cad.engine.v1.DocumentImportArgs
-	(*DocumentImportResult)(nil),          // 8: cad.engine.v1.DocumentImportResult
-	(*EntityCreatePointArgs)(nil),         // 9: cad.engine.v1.EntityCreatePointArgs
-	(*EntityCreatePointResult)(nil),       // 10: cad.engine.v1.EntityCreatePointResult
-	(*EntityCreateLineArgs)(nil),          // 11: cad.engine.v1.EntityCreateLineArgs
-	(*EntityCreateLineResult)(nil),        // 12: cad.engine.v1.EntityCreateLineResult
-	(*EntityCreateCircleArgs)(nil),        // 13: cad.engine.v1.EntityCreateCircleArgs
-	(*EntityCreateCircleResult)(nil),      // 14: cad.engine.v1.EntityCreateCircleResult
-	(*EntityCreateArcArgs)(nil),           // 15: cad.engine.v1.EntityCreateArcArgs
-	(*EntityCreateArcResult)(nil),         // 16: cad.engine.v1.EntityCreateArcResult
-	(*EntityCreatePolylineArgs)(nil),      // 17: cad.engine.v1.EntityCreatePolylineArgs
-	(*EntityCreatePolylineResult)(nil),    // 18: cad.engine.v1.EntityCreatePolylineResult
-	(*EntityCreateRectangleArgs)(nil),     // 19: cad.engine.v1.EntityCreateRectangleArgs
-	(*EntityCreateRectangleResult)(nil),   // 20: cad.engine.v1.EntityCreateRectangleResult
-	(*EntityCreateTextArgs)(nil),          // 21: cad.engine.v1.EntityCreateTextArgs
-	(*EntityCreateTextResult)(nil),        // 22: cad.engine.v1.EntityCreateTextResult
-	(*EntityCreateEllipseArgs)(nil),       // 23: cad.engine.v1.EntityCreateEllipseArgs
-	(*EntityCreateEllipseResult)(nil),     // 24: cad.engine.v1.EntityCreateEllipseResult
-	(*NewEntity)(nil),                     // 25: cad.engine.v1.NewEntity
-	(*EntityBatchCreateArgs)(nil),         // 26: cad.engine.v1.EntityBatchCreateArgs
-	(*EntityBatchCreateResult)(nil),       // 27: cad.engine.v1.EntityBatchCreateResult
-	(*EntityGetArgs)(nil),                 // 28: cad.engine.v1.EntityGetArgs
-	(*Window)(nil),                        // 29: cad.engine.v1.Window
-	(*EntityListArgs)(nil),                // 30: cad.engine.v1.EntityListArgs
-	(*EntityListResult)(nil),              // 31: cad.engine.v1.EntityListResult
-	(*SelectionWindowArgs)(nil),           // 32: cad.engine.v1.SelectionWindowArgs
-	(*SelectionWindowResult)(nil),         // 33: cad.engine.v1.SelectionWindowResult
-	(*AnalysisBoundingBoxArgs)(nil),       // 34: cad.engine.v1.AnalysisBoundingBoxArgs
-	(*AnalysisBoundingBoxResult)(nil),     // 35: cad.engine.v1.AnalysisBoundingBoxResult
-	(*AnalysisMeasureDistanceArgs)(nil),   // 36: cad.engine.v1.AnalysisMeasureDistanceArgs
-	(*AnalysisMeasureDistanceResult)(nil), // 37: cad.engine.v1.AnalysisMeasureDistanceResult
-	(*AnalysisMeasureEntityArgs)(nil),     // 38: cad.engine.v1.AnalysisMeasureEntityArgs
-	(*AnalysisMeasureEntityResult)(nil),   // 39: cad.engine.v1.AnalysisMeasureEntityResult
-	(*EntityMoveArgs)(nil),                // 40: cad.engine.v1.EntityMoveArgs
-	(*EntityMoveResult)(nil),              // 41: cad.engine.v1.EntityMoveResult
-	(*EntityCopyArgs)(nil),                // 42: cad.engine.v1.EntityCopyArgs
-	(*EntityCopyResult)(nil),              // 43: cad.engine.v1.EntityCopyResult
-	(*EntityRotateArgs)(nil),              // 44: cad.engine.v1.EntityRotateArgs
-	(*EntityRotateResult)(nil),            // 45: cad.engine.v1.EntityRotateResult
-	(*EntityScaleArgs)(nil),               // 46: cad.engine.v1.EntityScaleArgs
-	(*EntityScaleResult)(nil),             // 47: cad.engine.v1.EntityScaleResult
-	(*EntityMirrorArgs)(nil),              // 48: cad.engine.v1.EntityMirrorArgs
-	(*EntityMirrorResult)(nil),            // 49: cad.engine.v1.EntityMirrorResult
-	(*EntityOffsetArgs)(nil),              // 50: cad.engine.v1.EntityOffsetArgs
-	(*EntityOffsetResult)(nil),            // 51: cad.engine.v1.EntityOffsetResult
-	(*EntityEditGeometryArgs)(nil),        // 52: cad.engine.v1.EntityEditGeometryArgs
-	(*EntityEditGeometryResult)(nil),      // 53: cad.engine.v1.EntityEditGeometryResult
-	(*EntitySetPropertiesArgs)(nil),       // 54: cad.engine.v1.EntitySetPropertiesArgs
-	(*EntitySetPropertiesResult)(nil),     // 55: cad.engine.v1.EntitySetPropertiesResult
-	(*EntityDeleteArgs)(nil),              // 56: cad.engine.v1.EntityDeleteArgs
-	(*EntityDeleteResult)(nil),            // 57: cad.engine.v1.EntityDeleteResult
-	(*EntityDeleteManyArgs)(nil),          // 58: cad.engine.v1.EntityDeleteManyArgs
-	(*EntityDeleteManyResult)(nil),        // 59: cad.engine.v1.EntityDeleteManyResult
-	(*PointFromSnapArgs)(nil),             // 60: cad.engine.v1.PointFromSnapArgs
-	(*PointFromSnapResult)(nil),           // 61: cad.engine.v1.PointFromSnapResult
-	(*PointIntersectionArgs)(nil),         // 62: cad.engine.v1.PointIntersectionArgs
-	(*PointIntersectionResult)(nil),       // 63: cad.engine.v1.PointIntersectionResult
-	(*PointTangentArgs)(nil),              // 64: cad.engine.v1.PointTangentArgs
-	(*PointTangentResult)(nil),            // 65: cad.engine.v1.PointTangentResult
-	(*LayerCreateArgs)(nil),               // 66: cad.engine.v1.LayerCreateArgs
-	(*LayerCreateResult)(nil),             // 67: cad.engine.v1.LayerCreateResult
-	(*LayerListArgs)(nil),                 // 68: cad.engine.v1.LayerListArgs
-	(*LayerListResult)(nil),               // 69: cad.engine.v1.LayerListResult
-	(*LayerModifyArgs)(nil),               // 70: cad.engine.v1.LayerModifyArgs
-	(*LayerModifyResult)(nil),             // 71: cad.engine.v1.LayerModifyResult
-	(*LayerSetCurrentArgs)(nil),           // 72: cad.engine.v1.LayerSetCurrentArgs
-	(*LayerSetCurrentResult)(nil),         // 73: cad.engine.v1.LayerSetCurrentResult
-	(*LayerLockArgs)(nil),                 // 74: cad.engine.v1.LayerLockArgs
-	(*LayerLockResult)(nil),               // 75: cad.engine.v1.LayerLockResult
-	(*LayerUnlockArgs)(nil),               // 76: cad.engine.v1.LayerUnlockArgs
-	(*LayerUnlockResult)(nil),             // 77: cad.engine.v1.LayerUnlockResult
-	(*LayerDeleteArgs)(nil),               // 78: cad.engine.v1.LayerDeleteArgs
-	(*LayerDeleteResult)(nil),             // 79: cad.engine.v1.LayerDeleteResult
-	(*TransactionBeginArgs)(nil),          // 80: cad.engine.v1.TransactionBeginArgs
-	(*TransactionBeginResult)(nil),        // 81: cad.engine.v1.TransactionBeginResult
-	(*TransactionCommitArgs)(nil),         // 82: cad.engine.v1.TransactionCommitArgs
-	(*TransactionCommitResult)(nil),       // 83: cad.engine.v1.TransactionCommitResult
-	(*TransactionRollbackArgs)(nil),       // 84: cad.engine.v1.TransactionRollbackArgs
-	(*TransactionRollbackResult)(nil),     // 85: cad.engine.v1.TransactionRollbackResult
-	(*PointPickArgs)(nil),                 // 86: cad.engine.v1.PointPickArgs
-	(*PointPickResult)(nil),               // 87: cad.engine.v1.PointPickResult
-	(*EntityPickArgs)(nil),                // 88: cad.engine.v1.EntityPickArgs
-	(*EntityPickResult)(nil),              // 89: cad.engine.v1.EntityPickResult
-	(*SystemStatusArgs)(nil),              // 90: cad.engine.v1.SystemStatusArgs
-	(*SystemStatusResult)(nil),            // 91: cad.engine.v1.SystemStatusResult
-	(*SystemCapabilitiesArgs)(nil),        // 92: cad.engine.v1.SystemCapabilitiesArgs
-	(*SystemCapabilitiesResult)(nil),      // 93: cad.engine.v1.SystemCapabilitiesResult
-	(Units)(0),                            // 94: cad.engine.v1.Units
-	(*DocumentInfo)(nil),                  // 95: cad.engine.v1.DocumentInfo
-	(*Vertex)(nil),                        // 96: cad.engine.v1.Vertex
-	(EntityType)(0),                       // 97: cad.engine.v1.EntityType
-	(*Entity)(nil),                        // 98: cad.engine.v1.Entity
-	(*Point)(nil),                         // 99: cad.engine.v1.Point
-	(*Layer)(nil),                         // 100: cad.engine.v1.Layer
+	(ExportFormat)(0),                      // 0: cad.engine.v1.ExportFormat
+	(SnapKind)(0),                          // 1: cad.engine.v1.SnapKind
+	(*DocumentCreateArgs)(nil),             // 2: cad.engine.v1.DocumentCreateArgs
+	(*DocumentCreateResult)(nil),           // 3: cad.engine.v1.DocumentCreateResult
+	(*DocumentInfoArgs)(nil),               // 4: cad.engine.v1.DocumentInfoArgs
+	(*DocumentExportArgs)(nil),             // 5: cad.engine.v1.DocumentExportArgs
+	(*DocumentExportResult)(nil),           // 6: cad.engine.v1.DocumentExportResult
+	(*DocumentImportArgs)(nil),             // 7: cad.engine.v1.DocumentImportArgs
+	(*DocumentImportResult)(nil),           // 8: cad.engine.v1.DocumentImportResult
+	(*EntityCreatePointArgs)(nil),          // 9: cad.engine.v1.EntityCreatePointArgs
+	(*EntityCreatePointResult)(nil),        // 10: cad.engine.v1.EntityCreatePointResult
+	(*EntityCreateLineArgs)(nil),           // 11: cad.engine.v1.EntityCreateLineArgs
+	(*EntityCreateLineResult)(nil),         // 12: cad.engine.v1.EntityCreateLineResult
+	(*EntityCreateCircleArgs)(nil),         // 13: cad.engine.v1.EntityCreateCircleArgs
+	(*EntityCreateCircleResult)(nil),       // 14: cad.engine.v1.EntityCreateCircleResult
+	(*EntityCreateArcArgs)(nil),            // 15: cad.engine.v1.EntityCreateArcArgs
+	(*EntityCreateArcResult)(nil),          // 16: cad.engine.v1.EntityCreateArcResult
+	(*EntityCreatePolylineArgs)(nil),       // 17: cad.engine.v1.EntityCreatePolylineArgs
+	(*EntityCreatePolylineResult)(nil),     // 18: cad.engine.v1.EntityCreatePolylineResult
+	(*EntityCreateRectangleArgs)(nil),      // 19: cad.engine.v1.EntityCreateRectangleArgs
+	(*EntityCreateRectangleResult)(nil),    // 20: cad.engine.v1.EntityCreateRectangleResult
+	(*EntityCreateTextArgs)(nil),           // 21: cad.engine.v1.EntityCreateTextArgs
+	(*EntityCreateTextResult)(nil),         // 22: cad.engine.v1.EntityCreateTextResult
+	(*EntityCreateEllipseArgs)(nil),        // 23: cad.engine.v1.EntityCreateEllipseArgs
+	(*EntityCreateEllipseResult)(nil),      // 24: cad.engine.v1.EntityCreateEllipseResult
+	(*NewEntity)(nil),                      // 25: cad.engine.v1.NewEntity
+	(*EntityBatchCreateArgs)(nil),          // 26: cad.engine.v1.EntityBatchCreateArgs
+	(*EntityBatchCreateResult)(nil),        // 27: cad.engine.v1.EntityBatchCreateResult
+	(*EntityGetArgs)(nil),                  // 28: cad.engine.v1.EntityGetArgs
+	(*Window)(nil),                         // 29: cad.engine.v1.Window
+	(*EntityListArgs)(nil),                 // 30: cad.engine.v1.EntityListArgs
+	(*EntityListResult)(nil),               // 31: cad.engine.v1.EntityListResult
+	(*SelectionWindowArgs)(nil),            // 32: cad.engine.v1.SelectionWindowArgs
+	(*SelectionWindowResult)(nil),          // 33: cad.engine.v1.SelectionWindowResult
+	(*AnalysisBoundingBoxArgs)(nil),        // 34: cad.engine.v1.AnalysisBoundingBoxArgs
+	(*AnalysisBoundingBoxResult)(nil),      // 35: cad.engine.v1.AnalysisBoundingBoxResult
+	(*AnalysisMeasureDistanceArgs)(nil),    // 36: cad.engine.v1.AnalysisMeasureDistanceArgs
+	(*AnalysisMeasureDistanceResult)(nil),  // 37: cad.engine.v1.AnalysisMeasureDistanceResult
+	(*AnalysisMeasureEntityArgs)(nil),      // 38: cad.engine.v1.AnalysisMeasureEntityArgs
+	(*AnalysisMeasureEntityResult)(nil),    // 39: cad.engine.v1.AnalysisMeasureEntityResult
+	(*EntityMoveArgs)(nil),                 // 40: cad.engine.v1.EntityMoveArgs
+	(*EntityMoveResult)(nil),               // 41: cad.engine.v1.EntityMoveResult
+	(*EntityCopyArgs)(nil),                 // 42: cad.engine.v1.EntityCopyArgs
+	(*EntityCopyResult)(nil),               // 43: cad.engine.v1.EntityCopyResult
+	(*EntityRotateArgs)(nil),               // 44: cad.engine.v1.EntityRotateArgs
+	(*EntityRotateResult)(nil),             // 45: cad.engine.v1.EntityRotateResult
+	(*EntityScaleArgs)(nil),                // 46: cad.engine.v1.EntityScaleArgs
+	(*EntityScaleResult)(nil),              // 47: cad.engine.v1.EntityScaleResult
+	(*EntityMirrorArgs)(nil),               // 48: cad.engine.v1.EntityMirrorArgs
+	(*EntityMirrorResult)(nil),             // 49: cad.engine.v1.EntityMirrorResult
+	(*EntityOffsetArgs)(nil),               // 50: cad.engine.v1.EntityOffsetArgs
+	(*EntityOffsetResult)(nil),             // 51: cad.engine.v1.EntityOffsetResult
+	(*EntityEditGeometryArgs)(nil),         // 52: cad.engine.v1.EntityEditGeometryArgs
+	(*EntityEditGeometryResult)(nil),       // 53: cad.engine.v1.EntityEditGeometryResult
+	(*EntitySetPropertiesArgs)(nil),        // 54: cad.engine.v1.EntitySetPropertiesArgs
+	(*EntitySetPropertiesResult)(nil),      // 55: cad.engine.v1.EntitySetPropertiesResult
+	(*EntityDeleteArgs)(nil),               // 56: cad.engine.v1.EntityDeleteArgs
+	(*EntityDeleteResult)(nil),             // 57: cad.engine.v1.EntityDeleteResult
+	(*EntityDeleteManyArgs)(nil),           // 58: cad.engine.v1.EntityDeleteManyArgs
+	(*EntityDeleteManyResult)(nil),         // 59: cad.engine.v1.EntityDeleteManyResult
+	(*PointFromSnapArgs)(nil),              // 60: cad.engine.v1.PointFromSnapArgs
+	(*PointFromSnapResult)(nil),            // 61: cad.engine.v1.PointFromSnapResult
+	(*PointIntersectionArgs)(nil),          // 62: cad.engine.v1.PointIntersectionArgs
+	(*PointIntersectionResult)(nil),        // 63: cad.engine.v1.PointIntersectionResult
+	(*PointTangentArgs)(nil),               // 64: cad.engine.v1.PointTangentArgs
+	(*PointTangentResult)(nil),             // 65: cad.engine.v1.PointTangentResult
+	(*LayerCreateArgs)(nil),                // 66: cad.engine.v1.LayerCreateArgs
+	(*LayerCreateResult)(nil),              // 67: cad.engine.v1.LayerCreateResult
+	(*LayerListArgs)(nil),                  // 68: cad.engine.v1.LayerListArgs
+	(*LayerListResult)(nil),                // 69: cad.engine.v1.LayerListResult
+	(*LayerModifyArgs)(nil),                // 70: cad.engine.v1.LayerModifyArgs
+	(*LayerModifyResult)(nil),              // 71: cad.engine.v1.LayerModifyResult
+	(*LayerSetCurrentArgs)(nil),            // 72: cad.engine.v1.LayerSetCurrentArgs
+	(*LayerSetCurrentResult)(nil),          // 73: cad.engine.v1.LayerSetCurrentResult
+	(*LayerLockArgs)(nil),                  // 74: cad.engine.v1.LayerLockArgs
+	(*LayerLockResult)(nil),                // 75: cad.engine.v1.LayerLockResult
+	(*LayerUnlockArgs)(nil),                // 76: cad.engine.v1.LayerUnlockArgs
+	(*LayerUnlockResult)(nil),              // 77: cad.engine.v1.LayerUnlockResult
+	(*LayerDeleteArgs)(nil),                // 78: cad.engine.v1.LayerDeleteArgs
+	(*LayerDeleteResult)(nil),              // 79: cad.engine.v1.LayerDeleteResult
+	(*TransactionBeginArgs)(nil),           // 80: cad.engine.v1.TransactionBeginArgs
+	(*TransactionBeginResult)(nil),         // 81: cad.engine.v1.TransactionBeginResult
+	(*TransactionCommitArgs)(nil),          // 82: cad.engine.v1.TransactionCommitArgs
+	(*TransactionCommitResult)(nil),        // 83: cad.engine.v1.TransactionCommitResult
+	(*TransactionRollbackArgs)(nil),        // 84: cad.engine.v1.TransactionRollbackArgs
+	(*TransactionRollbackResult)(nil),      // 85: cad.engine.v1.TransactionRollbackResult
+	(*PointPickArgs)(nil),                  // 86: cad.engine.v1.PointPickArgs
+	(*PointPickResult)(nil),                // 87: cad.engine.v1.PointPickResult
+	(*EntityPickArgs)(nil),                 // 88: cad.engine.v1.EntityPickArgs
+	(*EntityPickResult)(nil),               // 89: cad.engine.v1.EntityPickResult
+	(*SystemStatusArgs)(nil),               // 90: cad.engine.v1.SystemStatusArgs
+	(*SystemStatusResult)(nil),             // 91: cad.engine.v1.SystemStatusResult
+	(*SystemCapabilitiesArgs)(nil),         // 92: cad.engine.v1.SystemCapabilitiesArgs
+	(*SystemCapabilitiesResult)(nil),       // 93: cad.engine.v1.SystemCapabilitiesResult
+	(*EntityCreateMtextArgs)(nil),          // 94: cad.engine.v1.EntityCreateMtextArgs
+	(*EntityCreateMtextResult)(nil),        // 95: cad.engine.v1.EntityCreateMtextResult
+	(*DimensionAnchor)(nil),                // 96: cad.engine.v1.DimensionAnchor
+	(*DimensionCreateAlignedArgs)(nil),     // 97: cad.engine.v1.DimensionCreateAlignedArgs
+	(*DimensionCreateAlignedResult)(nil),   // 98: cad.engine.v1.DimensionCreateAlignedResult
+	(*DimensionCreateLinearArgs)(nil),      // 99: cad.engine.v1.DimensionCreateLinearArgs
+	(*DimensionCreateLinearResult)(nil),    // 100: cad.engine.v1.DimensionCreateLinearResult
+	(*DimensionCreateRadialArgs)(nil),      // 101: cad.engine.v1.DimensionCreateRadialArgs
+	(*DimensionCreateRadialResult)(nil),    // 102: cad.engine.v1.DimensionCreateRadialResult
+	(*DimensionCreateDiametricArgs)(nil),   // 103: cad.engine.v1.DimensionCreateDiametricArgs
+	(*DimensionCreateDiametricResult)(nil), // 104: cad.engine.v1.DimensionCreateDiametricResult
+	(*DimensionCreateAngularArgs)(nil),     // 105: cad.engine.v1.DimensionCreateAngularArgs
+	(*DimensionCreateAngularResult)(nil),   // 106: cad.engine.v1.DimensionCreateAngularResult
+	(*DimensionStyleListArgs)(nil),         // 107: cad.engine.v1.DimensionStyleListArgs
+	(*DimensionStyle)(nil),                 // 108: cad.engine.v1.DimensionStyle
+	(*DimensionStyleListResult)(nil),       // 109: cad.engine.v1.DimensionStyleListResult
+	(*HatchCreateArgs)(nil),                // 110: cad.engine.v1.HatchCreateArgs
+	(*HatchCreateResult)(nil),              // 111: cad.engine.v1.HatchCreateResult
+	(*BlockDefineArgs)(nil),                // 112: cad.engine.v1.BlockDefineArgs
+	(*BlockDefineResult)(nil),              // 113: cad.engine.v1.BlockDefineResult
+	(*BlockInsertArgs)(nil),                // 114: cad.engine.v1.BlockInsertArgs
+	(*BlockInsertResult)(nil),              // 115: cad.engine.v1.BlockInsertResult
+	(*BlockExplodeArgs)(nil),               // 116: cad.engine.v1.BlockExplodeArgs
+	(*BlockExplodeResult)(nil),             // 117: cad.engine.v1.BlockExplodeResult
+	(*BlockListArgs)(nil),                  // 118: cad.engine.v1.BlockListArgs
+	(*BlockInfo)(nil),                      // 119: cad.engine.v1.BlockInfo
+	(*BlockListResult)(nil),                // 120: cad.engine.v1.BlockListResult
+	(*BlockDeleteArgs)(nil),                // 121: cad.engine.v1.BlockDeleteArgs
+	(*BlockDeleteResult)(nil),              // 122: cad.engine.v1.BlockDeleteResult
+	(Units)(0),                             // 123: cad.engine.v1.Units
+	(*DocumentInfo)(nil),                   // 124: cad.engine.v1.DocumentInfo
+	(*ExportOptions)(nil),                  // 125: cad.engine.v1.ExportOptions
+	(*UnmodelledEntities)(nil),             // 126: cad.engine.v1.UnmodelledEntities
+	(*Vertex)(nil),                         // 127: cad.engine.v1.Vertex
+	(EntityType)(0),                        // 128: cad.engine.v1.EntityType
+	(*Entity)(nil),                         // 129: cad.engine.v1.Entity
+	(*Point)(nil),                          // 130: cad.engine.v1.Point
+	(*Layer)(nil),                          // 131: cad.engine.v1.Layer
+	(TextAttachment)(0),                    // 132: cad.engine.v1.TextAttachment
 }
 var file_cad_engine_v1_tools_proto_depIdxs = []int32{
-	94,  // 0: cad.engine.v1.DocumentCreateArgs.units:type_name -> cad.engine.v1.Units
-	95,  // 1: cad.engine.v1.DocumentCreateResult.document:type_name -> cad.engine.v1.DocumentInfo
+	123, // 0: cad.engine.v1.DocumentCreateArgs.units:type_name -> cad.engine.v1.Units
+	124, // 1: cad.engine.v1.DocumentCreateResult.document:type_name -> cad.engine.v1.DocumentInfo
 	0,   // 2: cad.engine.v1.DocumentExportArgs.format:type_name -> cad.engine.v1.ExportFormat
-	0,   // 3: cad.engine.v1.DocumentExportResult.format:type_name -> cad.engine.v1.ExportFormat
-	0,   // 4: cad.engine.v1.DocumentImportArgs.format:type_name -> cad.engine.v1.ExportFormat
-	95,  // 5: cad.engine.v1.DocumentImportResult.document:type_name -> cad.engine.v1.DocumentInfo
-	96,  // 6: cad.engine.v1.EntityCreatePolylineArgs.points:type_name -> cad.engine.v1.Vertex
-	97,  // 7: cad.engine.v1.NewEntity.type:type_name -> cad.engine.v1.EntityType
-	96,  // 8: cad.engine.v1.NewEntity.points:type_name -> cad.engine.v1.Vertex
-	25,  // 9: cad.engine.v1.EntityBatchCreateArgs.entities:type_name -> cad.engine.v1.NewEntity
-	97,  // 10: cad.engine.v1.EntityListArgs.types:type_name -> cad.engine.v1.EntityType
-	29,  // 11: cad.engine.v1.EntityListArgs.window:type_name -> cad.engine.v1.Window
-	98,  // 12: cad.engine.v1.EntityListResult.entities:type_name -> cad.engine.v1.Entity
-	99,  // 13: cad.engine.v1.EntityEditGeometryArgs.start:type_name -> cad.engine.v1.Point
-	99,  // 14: cad.engine.v1.EntityEditGeometryArgs.end:type_name -> cad.engine.v1.Point
-	99,  // 15: cad.engine.v1.EntityEditGeometryArgs.center:type_name -> cad.engine.v1.Point
-	96,  // 16: cad.engine.v1.EntityEditGeometryArgs.points:type_name -> cad.engine.v1.Vertex
-	99,  // 17: cad.engine.v1.EntityEditGeometryArgs.insertion:type_name -> cad.engine.v1.Point
-	99,  // 18: cad.engine.v1.EntityEditGeometryArgs.major_axis:type_name -> cad.engine.v1.Point
-	1,   // 19: cad.engine.v1.PointFromSnapArgs.snap:type_name -> cad.engine.v1.SnapKind
-	100, // 20: cad.engine.v1.LayerListResult.layers:type_name -> cad.engine.v1.Layer
-	99,  // 21: cad.engine.v1.PointPickArgs.base:type_name -> cad.engine.v1.Point
-	97,  // 22: cad.engine.v1.EntityPickArgs.types:type_name -> cad.engine.v1.EntityType
-	97,  // 23: cad.engine.v1.SystemCapabilitiesResult.entity_types:type_name -> cad.engine.v1.EntityType
-	0,   // 24: cad.engine.v1.SystemCapabilitiesResult.export_formats:type_name -> cad.engine.v1.ExportFormat
-	25,  // [25:25] is the sub-list for method output_type
-	25,  // [25:25] is the sub-list for method input_type
-	25,  // [25:25] is the sub-list for extension type_name
-	25,  // [25:25] is the sub-list for extension extendee
-	0,   // [0:25] is the sub-list for field type_name
+	125, // 3: cad.engine.v1.DocumentExportArgs.options:type_name -> cad.engine.v1.ExportOptions
+	0,   // 4: cad.engine.v1.DocumentExportResult.format:type_name -> cad.engine.v1.ExportFormat
+	0,   // 5: cad.engine.v1.DocumentImportArgs.format:type_name -> cad.engine.v1.ExportFormat
+	124, // 6: cad.engine.v1.DocumentImportResult.document:type_name -> cad.engine.v1.DocumentInfo
+	126, // 7: cad.engine.v1.DocumentImportResult.unmodelled:type_name -> cad.engine.v1.UnmodelledEntities
+	127, // 8: cad.engine.v1.EntityCreatePolylineArgs.points:type_name -> cad.engine.v1.Vertex
+	128, // 9: cad.engine.v1.NewEntity.type:type_name -> cad.engine.v1.EntityType
+	127, // 10: cad.engine.v1.NewEntity.points:type_name -> cad.engine.v1.Vertex
+	25,  // 11: cad.engine.v1.EntityBatchCreateArgs.entities:type_name -> cad.engine.v1.NewEntity
+	128, // 12: cad.engine.v1.EntityListArgs.types:type_name -> cad.engine.v1.EntityType
+	29,  // 13: cad.engine.v1.EntityListArgs.window:type_name -> cad.engine.v1.Window
+	129, // 14: cad.engine.v1.EntityListResult.entities:type_name -> cad.engine.v1.Entity
+	130, // 15: cad.engine.v1.EntityEditGeometryArgs.start:type_name -> cad.engine.v1.Point
+	130, // 16: cad.engine.v1.EntityEditGeometryArgs.end:type_name -> cad.engine.v1.Point
+	130, // 17: cad.engine.v1.EntityEditGeometryArgs.center:type_name -> cad.engine.v1.Point
+	127, // 18: cad.engine.v1.EntityEditGeometryArgs.points:type_name -> cad.engine.v1.Vertex
+	130, // 19: cad.engine.v1.EntityEditGeometryArgs.insertion:type_name -> cad.engine.v1.Point
+	130, // 20: cad.engine.v1.EntityEditGeometryArgs.major_axis:type_name -> cad.engine.v1.Point
+	1,   // 21: cad.engine.v1.PointFromSnapArgs.snap:type_name -> cad.engine.v1.SnapKind
+	131, // 22: cad.engine.v1.LayerListResult.layers:type_name -> cad.engine.v1.Layer
+	130, // 23: cad.engine.v1.PointPickArgs.base:type_name -> cad.engine.v1.Point
+	128, // 24: cad.engine.v1.EntityPickArgs.types:type_name -> cad.engine.v1.EntityType
+	128, // 25: cad.engine.v1.SystemCapabilitiesResult.entity_types:type_name -> cad.engine.v1.EntityType
+	0,   // 26: cad.engine.v1.SystemCapabilitiesResult.export_formats:type_name -> cad.engine.v1.ExportFormat
+	132, // 27: cad.engine.v1.EntityCreateMtextArgs.attachment:type_name -> cad.engine.v1.TextAttachment
+	1,   // 28: cad.engine.v1.DimensionAnchor.snap:type_name -> cad.engine.v1.SnapKind
+	96,  // 29: cad.engine.v1.DimensionCreateAlignedArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 30: cad.engine.v1.DimensionCreateAlignedArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 31: cad.engine.v1.DimensionCreateLinearArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 32: cad.engine.v1.DimensionCreateLinearArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 33: cad.engine.v1.DimensionCreateAngularArgs.center:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 34: cad.engine.v1.DimensionCreateAngularArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 35: cad.engine.v1.DimensionCreateAngularArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
+	123, // 36: cad.engine.v1.DimensionStyle.units:type_name -> cad.engine.v1.Units
+	108, // 37: cad.engine.v1.DimensionStyleListResult.styles:type_name -> cad.engine.v1.DimensionStyle
+	25,  // 38: cad.engine.v1.BlockDefineArgs.entities:type_name -> cad.engine.v1.NewEntity
+	130, // 39: cad.engine.v1.BlockInfo.base:type_name -> cad.engine.v1.Point
+	119, // 40: cad.engine.v1.BlockListResult.blocks:type_name -> cad.engine.v1.BlockInfo
+	41,  // [41:41] is the sub-list for method output_type
+	41,  // [41:41] is the sub-list for method input_type
+	41,  // [41:41] is the sub-list for extension type_name
+	41,  // [41:41] is the sub-list for extension extendee
+	0,   // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_tools_proto_init() }
@@ -6676,6 +9144,7 @@ func file_cad_engine_v1_tools_proto_init() {
 	file_cad_engine_v1_document_proto_init()
 	file_cad_engine_v1_options_proto_init()
 	file_cad_engine_v1_tools_proto_msgTypes[0].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[3].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[5].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[7].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[9].OneofWrappers = []any{}
@@ -6701,13 +9170,23 @@ func file_cad_engine_v1_tools_proto_init() {
 	file_cad_engine_v1_tools_proto_msgTypes[84].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[86].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[87].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[92].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[94].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[95].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[97].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[99].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[101].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[103].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[108].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[110].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[112].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_tools_proto_rawDesc), len(file_cad_engine_v1_tools_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   92,
+			NumMessages:   121,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

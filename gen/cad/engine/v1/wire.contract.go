@@ -272,13 +272,17 @@ func (x OperationStatus) WireName() string {
 // EntityTypeByWireName maps the wire names of EntityType to its values (the
 // unspecified value has none).
 var EntityTypeByWireName = map[string]int32{
-	"point":    1,
-	"line":     2,
-	"circle":   3,
-	"arc":      4,
-	"polyline": 5,
-	"text":     6,
-	"ellipse":  7,
+	"point":     1,
+	"line":      2,
+	"circle":    3,
+	"arc":       4,
+	"polyline":  5,
+	"text":      6,
+	"ellipse":   7,
+	"mtext":     8,
+	"dimension": 9,
+	"hatch":     10,
+	"insert":    11,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number EntityType
@@ -301,6 +305,14 @@ func (x EntityType) WireName() string {
 		return "text"
 	case 7:
 		return "ellipse"
+	case 8:
+		return "mtext"
+	case 9:
+		return "dimension"
+	case 10:
+		return "hatch"
+	case 11:
+		return "insert"
 	}
 	return ""
 }
@@ -331,6 +343,159 @@ func (x Units) WireName() string {
 		return "in"
 	case 5:
 		return "ft"
+	}
+	return ""
+}
+
+// TextAttachmentByWireName maps the wire names of TextAttachment to its values (the
+// unspecified value has none).
+var TextAttachmentByWireName = map[string]int32{
+	"top_left":      1,
+	"top_center":    2,
+	"top_right":     3,
+	"middle_left":   4,
+	"middle_center": 5,
+	"middle_right":  6,
+	"bottom_left":   7,
+	"bottom_center": 8,
+	"bottom_right":  9,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number TextAttachment
+// does not declare.
+func (x TextAttachment) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "top_left"
+	case 2:
+		return "top_center"
+	case 3:
+		return "top_right"
+	case 4:
+		return "middle_left"
+	case 5:
+		return "middle_center"
+	case 6:
+		return "middle_right"
+	case 7:
+		return "bottom_left"
+	case 8:
+		return "bottom_center"
+	case 9:
+		return "bottom_right"
+	}
+	return ""
+}
+
+// DimensionKindByWireName maps the wire names of DimensionKind to its values (the
+// unspecified value has none).
+var DimensionKindByWireName = map[string]int32{
+	"aligned":   1,
+	"rotated":   2,
+	"radial":    3,
+	"diametric": 4,
+	"angular":   5,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number DimensionKind
+// does not declare.
+func (x DimensionKind) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "aligned"
+	case 2:
+		return "rotated"
+	case 3:
+		return "radial"
+	case 4:
+		return "diametric"
+	case 5:
+		return "angular"
+	}
+	return ""
+}
+
+// DimensionSlotByWireName maps the wire names of DimensionSlot to its values (the
+// unspecified value has none).
+var DimensionSlotByWireName = map[string]int32{
+	"p1":     1,
+	"p2":     2,
+	"center": 3,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number DimensionSlot
+// does not declare.
+func (x DimensionSlot) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "p1"
+	case 2:
+		return "p2"
+	case 3:
+		return "center"
+	}
+	return ""
+}
+
+// DxfVersionByWireName maps the wire names of DxfVersion to its values (the
+// unspecified value has none).
+var DxfVersionByWireName = map[string]int32{
+	"r12":   1,
+	"r2018": 2,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number DxfVersion
+// does not declare.
+func (x DxfVersion) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "r12"
+	case 2:
+		return "r2018"
+	}
+	return ""
+}
+
+// PaperSizeByWireName maps the wire names of PaperSize to its values (the
+// unspecified value has none).
+var PaperSizeByWireName = map[string]int32{
+	"a4":      1,
+	"a3":      2,
+	"a2":      3,
+	"a1":      4,
+	"a0":      5,
+	"letter":  6,
+	"tabloid": 7,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number PaperSize
+// does not declare.
+func (x PaperSize) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "a4"
+	case 2:
+		return "a3"
+	case 3:
+		return "a2"
+	case 4:
+		return "a1"
+	case 5:
+		return "a0"
+	case 6:
+		return "letter"
+	case 7:
+		return "tabloid"
 	}
 	return ""
 }
@@ -436,6 +601,8 @@ func (x CancelReason) WireName() string {
 var ExportFormatByWireName = map[string]int32{
 	"dxf": 1,
 	"svg": 2,
+	"png": 3,
+	"pdf": 4,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number ExportFormat
@@ -448,6 +615,10 @@ func (x ExportFormat) WireName() string {
 		return "dxf"
 	case 2:
 		return "svg"
+	case 3:
+		return "png"
+	case 4:
+		return "pdf"
 	}
 	return ""
 }
@@ -1310,6 +1481,16 @@ func (x *ExportDocumentRequest) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			v := ExportFormat(n)
 			x.Format = v
+		case "options":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v := new(ExportOptions)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Options = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -1332,6 +1513,10 @@ func (x *ExportDocumentRequest) MarshalWire(e *jsonwire.Encoder) {
 		e.String(n)
 	} else {
 		e.Int64(int64(x.Format))
+	}
+	if x.Options != nil {
+		e.Key("\"options\":")
+		x.Options.MarshalWire(e)
 	}
 	e.CloseObject()
 }
@@ -1379,13 +1564,23 @@ func (x *ExportDocumentResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Content = v
+		case "data":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Bytes()
+			if !ok {
+				return false
+			}
+			x.Data = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
 			}
 		}
 	}
-	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+	return !d.Failed() && (d.Partial || seen&0xf == 0xf)
 }
 
 // MarshalWire implements jsonwire.Message.
@@ -1404,6 +1599,8 @@ func (x *ExportDocumentResponse) MarshalWire(e *jsonwire.Encoder) {
 	e.String(x.MediaType)
 	e.Key("\"content\":")
 	e.String(x.Content)
+	e.Key("\"data\":")
+	e.BytesBase64(x.Data)
 	e.CloseObject()
 }
 
@@ -1502,13 +1699,51 @@ func (x *ImportDocumentResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Document = v
+		case "imported":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Imported = v
+		case "skipped":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Skipped = v
+		case "unmodelled":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v := new(UnmodelledEntities)
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Unmodelled = append(x.Unmodelled, v)
+			}
+			if d.Failed() {
+				return false
+			}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
 			}
 		}
 	}
-	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
 }
 
 // MarshalWire implements jsonwire.Message.
@@ -1519,6 +1754,19 @@ func (x *ImportDocumentResponse) MarshalWire(e *jsonwire.Encoder) {
 	e.OpenObject()
 	e.Key("\"document\":")
 	x.Document.MarshalWire(e)
+	e.Key("\"imported\":")
+	e.Int64(int64(x.Imported))
+	e.Key("\"skipped\":")
+	e.Int64(int64(x.Skipped))
+	if len(x.Unmodelled) > 0 {
+		e.Key("\"unmodelled\":")
+		e.OpenArray()
+		for _, v := range x.Unmodelled {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
 	e.CloseObject()
 }
 
@@ -3651,6 +3899,87 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Ratio = &v
+		case "width":
+			if seen&(1<<22) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 22
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Width = &v
+		case "attachment":
+			if seen&(1<<23) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 23
+			n, ok := d.Enum(TextAttachmentByWireName)
+			if !ok {
+				return false
+			}
+			v := TextAttachment(n)
+			x.Attachment = &v
+		case "line_spacing":
+			if seen&(1<<24) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 24
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.LineSpacing = &v
+		case "dimension":
+			if seen&(1<<25) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 25
+			v := new(Dimension)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Dimension = v
+		case "hatch":
+			if seen&(1<<26) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 26
+			v := new(Hatch)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Hatch = v
+		case "block":
+			if seen&(1<<27) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 27
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Block = &v
+		case "scale":
+			if seen&(1<<28) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 28
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = &v
+		case "mirrored":
+			if seen&(1<<29) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 29
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Mirrored = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -3751,6 +4080,707 @@ func (x *Entity) MarshalWire(e *jsonwire.Encoder) {
 		e.Key("\"ratio\":")
 		e.Float64(float64((*x.Ratio)), "cad.engine.v1.Entity.ratio")
 	}
+	if x.Width != nil {
+		e.Key("\"width\":")
+		e.Float64(float64((*x.Width)), "cad.engine.v1.Entity.width")
+	}
+	if x.Attachment != nil {
+		e.Key("\"attachment\":")
+		if n := (*x.Attachment).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Attachment)))
+		}
+	}
+	if x.LineSpacing != nil {
+		e.Key("\"line_spacing\":")
+		e.Float64(float64((*x.LineSpacing)), "cad.engine.v1.Entity.line_spacing")
+	}
+	if x.Dimension != nil {
+		e.Key("\"dimension\":")
+		x.Dimension.MarshalWire(e)
+	}
+	if x.Hatch != nil {
+		e.Key("\"hatch\":")
+		x.Hatch.MarshalWire(e)
+	}
+	if x.Block != nil {
+		e.Key("\"block\":")
+		e.String((*x.Block))
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.Entity.scale")
+	}
+	if x.Mirrored != nil {
+		e.Key("\"mirrored\":")
+		e.Bool((*x.Mirrored))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionBinding) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "slot":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			n, ok := d.Enum(DimensionSlotByWireName)
+			if !ok {
+				return false
+			}
+			v := DimensionSlot(n)
+			x.Slot = v
+		case "handle":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "snap":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Snap = v
+		case "index":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Index = v
+		case "with":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.With = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xf == 0xf)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionBinding) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionBinding{}
+	}
+	e.OpenObject()
+	e.Key("\"slot\":")
+	if n := x.Slot.WireName(); n != "" {
+		e.String(n)
+	} else {
+		e.Int64(int64(x.Slot))
+	}
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"snap\":")
+	e.String(x.Snap)
+	e.Key("\"index\":")
+	e.Int64(int64(x.Index))
+	if x.With != nil {
+		e.Key("\"with\":")
+		e.String((*x.With))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *Dimension) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "kind":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			n, ok := d.Enum(DimensionKindByWireName)
+			if !ok {
+				return false
+			}
+			v := DimensionKind(n)
+			x.Kind = v
+		case "p1":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.P1 = v
+		case "p2":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.P2 = v
+		case "center":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Center = v
+		case "radius":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Radius = &v
+		case "offset":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Offset = v
+		case "angle":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Angle = v
+		case "measurement":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Measurement = v
+		case "text_override":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.TextOverride = v
+		case "text":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = v
+		case "style":
+			if seen&(1<<10) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 10
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Style = v
+		case "scale":
+			if seen&(1<<11) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 11
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = v
+		case "bindings":
+			if seen&(1<<12) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 12
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v := new(DimensionBinding)
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Bindings = append(x.Bindings, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xfe1 == 0xfe1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *Dimension) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &Dimension{}
+	}
+	e.OpenObject()
+	e.Key("\"kind\":")
+	if n := x.Kind.WireName(); n != "" {
+		e.String(n)
+	} else {
+		e.Int64(int64(x.Kind))
+	}
+	if x.P1 != nil {
+		e.Key("\"p1\":")
+		x.P1.MarshalWire(e)
+	}
+	if x.P2 != nil {
+		e.Key("\"p2\":")
+		x.P2.MarshalWire(e)
+	}
+	if x.Center != nil {
+		e.Key("\"center\":")
+		x.Center.MarshalWire(e)
+	}
+	if x.Radius != nil {
+		e.Key("\"radius\":")
+		e.Float64(float64((*x.Radius)), "cad.engine.v1.Dimension.radius")
+	}
+	e.Key("\"offset\":")
+	e.Float64(float64(x.Offset), "cad.engine.v1.Dimension.offset")
+	e.Key("\"angle\":")
+	e.Float64(float64(x.Angle), "cad.engine.v1.Dimension.angle")
+	e.Key("\"measurement\":")
+	e.Float64(float64(x.Measurement), "cad.engine.v1.Dimension.measurement")
+	e.Key("\"text_override\":")
+	e.String(x.TextOverride)
+	e.Key("\"text\":")
+	e.String(x.Text)
+	e.Key("\"style\":")
+	e.String(x.Style)
+	e.Key("\"scale\":")
+	e.Float64(float64(x.Scale), "cad.engine.v1.Dimension.scale")
+	if len(x.Bindings) > 0 {
+		e.Key("\"bindings\":")
+		e.OpenArray()
+		for _, v := range x.Bindings {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *HatchLoop) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "points":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v := new(Vertex)
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Points = append(x.Points, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "center":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Center = v
+		case "major_axis":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.MajorAxis = v
+		case "ratio":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Ratio = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *HatchLoop) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &HatchLoop{}
+	}
+	e.OpenObject()
+	if len(x.Points) > 0 {
+		e.Key("\"points\":")
+		e.OpenArray()
+		for _, v := range x.Points {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if x.Center != nil {
+		e.Key("\"center\":")
+		x.Center.MarshalWire(e)
+	}
+	if x.MajorAxis != nil {
+		e.Key("\"major_axis\":")
+		x.MajorAxis.MarshalWire(e)
+	}
+	if x.Ratio != nil {
+		e.Key("\"ratio\":")
+		e.Float64(float64((*x.Ratio)), "cad.engine.v1.HatchLoop.ratio")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *Hatch) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "pattern":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Pattern = v
+		case "scale":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = v
+		case "angle":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Angle = v
+		case "loops":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v := new(HatchLoop)
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Loops = append(x.Loops, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "area":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Area = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x17 == 0x17)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *Hatch) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &Hatch{}
+	}
+	e.OpenObject()
+	e.Key("\"pattern\":")
+	e.String(x.Pattern)
+	e.Key("\"scale\":")
+	e.Float64(float64(x.Scale), "cad.engine.v1.Hatch.scale")
+	e.Key("\"angle\":")
+	e.Float64(float64(x.Angle), "cad.engine.v1.Hatch.angle")
+	if len(x.Loops) > 0 {
+		e.Key("\"loops\":")
+		e.OpenArray()
+		for _, v := range x.Loops {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"area\":")
+	e.Float64(float64(x.Area), "cad.engine.v1.Hatch.area")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ExportOptions) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "dxf_version":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			n, ok := d.Enum(DxfVersionByWireName)
+			if !ok {
+				return false
+			}
+			v := DxfVersion(n)
+			x.DxfVersion = &v
+		case "paper":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			n, ok := d.Enum(PaperSizeByWireName)
+			if !ok {
+				return false
+			}
+			v := PaperSize(n)
+			x.Paper = &v
+		case "scale":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = &v
+		case "dpi":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Dpi = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ExportOptions) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ExportOptions{}
+	}
+	e.OpenObject()
+	if x.DxfVersion != nil {
+		e.Key("\"dxf_version\":")
+		if n := (*x.DxfVersion).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.DxfVersion)))
+		}
+	}
+	if x.Paper != nil {
+		e.Key("\"paper\":")
+		if n := (*x.Paper).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Paper)))
+		}
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.ExportOptions.scale")
+	}
+	if x.Dpi != nil {
+		e.Key("\"dpi\":")
+		e.Int64(int64((*x.Dpi)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *UnmodelledEntities) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "type":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Type = v
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *UnmodelledEntities) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &UnmodelledEntities{}
+	}
+	e.OpenObject()
+	e.Key("\"type\":")
+	e.String(x.Type)
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
 	e.CloseObject()
 }
 
@@ -7248,6 +8278,16 @@ func (x *DocumentExportArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			v := ExportFormat(n)
 			x.Format = v
+		case "options":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v := new(ExportOptions)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Options = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -7268,6 +8308,10 @@ func (x *DocumentExportArgs) MarshalWire(e *jsonwire.Encoder) {
 		e.String(n)
 	} else {
 		e.Int64(int64(x.Format))
+	}
+	if x.Options != nil {
+		e.Key("\"options\":")
+		x.Options.MarshalWire(e)
 	}
 	e.CloseObject()
 }
@@ -7315,13 +8359,23 @@ func (x *DocumentExportResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Content = v
+		case "data":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Bytes()
+			if !ok {
+				return false
+			}
+			x.Data = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
 			}
 		}
 	}
-	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+	return !d.Failed() && (d.Partial || seen&0xf == 0xf)
 }
 
 // MarshalWire implements jsonwire.Message.
@@ -7340,6 +8394,8 @@ func (x *DocumentExportResult) MarshalWire(e *jsonwire.Encoder) {
 	e.String(x.MediaType)
 	e.Key("\"content\":")
 	e.String(x.Content)
+	e.Key("\"data\":")
+	e.BytesBase64(x.Data)
 	e.CloseObject()
 }
 
@@ -7458,6 +8514,24 @@ func (x *DocumentImportResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Skipped = v
+		case "unmodelled":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v := new(UnmodelledEntities)
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Unmodelled = append(x.Unmodelled, v)
+			}
+			if d.Failed() {
+				return false
+			}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -7479,6 +8553,15 @@ func (x *DocumentImportResult) MarshalWire(e *jsonwire.Encoder) {
 	e.Int64(int64(x.Imported))
 	e.Key("\"skipped\":")
 	e.Int64(int64(x.Skipped))
+	if len(x.Unmodelled) > 0 {
+		e.Key("\"unmodelled\":")
+		e.OpenArray()
+		for _, v := range x.Unmodelled {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
 	e.CloseObject()
 }
 
@@ -10915,6 +11998,24 @@ func (x *EntityOffsetResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Handle = v
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -10932,6 +12033,15 @@ func (x *EntityOffsetResult) MarshalWire(e *jsonwire.Encoder) {
 	e.OpenObject()
 	e.Key("\"handle\":")
 	e.String(x.Handle)
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
 	e.CloseObject()
 }
 
@@ -13571,5 +14681,2493 @@ func (x *SystemCapabilitiesResult) MarshalWire(e *jsonwire.Encoder) {
 	e.Int64(int64(x.MaxBatchSteps))
 	e.Key("\"tolerance\":")
 	e.Float64(float64(x.Tolerance), "cad.engine.v1.SystemCapabilitiesResult.tolerance")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityCreateMtextArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "text":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = v
+		case "x":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X = v
+		case "y":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y = v
+		case "height":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Height = &v
+		case "width":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Width = &v
+		case "rotation":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Rotation = &v
+		case "attachment":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			n, ok := d.Enum(TextAttachmentByWireName)
+			if !ok {
+				return false
+			}
+			v := TextAttachment(n)
+			x.Attachment = &v
+		case "line_spacing":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.LineSpacing = &v
+		case "layer":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		case "color":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color = &v
+		case "linetype":
+			if seen&(1<<10) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 10
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Linetype = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityCreateMtextArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityCreateMtextArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"text\":")
+	e.String(x.Text)
+	e.Key("\"x\":")
+	e.Float64(float64(x.X), "cad.engine.v1.EntityCreateMtextArgs.x")
+	e.Key("\"y\":")
+	e.Float64(float64(x.Y), "cad.engine.v1.EntityCreateMtextArgs.y")
+	if x.Height != nil {
+		e.Key("\"height\":")
+		e.Float64(float64((*x.Height)), "cad.engine.v1.EntityCreateMtextArgs.height")
+	}
+	if x.Width != nil {
+		e.Key("\"width\":")
+		e.Float64(float64((*x.Width)), "cad.engine.v1.EntityCreateMtextArgs.width")
+	}
+	if x.Rotation != nil {
+		e.Key("\"rotation\":")
+		e.Float64(float64((*x.Rotation)), "cad.engine.v1.EntityCreateMtextArgs.rotation")
+	}
+	if x.Attachment != nil {
+		e.Key("\"attachment\":")
+		if n := (*x.Attachment).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Attachment)))
+		}
+	}
+	if x.LineSpacing != nil {
+		e.Key("\"line_spacing\":")
+		e.Float64(float64((*x.LineSpacing)), "cad.engine.v1.EntityCreateMtextArgs.line_spacing")
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	if x.Color != nil {
+		e.Key("\"color\":")
+		e.Int64(int64((*x.Color)))
+	}
+	if x.Linetype != nil {
+		e.Key("\"linetype\":")
+		e.String((*x.Linetype))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityCreateMtextResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityCreateMtextResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityCreateMtextResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionAnchor) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = &v
+		case "snap":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			n, ok := d.Enum(SnapKindByWireName)
+			if !ok {
+				return false
+			}
+			v := SnapKind(n)
+			x.Snap = &v
+		case "x":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X = &v
+		case "y":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionAnchor) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionAnchor{}
+	}
+	e.OpenObject()
+	if x.Handle != nil {
+		e.Key("\"handle\":")
+		e.String((*x.Handle))
+	}
+	if x.Snap != nil {
+		e.Key("\"snap\":")
+		if n := (*x.Snap).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Snap)))
+		}
+	}
+	if x.X != nil {
+		e.Key("\"x\":")
+		e.Float64(float64((*x.X)), "cad.engine.v1.DimensionAnchor.x")
+	}
+	if x.Y != nil {
+		e.Key("\"y\":")
+		e.Float64(float64((*x.Y)), "cad.engine.v1.DimensionAnchor.y")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionCreateAlignedArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "p1":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v := new(DimensionAnchor)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.P1 = v
+		case "p2":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v := new(DimensionAnchor)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.P2 = v
+		case "offset":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Offset = &v
+		case "text":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = &v
+		case "style":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Style = &v
+		case "scale":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = &v
+		case "layer":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		case "color":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionCreateAlignedArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionCreateAlignedArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"p1\":")
+	x.P1.MarshalWire(e)
+	e.Key("\"p2\":")
+	x.P2.MarshalWire(e)
+	if x.Offset != nil {
+		e.Key("\"offset\":")
+		e.Float64(float64((*x.Offset)), "cad.engine.v1.DimensionCreateAlignedArgs.offset")
+	}
+	if x.Text != nil {
+		e.Key("\"text\":")
+		e.String((*x.Text))
+	}
+	if x.Style != nil {
+		e.Key("\"style\":")
+		e.String((*x.Style))
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.DimensionCreateAlignedArgs.scale")
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	if x.Color != nil {
+		e.Key("\"color\":")
+		e.Int64(int64((*x.Color)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionCreateAlignedResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "measurement":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Measurement = v
+		case "text":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionCreateAlignedResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionCreateAlignedResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"measurement\":")
+	e.Float64(float64(x.Measurement), "cad.engine.v1.DimensionCreateAlignedResult.measurement")
+	e.Key("\"text\":")
+	e.String(x.Text)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionCreateLinearArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "p1":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v := new(DimensionAnchor)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.P1 = v
+		case "p2":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v := new(DimensionAnchor)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.P2 = v
+		case "angle":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Angle = &v
+		case "offset":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Offset = &v
+		case "text":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = &v
+		case "style":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Style = &v
+		case "scale":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = &v
+		case "layer":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		case "color":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionCreateLinearArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionCreateLinearArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"p1\":")
+	x.P1.MarshalWire(e)
+	e.Key("\"p2\":")
+	x.P2.MarshalWire(e)
+	if x.Angle != nil {
+		e.Key("\"angle\":")
+		e.Float64(float64((*x.Angle)), "cad.engine.v1.DimensionCreateLinearArgs.angle")
+	}
+	if x.Offset != nil {
+		e.Key("\"offset\":")
+		e.Float64(float64((*x.Offset)), "cad.engine.v1.DimensionCreateLinearArgs.offset")
+	}
+	if x.Text != nil {
+		e.Key("\"text\":")
+		e.String((*x.Text))
+	}
+	if x.Style != nil {
+		e.Key("\"style\":")
+		e.String((*x.Style))
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.DimensionCreateLinearArgs.scale")
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	if x.Color != nil {
+		e.Key("\"color\":")
+		e.Int64(int64((*x.Color)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionCreateLinearResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "measurement":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Measurement = v
+		case "text":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionCreateLinearResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionCreateLinearResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"measurement\":")
+	e.Float64(float64(x.Measurement), "cad.engine.v1.DimensionCreateLinearResult.measurement")
+	e.Key("\"text\":")
+	e.String(x.Text)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionCreateRadialArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "angle":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Angle = &v
+		case "text":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = &v
+		case "style":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Style = &v
+		case "scale":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = &v
+		case "layer":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		case "color":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionCreateRadialArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionCreateRadialArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if x.Angle != nil {
+		e.Key("\"angle\":")
+		e.Float64(float64((*x.Angle)), "cad.engine.v1.DimensionCreateRadialArgs.angle")
+	}
+	if x.Text != nil {
+		e.Key("\"text\":")
+		e.String((*x.Text))
+	}
+	if x.Style != nil {
+		e.Key("\"style\":")
+		e.String((*x.Style))
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.DimensionCreateRadialArgs.scale")
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	if x.Color != nil {
+		e.Key("\"color\":")
+		e.Int64(int64((*x.Color)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionCreateRadialResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "measurement":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Measurement = v
+		case "text":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionCreateRadialResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionCreateRadialResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"measurement\":")
+	e.Float64(float64(x.Measurement), "cad.engine.v1.DimensionCreateRadialResult.measurement")
+	e.Key("\"text\":")
+	e.String(x.Text)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionCreateDiametricArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "angle":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Angle = &v
+		case "text":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = &v
+		case "style":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Style = &v
+		case "scale":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = &v
+		case "layer":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		case "color":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionCreateDiametricArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionCreateDiametricArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if x.Angle != nil {
+		e.Key("\"angle\":")
+		e.Float64(float64((*x.Angle)), "cad.engine.v1.DimensionCreateDiametricArgs.angle")
+	}
+	if x.Text != nil {
+		e.Key("\"text\":")
+		e.String((*x.Text))
+	}
+	if x.Style != nil {
+		e.Key("\"style\":")
+		e.String((*x.Style))
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.DimensionCreateDiametricArgs.scale")
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	if x.Color != nil {
+		e.Key("\"color\":")
+		e.Int64(int64((*x.Color)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionCreateDiametricResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "measurement":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Measurement = v
+		case "text":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionCreateDiametricResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionCreateDiametricResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"measurement\":")
+	e.Float64(float64(x.Measurement), "cad.engine.v1.DimensionCreateDiametricResult.measurement")
+	e.Key("\"text\":")
+	e.String(x.Text)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionCreateAngularArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "line1":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Line1 = &v
+		case "line2":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Line2 = &v
+		case "center":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v := new(DimensionAnchor)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Center = v
+		case "p1":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v := new(DimensionAnchor)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.P1 = v
+		case "p2":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v := new(DimensionAnchor)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.P2 = v
+		case "radius":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Radius = &v
+		case "text":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = &v
+		case "style":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Style = &v
+		case "scale":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = &v
+		case "layer":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		case "color":
+			if seen&(1<<10) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 10
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionCreateAngularArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionCreateAngularArgs{}
+	}
+	e.OpenObject()
+	if x.Line1 != nil {
+		e.Key("\"line1\":")
+		e.String((*x.Line1))
+	}
+	if x.Line2 != nil {
+		e.Key("\"line2\":")
+		e.String((*x.Line2))
+	}
+	if x.Center != nil {
+		e.Key("\"center\":")
+		x.Center.MarshalWire(e)
+	}
+	if x.P1 != nil {
+		e.Key("\"p1\":")
+		x.P1.MarshalWire(e)
+	}
+	if x.P2 != nil {
+		e.Key("\"p2\":")
+		x.P2.MarshalWire(e)
+	}
+	if x.Radius != nil {
+		e.Key("\"radius\":")
+		e.Float64(float64((*x.Radius)), "cad.engine.v1.DimensionCreateAngularArgs.radius")
+	}
+	if x.Text != nil {
+		e.Key("\"text\":")
+		e.String((*x.Text))
+	}
+	if x.Style != nil {
+		e.Key("\"style\":")
+		e.String((*x.Style))
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.DimensionCreateAngularArgs.scale")
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	if x.Color != nil {
+		e.Key("\"color\":")
+		e.Int64(int64((*x.Color)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionCreateAngularResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "measurement":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Measurement = v
+		case "text":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionCreateAngularResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionCreateAngularResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"measurement\":")
+	e.Float64(float64(x.Measurement), "cad.engine.v1.DimensionCreateAngularResult.measurement")
+	e.Key("\"text\":")
+	e.String(x.Text)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionStyleListArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		if !d.Unknown(key) {
+			return d.Fail()
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionStyleListArgs) MarshalWire(e *jsonwire.Encoder) {
+	e.OpenObject()
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionStyle) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "text_height":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.TextHeight = v
+		case "arrow_size":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.ArrowSize = v
+		case "extension_offset":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.ExtensionOffset = v
+		case "extension_beyond":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.ExtensionBeyond = v
+		case "text_gap":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.TextGap = v
+		case "decimals":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Decimals = v
+		case "units":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			n, ok := d.Enum(UnitsByWireName)
+			if !ok {
+				return false
+			}
+			v := Units(n)
+			x.Units = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xff == 0xff)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionStyle) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionStyle{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"text_height\":")
+	e.Float64(float64(x.TextHeight), "cad.engine.v1.DimensionStyle.text_height")
+	e.Key("\"arrow_size\":")
+	e.Float64(float64(x.ArrowSize), "cad.engine.v1.DimensionStyle.arrow_size")
+	e.Key("\"extension_offset\":")
+	e.Float64(float64(x.ExtensionOffset), "cad.engine.v1.DimensionStyle.extension_offset")
+	e.Key("\"extension_beyond\":")
+	e.Float64(float64(x.ExtensionBeyond), "cad.engine.v1.DimensionStyle.extension_beyond")
+	e.Key("\"text_gap\":")
+	e.Float64(float64(x.TextGap), "cad.engine.v1.DimensionStyle.text_gap")
+	e.Key("\"decimals\":")
+	e.Int64(int64(x.Decimals))
+	e.Key("\"units\":")
+	if n := x.Units.WireName(); n != "" {
+		e.String(n)
+	} else {
+		e.Int64(int64(x.Units))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionStyleListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "styles":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v := new(DimensionStyle)
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Styles = append(x.Styles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionStyleListResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionStyleListResult{}
+	}
+	e.OpenObject()
+	if len(x.Styles) > 0 {
+		e.Key("\"styles\":")
+		e.OpenArray()
+		for _, v := range x.Styles {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *HatchCreateArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "boundaries":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if d.EmptyArrayNext() {
+				return d.Fail()
+			}
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Boundaries = append(x.Boundaries, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "pattern":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Pattern = &v
+		case "scale":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = &v
+		case "angle":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Angle = &v
+		case "layer":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		case "color":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *HatchCreateArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &HatchCreateArgs{}
+	}
+	e.OpenObject()
+	if len(x.Boundaries) > 0 {
+		e.Key("\"boundaries\":")
+		e.OpenArray()
+		for _, v := range x.Boundaries {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Pattern != nil {
+		e.Key("\"pattern\":")
+		e.String((*x.Pattern))
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.HatchCreateArgs.scale")
+	}
+	if x.Angle != nil {
+		e.Key("\"angle\":")
+		e.Float64(float64((*x.Angle)), "cad.engine.v1.HatchCreateArgs.angle")
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	if x.Color != nil {
+		e.Key("\"color\":")
+		e.Int64(int64((*x.Color)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *HatchCreateResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "area":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Area = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *HatchCreateResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &HatchCreateResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"area\":")
+	e.Float64(float64(x.Area), "cad.engine.v1.HatchCreateResult.area")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockDefineArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "base_x":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.BaseX = &v
+		case "base_y":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.BaseY = &v
+		case "handles":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "entities":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v := new(NewEntity)
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Entities = append(x.Entities, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockDefineArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockDefineArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	if x.BaseX != nil {
+		e.Key("\"base_x\":")
+		e.Float64(float64((*x.BaseX)), "cad.engine.v1.BlockDefineArgs.base_x")
+	}
+	if x.BaseY != nil {
+		e.Key("\"base_y\":")
+		e.Float64(float64((*x.BaseY)), "cad.engine.v1.BlockDefineArgs.base_y")
+	}
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Entities) > 0 {
+		e.Key("\"entities\":")
+		e.OpenArray()
+		for _, v := range x.Entities {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockDefineResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockDefineResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockDefineResult{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockInsertArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "x":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X = v
+		case "y":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y = v
+		case "scale":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = &v
+		case "rotation":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Rotation = &v
+		case "mirrored":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Mirrored = &v
+		case "layer":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		case "color":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockInsertArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockInsertArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"x\":")
+	e.Float64(float64(x.X), "cad.engine.v1.BlockInsertArgs.x")
+	e.Key("\"y\":")
+	e.Float64(float64(x.Y), "cad.engine.v1.BlockInsertArgs.y")
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.BlockInsertArgs.scale")
+	}
+	if x.Rotation != nil {
+		e.Key("\"rotation\":")
+		e.Float64(float64((*x.Rotation)), "cad.engine.v1.BlockInsertArgs.rotation")
+	}
+	if x.Mirrored != nil {
+		e.Key("\"mirrored\":")
+		e.Bool((*x.Mirrored))
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	if x.Color != nil {
+		e.Key("\"color\":")
+		e.Int64(int64((*x.Color)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockInsertResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockInsertResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockInsertResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockExplodeArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockExplodeArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockExplodeArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockExplodeResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "count":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x5 == 0x5)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockExplodeResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockExplodeResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockListArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		if !d.Unknown(key) {
+			return d.Fail()
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockListArgs) MarshalWire(e *jsonwire.Encoder) {
+	e.OpenObject()
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockInfo) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "base":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Base = v
+		case "entity_count":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.EntityCount = v
+		case "insert_count":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.InsertCount = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xf == 0xf)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockInfo) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockInfo{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"base\":")
+	x.Base.MarshalWire(e)
+	e.Key("\"entity_count\":")
+	e.Int64(int64(x.EntityCount))
+	e.Key("\"insert_count\":")
+	e.Int64(int64(x.InsertCount))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "blocks":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v := new(BlockInfo)
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Blocks = append(x.Blocks, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockListResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockListResult{}
+	}
+	e.OpenObject()
+	if len(x.Blocks) > 0 {
+		e.Key("\"blocks\":")
+		e.OpenArray()
+		for _, v := range x.Blocks {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockDeleteArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockDeleteArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockDeleteArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockDeleteResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockDeleteResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockDeleteResult{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
 	e.CloseObject()
 }

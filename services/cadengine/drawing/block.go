@@ -1,0 +1,406 @@
+package drawing
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"sort"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// Block is a named group of entities defined once and placed by inserts.
+// Its entities are in the block's own coordinates, Base being the point
+// an insert puts at its position; they have no handles of their own. A
+// block is never changed: it is defined, and deleted once no insert uses
+// it. It has a handle (from the document's counter, as in DXF, where it
+// owns a BLOCK_RECORD), under which it is stored, and a digest in the
+// document's content hash.
+type Block struct {
+	Name     string
+	Handle   uint64
+	Base     geom.Vec
+	Entities []*Entity
+	digest   [32]byte
+}
+
+// NewBlock makes a block of sealed entities (their handles are dropped).
+func NewBlock(name string, base geom.Vec, ents []*Entity) *Block {
+	b := &Block{Name: name, Base: base}
+	for _, e := range ents {
+		c := *e
+		c.Handle = 0
+		b.Entities = append(b.Entities, c.Seal())
+	}
+	return b
+}
+
+// Encode is the block's canonical encoding, its stored form:
+//
+//	'B' 0x01, name (string), base x y, n (uvarint), then n × (the
+//	entity's canonical encoding, prefixed by its length as a uvarint)
+func (b *Block) Encode() []byte {
+	w := encoder{}
+	w.byte(tagBlock)
+	w.byte(encVersion)
+	w.string(b.Name)
+	w.vec(b.Base)
+	w.uvarint(uint64(len(b.Entities)))
+	for _, e := range b.Entities {
+		enc := e.Encode()
+		w.uvarint(uint64(len(enc)))
+		w.b = append(w.b, enc...)
+	}
+	return w.b
+}
+
+func (b *Block) seal() *Block {
+	b.digest = sha256.Sum256(b.Encode())
+	return b
+}
+
+// decodeBlock reads a block's canonical encoding; the inserts among its
+// entities are resolved later.
+func decodeBlock(handle uint64, data []byte) (*Block, error) {
+	r := &decoder{b: data}
+	if r.byte() != tagBlock || r.byte() != encVersion {
+		return nil, fmt.Errorf("block %s: unknown encoding", FormatHandle(handle))
+	}
+	b := &Block{Handle: handle, Name: r.string(), Base: r.vec()}
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		return nil, fmt.Errorf("block %s: malformed", FormatHandle(handle))
+	}
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		k := r.uvarint()
+		if k > uint64(len(r.b)) {
+			return nil, fmt.Errorf("block %s: malformed entity", FormatHandle(handle))
+		}
+		e, err := DecodeEntity(0, r.b[:k])
+		if err != nil {
+			return nil, fmt.Errorf("block %s: %w", FormatHandle(handle), err)
+		}
+		r.b = r.b[k:]
+		b.Entities = append(b.Entities, e)
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return nil, fmt.Errorf("block %s: truncated or malformed", FormatHandle(handle))
+	}
+	return b.seal(), nil
+}
+
+// Insert is a block reference: the block Name's entities, moved from its
+// base point to P, scaled by Scale, mirrored (the block's x axis
+// reversed) when Mirror, and turned by Rotation degrees. Def is the block,
+// resolved by name when the insert is made or loaded.
+type Insert struct {
+	Name     string
+	P        geom.Vec
+	Scale    float64
+	Rotation float64
+	Mirror   bool
+	Def      *Block
+}
+
+// Kind implements [Geometry].
+func (Insert) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_INSERT }
+
+// Xform is the transform from the block's coordinates to the world.
+func (g Insert) Xform() geom.Xform {
+	var base geom.Vec
+	if g.Def != nil {
+		base = g.Def.Base
+	}
+	x := geom.Translate(base.Mul(-1))
+	if g.Mirror {
+		x = x.Then(geom.MirrorAbout(geom.Vec{}, geom.Pt(0, 1)))
+	}
+	return x.Then(geom.ScaleAbout(geom.Vec{}, g.Scale)).Then(geom.RotateAbout(geom.Vec{}, g.Rotation)).Then(geom.Translate(g.P))
+}
+
+// Placed are the block's entities as the insert places them, in world
+// coordinates, without handles, on their own layers.
+func (g Insert) Placed() []*Entity {
+	if g.Def == nil {
+		return nil
+	}
+	x := g.Xform()
+	out := make([]*Entity, len(g.Def.Entities))
+	for i, e := range g.Def.Entities {
+		c := *e
+		c.Geom = e.Geom.Transformed(x)
+		out[i] = &c
+	}
+	return out
+}
+
+// PlacedFor are the placed entities of the insert e (whose geometry g
+// is) as they are drawn and exploded: as in DXF, those on layer 0 take
+// e's layer, and colour and linetype by block take e's.
+func (g Insert) PlacedFor(e *Entity) []*Entity {
+	out := g.Placed()
+	for _, p := range out {
+		if p.Layer == "0" {
+			p.Layer = e.Layer
+		}
+		if p.Color == 0 {
+			p.Color = e.Color
+		}
+		if p.Linetype == "ByBlock" {
+			p.Linetype = e.Linetype
+		}
+	}
+	return out
+}
+
+// Prims implements [Geometry]: the placed entities' curves.
+func (g Insert) Prims() []any {
+	var out []any
+	for _, e := range g.Placed() {
+		out = append(out, e.Geom.Prims()...)
+	}
+	return out
+}
+
+// Bounds implements [Geometry]: the placed entities' extents, or the
+// insertion point for an empty block.
+func (g Insert) Bounds() geom.Box {
+	var b geom.Box
+	for _, e := range g.Placed() {
+		b.AddBox(e.Geom.Bounds())
+	}
+	if !b.NonEmpty {
+		b.AddPoint(g.P)
+	}
+	return b
+}
+
+// Finite implements [Geometry].
+func (g Insert) Finite() bool {
+	return g.P.Finite() && geom.IsFinite(g.Scale) && geom.IsFinite(g.Rotation)
+}
+
+// Transformed implements [Geometry]. A reflection R(a)·Rot(r) is
+// Rot(2a − r + 180°) with the block's x axis reversed, so it toggles
+// Mirror.
+func (g Insert) Transformed(x geom.Xform) Geometry {
+	out := g
+	out.P, out.Scale = x.Point(g.P), g.Scale*x.Scale
+	out.Rotation = x.Direction(g.Rotation)
+	if x.Mirror {
+		out.Rotation = geom.NormDeg(out.Rotation + 180)
+		out.Mirror = !g.Mirror
+	}
+	return out
+}
+
+func (g Insert) encodeTo(w *encoder) {
+	w.string(g.Name)
+	w.vec(g.P)
+	w.float(g.Scale)
+	w.float(g.Rotation)
+	w.bool(g.Mirror)
+}
+
+func decodeInsert(r *decoder) Insert {
+	n := r.string()
+	p := r.vec()
+	s := r.float()
+	rot := r.float()
+	return Insert{Name: n, P: p, Scale: s, Rotation: rot, Mirror: r.byte() == 1}
+}
+
+func (g Insert) fill(w *wire) {
+	pb := &w.pb
+	pb.Block, pb.Insertion, pb.Scale, pb.Rotation = new(g.Name), w.point(g.P), w.num(g.Scale), w.num(g.Rotation)
+	pb.Mirrored = new(g.Mirror)
+}
+
+// ---- blocks in a document ----
+
+// Block is the block named name, or nil.
+func (d *Document) Block(name string) *Block { return d.blocks[name] }
+
+// Blocks is every block, by name.
+func (d *Document) Blocks() []*Block {
+	out := make([]*Block, 0, len(d.blocks))
+	for _, b := range d.blocks {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// BlockOnLayer is the name of a block with an entity on the layer named
+// name, or "".
+func (d *Document) BlockOnLayer(name string) string {
+	for _, b := range d.Blocks() {
+		for _, e := range b.Entities {
+			if e.Layer == name {
+				return b.Name
+			}
+		}
+	}
+	return ""
+}
+
+// BlockUses is how many inserts use the block named name, in the drawing
+// and in other blocks.
+func (d *Document) BlockUses(name string) int { return d.blockUses[name] }
+
+// SetBlock puts b under name, or removes the block when b is nil (the
+// fourth mutation, beside SetEntity, SetLayer and SetCurrent).
+func (d *Document) SetBlock(name string, b *Block) {
+	if old := d.blocks[name]; old != nil {
+		d.sum.Sub(old.digest)
+		for _, e := range old.Entities {
+			d.useBlock(e.Geom, -1)
+		}
+		delete(d.blockByHandle, old.Handle)
+		delete(d.blocks, name)
+	}
+	if b != nil {
+		d.blocks[name] = b
+		d.blockByHandle[b.Handle] = b
+		d.sum.Add(b.digest)
+		for _, e := range b.Entities {
+			d.useBlock(e.Geom, 1)
+		}
+	}
+}
+
+// AddBlock gives b the next handle and puts it in the drawing, bypassing
+// the rules of a write: for loaders that build a new drawing.
+func (d *Document) AddBlock(b *Block) *Block {
+	b.Handle = d.NextHandle
+	d.NextHandle++
+	d.SetBlock(b.Name, b.seal())
+	return b
+}
+
+// useBlock counts an insert's use of its block.
+func (d *Document) useBlock(g Geometry, delta int) {
+	if in, ok := g.(Insert); ok {
+		d.blockUses[in.Name] += delta
+		if d.blockUses[in.Name] == 0 {
+			delete(d.blockUses, in.Name)
+		}
+	}
+}
+
+// Resolve sets an insert's block from the document; false when the
+// document has no block of its name.
+func (d *Document) Resolve(g Geometry) (Geometry, bool) {
+	in, ok := g.(Insert)
+	if !ok {
+		return g, true
+	}
+	in.Def = d.blocks[in.Name]
+	return in, in.Def != nil
+}
+
+// Encoded is the stored form of what lives under handle h — an entity or
+// a block — and false when nothing does.
+func (d *Document) Encoded(h uint64) ([]byte, bool) {
+	if e := d.entities[h]; e != nil {
+		return e.Encode(), true
+	}
+	if b := d.blockByHandle[h]; b != nil {
+		return b.Encode(), true
+	}
+	return nil, false
+}
+
+// EachStored calls fn with the handle and stored form of every entity and
+// block, blocks first.
+func (d *Document) EachStored(fn func(h uint64, data []byte)) {
+	for _, b := range d.Blocks() {
+		fn(b.Handle, b.Encode())
+	}
+	d.Each(0, func(e *Entity) bool {
+		fn(e.Handle, e.Encode())
+		return true
+	})
+}
+
+// Restore puts stored records (entities and blocks, in any order) into a
+// document being loaded: blocks first, in handle order (a block's inserts
+// name blocks defined before it), then entities.
+func (d *Document) Restore(records map[uint64][]byte) error {
+	hs := make([]uint64, 0, len(records))
+	for h := range records {
+		hs = append(hs, h)
+	}
+	sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
+	for _, h := range hs {
+		data := records[h]
+		if len(data) == 0 || data[0] != tagBlock {
+			continue
+		}
+		b, err := decodeBlock(h, data)
+		if err != nil {
+			return err
+		}
+		for i, e := range b.Entities {
+			g, ok := d.Resolve(e.Geom)
+			if !ok {
+				return fmt.Errorf("block %s: insert of unknown block %q", FormatHandle(h), e.Geom.(Insert).Name)
+			}
+			c := *e
+			c.Geom = g
+			b.Entities[i] = &c
+		}
+		d.SetBlock(b.Name, b)
+	}
+	for _, h := range hs {
+		data := records[h]
+		if len(data) > 0 && data[0] == tagBlock {
+			continue
+		}
+		e, err := DecodeEntity(h, data)
+		if err != nil {
+			return err
+		}
+		g, ok := d.Resolve(e.Geom)
+		if !ok {
+			return fmt.Errorf("entity %s: insert of unknown block %q", FormatHandle(h), e.Geom.(Insert).Name)
+		}
+		e.Geom = g
+		d.SetEntity(h, e)
+	}
+	return nil
+}
+
+// ---- blocks in the undo log ----
+
+// DefineBlock adds a block under a new handle; a name in use fails.
+func (t *Tx) DefineBlock(b *Block) error {
+	if t.d.blocks[b.Name] != nil {
+		return ruleFailed("the document already has a block %q", b.Name)
+	}
+	for _, e := range b.Entities {
+		if !e.Geom.Finite() {
+			return ruleFailed("the block's %s's coordinates overflow", e.Geom.Kind().WireName())
+		}
+	}
+	b.Handle = t.d.NextHandle
+	t.d.NextHandle++
+	b.seal()
+	t.log = append(t.log, Change{Kind: ChangeBlock, Handle: b.Handle, block: b.Name, blockAfter: b})
+	t.d.SetBlock(b.Name, b)
+	return nil
+}
+
+// RemoveBlock deletes a block; one that an insert uses is refused.
+func (t *Tx) RemoveBlock(name string) error {
+	b := t.d.blocks[name]
+	if b == nil {
+		return ruleFailed("the document has no block %q", name)
+	}
+	if n := t.d.blockUses[name]; n > 0 {
+		return ruleRefused("block %q is used by %d insert(s)", name, n)
+	}
+	t.log = append(t.log, Change{Kind: ChangeBlock, Handle: b.Handle, block: name, blockBefore: b})
+	t.d.SetBlock(name, nil)
+	return nil
+}

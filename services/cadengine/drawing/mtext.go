@@ -1,0 +1,164 @@
+package drawing
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// MText is multi-line text: paragraphs separated by "\n", each wrapped at
+// Width (0: not wrapped) with the engine's estimate of character widths
+// (see textCharWidth), laid out in a box whose Attach point (1–9: top,
+// middle, bottom × left, centre, right, as DXF's MTEXT 71) is P, turned
+// by Rotation degrees. Lines are Spacing × 5/3 × Height apart (AutoCAD's
+// "at least" spacing), and within the box they are aligned by the
+// attachment's column (left, centre, right).
+type MText struct {
+	Text     string
+	P        geom.Vec
+	Height   float64
+	Width    float64
+	Rotation float64 // degrees, in [0, 360)
+	Attach   uint8   // 1..9
+	Spacing  float64
+}
+
+// Kind implements [Geometry].
+func (MText) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_MTEXT }
+
+// Lines are the text's lines after breaking and wrapping.
+func (g MText) Lines() []string {
+	var out []string
+	limit := 0
+	if g.Width > 0 {
+		limit = max(1, int(g.Width/(textCharWidth*g.Height)))
+	}
+	for _, para := range strings.Split(g.Text, "\n") {
+		if limit == 0 || utf8.RuneCountInString(para) <= limit {
+			out = append(out, para)
+			continue
+		}
+		line := ""
+		for _, w := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = w
+			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= limit:
+				line += " " + w
+			default:
+				out = append(out, line)
+				line = w
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// pitch is the distance between baselines.
+func (g MText) pitch() float64 { return g.Spacing * 5 / 3 * g.Height }
+
+// box is the text's box in its own frame (x along the rotation, y up),
+// with the attachment point at the origin: its left, bottom, width and
+// height; and the lines.
+func (g MText) box() (x0, y0, w, h float64, lines []string) {
+	lines = g.Lines()
+	w = g.Width
+	for _, l := range lines {
+		w = max(w, float64(utf8.RuneCountInString(l))*textCharWidth*g.Height)
+	}
+	h = float64(len(lines)-1)*g.pitch() + g.Height
+	col, row := int(g.attach()-1)%3, int(g.attach()-1)/3
+	x0 = -w * float64(col) / 2
+	y0 = -h * float64(2-row) / 2
+	return x0, y0, w, h, lines
+}
+
+func (g MText) attach() uint8 {
+	if g.Attach < 1 || g.Attach > 9 {
+		return 1
+	}
+	return g.Attach
+}
+
+// frame maps a point of the text's own frame to the world.
+func (g MText) frame(x, y float64) geom.Vec {
+	s, c := geom.SinCosDeg(g.Rotation)
+	return g.P.Add(geom.Pt(c*x-s*y, s*x+c*y))
+}
+
+// Picture implements [Pictured]: one Text per line.
+func (g MText) Picture() Picture {
+	x0, y0, w, h, lines := g.box()
+	col := int(g.attach()-1) % 3
+	var p Picture
+	for i, l := range lines {
+		if l == "" {
+			continue
+		}
+		lw := float64(utf8.RuneCountInString(l)) * textCharWidth * g.Height
+		x := x0 + (w-lw)*float64(col)/2
+		y := y0 + h - g.Height - float64(i)*g.pitch()
+		p.Texts = append(p.Texts, Text{Text: l, P: g.frame(x, y), Height: g.Height, Rotation: g.Rotation})
+	}
+	return p
+}
+
+// Prims implements [Geometry]: text has no curves.
+func (MText) Prims() []any { return nil }
+
+// Bounds implements [Geometry]: the box's corners.
+func (g MText) Bounds() geom.Box {
+	x0, y0, w, h, _ := g.box()
+	var b geom.Box
+	for _, c := range [][2]float64{{x0, y0}, {x0 + w, y0}, {x0 + w, y0 + h}, {x0, y0 + h}} {
+		b.AddPoint(g.frame(c[0], c[1]))
+	}
+	return b
+}
+
+// Finite implements [Geometry].
+func (g MText) Finite() bool {
+	return g.P.Finite() && geom.IsFinite(g.Height) && geom.IsFinite(g.Width) && geom.IsFinite(g.Spacing)
+}
+
+// Transformed moves the attachment point and scales the sizes; like
+// [Text.Transformed], a reflection keeps the text readable.
+func (g MText) Transformed(x geom.Xform) Geometry {
+	out := g
+	out.P, out.Height, out.Width = x.Point(g.P), g.Height*x.Scale, g.Width*x.Scale
+	if !x.Mirror {
+		out.Rotation = x.Direction(g.Rotation)
+	}
+	return out
+}
+
+func (g MText) encodeTo(w *encoder) {
+	w.string(g.Text)
+	w.vec(g.P)
+	w.float(g.Height)
+	w.float(g.Width)
+	w.float(g.Rotation)
+	w.byte(g.Attach)
+	w.float(g.Spacing)
+}
+
+func decodeMText(r *decoder) MText {
+	t := r.string()
+	p := r.vec()
+	h := r.float()
+	wd := r.float()
+	rot := r.float()
+	a := r.byte()
+	return MText{Text: t, P: p, Height: h, Width: wd, Rotation: rot, Attach: a, Spacing: r.float()}
+}
+
+func (g MText) fill(w *wire) {
+	pb := &w.pb
+	pb.Text, pb.Insertion = new(g.Text), w.point(g.P)
+	pb.Height, pb.Rotation, pb.Width = w.num(g.Height), w.num(g.Rotation), w.num(g.Width)
+	pb.Attachment = new(enginev1.TextAttachment(g.attach()))
+	pb.LineSpacing = w.num(g.Spacing)
+}

@@ -1,0 +1,39 @@
+package drawing
+
+import "github.com/cadbridge/cadbridge/services/cadengine/geom"
+
+// Picture is what an annotation entity draws, in world coordinates, for
+// the renderers (SVG, PNG, PDF, the graphics of a DXF dimension): strokes
+// (segments and arcs), filled areas (closed outlines, filled with the
+// even-odd rule), dots and texts. Every renderer draws the same picture,
+// so they agree.
+type Picture struct {
+	Strokes []any        // geom.Segment and geom.Arc
+	Fills   [][]geom.Vec // closed outlines, filled together (even-odd)
+	Dots    []geom.Vec
+	Texts   []Text
+}
+
+// Bounds is the picture's extents, texts by their estimated boxes.
+func (p Picture) Bounds() geom.Box {
+	b := geom.PrimBounds(p.Strokes)
+	for _, f := range p.Fills {
+		for _, q := range f {
+			b.AddPoint(q)
+		}
+	}
+	for _, q := range p.Dots {
+		b.AddPoint(q)
+	}
+	for _, t := range p.Texts {
+		b.AddBox(t.Bounds())
+	}
+	return b
+}
+
+// Pictured is a geometry drawn as a Picture rather than by its primitives
+// alone: multi-line text, dimensions and hatches.
+type Pictured interface {
+	Geometry
+	Picture() Picture
+}

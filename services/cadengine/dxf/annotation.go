@@ -1,0 +1,299 @@
+package dxf
+
+import (
+	"math"
+	"strings"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// Writing the entities R12 does not have or writes differently:
+// LWPOLYLINE, ELLIPSE, MTEXT and HATCH (2018), DIMENSION (both) and the
+// R12 stand-in of a hatch.
+
+func (w *dxfWriter) lwpolyline(e *drawing.Entity, g drawing.Polyline) {
+	w.common("LWPOLYLINE", e.Handle, e)
+	w.sub("AcDbPolyline")
+	w.int(90, len(g.V))
+	if g.Closed {
+		w.int(70, 1)
+	} else {
+		w.int(70, 0)
+	}
+	for _, v := range g.V {
+		w.float(10, v.P.X)
+		w.float(20, v.P.Y)
+		if v.Bulge != 0 {
+			w.float(42, v.Bulge)
+		}
+	}
+}
+
+// ellipse writes a true ELLIPSE: parameters in radians, a full one from 0
+// to 2π.
+func (w *dxfWriter) ellipse(e *drawing.Entity, g drawing.Ellipse) {
+	w.common("ELLIPSE", e.Handle, e)
+	w.sub("AcDbEllipse")
+	w.Point(10, g.C)
+	w.Point(11, g.Major)
+	w.float(40, g.Ratio)
+	if g.Full() {
+		w.float(41, 0)
+		w.float(42, 2*math.Pi)
+		return
+	}
+	w.float(41, geom.Rad(g.Start))
+	end := geom.Rad(g.End)
+	if g.End <= g.Start {
+		end += 2 * math.Pi
+	}
+	w.float(42, end)
+}
+
+// mtextValue is MTEXT's text: "\P" between lines, backslashes and braces
+// escaped, other control characters as spaces, so that decodeMTextValue
+// reads it back as written.
+func mtextValue(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == '{' || r == '}':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\P`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func (w *dxfWriter) mtext(e *drawing.Entity, g drawing.MText) {
+	w.common("MTEXT", e.Handle, e)
+	w.sub("AcDbMText")
+	w.Point(10, g.P)
+	w.float(40, g.Height)
+	w.float(41, g.Width)
+	attach := int(g.Attach)
+	if attach < 1 || attach > 9 {
+		attach = 1
+	}
+	w.int(71, attach)
+	w.int(72, 1)
+	v := mtextValue(g.Text)
+	// Values are at most 250 bytes: the first chunks as 3, the last as 1,
+	// never cutting a character or an escape in two.
+	for len(v) > 250 {
+		i := 250
+		for i > 0 && (v[i]&0xC0 == 0x80 || v[i-1] == '\\') {
+			i--
+		}
+		w.pair(3, v[:i])
+		v = v[i:]
+	}
+	w.pair(1, v)
+	w.pair(7, "Standard")
+	if g.Rotation != 0 {
+		w.float(50, g.Rotation)
+	}
+	w.int(73, 1)
+	w.float(44, g.Spacing)
+}
+
+// dimTypes are DXF's dimension types (70, without the flags).
+var dimTypes = map[enginev1.DimensionKind]int{
+	enginev1.DimensionKind_DIMENSION_KIND_ROTATED:   0,
+	enginev1.DimensionKind_DIMENSION_KIND_ALIGNED:   1,
+	enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC: 3,
+	enginev1.DimensionKind_DIMENSION_KIND_RADIAL:    4,
+	enginev1.DimensionKind_DIMENSION_KIND_ANGULAR:   5,
+}
+
+// dimension writes a DIMENSION: its definition points as DXF has them,
+// the measurement, the style, the scale as a DIMSCALE override (XDATA
+// ACAD DSTYLE, code 40) and its anonymous block (see plan) with what it
+// draws. An angle is written as a 3-point angular dimension.
+func (w *dxfWriter) dimension(e *drawing.Entity, g drawing.Dimension) {
+	w.common("DIMENSION", e.Handle, e)
+	w.sub("AcDbDimension")
+	if w.v2018 {
+		w.int(280, 0)
+	}
+	w.pair(2, dimensionBlock(e.Handle))
+	pic := g.Picture()
+	text := geom.Vec{}
+	if len(pic.Texts) > 0 {
+		b := pic.Texts[0].Bounds()
+		text = b.Min.Mid(b.Max)
+	}
+	// The definition point (10).
+	var def geom.Vec
+	switch g.Type {
+	case enginev1.DimensionKind_DIMENSION_KIND_ALIGNED:
+		def = g.P2.Add(g.P2.Sub(g.P1).Unit().Perp().Mul(g.Offset))
+	case enginev1.DimensionKind_DIMENSION_KIND_ROTATED:
+		s, c := geom.SinCosDeg(g.Angle)
+		u := geom.Pt(c, s)
+		def = g.P1.Add(u.Perp().Mul(g.Offset)).Add(u.Mul(g.P2.Sub(g.P1).Dot(u)))
+	case enginev1.DimensionKind_DIMENSION_KIND_RADIAL:
+		def = g.Center
+	case enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC:
+		s, c := geom.SinCosDeg(g.Angle)
+		def = g.Center.Sub(geom.Pt(c, s).Mul(g.Radius))
+	case enginev1.DimensionKind_DIMENSION_KIND_ANGULAR:
+		a := g.P1.Sub(g.Center).Angle() + geom.Rad(g.Measurement())/2
+		r := g.Offset
+		if r <= 0 {
+			r = math.Min(g.P1.Dist(g.Center), g.P2.Dist(g.Center))
+		}
+		def = g.Center.Add(geom.Pt(math.Cos(a), math.Sin(a)).Mul(r))
+	}
+	w.Point(10, def)
+	w.Point(11, text)
+	w.int(70, dimTypes[g.Type]|32)
+	if w.v2018 {
+		w.int(71, 5)
+	}
+	w.pair(1, dxfText2018(g.Text))
+	if w.v2018 {
+		w.float(42, g.Measurement())
+	}
+	w.pair(3, dimStyleName(g.Style))
+	switch g.Type {
+	case enginev1.DimensionKind_DIMENSION_KIND_ALIGNED, enginev1.DimensionKind_DIMENSION_KIND_ROTATED:
+		w.sub("AcDbAlignedDimension")
+		w.Point(13, g.P1)
+		w.Point(14, g.P2)
+		if g.Type == enginev1.DimensionKind_DIMENSION_KIND_ROTATED {
+			w.float(50, g.Angle)
+			w.sub("AcDbRotatedDimension")
+		}
+	case enginev1.DimensionKind_DIMENSION_KIND_RADIAL, enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC:
+		if g.Type == enginev1.DimensionKind_DIMENSION_KIND_RADIAL {
+			w.sub("AcDbRadialDimension")
+		} else {
+			w.sub("AcDbDiametricDimension")
+		}
+		s, c := geom.SinCosDeg(g.Angle)
+		w.Point(15, g.Center.Add(geom.Pt(c, s).Mul(g.Radius)))
+		w.float(40, 0)
+	case enginev1.DimensionKind_DIMENSION_KIND_ANGULAR:
+		w.sub("AcDb3PointAngularDimension")
+		w.Point(13, g.P1)
+		w.Point(14, g.P2)
+		w.Point(15, g.Center)
+	}
+	if g.Scale != 1 && g.Scale > 0 {
+		w.pair(1001, "ACAD")
+		w.pair(1000, "DSTYLE")
+		w.pair(1002, "{")
+		w.int(1070, 40)
+		w.float(1040, g.Scale)
+		w.pair(1002, "}")
+	}
+}
+
+// dimStyleName is the name a dimension's style is written under.
+func dimStyleName(s string) string {
+	if s == "" {
+		return "Standard"
+	}
+	return s
+}
+
+// hatch writes a HATCH: polyline boundary paths (bulges included), an
+// edge path of one elliptic arc for an ellipse, the outermost loops
+// marked external; odd parity; a pattern's lines as DXF wants them,
+// scaled and turned by the hatch's scale and angle.
+func (w *dxfWriter) hatch(e *drawing.Entity, g drawing.Hatch) {
+	w.common("HATCH", e.Handle, e)
+	w.sub("AcDbHatch")
+	w.Point(10, geom.Vec{})
+	w.float(210, 0)
+	w.float(220, 0)
+	w.float(230, 1)
+	w.pair(2, g.Pattern)
+	if g.Solid() {
+		w.int(70, 1)
+	} else {
+		w.int(70, 0)
+	}
+	w.int(71, 0)
+	w.int(91, len(g.Loops))
+	depths := g.Depths()
+	for i, l := range g.Loops {
+		flags := 0
+		if depths[i] == 0 {
+			flags = 1
+		}
+		if l.Ellipse {
+			w.int(92, flags)
+			w.int(93, 1)
+			w.int(72, 3)
+			w.float(10, l.E.C.X)
+			w.float(20, l.E.C.Y)
+			w.float(11, l.E.Major.X)
+			w.float(21, l.E.Major.Y)
+			w.float(40, l.E.Ratio)
+			w.float(50, 0)
+			w.float(51, 360)
+			w.int(73, 1)
+		} else {
+			w.int(92, flags|2)
+			bulges := 0
+			for _, v := range l.Poly.V {
+				if v.Bulge != 0 {
+					bulges = 1
+				}
+			}
+			w.int(72, bulges)
+			w.int(73, 1)
+			w.int(93, len(l.Poly.V))
+			for _, v := range l.Poly.V {
+				w.float(10, v.P.X)
+				w.float(20, v.P.Y)
+				if bulges == 1 {
+					w.float(42, v.Bulge)
+				}
+			}
+		}
+		w.int(97, 0)
+	}
+	w.int(75, 0)
+	w.int(76, 1)
+	if !g.Solid() {
+		w.float(52, g.Angle)
+		w.float(41, g.Scale)
+		w.int(77, 0)
+		lines := g.PatternLines()
+		w.int(78, len(lines))
+		for _, l := range lines {
+			a := l.Angle + g.Angle
+			s, c := geom.SinCosDeg(a)
+			hs, hc := geom.SinCosDeg(g.Angle)
+			base := geom.Pt(hc*l.Origin.X-hs*l.Origin.Y, hs*l.Origin.X+hc*l.Origin.Y).Mul(g.Scale)
+			off := geom.Pt(c*l.Delta.X-s*l.Delta.Y, s*l.Delta.X+c*l.Delta.Y).Mul(g.Scale)
+			w.float(53, geom.NormDeg(a))
+			w.float(43, base.X)
+			w.float(44, base.Y)
+			w.float(45, off.X)
+			w.float(46, off.Y)
+			w.int(79, len(l.Dashes))
+			for _, d := range l.Dashes {
+				w.float(49, d*g.Scale)
+			}
+		}
+	}
+	w.int(98, 0)
+}
+
+// hatchR12 writes a hatch for R12, which has no HATCH: an INSERT of its
+// anonymous block, which holds what it draws (see plan).
+func (w *dxfWriter) hatchR12(e *drawing.Entity, g drawing.Hatch) {
+	w.insert(e.Handle, e, hatchBlock(e.Handle), geom.Vec{}, 1, 0, false)
+}

@@ -1,0 +1,614 @@
+package dxf
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// Reading what R12 does not have: the BLOCKS section, INSERT, MTEXT,
+// DIMENSION and HATCH (see Read for the rules).
+
+// Unmodelled is what the file held that the engine does not model, by
+// type (with the reason in brackets when the type itself is modelled),
+// sorted by type.
+func (f *File) Unmodelled() []*enginev1.UnmodelledEntities {
+	out := make([]*enginev1.UnmodelledEntities, 0, len(f.unmodelled))
+	for k, n := range f.unmodelled {
+		out = append(out, &enginev1.UnmodelledEntities{Type: k, Count: int64(n)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
+	return out
+}
+
+// readBlocks reads the BLOCKS section: BLOCK, its entities, ENDBLK.
+func (f *File) readBlocks(sc *dxfScanner) error {
+	var buf []dxfPair
+	var cur *dxfBlock
+	keep := false
+	for {
+		head, err := sectionPair(sc, "BLOCKS")
+		if err != nil {
+			return err
+		}
+		if head.code != 0 {
+			return dxfErrorf(head.line, "expected a block or an entity (group code 0) in the BLOCKS section, found group code %d", head.code)
+		}
+		switch head.word() {
+		case "ENDSEC":
+			f.target = &f.entities
+			return nil
+		case "BLOCK":
+			r, err := readRecord(sc, head, buf)
+			if err != nil {
+				return err
+			}
+			buf = r.pairs
+			v, err := r.values(10, 20)
+			if err != nil {
+				return err
+			}
+			cur = &dxfBlock{base: geom.Pt(v[10], v[20]), line: r.line}
+			for _, p := range r.pairs {
+				if p.code == 2 {
+					cur.name = strings.TrimSpace(p.value)
+				}
+			}
+			upper := strings.ToUpper(cur.name)
+			keep = cur.name != "" && upper != "*MODEL_SPACE" && upper != "*PAPER_SPACE" && !strings.HasPrefix(upper, "*D") &&
+				len(cur.name) <= 255 && drawing.CheckLayerName(strings.TrimPrefix(cur.name, "*")) == nil
+			f.target = &cur.entities
+		case "ENDBLK":
+			r, err := readRecord(sc, head, buf)
+			if err != nil {
+				return err
+			}
+			buf = r.pairs
+			if cur != nil && keep {
+				f.blocks = append(f.blocks, *cur)
+			}
+			cur, keep = nil, false
+			f.target = &f.entities
+		default:
+			if cur == nil || keep {
+				if cur != nil {
+					f.inBlock = cur.name
+				}
+				buf, err = f.readEntity(sc, head, buf)
+				f.inBlock = ""
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			// The graphics of a dimension, model or paper space, or a name
+			// the engine cannot hold: read and drop, counting what paper
+			// space and such blocks held.
+			var none []dxfEntity
+			f.target = &none
+			skipped, um := f.skipped, f.unmodelled
+			f.unmodelled = map[string]int{}
+			buf, err = f.readEntity(sc, head, buf)
+			f.skipped, f.unmodelled = skipped, um
+			switch upper := strings.ToUpper(cur.name); {
+			case upper == "*PAPER_SPACE":
+				f.skip(head.word(), "paper space")
+			case upper != "*MODEL_SPACE" && !strings.HasPrefix(upper, "*D"):
+				f.inBlock = cur.name
+				f.skip(head.word(), "")
+				f.inBlock = ""
+			}
+			f.target = &cur.entities
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// insert reads an INSERT; why says what keeps it out.
+func (r dxfRecord) insert(c dxfCommon) (drawing.Geometry, string, error) {
+	v, err := r.values(10, 20, 41, 42, 43, 50, 70, 71)
+	if err != nil {
+		return nil, "", err
+	}
+	name := ""
+	sx, sy := 1.0, 1.0
+	for _, p := range r.pairs {
+		switch p.code {
+		case 2:
+			name = strings.TrimSpace(p.value)
+		case 41:
+			sx = v[41]
+		case 42:
+			sy = v[42]
+		}
+	}
+	mirrored, ok := c.ocs()
+	switch {
+	case !ok:
+		return nil, "3D", nil
+	case v[70] > 1 || v[71] > 1:
+		return nil, "array", nil
+	case sx == 0 || sy == 0 || math.Abs(math.Abs(sx)-math.Abs(sy)) > 1e-9*math.Abs(sy):
+		return nil, "non-uniform scale", nil
+	}
+	g := drawing.Insert{Name: name, P: geom.Pt(v[10], v[20]), Scale: math.Abs(sy), Rotation: v[50], Mirror: (sx < 0) != (sy < 0)}
+	if sy < 0 {
+		// (−sx, −sy) is (sx, sy) turned half a turn.
+		g.Rotation += 180
+	}
+	if mirrored {
+		g.P.X, g.Rotation, g.Mirror = -g.P.X, 180-g.Rotation, !g.Mirror
+	}
+	g.Rotation = geom.NormDeg(g.Rotation)
+	return g, "", nil
+}
+
+// mtext reads an MTEXT.
+func (r dxfRecord) mtext(c dxfCommon) (drawing.Geometry, error) {
+	v, err := r.values(10, 20, 40, 41, 50, 11, 21, 44, 71)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	var last string
+	hasDir := false
+	for _, p := range r.pairs {
+		switch p.code {
+		case 3:
+			b.WriteString(p.value)
+		case 1:
+			last = p.value
+		case 11:
+			hasDir = true
+		}
+	}
+	b.WriteString(last)
+	text := decodeMTextValue(b.String())
+	mirrored, ok := c.ocs()
+	if !ok || strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	g := drawing.MText{Text: text, P: geom.Pt(v[10], v[20]), Height: v[40], Width: math.Max(0, v[41]), Rotation: v[50], Attach: uint8(v[71]), Spacing: v[44]}
+	if hasDir && (v[11] != 0 || v[21] != 0) {
+		g.Rotation = geom.Deg(math.Atan2(v[21], v[11]))
+	}
+	if !(g.Height > 0) {
+		g.Height = drawing.DefaultTextHeight
+	}
+	if g.Attach < 1 || g.Attach > 9 {
+		g.Attach = 1
+	}
+	if !(g.Spacing >= 0.25 && g.Spacing <= 4) {
+		g.Spacing = 1
+	}
+	if mirrored {
+		g.P.X, g.Rotation = -g.P.X, 180-g.Rotation
+	}
+	g.Rotation = geom.NormDeg(g.Rotation)
+	return g, nil
+}
+
+// decodeMTextValue reads MTEXT's text: \P breaks a line; \\, \{, \} and
+// \~ are a backslash, braces and a space; \U+XXXX a character; a stack
+// \Sa^b; reads a/b; formatting codes (\f…; \H…; \C…; \L, \O, \K and the
+// like) and grouping braces are dropped.
+func decodeMTextValue(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '{' || c == '}':
+			i++
+			continue
+		case c != '\\' || i+1 >= len(s):
+			r, n := utf8.DecodeRuneInString(s[i:])
+			writeTextRune(&b, r)
+			i += n
+			continue
+		}
+		code := s[i+1]
+		switch code {
+		case 'P', 'X':
+			b.WriteByte('\n')
+			i += 2
+		case '\\', '{', '}':
+			b.WriteByte(code)
+			i += 2
+		case '~':
+			b.WriteByte(' ')
+			i += 2
+		case 'L', 'l', 'O', 'o', 'K', 'k', 'N':
+			i += 2
+		case 'U':
+			if len(s) >= i+7 && s[i+2] == '+' && isHex4(s[i+3:i+7]) {
+				n, _ := strconv.ParseUint(s[i+3:i+7], 16, 32)
+				writeTextRune(&b, rune(n))
+				i += 7
+				continue
+			}
+			b.WriteByte('\\')
+			i++
+		case 'S':
+			end := strings.IndexByte(s[i:], ';')
+			if end < 0 {
+				end = len(s) - i
+			}
+			b.WriteString(strings.NewReplacer("^", "/", "#", "/").Replace(s[i+2 : i+end]))
+			i += end + 1
+		case 'f', 'F', 'H', 'h', 'C', 'c', 'T', 't', 'Q', 'q', 'W', 'w', 'A', 'a', 'p':
+			end := strings.IndexByte(s[i:], ';')
+			if end < 0 {
+				i = len(s)
+			} else {
+				i += end + 1
+			}
+		default:
+			b.WriteByte('\\')
+			i++
+		}
+	}
+	return strings.ReplaceAll(b.String(), "\r", "")
+}
+
+// dimension reads a DIMENSION; why says what keeps it out.
+func (r dxfRecord) dimension(c dxfCommon, scales map[string]float64) (drawing.Geometry, string, error) {
+	v, err := r.values(10, 20, 13, 23, 14, 24, 15, 25, 16, 26, 40, 50, 70)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, ok := c.ocs(); !ok {
+		return nil, "3D", nil
+	}
+	g := drawing.Dimension{Style: "Standard", Scale: 1}
+	style := ""
+	inDstyle, code := false, 0
+	for _, p := range r.pairs {
+		switch {
+		case p.code == 1 && !inDstyle:
+			g.Text = decodeDXFText(p.value)
+		case p.code == 3:
+			style = strings.TrimSpace(p.value)
+		case p.code == 1000 && strings.EqualFold(strings.TrimSpace(p.value), "DSTYLE"):
+			inDstyle = true
+		case inDstyle && p.code == 1070:
+			n, err := p.int()
+			if err != nil {
+				return nil, "", err
+			}
+			code = int(n)
+		case inDstyle && p.code == 1040 && code == 40:
+			if s, err := p.float(); err == nil && s > 0 {
+				g.Scale = s
+			}
+			code = 0
+		}
+	}
+	if style != "" {
+		g.Style = style
+		if s, ok := scales[foldName(style)]; ok && g.Scale == 1 {
+			g.Scale = s
+		}
+	}
+	if g.Text == "<>" {
+		g.Text = ""
+	}
+	pt := func(code int) geom.Vec { return geom.Pt(v[code], v[code+10]) }
+	def := pt(10)
+	switch int(v[70]) & 7 {
+	case 0, 1:
+		g.Type = enginev1.DimensionKind_DIMENSION_KIND_ALIGNED
+		g.P1, g.P2 = pt(13), pt(14)
+		u := g.P2.Sub(g.P1).Unit()
+		if int(v[70])&7 == 0 {
+			g.Type, g.Angle = enginev1.DimensionKind_DIMENSION_KIND_ROTATED, geom.NormDeg(v[50])
+			s, cs := geom.SinCosDeg(g.Angle)
+			u = geom.Pt(cs, s)
+		}
+		if g.P1.Same(g.P2) {
+			return nil, "degenerate", nil
+		}
+		g.Offset = def.Sub(g.P1).Dot(u.Perp())
+	case 3:
+		g.Type = enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC
+		far := pt(15)
+		g.Center, g.Radius = def.Mid(far), def.Dist(far)/2
+		g.Angle = geom.NormDeg(geom.Deg(far.Sub(g.Center).Angle()))
+	case 4:
+		g.Type = enginev1.DimensionKind_DIMENSION_KIND_RADIAL
+		g.Center = def
+		g.Radius = pt(15).Dist(def)
+		g.Angle = geom.NormDeg(geom.Deg(pt(15).Sub(def).Angle()))
+	case 5:
+		g.Type = enginev1.DimensionKind_DIMENSION_KIND_ANGULAR
+		g.P1, g.P2, g.Center = pt(13), pt(14), pt(15)
+		g.Offset = def.Dist(g.Center)
+	case 2:
+		g.Type = enginev1.DimensionKind_DIMENSION_KIND_ANGULAR
+		l1 := drawing.Line{A: pt(13), B: pt(14)}
+		l2 := drawing.Line{A: pt(15), B: def}
+		x, ok := drawing.LineCrossing(l1, l2)
+		if !ok {
+			return nil, "degenerate", nil
+		}
+		far := func(l drawing.Line) geom.Vec {
+			if l.B.Dist(x) > l.A.Dist(x) {
+				return l.B
+			}
+			return l.A
+		}
+		g.Center, g.P1, g.P2 = x, far(l1), far(l2)
+		g.Offset = pt(16).Dist(x)
+		// The sector holds the arc's point: from the ray before it to the
+		// one after it, counter-clockwise.
+		a := geom.Deg(pt(16).Sub(x).Angle())
+		a1, a2 := geom.Deg(g.P1.Sub(x).Angle()), geom.Deg(g.P2.Sub(x).Angle())
+		if geom.SweepDeg(a1, a) > geom.SweepDeg(a1, a2) {
+			g.P1, g.P2 = g.P2, g.P1
+		}
+	default:
+		return nil, "ordinate", nil
+	}
+	if (g.Type == enginev1.DimensionKind_DIMENSION_KIND_RADIAL || g.Type == enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC) && !(g.Radius > 0) {
+		return nil, "degenerate", nil
+	}
+	if g.Type == enginev1.DimensionKind_DIMENSION_KIND_ANGULAR && (g.P1.Same(g.Center) || g.P2.Same(g.Center)) {
+		return nil, "degenerate", nil
+	}
+	return g, "", nil
+}
+
+// hatch reads a HATCH; why says what keeps it out.
+func (r dxfRecord) hatch(c dxfCommon) (drawing.Geometry, string, error) {
+	if _, ok := c.ocs(); !ok {
+		return nil, "3D", nil
+	}
+	g := drawing.Hatch{Scale: 1}
+	ps := r.pairs
+	i := 0
+	num := func() (float64, error) { return ps[i].float() }
+	var lines []drawing.PatternLine // as the file has them: scaled and turned
+	inLines := false
+	for ; i < len(ps); i++ {
+		if c := ps[i].code; inLines && (c == 53 || c >= 43 && c <= 46 || c == 49) {
+			v, err := num()
+			if err != nil {
+				return nil, "", err
+			}
+			if c == 53 {
+				lines = append(lines, drawing.PatternLine{Angle: v})
+				continue
+			}
+			if len(lines) == 0 {
+				continue
+			}
+			l := &lines[len(lines)-1]
+			switch c {
+			case 43:
+				l.Origin.X = v
+			case 44:
+				l.Origin.Y = v
+			case 45:
+				l.Delta.X = v
+			case 46:
+				l.Delta.Y = v
+			case 49:
+				l.Dashes = append(l.Dashes, v)
+			}
+			continue
+		}
+		switch ps[i].code {
+		case 78:
+			inLines = true
+		case 2:
+			g.Pattern = strings.ToUpper(strings.TrimSpace(ps[i].value))
+		case 70:
+			n, err := ps[i].int()
+			if err != nil {
+				return nil, "", err
+			}
+			if n&1 != 0 {
+				g.Pattern = "SOLID"
+			}
+		case 91:
+			i++
+			loops, why, err := readPaths(ps, &i)
+			if err != nil || why != "" {
+				return nil, why, err
+			}
+			g.Loops = loops
+			i--
+		case 41:
+			s, err := num()
+			if err != nil {
+				return nil, "", err
+			}
+			if s > 0 {
+				g.Scale = s
+			}
+		case 52:
+			a, err := num()
+			if err != nil {
+				return nil, "", err
+			}
+			g.Angle = geom.NormDeg(a)
+		}
+	}
+	if p, ok := drawing.CanonicalPattern(g.Pattern); ok {
+		g.Pattern = p
+	} else {
+		if len(lines) == 0 || g.Pattern == "" {
+			return nil, "pattern " + g.Pattern, nil
+		}
+		g.Lines = patternOf(lines, g.Scale, g.Angle)
+		if g.CheckDensity() != nil {
+			return nil, "pattern " + g.Pattern, nil
+		}
+	}
+	if len(g.Loops) == 0 {
+		return nil, "degenerate", nil
+	}
+	return g, "", nil
+}
+
+// readPaths reads HATCH boundary paths from *i on (just after 91) up to
+// the hatch style (75).
+func readPaths(ps []dxfPair, i *int) ([]drawing.Loop, string, error) {
+	var loops []drawing.Loop
+	for *i < len(ps) && ps[*i].code != 75 {
+		if ps[*i].code != 92 {
+			*i++
+			continue
+		}
+		flags, err := ps[*i].int()
+		if err != nil {
+			return nil, "", err
+		}
+		*i++
+		var l drawing.Loop
+		var why string
+		if flags&2 != 0 {
+			l, err = readPolylinePath(ps, i)
+		} else {
+			l, why, err = readEdgePath(ps, i)
+		}
+		if err != nil || why != "" {
+			return nil, why, err
+		}
+		loops = append(loops, l)
+	}
+	return loops, "", nil
+}
+
+// readPolylinePath reads a polyline boundary path (72 bulges, 73 closed,
+// 93 count, then 10/20/42).
+func readPolylinePath(ps []dxfPair, i *int) (drawing.Loop, error) {
+	var vs []geom.Vertex
+	for ; *i < len(ps); *i++ {
+		p := ps[*i]
+		switch p.code {
+		case 10, 20, 42:
+			var err error
+			if vs, err = addVertexPair(vs, p); err != nil {
+				return drawing.Loop{}, err
+			}
+		case 72, 73, 93:
+		default:
+			return drawing.Loop{Poly: geom.Polyline{V: vs, Closed: true}}, nil
+		}
+	}
+	return drawing.Loop{Poly: geom.Polyline{V: vs, Closed: true}}, nil
+}
+
+// readEdgePath reads an edge boundary path (93 edges, each 72 type:
+// 1 line, 2 circular arc, 3 elliptic arc, 4 spline): lines and arcs
+// become a polyline, one whole ellipse an ellipse loop.
+func readEdgePath(ps []dxfPair, i *int) (drawing.Loop, string, error) {
+	var vs []geom.Vertex
+	var ell *geom.EllipseArc
+	edges := 0
+	for *i < len(ps) {
+		p := ps[*i]
+		if p.code == 93 {
+			*i++
+			continue
+		}
+		if p.code != 72 {
+			break
+		}
+		kind, err := p.int()
+		if err != nil {
+			return drawing.Loop{}, "", err
+		}
+		*i++
+		vals := map[int]float64{}
+		for *i < len(ps) && ps[*i].code != 72 && ps[*i].code != 97 && ps[*i].code != 92 && ps[*i].code != 75 {
+			v, err := ps[*i].float()
+			if err != nil {
+				return drawing.Loop{}, "", err
+			}
+			if _, seen := vals[ps[*i].code]; !seen {
+				vals[ps[*i].code] = v
+			}
+			*i++
+		}
+		edges++
+		switch kind {
+		case 1:
+			vs = append(vs, geom.Vertex{P: geom.Pt(vals[10], vals[20])})
+		case 2:
+			cen, r := geom.Pt(vals[10], vals[20]), vals[40]
+			s, e := vals[50], vals[51]
+			ccw := vals[73] != 0
+			if !ccw {
+				s, e = -s, -e
+			}
+			sweep := geom.SweepDeg(s, e)
+			if math.Abs(e-s) >= 360-1e-9 || sweep == 0 {
+				// A whole circle: two half-circle bulges.
+				vs = append(vs, geom.Vertex{P: cen.Add(geom.Pt(r, 0)), Bulge: 1}, geom.Vertex{P: cen.Sub(geom.Pt(r, 0)), Bulge: 1})
+				continue
+			}
+			b := math.Tan(geom.Rad(sweep) / 4)
+			if !ccw {
+				sweep = geom.SweepDeg(e, s)
+				b = -math.Tan(geom.Rad(sweep) / 4)
+			}
+			ss, sc := geom.SinCosDeg(s)
+			vs = append(vs, geom.Vertex{P: cen.Add(geom.Pt(sc, ss).Mul(r)), Bulge: b})
+		case 3:
+			e := geom.EllipseArc{C: geom.Pt(vals[10], vals[20]), Major: geom.Pt(vals[11], vals[21]), Ratio: vals[40], Sweep: 2 * math.Pi}
+			if math.Abs(vals[51]-vals[50]) < 360-1e-9 {
+				return drawing.Loop{}, "elliptic arc boundary", nil
+			}
+			ell = &e
+		default:
+			return drawing.Loop{}, "spline boundary", nil
+		}
+	}
+	for *i < len(ps) && ps[*i].code == 97 {
+		n, _ := ps[*i].int()
+		*i += 1 + int(max(0, n))
+	}
+	switch {
+	case ell != nil && edges == 1:
+		if ell.Major.Len() == 0 || !(ell.Ratio > 0 && ell.Ratio <= 1) {
+			return drawing.Loop{}, "degenerate", nil
+		}
+		return drawing.Loop{Ellipse: true, E: *ell}, "", nil
+	case ell != nil:
+		return drawing.Loop{}, "elliptic arc boundary", nil
+	case len(vs) < 2:
+		return drawing.Loop{}, "degenerate", nil
+	}
+	return drawing.Loop{Poly: geom.Polyline{V: vs, Closed: true}}, "", nil
+}
+
+// patternOf undoes what a file did to a pattern's lines, which it stores
+// scaled and turned with the hatch: lines at scale 1 and angle 0 (see
+// dxfWriter.hatch, which does it).
+func patternOf(lines []drawing.PatternLine, scale, angle float64) []drawing.PatternLine {
+	turn := func(v geom.Vec, deg float64) geom.Vec {
+		s, c := geom.SinCosDeg(deg)
+		return geom.Pt(c*v.X-s*v.Y, s*v.X+c*v.Y)
+	}
+	out := make([]drawing.PatternLine, len(lines))
+	for i, l := range lines {
+		o := drawing.PatternLine{Angle: geom.NormDeg(l.Angle - angle)}
+		o.Origin = turn(l.Origin, -angle).Mul(1 / scale)
+		o.Delta = turn(l.Delta, -l.Angle).Mul(1 / scale)
+		for _, d := range l.Dashes {
+			o.Dashes = append(o.Dashes, d/scale)
+		}
+		out[i] = o
+	}
+	return out
+}

@@ -1,0 +1,397 @@
+package dxf
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// Handles of the fixed objects of a 2018 file, below the drawing's first
+// handle (0x100), as AutoCAD numbers them.
+const (
+	hLayerTable  = 0x1
+	hLtypeTable  = 0x2
+	hAppidTable  = 0x3
+	hDimstyleTab = 0x4
+	hStyleTable  = 0x5
+	hUCSTable    = 0x6
+	hViewTable   = 0x7
+	hVportTable  = 0x8
+	hBlockTable  = 0x9
+	hRootDict    = 0xA
+	hGroupDict   = 0xB
+	hLayoutDict  = 0xD
+	hModelBR     = 0x17
+	hModelLayout = 0x1A
+	hPaperBR     = 0x1B
+	hPaperLayout = 0x1E
+	hVport       = 0x23
+	hStyle       = 0x29
+	hAppidACAD   = 0x2A
+)
+
+// Write2018 writes an AutoCAD 2018 (AC1032) ASCII DXF: HEADER, CLASSES,
+// TABLES (VPORT, LTYPE with the definitions of the linetypes in use,
+// LAYER with lineweights, STYLE, VIEW, UCS, APPID, DIMSTYLE with the
+// engine's styles, BLOCK_RECORD), BLOCKS, ENTITIES and the OBJECTS every
+// reader expects (the root dictionary, groups, the two layouts). Polylines
+// are LWPOLYLINE, ellipses true ELLIPSE, text UTF-8; dimensions, hatches,
+// blocks, inserts and multi-line text are written as themselves. Entities
+// keep their handles; the other records get handles above the document's
+// counter, and $HANDSEED is past them all.
+func Write2018(d *drawing.Document) string {
+	w := &dxfWriter{v2018: true, owner: hModelBR, next: d.NextHandle}
+	ents := d.Entities()
+	layerHandles := map[string]uint64{}
+	for _, l := range d.SortedLayers() {
+		layerHandles[l.Name] = w.handle()
+	}
+	ltypes := usedLinetypes(d, ents)
+	ltypeHandles := map[string]uint64{}
+	for _, lt := range ltypes {
+		ltypeHandles[lt] = w.handle()
+	}
+	styles := dimStyles(ents)
+	styleHandles := map[string]uint64{}
+	for _, s := range styles {
+		styleHandles[s] = w.handle()
+	}
+	blocks := w.plan(d, ents)
+
+	ext := w.header(d, ents, "AC1032")
+	w.pair(9, "$INSUNITS")
+	w.int(70, insUnitsOf(d.Units))
+	w.pair(9, "$MEASUREMENT")
+	if d.Units == enginev1.Units_UNITS_IN || d.Units == enginev1.Units_UNITS_FT {
+		w.int(70, 0)
+	} else {
+		w.int(70, 1)
+	}
+	w.pair(9, "$LWDISPLAY")
+	w.int(290, 1)
+	seedAt := len(w.lines)
+	w.pair(9, "$HANDSEED")
+	w.pair(5, "")
+	w.end()
+	w.section("CLASSES")
+	w.end()
+
+	w.section("TABLES")
+	w.table2018("VPORT", hVportTable, 1)
+	w.record("VPORT", hVport, hVportTable, "AcDbViewportTableRecord")
+	w.pair(2, "*Active")
+	w.int(70, 0)
+	c := ext.Min.Mid(ext.Max)
+	w.Point(12, c)
+	w.float(40, math.Max(ext.Max.Y-ext.Min.Y, 1)*1.1)
+	w.float(41, 1.5)
+	w.pair(0, "ENDTAB")
+
+	w.table2018("LTYPE", hLtypeTable, 3+len(ltypes))
+	for i, lt := range []string{"ByBlock", "ByLayer", "Continuous"} {
+		w.ltype(uint64(0x24+i), lt, "", nil)
+	}
+	for _, lt := range ltypes {
+		desc, pattern := linetypePattern(lt)
+		w.ltype(ltypeHandles[lt], lt, desc, pattern)
+	}
+	w.pair(0, "ENDTAB")
+
+	layers := d.SortedLayers()
+	w.table2018("LAYER", hLayerTable, len(layers))
+	for _, l := range layers {
+		w.record("LAYER", layerHandles[l.Name], hLayerTable, "AcDbLayerTableRecord")
+		w.pair(2, l.Name)
+		flags := 0
+		if l.Frozen {
+			flags |= 1
+		}
+		if l.Locked {
+			flags |= 4
+		}
+		w.int(70, flags)
+		color := int(l.Color)
+		if !l.On {
+			color = -color
+		}
+		w.int(62, color)
+		w.pair(6, ltypeName(l.Linetype))
+		w.int(370, int(l.Lineweight))
+	}
+	w.pair(0, "ENDTAB")
+
+	w.table2018("STYLE", hStyleTable, 1)
+	w.record("STYLE", hStyle, hStyleTable, "AcDbTextStyleTableRecord")
+	w.pair(2, "Standard")
+	w.int(70, 0)
+	w.float(40, 0)
+	w.float(41, 1)
+	w.float(50, 0)
+	w.int(71, 0)
+	w.float(42, drawing.DefaultTextHeight)
+	w.pair(3, "txt")
+	w.pair(4, "")
+	w.pair(0, "ENDTAB")
+	w.table2018("VIEW", hViewTable, 0)
+	w.pair(0, "ENDTAB")
+	w.table2018("UCS", hUCSTable, 0)
+	w.pair(0, "ENDTAB")
+	w.table2018("APPID", hAppidTable, 1)
+	w.record("APPID", hAppidACAD, hAppidTable, "AcDbRegAppTableRecord")
+	w.pair(2, "ACAD")
+	w.int(70, 0)
+	w.pair(0, "ENDTAB")
+
+	w.table2018("DIMSTYLE", hDimstyleTab, len(styles))
+	w.sub("AcDbDimStyleTable")
+	for _, s := range styles {
+		w.dimstyle(styleHandles[s], s)
+	}
+	w.pair(0, "ENDTAB")
+
+	w.table2018("BLOCK_RECORD", hBlockTable, 2+len(blocks))
+	w.blockRecord(hModelBR, "*Model_Space", hModelLayout)
+	w.blockRecord(hPaperBR, "*Paper_Space", hPaperLayout)
+	for _, b := range blocks {
+		w.blockRecord(b.record, b.name, 0)
+	}
+	w.pair(0, "ENDTAB")
+	w.end()
+
+	w.blocks(blocks, outBlock{name: "*Model_Space", record: hModelBR}, outBlock{name: "*Paper_Space", record: hPaperBR})
+	w.section("ENTITIES")
+	w.owner = hModelBR
+	for _, e := range ents {
+		w.Entity(e)
+	}
+	w.end()
+	w.objects()
+	w.pair(0, "EOF")
+	w.lines[seedAt+3] = drawing.FormatHandle(w.next)
+	return strings.Join(w.lines, "\n") + "\n"
+}
+
+// usedLinetypes are the linetypes layers and entities use, besides the
+// three every file has, by name.
+func usedLinetypes(d *drawing.Document, ents []*drawing.Entity) []string {
+	used := map[string]bool{}
+	add := func(lt string) {
+		if u := strings.ToUpper(lt); u != "BYLAYER" && u != "BYBLOCK" && u != "CONTINUOUS" {
+			used[u] = true
+		}
+	}
+	for _, l := range d.SortedLayers() {
+		add(l.Linetype)
+	}
+	for _, e := range ents {
+		add(e.Linetype)
+	}
+	for _, b := range d.Blocks() {
+		for _, e := range b.Entities {
+			add(e.Linetype)
+		}
+	}
+	out := make([]string, 0, len(used))
+	for lt := range used {
+		out = append(out, lt)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ltypeName spells a linetype as the LTYPE table has it.
+func ltypeName(lt string) string {
+	switch strings.ToUpper(lt) {
+	case "BYLAYER":
+		return "ByLayer"
+	case "BYBLOCK":
+		return "ByBlock"
+	case "CONTINUOUS":
+		return "Continuous"
+	}
+	return strings.ToUpper(lt)
+}
+
+// dimStyles are the dimension styles to write: Standard, the engine's and
+// any other that a dimension names.
+func dimStyles(ents []*drawing.Entity) []string {
+	names := []string{"Standard"}
+	seen := map[string]bool{"standard": true}
+	add := func(n string) {
+		if !seen[strings.ToLower(n)] {
+			seen[strings.ToLower(n)] = true
+			names = append(names, n)
+		}
+	}
+	for _, s := range drawing.DimStyles {
+		add(s.Name)
+	}
+	for _, e := range ents {
+		if g, ok := e.Geom.(drawing.Dimension); ok {
+			add(dimStyleName(g.Style))
+		}
+	}
+	return names
+}
+
+func insUnitsOf(u enginev1.Units) int {
+	switch u {
+	case enginev1.Units_UNITS_IN:
+		return 1
+	case enginev1.Units_UNITS_FT:
+		return 2
+	case enginev1.Units_UNITS_CM:
+		return 5
+	case enginev1.Units_UNITS_M:
+		return 6
+	}
+	return 4
+}
+
+func (w *dxfWriter) table2018(name string, h uint64, n int) {
+	w.pair(0, "TABLE")
+	w.pair(2, name)
+	w.pair(5, drawing.FormatHandle(h))
+	w.pair(330, "0")
+	w.pair(100, "AcDbSymbolTable")
+	w.int(70, n)
+}
+
+func (w *dxfWriter) record(kind string, h, owner uint64, class string) {
+	w.pair(0, kind)
+	if kind == "DIMSTYLE" {
+		w.pair(105, drawing.FormatHandle(h))
+	} else {
+		w.pair(5, drawing.FormatHandle(h))
+	}
+	w.pair(330, drawing.FormatHandle(owner))
+	w.pair(100, "AcDbSymbolTableRecord")
+	w.pair(100, class)
+}
+
+func (w *dxfWriter) ltype(h uint64, name, desc string, pattern []float64) {
+	w.record("LTYPE", h, hLtypeTable, "AcDbLinetypeTableRecord")
+	w.pair(2, name)
+	w.int(70, 0)
+	w.pair(3, desc)
+	w.int(72, 65)
+	w.int(73, len(pattern))
+	total := 0.0
+	for _, p := range pattern {
+		total += math.Abs(p)
+	}
+	w.float(40, total)
+	for _, p := range pattern {
+		w.float(49, p)
+		w.int(74, 0)
+	}
+}
+
+// dimstyle writes a DIMSTYLE record with the sizes of the engine's style of
+// that name (ISO-25's for Standard and for names it does not know).
+func (w *dxfWriter) dimstyle(h uint64, name string) {
+	st, ok := drawing.DimStyleNamed(name)
+	if !ok {
+		st = drawing.DimStyles[0]
+	}
+	if w.v2018 {
+		w.record("DIMSTYLE", h, hDimstyleTab, "AcDbDimStyleTableRecord")
+	} else {
+		w.pair(0, "DIMSTYLE")
+	}
+	w.pair(2, name)
+	w.int(70, 0)
+	w.float(40, 1)
+	w.float(41, st.ArrowSize)
+	w.float(42, st.ExtOffset)
+	w.float(44, st.ExtBeyond)
+	w.float(140, st.TextHeight)
+	w.float(147, st.TextGap)
+	w.int(77, 1)
+	w.int(271, st.Decimals)
+	w.int(73, 0)
+	w.int(74, 0)
+}
+
+func (w *dxfWriter) blockRecord(h uint64, name string, layout uint64) {
+	w.record("BLOCK_RECORD", h, hBlockTable, "AcDbBlockTableRecord")
+	w.pair(2, name)
+	w.pair(340, drawing.FormatHandle(layout))
+	w.int(70, 0)
+	w.int(280, 1)
+	w.int(281, 0)
+}
+
+// objects writes the OBJECTS section: the root dictionary with the groups
+// and the layouts, and the Model and Layout1 layouts.
+func (w *dxfWriter) objects() {
+	w.section("OBJECTS")
+	dict := func(h, owner uint64, entries ...any) {
+		w.pair(0, "DICTIONARY")
+		w.pair(5, drawing.FormatHandle(h))
+		w.pair(330, drawing.FormatHandle(owner))
+		w.pair(100, "AcDbDictionary")
+		w.int(281, 1)
+		for i := 0; i+1 < len(entries); i += 2 {
+			w.pair(3, entries[i].(string))
+			w.pair(350, drawing.FormatHandle(entries[i+1].(uint64)))
+		}
+	}
+	dict(hRootDict, 0, "ACAD_GROUP", uint64(hGroupDict), "ACAD_LAYOUT", uint64(hLayoutDict))
+	dict(hGroupDict, hRootDict)
+	dict(hLayoutDict, hRootDict, "Model", uint64(hModelLayout), "Layout1", uint64(hPaperLayout))
+	w.layout(hModelLayout, "Model", 0, hModelBR)
+	w.layout(hPaperLayout, "Layout1", 1, hPaperBR)
+	w.end()
+}
+
+// layout writes a LAYOUT object on an A3 sheet.
+func (w *dxfWriter) layout(h uint64, name string, order int, br uint64) {
+	w.pair(0, "LAYOUT")
+	w.pair(5, drawing.FormatHandle(h))
+	w.pair(330, drawing.FormatHandle(hLayoutDict))
+	w.pair(100, "AcDbPlotSettings")
+	w.pair(1, "")
+	w.pair(2, "none_device")
+	w.pair(4, "ISO_A3_(420.00_x_297.00_MM)")
+	w.pair(6, "")
+	for _, c := range []struct {
+		code int
+		v    float64
+	}{{40, 7.5}, {41, 20}, {42, 7.5}, {43, 20}, {44, 420}, {45, 297}, {46, 0}, {47, 0}, {48, 0}, {49, 0}, {140, 0}, {141, 0}, {142, 1}, {143, 1}} {
+		w.float(c.code, c.v)
+	}
+	w.int(70, 688)
+	w.int(72, 1)
+	w.int(73, 0)
+	w.int(74, 5)
+	w.pair(7, "")
+	w.int(75, 16)
+	w.int(76, 0)
+	w.int(77, 2)
+	w.int(78, 300)
+	w.float(147, 1)
+	w.float(148, 0)
+	w.float(149, 0)
+	w.pair(100, "AcDbLayout")
+	w.pair(1, name)
+	w.int(70, 1)
+	w.int(71, order)
+	w.float(10, 0)
+	w.float(20, 0)
+	w.float(11, 420)
+	w.float(21, 297)
+	w.Point(12, geom.Vec{})
+	w.Point(14, geom.Pt(1e20, 1e20))
+	w.Point(15, geom.Pt(-1e20, -1e20))
+	w.float(146, 0)
+	w.Point(13, geom.Vec{})
+	w.Point(16, geom.Pt(1, 0))
+	w.Point(17, geom.Pt(0, 1))
+	w.int(76, 1)
+	w.pair(330, drawing.FormatHandle(br))
+}

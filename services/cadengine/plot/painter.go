@@ -1,0 +1,161 @@
+package plot
+
+import (
+	"image/color"
+	"math"
+
+	"github.com/tdewolff/canvas"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// painter draws entities on a canvas in paper millimetres.
+type painter struct {
+	ctx   *canvas.Context
+	sheet drawing.Sheet
+	fam   *canvas.FontFamily
+	d     *drawing.Document
+}
+
+// color is what e is drawn in: its colour, or its layer's.
+func (p *painter) color(e *drawing.Entity) color.RGBA {
+	layer := int32(7)
+	if l := p.d.Layer(e.Layer); l != nil {
+		layer = l.Color
+	}
+	return rgb(colorOf(e.Color, layer))
+}
+
+// at maps a world point to paper.
+func (p *painter) at(q geom.Vec) (float64, float64) {
+	m := p.sheet.Paper(q)
+	return m.X, m.Y
+}
+
+// stroke draws curve primitives.
+func (p *painter) stroke(prims []any, c color.RGBA, width float64) {
+	path := &canvas.Path{}
+	for _, pr := range prims {
+		pts := p.flatten(pr)
+		for i, q := range pts {
+			x, y := p.at(q)
+			if i == 0 {
+				path.MoveTo(x, y)
+			} else {
+				path.LineTo(x, y)
+			}
+		}
+		if len(pts) == 1 {
+			x, y := p.at(pts[0])
+			path.LineTo(x, y)
+		}
+	}
+	if path.Empty() {
+		return
+	}
+	p.ctx.SetFillColor(canvas.Transparent)
+	p.ctx.SetStrokeColor(c)
+	p.ctx.SetStrokeWidth(width)
+	p.ctx.DrawPath(0, 0, path)
+}
+
+// flatten is a primitive as points within flatness of paper.
+func (p *painter) flatten(pr any) []geom.Vec {
+	tol := flatness / p.sheet.Factor
+	steps := func(r, sweep float64) int {
+		if r <= tol {
+			return 1
+		}
+		return min(4096, max(1, int(math.Ceil(sweep/(2*math.Acos(1-tol/r))))))
+	}
+	switch s := pr.(type) {
+	case geom.Segment:
+		return []geom.Vec{s.A, s.B}
+	case geom.Arc:
+		n := steps(s.R, s.Sweep)
+		out := make([]geom.Vec, n+1)
+		for i := range out {
+			out[i] = s.At(s.Start + s.Sweep*float64(i)/float64(n))
+		}
+		return out
+	case geom.EllipseArc:
+		n := steps(s.Major.Len(), s.Sweep)
+		out := make([]geom.Vec, n+1)
+		for i := range out {
+			out[i] = s.At(s.Start + s.Sweep*float64(i)/float64(n))
+		}
+		return out
+	}
+	return nil
+}
+
+// fill fills closed outlines together (even-odd).
+func (p *painter) fill(outlines [][]geom.Vec, c color.RGBA) {
+	path := &canvas.Path{}
+	for _, f := range outlines {
+		for i, q := range f {
+			x, y := p.at(q)
+			if i == 0 {
+				path.MoveTo(x, y)
+			} else {
+				path.LineTo(x, y)
+			}
+		}
+		path.Close()
+	}
+	if path.Empty() {
+		return
+	}
+	p.ctx.SetStrokeColor(canvas.Transparent)
+	p.ctx.SetFillColor(c)
+	p.ctx.DrawPath(0, 0, path)
+}
+
+// text sets a line of text, its baseline's start at its insertion point;
+// its height is the font size, as in the SVG export.
+func (p *painter) text(t drawing.Text, c color.RGBA) {
+	size := t.Height * p.sheet.Factor
+	if size <= 0.05 {
+		return // under a twentieth of a millimetre: nothing to read
+	}
+	face := p.fam.Face(size/0.352778, c, canvas.FontRegular, canvas.FontNormal)
+	x, y := p.at(t.P)
+	p.ctx.Push()
+	p.ctx.ComposeView(canvas.Identity.Translate(x, y).Rotate(t.Rotation))
+	p.ctx.DrawText(0, 0, canvas.NewTextLine(face, t.Text, canvas.Left))
+	p.ctx.Pop()
+}
+
+// entity draws one entity with strokes width mm wide.
+func (p *painter) entity(e *drawing.Entity, width float64) {
+	c := p.color(e)
+	switch g := e.Geom.(type) {
+	case drawing.Point:
+		x, y := p.at(g.P)
+		p.ctx.SetStrokeColor(canvas.Transparent)
+		p.ctx.SetFillColor(c)
+		p.ctx.DrawPath(x, y, canvas.Circle(1.5*width))
+	case drawing.Text:
+		p.text(g, c)
+	case drawing.Pictured:
+		pic := g.Picture()
+		p.stroke(pic.Strokes, c, width)
+		p.fill(pic.Fills, c)
+		for _, d := range pic.Dots {
+			x, y := p.at(d)
+			p.ctx.SetStrokeColor(canvas.Transparent)
+			p.ctx.SetFillColor(c)
+			p.ctx.DrawPath(x, y, canvas.Circle(width))
+		}
+		for _, t := range pic.Texts {
+			p.text(t, c)
+		}
+	case drawing.Insert:
+		for _, q := range g.PlacedFor(e) {
+			p.entity(q, width)
+		}
+	default:
+		p.stroke(e.Geom.Prims(), c, width)
+	}
+}

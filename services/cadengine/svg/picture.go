@@ -1,0 +1,94 @@
+package svg
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strings"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// Drawing annotations (multi-line text, dimensions, hatches) from their
+// pictures, and inserts from their placed entities.
+
+// fillColor is the colour text and fills of e are drawn in: its own, or
+// its layer's.
+func fillColor(e *drawing.Entity, layerColor int32) string {
+	if e.Color != 256 && e.Color != 0 {
+		return aciRGB(e.Color)
+	}
+	return aciRGB(layerColor)
+}
+
+// svgPicture draws a picture as one group: strokes as one path, fills as
+// one even-odd path, dots as small circles and texts.
+func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, stroke float64) {
+	fmt.Fprintf(b, "<g%s%s>\n", id, style)
+	if len(p.Strokes) > 0 {
+		var d strings.Builder
+		for _, s := range p.Strokes {
+			switch s := s.(type) {
+			case geom.Segment:
+				d.WriteString("M " + pt(s.A) + " L " + pt(s.B) + " ")
+			case geom.Arc:
+				if s.Full() {
+					d.WriteString("M " + pt(s.At(0)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep/2, true, s.At(s.Sweep/2)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep/2, true, s.At(0)) + " ")
+					continue
+				}
+				d.WriteString("M " + pt(s.At(s.Start)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep, true, s.At(s.Start+s.Sweep)) + " ")
+			}
+		}
+		fmt.Fprintf(b, "<path d=\"%s\"/>\n", strings.TrimSpace(d.String()))
+	}
+	if len(p.Fills) > 0 {
+		var d strings.Builder
+		for _, f := range p.Fills {
+			for i, q := range f {
+				if i == 0 {
+					d.WriteString("M " + pt(q))
+				} else {
+					d.WriteString(" L " + pt(q))
+				}
+			}
+			d.WriteString(" Z ")
+		}
+		fmt.Fprintf(b, "<path d=\"%s\" fill=\"%s\" fill-rule=\"evenodd\" stroke=\"none\"/>\n", strings.TrimSpace(d.String()), fill)
+	}
+	for _, q := range p.Dots {
+		fmt.Fprintf(b, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\" stroke=\"none\"/>\n", num(q.X), num(-q.Y), num(stroke), fill)
+	}
+	for _, t := range p.Texts {
+		svgText(b, "", t, fill)
+	}
+	b.WriteString("</g>\n")
+}
+
+// svgText draws a line of text, its baseline's start at its insertion
+// point.
+func svgText(b *strings.Builder, id string, g drawing.Text, fill string) {
+	fmt.Fprintf(b, `<text%s x="%s" y="%s" font-size="%s" font-family="sans-serif" stroke="none" fill="%s"`, id, num(g.P.X), num(-g.P.Y), num(g.Height), fill)
+	if g.Rotation != 0 {
+		fmt.Fprintf(b, ` transform="rotate(%s %s %s)"`, num(-g.Rotation), num(g.P.X), num(-g.P.Y))
+	}
+	b.WriteString(">")
+	xml.EscapeText(b, []byte(g.Text))
+	b.WriteString("</text>\n")
+}
+
+// svgInsert draws an insert as a group of its placed entities (see
+// drawing.Insert.PlacedFor).
+func svgInsert(b *strings.Builder, placed []*drawing.Entity, id, style string, colorOf func(string) int32, stroke float64) {
+	fmt.Fprintf(b, "<g%s%s>\n", id, style)
+	for _, p := range placed {
+		// The group strokes in the insert's colour; an entity of the
+		// block on a layer of its own strokes in that layer's.
+		if p.Color == 256 {
+			c := *p
+			c.Color = colorOf(p.Layer)
+			p = &c
+		}
+		svgEntity(b, p, "", colorOf, stroke)
+	}
+	b.WriteString("</g>\n")
+}
