@@ -16,7 +16,8 @@ import (
 // Write draws the document for people: one group per visible layer
 // (layers that are off or frozen are left out), thin strokes in the ACI
 // colours (7 drawn black on white), y flipped so that +Y is up, and a
-// viewBox of the extents with a 2% margin. Linetypes are not drawn.
+// viewBox of the extents with a 2% margin. Linetypes are not drawn. Each
+// entity's element carries its handle, layer and type (entityAttrs).
 func Write(d *drawing.Document) string {
 	ents := d.Entities()
 	visible := func(e *drawing.Entity) bool {
@@ -117,17 +118,17 @@ func svgEntity(b *strings.Builder, e *drawing.Entity, layerColor int32, stroke f
 	if e.Color != 256 {
 		style = fmt.Sprintf(` stroke="%s"`, aciRGB(e.Color))
 	}
-	id := drawing.FormatHandle(e.Handle)
+	attrs := entityAttrs(e)
 	switch g := e.Geom.(type) {
 	case drawing.Point:
-		fmt.Fprintf(b, `<path id="e%s" d="M %s l 0 0"%s stroke-width="%s"/>`+"\n", id, pt(g.P), style, num(3*stroke))
+		fmt.Fprintf(b, `<path %s d="M %s l 0 0"%s stroke-width="%s"/>`+"\n", attrs, pt(g.P), style, num(3*stroke))
 	case drawing.Line:
-		fmt.Fprintf(b, `<line id="e%s" x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", id, num(g.A.X), num(-g.A.Y), num(g.B.X), num(-g.B.Y), style)
+		fmt.Fprintf(b, `<line %s x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", attrs, num(g.A.X), num(-g.A.Y), num(g.B.X), num(-g.B.Y), style)
 	case drawing.Circle:
-		fmt.Fprintf(b, `<circle id="e%s" cx="%s" cy="%s" r="%s"%s/>`+"\n", id, num(g.C.X), num(-g.C.Y), num(g.R), style)
+		fmt.Fprintf(b, `<circle %s cx="%s" cy="%s" r="%s"%s/>`+"\n", attrs, num(g.C.X), num(-g.C.Y), num(g.R), style)
 	case drawing.Arc:
 		a := g.Arc()
-		fmt.Fprintf(b, `<path id="e%s" d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(a.R, a.R, 0, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
+		fmt.Fprintf(b, `<path %s d="M %s %s"%s/>`+"\n", attrs, pt(a.At(a.Start)), svgArcTo(a.R, a.R, 0, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
 	case drawing.Polyline:
 		var d strings.Builder
 		if len(g.V) > 0 {
@@ -144,13 +145,13 @@ func svgEntity(b *strings.Builder, e *drawing.Entity, layerColor int32, stroke f
 		if g.Closed {
 			d.WriteString(" Z")
 		}
-		fmt.Fprintf(b, `<path id="e%s" d="%s"%s/>`+"\n", id, d.String(), style)
+		fmt.Fprintf(b, `<path %s d="%s"%s/>`+"\n", attrs, d.String(), style)
 	case drawing.Text:
 		fill := aciRGB(layerColor)
 		if e.Color != 256 {
 			fill = aciRGB(e.Color)
 		}
-		fmt.Fprintf(b, `<text id="e%s" x="%s" y="%s" font-size="%s" font-family="sans-serif" stroke="none" fill="%s"`, id, num(g.P.X), num(-g.P.Y), num(g.Height), fill)
+		fmt.Fprintf(b, `<text %s x="%s" y="%s" font-size="%s" font-family="sans-serif" stroke="none" fill="%s"`, attrs, num(g.P.X), num(-g.P.Y), num(g.Height), fill)
 		if g.Rotation != 0 {
 			fmt.Fprintf(b, ` transform="rotate(%s %s %s)"`, num(-g.Rotation), num(g.P.X), num(-g.P.Y))
 		}
@@ -162,11 +163,11 @@ func svgEntity(b *strings.Builder, e *drawing.Entity, layerColor int32, stroke f
 		rx, ry := g.Major.Len(), g.Major.Len()*g.Ratio
 		rot := -geom.Deg(g.Major.Angle())
 		if a.Full() {
-			fmt.Fprintf(b, `<ellipse id="e%s" cx="%s" cy="%s" rx="%s" ry="%s" transform="rotate(%s %s %s)"%s/>`+"\n",
-				id, num(g.C.X), num(-g.C.Y), num(rx), num(ry), num(rot), num(g.C.X), num(-g.C.Y), style)
+			fmt.Fprintf(b, `<ellipse %s cx="%s" cy="%s" rx="%s" ry="%s" transform="rotate(%s %s %s)"%s/>`+"\n",
+				attrs, num(g.C.X), num(-g.C.Y), num(rx), num(ry), num(rot), num(g.C.X), num(-g.C.Y), style)
 			return
 		}
-		fmt.Fprintf(b, `<path id="e%s" d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(rx, ry, rot, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
+		fmt.Fprintf(b, `<path %s d="M %s %s"%s/>`+"\n", attrs, pt(a.At(a.Start)), svgArcTo(rx, ry, rot, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
 	}
 }
 
@@ -243,4 +244,12 @@ func hsv(h, s, v float64) (int, int, int) {
 	}
 	to := func(f float64) int { return int(math.Round((f + m) * 255)) }
 	return to(r), to(g), to(b)
+}
+
+// entityAttrs are the attributes that name an entity's element: id
+// "e<handle>", and data-handle, data-layer and data-type (the entity type's
+// wire name), for pages and scripts that look entities up in the drawing.
+func entityAttrs(e *drawing.Entity) string {
+	h := drawing.FormatHandle(e.Handle)
+	return fmt.Sprintf(`id="e%s" data-handle="%s" data-layer="%s" data-type="%s"`, h, h, attr(e.Layer), drawing.TypeName(e.Geom.Kind()))
 }
