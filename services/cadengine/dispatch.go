@@ -28,15 +28,7 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 		}
 		st.bind(sess)
 		sess.withdrawStale()
-		events, latest, truncated := sess.since(req.GetLastSeen())
-		return &enginev1.ResumeSessionResponse{
-			Session:      sess.snapshot(),
-			Events:       events,
-			LatestSeq:    latest,
-			Truncated:    truncated,
-			Epoch:        s.sessions.epoch,
-			OpenRequests: sess.openRequestsFor(st),
-		}, nil
+		return sess.resumed(st, req.GetLastSeen(), s.sessions.epoch), nil
 	case *enginev1.SessionCall_AttachSession:
 		return s.attachSurface(st, r.AttachSession)
 	case *enginev1.SessionCall_GetSessionEvents:

@@ -296,15 +296,21 @@ func (s *Server) attachSurface(st *streamState, req *enginev1.AttachSessionReque
 		methods = append([]string(nil), req.Capabilities.GetServerRequests()...)
 	}
 	st.join(sess, methods)
-	events, latest, truncated := sess.since(req.GetLastSeen())
+	return sess.resumed(st, req.GetLastSeen(), s.sessions.epoch), nil
+}
+
+// resumed is what a stream that (re)joins the session learns: the session,
+// the events after lastSeen and the open requests the stream answers.
+func (s *session) resumed(st *streamState, lastSeen int64, epoch string) *enginev1.ResumeSessionResponse {
+	events, latest, truncated := s.since(lastSeen)
 	return &enginev1.ResumeSessionResponse{
-		Session:      sess.snapshot(),
+		Session:      s.snapshot(),
 		Events:       events,
 		LatestSeq:    latest,
 		Truncated:    truncated,
-		Epoch:        s.sessions.epoch,
-		OpenRequests: sess.openRequestsFor(st),
-	}, nil
+		Epoch:        epoch,
+		OpenRequests: s.openRequestsFor(st),
+	}
 }
 
 // answersLocked reports whether st receives and may answer the session's

@@ -90,7 +90,7 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 		case *enginev1.SessionRequest_Cancel:
 			st.cancel(f.Cancel.GetCallId())
 		case *enginev1.SessionRequest_Answer:
-			// Only a stream bound to the request's session may answer it;
+			// Only the stream bound to the request's session may answer it;
 			// any other answer changes nothing.
 			if sess := st.boundSession(); sess != nil {
 				sess.answer(st, f.Answer)
