@@ -87,7 +87,7 @@ func TestViewerRedrawLatency(t *testing.T) {
 		lines int
 		mode  string
 	}
-	configs := []config{{500, "incremental"}}
+	configs := []config{{200, "incremental"}}
 	if *latencyModes {
 		configs = []config{{10, "full"}, {10, "incremental"}, {2000, "full"}, {2000, "incremental"}, {10000, "full"}, {10000, "incremental"}}
 	}
