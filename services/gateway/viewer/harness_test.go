@@ -82,8 +82,8 @@ func runWithBrowser(m *testing.M) int {
 	ctx, cancel := chromedp.NewContext(alloc)
 	defer cancel()
 	if err := chromedp.Do(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "viewer tests: start %s: %v\n", path, err)
-		return 1
+		browser.skip = fmt.Sprintf("Chromium (%s) did not start: %v", path, err)
+		return m.Run() // the browser tests skip, or fail under CI=true
 	}
 	browser.ctx = ctx
 	return m.Run()
