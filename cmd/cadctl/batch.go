@@ -143,6 +143,10 @@ func cmdBatch(ctx context.Context, a *app, args []string) int {
 		con.printf("created document %s (%q)", docID, doc.GetName())
 	}
 
+	if link, err := viewerURL(a.cfg.url, docID, sess); err == nil {
+		con.printf("viewer: %s", link)
+	}
+
 	raw, err := runBatch(ctx, c, con, params, finished, a.cfg.reconnect)
 	c.flushEvents(ctx) // the progress the gateway sent before the result
 	prog.finish()

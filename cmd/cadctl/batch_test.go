@@ -66,7 +66,7 @@ func TestBatchApprovalAnsweredAtPrompt(t *testing.T) {
 		t.Errorf("decision = %q, want approve", d)
 	}
 	out := term.out.String()
-	for _, want := range []string{"created document doc-1", "approval: entity_delete_many: Delete 2 entities on layer scratch (2 entities: 64 65)", "progress 1/1"} {
+	for _, want := range []string{"created document doc-1", "viewer: " + g.srv.URL + "/viewer/?document=doc-1#session=ses-1&token=rt-1", "approval: entity_delete_many: Delete 2 entities on layer scratch (2 entities: 64 65)", "progress 1/1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, out)
 		}

@@ -33,6 +33,18 @@ func TestURLs(t *testing.T) {
 	}
 }
 
+func TestViewerURL(t *testing.T) {
+	ses := &sessionState{ID: "ses-1", ResumeToken: "rt-2"}
+	for _, tc := range []struct{ in, doc, want string }{
+		{"127.0.0.1:7400", "doc-3", "http://127.0.0.1:7400/viewer/?document=doc-3#session=ses-1&token=rt-2"},
+		{"wss://gw.example/rpc", "", "https://gw.example/viewer/#session=ses-1&token=rt-2"},
+	} {
+		if got, err := viewerURL(tc.in, tc.doc, ses); err != nil || got != tc.want {
+			t.Errorf("viewerURL(%q, %q) = %q, %v; want %q", tc.in, tc.doc, got, err, tc.want)
+		}
+	}
+}
+
 // TestParseInterleaved checks that flags may come after positional
 // arguments, as in cadctl export D -o FILE.
 func TestParseInterleaved(t *testing.T) {

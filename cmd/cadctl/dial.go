@@ -74,6 +74,24 @@ func httpURL(raw, path string) (string, error) {
 	return u.String(), nil
 }
 
+// viewerURL is the address of the gateway's viewer showing document doc
+// (none if empty), attached to session ses with its resume token.
+func viewerURL(raw, doc string, ses *sessionState) (string, error) {
+	link, err := httpURL(raw, "/viewer/")
+	if err != nil {
+		return "", err
+	}
+	u, err := url.Parse(link)
+	if err != nil {
+		return "", err
+	}
+	if doc != "" {
+		u.RawQuery = url.Values{"document": {doc}}.Encode()
+	}
+	u.Fragment = url.Values{"session": {ses.ID}, "token": {ses.ResumeToken}}.Encode()
+	return u.String(), nil
+}
+
 func baseURL(raw string) (*url.URL, error) {
 	if !strings.Contains(raw, "://") {
 		raw = "http://" + raw

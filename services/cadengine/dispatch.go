@@ -28,22 +28,16 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 		}
 		st.bind(sess)
 		sess.withdrawStale()
-		events, latest, truncated := sess.since(req.GetLastSeen())
-		return &enginev1.ResumeSessionResponse{
-			Session:      sess.snapshot(),
-			Events:       events,
-			LatestSeq:    latest,
-			Truncated:    truncated,
-			Epoch:        s.sessions.epoch,
-			OpenRequests: sess.openRequests(),
-		}, nil
+		return sess.resumed(st, req.GetLastSeen(), s.sessions.epoch), nil
+	case *enginev1.SessionCall_AttachSession:
+		return s.attachSurface(st, r.AttachSession)
 	case *enginev1.SessionCall_GetSessionEvents:
 		sess, err := st.session(r.GetSessionEvents.GetSessionId())
 		if err != nil {
 			return nil, err
 		}
 		events, latest, truncated := sess.since(r.GetSessionEvents.GetLastSeen())
-		return &enginev1.GetSessionEventsResponse{Events: events, LatestSeq: latest, Truncated: truncated, Epoch: s.sessions.epoch, OpenRequests: sess.openRequests()}, nil
+		return &enginev1.GetSessionEventsResponse{Events: events, LatestSeq: latest, Truncated: truncated, Epoch: s.sessions.epoch, OpenRequests: sess.openRequestsFor(st)}, nil
 	case *enginev1.SessionCall_Subscribe:
 		sess, err := st.session(r.Subscribe.GetSessionId())
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,7 +38,8 @@ var errNotDeclared = errors.New("the client does not implement this server reque
 var errWithdrawn = errors.New("server request withdrawn")
 
 // session is a client session owned by the engine: identity, event log,
-// open server requests and the stream it is attached to.
+// open server requests, the stream it is attached to and the streams
+// joined to it as more surfaces (session.attach).
 type session struct {
 	info        *enginev1.Session
 	resumeToken string
@@ -52,10 +54,15 @@ type session struct {
 	// reason shutdown when the client next resumes.
 	stale []*enginev1.OpenServerRequest
 	// work cancels the session's running calls (session.interrupt).
-	work     map[*context.CancelCauseFunc]struct{}
-	open     map[string]*openRequest
-	order    []string // open request ids, oldest first
+	work  map[*context.CancelCauseFunc]struct{}
+	open  map[string]*openRequest
+	order []string // open request ids, oldest first
+	// attached is the stream of the session's own connection (create or
+	// resume); a resume elsewhere takes its place.
 	attached *streamState
+	// surfaces are the streams joined by session.attach, with the
+	// server-request methods each answers.
+	surfaces map[*streamState][]string
 }
 
 // openRequest is a server request waiting for the client.
@@ -214,21 +221,141 @@ func (ss *sessions) count() int64 {
 	return int64(len(ss.byID))
 }
 
-// attach makes st the session's stream; the previous one, if any, no
-// longer receives its frames.
+// attach makes st the session's stream (it is no longer one of its
+// surfaces); the previous one, if any, is detached: it no longer receives
+// the session's frames and its answers change nothing.
 func (s *session) attach(st *streamState) {
 	s.mu.Lock()
+	old := s.attached
 	s.attached = st
+	delete(s.surfaces, st)
 	s.mu.Unlock()
+	if old != nil && old != st {
+		old.release(s)
+	}
 }
 
-// detach forgets st if it is still the attached stream.
+// addSurface joins st to the session as one more surface answering
+// methods (if st was the session's own stream, it is a surface now).
+func (s *session) addSurface(st *streamState, methods []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.attached == st {
+		s.attached = nil
+	}
+	if s.surfaces == nil {
+		s.surfaces = map[*streamState][]string{}
+	}
+	s.surfaces[st] = methods
+}
+
+// detach forgets st, whether it is the attached stream or a surface.
 func (s *session) detach(st *streamState) {
 	s.mu.Lock()
 	if s.attached == st {
 		s.attached = nil
 	}
+	delete(s.surfaces, st)
 	s.mu.Unlock()
+}
+
+// join binds st to s as a surface (session.attach), leaving any session
+// it was bound to before.
+func (st *streamState) join(s *session, methods []string) {
+	st.mu.Lock()
+	old := st.bound
+	st.bound = s
+	st.mu.Unlock()
+	if old != nil && old != s {
+		old.detach(st)
+	}
+	s.addSurface(st, methods)
+}
+
+// release unbinds st from s, which another stream has taken over.
+func (st *streamState) release(s *session) {
+	st.mu.Lock()
+	if st.bound == s {
+		st.bound = nil
+	}
+	st.mu.Unlock()
+}
+
+// attachSurface answers session.attach: the stream joins the session of
+// its principal whose resume token it holds, as a surface answering the
+// methods it declares (by default those the session declared), and
+// learns what a resume would tell it.
+func (s *Server) attachSurface(st *streamState, req *enginev1.AttachSessionRequest) (*enginev1.ResumeSessionResponse, error) {
+	token := req.GetResumeToken()
+	sess, err := s.sessions.owned(st.principal, req.GetSessionId(), &token)
+	if err != nil {
+		return nil, err
+	}
+	methods := sess.snapshot().GetCapabilities().GetServerRequests()
+	if req.Capabilities != nil {
+		methods = append([]string(nil), req.Capabilities.GetServerRequests()...)
+	}
+	st.join(sess, methods)
+	return sess.resumed(st, req.GetLastSeen(), s.sessions.epoch), nil
+}
+
+// resumed is what a stream that (re)joins the session learns: the session,
+// the events after lastSeen and the open requests the stream answers.
+func (s *session) resumed(st *streamState, lastSeen int64, epoch string) *enginev1.ResumeSessionResponse {
+	events, latest, truncated := s.since(lastSeen)
+	return &enginev1.ResumeSessionResponse{
+		Session:      s.snapshot(),
+		Events:       events,
+		LatestSeq:    latest,
+		Truncated:    truncated,
+		Epoch:        epoch,
+		OpenRequests: s.openRequestsFor(st),
+	}
+}
+
+// answersLocked reports whether st receives and may answer the session's
+// requests of method: the attached stream those the session declared, a
+// surface those it declared.
+func (s *session) answersLocked(st *streamState, method string) bool {
+	if methods, ok := s.surfaces[st]; ok {
+		return slices.Contains(methods, method)
+	}
+	return st == s.attached && slices.Contains(s.info.GetCapabilities().GetServerRequests(), method)
+}
+
+// recipientsLocked are the streams that receive the session's requests of
+// method.
+func (s *session) recipientsLocked(method string) []*streamState {
+	var out []*streamState
+	if s.attached != nil && s.answersLocked(s.attached, method) {
+		out = append(out, s.attached)
+	}
+	for st, methods := range s.surfaces {
+		if slices.Contains(methods, method) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// streamsLocked are the streams that receive the session's events: the
+// attached one and every surface.
+func (s *session) streamsLocked() []*streamState {
+	out := make([]*streamState, 0, 1+len(s.surfaces))
+	if s.attached != nil {
+		out = append(out, s.attached)
+	}
+	for st := range s.surfaces {
+		out = append(out, st)
+	}
+	return out
+}
+
+// sendAll sends one frame to each of streams.
+func sendAll(streams []*streamState, resp *enginev1.SessionResponse) {
+	for _, st := range streams {
+		st.sendFrame(resp)
+	}
 }
 
 func (s *session) snapshot() *enginev1.Session {
@@ -268,11 +395,9 @@ func (s *session) emit(typ string, payload proto.Message) (saveDue bool) {
 	if len(s.events) > eventRing {
 		s.events = s.events[len(s.events)-eventRing:]
 	}
-	st := s.attached
+	streams := s.streamsLocked()
 	s.mu.Unlock()
-	if st != nil {
-		st.sendFrame(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Event{Event: ev}})
-	}
+	sendAll(streams, &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Event{Event: ev}})
 	return saveDue
 }
 
@@ -282,13 +407,13 @@ func (s *session) withdrawStale() {
 	s.mu.Lock()
 	stale := s.stale
 	s.stale = nil
-	st := s.attached
-	s.mu.Unlock()
-	if st == nil {
-		return
+	recipients := make([][]*streamState, len(stale))
+	for i, r := range stale {
+		recipients[i] = s.recipientsLocked(r.GetMethod())
 	}
-	for _, r := range stale {
-		st.sendFrame(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequestCancel{ServerRequestCancel: &enginev1.RequestCancelParams{
+	s.mu.Unlock()
+	for i, r := range stale {
+		sendAll(recipients[i], &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequestCancel{ServerRequestCancel: &enginev1.RequestCancelParams{
 			SessionId: s.info.SessionId, Id: r.GetId(), Method: r.GetMethod(), Reason: enginev1.CancelReason_CANCEL_REASON_SHUTDOWN,
 		}}})
 	}
@@ -313,22 +438,34 @@ func (s *session) since(lastSeen int64) ([]*enginev1.Event, int64, bool) {
 	return out, s.latest, truncated
 }
 
-// openRequests lists the open server requests, oldest first.
-func (s *session) openRequests() []*enginev1.OpenServerRequest {
+// openRequestsFor lists the open server requests st would receive, oldest
+// first: for a surface those of the methods it declared, for any other
+// stream those of the methods the session declared.
+func (s *session) openRequestsFor(st *streamState) []*enginev1.OpenServerRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	methods, surface := s.surfaces[st]
+	if !surface {
+		methods = s.info.GetCapabilities().GetServerRequests()
+	}
 	out := make([]*enginev1.OpenServerRequest, 0, len(s.order))
 	for _, id := range s.order {
 		r := s.open[id]
-		out = append(out, &enginev1.OpenServerRequest{Id: id, Method: r.frame.GetMethod(), ParamsJson: r.params})
+		if slices.Contains(methods, r.frame.GetMethod()) {
+			out = append(out, &enginev1.OpenServerRequest{Id: id, Method: r.frame.GetMethod(), ParamsJson: r.params})
+		}
 	}
 	return out
 }
 
-// declared reports whether the client implements a server-request method.
-func (s *session) declared(method string) bool {
-	for _, m := range s.info.GetCapabilities().GetServerRequests() {
-		if m == method {
+// declaredLocked reports whether someone implements a server-request
+// method: the session's client, or a surface attached now.
+func (s *session) declaredLocked(method string) bool {
+	if slices.Contains(s.info.GetCapabilities().GetServerRequests(), method) {
+		return true
+	}
+	for _, methods := range s.surfaces {
+		if slices.Contains(methods, method) {
 			return true
 		}
 	}
@@ -339,7 +476,10 @@ func (s *session) declared(method string) bool {
 // ctx ends first the request is withdrawn with reason (the client gets
 // request.cancel) and ask returns errWithdrawn.
 func (s *session) ask(ctx context.Context, frame *enginev1.ServerRequest, params proto.Message, reason func() enginev1.CancelReason) (*enginev1.ServerRequestAnswer, error) {
-	if !s.declared(frame.GetMethod()) {
+	s.mu.Lock()
+	declared := s.declaredLocked(frame.GetMethod())
+	s.mu.Unlock()
+	if !declared {
 		return nil, errNotDeclared
 	}
 	// 128 random bits: unique across sessions, gateways and restarts.
@@ -353,13 +493,11 @@ func (s *session) ask(ctx context.Context, frame *enginev1.ServerRequest, params
 	s.mu.Lock()
 	s.open[frame.Id] = r
 	s.order = append(s.order, frame.Id)
-	st := s.attached
+	recipients := s.recipientsLocked(frame.GetMethod())
 	s.mu.Unlock()
 	s.persist()
 	defer s.persist()
-	if st != nil {
-		st.sendFrame(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequest{ServerRequest: frame}})
-	}
+	sendAll(recipients, &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequest{ServerRequest: frame}})
 	select {
 	case a := <-r.answer:
 		return a, nil
@@ -371,36 +509,56 @@ func (s *session) ask(ctx context.Context, frame *enginev1.ServerRequest, params
 	}
 }
 
-// withdraw closes an open request and tells the attached client.
+// withdraw closes an open request and tells every stream that received
+// it.
 func (s *session) withdraw(id string, reason enginev1.CancelReason) {
 	s.mu.Lock()
 	r, ok := s.open[id]
+	var recipients []*streamState
 	if ok {
 		s.closeLocked(id)
 		close(r.gone)
+		recipients = s.recipientsLocked(r.frame.GetMethod())
 	}
-	st := s.attached
 	s.mu.Unlock()
-	if ok && st != nil {
-		st.sendFrame(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequestCancel{ServerRequestCancel: &enginev1.RequestCancelParams{
-			SessionId: s.info.SessionId, Id: id, Method: r.frame.GetMethod(), Reason: reason,
-		}}})
+	if ok {
+		sendAll(recipients, s.cancelFrame(id, r.frame.GetMethod(), reason))
 	}
 }
 
-// answer delivers a client's answer to an open request exactly once; an
-// answer to an unknown, answered or withdrawn id changes nothing.
-func (s *session) answer(a *enginev1.ServerRequestAnswer) bool {
+// cancelFrame withdraws request id of method, for reason.
+func (s *session) cancelFrame(id, method string, reason enginev1.CancelReason) *enginev1.SessionResponse {
+	return &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequestCancel{ServerRequestCancel: &enginev1.RequestCancelParams{
+		SessionId: s.info.SessionId, Id: id, Method: method, Reason: reason,
+	}}}
+}
+
+// answer delivers an answer from stream from to an open request exactly
+// once: the first answer from the attached stream or a surface that
+// receives the request wins, and every other stream that received it is
+// told the request is withdrawn (reason resolved). An answer to an
+// unknown, answered or withdrawn id, or from any other stream, changes
+// nothing.
+func (s *session) answer(from *streamState, a *enginev1.ServerRequestAnswer) bool {
 	s.mu.Lock()
 	r, ok := s.open[a.GetId()]
+	ok = ok && s.answersLocked(from, r.frame.GetMethod())
+	var others []*streamState
 	if ok {
 		s.closeLocked(a.GetId())
+		for _, st := range s.recipientsLocked(r.frame.GetMethod()) {
+			if st != from {
+				others = append(others, st)
+			}
+		}
 	}
 	s.mu.Unlock()
-	if ok {
-		r.answer <- a
+	if !ok {
+		return false
 	}
-	return ok
+	r.answer <- a
+	sendAll(others, s.cancelFrame(a.GetId(), r.frame.GetMethod(), enginev1.CancelReason_CANCEL_REASON_RESOLVED))
+	return true
 }
 
 func (s *session) closeLocked(id string) {
@@ -415,8 +573,11 @@ func (s *session) closeLocked(id string) {
 
 // withdrawAll withdraws every open request with reason.
 func (s *session) withdrawAll(reason enginev1.CancelReason) {
-	for _, r := range s.openRequests() {
-		s.withdraw(r.GetId(), reason)
+	s.mu.Lock()
+	ids := slices.Clone(s.order)
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.withdraw(id, reason)
 	}
 }
 

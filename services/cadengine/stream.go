@@ -97,7 +97,7 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 			// Only the stream bound to the request's session may answer it;
 			// any other answer changes nothing.
 			if sess := st.boundSession(); sess != nil {
-				sess.answer(f.Answer)
+				sess.answer(st, f.Answer)
 			}
 		case *enginev1.SessionRequest_Close:
 			return nil

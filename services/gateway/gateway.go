@@ -26,6 +26,7 @@ import (
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/internal/mtls"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
+	"github.com/cadbridge/cadbridge/services/gateway/viewer"
 )
 
 // version is reported by system.status.
@@ -225,6 +226,7 @@ func (gw *Gateway) Handler(ctx context.Context) (http.Handler, error) {
 	mux.HandleFunc("POST /rpc", gw.withAuth(gw.servePost))
 	mux.HandleFunc("GET /openrpc.json", serveJSON(gatewayv1.OpenRPC))
 	mux.HandleFunc("GET /openapi.json", serveJSON(enginev1.OpenAPI))
+	mux.Handle("GET "+viewer.Prefix, viewer.Handler())
 	mux.Handle("GET /metrics", gw.obs.providers.Metrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok\n")

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,7 +26,9 @@ var update = flag.Bool("update", false, "rewrite the expected frames of testdata
 // frame by frame (one per line), and the frames that come back must be the
 // next "-- out --" section, in any order, after dynamic values (ids, tokens,
 // hashes, times) are replaced by numbered placeholders that later input may
-// use. With -update the out sections are rewritten from what arrives.
+// use. A transcript may speak on several connections ("-- in viewer --",
+// "-- out viewer --"; see runTranscript); a frame no out section expects
+// fails it. With -update the out sections are rewritten from what arrives.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/transcripts/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -82,6 +85,92 @@ func formatTxtar(comment string, sections []section) string {
 	return b.String()
 }
 
+// transcriptConn is one WebSocket of a transcript, named by its sections
+// ("-- in viewer --"; the unnamed one is the first).
+type transcriptConn struct {
+	ws     *wsstream.Stream
+	frames chan []byte
+}
+
+// conversation is a transcript's connections, dialled on first use; the
+// goroutine reading each ends with the conversation's context.
+type conversation struct {
+	t     *testing.T
+	ctx   context.Context
+	addr  string
+	conns map[string]*transcriptConn
+	names []string // in the order first used
+	wg    sync.WaitGroup
+}
+
+func (cv *conversation) conn(name string) *transcriptConn {
+	if c, ok := cv.conns[name]; ok {
+		return c
+	}
+	ws, _, err := wsstream.Dial(cv.ctx, "ws://"+cv.addr+"/rpc", wsstream.DialOptions{ReadLimit: 16 << 20})
+	if err != nil {
+		cv.t.Fatal(err)
+	}
+	c := &transcriptConn{ws: ws, frames: make(chan []byte, 64)}
+	cv.conns[name] = c
+	cv.names = append(cv.names, name)
+	cv.wg.Add(1)
+	go func() {
+		defer cv.wg.Done()
+		defer close(c.frames)
+		for {
+			data, err := ws.Read(cv.ctx)
+			if err != nil {
+				return
+			}
+			c.frames <- data
+		}
+	}()
+	return c
+}
+
+// close closes every connection and waits for their readers.
+func (cv *conversation) close() {
+	for _, c := range cv.conns {
+		c.ws.Close()
+	}
+	cv.wg.Wait()
+}
+
+// unexpected returns a frame that arrived on some connection though no
+// out section asked for it, if any, waiting up to wait for one.
+func (cv *conversation) unexpected(n *normalizer, wait time.Duration) (string, string, bool) {
+	deadline := time.After(wait)
+	for {
+		for _, name := range cv.names {
+			select {
+			case data, ok := <-cv.conns[name].frames:
+				if ok {
+					return name, n.normalize(data), true
+				}
+			default:
+			}
+		}
+		select {
+		case <-deadline:
+			return "", "", false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// sectionConn splits a section name ("in", "out viewer") into its kind and
+// connection name.
+func sectionConn(name string) (kind, conn string) {
+	kind, conn, _ = strings.Cut(name, " ")
+	return kind, strings.TrimSpace(conn)
+}
+
+// runTranscript plays one transcript. Its sections name the connection
+// they are for ("-- in --" and "-- out --" the first, "-- in viewer --"
+// and "-- out viewer --" another, dialled on first use); each in section
+// is followed by the out sections of the connections that receive
+// frames.
 func runTranscript(t *testing.T, file string) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -91,67 +180,81 @@ func runTranscript(t *testing.T, file string) {
 	st := stacktest.StartTB(t, stacktest.Options{CheckContracts: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, _, err := wsstream.Dial(ctx, "ws://"+st.Gateway+"/rpc", wsstream.DialOptions{ReadLimit: 16 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	frames := make(chan []byte, 64)
-	go func() {
-		defer close(frames)
-		for {
-			data, err := c.Read(ctx)
-			if err != nil {
-				return
-			}
-			frames <- data
-		}
-	}()
+	cv := &conversation{t: t, ctx: ctx, addr: st.Gateway, conns: map[string]*transcriptConn{}}
+	defer cv.close()
+	cv.conn("")
 	n := newNormalizer()
-	for i := 0; i < len(sections); i++ {
-		in := sections[i]
-		if in.name != "in" {
-			t.Fatalf("section %d is %q, want in", i, in.name)
+	var rewritten []section
+	for i := 0; i < len(sections); {
+		kind, name := sectionConn(sections[i].name)
+		if kind != "in" {
+			t.Fatalf("section %d is %q, want in", i, sections[i].name)
 		}
+		in, inIndex := sections[i], i
+		i++
+		if conn, frame, ok := cv.unexpected(n, 0); ok && !*update {
+			t.Errorf("before in section %d: unexpected frame on connection %q:\n%s", inIndex, conn, frame)
+		}
+		c := cv.conn(name)
 		for _, line := range nonEmptyLines(in.body) {
-			if err := c.Write(ctx, []byte(n.restore(line))); err != nil {
+			if err := c.ws.Write(ctx, []byte(n.restore(line))); err != nil {
 				t.Fatal(err)
 			}
 		}
-		var want []string
-		if i+1 < len(sections) && sections[i+1].name == "out" {
-			want = nonEmptyLines(sections[i+1].body)
-		}
-		var got []string
+		rewritten = append(rewritten, in)
 		if *update {
-			got = readUntilQuiet(frames, n)
-		} else {
-			for range want {
-				got = append(got, readFrame(t, frames, n))
+			got := readAllUntilQuiet(cv, n)
+			for _, conn := range cv.names {
+				if conn != name && len(got[conn]) == 0 {
+					continue
+				}
+				sort.Strings(got[conn])
+				rewritten = append(rewritten, section{name: strings.TrimSpace("out " + conn), body: strings.Join(got[conn], "\n")})
 			}
-		}
-		sort.Strings(got)
-		if *update {
-			out := section{name: "out", body: strings.Join(got, "\n")}
-			if i+1 < len(sections) && sections[i+1].name == "out" {
-				sections[i+1] = out
-			} else {
-				sections = append(sections[:i+1], append([]section{out}, sections[i+1:]...)...)
+			for i < len(sections) && strings.HasPrefix(sections[i].name, "out") {
+				i++
 			}
-			i++
 			continue
 		}
-		sortedWant := append([]string(nil), want...)
-		sort.Strings(sortedWant)
-		if strings.Join(got, "\n") != strings.Join(sortedWant, "\n") {
-			t.Errorf("after in section %d:\n%s\ngot:\n%s\nwant:\n%s", i, in.body, strings.Join(got, "\n"), strings.Join(sortedWant, "\n"))
+		for i < len(sections) {
+			kind, conn := sectionConn(sections[i].name)
+			if kind != "out" {
+				break
+			}
+			want := nonEmptyLines(sections[i].body)
+			var got []string
+			for range want {
+				got = append(got, readFrame(t, cv.conn(conn).frames, n))
+			}
+			sort.Strings(got)
+			sort.Strings(want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("after in section %d (%q):\n%s\ngot on connection %q:\n%s\nwant:\n%s", inIndex, in.name, in.body, conn, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			i++
 		}
-		i++
 	}
 	if *update {
-		if err := os.WriteFile(file, []byte(formatTxtar(comment, sections)), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(formatTxtar(comment, rewritten)), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		return
+	}
+	if conn, frame, ok := cv.unexpected(n, 100*time.Millisecond); ok {
+		t.Errorf("at the end: unexpected frame on connection %q:\n%s", conn, frame)
+	}
+}
+
+// readAllUntilQuiet reads the frames of every connection until none
+// arrives for a while (-update only), by connection.
+func readAllUntilQuiet(cv *conversation, n *normalizer) map[string][]string {
+	got := map[string][]string{}
+	for {
+		conn, frame, ok := cv.unexpected(n, 500*time.Millisecond)
+		if !ok {
+			return got
+		}
+		got[conn] = append(got[conn], frame)
 	}
 }
 
@@ -176,22 +279,6 @@ func readFrame(t *testing.T, frames <-chan []byte, n *normalizer) string {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no frame within 10 s")
 		return ""
-	}
-}
-
-// readUntilQuiet reads frames until none arrives for a while (-update only).
-func readUntilQuiet(frames <-chan []byte, n *normalizer) []string {
-	var got []string
-	for {
-		select {
-		case data, ok := <-frames:
-			if !ok {
-				return got
-			}
-			got = append(got, n.normalize(data))
-		case <-time.After(500 * time.Millisecond):
-			return got
-		}
 	}
 }
 

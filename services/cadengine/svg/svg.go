@@ -16,7 +16,8 @@ import (
 // Write draws the document for people: one group per visible layer
 // (layers that are off or frozen are left out), thin strokes in the ACI
 // colours (7 drawn black on white), y flipped so that +Y is up, and a
-// viewBox of the extents with a 2% margin. Linetypes are not drawn.
+// viewBox of the extents with a 2% margin. Linetypes are not drawn. Each
+// entity's element carries its handle, layer and type (entityAttrs).
 func Write(d *drawing.Document) string { return WriteWith(d, nil) }
 
 // WriteWith draws the document as Write does, plotted on a paper and at a
@@ -96,7 +97,7 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions) string {
 		}
 		fmt.Fprintf(&b, `<g id="layer-%d" data-layer="%s" stroke="%s"%s>`+"\n", i, attr(l.Name), aciRGB(l.Color), width)
 		for _, e := range es {
-			svgEntity(&b, e, "e"+drawing.FormatHandle(e.Handle), colorOf, stroke)
+			svgEntity(&b, e, entityAttrs(e), colorOf, stroke)
 		}
 		b.WriteString("</g>\n")
 	}
@@ -137,16 +138,17 @@ func attr(s string) string {
 	return b.String()
 }
 
-// svgEntity draws one entity with the element id id ("" for none);
+// svgEntity draws one entity with attrs naming its element ("" for none);
 // colorOf is a layer's colour, which text and fills need.
-func svgEntity(b *strings.Builder, e *drawing.Entity, id string, colorOf func(string) int32, stroke float64) {
+func svgEntity(b *strings.Builder, e *drawing.Entity, attrs string, colorOf func(string) int32, stroke float64) {
 	layerColor := colorOf(e.Layer)
 	style := ""
 	if e.Color != 256 {
 		style = fmt.Sprintf(` stroke="%s"`, aciRGB(e.Color))
 	}
-	if id != "" {
-		id = ` id="` + id + `"`
+	id := "" // the element's naming attributes, with their space
+	if attrs != "" {
+		id = " " + attrs
 	}
 	switch g := e.Geom.(type) {
 	case drawing.Point:
@@ -217,4 +219,12 @@ func svgArcTo(rx, ry, rot, sweep float64, ccw bool, p geom.Vec) string {
 func aciRGB(c int32) string {
 	r, g, b := drawing.ACIRGB(c)
 	return fmt.Sprintf("#%02x%02x%02x", r, g, b)
+}
+
+// entityAttrs are the attributes that name an entity's element: id
+// "e<handle>", and data-handle, data-layer and data-type (the entity type's
+// wire name), for pages and scripts that look entities up in the drawing.
+func entityAttrs(e *drawing.Entity) string {
+	h := drawing.FormatHandle(e.Handle)
+	return fmt.Sprintf(`id="e%s" data-handle="%s" data-layer="%s" data-type="%s"`, h, h, attr(e.Layer), e.Geom.Kind().WireName())
 }

@@ -353,6 +353,25 @@ func (x *ResumeSessionResponse) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *AttachSessionRequest) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.SessionId) < 1 {
+		return &RuleViolation{Path: "/session_id", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if utf8.RuneCountInString(x.ResumeToken) < 1 {
+		return &RuleViolation{Path: "/resume_token", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if x.LastSeen != nil {
+		if float64(*x.LastSeen) < 0.0 {
+			return &RuleViolation{Path: "/last_seen", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *GetSessionEventsRequest) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
@@ -498,6 +517,11 @@ func (x *SessionCall) CheckRules() *RuleViolation {
 	if o, ok := x.Request.(*SessionCall_GetOperation); ok {
 		if r := o.GetOperation.CheckRules(); r != nil {
 			return r.Under("/get_operation")
+		}
+	}
+	if o, ok := x.Request.(*SessionCall_AttachSession); ok {
+		if r := o.AttachSession.CheckRules(); r != nil {
+			return r.Under("/attach_session")
 		}
 	}
 	return nil

@@ -1035,6 +1035,83 @@ func (x *ResumeSessionResponse) GetOpenRequests() []*OpenServerRequest {
 	return nil
 }
 
+// AttachSessionRequest joins the stream to a session as one more surface
+// (session.attach), without taking the session over: the surface receives
+// the session's events and the server requests it declared, and may answer
+// them; the first answer from any surface wins.
+type AttachSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The session's resume token: only its holder may attach.
+	ResumeToken string `protobuf:"bytes,2,opt,name=resume_token,json=resumeToken,proto3" json:"resume_token,omitempty"`
+	// The last event sequence number the surface saw.
+	LastSeen *int64 `protobuf:"varint,3,opt,name=last_seen,json=lastSeen,proto3,oneof" json:"last_seen,omitempty"`
+	// The server-request methods this surface answers; without it, the
+	// methods the session declared.
+	Capabilities  *ClientCapabilities `protobuf:"bytes,4,opt,name=capabilities,proto3,oneof" json:"capabilities,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttachSessionRequest) Reset() {
+	*x = AttachSessionRequest{}
+	mi := &file_cad_engine_v1_session_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttachSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttachSessionRequest) ProtoMessage() {}
+
+func (x *AttachSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_session_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttachSessionRequest.ProtoReflect.Descriptor instead.
+func (*AttachSessionRequest) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *AttachSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *AttachSessionRequest) GetResumeToken() string {
+	if x != nil {
+		return x.ResumeToken
+	}
+	return ""
+}
+
+func (x *AttachSessionRequest) GetLastSeen() int64 {
+	if x != nil && x.LastSeen != nil {
+		return *x.LastSeen
+	}
+	return 0
+}
+
+func (x *AttachSessionRequest) GetCapabilities() *ClientCapabilities {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
+}
+
 // GetSessionEventsRequest reads events after a cursor.
 type GetSessionEventsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1048,7 +1125,7 @@ type GetSessionEventsRequest struct {
 
 func (x *GetSessionEventsRequest) Reset() {
 	*x = GetSessionEventsRequest{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[12]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1060,7 +1137,7 @@ func (x *GetSessionEventsRequest) String() string {
 func (*GetSessionEventsRequest) ProtoMessage() {}
 
 func (x *GetSessionEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[12]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1073,7 +1150,7 @@ func (x *GetSessionEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionEventsRequest.ProtoReflect.Descriptor instead.
 func (*GetSessionEventsRequest) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{12}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetSessionEventsRequest) GetSessionId() string {
@@ -1109,7 +1186,7 @@ type GetSessionEventsResponse struct {
 
 func (x *GetSessionEventsResponse) Reset() {
 	*x = GetSessionEventsResponse{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[13]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1121,7 +1198,7 @@ func (x *GetSessionEventsResponse) String() string {
 func (*GetSessionEventsResponse) ProtoMessage() {}
 
 func (x *GetSessionEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[13]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1134,7 +1211,7 @@ func (x *GetSessionEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionEventsResponse.ProtoReflect.Descriptor instead.
 func (*GetSessionEventsResponse) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{13}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetSessionEventsResponse) GetEvents() []*Event {
@@ -1185,7 +1262,7 @@ type SubscribeRequest struct {
 
 func (x *SubscribeRequest) Reset() {
 	*x = SubscribeRequest{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[14]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1197,7 +1274,7 @@ func (x *SubscribeRequest) String() string {
 func (*SubscribeRequest) ProtoMessage() {}
 
 func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[14]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1210,7 +1287,7 @@ func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeRequest) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{14}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SubscribeRequest) GetSessionId() string {
@@ -1238,7 +1315,7 @@ type SubscribeResponse struct {
 
 func (x *SubscribeResponse) Reset() {
 	*x = SubscribeResponse{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1250,7 +1327,7 @@ func (x *SubscribeResponse) String() string {
 func (*SubscribeResponse) ProtoMessage() {}
 
 func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1263,7 +1340,7 @@ func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeResponse.ProtoReflect.Descriptor instead.
 func (*SubscribeResponse) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{15}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubscribeResponse) GetDocumentIds() []string {
@@ -1284,7 +1361,7 @@ type InterruptSessionRequest struct {
 
 func (x *InterruptSessionRequest) Reset() {
 	*x = InterruptSessionRequest{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1296,7 +1373,7 @@ func (x *InterruptSessionRequest) String() string {
 func (*InterruptSessionRequest) ProtoMessage() {}
 
 func (x *InterruptSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1309,7 +1386,7 @@ func (x *InterruptSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterruptSessionRequest.ProtoReflect.Descriptor instead.
 func (*InterruptSessionRequest) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{16}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *InterruptSessionRequest) GetSessionId() string {
@@ -1330,7 +1407,7 @@ type InterruptSessionResponse struct {
 
 func (x *InterruptSessionResponse) Reset() {
 	*x = InterruptSessionResponse{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[17]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1342,7 +1419,7 @@ func (x *InterruptSessionResponse) String() string {
 func (*InterruptSessionResponse) ProtoMessage() {}
 
 func (x *InterruptSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[17]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1355,7 +1432,7 @@ func (x *InterruptSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterruptSessionResponse.ProtoReflect.Descriptor instead.
 func (*InterruptSessionResponse) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{17}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *InterruptSessionResponse) GetInterrupted() bool {
@@ -1376,7 +1453,7 @@ type CloseSessionRequest struct {
 
 func (x *CloseSessionRequest) Reset() {
 	*x = CloseSessionRequest{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[18]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1388,7 +1465,7 @@ func (x *CloseSessionRequest) String() string {
 func (*CloseSessionRequest) ProtoMessage() {}
 
 func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[18]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1401,7 +1478,7 @@ func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionRequest.ProtoReflect.Descriptor instead.
 func (*CloseSessionRequest) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{18}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CloseSessionRequest) GetSessionId() string {
@@ -1420,7 +1497,7 @@ type CloseSessionResponse struct {
 
 func (x *CloseSessionResponse) Reset() {
 	*x = CloseSessionResponse{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[19]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1432,7 +1509,7 @@ func (x *CloseSessionResponse) String() string {
 func (*CloseSessionResponse) ProtoMessage() {}
 
 func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[19]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1445,7 +1522,7 @@ func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionResponse.ProtoReflect.Descriptor instead.
 func (*CloseSessionResponse) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{19}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{20}
 }
 
 // Affected says what an approval would touch.
@@ -1461,7 +1538,7 @@ type Affected struct {
 
 func (x *Affected) Reset() {
 	*x = Affected{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[20]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1473,7 +1550,7 @@ func (x *Affected) String() string {
 func (*Affected) ProtoMessage() {}
 
 func (x *Affected) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[20]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1486,7 +1563,7 @@ func (x *Affected) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Affected.ProtoReflect.Descriptor instead.
 func (*Affected) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{20}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Affected) GetCount() int64 {
@@ -1522,7 +1599,7 @@ type ApprovalParams struct {
 
 func (x *ApprovalParams) Reset() {
 	*x = ApprovalParams{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[21]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1534,7 +1611,7 @@ func (x *ApprovalParams) String() string {
 func (*ApprovalParams) ProtoMessage() {}
 
 func (x *ApprovalParams) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[21]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1547,7 +1624,7 @@ func (x *ApprovalParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalParams.ProtoReflect.Descriptor instead.
 func (*ApprovalParams) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{21}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ApprovalParams) GetSessionId() string {
@@ -1596,7 +1673,7 @@ type ApprovalResult struct {
 
 func (x *ApprovalResult) Reset() {
 	*x = ApprovalResult{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[22]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1608,7 +1685,7 @@ func (x *ApprovalResult) String() string {
 func (*ApprovalResult) ProtoMessage() {}
 
 func (x *ApprovalResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[22]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1621,7 +1698,7 @@ func (x *ApprovalResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalResult.ProtoReflect.Descriptor instead.
 func (*ApprovalResult) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{22}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ApprovalResult) GetDecision() Decision {
@@ -1646,7 +1723,7 @@ type PickPointParams struct {
 
 func (x *PickPointParams) Reset() {
 	*x = PickPointParams{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[23]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1658,7 +1735,7 @@ func (x *PickPointParams) String() string {
 func (*PickPointParams) ProtoMessage() {}
 
 func (x *PickPointParams) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[23]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1671,7 +1748,7 @@ func (x *PickPointParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickPointParams.ProtoReflect.Descriptor instead.
 func (*PickPointParams) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{23}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *PickPointParams) GetSessionId() string {
@@ -1708,7 +1785,7 @@ type PickPointResult struct {
 
 func (x *PickPointResult) Reset() {
 	*x = PickPointResult{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[24]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1720,7 +1797,7 @@ func (x *PickPointResult) String() string {
 func (*PickPointResult) ProtoMessage() {}
 
 func (x *PickPointResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[24]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1733,7 +1810,7 @@ func (x *PickPointResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickPointResult.ProtoReflect.Descriptor instead.
 func (*PickPointResult) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{24}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PickPointResult) GetX() float64 {
@@ -1767,7 +1844,7 @@ type PickEntitiesParams struct {
 
 func (x *PickEntitiesParams) Reset() {
 	*x = PickEntitiesParams{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[25]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1779,7 +1856,7 @@ func (x *PickEntitiesParams) String() string {
 func (*PickEntitiesParams) ProtoMessage() {}
 
 func (x *PickEntitiesParams) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[25]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1792,7 +1869,7 @@ func (x *PickEntitiesParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickEntitiesParams.ProtoReflect.Descriptor instead.
 func (*PickEntitiesParams) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{25}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *PickEntitiesParams) GetSessionId() string {
@@ -1834,7 +1911,7 @@ type PickEntitiesResult struct {
 
 func (x *PickEntitiesResult) Reset() {
 	*x = PickEntitiesResult{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[26]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1846,7 +1923,7 @@ func (x *PickEntitiesResult) String() string {
 func (*PickEntitiesResult) ProtoMessage() {}
 
 func (x *PickEntitiesResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[26]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1859,7 +1936,7 @@ func (x *PickEntitiesResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickEntitiesResult.ProtoReflect.Descriptor instead.
 func (*PickEntitiesResult) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{26}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *PickEntitiesResult) GetHandles() []string {
@@ -1886,7 +1963,7 @@ type RequestCancelParams struct {
 
 func (x *RequestCancelParams) Reset() {
 	*x = RequestCancelParams{}
-	mi := &file_cad_engine_v1_session_proto_msgTypes[27]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1898,7 +1975,7 @@ func (x *RequestCancelParams) String() string {
 func (*RequestCancelParams) ProtoMessage() {}
 
 func (x *RequestCancelParams) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_session_proto_msgTypes[27]
+	mi := &file_cad_engine_v1_session_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1911,7 +1988,7 @@ func (x *RequestCancelParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestCancelParams.ProtoReflect.Descriptor instead.
 func (*RequestCancelParams) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{27}
+	return file_cad_engine_v1_session_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RequestCancelParams) GetSessionId() string {
@@ -2021,7 +2098,16 @@ const file_cad_engine_v1_session_proto_rawDesc = "" +
 	"latest_seq\x18\x03 \x01(\x03R\tlatestSeq\x12\x1c\n" +
 	"\ttruncated\x18\x04 \x01(\bR\ttruncated\x12\x14\n" +
 	"\x05epoch\x18\x05 \x01(\tR\x05epoch\x12E\n" +
-	"\ropen_requests\x18\x06 \x03(\v2 .cad.engine.v1.OpenServerRequestR\fopenRequests\"l\n" +
+	"\ropen_requests\x18\x06 \x03(\v2 .cad.engine.v1.OpenServerRequestR\fopenRequests\"\x84\x02\n" +
+	"\x14AttachSessionRequest\x12%\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\tsessionId\x12)\n" +
+	"\fresume_token\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\vresumeToken\x12/\n" +
+	"\tlast_seen\x18\x03 \x01(\x03B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\blastSeen\x88\x01\x01\x12J\n" +
+	"\fcapabilities\x18\x04 \x01(\v2!.cad.engine.v1.ClientCapabilitiesH\x01R\fcapabilities\x88\x01\x01B\f\n" +
+	"\n" +
+	"_last_seenB\x0f\n" +
+	"\r_capabilities\"l\n" +
 	"\x17GetSessionEventsRequest\x12%\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\tsessionId\x12*\n" +
@@ -2113,7 +2199,7 @@ func file_cad_engine_v1_session_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_session_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cad_engine_v1_session_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_cad_engine_v1_session_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_cad_engine_v1_session_proto_goTypes = []any{
 	(ApprovalPolicy)(0),              // 0: cad.engine.v1.ApprovalPolicy
 	(Decision)(0),                    // 1: cad.engine.v1.Decision
@@ -2130,26 +2216,27 @@ var file_cad_engine_v1_session_proto_goTypes = []any{
 	(*OperationFinishedPayload)(nil), // 12: cad.engine.v1.OperationFinishedPayload
 	(*ResumeSessionRequest)(nil),     // 13: cad.engine.v1.ResumeSessionRequest
 	(*ResumeSessionResponse)(nil),    // 14: cad.engine.v1.ResumeSessionResponse
-	(*GetSessionEventsRequest)(nil),  // 15: cad.engine.v1.GetSessionEventsRequest
-	(*GetSessionEventsResponse)(nil), // 16: cad.engine.v1.GetSessionEventsResponse
-	(*SubscribeRequest)(nil),         // 17: cad.engine.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),        // 18: cad.engine.v1.SubscribeResponse
-	(*InterruptSessionRequest)(nil),  // 19: cad.engine.v1.InterruptSessionRequest
-	(*InterruptSessionResponse)(nil), // 20: cad.engine.v1.InterruptSessionResponse
-	(*CloseSessionRequest)(nil),      // 21: cad.engine.v1.CloseSessionRequest
-	(*CloseSessionResponse)(nil),     // 22: cad.engine.v1.CloseSessionResponse
-	(*Affected)(nil),                 // 23: cad.engine.v1.Affected
-	(*ApprovalParams)(nil),           // 24: cad.engine.v1.ApprovalParams
-	(*ApprovalResult)(nil),           // 25: cad.engine.v1.ApprovalResult
-	(*PickPointParams)(nil),          // 26: cad.engine.v1.PickPointParams
-	(*PickPointResult)(nil),          // 27: cad.engine.v1.PickPointResult
-	(*PickEntitiesParams)(nil),       // 28: cad.engine.v1.PickEntitiesParams
-	(*PickEntitiesResult)(nil),       // 29: cad.engine.v1.PickEntitiesResult
-	(*RequestCancelParams)(nil),      // 30: cad.engine.v1.RequestCancelParams
-	(*timestamppb.Timestamp)(nil),    // 31: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),          // 32: google.protobuf.Struct
-	(*Point)(nil),                    // 33: cad.engine.v1.Point
-	(EntityType)(0),                  // 34: cad.engine.v1.EntityType
+	(*AttachSessionRequest)(nil),     // 15: cad.engine.v1.AttachSessionRequest
+	(*GetSessionEventsRequest)(nil),  // 16: cad.engine.v1.GetSessionEventsRequest
+	(*GetSessionEventsResponse)(nil), // 17: cad.engine.v1.GetSessionEventsResponse
+	(*SubscribeRequest)(nil),         // 18: cad.engine.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),        // 19: cad.engine.v1.SubscribeResponse
+	(*InterruptSessionRequest)(nil),  // 20: cad.engine.v1.InterruptSessionRequest
+	(*InterruptSessionResponse)(nil), // 21: cad.engine.v1.InterruptSessionResponse
+	(*CloseSessionRequest)(nil),      // 22: cad.engine.v1.CloseSessionRequest
+	(*CloseSessionResponse)(nil),     // 23: cad.engine.v1.CloseSessionResponse
+	(*Affected)(nil),                 // 24: cad.engine.v1.Affected
+	(*ApprovalParams)(nil),           // 25: cad.engine.v1.ApprovalParams
+	(*ApprovalResult)(nil),           // 26: cad.engine.v1.ApprovalResult
+	(*PickPointParams)(nil),          // 27: cad.engine.v1.PickPointParams
+	(*PickPointResult)(nil),          // 28: cad.engine.v1.PickPointResult
+	(*PickEntitiesParams)(nil),       // 29: cad.engine.v1.PickEntitiesParams
+	(*PickEntitiesResult)(nil),       // 30: cad.engine.v1.PickEntitiesResult
+	(*RequestCancelParams)(nil),      // 31: cad.engine.v1.RequestCancelParams
+	(*timestamppb.Timestamp)(nil),    // 32: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),          // 33: google.protobuf.Struct
+	(*Point)(nil),                    // 34: cad.engine.v1.Point
+	(EntityType)(0),                  // 35: cad.engine.v1.EntityType
 }
 var file_cad_engine_v1_session_proto_depIdxs = []int32{
 	3,  // 0: cad.engine.v1.CreateSessionRequest.client:type_name -> cad.engine.v1.ClientInfo
@@ -2158,24 +2245,25 @@ var file_cad_engine_v1_session_proto_depIdxs = []int32{
 	3,  // 3: cad.engine.v1.Session.client:type_name -> cad.engine.v1.ClientInfo
 	4,  // 4: cad.engine.v1.Session.capabilities:type_name -> cad.engine.v1.ClientCapabilities
 	0,  // 5: cad.engine.v1.Session.approval_policy:type_name -> cad.engine.v1.ApprovalPolicy
-	31, // 6: cad.engine.v1.Session.created_at:type_name -> google.protobuf.Timestamp
-	32, // 7: cad.engine.v1.OpenServerRequest.params:type_name -> google.protobuf.Struct
-	32, // 8: cad.engine.v1.Event.payload:type_name -> google.protobuf.Struct
+	32, // 6: cad.engine.v1.Session.created_at:type_name -> google.protobuf.Timestamp
+	33, // 7: cad.engine.v1.OpenServerRequest.params:type_name -> google.protobuf.Struct
+	33, // 8: cad.engine.v1.Event.payload:type_name -> google.protobuf.Struct
 	7,  // 9: cad.engine.v1.ResumeSessionResponse.session:type_name -> cad.engine.v1.Session
 	9,  // 10: cad.engine.v1.ResumeSessionResponse.events:type_name -> cad.engine.v1.Event
 	8,  // 11: cad.engine.v1.ResumeSessionResponse.open_requests:type_name -> cad.engine.v1.OpenServerRequest
-	9,  // 12: cad.engine.v1.GetSessionEventsResponse.events:type_name -> cad.engine.v1.Event
-	8,  // 13: cad.engine.v1.GetSessionEventsResponse.open_requests:type_name -> cad.engine.v1.OpenServerRequest
-	23, // 14: cad.engine.v1.ApprovalParams.affected:type_name -> cad.engine.v1.Affected
-	1,  // 15: cad.engine.v1.ApprovalResult.decision:type_name -> cad.engine.v1.Decision
-	33, // 16: cad.engine.v1.PickPointParams.base:type_name -> cad.engine.v1.Point
-	34, // 17: cad.engine.v1.PickEntitiesParams.filter:type_name -> cad.engine.v1.EntityType
-	2,  // 18: cad.engine.v1.RequestCancelParams.reason:type_name -> cad.engine.v1.CancelReason
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	4,  // 12: cad.engine.v1.AttachSessionRequest.capabilities:type_name -> cad.engine.v1.ClientCapabilities
+	9,  // 13: cad.engine.v1.GetSessionEventsResponse.events:type_name -> cad.engine.v1.Event
+	8,  // 14: cad.engine.v1.GetSessionEventsResponse.open_requests:type_name -> cad.engine.v1.OpenServerRequest
+	24, // 15: cad.engine.v1.ApprovalParams.affected:type_name -> cad.engine.v1.Affected
+	1,  // 16: cad.engine.v1.ApprovalResult.decision:type_name -> cad.engine.v1.Decision
+	34, // 17: cad.engine.v1.PickPointParams.base:type_name -> cad.engine.v1.Point
+	35, // 18: cad.engine.v1.PickEntitiesParams.filter:type_name -> cad.engine.v1.EntityType
+	2,  // 19: cad.engine.v1.RequestCancelParams.reason:type_name -> cad.engine.v1.CancelReason
+	20, // [20:20] is the sub-list for method output_type
+	20, // [20:20] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_session_proto_init() }
@@ -2189,15 +2277,16 @@ func file_cad_engine_v1_session_proto_init() {
 	file_cad_engine_v1_session_proto_msgTypes[2].OneofWrappers = []any{}
 	file_cad_engine_v1_session_proto_msgTypes[4].OneofWrappers = []any{}
 	file_cad_engine_v1_session_proto_msgTypes[10].OneofWrappers = []any{}
-	file_cad_engine_v1_session_proto_msgTypes[23].OneofWrappers = []any{}
-	file_cad_engine_v1_session_proto_msgTypes[25].OneofWrappers = []any{}
+	file_cad_engine_v1_session_proto_msgTypes[12].OneofWrappers = []any{}
+	file_cad_engine_v1_session_proto_msgTypes[24].OneofWrappers = []any{}
+	file_cad_engine_v1_session_proto_msgTypes[26].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_session_proto_rawDesc), len(file_cad_engine_v1_session_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   28,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -443,6 +443,7 @@ type SessionCall struct {
 	//	*SessionCall_ImportDocument
 	//	*SessionCall_GetOperation
 	//	*SessionCall_GetSystemStatus
+	//	*SessionCall_AttachSession
 	Request       isSessionCall_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -643,6 +644,15 @@ func (x *SessionCall) GetGetSystemStatus() *GetSystemStatusRequest {
 	return nil
 }
 
+func (x *SessionCall) GetAttachSession() *AttachSessionRequest {
+	if x != nil {
+		if x, ok := x.Request.(*SessionCall_AttachSession); ok {
+			return x.AttachSession
+		}
+	}
+	return nil
+}
+
 type isSessionCall_Request interface {
 	isSessionCall_Request()
 }
@@ -727,6 +737,11 @@ type SessionCall_GetSystemStatus struct {
 	GetSystemStatus *GetSystemStatusRequest `protobuf:"bytes,25,opt,name=get_system_status,json=getSystemStatus,proto3,oneof"`
 }
 
+type SessionCall_AttachSession struct {
+	// session.attach: joins the stream to a session as one more surface.
+	AttachSession *AttachSessionRequest `protobuf:"bytes,26,opt,name=attach_session,json=attachSession,proto3,oneof"`
+}
+
 func (*SessionCall_CreateSession) isSessionCall_Request() {}
 
 func (*SessionCall_ResumeSession) isSessionCall_Request() {}
@@ -758,6 +773,8 @@ func (*SessionCall_ImportDocument) isSessionCall_Request() {}
 func (*SessionCall_GetOperation) isSessionCall_Request() {}
 
 func (*SessionCall_GetSystemStatus) isSessionCall_Request() {}
+
+func (*SessionCall_AttachSession) isSessionCall_Request() {}
 
 // SessionCallResult answers a call.
 type SessionCallResult struct {
@@ -982,7 +999,7 @@ type SessionCallResult_CreateSession struct {
 }
 
 type SessionCallResult_ResumeSession struct {
-	// session.resume.
+	// session.resume and session.attach.
 	ResumeSession *ResumeSessionResponse `protobuf:"bytes,11,opt,name=resume_session,json=resumeSession,proto3,oneof"`
 }
 
@@ -1465,7 +1482,7 @@ const file_cad_engine_v1_stream_proto_rawDesc = "" +
 	"\n" +
 	"gateway_id\x18\x02 \x01(\tR\tgatewayId\"$\n" +
 	"\fStreamOpened\x12\x14\n" +
-	"\x05epoch\x18\x01 \x01(\tR\x05epoch\"\x91\v\n" +
+	"\x05epoch\x18\x01 \x01(\tR\x05epoch\"\xdf\v\n" +
 	"\vSessionCall\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\x04R\x06callId\x12Q\n" +
 	"\rtrace_context\x18\x02 \x03(\v2,.cad.engine.v1.SessionCall.TraceContextEntryR\ftraceContext\x12L\n" +
@@ -1486,7 +1503,8 @@ const file_cad_engine_v1_stream_proto_rawDesc = "" +
 	"\x0fexport_document\x18\x16 \x01(\v2$.cad.engine.v1.ExportDocumentRequestH\x00R\x0eexportDocument\x12O\n" +
 	"\x0fimport_document\x18\x17 \x01(\v2$.cad.engine.v1.ImportDocumentRequestH\x00R\x0eimportDocument\x12I\n" +
 	"\rget_operation\x18\x18 \x01(\v2\".cad.engine.v1.GetOperationRequestH\x00R\fgetOperation\x12S\n" +
-	"\x11get_system_status\x18\x19 \x01(\v2%.cad.engine.v1.GetSystemStatusRequestH\x00R\x0fgetSystemStatus\x1a?\n" +
+	"\x11get_system_status\x18\x19 \x01(\v2%.cad.engine.v1.GetSystemStatusRequestH\x00R\x0fgetSystemStatus\x12L\n" +
+	"\x0eattach_session\x18\x1a \x01(\v2#.cad.engine.v1.AttachSessionRequestH\x00R\rattachSession\x1a?\n" +
 	"\x11TraceContextEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\t\n" +
@@ -1589,27 +1607,28 @@ var file_cad_engine_v1_stream_proto_goTypes = []any{
 	(*ImportDocumentRequest)(nil),    // 28: cad.engine.v1.ImportDocumentRequest
 	(*GetOperationRequest)(nil),      // 29: cad.engine.v1.GetOperationRequest
 	(*GetSystemStatusRequest)(nil),   // 30: cad.engine.v1.GetSystemStatusRequest
-	(*status.Status)(nil),            // 31: google.rpc.Status
-	(*CreateSessionResponse)(nil),    // 32: cad.engine.v1.CreateSessionResponse
-	(*ResumeSessionResponse)(nil),    // 33: cad.engine.v1.ResumeSessionResponse
-	(*GetSessionEventsResponse)(nil), // 34: cad.engine.v1.GetSessionEventsResponse
-	(*SubscribeResponse)(nil),        // 35: cad.engine.v1.SubscribeResponse
-	(*InterruptSessionResponse)(nil), // 36: cad.engine.v1.InterruptSessionResponse
-	(*CloseSessionResponse)(nil),     // 37: cad.engine.v1.CloseSessionResponse
-	(*CallToolResponse)(nil),         // 38: cad.engine.v1.CallToolResponse
-	(*ExecuteBatchResponse)(nil),     // 39: cad.engine.v1.ExecuteBatchResponse
-	(*ListToolsResponse)(nil),        // 40: cad.engine.v1.ListToolsResponse
-	(*DocumentInfo)(nil),             // 41: cad.engine.v1.DocumentInfo
-	(*ListDocumentsResponse)(nil),    // 42: cad.engine.v1.ListDocumentsResponse
-	(*ExportDocumentResponse)(nil),   // 43: cad.engine.v1.ExportDocumentResponse
-	(*Operation)(nil),                // 44: cad.engine.v1.Operation
-	(*GetSystemStatusResponse)(nil),  // 45: cad.engine.v1.GetSystemStatusResponse
-	(*ApprovalParams)(nil),           // 46: cad.engine.v1.ApprovalParams
-	(*PickPointParams)(nil),          // 47: cad.engine.v1.PickPointParams
-	(*PickEntitiesParams)(nil),       // 48: cad.engine.v1.PickEntitiesParams
-	(*ApprovalResult)(nil),           // 49: cad.engine.v1.ApprovalResult
-	(*PickPointResult)(nil),          // 50: cad.engine.v1.PickPointResult
-	(*PickEntitiesResult)(nil),       // 51: cad.engine.v1.PickEntitiesResult
+	(*AttachSessionRequest)(nil),     // 31: cad.engine.v1.AttachSessionRequest
+	(*status.Status)(nil),            // 32: google.rpc.Status
+	(*CreateSessionResponse)(nil),    // 33: cad.engine.v1.CreateSessionResponse
+	(*ResumeSessionResponse)(nil),    // 34: cad.engine.v1.ResumeSessionResponse
+	(*GetSessionEventsResponse)(nil), // 35: cad.engine.v1.GetSessionEventsResponse
+	(*SubscribeResponse)(nil),        // 36: cad.engine.v1.SubscribeResponse
+	(*InterruptSessionResponse)(nil), // 37: cad.engine.v1.InterruptSessionResponse
+	(*CloseSessionResponse)(nil),     // 38: cad.engine.v1.CloseSessionResponse
+	(*CallToolResponse)(nil),         // 39: cad.engine.v1.CallToolResponse
+	(*ExecuteBatchResponse)(nil),     // 40: cad.engine.v1.ExecuteBatchResponse
+	(*ListToolsResponse)(nil),        // 41: cad.engine.v1.ListToolsResponse
+	(*DocumentInfo)(nil),             // 42: cad.engine.v1.DocumentInfo
+	(*ListDocumentsResponse)(nil),    // 43: cad.engine.v1.ListDocumentsResponse
+	(*ExportDocumentResponse)(nil),   // 44: cad.engine.v1.ExportDocumentResponse
+	(*Operation)(nil),                // 45: cad.engine.v1.Operation
+	(*GetSystemStatusResponse)(nil),  // 46: cad.engine.v1.GetSystemStatusResponse
+	(*ApprovalParams)(nil),           // 47: cad.engine.v1.ApprovalParams
+	(*PickPointParams)(nil),          // 48: cad.engine.v1.PickPointParams
+	(*PickEntitiesParams)(nil),       // 49: cad.engine.v1.PickEntitiesParams
+	(*ApprovalResult)(nil),           // 50: cad.engine.v1.ApprovalResult
+	(*PickPointResult)(nil),          // 51: cad.engine.v1.PickPointResult
+	(*PickEntitiesResult)(nil),       // 52: cad.engine.v1.PickEntitiesResult
 }
 var file_cad_engine_v1_stream_proto_depIdxs = []int32{
 	2,  // 0: cad.engine.v1.SessionRequest.open:type_name -> cad.engine.v1.OpenStream
@@ -1640,35 +1659,36 @@ var file_cad_engine_v1_stream_proto_depIdxs = []int32{
 	28, // 25: cad.engine.v1.SessionCall.import_document:type_name -> cad.engine.v1.ImportDocumentRequest
 	29, // 26: cad.engine.v1.SessionCall.get_operation:type_name -> cad.engine.v1.GetOperationRequest
 	30, // 27: cad.engine.v1.SessionCall.get_system_status:type_name -> cad.engine.v1.GetSystemStatusRequest
-	31, // 28: cad.engine.v1.SessionCallResult.error:type_name -> google.rpc.Status
-	32, // 29: cad.engine.v1.SessionCallResult.create_session:type_name -> cad.engine.v1.CreateSessionResponse
-	33, // 30: cad.engine.v1.SessionCallResult.resume_session:type_name -> cad.engine.v1.ResumeSessionResponse
-	34, // 31: cad.engine.v1.SessionCallResult.get_session_events:type_name -> cad.engine.v1.GetSessionEventsResponse
-	35, // 32: cad.engine.v1.SessionCallResult.subscribe:type_name -> cad.engine.v1.SubscribeResponse
-	36, // 33: cad.engine.v1.SessionCallResult.interrupt_session:type_name -> cad.engine.v1.InterruptSessionResponse
-	37, // 34: cad.engine.v1.SessionCallResult.close_session:type_name -> cad.engine.v1.CloseSessionResponse
-	38, // 35: cad.engine.v1.SessionCallResult.call_tool:type_name -> cad.engine.v1.CallToolResponse
-	39, // 36: cad.engine.v1.SessionCallResult.execute_batch:type_name -> cad.engine.v1.ExecuteBatchResponse
-	40, // 37: cad.engine.v1.SessionCallResult.list_tools:type_name -> cad.engine.v1.ListToolsResponse
-	41, // 38: cad.engine.v1.SessionCallResult.document:type_name -> cad.engine.v1.DocumentInfo
-	42, // 39: cad.engine.v1.SessionCallResult.list_documents:type_name -> cad.engine.v1.ListDocumentsResponse
-	43, // 40: cad.engine.v1.SessionCallResult.export_document:type_name -> cad.engine.v1.ExportDocumentResponse
-	44, // 41: cad.engine.v1.SessionCallResult.operation:type_name -> cad.engine.v1.Operation
-	45, // 42: cad.engine.v1.SessionCallResult.get_system_status:type_name -> cad.engine.v1.GetSystemStatusResponse
-	11, // 43: cad.engine.v1.ServerRequest.trace_context:type_name -> cad.engine.v1.ServerRequest.TraceContextEntry
-	46, // 44: cad.engine.v1.ServerRequest.approval:type_name -> cad.engine.v1.ApprovalParams
-	47, // 45: cad.engine.v1.ServerRequest.pick_point:type_name -> cad.engine.v1.PickPointParams
-	48, // 46: cad.engine.v1.ServerRequest.pick_entities:type_name -> cad.engine.v1.PickEntitiesParams
-	12, // 47: cad.engine.v1.ServerRequestAnswer.trace_context:type_name -> cad.engine.v1.ServerRequestAnswer.TraceContextEntry
-	31, // 48: cad.engine.v1.ServerRequestAnswer.error:type_name -> google.rpc.Status
-	49, // 49: cad.engine.v1.ServerRequestAnswer.approval:type_name -> cad.engine.v1.ApprovalResult
-	50, // 50: cad.engine.v1.ServerRequestAnswer.pick_point:type_name -> cad.engine.v1.PickPointResult
-	51, // 51: cad.engine.v1.ServerRequestAnswer.pick_entities:type_name -> cad.engine.v1.PickEntitiesResult
-	52, // [52:52] is the sub-list for method output_type
-	52, // [52:52] is the sub-list for method input_type
-	52, // [52:52] is the sub-list for extension type_name
-	52, // [52:52] is the sub-list for extension extendee
-	0,  // [0:52] is the sub-list for field type_name
+	31, // 28: cad.engine.v1.SessionCall.attach_session:type_name -> cad.engine.v1.AttachSessionRequest
+	32, // 29: cad.engine.v1.SessionCallResult.error:type_name -> google.rpc.Status
+	33, // 30: cad.engine.v1.SessionCallResult.create_session:type_name -> cad.engine.v1.CreateSessionResponse
+	34, // 31: cad.engine.v1.SessionCallResult.resume_session:type_name -> cad.engine.v1.ResumeSessionResponse
+	35, // 32: cad.engine.v1.SessionCallResult.get_session_events:type_name -> cad.engine.v1.GetSessionEventsResponse
+	36, // 33: cad.engine.v1.SessionCallResult.subscribe:type_name -> cad.engine.v1.SubscribeResponse
+	37, // 34: cad.engine.v1.SessionCallResult.interrupt_session:type_name -> cad.engine.v1.InterruptSessionResponse
+	38, // 35: cad.engine.v1.SessionCallResult.close_session:type_name -> cad.engine.v1.CloseSessionResponse
+	39, // 36: cad.engine.v1.SessionCallResult.call_tool:type_name -> cad.engine.v1.CallToolResponse
+	40, // 37: cad.engine.v1.SessionCallResult.execute_batch:type_name -> cad.engine.v1.ExecuteBatchResponse
+	41, // 38: cad.engine.v1.SessionCallResult.list_tools:type_name -> cad.engine.v1.ListToolsResponse
+	42, // 39: cad.engine.v1.SessionCallResult.document:type_name -> cad.engine.v1.DocumentInfo
+	43, // 40: cad.engine.v1.SessionCallResult.list_documents:type_name -> cad.engine.v1.ListDocumentsResponse
+	44, // 41: cad.engine.v1.SessionCallResult.export_document:type_name -> cad.engine.v1.ExportDocumentResponse
+	45, // 42: cad.engine.v1.SessionCallResult.operation:type_name -> cad.engine.v1.Operation
+	46, // 43: cad.engine.v1.SessionCallResult.get_system_status:type_name -> cad.engine.v1.GetSystemStatusResponse
+	11, // 44: cad.engine.v1.ServerRequest.trace_context:type_name -> cad.engine.v1.ServerRequest.TraceContextEntry
+	47, // 45: cad.engine.v1.ServerRequest.approval:type_name -> cad.engine.v1.ApprovalParams
+	48, // 46: cad.engine.v1.ServerRequest.pick_point:type_name -> cad.engine.v1.PickPointParams
+	49, // 47: cad.engine.v1.ServerRequest.pick_entities:type_name -> cad.engine.v1.PickEntitiesParams
+	12, // 48: cad.engine.v1.ServerRequestAnswer.trace_context:type_name -> cad.engine.v1.ServerRequestAnswer.TraceContextEntry
+	32, // 49: cad.engine.v1.ServerRequestAnswer.error:type_name -> google.rpc.Status
+	50, // 50: cad.engine.v1.ServerRequestAnswer.approval:type_name -> cad.engine.v1.ApprovalResult
+	51, // 51: cad.engine.v1.ServerRequestAnswer.pick_point:type_name -> cad.engine.v1.PickPointResult
+	52, // 52: cad.engine.v1.ServerRequestAnswer.pick_entities:type_name -> cad.engine.v1.PickEntitiesResult
+	53, // [53:53] is the sub-list for method output_type
+	53, // [53:53] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_stream_proto_init() }
@@ -1712,6 +1732,7 @@ func file_cad_engine_v1_stream_proto_init() {
 		(*SessionCall_ImportDocument)(nil),
 		(*SessionCall_GetOperation)(nil),
 		(*SessionCall_GetSystemStatus)(nil),
+		(*SessionCall_AttachSession)(nil),
 	}
 	file_cad_engine_v1_stream_proto_msgTypes[5].OneofWrappers = []any{
 		(*SessionCallResult_Error)(nil),

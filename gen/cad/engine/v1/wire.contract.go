@@ -6436,6 +6436,88 @@ func (x *ResumeSessionResponse) MarshalWire(e *jsonwire.Encoder) {
 }
 
 // UnmarshalWire implements jsonwire.Message.
+func (x *AttachSessionRequest) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "session_id":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.SessionId = v
+		case "resume_token":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.ResumeToken = v
+		case "last_seen":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.LastSeen = &v
+		case "capabilities":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v := new(ClientCapabilities)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Capabilities = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *AttachSessionRequest) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &AttachSessionRequest{}
+	}
+	e.OpenObject()
+	e.Key("\"session_id\":")
+	e.String(x.SessionId)
+	e.Key("\"resume_token\":")
+	e.String(x.ResumeToken)
+	if x.LastSeen != nil {
+		e.Key("\"last_seen\":")
+		e.Int64(int64((*x.LastSeen)))
+	}
+	if x.Capabilities != nil {
+		e.Key("\"capabilities\":")
+		x.Capabilities.MarshalWire(e)
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
 func (x *GetSessionEventsRequest) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
 		return false
@@ -7807,6 +7889,19 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Request = &SessionCall_GetSystemStatus{GetSystemStatus: v}
+		case "attach_session":
+			if seen&(1<<18) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 18
+			if x.Request != nil {
+				return d.Fail()
+			}
+			v := new(AttachSessionRequest)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Request = &SessionCall_AttachSession{AttachSession: v}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -7896,6 +7991,10 @@ func (x *SessionCall) MarshalWire(e *jsonwire.Encoder) {
 	if o, ok := x.Request.(*SessionCall_GetSystemStatus); ok {
 		e.Key("\"get_system_status\":")
 		o.GetSystemStatus.MarshalWire(e)
+	}
+	if o, ok := x.Request.(*SessionCall_AttachSession); ok {
+		e.Key("\"attach_session\":")
+		o.AttachSession.MarshalWire(e)
 	}
 	e.CloseObject()
 }

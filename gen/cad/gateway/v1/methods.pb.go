@@ -188,6 +188,61 @@ func (x *SessionResumeMethod) GetResult() *v1.ResumeSessionResponse {
 	return nil
 }
 
+// SessionAttachMethod declares the method "session.attach".
+type SessionAttachMethod struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The params.
+	Params *v1.AttachSessionRequest `protobuf:"bytes,1,opt,name=params,proto3" json:"params,omitempty"`
+	// The result: as session.resume's.
+	Result        *v1.ResumeSessionResponse `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionAttachMethod) Reset() {
+	*x = SessionAttachMethod{}
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionAttachMethod) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionAttachMethod) ProtoMessage() {}
+
+func (x *SessionAttachMethod) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionAttachMethod.ProtoReflect.Descriptor instead.
+func (*SessionAttachMethod) Descriptor() ([]byte, []int) {
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SessionAttachMethod) GetParams() *v1.AttachSessionRequest {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+func (x *SessionAttachMethod) GetResult() *v1.ResumeSessionResponse {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 // SessionEventsSinceMethod declares the method "session.events.since".
 type SessionEventsSinceMethod struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -201,7 +256,7 @@ type SessionEventsSinceMethod struct {
 
 func (x *SessionEventsSinceMethod) Reset() {
 	*x = SessionEventsSinceMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[3]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -213,7 +268,7 @@ func (x *SessionEventsSinceMethod) String() string {
 func (*SessionEventsSinceMethod) ProtoMessage() {}
 
 func (x *SessionEventsSinceMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[3]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -226,7 +281,7 @@ func (x *SessionEventsSinceMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionEventsSinceMethod.ProtoReflect.Descriptor instead.
 func (*SessionEventsSinceMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{3}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SessionEventsSinceMethod) GetParams() *v1.GetSessionEventsRequest {
@@ -256,7 +311,7 @@ type SessionSubscribeMethod struct {
 
 func (x *SessionSubscribeMethod) Reset() {
 	*x = SessionSubscribeMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[4]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -268,7 +323,7 @@ func (x *SessionSubscribeMethod) String() string {
 func (*SessionSubscribeMethod) ProtoMessage() {}
 
 func (x *SessionSubscribeMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[4]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -281,7 +336,7 @@ func (x *SessionSubscribeMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionSubscribeMethod.ProtoReflect.Descriptor instead.
 func (*SessionSubscribeMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{4}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SessionSubscribeMethod) GetParams() *v1.SubscribeRequest {
@@ -311,7 +366,7 @@ type SessionInterruptMethod struct {
 
 func (x *SessionInterruptMethod) Reset() {
 	*x = SessionInterruptMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[5]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -323,7 +378,7 @@ func (x *SessionInterruptMethod) String() string {
 func (*SessionInterruptMethod) ProtoMessage() {}
 
 func (x *SessionInterruptMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[5]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -336,7 +391,7 @@ func (x *SessionInterruptMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInterruptMethod.ProtoReflect.Descriptor instead.
 func (*SessionInterruptMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{5}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SessionInterruptMethod) GetParams() *v1.InterruptSessionRequest {
@@ -366,7 +421,7 @@ type SessionCloseMethod struct {
 
 func (x *SessionCloseMethod) Reset() {
 	*x = SessionCloseMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[6]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -378,7 +433,7 @@ func (x *SessionCloseMethod) String() string {
 func (*SessionCloseMethod) ProtoMessage() {}
 
 func (x *SessionCloseMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[6]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -391,7 +446,7 @@ func (x *SessionCloseMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionCloseMethod.ProtoReflect.Descriptor instead.
 func (*SessionCloseMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{6}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SessionCloseMethod) GetParams() *v1.CloseSessionRequest {
@@ -421,7 +476,7 @@ type ToolsListMethod struct {
 
 func (x *ToolsListMethod) Reset() {
 	*x = ToolsListMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[7]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -433,7 +488,7 @@ func (x *ToolsListMethod) String() string {
 func (*ToolsListMethod) ProtoMessage() {}
 
 func (x *ToolsListMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[7]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -446,7 +501,7 @@ func (x *ToolsListMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolsListMethod.ProtoReflect.Descriptor instead.
 func (*ToolsListMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{7}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ToolsListMethod) GetParams() *v1.ListToolsRequest {
@@ -476,7 +531,7 @@ type ToolsCallMethod struct {
 
 func (x *ToolsCallMethod) Reset() {
 	*x = ToolsCallMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[8]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -488,7 +543,7 @@ func (x *ToolsCallMethod) String() string {
 func (*ToolsCallMethod) ProtoMessage() {}
 
 func (x *ToolsCallMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[8]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -501,7 +556,7 @@ func (x *ToolsCallMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolsCallMethod.ProtoReflect.Descriptor instead.
 func (*ToolsCallMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{8}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ToolsCallMethod) GetParams() *v1.CallToolRequest {
@@ -531,7 +586,7 @@ type CadBatchMethod struct {
 
 func (x *CadBatchMethod) Reset() {
 	*x = CadBatchMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[9]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -543,7 +598,7 @@ func (x *CadBatchMethod) String() string {
 func (*CadBatchMethod) ProtoMessage() {}
 
 func (x *CadBatchMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[9]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -556,7 +611,7 @@ func (x *CadBatchMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CadBatchMethod.ProtoReflect.Descriptor instead.
 func (*CadBatchMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{9}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CadBatchMethod) GetParams() *v1.ExecuteBatchRequest {
@@ -586,7 +641,7 @@ type DocumentCreateMethod struct {
 
 func (x *DocumentCreateMethod) Reset() {
 	*x = DocumentCreateMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[10]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -598,7 +653,7 @@ func (x *DocumentCreateMethod) String() string {
 func (*DocumentCreateMethod) ProtoMessage() {}
 
 func (x *DocumentCreateMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[10]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -611,7 +666,7 @@ func (x *DocumentCreateMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentCreateMethod.ProtoReflect.Descriptor instead.
 func (*DocumentCreateMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{10}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DocumentCreateMethod) GetParams() *v1.CreateDocumentRequest {
@@ -641,7 +696,7 @@ type DocumentGetMethod struct {
 
 func (x *DocumentGetMethod) Reset() {
 	*x = DocumentGetMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[11]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -653,7 +708,7 @@ func (x *DocumentGetMethod) String() string {
 func (*DocumentGetMethod) ProtoMessage() {}
 
 func (x *DocumentGetMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[11]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -666,7 +721,7 @@ func (x *DocumentGetMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentGetMethod.ProtoReflect.Descriptor instead.
 func (*DocumentGetMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{11}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DocumentGetMethod) GetParams() *v1.GetDocumentRequest {
@@ -696,7 +751,7 @@ type DocumentListMethod struct {
 
 func (x *DocumentListMethod) Reset() {
 	*x = DocumentListMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[12]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -708,7 +763,7 @@ func (x *DocumentListMethod) String() string {
 func (*DocumentListMethod) ProtoMessage() {}
 
 func (x *DocumentListMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[12]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -721,7 +776,7 @@ func (x *DocumentListMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentListMethod.ProtoReflect.Descriptor instead.
 func (*DocumentListMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{12}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DocumentListMethod) GetParams() *v1.ListDocumentsRequest {
@@ -751,7 +806,7 @@ type DocumentExportMethod struct {
 
 func (x *DocumentExportMethod) Reset() {
 	*x = DocumentExportMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[13]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +818,7 @@ func (x *DocumentExportMethod) String() string {
 func (*DocumentExportMethod) ProtoMessage() {}
 
 func (x *DocumentExportMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[13]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +831,7 @@ func (x *DocumentExportMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentExportMethod.ProtoReflect.Descriptor instead.
 func (*DocumentExportMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{13}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DocumentExportMethod) GetParams() *v1.ExportDocumentRequest {
@@ -806,7 +861,7 @@ type DocumentImportMethod struct {
 
 func (x *DocumentImportMethod) Reset() {
 	*x = DocumentImportMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[14]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -818,7 +873,7 @@ func (x *DocumentImportMethod) String() string {
 func (*DocumentImportMethod) ProtoMessage() {}
 
 func (x *DocumentImportMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[14]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -831,7 +886,7 @@ func (x *DocumentImportMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentImportMethod.ProtoReflect.Descriptor instead.
 func (*DocumentImportMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{14}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DocumentImportMethod) GetParams() *v1.ImportDocumentRequest {
@@ -861,7 +916,7 @@ type OperationsGetMethod struct {
 
 func (x *OperationsGetMethod) Reset() {
 	*x = OperationsGetMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[15]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -873,7 +928,7 @@ func (x *OperationsGetMethod) String() string {
 func (*OperationsGetMethod) ProtoMessage() {}
 
 func (x *OperationsGetMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[15]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -886,7 +941,7 @@ func (x *OperationsGetMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OperationsGetMethod.ProtoReflect.Descriptor instead.
 func (*OperationsGetMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{15}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *OperationsGetMethod) GetParams() *v1.GetOperationRequest {
@@ -916,7 +971,7 @@ type SystemStatusMethod struct {
 
 func (x *SystemStatusMethod) Reset() {
 	*x = SystemStatusMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[16]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -928,7 +983,7 @@ func (x *SystemStatusMethod) String() string {
 func (*SystemStatusMethod) ProtoMessage() {}
 
 func (x *SystemStatusMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[16]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -941,7 +996,7 @@ func (x *SystemStatusMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SystemStatusMethod.ProtoReflect.Descriptor instead.
 func (*SystemStatusMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{16}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SystemStatusMethod) GetParams() *SystemStatusParams {
@@ -969,7 +1024,7 @@ type CancelRequestMethod struct {
 
 func (x *CancelRequestMethod) Reset() {
 	*x = CancelRequestMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[17]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +1036,7 @@ func (x *CancelRequestMethod) String() string {
 func (*CancelRequestMethod) ProtoMessage() {}
 
 func (x *CancelRequestMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[17]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +1049,7 @@ func (x *CancelRequestMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequestMethod.ProtoReflect.Descriptor instead.
 func (*CancelRequestMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{17}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CancelRequestMethod) GetParams() *CancelRequestParams {
@@ -1017,7 +1072,7 @@ type ApprovalMethod struct {
 
 func (x *ApprovalMethod) Reset() {
 	*x = ApprovalMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[18]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1029,7 +1084,7 @@ func (x *ApprovalMethod) String() string {
 func (*ApprovalMethod) ProtoMessage() {}
 
 func (x *ApprovalMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[18]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1042,7 +1097,7 @@ func (x *ApprovalMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalMethod.ProtoReflect.Descriptor instead.
 func (*ApprovalMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{18}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ApprovalMethod) GetParams() *v1.ApprovalParams {
@@ -1072,7 +1127,7 @@ type PickPointMethod struct {
 
 func (x *PickPointMethod) Reset() {
 	*x = PickPointMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[19]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1139,7 @@ func (x *PickPointMethod) String() string {
 func (*PickPointMethod) ProtoMessage() {}
 
 func (x *PickPointMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[19]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1152,7 @@ func (x *PickPointMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickPointMethod.ProtoReflect.Descriptor instead.
 func (*PickPointMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{19}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *PickPointMethod) GetParams() *v1.PickPointParams {
@@ -1127,7 +1182,7 @@ type PickEntitiesMethod struct {
 
 func (x *PickEntitiesMethod) Reset() {
 	*x = PickEntitiesMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[20]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1139,7 +1194,7 @@ func (x *PickEntitiesMethod) String() string {
 func (*PickEntitiesMethod) ProtoMessage() {}
 
 func (x *PickEntitiesMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[20]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1152,7 +1207,7 @@ func (x *PickEntitiesMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickEntitiesMethod.ProtoReflect.Descriptor instead.
 func (*PickEntitiesMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{20}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *PickEntitiesMethod) GetParams() *v1.PickEntitiesParams {
@@ -1180,7 +1235,7 @@ type RequestCancelMethod struct {
 
 func (x *RequestCancelMethod) Reset() {
 	*x = RequestCancelMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[21]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1192,7 +1247,7 @@ func (x *RequestCancelMethod) String() string {
 func (*RequestCancelMethod) ProtoMessage() {}
 
 func (x *RequestCancelMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[21]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1205,7 +1260,7 @@ func (x *RequestCancelMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestCancelMethod.ProtoReflect.Descriptor instead.
 func (*RequestCancelMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{21}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RequestCancelMethod) GetParams() *v1.RequestCancelParams {
@@ -1226,7 +1281,7 @@ type EventNotificationMethod struct {
 
 func (x *EventNotificationMethod) Reset() {
 	*x = EventNotificationMethod{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[22]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1238,7 +1293,7 @@ func (x *EventNotificationMethod) String() string {
 func (*EventNotificationMethod) ProtoMessage() {}
 
 func (x *EventNotificationMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[22]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1251,7 +1306,7 @@ func (x *EventNotificationMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventNotificationMethod.ProtoReflect.Descriptor instead.
 func (*EventNotificationMethod) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{22}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *EventNotificationMethod) GetParams() *v1.Event {
@@ -1272,7 +1327,7 @@ type DocumentChangedEvent struct {
 
 func (x *DocumentChangedEvent) Reset() {
 	*x = DocumentChangedEvent{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[23]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1284,7 +1339,7 @@ func (x *DocumentChangedEvent) String() string {
 func (*DocumentChangedEvent) ProtoMessage() {}
 
 func (x *DocumentChangedEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[23]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1297,7 +1352,7 @@ func (x *DocumentChangedEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentChangedEvent.ProtoReflect.Descriptor instead.
 func (*DocumentChangedEvent) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{23}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DocumentChangedEvent) GetParams() *v1.DocumentChangedPayload {
@@ -1318,7 +1373,7 @@ type BatchProgressEvent struct {
 
 func (x *BatchProgressEvent) Reset() {
 	*x = BatchProgressEvent{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[24]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1330,7 +1385,7 @@ func (x *BatchProgressEvent) String() string {
 func (*BatchProgressEvent) ProtoMessage() {}
 
 func (x *BatchProgressEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[24]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1343,7 +1398,7 @@ func (x *BatchProgressEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BatchProgressEvent.ProtoReflect.Descriptor instead.
 func (*BatchProgressEvent) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{24}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *BatchProgressEvent) GetParams() *v1.BatchProgressPayload {
@@ -1364,7 +1419,7 @@ type OperationFinishedEvent struct {
 
 func (x *OperationFinishedEvent) Reset() {
 	*x = OperationFinishedEvent{}
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[25]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1376,7 +1431,7 @@ func (x *OperationFinishedEvent) String() string {
 func (*OperationFinishedEvent) ProtoMessage() {}
 
 func (x *OperationFinishedEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_gateway_v1_methods_proto_msgTypes[25]
+	mi := &file_cad_gateway_v1_methods_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1389,7 +1444,7 @@ func (x *OperationFinishedEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OperationFinishedEvent.ProtoReflect.Descriptor instead.
 func (*OperationFinishedEvent) Descriptor() ([]byte, []int) {
-	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{25}
+	return file_cad_gateway_v1_methods_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *OperationFinishedEvent) GetParams() *v1.OperationFinishedPayload {
@@ -1415,7 +1470,11 @@ const file_cad_gateway_v1_methods_proto_rawDesc = "" +
 	"\x13SessionResumeMethod\x12;\n" +
 	"\x06params\x18\x01 \x01(\v2#.cad.engine.v1.ResumeSessionRequestR\x06params\x12<\n" +
 	"\x06result\x18\x02 \x01(\v2$.cad.engine.v1.ResumeSessionResponseR\x06result:\\\xaa\xbb\x18X\n" +
-	"\x0esession.resume\x10\x01 \x012BReattaches the connection to a session and replays what it missed.\"\xf8\x01\n" +
+	"\x0esession.resume\x10\x01 \x012BReattaches the connection to a session and replays what it missed.\"\x90\x02\n" +
+	"\x13SessionAttachMethod\x12;\n" +
+	"\x06params\x18\x01 \x01(\v2#.cad.engine.v1.AttachSessionRequestR\x06params\x12<\n" +
+	"\x06result\x18\x02 \x01(\v2$.cad.engine.v1.ResumeSessionResponseR\x06result:~\xaa\xbb\x18z\n" +
+	"\x0esession.attach\x10\x01 \x012dJoins the connection to a session of the same principal as one more surface, without taking it over.\"\xf8\x01\n" +
 	"\x18SessionEventsSinceMethod\x12>\n" +
 	"\x06params\x18\x01 \x01(\v2&.cad.engine.v1.GetSessionEventsRequestR\x06params\x12?\n" +
 	"\x06result\x18\x02 \x01(\v2'.cad.engine.v1.GetSessionEventsResponseR\x06result:[\xaa\xbb\x18W\n" +
@@ -1518,131 +1577,135 @@ func file_cad_gateway_v1_methods_proto_rawDescGZIP() []byte {
 	return file_cad_gateway_v1_methods_proto_rawDescData
 }
 
-var file_cad_gateway_v1_methods_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_cad_gateway_v1_methods_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_cad_gateway_v1_methods_proto_goTypes = []any{
 	(*RpcDiscoverMethod)(nil),           // 0: cad.gateway.v1.RpcDiscoverMethod
 	(*SessionCreateMethod)(nil),         // 1: cad.gateway.v1.SessionCreateMethod
 	(*SessionResumeMethod)(nil),         // 2: cad.gateway.v1.SessionResumeMethod
-	(*SessionEventsSinceMethod)(nil),    // 3: cad.gateway.v1.SessionEventsSinceMethod
-	(*SessionSubscribeMethod)(nil),      // 4: cad.gateway.v1.SessionSubscribeMethod
-	(*SessionInterruptMethod)(nil),      // 5: cad.gateway.v1.SessionInterruptMethod
-	(*SessionCloseMethod)(nil),          // 6: cad.gateway.v1.SessionCloseMethod
-	(*ToolsListMethod)(nil),             // 7: cad.gateway.v1.ToolsListMethod
-	(*ToolsCallMethod)(nil),             // 8: cad.gateway.v1.ToolsCallMethod
-	(*CadBatchMethod)(nil),              // 9: cad.gateway.v1.CadBatchMethod
-	(*DocumentCreateMethod)(nil),        // 10: cad.gateway.v1.DocumentCreateMethod
-	(*DocumentGetMethod)(nil),           // 11: cad.gateway.v1.DocumentGetMethod
-	(*DocumentListMethod)(nil),          // 12: cad.gateway.v1.DocumentListMethod
-	(*DocumentExportMethod)(nil),        // 13: cad.gateway.v1.DocumentExportMethod
-	(*DocumentImportMethod)(nil),        // 14: cad.gateway.v1.DocumentImportMethod
-	(*OperationsGetMethod)(nil),         // 15: cad.gateway.v1.OperationsGetMethod
-	(*SystemStatusMethod)(nil),          // 16: cad.gateway.v1.SystemStatusMethod
-	(*CancelRequestMethod)(nil),         // 17: cad.gateway.v1.CancelRequestMethod
-	(*ApprovalMethod)(nil),              // 18: cad.gateway.v1.ApprovalMethod
-	(*PickPointMethod)(nil),             // 19: cad.gateway.v1.PickPointMethod
-	(*PickEntitiesMethod)(nil),          // 20: cad.gateway.v1.PickEntitiesMethod
-	(*RequestCancelMethod)(nil),         // 21: cad.gateway.v1.RequestCancelMethod
-	(*EventNotificationMethod)(nil),     // 22: cad.gateway.v1.EventNotificationMethod
-	(*DocumentChangedEvent)(nil),        // 23: cad.gateway.v1.DocumentChangedEvent
-	(*BatchProgressEvent)(nil),          // 24: cad.gateway.v1.BatchProgressEvent
-	(*OperationFinishedEvent)(nil),      // 25: cad.gateway.v1.OperationFinishedEvent
-	(*DiscoverParams)(nil),              // 26: cad.gateway.v1.DiscoverParams
-	(*structpb.Struct)(nil),             // 27: google.protobuf.Struct
-	(*v1.CreateSessionRequest)(nil),     // 28: cad.engine.v1.CreateSessionRequest
-	(*v1.CreateSessionResponse)(nil),    // 29: cad.engine.v1.CreateSessionResponse
-	(*v1.ResumeSessionRequest)(nil),     // 30: cad.engine.v1.ResumeSessionRequest
-	(*v1.ResumeSessionResponse)(nil),    // 31: cad.engine.v1.ResumeSessionResponse
-	(*v1.GetSessionEventsRequest)(nil),  // 32: cad.engine.v1.GetSessionEventsRequest
-	(*v1.GetSessionEventsResponse)(nil), // 33: cad.engine.v1.GetSessionEventsResponse
-	(*v1.SubscribeRequest)(nil),         // 34: cad.engine.v1.SubscribeRequest
-	(*v1.SubscribeResponse)(nil),        // 35: cad.engine.v1.SubscribeResponse
-	(*v1.InterruptSessionRequest)(nil),  // 36: cad.engine.v1.InterruptSessionRequest
-	(*v1.InterruptSessionResponse)(nil), // 37: cad.engine.v1.InterruptSessionResponse
-	(*v1.CloseSessionRequest)(nil),      // 38: cad.engine.v1.CloseSessionRequest
-	(*v1.CloseSessionResponse)(nil),     // 39: cad.engine.v1.CloseSessionResponse
-	(*v1.ListToolsRequest)(nil),         // 40: cad.engine.v1.ListToolsRequest
-	(*v1.ListToolsResponse)(nil),        // 41: cad.engine.v1.ListToolsResponse
-	(*v1.CallToolRequest)(nil),          // 42: cad.engine.v1.CallToolRequest
-	(*v1.CallToolResponse)(nil),         // 43: cad.engine.v1.CallToolResponse
-	(*v1.ExecuteBatchRequest)(nil),      // 44: cad.engine.v1.ExecuteBatchRequest
-	(*v1.ExecuteBatchResponse)(nil),     // 45: cad.engine.v1.ExecuteBatchResponse
-	(*v1.CreateDocumentRequest)(nil),    // 46: cad.engine.v1.CreateDocumentRequest
-	(*v1.DocumentInfo)(nil),             // 47: cad.engine.v1.DocumentInfo
-	(*v1.GetDocumentRequest)(nil),       // 48: cad.engine.v1.GetDocumentRequest
-	(*v1.ListDocumentsRequest)(nil),     // 49: cad.engine.v1.ListDocumentsRequest
-	(*v1.ListDocumentsResponse)(nil),    // 50: cad.engine.v1.ListDocumentsResponse
-	(*v1.ExportDocumentRequest)(nil),    // 51: cad.engine.v1.ExportDocumentRequest
-	(*v1.ExportDocumentResponse)(nil),   // 52: cad.engine.v1.ExportDocumentResponse
-	(*v1.ImportDocumentRequest)(nil),    // 53: cad.engine.v1.ImportDocumentRequest
-	(*v1.GetOperationRequest)(nil),      // 54: cad.engine.v1.GetOperationRequest
-	(*v1.Operation)(nil),                // 55: cad.engine.v1.Operation
-	(*SystemStatusParams)(nil),          // 56: cad.gateway.v1.SystemStatusParams
-	(*SystemStatusResult)(nil),          // 57: cad.gateway.v1.SystemStatusResult
-	(*CancelRequestParams)(nil),         // 58: cad.gateway.v1.CancelRequestParams
-	(*v1.ApprovalParams)(nil),           // 59: cad.engine.v1.ApprovalParams
-	(*v1.ApprovalResult)(nil),           // 60: cad.engine.v1.ApprovalResult
-	(*v1.PickPointParams)(nil),          // 61: cad.engine.v1.PickPointParams
-	(*v1.PickPointResult)(nil),          // 62: cad.engine.v1.PickPointResult
-	(*v1.PickEntitiesParams)(nil),       // 63: cad.engine.v1.PickEntitiesParams
-	(*v1.PickEntitiesResult)(nil),       // 64: cad.engine.v1.PickEntitiesResult
-	(*v1.RequestCancelParams)(nil),      // 65: cad.engine.v1.RequestCancelParams
-	(*v1.Event)(nil),                    // 66: cad.engine.v1.Event
-	(*v1.DocumentChangedPayload)(nil),   // 67: cad.engine.v1.DocumentChangedPayload
-	(*v1.BatchProgressPayload)(nil),     // 68: cad.engine.v1.BatchProgressPayload
-	(*v1.OperationFinishedPayload)(nil), // 69: cad.engine.v1.OperationFinishedPayload
+	(*SessionAttachMethod)(nil),         // 3: cad.gateway.v1.SessionAttachMethod
+	(*SessionEventsSinceMethod)(nil),    // 4: cad.gateway.v1.SessionEventsSinceMethod
+	(*SessionSubscribeMethod)(nil),      // 5: cad.gateway.v1.SessionSubscribeMethod
+	(*SessionInterruptMethod)(nil),      // 6: cad.gateway.v1.SessionInterruptMethod
+	(*SessionCloseMethod)(nil),          // 7: cad.gateway.v1.SessionCloseMethod
+	(*ToolsListMethod)(nil),             // 8: cad.gateway.v1.ToolsListMethod
+	(*ToolsCallMethod)(nil),             // 9: cad.gateway.v1.ToolsCallMethod
+	(*CadBatchMethod)(nil),              // 10: cad.gateway.v1.CadBatchMethod
+	(*DocumentCreateMethod)(nil),        // 11: cad.gateway.v1.DocumentCreateMethod
+	(*DocumentGetMethod)(nil),           // 12: cad.gateway.v1.DocumentGetMethod
+	(*DocumentListMethod)(nil),          // 13: cad.gateway.v1.DocumentListMethod
+	(*DocumentExportMethod)(nil),        // 14: cad.gateway.v1.DocumentExportMethod
+	(*DocumentImportMethod)(nil),        // 15: cad.gateway.v1.DocumentImportMethod
+	(*OperationsGetMethod)(nil),         // 16: cad.gateway.v1.OperationsGetMethod
+	(*SystemStatusMethod)(nil),          // 17: cad.gateway.v1.SystemStatusMethod
+	(*CancelRequestMethod)(nil),         // 18: cad.gateway.v1.CancelRequestMethod
+	(*ApprovalMethod)(nil),              // 19: cad.gateway.v1.ApprovalMethod
+	(*PickPointMethod)(nil),             // 20: cad.gateway.v1.PickPointMethod
+	(*PickEntitiesMethod)(nil),          // 21: cad.gateway.v1.PickEntitiesMethod
+	(*RequestCancelMethod)(nil),         // 22: cad.gateway.v1.RequestCancelMethod
+	(*EventNotificationMethod)(nil),     // 23: cad.gateway.v1.EventNotificationMethod
+	(*DocumentChangedEvent)(nil),        // 24: cad.gateway.v1.DocumentChangedEvent
+	(*BatchProgressEvent)(nil),          // 25: cad.gateway.v1.BatchProgressEvent
+	(*OperationFinishedEvent)(nil),      // 26: cad.gateway.v1.OperationFinishedEvent
+	(*DiscoverParams)(nil),              // 27: cad.gateway.v1.DiscoverParams
+	(*structpb.Struct)(nil),             // 28: google.protobuf.Struct
+	(*v1.CreateSessionRequest)(nil),     // 29: cad.engine.v1.CreateSessionRequest
+	(*v1.CreateSessionResponse)(nil),    // 30: cad.engine.v1.CreateSessionResponse
+	(*v1.ResumeSessionRequest)(nil),     // 31: cad.engine.v1.ResumeSessionRequest
+	(*v1.ResumeSessionResponse)(nil),    // 32: cad.engine.v1.ResumeSessionResponse
+	(*v1.AttachSessionRequest)(nil),     // 33: cad.engine.v1.AttachSessionRequest
+	(*v1.GetSessionEventsRequest)(nil),  // 34: cad.engine.v1.GetSessionEventsRequest
+	(*v1.GetSessionEventsResponse)(nil), // 35: cad.engine.v1.GetSessionEventsResponse
+	(*v1.SubscribeRequest)(nil),         // 36: cad.engine.v1.SubscribeRequest
+	(*v1.SubscribeResponse)(nil),        // 37: cad.engine.v1.SubscribeResponse
+	(*v1.InterruptSessionRequest)(nil),  // 38: cad.engine.v1.InterruptSessionRequest
+	(*v1.InterruptSessionResponse)(nil), // 39: cad.engine.v1.InterruptSessionResponse
+	(*v1.CloseSessionRequest)(nil),      // 40: cad.engine.v1.CloseSessionRequest
+	(*v1.CloseSessionResponse)(nil),     // 41: cad.engine.v1.CloseSessionResponse
+	(*v1.ListToolsRequest)(nil),         // 42: cad.engine.v1.ListToolsRequest
+	(*v1.ListToolsResponse)(nil),        // 43: cad.engine.v1.ListToolsResponse
+	(*v1.CallToolRequest)(nil),          // 44: cad.engine.v1.CallToolRequest
+	(*v1.CallToolResponse)(nil),         // 45: cad.engine.v1.CallToolResponse
+	(*v1.ExecuteBatchRequest)(nil),      // 46: cad.engine.v1.ExecuteBatchRequest
+	(*v1.ExecuteBatchResponse)(nil),     // 47: cad.engine.v1.ExecuteBatchResponse
+	(*v1.CreateDocumentRequest)(nil),    // 48: cad.engine.v1.CreateDocumentRequest
+	(*v1.DocumentInfo)(nil),             // 49: cad.engine.v1.DocumentInfo
+	(*v1.GetDocumentRequest)(nil),       // 50: cad.engine.v1.GetDocumentRequest
+	(*v1.ListDocumentsRequest)(nil),     // 51: cad.engine.v1.ListDocumentsRequest
+	(*v1.ListDocumentsResponse)(nil),    // 52: cad.engine.v1.ListDocumentsResponse
+	(*v1.ExportDocumentRequest)(nil),    // 53: cad.engine.v1.ExportDocumentRequest
+	(*v1.ExportDocumentResponse)(nil),   // 54: cad.engine.v1.ExportDocumentResponse
+	(*v1.ImportDocumentRequest)(nil),    // 55: cad.engine.v1.ImportDocumentRequest
+	(*v1.GetOperationRequest)(nil),      // 56: cad.engine.v1.GetOperationRequest
+	(*v1.Operation)(nil),                // 57: cad.engine.v1.Operation
+	(*SystemStatusParams)(nil),          // 58: cad.gateway.v1.SystemStatusParams
+	(*SystemStatusResult)(nil),          // 59: cad.gateway.v1.SystemStatusResult
+	(*CancelRequestParams)(nil),         // 60: cad.gateway.v1.CancelRequestParams
+	(*v1.ApprovalParams)(nil),           // 61: cad.engine.v1.ApprovalParams
+	(*v1.ApprovalResult)(nil),           // 62: cad.engine.v1.ApprovalResult
+	(*v1.PickPointParams)(nil),          // 63: cad.engine.v1.PickPointParams
+	(*v1.PickPointResult)(nil),          // 64: cad.engine.v1.PickPointResult
+	(*v1.PickEntitiesParams)(nil),       // 65: cad.engine.v1.PickEntitiesParams
+	(*v1.PickEntitiesResult)(nil),       // 66: cad.engine.v1.PickEntitiesResult
+	(*v1.RequestCancelParams)(nil),      // 67: cad.engine.v1.RequestCancelParams
+	(*v1.Event)(nil),                    // 68: cad.engine.v1.Event
+	(*v1.DocumentChangedPayload)(nil),   // 69: cad.engine.v1.DocumentChangedPayload
+	(*v1.BatchProgressPayload)(nil),     // 70: cad.engine.v1.BatchProgressPayload
+	(*v1.OperationFinishedPayload)(nil), // 71: cad.engine.v1.OperationFinishedPayload
 }
 var file_cad_gateway_v1_methods_proto_depIdxs = []int32{
-	26, // 0: cad.gateway.v1.RpcDiscoverMethod.params:type_name -> cad.gateway.v1.DiscoverParams
-	27, // 1: cad.gateway.v1.RpcDiscoverMethod.result:type_name -> google.protobuf.Struct
-	28, // 2: cad.gateway.v1.SessionCreateMethod.params:type_name -> cad.engine.v1.CreateSessionRequest
-	29, // 3: cad.gateway.v1.SessionCreateMethod.result:type_name -> cad.engine.v1.CreateSessionResponse
-	30, // 4: cad.gateway.v1.SessionResumeMethod.params:type_name -> cad.engine.v1.ResumeSessionRequest
-	31, // 5: cad.gateway.v1.SessionResumeMethod.result:type_name -> cad.engine.v1.ResumeSessionResponse
-	32, // 6: cad.gateway.v1.SessionEventsSinceMethod.params:type_name -> cad.engine.v1.GetSessionEventsRequest
-	33, // 7: cad.gateway.v1.SessionEventsSinceMethod.result:type_name -> cad.engine.v1.GetSessionEventsResponse
-	34, // 8: cad.gateway.v1.SessionSubscribeMethod.params:type_name -> cad.engine.v1.SubscribeRequest
-	35, // 9: cad.gateway.v1.SessionSubscribeMethod.result:type_name -> cad.engine.v1.SubscribeResponse
-	36, // 10: cad.gateway.v1.SessionInterruptMethod.params:type_name -> cad.engine.v1.InterruptSessionRequest
-	37, // 11: cad.gateway.v1.SessionInterruptMethod.result:type_name -> cad.engine.v1.InterruptSessionResponse
-	38, // 12: cad.gateway.v1.SessionCloseMethod.params:type_name -> cad.engine.v1.CloseSessionRequest
-	39, // 13: cad.gateway.v1.SessionCloseMethod.result:type_name -> cad.engine.v1.CloseSessionResponse
-	40, // 14: cad.gateway.v1.ToolsListMethod.params:type_name -> cad.engine.v1.ListToolsRequest
-	41, // 15: cad.gateway.v1.ToolsListMethod.result:type_name -> cad.engine.v1.ListToolsResponse
-	42, // 16: cad.gateway.v1.ToolsCallMethod.params:type_name -> cad.engine.v1.CallToolRequest
-	43, // 17: cad.gateway.v1.ToolsCallMethod.result:type_name -> cad.engine.v1.CallToolResponse
-	44, // 18: cad.gateway.v1.CadBatchMethod.params:type_name -> cad.engine.v1.ExecuteBatchRequest
-	45, // 19: cad.gateway.v1.CadBatchMethod.result:type_name -> cad.engine.v1.ExecuteBatchResponse
-	46, // 20: cad.gateway.v1.DocumentCreateMethod.params:type_name -> cad.engine.v1.CreateDocumentRequest
-	47, // 21: cad.gateway.v1.DocumentCreateMethod.result:type_name -> cad.engine.v1.DocumentInfo
-	48, // 22: cad.gateway.v1.DocumentGetMethod.params:type_name -> cad.engine.v1.GetDocumentRequest
-	47, // 23: cad.gateway.v1.DocumentGetMethod.result:type_name -> cad.engine.v1.DocumentInfo
-	49, // 24: cad.gateway.v1.DocumentListMethod.params:type_name -> cad.engine.v1.ListDocumentsRequest
-	50, // 25: cad.gateway.v1.DocumentListMethod.result:type_name -> cad.engine.v1.ListDocumentsResponse
-	51, // 26: cad.gateway.v1.DocumentExportMethod.params:type_name -> cad.engine.v1.ExportDocumentRequest
-	52, // 27: cad.gateway.v1.DocumentExportMethod.result:type_name -> cad.engine.v1.ExportDocumentResponse
-	53, // 28: cad.gateway.v1.DocumentImportMethod.params:type_name -> cad.engine.v1.ImportDocumentRequest
-	47, // 29: cad.gateway.v1.DocumentImportMethod.result:type_name -> cad.engine.v1.DocumentInfo
-	54, // 30: cad.gateway.v1.OperationsGetMethod.params:type_name -> cad.engine.v1.GetOperationRequest
-	55, // 31: cad.gateway.v1.OperationsGetMethod.result:type_name -> cad.engine.v1.Operation
-	56, // 32: cad.gateway.v1.SystemStatusMethod.params:type_name -> cad.gateway.v1.SystemStatusParams
-	57, // 33: cad.gateway.v1.SystemStatusMethod.result:type_name -> cad.gateway.v1.SystemStatusResult
-	58, // 34: cad.gateway.v1.CancelRequestMethod.params:type_name -> cad.gateway.v1.CancelRequestParams
-	59, // 35: cad.gateway.v1.ApprovalMethod.params:type_name -> cad.engine.v1.ApprovalParams
-	60, // 36: cad.gateway.v1.ApprovalMethod.result:type_name -> cad.engine.v1.ApprovalResult
-	61, // 37: cad.gateway.v1.PickPointMethod.params:type_name -> cad.engine.v1.PickPointParams
-	62, // 38: cad.gateway.v1.PickPointMethod.result:type_name -> cad.engine.v1.PickPointResult
-	63, // 39: cad.gateway.v1.PickEntitiesMethod.params:type_name -> cad.engine.v1.PickEntitiesParams
-	64, // 40: cad.gateway.v1.PickEntitiesMethod.result:type_name -> cad.engine.v1.PickEntitiesResult
-	65, // 41: cad.gateway.v1.RequestCancelMethod.params:type_name -> cad.engine.v1.RequestCancelParams
-	66, // 42: cad.gateway.v1.EventNotificationMethod.params:type_name -> cad.engine.v1.Event
-	67, // 43: cad.gateway.v1.DocumentChangedEvent.params:type_name -> cad.engine.v1.DocumentChangedPayload
-	68, // 44: cad.gateway.v1.BatchProgressEvent.params:type_name -> cad.engine.v1.BatchProgressPayload
-	69, // 45: cad.gateway.v1.OperationFinishedEvent.params:type_name -> cad.engine.v1.OperationFinishedPayload
-	46, // [46:46] is the sub-list for method output_type
-	46, // [46:46] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	27, // 0: cad.gateway.v1.RpcDiscoverMethod.params:type_name -> cad.gateway.v1.DiscoverParams
+	28, // 1: cad.gateway.v1.RpcDiscoverMethod.result:type_name -> google.protobuf.Struct
+	29, // 2: cad.gateway.v1.SessionCreateMethod.params:type_name -> cad.engine.v1.CreateSessionRequest
+	30, // 3: cad.gateway.v1.SessionCreateMethod.result:type_name -> cad.engine.v1.CreateSessionResponse
+	31, // 4: cad.gateway.v1.SessionResumeMethod.params:type_name -> cad.engine.v1.ResumeSessionRequest
+	32, // 5: cad.gateway.v1.SessionResumeMethod.result:type_name -> cad.engine.v1.ResumeSessionResponse
+	33, // 6: cad.gateway.v1.SessionAttachMethod.params:type_name -> cad.engine.v1.AttachSessionRequest
+	32, // 7: cad.gateway.v1.SessionAttachMethod.result:type_name -> cad.engine.v1.ResumeSessionResponse
+	34, // 8: cad.gateway.v1.SessionEventsSinceMethod.params:type_name -> cad.engine.v1.GetSessionEventsRequest
+	35, // 9: cad.gateway.v1.SessionEventsSinceMethod.result:type_name -> cad.engine.v1.GetSessionEventsResponse
+	36, // 10: cad.gateway.v1.SessionSubscribeMethod.params:type_name -> cad.engine.v1.SubscribeRequest
+	37, // 11: cad.gateway.v1.SessionSubscribeMethod.result:type_name -> cad.engine.v1.SubscribeResponse
+	38, // 12: cad.gateway.v1.SessionInterruptMethod.params:type_name -> cad.engine.v1.InterruptSessionRequest
+	39, // 13: cad.gateway.v1.SessionInterruptMethod.result:type_name -> cad.engine.v1.InterruptSessionResponse
+	40, // 14: cad.gateway.v1.SessionCloseMethod.params:type_name -> cad.engine.v1.CloseSessionRequest
+	41, // 15: cad.gateway.v1.SessionCloseMethod.result:type_name -> cad.engine.v1.CloseSessionResponse
+	42, // 16: cad.gateway.v1.ToolsListMethod.params:type_name -> cad.engine.v1.ListToolsRequest
+	43, // 17: cad.gateway.v1.ToolsListMethod.result:type_name -> cad.engine.v1.ListToolsResponse
+	44, // 18: cad.gateway.v1.ToolsCallMethod.params:type_name -> cad.engine.v1.CallToolRequest
+	45, // 19: cad.gateway.v1.ToolsCallMethod.result:type_name -> cad.engine.v1.CallToolResponse
+	46, // 20: cad.gateway.v1.CadBatchMethod.params:type_name -> cad.engine.v1.ExecuteBatchRequest
+	47, // 21: cad.gateway.v1.CadBatchMethod.result:type_name -> cad.engine.v1.ExecuteBatchResponse
+	48, // 22: cad.gateway.v1.DocumentCreateMethod.params:type_name -> cad.engine.v1.CreateDocumentRequest
+	49, // 23: cad.gateway.v1.DocumentCreateMethod.result:type_name -> cad.engine.v1.DocumentInfo
+	50, // 24: cad.gateway.v1.DocumentGetMethod.params:type_name -> cad.engine.v1.GetDocumentRequest
+	49, // 25: cad.gateway.v1.DocumentGetMethod.result:type_name -> cad.engine.v1.DocumentInfo
+	51, // 26: cad.gateway.v1.DocumentListMethod.params:type_name -> cad.engine.v1.ListDocumentsRequest
+	52, // 27: cad.gateway.v1.DocumentListMethod.result:type_name -> cad.engine.v1.ListDocumentsResponse
+	53, // 28: cad.gateway.v1.DocumentExportMethod.params:type_name -> cad.engine.v1.ExportDocumentRequest
+	54, // 29: cad.gateway.v1.DocumentExportMethod.result:type_name -> cad.engine.v1.ExportDocumentResponse
+	55, // 30: cad.gateway.v1.DocumentImportMethod.params:type_name -> cad.engine.v1.ImportDocumentRequest
+	49, // 31: cad.gateway.v1.DocumentImportMethod.result:type_name -> cad.engine.v1.DocumentInfo
+	56, // 32: cad.gateway.v1.OperationsGetMethod.params:type_name -> cad.engine.v1.GetOperationRequest
+	57, // 33: cad.gateway.v1.OperationsGetMethod.result:type_name -> cad.engine.v1.Operation
+	58, // 34: cad.gateway.v1.SystemStatusMethod.params:type_name -> cad.gateway.v1.SystemStatusParams
+	59, // 35: cad.gateway.v1.SystemStatusMethod.result:type_name -> cad.gateway.v1.SystemStatusResult
+	60, // 36: cad.gateway.v1.CancelRequestMethod.params:type_name -> cad.gateway.v1.CancelRequestParams
+	61, // 37: cad.gateway.v1.ApprovalMethod.params:type_name -> cad.engine.v1.ApprovalParams
+	62, // 38: cad.gateway.v1.ApprovalMethod.result:type_name -> cad.engine.v1.ApprovalResult
+	63, // 39: cad.gateway.v1.PickPointMethod.params:type_name -> cad.engine.v1.PickPointParams
+	64, // 40: cad.gateway.v1.PickPointMethod.result:type_name -> cad.engine.v1.PickPointResult
+	65, // 41: cad.gateway.v1.PickEntitiesMethod.params:type_name -> cad.engine.v1.PickEntitiesParams
+	66, // 42: cad.gateway.v1.PickEntitiesMethod.result:type_name -> cad.engine.v1.PickEntitiesResult
+	67, // 43: cad.gateway.v1.RequestCancelMethod.params:type_name -> cad.engine.v1.RequestCancelParams
+	68, // 44: cad.gateway.v1.EventNotificationMethod.params:type_name -> cad.engine.v1.Event
+	69, // 45: cad.gateway.v1.DocumentChangedEvent.params:type_name -> cad.engine.v1.DocumentChangedPayload
+	70, // 46: cad.gateway.v1.BatchProgressEvent.params:type_name -> cad.engine.v1.BatchProgressPayload
+	71, // 47: cad.gateway.v1.OperationFinishedEvent.params:type_name -> cad.engine.v1.OperationFinishedPayload
+	48, // [48:48] is the sub-list for method output_type
+	48, // [48:48] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_cad_gateway_v1_methods_proto_init() }
@@ -1658,7 +1721,7 @@ func file_cad_gateway_v1_methods_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_gateway_v1_methods_proto_rawDesc), len(file_cad_gateway_v1_methods_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

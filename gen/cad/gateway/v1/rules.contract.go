@@ -32,6 +32,20 @@ func (x *SessionResumeMethod) CheckRules() *v1.RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *SessionAttachMethod) CheckRules() *v1.RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if r := x.Params.CheckRules(); r != nil {
+		return r.Under("/params")
+	}
+	if r := x.Result.CheckRules(); r != nil {
+		return r.Under("/result")
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *SessionEventsSinceMethod) CheckRules() *v1.RuleViolation {
 	if x == nil {
 		return nil

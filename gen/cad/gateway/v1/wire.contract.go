@@ -432,6 +432,60 @@ func (x *SessionResumeMethod) MarshalWire(e *jsonwire.Encoder) {
 }
 
 // UnmarshalWire implements jsonwire.Message.
+func (x *SessionAttachMethod) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "params":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v := new(v1.AttachSessionRequest)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Params = v
+		case "result":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v := new(v1.ResumeSessionResponse)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Result = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *SessionAttachMethod) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &SessionAttachMethod{}
+	}
+	e.OpenObject()
+	e.Key("\"params\":")
+	x.Params.MarshalWire(e)
+	e.Key("\"result\":")
+	x.Result.MarshalWire(e)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
 func (x *SessionEventsSinceMethod) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
 		return false
