@@ -19,10 +19,12 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -295,6 +297,49 @@ func (h *HTTPSurface) Close() error {
 	h.mu.Unlock()
 	for _, s := range servers {
 		s.Close()
+	}
+	return nil
+}
+
+// Flags registers the surface's flags on fs, filling cfg:
+// --mcp-approval-policy and --mcp-tools (a comma-separated list of groups
+// and patterns).
+func (cfg *Config) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&cfg.ApprovalPolicy, "mcp-approval-policy", PolicyDestructive, "approval policy of MCP clients that declare elicitation: destructive (ask before every destructive step) or none")
+	fs.Func("mcp-tools", "MCP tools to serve: comma-separated groups (document, entity, selection, analysis, point, layer, transaction, system, cad) and name patterns (entity_create_*); empty: all", func(v string) error {
+		cfg.Tools = nil
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				cfg.Tools = append(cfg.Tools, p)
+			}
+		}
+		catalog, err := Catalog()
+		if err != nil {
+			return err
+		}
+		_, err = Select(catalog, cfg.Tools)
+		return err
+	})
+}
+
+// WriteCatalogCost prints what the catalog that cfg serves costs a model,
+// group by group: tools, bytes of tools/list, estimated tokens.
+func WriteCatalogCost(w io.Writer, cfg Config) error {
+	catalog, err := Catalog()
+	if err != nil {
+		return err
+	}
+	served, err := Select(catalog, cfg.Tools)
+	if err != nil {
+		return err
+	}
+	costs, err := CatalogCost(served)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%-12s %6s %8s %8s\n", "group", "tools", "bytes", "~tokens")
+	for _, c := range costs {
+		fmt.Fprintf(w, "%-12s %6d %8d %8d\n", c.Name, c.Tools, c.Bytes, c.Tokens)
 	}
 	return nil
 }

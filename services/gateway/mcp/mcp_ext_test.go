@@ -496,3 +496,99 @@ func TestDrawingResource(t *testing.T) {
 		})
 	}
 }
+
+// TestRoundStateSealed drives the rounds of 2026-07-28 by hand: the state
+// an input_required result hands the client is refused when altered, when
+// used twice and when expired, and nothing reaches the engine then.
+func TestRoundStateSealed(t *testing.T) {
+	endpoint := startMCP(t, mcp.Config{StateTTL: time.Second})
+	cl := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "by-hand", Version: "1"}, &mcpsdk.ClientOptions{
+		MultiRoundTrip: &mcpsdk.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(ctx context.Context, r *mcpsdk.ElicitRequest) (*mcpsdk.ElicitResult, error) {
+			return approve(ctx, r.Params)
+		},
+	})
+	cs, err := cl.Connect(context.Background(), &mcpsdk.StreamableClientTransport{Endpoint: endpoint}, &mcpsdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	c := &client{ClientSession: cs}
+	doc := newDocument(t, c)
+	args := deleteArgs(doc, "op-sealed")
+	first := call(t, c, "cad_batch", args)
+	if !first.NeedsInput() || first.RequestState == "" || len(first.InputRequests) != 1 {
+		t.Fatalf("cad_batch with an approval = %+v, want input_required with a request state", first)
+	}
+	var reqID string
+	for id := range first.InputRequests {
+		reqID = id
+	}
+	answers := mcpsdk.InputResponseMap{reqID: &mcpsdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}}
+	retry := func(state string) (*mcpsdk.CallToolResult, error) {
+		return cs.CallTool(context.Background(), &mcpsdk.CallToolParams{Name: "cad_batch", Arguments: args, InputResponses: answers, RequestState: state})
+	}
+	body, sig, _ := strings.Cut(first.RequestState, ".")
+	tampered := []string{
+		body[:len(body)-2] + "xy." + sig,
+		body + "." + sig[:len(sig)-2] + "AA",
+		"not-a-state",
+	}
+	for _, st := range tampered {
+		if res, err := retry(st); err == nil || !strings.Contains(err.Error(), "requestState refused") {
+			t.Errorf("retry with state %q = %v, %v; want refused", st, res, err)
+		}
+	}
+	if n := entityCount(t, c, doc); n != 2 {
+		t.Errorf("entities while the approval waits = %d, want 2 (nothing deleted)", n)
+	}
+	done, err := retry(first.RequestState)
+	if err != nil || done.NeedsInput() || done.IsError {
+		t.Fatalf("retry with the sealed state = %v, %v; want the completed batch", done, err)
+	}
+	if _, err := retry(first.RequestState); err == nil {
+		t.Errorf("second retry with the same state: nil error, want refused (answered once)")
+	}
+	if n := entityCount(t, c, doc); n != 1 {
+		t.Errorf("entities after the approved delete = %d, want 1", n)
+	}
+
+	// A state past its expiry is refused, and the call it held is cancelled.
+	args = deleteArgs(doc, "op-expired")
+	first = call(t, c, "cad_batch", args)
+	if !first.NeedsInput() {
+		t.Fatalf("cad_batch = %+v, want input_required", first)
+	}
+	for id := range first.InputRequests {
+		answers = mcpsdk.InputResponseMap{id: &mcpsdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}}
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if _, err := retry(first.RequestState); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("retry after expiry = %v, want refused: expired", err)
+	}
+	if n := entityCount(t, c, doc); n != 1 {
+		t.Errorf("entities after the expired batch = %d, want 1 (rolled back)", n)
+	}
+}
+
+func TestResourceUpdated(t *testing.T) {
+	endpoint := startMCP(t, mcp.Config{})
+	c := connect(t, endpoint, "2025-11-25", nil)
+	doc := newDocument(t, c)
+	uri := mcp.DrawingURI(doc, "svg")
+	if err := c.Subscribe(context.Background(), &mcpsdk.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("Subscribe(%s) = %v", uri, err)
+	}
+	call(t, c, "entity_create_point", map[string]any{"document_id": doc, "x": 1, "y": 2})
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		c.mu.Lock()
+		got := slices.Contains(c.updated, uri)
+		c.mu.Unlock()
+		if got {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no notifications/resources/updated for %s after a change", uri)
+		}
+	}
+}
