@@ -232,21 +232,32 @@ func (x *exchange) isWithdrawn(id string) bool {
 func (x *exchange) drive(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 	token := req.Params.GetProgressToken()
 	rounds := req.ProtocolVersion() >= mrtrVersion
+	var notified time.Time // when the last progress notification went out
 	for {
 		select {
 		case <-x.done:
 			for drained := false; !drained; { // progress sent before the result
 				select {
 				case p := <-x.progress:
-					x.notifyProgress(ctx, req, token, p)
+					if x.notifyProgress(ctx, req, token, p) {
+						notified = time.Now()
+					}
 				default:
 					drained = true
 				}
 			}
+			// Clients that run notification handlers later than they take
+			// a response (the TypeScript SDK) drop a progress notification
+			// read together with the result: let the last one go out alone.
+			if wait := progressGap - time.Since(notified); !notified.IsZero() && wait > 0 {
+				time.Sleep(wait)
+			}
 			x.release()
 			return x.s.result(x.tool, x.rc, x.raw, x.err)
 		case p := <-x.progress:
-			x.notifyProgress(ctx, req, token, p)
+			if x.notifyProgress(ctx, req, token, p) {
+				notified = time.Now()
+			}
 		case sr := <-x.asks:
 			if x.isWithdrawn(sr.GetId()) {
 				continue
@@ -262,15 +273,20 @@ func (x *exchange) drive(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcp
 	}
 }
 
-// notifyProgress tells the client of a step done, if it asked to be.
-func (x *exchange) notifyProgress(ctx context.Context, req *mcpsdk.CallToolRequest, token any, p *enginev1.BatchProgressPayload) {
+// progressGap separates the last progress notification from the result.
+const progressGap = 10 * time.Millisecond
+
+// notifyProgress tells the client of a step done, if it asked to be, and
+// reports whether it did.
+func (x *exchange) notifyProgress(ctx context.Context, req *mcpsdk.CallToolRequest, token any, p *enginev1.BatchProgressPayload) bool {
 	if token == nil {
-		return
+		return false
 	}
 	req.Session.NotifyProgress(ctx, &mcpsdk.ProgressNotificationParams{
 		ProgressToken: token, Progress: float64(p.GetStep()), Total: float64(p.GetTotal()),
 		Message: fmt.Sprintf("step %d of %d", p.GetStep(), p.GetTotal()),
 	})
+	return true
 }
 
 // elicit asks the client sr as an elicitation request and forwards the
