@@ -191,6 +191,7 @@ func rowSpecs() []rowSpec {
 		{"gateway-hop/64", func(ctx context.Context, e *env, row *Row) error {
 			return gatewayHop(ctx, e, row, e.sizes.HopSessions)
 		}},
+		{"mcp-call", mcpCall},
 		{"batch-amortisation", batchAmortisation},
 		{"batch-create", batchCreate},
 		{"rollback", rollback},

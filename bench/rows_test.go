@@ -109,3 +109,9 @@ func BenchmarkIdleSessions(b *testing.B) {
 	}
 	b.ReportMetric(kib/float64(b.N), "KiB/session")
 }
+
+// BenchmarkMCPCall is an MCP tools/call over Streamable HTTP against a
+// WebSocket tools.call, on the same gateway.
+func BenchmarkMCPCall(b *testing.B) {
+	benchmarkRow(b, "mcp-call", benchSizes())
+}

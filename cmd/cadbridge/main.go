@@ -1,5 +1,7 @@
 // Command cadbridge runs the engine and the gateway together on loopback,
-// with the embedded SQLite store, for local use.
+// with the embedded SQLite store, for local use. "cadbridge mcp" runs an
+// engine in process and speaks MCP on stdin/stdout, so that an MCP
+// client's configuration is this one command.
 package main
 
 import (
@@ -19,20 +21,26 @@ import (
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 	"github.com/cadbridge/cadbridge/services/cadengine"
 	"github.com/cadbridge/cadbridge/services/gateway"
+	"github.com/cadbridge/cadbridge/services/gateway/mcp"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "mcp" {
+		os.Exit(mainMCP(os.Args[2:]))
+	}
 	var (
 		listen        string
 		engineListen  string
 		store         string
 		metricsListen string
+		mcfg          mcp.Config
 	)
 	fs := flag.NewFlagSet("cadbridge", flag.ExitOnError)
 	fs.StringVar(&listen, "listen", "127.0.0.1:7400", "gateway HTTP listen address")
 	fs.StringVar(&engineListen, "engine-listen", "127.0.0.1:7401", "engine gRPC listen address")
 	fs.StringVar(&metricsListen, "engine-metrics-listen", "127.0.0.1:0", "engine /metrics HTTP address (port 0: a free one, printed; empty: off)")
 	fs.StringVar(&store, "store", "sqlite:data/cadengine.db", "engine store: sqlite:PATH, memory: or postgres://…")
+	mcfg.Flags(fs)
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -40,7 +48,7 @@ func main() {
 	log := slog.New(telemetry.LogHandler(slog.NewTextHandler(os.Stderr, nil)))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, log, listen, engineListen, metricsListen, store); err != nil {
+	if err := run(ctx, log, listen, engineListen, metricsListen, store, mcfg); err != nil {
 		log.Error("cadbridge stopped", "error", err)
 		os.Exit(1)
 	}
@@ -48,7 +56,7 @@ func main() {
 
 // run starts the engine, then the gateway pointed at it; when either stops,
 // the other is stopped too.
-func run(ctx context.Context, log *slog.Logger, listen, engineListen, metricsListen, store string) error {
+func run(ctx context.Context, log *slog.Logger, listen, engineListen, metricsListen, store string, mcfg mcp.Config) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	engineLis, err := net.Listen("tcp", engineListen)
@@ -84,8 +92,9 @@ func run(ctx context.Context, log *slog.Logger, listen, engineListen, metricsLis
 		Engine:    engineLis.Addr().String(),
 		Logger:    log.With("service", "gateway"),
 		Telemetry: gatewayTel,
+		Surfaces:  []gateway.Surface{mcp.Surface(mcfg)},
 		Listening: func(addr net.Addr) {
-			fmt.Printf("cadbridge is running\n  JSON-RPC  ws://%s/rpc  (and POST http://%s/rpc)\n  REST      http://%s/v1/  (OpenAPI http://%s/openapi.json)\n  OpenRPC   http://%s/openrpc.json\n  gRPC      %s (engine, store %s)\n  metrics   http://%s/metrics (gateway)\n", addr, addr, addr, addr, addr, engineLis.Addr(), store, addr)
+			fmt.Printf("cadbridge is running\n  JSON-RPC  ws://%s/rpc  (and POST http://%s/rpc)\n  MCP       http://%s/mcp  (Streamable HTTP)\n  viewer    http://%s/viewer/\n  REST      http://%s/v1/  (OpenAPI http://%s/openapi.json)\n  OpenRPC   http://%s/openrpc.json\n  gRPC      %s (engine, store %s)\n  metrics   http://%s/metrics (gateway)\n", addr, addr, addr, addr, addr, addr, addr, engineLis.Addr(), store, addr)
 		},
 	})
 	if err != nil {

@@ -32,6 +32,8 @@ type Options struct {
 	// CheckContracts makes the gateway validate everything it sends
 	// (tests turn it on; benchmarks leave it off).
 	CheckContracts bool
+	// Surfaces are served by the gateway beside its own (the MCP surface).
+	Surfaces []gateway.Surface
 }
 
 // Start runs an engine and a gateway until Close.
@@ -54,7 +56,7 @@ func Start(opts Options) (*Stack, error) {
 		gwLis.Close()
 		return nil, err
 	}
-	gw, err := gateway.New(gateway.Config{Listen: "127.0.0.1:0", Engine: engineLis.Addr().String(), Telemetry: opts.GatewayTelemetry, CheckContracts: opts.CheckContracts})
+	gw, err := gateway.New(gateway.Config{Listen: "127.0.0.1:0", Engine: engineLis.Addr().String(), Telemetry: opts.GatewayTelemetry, CheckContracts: opts.CheckContracts, Surfaces: opts.Surfaces})
 	if err != nil {
 		engineLis.Close()
 		gwLis.Close()

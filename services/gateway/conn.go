@@ -32,6 +32,9 @@ type clientConn struct {
 	// rpc is the JSON-RPC connection, for server requests and events; nil
 	// on HTTP POST, where none are possible.
 	rpc atomic.Pointer[jsonrpc.Conn]
+	// hooks, for a [Relay], receive what the engine sends the client
+	// instead of rpc; nil otherwise.
+	hooks *RelayHooks
 
 	inFlight atomic.Int64 // calls running
 
@@ -151,6 +154,10 @@ func (c *clientConn) engineStream(ctx context.Context) (*engineStream, error) {
 // onEngineFrame forwards the engine's server requests, cancels and events
 // to the client.
 func (c *clientConn) onEngineFrame(resp *enginev1.SessionResponse) {
+	if c.hooks != nil {
+		c.deliverHooked(resp)
+		return
+	}
 	if c.rpc.Load() == nil {
 		return
 	}

@@ -83,6 +83,20 @@ type Config struct {
 	// Listening, if set, is called with the bound address once the gateway
 	// accepts connections.
 	Listening func(addr net.Addr)
+	// Surfaces are served beside the gateway's own HTTP surface (the MCP
+	// surface at /mcp); nil means none.
+	Surfaces []Surface
+}
+
+// Surface is an HTTP surface the gateway serves beside its own, such as
+// the MCP surface. It authenticates its callers with
+// [Gateway.Authenticate] and reaches the engine through [Gateway.NewRelay].
+// If it implements io.Closer, [Gateway.Close] closes it before the link to
+// the engine.
+type Surface interface {
+	// Mount registers the surface's handlers on mux; it is called each
+	// time the gateway's handler is built.
+	Mount(gw *Gateway, mux *http.ServeMux) error
 }
 
 // Gateway serves the JSON-RPC edge.
@@ -197,8 +211,14 @@ func New(cfg Config) (*Gateway, error) {
 	return gw, nil
 }
 
-// Close releases the engine connection.
+// Close closes the surfaces that can be closed, then releases the engine
+// connection.
 func (gw *Gateway) Close() error {
+	for _, s := range gw.cfg.Surfaces {
+		if c, ok := s.(io.Closer); ok {
+			c.Close()
+		}
+	}
 	return gw.conn.Close()
 }
 
@@ -238,6 +258,11 @@ func (gw *Gateway) Handler(ctx context.Context) (http.Handler, error) {
 		}
 		io.WriteString(w, "ready\n")
 	})
+	for _, s := range gw.cfg.Surfaces {
+		if err := s.Mount(gw, mux); err != nil {
+			return nil, err
+		}
+	}
 	return mux, nil
 }
 

@@ -14,11 +14,13 @@ import (
 	"github.com/cadbridge/cadbridge/internal/cli"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 	"github.com/cadbridge/cadbridge/services/gateway"
+	"github.com/cadbridge/cadbridge/services/gateway/mcp"
 )
 
 func main() {
 	var cfg gateway.Config
-	var stdio bool
+	var mcfg mcp.Config
+	var stdio, mcpStdio bool
 	fs := flag.NewFlagSet("gateway", flag.ExitOnError)
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:7400", "HTTP listen address")
 	fs.StringVar(&cfg.Engine, "engine", "127.0.0.1:7401", "engine gRPC address")
@@ -31,36 +33,48 @@ func main() {
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "how long a client may fall behind before it is disconnected (0: 10s)")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "how long calls may finish on a stop or after a client ends its input (0: 10s)")
 	fs.BoolVar(&stdio, "stdio", false, "speak JSON-RPC on stdin/stdout instead of HTTP")
+	fs.BoolVar(&mcpStdio, "mcp-stdio", false, "speak MCP on stdin/stdout instead of HTTP")
+	mcfg.Flags(fs)
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	cfg.Logger = slog.New(telemetry.LogHandler(slog.NewTextHandler(os.Stderr, nil)))
 	cfg.Listening = func(addr net.Addr) {
-		fmt.Printf("gateway listening on http://%s (WebSocket ws://%s/rpc)\n", addr, addr)
+		fmt.Printf("gateway listening on http://%s (WebSocket ws://%s/rpc, MCP http://%s/mcp)\n", addr, addr, addr)
 	}
+	cfg.Surfaces = []gateway.Surface{mcp.Surface(mcfg)}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, cfg, stdio); err != nil {
+	if err := run(ctx, cfg, mcfg, stdio, mcpStdio); err != nil {
 		cfg.Logger.Error("gateway stopped", "error", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, cfg gateway.Config, stdio bool) error {
+func run(ctx context.Context, cfg gateway.Config, mcfg mcp.Config, stdio, mcpStdio bool) error {
 	tel, err := telemetry.FromEnv(ctx, "gateway")
 	if err != nil {
 		return err
 	}
 	defer tel.Shutdown(context.WithoutCancel(ctx))
 	cfg.Telemetry = tel
-	if !stdio {
+	if !stdio && !mcpStdio {
 		return gateway.Run(ctx, cfg)
 	}
+	cfg.Surfaces = nil
 	gw, err := gateway.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer gw.Close()
+	if mcpStdio {
+		srv, err := mcp.New(gw, mcfg)
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		return srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+	}
 	return gw.ServeStdio(ctx, os.Stdin, os.Stdout)
 }

@@ -1,0 +1,414 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+)
+
+// mrtrVersion is the first protocol revision whose clients answer
+// server requests as multi-round-trip input requests (SEP-2322) instead of
+// elicitation requests sent during the call.
+const mrtrVersion = "2026-07-28"
+
+// Keys of the _meta of cadbridge's tool results.
+const (
+	metaOperationID = "cadbridge/operation_id"
+	metaRevision    = "cadbridge/revision"
+	metaReplayed    = "cadbridge/replayed"
+	metaError       = "cadbridge/error"
+)
+
+// engineAnnotations are every engine tool's annotations by name (a batch
+// may hold tools the surface does not serve).
+var engineAnnotations = func() map[string]*enginev1.ToolAnnotations {
+	m := map[string]*enginev1.ToolAnnotations{}
+	for _, t := range enginev1.Tools {
+		m[t.Name] = t.Annotations
+	}
+	return m
+}()
+
+func annotationsOf(name string) *enginev1.ToolAnnotations { return engineAnnotations[name] }
+
+// relayCall is one MCP tool call as the gateway's method it is relayed
+// as: the method, its params (without session_id), and what the result
+// needs to know.
+type relayCall struct {
+	method     string
+	params     map[string]json.RawMessage
+	documentID string // "" when the call names none
+	digest     string // of the arguments, which a round state is bound to
+}
+
+// encode is the call's params, with session_id when the call runs in a
+// session.
+func (rc *relayCall) encode(sessionID string) json.RawMessage {
+	p := rc.params
+	if sessionID != "" {
+		p = make(map[string]json.RawMessage, len(rc.params)+1)
+		for k, v := range rc.params {
+			p[k] = v
+		}
+		p["session_id"], _ = json.Marshal(sessionID)
+	}
+	data, _ := json.Marshal(p) // raw values that parsed as JSON
+	return data
+}
+
+// operationID is the call's operation id, if it names one.
+func (rc *relayCall) operationID() string {
+	var id string
+	if raw, ok := rc.params["operation_id"]; ok {
+		json.Unmarshal(raw, &id)
+	}
+	return id
+}
+
+// buildCall turns an MCP call of t into the gateway call it is: for an
+// engine tool, tools.call with document_id and operation_id taken from
+// the arguments and the rest as args; for cad_batch, cad.batch with the
+// arguments as params. The _meta keys the gateway knows (operation_id,
+// traceparent, tracestate) go along. A bad argument is a tool error.
+func buildCall(t *tool, arguments json.RawMessage, meta mcpsdk.Meta) (*relayCall, *enginev1.ToolError) {
+	arguments = bytes.TrimSpace(arguments)
+	if len(arguments) == 0 || string(arguments) == "null" {
+		arguments = json.RawMessage("{}")
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(arguments, &args); err != nil {
+		return nil, invalidArgs("", "the arguments must be a JSON object: "+err.Error())
+	}
+	rc := &relayCall{params: map[string]json.RawMessage{}, digest: argsDigest(canonical(arguments))}
+	if raw, ok := args["document_id"]; ok {
+		json.Unmarshal(raw, &rc.documentID)
+	}
+	if t.batch {
+		rc.method = gatewayv1.MethodCadBatch
+		for _, k := range []string{"session_id", "_meta"} {
+			if _, ok := args[k]; ok {
+				return nil, invalidArgs("/"+k, k+" is not an argument of cad_batch")
+			}
+		}
+		rc.params = args
+	} else {
+		rc.method = gatewayv1.MethodToolsCall
+		for _, k := range []string{"document_id", "operation_id"} {
+			if raw, ok := args[k]; ok {
+				rc.params[k] = raw
+				delete(args, k)
+			}
+		}
+		rest, _ := json.Marshal(args)
+		rc.params["tool"], _ = json.Marshal(t.name)
+		rc.params["args"] = rest
+	}
+	if m := relayMeta(meta); m != nil {
+		rc.params["_meta"] = m
+	}
+	return rc, nil
+}
+
+// relayMeta is the part of an MCP request's _meta that the gateway's
+// RequestMeta declares; nil when there is none.
+func relayMeta(meta mcpsdk.Meta) json.RawMessage {
+	out := map[string]string{}
+	for _, k := range []string{"operation_id", "traceparent", "tracestate"} {
+		if v, ok := meta[k].(string); ok {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	data, _ := json.Marshal(out)
+	return data
+}
+
+// canonical re-encodes JSON with sorted keys, so that a retry that
+// encodes the same arguments differently has the same digest.
+func canonical(data []byte) []byte {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return data
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
+// toolHandler answers the MCP calls of t.
+func (s *Server) toolHandler(t *tool) mcpsdk.ToolHandler {
+	return func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
+		principal := principalOf(req.Extra)
+		rc, bad := buildCall(t, req.Params.Arguments, req.Params.Meta)
+		if bad != nil {
+			return failure(t.name, bad, nil), nil
+		}
+		if req.Params.RequestState != "" {
+			return s.resume(ctx, req, t, rc, principal)
+		}
+		caps := req.ClientCapabilities()
+		canElicit := caps != nil && caps.Elicitation != nil
+		progress := req.Params.GetProgressToken()
+		params := rc.encode("")
+		if !(canElicit && t.mayAsk(params, s.cfg.ApprovalPolicy, annotationsOf)) && !(t.batch && progress != nil) {
+			return s.callPlain(ctx, req, t, rc, principal)
+		}
+		x, err := s.startExchange(ctx, req, t, rc, principal, canElicit)
+		if err != nil {
+			return s.result(t, rc, nil, err)
+		}
+		return x.drive(ctx, req)
+	}
+}
+
+// callPlain makes a call that needs no session on the principal's shared
+// relay; a step that needs the client then fails unsupported.
+func (s *Server) callPlain(ctx context.Context, req *mcpsdk.CallToolRequest, t *tool, rc *relayCall, principal string) (*mcpsdk.CallToolResult, error) {
+	r, err := s.plainRelay(principal)
+	if err != nil {
+		return nil, err
+	}
+	cctx, stop := cancelling(ctx)
+	defer stop()
+	raw, err := r.Call(cctx, rc.method, rc.encode(""))
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return s.result(t, rc, raw, err)
+}
+
+// cancelling returns a context that ends when ctx does, and then with
+// cause jsonrpc.ErrCancelledByPeer, so that the relay cancels the call's
+// work in the engine as $/cancelRequest does: an MCP request that ends
+// before its result (cancelled, or its client gone) cannot be resumed,
+// so its work is cancelled; a retry with the same operation_id tells
+// exactly what it did.
+func cancelling(ctx context.Context) (context.Context, func()) {
+	cctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { cancel(jsonrpc.ErrCancelledByPeer) })
+	return cctx, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// result turns the gateway's answer to a call into the MCP result: the
+// tool's result as structuredContent (what its output schema declares;
+// cad_batch's is the whole batch result), a short text, the operation id
+// and revision in _meta, and a link to the drawing when the call changed
+// it. A tool failure, and any error the gateway answered, is a result
+// with isError and the typed error (kind, path, operation id); only a
+// cancelled call is an error.
+func (s *Server) result(t *tool, rc *relayCall, raw json.RawMessage, callErr error) (*mcpsdk.CallToolResult, error) {
+	if callErr != nil {
+		var rpcErr *jsonrpc.Error
+		if !errors.As(callErr, &rpcErr) {
+			rpcErr = jsonrpc.NewError(int64(gatewayv1.ErrorCode_ERROR_CODE_INTERNAL_ERROR), callErr.Error())
+		}
+		if rpcErr.Code == int64(gatewayv1.ErrorCode_ERROR_CODE_REQUEST_CANCELLED) {
+			return nil, context.Canceled
+		}
+		return failure(t.name, toolErrorOf(rpcErr, rc), nil), nil
+	}
+	if t.batch {
+		return s.batchResult(rc, raw)
+	}
+	var resp enginev1.CallToolResponse
+	if err := contract.Unmarshal(raw, &resp); err != nil {
+		return nil, fmt.Errorf("decode tools.call result: %w", err)
+	}
+	meta := mcpsdk.Meta{metaOperationID: resp.GetOperationId(), metaRevision: resp.GetRevision(), metaReplayed: resp.GetReplayed()}
+	if !resp.GetOk() {
+		return failure(t.name, resp.GetError(), meta), nil
+	}
+	result := json.RawMessage(resp.GetResultJson())
+	if len(result) == 0 {
+		result = json.RawMessage("{}")
+	}
+	text := fmt.Sprintf("%s: ok (revision %d, operation %s)", t.name, resp.GetRevision(), resp.GetOperationId())
+	if resp.GetReplayed() {
+		text += ", replayed"
+	}
+	if len(result) <= maxTextJSON {
+		text += "\n" + string(result)
+	}
+	res := &mcpsdk.CallToolResult{Meta: meta, StructuredContent: result, Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: text}}}
+	if !t.annotations.GetReadOnly() {
+		doc := rc.documentID
+		if doc == "" {
+			doc = createdDocument(result)
+		}
+		if doc != "" {
+			res.Content = append(res.Content, drawingLink(doc))
+		}
+	}
+	return res, nil
+}
+
+// maxTextJSON bounds the result JSON a text content repeats.
+const maxTextJSON = 2048
+
+// batchResult is cad_batch's result: the batch result as structuredContent
+// (it matches the output schema whatever the status), isError unless the
+// batch completed or was validated.
+func (s *Server) batchResult(rc *relayCall, raw json.RawMessage) (*mcpsdk.CallToolResult, error) {
+	var resp enginev1.ExecuteBatchResponse
+	if err := contract.Unmarshal(raw, &resp); err != nil {
+		return nil, fmt.Errorf("decode cad.batch result: %w", err)
+	}
+	status := contract.EnumName(resp.GetStatus().Descriptor().Values().ByNumber(resp.GetStatus().Number()))
+	c := resp.GetCounts()
+	text := fmt.Sprintf("cad_batch: %s (executed %d, succeeded %d, failed %d, skipped %d; revision %d; operation %s)",
+		status, c.GetExecuted(), c.GetSucceeded(), c.GetFailed(), c.GetSkipped(), resp.GetRevision().GetAfter(), resp.GetOperationId())
+	if resp.GetReplayed() {
+		text += ", replayed"
+	}
+	if e := firstError(&resp); e != nil {
+		text += "\n" + errorLine(e)
+	}
+	res := &mcpsdk.CallToolResult{
+		Meta:              mcpsdk.Meta{metaOperationID: resp.GetOperationId(), metaRevision: resp.GetRevision().GetAfter(), metaReplayed: resp.GetReplayed()},
+		StructuredContent: raw,
+		Content:           []mcpsdk.Content{&mcpsdk.TextContent{Text: text}},
+		IsError: resp.GetStatus() != enginev1.BatchStatus_BATCH_STATUS_COMPLETED &&
+			resp.GetStatus() != enginev1.BatchStatus_BATCH_STATUS_VALIDATED,
+	}
+	if e := firstError(&resp); e != nil {
+		res.Meta[metaError] = json.RawMessage(mustMarshal(e))
+	}
+	if c.GetExecuted() > 0 && rc.documentID != "" {
+		res.Content = append(res.Content, drawingLink(rc.documentID))
+	}
+	return res, nil
+}
+
+// firstError is the error a batch result leads with: the refusal's, else
+// the first failed step's.
+func firstError(resp *enginev1.ExecuteBatchResponse) *enginev1.ToolError {
+	if e := resp.GetError(); e != nil {
+		return e
+	}
+	for _, r := range resp.GetResults() {
+		if e := r.GetError(); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// failure is a tool failure of tool: isError, the typed error as JSON in
+// the text and in _meta, and no structuredContent (which would have to
+// match the tool's output schema, and clients check it even on errors).
+func failure(tool string, e *enginev1.ToolError, meta mcpsdk.Meta) *mcpsdk.CallToolResult {
+	if meta == nil {
+		meta = mcpsdk.Meta{}
+	}
+	if e.OperationId != nil {
+		meta[metaOperationID] = e.GetOperationId()
+	}
+	data := mustMarshal(e)
+	meta[metaError] = json.RawMessage(data)
+	return &mcpsdk.CallToolResult{
+		Meta:    meta,
+		IsError: true,
+		Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: fmt.Sprintf("%s failed: %s\n{\"error\":%s}", tool, errorLine(e), data)}},
+	}
+}
+
+func errorLine(e *enginev1.ToolError) string {
+	line := kindName(e.GetKind()) + ": " + e.GetMessage()
+	if e.Path != nil {
+		line += " (at " + e.GetPath() + ")"
+	}
+	return line
+}
+
+func kindName(k enginev1.ErrorKind) string {
+	return contract.EnumName(k.Descriptor().Values().ByNumber(k.Number()))
+}
+
+func mustMarshal(e *enginev1.ToolError) []byte {
+	data, err := contract.Marshal(e)
+	if err != nil {
+		return []byte(`{}`)
+	}
+	return data
+}
+
+func invalidArgs(path, msg string) *enginev1.ToolError {
+	e := &enginev1.ToolError{Kind: enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS, Message: msg}
+	if path != "" {
+		e.Path = &path
+	}
+	return e
+}
+
+// toolErrorOf is the typed error of a call the gateway answered with a
+// JSON-RPC error: the kind that error means, and its path (made relative
+// to the MCP arguments, where a tool's args are at the top level) or
+// operation id.
+func toolErrorOf(e *jsonrpc.Error, rc *relayCall) *enginev1.ToolError {
+	te := &enginev1.ToolError{Kind: enginev1.ErrorKind_ERROR_KIND_FAILED, Message: e.Message}
+	switch gatewayv1.ErrorCode(e.Code) {
+	case gatewayv1.ErrorCode_ERROR_CODE_INVALID_PARAMS, gatewayv1.ErrorCode_ERROR_CODE_NOT_FOUND, gatewayv1.ErrorCode_ERROR_CODE_SESSION_REQUIRED:
+		te.Kind = enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS
+		var data gatewayv1.InvalidParamsData
+		if len(e.Data) > 0 && contract.UnmarshalPartial(e.Data, &data) == nil && data.GetPath() != "" {
+			p := data.GetPath()
+			if rc != nil && rc.method == gatewayv1.MethodToolsCall {
+				if rest, ok := strings.CutPrefix(p, "/args"); ok {
+					p = rest
+				}
+			}
+			te.Path = &p
+			te.Reason = data.GetReason().Enum()
+		} else if gatewayv1.ErrorCode(e.Code) == gatewayv1.ErrorCode_ERROR_CODE_NOT_FOUND {
+			te.Path = new("/document_id")
+		}
+	case gatewayv1.ErrorCode_ERROR_CODE_FORBIDDEN:
+		te.Kind = enginev1.ErrorKind_ERROR_KIND_REFUSED
+	case gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED:
+		te.Kind = enginev1.ErrorKind_ERROR_KIND_BUSY
+		var data gatewayv1.OverloadedData
+		if len(e.Data) > 0 && contract.UnmarshalPartial(e.Data, &data) == nil {
+			te.RetryAfterMs = new(data.GetRetryAfterMs())
+		}
+	case gatewayv1.ErrorCode_ERROR_CODE_ENGINE_UNAVAILABLE:
+		te.Kind = enginev1.ErrorKind_ERROR_KIND_REQUIRES_RECONCILE
+	}
+	if rc != nil {
+		if id := rc.operationID(); id != "" {
+			te.OperationId = &id
+		}
+	}
+	return te
+}
+
+// createdDocument is the document a document_create or document_import
+// result names.
+func createdDocument(result json.RawMessage) string {
+	var r struct {
+		DocumentID string `json:"document_id"`
+		Document   struct {
+			DocumentID string `json:"document_id"`
+		} `json:"document"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return ""
+	}
+	if r.Document.DocumentID != "" {
+		return r.Document.DocumentID
+	}
+	return r.DocumentID
+}
