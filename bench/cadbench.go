@@ -63,6 +63,11 @@ type Sizes struct {
 	ReplayOpen, ReplayEvents, ReplayRounds, ReplayOps int
 	// IdleSessions are the session counts of the two idle-sessions rows.
 	IdleSessions [2]int
+	// CoreRounds blocks of CoreOps calls (core-entity-get) or CoreBatches
+	// batches of BatchSteps steps (core-batch-step) per side.
+	CoreRounds, CoreOps, CoreBatches int
+	// StoreRounds rounds of a StoreSteps-step and a 1-step batch per store.
+	StoreSteps, StoreRounds int
 }
 
 // FullSizes are the sizes of a full run (under two minutes on two cores).
@@ -76,6 +81,8 @@ func FullSizes() Sizes {
 		JournalSteps: 100, JournalRounds: 40, JournalOps: 3,
 		ReplayOpen: 100, ReplayEvents: 512, ReplayRounds: 40, ReplayOps: 5,
 		IdleSessions: [2]int{1_000, 10_000},
+		CoreRounds:   40, CoreOps: 2_000, CoreBatches: 20,
+		StoreSteps: 1_000, StoreRounds: 20,
 	}
 }
 
@@ -91,6 +98,8 @@ func QuickSizes() Sizes {
 		JournalSteps: 100, JournalRounds: 20, JournalOps: 1,
 		ReplayOpen: 100, ReplayEvents: 512, ReplayRounds: 20, ReplayOps: 2,
 		IdleSessions: [2]int{100, 500},
+		CoreRounds:   20, CoreOps: 1_000, CoreBatches: 10,
+		StoreSteps: 1_000, StoreRounds: 10,
 	}
 }
 
@@ -106,6 +115,8 @@ func TinySizes() Sizes {
 		JournalSteps: 10, JournalRounds: 2, JournalOps: 1,
 		ReplayOpen: 5, ReplayEvents: 40, ReplayRounds: 2, ReplayOps: 1,
 		IdleSessions: [2]int{10, 20},
+		CoreRounds:   2, CoreOps: 20, CoreBatches: 2,
+		StoreSteps: 50, StoreRounds: 2,
 	}
 }
 
@@ -192,6 +203,9 @@ func rowSpecs() []rowSpec {
 			return gatewayHop(ctx, e, row, e.sizes.HopSessions)
 		}},
 		{"mcp-call", mcpCall},
+		{"core-entity-get", coreEntityGet},
+		{"core-batch-step", coreBatchStep},
+		{"core-store", coreStore},
 		{"batch-amortisation", batchAmortisation},
 		{"batch-create", batchCreate},
 		{"rollback", rollback},

@@ -55,8 +55,9 @@ func Disabled() *Providers {
 // OTEL_SDK_DISABLED=true records nothing; OTEL_EXPORTER_OTLP_ENDPOINT (or
 // the _TRACES_/_METRICS_ variants) exports over OTLP, gRPC unless
 // OTEL_EXPORTER_OTLP_PROTOCOL is http/protobuf; without an endpoint nothing
-// is exported, but spans are still made (for logs) and metrics are served
-// at /metrics. OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES and
+// is exported, spans still carry ids (for logs and propagation) but are
+// not recorded (unless OTEL_TRACES_SAMPLER says otherwise), and metrics
+// are served at /metrics. OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES and
 // OTEL_TRACES_SAMPLER are honoured by the SDK.
 func FromEnv(ctx context.Context, service string) (*Providers, error) {
 	if strings.EqualFold(os.Getenv("OTEL_SDK_DISABLED"), "true") {
@@ -79,6 +80,11 @@ func FromEnv(ctx context.Context, service string) (*Providers, error) {
 			return nil, err
 		}
 		traceOpts = append(traceOpts, sdktrace.WithBatcher(exp))
+	} else if os.Getenv("OTEL_TRACES_SAMPLER") == "" {
+		// Nothing would receive a recorded span: spans still carry trace
+		// and span ids (for the logs and the next hop), but record
+		// nothing, which costs a fraction of recording them.
+		traceOpts = append(traceOpts, sdktrace.WithSampler(sdktrace.NeverSample()))
 	}
 	tp := sdktrace.NewTracerProvider(traceOpts...)
 	p.Tracer = tp

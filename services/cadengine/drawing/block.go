@@ -386,7 +386,7 @@ func (t *Tx) DefineBlock(b *Block) error {
 	b.Handle = t.d.NextHandle
 	t.d.NextHandle++
 	b.seal()
-	t.log = append(t.log, Change{Kind: ChangeBlock, Handle: b.Handle, block: b.Name, blockAfter: b})
+	t.log = append(t.log, Change{Kind: ChangeBlock, Handle: b.Handle, undo: &undoOther{name: b.Name}})
 	t.d.SetBlock(b.Name, b)
 	return nil
 }
@@ -400,7 +400,7 @@ func (t *Tx) RemoveBlock(name string) error {
 	if n := t.d.blockUses[name]; n > 0 {
 		return ruleRefused("block %q is used by %d insert(s)", name, n)
 	}
-	t.log = append(t.log, Change{Kind: ChangeBlock, Handle: b.Handle, block: name, blockBefore: b})
+	t.log = append(t.log, Change{Kind: ChangeBlock, Handle: b.Handle, undo: &undoOther{name: name, block: b}})
 	t.d.SetBlock(name, nil)
 	return nil
 }

@@ -13,14 +13,17 @@ const (
 // Change is one record of the undo log: what a thing was before and after.
 // A nil before is a creation, a nil after a removal.
 type Change struct {
-	Kind                        changeKind
-	Handle                      uint64
-	before, after               *Entity
-	layer                       string
-	layerBefore, layerAfter     *Layer
-	currentBefore, currentAfter string
-	block                       string
-	blockBefore, blockAfter     *Block
+	Kind          changeKind
+	Handle        uint64
+	before, after *Entity    // of an entity change
+	undo          *undoOther // of any other change: the rare kinds cost a pointer, not room in every change
+}
+
+// undoOther is what a layer, current-layer or block change undoes to.
+type undoOther struct {
+	name  string // the layer's or block's name, or the current layer before
+	layer *Layer
+	block *Block
 }
 
 // Stored reports whether the change is to a record the store keeps under
@@ -47,8 +50,8 @@ type Tx struct {
 	log []Change
 }
 
-// NewTx starts an undo log over d.
-func NewTx(d *Document) *Tx { return &Tx{d: d} }
+// NewTx starts an undo log over d, with room for n changes.
+func NewTx(d *Document, n int) *Tx { return &Tx{d: d, log: make([]Change, 0, n)} }
 
 // Mark is a point to undo to.
 func (t *Tx) Mark() int { return len(t.log) }
@@ -120,19 +123,19 @@ func (t *Tx) Remove(e *Entity) error {
 // PutLayer creates or replaces a layer.
 func (t *Tx) PutLayer(l *Layer) {
 	before := t.d.layers[l.Name]
-	t.log = append(t.log, Change{Kind: changeLayer, layer: l.Name, layerBefore: before, layerAfter: l})
+	t.log = append(t.log, Change{Kind: changeLayer, undo: &undoOther{name: l.Name, layer: before}})
 	t.d.SetLayer(l.Name, l)
 }
 
 // RemoveLayer deletes a layer (its entities must be gone).
 func (t *Tx) RemoveLayer(name string) {
-	t.log = append(t.log, Change{Kind: changeLayer, layer: name, layerBefore: t.d.layers[name]})
+	t.log = append(t.log, Change{Kind: changeLayer, undo: &undoOther{name: name, layer: t.d.layers[name]}})
 	t.d.SetLayer(name, nil)
 }
 
 // SetCurrent makes a layer current.
 func (t *Tx) SetCurrent(name string) {
-	t.log = append(t.log, Change{Kind: changeCurrent, currentBefore: t.d.current, currentAfter: name})
+	t.log = append(t.log, Change{Kind: changeCurrent, undo: &undoOther{name: t.d.current}})
 	t.d.SetCurrent(name)
 }
 
@@ -147,11 +150,11 @@ func (t *Tx) UndoTo(mark int) []Change {
 		case ChangeEntity:
 			t.d.SetEntity(c.Handle, c.before)
 		case changeLayer:
-			t.d.SetLayer(c.layer, c.layerBefore)
+			t.d.SetLayer(c.undo.name, c.undo.layer)
 		case changeCurrent:
-			t.d.SetCurrent(c.currentBefore)
+			t.d.SetCurrent(c.undo.name)
 		case ChangeBlock:
-			t.d.SetBlock(c.block, c.blockBefore)
+			t.d.SetBlock(c.undo.name, c.undo.block)
 		}
 	}
 	t.log = t.log[:mark]

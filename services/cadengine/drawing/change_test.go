@@ -81,7 +81,7 @@ func negZero() float64 {
 func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 	build := func(order []int) *Document {
 		d := NewDocument("doc-x", "x", enginev1.Units_UNITS_MM, time.Time{})
-		tx := NewTx(d)
+		tx := NewTx(d, 0)
 		tx.PutLayer(&Layer{Name: "walls", Color: 1, Linetype: "Continuous", Lineweight: -3, On: true})
 		geoms := sampleGeometries()
 		for _, i := range order {
@@ -111,7 +111,7 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 
 	d := build(order)
 	before := d.sum
-	tx := NewTx(d)
+	tx := NewTx(d, 0)
 	m := tx.Mark()
 	var some *Entity
 	d.Each(0, func(e *Entity) bool { some = e; return false })
@@ -159,7 +159,7 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 // content hash with them.
 func TestBoundDimensionFollowsAndUndoes(t *testing.T) {
 	d := NewDocument("doc-x", "x", enginev1.Units_UNITS_MM, time.Time{})
-	tx := NewTx(d)
+	tx := NewTx(d, 0)
 	line, err := tx.Create(&Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: Line{geom.Pt(0, 0), geom.Pt(10, 0)}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -20,7 +19,18 @@ import (
 const firstHandle = 0x100
 
 // FormatHandle spells a handle in upper-case hex, as DXF does.
-func FormatHandle(h uint64) string { return strings.ToUpper(strconv.FormatUint(h, 16)) }
+func FormatHandle(h uint64) string {
+	const digits = "0123456789ABCDEF"
+	var b [16]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = digits[h&0xf]
+		if h >>= 4; h == 0 {
+			return string(b[i:])
+		}
+	}
+}
 
 // ParseHandle reads a hex handle (either case).
 func ParseHandle(s string) (uint64, bool) {

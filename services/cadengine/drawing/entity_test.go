@@ -2,6 +2,9 @@ package drawing
 
 import (
 	"bytes"
+	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -52,4 +55,16 @@ func FuzzDecodeBlock(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestFormatHandle(t *testing.T) {
+	for _, h := range []uint64{0, 1, 0xf, 0x100, 0xABCDEF, math.MaxUint64} {
+		want := strings.ToUpper(strconv.FormatUint(h, 16))
+		if got := FormatHandle(h); got != want {
+			t.Errorf("FormatHandle(%#x) = %q, want %q", h, got, want)
+		}
+		if back, ok := ParseHandle(FormatHandle(h)); h != 0 && (!ok || back != h) { // 0 is no handle
+			t.Errorf("ParseHandle(FormatHandle(%#x)) = %#x, %v", h, back, ok)
+		}
+	}
 }

@@ -54,7 +54,7 @@ func BenchmarkRollbackVsSnapshot(b *testing.B) {
 		size = 100_000
 	}
 	d := NewDocument("doc-bench", "bench", enginev1.Units_UNITS_MM, time.Time{})
-	fill := NewTx(d)
+	fill := NewTx(d, 0)
 	for i := range size {
 		if _, err := fill.Create(&Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: Point{geom.Pt(float64(i), 0)}}); err != nil {
 			b.Fatal(err)
@@ -72,7 +72,7 @@ func BenchmarkRollbackVsSnapshot(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		hash := d.sum
-		t := NewTx(d)
+		t := NewTx(d, 0)
 		mark := t.Mark()
 		change10(t)
 		start := time.Now()
@@ -85,7 +85,7 @@ func BenchmarkRollbackVsSnapshot(b *testing.B) {
 		start = time.Now()
 		snap := takeSnapshot(d)
 		full += time.Since(start)
-		change10(NewTx(d))
+		change10(NewTx(d, 0))
 		start = time.Now()
 		snap.restore(d)
 		full += time.Since(start)

@@ -211,7 +211,9 @@ func (r *run) execute(errs []*enginev1.ToolError, expected *int64, pre []*engine
 	}
 	r.unlock()
 	r.announce()
-	r.caller.emit(gatewayv1.EventOperationFinished, &enginev1.OperationFinishedPayload{OperationId: r.op.key.id, Status: r.resp.Status.WireName()})
+	if r.caller.Events != nil {
+		r.caller.emit(gatewayv1.EventOperationFinished, &enginev1.OperationFinishedPayload{OperationId: r.op.key.id, Status: r.resp.Status.WireName()})
+	}
 	return r.resp, nil
 }
 
@@ -301,8 +303,11 @@ func guard(d *document, expected *int64, pre []*enginev1.Precondition) *toolErro
 func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*stepPlan, []*enginev1.ToolError) {
 	steps := req.GetSteps()
 	plans := make([]*stepPlan, len(steps))
+	all := make([]stepPlan, len(steps)) // one allocation for all
+	ids := stepOperationIDs(opID, len(steps))
 	for i, s := range steps {
-		plans[i] = &stepPlan{i: i, name: s.GetTool(), bind: s.GetBind(), opID: opID + "." + strconv.Itoa(i), raw: argsOf(s.ArgsJson, s.GetArgs())}
+		all[i] = stepPlan{i: i, name: s.GetTool(), bind: s.GetBind(), opID: ids[i], raw: argsOf(s.ArgsJson, s.GetArgs())}
+		plans[i] = &all[i]
 	}
 	if n := len(steps); n == 0 || n > int(e.maxStep) {
 		te := invalidArgs("/steps", reasonOutOfRange, "a batch has 1 to %d steps, this one %d", e.maxStep, n)
@@ -322,6 +327,27 @@ func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*s
 		}
 	}
 	return plans, errs
+}
+
+// stepOperationIDs are the operation ids of a batch's n steps,
+// "<opID>.<i>": substrings of one string.
+func stepOperationIDs(opID string, n int) []string {
+	var b strings.Builder
+	b.Grow(n * (len(opID) + 5))
+	ends := make([]int, n)
+	var num [20]byte
+	for i := range n {
+		b.WriteString(opID)
+		b.WriteByte('.')
+		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
+		ends[i] = b.Len()
+	}
+	all, ids := b.String(), make([]string, n)
+	start := 0
+	for i, end := range ends {
+		ids[i], start = all[start:end], end
+	}
+	return ids
 }
 
 // validateStep checks one step against the tool catalog and its args

@@ -156,7 +156,7 @@ func (r *run) lock() error {
 			return err
 		}
 		r.d.mu.Lock()
-		r.t = drawing.NewTx(r.d.Document)
+		r.t = drawing.NewTx(r.d.Document, len(r.steps))
 	} else {
 		r.d.mu.RLock()
 	}
@@ -206,7 +206,7 @@ func (r *run) runSteps() error {
 		if err != nil {
 			return err
 		}
-		if !r.single {
+		if !r.single && r.caller.Events != nil { // the payload only when someone listens
 			r.caller.emit(gatewayv1.EventBatchProgress, &enginev1.BatchProgressPayload{OperationId: r.op.key.id, Step: int32(s.i) + 1, Total: n})
 		}
 		if ok {

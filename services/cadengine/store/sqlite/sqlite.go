@@ -27,6 +27,8 @@ import (
 type Store struct {
 	db  *sql.DB
 	now func() time.Time // the store's clock, for leases and registrations
+
+	stmts map[string]*sql.Stmt // the statements of commits, by text; see prepareCommits
 }
 
 const sqliteSchema = `
@@ -121,14 +123,24 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: schema: %w", path, err)
 	}
-	return &Store{db: db, now: time.Now}, nil
+	st := &Store{db: db, now: time.Now}
+	if err := st.prepareCommits(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store sqlite %s: prepare: %w", path, err)
+	}
+	return st, nil
 }
 
 // Kind is "sqlite".
 func (*Store) Kind() string { return "sqlite" }
 
 // Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	return s.db.Close()
+}
 
 // Load implements [store.Store].
 func (s *Store) Load(ctx context.Context, fn func(*store.DocumentRecord, []store.EntityRecord) error) error {
@@ -225,12 +237,12 @@ func (s *Store) Commit(ctx context.Context, c *store.Commit) (err error) {
 		}
 	}
 	if c.Document != nil {
-		if err = writeDocument(ctx, tx, c); err != nil {
+		if err = s.writeDocument(ctx, tx, c); err != nil {
 			return err
 		}
 	}
 	for i := range c.Operations {
-		if err = writeOperation(ctx, tx, &c.Operations[i]); err != nil {
+		if err = s.writeOperation(ctx, tx, &c.Operations[i]); err != nil {
 			return err
 		}
 	}
@@ -240,36 +252,25 @@ func (s *Store) Commit(ctx context.Context, c *store.Commit) (err error) {
 	return nil
 }
 
-func writeDocument(ctx context.Context, tx *sql.Tx, c *store.Commit) error {
+func (s *Store) writeDocument(ctx context.Context, tx *sql.Tx, c *store.Commit) error {
 	layers, err := json.Marshal(c.Document.Layers)
 	if err != nil {
 		return fmt.Errorf("encode layers: %w", err)
 	}
 	d := c.Document
-	if _, err := tx.ExecContext(ctx, `INSERT INTO documents (id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(id) DO UPDATE SET name = excluded.name, units = excluded.units, revision = excluded.revision,
-			next_handle = excluded.next_handle, current_layer = excluded.current_layer, layers = excluded.layers,
-			content_hash = excluded.content_hash`,
+	if err := s.exec(ctx, tx, putDocument,
 		d.ID, d.Name, int32(d.Units), d.CreatedAt.UnixNano(), d.Revision, int64(d.NextHandle), d.CurrentLayer, string(layers), d.ContentHash); err != nil {
 		return fmt.Errorf("write document: %w", err)
 	}
-	if len(c.Delete) > 0 {
-		stmt, err := tx.PrepareContext(ctx, `DELETE FROM entities WHERE document_id = ? AND handle = ?`)
-		if err != nil {
-			return fmt.Errorf("delete entities: %w", err)
-		}
-		defer stmt.Close()
-		for _, h := range c.Delete {
-			if _, err := stmt.ExecContext(ctx, d.ID, int64(h)); err != nil {
-				return fmt.Errorf("delete entity: %w", err)
-			}
+	for _, h := range c.Delete {
+		if err := s.exec(ctx, tx, deleteEntity, d.ID, int64(h)); err != nil {
+			return fmt.Errorf("delete entity: %w", err)
 		}
 	}
-	return putEntities(ctx, tx, d.ID, c.Put)
+	return s.putEntities(ctx, tx, d.ID, c.Put)
 }
 
-func writeOperation(ctx context.Context, tx *sql.Tx, op *store.OperationRecord) error {
+func (s *Store) writeOperation(ctx context.Context, tx *sql.Tx, op *store.OperationRecord) error {
 	steps, err := json.Marshal(op.CommittedSteps)
 	if err != nil {
 		return fmt.Errorf("encode committed steps: %w", err)
@@ -281,12 +282,7 @@ func writeOperation(ctx context.Context, tx *sql.Tx, op *store.OperationRecord) 
 	if !op.FinishedAt.IsZero() {
 		finished = op.FinishedAt.UnixNano()
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO operations (principal, id, kind, document_id, request_hash, status, committed_steps, revision, response, started_at, finished_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(principal, id) DO UPDATE SET kind = excluded.kind, document_id = excluded.document_id,
-			request_hash = excluded.request_hash, status = excluded.status, committed_steps = excluded.committed_steps,
-			revision = excluded.revision, response = excluded.response, started_at = excluded.started_at,
-			finished_at = excluded.finished_at`,
+	if err := s.exec(ctx, tx, putOperation,
 		op.Principal, op.ID, op.Kind, op.DocumentID, op.RequestHash, int32(op.Status), string(steps), op.Revision,
 		op.Response, op.StartedAt.UnixNano(), finished); err != nil {
 		return fmt.Errorf("write operation %s: %w", op.ID, err)
@@ -392,46 +388,106 @@ func (s *Store) LoadSessions(ctx context.Context) (map[string][]byte, error) {
 	return out, nil
 }
 
-func putEntities(ctx context.Context, tx *sql.Tx, id string, put []store.EntityRecord) error {
-	insert := func(n int) string {
-		var b strings.Builder
-		b.WriteString(`INSERT OR REPLACE INTO entities (document_id, handle, data) VALUES `)
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString("(?,?,?)")
-		}
-		return b.String()
-	}
-	var chunk *sql.Stmt
-	defer func() {
-		if chunk != nil {
-			chunk.Close()
-		}
-	}()
+func (s *Store) putEntities(ctx context.Context, tx *sql.Tx, id string, put []store.EntityRecord) error {
 	args := make([]any, 0, 3*rowsPerInsert)
 	for len(put) > 0 {
-		n := min(len(put), rowsPerInsert)
+		n := insertRows(len(put))
 		args = args[:0]
 		for _, e := range put[:n] {
 			args = append(args, id, int64(e.Handle), e.Data)
 		}
-		var err error
-		if n == rowsPerInsert {
-			if chunk == nil {
-				if chunk, err = tx.PrepareContext(ctx, insert(n)); err != nil {
-					return fmt.Errorf("put entities: %w", err)
-				}
-			}
-			_, err = chunk.ExecContext(ctx, args...)
-		} else {
-			_, err = tx.ExecContext(ctx, insert(n), args...)
-		}
-		if err != nil {
+		if err := s.exec(ctx, tx, insertEntities[n], args...); err != nil {
 			return fmt.Errorf("put entities: %w", err)
 		}
 		put = put[n:]
 	}
 	return nil
+}
+
+// insertRows is how many of n rows the next INSERT carries: rowsPerInsert,
+// else the largest power of two, so that a few statement texts (each
+// prepared once) carry any number of rows.
+func insertRows(n int) int {
+	if n >= rowsPerInsert {
+		return rowsPerInsert
+	}
+	r := 1
+	for r*2 <= n {
+		r *= 2
+	}
+	return r
+}
+
+// insertEntities are the INSERTs of n entity rows, for every n
+// insertRows chooses.
+var insertEntities = func() map[int]string {
+	texts := map[int]string{}
+	for n := rowsPerInsert; n > 0; n = insertRows(n - 1) {
+		var b strings.Builder
+		b.WriteString(`INSERT INTO entities (document_id, handle, data) VALUES `)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("(?,?,?)")
+		}
+		b.WriteString(` ON CONFLICT(document_id, handle) DO UPDATE SET data = excluded.data`)
+		texts[n] = b.String()
+		if n == 1 {
+			break
+		}
+	}
+	return texts
+}()
+
+// The statements of a commit, prepared once when the store opens (see
+// exec).
+const (
+	putDocument = `INSERT INTO documents (id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET name = excluded.name, units = excluded.units, revision = excluded.revision,
+			next_handle = excluded.next_handle, current_layer = excluded.current_layer, layers = excluded.layers,
+			content_hash = excluded.content_hash`
+	deleteEntity = `DELETE FROM entities WHERE document_id = ? AND handle = ?`
+	putOperation = `INSERT INTO operations (principal, id, kind, document_id, request_hash, status, committed_steps, revision, response, started_at, finished_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(principal, id) DO UPDATE SET kind = excluded.kind, document_id = excluded.document_id,
+			request_hash = excluded.request_hash, status = excluded.status, committed_steps = excluded.committed_steps,
+			revision = excluded.revision, response = excluded.response, started_at = excluded.started_at,
+			finished_at = excluded.finished_at`
+)
+
+// commitStatements are the texts prepareCommits prepares.
+func commitStatements() []string {
+	texts := []string{putDocument, deleteEntity, putOperation}
+	for _, t := range insertEntities {
+		texts = append(texts, t)
+	}
+	return texts
+}
+
+// prepareCommits prepares the statements of commits: a commit runs the
+// same few texts, and preparing them cost as much as running them. They
+// are prepared before any transaction, on the store's one connection
+// (inside one, preparing on the pool would wait for that connection).
+func (s *Store) prepareCommits(ctx context.Context) error {
+	s.stmts = map[string]*sql.Stmt{}
+	for _, text := range commitStatements() {
+		st, err := s.db.PrepareContext(ctx, text)
+		if err != nil {
+			return err
+		}
+		s.stmts[text] = st
+	}
+	return nil
+}
+
+// exec runs query in tx, as its prepared statement.
+func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+	st := s.stmts[query]
+	if st == nil {
+		panic("store sqlite: statement not prepared: " + query) // a commit statement missing from commitStatements
+	}
+	_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	return err
 }
