@@ -1,11 +1,13 @@
 package drawing
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -20,14 +22,20 @@ const firstHandle = 0x100
 
 // FormatHandle spells a handle in upper-case hex, as DXF does.
 func FormatHandle(h uint64) string {
-	const digits = "0123456789ABCDEF"
 	var b [16]byte
-	i := len(b)
+	return string(AppendHandle(b[:0], h))
+}
+
+// AppendHandle appends FormatHandle(h) to b.
+func AppendHandle(b []byte, h uint64) []byte {
+	const digits = "0123456789ABCDEF"
+	var d [16]byte
+	i := len(d)
 	for {
 		i--
-		b[i] = digits[h&0xf]
+		d[i] = digits[h&0xf]
 		if h >>= 4; h == 0 {
-			return string(b[i:])
+			return append(b, d[i:]...)
 		}
 	}
 }
@@ -154,21 +162,42 @@ func (g Ellipse) encodeTo(w *encoder) {
 
 // Encode is the entity's canonical encoding.
 func (e *Entity) Encode() []byte {
-	w := encoder{b: make([]byte, 0, 96)}
+	w := encoders.Get().(*encoder)
+	defer putEncoder(w)
+	e.encodeTo(w)
+	return bytes.Clone(w.b)
+}
+
+func (e *Entity) encodeTo(w *encoder) {
 	w.byte(tagEntity)
 	w.byte(encVersion)
 	w.byte(byte(e.Geom.Kind()))
 	w.string(e.Layer)
 	w.string(e.Linetype)
 	w.int32(e.Color)
-	e.Geom.encodeTo(&w)
-	return w.b
+	e.Geom.encodeTo(w)
 }
 
 // Seal computes the fingerprint; call it once the entity is complete.
 func (e *Entity) Seal() *Entity {
-	e.fp = sha256.Sum256(e.Encode())
+	w := encoders.Get().(*encoder)
+	defer putEncoder(w)
+	e.encodeTo(w)
+	e.fp = sha256.Sum256(w.b)
 	return e
+}
+
+// encoders are scratch encoders: an encoding that is hashed, or copied
+// out at its size, costs no allocation of its own.
+var encoders = sync.Pool{New: func() any { return &encoder{b: make([]byte, 0, 256)} }}
+
+// putEncoder empties w and returns it to encoders, unless it grew past
+// what is worth keeping (a long polyline's).
+func putEncoder(w *encoder) {
+	if cap(w.b) <= 64<<10 {
+		w.b = w.b[:0]
+		encoders.Put(w)
+	}
 }
 
 // With is a sealed copy of e with new geometry.

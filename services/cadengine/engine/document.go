@@ -118,16 +118,21 @@ func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*docume
 func commitOf(d *drawing.Document, changes []drawing.Change) *store.Commit {
 	rec := recordOf(d)
 	c := &store.Commit{Document: &rec}
-	seen := make(map[uint64]struct{}, len(changes))
+	var seen map[uint64]struct{} // only when a handle may repeat
+	if !increasingHandles(changes) {
+		seen = make(map[uint64]struct{}, len(changes))
+	}
 	for _, ch := range changes {
 		h, ok := ch.Stored()
 		if !ok {
 			continue
 		}
-		if _, ok := seen[h]; ok {
-			continue
+		if seen != nil {
+			if _, ok := seen[h]; ok {
+				continue
+			}
+			seen[h] = struct{}{}
 		}
-		seen[h] = struct{}{}
 		if data, ok := d.Encoded(h); ok {
 			c.Put = append(c.Put, store.EntityRecord{Handle: h, Data: data})
 		} else {
@@ -135,6 +140,22 @@ func commitOf(d *drawing.Document, changes []drawing.Change) *store.Commit {
 		}
 	}
 	return c
+}
+
+// increasingHandles reports whether the stored changes touch handles in
+// increasing order, each once — as a batch that only creates does — so
+// that commitOf needs no set to write each once.
+func increasingHandles(changes []drawing.Change) bool {
+	var last uint64
+	for _, ch := range changes {
+		if h, ok := ch.Stored(); ok {
+			if h <= last {
+				return false
+			}
+			last = h
+		}
+	}
+	return true
 }
 
 // fullCommit is the store transaction that stores a new document whole:

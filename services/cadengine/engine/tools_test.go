@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"slices"
 	"testing"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
@@ -22,6 +25,43 @@ func TestEveryToolHasAHandler(t *testing.T) {
 			name == enginev1.ToolSystemStatus || name == enginev1.ToolSystemCapabilities
 		if engine != (spec.scope == scopeEngine) {
 			t.Errorf("tool %s scope = %v, want engine scope %v", name, spec.scope, engine)
+		}
+	}
+}
+
+// TestNewEntityGeometryFields: newEntityGeometryFields names every field
+// of NewEntity but type and style, in order, and each entry reads its own
+// field.
+func TestNewEntityGeometryFields(t *testing.T) {
+	fields := (&enginev1.NewEntity{}).ProtoReflect().Descriptor().Fields()
+	var want []string
+	for i := range fields.Len() {
+		switch name := string(fields.Get(i).Name()); name {
+		case "type", "layer", "color", "linetype":
+		default:
+			want = append(want, name)
+		}
+	}
+	var got []string
+	for _, f := range newEntityGeometryFields {
+		got = append(got, f.name)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("newEntityGeometryFields = %v, want %v", got, want)
+	}
+	for i, f := range newEntityGeometryFields {
+		ne := &enginev1.NewEntity{}
+		m := ne.ProtoReflect()
+		fd := fields.ByName(protoreflect.Name(f.name))
+		if fd.IsList() {
+			m.Mutable(fd).List().Append(protoreflect.ValueOfMessage((&enginev1.Vertex{}).ProtoReflect()))
+		} else {
+			m.Set(fd, m.NewField(fd))
+		}
+		for j, g := range newEntityGeometryFields {
+			if g.set(ne) != (i == j) {
+				t.Errorf("with %s set, the entry of %s says set %v", f.name, g.name, g.set(ne))
+			}
 		}
 	}
 }
