@@ -5,6 +5,7 @@
 package cadengine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,6 +53,10 @@ type Config struct {
 	// MetricsListening, if set, is called with the metrics listener's
 	// address once it accepts connections.
 	MetricsListening func(addr net.Addr)
+	// MaxMessage caps one gRPC message in either direction, in bytes; 0
+	// means DefaultMaxMessage. A call's args travel in one message: an
+	// entity_batch_create of 100k lines needs about 6 MiB.
+	MaxMessage int
 	// DrainTimeout bounds a graceful stop; 0 means 10 s.
 	DrainTimeout time.Duration
 	// RequestTimeout bounds a wait for the client's answer to a server
@@ -66,6 +71,11 @@ type Config struct {
 	// accepts connections.
 	Listening func(addr net.Addr)
 }
+
+// DefaultMaxMessage is the largest gRPC message by default: 16 MiB, above
+// what the gateway's default read limit lets through (1 MiB), so that the
+// edge, not the link, bounds a call.
+const DefaultMaxMessage = 16 << 20
 
 // Server is a running engine: the core, the session registry and the gRPC
 // service over them.
@@ -142,7 +152,11 @@ func New(cfg Config) (*Server, error) {
 		health:   health.NewServer(),
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
-	opts := []grpc.ServerOption{grpc.StatsHandler(tel.GRPCServerHandler())}
+	maxMessage := cmp.Or(cfg.MaxMessage, DefaultMaxMessage)
+	opts := []grpc.ServerOption{
+		grpc.StatsHandler(tel.GRPCServerHandler()),
+		grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage),
+	}
 	if cfg.TLS.Enabled() {
 		tc, err := mtls.Server(cfg.TLS, "--tls-cert, --tls-key and --client-ca")
 		if err != nil {

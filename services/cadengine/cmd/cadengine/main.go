@@ -25,6 +25,7 @@ func main() {
 	fs.StringVar(&cfg.TLS.Cert, "tls-cert", "", "the engine's TLS certificate (PEM); with --tls-key and --client-ca, mutual TLS, required off loopback")
 	fs.StringVar(&cfg.TLS.Key, "tls-key", "", "the key of --tls-cert (PEM)")
 	fs.StringVar(&cfg.TLS.CA, "client-ca", "", "the CA (PEM) whose client certificates may call the engine (gateways, internal services)")
+	fs.IntVar(&cfg.MaxMessage, "max-message", 0, "largest gRPC message in bytes, either way (0: 16 MiB)")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "graceful stop bound (0: 10s)")
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "longest wait for a client's answer to a server request (0: 10m)")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "127.0.0.1:0", "HTTP address of /metrics, /healthz and /readyz (port 0: a free one, printed; empty: off)")
