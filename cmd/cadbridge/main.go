@@ -28,19 +28,14 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "mcp" {
 		os.Exit(mainMCP(os.Args[2:]))
 	}
-	var (
-		listen        string
-		engineListen  string
-		store         string
-		metricsListen string
-		mcfg          mcp.Config
-	)
+	var o options
 	fs := flag.NewFlagSet("cadbridge", flag.ExitOnError)
-	fs.StringVar(&listen, "listen", "127.0.0.1:7400", "gateway HTTP listen address")
-	fs.StringVar(&engineListen, "engine-listen", "127.0.0.1:7401", "engine gRPC listen address")
-	fs.StringVar(&metricsListen, "engine-metrics-listen", "127.0.0.1:0", "engine /metrics HTTP address (port 0: a free one, printed; empty: off)")
-	fs.StringVar(&store, "store", "sqlite:data/cadengine.db", "engine store: sqlite:PATH, memory: or postgres://…")
-	mcfg.Flags(fs)
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:7400", "gateway HTTP listen address")
+	fs.StringVar(&o.engineListen, "engine-listen", "127.0.0.1:7401", "engine gRPC listen address")
+	fs.StringVar(&o.metricsListen, "engine-metrics-listen", "127.0.0.1:0", "engine /metrics HTTP address (port 0: a free one, printed; empty: off)")
+	fs.StringVar(&o.store, "store", "sqlite:data/cadengine.db", "engine store: sqlite:PATH, memory: or postgres://…")
+	fs.Int64Var(&o.readLimit, "read-limit", 0, "largest message a client may send, in bytes (0: 1 MiB)")
+	o.mcp.Flags(fs)
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -48,18 +43,25 @@ func main() {
 	log := slog.New(telemetry.LogHandler(slog.NewTextHandler(os.Stderr, nil)))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, log, listen, engineListen, metricsListen, store, mcfg); err != nil {
+	if err := run(ctx, log, o); err != nil {
 		log.Error("cadbridge stopped", "error", err)
 		os.Exit(1)
 	}
 }
 
+// options are cadbridge's flags.
+type options struct {
+	listen, engineListen, metricsListen, store string
+	readLimit                                  int64
+	mcp                                        mcp.Config
+}
+
 // run starts the engine, then the gateway pointed at it; when either stops,
 // the other is stopped too.
-func run(ctx context.Context, log *slog.Logger, listen, engineListen, metricsListen, store string, mcfg mcp.Config) error {
+func run(ctx context.Context, log *slog.Logger, o options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	engineLis, err := net.Listen("tcp", engineListen)
+	engineLis, err := net.Listen("tcp", o.engineListen)
 	if err != nil {
 		return fmt.Errorf("engine listen: %w", err)
 	}
@@ -74,9 +76,9 @@ func run(ctx context.Context, log *slog.Logger, listen, engineListen, metricsLis
 	}
 	defer gatewayTel.Shutdown(context.WithoutCancel(ctx))
 	engine, err := cadengine.New(cadengine.Config{
-		Listen:        engineListen,
-		Store:         store,
-		MetricsListen: metricsListen,
+		Listen:        o.engineListen,
+		Store:         o.store,
+		MetricsListen: o.metricsListen,
 		MetricsListening: func(addr net.Addr) {
 			fmt.Printf("  engine metrics http://%s/metrics\n", addr)
 		},
@@ -88,13 +90,14 @@ func run(ctx context.Context, log *slog.Logger, listen, engineListen, metricsLis
 		return err
 	}
 	gw, err := gateway.New(gateway.Config{
-		Listen:    listen,
+		Listen:    o.listen,
+		ReadLimit: o.readLimit,
 		Engine:    engineLis.Addr().String(),
 		Logger:    log.With("service", "gateway"),
 		Telemetry: gatewayTel,
-		Surfaces:  []gateway.Surface{mcp.Surface(mcfg)},
+		Surfaces:  []gateway.Surface{mcp.Surface(o.mcp)},
 		Listening: func(addr net.Addr) {
-			fmt.Printf("cadbridge is running\n  JSON-RPC  ws://%s/rpc  (and POST http://%s/rpc)\n  MCP       http://%s/mcp  (Streamable HTTP)\n  viewer    http://%s/viewer/\n  REST      http://%s/v1/  (OpenAPI http://%s/openapi.json)\n  OpenRPC   http://%s/openrpc.json\n  gRPC      %s (engine, store %s)\n  metrics   http://%s/metrics (gateway)\n", addr, addr, addr, addr, addr, addr, addr, engineLis.Addr(), store, addr)
+			fmt.Printf("cadbridge is running\n  JSON-RPC  ws://%s/rpc  (and POST http://%s/rpc)\n  MCP       http://%s/mcp  (Streamable HTTP)\n  viewer    http://%s/viewer/\n  REST      http://%s/v1/  (OpenAPI http://%s/openapi.json)\n  OpenRPC   http://%s/openrpc.json\n  gRPC      %s (engine, store %s)\n  metrics   http://%s/metrics (gateway)\n", addr, addr, addr, addr, addr, addr, addr, engineLis.Addr(), o.store, addr)
 		},
 	})
 	if err != nil {
@@ -102,7 +105,7 @@ func run(ctx context.Context, log *slog.Logger, listen, engineListen, metricsLis
 		return err
 	}
 	defer gw.Close()
-	gwLis, err := net.Listen("tcp", listen)
+	gwLis, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		engineLis.Close()
 		return fmt.Errorf("gateway listen: %w", err)

@@ -52,6 +52,9 @@ type Config struct {
 	Tokens string
 	// ReadLimit caps one WebSocket message or HTTP body; 0 means 1 MiB.
 	ReadLimit int64
+	// EngineMaxMessage caps one gRPC message to or from the engine, in
+	// bytes; 0 means 16 MiB, as the engine's own limit.
+	EngineMaxMessage int
 	// MaxBatch caps a JSON-RPC batch array; 0 means 100.
 	MaxBatch int
 	// MaxInFlight caps the calls one connection may have running; more
@@ -123,6 +126,9 @@ type Gateway struct {
 
 // New connects (lazily) to the engine and builds the method table.
 func New(cfg Config) (*Gateway, error) {
+	if cfg.EngineMaxMessage == 0 {
+		cfg.EngineMaxMessage = 16 << 20
+	}
 	if cfg.ReadLimit == 0 {
 		cfg.ReadLimit = 1 << 20
 	}
@@ -190,7 +196,8 @@ func New(cfg Config) (*Gateway, error) {
 	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(creds), grpc.WithStatsHandler(obs.providers.GRPCClientHandler()),
 		// A link that stalls (no answer to pings) is declared dead, so that
 		// waiting calls end 5003 instead of hanging.
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.EngineKeepalive, Timeout: cfg.EngineKeepalive / 2, PermitWithoutStream: true}))
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.EngineKeepalive, Timeout: cfg.EngineKeepalive / 2, PermitWithoutStream: true}),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.EngineMaxMessage), grpc.MaxCallSendMsgSize(cfg.EngineMaxMessage)))
 	if err != nil {
 		return nil, fmt.Errorf("engine %q: %w", cfg.Engine, err)
 	}

@@ -29,6 +29,7 @@ func main() {
 	fs.StringVar(&cfg.EngineTLS.CA, "engine-ca", "", "the CA (PEM) that signed the engine's certificate")
 	fs.StringVar(&cfg.Tokens, "tokens", "", "file of \"TOKEN PRINCIPAL\" lines; empty: open mode, loopback only")
 	fs.Int64Var(&cfg.ReadLimit, "read-limit", 0, "largest message in bytes (0: 1 MiB)")
+	fs.IntVar(&cfg.EngineMaxMessage, "engine-max-message", 0, "largest gRPC message to or from the engine in bytes (0: 16 MiB)")
 	fs.BoolVar(&cfg.CheckContracts, "check-contracts", false, "validate everything sent against its contract (for tests)")
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "how long a client may fall behind before it is disconnected (0: 10s)")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "how long calls may finish on a stop or after a client ends its input (0: 10s)")
