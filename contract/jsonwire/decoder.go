@@ -38,6 +38,8 @@ type Decoder struct {
 	// ExtraValue, as the input has it.
 	Extra      string
 	ExtraValue []byte
+
+	floats Slab[float64] // what optional doubles point to
 }
 
 // NewDecoder is a Decoder of data.

@@ -299,16 +299,22 @@ func (d *Document) Resolve(g Geometry) (Geometry, bool) {
 	return in, in.Def != nil
 }
 
-// Encoded is the stored form of what lives under handle h — an entity or
-// a block — and false when nothing does.
-func (d *Document) Encoded(h uint64) ([]byte, bool) {
+// AppendEncoded appends the stored form of what lives under handle h — an
+// entity or a block — to dst, and reports false when nothing does.
+func (d *Document) AppendEncoded(dst []byte, h uint64) ([]byte, bool) {
 	if e := d.entities[h]; e != nil {
-		return e.Encode(), true
+		w := encoders.Get().(*encoder) // a local one would escape
+		scratch := w.b
+		w.b = dst
+		e.encodeTo(w)
+		dst, w.b = w.b, scratch
+		putEncoder(w)
+		return dst, true
 	}
 	if b := d.blockByHandle[h]; b != nil {
-		return b.Encode(), true
+		return append(dst, b.Encode()...), true
 	}
-	return nil, false
+	return dst, false
 }
 
 // EachStored calls fn with the handle and stored form of every entity and

@@ -117,7 +117,10 @@ func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*docume
 // their handles.
 func commitOf(d *drawing.Document, changes []drawing.Change) *store.Commit {
 	rec := recordOf(d)
-	c := &store.Commit{Document: &rec}
+	c := &store.Commit{Document: &rec, Put: make([]store.EntityRecord, 0, len(changes))}
+	// The encodings share one buffer (a line's is about 60 bytes): a batch
+	// that creates 100k entities makes a few allocations for them, not 100k.
+	slab := make([]byte, 0, 64*len(changes))
 	var seen map[uint64]struct{} // only when a handle may repeat
 	if !increasingHandles(changes) {
 		seen = make(map[uint64]struct{}, len(changes))
@@ -133,8 +136,12 @@ func commitOf(d *drawing.Document, changes []drawing.Change) *store.Commit {
 			}
 			seen[h] = struct{}{}
 		}
-		if data, ok := d.Encoded(h); ok {
-			c.Put = append(c.Put, store.EntityRecord{Handle: h, Data: data})
+		start := len(slab)
+		if next, ok := d.AppendEncoded(slab, h); ok {
+			// When the buffer grows the records cut so far keep the old
+			// one, which nothing writes to again.
+			slab = next
+			c.Put = append(c.Put, store.EntityRecord{Handle: h, Data: slab[start:len(slab):len(slab)]})
 		} else {
 			c.Delete = append(c.Delete, h)
 		}

@@ -122,7 +122,9 @@ func (s *stepPlan) appendArgs(b []byte, num protowire.Number, present bool) []by
 		if n := opts.Size(s.decoded); n > 0 || present {
 			b = protowire.AppendTag(b, num, protowire.BytesType)
 			b = protowire.AppendVarint(b, uint64(n))
-			b, _ = opts.MarshalAppend(b, s.decoded) // Size succeeded, so this does
+			// Size succeeded, so this does, and its sizes hold.
+			opts.UseCachedSize = true
+			b, _ = opts.MarshalAppend(b, s.decoded)
 		}
 		return b
 	case s.template != nil:

@@ -1095,8 +1095,9 @@ func (x *ListToolsResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Tool]
 			for d.NextElement() {
-				v := new(Tool)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -1399,8 +1400,9 @@ func (x *ListDocumentsResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[DocumentInfo]
 			for d.NextElement() {
-				v := new(DocumentInfo)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -1727,8 +1729,9 @@ func (x *ImportDocumentResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[UnmodelledEntities]
 			for d.NextElement() {
-				v := new(UnmodelledEntities)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -1947,8 +1950,9 @@ func (x *GetSystemStatusResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Operation]
 			for d.NextElement() {
-				v := new(Operation)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -2867,8 +2871,9 @@ func (x *Preview) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Precondition]
 			for d.NextElement() {
-				v := new(Precondition)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -2885,8 +2890,9 @@ func (x *Preview) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[PlannedStep]
 			for d.NextElement() {
-				v := new(PlannedStep)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -2978,8 +2984,9 @@ func (x *ExecuteBatchRequest) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[BatchStep]
 			for d.NextElement() {
-				v := new(BatchStep)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -3037,8 +3044,9 @@ func (x *ExecuteBatchRequest) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Precondition]
 			for d.NextElement() {
-				v := new(Precondition)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -3184,8 +3192,9 @@ func (x *ExecuteBatchResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[StepResult]
 			for d.NextElement() {
-				v := new(StepResult)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -3271,8 +3280,9 @@ func (x *ExecuteBatchResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[ToolError]
 			for d.NextElement() {
-				v := new(ToolError)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -3631,7 +3641,7 @@ func (x *Vertex) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Bulge = &v
+			x.Bulge = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -3760,7 +3770,7 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Length = &v
+			x.Length = d.Float64Ref(v)
 		case "center":
 			if seen&(1<<9) != 0 {
 				return d.Fail()
@@ -3780,7 +3790,7 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Radius = &v
+			x.Radius = d.Float64Ref(v)
 		case "start_angle":
 			if seen&(1<<11) != 0 {
 				return d.Fail()
@@ -3790,7 +3800,7 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.StartAngle = &v
+			x.StartAngle = d.Float64Ref(v)
 		case "end_angle":
 			if seen&(1<<12) != 0 {
 				return d.Fail()
@@ -3800,7 +3810,7 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.EndAngle = &v
+			x.EndAngle = d.Float64Ref(v)
 		case "points":
 			if seen&(1<<13) != 0 {
 				return d.Fail()
@@ -3809,8 +3819,9 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Vertex]
 			for d.NextElement() {
-				v := new(Vertex)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -3858,7 +3869,7 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Height = &v
+			x.Height = d.Float64Ref(v)
 		case "rotation":
 			if seen&(1<<18) != 0 {
 				return d.Fail()
@@ -3868,7 +3879,7 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Rotation = &v
+			x.Rotation = d.Float64Ref(v)
 		case "location":
 			if seen&(1<<19) != 0 {
 				return d.Fail()
@@ -3898,7 +3909,7 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Ratio = &v
+			x.Ratio = d.Float64Ref(v)
 		case "width":
 			if seen&(1<<22) != 0 {
 				return d.Fail()
@@ -3908,7 +3919,7 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Width = &v
+			x.Width = d.Float64Ref(v)
 		case "attachment":
 			if seen&(1<<23) != 0 {
 				return d.Fail()
@@ -3929,7 +3940,7 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.LineSpacing = &v
+			x.LineSpacing = d.Float64Ref(v)
 		case "dimension":
 			if seen&(1<<25) != 0 {
 				return d.Fail()
@@ -3969,7 +3980,7 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Scale = &v
+			x.Scale = d.Float64Ref(v)
 		case "mirrored":
 			if seen&(1<<29) != 0 {
 				return d.Fail()
@@ -4278,7 +4289,7 @@ func (x *Dimension) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Radius = &v
+			x.Radius = d.Float64Ref(v)
 		case "offset":
 			if seen&(1<<5) != 0 {
 				return d.Fail()
@@ -4357,8 +4368,9 @@ func (x *Dimension) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[DimensionBinding]
 			for d.NextElement() {
-				v := new(DimensionBinding)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -4450,8 +4462,9 @@ func (x *HatchLoop) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Vertex]
 			for d.NextElement() {
-				v := new(Vertex)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -4489,7 +4502,7 @@ func (x *HatchLoop) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Ratio = &v
+			x.Ratio = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -4579,8 +4592,9 @@ func (x *Hatch) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[HatchLoop]
 			for d.NextElement() {
-				v := new(HatchLoop)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -4677,7 +4691,7 @@ func (x *ExportOptions) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Scale = &v
+			x.Scale = d.Float64Ref(v)
 		case "dpi":
 			if seen&(1<<3) != 0 {
 				return d.Fail()
@@ -5001,8 +5015,9 @@ func (x *DocumentInfo) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Layer]
 			for d.NextElement() {
-				v := new(Layer)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -5203,7 +5218,7 @@ func (x *FieldRules) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Minimum = &v
+			x.Minimum = d.Float64Ref(v)
 		case "maximum":
 			if seen&(1<<1) != 0 {
 				return d.Fail()
@@ -5213,7 +5228,7 @@ func (x *FieldRules) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Maximum = &v
+			x.Maximum = d.Float64Ref(v)
 		case "exclusive_minimum":
 			if seen&(1<<2) != 0 {
 				return d.Fail()
@@ -5223,7 +5238,7 @@ func (x *FieldRules) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.ExclusiveMinimum = &v
+			x.ExclusiveMinimum = d.Float64Ref(v)
 		case "min_length":
 			if seen&(1<<3) != 0 {
 				return d.Fail()
@@ -6333,8 +6348,9 @@ func (x *ResumeSessionResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Event]
 			for d.NextElement() {
-				v := new(Event)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -6381,8 +6397,9 @@ func (x *ResumeSessionResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[OpenServerRequest]
 			for d.NextElement() {
-				v := new(OpenServerRequest)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -6591,8 +6608,9 @@ func (x *GetSessionEventsResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Event]
 			for d.NextElement() {
-				v := new(Event)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -6639,8 +6657,9 @@ func (x *GetSessionEventsResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[OpenServerRequest]
 			for d.NextElement() {
-				v := new(OpenServerRequest)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -8621,8 +8640,9 @@ func (x *DocumentImportResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[UnmodelledEntities]
 			for d.NextElement() {
-				v := new(UnmodelledEntities)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -9311,8 +9331,9 @@ func (x *EntityCreatePolylineArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Vertex]
 			for d.NextElement() {
-				v := new(Vertex)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -9659,7 +9680,7 @@ func (x *EntityCreateTextArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Height = &v
+			x.Height = d.Float64Ref(v)
 		case "rotation":
 			if seen&(1<<4) != 0 {
 				return d.Fail()
@@ -9669,7 +9690,7 @@ func (x *EntityCreateTextArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Rotation = &v
+			x.Rotation = d.Float64Ref(v)
 		case "layer":
 			if seen&(1<<5) != 0 {
 				return d.Fail()
@@ -9857,7 +9878,7 @@ func (x *EntityCreateEllipseArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.StartAngle = &v
+			x.StartAngle = d.Float64Ref(v)
 		case "end_angle":
 			if seen&(1<<6) != 0 {
 				return d.Fail()
@@ -9867,7 +9888,7 @@ func (x *EntityCreateEllipseArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.EndAngle = &v
+			x.EndAngle = d.Float64Ref(v)
 		case "layer":
 			if seen&(1<<7) != 0 {
 				return d.Fail()
@@ -10020,7 +10041,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.X = &v
+			x.X = d.Float64Ref(v)
 		case "y":
 			if seen&(1<<2) != 0 {
 				return d.Fail()
@@ -10030,7 +10051,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Y = &v
+			x.Y = d.Float64Ref(v)
 		case "x1":
 			if seen&(1<<3) != 0 {
 				return d.Fail()
@@ -10040,7 +10061,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.X1 = &v
+			x.X1 = d.Float64Ref(v)
 		case "y1":
 			if seen&(1<<4) != 0 {
 				return d.Fail()
@@ -10050,7 +10071,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Y1 = &v
+			x.Y1 = d.Float64Ref(v)
 		case "x2":
 			if seen&(1<<5) != 0 {
 				return d.Fail()
@@ -10060,7 +10081,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.X2 = &v
+			x.X2 = d.Float64Ref(v)
 		case "y2":
 			if seen&(1<<6) != 0 {
 				return d.Fail()
@@ -10070,7 +10091,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Y2 = &v
+			x.Y2 = d.Float64Ref(v)
 		case "cx":
 			if seen&(1<<7) != 0 {
 				return d.Fail()
@@ -10080,7 +10101,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Cx = &v
+			x.Cx = d.Float64Ref(v)
 		case "cy":
 			if seen&(1<<8) != 0 {
 				return d.Fail()
@@ -10090,7 +10111,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Cy = &v
+			x.Cy = d.Float64Ref(v)
 		case "radius":
 			if seen&(1<<9) != 0 {
 				return d.Fail()
@@ -10100,7 +10121,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Radius = &v
+			x.Radius = d.Float64Ref(v)
 		case "start_angle":
 			if seen&(1<<10) != 0 {
 				return d.Fail()
@@ -10110,7 +10131,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.StartAngle = &v
+			x.StartAngle = d.Float64Ref(v)
 		case "end_angle":
 			if seen&(1<<11) != 0 {
 				return d.Fail()
@@ -10120,7 +10141,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.EndAngle = &v
+			x.EndAngle = d.Float64Ref(v)
 		case "points":
 			if seen&(1<<12) != 0 {
 				return d.Fail()
@@ -10129,8 +10150,9 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Vertex]
 			for d.NextElement() {
-				v := new(Vertex)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -10168,7 +10190,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Height = &v
+			x.Height = d.Float64Ref(v)
 		case "rotation":
 			if seen&(1<<16) != 0 {
 				return d.Fail()
@@ -10178,7 +10200,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Rotation = &v
+			x.Rotation = d.Float64Ref(v)
 		case "major_x":
 			if seen&(1<<17) != 0 {
 				return d.Fail()
@@ -10188,7 +10210,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.MajorX = &v
+			x.MajorX = d.Float64Ref(v)
 		case "major_y":
 			if seen&(1<<18) != 0 {
 				return d.Fail()
@@ -10198,7 +10220,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.MajorY = &v
+			x.MajorY = d.Float64Ref(v)
 		case "ratio":
 			if seen&(1<<19) != 0 {
 				return d.Fail()
@@ -10208,7 +10230,7 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Ratio = &v
+			x.Ratio = d.Float64Ref(v)
 		case "layer":
 			if seen&(1<<20) != 0 {
 				return d.Fail()
@@ -10379,8 +10401,9 @@ func (x *EntityBatchCreateArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[NewEntity]
 			for d.NextElement() {
-				v := new(NewEntity)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -10756,8 +10779,9 @@ func (x *EntityListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Entity]
 			for d.NextElement() {
-				v := new(Entity)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -11368,7 +11392,7 @@ func (x *AnalysisMeasureEntityResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Length = &v
+			x.Length = d.Float64Ref(v)
 		case "area":
 			if seen&(1<<1) != 0 {
 				return d.Fail()
@@ -11378,7 +11402,7 @@ func (x *AnalysisMeasureEntityResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Area = &v
+			x.Area = d.Float64Ref(v)
 		case "perimeter":
 			if seen&(1<<2) != 0 {
 				return d.Fail()
@@ -11388,7 +11412,7 @@ func (x *AnalysisMeasureEntityResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Perimeter = &v
+			x.Perimeter = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -12205,7 +12229,7 @@ func (x *EntityEditGeometryArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Radius = &v
+			x.Radius = d.Float64Ref(v)
 		case "start_angle":
 			if seen&(1<<5) != 0 {
 				return d.Fail()
@@ -12215,7 +12239,7 @@ func (x *EntityEditGeometryArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.StartAngle = &v
+			x.StartAngle = d.Float64Ref(v)
 		case "end_angle":
 			if seen&(1<<6) != 0 {
 				return d.Fail()
@@ -12225,7 +12249,7 @@ func (x *EntityEditGeometryArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.EndAngle = &v
+			x.EndAngle = d.Float64Ref(v)
 		case "points":
 			if seen&(1<<7) != 0 {
 				return d.Fail()
@@ -12234,8 +12258,9 @@ func (x *EntityEditGeometryArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Vertex]
 			for d.NextElement() {
-				v := new(Vertex)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -12273,7 +12298,7 @@ func (x *EntityEditGeometryArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Height = &v
+			x.Height = d.Float64Ref(v)
 		case "rotation":
 			if seen&(1<<11) != 0 {
 				return d.Fail()
@@ -12283,7 +12308,7 @@ func (x *EntityEditGeometryArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Rotation = &v
+			x.Rotation = d.Float64Ref(v)
 		case "insertion":
 			if seen&(1<<12) != 0 {
 				return d.Fail()
@@ -12313,7 +12338,7 @@ func (x *EntityEditGeometryArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Ratio = &v
+			x.Ratio = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -12842,7 +12867,7 @@ func (x *PointFromSnapArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.RefX = &v
+			x.RefX = d.Float64Ref(v)
 		case "ref_y":
 			if seen&(1<<3) != 0 {
 				return d.Fail()
@@ -12852,7 +12877,7 @@ func (x *PointFromSnapArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.RefY = &v
+			x.RefY = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -12982,7 +13007,7 @@ func (x *PointIntersectionArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.RefX = &v
+			x.RefX = d.Float64Ref(v)
 		case "ref_y":
 			if seen&(1<<3) != 0 {
 				return d.Fail()
@@ -12992,7 +13017,7 @@ func (x *PointIntersectionArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.RefY = &v
+			x.RefY = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -13140,7 +13165,7 @@ func (x *PointTangentArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.RefX = &v
+			x.RefX = d.Float64Ref(v)
 		case "ref_y":
 			if seen&(1<<4) != 0 {
 				return d.Fail()
@@ -13150,7 +13175,7 @@ func (x *PointTangentArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.RefY = &v
+			x.RefY = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -13418,8 +13443,9 @@ func (x *LayerListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[Layer]
 			for d.NextElement() {
-				v := new(Layer)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -14834,7 +14860,7 @@ func (x *EntityCreateMtextArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Height = &v
+			x.Height = d.Float64Ref(v)
 		case "width":
 			if seen&(1<<4) != 0 {
 				return d.Fail()
@@ -14844,7 +14870,7 @@ func (x *EntityCreateMtextArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Width = &v
+			x.Width = d.Float64Ref(v)
 		case "rotation":
 			if seen&(1<<5) != 0 {
 				return d.Fail()
@@ -14854,7 +14880,7 @@ func (x *EntityCreateMtextArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Rotation = &v
+			x.Rotation = d.Float64Ref(v)
 		case "attachment":
 			if seen&(1<<6) != 0 {
 				return d.Fail()
@@ -14875,7 +14901,7 @@ func (x *EntityCreateMtextArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.LineSpacing = &v
+			x.LineSpacing = d.Float64Ref(v)
 		case "layer":
 			if seen&(1<<8) != 0 {
 				return d.Fail()
@@ -15050,7 +15076,7 @@ func (x *DimensionAnchor) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.X = &v
+			x.X = d.Float64Ref(v)
 		case "y":
 			if seen&(1<<3) != 0 {
 				return d.Fail()
@@ -15060,7 +15086,7 @@ func (x *DimensionAnchor) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Y = &v
+			x.Y = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -15140,7 +15166,7 @@ func (x *DimensionCreateAlignedArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Offset = &v
+			x.Offset = d.Float64Ref(v)
 		case "text":
 			if seen&(1<<3) != 0 {
 				return d.Fail()
@@ -15170,7 +15196,7 @@ func (x *DimensionCreateAlignedArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Scale = &v
+			x.Scale = d.Float64Ref(v)
 		case "layer":
 			if seen&(1<<6) != 0 {
 				return d.Fail()
@@ -15344,7 +15370,7 @@ func (x *DimensionCreateLinearArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Angle = &v
+			x.Angle = d.Float64Ref(v)
 		case "offset":
 			if seen&(1<<3) != 0 {
 				return d.Fail()
@@ -15354,7 +15380,7 @@ func (x *DimensionCreateLinearArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Offset = &v
+			x.Offset = d.Float64Ref(v)
 		case "text":
 			if seen&(1<<4) != 0 {
 				return d.Fail()
@@ -15384,7 +15410,7 @@ func (x *DimensionCreateLinearArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Scale = &v
+			x.Scale = d.Float64Ref(v)
 		case "layer":
 			if seen&(1<<7) != 0 {
 				return d.Fail()
@@ -15552,7 +15578,7 @@ func (x *DimensionCreateRadialArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Angle = &v
+			x.Angle = d.Float64Ref(v)
 		case "text":
 			if seen&(1<<2) != 0 {
 				return d.Fail()
@@ -15582,7 +15608,7 @@ func (x *DimensionCreateRadialArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Scale = &v
+			x.Scale = d.Float64Ref(v)
 		case "layer":
 			if seen&(1<<5) != 0 {
 				return d.Fail()
@@ -15744,7 +15770,7 @@ func (x *DimensionCreateDiametricArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Angle = &v
+			x.Angle = d.Float64Ref(v)
 		case "text":
 			if seen&(1<<2) != 0 {
 				return d.Fail()
@@ -15774,7 +15800,7 @@ func (x *DimensionCreateDiametricArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Scale = &v
+			x.Scale = d.Float64Ref(v)
 		case "layer":
 			if seen&(1<<5) != 0 {
 				return d.Fail()
@@ -15976,7 +16002,7 @@ func (x *DimensionCreateAngularArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Radius = &v
+			x.Radius = d.Float64Ref(v)
 		case "text":
 			if seen&(1<<6) != 0 {
 				return d.Fail()
@@ -16006,7 +16032,7 @@ func (x *DimensionCreateAngularArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Scale = &v
+			x.Scale = d.Float64Ref(v)
 		case "layer":
 			if seen&(1<<9) != 0 {
 				return d.Fail()
@@ -16329,8 +16355,9 @@ func (x *DimensionStyleListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[DimensionStyle]
 			for d.NextElement() {
-				v := new(DimensionStyle)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -16418,7 +16445,7 @@ func (x *HatchCreateArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Scale = &v
+			x.Scale = d.Float64Ref(v)
 		case "angle":
 			if seen&(1<<3) != 0 {
 				return d.Fail()
@@ -16428,7 +16455,7 @@ func (x *HatchCreateArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Angle = &v
+			x.Angle = d.Float64Ref(v)
 		case "layer":
 			if seen&(1<<4) != 0 {
 				return d.Fail()
@@ -16581,7 +16608,7 @@ func (x *BlockDefineArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.BaseX = &v
+			x.BaseX = d.Float64Ref(v)
 		case "base_y":
 			if seen&(1<<2) != 0 {
 				return d.Fail()
@@ -16591,7 +16618,7 @@ func (x *BlockDefineArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.BaseY = &v
+			x.BaseY = d.Float64Ref(v)
 		case "handles":
 			if seen&(1<<3) != 0 {
 				return d.Fail()
@@ -16618,8 +16645,9 @@ func (x *BlockDefineArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[NewEntity]
 			for d.NextElement() {
-				v := new(NewEntity)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
@@ -16779,7 +16807,7 @@ func (x *BlockInsertArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Scale = &v
+			x.Scale = d.Float64Ref(v)
 		case "rotation":
 			if seen&(1<<4) != 0 {
 				return d.Fail()
@@ -16789,7 +16817,7 @@ func (x *BlockInsertArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !ok {
 				return false
 			}
-			x.Rotation = &v
+			x.Rotation = d.Float64Ref(v)
 		case "mirrored":
 			if seen&(1<<5) != 0 {
 				return d.Fail()
@@ -17150,8 +17178,9 @@ func (x *BlockListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
+			var slab jsonwire.Slab[BlockInfo]
 			for d.NextElement() {
-				v := new(BlockInfo)
+				v := slab.New()
 				if !v.UnmarshalWire(d) {
 					return false
 				}
