@@ -67,11 +67,9 @@ func (wireMarshaler) Unmarshal(data []byte, v any) error {
 	if !ok {
 		return json.Unmarshal(data, v)
 	}
-	parsed, err := contract.ParseJSON(data)
-	if err != nil {
-		return fmt.Errorf("body is not JSON: %w", err)
-	}
-	return contract.DecodePartial(parsed, m)
+	// Decoded in one pass, as tools.call's params are; a body that is
+	// not JSON is a violation at the root, as on JSON-RPC.
+	return contract.UnmarshalPartial(data, m)
 }
 
 func (w wireMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
