@@ -3,7 +3,9 @@ package architecture
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -112,11 +114,22 @@ func violations(rules []rule, pkgs []pkg, standard map[string]bool) []string {
 	return out
 }
 
+// statSources looks at a package's folder and files, so that go test's
+// cache, which knows only what a test opened or looked at (not what go
+// list read), runs the test again when an import changes or a file is
+// added.
+func statSources(dir string, files []string) {
+	os.Stat(dir)
+	for _, f := range files {
+		os.Stat(filepath.Join(dir, f))
+	}
+}
+
 // listPackages lists every package of the module with its imports, and
 // which import paths are in the standard library.
 func listPackages(t *testing.T) ([]pkg, map[string]bool) {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Standard}}\t{{join .Imports \" \"}}", module+"/...")
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Standard}}\t{{join .Imports \" \"}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", module+"/...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	outb, err := cmd.Output()
@@ -126,8 +139,8 @@ func listPackages(t *testing.T) ([]pkg, map[string]bool) {
 	standard := map[string]bool{}
 	var pkgs []pkg
 	for _, line := range strings.Split(strings.TrimSpace(string(outb)), "\n") {
-		f := strings.SplitN(line, "\t", 3)
-		if len(f) != 3 {
+		f := strings.Split(line, "\t")
+		if len(f) != 5 {
 			t.Fatalf("go list line %q", line)
 		}
 		if f[1] == "true" {
@@ -135,6 +148,7 @@ func listPackages(t *testing.T) ([]pkg, map[string]bool) {
 		}
 		if under(f[0], "") {
 			pkgs = append(pkgs, pkg{path: f[0], imports: strings.Fields(f[2])})
+			statSources(f[3], strings.Fields(f[4]))
 		}
 	}
 	if len(pkgs) < 20 {
