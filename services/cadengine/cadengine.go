@@ -70,6 +70,14 @@ type Config struct {
 	// Listening, if set, is called with the bound address once the engine
 	// accepts connections.
 	Listening func(addr net.Addr)
+	// Advertise is the address gateways and peers reach the engine at,
+	// registered in a shared (PostgreSQL) store; empty means the bound
+	// listen address.
+	Advertise string
+	// LeaseTTL is how long a document lease and the engine's registration
+	// live unless renewed, on a shared store; 0 means
+	// engine.DefaultLeaseTTL (10 s).
+	LeaseTTL time.Duration
 }
 
 // DefaultMaxMessage is the largest gRPC message by default: 16 MiB, above
@@ -125,7 +133,11 @@ func New(cfg Config) (*Server, error) {
 	if tel == nil {
 		tel = telemetry.Disabled()
 	}
-	eng, err := engine.New(store, engine.Options{Version: version, OnCommit: sess.documentChanged, Tracer: tel.Tracer, Meter: tel.Meter})
+	eopts := engine.Options{Version: version, OnCommit: sess.documentChanged, Tracer: tel.Tracer, Meter: tel.Meter}
+	if shared, ok := sharedStore(store); ok {
+		eopts.Sharing = &engine.Sharing{Store: shared, ID: engine.NewEngineID(), TTL: cfg.LeaseTTL, Logger: log}
+	}
+	eng, err := engine.New(store, eopts)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("load documents: %w", err)
@@ -194,6 +206,10 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 			return err
 		}
 		defer stop()
+	}
+	if err := s.engine.Register(ctx, cmp.Or(s.cfg.Advertise, lis.Addr().String())); err != nil {
+		s.close()
+		return err
 	}
 	if s.cfg.Listening != nil {
 		s.cfg.Listening(lis.Addr())
