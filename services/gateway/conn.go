@@ -38,8 +38,11 @@ type clientConn struct {
 
 	inFlight atomic.Int64 // calls running
 
-	mu     sync.Mutex // guards stream, relays and replayed
+	mu     sync.Mutex // guards stream, others, relays and replayed
 	stream *engineStream
+	// others are the streams to engines other than the home one, by
+	// address (see routeCall).
+	others map[string]*engineStream
 	// relays cancels the relay of each server request in flight, by id.
 	relays map[string]context.CancelFunc
 	// replayed names the method of each open request a resume returned, so
@@ -109,15 +112,11 @@ func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message) 
 // callEngine sends one call on the connection's stream and returns the
 // message of the result's response field.
 func (c *clientConn) callEngine(ctx context.Context, field protoreflect.FieldDescriptor, params proto.Message) (proto.Message, error) {
-	stream, err := c.engineStream(ctx)
-	if err != nil {
-		return nil, err
-	}
 	ctx, span, carrier := c.gw.obs.startFrame(ctx, string(field.Name()))
 	defer span.End()
 	call := &enginev1.SessionCall{TraceContext: carrier}
 	call.ProtoReflect().Set(field, protoreflect.ValueOfMessage(params.ProtoReflect()))
-	result, err := stream.call(ctx, call)
+	result, err := c.routeCall(ctx, params, call)
 	if err != nil {
 		span.SetStatus(otelcodes.Error, err.Error())
 		return nil, err
@@ -264,6 +263,7 @@ func (c *clientConn) close(reason string) {
 	if s != nil {
 		s.close(reason)
 	}
+	c.closeOthers(reason)
 	c.wg.Wait()
 }
 
