@@ -250,3 +250,42 @@ func (c *peerClient) roundTrip(t *testing.T, payload []byte) response {
 	f := c.p.response(req.ID)
 	return response{ID: f.ID, Result: f.Result, Error: f.Error}
 }
+
+// TestLeaseChangesAcrossEngines: a client subscribed through engine A
+// (its gateway's home) gets document.changed for a change made through
+// engine B, which holds the document.
+func TestLeaseChangesAcrossEngines(t *testing.T) {
+	cl := startCluster(t)
+	c2 := dialWebSocket(t, cl.gatewayB.Addr)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c2, 1, "document.create", map[string]any{"name": "watched"}, &doc)
+
+	p := newPeer(t, cl.gatewayA.Addr)
+	p.call(1, "session.create", map[string]any{})
+	var s sessionInfo
+	if f := p.response(1); f.Error != nil || json.Unmarshal(f.Result, &s) != nil {
+		t.Fatalf("session.create = %+v", f)
+	}
+	p.call(2, "session.subscribe", map[string]any{"session_id": s.SessionID, "document_ids": []string{doc.DocumentID}})
+	if f := p.response(2); f.Error != nil {
+		t.Fatalf("session.subscribe = %+v", f)
+	}
+	var r batchResult
+	mustCall(t, c2, 2, "cad.batch", pointsBatch(doc.DocumentID, "op-watched", 100, 2, "rollback", false), &r)
+	ev := p.next("document.changed", func(f frame) bool {
+		if f.Method != "event" {
+			return false
+		}
+		var e struct {
+			Type    string `json:"type"`
+			Payload struct {
+				DocumentID  string `json:"document_id"`
+				OperationID string `json:"operation_id"`
+			} `json:"payload"`
+		}
+		return json.Unmarshal(f.Params, &e) == nil && e.Type == "document.changed" && e.Payload.DocumentID == doc.DocumentID && e.Payload.OperationID == "op-watched"
+	})
+	t.Logf("event through engine A: %s", ev.Params)
+}

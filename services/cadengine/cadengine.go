@@ -211,6 +211,9 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		s.close()
 		return err
 	}
+	if stop := s.watchChanges(); stop != nil {
+		defer stop()
+	}
 	if s.cfg.Listening != nil {
 		s.cfg.Listening(lis.Addr())
 	}
@@ -329,4 +332,30 @@ func (s *Server) serveMetrics(addr string) (func(), error) {
 		srv.Close()
 		<-done
 	}, nil
+}
+
+// watchChanges, on a shared store that tells document commits
+// (store.Changes), fans out document.changed to this engine's subscribed
+// sessions for the commits of other engines (its own are told by the
+// engine's OnCommit). It returns the function that stops it, or nil.
+func (s *Server) watchChanges() func() {
+	w, ok := s.store.(store.Changes)
+	self := s.engine.EngineID()
+	if !ok || self == "" {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.WatchChanges(ctx, func(ch store.DocumentChange) {
+			if ch.Holder != self {
+				s.sessions.documentChanged(ch.DocumentID, ch.Revision, ch.OperationID)
+			}
+		})
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

@@ -26,3 +26,25 @@ type Shared interface {
 // ErrNoDocument is returned (wrapped) by [Shared.LoadDocument] for a
 // document that does not exist.
 var ErrNoDocument = errors.New("no such document")
+
+// Changes is a shared store that tells every engine sharing it of the
+// document commits of all of them, for document.changed across engines
+// (PostgreSQL: LISTEN/NOTIFY, sent in the commit's transaction, so only
+// commits that happened are told, and carrying ids only).
+type Changes interface {
+	// WatchChanges calls fn, from one goroutine, for every document
+	// commit under a lease by any engine sharing the store (the caller's
+	// own included), until ctx ends; a broken connection is reopened, and
+	// what was committed meanwhile is not told. It returns ctx's error.
+	WatchChanges(ctx context.Context, fn func(DocumentChange)) error
+}
+
+// DocumentChange is one commit of a document, as [Changes] tells it.
+type DocumentChange struct {
+	DocumentID string `json:"d"`
+	Revision   int64  `json:"r"`
+	// OperationID is the first journal record's operation of the commit.
+	OperationID string `json:"o,omitempty"`
+	// Holder is the engine that committed (the lease's holder).
+	Holder string `json:"h"`
+}
