@@ -289,3 +289,91 @@ func TestLeaseChangesAcrossEngines(t *testing.T) {
 	})
 	t.Logf("event through engine A: %s", ev.Params)
 }
+
+// TestLeaseSessionResumedElsewhere: a session with an open approval,
+// made through one gateway (its engine A owns the session and holds the
+// document), is resumed through the other gateway, whose home is engine
+// B: the resume reaches A, the approval is replayed with its id, its
+// answer lands exactly once, and seq never goes back.
+func TestLeaseSessionResumedElsewhere(t *testing.T) {
+	cl := startCluster(t)
+	p := newPeer(t, cl.gatewayA.Addr)
+	s, doc := interactiveSession(t, p)
+	p.call(10, "cad.batch", deleteBatch(s, doc, "op-elsewhere"))
+	req := p.request("approval")
+	var seen struct {
+		LatestSeq int64 `json:"latest_seq"`
+	}
+	p.call(11, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0})
+	if f := p.response(11); f.Error != nil || json.Unmarshal(f.Result, &seen) != nil || seen.LatestSeq == 0 {
+		t.Fatalf("session.events.since = %+v, want events", f)
+	}
+	p.ws.Close() // gone without answering
+
+	q := newPeer(t, cl.gatewayB.Addr)
+	q.call(1, "session.resume", map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken, "last_seen": 0})
+	var resumed struct {
+		LatestSeq    int64 `json:"latest_seq"`
+		OpenRequests []struct {
+			ID     string `json:"id"`
+			Method string `json:"method"`
+		} `json:"open_requests"`
+	}
+	if f := q.response(1); f.Error != nil || json.Unmarshal(f.Result, &resumed) != nil {
+		t.Fatalf("session.resume through the other gateway = %+v", f)
+	}
+	var id string
+	json.Unmarshal(req.ID, &id)
+	if len(resumed.OpenRequests) != 1 || resumed.OpenRequests[0].ID != id || resumed.OpenRequests[0].Method != "approval" {
+		t.Fatalf("open_requests = %+v, want the approval %s", resumed.OpenRequests, id)
+	}
+	if resumed.LatestSeq < seen.LatestSeq {
+		t.Errorf("latest_seq after the resume = %d, before %d: seq went back", resumed.LatestSeq, seen.LatestSeq)
+	}
+	answer := map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"decision": "approve"}}
+	q.send(answer)
+	q.send(answer) // a second answer changes nothing
+
+	var op struct {
+		Status string `json:"status"`
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 2; time.Now().Before(deadline); i++ {
+		q.call(i, "operations.get", map[string]any{"operation_id": "op-elsewhere"})
+		f := q.response(i)
+		if f.Error == nil && json.Unmarshal(f.Result, &op) == nil && op.Status != "running" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if op.Status != "succeeded" {
+		t.Fatalf("operation after the answer through the other gateway = %+v, want succeeded", op)
+	}
+	q.call(100, "document.get", map[string]any{"document_id": doc})
+	var info struct {
+		EntityCount int `json:"entity_count"`
+		Revision    int `json:"revision"`
+	}
+	if f := q.response(100); f.Error != nil || json.Unmarshal(f.Result, &info) != nil || info.EntityCount != 0 || info.Revision != 3 {
+		t.Errorf("document after the approved delete = %s, want no entities at revision 3 (applied once)", f.Result)
+	}
+	q.call(101, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": resumed.LatestSeq})
+	var after struct {
+		LatestSeq    int64 `json:"latest_seq"`
+		OpenRequests []any `json:"open_requests"`
+		Events       []struct {
+			Seq int64 `json:"seq"`
+		} `json:"events"`
+	}
+	if f := q.response(101); f.Error != nil || json.Unmarshal(f.Result, &after) != nil || len(after.OpenRequests) != 0 {
+		t.Fatalf("events after the answer = %+v, want no open requests", f)
+	}
+	if after.LatestSeq <= resumed.LatestSeq {
+		t.Errorf("latest_seq after the batch = %d, at the resume %d: want it to grow", after.LatestSeq, resumed.LatestSeq)
+	}
+	for _, ev := range after.Events {
+		if ev.Seq <= resumed.LatestSeq {
+			t.Errorf("event seq %d after the resume at %d", ev.Seq, resumed.LatestSeq)
+		}
+	}
+}

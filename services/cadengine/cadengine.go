@@ -142,6 +142,9 @@ func New(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("load documents: %w", err)
 	}
+	if eng.EngineID() != "" {
+		sess.leases = eng
+	}
 	obs, err := newObservability(tel, sess)
 	if err != nil {
 		store.Close()

@@ -38,10 +38,12 @@ type clientConn struct {
 
 	inFlight atomic.Int64 // calls running
 
-	mu     sync.Mutex // guards stream, others, relays and replayed
+	mu     sync.Mutex // guards stream, home, others, relays and replayed
 	stream *engineStream
-	// others are the streams to engines other than the home one, by
-	// address (see routeCall).
+	// home is the address of the engine of stream, "" for the gateway's
+	// first; others are the streams to other engines, by address (see
+	// routeCall).
+	home   string
 	others map[string]*engineStream
 	// relays cancels the relay of each server request in flight, by id.
 	relays map[string]context.CancelFunc
@@ -142,7 +144,11 @@ func (c *clientConn) engineStream(ctx context.Context) (*engineStream, error) {
 			return c.stream, nil
 		}
 	}
-	s, err := openEngineStream(context.WithoutCancel(ctx), c.gw.engine, c.principal, c.gw.id, c.onEngineFrame)
+	client, err := c.homeClientLocked()
+	if err != nil {
+		return nil, err
+	}
+	s, err := openEngineStream(context.WithoutCancel(ctx), client, c.principal, c.gw.id, c.onEngineFrame)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
@@ -21,7 +22,12 @@ import (
 // client connection's calls go to its home engine, the first of the list,
 // over the connection's Session stream — except a call that names a
 // document, which goes to the engine that serves the document: the route
-// the gateway remembers for it, else the home engine. An engine that does
+// the gateway remembers for it, else the home engine. A call that names a
+// session and no document goes likewise to the engine that owns the
+// session (engines lease sessions as they lease documents), and when it
+// was resent there, that engine becomes the connection's home: the
+// session's server requests, events and the client's answers then travel
+// on its stream. An engine that does
 // not hold the document's lease answers NOT_LEASE_HOLDER with the holder's
 // address; the gateway then sends the call there (over a stream of the
 // same connection to that engine) once, and remembers the route. A route
@@ -106,14 +112,15 @@ func (es *engineSet) close() error {
 	return errors.Join(errs...)
 }
 
-// route is where a call for doc goes first.
-func (es *engineSet) route(doc string) string {
-	if doc != "" {
-		if a, ok := es.routes.Load(doc); ok {
+// route is where a call for key (a document or session id) goes first:
+// its remembered route, else home.
+func (es *engineSet) route(key, home string) string {
+	if key != "" {
+		if a, ok := es.routes.Load(key); ok {
 			return a.(string)
 		}
 	}
-	return es.home()
+	return home
 }
 
 // next is the engine of the list after addr (the home engine after one
@@ -139,15 +146,26 @@ func (es *engineSet) forget(doc, addr string) {
 	}
 }
 
-// documentOf is the document a call's params name (their document_id
-// field), or "".
-func documentOf(params proto.Message) string {
+// routeKey is what a call's params route by: the document they name
+// (document_id), else their session (session_id, bySession true), else
+// nothing.
+func routeKey(params proto.Message) (key string, bySession bool) {
+	if doc := stringField(params, "document_id"); doc != "" {
+		return doc, false
+	}
+	if ses := stringField(params, "session_id"); ses != "" {
+		return ses, true
+	}
+	return "", false
+}
+
+func stringField(params proto.Message, name protoreflect.Name) string {
 	if params == nil {
 		return ""
 	}
 	m := params.ProtoReflect()
-	fd := m.Descriptor().Fields().ByName("document_id")
-	if fd == nil || fd.Kind().String() != "string" {
+	fd := m.Descriptor().Fields().ByName(name)
+	if fd == nil || fd.Kind() != protoreflect.StringKind || fd.IsList() {
 		return ""
 	}
 	return m.Get(fd).String()
@@ -171,8 +189,11 @@ func notLeaseHolder(result *enginev1.SessionCallResult) (holder string, ok bool)
 // serves the document it names (see above) and returns its result.
 func (c *clientConn) routeCall(ctx context.Context, params proto.Message, call *enginev1.SessionCall) (*enginev1.SessionCallResult, error) {
 	es := c.gw.engines
-	doc := documentOf(params)
-	addr := es.route(doc)
+	doc, bySession := routeKey(params)
+	c.mu.Lock()
+	home := c.homeLocked()
+	c.mu.Unlock()
+	addr := es.route(doc, home)
 	unreachable, redirected := 0, false
 	for {
 		stream, err := c.streamTo(ctx, addr)
@@ -193,10 +214,13 @@ func (c *clientConn) routeCall(ctx context.Context, params proto.Message, call *
 		holder, refused := notLeaseHolder(result)
 		switch {
 		case !refused:
-			if addr != es.home() {
+			if addr != home {
 				es.remember(doc, addr)
 			} else {
 				es.forget(doc, addr)
+			}
+			if bySession && redirected {
+				c.rehome(addr)
 			}
 			return result, nil
 		case holder != "" && holder != addr && !redirected:
@@ -211,10 +235,53 @@ func (c *clientConn) routeCall(ctx context.Context, params proto.Message, call *
 	}
 }
 
+// homeLocked is the address of the connection's home engine; the caller
+// holds c.mu.
+func (c *clientConn) homeLocked() string {
+	if c.home != "" {
+		return c.home
+	}
+	return c.gw.engines.home()
+}
+
+// homeClientLocked is the client of the home engine; the caller holds
+// c.mu.
+func (c *clientConn) homeClientLocked() (enginev1.EngineServiceClient, error) {
+	client, err := c.gw.engines.client(c.homeLocked())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errEngineUnavailable, err)
+	}
+	return client, nil
+}
+
+// rehome makes the engine at addr the connection's home, its stream
+// there the one that carries the session's frames and the client's
+// answers; the former home stream stays open among the others.
+func (c *clientConn) rehome(addr string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.homeLocked()
+	if old == addr {
+		return
+	}
+	if c.others == nil {
+		c.others = map[string]*engineStream{}
+	}
+	if c.stream != nil {
+		c.others[old] = c.stream
+	}
+	c.stream = c.others[addr]
+	delete(c.others, addr)
+	c.home = addr
+}
+
 // streamTo is the connection's Session stream to the engine at addr:
 // its home stream for the home engine, else one opened on first use.
 func (c *clientConn) streamTo(ctx context.Context, addr string) (*engineStream, error) {
-	if addr == c.gw.engines.home() {
+	c.mu.Lock()
+	home := c.homeLocked()
+	c.mu.Unlock()
+	if addr == home {
 		return c.engineStream(ctx)
 	}
 	client, err := c.gw.engines.client(addr)

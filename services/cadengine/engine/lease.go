@@ -79,6 +79,7 @@ type sharing struct {
 
 	mu       sync.Mutex               // guards held, granting and addr
 	held     map[string]*document     // the documents whose lease the engine holds
+	keys     map[string]*leaseState   // other leases it holds (HoldLease), by key
 	granting map[string]chan struct{} // grants in flight, closed when done
 	addr     string                   // the advertised address, once registered
 
@@ -90,7 +91,7 @@ type sharing struct {
 func newSharing(s *Sharing) *sharing {
 	sh := &sharing{
 		st: s.Store, id: s.ID, ttl: s.TTL, log: s.Logger, base: time.Now(),
-		held: map[string]*document{}, granting: map[string]chan struct{}{}, stop: make(chan struct{}),
+		held: map[string]*document{}, keys: map[string]*leaseState{}, granting: map[string]chan struct{}{}, stop: make(chan struct{}),
 	}
 	if sh.ttl == 0 {
 		sh.ttl = DefaultLeaseTTL
@@ -176,6 +177,29 @@ func (sh *sharing) renewAll(ctx context.Context) {
 		docs = append(docs, d)
 	}
 	sh.mu.Unlock()
+	sh.mu.Lock()
+	keys := make(map[string]*leaseState, len(sh.keys))
+	for k, l := range sh.keys {
+		keys[k] = l
+	}
+	sh.mu.Unlock()
+	for k, l := range keys {
+		start := sh.mono()
+		_, err := sh.st.Renew(ctx, l.lease, sh.ttl)
+		switch {
+		case err == nil:
+			l.until.Store(start + int64(sh.ttl))
+		case errors.Is(err, store.ErrLeaseLost):
+			sh.log.Warn("lease lost", "key", k, "epoch", l.lease.Epoch)
+			sh.mu.Lock()
+			if sh.keys[k] == l {
+				delete(sh.keys, k)
+			}
+			sh.mu.Unlock()
+		default:
+			sh.log.Warn("lease renewal failed", "key", k, "error", err)
+		}
+	}
 	for _, d := range docs {
 		start := sh.mono()
 		_, err := sh.st.Renew(ctx, d.lease.lease, sh.ttl)
@@ -219,7 +243,12 @@ func (sh *sharing) closeOnce() {
 	sh.mu.Lock()
 	held := sh.held
 	sh.held = map[string]*document{}
+	keys := sh.keys
+	sh.keys = map[string]*leaseState{}
 	sh.mu.Unlock()
+	for _, l := range keys {
+		_ = sh.st.Release(ctx, l.lease)
+	}
 	for _, d := range held {
 		if err := sh.st.Release(ctx, d.lease.lease); err != nil && !errors.Is(err, store.ErrLeaseLost) {
 			sh.log.Warn("release document lease", "document", d.ID, "error", err)
@@ -387,4 +416,60 @@ func (e *Engine) storedOperation(ctx context.Context, principal, id string) (*op
 		return nil, err
 	}
 	return opFromRecord(rec), nil
+}
+
+// HoldsLease reports whether the engine holds a live lease on key (see
+// HoldLease); true without Sharing, where the engine holds everything.
+func (e *Engine) HoldsLease(key string) bool {
+	sh := e.shared
+	if sh == nil {
+		return true
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	l := sh.keys[key]
+	return l != nil && sh.mono() < l.until.Load()
+}
+
+// HoldLease takes the lease on key — something other than a document
+// that one engine serves at a time, such as a session ("ses:" and its
+// id) — and keeps it, renewed with the documents' leases, until it is
+// lost or the engine closes. Another engine's live lease is
+// NOT_LEASE_HOLDER, as for a document. It does nothing without Sharing.
+func (e *Engine) HoldLease(ctx context.Context, key string) error {
+	sh := e.shared
+	if sh == nil {
+		return nil
+	}
+	start := sh.mono()
+	l, err := sh.st.Grant(ctx, key, sh.id, sh.ttl)
+	var held *store.LeaseHeldError
+	if errors.As(err, &held) {
+		return sh.notHolder(held)
+	}
+	if err != nil {
+		return NewError(enginev1.ErrorReason_ERROR_REASON_UNAVAILABLE, fmt.Errorf("take the lease on %s: %w", key, err))
+	}
+	ls := &leaseState{lease: l}
+	ls.until.Store(start + int64(sh.ttl))
+	sh.mu.Lock()
+	sh.keys[key] = ls
+	sh.mu.Unlock()
+	return nil
+}
+
+// DropLease releases the lease on key that HoldLease took, if the engine
+// holds it.
+func (e *Engine) DropLease(ctx context.Context, key string) {
+	sh := e.shared
+	if sh == nil {
+		return
+	}
+	sh.mu.Lock()
+	l := sh.keys[key]
+	delete(sh.keys, key)
+	sh.mu.Unlock()
+	if l != nil {
+		_ = sh.st.Release(ctx, l.lease)
+	}
 }
