@@ -68,6 +68,8 @@ type Sizes struct {
 	CoreRounds, CoreOps, CoreBatches int
 	// StoreRounds rounds of a StoreSteps-step and a 1-step batch per store.
 	StoreSteps, StoreRounds int
+	// FailoverKills kills -9 of a document's holder (failover row).
+	FailoverKills int
 }
 
 // FullSizes are the sizes of a full run (under two minutes on two cores).
@@ -83,6 +85,7 @@ func FullSizes() Sizes {
 		IdleSessions: [2]int{1_000, 10_000},
 		CoreRounds:   40, CoreOps: 2_000, CoreBatches: 20,
 		StoreSteps: 1_000, StoreRounds: 20,
+		FailoverKills: 10,
 	}
 }
 
@@ -100,6 +103,7 @@ func QuickSizes() Sizes {
 		IdleSessions: [2]int{100, 500},
 		CoreRounds:   20, CoreOps: 1_000, CoreBatches: 10,
 		StoreSteps: 1_000, StoreRounds: 10,
+		FailoverKills: 3,
 	}
 }
 
@@ -117,6 +121,7 @@ func TinySizes() Sizes {
 		IdleSessions: [2]int{10, 20},
 		CoreRounds:   2, CoreOps: 20, CoreBatches: 2,
 		StoreSteps: 50, StoreRounds: 2,
+		FailoverKills: 1,
 	}
 }
 
@@ -140,6 +145,7 @@ func (s Sizes) scaled() string {
 	add("open requests", full.ReplayOpen, s.ReplayOpen)
 	add("events", full.ReplayEvents, s.ReplayEvents)
 	add("batch steps", full.BatchSteps, s.BatchSteps)
+	add("failover kills", full.FailoverKills, s.FailoverKills)
 	parts = append(parts, "fewer rounds; figures are indicative, not the published table")
 	return strings.Join(parts, ", ")
 }
@@ -210,6 +216,8 @@ func rowSpecs() []rowSpec {
 		{"batch-create", batchCreate},
 		{"rollback", rollback},
 		{"durable-journal", durableJournal},
+		{"durable-journal-postgres", journalPostgres},
+		{"failover", failover},
 		{"replay", replay},
 		{"idle-sessions/1k", func(ctx context.Context, e *env, row *Row) error {
 			return idleSessions(ctx, e, row, e.sizes.IdleSessions[0], e.full.IdleSessions[0])

@@ -322,7 +322,13 @@ type composeFile struct {
 // readCompose parses compose.yaml strictly (an unknown key fails).
 func readCompose(t *testing.T) composeFile {
 	t.Helper()
-	data, err := os.ReadFile("compose.yaml")
+	return readComposeFile(t, "compose.yaml")
+}
+
+// readComposeFile parses a compose file of docker/ strictly.
+func readComposeFile(t *testing.T, name string) composeFile {
+	t.Helper()
+	data, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +336,7 @@ func readCompose(t *testing.T) composeFile {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&compose); err != nil {
-		t.Fatalf("compose.yaml: %v", err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	return compose
 }
@@ -442,5 +448,75 @@ func TestCompose(t *testing.T) {
 	}
 	if !strings.HasPrefix(jaeger.Image, "jaegertracing/") || !slices.Contains(jaeger.Ports, "127.0.0.1:16686:16686") || !slices.Contains(jaeger.Expose, "4317") {
 		t.Errorf("jaeger = %+v: want a Jaeger image with its UI on 16686 and OTLP gRPC on 4317", jaeger)
+	}
+}
+
+// TestComposePostgres parses compose.postgres.yaml: PostgreSQL with a
+// health check, two engines on it (each advertising its own service name,
+// over mutual TLS, started once PostgreSQL is healthy), and two gateways
+// each given both engines, homes crossed, started once both are healthy.
+func TestComposePostgres(t *testing.T) {
+	compose := readComposeFile(t, "compose.postgres.yaml")
+	var names []string
+	for name := range compose.Services {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	if want := []string{"cadengine-a", "cadengine-b", "certs", "gateway-a", "gateway-b", "postgres"}; !slices.Equal(names, want) {
+		t.Fatalf("services %v, want %v", names, want)
+	}
+	pg := compose.Services["postgres"]
+	if !strings.HasPrefix(pg.Image, "postgres:") || len(pg.Healthcheck.Test) < 2 || pg.Healthcheck.Test[1] != "pg_isready" {
+		t.Errorf("postgres = %+v: want a postgres image with a pg_isready health check", pg)
+	}
+	if !slices.Contains(compose.Services["certs"].Entrypoint, "cadengine-a,cadengine-b,localhost,127.0.0.1") {
+		t.Errorf("certs entrypoint %v: want the engine certificate for cadengine-a and cadengine-b", compose.Services["certs"].Entrypoint)
+	}
+	store := ""
+	for _, name := range []string{"cadengine-a", "cadengine-b"} {
+		e := compose.Services[name]
+		if !strings.HasPrefix(e.Environment["CADBRIDGE_STORE"], "postgres://") || !strings.Contains(e.Environment["CADBRIDGE_STORE"], "@postgres:5432/") {
+			t.Errorf("%s CADBRIDGE_STORE = %q, want the postgres service", name, e.Environment["CADBRIDGE_STORE"])
+		}
+		if store == "" {
+			store = e.Environment["CADBRIDGE_STORE"]
+		} else if e.Environment["CADBRIDGE_STORE"] != store {
+			t.Errorf("the engines have different stores")
+		}
+		if e.Environment["CADBRIDGE_ADVERTISE"] != name+":7401" {
+			t.Errorf("%s CADBRIDGE_ADVERTISE = %q, want %s:7401", name, e.Environment["CADBRIDGE_ADVERTISE"], name)
+		}
+		if e.Environment["CADBRIDGE_LEASE_TTL"] == "" {
+			t.Errorf("%s: no CADBRIDGE_LEASE_TTL", name)
+		}
+		if test := e.Healthcheck.Test; len(test) < 2 || !slices.Contains(test, "--engine-tls-cert") {
+			t.Errorf("%s healthcheck %v: want cadctl health --grpc over mutual TLS", name, test)
+		}
+		if deps := dependsOn(t, e); deps["postgres"] != "service_healthy" || deps["certs"] != "service_completed_successfully" {
+			t.Errorf("%s depends_on %v: want postgres healthy and certs completed", name, deps)
+		}
+		if !strings.HasPrefix(e.Environment["CADBRIDGE_TLS_CERT"], "/certs/") {
+			t.Errorf("%s: want mutual TLS from /certs", name)
+		}
+	}
+	for name, engines := range map[string]string{"gateway-a": "cadengine-a:7401,cadengine-b:7401", "gateway-b": "cadengine-b:7401,cadengine-a:7401"} {
+		g := compose.Services[name]
+		if g.Environment["CADBRIDGE_ENGINE"] != engines {
+			t.Errorf("%s CADBRIDGE_ENGINE = %q, want %q", name, g.Environment["CADBRIDGE_ENGINE"], engines)
+		}
+		if deps := dependsOn(t, g); deps["cadengine-a"] != "service_healthy" || deps["cadengine-b"] != "service_healthy" {
+			t.Errorf("%s depends_on %v: want both engines healthy", name, deps)
+		}
+		if !strings.HasPrefix(g.Environment["CADBRIDGE_ENGINE_TLS_CERT"], "/certs/") || g.Environment["CADBRIDGE_TOKENS"] == "" {
+			t.Errorf("%s: want tokens and mutual TLS to the engines", name)
+		}
+	}
+	if !slices.Contains(compose.Services["gateway-a"].Ports, "127.0.0.1:7400:7400") || !slices.Contains(compose.Services["gateway-b"].Ports, "127.0.0.1:7410:7400") {
+		t.Errorf("gateway ports: want 127.0.0.1:7400 and 127.0.0.1:7410")
+	}
+	for _, v := range []string{"pg-data", "certs"} {
+		if _, ok := compose.Volumes[v]; !ok {
+			t.Errorf("volume %s is not declared", v)
+		}
 	}
 }

@@ -70,6 +70,14 @@ type Config struct {
 	// Listening, if set, is called with the bound address once the engine
 	// accepts connections.
 	Listening func(addr net.Addr)
+	// Advertise is the address gateways and peers reach the engine at,
+	// registered in a shared (PostgreSQL) store; empty means the bound
+	// listen address.
+	Advertise string
+	// LeaseTTL is how long a document lease and the engine's registration
+	// live unless renewed, on a shared store; 0 means
+	// engine.DefaultLeaseTTL (10 s).
+	LeaseTTL time.Duration
 }
 
 // DefaultMaxMessage is the largest gRPC message by default: 16 MiB, above
@@ -125,10 +133,17 @@ func New(cfg Config) (*Server, error) {
 	if tel == nil {
 		tel = telemetry.Disabled()
 	}
-	eng, err := engine.New(store, engine.Options{Version: version, OnCommit: sess.documentChanged, Tracer: tel.Tracer, Meter: tel.Meter})
+	eopts := engine.Options{Version: version, OnCommit: sess.documentChanged, Tracer: tel.Tracer, Meter: tel.Meter}
+	if shared, ok := sharedStore(store); ok {
+		eopts.Sharing = &engine.Sharing{Store: shared, ID: engine.NewEngineID(), TTL: cfg.LeaseTTL, Logger: log}
+	}
+	eng, err := engine.New(store, eopts)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("load documents: %w", err)
+	}
+	if eng.EngineID() != "" {
+		sess.leases = eng
 	}
 	obs, err := newObservability(tel, sess)
 	if err != nil {
@@ -193,6 +208,13 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 			s.close()
 			return err
 		}
+		defer stop()
+	}
+	if err := s.engine.Register(ctx, cmp.Or(s.cfg.Advertise, lis.Addr().String())); err != nil {
+		s.close()
+		return err
+	}
+	if stop := s.watchChanges(); stop != nil {
 		defer stop()
 	}
 	if s.cfg.Listening != nil {
@@ -313,4 +335,30 @@ func (s *Server) serveMetrics(addr string) (func(), error) {
 		srv.Close()
 		<-done
 	}, nil
+}
+
+// watchChanges, on a shared store that tells document commits
+// (store.Changes), fans out document.changed to this engine's subscribed
+// sessions for the commits of other engines (its own are told by the
+// engine's OnCommit). It returns the function that stops it, or nil.
+func (s *Server) watchChanges() func() {
+	w, ok := s.store.(store.Changes)
+	self := s.engine.EngineID()
+	if !ok || self == "" {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.WatchChanges(ctx, func(ch store.DocumentChange) {
+			if ch.Holder != self {
+				s.sessions.documentChanged(ch.DocumentID, ch.Revision, ch.OperationID)
+			}
+		})
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

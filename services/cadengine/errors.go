@@ -46,7 +46,7 @@ func toStatus(err error) *status.Status {
 			"reason": contract.ReasonName(v.Reason),
 		})
 	case errors.As(err, &e):
-		return withReason(e.Reason(), err.Error(), nil)
+		return withReason(e.Reason(), err.Error(), e.Metadata())
 	default:
 		return bare(engine.ReasonOf(err), err.Error())
 	}

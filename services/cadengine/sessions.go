@@ -81,9 +81,27 @@ type sessions struct {
 	store store.Store
 	log   *slog.Logger
 
+	// leases, on a shared store, makes one engine at a time own each
+	// session (the lease on sessionKey): nil on a store of one engine.
+	leases sessionLeases
+
 	mu   sync.Mutex // guards byID
 	byID map[string]*session
 }
+
+// sessionLeases is how the registry takes sessions' leases (the engine's
+// HoldLease, HoldsLease and DropLease).
+type sessionLeases interface {
+	HoldsLease(key string) bool
+	HoldLease(ctx context.Context, key string) error
+	DropLease(ctx context.Context, key string)
+}
+
+// sessionKey is the key of a session's lease, beside documents' leases.
+func sessionKey(id string) string { return "session:" + id }
+
+// leaseTimeout bounds taking a session's lease and reading it.
+const leaseTimeout = 10 * time.Second
 
 func newSessions(now func() time.Time, store store.Store, log *slog.Logger) *sessions {
 	return &sessions{epoch: "ep-" + randomHex(8), now: now, store: store, log: log, byID: map[string]*session{}}
@@ -112,20 +130,72 @@ func (ss *sessions) load(ctx context.Context) error {
 		return fmt.Errorf("load sessions: %w", err)
 	}
 	for id, data := range stored {
-		var saved savedSession
-		info := new(enginev1.Session)
-		if err := json.Unmarshal(data, &saved); err != nil || proto.Unmarshal(saved.Info, info) != nil {
+		s, err := ss.restore(data)
+		if err != nil {
 			ss.log.Error("skipping unreadable stored session", "session_id", id)
 			continue
 		}
-		s := &session{info: info, resumeToken: saved.ResumeToken, open: map[string]*openRequest{}}
-		s.persist = func() { ss.save(context.Background(), s) }
-		s.latest = saved.LatestSeq + seqSaveEvery
-		for _, r := range saved.Open {
-			s.stale = append(s.stale, &enginev1.OpenServerRequest{Id: r.ID, Method: r.Method})
-		}
 		ss.byID[id] = s
 	}
+	return nil
+}
+
+// restore rebuilds a session from its stored state: its event log is
+// gone, its sequence resumes past the saved one, its open requests are
+// stale.
+func (ss *sessions) restore(data []byte) (*session, error) {
+	var saved savedSession
+	info := new(enginev1.Session)
+	if err := json.Unmarshal(data, &saved); err != nil {
+		return nil, err
+	}
+	if err := proto.Unmarshal(saved.Info, info); err != nil {
+		return nil, err
+	}
+	s := &session{info: info, resumeToken: saved.ResumeToken, open: map[string]*openRequest{}}
+	s.persist = func() { ss.save(context.Background(), s) }
+	s.latest = saved.LatestSeq + seqSaveEvery
+	for _, r := range saved.Open {
+		s.stale = append(s.stale, &enginev1.OpenServerRequest{Id: r.ID, Method: r.Method})
+	}
+	return s, nil
+}
+
+// takeOver takes the lease of session id, which this engine does not
+// own (another engine did, or it was never loaded here), and reads the
+// session afresh from the store. A live owner elsewhere is
+// NOT_LEASE_HOLDER, for the gateway to resend the call there.
+func (ss *sessions) takeOver(id string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
+	defer cancel()
+	if err := ss.leases.HoldLease(ctx, sessionKey(id)); err != nil {
+		return err
+	}
+	stored, err := ss.store.LoadSessions(ctx)
+	if err != nil {
+		return fmt.Errorf("load session %s: %w", id, err)
+	}
+	data, ok := stored[id]
+	if !ok {
+		ss.leases.DropLease(ctx, sessionKey(id))
+		ss.mu.Lock()
+		delete(ss.byID, id)
+		ss.mu.Unlock()
+		return errSessionNotFound
+	}
+	s, err := ss.restore(data)
+	if err != nil {
+		return fmt.Errorf("load session %s: %w", id, err)
+	}
+	ss.mu.Lock()
+	if old := ss.byID[id]; old != nil {
+		// A copy of an earlier ownership here: seq goes on past it.
+		old.mu.Lock()
+		s.latest = max(s.latest, old.latest)
+		old.mu.Unlock()
+	}
+	ss.byID[id] = s
+	ss.mu.Unlock()
 	return nil
 }
 
@@ -183,6 +253,11 @@ func (ss *sessions) create(ctx context.Context, principal string, req *enginev1.
 	if s.info.ApprovalPolicy == enginev1.ApprovalPolicy_APPROVAL_POLICY_UNSPECIFIED {
 		s.info.ApprovalPolicy = enginev1.ApprovalPolicy_APPROVAL_POLICY_NONE
 	}
+	if ss.leases != nil {
+		if err := ss.leases.HoldLease(ctx, sessionKey(s.info.SessionId)); err != nil {
+			ss.log.Error("take a new session's lease", "session_id", s.info.SessionId, "error", err)
+		}
+	}
 	ss.mu.Lock()
 	ss.byID[s.info.SessionId] = s
 	ss.mu.Unlock()
@@ -194,6 +269,11 @@ func (ss *sessions) create(ctx context.Context, principal string, req *enginev1.
 // must match too. Any mismatch is errSessionNotFound, indistinguishable from
 // a session that does not exist.
 func (ss *sessions) owned(principal, id string, token *string) (*session, error) {
+	if ss.leases != nil && !ss.leases.HoldsLease(sessionKey(id)) {
+		if err := ss.takeOver(id); err != nil {
+			return nil, err
+		}
+	}
 	ss.mu.Lock()
 	s, ok := ss.byID[id]
 	ss.mu.Unlock()

@@ -16,6 +16,14 @@ import (
 // schema, which may wait for another engine's migration.
 const openTimeout = time.Minute
 
+// sharedStore reports whether s is shared by several engines, which then
+// serve documents under leases: a PostgreSQL store. A memory or SQLite
+// store serves one engine, which holds every document without leases.
+func sharedStore(s store.Store) (store.Shared, bool) {
+	shared, ok := s.(store.Shared)
+	return shared, ok && s.Kind() == "postgres"
+}
+
 // OpenStore opens a store from its spec: "sqlite:PATH" (a SQLite file in WAL
 // mode with synchronous=FULL; missing parent directories are created),
 // "memory:" (nothing survives the process; for tests), or a

@@ -38,8 +38,13 @@ type clientConn struct {
 
 	inFlight atomic.Int64 // calls running
 
-	mu     sync.Mutex // guards stream, relays and replayed
+	mu     sync.Mutex // guards stream, home, others, relays and replayed
 	stream *engineStream
+	// home is the address of the engine of stream, "" for the gateway's
+	// first; others are the streams to other engines, by address (see
+	// routeCall).
+	home   string
+	others map[string]*engineStream
 	// relays cancels the relay of each server request in flight, by id.
 	relays map[string]context.CancelFunc
 	// replayed names the method of each open request a resume returned, so
@@ -109,15 +114,11 @@ func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message) 
 // callEngine sends one call on the connection's stream and returns the
 // message of the result's response field.
 func (c *clientConn) callEngine(ctx context.Context, field protoreflect.FieldDescriptor, params proto.Message) (proto.Message, error) {
-	stream, err := c.engineStream(ctx)
-	if err != nil {
-		return nil, err
-	}
 	ctx, span, carrier := c.gw.obs.startFrame(ctx, string(field.Name()))
 	defer span.End()
 	call := &enginev1.SessionCall{TraceContext: carrier}
 	call.ProtoReflect().Set(field, protoreflect.ValueOfMessage(params.ProtoReflect()))
-	result, err := stream.call(ctx, call)
+	result, err := c.routeCall(ctx, params, call)
 	if err != nil {
 		span.SetStatus(otelcodes.Error, err.Error())
 		return nil, err
@@ -143,7 +144,11 @@ func (c *clientConn) engineStream(ctx context.Context) (*engineStream, error) {
 			return c.stream, nil
 		}
 	}
-	s, err := openEngineStream(context.WithoutCancel(ctx), c.gw.engine, c.principal, c.gw.id, c.onEngineFrame)
+	client, err := c.homeClientLocked()
+	if err != nil {
+		return nil, err
+	}
+	s, err := openEngineStream(context.WithoutCancel(ctx), client, c.principal, c.gw.id, c.onEngineFrame)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +269,7 @@ func (c *clientConn) close(reason string) {
 	if s != nil {
 		s.close(reason)
 	}
+	c.closeOthers(reason)
 	c.wg.Wait()
 }
 

@@ -40,7 +40,9 @@ const localPrincipal = "local"
 type Config struct {
 	// Listen is the HTTP address, for example "127.0.0.1:7400".
 	Listen string
-	// Engine is the engine's gRPC address, for example "127.0.0.1:7401".
+	// Engine is the engine's gRPC address, for example "127.0.0.1:7401",
+	// or several separated by commas, the home engine first, for engines
+	// that share a store (see engineSet).
 	Engine string
 	// EngineTLS is the gateway's client certificate and key and the CA
 	// that signed the engine's certificate: with them the link to the
@@ -111,8 +113,8 @@ type Gateway struct {
 	// serverMethods are the server requests, by wire method.
 	serverMethods map[string]*serverMethod
 	tokens        tokens
-	conn          *grpc.ClientConn
-	engine        enginev1.EngineServiceClient
+	engines       *engineSet                   // the links to engines (see routeCall)
+	engine        enginev1.EngineServiceClient // the home engine's
 	obs           *observability
 	check         *checker // nil unless Config.CheckContracts
 
@@ -193,14 +195,17 @@ func New(cfg Config) (*Gateway, error) {
 		}
 		creds = credentials.NewTLS(tc)
 	}
-	conn, err := grpc.NewClient(cfg.Engine, grpc.WithTransportCredentials(creds), grpc.WithStatsHandler(obs.providers.GRPCClientHandler()),
-		// A link that stalls (no answer to pings) is declared dead, so that
-		// waiting calls end 5003 instead of hanging.
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.EngineKeepalive, Timeout: cfg.EngineKeepalive / 2, PermitWithoutStream: true}),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.EngineMaxMessage), grpc.MaxCallSendMsgSize(cfg.EngineMaxMessage)))
+	engines, err := newEngineSet(cfg.Engine, func(addr string) (*grpc.ClientConn, error) {
+		return grpc.NewClient(addr, grpc.WithTransportCredentials(creds), grpc.WithStatsHandler(obs.providers.GRPCClientHandler()),
+			// A link that stalls (no answer to pings) is declared dead, so
+			// that waiting calls end 5003 instead of hanging.
+			grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.EngineKeepalive, Timeout: cfg.EngineKeepalive / 2, PermitWithoutStream: true}),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.EngineMaxMessage), grpc.MaxCallSendMsgSize(cfg.EngineMaxMessage)))
+	})
 	if err != nil {
-		return nil, fmt.Errorf("engine %q: %w", cfg.Engine, err)
+		return nil, err
 	}
+	home, _ := engines.client(engines.home())
 	gw := &Gateway{
 		cfg:           cfg,
 		log:           log,
@@ -208,8 +213,8 @@ func New(cfg Config) (*Gateway, error) {
 		routes:        rs,
 		serverMethods: sms,
 		tokens:        toks,
-		conn:          conn,
-		engine:        enginev1.NewEngineServiceClient(conn),
+		engines:       engines,
+		engine:        home,
 		obs:           obs,
 		check:         chk,
 		draining:      make(chan struct{}),
@@ -226,7 +231,7 @@ func (gw *Gateway) Close() error {
 			c.Close()
 		}
 	}
-	return gw.conn.Close()
+	return gw.engines.close()
 }
 
 func (gw *Gateway) status() *gatewayv1.GatewayStatus {

@@ -63,13 +63,18 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 	if id == "" {
 		return nil, fmt.Errorf("%w: cad.batch needs document_id", ErrInvalid)
 	}
-	d, err := e.doc(id)
+	d, err := e.docFor(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	opID, explicit, err := operationID(req.OperationId)
 	if err != nil {
 		return nil, err
+	}
+	if explicit && !req.GetDryRun() {
+		if err := e.recall(ctx, caller.Principal, opID, d); err != nil {
+			return nil, err
+		}
 	}
 	plans, errs := e.planBatch(req, opID)
 	if req.GetDryRun() {

@@ -35,6 +35,10 @@ type document struct {
 	// every later call on it is refused quarantined until the engine
 	// restarts and reloads it.
 	quarantined bool
+
+	// lease is the lease the engine serves this copy of the document
+	// under, with Sharing (zero without; see docFor).
+	lease leaseState
 }
 
 // newDocument puts a drawing in the engine.

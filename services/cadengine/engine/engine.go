@@ -88,6 +88,10 @@ type Options struct {
 	// nothing.
 	Tracer trace.TracerProvider
 	Meter  metric.MeterProvider
+	// Sharing, when set, makes the engine one of several sharing its
+	// store: it serves documents under leases (see docFor). Nil means one
+	// engine on its own store, without leases.
+	Sharing *Sharing
 }
 
 // Engine holds the documents and runs tools on them.
@@ -101,6 +105,7 @@ type Engine struct {
 	onCommit func(documentID string, revision int64, operationID string)
 	ops      *opTable // operations and their records
 	obs      *observer
+	shared   *sharing // nil without Options.Sharing
 
 	mu     sync.RWMutex // guards docs and closed
 	docs   map[string]*document
@@ -156,6 +161,16 @@ func New(s store.Store, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: load documents: %w", err)
 	}
+	if opts.Sharing != nil {
+		// Operations are read from the shared journal when a retry or
+		// operations.get asks (recall): at start, another engine's
+		// running operation is not interrupted.
+		if opts.Sharing.Store == nil || store.Store(opts.Sharing.Store) != s {
+			return nil, fmt.Errorf("engine: Sharing.Store must be the engine's store")
+		}
+		e.shared = newSharing(opts.Sharing)
+		return e, nil
+	}
 	if err := e.loadJournal(context.Background()); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -172,6 +187,9 @@ func (e *Engine) Close() error {
 	e.closed = true
 	e.mu.Unlock()
 	e.calls.Wait()
+	if e.shared != nil {
+		e.shared.close()
+	}
 	return nil
 }
 
@@ -217,7 +235,12 @@ func (e *Engine) createDocument(ctx context.Context, name string, units enginev1
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := e.store.Commit(context.WithoutCancel(ctx), commitOf(d.Document, nil)); err != nil {
+	if err := e.adopt(ctx, d); err != nil {
+		return nil, err
+	}
+	c := commitOf(d.Document, nil)
+	c.Lease = d.fence()
+	if err := e.store.Commit(context.WithoutCancel(ctx), c); err != nil {
 		return nil, fmt.Errorf("create document: %w", err)
 	}
 	e.publish(d)
@@ -247,6 +270,9 @@ func (e *Engine) publish(d *document) {
 	e.mu.Lock()
 	e.docs[d.ID] = d
 	e.mu.Unlock()
+	if e.shared != nil && d.lease.lease.Epoch != 0 {
+		e.shared.hold(d)
+	}
 }
 
 // GetDocument describes a document.
@@ -255,7 +281,7 @@ func (e *Engine) GetDocument(ctx context.Context, documentID string) (*enginev1.
 		return nil, err
 	}
 	defer e.calls.Done()
-	d, err := e.doc(documentID)
+	d, err := e.docFor(ctx, documentID)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +352,7 @@ func (e *Engine) ExportDocument(ctx context.Context, req *enginev1.ExportDocumen
 		return nil, err
 	}
 	defer e.calls.Done()
-	d, err := e.doc(req.GetDocumentId())
+	d, err := e.docFor(ctx, req.GetDocumentId())
 	if err != nil {
 		return nil, err
 	}

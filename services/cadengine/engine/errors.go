@@ -18,7 +18,17 @@ import (
 type Error struct {
 	reason enginev1.ErrorReason
 	err    error
+	meta   map[string]string
 }
+
+// newErrorMeta is an error of reason with metadata for its ErrorInfo.
+func newErrorMeta(reason enginev1.ErrorReason, err error, meta map[string]string) *Error {
+	return &Error{reason: reason, err: err, meta: meta}
+}
+
+// Metadata is what the error's google.rpc.ErrorInfo carries besides its
+// reason (NOT_LEASE_HOLDER's holder, for one); nil for most.
+func (e *Error) Metadata() map[string]string { return e.meta }
 
 // NewError is an error of reason whose message is err's.
 func NewError(reason enginev1.ErrorReason, err error) *Error {

@@ -72,7 +72,12 @@ func (e *Engine) ImportDocument(ctx context.Context, req *enginev1.ImportDocumen
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := e.store.Commit(context.WithoutCancel(ctx), fullCommit(imp.d.Document)); err != nil {
+	if err := e.adopt(ctx, imp.d); err != nil {
+		return nil, fmt.Errorf("import document: %w", err)
+	}
+	c := fullCommit(imp.d.Document)
+	c.Lease = imp.d.fence()
+	if err := e.store.Commit(context.WithoutCancel(ctx), c); err != nil {
 		return nil, fmt.Errorf("import document: %w", err)
 	}
 	e.publish(imp.d)

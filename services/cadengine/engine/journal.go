@@ -66,21 +66,7 @@ func (e *Engine) loadJournal(ctx context.Context) error {
 		if !rec.FinishedAt.IsZero() && rec.FinishedAt.Before(cutoff) {
 			return nil
 		}
-		o := &opEntry{
-			key:  opKey{rec.Principal, rec.ID},
-			kind: rec.Kind,
-			doc:  rec.DocumentID,
-			hash: storedHash(rec.RequestHash),
-			st: opState{
-				status:    rec.Status,
-				committed: rec.CommittedSteps,
-				revision:  rec.Revision,
-				response:  rec.Response,
-				started:   rec.StartedAt,
-				finished:  rec.FinishedAt,
-				journaled: true,
-			},
-		}
+		o := opFromRecord(rec)
 		if o.st.status == enginev1.OperationStatus_OPERATION_STATUS_RUNNING {
 			o.st.status = enginev1.OperationStatus_OPERATION_STATUS_INTERRUPTED
 			o.st.finished = now
@@ -102,4 +88,23 @@ func (e *Engine) loadJournal(ctx context.Context) error {
 		return fmt.Errorf("prune journal: %w", err)
 	}
 	return nil
+}
+
+// opFromRecord is the operation a journal record describes.
+func opFromRecord(rec *store.OperationRecord) *opEntry {
+	return &opEntry{
+		key:  opKey{rec.Principal, rec.ID},
+		kind: rec.Kind,
+		doc:  rec.DocumentID,
+		hash: storedHash(rec.RequestHash),
+		st: opState{
+			status:    rec.Status,
+			committed: rec.CommittedSteps,
+			revision:  rec.Revision,
+			response:  rec.Response,
+			started:   rec.StartedAt,
+			finished:  rec.FinishedAt,
+			journaled: true,
+		},
+	}
 }

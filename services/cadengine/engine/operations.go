@@ -331,7 +331,15 @@ func (e *Engine) GetOperation(ctx context.Context, principal, operationID string
 	defer e.calls.Done()
 	o, st, ok := e.ops.get(opKey{principal, operationID})
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrOperationNotFound, operationID)
+		// With Sharing, another engine may have run it.
+		stored, err := e.storedOperation(ctx, principal, operationID)
+		if err != nil {
+			return nil, err
+		}
+		if stored == nil {
+			return nil, fmt.Errorf("%w: %q", ErrOperationNotFound, operationID)
+		}
+		o, st = stored, stored.st
 	}
 	return o.Proto(st)
 }

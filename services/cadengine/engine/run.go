@@ -455,12 +455,20 @@ func (r *run) commit(rec store.OperationRecord) error {
 		c = commitOf(r.d.Document, changes)
 		c.Operations = []store.OperationRecord{rec}
 	} else if r.created != nil {
+		if err := r.e.adopt(r.ctx, r.created); err != nil {
+			r.abort()
+			return fmt.Errorf("commit operation %s: %w", r.op.key.id, err)
+		}
 		c = fullCommit(r.created.Document)
 		c.Operations = []store.OperationRecord{rec}
+		c.Lease = r.created.fence()
+	}
+	if r.d != nil && c.Lease == nil {
+		c.Lease = r.d.fence()
 	}
 	if err := r.e.obs.commit(r.ctx, r.op.key.id, func() error { return r.e.store.Commit(context.WithoutCancel(r.ctx), c) }); err != nil {
 		r.abort()
-		return fmt.Errorf("commit operation %s: %w", r.op.key.id, err)
+		return r.e.fenced(r.d, fmt.Errorf("commit operation %s: %w", r.op.key.id, err))
 	}
 	if doc {
 		r.flushed = r.t.Mark()

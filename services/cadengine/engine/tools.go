@@ -229,7 +229,7 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 		id := req.GetDocumentId()
 		switch {
 		case id != "":
-			if d, err = e.doc(id); err != nil && t != nil {
+			if d, err = e.docFor(ctx, id); err != nil && t != nil {
 				return nil, err
 			}
 		case t != nil:
@@ -246,6 +246,11 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 	docID := ""
 	if d != nil {
 		docID = d.ID
+	}
+	if explicit {
+		if err := e.recall(ctx, caller.Principal, opID, d); err != nil {
+			return nil, err
+		}
 	}
 	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, callHash(req, s))
 	prior, st, claimed := e.ops.claim(o)

@@ -37,6 +37,8 @@ var Reasons = []ReasonInfo{
 	{Reason: ErrorReason_ERROR_REASON_UNIMPLEMENTED, GRPCCode: codes.Unimplemented, JSONRPCCode: -32601, DefaultForCode: true},        // ERROR_CODE_METHOD_NOT_FOUND
 	{Reason: ErrorReason_ERROR_REASON_UNAUTHENTICATED, GRPCCode: codes.Unauthenticated, JSONRPCCode: 4003, DefaultForCode: true},      // ERROR_CODE_FORBIDDEN
 	{Reason: ErrorReason_ERROR_REASON_INTERNAL, GRPCCode: codes.Internal, JSONRPCCode: -32603, DefaultForCode: true},                  // ERROR_CODE_INTERNAL_ERROR
+	{Reason: ErrorReason_ERROR_REASON_NOT_LEASE_HOLDER, GRPCCode: codes.FailedPrecondition, JSONRPCCode: 5003},                        // ERROR_CODE_ENGINE_UNAVAILABLE
+	{Reason: ErrorReason_ERROR_REASON_LEASE_LOST, GRPCCode: codes.Aborted, JSONRPCCode: 5003},                                         // ERROR_CODE_ENGINE_UNAVAILABLE
 }
 
 // LookupReason is how r crosses the boundaries; ok is false for

@@ -64,6 +64,18 @@ const (
 	ErrorReason_ERROR_REASON_UNAUTHENTICATED ErrorReason = 13
 	// A bug or an unexpected failure (gRPC's own status; no ErrorInfo).
 	ErrorReason_ERROR_REASON_INTERNAL ErrorReason = 14
+	// Another engine holds the document's lease (several engines on one
+	// store): metadata has holder, the address the holder advertises (empty
+	// when the holder is not a live registered engine, which then has
+	// retry_after_ms until its lease expires), and holder_id. A gateway
+	// resends the call to holder; a client that still gets it learns that no
+	// engine could take the call.
+	ErrorReason_ERROR_REASON_NOT_LEASE_HOLDER ErrorReason = 15
+	// The engine lost the document's lease while the call ran (another
+	// engine took the document over) and its commit was refused: the
+	// call's outcome is unknown to the caller, to reconcile with
+	// operations.get.
+	ErrorReason_ERROR_REASON_LEASE_LOST ErrorReason = 16
 )
 
 // Enum value maps for ErrorReason.
@@ -84,6 +96,8 @@ var (
 		12: "ERROR_REASON_UNIMPLEMENTED",
 		13: "ERROR_REASON_UNAUTHENTICATED",
 		14: "ERROR_REASON_INTERNAL",
+		15: "ERROR_REASON_NOT_LEASE_HOLDER",
+		16: "ERROR_REASON_LEASE_LOST",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":         0,
@@ -101,6 +115,8 @@ var (
 		"ERROR_REASON_UNIMPLEMENTED":       12,
 		"ERROR_REASON_UNAUTHENTICATED":     13,
 		"ERROR_REASON_INTERNAL":            14,
+		"ERROR_REASON_NOT_LEASE_HOLDER":    15,
+		"ERROR_REASON_LEASE_LOST":          16,
 	}
 )
 
@@ -1533,7 +1549,7 @@ const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"\tdocuments\x18\x04 \x01(\x03R\tdocuments\x12\x1a\n" +
 	"\bsessions\x18\x05 \x01(\x03R\bsessions\x12E\n" +
 	"\x11recent_operations\x18\x06 \x03(\v2\x18.cad.engine.v1.OperationR\x10recentOperations\x12\x14\n" +
-	"\x05ready\x18\a \x01(\bR\x05ready*\xc0\x05\n" +
+	"\x05ready\x18\a \x01(\bR\x05ready*\x96\x06\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x120\n" +
 	"\x1fERROR_REASON_DOCUMENT_NOT_FOUND\x10\x01\x1a\v\xa2\xb5\x18\a\b\x05\x10\xa4\x1f\x18\x01\x12-\n" +
@@ -1550,7 +1566,10 @@ const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"\x18ERROR_REASON_UNAVAILABLE\x10\v\x1a\v\xa2\xb5\x18\a\b\x0e\x10\x8b'\x18\x01\x123\n" +
 	"\x1aERROR_REASON_UNIMPLEMENTED\x10\f\x1a\x13\xa2\xb5\x18\x0f\b\f\x10\xa7\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x18\x01\x12-\n" +
 	"\x1cERROR_REASON_UNAUTHENTICATED\x10\r\x1a\v\xa2\xb5\x18\a\b\x10\x10\xa3\x1f\x18\x01\x12.\n" +
-	"\x15ERROR_REASON_INTERNAL\x10\x0e\x1a\x13\xa2\xb5\x18\x0f\b\r\x10\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x18\x01B;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
+	"\x15ERROR_REASON_INTERNAL\x10\x0e\x1a\x13\xa2\xb5\x18\x0f\b\r\x10\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x18\x01\x12,\n" +
+	"\x1dERROR_REASON_NOT_LEASE_HOLDER\x10\x0f\x1a\t\xa2\xb5\x18\x05\b\t\x10\x8b'\x12&\n" +
+	"\x17ERROR_REASON_LEASE_LOST\x10\x10\x1a\t\xa2\xb5\x18\x05\b\n" +
+	"\x10\x8b'B;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
 var (
 	file_cad_engine_v1_api_proto_rawDescOnce sync.Once

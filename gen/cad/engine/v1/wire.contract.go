@@ -25,6 +25,8 @@ var ErrorReasonByWireName = map[string]int32{
 	"unimplemented":       12,
 	"unauthenticated":     13,
 	"internal":            14,
+	"not_lease_holder":    15,
+	"lease_lost":          16,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number ErrorReason
@@ -61,6 +63,10 @@ func (x ErrorReason) WireName() string {
 		return "unauthenticated"
 	case 14:
 		return "internal"
+	case 15:
+		return "not_lease_holder"
+	case 16:
+		return "lease_lost"
 	}
 	return ""
 }

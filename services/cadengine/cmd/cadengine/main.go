@@ -28,6 +28,8 @@ func main() {
 	fs.IntVar(&cfg.MaxMessage, "max-message", 0, "largest gRPC message in bytes, either way (0: 16 MiB)")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "graceful stop bound (0: 10s)")
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "longest wait for a client's answer to a server request (0: 10m)")
+	fs.StringVar(&cfg.Advertise, "advertise", "", "address gateways and peers reach this engine at, registered in a shared (postgres) store (empty: the listen address)")
+	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", 0, "document lease and registration TTL on a shared (postgres) store, renewed every ttl/3 (0: 10s)")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", "127.0.0.1:0", "HTTP address of /metrics, /healthz and /readyz (port 0: a free one, printed; empty: off)")
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -71,6 +71,9 @@ func (s *Store) Commit(ctx context.Context, c *store.Commit) error {
 			b.Queue(sqlPutEntities, d.ID, handles, data)
 		}
 	}
+	if payload := notifyPayload(c); payload != "" {
+		b.Queue(sqlNotify, payload)
+	}
 	for i := range c.Operations {
 		op := &c.Operations[i]
 		var finished int64

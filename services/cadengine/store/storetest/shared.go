@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -83,5 +84,40 @@ func testSharedSameDocument(t *testing.T, h Harness) {
 				t.Errorf("entity %x = %q with the row of commit %d: a torn commit", e.Handle, e.Data, tag)
 			}
 		}
+	}
+}
+
+// testSharedReadsOne checks [store.Shared]'s reads of one document and one
+// journal record, for a store that implements it (SQLite serves one
+// engine and does not).
+func testSharedReadsOne(t *testing.T, h Harness) {
+	ctx := context.Background()
+	a := open(t, h)
+	b, ok := share(t, h, a).(store.Shared)
+	if !ok {
+		t.Skipf("the %s store is not shared", a.Kind())
+	}
+	doc := document("doc-1", 3)
+	op := operation("alice", "op-1", t0, true)
+	ents := []store.EntityRecord{entity(0x100, 1), entity(0x102, 2)}
+	commit(t, a, &store.Commit{Document: doc, Put: ents, Operations: []store.OperationRecord{op}})
+	commit(t, a, &store.Commit{Document: document("doc-2", 1), Put: []store.EntityRecord{entity(0x101, 9)}})
+
+	got, gotEnts, err := b.LoadDocument(ctx, "doc-1")
+	if err != nil {
+		t.Fatalf("LoadDocument(doc-1) = %v", err)
+	}
+	if !sameDocument(*got, *doc) || !sameEntities(gotEnts, ents) {
+		t.Errorf("LoadDocument(doc-1) = %+v, %v; want %+v, %v", *got, gotEnts, *doc, ents)
+	}
+	if _, _, err := b.LoadDocument(ctx, "doc-9"); !errors.Is(err, store.ErrNoDocument) {
+		t.Errorf("LoadDocument(doc-9) = %v, want ErrNoDocument", err)
+	}
+	rec, err := b.LoadOperation(ctx, "alice", "op-1")
+	if err != nil || rec == nil || rec.ID != "op-1" || rec.Status != op.Status || !bytes.Equal(rec.Response, op.Response) || !rec.StartedAt.Equal(op.StartedAt) {
+		t.Errorf("LoadOperation(alice, op-1) = %+v, %v; want %+v", rec, err, op)
+	}
+	if rec, err := b.LoadOperation(ctx, "bob", "op-1"); rec != nil || err != nil {
+		t.Errorf("LoadOperation(bob, op-1) = %+v, %v; want nil, nil", rec, err)
 	}
 }

@@ -57,6 +57,7 @@ func Run(t *testing.T, h Harness) {
 		{"Closed", testClosed},
 		{"SharedSeesCommits", testSharedSeesCommits},
 		{"SharedSameDocument", testSharedSameDocument},
+		{"SharedReadsOne", testSharedReadsOne},
 		{"LeaseGrant", testLeaseGrant},
 		{"LeaseGrantInvalid", testLeaseGrantInvalid},
 		{"LeaseGrantRace", testLeaseGrantRace},

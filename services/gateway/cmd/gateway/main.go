@@ -23,7 +23,7 @@ func main() {
 	var stdio, mcpStdio bool
 	fs := flag.NewFlagSet("gateway", flag.ExitOnError)
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:7400", "HTTP listen address")
-	fs.StringVar(&cfg.Engine, "engine", "127.0.0.1:7401", "engine gRPC address")
+	fs.StringVar(&cfg.Engine, "engine", "127.0.0.1:7401", "engine gRPC address, or several separated by commas (engines sharing a postgres store; the first is home)")
 	fs.StringVar(&cfg.EngineTLS.Cert, "engine-tls-cert", "", "the gateway's client certificate (PEM) for mutual TLS to the engine, with --engine-tls-key and --engine-ca")
 	fs.StringVar(&cfg.EngineTLS.Key, "engine-tls-key", "", "the key of --engine-tls-cert (PEM)")
 	fs.StringVar(&cfg.EngineTLS.CA, "engine-ca", "", "the CA (PEM) that signed the engine's certificate")

@@ -1,0 +1,379 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cadbridge/cadbridge/internal/proctest"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/postgres/postgrestest"
+)
+
+// testLeaseTTL is the engines' lease TTL in these tests, short so that a
+// takeover comes quickly.
+const testLeaseTTL = 2 * time.Second
+
+// cluster is two engine processes on one PostgreSQL database and two
+// gateway processes, each with both engines, homes crossed.
+type cluster struct {
+	engineA, engineB   *proctest.Process
+	gatewayA, gatewayB *proctest.Process // home A, home B
+}
+
+func startCluster(t *testing.T) *cluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("kills processes")
+	}
+	db := postgrestest.URL(t)
+	a, b := freeAddr(t), freeAddr(t)
+	ttl := "--lease-ttl=" + testLeaseTTL.String()
+	c := &cluster{
+		engineA: proctest.StartEngine(t, a, db, ttl),
+		engineB: proctest.StartEngine(t, b, db, ttl),
+	}
+	c.gatewayA = proctest.StartGateway(t, "127.0.0.1:0", a+","+b)
+	c.gatewayB = proctest.StartGateway(t, "127.0.0.1:0", b+","+a)
+	return c
+}
+
+// until calls method through c until it succeeds (5003 means the
+// document's lease is not yet taken over), for at most a minute.
+func until(t *testing.T, c client, id *int, method string, params any) response {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		*id++
+		resp := call(t, c, *id, method, params)
+		if resp.Error == nil || resp.Error.Code != 5003 {
+			return resp
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still 5003 after a minute: %+v", method, describe(resp))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestLeaseRouting: a document made through one gateway (its home engine
+// holds it) is served through the other gateway too, whose home engine
+// sends it to the holder: the client never sees the routing.
+func TestLeaseRouting(t *testing.T) {
+	cl := startCluster(t)
+	c1, c2 := dialWebSocket(t, cl.gatewayA.Addr), dialWebSocket(t, cl.gatewayB.Addr)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c1, 1, "document.create", map[string]any{"name": "routed"}, &doc)
+	var r batchResult
+	mustCall(t, c2, 2, "cad.batch", pointsBatch(doc.DocumentID, "op-r-1", 100, 3, "rollback", false), &r)
+	mustCall(t, c1, 3, "cad.batch", pointsBatch(doc.DocumentID, "op-r-2", 200, 2, "rollback", false), &r)
+	for _, c := range []client{c1, c2} {
+		counts := pointsByBatch(t, c, 4, doc.DocumentID)
+		if counts[1] != 3 || counts[2] != 2 || len(counts) != 2 {
+			t.Errorf("points by batch = %v, want 3 of batch 1 and 2 of batch 2", counts)
+		}
+	}
+}
+
+// TestLeaseFailoverKill: kill -9 of the holder while a batch runs; the
+// retry of that batch with its operation id, through the same gateway,
+// reaches the other engine once the lease expired, and replays it or runs
+// it exactly once. No acknowledged batch is lost, none is half there.
+func TestLeaseFailoverKill(t *testing.T) {
+	cl := startCluster(t)
+	c := dialWebSocket(t, cl.gatewayA.Addr)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c, 1, "document.create", map[string]any{"name": "failover"}, &doc)
+	const acked, perBatch, last = 3, 5, 4
+	id := 10
+	for b := 1; b <= acked; b++ {
+		id++
+		var r batchResult
+		mustCall(t, c, id, "cad.batch", pointsBatch(doc.DocumentID, fmt.Sprintf("op-k-%d", b), b*100, perBatch, "rollback", false), &r)
+	}
+	// The last batch is big, so that the kill finds it running (or, on a
+	// fast machine, just committed: both must end in one copy).
+	const lastSize = 900
+	lastBatch := pointsBatch(doc.DocumentID, "op-k-last", last*100, lastSize, "rollback", false)
+	data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "cad.batch", "params": lastBatch})
+	if err := c.ws.Write(t.Context(), data); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	cl.engineA.Kill()
+	// Its answer: ok if it committed before the kill, else 5003.
+	for {
+		raw, err := c.ws.Read(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f response
+		if json.Unmarshal(raw, &f) == nil && f.Method == "" && string(f.ID) == "99" {
+			t.Logf("the batch the kill hit answered %+v", describe(f))
+			break
+		}
+	}
+
+	retry := until(t, c, &id, "cad.batch", lastBatch)
+	var r struct {
+		OK bool `json:"ok"`
+	}
+	if retry.Error != nil || json.Unmarshal(retry.Result, &r) != nil || !r.OK {
+		t.Fatalf("retry of the batch the kill hit = %+v, want ok", describe(retry))
+	}
+	other := dialWebSocket(t, cl.gatewayB.Addr)
+	for _, cc := range []client{c, other} {
+		id++
+		counts := pointsByBatch(t, cc, id, doc.DocumentID)
+		for b := 1; b <= acked; b++ {
+			if counts[b] != perBatch {
+				t.Errorf("acknowledged batch %d has %d points, want %d", b, counts[b], perBatch)
+			}
+		}
+		// x = 400..1299 counts under batches 4 to 12.
+		got := 0
+		for b := last; b <= last+lastSize/100; b++ {
+			got += counts[b]
+		}
+		if got != lastSize {
+			t.Errorf("the killed batch left %d points, want exactly %d (one copy, whole)", got, lastSize)
+		}
+	}
+	id++
+	var op struct {
+		Status string `json:"status"`
+	}
+	mustCall(t, other, id, "operations.get", map[string]any{"operation_id": "op-k-last"}, &op)
+	if op.Status != "succeeded" {
+		t.Errorf("operations.get(op-k-last) status = %q, want succeeded", op.Status)
+	}
+}
+
+// TestLeaseFencingStop: the holder is stopped (SIGSTOP) while its batch
+// waits on the client, past its lease TTL; a batch through the other
+// gateway takes the document over; the holder is continued (SIGCONT) and
+// its commit is refused by the database: its caller gets 5003 with the
+// operation id, the document is exactly the second batch's result, and
+// operations.get says the first batch never happened.
+func TestLeaseFencingStop(t *testing.T) {
+	cl := startCluster(t)
+	p := newPeer(t, cl.gatewayA.Addr)
+	p.call(1, "session.create", map[string]any{"capabilities": map[string]any{"server_requests": []string{"pick.point"}}})
+	var s sessionInfo
+	if f := p.response(1); f.Error != nil || json.Unmarshal(f.Result, &s) != nil {
+		t.Fatalf("session.create = %+v", f)
+	}
+	p.call(2, "document.create", map[string]any{"name": "fenced"})
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	if f := p.response(2); f.Error != nil || json.Unmarshal(f.Result, &doc) != nil {
+		t.Fatalf("document.create = %+v", f)
+	}
+	p.call(3, "cad.batch", map[string]any{
+		"session_id": s.SessionID, "document_id": doc.DocumentID, "operation_id": "op-first",
+		"steps": []any{
+			map[string]any{"tool": "point_pick", "args": map[string]any{"prompt": "where?"}, "bind": "p"},
+			map[string]any{"tool": "entity_create_point", "args": map[string]any{"x": "$p.x", "y": "$p.y"}},
+		},
+	})
+	req := p.request("pick.point")
+
+	if err := cl.engineA.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	continued := false
+	defer func() {
+		if !continued {
+			cl.engineA.Signal(syscall.SIGCONT)
+		}
+	}()
+	time.Sleep(testLeaseTTL + 1500*time.Millisecond)
+	c2 := dialWebSocket(t, cl.gatewayB.Addr)
+	id := 10
+	second := until(t, c2, &id, "cad.batch", pointsBatch(doc.DocumentID, "op-second", 100, 3, "rollback", false))
+	if second.Error != nil {
+		t.Fatalf("second batch = %+v", describe(second))
+	}
+
+	p.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(req.ID), "result": map[string]any{"x": 777, "y": 0}})
+	if err := cl.engineA.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	continued = true
+	first := p.response(3)
+	var data struct {
+		OperationID string `json:"operation_id"`
+	}
+	if first.Error == nil || first.Error.Code != 5003 || json.Unmarshal(first.Error.Data, &data) != nil || data.OperationID != "op-first" {
+		t.Fatalf("the stopped holder's batch = %s %+v, want 5003 with operation_id op-first", first.Result, first.Error)
+	}
+	id++
+	counts := pointsByBatch(t, c2, id, doc.DocumentID)
+	if counts[1] != 3 || len(counts) != 1 {
+		t.Errorf("points by batch = %v, want exactly the second batch's 3", counts)
+	}
+	for name, c := range map[string]client{"first gateway": &peerClient{p}, "second gateway": c2} {
+		id++
+		resp := call(t, c, id, "operations.get", map[string]any{"operation_id": "op-first"})
+		if resp.Error == nil || resp.Error.Code != 4004 {
+			t.Errorf("operations.get(op-first) through the %s = %+v, want 4004 (it never committed)", name, describe(resp))
+		}
+		id++
+		var op struct {
+			Status string `json:"status"`
+		}
+		mustCall(t, c, id, "operations.get", map[string]any{"operation_id": "op-second"}, &op)
+		if op.Status != "succeeded" {
+			t.Errorf("operations.get(op-second) through the %s = %q, want succeeded", name, op.Status)
+		}
+	}
+}
+
+// peerClient makes a peer a client for call.
+type peerClient struct{ p *peer }
+
+func (c *peerClient) roundTrip(t *testing.T, payload []byte) response {
+	t.Helper()
+	var req struct {
+		ID int `json:"id"`
+	}
+	json.Unmarshal(payload, &req)
+	var raw map[string]any
+	json.Unmarshal(payload, &raw)
+	c.p.send(raw)
+	f := c.p.response(req.ID)
+	return response{ID: f.ID, Result: f.Result, Error: f.Error}
+}
+
+// TestLeaseChangesAcrossEngines: a client subscribed through engine A
+// (its gateway's home) gets document.changed for a change made through
+// engine B, which holds the document.
+func TestLeaseChangesAcrossEngines(t *testing.T) {
+	cl := startCluster(t)
+	c2 := dialWebSocket(t, cl.gatewayB.Addr)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c2, 1, "document.create", map[string]any{"name": "watched"}, &doc)
+
+	p := newPeer(t, cl.gatewayA.Addr)
+	p.call(1, "session.create", map[string]any{})
+	var s sessionInfo
+	if f := p.response(1); f.Error != nil || json.Unmarshal(f.Result, &s) != nil {
+		t.Fatalf("session.create = %+v", f)
+	}
+	p.call(2, "session.subscribe", map[string]any{"session_id": s.SessionID, "document_ids": []string{doc.DocumentID}})
+	if f := p.response(2); f.Error != nil {
+		t.Fatalf("session.subscribe = %+v", f)
+	}
+	var r batchResult
+	mustCall(t, c2, 2, "cad.batch", pointsBatch(doc.DocumentID, "op-watched", 100, 2, "rollback", false), &r)
+	ev := p.next("document.changed", func(f frame) bool {
+		if f.Method != "event" {
+			return false
+		}
+		var e struct {
+			Type    string `json:"type"`
+			Payload struct {
+				DocumentID  string `json:"document_id"`
+				OperationID string `json:"operation_id"`
+			} `json:"payload"`
+		}
+		return json.Unmarshal(f.Params, &e) == nil && e.Type == "document.changed" && e.Payload.DocumentID == doc.DocumentID && e.Payload.OperationID == "op-watched"
+	})
+	t.Logf("event through engine A: %s", ev.Params)
+}
+
+// TestLeaseSessionResumedElsewhere: a session with an open approval,
+// made through one gateway (its engine A owns the session and holds the
+// document), is resumed through the other gateway, whose home is engine
+// B: the resume reaches A, the approval is replayed with its id, its
+// answer lands exactly once, and seq never goes back.
+func TestLeaseSessionResumedElsewhere(t *testing.T) {
+	cl := startCluster(t)
+	p := newPeer(t, cl.gatewayA.Addr)
+	s, doc := interactiveSession(t, p)
+	p.call(10, "cad.batch", deleteBatch(s, doc, "op-elsewhere"))
+	req := p.request("approval")
+	var seen struct {
+		LatestSeq int64 `json:"latest_seq"`
+	}
+	p.call(11, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0})
+	if f := p.response(11); f.Error != nil || json.Unmarshal(f.Result, &seen) != nil || seen.LatestSeq == 0 {
+		t.Fatalf("session.events.since = %+v, want events", f)
+	}
+	p.ws.Close() // gone without answering
+
+	q := newPeer(t, cl.gatewayB.Addr)
+	q.call(1, "session.resume", map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken, "last_seen": 0})
+	var resumed struct {
+		LatestSeq    int64 `json:"latest_seq"`
+		OpenRequests []struct {
+			ID     string `json:"id"`
+			Method string `json:"method"`
+		} `json:"open_requests"`
+	}
+	if f := q.response(1); f.Error != nil || json.Unmarshal(f.Result, &resumed) != nil {
+		t.Fatalf("session.resume through the other gateway = %+v", f)
+	}
+	var id string
+	json.Unmarshal(req.ID, &id)
+	if len(resumed.OpenRequests) != 1 || resumed.OpenRequests[0].ID != id || resumed.OpenRequests[0].Method != "approval" {
+		t.Fatalf("open_requests = %+v, want the approval %s", resumed.OpenRequests, id)
+	}
+	if resumed.LatestSeq < seen.LatestSeq {
+		t.Errorf("latest_seq after the resume = %d, before %d: seq went back", resumed.LatestSeq, seen.LatestSeq)
+	}
+	answer := map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"decision": "approve"}}
+	q.send(answer)
+	q.send(answer) // a second answer changes nothing
+
+	var op struct {
+		Status string `json:"status"`
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 2; time.Now().Before(deadline); i++ {
+		q.call(i, "operations.get", map[string]any{"operation_id": "op-elsewhere"})
+		f := q.response(i)
+		if f.Error == nil && json.Unmarshal(f.Result, &op) == nil && op.Status != "running" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if op.Status != "succeeded" {
+		t.Fatalf("operation after the answer through the other gateway = %+v, want succeeded", op)
+	}
+	q.call(100, "document.get", map[string]any{"document_id": doc})
+	var info struct {
+		EntityCount int `json:"entity_count"`
+		Revision    int `json:"revision"`
+	}
+	if f := q.response(100); f.Error != nil || json.Unmarshal(f.Result, &info) != nil || info.EntityCount != 0 || info.Revision != 3 {
+		t.Errorf("document after the approved delete = %s, want no entities at revision 3 (applied once)", f.Result)
+	}
+	q.call(101, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": resumed.LatestSeq})
+	var after struct {
+		LatestSeq    int64 `json:"latest_seq"`
+		OpenRequests []any `json:"open_requests"`
+		Events       []struct {
+			Seq int64 `json:"seq"`
+		} `json:"events"`
+	}
+	if f := q.response(101); f.Error != nil || json.Unmarshal(f.Result, &after) != nil || len(after.OpenRequests) != 0 {
+		t.Fatalf("events after the answer = %+v, want no open requests", f)
+	}
+	if after.LatestSeq <= resumed.LatestSeq {
+		t.Errorf("latest_seq after the batch = %d, at the resume %d: want it to grow", after.LatestSeq, resumed.LatestSeq)
+	}
+	for _, ev := range after.Events {
+		if ev.Seq <= resumed.LatestSeq {
+			t.Errorf("event seq %d after the resume at %d", ev.Seq, resumed.LatestSeq)
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
+)
+
+var _ store.Shared = (*Store)(nil)
+
+// LoadDocument implements [store.Shared].
+func (s *Store) LoadDocument(_ context.Context, id string) (*store.DocumentRecord, []store.EntityRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, nil, store.ErrClosed
+	}
+	d := s.docs[id]
+	if d == nil {
+		return nil, nil, fmt.Errorf("load document %s: %w", id, store.ErrNoDocument)
+	}
+	rec := d.rec
+	rec.Layers = slices.Clone(rec.Layers)
+	ents := make([]store.EntityRecord, 0, len(d.ents))
+	for _, h := range slices.Sorted(maps.Keys(d.ents)) {
+		ents = append(ents, store.EntityRecord{Handle: h, Data: slices.Clone(d.ents[h])})
+	}
+	return &rec, ents, nil
+}
+
+// LoadOperation implements [store.Shared].
+func (s *Store) LoadOperation(_ context.Context, principal, id string) (*store.OperationRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, store.ErrClosed
+	}
+	op, ok := s.ops[[2]string{principal, id}]
+	if !ok {
+		return nil, nil
+	}
+	op = cloneOperation(op)
+	return &op, nil
+}
