@@ -47,24 +47,29 @@ func annotationsOf(name string) *enginev1.ToolAnnotations { return engineAnnotat
 type relayCall struct {
 	method     string
 	params     map[string]json.RawMessage
-	documentID string // "" when the call names none
-	digest     string // of the arguments, which a round state is bound to
+	encoded    json.RawMessage // params, encoded once
+	arguments  json.RawMessage // the MCP arguments, as they came
+	documentID string          // "" when the call names none
 }
 
 // encode is the call's params, with session_id when the call runs in a
 // session.
 func (rc *relayCall) encode(sessionID string) json.RawMessage {
-	p := rc.params
-	if sessionID != "" {
-		p = make(map[string]json.RawMessage, len(rc.params)+1)
-		for k, v := range rc.params {
-			p[k] = v
-		}
-		p["session_id"], _ = json.Marshal(sessionID)
+	if sessionID == "" {
+		return rc.encoded
 	}
+	p := make(map[string]json.RawMessage, len(rc.params)+1)
+	for k, v := range rc.params {
+		p[k] = v
+	}
+	p["session_id"], _ = json.Marshal(sessionID)
 	data, _ := json.Marshal(p) // raw values that parsed as JSON
 	return data
 }
+
+// digest is the digest of the call's arguments that a round state is
+// bound to: only calls that may park need it.
+func (rc *relayCall) digest() string { return argsDigest(canonical(rc.arguments)) }
 
 // operationID is the call's operation id, if it names one.
 func (rc *relayCall) operationID() string {
@@ -78,9 +83,9 @@ func (rc *relayCall) operationID() string {
 // buildCall turns an MCP call of t into the gateway call it is: for an
 // engine tool, tools.call with document_id and operation_id taken from
 // the arguments and the rest as args; for cad_batch, cad.batch with the
-// arguments as params. The _meta keys the gateway knows (operation_id,
-// traceparent, tracestate) go along. A bad argument is a tool error.
-func buildCall(t *tool, arguments json.RawMessage, meta mcpsdk.Meta) (*relayCall, *enginev1.ToolError) {
+// arguments as params. meta, the request's _meta keys the gateway knows
+// (see [relayMeta]), goes along. A bad argument is a tool error.
+func buildCall(t *tool, arguments json.RawMessage, meta json.RawMessage) (*relayCall, *enginev1.ToolError) {
 	arguments = bytes.TrimSpace(arguments)
 	if len(arguments) == 0 || string(arguments) == "null" {
 		arguments = json.RawMessage("{}")
@@ -89,7 +94,7 @@ func buildCall(t *tool, arguments json.RawMessage, meta mcpsdk.Meta) (*relayCall
 	if err := json.Unmarshal(arguments, &args); err != nil {
 		return nil, invalidArgs("", "the arguments must be a JSON object: "+err.Error())
 	}
-	rc := &relayCall{params: map[string]json.RawMessage{}, digest: argsDigest(canonical(arguments))}
+	rc := &relayCall{params: map[string]json.RawMessage{}, arguments: arguments}
 	if raw, ok := args["document_id"]; ok {
 		json.Unmarshal(raw, &rc.documentID)
 	}
@@ -113,9 +118,10 @@ func buildCall(t *tool, arguments json.RawMessage, meta mcpsdk.Meta) (*relayCall
 		rc.params["tool"], _ = json.Marshal(t.name)
 		rc.params["args"] = rest
 	}
-	if m := relayMeta(meta); m != nil {
-		rc.params["_meta"] = m
+	if meta != nil {
+		rc.params["_meta"] = meta
 	}
+	rc.encoded, _ = json.Marshal(rc.params) // raw values that parsed as JSON
 	return rc, nil
 }
 
@@ -150,7 +156,7 @@ func canonical(data []byte) []byte {
 func (s *Server) toolHandler(t *tool) mcpsdk.ToolHandler {
 	return func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 		principal := principalOf(req.Extra)
-		rc, bad := buildCall(t, req.Params.Arguments, req.Params.Meta)
+		rc, bad := buildCall(t, req.Params.Arguments, relayMeta(req.Params.Meta))
 		if bad != nil {
 			return failure(t.name, bad, nil), nil
 		}
@@ -159,9 +165,7 @@ func (s *Server) toolHandler(t *tool) mcpsdk.ToolHandler {
 		}
 		caps := req.ClientCapabilities()
 		canElicit := caps != nil && caps.Elicitation != nil
-		progress := req.Params.GetProgressToken()
-		params := rc.encode("")
-		if !(canElicit && t.mayAsk(params, s.cfg.ApprovalPolicy, annotationsOf)) && !(t.batch && progress != nil) {
+		if s.runsPlain(t, rc, canElicit, req.Params.GetProgressToken() != nil) {
 			return s.callPlain(ctx, req, t, rc, principal)
 		}
 		x, err := s.startExchange(ctx, req, t, rc, principal, canElicit)

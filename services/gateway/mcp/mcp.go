@@ -76,8 +76,10 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	sdk    *mcpsdk.Server
-	tools  map[string]*tool // served, by MCP name
+	impl   *mcpsdk.Implementation // what the server says it is
+	tools  map[string]*tool       // served, by MCP name
 	sealer *sealer
+	metas  metaCache // for the fast path
 
 	mu sync.Mutex // guards plain, watchers, live and closed
 	// plain are the relays of calls that need no session, by principal.
@@ -130,7 +132,8 @@ func New(gw *gateway.Gateway, cfg Config) (*Server, error) {
 		watchers: map[string]*watcher{},
 		live:     map[string]*exchange{},
 	}
-	s.sdk = mcpsdk.NewServer(&mcpsdk.Implementation{Name: "cadbridge", Title: "cadbridge CAD engine", Version: Version}, &mcpsdk.ServerOptions{
+	s.impl = &mcpsdk.Implementation{Name: "cadbridge", Title: "cadbridge CAD engine", Version: Version}
+	s.sdk = mcpsdk.NewServer(s.impl, &mcpsdk.ServerOptions{
 		Instructions:       instructions,
 		Logger:             slog.New(atLeast{slog.LevelWarn, s.log.Handler()}),
 		SubscribeHandler:   s.subscribe,

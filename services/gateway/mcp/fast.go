@@ -1,0 +1,339 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// The fast path answers the commonest request, a tools/call of revision
+// 2026-07-28 that needs no session (see [Server.callPlain]), without the
+// SDK's stateless handler, which makes a server session, a JSON-RPC
+// connection and its goroutines for every POST and decodes the request five
+// times. It decodes the request once, with the SDK's own decoders
+// (jsonrpc.DecodeMessage, and the SDK's JSON library with the SDK's
+// settings for the params), runs the same tool handler code, and writes
+// the response the SDK would write, byte for byte: the result marshalled
+// by the SDK's CallToolResult.MarshalJSON with the resultType the SDK adds
+// for 2026-07-28 clients, encoded by jsonrpc.EncodeMessage, as one SSE
+// message event.
+//
+// It takes a request only when it can tell that the SDK would run the
+// tool handler on it, and the handler would answer it without a session:
+// anything else — another method, a batch, a header or _meta the SDK
+// would refuse, an unknown tool, a round of a multi-round-trip call, a
+// call that may elicit or reports progress — goes to the SDK untouched
+// (its body put back), so every protocol error and every session feature
+// is the SDK's. TestFastPathAgrees checks both give the same bytes.
+
+// fastRequest is a tools/call the fast path takes.
+type fastRequest struct {
+	id   jsonrpc.ID
+	tool *tool
+	req  *mcpsdk.CallToolRequest
+	rc   *relayCall
+	bad  *enginev1.ToolError // arguments refused before any call
+}
+
+// decodeFast decodes r's body as a request the fast path answers, or
+// reports false with r's body put back as it came (including a read
+// error), for the SDK to answer. limit is the SDK's body limit.
+func (s *Server) decodeFast(r *http.Request, limit int64) (*fastRequest, bool) {
+	if !s.fastHeaders(r) {
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	r.Body.Close()
+	if err != nil {
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	f := s.parseFast(r.Header, body)
+	if f == nil {
+		return nil, false
+	}
+	f.req.Extra = &mcpsdk.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
+	return f, true
+}
+
+// fastHeaders reports whether r's method and headers are ones the SDK's
+// stateless handler takes without a word: a POST of JSON at revision
+// 2026-07-28 that accepts JSON and event streams, names tools/call, is
+// no resumption and passes the SDK's DNS rebinding check.
+func (s *Server) fastHeaders(r *http.Request) bool {
+	h := r.Header
+	if r.Method != http.MethodPost || h.Get("Mcp-Session-Id") != "" || len(h.Values("Last-Event-ID")) > 0 {
+		return false
+	}
+	if h.Get("Mcp-Protocol-Version") != mrtrVersion || !slices.Contains(mcpsdk.SupportedProtocolVersions(), mrtrVersion) {
+		return false
+	}
+	if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") == "" {
+		return false
+	}
+	if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err != nil || mt != "application/json" {
+		return false
+	}
+	if jsonOK, streamOK := accepts(h.Values("Accept")); !jsonOK || !streamOK {
+		return false
+	}
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+		if isLoopback(local.String()) && !isLoopback(r.Host) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseFast decodes body as a tools/call the fast path answers, or
+// returns nil: where the SDK would refuse the request, or might, the SDK
+// answers.
+func (s *Server) parseFast(header http.Header, body []byte) *fastRequest {
+	c, ok := decodeToolsCall(body)
+	if !ok || c.meta == nil || c.name != header.Get("Mcp-Name") {
+		return nil
+	}
+	t := s.tools[c.name]
+	if t == nil || t.paramHeaders {
+		return nil
+	}
+	m := s.metas.get(c.meta)
+	if !m.ok {
+		return nil
+	}
+	rc, bad := buildCall(t, c.arguments, m.relay)
+	if bad == nil && !s.runsPlain(t, rc, m.canElicit, m.progress) {
+		return nil
+	}
+	req := &mcpsdk.CallToolRequest{Params: &mcpsdk.CallToolParamsRaw{Meta: m.meta, Name: c.name, Arguments: c.arguments}}
+	return &fastRequest{id: c.id, tool: t, req: req, rc: rc, bad: bad}
+}
+
+// metaInfo is what a request's _meta tells the fast path, as the SDK
+// reads it.
+type metaInfo struct {
+	// ok is true when the SDK takes the request as one of revision
+	// 2026-07-28 with valid client capabilities and client info.
+	ok        bool
+	meta      mcpsdk.Meta
+	canElicit bool            // the client declares elicitation
+	progress  bool            // the request has a progress token
+	relay     json.RawMessage // see [relayMeta]
+}
+
+// metaCache keeps what the SDK makes of each _meta it saw (a client sends
+// the same one with every call), so that the fast path reads a request's
+// _meta with the SDK's code without decoding it each time.
+type metaCache struct {
+	mu sync.Mutex // guards m
+	m  map[string]*metaInfo
+}
+
+// maxMetas bounds a metaCache: _meta that differ per call (a progress
+// token, a traceparent) are read afresh once it is full.
+const maxMetas = 256
+
+func (c *metaCache) get(raw []byte) *metaInfo {
+	c.mu.Lock()
+	m := c.m[string(raw)]
+	c.mu.Unlock()
+	if m != nil {
+		return m
+	}
+	m = readMeta(raw)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*metaInfo{}
+	}
+	if len(c.m) < maxMetas {
+		c.m[string(raw)] = m
+	}
+	c.mu.Unlock()
+	return m
+}
+
+// readMeta reads raw, a request's _meta, with the SDK's decoder and the
+// SDK's accessors, as the SDK's stateless handler and server session do.
+func readMeta(raw []byte) *metaInfo {
+	m := &metaInfo{}
+	var meta mcpsdk.Meta
+	if sdkUnmarshal(raw, &meta) != nil {
+		return m
+	}
+	if v, _ := meta[mcpsdk.MetaKeyProtocolVersion].(string); v != mrtrVersion {
+		return m
+	}
+	req := &mcpsdk.CallToolRequest{Params: &mcpsdk.CallToolParamsRaw{Meta: meta}}
+	caps := req.ClientCapabilities()
+	if caps == nil {
+		return m
+	}
+	if _, ok := meta[mcpsdk.MetaKeyClientInfo]; ok && req.ClientInfo() == nil {
+		return m
+	}
+	m.ok, m.meta = true, meta
+	m.canElicit = caps.Elicitation != nil
+	m.progress = req.Params.GetProgressToken() != nil
+	m.relay = relayMeta(meta)
+	return m
+}
+
+// serveFast answers f as the SDK's stateless handler would.
+func (s *Server) serveFast(w http.ResponseWriter, r *http.Request, f *fastRequest) {
+	var res *mcpsdk.CallToolResult
+	var err error
+	if f.bad != nil {
+		res = failure(f.tool.name, f.bad, nil)
+	} else {
+		res, err = s.callPlain(r.Context(), f.req, f.tool, f.rc, principalOf(f.req.Extra))
+	}
+	if r.Context().Err() != nil {
+		return // the client is gone; so is the SDK's stream
+	}
+	resp := &jsonrpc.Response{ID: f.id}
+	if err != nil {
+		resp.Error = err
+	} else {
+		resp.Result, err = completeResult(res, s.impl)
+		if err != nil {
+			resp.Error = err
+		}
+	}
+	data, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if status := errorStatus(resp.Error); status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(data)
+		return
+	}
+	h := w.Header()
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Connection", "keep-alive")
+	event := make([]byte, 0, len("event: message\ndata: \n\n")+len(data))
+	event = append(event, "event: message\ndata: "...)
+	event = append(event, data...)
+	event = append(event, "\n\n"...)
+	w.Write(event)
+	http.NewResponseController(w).Flush()
+}
+
+// completeResult is res as the SDK sends a complete tools/call result to
+// a 2026-07-28 client: content never null, the server's implementation
+// in _meta (SEP-2575), and "resultType":"complete", which the SDK's
+// CallToolResult.MarshalJSON writes last (after the fields of the
+// result, before inputRequests, which a complete result lacks) and only
+// the SDK can set.
+func completeResult(res *mcpsdk.CallToolResult, impl *mcpsdk.Implementation) (json.RawMessage, error) {
+	if res.Content == nil {
+		cp := *res
+		cp.Content = []mcpsdk.Content{}
+		res = &cp
+	}
+	if _, ok := res.Meta[mcpsdk.MetaKeyServerInfo]; !ok {
+		if res.Meta == nil {
+			res.Meta = mcpsdk.Meta{}
+		}
+		res.Meta[mcpsdk.MetaKeyServerInfo] = impl
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < 2 || data[len(data)-1] != '}' {
+		return nil, errors.New("mcp: a tool result is not a JSON object")
+	}
+	out := make([]byte, 0, len(data)+len(`,"resultType":"complete"`))
+	out = append(out, data[:len(data)-1]...)
+	return append(out, `,"resultType":"complete"}`...), nil
+}
+
+// errorStatus is the HTTP status the SDK answers a JSON-RPC error with
+// on revision 2026-07-28 (SEP-2575), 0 for an SSE response.
+func errorStatus(err error) int {
+	var jerr *jsonrpc.Error
+	if err == nil || !errors.As(err, &jerr) {
+		return 0
+	}
+	switch jerr.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcpsdk.CodeUnsupportedProtocolVersion, mcpsdk.CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	}
+	return 0
+}
+
+// runsPlain reports whether a call of t runs without a session of its
+// own (see [Server.toolHandler]): unless it may ask a client that can
+// elicit, or it is a batch that reports progress.
+func (s *Server) runsPlain(t *tool, rc *relayCall, canElicit, progress bool) bool {
+	return !(canElicit && t.mayAsk(rc.encode(""), s.cfg.ApprovalPolicy, annotationsOf)) && !(t.batch && progress)
+}
+
+// sdkUnmarshal decodes data as the SDK decodes params: its JSON library
+// (segmentio's), keys matched case-sensitively. The SDK also bounds the
+// nesting depth, which jsonrpc.DecodeMessage has already checked for the
+// whole message.
+func sdkUnmarshal(data []byte, v any) error {
+	dec := segjson.NewDecoder(bytes.NewReader(data))
+	dec.DontMatchCaseInsensitiveStructFields()
+	return dec.Decode(v)
+}
+
+// accepts is the SDK's reading of Accept headers: whether they take JSON
+// and event streams.
+func accepts(values []string) (jsonOK, streamOK bool) {
+	for _, value := range values {
+		for _, raw := range strings.Split(value, ",") {
+			base, _, _ := strings.Cut(strings.TrimSpace(raw), ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK, streamOK
+}
+
+// isLoopback is the SDK's test of a loopback address or host.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// errReader fails every read with err: a body read that failed, put back.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
