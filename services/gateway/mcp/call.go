@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -90,6 +92,16 @@ func buildCall(t *tool, arguments json.RawMessage, meta json.RawMessage) (*relay
 	if len(arguments) == 0 || string(arguments) == "null" {
 		arguments = json.RawMessage("{}")
 	}
+	if !t.batch {
+		if rc, ok := buildToolsCall(t, arguments, meta); ok {
+			return rc, nil
+		}
+	}
+	return buildCallMap(t, arguments, meta)
+}
+
+// buildCallMap is buildCall through a map of the arguments' members.
+func buildCallMap(t *tool, arguments json.RawMessage, meta json.RawMessage) (*relayCall, *enginev1.ToolError) {
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal(arguments, &args); err != nil {
 		return nil, invalidArgs("", "the arguments must be a JSON object: "+err.Error())
@@ -123,6 +135,82 @@ func buildCall(t *tool, arguments json.RawMessage, meta json.RawMessage) (*relay
 	}
 	rc.encoded, _ = json.Marshal(rc.params) // raw values that parsed as JSON
 	return rc, nil
+}
+
+// buildToolsCall is buildCall for an engine tool, in one pass over the
+// arguments: their members are copied, not decoded and encoded again, in
+// the order and with the keys json.Marshal of buildCall's map would give
+// them (the values keep their spelling, which means the same JSON). It
+// reports false for what it does not read as plainly valid (not UTF-8,
+// a key with escapes, a key twice at any depth, not an object), for
+// buildCall to judge as before.
+func buildToolsCall(t *tool, arguments, meta json.RawMessage) (*relayCall, bool) {
+	if !utf8.Valid(arguments) {
+		return nil, false
+	}
+	type member struct {
+		key string
+		raw []byte
+	}
+	var members []member
+	sc := &scanner{b: arguments}
+	ok := sc.object(func(key []byte) bool {
+		for _, m := range members {
+			if m.key == string(key) {
+				return false
+			}
+		}
+		start := sc.i
+		if !sc.value() {
+			return false
+		}
+		members = append(members, member{string(key), sc.b[start:sc.i]})
+		return true
+	})
+	if !ok || !sc.end() {
+		return nil, false
+	}
+	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	rc := &relayCall{method: gatewayv1.MethodToolsCall, params: make(map[string]json.RawMessage, 5), arguments: arguments}
+	rest := make([]byte, 0, len(arguments)+2)
+	rest = append(rest, '{')
+	for _, m := range members {
+		if m.key == "document_id" || m.key == "operation_id" {
+			rc.params[m.key] = m.raw
+			continue
+		}
+		if len(rest) > 1 {
+			rest = append(rest, ',')
+		}
+		rest = append(append(append(append(rest, '"'), m.key...), `":`...), m.raw...)
+	}
+	rest = append(rest, '}')
+	if raw, ok := rc.params["document_id"]; ok {
+		if id, plain := plainString(raw); plain {
+			rc.documentID = id
+		} else {
+			json.Unmarshal(raw, &rc.documentID)
+		}
+	}
+	rc.params["tool"] = t.nameJSON
+	rc.params["args"] = rest
+	if meta != nil {
+		rc.params["_meta"] = meta
+	}
+	// The keys in json.Marshal's order: _meta, args, document_id,
+	// operation_id, tool.
+	b := make([]byte, 0, len(rest)+len(meta)+len(t.nameJSON)+96)
+	b = append(b, '{')
+	for _, k := range [...]string{"_meta", "args", "document_id", "operation_id", "tool"} {
+		if v, ok := rc.params[k]; ok {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(append(append(append(b, '"'), k...), `":`...), v...)
+		}
+	}
+	rc.encoded = append(b, '}')
+	return rc, true
 }
 
 // relayMeta is the part of an MCP request's _meta that the gateway's

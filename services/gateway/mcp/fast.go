@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -206,21 +208,20 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request, f *fastReques
 	if r.Context().Err() != nil {
 		return // the client is gone; so is the SDK's stream
 	}
-	resp := &jsonrpc.Response{ID: f.id}
-	if err != nil {
-		resp.Error = err
-	} else {
-		resp.Result, err = completeResult(res, s.impl)
-		if err != nil {
-			resp.Error = err
+	var data []byte
+	var status int
+	if err == nil {
+		data, _ = appendResponse(nil, f.id, res, s.implJSON)
+	}
+	if data == nil {
+		var encErr error
+		data, status, encErr = s.encodeResponse(f.id, res, err)
+		if encErr != nil {
+			http.Error(w, encErr.Error(), http.StatusInternalServerError)
+			return
 		}
 	}
-	data, err := jsonrpc.EncodeMessage(resp)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	if status := errorStatus(resp.Error); status != 0 {
+	if status != 0 {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		w.Write(data)
@@ -238,6 +239,21 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request, f *fastReques
 	http.NewResponseController(w).Flush()
 }
 
+// encodeResponse is the response to a call that answered res or failed
+// with callErr, encoded by the SDK's code, and the HTTP status the SDK
+// sends an error response with (0: as an event).
+func (s *Server) encodeResponse(id jsonrpc.ID, res *mcpsdk.CallToolResult, callErr error) ([]byte, int, error) {
+	resp := &jsonrpc.Response{ID: id, Error: callErr}
+	if callErr == nil {
+		var err error
+		if resp.Result, err = completeResult(res, s.impl); err != nil {
+			resp.Error = err
+		}
+	}
+	data, err := jsonrpc.EncodeMessage(resp)
+	return data, errorStatus(resp.Error), err
+}
+
 // completeResult is res as the SDK sends a complete tools/call result to
 // a 2026-07-28 client: content never null, the server's implementation
 // in _meta (SEP-2575), and "resultType":"complete", which the SDK's
@@ -245,17 +261,18 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request, f *fastReques
 // result, before inputRequests, which a complete result lacks) and only
 // the SDK can set.
 func completeResult(res *mcpsdk.CallToolResult, impl *mcpsdk.Implementation) (json.RawMessage, error) {
-	if res.Content == nil {
-		cp := *res
+	cp := *res
+	if cp.Content == nil {
 		cp.Content = []mcpsdk.Content{}
-		res = &cp
 	}
-	if _, ok := res.Meta[mcpsdk.MetaKeyServerInfo]; !ok {
-		if res.Meta == nil {
-			res.Meta = mcpsdk.Meta{}
+	if _, ok := cp.Meta[mcpsdk.MetaKeyServerInfo]; !ok {
+		cp.Meta = maps.Clone(cp.Meta)
+		if cp.Meta == nil {
+			cp.Meta = mcpsdk.Meta{}
 		}
-		res.Meta[mcpsdk.MetaKeyServerInfo] = impl
+		cp.Meta[mcpsdk.MetaKeyServerInfo] = impl
 	}
+	res = &cp
 	data, err := json.Marshal(res)
 	if err != nil {
 		return nil, err
@@ -337,3 +354,125 @@ func isLoopback(addr string) bool {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// appendResponse appends the response that answers id with res, as the
+// SDK would encode it (see [completeResult]; jsonrpc.EncodeMessage adds
+// the envelope and escapes nothing more), for the results the surface
+// makes: _meta of strings, integers, booleans, raw JSON and the server's
+// implementation, text content and resource links, structuredContent as
+// raw JSON. For anything else it reports false, and the SDK's encoders
+// are used. TestFastPathAgrees compares the bytes.
+func appendResponse(b []byte, id jsonrpc.ID, res *mcpsdk.CallToolResult, impl []byte) ([]byte, bool) {
+	if res.InputRequests != nil || res.RequestState != "" {
+		return nil, false
+	}
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	switch v := id.Raw().(type) {
+	case int64:
+		b = strconv.AppendInt(b, v, 10)
+	case string:
+		if _, ok := plainString([]byte(`"` + v + `"`)); !ok {
+			return nil, false
+		}
+		b = append(append(append(b, '"'), v...), '"')
+	default:
+		return nil, false
+	}
+	b = append(b, `,"result":{"_meta":{`...)
+	keys := make([]string, 0, len(res.Meta)+1)
+	for k := range res.Meta {
+		keys = append(keys, k)
+	}
+	if _, ok := res.Meta[mcpsdk.MetaKeyServerInfo]; !ok {
+		keys = append(keys, mcpsdk.MetaKeyServerInfo)
+	}
+	slices.Sort(keys)
+	var ok bool
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, ok = appendJSON(b, k); !ok {
+			return nil, false
+		}
+		b = append(b, ':')
+		v, set := res.Meta[k]
+		if !set {
+			b = append(b, impl...)
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			b, ok = appendJSON(b, v)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		case int64:
+			b = strconv.AppendInt(b, v, 10)
+		case json.RawMessage:
+			b, ok = appendJSON(b, v)
+		default:
+			return nil, false
+		}
+		if !ok {
+			return nil, false
+		}
+	}
+	b = append(b, `},"content":[`...)
+	for i, c := range res.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		switch c := c.(type) {
+		case *mcpsdk.TextContent:
+			if c.Meta != nil || c.Annotations != nil {
+				return nil, false
+			}
+			b = append(b, `{"type":"text","text":`...)
+			if b, ok = appendJSON(b, c.Text); !ok {
+				return nil, false
+			}
+		case *mcpsdk.ResourceLink:
+			if c.Size != nil || c.Meta != nil || c.Annotations != nil || c.Icons != nil {
+				return nil, false
+			}
+			b = append(b, `{"type":"resource_link"`...)
+			for _, f := range [...]struct{ name, value string }{{"mimeType", c.MIMEType}, {"uri", c.URI}, {"name", c.Name}, {"title", c.Title}, {"description", c.Description}} {
+				if f.value == "" {
+					continue
+				}
+				b = append(append(append(b, `,"`...), f.name...), `":`...)
+				if b, ok = appendJSON(b, f.value); !ok {
+					return nil, false
+				}
+			}
+		default:
+			return nil, false
+		}
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if res.StructuredContent != nil {
+		raw, isRaw := res.StructuredContent.(json.RawMessage)
+		if !isRaw || len(raw) == 0 {
+			return nil, false
+		}
+		b = append(b, `,"structuredContent":`...)
+		if b, ok = appendJSON(b, raw); !ok {
+			return nil, false
+		}
+	}
+	if res.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, `,"resultType":"complete"}}`...), true
+}
+
+// appendJSON appends v as encoding/json's Marshal writes it (HTML-escaped;
+// raw JSON compacted).
+func appendJSON(b []byte, v any) ([]byte, bool) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	return append(b, data...), true
+}

@@ -239,3 +239,94 @@ func argsOf(raw []byte) string {
 	out, _ := json.Marshal(v)
 	return string(out)
 }
+
+// TestAppendResponseAgrees: the fast path's encoder writes what the SDK's
+// writes for the results the surface makes, and declines the rest.
+func TestAppendResponseAgrees(t *testing.T) {
+	s := &Server{impl: &mcpsdk.Implementation{Name: "cadbridge", Title: "<cad> & co", Version: "1"}}
+	s.implJSON, _ = json.Marshal(s.impl)
+	text := func(t string) []mcpsdk.Content { return []mcpsdk.Content{&mcpsdk.TextContent{Text: t}} }
+	for i, res := range []*mcpsdk.CallToolResult{
+		{Meta: mcpsdk.Meta{metaOperationID: "op-1", metaRevision: int64(-3), metaReplayed: true}, Content: text("ok\n{\"a\":\"<b>&\"}"), StructuredContent: json.RawMessage(`{"a" : "<b>&\u2028", "n": [1, 2.5e3]}`)},
+		{Meta: mcpsdk.Meta{metaError: json.RawMessage(` {"kind":"failed", "message":"x > y"} `)}, IsError: true, Content: text("tab\there \x01 \u2029 \xff é 😀")},
+		{Content: append(text("made"), drawingLink("doc-<1>"), &mcpsdk.ResourceLink{URI: "cad://x", Name: "n", Description: "d"})},
+		{Meta: mcpsdk.Meta{mcpsdk.MetaKeyServerInfo: "mine"}},
+		{},
+	} {
+		for _, id := range []any{float64(7), float64(-12), "call-<1>"} {
+			jid, _ := jsonrpc.MakeID(id)
+			want, _, err := s.encodeResponse(jid, res, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := appendResponse(nil, jid, res, s.implJSON)
+			if !ok {
+				t.Errorf("result %d, id %v: appendResponse declined", i, id)
+				continue
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("result %d, id %v:\nappendResponse %s\nSDK            %s", i, id, got, want)
+			}
+		}
+	}
+	for i, res := range []*mcpsdk.CallToolResult{
+		{Content: []mcpsdk.Content{&mcpsdk.ImageContent{Data: []byte("x"), MIMEType: "image/png"}}},
+		{Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: "x", Annotations: &mcpsdk.Annotations{Priority: 1}}}},
+		{Meta: mcpsdk.Meta{"x": 1.5}},
+		{StructuredContent: map[string]any{"a": 1}},
+		{RequestState: "s"},
+	} {
+		id, _ := jsonrpc.MakeID(float64(1))
+		if _, ok := appendResponse(nil, id, res, s.implJSON); ok {
+			t.Errorf("declined result %d: appendResponse took it", i)
+		}
+	}
+}
+
+// FuzzBuildToolsCall holds the one-pass buildToolsCall to buildCallMap:
+// where it builds a call, the map's way builds the same one (params that
+// decode to equal JSON, the same document).
+func FuzzBuildToolsCall(f *testing.F) {
+	for _, seed := range []string{
+		`{"document_id":"doc-1","handle":"1A"}`,
+		`{"operation_id":"op-x","document_id":"d\u0031","z":[1,{"a":"<&>"}],"a":null}`,
+		`{ "b" : 1 , "a" : { "c" : [ ] } }`,
+		`{"a":1,"a":2}`,
+		`{"a":{"b":1,"b":2}}`,
+		`[1]`, `{}`, `{"document_id":7}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	catalog, err := Catalog()
+	if err != nil {
+		f.Fatal(err)
+	}
+	t := catalog[0]
+	meta := json.RawMessage(`{"traceparent":"00-x"}`)
+	f.Fuzz(func(tt *testing.T, arguments []byte) {
+		fast, ok := buildToolsCall(t, arguments, meta)
+		if !ok {
+			return
+		}
+		slow, bad := buildCallMap(t, arguments, meta)
+		if bad != nil {
+			tt.Fatalf("buildToolsCall(%q) built a call, buildCallMap refused it: %v", arguments, bad)
+		}
+		var a, b any
+		if err := json.Unmarshal(fast.encoded, &a); err != nil {
+			tt.Fatalf("buildToolsCall(%q) = %s, not JSON: %v", arguments, fast.encoded, err)
+		}
+		json.Unmarshal(slow.encoded, &b)
+		if !reflect.DeepEqual(a, b) || fast.documentID != slow.documentID || fast.method != slow.method {
+			tt.Fatalf("arguments %q:\nbuildToolsCall %s (document %q)\nbuildCallMap   %s (document %q)", arguments, fast.encoded, fast.documentID, slow.encoded, slow.documentID)
+		}
+		if fast.operationID() != slow.operationID() || string(fast.encode("ses-1")) != string(slow.encode("ses-1")) && !sameJSON(fast.encode("ses-1"), slow.encode("ses-1")) {
+			tt.Fatalf("arguments %q: operation ids or session params differ", arguments)
+		}
+	})
+}
+
+func sameJSON(x, y []byte) bool {
+	var a, b any
+	return json.Unmarshal(x, &a) == nil && json.Unmarshal(y, &b) == nil && reflect.DeepEqual(a, b)
+}

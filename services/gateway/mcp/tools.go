@@ -28,6 +28,8 @@ type tool struct {
 	batch bool
 	// annotations are the engine's, nil for cad_batch.
 	annotations *enginev1.ToolAnnotations
+	// nameJSON is name as a JSON string.
+	nameJSON json.RawMessage
 	// paramHeaders is true when the input schema binds an argument to an
 	// HTTP header (x-mcp-header), which the SDK checks and the fast path
 	// does not.
@@ -95,6 +97,7 @@ func engineTool(info enginev1.ToolInfo) (*tool, error) {
 		group:        groupOf(info.Name),
 		annotations:  a,
 		paramHeaders: bytes.Contains(inJSON, []byte("x-mcp-header")),
+		nameJSON:     mustJSON(info.Name),
 		mcp: &mcpsdk.Tool{
 			Name:         info.Name,
 			Description:  info.Description,
@@ -142,6 +145,7 @@ func batchTool() (*tool, error) {
 		group:        groupOf(BatchTool),
 		batch:        true,
 		paramHeaders: bytes.Contains(inJSON, []byte("x-mcp-header")),
+		nameJSON:     mustJSON(BatchTool),
 		mcp: &mcpsdk.Tool{
 			Name: BatchTool,
 			Description: info.Summary + " Steps are {tool, args, bind?}: any batchable tool of this server, with its own arguments; " +
@@ -277,4 +281,9 @@ func (t *tool) mayAsk(params []byte, policy string, byName func(string) *enginev
 		}
 	}
 	return false
+}
+
+func mustJSON(s string) json.RawMessage {
+	data, _ := json.Marshal(s)
+	return data
 }
