@@ -41,7 +41,9 @@ import (
 // would refuse, an unknown tool, a round of a multi-round-trip call, a
 // call that may elicit or reports progress — goes to the SDK untouched
 // (its body put back), so every protocol error and every session feature
-// is the SDK's. TestFastPathAgrees checks both give the same bytes.
+// is the SDK's. TestFastPathAgrees checks both give the same bytes. The
+// fast path runs no SDK middleware: the surface installs none, and one
+// that does must leave such calls to the SDK.
 
 // fastRequest is a tools/call the fast path takes.
 type fastRequest struct {
