@@ -152,22 +152,32 @@ func buildToolsCall(t *tool, arguments, meta json.RawMessage) (*relayCall, bool)
 		key string
 		raw []byte
 	}
-	var members []member
+	var buf [8]member
+	members := buf[:0]
 	sc := &scanner{b: arguments}
-	ok := sc.object(func(key []byte) bool {
+	if !sc.openObject() {
+		return nil, false
+	}
+	for first := true; ; first = false {
+		key, end, ok := sc.member(first)
+		if !ok {
+			return nil, false
+		}
+		if end {
+			break
+		}
 		for _, m := range members {
 			if m.key == string(key) {
-				return false
+				return nil, false
 			}
 		}
 		start := sc.i
 		if !sc.value() {
-			return false
+			return nil, false
 		}
 		members = append(members, member{string(key), sc.b[start:sc.i]})
-		return true
-	})
-	if !ok || !sc.end() {
+	}
+	if !sc.end() {
 		return nil, false
 	}
 	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })

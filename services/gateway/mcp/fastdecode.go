@@ -36,8 +36,17 @@ func decodeToolsCall(body []byte) (fastCall, bool) {
 	s := &scanner{b: body}
 	s.ws()
 	var version, method, params, id []byte
-	ok := s.object(func(key []byte) bool {
-		start := s.i
+	if !s.openObject() {
+		return c, false
+	}
+	for first := true; ; first = false {
+		key, end, ok := s.member(first)
+		if !ok {
+			return c, false
+		}
+		if end {
+			break
+		}
 		var dst *[]byte
 		switch string(key) {
 		case "jsonrpc":
@@ -49,15 +58,15 @@ func decodeToolsCall(body []byte) (fastCall, bool) {
 		case "params":
 			dst = &params
 		default:
-			return false
+			return c, false
 		}
+		start := s.i
 		if *dst != nil || !s.value() {
-			return false
+			return c, false
 		}
 		*dst = s.b[start:s.i]
-		return true
-	})
-	if !ok || !s.end() {
+	}
+	if !s.end() {
 		return c, false
 	}
 	if v, ok := plainString(version); !ok || v != "2.0" {
@@ -66,6 +75,7 @@ func decodeToolsCall(body []byte) (fastCall, bool) {
 	if m, ok := plainString(method); !ok || m != "tools/call" {
 		return c, false
 	}
+	var ok bool
 	if c.id, ok = plainID(id); !ok {
 		return c, false
 	}
@@ -74,8 +84,15 @@ func decodeToolsCall(body []byte) (fastCall, bool) {
 	}
 	p := &scanner{b: params, depth: 1}
 	var name []byte
-	ok = p.object(func(key []byte) bool {
-		start := p.i
+	p.openObject()
+	for first := true; ; first = false {
+		key, end, ok := p.member(first)
+		if !ok {
+			return c, false
+		}
+		if end {
+			break
+		}
 		var dst *[]byte
 		switch string(key) {
 		case "name":
@@ -85,16 +102,13 @@ func decodeToolsCall(body []byte) (fastCall, bool) {
 		case "_meta":
 			dst = &c.meta
 		default:
-			return false
+			return c, false
 		}
+		start := p.i
 		if *dst != nil || !p.value() {
-			return false
+			return c, false
 		}
 		*dst = p.b[start:p.i]
-		return true
-	})
-	if !ok {
-		return c, false
 	}
 	n, ok := plainString(name)
 	if !ok {
@@ -215,52 +229,49 @@ func (s *scanner) end() bool {
 	return s.i == len(s.b)
 }
 
-// object reads an object at s.i, calling member with each key (without
-// quotes; a key with escapes, or a duplicate, refuses it) with s.i at the
-// key's value, which member must read.
-func (s *scanner) object(member func(key []byte) bool) bool {
+// openObject reads the '{' that opens an object at s.i.
+func (s *scanner) openObject() bool {
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
 		return false
 	}
 	s.i++
+	return true
+}
+
+// member reads up to the next member's value in an object opened with
+// openObject (first: no member read yet): its key, without quotes, and
+// the colon, leaving s.i at the value, which the caller reads; or the
+// '}' that closes the object (end). A key with escapes refuses it.
+func (s *scanner) member(first bool) (key []byte, end, ok bool) {
 	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		return true
+	if s.i >= len(s.b) {
+		return nil, false, false
 	}
-	for {
-		s.ws()
-		start := s.i
-		if !s.str() {
-			return false
-		}
-		key := s.b[start+1 : s.i-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			return false
-		}
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return false
-		}
+	switch c := s.b[s.i]; {
+	case c == '}':
+		s.i++
+		return nil, true, true
+	case !first && c == ',':
 		s.i++
 		s.ws()
-		if !member(key) {
-			return false
-		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
-		}
+	case !first:
+		return nil, false, false
 	}
+	start := s.i
+	if !s.str() {
+		return nil, false, false
+	}
+	key = s.b[start+1 : s.i-1]
+	if bytes.IndexByte(key, '\\') >= 0 {
+		return nil, false, false
+	}
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != ':' {
+		return nil, false, false
+	}
+	s.i++
+	s.ws()
+	return key, false, true
 }
 
 // value reads any JSON value at s.i; in objects it reads, duplicate keys
@@ -274,18 +285,29 @@ func (s *scanner) value() bool {
 		if s.depth++; s.depth > maxDepth {
 			return false
 		}
-		var seen [][]byte
-		ok := s.object(func(key []byte) bool {
+		s.i++
+		var buf [8][]byte
+		seen := buf[:0]
+		for first := true; ; first = false {
+			key, end, ok := s.member(first)
+			if !ok {
+				return false
+			}
+			if end {
+				break
+			}
 			for _, k := range seen {
 				if bytes.Equal(k, key) {
 					return false
 				}
 			}
 			seen = append(seen, key)
-			return s.value()
-		})
+			if !s.value() {
+				return false
+			}
+		}
 		s.depth--
-		return ok
+		return true
 	case c == '[':
 		if s.depth++; s.depth > maxDepth {
 			return false
