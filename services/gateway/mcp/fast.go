@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -469,12 +470,117 @@ func appendResponse(b []byte, id jsonrpc.ID, res *mcpsdk.CallToolResult, impl []
 	return append(b, `,"resultType":"complete"}}`...), true
 }
 
-// appendJSON appends v as encoding/json's Marshal writes it (HTML-escaped;
-// raw JSON compacted).
-func appendJSON(b []byte, v any) ([]byte, bool) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, false
+// appendJSON appends v, a string or raw JSON, as encoding/json's Marshal
+// writes it: a string quoted and HTML-escaped, raw JSON checked,
+// compacted and HTML-escaped. It reports false for raw JSON it does not
+// take (see [scanner]; json.Marshal may take some of it).
+func appendJSON[T string | json.RawMessage](b []byte, v T) ([]byte, bool) {
+	switch v := any(v).(type) {
+	case string:
+		return appendString(b, v), true
+	case json.RawMessage:
+		sc := &scanner{b: v}
+		sc.ws()
+		if !sc.value() || !sc.end() {
+			return nil, false
+		}
+		return appendCompactHTML(b, v), true
 	}
-	return append(b, data...), true
+	return nil, false
+}
+
+// appendString appends s as a JSON string as encoding/json writes it with
+// HTML escaping: ", \ and control characters escaped (\b, \f, \n, \r,
+// \t by name), <, > and & as \u003c…, U+2028 and U+2029 escaped, and
+// invalid UTF-8 as \ufffd.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendCompactHTML appends the valid JSON src without insignificant
+// whitespace, with <, >, &, U+2028 and U+2029 in its strings escaped, as
+// encoding/json's Marshal writes a json.RawMessage.
+func appendCompactHTML(b, src []byte) []byte {
+	const hex = "0123456789abcdef"
+	inString, escaped := false, false
+	start := 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if !inString {
+			switch c {
+			case ' ', '\t', '\r', '\n':
+				b = append(b, src[start:i]...)
+				start = i + 1
+			case '"':
+				inString = true
+			}
+			continue
+		}
+		switch {
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '"':
+			inString = false
+		case c == '<' || c == '>' || c == '&':
+			b = append(b, src[start:i]...)
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			start = i + 1
+		case c == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xA8:
+			b = append(b, src[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[src[i+2]&0xF])
+			start = i + 3
+			i += 2
+		}
+	}
+	return append(b, src[start:]...)
 }

@@ -250,6 +250,7 @@ func TestAppendResponseAgrees(t *testing.T) {
 		{Meta: mcpsdk.Meta{metaOperationID: "op-1", metaRevision: int64(-3), metaReplayed: true}, Content: text("ok\n{\"a\":\"<b>&\"}"), StructuredContent: json.RawMessage(`{"a" : "<b>&\u2028", "n": [1, 2.5e3]}`)},
 		{Meta: mcpsdk.Meta{metaError: json.RawMessage(` {"kind":"failed", "message":"x > y"} `)}, IsError: true, Content: text("tab\there \x01 \u2029 \xff é 😀")},
 		{Content: append(text("made"), drawingLink("doc-<1>"), &mcpsdk.ResourceLink{URI: "cad://x", Name: "n", Description: "d"})},
+		{Content: text("\u2028\u2029\"\\/\b\f\r\x7f\u00e9"), StructuredContent: json.RawMessage("{\n\t\"s\": \"\u2028 \u2029 <\\\" \\u2028 \xe2\x80\", \"t\" :[ true , null ]\r\n}")},
 		{Meta: mcpsdk.Meta{mcpsdk.MetaKeyServerInfo: "mine"}},
 		{},
 	} {
@@ -329,4 +330,26 @@ func FuzzBuildToolsCall(f *testing.F) {
 func sameJSON(x, y []byte) bool {
 	var a, b any
 	return json.Unmarshal(x, &a) == nil && json.Unmarshal(y, &b) == nil && reflect.DeepEqual(a, b)
+}
+
+// FuzzAppendJSON holds appendJSON to encoding/json's Marshal, for strings
+// and for the raw JSON it takes.
+func FuzzAppendJSON(f *testing.F) {
+	for _, seed := range []string{"plain", "<a & b>", "tab\t\x01\x7f", "\u2028\u2029", "\xff\xe2\x80", `{"a" : [1, "<\u2028>"] }`, " null ", `"\\\""`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got, _ := appendJSON(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("appendJSON(%q) = %s, json.Marshal %s", s, got, want)
+		}
+		got, ok := appendJSON(nil, json.RawMessage(s))
+		if !ok {
+			return
+		}
+		want, err := json.Marshal(json.RawMessage(s))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("appendJSON(raw %q) = %s, json.Marshal %s, %v", s, got, want, err)
+		}
+	})
 }
