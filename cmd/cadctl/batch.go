@@ -143,7 +143,7 @@ func cmdBatch(ctx context.Context, a *app, args []string) int {
 		con.printf("created document %s (%q)", docID, doc.GetName())
 	}
 
-	if link, err := viewerURL(a.cfg.url, docID, sess); err == nil {
+	if link, err := viewerURL(a.cfg.url, docID, sess, a.token()); err == nil {
 		con.printf("viewer: %s", link)
 	}
 

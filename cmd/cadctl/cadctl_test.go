@@ -35,12 +35,13 @@ func TestURLs(t *testing.T) {
 
 func TestViewerURL(t *testing.T) {
 	ses := &sessionState{ID: "ses-1", ResumeToken: "rt-2"}
-	for _, tc := range []struct{ in, doc, want string }{
-		{"127.0.0.1:7400", "doc-3", "http://127.0.0.1:7400/viewer/?document=doc-3#session=ses-1&token=rt-2"},
-		{"wss://gw.example/rpc", "", "https://gw.example/viewer/#session=ses-1&token=rt-2"},
+	for _, tc := range []struct{ in, doc, bearer, want string }{
+		{"127.0.0.1:7400", "doc-3", "", "http://127.0.0.1:7400/viewer/?document=doc-3#session=ses-1&token=rt-2"},
+		{"wss://gw.example/rpc", "", "", "https://gw.example/viewer/#session=ses-1&token=rt-2"},
+		{"wss://gw.example/rpc", "doc-3", "s3cret/+&=", "https://gw.example/viewer/?document=doc-3#bearer=s3cret%2F%2B%26%3D&session=ses-1&token=rt-2"},
 	} {
-		if got, err := viewerURL(tc.in, tc.doc, ses); err != nil || got != tc.want {
-			t.Errorf("viewerURL(%q, %q) = %q, %v; want %q", tc.in, tc.doc, got, err, tc.want)
+		if got, err := viewerURL(tc.in, tc.doc, ses, tc.bearer); err != nil || got != tc.want {
+			t.Errorf("viewerURL(%q, %q, %q) = %q, %v; want %q", tc.in, tc.doc, tc.bearer, got, err, tc.want)
 		}
 	}
 }

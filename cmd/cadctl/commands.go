@@ -318,7 +318,7 @@ func cmdWatch(ctx context.Context, a *app, args []string) int {
 		return a.fail(fmt.Errorf("session.subscribe: %w", err))
 	}
 	con.printf("watching %s (Ctrl-C to stop)", strings.Join(pos, " "))
-	if link, err := viewerURL(a.cfg.url, pos[0], sess); err == nil {
+	if link, err := viewerURL(a.cfg.url, pos[0], sess, a.token()); err == nil {
 		con.printf("viewer: %s", link)
 	}
 	for {

@@ -75,8 +75,11 @@ func httpURL(raw, path string) (string, error) {
 }
 
 // viewerURL is the address of the gateway's viewer showing document doc
-// (none if empty), attached to session ses with its resume token.
-func viewerURL(raw, doc string, ses *sessionState) (string, error) {
+// (none if empty), attached to session ses with its resume token; with
+// bearer, the gateway's bearer token, which the page presents on its
+// WebSockets. Both tokens are in the fragment, which a browser never
+// sends to the server.
+func viewerURL(raw, doc string, ses *sessionState, bearer string) (string, error) {
 	link, err := httpURL(raw, "/viewer/")
 	if err != nil {
 		return "", err
@@ -88,8 +91,11 @@ func viewerURL(raw, doc string, ses *sessionState) (string, error) {
 	if doc != "" {
 		u.RawQuery = url.Values{"document": {doc}}.Encode()
 	}
-	u.Fragment = url.Values{"session": {ses.ID}, "token": {ses.ResumeToken}}.Encode()
-	return u.String(), nil
+	frag := url.Values{"session": {ses.ID}, "token": {ses.ResumeToken}}
+	if bearer != "" {
+		frag.Set("bearer", bearer)
+	}
+	return u.String() + "#" + frag.Encode(), nil
 }
 
 func baseURL(raw string) (*url.URL, error) {

@@ -34,6 +34,9 @@ type Options struct {
 	CheckContracts bool
 	// Surfaces are served by the gateway beside its own (the MCP surface).
 	Surfaces []gateway.Surface
+	// Tokens is the gateway's tokens file (gateway.Config.Tokens); empty
+	// is open mode.
+	Tokens string
 }
 
 // Start runs an engine and a gateway until Close.
@@ -56,7 +59,7 @@ func Start(opts Options) (*Stack, error) {
 		gwLis.Close()
 		return nil, err
 	}
-	gw, err := gateway.New(gateway.Config{Listen: "127.0.0.1:0", Engine: engineLis.Addr().String(), Telemetry: opts.GatewayTelemetry, CheckContracts: opts.CheckContracts, Surfaces: opts.Surfaces})
+	gw, err := gateway.New(gateway.Config{Listen: "127.0.0.1:0", Engine: engineLis.Addr().String(), Telemetry: opts.GatewayTelemetry, CheckContracts: opts.CheckContracts, Surfaces: opts.Surfaces, Tokens: opts.Tokens})
 	if err != nil {
 		engineLis.Close()
 		gwLis.Close()

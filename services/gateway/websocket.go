@@ -24,7 +24,7 @@ import (
 var loopbackOrigins = []string{"localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*", "[::1]", "[::1]:*"}
 
 func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, principal string) {
-	ws, err := wsstream.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: loopbackOrigins})
+	ws, err := wsstream.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: loopbackOrigins, Subprotocols: wsSubprotocols})
 	if err != nil {
 		gw.log.Debug("websocket accept", "error", err)
 		return // Accept has answered (403 for a foreign Origin)

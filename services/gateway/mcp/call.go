@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,24 +49,29 @@ func annotationsOf(name string) *enginev1.ToolAnnotations { return engineAnnotat
 type relayCall struct {
 	method     string
 	params     map[string]json.RawMessage
-	documentID string // "" when the call names none
-	digest     string // of the arguments, which a round state is bound to
+	encoded    json.RawMessage // params, encoded once
+	arguments  json.RawMessage // the MCP arguments, as they came
+	documentID string          // "" when the call names none
 }
 
 // encode is the call's params, with session_id when the call runs in a
 // session.
 func (rc *relayCall) encode(sessionID string) json.RawMessage {
-	p := rc.params
-	if sessionID != "" {
-		p = make(map[string]json.RawMessage, len(rc.params)+1)
-		for k, v := range rc.params {
-			p[k] = v
-		}
-		p["session_id"], _ = json.Marshal(sessionID)
+	if sessionID == "" {
+		return rc.encoded
 	}
+	p := make(map[string]json.RawMessage, len(rc.params)+1)
+	for k, v := range rc.params {
+		p[k] = v
+	}
+	p["session_id"], _ = json.Marshal(sessionID)
 	data, _ := json.Marshal(p) // raw values that parsed as JSON
 	return data
 }
+
+// digest is the digest of the call's arguments that a round state is
+// bound to: only calls that may park need it.
+func (rc *relayCall) digest() string { return argsDigest(canonical(rc.arguments)) }
 
 // operationID is the call's operation id, if it names one.
 func (rc *relayCall) operationID() string {
@@ -78,18 +85,28 @@ func (rc *relayCall) operationID() string {
 // buildCall turns an MCP call of t into the gateway call it is: for an
 // engine tool, tools.call with document_id and operation_id taken from
 // the arguments and the rest as args; for cad_batch, cad.batch with the
-// arguments as params. The _meta keys the gateway knows (operation_id,
-// traceparent, tracestate) go along. A bad argument is a tool error.
-func buildCall(t *tool, arguments json.RawMessage, meta mcpsdk.Meta) (*relayCall, *enginev1.ToolError) {
+// arguments as params. meta, the request's _meta keys the gateway knows
+// (see [relayMeta]), goes along. A bad argument is a tool error.
+func buildCall(t *tool, arguments json.RawMessage, meta json.RawMessage) (*relayCall, *enginev1.ToolError) {
 	arguments = bytes.TrimSpace(arguments)
 	if len(arguments) == 0 || string(arguments) == "null" {
 		arguments = json.RawMessage("{}")
 	}
+	if !t.batch {
+		if rc, ok := buildToolsCall(t, arguments, meta); ok {
+			return rc, nil
+		}
+	}
+	return buildCallMap(t, arguments, meta)
+}
+
+// buildCallMap is buildCall through a map of the arguments' members.
+func buildCallMap(t *tool, arguments json.RawMessage, meta json.RawMessage) (*relayCall, *enginev1.ToolError) {
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal(arguments, &args); err != nil {
 		return nil, invalidArgs("", "the arguments must be a JSON object: "+err.Error())
 	}
-	rc := &relayCall{params: map[string]json.RawMessage{}, digest: argsDigest(canonical(arguments))}
+	rc := &relayCall{params: map[string]json.RawMessage{}, arguments: arguments}
 	if raw, ok := args["document_id"]; ok {
 		json.Unmarshal(raw, &rc.documentID)
 	}
@@ -113,10 +130,97 @@ func buildCall(t *tool, arguments json.RawMessage, meta mcpsdk.Meta) (*relayCall
 		rc.params["tool"], _ = json.Marshal(t.name)
 		rc.params["args"] = rest
 	}
-	if m := relayMeta(meta); m != nil {
-		rc.params["_meta"] = m
+	if meta != nil {
+		rc.params["_meta"] = meta
 	}
+	rc.encoded, _ = json.Marshal(rc.params) // raw values that parsed as JSON
 	return rc, nil
+}
+
+// buildToolsCall is buildCall for an engine tool, in one pass over the
+// arguments: their members are copied, not decoded and encoded again, in
+// the order and with the keys json.Marshal of buildCall's map would give
+// them (the values keep their spelling, which means the same JSON). It
+// reports false for what it does not read as plainly valid (not UTF-8,
+// a key with escapes, a key twice at any depth, not an object), for
+// buildCall to judge as before.
+func buildToolsCall(t *tool, arguments, meta json.RawMessage) (*relayCall, bool) {
+	if !utf8.Valid(arguments) {
+		return nil, false
+	}
+	type member struct {
+		key string
+		raw []byte
+	}
+	var buf [8]member
+	members := buf[:0]
+	sc := &scanner{b: arguments}
+	if !sc.openObject() {
+		return nil, false
+	}
+	for first := true; ; first = false {
+		key, end, ok := sc.member(first)
+		if !ok {
+			return nil, false
+		}
+		if end {
+			break
+		}
+		for _, m := range members {
+			if m.key == string(key) {
+				return nil, false
+			}
+		}
+		start := sc.i
+		if !sc.value() {
+			return nil, false
+		}
+		members = append(members, member{string(key), sc.b[start:sc.i]})
+	}
+	if !sc.end() {
+		return nil, false
+	}
+	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	rc := &relayCall{method: gatewayv1.MethodToolsCall, params: make(map[string]json.RawMessage, 5), arguments: arguments}
+	rest := make([]byte, 0, len(arguments)+2)
+	rest = append(rest, '{')
+	for _, m := range members {
+		if m.key == "document_id" || m.key == "operation_id" {
+			rc.params[m.key] = m.raw
+			continue
+		}
+		if len(rest) > 1 {
+			rest = append(rest, ',')
+		}
+		rest = append(append(append(append(rest, '"'), m.key...), `":`...), m.raw...)
+	}
+	rest = append(rest, '}')
+	if raw, ok := rc.params["document_id"]; ok {
+		if id, plain := plainString(raw); plain {
+			rc.documentID = id
+		} else {
+			json.Unmarshal(raw, &rc.documentID)
+		}
+	}
+	rc.params["tool"] = t.nameJSON
+	rc.params["args"] = rest
+	if meta != nil {
+		rc.params["_meta"] = meta
+	}
+	// The keys in json.Marshal's order: _meta, args, document_id,
+	// operation_id, tool.
+	b := make([]byte, 0, len(rest)+len(meta)+len(t.nameJSON)+96)
+	b = append(b, '{')
+	for _, k := range [...]string{"_meta", "args", "document_id", "operation_id", "tool"} {
+		if v, ok := rc.params[k]; ok {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(append(append(append(b, '"'), k...), `":`...), v...)
+		}
+	}
+	rc.encoded = append(b, '}')
+	return rc, true
 }
 
 // relayMeta is the part of an MCP request's _meta that the gateway's
@@ -150,7 +254,7 @@ func canonical(data []byte) []byte {
 func (s *Server) toolHandler(t *tool) mcpsdk.ToolHandler {
 	return func(ctx context.Context, req *mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 		principal := principalOf(req.Extra)
-		rc, bad := buildCall(t, req.Params.Arguments, req.Params.Meta)
+		rc, bad := buildCall(t, req.Params.Arguments, relayMeta(req.Params.Meta))
 		if bad != nil {
 			return failure(t.name, bad, nil), nil
 		}
@@ -159,9 +263,7 @@ func (s *Server) toolHandler(t *tool) mcpsdk.ToolHandler {
 		}
 		caps := req.ClientCapabilities()
 		canElicit := caps != nil && caps.Elicitation != nil
-		progress := req.Params.GetProgressToken()
-		params := rc.encode("")
-		if !(canElicit && t.mayAsk(params, s.cfg.ApprovalPolicy, annotationsOf)) && !(t.batch && progress != nil) {
+		if s.runsPlain(t, rc, canElicit, req.Params.GetProgressToken() != nil) {
 			return s.callPlain(ctx, req, t, rc, principal)
 		}
 		x, err := s.startExchange(ctx, req, t, rc, principal, canElicit)

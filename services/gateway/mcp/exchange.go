@@ -320,7 +320,7 @@ func (x *exchange) park(sr *enginev1.ServerRequest) *mcpsdk.CallToolResult {
 	x.mu.Unlock()
 	state := x.s.sealer.seal(roundState{
 		Exchange: x.id, Request: sr.GetId(), Principal: x.principal, Operation: x.opID,
-		Tool: x.tool.name, Args: x.rc.digest, Expires: x.s.sealer.now().Add(ttl).UnixMilli(),
+		Tool: x.tool.name, Args: x.rc.digest(), Expires: x.s.sealer.now().Add(ttl).UnixMilli(),
 	})
 	return &mcpsdk.CallToolResult{
 		InputRequests: mcpsdk.InputRequestMap{sr.GetId(): elicitation(sr)},
@@ -369,7 +369,7 @@ func (x *exchange) repark(sr *enginev1.ServerRequest) *mcpsdk.CallToolResult {
 // error, with nothing sent to the engine.
 func (s *Server) resume(ctx context.Context, req *mcpsdk.CallToolRequest, t *tool, rc *relayCall, principal string) (*mcpsdk.CallToolResult, error) {
 	st, err := s.sealer.open(req.Params.RequestState, principal)
-	if err == nil && (st.Tool != t.name || st.Args != rc.digest) {
+	if err == nil && (st.Tool != t.name || st.Args != rc.digest()) {
 		err = fmt.Errorf("%w: it belongs to another call", errStateRefused)
 	}
 	var x *exchange

@@ -22,7 +22,11 @@ import (
 // Mcp-Protocol-Version, or the body's _meta) to the stateless one,
 // everything else (initialize, a session's requests, GET streams, DELETE)
 // to the one with sessions.
-func (s *Server) Handler() http.Handler {
+func (s *Server) Handler() http.Handler { return s.handler(true) }
+
+// handler is [Server.Handler], with the fast path for plain tools/call
+// requests of revision 2026-07-28 (see [Server.serveFast]) or without.
+func (s *Server) handler(fast bool) http.Handler {
 	limit := s.gw.ReadLimit()
 	getServer := func(*http.Request) *mcpsdk.Server { return s.sdk }
 	sdkLog := slog.New(atLeast{slog.LevelWarn, s.log.Handler()})
@@ -48,6 +52,12 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		if stateless2026 {
+			if fast {
+				if f, ok := s.decodeFast(r, limit); ok {
+					s.serveFast(w, r, f)
+					return
+				}
+			}
 			stateless.ServeHTTP(w, r)
 			return
 		}

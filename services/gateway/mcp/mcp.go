@@ -18,6 +18,7 @@ package mcp
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -72,12 +73,16 @@ type Config struct {
 // Server is the MCP surface of one gateway. It is safe for concurrent
 // use; Close stops it.
 type Server struct {
-	gw     *gateway.Gateway
-	cfg    Config
-	log    *slog.Logger
-	sdk    *mcpsdk.Server
-	tools  map[string]*tool // served, by MCP name
-	sealer *sealer
+	gw   *gateway.Gateway
+	cfg  Config
+	log  *slog.Logger
+	sdk  *mcpsdk.Server
+	impl *mcpsdk.Implementation // what the server says it is
+	// implJSON is impl encoded, for the fast path.
+	implJSON []byte
+	tools    map[string]*tool // served, by MCP name
+	sealer   *sealer
+	metas    metaCache // for the fast path
 
 	mu sync.Mutex // guards plain, watchers, live and closed
 	// plain are the relays of calls that need no session, by principal.
@@ -130,7 +135,11 @@ func New(gw *gateway.Gateway, cfg Config) (*Server, error) {
 		watchers: map[string]*watcher{},
 		live:     map[string]*exchange{},
 	}
-	s.sdk = mcpsdk.NewServer(&mcpsdk.Implementation{Name: "cadbridge", Title: "cadbridge CAD engine", Version: Version}, &mcpsdk.ServerOptions{
+	s.impl = &mcpsdk.Implementation{Name: "cadbridge", Title: "cadbridge CAD engine", Version: Version}
+	if s.implJSON, err = json.Marshal(s.impl); err != nil {
+		return nil, err
+	}
+	s.sdk = mcpsdk.NewServer(s.impl, &mcpsdk.ServerOptions{
 		Instructions:       instructions,
 		Logger:             slog.New(atLeast{slog.LevelWarn, s.log.Handler()}),
 		SubscribeHandler:   s.subscribe,

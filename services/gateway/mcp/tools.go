@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -27,6 +28,12 @@ type tool struct {
 	batch bool
 	// annotations are the engine's, nil for cad_batch.
 	annotations *enginev1.ToolAnnotations
+	// nameJSON is name as a JSON string.
+	nameJSON json.RawMessage
+	// paramHeaders is true when the input schema binds an argument to an
+	// HTTP header (x-mcp-header), which the SDK checks and the fast path
+	// does not.
+	paramHeaders bool
 }
 
 // Catalog is every tool the MCP surface can serve, in the engine's order,
@@ -86,9 +93,11 @@ func engineTool(info enginev1.ToolInfo) (*tool, error) {
 	a := info.Annotations
 	destructive := a.GetDestructive()
 	return &tool{
-		name:        info.Name,
-		group:       groupOf(info.Name),
-		annotations: a,
+		name:         info.Name,
+		group:        groupOf(info.Name),
+		annotations:  a,
+		paramHeaders: bytes.Contains(inJSON, []byte("x-mcp-header")),
+		nameJSON:     mustJSON(info.Name),
 		mcp: &mcpsdk.Tool{
 			Name:         info.Name,
 			Description:  info.Description,
@@ -132,9 +141,11 @@ func batchTool() (*tool, error) {
 		return nil, err
 	}
 	return &tool{
-		name:  BatchTool,
-		group: groupOf(BatchTool),
-		batch: true,
+		name:         BatchTool,
+		group:        groupOf(BatchTool),
+		batch:        true,
+		paramHeaders: bytes.Contains(inJSON, []byte("x-mcp-header")),
+		nameJSON:     mustJSON(BatchTool),
 		mcp: &mcpsdk.Tool{
 			Name: BatchTool,
 			Description: info.Summary + " Steps are {tool, args, bind?}: any batchable tool of this server, with its own arguments; " +
@@ -270,4 +281,9 @@ func (t *tool) mayAsk(params []byte, policy string, byName func(string) *enginev
 		}
 	}
 	return false
+}
+
+func mustJSON(s string) json.RawMessage {
+	data, _ := json.Marshal(s)
+	return data
 }

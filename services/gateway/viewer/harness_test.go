@@ -107,6 +107,8 @@ func needBrowser(t *testing.T) {
 type stack struct {
 	t       *testing.T
 	engine  string
+	token   string // the bearer token of a gateway run with tokens; "" in open mode
+	tokens  string // its tokens file
 	addr    string // the gateway's
 	stopGW  func()
 	gwMu    sync.Mutex
@@ -114,6 +116,14 @@ type stack struct {
 }
 
 func startStack(t *testing.T) *stack {
+	t.Helper()
+	return startStackWithToken(t, "")
+}
+
+// startStackWithToken is startStack with a gateway run with a tokens file
+// (--tokens) naming token, when token is not empty; the agents then
+// present it, and so must the page (the fragment's bearer=…).
+func startStackWithToken(t *testing.T, token string) *stack {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -130,7 +140,13 @@ func startStack(t *testing.T) *stack {
 		defer close(done)
 		eng.Serve(ctx, lis)
 	}()
-	s := &stack{t: t, engine: lis.Addr().String()}
+	s := &stack{t: t, engine: lis.Addr().String(), token: token}
+	if token != "" {
+		s.tokens = filepath.Join(t.TempDir(), "tokens")
+		if err := os.WriteFile(s.tokens, []byte(token+" viewer-test\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Cleanup(func() {
 		s.stopGateway()
 		cancel()
@@ -156,6 +172,7 @@ func (s *stack) startGateway(addr string) {
 	gw, err := gateway.New(gateway.Config{
 		Listen:         lis.Addr().String(),
 		Engine:         s.engine,
+		Tokens:         s.tokens,
 		CheckContracts: true,
 		DrainTimeout:   2 * time.Second,
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -220,7 +237,7 @@ func dialAgent(t *testing.T, s *stack) *agent {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ws, _, err := wsstream.Dial(ctx, "ws://"+s.addr+"/rpc", wsstream.DialOptions{ReadLimit: 16 << 20})
+	ws, _, err := wsstream.Dial(ctx, "ws://"+s.addr+"/rpc", wsstream.DialOptions{Token: s.token, ReadLimit: 16 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

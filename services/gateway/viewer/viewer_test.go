@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -132,7 +133,11 @@ func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 // the document drawn.
 func attachedPage(t *testing.T, s *stack, doc string, ses session) *page {
 	t.Helper()
-	p := openPage(t, s, fmt.Sprintf("/viewer/?document=%s#session=%s&token=%s", doc, ses.SessionID, ses.ResumeToken))
+	frag := url.Values{"session": {ses.SessionID}, "token": {ses.ResumeToken}}
+	if s.token != "" {
+		frag.Set("bearer", s.token)
+	}
+	p := openPage(t, s, fmt.Sprintf("/viewer/?document=%s#%s", doc, frag.Encode()))
 	p.waitFor("the attachment", `document.body.dataset.attached === "open"`)
 	p.waitFor("the document drawn", `Number(document.body.dataset.revision) >= 0`)
 	return p
@@ -183,8 +188,19 @@ func cardOf(r *serverRequest) string {
 // viewer as well as on the agent's connection, with the tool, the summary
 // and the affected entities highlighted; Approve lets the batch finish and
 // the agent is told the request was resolved; Deny makes the step denied.
+//
+// It runs against a gateway in open mode and against one run with
+// --tokens, where the page takes the bearer token from its fragment and
+// presents it as a WebSocket subprotocol on both of its sockets.
 func TestViewerApproval(t *testing.T) {
-	s := startStack(t)
+	t.Run("open", func(t *testing.T) { testViewerApproval(t, startStack(t)) })
+	t.Run("tokens", func(t *testing.T) {
+		s := startStackWithToken(t, "viewer/secret+token")
+		testViewerApproval(t, s)
+	})
+}
+
+func testViewerApproval(t *testing.T, s *stack) {
 	a := dialAgent(t, s)
 	ses := a.createSession("approval")
 	doc := a.createDocument("bracket")
@@ -204,7 +220,11 @@ func TestViewerApproval(t *testing.T) {
 		}
 	}
 	p.waitFor("the affected entities highlighted", fmt.Sprintf(`[...document.querySelectorAll("[data-handle].highlight")].map(e => e.dataset.handle).sort().join() === %q`, h[3]+","+h[6]))
-	p.screenshot("approval")
+	if s.token == "" {
+		p.screenshot("approval")
+	} else if hash := eval[string](p, `location.hash`); strings.Contains(hash, "bearer") {
+		t.Errorf("location.hash = %q after the page read the token, want the token out of the address bar", hash)
+	}
 
 	p.clickSelector(card + ` [data-decision="approve"]`)
 	raw, err := wait()

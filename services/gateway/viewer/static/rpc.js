@@ -25,7 +25,8 @@ export class RpcConnection {
    * @param {string} url ws:// or wss:// address of /rpc
    * @param {object} hooks onOpen(conn) → Promise (runs after each dial),
    *   onRequest(conn, msg), onNotification(conn, method, params),
-   *   onState(conn, state, detail) with state connecting|open|closed|stopped
+   *   onState(conn, state, detail) with state connecting|open|closed|stopped,
+   *   protocols() → the subprotocols to offer on each dial (none if absent)
    */
   constructor(url, hooks) {
     this.url = url;
@@ -58,7 +59,8 @@ export class RpcConnection {
     this.hooks.onState?.(this, "connecting", "");
     let ws;
     try {
-      ws = new WebSocket(this.url);
+      const protocols = this.hooks.protocols?.() || [];
+      ws = protocols.length ? new WebSocket(this.url, protocols) : new WebSocket(this.url);
     } catch (err) {
       this.scheduleRedial(String(err));
       return;

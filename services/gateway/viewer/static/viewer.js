@@ -7,6 +7,13 @@
 // attaches, on a second WebSocket, to that session (session.attach) and
 // answers its approvals and picks beside the session's own client.
 //
+// Behind a gateway run with --tokens, the fragment's bearer=… is the
+// bearer token (a fragment never reaches the server in the URL). A
+// browser cannot set the Authorization header of a WebSocket, so both
+// sockets offer it as the subprotocol cadbridge.bearer.<base64url(token)>
+// beside cadbridge.jsonrpc, the one the gateway answers. The page keeps
+// the token in sessionStorage and takes it out of the address bar.
+//
 // Hooks for tests and scripts: ?document=doc-… opens a document; every
 // drawn entity carries data-handle; each open request is an element with
 // data-request-id and data-method; window.cadViewer exposes the state.
@@ -18,6 +25,9 @@ import { Drawing } from "./drawing.js";
 const METHODS = ["approval", "pick.point", "pick.entities"];
 const VERSION = "1";
 const OWN_KEY = "cadbridge.viewer.session";
+const BEARER_KEY = "cadbridge.viewer.bearer";
+const SUBPROTOCOL = "cadbridge.jsonrpc";
+const BEARER_PREFIX = "cadbridge.bearer.";
 const METHOD_NOT_FOUND = -32601;
 const SESSION_NOT_FOUND = 4001;
 
@@ -41,10 +51,35 @@ class Surface {
         for (const ev of res.events || []) app.onEvent(this, ev);
       },
       onState: (conn, state, detail) => app.onState(this, state, detail),
+      protocols: subprotocols,
       onRequest: (conn, msg) => app.onRequest(this, msg),
       onNotification: (conn, method, params) => app.onNotification(this, method, params),
     });
   }
+}
+
+/**
+ * takeBearer moves a bearer token from the fragment (bearer=…) into
+ * sessionStorage, and out of the address bar.
+ */
+function takeBearer() {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const bearer = frag.get("bearer");
+  if (bearer === null) return;
+  sessionStorage.setItem(BEARER_KEY, bearer);
+  frag.delete("bearer");
+  const rest = frag.toString();
+  history.replaceState(history.state, "", location.pathname + location.search + (rest ? "#" + rest : ""));
+}
+
+/** subprotocols are what a socket offers: the bearer token, if any, as a subprotocol. */
+function subprotocols() {
+  const bearer = sessionStorage.getItem(BEARER_KEY) || "";
+  if (!bearer) return [];
+  let bin = "";
+  for (const b of new TextEncoder().encode(bearer)) bin += String.fromCharCode(b);
+  const encoded = btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return [SUBPROTOCOL, BEARER_PREFIX + encoded];
 }
 
 function rpcURL() {
@@ -118,6 +153,7 @@ const app = {
   start() {
     this.drawing = new Drawing($("#canvas"));
     this.docId = new URLSearchParams(location.search).get("document") || "";
+    takeBearer();
     this.own = new Surface("own", openOwn);
     this.own.conn.start();
     this.attachFromFragment();
@@ -130,6 +166,7 @@ const app = {
   },
 
   attachFromFragment() {
+    takeBearer();
     const frag = new URLSearchParams(location.hash.slice(1));
     const sessionId = frag.get("session") || "";
     const token = frag.get("token") || "";
