@@ -281,7 +281,7 @@ func marshalParams(method string, params any) (json.RawMessage, error) {
 	if params == nil {
 		return nil, nil
 	}
-	data, err := marshalJSON(params)
+	data, err := marshalCompact(params)
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: marshalling params of %q: %w", method, err)
 	}
@@ -294,11 +294,14 @@ func marshalParams(method string, params any) (json.RawMessage, error) {
 	return data, nil
 }
 
-// send writes the request req.
+// send writes the request req, whose params come from marshalParams.
 func (c *Conn) send(ctx context.Context, req *Request) error {
-	data, err := EncodeMessage(req)
-	if err != nil {
-		return err
+	data, ok := appendFast(make([]byte, 0, len(req.Params)+len(req.Method)+48), req, true)
+	if !ok {
+		var err error
+		if data, err = EncodeMessage(req); err != nil {
+			return err
+		}
 	}
 	if err := c.stream.Write(ctx, data); err != nil {
 		if c.ctx.Err() != nil {
