@@ -214,6 +214,12 @@ func (c *Conn) Call(ctx context.Context, id ID, method string, params, result an
 	if resp.Error != nil {
 		return resp.Error
 	}
+	if raw, ok := result.(*json.RawMessage); ok && raw != nil {
+		// What json.Unmarshal does, without checking again what the
+		// decoder checked.
+		*raw = append((*raw)[:0], resp.Result...)
+		return nil
+	}
 	if result != nil {
 		if err := json.Unmarshal(resp.Result, result); err != nil {
 			return fmt.Errorf("jsonrpc: decoding result of %q: %w", method, err)
