@@ -94,7 +94,10 @@ type Conn struct {
 	done      chan struct{} // closed by the read loop when everything has stopped
 
 	serving sync.WaitGroup // handler workers and response writers; waited for by the read loop
-	wg      sync.WaitGroup // the watcher; waited for by the read loop
+	wg      sync.WaitGroup // the watch callback once it has started; waited for by the read loop
+	// stopWatch unregisters the callback that ends the connection when the
+	// ctx given to NewConn is done.
+	stopWatch func() bool
 
 	closeOnce sync.Once
 	closeErr  error // the stream's Close error; set by closeOnce
@@ -142,7 +145,11 @@ func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
 		c.maxConcurrent = defaultMaxConcurrent
 	}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
-	c.wg.Go(c.watch)
+	c.wg.Add(1) // done by the callback, or by the read loop if it never runs
+	c.stopWatch = context.AfterFunc(ctx, func() {
+		defer c.wg.Done()
+		c.shutdown(nil)
+	})
 	go c.readLoop()
 	return c
 }
@@ -318,16 +325,6 @@ func (c *Conn) send(ctx context.Context, req *Request) error {
 	return nil
 }
 
-// watch ends the connection when the ctx given to NewConn is cancelled. It
-// returns when c.ctx is done, which happens when the connection ends for
-// any reason.
-func (c *Conn) watch() {
-	<-c.ctx.Done()
-	if c.parent.Err() != nil {
-		c.shutdown(nil)
-	}
-}
-
 // readLoop reads and serves payloads until reading fails, lets the calls
 // read finish when the input ended cleanly and EOFGrace allows, then waits
 // for the other goroutines and closes the stream.
@@ -362,6 +359,9 @@ func (c *Conn) readLoop() {
 	c.serving.Wait()
 	if served != nil {
 		<-served
+	}
+	if c.stopWatch() {
+		c.wg.Done() // the callback will never run
 	}
 	c.wg.Wait()
 	c.closeStream()
