@@ -55,6 +55,10 @@ type ConnOptions struct {
 	// cancelled (cause ErrClosed), it ends. Zero means no grace: the calls
 	// are cancelled at once, as for any other end of the connection.
 	EOFGrace time.Duration
+	// Budget accounts for the bytes of the payloads read and not yet done
+	// with (their calls answered and the answers written); when it is
+	// spent the Conn stops reading until it has room. Nil means none.
+	Budget Budget
 	// OnError is told of problems that have no caller to return to: failed
 	// writes of responses, responses to unknown ids, failed notifications. It
 	// may be called from several goroutines at once, including the read
@@ -83,6 +87,7 @@ type Conn struct {
 	unmatched     func(*Response)
 	tooLarge      *Error
 	eofGrace      time.Duration
+	budget        Budget
 
 	parent   context.Context         // the ctx given to NewConn
 	ctx      context.Context         // parent of handler contexts; cancelled (cause ErrClosed) when the connection ends
@@ -130,6 +135,7 @@ func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
 		unmatched:     opts.Unmatched,
 		tooLarge:      opts.TooLarge,
 		eofGrace:      opts.EOFGrace,
+		budget:        opts.Budget,
 		parent:        ctx,
 		writeCtx:      context.WithoutCancel(ctx),
 		room:          make(chan struct{}, 1),
@@ -338,11 +344,16 @@ func (c *Conn) readLoop() {
 			if e == nil {
 				e = NewError(CodeInvalidRequest, "message too large")
 			}
-			c.goWrite(encodeResponses([]*Response{{Error: e}}, false))
+			c.goWrite(encodeResponses([]*Response{{Error: e}}, false), 0)
 			continue
 		}
 		if err != nil {
 			break
+		}
+		if c.budget != nil {
+			if err = c.budget.Acquire(c.ctx, len(payload)); err != nil {
+				break
+			}
 		}
 		c.handlePayload(payload)
 		c.waitForRoom()
@@ -415,10 +426,23 @@ func (c *Conn) closeStream() {
 	c.closeOnce.Do(func() { c.closeErr = c.stream.Close() })
 }
 
-// goWrite writes payload in a new goroutine, so that the read loop never
-// waits for the peer to read.
-func (c *Conn) goWrite(payload []byte) {
-	c.serving.Go(func() { c.write(payload) })
+// goWrite writes payload (if any) in a new goroutine, so that the read
+// loop never waits for the peer to read, then releases held bytes of the
+// budget.
+func (c *Conn) goWrite(payload []byte, held int) {
+	c.serving.Go(func() {
+		if payload != nil {
+			c.write(payload)
+		}
+		c.release(held)
+	})
+}
+
+// release gives held bytes back to the budget.
+func (c *Conn) release(held int) {
+	if c.budget != nil && held > 0 {
+		c.budget.Release(held)
+	}
 }
 
 // write writes payload, a response, reporting failure to OnError.
