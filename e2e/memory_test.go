@@ -179,3 +179,23 @@ func TestFloodMemoryBounded(t *testing.T) {
 	var info map[string]any
 	mustCall(t, dialWebSocket(t, gw.Addr), 3, "document.get", map[string]any{"document_id": doc.DocumentID}, &info)
 }
+
+// TestMemoryBudgetOverloaded: past the process-wide memory budget every new
+// call is answered 4029 with retry_after_ms, over WebSocket and POST.
+func TestMemoryBudgetOverloaded(t *testing.T) {
+	e := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
+	// One byte: the call's own payload, held while it is served, is over it.
+	gw := proctest.StartGateway(t, "127.0.0.1:0", e.Addr, "--memory-budget", "1")
+	for name, c := range map[string]client{
+		"websocket": dialWebSocket(t, gw.Addr),
+		"post":      &httpClient{url: "http://" + gw.Addr + "/rpc"},
+	} {
+		resp := call(t, c, 1, "document.list", map[string]any{})
+		var data struct {
+			RetryAfterMs int64 `json:"retry_after_ms"`
+		}
+		if resp.Error == nil || resp.Error.Code != 4029 || json.Unmarshal(resp.Error.Data, &data) != nil || data.RetryAfterMs <= 0 {
+			t.Errorf("%s: document.list past the memory budget = %+v, want 4029 with retry_after_ms", name, resp)
+		}
+	}
+}
