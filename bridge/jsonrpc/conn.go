@@ -55,6 +55,10 @@ type ConnOptions struct {
 	// cancelled (cause ErrClosed), it ends. Zero means no grace: the calls
 	// are cancelled at once, as for any other end of the connection.
 	EOFGrace time.Duration
+	// Budget accounts for the bytes of the payloads read and not yet done
+	// with (their calls answered and the answers written); when it is
+	// spent the Conn stops reading until it has room. Nil means none.
+	Budget Budget
 	// OnError is told of problems that have no caller to return to: failed
 	// writes of responses, responses to unknown ids, failed notifications. It
 	// may be called from several goroutines at once, including the read
@@ -83,6 +87,7 @@ type Conn struct {
 	unmatched     func(*Response)
 	tooLarge      *Error
 	eofGrace      time.Duration
+	budget        Budget
 
 	parent   context.Context         // the ctx given to NewConn
 	ctx      context.Context         // parent of handler contexts; cancelled (cause ErrClosed) when the connection ends
@@ -94,7 +99,10 @@ type Conn struct {
 	done      chan struct{} // closed by the read loop when everything has stopped
 
 	serving sync.WaitGroup // handler workers and response writers; waited for by the read loop
-	wg      sync.WaitGroup // the watcher; waited for by the read loop
+	wg      sync.WaitGroup // the watch callback once it has started; waited for by the read loop
+	// stopWatch unregisters the callback that ends the connection when the
+	// ctx given to NewConn is done.
+	stopWatch func() bool
 
 	closeOnce sync.Once
 	closeErr  error // the stream's Close error; set by closeOnce
@@ -127,6 +135,7 @@ func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
 		unmatched:     opts.Unmatched,
 		tooLarge:      opts.TooLarge,
 		eofGrace:      opts.EOFGrace,
+		budget:        opts.Budget,
 		parent:        ctx,
 		writeCtx:      context.WithoutCancel(ctx),
 		room:          make(chan struct{}, 1),
@@ -142,7 +151,11 @@ func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
 		c.maxConcurrent = defaultMaxConcurrent
 	}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
-	c.wg.Go(c.watch)
+	c.wg.Add(1) // done by the callback, or by the read loop if it never runs
+	c.stopWatch = context.AfterFunc(ctx, func() {
+		defer c.wg.Done()
+		c.shutdown(nil)
+	})
 	go c.readLoop()
 	return c
 }
@@ -214,6 +227,12 @@ func (c *Conn) Call(ctx context.Context, id ID, method string, params, result an
 	if resp.Error != nil {
 		return resp.Error
 	}
+	if raw, ok := result.(*json.RawMessage); ok && raw != nil {
+		// What json.Unmarshal does, without checking again what the
+		// decoder checked.
+		*raw = append((*raw)[:0], resp.Result...)
+		return nil
+	}
 	if result != nil {
 		if err := json.Unmarshal(resp.Result, result); err != nil {
 			return fmt.Errorf("jsonrpc: decoding result of %q: %w", method, err)
@@ -281,7 +300,7 @@ func marshalParams(method string, params any) (json.RawMessage, error) {
 	if params == nil {
 		return nil, nil
 	}
-	data, err := marshalJSON(params)
+	data, err := marshalCompact(params)
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: marshalling params of %q: %w", method, err)
 	}
@@ -294,11 +313,14 @@ func marshalParams(method string, params any) (json.RawMessage, error) {
 	return data, nil
 }
 
-// send writes the request req.
+// send writes the request req, whose params come from marshalParams.
 func (c *Conn) send(ctx context.Context, req *Request) error {
-	data, err := EncodeMessage(req)
-	if err != nil {
-		return err
+	data, ok := appendFast(make([]byte, 0, len(req.Params)+len(req.Method)+48), req, true)
+	if !ok {
+		var err error
+		if data, err = EncodeMessage(req); err != nil {
+			return err
+		}
 	}
 	if err := c.stream.Write(ctx, data); err != nil {
 		if c.ctx.Err() != nil {
@@ -307,16 +329,6 @@ func (c *Conn) send(ctx context.Context, req *Request) error {
 		return fmt.Errorf("jsonrpc: sending %q: %w", req.Method, err)
 	}
 	return nil
-}
-
-// watch ends the connection when the ctx given to NewConn is cancelled. It
-// returns when c.ctx is done, which happens when the connection ends for
-// any reason.
-func (c *Conn) watch() {
-	<-c.ctx.Done()
-	if c.parent.Err() != nil {
-		c.shutdown(nil)
-	}
 }
 
 // readLoop reads and serves payloads until reading fails, lets the calls
@@ -332,11 +344,16 @@ func (c *Conn) readLoop() {
 			if e == nil {
 				e = NewError(CodeInvalidRequest, "message too large")
 			}
-			c.goWrite(encodeResponses([]*Response{{Error: e}}, false))
+			c.goWrite(encodeResponses([]*Response{{Error: e}}, false), 0)
 			continue
 		}
 		if err != nil {
 			break
+		}
+		if c.budget != nil {
+			if err = c.budget.Acquire(c.ctx, len(payload)); err != nil {
+				break
+			}
 		}
 		c.handlePayload(payload)
 		c.waitForRoom()
@@ -353,6 +370,9 @@ func (c *Conn) readLoop() {
 	c.serving.Wait()
 	if served != nil {
 		<-served
+	}
+	if c.stopWatch() {
+		c.wg.Done() // the callback will never run
 	}
 	c.wg.Wait()
 	c.closeStream()
@@ -406,10 +426,23 @@ func (c *Conn) closeStream() {
 	c.closeOnce.Do(func() { c.closeErr = c.stream.Close() })
 }
 
-// goWrite writes payload in a new goroutine, so that the read loop never
-// waits for the peer to read.
-func (c *Conn) goWrite(payload []byte) {
-	c.serving.Go(func() { c.write(payload) })
+// goWrite writes payload (if any) in a new goroutine, so that the read
+// loop never waits for the peer to read, then releases held bytes of the
+// budget.
+func (c *Conn) goWrite(payload []byte, held int) {
+	c.serving.Go(func() {
+		if payload != nil {
+			c.write(payload)
+		}
+		c.release(held)
+	})
+}
+
+// release gives held bytes back to the budget.
+func (c *Conn) release(held int) {
+	if c.budget != nil && held > 0 {
+		c.budget.Release(held)
+	}
 }
 
 // write writes payload, a response, reporting failure to OnError.

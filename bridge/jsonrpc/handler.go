@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -50,11 +51,23 @@ func response(ctx context.Context, req *Request, result any, err error) *Respons
 	if err != nil {
 		return &Response{ID: req.ID, Error: toError(ctx, req, err)}
 	}
-	data, err := marshalJSON(result)
+	data, err := marshalCompact(result)
 	if err != nil {
 		return &Response{ID: req.ID, Error: NewError(CodeInternalError, fmt.Sprintf("marshalling result: %v", err))}
 	}
 	return &Response{ID: req.ID, Result: data}
+}
+
+// marshalCompact marshals a handler's result, compact and valid: a
+// json.RawMessage passes through as its bytes (without the whitespace it
+// may have), anything else goes through encoding/json.
+func marshalCompact(result any) (json.RawMessage, error) {
+	if raw, ok := result.(json.RawMessage); ok {
+		if data, ok := compactRaw(raw); ok {
+			return data, nil
+		}
+	}
+	return marshalJSON(result)
 }
 
 // toError returns the error object sent for a handler's error.

@@ -13,12 +13,16 @@ type task struct {
 	req    *Request
 	ctx    context.Context         // the handler's context
 	cancel context.CancelCauseFunc // cancels ctx; nil for a notification
-	reply  *replier                // collects the response; nil for a notification
+	reply  *replier                // collects the response (none for a notification)
 }
 
 // handlePayload serves one payload. It runs in the read loop, and so never
 // waits for a handler or for a write.
 func (c *Conn) handlePayload(payload []byte) {
+	held := 0 // what the budget holds for payload
+	if c.budget != nil {
+		held = len(payload)
+	}
 	msgs, batch, err := DecodePayload(payload)
 	var early []*Response // responses decided here, in the read loop
 	var berr *BatchError
@@ -29,16 +33,16 @@ func (c *Conn) handlePayload(payload []byte) {
 			early = append(early, &Response{ID: d.ID, Error: d.Err})
 		}
 	case errors.As(err, &derr):
-		c.goWrite(encodeResponses([]*Response{{ID: derr.ID, Error: derr.Err}}, false))
+		c.goWrite(encodeResponses([]*Response{{ID: derr.ID, Error: derr.Err}}, false), held)
 		return
 	}
 	if n := len(msgs) + len(early); batch && n > c.maxBatch {
 		msg := fmt.Sprintf("batch too large: %d elements, at most %d", n, c.maxBatch)
-		c.goWrite(encodeResponses([]*Response{{Error: NewError(CodeInvalidRequest, msg)}}, false))
+		c.goWrite(encodeResponses([]*Response{{Error: NewError(CodeInvalidRequest, msg)}}, false), held)
 		return
 	}
 
-	r := &replier{batch: batch, open: 1}
+	r := &replier{batch: batch, open: 1, refs: 1, held: held}
 	for _, m := range msgs {
 		switch m := m.(type) {
 		case *Response:
@@ -49,9 +53,11 @@ func (c *Conn) handlePayload(payload []byte) {
 			}
 		}
 	}
-	if out := r.done(early...); out != nil {
-		c.goWrite(out)
+	out, last := r.done(early...)
+	if last && out != nil {
+		c.goWrite(out, 0)
 	}
+	c.unref(r)
 }
 
 // route delivers a response to the Call waiting for it.
@@ -103,15 +109,14 @@ func (c *Conn) accept(req *Request, r *replier) *Response {
 		}
 		return &Response{ID: req.ID, Error: methodNotFound(req)}
 	}
-	t := task{req: req, ctx: c.ctx}
+	t := task{req: req, ctx: c.ctx, reply: r}
 	if req.IsCall() {
 		t.ctx, t.cancel = context.WithCancelCause(c.ctx)
-		t.reply = r
 		c.mu.Lock()
 		c.incoming[req.ID] = t.cancel
 		c.mu.Unlock()
-		r.expect()
 	}
+	r.expect(req.IsCall())
 	c.enqueue(t)
 	return nil
 }
@@ -198,6 +203,7 @@ func (c *Conn) serve(t task) {
 		if err != nil && t.ctx.Err() == nil && !errors.Is(err, ErrNotHandled) {
 			c.report(fmt.Errorf("jsonrpc: notification %q: %w", t.req.Method, err))
 		}
+		c.unref(t.reply)
 		return
 	}
 	resp := response(t.ctx, t.req, result, err)
@@ -205,8 +211,27 @@ func (c *Conn) serve(t task) {
 	delete(c.incoming, t.req.ID) // before answering, so the peer may reuse the id
 	c.mu.Unlock()
 	t.cancel(nil)
-	if out := t.reply.done(resp); out != nil {
+	c.finish(t.reply, resp)
+}
+
+// finish records that a call of r's payload has finished with resp; the
+// last writes the payload's answers.
+func (c *Conn) finish(r *replier, resp *Response) {
+	if out, last := r.done(resp); last && out != nil {
 		c.write(out)
+	}
+	c.unref(r)
+}
+
+// unref records that a part of r's payload is done with it (its answer,
+// if any, written); the last releases what the budget holds for it.
+func (c *Conn) unref(r *replier) {
+	r.mu.Lock()
+	r.refs--
+	last := r.refs == 0
+	r.mu.Unlock()
+	if last {
+		c.release(r.held)
 	}
 }
 
@@ -214,30 +239,36 @@ func (c *Conn) serve(t task) {
 // are in: a single response as an object, a batch's as one array.
 type replier struct {
 	batch bool
+	held  int // bytes the budget holds for the payload
 
-	mu    sync.Mutex  // protects open and resps
+	mu    sync.Mutex  // protects open, refs and resps
 	open  int         // responses still expected, plus one until the read loop is done with the payload
+	refs  int         // requests still being served, plus one until the read loop is done with the payload
 	resps []*Response // responses so far
 }
 
-// expect records that one more response is to come.
-func (r *replier) expect() {
+// expect records that one more request is served, with a response to
+// come if it is a call.
+func (r *replier) expect(call bool) {
 	r.mu.Lock()
-	r.open++
+	r.refs++
+	if call {
+		r.open++
+	}
 	r.mu.Unlock()
 }
 
-// done records that one expected part has finished with resps, and returns
-// the payload to write if it was the last part and there is something to
-// send.
-func (r *replier) done(resps ...*Response) []byte {
+// done records that one expected part has finished with resps, and
+// reports whether it was the last part, with the payload to write then if
+// there is something to send.
+func (r *replier) done(resps ...*Response) (out []byte, last bool) {
 	r.mu.Lock()
 	r.resps = append(r.resps, resps...)
 	r.open--
-	last := r.open == 0
+	last = r.open == 0
 	r.mu.Unlock()
 	if !last {
-		return nil
+		return nil, false
 	}
-	return encodeResponses(r.resps, r.batch)
+	return encodeResponses(r.resps, r.batch), true
 }

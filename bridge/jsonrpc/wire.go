@@ -66,7 +66,11 @@ func (e *BatchError) Error() string {
 // DecodeMessage would reject: a Request whose Params is not an object or
 // array, or a Response without exactly one of Result and Error, or with a
 // Result but no ID.
-func EncodeMessage(m Message) ([]byte, error) {
+func EncodeMessage(m Message) ([]byte, error) { return encodeMessage(m, true) }
+
+// encodeMessage is EncodeMessage; fast false takes the encoding/json path
+// for every message.
+func encodeMessage(m Message, fast bool) ([]byte, error) {
 	var v any
 	switch m := m.(type) {
 	case *Request:
@@ -92,6 +96,9 @@ func EncodeMessage(m Message) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("jsonrpc: cannot encode %T", m)
 	}
+	if data, ok := appendFast(nil, m, false); fast && ok {
+		return data, nil
+	}
 	data, err := marshalJSON(v)
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: encoding message: %w", err)
@@ -111,6 +118,14 @@ func EncodeMessage(m Message) ([]byte, error) {
 // CodeParseError if data is not JSON or CodeInvalidRequest if it is JSON but
 // not a valid message.
 func DecodeMessage(data []byte) (Message, error) {
+	if m, ok := decodeFast(data); ok {
+		return m, nil
+	}
+	return decodeMessageSlow(data)
+}
+
+// decodeMessageSlow is DecodeMessage with encoding/json.
+func decodeMessageSlow(data []byte) (Message, error) {
 	if !json.Valid(data) {
 		return nil, parseError(data)
 	}
@@ -130,6 +145,14 @@ func DecodeMessage(data []byte) (Message, error) {
 // a whole (it is not JSON or not UTF-8, it is an empty array, or it is a single invalid
 // message), to be answered with one error response.
 func DecodePayload(data []byte) (msgs []Message, batch bool, err error) {
+	if taken, msgs, batch, err := decodePayloadFast(data); taken {
+		return msgs, batch, err
+	}
+	return decodePayloadSlow(data)
+}
+
+// decodePayloadSlow is DecodePayload with encoding/json.
+func decodePayloadSlow(data []byte) (msgs []Message, batch bool, err error) {
 	if !json.Valid(data) || !utf8.Valid(data) {
 		return nil, false, parseError(data)
 	}
@@ -181,7 +204,7 @@ func invalid(id ID, msg string) *DecodeError {
 
 // decodeMessage decodes one message from valid JSON.
 func decodeMessage(data []byte) (Message, *DecodeError) {
-	members, err := objectMembers(data)
+	members, names, err := objectMembers(data)
 	if err != nil {
 		return nil, invalid(ID{}, err.Error())
 	}
@@ -191,7 +214,7 @@ func decodeMessage(data []byte) (Message, *DecodeError) {
 	if hasID {
 		idErr = id.UnmarshalJSON(rawID)
 	}
-	for name := range members {
+	for _, name := range names { // the first unknown one, in the message's order
 		switch name {
 		case "jsonrpc", "id", "method", "params", "result", "error":
 		default:
@@ -250,7 +273,7 @@ func decodeMessage(data []byte) (Message, *DecodeError) {
 // decodeError decodes an error object from valid JSON. Members other than
 // code, message and data are ignored.
 func decodeError(data []byte) (*Error, error) {
-	members, err := objectMembers(data)
+	members, _, err := objectMembers(data)
 	if err != nil {
 		return nil, fmt.Errorf(`"error": %w`, err)
 	}
@@ -266,30 +289,32 @@ func decodeError(data []byte) (*Error, error) {
 	return e, nil
 }
 
-// objectMembers splits valid JSON that must be an object into its members.
-// It rejects duplicate member names.
-func objectMembers(data []byte) (map[string]json.RawMessage, error) {
+// objectMembers splits valid JSON that must be an object into its members,
+// and lists their names in order. It rejects duplicate member names.
+func objectMembers(data []byte) (map[string]json.RawMessage, []string, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
+		return nil, nil, errors.New("not a JSON object")
 	}
 	members := make(map[string]json.RawMessage)
+	var names []string
 	for dec.More() {
 		tok, err := dec.Token()
 		name, ok := tok.(string)
 		if err != nil || !ok {
-			return nil, errors.New("malformed object") // unreachable for valid JSON
+			return nil, nil, errors.New("malformed object") // unreachable for valid JSON
 		}
 		var value json.RawMessage
 		if err := dec.Decode(&value); err != nil {
-			return nil, fmt.Errorf("member %.64q: %w", name, err)
+			return nil, nil, fmt.Errorf("member %.64q: %w", name, err)
 		}
 		if _, dup := members[name]; dup {
-			return nil, fmt.Errorf("duplicate member %.64q", name)
+			return nil, nil, fmt.Errorf("duplicate member %.64q", name)
 		}
 		members[name] = value
+		names = append(names, name)
 	}
-	return members, nil
+	return members, names, nil
 }
 
 // isStructured reports whether the JSON value data is an object or an array.
@@ -318,30 +343,39 @@ func marshalJSON(v any) ([]byte, error) {
 // encodeResponses encodes responses as one payload: a batch array if batch
 // is set, else the single response. It returns nil if there are none. A
 // response that cannot be encoded (say, its Error.Data is not valid JSON) is
-// replaced by a CodeInternalError response.
+// replaced by a CodeInternalError response. Every result must come from
+// response, which leaves it compact and valid.
 func encodeResponses(resps []*Response, batch bool) []byte {
 	if len(resps) == 0 {
 		return nil
 	}
-	var buf bytes.Buffer
+	size := 2
+	for _, resp := range resps {
+		size += len(resp.Result) + 64
+	}
+	buf := make([]byte, 0, size)
 	if batch {
-		buf.WriteByte('[')
+		buf = append(buf, '[')
 	}
 	for i, resp := range resps {
-		data, err := EncodeMessage(resp)
-		if err != nil {
-			data, _ = EncodeMessage(&Response{ID: resp.ID, Error: NewError(CodeInternalError, err.Error())})
-		}
 		if i > 0 {
-			buf.WriteByte(',')
+			buf = append(buf, ',')
 		}
-		buf.Write(data)
+		if out, ok := appendFast(buf, resp, true); ok {
+			buf = out
+		} else {
+			data, err := EncodeMessage(resp)
+			if err != nil {
+				data, _ = EncodeMessage(&Response{ID: resp.ID, Error: NewError(CodeInternalError, err.Error())})
+			}
+			buf = append(buf, data...)
+		}
 		if !batch {
 			break
 		}
 	}
 	if batch {
-		buf.WriteByte(']')
+		buf = append(buf, ']')
 	}
-	return buf.Bytes()
+	return buf
 }

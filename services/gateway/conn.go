@@ -66,6 +66,10 @@ func (c *clientConn) Handle(ctx context.Context, req *jsonrpc.Request) (any, err
 		c.inFlight.Add(-1)
 		return nil, overloaded("overloaded: too many calls in flight on this connection", overloadRetryMs)
 	}
+	if c.gw.memory.over() && req.IsCall() {
+		c.inFlight.Add(-1)
+		return nil, overloaded("overloaded: the gateway holds too much for its clients", overloadRetryMs)
+	}
 	defer c.inFlight.Add(-1)
 	ctx, span := c.gw.obs.startCall(ctx, c.headers, req)
 	start := time.Now()

@@ -27,8 +27,10 @@ type engineStream struct {
 	done    chan struct{}
 }
 
-// openEngineStream opens a Session stream for principal and waits for the
-// engine to acknowledge it.
+// openEngineStream opens a Session stream for principal. It does not wait
+// for the engine to acknowledge it: the first call goes right behind the
+// open frame, and the stream ends (failing its calls) if the engine's first
+// frame is not the acknowledgement.
 func openEngineStream(ctx context.Context, client enginev1.EngineServiceClient, principal, gatewayID string, onFrame func(*enginev1.SessionResponse)) (*engineStream, error) {
 	sctx, cancel := context.WithCancel(ctx)
 	stream, err := client.Session(sctx)
@@ -40,11 +42,6 @@ func openEngineStream(ctx context.Context, client enginev1.EngineServiceClient, 
 	if err := stream.Send(open); err != nil {
 		cancel()
 		return nil, fmt.Errorf("open session stream: %w: %w", errEngineUnavailable, err)
-	}
-	first, err := stream.Recv()
-	if err != nil || first.GetOpened() == nil {
-		cancel()
-		return nil, fmt.Errorf("open session stream: %w: %v", errEngineUnavailable, err)
 	}
 	es := &engineStream{
 		stream:  stream,
@@ -58,7 +55,12 @@ func openEngineStream(ctx context.Context, client enginev1.EngineServiceClient, 
 }
 
 func (es *engineStream) recvLoop() {
-	var err error
+	first, err := es.stream.Recv()
+	if err != nil || first.GetOpened() == nil {
+		es.cancel()
+		es.end(fmt.Errorf("open session stream: %w: %v", errEngineUnavailable, err))
+		return
+	}
 	for {
 		var resp *enginev1.SessionResponse
 		resp, err = es.stream.Recv()
@@ -79,8 +81,13 @@ func (es *engineStream) recvLoop() {
 			es.onFrame(resp)
 		}
 	}
+	es.end(fmt.Errorf("%w: session stream: %v", errEngineUnavailable, err))
+}
+
+// end records why the stream ended and fails the calls waiting on it.
+func (es *engineStream) end(err error) {
 	es.mu.Lock()
-	es.err = fmt.Errorf("%w: session stream: %v", errEngineUnavailable, err)
+	es.err = err
 	es.pending = nil
 	es.mu.Unlock()
 	close(es.done)

@@ -68,6 +68,16 @@ type Config struct {
 	// SendQueue is how many messages may wait for a slow WebSocket reader
 	// before it is disconnected; 0 means 256.
 	SendQueue int
+	// ConnBudget bounds, in bytes, what one connection holds for its
+	// client: calls read and not yet answered, and answers and events
+	// queued and not yet written. Past it the gateway stops reading from
+	// the connection; a client that then does not read within WriteTimeout
+	// is dropped, which frees all of it. 0 means 4 MiB; negative, none.
+	ConnBudget int64
+	// MemoryBudget bounds, in bytes, what all connections together hold
+	// for their clients: past it new calls are answered 4029 (overloaded).
+	// 0 means 1 GiB; negative, none.
+	MemoryBudget int64
 	// PingInterval is how often a WebSocket is pinged; 0 means 30 s.
 	PingInterval time.Duration
 	// EngineKeepalive is how often the link to the engine is pinged when
@@ -119,7 +129,9 @@ type Gateway struct {
 	check         *checker // nil unless Config.CheckContracts
 
 	connections atomic.Int64
-	ready       atomic.Bool
+	// memory counts the bytes all connections hold for their clients.
+	memory memoryBudget
+	ready  atomic.Bool
 	// draining is closed when a graceful stop begins: long-lived
 	// connections finish their calls and close with "going away".
 	draining chan struct{}
@@ -145,6 +157,12 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if cfg.SendQueue == 0 {
 		cfg.SendQueue = 256
+	}
+	if cfg.ConnBudget == 0 {
+		cfg.ConnBudget = defaultConnBudget
+	}
+	if cfg.MemoryBudget == 0 {
+		cfg.MemoryBudget = defaultMemoryBudget
 	}
 	if cfg.PingInterval == 0 {
 		cfg.PingInterval = 30 * time.Second
@@ -219,6 +237,7 @@ func New(cfg Config) (*Gateway, error) {
 		check:         chk,
 		draining:      make(chan struct{}),
 	}
+	gw.memory.limit = cfg.MemoryBudget
 	gw.ready.Store(true)
 	return gw, nil
 }
@@ -252,6 +271,14 @@ func (gw *Gateway) Handler(ctx context.Context) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", gw.withAuth(func(w http.ResponseWriter, r *http.Request, principal string) {
+		if gw.memory.over() {
+			// As a call past the memory budget is answered 4029.
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"code":8,"message":"overloaded: the gateway holds too much for its clients; retry later","details":[]}`)
+			return
+		}
 		rest.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, principal)))
 	}))
 	mux.HandleFunc("GET /rpc", gw.withAuth(gw.serveWebSocket))
@@ -354,7 +381,9 @@ func Run(ctx context.Context, cfg Config) error {
 // Config.DrainTimeout), writes their answers and returns nil.
 func (gw *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	stream := jsonrpc.NewLineStream(r, w, jsonrpc.LineStreamOptions{MaxLineSize: int(gw.cfg.ReadLimit)})
-	return gw.serveConn(ctx, stream, localPrincipal, nil)
+	budget := gw.newConnBudget()
+	defer budget.close()
+	return gw.serveConn(ctx, stream, budget, localPrincipal, nil)
 }
 
 // finishCalls waits, up to the drain timeout, for the connection's calls to
@@ -371,9 +400,10 @@ func (gw *Gateway) finishCalls(rpc *jsonrpc.Conn) {
 	}
 }
 
-// serveConn serves one long-lived JSON-RPC connection.
-// headers are the HTTP headers of the connection's upgrade, nil for stdio.
-func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, principal string, headers http.Header) error {
+// serveConn serves one long-lived JSON-RPC connection, whose reads budget
+// accounts for; headers are the HTTP headers of the connection's upgrade,
+// nil for stdio.
+func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, budget *connBudget, principal string, headers http.Header) error {
 	gw.conns.Add(1)
 	defer gw.conns.Done()
 	gw.connections.Add(1)
@@ -393,6 +423,7 @@ func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, princip
 		// frame after its last request) still gets the answers to the
 		// calls it sent, within the drain timeout.
 		EOFGrace: gw.cfg.DrainTimeout,
+		Budget:   budget,
 		OnError:  func(err error) { gw.log.Debug("jsonrpc", "error", err) },
 		Unmatched: func(resp *jsonrpc.Response) {
 			cc.wg.Add(1)

@@ -32,23 +32,27 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 	ws.Conn().SetReadLimit(gw.cfg.ReadLimit)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	stream := newWSStream(ctx, ws, gw.cfg)
+	budget := gw.newConnBudget()
+	defer budget.close() // after the writer stopped: frees what was never written
+	stream := newWSStream(ctx, ws, gw.cfg, budget)
 	defer stream.wait()
-	if err := gw.serveConn(ctx, stream, principal, r.Header); err != nil {
+	if err := gw.serveConn(ctx, stream, budget, principal, r.Header); err != nil {
 		gw.log.Debug("websocket connection ended", "error", err)
 	}
 	stream.Close()
 }
 
 // wsStream is the gateway's side of a WebSocket: a [wsstream.Stream] whose
-// writes go through a bounded queue drained by one writer goroutine; a
-// client that reads too slowly to keep the queue from filling is
-// disconnected rather than buffered without bound. A ping every
-// [Config.PingInterval] keeps the connection alive and detects dead peers.
+// writes go through a queue bounded in bytes (by the connection's budget)
+// and in messages, drained by one writer goroutine; a client that reads
+// too slowly to keep the queue from filling is disconnected rather than
+// buffered without bound. A ping every [Config.PingInterval] keeps the
+// connection alive and detects dead peers.
 type wsStream struct {
-	ws  *wsstream.Stream
-	cfg Config
-	ctx context.Context // the stream's own; cancelled by Close
+	ws     *wsstream.Stream
+	cfg    Config
+	budget *connBudget     // counts the bytes queued
+	ctx    context.Context // the stream's own; cancelled by Close
 	// away makes Close say "going away" (the gateway is stopping).
 	away   atomic.Bool
 	queue  chan []byte
@@ -56,15 +60,18 @@ type wsStream struct {
 	done   chan struct{} // closed when the writer has stopped
 }
 
-func newWSStream(ctx context.Context, ws *wsstream.Stream, cfg Config) *wsStream {
+func newWSStream(ctx context.Context, ws *wsstream.Stream, cfg Config, budget *connBudget) *wsStream {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &wsStream{ws: ws, cfg: cfg, ctx: ctx, queue: make(chan []byte, cfg.SendQueue), cancel: cancel, done: make(chan struct{})}
+	s := &wsStream{ws: ws, cfg: cfg, budget: budget, ctx: ctx, queue: make(chan []byte, cfg.SendQueue), cancel: cancel, done: make(chan struct{})}
 	go s.writeLoop(ctx)
 	return s
 }
 
 func (s *wsStream) writeLoop(ctx context.Context) {
 	defer close(s.done)
+	// Nothing more will be written: what the connection holds is given
+	// back, and the connection stops reading and ends.
+	defer s.budget.close()
 	ping := time.NewTicker(s.cfg.PingInterval)
 	defer ping.Stop()
 	for {
@@ -78,6 +85,7 @@ func (s *wsStream) writeLoop(ctx context.Context) {
 			wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 			err := s.ws.Write(wctx, payload)
 			cancel()
+			s.budget.releaseWrite(len(payload))
 			if err != nil {
 				s.ws.Conn().Close(websocket.StatusPolicyViolation, "write failed or too slow")
 				return
@@ -102,29 +110,37 @@ func (s *wsStream) Read(_ context.Context) ([]byte, error) {
 	return s.ws.Read(s.ctx)
 }
 
-// Write queues a payload. A full queue holds the writer back (bursts of
-// events are normal); a queue that stays full for the write timeout means
-// the client reads too slowly, and it is disconnected.
+// Write queues a payload. A full queue (in bytes or in messages) holds the
+// writer back (bursts of events are normal); a queue that stays full for
+// the write timeout means the client reads too slowly, and it is
+// disconnected.
 func (s *wsStream) Write(ctx context.Context, payload []byte) error {
-	select {
-	case s.queue <- payload:
-		return nil
-	case <-s.done:
-		return errors.New("websocket closed")
-	default:
-	}
 	timer := time.NewTimer(s.cfg.WriteTimeout)
 	defer timer.Stop()
+	switch err := s.budget.acquireWrite(len(payload), timer.C, s.done); {
+	case errors.Is(err, errWriteTimeout):
+		return s.tooSlow()
+	case err != nil:
+		return errors.New("websocket closed")
+	}
 	select {
 	case s.queue <- payload:
 		return nil
 	case <-s.done:
+		s.budget.releaseWrite(len(payload))
 		return errors.New("websocket closed")
 	case <-timer.C:
-		s.ws.Conn().Close(websocket.StatusPolicyViolation, "send queue full: reading too slowly")
-		s.cancel()
-		return errors.New("websocket send queue full; client disconnected")
+		s.budget.releaseWrite(len(payload))
+		return s.tooSlow()
 	}
+}
+
+// tooSlow disconnects a client that leaves its queue full for the write
+// timeout.
+func (s *wsStream) tooSlow() error {
+	s.ws.Conn().Close(websocket.StatusPolicyViolation, "send queue full: reading too slowly")
+	s.cancel()
+	return errors.New("websocket send queue full; client disconnected")
 }
 
 // Close writes what is queued (bounded by the write timeout), then closes
@@ -173,6 +189,10 @@ func (gw *Gateway) servePost(w http.ResponseWriter, r *http.Request, principal s
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	// The body counts against the gateway's memory budget while it is
+	// served (its calls are turned away 4029 past it).
+	gw.memory.add(int64(len(body)))
+	defer gw.memory.add(-int64(len(body)))
 	cc := gw.newClientConn(principal, r.Header)
 	defer cc.close("request_done")
 	resp := jsonrpc.ServePayload(r.Context(), body, cc, gw.cfg.MaxBatch)
