@@ -37,10 +37,10 @@ type memoryBudget struct {
 	// peak is the most used since the memory was last given back to the
 	// operating system.
 	peak atomic.Int64
-	// freeing is set while a goroutine gives memory back; again while a
-	// later look is scheduled.
-	freeing, again atomic.Bool
-	last           atomic.Int64 // when memory was last given back, Unix nanoseconds
+
+	mu      sync.Mutex  // guards free and pending
+	free    *time.Timer // gives memory back; nil until first needed
+	pending time.Time   // when the free now scheduled was first asked for
 }
 
 // over reports whether the process holds more than its budget: new calls
@@ -57,34 +57,48 @@ func (m *memoryBudget) add(n int64) {
 // peak for the gateway to give memory back to the operating system.
 const freeThreshold = 32 << 20
 
+// settleDelay is how long the gateway waits, after what it held has fallen,
+// before it gives memory back: the goroutines of a dropped connection let
+// go of its buffers only after its budget is closed, and a free before that
+// would find them still in use. settleMax bounds the wait while clients
+// keep being dropped.
+const (
+	settleDelay = time.Second
+	settleMax   = 5 * time.Second
+)
+
 // settle gives memory back to the operating system once what is held has
 // fallen by freeThreshold from its peak (say, slow clients were dropped):
-// the Go runtime would otherwise keep the pages for minutes. At most once
-// a second, in the background; a fall within the second after is looked
-// at again when it has passed.
+// the Go runtime would otherwise keep the pages for minutes. It does so
+// settleDelay after the last fall, and at the latest settleMax after the
+// first.
 func (m *memoryBudget) settle() {
-	used := m.used.Load()
-	if m.peak.Load()-used < freeThreshold {
+	if m.peak.Load()-m.used.Load() < freeThreshold {
 		return
 	}
-	if time.Now().UnixNano()-m.last.Load() < int64(time.Second) {
-		if m.again.CompareAndSwap(false, true) {
-			time.AfterFunc(time.Second, func() {
-				m.again.Store(false)
-				m.settle()
-			})
-		}
-		return
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	switch {
+	case m.free == nil:
+		m.free = time.AfterFunc(settleDelay, m.giveBack)
+		m.pending = now
+	case m.pending.IsZero():
+		m.free.Reset(settleDelay)
+		m.pending = now
+	case now.Sub(m.pending) < settleMax:
+		m.free.Reset(settleDelay)
 	}
-	if !m.freeing.CompareAndSwap(false, true) {
-		return
-	}
-	m.peak.Store(used)
-	go func() {
-		defer m.freeing.Store(false)
-		debug.FreeOSMemory()
-		m.last.Store(time.Now().UnixNano())
-	}()
+}
+
+// giveBack returns the memory the heap no longer uses to the operating
+// system.
+func (m *memoryBudget) giveBack() {
+	m.mu.Lock()
+	m.pending = time.Time{}
+	m.mu.Unlock()
+	m.peak.Store(m.used.Load())
+	debug.FreeOSMemory()
 }
 
 // connBudget is one connection's budget. Reading waits while what the
