@@ -29,43 +29,7 @@ func durableJournal(ctx context.Context, e *env, row *Row) error {
 	}
 	defer os.RemoveAll(dir)
 
-	sides := [2]struct {
-		store  string
-		client *Client
-		batch  any
-	}{{store: "memory:"}, {store: "sqlite:" + filepath.Join(dir, "cadengine.db")}}
-	for i := range sides {
-		st, err := Start(Options{Store: sides[i].store})
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		c, err := Dial(ctx, st.Gateway, nil)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		doc, err := createDocument(ctx, c)
-		if err != nil {
-			return err
-		}
-		sides[i].client = c
-		sides[i].batch = mustJSON(obj{"document_id": doc, "steps": lineSteps(n)})
-	}
-	side := func(i int, name string) *contender {
-		return &contender{
-			name: name, unit: "batch", perBlock: e.sizes.JournalOps,
-			op: func(ctx context.Context, _ int) error {
-				raw, err := sides[i].client.CallRaw(ctx, gatewayv1.MethodCadBatch, sides[i].batch)
-				if err != nil {
-					return err
-				}
-				return checkOK(gatewayv1.MethodCadBatch, raw)
-			},
-		}
-	}
-	e.ready()
-	b, s, err := compare(ctx, e.sizes.JournalRounds, 2, side(0, "memory store"), side(1, "SQLite store, synchronous=FULL"))
+	b, s, err := compareStores(ctx, e, n, storeSide{"memory:", "memory store"}, storeSide{"sqlite:" + filepath.Join(dir, "cadengine.db"), "SQLite store, synchronous=FULL"})
 	if err != nil {
 		return err
 	}
@@ -105,4 +69,43 @@ func fsyncLatency(dir string, n int) (time.Duration, error) {
 	}
 	slices.Sort(lat)
 	return percentile(lat, 0.5), nil
+}
+
+// storeSide is one side of a store comparison: the engine's store and what
+// the row calls it.
+type storeSide struct{ store, name string }
+
+// compareStores measures the same cad.batch of n entity_create_line steps
+// over WebSocket on two stacks, each with its engine on its own store.
+func compareStores(ctx context.Context, e *env, n int, baseline, subject storeSide) (Side, Side, error) {
+	var sides [2]*contender
+	for i, ss := range []storeSide{baseline, subject} {
+		st, err := Start(Options{Store: ss.store})
+		if err != nil {
+			return Side{}, Side{}, err
+		}
+		defer st.Close()
+		c, err := Dial(ctx, st.Gateway, nil)
+		if err != nil {
+			return Side{}, Side{}, err
+		}
+		defer c.Close()
+		doc, err := createDocument(ctx, c)
+		if err != nil {
+			return Side{}, Side{}, err
+		}
+		batch := mustJSON(obj{"document_id": doc, "steps": lineSteps(n)})
+		sides[i] = &contender{
+			name: ss.name, unit: "batch", perBlock: e.sizes.JournalOps,
+			op: func(ctx context.Context, _ int) error {
+				raw, err := c.CallRaw(ctx, gatewayv1.MethodCadBatch, batch)
+				if err != nil {
+					return err
+				}
+				return checkOK(gatewayv1.MethodCadBatch, raw)
+			},
+		}
+	}
+	e.ready()
+	return compare(ctx, e.sizes.JournalRounds, 2, sides[0], sides[1])
 }

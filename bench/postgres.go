@@ -90,43 +90,7 @@ func journalPostgres(ctx context.Context, e *env, row *Row) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	sides := [2]struct {
-		store  string
-		client *Client
-		batch  any
-	}{{store: "sqlite:" + filepath.Join(dir, "cadengine.db")}, {store: pg}}
-	for i := range sides {
-		st, err := Start(Options{Store: sides[i].store})
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		c, err := Dial(ctx, st.Gateway, nil)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		doc, err := createDocument(ctx, c)
-		if err != nil {
-			return err
-		}
-		sides[i].client = c
-		sides[i].batch = mustJSON(obj{"document_id": doc, "steps": lineSteps(n)})
-	}
-	side := func(i int, name string) *contender {
-		return &contender{
-			name: name, unit: "batch", perBlock: e.sizes.JournalOps,
-			op: func(ctx context.Context, _ int) error {
-				raw, err := sides[i].client.CallRaw(ctx, gatewayv1.MethodCadBatch, sides[i].batch)
-				if err != nil {
-					return err
-				}
-				return checkOK(gatewayv1.MethodCadBatch, raw)
-			},
-		}
-	}
-	e.ready()
-	b, s, err := compare(ctx, e.sizes.JournalRounds, 2, side(0, "SQLite store, synchronous=FULL"), side(1, "PostgreSQL store, leased"))
+	b, s, err := compareStores(ctx, e, n, storeSide{"sqlite:" + filepath.Join(dir, "cadengine.db"), "SQLite store, synchronous=FULL"}, storeSide{pg, "PostgreSQL store, leased"})
 	if err != nil {
 		return err
 	}
