@@ -330,33 +330,7 @@ func TestLeaseSessionResumedElsewhere(t *testing.T) {
 	if resumed.LatestSeq < seen.LatestSeq {
 		t.Errorf("latest_seq after the resume = %d, before %d: seq went back", resumed.LatestSeq, seen.LatestSeq)
 	}
-	answer := map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"decision": "approve"}}
-	q.send(answer)
-	q.send(answer) // a second answer changes nothing
-
-	var op struct {
-		Status string `json:"status"`
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for i := 2; time.Now().Before(deadline); i++ {
-		q.call(i, "operations.get", map[string]any{"operation_id": "op-elsewhere"})
-		f := q.response(i)
-		if f.Error == nil && json.Unmarshal(f.Result, &op) == nil && op.Status != "running" {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if op.Status != "succeeded" {
-		t.Fatalf("operation after the answer through the other gateway = %+v, want succeeded", op)
-	}
-	q.call(100, "document.get", map[string]any{"document_id": doc})
-	var info struct {
-		EntityCount int `json:"entity_count"`
-		Revision    int `json:"revision"`
-	}
-	if f := q.response(100); f.Error != nil || json.Unmarshal(f.Result, &info) != nil || info.EntityCount != 0 || info.Revision != 3 {
-		t.Errorf("document after the approved delete = %s, want no entities at revision 3 (applied once)", f.Result)
-	}
+	approveTwice(t, q, id, "op-elsewhere", doc)
 	q.call(101, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": resumed.LatestSeq})
 	var after struct {
 		LatestSeq    int64 `json:"latest_seq"`

@@ -214,33 +214,7 @@ func TestReplayAcrossConnections(t *testing.T) {
 	if len(resumed.OpenRequests) != 1 || resumed.OpenRequests[0].ID != id || resumed.OpenRequests[0].Method != "approval" {
 		t.Fatalf("open_requests = %+v, want the approval %s", resumed.OpenRequests, id)
 	}
-	answer := map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"decision": "approve"}}
-	q.send(answer)
-	q.send(answer) // a second answer changes nothing
-
-	var op struct {
-		Status string `json:"status"`
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for i := 2; time.Now().Before(deadline); i++ {
-		q.call(i, "operations.get", map[string]any{"operation_id": "op-replay"})
-		f := q.response(i)
-		if f.Error == nil && json.Unmarshal(f.Result, &op) == nil && op.Status != "running" {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if op.Status != "succeeded" {
-		t.Fatalf("operation after the replayed answer = %+v, want succeeded", op)
-	}
-	q.call(100, "document.get", map[string]any{"document_id": doc})
-	var info struct {
-		EntityCount int `json:"entity_count"`
-		Revision    int `json:"revision"`
-	}
-	if f := q.response(100); f.Error != nil || json.Unmarshal(f.Result, &info) != nil || info.EntityCount != 0 || info.Revision != 3 {
-		t.Errorf("document after the approved delete = %s, want no entities at revision 3 (applied once)", f.Result)
-	}
+	approveTwice(t, q, id, "op-replay", doc)
 	q.call(101, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0})
 	var events struct {
 		OpenRequests []any `json:"open_requests"`
@@ -317,5 +291,39 @@ func TestCancelRequest(t *testing.T) {
 	}
 	if f := p.response(11); json.Unmarshal(f.Result, &info) != nil || info.EntityCount != 2 {
 		t.Errorf("document after the cancelled delete = %s, want both points", f.Result)
+	}
+}
+
+// approveTwice answers the approval id twice on q, waits for operation opID
+// to end and checks that it succeeded and that the delete it approved
+// applied once (no entities, revision 3).
+func approveTwice(t *testing.T, q *peer, id, opID, doc string) {
+	t.Helper()
+	answer := map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"decision": "approve"}}
+	q.send(answer)
+	q.send(answer) // a second answer changes nothing
+
+	var op struct {
+		Status string `json:"status"`
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 2; time.Now().Before(deadline); i++ {
+		q.call(i, "operations.get", map[string]any{"operation_id": opID})
+		f := q.response(i)
+		if f.Error == nil && json.Unmarshal(f.Result, &op) == nil && op.Status != "running" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if op.Status != "succeeded" {
+		t.Fatalf("operation %s after the answer = %+v, want succeeded", opID, op)
+	}
+	q.call(100, "document.get", map[string]any{"document_id": doc})
+	var info struct {
+		EntityCount int `json:"entity_count"`
+		Revision    int `json:"revision"`
+	}
+	if f := q.response(100); f.Error != nil || json.Unmarshal(f.Result, &info) != nil || info.EntityCount != 0 || info.Revision != 3 {
+		t.Errorf("document after the approved delete = %s, want no entities at revision 3 (applied once)", f.Result)
 	}
 }
