@@ -38,9 +38,10 @@ type memoryBudget struct {
 	// operating system.
 	peak atomic.Int64
 
-	mu      sync.Mutex  // guards free and pending
-	free    *time.Timer // gives memory back; nil until first needed
-	pending time.Time   // when the free now scheduled was first asked for
+	mu      sync.Mutex    // guards free, pending and again
+	free    *time.Timer   // gives memory back; nil until first needed
+	pending time.Time     // when the free now scheduled was first asked for
+	again   time.Duration // the wait before the next of a series of frees; 0 after the last
 }
 
 // over reports whether the process holds more than its budget: new calls
@@ -60,18 +61,21 @@ const freeThreshold = 32 << 20
 // settleDelay is how long the gateway waits, after what it held has fallen,
 // before it gives memory back: the goroutines of a dropped connection let
 // go of its buffers only after its budget is closed, and a free before that
-// would find them still in use. settleMax bounds the wait while clients
-// keep being dropped.
+// would find them still in use. It gives memory back again after four
+// times as long, and again, up to settleLast, for what is let go later
+// still (calls of the dropped connection still running, their streams).
+// settleMax bounds the first wait while clients keep being dropped.
 const (
 	settleDelay = time.Second
+	settleLast  = 16 * time.Second
 	settleMax   = 5 * time.Second
 )
 
 // settle gives memory back to the operating system once what is held has
 // fallen by freeThreshold from its peak (say, slow clients were dropped):
 // the Go runtime would otherwise keep the pages for minutes. It does so
-// settleDelay after the last fall, and at the latest settleMax after the
-// first.
+// settleDelay after the last fall (at the latest settleMax after the
+// first), then twice more, 4 and 16 times as long after.
 func (m *memoryBudget) settle() {
 	if m.peak.Load()-m.used.Load() < freeThreshold {
 		return
@@ -79,6 +83,7 @@ func (m *memoryBudget) settle() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
+	m.again = settleDelay
 	switch {
 	case m.free == nil:
 		m.free = time.AfterFunc(settleDelay, m.giveBack)
@@ -96,6 +101,11 @@ func (m *memoryBudget) settle() {
 func (m *memoryBudget) giveBack() {
 	m.mu.Lock()
 	m.pending = time.Time{}
+	if m.again *= 4; m.again <= settleLast {
+		m.free.Reset(m.again)
+	} else {
+		m.again = 0
+	}
 	m.mu.Unlock()
 	m.peak.Store(m.used.Load())
 	debug.FreeOSMemory()
