@@ -55,13 +55,7 @@ func batchAmortisation(ctx context.Context, e *env, row *Row) error {
 	}
 	subject := &contender{
 		name: fmt.Sprintf("one cad.batch of %d steps", n), unit: "op", perBlock: e.sizes.BatchOps,
-		op: func(ctx context.Context, _ int) error {
-			raw, err := c.CallRaw(ctx, gatewayv1.MethodCadBatch, batch)
-			if err != nil {
-				return err
-			}
-			return checkOK(gatewayv1.MethodCadBatch, raw)
-		},
+		op: func(ctx context.Context, _ int) error { return runBatch(ctx, c, batch) },
 	}
 	e.ready()
 	b, s, err := compare(ctx, e.sizes.BatchRounds, 2, baseline, subject)

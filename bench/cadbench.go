@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -173,6 +174,12 @@ type env struct {
 }
 
 // logf reports progress.
+// tempDir makes a new directory for a row's store files, under --dir (the
+// temporary directory by default); the caller removes it.
+func (e *env) tempDir(prefix string) (string, error) {
+	return os.MkdirTemp(cmp.Or(e.cfg.Dir, os.TempDir()), prefix)
+}
+
 func (e *env) logf(format string, args ...any) {
 	if e.cfg.Progress != nil {
 		fmt.Fprintf(e.cfg.Progress, "cadbench: "+format+"\n", args...)

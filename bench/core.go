@@ -198,11 +198,7 @@ func coreStore(ctx context.Context, e *env, row *Row) error {
 	n := e.sizes.StoreSteps
 	row.Title = fmt.Sprintf("marginal cost of a step in a committed %d-step cad.batch in process: SQLite store (WAL, synchronous=FULL) vs memory store", n)
 	row.Size = fmt.Sprintf("%d rounds of a %d-step and a 1-step batch per store", e.sizes.StoreRounds, n)
-	dir := e.cfg.Dir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	dir, err := os.MkdirTemp(dir, "cadbench-store-")
+	dir, err := e.tempDir("cadbench-store-")
 	if err != nil {
 		return err
 	}

@@ -94,6 +94,16 @@ var okPrefix = []byte(`{"ok":true`)
 
 // checkOK checks that a tools.call or cad.batch result reports ok without
 // decoding it (a timed loop should not pay for a full decode).
+// runBatch sends batch (cad.batch params) on c; an answer that is not ok
+// is an error.
+func runBatch(ctx context.Context, c *Client, batch any) error {
+	raw, err := c.CallRaw(ctx, gatewayv1.MethodCadBatch, batch)
+	if err != nil {
+		return err
+	}
+	return checkOK(gatewayv1.MethodCadBatch, raw)
+}
+
 func checkOK(what string, raw json.RawMessage) error {
 	if bytes.HasPrefix(raw, okPrefix) {
 		return nil

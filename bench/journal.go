@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
-
-	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
 
 // durableJournal measures what durability costs: the same batches through
@@ -19,11 +17,7 @@ func durableJournal(ctx context.Context, e *env, row *Row) error {
 	n := e.sizes.JournalSteps
 	row.Title = fmt.Sprintf("one cad.batch of %d entity_create_line over WebSocket: SQLite store (WAL, synchronous=FULL) vs memory store", n)
 	row.Size = fmt.Sprintf("%d steps, %d batches per side", n, e.sizes.JournalRounds*e.sizes.JournalOps)
-	dir := e.cfg.Dir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	dir, err := os.MkdirTemp(dir, "cadbench-journal-")
+	dir, err := e.tempDir("cadbench-journal-")
 	if err != nil {
 		return err
 	}
@@ -97,13 +91,7 @@ func compareStores(ctx context.Context, e *env, n int, baseline, subject storeSi
 		batch := mustJSON(obj{"document_id": doc, "steps": lineSteps(n)})
 		sides[i] = &contender{
 			name: ss.name, unit: "batch", perBlock: e.sizes.JournalOps,
-			op: func(ctx context.Context, _ int) error {
-				raw, err := c.CallRaw(ctx, gatewayv1.MethodCadBatch, batch)
-				if err != nil {
-					return err
-				}
-				return checkOK(gatewayv1.MethodCadBatch, raw)
-			},
+			op: func(ctx context.Context, _ int) error { return runBatch(ctx, c, batch) },
 		}
 	}
 	e.ready()

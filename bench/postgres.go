@@ -81,11 +81,7 @@ func journalPostgres(ctx context.Context, e *env, row *Row) error {
 		return err
 	}
 	defer drop()
-	dir := e.cfg.Dir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	dir, err = os.MkdirTemp(dir, "cadbench-journal-pg-")
+	dir, err := e.tempDir("cadbench-journal-pg-")
 	if err != nil {
 		return err
 	}

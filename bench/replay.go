@@ -128,11 +128,7 @@ func replay(ctx context.Context, e *env, row *Row) error {
 		if r.LatestSeq >= int64(nEvents) {
 			break
 		}
-		raw, err := control.CallRaw(ctx, gatewayv1.MethodCadBatch, readBatch)
-		if err != nil {
-			return err
-		}
-		if err := checkOK(gatewayv1.MethodCadBatch, raw); err != nil {
+		if err := runBatch(ctx, control, readBatch); err != nil {
 			return err
 		}
 	}
