@@ -143,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("load documents: %w", err)
 	}
 	if eng.EngineID() != "" {
-		sess.leases = eng
+		sess.leases, sess.shared = eng, eopts.Sharing.Store
 	}
 	obs, err := newObservability(tel, sess)
 	if err != nil {

@@ -84,6 +84,7 @@ type sessions struct {
 	// leases, on a shared store, makes one engine at a time own each
 	// session (the lease on sessionKey): nil on a store of one engine.
 	leases sessionLeases
+	shared store.Shared // the store, with leases: a session taken over is read from it alone
 
 	mu   sync.Mutex // guards byID
 	byID map[string]*session
@@ -171,12 +172,11 @@ func (ss *sessions) takeOver(id string) error {
 	if err := ss.leases.HoldLease(ctx, sessionKey(id)); err != nil {
 		return err
 	}
-	stored, err := ss.store.LoadSessions(ctx)
+	data, err := ss.shared.LoadSession(ctx, id)
 	if err != nil {
 		return fmt.Errorf("load session %s: %w", id, err)
 	}
-	data, ok := stored[id]
-	if !ok {
+	if data == nil {
 		ss.leases.DropLease(ctx, sessionKey(id))
 		ss.mu.Lock()
 		delete(ss.byID, id)

@@ -7,8 +7,8 @@ import (
 
 // Shared is a store that several engines may share (PostgreSQL; memory,
 // for the engines of one process): besides [Store], it hands out document
-// leases, keeps the registry of engines, and reads one document or one
-// journal record at a time, for an engine that takes a document over from
+// leases, keeps the registry of engines, and reads one document, journal
+// record or session at a time, for an engine that takes one over from
 // another and must see what that one committed.
 type Shared interface {
 	Store
@@ -21,6 +21,9 @@ type Shared interface {
 	// LoadOperation reads one journal record, or returns nil when the
 	// journal has none of principal and id.
 	LoadOperation(ctx context.Context, principal, id string) (*OperationRecord, error)
+	// LoadSession reads one session's state, or returns nil when the store
+	// has no session id.
+	LoadSession(ctx context.Context, id string) ([]byte, error)
 }
 
 // ErrNoDocument is returned (wrapped) by [Shared.LoadDocument] for a

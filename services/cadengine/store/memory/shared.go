@@ -45,3 +45,17 @@ func (s *Store) LoadOperation(_ context.Context, principal, id string) (*store.O
 	op = cloneOperation(op)
 	return &op, nil
 }
+
+// LoadSession implements [store.Shared].
+func (s *Store) LoadSession(_ context.Context, id string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, store.ErrClosed
+	}
+	data, ok := s.sessions[id]
+	if !ok {
+		return nil, nil
+	}
+	return append([]byte{}, data...), nil
+}

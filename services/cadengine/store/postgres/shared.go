@@ -90,3 +90,19 @@ func (s *Store) LoadOperation(ctx context.Context, principal, id string) (*store
 	}
 	return &op, nil
 }
+
+// LoadSession implements [store.Shared].
+func (s *Store) LoadSession(ctx context.Context, id string) ([]byte, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	var data []byte
+	err := s.pool.QueryRow(ctx, `SELECT data FROM sessions WHERE id = $1`, id).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	return notNil(data), nil
+}

@@ -120,4 +120,15 @@ func testSharedReadsOne(t *testing.T, h Harness) {
 	if rec, err := b.LoadOperation(ctx, "bob", "op-1"); rec != nil || err != nil {
 		t.Errorf("LoadOperation(bob, op-1) = %+v, %v; want nil, nil", rec, err)
 	}
+	for id, data := range map[string]string{"ses-1": "state", "ses-2": ""} {
+		if err := a.SaveSession(ctx, id, []byte(data)); err != nil {
+			t.Fatalf("SaveSession(%s): %v", id, err)
+		}
+		if got, err := b.LoadSession(ctx, id); err != nil || got == nil || string(got) != data {
+			t.Errorf("LoadSession(%s) = %q (nil %v), %v; want %q", id, got, got == nil, err, data)
+		}
+	}
+	if got, err := b.LoadSession(ctx, "ses-9"); got != nil || err != nil {
+		t.Errorf("LoadSession(ses-9) = %q, %v; want nil, nil", got, err)
+	}
 }
