@@ -123,18 +123,7 @@ func TestEngineKill9(t *testing.T) {
 		<-killed
 		engine = startEngine()
 		// The gateway reconnects on the next call.
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			id++
-			resp := call(t, c, id, "document.get", map[string]any{"document_id": doc.DocumentID})
-			if resp.Error == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("engine did not come back: %+v", describe(resp))
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		id = awaitEngine(t, c, id, doc.DocumentID)
 	}
 
 	id++
@@ -425,4 +414,23 @@ func TestLinkStall(t *testing.T) {
 	}
 	p.send(map[string]any{"jsonrpc": "2.0", "id": srq, "result": map[string]any{"x": 1, "y": 2}})
 	waitOperation(t, p, "op-stall", "succeeded")
+}
+
+// awaitEngine calls document.get on doc through c (ids after id) until it
+// succeeds, as it does once a restarted engine serves again, and returns
+// the last id used.
+func awaitEngine(t *testing.T, c client, id int, doc string) int {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		id++
+		resp := call(t, c, id, "document.get", map[string]any{"document_id": doc})
+		if resp.Error == nil {
+			return id
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("engine did not come back: %+v", describe(resp))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/cadbridge/cadbridge/internal/proctest"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/postgres/postgrestest"
@@ -39,18 +38,7 @@ func TestEnginePostgres(t *testing.T) {
 
 	engine.Kill()
 	proctest.StartEngine(t, engineAddr, store)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		id++
-		resp := call(t, c, id, "document.get", map[string]any{"document_id": doc.DocumentID})
-		if resp.Error == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("engine did not come back: %+v", describe(resp))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	id = awaitEngine(t, c, id, doc.DocumentID)
 	id++
 	counts := pointsByBatch(t, c, id, doc.DocumentID)
 	for b := 1; b <= batches; b++ {
