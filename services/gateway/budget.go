@@ -61,13 +61,13 @@ const freeThreshold = 32 << 20
 // settleDelay is how long the gateway waits, after what it held has fallen,
 // before it gives memory back: the goroutines of a dropped connection let
 // go of its buffers only after its budget is closed, and a free before that
-// would find them still in use. It gives memory back again after four
-// times as long, and again, up to settleLast, for what is let go later
-// still (calls of the dropped connection still running, their streams).
+// would find them still in use. It gives memory back again after twice
+// as long, and so on up to settleLast, for what is let go later still
+// (calls of the dropped connection still running, their streams).
 // settleMax bounds the first wait while clients keep being dropped.
 const (
 	settleDelay = time.Second
-	settleLast  = 16 * time.Second
+	settleLast  = 64 * time.Second
 	settleMax   = 5 * time.Second
 )
 
@@ -75,7 +75,7 @@ const (
 // fallen by freeThreshold from its peak (say, slow clients were dropped):
 // the Go runtime would otherwise keep the pages for minutes. It does so
 // settleDelay after the last fall (at the latest settleMax after the
-// first), then twice more, 4 and 16 times as long after.
+// first), then again 2, 4, … 64 s after that.
 func (m *memoryBudget) settle() {
 	if m.peak.Load()-m.used.Load() < freeThreshold {
 		return
@@ -101,7 +101,7 @@ func (m *memoryBudget) settle() {
 func (m *memoryBudget) giveBack() {
 	m.mu.Lock()
 	m.pending = time.Time{}
-	if m.again *= 4; m.again <= settleLast {
+	if m.again *= 2; m.again <= settleLast {
 		m.free.Reset(m.again)
 	} else {
 		m.again = 0
