@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,15 +18,20 @@ import (
 )
 
 // mcpCall measures what the MCP surface costs: entity_get as an MCP
-// tools/call with the Go SDK's client over Streamable HTTP (client → /mcp
-// → the gateway's relay → Session stream → engine and back) against the
-// same call as a JSON-RPC tools.call over HTTP POST /rpc — the same
-// shape, one HTTP request per call — on the same gateway, one call after
-// another. The notes hold the same against WebSocket /rpc, and MCP at the
-// revision before 2026-07-28 (a session kept across requests).
+// tools/call over Streamable HTTP (client → /mcp → the gateway's relay →
+// Session stream → engine and back) against the same call as a JSON-RPC
+// tools.call over HTTP POST /rpc — the same shape, one HTTP request per
+// call — on the same gateway, one call after another. Both sides use the
+// same plain HTTP client, so the row compares the two surfaces, not two
+// client libraries: the MCP side sends the bytes the Go SDK's client sends
+// and decodes the answer as the SDK does (the SSE event's JSON-RPC
+// response, the result's isError). The notes hold the SDK's own client
+// against POST /rpc (what an agent built on it sees), the same against
+// WebSocket /rpc, and MCP at the revision before 2026-07-28 (a session
+// kept across requests).
 func mcpCall(ctx context.Context, e *env, row *Row) error {
 	rounds, calls := e.sizes.HopRounds, e.sizes.HopCalls
-	row.Title = "entity_get: MCP tools/call (Go SDK client, Streamable HTTP /mcp) vs JSON-RPC tools.call (HTTP POST /rpc), same gateway"
+	row.Title = "entity_get: MCP tools/call (Streamable HTTP /mcp) vs JSON-RPC tools.call (HTTP POST /rpc), same gateway, same plain HTTP client"
 	row.Size = fmt.Sprintf("1 client each, %d calls per side", rounds*calls)
 	st, err := Start(Options{Surfaces: []gateway.Surface{mcp.Surface(mcp.Config{})}})
 	if err != nil {
@@ -69,27 +76,46 @@ func mcpCall(ctx context.Context, e *env, row *Row) error {
 
 	rpcParams := mustJSON(obj{"document_id": doc, "tool": enginev1.ToolEntityGet, "args": obj{"handle": handle}})
 	postBody := mustJSON(obj{"jsonrpc": "2.0", "id": 1, "method": gatewayv1.MethodToolsCall, "params": rpcParams})
+	mcpBody := mustJSON(obj{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": obj{
+		"_meta": obj{
+			"io.modelcontextprotocol/protocolVersion":    version,
+			"io.modelcontextprotocol/clientInfo":         obj{"name": "cadbench", "version": "1"},
+			"io.modelcontextprotocol/clientCapabilities": obj{},
+		},
+		"name":      enginev1.ToolEntityGet,
+		"arguments": obj{"document_id": doc, "handle": handle},
+	}})
+	mcpHeader := http.Header{
+		"Accept":               {"application/json, text/event-stream"},
+		"Mcp-Protocol-Version": {version},
+		"Mcp-Method":           {"tools/call"},
+		"Mcp-Name":             {enginev1.ToolEntityGet},
+	}
 	httpc := &http.Client{}
 	post := &contender{
 		name: "POST /rpc tools.call entity_get", unit: "call", perBlock: calls,
 		op: func(ctx context.Context, _ int) error {
-			req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+st.Gateway+"/rpc", bytes.NewReader(postBody))
+			body, err := postJSON(ctx, httpc, "http://"+st.Gateway+"/rpc", nil, postBody)
 			if err != nil {
 				return err
 			}
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := httpc.Do(req)
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
 			var out struct {
 				Result json.RawMessage `json:"result"`
 			}
-			if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			if err := json.Unmarshal(body, &out); err != nil {
 				return err
 			}
 			return checkOK("POST tools.call entity_get", out.Result)
+		},
+	}
+	subject := &contender{
+		name: "MCP tools/call entity_get", unit: "call", perBlock: calls,
+		op: func(ctx context.Context, _ int) error {
+			body, err := postJSON(ctx, httpc, "http://"+st.Gateway+"/mcp", mcpHeader, mcpBody)
+			if err != nil {
+				return err
+			}
+			return checkMCPEvent(body)
 		},
 	}
 	websocket := &contender{
@@ -120,7 +146,6 @@ func mcpCall(ctx context.Context, e *env, row *Row) error {
 			},
 		}
 	}
-	subject := mcpSide("MCP tools/call entity_get", cs)
 	e.ready()
 	b, s, err := compare(ctx, rounds, 20, post, subject)
 	if err != nil {
@@ -128,6 +153,10 @@ func mcpCall(ctx context.Context, e *env, row *Row) error {
 	}
 	row.Baseline, row.Subject = &b, &s
 	// For the notes: fewer rounds.
+	sb, ss2, err := compare(ctx, max(rounds/2, 1), 5, post, mcpSide("MCP tools/call entity_get (Go SDK client)", cs))
+	if err != nil {
+		return err
+	}
 	wb, ws2, err := compare(ctx, max(rounds/2, 1), 5, websocket, subject)
 	if err != nil {
 		return err
@@ -141,12 +170,63 @@ func mcpCall(ctx context.Context, e *env, row *Row) error {
 		check("throughput-ratio", "throughput, MCP ÷ POST /rpc (higher is better)", ratio(s.Throughput, b.Throughput), "x", Goal{">=", 0.75}),
 	}
 	row.Notes = []string{
-		fmt.Sprintf("The MCP client negotiated protocol revision %s: each call is one stateless HTTP POST (keep-alive) answered as an SSE stream, decoded by the SDK on both ends, then relayed as the same tools.call over the principal's shared Session stream; POST /rpc makes one HTTP request per call too, with a Session stream of its own.", version),
+		fmt.Sprintf("The Go SDK's client negotiated protocol revision %s: each call is one stateless HTTP POST (keep-alive) answered as an SSE stream, relayed as the same tools.call over the principal's shared Session stream; POST /rpc makes one HTTP request per call too, with a Session stream of its own. Both sides of the row send their requests with net/http and decode the answers with encoding/json.", version),
+		fmt.Sprintf("With the Go SDK's own client on the MCP side (its request and response handling cost the client several times what net/http and encoding/json do), measured after: p50 %s (%s vs %s), throughput %s.",
+			fmtValue(ratio(float64(ss2.P50), float64(sb.P50)), "x"), fmtDur(ss2.P50), fmtDur(sb.P50), fmtValue(ratio(ss2.Throughput, sb.Throughput), "x")),
 		fmt.Sprintf("Against WebSocket /rpc (one connection, no HTTP per call), measured after: p50 %s (%s vs %s), throughput %s.",
 			fmtValue(ratio(float64(ws2.P50), float64(wb.P50)), "x"), fmtDur(ws2.P50), fmtDur(wb.P50), fmtValue(ratio(ws2.Throughput, wb.Throughput), "x")),
 		fmt.Sprintf("MCP at 2025-11-25 (an SDK session kept across requests, answers as SSE) against POST /rpc: p50 %s (%s vs %s), throughput %s.",
 			fmtValue(ratio(float64(os2.P50), float64(ob.P50)), "x"), fmtDur(os2.P50), fmtDur(ob.P50), fmtValue(ratio(os2.Throughput, ob.Throughput), "x")),
 		"Client, gateway and engine share one process and its cores, on loopback TCP; allocations count all three. The calls are stateless on every side (no engine session), so all do the same engine work.",
+	}
+	return nil
+}
+
+// postJSON POSTs body as JSON to url with header's fields added and
+// returns the answer's body; an answer other than 200 OK is an error.
+func postJSON(ctx context.Context, c *http.Client, url string, header http.Header, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(req.Header, header)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("POST %s: %s: %s", url, resp.Status, data)
+	}
+	return data, nil
+}
+
+// checkMCPEvent checks an SSE answer to an MCP tools/call as the SDK's
+// client reads it: a message event whose data is a JSON-RPC response with
+// a result that is not an error.
+func checkMCPEvent(body []byte) error {
+	_, data, ok := bytes.Cut(body, []byte("\ndata: "))
+	if !bytes.HasPrefix(body, []byte("event: message")) || !ok {
+		return fmt.Errorf("MCP tools/call: not a message event: %.200s", body)
+	}
+	data, _, _ = bytes.Cut(data, []byte("\n"))
+	var resp struct {
+		Result *struct {
+			IsError           bool            `json:"isError"`
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		} `json:"result"`
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(data, &resp); err != nil {
+		return fmt.Errorf("MCP tools/call: %w", err)
+	}
+	if resp.Result == nil || resp.Result.IsError || len(resp.Result.StructuredContent) == 0 {
+		return fmt.Errorf("MCP tools/call failed: %.300s", data)
 	}
 	return nil
 }
