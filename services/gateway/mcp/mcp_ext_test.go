@@ -348,13 +348,12 @@ func TestNoElicitationIsUnsupported(t *testing.T) {
 	endpoint := startMCP(t, mcp.Config{})
 	c := connect(t, endpoint, versions[0], nil)
 	doc := newDocument(t, c)
-	start := time.Now()
+	// unsupported, not timed_out: the engine refuses the pick at once
+	// instead of asking a client that cannot answer and waiting out the
+	// request's timeout.
 	res := call(t, c, "point_pick", map[string]any{"document_id": doc, "prompt": "where?"})
 	if e := toolError(t, res); e["kind"] != "unsupported" {
 		t.Errorf("point_pick without elicitation: error %v, want unsupported", e)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("point_pick without elicitation took %v, want at once", d)
 	}
 	// Without elicitation there is no approval policy: the delete runs.
 	res = call(t, c, "cad_batch", deleteArgs(doc, ""))
