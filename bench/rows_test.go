@@ -111,7 +111,7 @@ func BenchmarkIdleSessions(b *testing.B) {
 }
 
 // BenchmarkMCPCall is an MCP tools/call over Streamable HTTP against a
-// WebSocket tools.call, on the same gateway.
+// JSON-RPC tools.call over POST /rpc, on the same gateway.
 func BenchmarkMCPCall(b *testing.B) {
 	benchmarkRow(b, "mcp-call", benchSizes())
 }

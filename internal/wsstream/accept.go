@@ -84,11 +84,17 @@ func (c *gatedConn) Read(p []byte) (int, error) { return c.gate.Read(p) }
 // handshake reads it). Only coder/websocket's reading goroutine, one at a
 // time, calls Read; closed may be read from any goroutine.
 type closeGate struct {
-	src  io.Reader
-	buf  []byte // read from src and not yet passed on; starts at a frame header when pass is 0
-	pass int64  // bytes of the current frame still to pass on before the next header
-	err  error  // src's read error, returned once buf is empty
-	open bool   // the held close frame was reported: pass everything on
+	src io.Reader
+	// buf is what was read from src and not yet passed on, in space; it
+	// starts at a frame header when pass is 0. Only headers (and a close
+	// frame's payload) are read into it; the rest of a frame goes from
+	// src straight to the reader's buffer, so an idle connection holds
+	// no buffer of its own here.
+	buf   []byte
+	space [maxHeader + maxControl]byte
+	pass  int64 // bytes of the current frame still to pass on before the next header
+	err   error // src's read error, returned once buf is empty
+	open  bool  // the held close frame was reported: pass everything on
 	// closed is the client's close frame, once it has been held.
 	closed atomic.Pointer[websocket.CloseError]
 }
@@ -120,6 +126,9 @@ func (g *closeGate) Read(p []byte) (int, error) {
 		case opcode != opClose:
 			g.pass = size + payload
 			continue
+		case payload > maxControl:
+			g.open = true // no close frame is this long: coder/websocket reports it
+			continue
 		case int64(len(g.buf)) < size+payload && g.err == nil:
 			g.fill()
 			continue
@@ -147,15 +156,24 @@ func (g *closeGate) take(p []byte) (int, error) {
 	return g.src.Read(p)
 }
 
-// fill reads more of src into buf.
+// fill reads more of src into buf (moved to the front of space first).
+// buf never needs more than space: fill is called only while buf holds
+// less than a whole header, or a close frame, which is at most that.
 func (g *closeGate) fill() {
-	var chunk [4096]byte
-	n, err := g.src.Read(chunk[:])
-	g.buf = append(g.buf, chunk[:n]...)
+	g.buf = g.space[:copy(g.space[:], g.buf)]
+	n, err := g.src.Read(g.space[len(g.buf):])
+	g.buf = g.space[:len(g.buf)+n]
 	if err != nil {
 		g.err = err
 	}
 }
+
+// The largest frame header (RFC 6455 §5.2: 2 bytes, 8 of extended length,
+// 4 of masking key) and the largest payload of a control frame (§5.5).
+const (
+	maxHeader  = 14
+	maxControl = 125
+)
 
 // opClose is the opcode of a close frame (RFC 6455 §5.5.1).
 const opClose = 0x8

@@ -1,0 +1,98 @@
+package wsstream
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/coder/websocket"
+)
+
+// chunkReader returns data in reads of the sizes given, cycled.
+type chunkReader struct {
+	data  []byte
+	sizes []byte
+	i     int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := len(p)
+	if len(r.sizes) > 0 {
+		n = min(n, int(r.sizes[r.i%len(r.sizes)])%300+1)
+		r.i++
+	}
+	n = copy(p, r.data[:min(n, len(r.data))])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// frame is a masked client frame with the given opcode and payload.
+func frame(opcode byte, payload []byte) []byte {
+	f := []byte{0x80 | opcode}
+	switch n := len(payload); {
+	case n < 126:
+		f = append(f, 0x80|byte(n))
+	case n < 1<<16:
+		f = append(f, 0x80|126)
+		f = binary.BigEndian.AppendUint16(f, uint16(n))
+	default:
+		f = append(f, 0x80|127)
+		f = binary.BigEndian.AppendUint64(f, uint64(n))
+	}
+	key := []byte{1, 2, 3, 4}
+	f = append(f, key...)
+	for i, b := range payload {
+		f = append(f, b^key[i%4])
+	}
+	return f
+}
+
+// FuzzCloseGate feeds data frames and then a close frame through the gate
+// in reads of arbitrary sizes, read by buffers of arbitrary sizes: the
+// gate passes every data frame's bytes on unchanged, then holds the close
+// frame (reporting its status), then passes the close frame on.
+func FuzzCloseGate(f *testing.F) {
+	f.Add([]byte{5, 200, 0, 1}, []byte{1, 7}, uint16(1000), uint16(4096))
+	f.Add([]byte{0, 0, 0}, []byte{}, uint16(1001), uint16(1))
+	f.Add([]byte{255, 255, 255, 255, 255}, []byte{13}, uint16(4000), uint16(7))
+	f.Fuzz(func(t *testing.T, lengths, sizes []byte, code, readSize uint16) {
+		var data []byte
+		for i, l := range lengths {
+			n := int(l) * (i%3*100 + 1) // up to about 50 KiB, so that every length encoding appears
+			data = append(data, frame(0x1, bytes.Repeat([]byte{byte(i)}, n))...)
+		}
+		closing := frame(opClose, binary.BigEndian.AppendUint16(nil, code))
+		g := &closeGate{src: &chunkReader{data: append(bytes.Clone(data), closing...), sizes: sizes}}
+		buf := make([]byte, int(readSize)%5000+1)
+		var got []byte
+		for {
+			n, err := g.Read(buf)
+			got = append(got, buf[:n]...)
+			if errors.Is(err, errCloseHeld) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("read before the close frame: %v (after %d of %d bytes)", err, len(got), len(data))
+			}
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("passed on %d bytes before the close frame, want the %d of the data frames", len(got), len(data))
+		}
+		if ce := g.closed.Load(); ce == nil || ce.Code != websocket.StatusCode(code) {
+			t.Fatalf("held close frame %v, want status %d", ce, code)
+		}
+		rest, err := io.ReadAll(readerFunc(g.Read))
+		if err != nil || !bytes.Equal(rest, closing) {
+			t.Fatalf("after the held close frame: %x, %v; want the close frame %x", rest, err, closing)
+		}
+	})
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
