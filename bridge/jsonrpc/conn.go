@@ -59,6 +59,11 @@ type ConnOptions struct {
 	// with (their calls answered and the answers written); when it is
 	// spent the Conn stops reading until it has room. Nil means none.
 	Budget Budget
+	// OnDone, if set, is called once the connection has ended and Done is
+	// closed, on the connection's last goroutine, which ends when it
+	// returns: a caller that must act when the connection ends need not
+	// keep a goroutine of its own waiting for Done.
+	OnDone func()
 	// OnError is told of problems that have no caller to return to: failed
 	// writes of responses, responses to unknown ids, failed notifications. It
 	// may be called from several goroutines at once, including the read
@@ -85,6 +90,7 @@ type Conn struct {
 	maxConcurrent int
 	onError       func(error)
 	unmatched     func(*Response)
+	onDone        func()
 	tooLarge      *Error
 	eofGrace      time.Duration
 	budget        Budget
@@ -133,6 +139,7 @@ func NewConn(ctx context.Context, s Stream, opts ConnOptions) *Conn {
 		maxConcurrent: opts.MaxConcurrent,
 		onError:       opts.OnError,
 		unmatched:     opts.Unmatched,
+		onDone:        opts.OnDone,
 		tooLarge:      opts.TooLarge,
 		eofGrace:      opts.EOFGrace,
 		budget:        opts.Budget,
@@ -377,6 +384,9 @@ func (c *Conn) readLoop() {
 	c.wg.Wait()
 	c.closeStream()
 	close(c.done)
+	if c.onDone != nil {
+		c.onDone()
+	}
 }
 
 // finishCalls waits, after a clean end of input, until the calls already

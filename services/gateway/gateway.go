@@ -132,10 +132,12 @@ type Gateway struct {
 	// memory counts the bytes all connections hold for their clients.
 	memory memoryBudget
 	ready  atomic.Bool
-	// draining is closed when a graceful stop begins: long-lived
-	// connections finish their calls and close with "going away".
-	draining chan struct{}
-	conns    sync.WaitGroup // long-lived connections being served
+	// draining is done when a graceful stop begins (startDrain):
+	// long-lived connections finish their calls and close with "going
+	// away".
+	draining   context.Context
+	startDrain context.CancelFunc
+	conns      sync.WaitGroup // long-lived connections being served
 }
 
 // New connects (lazily) to the engine and builds the method table.
@@ -235,8 +237,8 @@ func New(cfg Config) (*Gateway, error) {
 		engine:        home,
 		obs:           obs,
 		check:         chk,
-		draining:      make(chan struct{}),
 	}
+	gw.draining, gw.startDrain = context.WithCancel(context.Background())
 	gw.memory.limit = cfg.MemoryBudget
 	gw.ready.Store(true)
 	return gw, nil
@@ -340,7 +342,7 @@ func (gw *Gateway) Serve(ctx context.Context, lis net.Listener) error {
 	// get DrainTimeout to finish their calls. Sessions and their open
 	// requests stay with the engine, for clients to resume elsewhere.
 	gw.ready.Store(false)
-	close(gw.draining)
+	gw.startDrain()
 	drain, cancel := context.WithTimeout(context.Background(), gw.cfg.DrainTimeout)
 	defer cancel()
 	err = srv.Shutdown(drain)
@@ -400,19 +402,56 @@ func (gw *Gateway) finishCalls(rpc *jsonrpc.Conn) {
 	}
 }
 
-// serveConn serves one long-lived JSON-RPC connection, whose reads budget
-// accounts for; headers are the HTTP headers of the connection's upgrade,
-// nil for stdio.
+// serveConn serves one long-lived JSON-RPC connection until it ends (see
+// [Gateway.startConn]).
 func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, budget *connBudget, principal string, headers http.Header) error {
+	ended := make(chan error, 1)
+	gw.startConn(ctx, stream, budget, principal, headers, func(err error) { ended <- err })
+	return <-ended
+}
+
+// startConn starts serving one long-lived JSON-RPC connection, whose reads
+// budget accounts for, and returns: no goroutine waits for the connection
+// to end. headers are the HTTP headers of the connection's upgrade, nil
+// for stdio. Once the connection has ended (its peer left, ctx was
+// cancelled, or a graceful stop let its calls finish), ended is called
+// with why, nil for a clean end, on a goroutine that ends with it.
+func (gw *Gateway) startConn(ctx context.Context, stream jsonrpc.Stream, budget *connBudget, principal string, headers http.Header, ended func(error)) {
 	gw.conns.Add(1)
-	defer gw.conns.Done()
 	gw.connections.Add(1)
-	defer gw.connections.Add(-1)
 	gw.obs.connections.Add(ctx, 1)
-	defer gw.obs.connections.Add(context.WithoutCancel(ctx), -1)
 	cc := gw.newClientConn(principal, headers)
-	defer cc.close("client_closed")
-	rpc := jsonrpc.NewConn(ctx, stream, jsonrpc.ConnOptions{
+	var (
+		started   = make(chan struct{}) // rpc and stopDrain are set
+		once      sync.Once
+		rpc       *jsonrpc.Conn
+		stopDrain func() bool
+	)
+	finish := func(drain bool) {
+		once.Do(func() {
+			go func() {
+				<-started
+				stopDrain()
+				if drain {
+					if ga, ok := stream.(interface{ goingAway() }); ok {
+						ga.goingAway()
+					}
+					gw.finishCalls(rpc)
+				}
+				rpc.Close()
+				err := rpc.Err()
+				if errors.Is(err, io.EOF) || errors.Is(err, jsonrpc.ErrClosed) {
+					err = nil
+				}
+				cc.close("client_closed")
+				gw.obs.connections.Add(context.WithoutCancel(ctx), -1)
+				gw.connections.Add(-1)
+				gw.conns.Done()
+				ended(err)
+			}()
+		})
+	}
+	rpc = jsonrpc.NewConn(ctx, stream, jsonrpc.ConnOptions{
 		Handler:  cc,
 		MaxBatch: gw.cfg.MaxBatch,
 		// Room beyond MaxInFlight, so that excess calls reach the handler
@@ -424,6 +463,7 @@ func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, budget 
 		// calls it sent, within the drain timeout.
 		EOFGrace: gw.cfg.DrainTimeout,
 		Budget:   budget,
+		OnDone:   func() { finish(false) },
 		OnError:  func(err error) { gw.log.Debug("jsonrpc", "error", err) },
 		Unmatched: func(resp *jsonrpc.Response) {
 			cc.wg.Add(1)
@@ -434,18 +474,6 @@ func (gw *Gateway) serveConn(ctx context.Context, stream jsonrpc.Stream, budget 
 		},
 	})
 	cc.rpc.Store(rpc)
-	select {
-	case <-rpc.Done():
-	case <-ctx.Done():
-	case <-gw.draining:
-		if ga, ok := stream.(interface{ goingAway() }); ok {
-			ga.goingAway()
-		}
-		gw.finishCalls(rpc)
-	}
-	rpc.Close()
-	if err := rpc.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, jsonrpc.ErrClosed) {
-		return err
-	}
-	return nil
+	stopDrain = context.AfterFunc(gw.draining, func() { finish(true) })
+	close(started)
 }

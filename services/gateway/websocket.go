@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,76 +31,142 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 		return // Accept has answered (403 for a foreign Origin)
 	}
 	ws.Conn().SetReadLimit(gw.cfg.ReadLimit)
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	// The connection outlives this handler: once it returns, net/http's
+	// goroutine for the request ends and lets go of what it held (its
+	// read buffer, the request). The connection keeps the request's
+	// values (its trace), not its cancellation, which comes when the
+	// handler returns.
+	ctx := context.WithoutCancel(r.Context())
 	budget := gw.newConnBudget()
-	defer budget.close() // after the writer stopped: frees what was never written
 	stream := newWSStream(ctx, ws, gw.cfg, budget)
-	defer stream.wait()
-	if err := gw.serveConn(ctx, stream, budget, principal, r.Header); err != nil {
-		gw.log.Debug("websocket connection ended", "error", err)
-	}
-	stream.Close()
+	gw.startConn(ctx, stream, budget, principal, r.Header, func(err error) {
+		if err != nil {
+			gw.log.Debug("websocket connection ended", "error", err)
+		}
+		stream.Close()
+		stream.wait()
+		budget.close() // after the writer stopped: frees what was never written
+	})
 }
 
 // wsStream is the gateway's side of a WebSocket: a [wsstream.Stream] whose
 // writes go through a queue bounded in bytes (by the connection's budget)
-// and in messages, drained by one writer goroutine; a client that reads
-// too slowly to keep the queue from filling is disconnected rather than
-// buffered without bound. A ping every [Config.PingInterval] keeps the
-// connection alive and detects dead peers.
+// and in messages, drained by a writer goroutine that runs only while
+// there is something to write; a client that reads too slowly to keep the
+// queue from filling is disconnected rather than buffered without bound.
+// A ping every [Config.PingInterval] keeps the connection alive and
+// detects dead peers. An idle stream has no goroutine and no queue.
 type wsStream struct {
 	ws     *wsstream.Stream
 	cfg    Config
 	budget *connBudget     // counts the bytes queued
 	ctx    context.Context // the stream's own; cancelled by Close
-	// away makes Close say "going away" (the gateway is stopping).
-	away   atomic.Bool
-	queue  chan []byte
 	cancel context.CancelFunc
-	done   chan struct{} // closed when the writer has stopped
+	// away makes Close say "going away" (the gateway is stopping).
+	away atomic.Bool
+	ping *time.Timer
+	room chan struct{} // signalled (capacity 1) when the writer takes from the queue
+	done chan struct{} // closed when the stream has stopped writing for good
+
+	mu      sync.Mutex
+	queue   [][]byte // payloads waiting for the writer, oldest first
+	writing bool     // the writer goroutine runs
+	closing bool     // Close waits for the queue to drain: nothing more is queued
+	stopped bool     // no more writes: done is closed once the writer is gone
 }
 
 func newWSStream(ctx context.Context, ws *wsstream.Stream, cfg Config, budget *connBudget) *wsStream {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &wsStream{ws: ws, cfg: cfg, budget: budget, ctx: ctx, queue: make(chan []byte, cfg.SendQueue), cancel: cancel, done: make(chan struct{})}
-	go s.writeLoop(ctx)
+	s := &wsStream{ws: ws, cfg: cfg, budget: budget, ctx: ctx, cancel: cancel, room: make(chan struct{}, 1), done: make(chan struct{})}
+	s.ping = time.AfterFunc(cfg.PingInterval, s.pingPeer)
+	context.AfterFunc(ctx, func() { s.stop() })
 	return s
 }
 
-func (s *wsStream) writeLoop(ctx context.Context) {
-	defer close(s.done)
-	// Nothing more will be written: what the connection holds is given
-	// back, and the connection stops reading and ends.
-	defer s.budget.close()
-	ping := time.NewTicker(s.cfg.PingInterval)
-	defer ping.Stop()
+// stop ends writing: nothing more is queued or written; once the writer
+// has finished the write it is in, done is closed and what the connection
+// holds is given back (it then stops reading and ends).
+func (s *wsStream) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopLocked()
+}
+
+func (s *wsStream) stopLocked() {
+	if !s.stopped {
+		s.stopped = true
+		s.ping.Stop()
+	}
+	if s.writing || isClosed(s.done) {
+		return // the writer stops the stream again when it ends
+	}
+	for _, payload := range s.queue {
+		s.budget.releaseWrite(len(payload))
+	}
+	s.queue = nil
+	close(s.done)
+	s.budget.close()
+}
+
+// isClosed reports whether c is closed.
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// write drains the queue, then ends: the writer goroutine.
+func (s *wsStream) write() {
 	for {
-		select {
-		case <-ctx.Done():
+		s.mu.Lock()
+		if s.stopped || len(s.queue) == 0 {
+			s.writing = false
+			if s.stopped || s.closing {
+				s.stopLocked()
+			}
+			s.mu.Unlock()
 			return
-		case payload := <-s.queue:
-			if payload == nil {
-				return // Close: everything queued before has been written
-			}
-			wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
-			err := s.ws.Write(wctx, payload)
-			cancel()
-			s.budget.releaseWrite(len(payload))
-			if err != nil {
-				s.ws.Conn().Close(websocket.StatusPolicyViolation, "write failed or too slow")
-				return
-			}
-		case <-ping.C:
-			pctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
-			err := s.ws.Ping(pctx)
-			cancel()
-			if err != nil {
-				s.ws.Conn().Close(websocket.StatusPolicyViolation, "ping timed out")
-				return
-			}
+		}
+		payload := s.queue[0]
+		s.queue[0] = nil
+		if s.queue = s.queue[1:]; len(s.queue) == 0 {
+			s.queue = nil // an idle stream holds no queue
+		}
+		s.mu.Unlock()
+		select {
+		case s.room <- struct{}{}:
+		default:
+		}
+		wctx, cancel := context.WithTimeout(s.ctx, s.cfg.WriteTimeout)
+		err := s.ws.Write(wctx, payload)
+		cancel()
+		s.budget.releaseWrite(len(payload))
+		if err != nil {
+			s.ws.Conn().Close(websocket.StatusPolicyViolation, "write failed or too slow")
+			s.stop()
 		}
 	}
+}
+
+// pingPeer pings the client, then sets the next ping; a client that does
+// not answer within the write timeout is disconnected.
+func (s *wsStream) pingPeer() {
+	pctx, cancel := context.WithTimeout(s.ctx, s.cfg.WriteTimeout)
+	err := s.ws.Ping(pctx)
+	cancel()
+	if err != nil {
+		s.ws.Conn().Close(websocket.StatusPolicyViolation, "ping timed out")
+		s.stop()
+		return
+	}
+	s.mu.Lock()
+	if !s.stopped {
+		s.ping.Reset(s.cfg.PingInterval)
+	}
+	s.mu.Unlock()
 }
 
 // Read reads the next message (see [wsstream.Stream.Read]). It ignores the
@@ -123,15 +190,32 @@ func (s *wsStream) Write(ctx context.Context, payload []byte) error {
 	case err != nil:
 		return errors.New("websocket closed")
 	}
-	select {
-	case s.queue <- payload:
-		return nil
-	case <-s.done:
-		s.budget.releaseWrite(len(payload))
-		return errors.New("websocket closed")
-	case <-timer.C:
-		s.budget.releaseWrite(len(payload))
-		return s.tooSlow()
+	for {
+		s.mu.Lock()
+		switch {
+		case s.stopped || s.closing:
+			s.mu.Unlock()
+			s.budget.releaseWrite(len(payload))
+			return errors.New("websocket closed")
+		case len(s.queue) < s.cfg.SendQueue:
+			s.queue = append(s.queue, payload)
+			if !s.writing {
+				s.writing = true
+				go s.write()
+			}
+			s.mu.Unlock()
+			return nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.room:
+		case <-s.done:
+			s.budget.releaseWrite(len(payload))
+			return errors.New("websocket closed")
+		case <-timer.C:
+			s.budget.releaseWrite(len(payload))
+			return s.tooSlow()
+		}
 	}
 }
 
@@ -146,14 +230,18 @@ func (s *wsStream) tooSlow() error {
 // Close writes what is queued (bounded by the write timeout), then closes
 // the WebSocket.
 func (s *wsStream) Close() error {
-	select {
-	case s.queue <- nil:
+	s.mu.Lock()
+	wait := !s.stopped && len(s.queue) < s.cfg.SendQueue // a full queue: the reader is too slow to wait for
+	s.closing = true
+	if !s.writing {
+		s.stopLocked()
+	}
+	s.mu.Unlock()
+	if wait {
 		select {
 		case <-s.done:
 		case <-time.After(s.cfg.WriteTimeout):
 		}
-	case <-s.done:
-	default: // the queue is full: the reader is too slow to wait for
 	}
 	defer s.cancel()
 	if s.away.Load() {
