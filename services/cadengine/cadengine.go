@@ -99,8 +99,9 @@ type Server struct {
 	grpc     *grpc.Server
 	obs      *observability
 	tools    *enginev1.ListToolsResponse // the catalog, rendered once
-	// draining is closed when a graceful stop begins.
-	draining chan struct{}
+	// draining is done when a graceful stop begins (startDrain).
+	draining   context.Context
+	startDrain context.CancelFunc
 	// base is the context of Session stream calls, which outlive their
 	// stream; cancelled when a stop's drain time is up.
 	base       context.Context
@@ -163,10 +164,10 @@ func New(cfg Config) (*Server, error) {
 		store:    store,
 		engine:   eng,
 		sessions: sess,
-		draining: make(chan struct{}),
 		health:   health.NewServer(),
 	}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.draining, s.startDrain = context.WithCancel(context.Background())
 	maxMessage := cmp.Or(cfg.MaxMessage, DefaultMaxMessage)
 	opts := []grpc.ServerOption{
 		grpc.StatsHandler(tel.GRPCServerHandler()),
@@ -237,7 +238,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	for _, sess := range s.sessions.all() {
 		sess.withdrawAll(enginev1.CancelReason_CANCEL_REASON_SHUTDOWN)
 	}
-	close(s.draining)
+	s.startDrain()
 	stopped := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()

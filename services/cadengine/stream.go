@@ -29,59 +29,35 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 	if err := st.send(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Opened{Opened: &enginev1.StreamOpened{Epoch: s.sessions.epoch}}}); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(stream.Context())
-	defer cancel()
 	// Calls outlive the stream: a client whose connection drops resumes its
 	// session (and answers its open requests) elsewhere, and learns a lost
 	// result from operations.get. The server owns them (s.work).
-	var calls sync.WaitGroup
 	defer st.unbind()
-	frames := make(chan *enginev1.SessionRequest)
-	recvErr := make(chan error, 1)
-	go func() {
-		for {
-			req, err := stream.Recv()
-			if err != nil {
-				recvErr <- err
-				return
-			}
-			select {
-			case frames <- req:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	// A graceful stop lets the stream's calls finish, then tells the
+	// gateway the stream closes; the gateway then ends it, which ends the
+	// Recv below. (The stream has no goroutine of its own waiting for
+	// that: this one receives.)
+	stopDrain := context.AfterFunc(s.draining, st.drain)
+	defer stopDrain()
 	for {
-		var req *enginev1.SessionRequest
-		select {
-		case req = <-frames:
-		case err := <-recvErr:
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		case <-s.draining:
-			st.drain(&calls)
+		req, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
 			return nil
-		case <-ctx.Done():
-			// The gateway cancelled the stream; the receiving goroutine
-			// may have quit without reporting it.
-			return ctx.Err()
+		}
+		if err != nil {
+			return err
 		}
 		switch f := req.GetFrame().(type) {
 		case *enginev1.SessionRequest_Call:
 			callCtx, callCancel := context.WithCancel(s.base)
-			if !st.start(f.Call.GetCallId(), callCancel) {
+			if err := st.start(f.Call.GetCallId(), callCancel); err != nil {
 				callCancel()
-				st.reply(f.Call.GetCallId(), nil, status.Errorf(codes.InvalidArgument, "call_id %d is already running", f.Call.GetCallId()))
+				st.reply(f.Call.GetCallId(), nil, err)
 				continue
 			}
-			calls.Add(1)
 			s.work.Add(1)
 			go func() {
 				defer s.work.Done()
-				defer calls.Done()
 				defer st.finish(f.Call.GetCallId())
 				name := callName(f.Call)
 				callCtx, span := s.obs.startCall(callCtx, f.Call.GetTraceContext(), name)
@@ -107,13 +83,17 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 	}
 }
 
-// drain ends the stream for an engine shutdown: running calls get the
-// drain timeout to finish (open server requests are already withdrawn),
-// then are cancelled; the gateway is told the stream closes.
-func (st *streamState) drain(calls *sync.WaitGroup) {
+// drain ends the stream for an engine shutdown: it takes no more calls,
+// running calls get the drain timeout to finish (open server requests are
+// already withdrawn), then are cancelled; the gateway is told the stream
+// closes.
+func (st *streamState) drain() {
+	st.mu.Lock()
+	st.stopping = true
+	st.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
-		calls.Wait()
+		st.calls.Wait()
 		close(done)
 	}()
 	select {
@@ -138,9 +118,11 @@ type streamState struct {
 
 	sendMu sync.Mutex // serializes stream.Send
 
-	mu      sync.Mutex // guards bound and running
-	bound   *session
-	running map[uint64]context.CancelFunc
+	mu       sync.Mutex // guards bound, running and stopping, and calls.Add
+	bound    *session
+	running  map[uint64]context.CancelFunc
+	stopping bool           // the engine is stopping: no more calls
+	calls    sync.WaitGroup // the running calls
 }
 
 func (st *streamState) send(resp *enginev1.SessionResponse) error {
@@ -149,16 +131,23 @@ func (st *streamState) send(resp *enginev1.SessionResponse) error {
 	return st.stream.Send(resp)
 }
 
-func (st *streamState) start(id uint64, cancel context.CancelFunc) bool {
+// start registers a call about to run, or refuses it: a call_id already
+// running, or any call once the engine is stopping.
+func (st *streamState) start(id uint64, cancel context.CancelFunc) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.stopping {
+		return status.Error(codes.Unavailable, "the engine is stopping")
+	}
 	if _, dup := st.running[id]; dup {
-		return false
+		return status.Errorf(codes.InvalidArgument, "call_id %d is already running", id)
 	}
 	st.running[id] = cancel
-	return true
+	st.calls.Add(1)
+	return nil
 }
 
+// finish ends a call that start registered.
 func (st *streamState) finish(id uint64) {
 	st.mu.Lock()
 	cancel := st.running[id]
@@ -167,6 +156,7 @@ func (st *streamState) finish(id uint64) {
 	if cancel != nil {
 		cancel()
 	}
+	st.calls.Done()
 }
 
 func (st *streamState) cancel(id uint64) {

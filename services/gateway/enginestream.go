@@ -77,6 +77,13 @@ func (es *engineStream) recvLoop() {
 			}
 			continue
 		}
+		if c := resp.GetClose(); c != nil {
+			// The engine is stopping and has finished the stream's calls:
+			// ending the stream here lets its handler return.
+			es.cancel()
+			err = fmt.Errorf("the engine closed the stream (%s)", c.GetReason())
+			break
+		}
 		if es.onFrame != nil {
 			es.onFrame(resp)
 		}
