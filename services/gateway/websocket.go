@@ -51,10 +51,10 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 
 // wsStream is the gateway's side of a WebSocket: a [wsstream.Stream] whose
 // writes go through a queue bounded in bytes (by the connection's budget)
-// and in messages, drained by a writer goroutine that runs only while
-// there is something to write; a client that reads too slowly to keep the
-// queue from filling is disconnected rather than buffered without bound.
-// A ping every [Config.PingInterval] keeps the connection alive and
+// and in messages. A Write that finds no one writing writes itself, then
+// drains what others queued meanwhile; a client that reads too slowly to
+// keep the queue from filling is disconnected rather than buffered without
+// bound. A ping every [Config.PingInterval] keeps the connection alive and
 // detects dead peers. An idle stream has no goroutine and no queue.
 type wsStream struct {
 	ws     *wsstream.Stream
@@ -70,7 +70,7 @@ type wsStream struct {
 
 	mu      sync.Mutex
 	queue   [][]byte // payloads waiting for the writer, oldest first
-	writing bool     // the writer goroutine runs
+	writing bool     // a Write is writing (see write)
 	closing bool     // Close waits for the queue to drain: nothing more is queued
 	stopped bool     // no more writes: done is closed once the writer is gone
 }
@@ -118,7 +118,8 @@ func isClosed(c chan struct{}) bool {
 	}
 }
 
-// write drains the queue, then ends: the writer goroutine.
+// write drains the queue, then ends: the writer, on the goroutine of the
+// Write that found nothing queued.
 func (s *wsStream) write() {
 	for {
 		s.mu.Lock()
@@ -140,14 +141,20 @@ func (s *wsStream) write() {
 		case s.room <- struct{}{}:
 		default:
 		}
-		wctx, cancel := context.WithTimeout(s.ctx, s.cfg.WriteTimeout)
-		err := s.ws.Write(wctx, payload)
-		cancel()
-		s.budget.releaseWrite(len(payload))
-		if err != nil {
-			s.ws.Conn().Close(websocket.StatusPolicyViolation, "write failed or too slow")
-			s.stop()
-		}
+		s.send(payload)
+	}
+}
+
+// send writes one payload; a write that fails or takes longer than the
+// write timeout disconnects the client.
+func (s *wsStream) send(payload []byte) {
+	wctx, cancel := context.WithTimeout(s.ctx, s.cfg.WriteTimeout)
+	err := s.ws.Write(wctx, payload)
+	cancel()
+	s.budget.releaseWrite(len(payload))
+	if err != nil {
+		s.ws.Conn().Close(websocket.StatusPolicyViolation, "write failed or too slow")
+		s.stop()
 	}
 }
 
@@ -197,12 +204,16 @@ func (s *wsStream) Write(ctx context.Context, payload []byte) error {
 			s.mu.Unlock()
 			s.budget.releaseWrite(len(payload))
 			return errors.New("websocket closed")
+		case !s.writing:
+			// Nothing is queued: the caller writes, then drains what
+			// others queue meanwhile (no goroutine to start or hand to).
+			s.writing = true
+			s.mu.Unlock()
+			s.send(payload)
+			s.write()
+			return nil
 		case len(s.queue) < s.cfg.SendQueue:
 			s.queue = append(s.queue, payload)
-			if !s.writing {
-				s.writing = true
-				go s.write()
-			}
 			s.mu.Unlock()
 			return nil
 		}
