@@ -58,12 +58,23 @@ func response(ctx context.Context, req *Request, result any, err error) *Respons
 	return &Response{ID: req.ID, Result: data}
 }
 
-// marshalCompact marshals a handler's result, compact and valid: a
-// json.RawMessage passes through as its bytes (without the whitespace it
-// may have), anything else goes through encoding/json.
+// Compact is a handler's result that is compact, valid JSON already, as a
+// generated encoder writes it: it goes out as it is. (A json.RawMessage
+// result is checked and compacted first.)
+type Compact []byte
+
+// MarshalJSON returns c.
+func (c Compact) MarshalJSON() ([]byte, error) { return c, nil }
+
+// marshalCompact marshals a handler's result, compact and valid: a Compact
+// passes through as it is, a json.RawMessage as its bytes (without the
+// whitespace it may have), anything else goes through encoding/json.
 func marshalCompact(result any) (json.RawMessage, error) {
-	if raw, ok := result.(json.RawMessage); ok {
-		if data, ok := compactRaw(raw); ok {
+	switch v := result.(type) {
+	case Compact:
+		return json.RawMessage(v), nil
+	case json.RawMessage:
+		if data, ok := compactRaw(v); ok {
 			return data, nil
 		}
 	}

@@ -2,6 +2,7 @@ package jsonrpc_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
@@ -37,5 +38,25 @@ func TestServePayload(t *testing.T) {
 	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found: \"m\""}}`
 	if got := string(jsonrpc.ServePayload(ctx, []byte(in), nil, 0)); got != want {
 		t.Errorf("ServePayload(%s, nil handler) = %s, want %s", in, got, want)
+	}
+}
+
+// TestResultForms: a json.RawMessage result is compacted, a Compact one
+// goes out as it is, anything else through encoding/json.
+func TestResultForms(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		result any
+		want   string
+	}{
+		{"raw", json.RawMessage(`{ "a" : [1, 2] }`), `{"a":[1,2]}`},
+		{"compact", jsonrpc.Compact(`{"a": [1,2]}`), `{"a": [1,2]}`}, // not even checked
+		{"value", map[string]int{"a": 1}, `{"a":1}`},
+	} {
+		h := jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (any, error) { return tt.result, nil })
+		got := string(jsonrpc.ServePayload(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`), h, 0))
+		if want := `{"jsonrpc":"2.0","id":1,"result":` + tt.want + `}`; got != want {
+			t.Errorf("%s: %s, want %s", tt.name, got, want)
+		}
 	}
 }

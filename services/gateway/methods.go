@@ -108,7 +108,7 @@ func relayHandler(r *route) handler {
 		case err != nil:
 			return nil, rpcError(err, operationID(params, meta))
 		}
-		return result, nil
+		return jsonrpc.Compact(result), nil // as contract.Marshal wrote it
 	}
 }
 

@@ -67,6 +67,8 @@ func (r *Relay) Call(ctx context.Context, method string, params json.RawMessage)
 		return nil, rpcError(err, "")
 	}
 	switch v := result.(type) {
+	case jsonrpc.Compact:
+		return json.RawMessage(v), nil
 	case json.RawMessage:
 		return v, nil
 	case nil:
