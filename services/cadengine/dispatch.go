@@ -133,8 +133,9 @@ var responseFields = func() map[protoreflect.FullName]protoreflect.FieldDescript
 	fields := map[protoreflect.FullName]protoreflect.FieldDescriptor{}
 	oneof := (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Oneofs().ByName("response")
 	for i := 0; i < oneof.Fields().Len(); i++ {
-		fd := oneof.Fields().Get(i)
-		fields[fd.Message().FullName()] = fd
+		if fd := oneof.Fields().Get(i); fd.Message() != nil { // not wire_json
+			fields[fd.Message().FullName()] = fd
+		}
 	}
 	return fields
 }()

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 			callCtx, callCancel := context.WithCancel(s.base)
 			if err := st.start(f.Call.GetCallId(), callCancel); err != nil {
 				callCancel()
-				st.reply(f.Call.GetCallId(), nil, err)
+				st.reply(f.Call, nil, err)
 				continue
 			}
 			s.work.Add(1)
@@ -65,7 +66,7 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 				resp, err := s.dispatch(callCtx, st, f.Call)
 				s.obs.endCall(callCtx, span, name, start, err)
 				s.log.DebugContext(callCtx, "call", "call", name, "principal", st.principal, "duration", time.Since(start), "error", err)
-				st.reply(f.Call.GetCallId(), resp, err)
+				st.reply(f.Call, resp, err)
 			}()
 		case *enginev1.SessionRequest_Cancel:
 			st.cancel(f.Cancel.GetCallId())
@@ -211,16 +212,43 @@ func (st *streamState) session(id string) (*session, error) {
 
 // reply sends a call's result; the stream's failure to send is the
 // gateway's to notice, so it is only logged.
-func (st *streamState) reply(id uint64, resp proto.Message, err error) {
-	result := &enginev1.SessionCallResult{CallId: id}
-	if err != nil {
+// reply answers call with resp, or err: as the message, or as its wire
+// JSON when the call asked for that.
+func (st *streamState) reply(call *enginev1.SessionCall, resp proto.Message, err error) {
+	result := &enginev1.SessionCallResult{CallId: call.GetCallId()}
+	var data []byte
+	if err == nil && call.GetWireJson() {
+		data, err = contract.Marshal(resp)
+	}
+	switch {
+	case err != nil:
 		result.Response = &enginev1.SessionCallResult_Error{Error: toStatus(err).Proto()}
-	} else {
+	case call.GetWireJson():
+		result.Response = &enginev1.SessionCallResult_WireJson{WireJson: data}
+		result.OpenRequests = openRequestRefs(resp)
+	default:
 		setResponse(result, resp)
 	}
 	if err := st.send(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: result}}); err != nil {
-		st.server.log.Debug("send result", "call_id", id, "error", err)
+		st.server.log.Debug("send result", "call_id", call.GetCallId(), "error", err)
 	}
+}
+
+// openRequestRefs are the open server requests resp lists, if its type
+// has open_requests: their ids and methods.
+func openRequestRefs(resp proto.Message) []*enginev1.OpenServerRequest {
+	m := resp.ProtoReflect()
+	fd := m.Descriptor().Fields().ByName("open_requests")
+	if fd == nil {
+		return nil
+	}
+	list := m.Get(fd).List()
+	refs := make([]*enginev1.OpenServerRequest, list.Len())
+	for i := range refs {
+		o := list.Get(i).Message().Interface().(*enginev1.OpenServerRequest)
+		refs[i] = &enginev1.OpenServerRequest{Id: o.GetId(), Method: o.GetMethod()}
+	}
+	return refs
 }
 
 // callName names a call by its request field ("call_tool").

@@ -92,35 +92,49 @@ func (c *clientConn) handle(ctx context.Context, req *jsonrpc.Request) (any, err
 }
 
 // relay sends params as a SessionCall and returns the engine's response
-// encoded as wire JSON.
+// as its wire JSON, which the engine encodes (SessionCall.wire_json): the
+// gateway passes it on without decoding it.
 func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message) (json.RawMessage, error) {
-	resp, err := c.callEngine(ctx, r.relay, params)
+	result, err := c.sendCall(ctx, r.relay, params, true)
 	if err != nil {
 		return nil, err
 	}
-	c.rememberOpenRequests(resp)
-	if resp.ProtoReflect().Descriptor() != r.info.Result.ProtoReflect().Descriptor() {
-		return nil, fmt.Errorf("engine answered %s with %s, want %s", r.info.Name, resp.ProtoReflect().Descriptor().FullName(), r.info.Result.ProtoReflect().Descriptor().FullName())
+	wire, ok := result.GetResponse().(*enginev1.SessionCallResult_WireJson)
+	if !ok {
+		return nil, fmt.Errorf("engine answered %s without its wire JSON", r.info.Name)
 	}
-	data, err := contract.Marshal(resp)
-	if err != nil {
-		return nil, err
-	}
+	c.rememberOpenRequests(result.GetOpenRequests())
 	if c.gw.check != nil {
-		if err := c.gw.check.result(r.info.Name, data); err != nil {
+		if err := c.gw.check.result(r.info.Name, wire.WireJson); err != nil {
 			c.gw.log.ErrorContext(ctx, "contract violation", "method", r.info.Name, "error", err)
 			return nil, err
 		}
 	}
-	return data, nil
+	return wire.WireJson, nil
 }
 
 // callEngine sends one call on the connection's stream and returns the
 // message of the result's response field.
 func (c *clientConn) callEngine(ctx context.Context, field protoreflect.FieldDescriptor, params proto.Message) (proto.Message, error) {
+	result, err := c.sendCall(ctx, field, params, false)
+	if err != nil {
+		return nil, err
+	}
+	set := result.ProtoReflect().WhichOneof(result.ProtoReflect().Descriptor().Oneofs().ByName("response"))
+	if set == nil || set.Message() == nil {
+		return nil, fmt.Errorf("engine sent an empty result")
+	}
+	return result.ProtoReflect().Get(set).Message().Interface(), nil
+}
+
+// sendCall sends params, the request of SessionCall field, on the
+// connection's stream and returns the result, asking for the response's
+// wire JSON if wireJSON; a result that is an error is returned as the
+// error.
+func (c *clientConn) sendCall(ctx context.Context, field protoreflect.FieldDescriptor, params proto.Message, wireJSON bool) (*enginev1.SessionCallResult, error) {
 	ctx, span, carrier := c.gw.obs.startFrame(ctx, string(field.Name()))
 	defer span.End()
-	call := &enginev1.SessionCall{TraceContext: carrier}
+	call := &enginev1.SessionCall{TraceContext: carrier, WireJson: wireJSON}
 	call.ProtoReflect().Set(field, protoreflect.ValueOfMessage(params.ProtoReflect()))
 	result, err := c.routeCall(ctx, params, call)
 	if err != nil {
@@ -130,11 +144,7 @@ func (c *clientConn) callEngine(ctx context.Context, field protoreflect.FieldDes
 	if e := result.GetError(); e != nil {
 		return nil, status.FromProto(e).Err()
 	}
-	set := result.ProtoReflect().WhichOneof(result.ProtoReflect().Descriptor().Oneofs().ByName("response"))
-	if set == nil {
-		return nil, fmt.Errorf("engine sent an empty result")
-	}
-	return result.ProtoReflect().Get(set).Message().Interface(), nil
+	return result, nil
 }
 
 func (c *clientConn) engineStream(ctx context.Context) (*engineStream, error) {
@@ -206,18 +216,11 @@ func (c *clientConn) endRelay(id string) {
 
 // rememberOpenRequests records the open requests a resume or events.since
 // result lists, so that the client may answer them on this connection.
-func (c *clientConn) rememberOpenRequests(resp proto.Message) {
-	m := resp.ProtoReflect()
-	fd := m.Descriptor().Fields().ByName("open_requests")
-	if fd == nil {
-		return
-	}
-	list := m.Get(fd).List()
+func (c *clientConn) rememberOpenRequests(open []*enginev1.OpenServerRequest) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i := 0; i < list.Len(); i++ {
-		open := list.Get(i).Message().Interface().(*enginev1.OpenServerRequest)
-		c.replayed[open.GetId()] = open.GetMethod()
+	for _, o := range open {
+		c.replayed[o.GetId()] = o.GetMethod()
 	}
 }
 

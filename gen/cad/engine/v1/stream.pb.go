@@ -423,6 +423,11 @@ type SessionCall struct {
 	CallId uint64 `protobuf:"varint,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	// W3C trace context of this call (traceparent, tracestate).
 	TraceContext map[string]string `protobuf:"bytes,2,rep,name=trace_context,json=traceContext,proto3" json:"trace_context,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Answer with the response's wire JSON (SessionCallResult.wire_json)
+	// instead of the message: a gateway relaying the answer to a JSON client
+	// passes the bytes on without decoding and encoding them again. Errors
+	// are google.rpc.Status either way.
+	WireJson bool `protobuf:"varint,3,opt,name=wire_json,json=wireJson,proto3" json:"wire_json,omitempty"`
 	// The request; its type says which call it is.
 	//
 	// Types that are valid to be assigned to Request:
@@ -491,6 +496,13 @@ func (x *SessionCall) GetTraceContext() map[string]string {
 		return x.TraceContext
 	}
 	return nil
+}
+
+func (x *SessionCall) GetWireJson() bool {
+	if x != nil {
+		return x.WireJson
+	}
+	return false
 }
 
 func (x *SessionCall) GetRequest() isSessionCall_Request {
@@ -800,7 +812,12 @@ type SessionCallResult struct {
 	//	*SessionCallResult_ExportDocument
 	//	*SessionCallResult_Operation
 	//	*SessionCallResult_GetSystemStatus
-	Response      isSessionCallResult_Response `protobuf_oneof:"response"`
+	//	*SessionCallResult_WireJson
+	Response isSessionCallResult_Response `protobuf_oneof:"response"`
+	// With wire_json: the open server requests the response lists
+	// (session.resume, session.attach, session.events.since), id and method
+	// only, for the gateway to route the client's answers to them.
+	OpenRequests  []*OpenServerRequest `protobuf:"bytes,31,rep,name=open_requests,json=openRequests,proto3" json:"open_requests,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -984,6 +1001,22 @@ func (x *SessionCallResult) GetGetSystemStatus() *GetSystemStatusResponse {
 	return nil
 }
 
+func (x *SessionCallResult) GetWireJson() []byte {
+	if x != nil {
+		if x, ok := x.Response.(*SessionCallResult_WireJson); ok {
+			return x.WireJson
+		}
+	}
+	return nil
+}
+
+func (x *SessionCallResult) GetOpenRequests() []*OpenServerRequest {
+	if x != nil {
+		return x.OpenRequests
+	}
+	return nil
+}
+
 type isSessionCallResult_Response interface {
 	isSessionCallResult_Response()
 }
@@ -1063,6 +1096,12 @@ type SessionCallResult_GetSystemStatus struct {
 	GetSystemStatus *GetSystemStatusResponse `protobuf:"bytes,25,opt,name=get_system_status,json=getSystemStatus,proto3,oneof"`
 }
 
+type SessionCallResult_WireJson struct {
+	// The response as its wire JSON, for a call that asked for it
+	// (SessionCall.wire_json).
+	WireJson []byte `protobuf:"bytes,30,opt,name=wire_json,json=wireJson,proto3,oneof"`
+}
+
 func (*SessionCallResult_Error) isSessionCallResult_Response() {}
 
 func (*SessionCallResult_CreateSession) isSessionCallResult_Response() {}
@@ -1092,6 +1131,8 @@ func (*SessionCallResult_ExportDocument) isSessionCallResult_Response() {}
 func (*SessionCallResult_Operation) isSessionCallResult_Response() {}
 
 func (*SessionCallResult_GetSystemStatus) isSessionCallResult_Response() {}
+
+func (*SessionCallResult_WireJson) isSessionCallResult_Response() {}
 
 // ServerRequest asks the client something on behalf of a running step.
 type ServerRequest struct {
@@ -1482,10 +1523,11 @@ const file_cad_engine_v1_stream_proto_rawDesc = "" +
 	"\n" +
 	"gateway_id\x18\x02 \x01(\tR\tgatewayId\"$\n" +
 	"\fStreamOpened\x12\x14\n" +
-	"\x05epoch\x18\x01 \x01(\tR\x05epoch\"\xdf\v\n" +
+	"\x05epoch\x18\x01 \x01(\tR\x05epoch\"\xfc\v\n" +
 	"\vSessionCall\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\x04R\x06callId\x12Q\n" +
-	"\rtrace_context\x18\x02 \x03(\v2,.cad.engine.v1.SessionCall.TraceContextEntryR\ftraceContext\x12L\n" +
+	"\rtrace_context\x18\x02 \x03(\v2,.cad.engine.v1.SessionCall.TraceContextEntryR\ftraceContext\x12\x1b\n" +
+	"\twire_json\x18\x03 \x01(\bR\bwireJson\x12L\n" +
 	"\x0ecreate_session\x18\n" +
 	" \x01(\v2#.cad.engine.v1.CreateSessionRequestH\x00R\rcreateSession\x12L\n" +
 	"\x0eresume_session\x18\v \x01(\v2#.cad.engine.v1.ResumeSessionRequestH\x00R\rresumeSession\x12V\n" +
@@ -1508,7 +1550,7 @@ const file_cad_engine_v1_stream_proto_rawDesc = "" +
 	"\x11TraceContextEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\t\n" +
-	"\arequest\"\xfc\b\n" +
+	"\arequest\"\xe2\t\n" +
 	"\x11SessionCallResult\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\x04R\x06callId\x12*\n" +
 	"\x05error\x18\x02 \x01(\v2\x12.google.rpc.StatusH\x00R\x05error\x12M\n" +
@@ -1527,7 +1569,9 @@ const file_cad_engine_v1_stream_proto_rawDesc = "" +
 	"\x0elist_documents\x18\x15 \x01(\v2$.cad.engine.v1.ListDocumentsResponseH\x00R\rlistDocuments\x12P\n" +
 	"\x0fexport_document\x18\x16 \x01(\v2%.cad.engine.v1.ExportDocumentResponseH\x00R\x0eexportDocument\x128\n" +
 	"\toperation\x18\x18 \x01(\v2\x18.cad.engine.v1.OperationH\x00R\toperation\x12T\n" +
-	"\x11get_system_status\x18\x19 \x01(\v2&.cad.engine.v1.GetSystemStatusResponseH\x00R\x0fgetSystemStatusB\n" +
+	"\x11get_system_status\x18\x19 \x01(\v2&.cad.engine.v1.GetSystemStatusResponseH\x00R\x0fgetSystemStatus\x12\x1d\n" +
+	"\twire_json\x18\x1e \x01(\fH\x00R\bwireJson\x12E\n" +
+	"\ropen_requests\x18\x1f \x03(\v2 .cad.engine.v1.OpenServerRequestR\fopenRequestsB\n" +
 	"\n" +
 	"\bresponse\"\x9f\x03\n" +
 	"\rServerRequest\x12\x0e\n" +
@@ -1623,12 +1667,13 @@ var file_cad_engine_v1_stream_proto_goTypes = []any{
 	(*ExportDocumentResponse)(nil),   // 44: cad.engine.v1.ExportDocumentResponse
 	(*Operation)(nil),                // 45: cad.engine.v1.Operation
 	(*GetSystemStatusResponse)(nil),  // 46: cad.engine.v1.GetSystemStatusResponse
-	(*ApprovalParams)(nil),           // 47: cad.engine.v1.ApprovalParams
-	(*PickPointParams)(nil),          // 48: cad.engine.v1.PickPointParams
-	(*PickEntitiesParams)(nil),       // 49: cad.engine.v1.PickEntitiesParams
-	(*ApprovalResult)(nil),           // 50: cad.engine.v1.ApprovalResult
-	(*PickPointResult)(nil),          // 51: cad.engine.v1.PickPointResult
-	(*PickEntitiesResult)(nil),       // 52: cad.engine.v1.PickEntitiesResult
+	(*OpenServerRequest)(nil),        // 47: cad.engine.v1.OpenServerRequest
+	(*ApprovalParams)(nil),           // 48: cad.engine.v1.ApprovalParams
+	(*PickPointParams)(nil),          // 49: cad.engine.v1.PickPointParams
+	(*PickEntitiesParams)(nil),       // 50: cad.engine.v1.PickEntitiesParams
+	(*ApprovalResult)(nil),           // 51: cad.engine.v1.ApprovalResult
+	(*PickPointResult)(nil),          // 52: cad.engine.v1.PickPointResult
+	(*PickEntitiesResult)(nil),       // 53: cad.engine.v1.PickEntitiesResult
 }
 var file_cad_engine_v1_stream_proto_depIdxs = []int32{
 	2,  // 0: cad.engine.v1.SessionRequest.open:type_name -> cad.engine.v1.OpenStream
@@ -1675,20 +1720,21 @@ var file_cad_engine_v1_stream_proto_depIdxs = []int32{
 	44, // 41: cad.engine.v1.SessionCallResult.export_document:type_name -> cad.engine.v1.ExportDocumentResponse
 	45, // 42: cad.engine.v1.SessionCallResult.operation:type_name -> cad.engine.v1.Operation
 	46, // 43: cad.engine.v1.SessionCallResult.get_system_status:type_name -> cad.engine.v1.GetSystemStatusResponse
-	11, // 44: cad.engine.v1.ServerRequest.trace_context:type_name -> cad.engine.v1.ServerRequest.TraceContextEntry
-	47, // 45: cad.engine.v1.ServerRequest.approval:type_name -> cad.engine.v1.ApprovalParams
-	48, // 46: cad.engine.v1.ServerRequest.pick_point:type_name -> cad.engine.v1.PickPointParams
-	49, // 47: cad.engine.v1.ServerRequest.pick_entities:type_name -> cad.engine.v1.PickEntitiesParams
-	12, // 48: cad.engine.v1.ServerRequestAnswer.trace_context:type_name -> cad.engine.v1.ServerRequestAnswer.TraceContextEntry
-	32, // 49: cad.engine.v1.ServerRequestAnswer.error:type_name -> google.rpc.Status
-	50, // 50: cad.engine.v1.ServerRequestAnswer.approval:type_name -> cad.engine.v1.ApprovalResult
-	51, // 51: cad.engine.v1.ServerRequestAnswer.pick_point:type_name -> cad.engine.v1.PickPointResult
-	52, // 52: cad.engine.v1.ServerRequestAnswer.pick_entities:type_name -> cad.engine.v1.PickEntitiesResult
-	53, // [53:53] is the sub-list for method output_type
-	53, // [53:53] is the sub-list for method input_type
-	53, // [53:53] is the sub-list for extension type_name
-	53, // [53:53] is the sub-list for extension extendee
-	0,  // [0:53] is the sub-list for field type_name
+	47, // 44: cad.engine.v1.SessionCallResult.open_requests:type_name -> cad.engine.v1.OpenServerRequest
+	11, // 45: cad.engine.v1.ServerRequest.trace_context:type_name -> cad.engine.v1.ServerRequest.TraceContextEntry
+	48, // 46: cad.engine.v1.ServerRequest.approval:type_name -> cad.engine.v1.ApprovalParams
+	49, // 47: cad.engine.v1.ServerRequest.pick_point:type_name -> cad.engine.v1.PickPointParams
+	50, // 48: cad.engine.v1.ServerRequest.pick_entities:type_name -> cad.engine.v1.PickEntitiesParams
+	12, // 49: cad.engine.v1.ServerRequestAnswer.trace_context:type_name -> cad.engine.v1.ServerRequestAnswer.TraceContextEntry
+	32, // 50: cad.engine.v1.ServerRequestAnswer.error:type_name -> google.rpc.Status
+	51, // 51: cad.engine.v1.ServerRequestAnswer.approval:type_name -> cad.engine.v1.ApprovalResult
+	52, // 52: cad.engine.v1.ServerRequestAnswer.pick_point:type_name -> cad.engine.v1.PickPointResult
+	53, // 53: cad.engine.v1.ServerRequestAnswer.pick_entities:type_name -> cad.engine.v1.PickEntitiesResult
+	54, // [54:54] is the sub-list for method output_type
+	54, // [54:54] is the sub-list for method input_type
+	54, // [54:54] is the sub-list for extension type_name
+	54, // [54:54] is the sub-list for extension extendee
+	0,  // [0:54] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_stream_proto_init() }
@@ -1750,6 +1796,7 @@ func file_cad_engine_v1_stream_proto_init() {
 		(*SessionCallResult_ExportDocument)(nil),
 		(*SessionCallResult_Operation)(nil),
 		(*SessionCallResult_GetSystemStatus)(nil),
+		(*SessionCallResult_WireJson)(nil),
 	}
 	file_cad_engine_v1_stream_proto_msgTypes[6].OneofWrappers = []any{
 		(*ServerRequest_Approval)(nil),

@@ -7706,11 +7706,21 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if d.Failed() {
 				return false
 			}
-		case "create_session":
+		case "wire_json":
 			if seen&(1<<2) != 0 {
 				return d.Fail()
 			}
 			seen |= 1 << 2
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.WireJson = v
+		case "create_session":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7720,10 +7730,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_CreateSession{CreateSession: v}
 		case "resume_session":
-			if seen&(1<<3) != 0 {
+			if seen&(1<<4) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 3
+			seen |= 1 << 4
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7733,10 +7743,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_ResumeSession{ResumeSession: v}
 		case "get_session_events":
-			if seen&(1<<4) != 0 {
+			if seen&(1<<5) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 4
+			seen |= 1 << 5
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7746,10 +7756,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_GetSessionEvents{GetSessionEvents: v}
 		case "subscribe":
-			if seen&(1<<5) != 0 {
+			if seen&(1<<6) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 5
+			seen |= 1 << 6
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7759,10 +7769,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_Subscribe{Subscribe: v}
 		case "interrupt_session":
-			if seen&(1<<6) != 0 {
+			if seen&(1<<7) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 6
+			seen |= 1 << 7
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7772,10 +7782,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_InterruptSession{InterruptSession: v}
 		case "close_session":
-			if seen&(1<<7) != 0 {
+			if seen&(1<<8) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 7
+			seen |= 1 << 8
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7785,10 +7795,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_CloseSession{CloseSession: v}
 		case "call_tool":
-			if seen&(1<<8) != 0 {
+			if seen&(1<<9) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 8
+			seen |= 1 << 9
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7798,10 +7808,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_CallTool{CallTool: v}
 		case "execute_batch":
-			if seen&(1<<9) != 0 {
+			if seen&(1<<10) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 9
+			seen |= 1 << 10
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7811,10 +7821,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_ExecuteBatch{ExecuteBatch: v}
 		case "list_tools":
-			if seen&(1<<10) != 0 {
+			if seen&(1<<11) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 10
+			seen |= 1 << 11
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7824,10 +7834,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_ListTools{ListTools: v}
 		case "create_document":
-			if seen&(1<<11) != 0 {
+			if seen&(1<<12) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 11
+			seen |= 1 << 12
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7837,10 +7847,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_CreateDocument{CreateDocument: v}
 		case "get_document":
-			if seen&(1<<12) != 0 {
+			if seen&(1<<13) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 12
+			seen |= 1 << 13
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7850,10 +7860,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_GetDocument{GetDocument: v}
 		case "list_documents":
-			if seen&(1<<13) != 0 {
+			if seen&(1<<14) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 13
+			seen |= 1 << 14
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7863,10 +7873,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_ListDocuments{ListDocuments: v}
 		case "export_document":
-			if seen&(1<<14) != 0 {
+			if seen&(1<<15) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 14
+			seen |= 1 << 15
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7876,10 +7886,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_ExportDocument{ExportDocument: v}
 		case "import_document":
-			if seen&(1<<15) != 0 {
+			if seen&(1<<16) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 15
+			seen |= 1 << 16
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7889,10 +7899,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_ImportDocument{ImportDocument: v}
 		case "get_operation":
-			if seen&(1<<16) != 0 {
+			if seen&(1<<17) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 16
+			seen |= 1 << 17
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7902,10 +7912,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_GetOperation{GetOperation: v}
 		case "get_system_status":
-			if seen&(1<<17) != 0 {
+			if seen&(1<<18) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 17
+			seen |= 1 << 18
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7915,10 +7925,10 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			x.Request = &SessionCall_GetSystemStatus{GetSystemStatus: v}
 		case "attach_session":
-			if seen&(1<<18) != 0 {
+			if seen&(1<<19) != 0 {
 				return d.Fail()
 			}
-			seen |= 1 << 18
+			seen |= 1 << 19
 			if x.Request != nil {
 				return d.Fail()
 			}
@@ -7933,7 +7943,7 @@ func (x *SessionCall) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 		}
 	}
-	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+	return !d.Failed() && (d.Partial || seen&0x5 == 0x5)
 }
 
 // MarshalWire implements jsonwire.Message.
@@ -7953,6 +7963,8 @@ func (x *SessionCall) MarshalWire(e *jsonwire.Encoder) {
 		}
 		e.CloseObject()
 	}
+	e.Key("\"wire_json\":")
+	e.Bool(x.WireJson)
 	if o, ok := x.Request.(*SessionCall_CreateSession); ok {
 		e.Key("\"create_session\":")
 		o.CreateSession.MarshalWire(e)
