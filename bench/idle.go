@@ -239,6 +239,7 @@ func idleSessions(ctx context.Context, e *env, row *Row, n, full int) error {
 	perStack := (float64(stack1) - float64(stack0)) / float64(n)
 	row.Checks = []Check{
 		check("KiB/session", "heap + stacks in use per session (lower is better)", (perHeap+perStack)/1024, "KiB", Goal{"<=", 64}),
+		check("goroutines/session", "goroutines per session (lower is better)", float64(g1-g0)/float64(n), "", Goal{"<=", 3}),
 	}
 	row.Notes = []string{
 		fmt.Sprintf("Per session: %.1f KiB of heap, %.1f KiB of goroutine stacks, %.1f goroutines (heap in use %s → %s, stacks %s → %s).",
