@@ -123,8 +123,7 @@ type Gateway struct {
 	// serverMethods are the server requests, by wire method.
 	serverMethods map[string]*serverMethod
 	tokens        tokens
-	engines       *engineSet                   // the links to engines (see routeCall)
-	engine        enginev1.EngineServiceClient // the home engine's
+	engines       *engineSet // the links to engines (see routeCall)
 	obs           *observability
 	check         *checker // nil unless Config.CheckContracts
 
@@ -225,7 +224,6 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	home, _ := engines.client(engines.home())
 	gw := &Gateway{
 		cfg:           cfg,
 		log:           log,
@@ -234,7 +232,6 @@ func New(cfg Config) (*Gateway, error) {
 		serverMethods: sms,
 		tokens:        toks,
 		engines:       engines,
-		engine:        home,
 		obs:           obs,
 		check:         chk,
 	}

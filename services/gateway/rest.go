@@ -37,7 +37,7 @@ func (gw *Gateway) restHandler(ctx context.Context) (http.Handler, error) {
 			return metadata.Pairs(PrincipalHeader, principal)
 		}),
 	)
-	if err := enginev1.RegisterEngineServiceHandlerClient(ctx, mux, gw.engine); err != nil {
+	if err := enginev1.RegisterEngineServiceHandlerClient(ctx, mux, enginev1.NewEngineServiceClient(routedConn{gw.engines})); err != nil {
 		return nil, fmt.Errorf("rest: %w", err)
 	}
 	return mux, nil

@@ -175,14 +175,73 @@ func stringField(params proto.Message, name protoreflect.Name) string {
 // and the holder's address it names ("" for none).
 func notLeaseHolder(result *enginev1.SessionCallResult) (holder string, ok bool) {
 	e := result.GetError()
-	if e == nil || codes.Code(e.GetCode()) != codes.FailedPrecondition {
+	if e == nil {
 		return "", false
 	}
-	info := errorInfo(status.FromProto(e))
+	return notLeaseHolderStatus(status.FromProto(e))
+}
+
+// notLeaseHolderStatus is notLeaseHolder for a gRPC status.
+func notLeaseHolderStatus(s *status.Status) (holder string, ok bool) {
+	if s.Code() != codes.FailedPrecondition {
+		return "", false
+	}
+	info := errorInfo(s)
 	if info.GetReason() != enginev1.ErrorReason_ERROR_REASON_NOT_LEASE_HOLDER.String() {
 		return "", false
 	}
 	return info.GetMetadata()["holder"], true
+}
+
+// routedConn is the gateway's unary link to its engines (REST under
+// /v1/): a call that names a document goes to the engine that serves it,
+// as a Session-stream call does (see routeCall): its remembered route,
+// else home; a NOT_LEASE_HOLDER sends it once to the holder it names, and
+// the route is remembered. Streams go to the home engine.
+type routedConn struct{ es *engineSet }
+
+func (rc routedConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	msg, _ := args.(proto.Message)
+	doc, bySession := routeKey(msg)
+	if bySession {
+		doc = "" // sessions are the Session stream's; other calls go home
+	}
+	addr := rc.es.route(doc, rc.es.home())
+	for redirected := false; ; redirected = true {
+		conn, err := rc.es.connTo(addr)
+		if err != nil {
+			return status.Error(codes.Unavailable, err.Error())
+		}
+		err = conn.Invoke(ctx, method, args, reply, opts...)
+		holder, refused := notLeaseHolderStatus(status.Convert(err))
+		switch {
+		case err == nil && addr != rc.es.home():
+			rc.es.remember(doc, addr)
+		case err == nil:
+			rc.es.forget(doc, addr)
+		case refused && holder != "" && holder != addr && !redirected:
+			rc.es.remember(doc, holder)
+			addr = holder
+			continue
+		case refused, status.Code(err) == codes.Unavailable:
+			rc.es.forget(doc, addr)
+		}
+		return err
+	}
+}
+
+func (rc routedConn) NewStream(ctx context.Context, desc *grpc.StreamDesc, method string, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	return rc.es.conn().NewStream(ctx, desc, method, opts...)
+}
+
+// connTo is the connection to the engine at addr, dialled on first use.
+func (es *engineSet) connTo(addr string) (*grpc.ClientConn, error) {
+	if _, err := es.client(addr); err != nil {
+		return nil, err
+	}
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	return es.conns[addr], nil
 }
 
 // routeCall sends call, whose params are params, to the engine that
