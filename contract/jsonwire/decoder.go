@@ -518,7 +518,8 @@ func (d *Decoder) skip() bool {
 		if !d.OpenObject() {
 			return false
 		}
-		var keys [][]byte
+		var room [8][]byte // most objects have few keys: no allocation
+		keys := room[:0]
 		for {
 			key, ok := d.NextKey()
 			if !ok {
@@ -565,6 +566,9 @@ func (d *Decoder) skip() bool {
 // compact is a copy of v, a valid JSON value, without the spaces between
 // its tokens.
 func compact(v []byte) []byte {
+	if !bytes.ContainsAny(v, " \t\n\r") {
+		return bytes.Clone(v) // the common case: nothing to take out
+	}
 	out := make([]byte, 0, len(v))
 	in := false
 	for i := 0; i < len(v); i++ {
