@@ -329,6 +329,7 @@ func (gw *Gateway) Serve(ctx context.Context, lis net.Listener) error {
 		// Requests outlive ctx: a stop drains them (see below) rather than
 		// cutting them off.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ConnContext: connContext,
 	}
 	if gw.cfg.Listening != nil {
 		gw.cfg.Listening(lis.Addr())
