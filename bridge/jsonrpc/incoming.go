@@ -266,9 +266,13 @@ func (r *replier) done(resps ...*Response) (out []byte, last bool) {
 	r.resps = append(r.resps, resps...)
 	r.open--
 	last = r.open == 0
+	all := r.resps
+	if last {
+		r.resps = nil // the results are garbage once encoded, while the payload waits to be written
+	}
 	r.mu.Unlock()
 	if !last {
 		return nil, false
 	}
-	return encodeResponses(r.resps, r.batch), true
+	return encodeResponses(all, r.batch), true
 }

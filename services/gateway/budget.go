@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,82 +33,13 @@ var errBudgetClosed = errors.New("connection closed")
 type memoryBudget struct {
 	limit int64 // <= 0: none
 	used  atomic.Int64
-	// peak is the most used since the memory was last given back to the
-	// operating system.
-	peak atomic.Int64
-
-	mu      sync.Mutex    // guards free, pending and again
-	free    *time.Timer   // gives memory back; nil until first needed
-	pending time.Time     // when the free now scheduled was first asked for
-	again   time.Duration // the wait before the next of a series of frees; 0 after the last
 }
 
 // over reports whether the process holds more than its budget: new calls
 // are then turned away with 4029.
 func (m *memoryBudget) over() bool { return m.limit > 0 && m.used.Load() > m.limit }
 
-func (m *memoryBudget) add(n int64) {
-	if used := m.used.Add(n); n > 0 && used > m.peak.Load() {
-		m.peak.Store(used)
-	}
-}
-
-// freeThreshold is how much the bytes held must have fallen since their
-// peak for the gateway to give memory back to the operating system.
-const freeThreshold = 32 << 20
-
-// settleDelay is how long the gateway waits, after what it held has fallen,
-// before it gives memory back: the goroutines of a dropped connection let
-// go of its buffers only after its budget is closed, and a free before that
-// would find them still in use. It gives memory back again after twice
-// as long, and so on up to settleLast, for what is let go later still
-// (calls of the dropped connection still running, their streams).
-// settleMax bounds the first wait while clients keep being dropped.
-const (
-	settleDelay = time.Second
-	settleLast  = 64 * time.Second
-	settleMax   = 5 * time.Second
-)
-
-// settle gives memory back to the operating system once what is held has
-// fallen by freeThreshold from its peak (say, slow clients were dropped):
-// the Go runtime would otherwise keep the pages for minutes. It does so
-// settleDelay after the last fall (at the latest settleMax after the
-// first), then again 2, 4, … 64 s after that.
-func (m *memoryBudget) settle() {
-	if m.peak.Load()-m.used.Load() < freeThreshold {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := time.Now()
-	m.again = settleDelay
-	switch {
-	case m.free == nil:
-		m.free = time.AfterFunc(settleDelay, m.giveBack)
-		m.pending = now
-	case m.pending.IsZero():
-		m.free.Reset(settleDelay)
-		m.pending = now
-	case now.Sub(m.pending) < settleMax:
-		m.free.Reset(settleDelay)
-	}
-}
-
-// giveBack returns the memory the heap no longer uses to the operating
-// system.
-func (m *memoryBudget) giveBack() {
-	m.mu.Lock()
-	m.pending = time.Time{}
-	if m.again *= 2; m.again <= settleLast {
-		m.free.Reset(m.again)
-	} else {
-		m.again = 0
-	}
-	m.mu.Unlock()
-	m.peak.Store(m.used.Load())
-	debug.FreeOSMemory()
-}
+func (m *memoryBudget) add(n int64) { m.used.Add(n) }
 
 // connBudget is one connection's budget. Reading waits while what the
 // connection holds (reads and writes) is over the limit; queueing an
@@ -234,5 +164,4 @@ func (b *connBudget) close() {
 	}
 	b.mu.Unlock()
 	b.process.add(-held)
-	b.process.settle()
 }

@@ -130,7 +130,10 @@ type Gateway struct {
 	connections atomic.Int64
 	// memory counts the bytes all connections hold for their clients.
 	memory memoryBudget
-	ready  atomic.Bool
+	// reclaim gives memory back to the operating system after
+	// connections end.
+	reclaim *reclaimer
+	ready   atomic.Bool
 	// draining is done when a graceful stop begins (startDrain):
 	// long-lived connections finish their calls and close with "going
 	// away".
@@ -234,6 +237,7 @@ func New(cfg Config) (*Gateway, error) {
 		engines:       engines,
 		obs:           obs,
 		check:         chk,
+		reclaim:       newReclaimer(),
 	}
 	gw.draining, gw.startDrain = context.WithCancel(context.Background())
 	gw.memory.limit = cfg.MemoryBudget
@@ -244,6 +248,7 @@ func New(cfg Config) (*Gateway, error) {
 // Close closes the surfaces that can be closed, then releases the engine
 // connection.
 func (gw *Gateway) Close() error {
+	gw.reclaim.close()
 	for _, s := range gw.cfg.Surfaces {
 		if c, ok := s.(io.Closer); ok {
 			c.Close()
@@ -324,6 +329,7 @@ func (gw *Gateway) Serve(ctx context.Context, lis net.Listener) error {
 		// Requests outlive ctx: a stop drains them (see below) rather than
 		// cutting them off.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ConnContext: connContext,
 	}
 	if gw.cfg.Listening != nil {
 		gw.cfg.Listening(lis.Addr())
@@ -379,6 +385,7 @@ func Run(ctx context.Context, cfg Config) error {
 // stops reading, finishes the calls already read (bounded by
 // Config.DrainTimeout), writes their answers and returns nil.
 func (gw *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	defer gw.reclaim.connEnded()
 	stream := jsonrpc.NewLineStream(r, w, jsonrpc.LineStreamOptions{MaxLineSize: int(gw.cfg.ReadLimit)})
 	budget := gw.newConnBudget()
 	defer budget.close()

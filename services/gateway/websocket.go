@@ -45,7 +45,8 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 		}
 		stream.Close()
 		stream.wait()
-		budget.close() // after the writer stopped: frees what was never written
+		budget.close()         // after the writer stopped: frees what was never written
+		gw.reclaim.connEnded() // last, once everything the connection held is garbage
 	})
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"syscall"
@@ -21,6 +23,7 @@ func main() {
 	var cfg gateway.Config
 	var mcfg mcp.Config
 	var stdio, mcpStdio bool
+	var pprofListen string
 	fs := flag.NewFlagSet("gateway", flag.ExitOnError)
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:7400", "HTTP listen address")
 	fs.StringVar(&cfg.Engine, "engine", "127.0.0.1:7401", "engine gRPC address, or several separated by commas (engines sharing a postgres store; the first is home)")
@@ -37,6 +40,7 @@ func main() {
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "how long calls may finish on a stop or after a client ends its input (0: 10s)")
 	fs.BoolVar(&stdio, "stdio", false, "speak JSON-RPC on stdin/stdout instead of HTTP")
 	fs.BoolVar(&mcpStdio, "mcp-stdio", false, "speak MCP on stdin/stdout instead of HTTP")
+	fs.StringVar(&pprofListen, "pprof-listen", "", "HTTP address of the Go profiles (/debug/pprof/), for diagnosis (empty: off)")
 	mcfg.Flags(fs)
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -49,6 +53,12 @@ func main() {
 	cfg.Surfaces = []gateway.Surface{mcp.Surface(mcfg)}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if pprofListen != "" {
+		if err := servePprof(ctx, pprofListen); err != nil {
+			cfg.Logger.Error("gateway stopped", "error", err)
+			os.Exit(1)
+		}
+	}
 	if err := run(ctx, cfg, mcfg, stdio, mcpStdio); err != nil {
 		cfg.Logger.Error("gateway stopped", "error", err)
 		os.Exit(1)
@@ -80,4 +90,24 @@ func run(ctx context.Context, cfg gateway.Config, mcfg mcp.Config, stdio, mcpStd
 		return srv.ServeStdio(ctx, os.Stdin, os.Stdout)
 	}
 	return gw.ServeStdio(ctx, os.Stdin, os.Stdout)
+}
+
+// servePprof serves the Go profiles on addr until ctx is done, and prints
+// the address it listens on.
+func servePprof(ctx context.Context, addr string) error {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("pprof listen: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux}
+	context.AfterFunc(ctx, func() { srv.Close() })
+	fmt.Printf("gateway pprof on http://%s/debug/pprof/\n", lis.Addr())
+	go srv.Serve(lis)
+	return nil
 }
