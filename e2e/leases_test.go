@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -349,5 +350,112 @@ func TestLeaseSessionResumedElsewhere(t *testing.T) {
 		if ev.Seq <= resumed.LatestSeq {
 			t.Errorf("event seq %d after the resume at %d", ev.Seq, resumed.LatestSeq)
 		}
+	}
+}
+
+// sessionEvent is an event as session.resume and session.events.since
+// list it.
+type sessionEvent struct {
+	Seq     int64           `json:"seq"`
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// String is the event as a failure message shows it.
+func (e sessionEvent) String() string { return fmt.Sprintf("%d %s %s", e.Seq, e.Type, e.Payload) }
+
+// sameEvent reports whether a and b are one event: seq, type and payload
+// (compared as JSON values).
+func sameEvent(a, b sessionEvent) bool {
+	var pa, pb any
+	json.Unmarshal(a.Payload, &pa)
+	json.Unmarshal(b.Payload, &pb)
+	ja, _ := json.Marshal(pa)
+	jb, _ := json.Marshal(pb)
+	return a.Seq == b.Seq && a.Type == b.Type && string(ja) == string(jb)
+}
+
+// TestLeaseSessionEventsElsewhere: a session's events, emitted on engine
+// A (which owns the session and holds its document), survive A — killed
+// or stopped: the session resumed through the other gateway on engine B
+// with an old cursor replays exactly the events after it (not
+// truncated), and B's events go on with the next seq.
+func TestLeaseSessionEventsElsewhere(t *testing.T) {
+	for _, end := range []struct {
+		name string
+		fn   func(*proctest.Process)
+	}{
+		{"kill -9", (*proctest.Process).Kill},
+		{"stop", (*proctest.Process).Stop},
+	} {
+		t.Run(end.name, func(t *testing.T) {
+			cl := startCluster(t)
+			c := dialWebSocket(t, cl.gatewayA.Addr)
+			var s sessionInfo
+			mustCall(t, c, 1, "session.create", map[string]any{}, &s)
+			var doc struct {
+				DocumentID string `json:"document_id"`
+			}
+			mustCall(t, c, 2, "document.create", map[string]any{"name": "events"}, &doc)
+			var subscribed struct{}
+			mustCall(t, c, 3, "session.subscribe", map[string]any{"session_id": s.SessionID, "document_ids": []string{doc.DocumentID}}, &subscribed)
+			batch := pointsBatch(doc.DocumentID, "op-ev-1", 100, 4, "rollback", false)
+			batch["session_id"] = s.SessionID
+			var r batchResult
+			mustCall(t, c, 4, "cad.batch", batch, &r)
+			var before struct {
+				Events    []sessionEvent `json:"events"`
+				LatestSeq int64          `json:"latest_seq"`
+			}
+			mustCall(t, c, 5, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0}, &before)
+			// 4 × batch.progress, document.changed, operation.finished.
+			if len(before.Events) != 6 || before.LatestSeq != before.Events[5].Seq {
+				t.Fatalf("events on engine A = %v, latest %d; want 6 events up to latest", before.Events, before.LatestSeq)
+			}
+			cursor := before.Events[1].Seq
+			end.fn(cl.engineA)
+
+			q := dialWebSocket(t, cl.gatewayB.Addr)
+			id := 10
+			resume := map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken, "last_seen": cursor}
+			var resumed struct {
+				Events    []sessionEvent `json:"events"`
+				LatestSeq int64          `json:"latest_seq"`
+				Truncated bool           `json:"truncated"`
+			}
+			// 5003 until the session's lease, after a kill, has expired.
+			if resp := until(t, q, &id, "session.resume", resume); resp.Error != nil || json.Unmarshal(resp.Result, &resumed) != nil {
+				t.Fatalf("session.resume on engine B = %+v", describe(resp))
+			}
+			want := before.Events[2:]
+			same := len(resumed.Events) == len(want)
+			for i := 0; same && i < len(want); i++ {
+				same = sameEvent(resumed.Events[i], want[i])
+			}
+			if resumed.Truncated || !same || resumed.LatestSeq != before.LatestSeq {
+				t.Errorf("resume on engine B after seq %d = %v, truncated %v, latest %d; want %v, not truncated, latest %d",
+					cursor, resumed.Events, resumed.Truncated, resumed.LatestSeq, want, before.LatestSeq)
+			}
+
+			batch = pointsBatch(doc.DocumentID, "op-ev-2", 200, 2, "rollback", false)
+			batch["session_id"] = s.SessionID
+			if resp := until(t, q, &id, "cad.batch", batch); resp.Error != nil {
+				t.Fatalf("batch on engine B = %+v", describe(resp))
+			}
+			var after struct {
+				Events []sessionEvent `json:"events"`
+			}
+			id++
+			mustCall(t, q, id, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": before.LatestSeq}, &after)
+			next, finished := true, false
+			for i, ev := range after.Events {
+				next = next && ev.Seq == before.LatestSeq+1+int64(i)
+				finished = finished || ev.Type == "operation.finished" && strings.Contains(string(ev.Payload), "op-ev-2")
+			}
+			if !next || !finished {
+				t.Errorf("events on engine B after seq %d = %v, want seq %d on, one by one, up to op-ev-2's operation.finished",
+					before.LatestSeq, after.Events, before.LatestSeq+1)
+			}
+		})
 	}
 }

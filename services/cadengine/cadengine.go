@@ -155,6 +155,9 @@ func New(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("tool catalog: %w", err)
 	}
+	if sess.shared != nil {
+		sess.events = newEventLog(sess.shared, eng, log)
+	}
 	s := &Server{
 		obs:      obs,
 		tools:    tools,
@@ -272,8 +275,12 @@ func (s *Server) finishWork() {
 	s.cancelBase()
 }
 
-// close closes the core, then the store it writes to.
+// close writes the sessions' events still queued, then closes the core
+// (which lets go of its leases) and the store it writes to.
 func (s *Server) close() error {
+	if s.sessions.events != nil {
+		s.sessions.events.close()
+	}
 	return errors.Join(s.engine.Close(), s.store.Close())
 }
 

@@ -124,6 +124,9 @@ func (s *Server) caller(ctx context.Context, st *streamState, sessionID *string)
 	return ctx, c, func() {
 		untrack()
 		cancel(nil)
+		if s.sessions.events != nil {
+			s.sessions.events.settle(sess) // its events reach the client before its result
+		}
 	}, nil
 }
 

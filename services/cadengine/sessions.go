@@ -50,6 +50,11 @@ type session struct {
 	events []*enginev1.Event
 	latest int64 // seq of the newest event
 	saved  int64 // latest as last saved
+	// On a shared store (eventLog): issued is the seq of the newest event
+	// emitted, latest of the newest written; handled of the newest written
+	// or given up, and progress is closed when handled grows.
+	issued, handled int64
+	progress        chan struct{}
 	// stale are requests open when the engine last stopped: withdrawn with
 	// reason shutdown when the client next resumes.
 	stale []*enginev1.OpenServerRequest
@@ -85,15 +90,19 @@ type sessions struct {
 	// session (the lease on sessionKey): nil on a store of one engine.
 	leases sessionLeases
 	shared store.Shared // the store, with leases: a session taken over is read from it alone
+	// events writes the sessions' events to the shared store before they
+	// are sent; nil on a store of one engine.
+	events *eventLog
 
 	mu   sync.Mutex // guards byID
 	byID map[string]*session
 }
 
 // sessionLeases is how the registry takes sessions' leases (the engine's
-// HoldLease, HoldsLease and DropLease).
+// HoldLease, HoldsLease, Lease and DropLease).
 type sessionLeases interface {
 	HoldsLease(key string) bool
+	Lease(key string) (store.Lease, bool)
 	HoldLease(ctx context.Context, key string) error
 	DropLease(ctx context.Context, key string)
 }
@@ -123,8 +132,9 @@ type savedRequest struct {
 }
 
 // load restores the stored sessions. Their event logs are gone (truncated
-// for anyone resuming with an older cursor) and their open requests are
-// stale.
+// for anyone resuming with an older cursor), their sequences resume past
+// the saved ones, and their open requests are stale. (On a shared store
+// each is read again, with its event log, when the engine takes it over.)
 func (ss *sessions) load(ctx context.Context) error {
 	stored, err := ss.store.LoadSessions(ctx)
 	if err != nil {
@@ -136,14 +146,14 @@ func (ss *sessions) load(ctx context.Context) error {
 			ss.log.Error("skipping unreadable stored session", "session_id", id)
 			continue
 		}
+		s.latest += seqSaveEvery
 		ss.byID[id] = s
 	}
 	return nil
 }
 
 // restore rebuilds a session from its stored state: its event log is
-// gone, its sequence resumes past the saved one, its open requests are
-// stale.
+// empty, its sequence is the saved one, its open requests are stale.
 func (ss *sessions) restore(data []byte) (*session, error) {
 	var saved savedSession
 	info := new(enginev1.Session)
@@ -155,7 +165,7 @@ func (ss *sessions) restore(data []byte) (*session, error) {
 	}
 	s := &session{info: info, resumeToken: saved.ResumeToken, open: map[string]*openRequest{}}
 	s.persist = func() { ss.save(context.Background(), s) }
-	s.latest = saved.LatestSeq + seqSaveEvery
+	s.latest = saved.LatestSeq
 	for _, r := range saved.Open {
 		s.stale = append(s.stale, &enginev1.OpenServerRequest{Id: r.ID, Method: r.Method})
 	}
@@ -164,7 +174,7 @@ func (ss *sessions) restore(data []byte) (*session, error) {
 
 // takeOver takes the lease of session id, which this engine does not
 // own (another engine did, or it was never loaded here), and reads the
-// session afresh from the store. A live owner elsewhere is
+// session afresh from the store, with its event log. A live owner elsewhere is
 // NOT_LEASE_HOLDER, for the gateway to resend the call there.
 func (ss *sessions) takeOver(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
@@ -187,11 +197,17 @@ func (ss *sessions) takeOver(id string) error {
 	if err != nil {
 		return fmt.Errorf("load session %s: %w", id, err)
 	}
+	stored, err := ss.shared.LoadEvents(ctx, id)
+	if err != nil {
+		return fmt.Errorf("load the events of session %s: %w", id, err)
+	}
+	s.restoreEvents(stored)
 	ss.mu.Lock()
 	if old := ss.byID[id]; old != nil {
 		// A copy of an earlier ownership here: seq goes on past it.
 		old.mu.Lock()
 		s.latest = max(s.latest, old.latest)
+		s.issued, s.handled = s.latest, s.latest
 		old.mu.Unlock()
 	}
 	ss.byID[id] = s
@@ -287,6 +303,14 @@ func (ss *sessions) owned(principal, id string, token *string) (*session, error)
 }
 
 func (ss *sessions) remove(ctx context.Context, id string) {
+	if ss.events != nil {
+		ss.mu.Lock()
+		s := ss.byID[id]
+		ss.mu.Unlock()
+		if s != nil {
+			ss.events.settle(s) // no event lands after the delete
+		}
+	}
 	ss.mu.Lock()
 	delete(ss.byID, id)
 	ss.mu.Unlock()
@@ -691,8 +715,14 @@ func (ss *sessions) documentChanged(documentID string, revision int64, operation
 	}
 }
 
-// emit records an event of s, saving its sequence number when due.
+// emit records an event of s: on a shared store through the event log,
+// which writes it before it is sent; else at once, saving the sequence
+// number when due.
 func (ss *sessions) emit(s *session, typ string, payload proto.Message) {
+	if ss.events != nil {
+		ss.events.emit(s, typ, payload)
+		return
+	}
 	if s.emit(typ, payload) {
 		ss.save(context.Background(), s)
 	}

@@ -431,6 +431,23 @@ func (e *Engine) HoldsLease(key string) bool {
 	return l != nil && sh.mono() < l.until.Load()
 }
 
+// Lease returns the lease on key that HoldLease took, while the engine
+// holds it live, for writes fenced by it; ok is false otherwise, and
+// always without Sharing.
+func (e *Engine) Lease(key string) (l store.Lease, ok bool) {
+	sh := e.shared
+	if sh == nil {
+		return store.Lease{}, false
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	ls := sh.keys[key]
+	if ls == nil || sh.mono() >= ls.until.Load() {
+		return store.Lease{}, false
+	}
+	return ls.lease, true
+}
+
 // HoldLease takes the lease on key — something other than a document
 // that one engine serves at a time, such as a session ("ses:" and its
 // id) — and keeps it, renewed with the documents' leases, until it is
