@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,22 +13,19 @@ import (
 
 var _ store.Events = (*Store)(nil)
 
-// sqlAppendEvents appends one session's events under its lease and drops
-// those that fell off its log, in one statement that answers 1, or 0 when
-// the lease is not the writer's (and nothing was written). The lease row
-// is held FOR SHARE until the transaction ends, as cadbridge_fence holds
-// it, so no grant commits between the check and the writes. The
-// statement's parts see one snapshot: the DELETE does not see the rows
-// the INSERT adds, so an append carries no more events than the log keeps.
+// sqlAppendEvents appends one session's events under its lease, as one
+// row, and drops the rows whose events all fell off its log, in one
+// statement that answers 1, or 0 when the lease is not the writer's (and
+// nothing was written). The lease row is held FOR SHARE until the
+// transaction ends, as cadbridge_fence holds it, so no grant commits
+// between the check and the writes.
 const sqlAppendEvents = `WITH fence AS (
 		SELECT 1 FROM document_leases WHERE document_id = $1 AND holder = $2 AND epoch = $3 FOR SHARE
 	), added AS (
-		INSERT INTO session_events (session_id, seq, type, payload)
-		SELECT $4, e.seq, e.type, e.payload FROM unnest($5::bigint[], $6::text[], $7::bytea[]) AS e (seq, type, payload)
-		WHERE EXISTS (SELECT FROM fence)
-		ON CONFLICT (session_id, seq) DO NOTHING
+		INSERT INTO session_events (session_id, last_seq, keep, seqs, types, payloads)
+		SELECT $4, $5, $6, $7, $8, $9 WHERE EXISTS (SELECT FROM fence)
 	), dropped AS (
-		DELETE FROM session_events WHERE session_id = $4 AND seq <= $8 AND EXISTS (SELECT FROM fence)
+		DELETE FROM session_events WHERE session_id = $4 AND last_seq <= $5 - $6 AND EXISTS (SELECT FROM fence)
 	)
 	SELECT count(*) FROM fence`
 
@@ -38,19 +37,14 @@ func (s *Store) AppendEvents(ctx context.Context, appends []store.EventAppend) (
 	}
 	b := &pgx.Batch{}
 	for _, a := range appends {
-		evs := a.Events
-		if int64(len(evs)) > a.Keep {
-			evs = evs[int64(len(evs))-a.Keep:]
-		}
-		seqs, types, payloads := make([]int64, len(evs)), make([]string, len(evs)), make([][]byte, len(evs))
-		for i, ev := range evs {
+		n := len(a.Events)
+		seqs, types, payloads := make([]int64, n), make([]string, n), make([][]byte, n)
+		last := int64(0)
+		for i, ev := range a.Events {
 			seqs[i], types[i], payloads[i] = ev.Seq, ev.Type, notNil(ev.Payload)
+			last = max(last, ev.Seq)
 		}
-		oldest := int64(0) // what falls off the log: seq up to the newest less Keep
-		if len(evs) > 0 {
-			oldest = evs[len(evs)-1].Seq - a.Keep
-		}
-		b.Queue(sqlAppendEvents, a.Lease.DocumentID, a.Lease.Holder, a.Lease.Epoch, a.SessionID, seqs, types, payloads, oldest)
+		b.Queue(sqlAppendEvents, a.Lease.DocumentID, a.Lease.Holder, a.Lease.Epoch, a.SessionID, last, a.Keep, seqs, types, payloads)
 	}
 	if b.Len() == 0 {
 		return nil, nil
@@ -73,22 +67,50 @@ func (s *Store) AppendEvents(ctx context.Context, appends []store.EventAppend) (
 	return fenced, nil
 }
 
-// LoadEvents implements [store.Events].
+// LoadEvents implements [store.Events]: the rows in append order, each
+// seq as first appended, without those that fell off the log as of the
+// newest append.
 func (s *Store) LoadEvents(ctx context.Context, sessionID string) ([]store.EventRecord, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT seq, type, payload FROM session_events WHERE session_id = $1 ORDER BY seq`, sessionID)
+	rows, err := s.pool.Query(ctx, `SELECT last_seq, keep, seqs, types, payloads FROM session_events WHERE session_id = $1 ORDER BY id`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("load events of %s: %w", sessionID, err)
 	}
-	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.EventRecord, error) {
-		var ev store.EventRecord
-		err := row.Scan(&ev.Seq, &ev.Type, &ev.Payload)
-		return ev, err
-	})
-	if err != nil {
+	defer rows.Close()
+	var (
+		events       []store.EventRecord
+		seen         = map[int64]bool{}
+		newest, keep int64
+	)
+	for rows.Next() {
+		var (
+			last, k  int64
+			seqs     []int64
+			types    []string
+			payloads [][]byte
+		)
+		if err := rows.Scan(&last, &k, &seqs, &types, &payloads); err != nil {
+			return nil, fmt.Errorf("load events of %s: %w", sessionID, err)
+		}
+		if len(types) != len(seqs) || len(payloads) != len(seqs) {
+			return nil, fmt.Errorf("load events of %s: an append of %d seqs, %d types and %d payloads", sessionID, len(seqs), len(types), len(payloads))
+		}
+		if last >= newest {
+			newest, keep = last, k
+		}
+		for i, seq := range seqs {
+			if !seen[seq] {
+				seen[seq] = true
+				events = append(events, store.EventRecord{Seq: seq, Type: types[i], Payload: payloads[i]})
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load events of %s: %w", sessionID, err)
 	}
+	events = slices.DeleteFunc(events, func(ev store.EventRecord) bool { return ev.Seq <= newest-keep })
+	slices.SortFunc(events, func(a, b store.EventRecord) int { return cmp.Compare(a.Seq, b.Seq) })
 	return events, nil
 }
