@@ -36,6 +36,16 @@ import (
 // a new owner goes on from the newest stored seq (sessions.takeOver). The
 // append is fenced by the session's lease: events of an owner that lost
 // the session are never written, nor sent.
+//
+// The store may commit appends lazily (PostgreSQL: synchronous_commit off,
+// so that a batch's events do not double its fsyncs): they outlive any
+// engine, not a crash of the database server, which may lose the newest.
+// For that case the session's saved seq (savedSession.LatestSeq, written
+// synchronously) stays a step ahead: no event is sent past the saved seq
+// plus seqSaveEvery, the writer saving the seq again first (once every
+// seqSaveEvery events). A new owner that is told the log lost its newest
+// appends goes on past that bound, as after a restart, and tells resuming
+// clients truncated: seq never goes back.
 
 // eventLog writes sessions' events to a shared store, in order, and
 // delivers them once written. One goroutine (run) writes; close waits for
@@ -154,7 +164,21 @@ func (el *eventLog) flush() {
 		written[i] = false
 	}
 	for i, s := range owners {
+		if written[i] {
+			s.reserve(evs[i][len(evs[i])-1].Seq)
+		}
 		s.deliver(evs[i], written[i])
+	}
+}
+
+// reserve saves the session's seq, synchronously, before an event past
+// the saved seq and seqSaveEvery is sent (see above).
+func (s *session) reserve(seq int64) {
+	s.mu.Lock()
+	due := seq > s.saved+seqSaveEvery
+	s.mu.Unlock()
+	if due {
+		s.persist() // saves issued, at least seq
 	}
 }
 
@@ -254,12 +278,19 @@ func (s *session) progressLocked() chan struct{} {
 }
 
 // restoreEvents fills the ring of s, just read from a shared store, with
-// its stored events: seq goes on from the newest one. A session that
-// emitted events whose log is gone (stored before logs were) goes on past
-// its saved seq, as after a restart.
-func (s *session) restoreEvents(stored []store.EventRecord) {
-	if len(stored) == 0 && s.latest > 0 {
+// its stored events: seq goes on from the newest one. A session whose log
+// lost its newest appends (lost), or that emitted events whose log is gone
+// (stored before logs were), keeps no ring and goes on past its saved seq,
+// as after a restart: a client resuming with a cursor before it is told
+// truncated.
+func (s *session) restoreEvents(stored []store.EventRecord, lost bool) {
+	if lost || len(stored) == 0 && s.latest > 0 {
+		if len(stored) > 0 {
+			s.latest = max(s.latest, stored[len(stored)-1].Seq)
+		}
 		s.latest += seqSaveEvery
+		s.issued, s.handled = s.latest, s.latest
+		return
 	}
 	stored = stored[max(0, len(stored)-eventRing):]
 	for _, r := range stored {

@@ -197,11 +197,11 @@ func (ss *sessions) takeOver(id string) error {
 	if err != nil {
 		return fmt.Errorf("load session %s: %w", id, err)
 	}
-	stored, err := ss.shared.LoadEvents(ctx, id)
+	stored, lost, err := ss.shared.LoadEvents(ctx, id)
 	if err != nil {
 		return fmt.Errorf("load the events of session %s: %w", id, err)
 	}
-	s.restoreEvents(stored)
+	s.restoreEvents(stored, lost)
 	ss.mu.Lock()
 	if old := ss.byID[id]; old != nil {
 		// A copy of an earlier ownership here: seq goes on past it.
@@ -220,14 +220,16 @@ func (ss *sessions) takeOver(id string) error {
 func (ss *sessions) save(ctx context.Context, s *session) {
 	s.mu.Lock()
 	info, err := proto.Marshal(s.info)
-	saved := savedSession{Info: info, ResumeToken: s.resumeToken, LatestSeq: s.latest}
+	// On a shared store, issued: the event log saves the seq before it
+	// sends events past the saved one (see eventLog.flush).
+	saved := savedSession{Info: info, ResumeToken: s.resumeToken, LatestSeq: max(s.latest, s.issued)}
 	for _, id := range s.order {
 		saved.Open = append(saved.Open, savedRequest{ID: id, Method: s.open[id].frame.GetMethod()})
 	}
 	for _, r := range s.stale {
 		saved.Open = append(saved.Open, savedRequest{ID: r.GetId(), Method: r.GetMethod()})
 	}
-	s.saved = s.latest
+	s.saved = saved.LatestSeq
 	s.mu.Unlock()
 	data, jerr := json.Marshal(saved)
 	if err == nil {

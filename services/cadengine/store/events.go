@@ -13,6 +13,13 @@ import "context"
 // that was paused or cut off while another took the session over never
 // writes into the new owner's log.
 //
+// An append outlives the engine that made it: once AppendEvents returns,
+// every engine sharing the store reads it. It need not outlive the store
+// itself: a store may make appends durable lazily (PostgreSQL writes them
+// with synchronous_commit off, so the next synchronous commit, or the WAL
+// writer within a moment, flushes them), and after its own crash it may
+// have lost the newest ones. LoadEvents then says so.
+//
 // Events must be safe for concurrent use, also by several processes
 // sharing the storage.
 type Events interface {
@@ -24,7 +31,9 @@ type Events interface {
 	// have landed changes nothing.
 	AppendEvents(ctx context.Context, appends []EventAppend) (fenced []int, err error)
 	// LoadEvents returns the stored events of the session, oldest first.
-	LoadEvents(ctx context.Context, sessionID string) ([]EventRecord, error)
+	// lost reports that the newest appends may be gone: the store
+	// restarted (crashed) since the newest append it still has.
+	LoadEvents(ctx context.Context, sessionID string) (events []EventRecord, lost bool, err error)
 }
 
 // EventAppend is events of one session, appended under the session's

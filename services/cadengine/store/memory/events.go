@@ -41,15 +41,15 @@ func (s *Store) AppendEvents(_ context.Context, appends []store.EventAppend) ([]
 }
 
 // LoadEvents implements [store.Events].
-func (s *Store) LoadEvents(_ context.Context, sessionID string) ([]store.EventRecord, error) {
+func (s *Store) LoadEvents(_ context.Context, sessionID string) ([]store.EventRecord, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, store.ErrClosed
+		return nil, false, store.ErrClosed
 	}
 	out := slices.Clone(s.events[sessionID])
 	for i := range out {
 		out[i].Payload = slices.Clone(out[i].Payload)
 	}
-	return out, nil
+	return out, false, nil
 }

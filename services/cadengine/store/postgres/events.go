@@ -29,13 +29,25 @@ const sqlAppendEvents = `WITH fence AS (
 	)
 	SELECT count(*) FROM fence`
 
+// sqlLazyCommit makes the transaction it runs in commit with
+// synchronous_commit off: the commit is visible to every connection at
+// once, and on disk at the next synchronous commit of any connection or
+// within three wal_writer_delay, without waiting for the WAL's flush.
+const sqlLazyCommit = `SELECT set_config('synchronous_commit', 'off', true)`
+
 // AppendEvents implements [store.Events]: one statement per append, all
-// in one batch, which PostgreSQL runs as one implicit transaction.
+// in one batch, which PostgreSQL runs as one implicit transaction,
+// committed lazily (sqlLazyCommit). Waiting for the WAL's flush would
+// double the fsyncs of a session's batch (its events are appended while
+// it runs, and its operation.finished after its own commit); what a lazy
+// commit risks is the newest events on a crash of the server, which
+// LoadEvents then reports (the rows' server_start).
 func (s *Store) AppendEvents(ctx context.Context, appends []store.EventAppend) ([]int, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
 	b := &pgx.Batch{}
+	b.Queue(sqlLazyCommit)
 	for _, a := range appends {
 		n := len(a.Events)
 		seqs, types, payloads := make([]int64, n), make([]string, n), make([][]byte, n)
@@ -46,10 +58,14 @@ func (s *Store) AppendEvents(ctx context.Context, appends []store.EventAppend) (
 		}
 		b.Queue(sqlAppendEvents, a.Lease.DocumentID, a.Lease.Holder, a.Lease.Epoch, a.SessionID, last, a.Keep, seqs, types, payloads)
 	}
-	if b.Len() == 0 {
+	if len(appends) == 0 {
 		return nil, nil
 	}
 	br := s.pool.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return nil, fmt.Errorf("append events: %w", err)
+	}
 	var fenced []int
 	for i := range appends {
 		var held int
@@ -69,20 +85,23 @@ func (s *Store) AppendEvents(ctx context.Context, appends []store.EventAppend) (
 
 // LoadEvents implements [store.Events]: the rows in append order, each
 // seq as first appended, without those that fell off the log as of the
-// newest append.
-func (s *Store) LoadEvents(ctx context.Context, sessionID string) ([]store.EventRecord, error) {
+// newest append; lost when the newest append is older than the server's
+// start.
+func (s *Store) LoadEvents(ctx context.Context, sessionID string) ([]store.EventRecord, bool, error) {
 	if err := s.check(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT last_seq, keep, seqs, types, payloads FROM session_events WHERE session_id = $1 ORDER BY id`, sessionID)
+	rows, err := s.pool.Query(ctx, `SELECT last_seq, keep, seqs, types, payloads, server_start < pg_postmaster_start_time()
+		FROM session_events WHERE session_id = $1 ORDER BY id`, sessionID)
 	if err != nil {
-		return nil, fmt.Errorf("load events of %s: %w", sessionID, err)
+		return nil, false, fmt.Errorf("load events of %s: %w", sessionID, err)
 	}
 	defer rows.Close()
 	var (
 		events       []store.EventRecord
 		seen         = map[int64]bool{}
 		newest, keep int64
+		lost         bool
 	)
 	for rows.Next() {
 		var (
@@ -90,15 +109,16 @@ func (s *Store) LoadEvents(ctx context.Context, sessionID string) ([]store.Event
 			seqs     []int64
 			types    []string
 			payloads [][]byte
+			before   bool
 		)
-		if err := rows.Scan(&last, &k, &seqs, &types, &payloads); err != nil {
-			return nil, fmt.Errorf("load events of %s: %w", sessionID, err)
+		if err := rows.Scan(&last, &k, &seqs, &types, &payloads, &before); err != nil {
+			return nil, false, fmt.Errorf("load events of %s: %w", sessionID, err)
 		}
 		if len(types) != len(seqs) || len(payloads) != len(seqs) {
-			return nil, fmt.Errorf("load events of %s: an append of %d seqs, %d types and %d payloads", sessionID, len(seqs), len(types), len(payloads))
+			return nil, false, fmt.Errorf("load events of %s: an append of %d seqs, %d types and %d payloads", sessionID, len(seqs), len(types), len(payloads))
 		}
 		if last >= newest {
-			newest, keep = last, k
+			newest, keep, lost = last, k, before
 		}
 		for i, seq := range seqs {
 			if !seen[seq] {
@@ -108,9 +128,9 @@ func (s *Store) LoadEvents(ctx context.Context, sessionID string) ([]store.Event
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load events of %s: %w", sessionID, err)
+		return nil, false, fmt.Errorf("load events of %s: %w", sessionID, err)
 	}
 	events = slices.DeleteFunc(events, func(ev store.EventRecord) bool { return ev.Seq <= newest-keep })
 	slices.SortFunc(events, func(a, b store.EventRecord) int { return cmp.Compare(a.Seq, b.Seq) })
-	return events, nil
+	return events, lost, nil
 }

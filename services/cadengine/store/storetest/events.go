@@ -42,9 +42,12 @@ func appendEvents(t *testing.T, e store.Events, appends ...store.EventAppend) (f
 // wantEvents checks that the stored log of session is want.
 func wantEvents(t *testing.T, e store.Events, session string, want []store.EventRecord) {
 	t.Helper()
-	got, err := e.LoadEvents(context.Background(), session)
+	got, lost, err := e.LoadEvents(context.Background(), session)
 	if err != nil {
 		t.Fatalf("LoadEvents(%s): %v", session, err)
+	}
+	if lost {
+		t.Errorf("LoadEvents(%s) says events were lost; the store never restarted", session)
 	}
 	same := slices.EqualFunc(got, want, func(a, b store.EventRecord) bool {
 		return a.Seq == b.Seq && a.Type == b.Type && bytes.Equal(a.Payload, b.Payload)

@@ -12,5 +12,9 @@ CREATE TABLE session_events (
 	seqs       bigint[] NOT NULL,
 	types      text[] NOT NULL,
 	payloads   bytea[] NOT NULL,     -- JSON, opaque to the store
+	-- The server's start as of the append, which is committed with
+	-- synchronous_commit off: an append older than the server's current
+	-- start may have had newer ones that a crash lost.
+	server_start timestamptz NOT NULL DEFAULT pg_postmaster_start_time(),
 	PRIMARY KEY (session_id, id)
 );
