@@ -459,3 +459,112 @@ func TestLeaseSessionEventsElsewhere(t *testing.T) {
 		})
 	}
 }
+
+// TestLeaseAskAcrossEngines: a batch whose document engine B holds, for a
+// session engine A owns (the client's gateway's home), asks the session's
+// client: B opens the approval in the store, A relays it on the client's
+// connection, the client's answer goes back to B exactly once, and the
+// batch applies once.
+func TestLeaseAskAcrossEngines(t *testing.T) {
+	cl := startCluster(t)
+	p := newPeer(t, cl.gatewayA.Addr)
+	p.call(1, "session.create", map[string]any{"capabilities": map[string]any{"server_requests": []string{"approval"}}, "approval_policy": "destructive"})
+	var s sessionInfo
+	if f := p.response(1); f.Error != nil || json.Unmarshal(f.Result, &s) != nil {
+		t.Fatalf("session.create = %+v", f)
+	}
+	c2 := dialWebSocket(t, cl.gatewayB.Addr)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c2, 1, "document.create", map[string]any{"name": "held by B"}, &doc)
+	for i := range 2 {
+		var r struct{}
+		mustCall(t, c2, 2+i, "tools.call", map[string]any{"document_id": doc.DocumentID, "tool": "entity_create_point", "args": map[string]any{"x": i, "y": 0}}, &r)
+	}
+
+	p.call(10, "cad.batch", deleteBatch(s, doc.DocumentID, "op-across"))
+	req := p.request("approval")
+	var params struct {
+		SessionID   string `json:"session_id"`
+		OperationID string `json:"operation_id"`
+	}
+	if json.Unmarshal(req.Params, &params) != nil || params.SessionID != s.SessionID || !strings.HasPrefix(params.OperationID, "op-across") {
+		t.Errorf("approval params = %s, want the session and a step of op-across", req.Params)
+	}
+	var id string
+	json.Unmarshal(req.ID, &id)
+	approveTwice(t, p, id, "op-across", doc.DocumentID)
+	p.call(200, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0})
+	var since struct {
+		OpenRequests []any `json:"open_requests"`
+	}
+	if f := p.response(200); f.Error != nil || json.Unmarshal(f.Result, &since) != nil || len(since.OpenRequests) != 0 {
+		t.Errorf("session.events.since after the answer = %+v, want no open request", f)
+	}
+
+	// Withdrawn by the asker: the call is cancelled on engine B, and the
+	// client is told through engine A.
+	mustCall(t, c2, 4, "document.create", map[string]any{"name": "held by B, 2"}, &doc)
+	for i := range 2 {
+		var r struct{}
+		mustCall(t, c2, 5+i, "tools.call", map[string]any{"document_id": doc.DocumentID, "tool": "entity_create_point", "args": map[string]any{"x": i, "y": 0}}, &r)
+	}
+	p.call(20, "cad.batch", deleteBatch(s, doc.DocumentID, "op-across-cancel"))
+	req = p.request("approval")
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": map[string]any{"id": 20}})
+	got := frames(p, map[string]func(frame) bool{
+		"the batch's answer": func(f frame) bool { return f.Method == "" && string(f.ID) == "20" },
+		"request.cancel":     cancelOf(req),
+	})
+	if f := got["the batch's answer"]; f.Error == nil || f.Error.Code != -32800 {
+		t.Errorf("cancelled cad.batch = %+v, want -32800", f)
+	}
+
+	// Withdrawn by the owner (session.interrupt on engine A): the step on
+	// engine B ends cancelled.
+	p.call(30, "cad.batch", deleteBatch(s, doc.DocumentID, "op-across-interrupt"))
+	req = p.request("approval")
+	p.call(31, "session.interrupt", map[string]any{"session_id": s.SessionID})
+	got = frames(p, map[string]func(frame) bool{
+		"the batch's answer": func(f frame) bool { return f.Method == "" && string(f.ID) == "30" },
+		"request.cancel":     cancelOf(req),
+		"the interrupt":      func(f frame) bool { return f.Method == "" && string(f.ID) == "31" },
+	})
+	var res batchResult
+	if f := got["the batch's answer"]; f.Error != nil || json.Unmarshal(f.Result, &res) != nil || res.OK || len(res.Results) == 0 || res.Results[0].Error == nil || res.Results[0].Error.Kind != "cancelled" {
+		t.Errorf("interrupted cad.batch = %s %+v, want its step cancelled", f.Result, f.Error)
+	}
+	if c := got["request.cancel"]; !strings.Contains(string(c.Params), `"interrupted"`) {
+		t.Errorf("request.cancel = %s, want reason interrupted", c.Params)
+	}
+	if counts := pointsByBatch(t, c2, 10, doc.DocumentID); counts[0] != 2 {
+		t.Errorf("points after the cancelled and the interrupted delete = %v, want both", counts)
+	}
+}
+
+// cancelOf matches the request.cancel of server request req.
+func cancelOf(req frame) func(frame) bool {
+	return func(f frame) bool {
+		return f.Method == "request.cancel" && strings.Contains(string(f.Params), string(req.ID))
+	}
+}
+
+// frames reads p's frames until it has seen one of each of want (by
+// name), and returns them.
+func frames(p *peer, want map[string]func(frame) bool) map[string]frame {
+	p.t.Helper()
+	got := map[string]frame{}
+	for len(got) < len(want) {
+		p.next(fmt.Sprintf("%d frames", len(want)), func(f frame) bool {
+			for name, match := range want {
+				if _, seen := got[name]; !seen && match(f) {
+					got[name] = f
+					return true
+				}
+			}
+			return false
+		})
+	}
+	return got
+}

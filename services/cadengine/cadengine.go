@@ -157,6 +157,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if sess.shared != nil {
 		sess.events = newEventLog(sess.shared, eng, log)
+		sess.remote = newRemoteRequests(sess, eng.EngineID(), log)
 	}
 	s := &Server{
 		obs:      obs,
@@ -218,6 +219,9 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 		return err
 	}
 	if stop := s.watchChanges(); stop != nil {
+		defer stop()
+	}
+	if stop := s.watchRequests(); stop != nil {
 		defer stop()
 	}
 	if s.cfg.Listening != nil {
@@ -363,6 +367,26 @@ func (s *Server) watchChanges() func() {
 				s.sessions.documentChanged(ch.DocumentID, ch.Revision, ch.OperationID)
 			}
 		})
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// watchRequests, on a shared store that carries server requests between
+// engines (store.Requests), relays them (remoteRequests). It returns the
+// function that stops it, or nil.
+func (s *Server) watchRequests() func() {
+	rr := s.sessions.remote
+	if rr == nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rr.watch(ctx)
 	}()
 	return func() {
 		cancel()

@@ -76,6 +76,9 @@ type openRequest struct {
 	params []byte                             // the params as the client gets them (JSON)
 	answer chan *enginev1.ServerRequestAnswer // buffered 1; written once
 	gone   chan struct{}                      // closed when withdrawn
+	// remote, for a request another engine asked (relayed), takes the
+	// answer or withdrawal back to it instead.
+	remote *remoteLink
 }
 
 // sessions is the engine's session registry; sessions survive restarts in
@@ -93,6 +96,9 @@ type sessions struct {
 	// events writes the sessions' events to the shared store before they
 	// are sent; nil on a store of one engine.
 	events *eventLog
+	// remote carries server requests between this engine and the others;
+	// nil on a store of one engine.
+	remote *remoteRequests
 
 	mu   sync.Mutex // guards byID
 	byID map[string]*session
@@ -155,12 +161,8 @@ func (ss *sessions) load(ctx context.Context) error {
 // restore rebuilds a session from its stored state: its event log is
 // empty, its sequence is the saved one, its open requests are stale.
 func (ss *sessions) restore(data []byte) (*session, error) {
-	var saved savedSession
-	info := new(enginev1.Session)
-	if err := json.Unmarshal(data, &saved); err != nil {
-		return nil, err
-	}
-	if err := proto.Unmarshal(saved.Info, info); err != nil {
+	info, saved, err := decodeSession(data)
+	if err != nil {
 		return nil, err
 	}
 	s := &session{info: info, resumeToken: saved.ResumeToken, open: map[string]*openRequest{}}
@@ -170,6 +172,30 @@ func (ss *sessions) restore(data []byte) (*session, error) {
 		s.stale = append(s.stale, &enginev1.OpenServerRequest{Id: r.ID, Method: r.Method})
 	}
 	return s, nil
+}
+
+// decodeSession reads a session's stored state.
+func decodeSession(data []byte) (*enginev1.Session, *savedSession, error) {
+	saved := new(savedSession)
+	info := new(enginev1.Session)
+	if err := json.Unmarshal(data, saved); err != nil {
+		return nil, nil, err
+	}
+	if err := proto.Unmarshal(saved.Info, info); err != nil {
+		return nil, nil, err
+	}
+	return info, saved, nil
+}
+
+// ownedHere is session id when this engine owns it (holds its lease and
+// has it loaded), else nil.
+func (ss *sessions) ownedHere(id string) *session {
+	if ss.leases == nil || !ss.leases.HoldsLease(sessionKey(id)) {
+		return nil
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.byID[id]
 }
 
 // takeOver takes the lease of session id, which this engine does not
@@ -212,6 +238,11 @@ func (ss *sessions) takeOver(id string) error {
 	}
 	ss.byID[id] = s
 	ss.mu.Unlock()
+	if ss.remote != nil {
+		if err := ss.remote.relayOpen(ctx, s); err != nil {
+			ss.log.Error("relay the open requests of a session taken over", "session_id", id, "error", err)
+		}
+	}
 	return nil
 }
 
@@ -224,7 +255,9 @@ func (ss *sessions) save(ctx context.Context, s *session) {
 	// sends events past the saved one (see eventLog.flush).
 	saved := savedSession{Info: info, ResumeToken: s.resumeToken, LatestSeq: max(s.latest, s.issued)}
 	for _, id := range s.order {
-		saved.Open = append(saved.Open, savedRequest{ID: id, Method: s.open[id].frame.GetMethod()})
+		if r := s.open[id]; r.remote == nil { // relayed ones stay open in the store
+			saved.Open = append(saved.Open, savedRequest{ID: id, Method: r.frame.GetMethod()})
+		}
 	}
 	for _, r := range s.stale {
 		saved.Open = append(saved.Open, savedRequest{ID: r.GetId(), Method: r.GetMethod()})
@@ -616,8 +649,16 @@ func (s *session) ask(ctx context.Context, frame *enginev1.ServerRequest, params
 }
 
 // withdraw closes an open request and tells every stream that received
-// it.
+// it, and for a relayed request the engine that asked it.
 func (s *session) withdraw(id string, reason enginev1.CancelReason) {
+	if r := s.withdrawn(id, reason); r != nil && r.remote != nil {
+		r.remote.withdraw(reason)
+	}
+}
+
+// withdrawn closes an open request and tells every stream that received
+// it; it returns the request, or nil when it was not open.
+func (s *session) withdrawn(id string, reason enginev1.CancelReason) *openRequest {
 	s.mu.Lock()
 	r, ok := s.open[id]
 	var recipients []*streamState
@@ -627,9 +668,27 @@ func (s *session) withdraw(id string, reason enginev1.CancelReason) {
 		recipients = s.recipientsLocked(r.frame.GetMethod())
 	}
 	s.mu.Unlock()
-	if ok {
-		sendAll(recipients, s.cancelFrame(id, r.frame.GetMethod(), reason))
+	if !ok {
+		return nil
 	}
+	sendAll(recipients, s.cancelFrame(id, r.frame.GetMethod(), reason))
+	return r
+}
+
+// openRelayed makes a request another engine asked one of the session's
+// open requests and sends it to the streams that answer its method.
+func (s *session) openRelayed(frame *enginev1.ServerRequest, params []byte, link *remoteLink) {
+	r := &openRequest{frame: frame, params: params, answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{}), remote: link}
+	s.mu.Lock()
+	if _, dup := s.open[frame.Id]; dup {
+		s.mu.Unlock()
+		return
+	}
+	s.open[frame.Id] = r
+	s.order = append(s.order, frame.Id)
+	recipients := s.recipientsLocked(frame.GetMethod())
+	s.mu.Unlock()
+	sendAll(recipients, &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequest{ServerRequest: frame}})
 }
 
 // cancelFrame withdraws request id of method, for reason.
@@ -662,7 +721,11 @@ func (s *session) answer(from *streamState, a *enginev1.ServerRequestAnswer) boo
 	if !ok {
 		return false
 	}
-	r.answer <- a
+	if r.remote != nil {
+		r.remote.answer(a)
+	} else {
+		r.answer <- a
+	}
 	sendAll(others, s.cancelFrame(a.GetId(), r.frame.GetMethod(), enginev1.CancelReason_CANCEL_REASON_RESOLVED))
 	return true
 }

@@ -66,4 +66,6 @@ type RequestChange struct {
 	ID        string       `json:"i"`
 	SessionID string       `json:"s"`
 	State     RequestState `json:"t"`
+	// Reason is the CancelReason of a withdrawal.
+	Reason int32 `json:"r,omitempty"`
 }

@@ -16,7 +16,7 @@ var _ store.Requests = (*Store)(nil)
 // sqlNotifyRequest tells the watchers of a request's change; queued in
 // (or part of) the change's transaction, it is delivered when, and only
 // if, that commits.
-const sqlNotifyRequest = `pg_notify('cadbridge_requests_' || current_schema(), json_build_object('i', id, 's', session_id, 't', state)::text)`
+const sqlNotifyRequest = `pg_notify('cadbridge_requests_' || current_schema(), json_build_object('i', id, 's', session_id, 't', state, 'r', reason)::text)`
 
 // OpenRequest implements [store.Requests].
 func (s *Store) OpenRequest(ctx context.Context, r *store.RequestRecord) error {
@@ -25,7 +25,7 @@ func (s *Store) OpenRequest(ctx context.Context, r *store.RequestRecord) error {
 	}
 	_, err := s.pool.Exec(ctx, `WITH opened AS (
 			INSERT INTO server_requests (id, session_id, asker, frame, params, state) VALUES ($1, $2, $3, $4, $5, 1)
-			RETURNING id, session_id, state
+			RETURNING id, session_id, state, reason
 		) SELECT `+sqlNotifyRequest+` FROM opened`,
 		r.ID, r.SessionID, r.Asker, notNil(r.Frame), notNil(r.Params))
 	if err != nil {
@@ -43,7 +43,7 @@ func (s *Store) close(ctx context.Context, id string, state store.RequestState, 
 	var n int
 	err := s.pool.QueryRow(ctx, `WITH closed AS (
 			UPDATE server_requests SET state = $2, answer = $3, reason = $4 WHERE id = $1 AND state = 1
-			RETURNING id, session_id, state
+			RETURNING id, session_id, state, reason
 		) SELECT count(`+sqlNotifyRequest+`) FROM closed`, id, int32(state), answer, reason).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("close request %s: %w", id, err)

@@ -78,8 +78,8 @@ func TestRequests(t *testing.T) {
 	if ok, err := asker.WithdrawRequest(ctx, "srq-1", 4); !ok || err != nil {
 		t.Errorf("WithdrawRequest(srq-1) = %v, %v; want true", ok, err)
 	}
-	if ch := <-got; ch.ID != "srq-1" || ch.State != store.RequestWithdrawn {
-		t.Errorf("change = %+v, want srq-1 withdrawn", ch)
+	if ch := <-got; ch.ID != "srq-1" || ch.State != store.RequestWithdrawn || ch.Reason != 4 {
+		t.Errorf("change = %+v, want srq-1 withdrawn for reason 4", ch)
 	}
 	if r, _ := owner.LoadRequest(ctx, "srq-1"); r == nil || r.Reason != 4 {
 		t.Errorf("LoadRequest(srq-1) = %+v, want reason 4", r)
