@@ -541,6 +541,15 @@ func TestLeaseAskAcrossEngines(t *testing.T) {
 	if counts := pointsByBatch(t, c2, 10, doc.DocumentID); counts[0] != 2 {
 		t.Errorf("points after the cancelled and the interrupted delete = %v, want both", counts)
 	}
+
+	// Withdrawn by the asker's stop (SIGINT to engine B): the client is
+	// told shutdown.
+	p.call(40, "cad.batch", deleteBatch(s, doc.DocumentID, "op-across-stop"))
+	req = p.request("approval")
+	cl.engineB.Stop()
+	if c := p.next("request.cancel", cancelOf(req)); !strings.Contains(string(c.Params), `"shutdown"`) {
+		t.Errorf("request.cancel = %s, want reason shutdown", c.Params)
+	}
 }
 
 // cancelOf matches the request.cancel of server request req.

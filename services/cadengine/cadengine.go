@@ -244,6 +244,9 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	for _, sess := range s.sessions.all() {
 		sess.withdrawAll(enginev1.CancelReason_CANCEL_REASON_SHUTDOWN)
 	}
+	if rr := s.sessions.remote; rr != nil {
+		rr.withdrawAll(enginev1.CancelReason_CANCEL_REASON_SHUTDOWN)
+	}
 	close(s.draining)
 	stopped := make(chan struct{})
 	go func() {
@@ -358,20 +361,13 @@ func (s *Server) watchChanges() func() {
 	if !ok || self == "" {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	return goUntilStopped(func(ctx context.Context) {
 		w.WatchChanges(ctx, func(ch store.DocumentChange) {
 			if ch.Holder != self {
 				s.sessions.documentChanged(ch.DocumentID, ch.Revision, ch.OperationID)
 			}
 		})
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	})
 }
 
 // watchRequests, on a shared store that carries server requests between
@@ -382,11 +378,17 @@ func (s *Server) watchRequests() func() {
 	if rr == nil {
 		return nil
 	}
+	return goUntilStopped(rr.watch)
+}
+
+// goUntilStopped runs fn in a goroutine until the returned function
+// cancels fn's context and waits for it.
+func goUntilStopped(fn func(ctx context.Context)) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rr.watch(ctx)
+		fn(ctx)
 	}()
 	return func() {
 		cancel()

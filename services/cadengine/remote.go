@@ -103,6 +103,25 @@ func (rr *remoteRequests) changed(ch store.RequestChange) {
 	}
 }
 
+// withdrawAll withdraws every request this engine asked and still waits
+// for (a stop): the steps waiting for them end, and the sessions' owners
+// tell their clients.
+func (rr *remoteRequests) withdrawAll(reason enginev1.CancelReason) {
+	rr.mu.Lock()
+	ids := make([]string, 0, len(rr.waiting))
+	for id := range rr.waiting {
+		ids = append(ids, id)
+	}
+	rr.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
+	defer cancel()
+	for _, id := range ids {
+		if _, err := rr.st.WithdrawRequest(ctx, id, int32(reason)); err != nil {
+			rr.log.Warn("withdraw a request", "id", id, "error", err)
+		}
+	}
+}
+
 // relay makes r, asked by another engine, one of the open requests of
 // s: its streams receive it, and the first answer, or a withdrawal here,
 // goes back through the store.
