@@ -134,16 +134,20 @@ func (rr *remoteRequests) relay(s *session, r *store.RequestRecord) {
 	id := r.ID
 	s.openRelayed(frame, r.Params, &remoteLink{
 		answer: func(a *enginev1.ServerRequestAnswer) {
+			ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
+			defer cancel()
 			data, err := proto.Marshal(a)
 			if err == nil {
-				_, err = rr.st.AnswerRequest(context.Background(), id, data)
+				_, err = rr.st.AnswerRequest(ctx, id, data)
 			}
 			if err != nil {
 				rr.log.Error("answer a relayed request", "id", id, "error", err)
 			}
 		},
 		withdraw: func(reason enginev1.CancelReason) {
-			if _, err := rr.st.WithdrawRequest(context.Background(), id, int32(reason)); err != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
+			defer cancel()
+			if _, err := rr.st.WithdrawRequest(ctx, id, int32(reason)); err != nil {
 				rr.log.Error("withdraw a relayed request", "id", id, "error", err)
 			}
 		},

@@ -199,9 +199,12 @@ func (ss *sessions) ownedHere(id string) *session {
 }
 
 // takeOver takes the lease of session id, which this engine does not
-// own (another engine did, or it was never loaded here), and reads the
-// session afresh from the store, with its event log. A live owner elsewhere is
-// NOT_LEASE_HOLDER, for the gateway to resend the call there.
+// own (another engine did, or it was never loaded here), reads the
+// session afresh from the store, with its event log, and relays the
+// requests other engines asked of it that are still open. A live owner
+// elsewhere is NOT_LEASE_HOLDER, for the gateway to resend the call
+// there (or, for a batch on its document's holder, to ask through the
+// store: remoteCaller).
 func (ss *sessions) takeOver(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
 	defer cancel()
