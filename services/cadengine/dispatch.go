@@ -28,6 +28,7 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 		}
 		st.bind(sess)
 		sess.withdrawStale()
+		s.sessions.settle(sess)
 		return sess.resumed(st, req.GetLastSeen(), s.sessions.epoch), nil
 	case *enginev1.SessionCall_AttachSession:
 		return s.attachSurface(st, r.AttachSession)
@@ -36,6 +37,7 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 		if err != nil {
 			return nil, err
 		}
+		s.sessions.settle(sess)
 		events, latest, truncated := sess.since(r.GetSessionEvents.GetLastSeen())
 		return &enginev1.GetSessionEventsResponse{Events: events, LatestSeq: latest, Truncated: truncated, Epoch: s.sessions.epoch, OpenRequests: sess.openRequestsFor(st)}, nil
 	case *enginev1.SessionCall_Subscribe:
@@ -131,9 +133,7 @@ func (s *Server) caller(ctx context.Context, st *streamState, sessionID *string)
 	return ctx, c, func() {
 		untrack()
 		cancel(nil)
-		if s.sessions.events != nil {
-			s.sessions.events.settle(sess) // its events reach the client before its result
-		}
+		s.sessions.settle(sess) // its events reach the client before its result
 	}, nil
 }
 

@@ -341,13 +341,11 @@ func (ss *sessions) owned(principal, id string, token *string) (*session, error)
 }
 
 func (ss *sessions) remove(ctx context.Context, id string) {
-	if ss.events != nil {
-		ss.mu.Lock()
-		s := ss.byID[id]
-		ss.mu.Unlock()
-		if s != nil {
-			ss.events.settle(s) // no event lands after the delete
-		}
+	ss.mu.Lock()
+	s := ss.byID[id]
+	ss.mu.Unlock()
+	if s != nil {
+		ss.settle(s) // no event lands after the delete
 	}
 	ss.mu.Lock()
 	delete(ss.byID, id)
@@ -438,6 +436,7 @@ func (s *Server) attachSurface(st *streamState, req *enginev1.AttachSessionReque
 		methods = append([]string(nil), req.Capabilities.GetServerRequests()...)
 	}
 	st.join(sess, methods)
+	s.sessions.settle(sess)
 	return sess.resumed(st, req.GetLastSeen(), s.sessions.epoch), nil
 }
 
@@ -780,6 +779,16 @@ func (ss *sessions) documentChanged(documentID string, revision int64, operation
 		if s.subscribed(documentID) {
 			ss.emit(s, gatewayv1.EventDocumentChanged, payload)
 		}
+	}
+}
+
+// settle waits, on a shared store, until the events s emitted so far are
+// written and sent: what answers a call of the session (its result, a
+// resume, events.since) then shows every event emitted before it. On a
+// store of one engine events are sent as they are emitted.
+func (ss *sessions) settle(s *session) {
+	if ss.events != nil {
+		ss.events.settle(s)
 	}
 }
 
