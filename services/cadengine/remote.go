@@ -195,7 +195,9 @@ func (rr *remoteRequests) ask(ctx context.Context, info *enginev1.Session, frame
 		rr.mu.Lock()
 		delete(rr.waiting, id)
 		rr.mu.Unlock()
-		if err := rr.st.DeleteRequest(context.WithoutCancel(ctx), id); err != nil {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaseTimeout)
+		defer cancel()
+		if err := rr.st.DeleteRequest(dctx, id); err != nil {
 			rr.log.Warn("delete a request", "id", id, "error", err)
 		}
 	}()
@@ -210,7 +212,10 @@ func (rr *remoteRequests) ask(ctx context.Context, info *enginev1.Session, frame
 		case <-wake:
 		case <-poll.C:
 		case <-ctx.Done():
-			if _, err := rr.st.WithdrawRequest(context.WithoutCancel(ctx), id, int32(reason())); err != nil {
+			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaseTimeout)
+			_, err := rr.st.WithdrawRequest(wctx, id, int32(reason()))
+			cancel()
+			if err != nil {
 				rr.log.Warn("withdraw a request", "id", id, "error", err)
 			}
 			return nil, errWithdrawn
