@@ -565,7 +565,13 @@ func frames(p *peer, want map[string]func(frame) bool) map[string]frame {
 	p.t.Helper()
 	got := map[string]frame{}
 	for len(got) < len(want) {
-		p.next(fmt.Sprintf("%d frames", len(want)), func(f frame) bool {
+		var missing []string
+		for name := range want {
+			if _, seen := got[name]; !seen {
+				missing = append(missing, name)
+			}
+		}
+		p.next(strings.Join(missing, " and "), func(f frame) bool {
 			for name, match := range want {
 				if _, seen := got[name]; !seen && match(f) {
 					got[name] = f

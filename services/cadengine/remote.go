@@ -62,13 +62,51 @@ func newRemoteRequests(ss *sessions, self string, log *slog.Logger) *remoteReque
 	return &remoteRequests{st: st, self: self, ss: ss, log: log, waiting: map[string]chan struct{}{}}
 }
 
-// remotePoll is how often a waiting step reads its request again, in case
+// remotePoll is how often a waiting step tells its open request again and
+// reads it again, and an owner reads again the requests it relays, in case
 // a notification was lost (LISTEN reconnects miss what happened meanwhile).
 const remotePoll = 2 * time.Second
 
-// watch relays the changes of requests until ctx ends.
+// watch relays the changes of requests until ctx ends, and every
+// remotePoll reads again the relayed requests still open here, in case a
+// withdrawal was not told (the asker tells an open request again at the
+// same pace).
 func (rr *remoteRequests) watch(ctx context.Context) {
-	rr.st.WatchRequests(ctx, rr.changed)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rr.st.WatchRequests(ctx, rr.changed)
+	}()
+	tick := time.NewTicker(remotePoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			<-done
+			return
+		case <-tick.C:
+			rr.recheck(ctx)
+		}
+	}
+}
+
+// recheck withdraws the relayed requests of the sessions owned here that
+// are no longer open in the store.
+func (rr *remoteRequests) recheck(ctx context.Context) {
+	for _, s := range rr.ss.all() {
+		for _, id := range s.relayedIDs() {
+			r, err := rr.st.LoadRequest(ctx, id)
+			if err != nil {
+				return // the store is unreachable: next time
+			}
+			switch {
+			case r == nil: // its asker is done with it
+				s.withdrawn(id, enginev1.CancelReason_CANCEL_REASON_RESOLVED)
+			case r.State == store.RequestWithdrawn:
+				s.withdrawn(id, enginev1.CancelReason(r.Reason))
+			}
+		}
+	}
 }
 
 // changed handles a change of a request: one opened for a session this
@@ -211,6 +249,9 @@ func (rr *remoteRequests) ask(ctx context.Context, info *enginev1.Session, frame
 		select {
 		case <-wake:
 		case <-poll.C:
+			if err := rr.st.OpenRequest(ctx, rec); err != nil { // tell it again
+				rr.log.Warn("tell a request again", "id", id, "error", err)
+			}
 		case <-ctx.Done():
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaseTimeout)
 			_, err := rr.st.WithdrawRequest(wctx, id, int32(reason()))

@@ -62,6 +62,9 @@ type session struct {
 	work  map[*context.CancelCauseFunc]struct{}
 	open  map[string]*openRequest
 	order []string // open request ids, oldest first
+	// relayedClosed are relayed requests answered or withdrawn here, which
+	// their askers may still tell again for a moment: not relayed again.
+	relayedClosed map[string]struct{}
 	// attached is the stream of the session's own connection (create or
 	// resume); a resume elsewhere takes its place.
 	attached *streamState
@@ -677,12 +680,32 @@ func (s *session) withdrawn(id string, reason enginev1.CancelReason) *openReques
 	return r
 }
 
+// maxRelayedClosed bounds session.relayedClosed: an asker tells an open
+// request again every remotePoll, and stops once it reads the answer.
+const maxRelayedClosed = 256
+
+// relayedIDs lists the open requests of the session that other engines
+// asked.
+func (s *session) relayedIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for _, id := range s.order {
+		if s.open[id].remote != nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 // openRelayed makes a request another engine asked one of the session's
 // open requests and sends it to the streams that answer its method.
 func (s *session) openRelayed(frame *enginev1.ServerRequest, params []byte, link *remoteLink) {
 	r := &openRequest{frame: frame, params: params, answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{}), remote: link}
 	s.mu.Lock()
-	if _, dup := s.open[frame.Id]; dup {
+	_, dup := s.open[frame.Id]
+	_, closed := s.relayedClosed[frame.Id]
+	if dup || closed {
 		s.mu.Unlock()
 		return
 	}
@@ -733,6 +756,12 @@ func (s *session) answer(from *streamState, a *enginev1.ServerRequestAnswer) boo
 }
 
 func (s *session) closeLocked(id string) {
+	if r := s.open[id]; r != nil && r.remote != nil {
+		if len(s.relayedClosed) >= maxRelayedClosed || s.relayedClosed == nil {
+			s.relayedClosed = map[string]struct{}{} // older ids are told no more
+		}
+		s.relayedClosed[id] = struct{}{}
+	}
 	delete(s.open, id)
 	for i, o := range s.order {
 		if o == id {

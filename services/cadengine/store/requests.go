@@ -11,7 +11,9 @@ import "context"
 // answer does; the asker, told in turn, reads the answer. Either side may
 // withdraw an open request. Changes carry ids only; the rest is read.
 type Requests interface {
-	// OpenRequest stores r, open, and tells the watchers.
+	// OpenRequest stores r, open, unless a request of its id is stored
+	// already, and tells the watchers of it while it is open: an asker
+	// calls it again to tell it again, in case a watcher missed it.
 	OpenRequest(ctx context.Context, r *RequestRecord) error
 	// AnswerRequest answers open request id with answer and tells the
 	// watchers; it reports false, changing nothing, when the request is

@@ -18,16 +18,17 @@ var _ store.Requests = (*Store)(nil)
 // if, that commits.
 const sqlNotifyRequest = `pg_notify('cadbridge_requests_' || current_schema(), json_build_object('i', id, 's', session_id, 't', state, 'r', reason)::text)`
 
-// OpenRequest implements [store.Requests].
+// OpenRequest implements [store.Requests]: the insert and the notification
+// in one implicit transaction.
 func (s *Store) OpenRequest(ctx context.Context, r *store.RequestRecord) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, `WITH opened AS (
-			INSERT INTO server_requests (id, session_id, asker, frame, params, state) VALUES ($1, $2, $3, $4, $5, 1)
-			RETURNING id, session_id, state, reason
-		) SELECT `+sqlNotifyRequest+` FROM opened`,
-		r.ID, r.SessionID, r.Asker, notNil(r.Frame), notNil(r.Params))
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO server_requests (id, session_id, asker, frame, params, state) VALUES ($1, $2, $3, $4, $5, 1)
+		ON CONFLICT (id) DO NOTHING`, r.ID, r.SessionID, r.Asker, notNil(r.Frame), notNil(r.Params))
+	b.Queue(`SELECT `+sqlNotifyRequest+` FROM server_requests WHERE id = $1 AND state = 1`, r.ID)
+	err := s.pool.SendBatch(ctx, b).Close()
 	if err != nil {
 		return fmt.Errorf("open request %s: %w", r.ID, err)
 	}

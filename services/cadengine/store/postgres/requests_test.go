@@ -50,6 +50,15 @@ func TestRequests(t *testing.T) {
 	if ch := <-got; ch.ID != "srq-100" || ch.State != store.RequestOpen {
 		t.Errorf("change = %+v, want srq-100 open", ch)
 	}
+	// Opening it again tells it again, and changes nothing.
+	again := request(100)
+	again.Params = []byte(`{}`)
+	if err := asker.OpenRequest(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	if ch := <-got; ch.ID != "srq-100" || ch.State != store.RequestOpen {
+		t.Errorf("change = %+v, want srq-100 open, told again", ch)
+	}
 	r, err := owner.LoadRequest(ctx, "srq-100")
 	if err != nil || r == nil || r.Asker != "eng-b" || string(r.Params) != `{"session_id":"ses-1"}` || r.State != store.RequestOpen {
 		t.Fatalf("LoadRequest(srq-100) = %+v, %v", r, err)
