@@ -111,7 +111,8 @@ func (rr *remoteRequests) recheck(ctx context.Context) {
 
 // changed handles a change of a request: one opened for a session this
 // engine owns is relayed to it; one closed wakes the step waiting for it
-// here, and a withdrawal is told to the session's streams.
+// here, and a withdrawal is told to the streams it was relayed to (even if
+// the session's lease lapsed meanwhile).
 func (rr *remoteRequests) changed(ch store.RequestChange) {
 	switch ch.State {
 	case store.RequestOpen:
@@ -135,8 +136,8 @@ func (rr *remoteRequests) changed(ch store.RequestChange) {
 		if wake != nil {
 			close(wake)
 		}
-		if s := rr.ss.ownedHere(ch.SessionID); s != nil && ch.State == store.RequestWithdrawn {
-			s.withdrawn(ch.ID, enginev1.CancelReason(ch.Reason))
+		if s := rr.ss.loaded(ch.SessionID); s != nil && ch.State == store.RequestWithdrawn {
+			s.withdrawn(ch.ID, enginev1.CancelReason(ch.Reason)) // if relayed here
 		}
 	}
 }

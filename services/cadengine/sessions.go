@@ -190,15 +190,21 @@ func decodeSession(data []byte) (*enginev1.Session, *savedSession, error) {
 	return info, saved, nil
 }
 
+// loaded is session id as this engine has it, owned or not; nil when it
+// has none.
+func (ss *sessions) loaded(id string) *session {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.byID[id]
+}
+
 // ownedHere is session id when this engine owns it (holds its lease and
 // has it loaded), else nil.
 func (ss *sessions) ownedHere(id string) *session {
 	if ss.leases == nil || !ss.leases.HoldsLease(sessionKey(id)) {
 		return nil
 	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.byID[id]
+	return ss.loaded(id)
 }
 
 // takeOver takes the lease of session id, which this engine does not
