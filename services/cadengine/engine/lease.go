@@ -431,9 +431,11 @@ func (e *Engine) HoldsLease(key string) bool {
 	return l != nil && sh.mono() < l.until.Load()
 }
 
-// Lease returns the lease on key that HoldLease took, while the engine
-// holds it live, for writes fenced by it; ok is false otherwise, and
-// always without Sharing.
+// Lease returns the lease on key that HoldLease took, for writes fenced
+// by it, until it is known lost or dropped — also past its deadline on
+// the engine's clock (HoldsLease is false then), since the store's fence
+// decides whether it is still the key's; ok is false otherwise, and always
+// without Sharing.
 func (e *Engine) Lease(key string) (l store.Lease, ok bool) {
 	sh := e.shared
 	if sh == nil {
@@ -442,7 +444,7 @@ func (e *Engine) Lease(key string) (l store.Lease, ok bool) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	ls := sh.keys[key]
-	if ls == nil || sh.mono() >= ls.until.Load() {
+	if ls == nil {
 		return store.Lease{}, false
 	}
 	return ls.lease, true
