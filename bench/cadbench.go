@@ -224,6 +224,7 @@ func rowSpecs() []rowSpec {
 		{"rollback", rollback},
 		{"durable-journal", durableJournal},
 		{"durable-journal-postgres", journalPostgres},
+		{"session-events-postgres", sessionEventsPostgres},
 		{"failover", failover},
 		{"replay", replay},
 		{"idle-sessions/1k", func(ctx context.Context, e *env, row *Row) error {

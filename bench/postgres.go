@@ -285,3 +285,63 @@ func freePort() string {
 	defer lis.Close()
 	return lis.Addr().String()
 }
+
+// sessionEventsPostgres measures what a session's durable event log costs
+// on PostgreSQL: the same batch through the gateway to one engine on a
+// PostgreSQL store, with a session (a batch.progress per step and an
+// operation.finished, written to the shared store before the result) and
+// without one (no events).
+func sessionEventsPostgres(ctx context.Context, e *env, row *Row) error {
+	n := e.sizes.JournalSteps
+	row.Title = fmt.Sprintf("one cad.batch of %d entity_create_line over WebSocket on a PostgreSQL store: with a session (its %d events written to the store before the result) vs without (no events)", n, n+1)
+	row.Size = fmt.Sprintf("%d steps, %d batches per side", n, e.sizes.JournalRounds*e.sizes.JournalOps)
+	pg, drop, err := postgresSchema(ctx, row)
+	if err != nil || row.Skipped != "" {
+		return err
+	}
+	defer drop()
+	st, err := Start(Options{Store: pg})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	c, err := Dial(ctx, st.Gateway, nil)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	sess, err := createSession(ctx, c, nil)
+	if err != nil {
+		return err
+	}
+	var sides [2]*contender
+	for i, name := range []string{"without a session", "with a session"} {
+		doc, err := createDocument(ctx, c)
+		if err != nil {
+			return err
+		}
+		params := obj{"document_id": doc, "steps": lineSteps(n)}
+		if i == 1 {
+			params["session_id"] = sess.SessionID
+		}
+		batch := mustJSON(params)
+		sides[i] = &contender{
+			name: name, unit: "batch", perBlock: e.sizes.JournalOps,
+			op: func(ctx context.Context, _ int) error { return runBatch(ctx, c, batch) },
+		}
+	}
+	e.ready()
+	b, s, err := compare(ctx, e.sizes.JournalRounds, 2, sides[0], sides[1])
+	if err != nil {
+		return err
+	}
+	row.Baseline, row.Subject = &b, &s
+	row.Checks = []Check{
+		check("throughput-ratio", "throughput, with a session ÷ without (higher is better)", ratio(s.Throughput, b.Throughput), "x", Goal{">=", 0.5}),
+	}
+	row.Notes = []string{
+		"PostgreSQL on loopback (" + redactURL(pg) + "); the engine's event log writes a batch's events while it runs, what is queued (of every session) in one fenced append per round trip and one row per session, and the result waits for the last of them (operation.finished).",
+		"Both sides carry what a session costs anyway: the events travel engine → gateway → client.",
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -350,4 +351,235 @@ func TestLeaseSessionResumedElsewhere(t *testing.T) {
 			t.Errorf("event seq %d after the resume at %d", ev.Seq, resumed.LatestSeq)
 		}
 	}
+}
+
+// sessionEvent is an event as session.resume and session.events.since
+// list it.
+type sessionEvent struct {
+	Seq     int64           `json:"seq"`
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// String is the event as a failure message shows it.
+func (e sessionEvent) String() string { return fmt.Sprintf("%d %s %s", e.Seq, e.Type, e.Payload) }
+
+// sameEvent reports whether a and b are one event: seq, type and payload
+// (compared as JSON values).
+func sameEvent(a, b sessionEvent) bool {
+	var pa, pb any
+	json.Unmarshal(a.Payload, &pa)
+	json.Unmarshal(b.Payload, &pb)
+	ja, _ := json.Marshal(pa)
+	jb, _ := json.Marshal(pb)
+	return a.Seq == b.Seq && a.Type == b.Type && string(ja) == string(jb)
+}
+
+// TestLeaseSessionEventsElsewhere: a session's events, emitted on engine
+// A (which owns the session and holds its document), survive A — killed
+// or stopped: the session resumed through the other gateway on engine B
+// with an old cursor replays exactly the events after it (not
+// truncated), and B's events go on with the next seq.
+func TestLeaseSessionEventsElsewhere(t *testing.T) {
+	for _, end := range []struct {
+		name string
+		fn   func(*proctest.Process)
+	}{
+		{"kill -9", (*proctest.Process).Kill},
+		{"stop", (*proctest.Process).Stop},
+	} {
+		t.Run(end.name, func(t *testing.T) {
+			cl := startCluster(t)
+			c := dialWebSocket(t, cl.gatewayA.Addr)
+			var s sessionInfo
+			mustCall(t, c, 1, "session.create", map[string]any{}, &s)
+			var doc struct {
+				DocumentID string `json:"document_id"`
+			}
+			mustCall(t, c, 2, "document.create", map[string]any{"name": "events"}, &doc)
+			var subscribed struct{}
+			mustCall(t, c, 3, "session.subscribe", map[string]any{"session_id": s.SessionID, "document_ids": []string{doc.DocumentID}}, &subscribed)
+			batch := pointsBatch(doc.DocumentID, "op-ev-1", 100, 4, "rollback", false)
+			batch["session_id"] = s.SessionID
+			var r batchResult
+			mustCall(t, c, 4, "cad.batch", batch, &r)
+			var before struct {
+				Events    []sessionEvent `json:"events"`
+				LatestSeq int64          `json:"latest_seq"`
+			}
+			mustCall(t, c, 5, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0}, &before)
+			// 4 × batch.progress, document.changed, operation.finished.
+			if len(before.Events) != 6 || before.LatestSeq != before.Events[5].Seq {
+				t.Fatalf("events on engine A = %v, latest %d; want 6 events up to latest", before.Events, before.LatestSeq)
+			}
+			cursor := before.Events[1].Seq
+			end.fn(cl.engineA)
+
+			q := dialWebSocket(t, cl.gatewayB.Addr)
+			id := 10
+			resume := map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken, "last_seen": cursor}
+			var resumed struct {
+				Events    []sessionEvent `json:"events"`
+				LatestSeq int64          `json:"latest_seq"`
+				Truncated bool           `json:"truncated"`
+			}
+			// 5003 until the session's lease, after a kill, has expired.
+			if resp := until(t, q, &id, "session.resume", resume); resp.Error != nil || json.Unmarshal(resp.Result, &resumed) != nil {
+				t.Fatalf("session.resume on engine B = %+v", describe(resp))
+			}
+			want := before.Events[2:]
+			same := len(resumed.Events) == len(want)
+			for i := 0; same && i < len(want); i++ {
+				same = sameEvent(resumed.Events[i], want[i])
+			}
+			if resumed.Truncated || !same || resumed.LatestSeq != before.LatestSeq {
+				t.Errorf("resume on engine B after seq %d = %v, truncated %v, latest %d; want %v, not truncated, latest %d",
+					cursor, resumed.Events, resumed.Truncated, resumed.LatestSeq, want, before.LatestSeq)
+			}
+
+			batch = pointsBatch(doc.DocumentID, "op-ev-2", 200, 2, "rollback", false)
+			batch["session_id"] = s.SessionID
+			if resp := until(t, q, &id, "cad.batch", batch); resp.Error != nil {
+				t.Fatalf("batch on engine B = %+v", describe(resp))
+			}
+			var after struct {
+				Events []sessionEvent `json:"events"`
+			}
+			id++
+			mustCall(t, q, id, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": before.LatestSeq}, &after)
+			next, finished := true, false
+			for i, ev := range after.Events {
+				next = next && ev.Seq == before.LatestSeq+1+int64(i)
+				finished = finished || ev.Type == "operation.finished" && strings.Contains(string(ev.Payload), "op-ev-2")
+			}
+			if !next || !finished {
+				t.Errorf("events on engine B after seq %d = %v, want seq %d on, one by one, up to op-ev-2's operation.finished",
+					before.LatestSeq, after.Events, before.LatestSeq+1)
+			}
+		})
+	}
+}
+
+// TestLeaseAskAcrossEngines: a batch whose document engine B holds, for a
+// session engine A owns (the client's gateway's home), asks the session's
+// client: B opens the approval in the store, A relays it on the client's
+// connection, the client's answer goes back to B exactly once, and the
+// batch applies once.
+func TestLeaseAskAcrossEngines(t *testing.T) {
+	cl := startCluster(t)
+	p := newPeer(t, cl.gatewayA.Addr)
+	p.call(1, "session.create", map[string]any{"capabilities": map[string]any{"server_requests": []string{"approval"}}, "approval_policy": "destructive"})
+	var s sessionInfo
+	if f := p.response(1); f.Error != nil || json.Unmarshal(f.Result, &s) != nil {
+		t.Fatalf("session.create = %+v", f)
+	}
+	c2 := dialWebSocket(t, cl.gatewayB.Addr)
+	var doc struct {
+		DocumentID string `json:"document_id"`
+	}
+	mustCall(t, c2, 1, "document.create", map[string]any{"name": "held by B"}, &doc)
+	for i := range 2 {
+		var r struct{}
+		mustCall(t, c2, 2+i, "tools.call", map[string]any{"document_id": doc.DocumentID, "tool": "entity_create_point", "args": map[string]any{"x": i, "y": 0}}, &r)
+	}
+
+	p.call(10, "cad.batch", deleteBatch(s, doc.DocumentID, "op-across"))
+	req := p.request("approval")
+	var params struct {
+		SessionID   string `json:"session_id"`
+		OperationID string `json:"operation_id"`
+	}
+	if json.Unmarshal(req.Params, &params) != nil || params.SessionID != s.SessionID || !strings.HasPrefix(params.OperationID, "op-across") {
+		t.Errorf("approval params = %s, want the session and a step of op-across", req.Params)
+	}
+	var id string
+	json.Unmarshal(req.ID, &id)
+	approveTwice(t, p, id, "op-across", doc.DocumentID)
+	p.call(200, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0})
+	var since struct {
+		OpenRequests []any `json:"open_requests"`
+	}
+	if f := p.response(200); f.Error != nil || json.Unmarshal(f.Result, &since) != nil || len(since.OpenRequests) != 0 {
+		t.Errorf("session.events.since after the answer = %+v, want no open request", f)
+	}
+
+	// Withdrawn by the asker: the call is cancelled on engine B, and the
+	// client is told through engine A.
+	mustCall(t, c2, 4, "document.create", map[string]any{"name": "held by B, 2"}, &doc)
+	for i := range 2 {
+		var r struct{}
+		mustCall(t, c2, 5+i, "tools.call", map[string]any{"document_id": doc.DocumentID, "tool": "entity_create_point", "args": map[string]any{"x": i, "y": 0}}, &r)
+	}
+	p.call(20, "cad.batch", deleteBatch(s, doc.DocumentID, "op-across-cancel"))
+	req = p.request("approval")
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": map[string]any{"id": 20}})
+	got := frames(p, map[string]func(frame) bool{
+		"the batch's answer": func(f frame) bool { return f.Method == "" && string(f.ID) == "20" },
+		"request.cancel":     cancelOf(req),
+	})
+	if f := got["the batch's answer"]; f.Error == nil || f.Error.Code != -32800 {
+		t.Errorf("cancelled cad.batch = %+v, want -32800", f)
+	}
+
+	// Withdrawn by the owner (session.interrupt on engine A): the step on
+	// engine B ends cancelled.
+	p.call(30, "cad.batch", deleteBatch(s, doc.DocumentID, "op-across-interrupt"))
+	req = p.request("approval")
+	p.call(31, "session.interrupt", map[string]any{"session_id": s.SessionID})
+	got = frames(p, map[string]func(frame) bool{
+		"the batch's answer": func(f frame) bool { return f.Method == "" && string(f.ID) == "30" },
+		"request.cancel":     cancelOf(req),
+		"the interrupt":      func(f frame) bool { return f.Method == "" && string(f.ID) == "31" },
+	})
+	var res batchResult
+	if f := got["the batch's answer"]; f.Error != nil || json.Unmarshal(f.Result, &res) != nil || res.OK || len(res.Results) == 0 || res.Results[0].Error == nil || res.Results[0].Error.Kind != "cancelled" {
+		t.Errorf("interrupted cad.batch = %s %+v, want its step cancelled", f.Result, f.Error)
+	}
+	if c := got["request.cancel"]; !strings.Contains(string(c.Params), `"interrupted"`) {
+		t.Errorf("request.cancel = %s, want reason interrupted", c.Params)
+	}
+	if counts := pointsByBatch(t, c2, 10, doc.DocumentID); counts[0] != 2 {
+		t.Errorf("points after the cancelled and the interrupted delete = %v, want both", counts)
+	}
+
+	// Withdrawn by the asker's stop (SIGINT to engine B): the client is
+	// told shutdown.
+	p.call(40, "cad.batch", deleteBatch(s, doc.DocumentID, "op-across-stop"))
+	req = p.request("approval")
+	cl.engineB.Stop()
+	if c := p.next("request.cancel", cancelOf(req)); !strings.Contains(string(c.Params), `"shutdown"`) {
+		t.Errorf("request.cancel = %s, want reason shutdown", c.Params)
+	}
+}
+
+// cancelOf matches the request.cancel of server request req.
+func cancelOf(req frame) func(frame) bool {
+	return func(f frame) bool {
+		return f.Method == "request.cancel" && strings.Contains(string(f.Params), string(req.ID))
+	}
+}
+
+// frames reads p's frames until it has seen one of each of want (by
+// name), and returns them.
+func frames(p *peer, want map[string]func(frame) bool) map[string]frame {
+	p.t.Helper()
+	got := map[string]frame{}
+	for len(got) < len(want) {
+		var missing []string
+		for name := range want {
+			if _, seen := got[name]; !seen {
+				missing = append(missing, name)
+			}
+		}
+		p.next(strings.Join(missing, " and "), func(f frame) bool {
+			for name, match := range want {
+				if _, seen := got[name]; !seen && match(f) {
+					got[name] = f
+					return true
+				}
+			}
+			return false
+		})
+	}
+	return got
 }

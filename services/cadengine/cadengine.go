@@ -156,6 +156,10 @@ func New(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("tool catalog: %w", err)
 	}
+	if sess.shared != nil {
+		sess.events = newEventLog(sess.shared, eng, log)
+		sess.remote = newRemoteRequests(sess, eng.EngineID(), log)
+	}
 	s := &Server{
 		obs:      obs,
 		tools:    tools,
@@ -218,6 +222,9 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	if stop := s.watchChanges(); stop != nil {
 		defer stop()
 	}
+	if stop := s.watchRequests(); stop != nil {
+		defer stop()
+	}
 	if s.cfg.Listening != nil {
 		s.cfg.Listening(lis.Addr())
 	}
@@ -237,6 +244,9 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	s.health.Shutdown()
 	for _, sess := range s.sessions.all() {
 		sess.withdrawAll(enginev1.CancelReason_CANCEL_REASON_SHUTDOWN)
+	}
+	if rr := s.sessions.remote; rr != nil {
+		rr.withdrawAll(enginev1.CancelReason_CANCEL_REASON_SHUTDOWN)
 	}
 	s.startDrain()
 	stopped := make(chan struct{})
@@ -273,8 +283,12 @@ func (s *Server) finishWork() {
 	s.cancelBase()
 }
 
-// close closes the core, then the store it writes to.
+// close writes the sessions' events still queued, then closes the core
+// (which lets go of its leases) and the store it writes to.
 func (s *Server) close() error {
+	if s.sessions.events != nil {
+		s.sessions.events.close()
+	}
 	return errors.Join(s.engine.Close(), s.store.Close())
 }
 
@@ -348,15 +362,34 @@ func (s *Server) watchChanges() func() {
 	if !ok || self == "" {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	return goUntilStopped(func(ctx context.Context) {
 		w.WatchChanges(ctx, func(ch store.DocumentChange) {
 			if ch.Holder != self {
 				s.sessions.documentChanged(ch.DocumentID, ch.Revision, ch.OperationID)
 			}
 		})
+	})
+}
+
+// watchRequests, on a shared store that carries server requests between
+// engines (store.Requests), relays them (remoteRequests). It returns the
+// function that stops it, or nil.
+func (s *Server) watchRequests() func() {
+	rr := s.sessions.remote
+	if rr == nil {
+		return nil
+	}
+	return goUntilStopped(rr.watch)
+}
+
+// goUntilStopped runs fn in a goroutine until the returned function
+// cancels fn's context and waits for it.
+func goUntilStopped(fn func(ctx context.Context)) func() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(ctx)
 	}()
 	return func() {
 		cancel()

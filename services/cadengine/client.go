@@ -15,12 +15,18 @@ import (
 )
 
 // sessionClient is a session's client as the core sees it: server requests
-// go out through the session (to whichever stream it is attached to) and
-// every wait is traced.
+// go out through ask — the session's own (to whichever stream it is
+// attached to), or, for a session another engine owns, through the store
+// (remoteRequests.ask) — and every wait is traced.
 type sessionClient struct {
-	server  *Server
-	session *session
+	server *Server
+	ask    askFunc
 }
+
+// askFunc sends a server request with its params and waits for the
+// answer; when ctx ends first the request is withdrawn with reason and it
+// returns errWithdrawn, and errNotDeclared for a method nobody declared.
+type askFunc func(ctx context.Context, req *enginev1.ServerRequest, params proto.Message, reason func() enginev1.CancelReason) (*enginev1.ServerRequestAnswer, error)
 
 // Ask implements engine.Client.
 func (c sessionClient) Ask(ctx context.Context, req *enginev1.ServerRequest) (*enginev1.ServerRequestAnswer, error) {
@@ -31,7 +37,7 @@ func (c sessionClient) Ask(ctx context.Context, req *enginev1.ServerRequest) (*e
 	req.TraceContext = carrier
 	c.server.obs.openReqs.Add(ctx, 1)
 	defer c.server.obs.openReqs.Add(context.WithoutCancel(ctx), -1)
-	answer, err := c.session.ask(ctx, req, paramsOf(req), func() enginev1.CancelReason {
+	answer, err := c.ask(ctx, req, paramsOf(req), func() enginev1.CancelReason {
 		if errors.Is(context.Cause(ctx), errInterrupted) {
 			return enginev1.CancelReason_CANCEL_REASON_INTERRUPTED
 		}

@@ -28,6 +28,7 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 		}
 		st.bind(sess)
 		sess.withdrawStale()
+		s.sessions.settle(sess)
 		return sess.resumed(st, req.GetLastSeen(), s.sessions.epoch), nil
 	case *enginev1.SessionCall_AttachSession:
 		return s.attachSurface(st, r.AttachSession)
@@ -36,6 +37,7 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 		if err != nil {
 			return nil, err
 		}
+		s.sessions.settle(sess)
 		events, latest, truncated := sess.since(r.GetSessionEvents.GetLastSeen())
 		return &enginev1.GetSessionEventsResponse{Events: events, LatestSeq: latest, Truncated: truncated, Epoch: s.sessions.epoch, OpenRequests: sess.openRequestsFor(st)}, nil
 	case *enginev1.SessionCall_Subscribe:
@@ -104,7 +106,8 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 // caller is who runs a tool call or batch: without a session id the call
 // is stateless (no client to ask); with one, the session of the stream's
 // principal, whose client answers server requests and receives the call's
-// events.
+// events. A session another engine owns is asked through the store
+// (remoteCaller).
 //
 // The returned context is cancelled by session.interrupt; done releases it.
 func (s *Server) caller(ctx context.Context, st *streamState, sessionID *string) (context.Context, engine.Caller, func(), error) {
@@ -113,10 +116,16 @@ func (s *Server) caller(ctx context.Context, st *streamState, sessionID *string)
 		return ctx, c, func() {}, nil
 	}
 	sess, err := st.session(*sessionID)
+	if err != nil && s.sessions.remote != nil && ownedElsewhere(err) {
+		// The call came to its document's holder; another engine owns
+		// the session.
+		c, err = s.remoteCaller(ctx, st, *sessionID)
+		return ctx, c, func() {}, err
+	}
 	if err != nil {
 		return ctx, c, nil, err
 	}
-	c.Client = sessionClient{server: s, session: sess}
+	c.Client = sessionClient{server: s, ask: sess.ask}
 	c.ApprovalPolicy = sess.info.GetApprovalPolicy()
 	c.Events = func(typ string, payload proto.Message) { s.sessions.emit(sess, typ, payload) }
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -124,6 +133,7 @@ func (s *Server) caller(ctx context.Context, st *streamState, sessionID *string)
 	return ctx, c, func() {
 		untrack()
 		cancel(nil)
+		s.sessions.settle(sess) // its events reach the client before its result
 	}, nil
 }
 

@@ -50,6 +50,11 @@ type session struct {
 	events []*enginev1.Event
 	latest int64 // seq of the newest event
 	saved  int64 // latest as last saved
+	// On a shared store (eventLog): issued is the seq of the newest event
+	// emitted, latest of the newest written; handled of the newest written
+	// or given up, and progress is closed when handled grows.
+	issued, handled int64
+	progress        chan struct{}
 	// stale are requests open when the engine last stopped: withdrawn with
 	// reason shutdown when the client next resumes.
 	stale []*enginev1.OpenServerRequest
@@ -57,6 +62,9 @@ type session struct {
 	work  map[*context.CancelCauseFunc]struct{}
 	open  map[string]*openRequest
 	order []string // open request ids, oldest first
+	// relayedClosed are relayed requests answered or withdrawn here, which
+	// their askers may still tell again for a moment: not relayed again.
+	relayedClosed map[string]struct{}
 	// attached is the stream of the session's own connection (create or
 	// resume); a resume elsewhere takes its place.
 	attached *streamState
@@ -71,6 +79,9 @@ type openRequest struct {
 	params []byte                             // the params as the client gets them (JSON)
 	answer chan *enginev1.ServerRequestAnswer // buffered 1; written once
 	gone   chan struct{}                      // closed when withdrawn
+	// remote, for a request another engine asked (relayed), takes the
+	// answer or withdrawal back to it instead.
+	remote *remoteLink
 }
 
 // sessions is the engine's session registry; sessions survive restarts in
@@ -85,15 +96,22 @@ type sessions struct {
 	// session (the lease on sessionKey): nil on a store of one engine.
 	leases sessionLeases
 	shared store.Shared // the store, with leases: a session taken over is read from it alone
+	// events writes the sessions' events to the shared store before they
+	// are sent; nil on a store of one engine.
+	events *eventLog
+	// remote carries server requests between this engine and the others;
+	// nil on a store of one engine.
+	remote *remoteRequests
 
 	mu   sync.Mutex // guards byID
 	byID map[string]*session
 }
 
 // sessionLeases is how the registry takes sessions' leases (the engine's
-// HoldLease, HoldsLease and DropLease).
+// HoldLease, HoldsLease, Lease and DropLease).
 type sessionLeases interface {
 	HoldsLease(key string) bool
+	Lease(key string) (store.Lease, bool)
 	HoldLease(ctx context.Context, key string) error
 	DropLease(ctx context.Context, key string)
 }
@@ -123,8 +141,9 @@ type savedRequest struct {
 }
 
 // load restores the stored sessions. Their event logs are gone (truncated
-// for anyone resuming with an older cursor) and their open requests are
-// stale.
+// for anyone resuming with an older cursor), their sequences resume past
+// the saved ones, and their open requests are stale. (On a shared store
+// each is read again, with its event log, when the engine takes it over.)
 func (ss *sessions) load(ctx context.Context) error {
 	stored, err := ss.store.LoadSessions(ctx)
 	if err != nil {
@@ -136,36 +155,65 @@ func (ss *sessions) load(ctx context.Context) error {
 			ss.log.Error("skipping unreadable stored session", "session_id", id)
 			continue
 		}
+		s.latest += seqSaveEvery
 		ss.byID[id] = s
 	}
 	return nil
 }
 
 // restore rebuilds a session from its stored state: its event log is
-// gone, its sequence resumes past the saved one, its open requests are
-// stale.
+// empty, its sequence is the saved one, its open requests are stale.
 func (ss *sessions) restore(data []byte) (*session, error) {
-	var saved savedSession
-	info := new(enginev1.Session)
-	if err := json.Unmarshal(data, &saved); err != nil {
-		return nil, err
-	}
-	if err := proto.Unmarshal(saved.Info, info); err != nil {
+	info, saved, err := decodeSession(data)
+	if err != nil {
 		return nil, err
 	}
 	s := &session{info: info, resumeToken: saved.ResumeToken, open: map[string]*openRequest{}}
 	s.persist = func() { ss.save(context.Background(), s) }
-	s.latest = saved.LatestSeq + seqSaveEvery
+	s.latest = saved.LatestSeq
 	for _, r := range saved.Open {
 		s.stale = append(s.stale, &enginev1.OpenServerRequest{Id: r.ID, Method: r.Method})
 	}
 	return s, nil
 }
 
+// decodeSession reads a session's stored state.
+func decodeSession(data []byte) (*enginev1.Session, *savedSession, error) {
+	saved := new(savedSession)
+	info := new(enginev1.Session)
+	if err := json.Unmarshal(data, saved); err != nil {
+		return nil, nil, err
+	}
+	if err := proto.Unmarshal(saved.Info, info); err != nil {
+		return nil, nil, err
+	}
+	return info, saved, nil
+}
+
+// loaded is session id as this engine has it, owned or not; nil when it
+// has none.
+func (ss *sessions) loaded(id string) *session {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.byID[id]
+}
+
+// ownedHere is session id when this engine owns it (holds its lease and
+// has it loaded), else nil.
+func (ss *sessions) ownedHere(id string) *session {
+	if ss.leases == nil || !ss.leases.HoldsLease(sessionKey(id)) {
+		return nil
+	}
+	return ss.loaded(id)
+}
+
 // takeOver takes the lease of session id, which this engine does not
-// own (another engine did, or it was never loaded here), and reads the
-// session afresh from the store. A live owner elsewhere is
-// NOT_LEASE_HOLDER, for the gateway to resend the call there.
+// own (another engine did, or it was never loaded here), reads the
+// session afresh from the store, with its event log, and relays the
+// requests other engines asked of it that are still open. A live owner
+// elsewhere is NOT_LEASE_HOLDER, for the gateway to resend the call
+// there (or, for a batch on its document's holder, to ask through the
+// store: remoteCaller).
 func (ss *sessions) takeOver(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
 	defer cancel()
@@ -187,15 +235,26 @@ func (ss *sessions) takeOver(id string) error {
 	if err != nil {
 		return fmt.Errorf("load session %s: %w", id, err)
 	}
+	stored, lost, err := ss.shared.LoadEvents(ctx, id)
+	if err != nil {
+		return fmt.Errorf("load the events of session %s: %w", id, err)
+	}
+	s.restoreEvents(stored, lost)
 	ss.mu.Lock()
 	if old := ss.byID[id]; old != nil {
 		// A copy of an earlier ownership here: seq goes on past it.
 		old.mu.Lock()
 		s.latest = max(s.latest, old.latest)
+		s.issued, s.handled = s.latest, s.latest
 		old.mu.Unlock()
 	}
 	ss.byID[id] = s
 	ss.mu.Unlock()
+	if ss.remote != nil {
+		if err := ss.remote.relayOpen(ctx, s); err != nil {
+			ss.log.Error("relay the open requests of a session taken over", "session_id", id, "error", err)
+		}
+	}
 	return nil
 }
 
@@ -204,14 +263,18 @@ func (ss *sessions) takeOver(id string) error {
 func (ss *sessions) save(ctx context.Context, s *session) {
 	s.mu.Lock()
 	info, err := proto.Marshal(s.info)
-	saved := savedSession{Info: info, ResumeToken: s.resumeToken, LatestSeq: s.latest}
+	// On a shared store, issued: the event log saves the seq before it
+	// sends events past the saved one (see eventLog.flush).
+	saved := savedSession{Info: info, ResumeToken: s.resumeToken, LatestSeq: max(s.latest, s.issued)}
 	for _, id := range s.order {
-		saved.Open = append(saved.Open, savedRequest{ID: id, Method: s.open[id].frame.GetMethod()})
+		if r := s.open[id]; r.remote == nil { // relayed ones stay open in the store
+			saved.Open = append(saved.Open, savedRequest{ID: id, Method: r.frame.GetMethod()})
+		}
 	}
 	for _, r := range s.stale {
 		saved.Open = append(saved.Open, savedRequest{ID: r.GetId(), Method: r.GetMethod()})
 	}
-	s.saved = s.latest
+	s.saved = saved.LatestSeq
 	s.mu.Unlock()
 	data, jerr := json.Marshal(saved)
 	if err == nil {
@@ -287,6 +350,12 @@ func (ss *sessions) owned(principal, id string, token *string) (*session, error)
 }
 
 func (ss *sessions) remove(ctx context.Context, id string) {
+	ss.mu.Lock()
+	s := ss.byID[id]
+	ss.mu.Unlock()
+	if s != nil {
+		ss.settle(s) // no event lands after the delete
+	}
 	ss.mu.Lock()
 	delete(ss.byID, id)
 	ss.mu.Unlock()
@@ -376,6 +445,7 @@ func (s *Server) attachSurface(st *streamState, req *enginev1.AttachSessionReque
 		methods = append([]string(nil), req.Capabilities.GetServerRequests()...)
 	}
 	st.join(sess, methods)
+	s.sessions.settle(sess)
 	return sess.resumed(st, req.GetLastSeen(), s.sessions.epoch), nil
 }
 
@@ -590,8 +660,16 @@ func (s *session) ask(ctx context.Context, frame *enginev1.ServerRequest, params
 }
 
 // withdraw closes an open request and tells every stream that received
-// it.
+// it, and for a relayed request the engine that asked it.
 func (s *session) withdraw(id string, reason enginev1.CancelReason) {
+	if r := s.withdrawn(id, reason); r != nil && r.remote != nil {
+		r.remote.withdraw(reason)
+	}
+}
+
+// withdrawn closes an open request and tells every stream that received
+// it; it returns the request, or nil when it was not open.
+func (s *session) withdrawn(id string, reason enginev1.CancelReason) *openRequest {
 	s.mu.Lock()
 	r, ok := s.open[id]
 	var recipients []*streamState
@@ -601,9 +679,47 @@ func (s *session) withdraw(id string, reason enginev1.CancelReason) {
 		recipients = s.recipientsLocked(r.frame.GetMethod())
 	}
 	s.mu.Unlock()
-	if ok {
-		sendAll(recipients, s.cancelFrame(id, r.frame.GetMethod(), reason))
+	if !ok {
+		return nil
 	}
+	sendAll(recipients, s.cancelFrame(id, r.frame.GetMethod(), reason))
+	return r
+}
+
+// maxRelayedClosed bounds session.relayedClosed: an asker tells an open
+// request again every remotePoll, and stops once it reads the answer.
+const maxRelayedClosed = 256
+
+// relayedIDs lists the open requests of the session that other engines
+// asked.
+func (s *session) relayedIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for _, id := range s.order {
+		if s.open[id].remote != nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// openRelayed makes a request another engine asked one of the session's
+// open requests and sends it to the streams that answer its method.
+func (s *session) openRelayed(frame *enginev1.ServerRequest, params []byte, link *remoteLink) {
+	r := &openRequest{frame: frame, params: params, answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{}), remote: link}
+	s.mu.Lock()
+	_, dup := s.open[frame.Id]
+	_, closed := s.relayedClosed[frame.Id]
+	if dup || closed {
+		s.mu.Unlock()
+		return
+	}
+	s.open[frame.Id] = r
+	s.order = append(s.order, frame.Id)
+	recipients := s.recipientsLocked(frame.GetMethod())
+	s.mu.Unlock()
+	sendAll(recipients, &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequest{ServerRequest: frame}})
 }
 
 // cancelFrame withdraws request id of method, for reason.
@@ -636,12 +752,22 @@ func (s *session) answer(from *streamState, a *enginev1.ServerRequestAnswer) boo
 	if !ok {
 		return false
 	}
-	r.answer <- a
+	if r.remote != nil {
+		r.remote.answer(a)
+	} else {
+		r.answer <- a
+	}
 	sendAll(others, s.cancelFrame(a.GetId(), r.frame.GetMethod(), enginev1.CancelReason_CANCEL_REASON_RESOLVED))
 	return true
 }
 
 func (s *session) closeLocked(id string) {
+	if r := s.open[id]; r != nil && r.remote != nil {
+		if len(s.relayedClosed) >= maxRelayedClosed || s.relayedClosed == nil {
+			s.relayedClosed = map[string]struct{}{} // older ids are told no more
+		}
+		s.relayedClosed[id] = struct{}{}
+	}
 	delete(s.open, id)
 	for i, o := range s.order {
 		if o == id {
@@ -691,8 +817,24 @@ func (ss *sessions) documentChanged(documentID string, revision int64, operation
 	}
 }
 
-// emit records an event of s, saving its sequence number when due.
+// settle waits, on a shared store, until the events s emitted so far are
+// written and sent: what answers a call of the session (its result, a
+// resume, events.since) then shows every event emitted before it. On a
+// store of one engine events are sent as they are emitted.
+func (ss *sessions) settle(s *session) {
+	if ss.events != nil {
+		ss.events.settle(s)
+	}
+}
+
+// emit records an event of s: on a shared store through the event log,
+// which writes it before it is sent; else at once, saving the sequence
+// number when due.
 func (ss *sessions) emit(s *session, typ string, payload proto.Message) {
+	if ss.events != nil {
+		ss.events.emit(s, typ, payload)
+		return
+	}
 	if s.emit(typ, payload) {
 		ss.save(context.Background(), s)
 	}

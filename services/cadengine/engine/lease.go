@@ -431,6 +431,25 @@ func (e *Engine) HoldsLease(key string) bool {
 	return l != nil && sh.mono() < l.until.Load()
 }
 
+// Lease returns the lease on key that HoldLease took, for writes fenced
+// by it, until it is known lost or dropped — also past its deadline on
+// the engine's clock (HoldsLease is false then), since the store's fence
+// decides whether it is still the key's; ok is false otherwise, and always
+// without Sharing.
+func (e *Engine) Lease(key string) (l store.Lease, ok bool) {
+	sh := e.shared
+	if sh == nil {
+		return store.Lease{}, false
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	ls := sh.keys[key]
+	if ls == nil {
+		return store.Lease{}, false
+	}
+	return ls.lease, true
+}
+
 // HoldLease takes the lease on key — something other than a document
 // that one engine serves at a time, such as a session ("ses:" and its
 // id) — and keeps it, renewed with the documents' leases, until it is

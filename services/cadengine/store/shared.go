@@ -7,13 +7,15 @@ import (
 
 // Shared is a store that several engines may share (PostgreSQL; memory,
 // for the engines of one process): besides [Store], it hands out document
-// leases, keeps the registry of engines, and reads one document, journal
-// record or session at a time, for an engine that takes one over from
-// another and must see what that one committed.
+// leases, keeps the registry of engines and sessions' event logs
+// ([Events]), and reads one document, journal record or session at a
+// time, for an engine that takes one over from another and must see what
+// that one committed. Its DeleteSession forgets the session's events too.
 type Shared interface {
 	Store
 	Leases
 	Registry
+	Events
 	// LoadDocument reads one document with its entities in handle order,
 	// in one snapshot. It fails with an error matching [ErrNoDocument]
 	// when the document does not exist.

@@ -24,7 +24,8 @@ type Store struct {
 	docs     map[string]*memDoc
 	ops      map[[2]string]store.OperationRecord // by principal and id
 	sessions map[string][]byte
-	leases   map[string]store.Lease // by document id; Holder "" once released
+	events   map[string][]store.EventRecord // by session id, ascending seq
+	leases   map[string]store.Lease         // by document id; Holder "" once released
 	engines  map[string]store.EngineRecord
 	closed   bool
 }
@@ -41,6 +42,7 @@ func New() *Store {
 		docs:     map[string]*memDoc{},
 		ops:      map[[2]string]store.OperationRecord{},
 		sessions: map[string][]byte{},
+		events:   map[string][]store.EventRecord{},
 		leases:   map[string]store.Lease{},
 		engines:  map[string]store.EngineRecord{},
 	}
@@ -181,7 +183,7 @@ func (s *Store) SaveSession(_ context.Context, id string, data []byte) error {
 	return nil
 }
 
-// DeleteSession forgets a session.
+// DeleteSession forgets a session and its events.
 func (s *Store) DeleteSession(_ context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -189,6 +191,7 @@ func (s *Store) DeleteSession(_ context.Context, id string) error {
 		return store.ErrClosed
 	}
 	delete(s.sessions, id)
+	delete(s.events, id)
 	return nil
 }
 

@@ -72,3 +72,39 @@ func (sd *side) commit(ctx context.Context, b *testing.B, n int) time.Duration {
 	}
 	return time.Since(start)
 }
+
+// BenchmarkAppendEvents measures one AppendEvents of one session's n
+// events under its lease (what the engine's event log sends per round
+// trip), beside a Commit of one entity under a document's lease, for
+// scale.
+//
+//	go test -run '^$' -bench AppendEvents ./services/cadengine/store/postgres
+func BenchmarkAppendEvents(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{1, 10, 100} {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			s := open(b, postgrestest.URL(b))
+			l, err := s.Grant(ctx, "session:ses-bench", "engine-a", time.Hour)
+			if err != nil {
+				b.Fatal(err)
+			}
+			seq := int64(0)
+			for b.Loop() {
+				a := store.EventAppend{Lease: l, SessionID: "ses-bench", Keep: 512}
+				for range n {
+					seq++
+					a.Events = append(a.Events, store.EventRecord{Seq: seq, Type: "batch.progress", Payload: fmt.Appendf(nil, `{"operation_id":"op-bench","step":%d,"total":100}`, seq)})
+				}
+				if _, err := s.AppendEvents(ctx, []store.EventAppend{a}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("commit", func(b *testing.B) {
+		sd := &side{name: "pg", s: open(b, postgrestest.URL(b))}
+		for b.Loop() {
+			sd.commit(ctx, b, 1)
+		}
+	})
+}

@@ -35,8 +35,20 @@ func notifyPayload(c *store.Commit) string {
 // WatchChanges implements [store.Changes] with LISTEN on a connection of
 // its own.
 func (s *Store) WatchChanges(ctx context.Context, fn func(store.DocumentChange)) error {
+	return s.watch(ctx, "cadbridge_changes_", func(payload string) {
+		var ch store.DocumentChange
+		if json.Unmarshal([]byte(payload), &ch) == nil && ch.DocumentID != "" {
+			fn(ch)
+		}
+	})
+}
+
+// watch calls fn with the payload of every notification on the channel
+// prefix and the schema, on a connection of its own, until ctx ends;
+// a broken connection is reopened after a pause.
+func (s *Store) watch(ctx context.Context, prefix string, fn func(payload string)) error {
 	for {
-		err := s.listen(ctx, fn)
+		err := s.listen(ctx, prefix, fn)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -52,7 +64,7 @@ func (s *Store) WatchChanges(ctx context.Context, fn func(store.DocumentChange))
 	}
 }
 
-func (s *Store) listen(ctx context.Context, fn func(store.DocumentChange)) error {
+func (s *Store) listen(ctx context.Context, prefix string, fn func(payload string)) error {
 	pooled, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -64,7 +76,7 @@ func (s *Store) listen(ctx context.Context, fn func(store.DocumentChange)) error
 	if err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{"cadbridge_changes_" + schema}.Sanitize()); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{prefix + schema}.Sanitize()); err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	for {
@@ -72,9 +84,6 @@ func (s *Store) listen(ctx context.Context, fn func(store.DocumentChange)) error
 		if err != nil {
 			return err
 		}
-		var ch store.DocumentChange
-		if json.Unmarshal([]byte(n.Payload), &ch) == nil && ch.DocumentID != "" {
-			fn(ch)
-		}
+		fn(n.Payload)
 	}
 }

@@ -17,12 +17,13 @@ func (s *Store) SaveSession(ctx context.Context, id string, data []byte) error {
 	return nil
 }
 
-// DeleteSession implements [store.Store].
+// DeleteSession implements [store.Store]: the session and its events.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	if _, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE id = $1`, id); err != nil {
+	if _, err := s.pool.Exec(ctx, `WITH events AS (DELETE FROM session_events WHERE session_id = $1)
+		DELETE FROM sessions WHERE id = $1`, id); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	return nil

@@ -1,8 +1,9 @@
 // Package storetest is the conformance suite every [store.Store] passes:
 // what a commit writes is what a load reads, atomically and durably,
 // whatever the store; two stores over the same storage see each other's
-// commits and never tear one; and leases fence writers ([store.Leases]),
-// beside the registry of engines ([store.Registry]).
+// commits and never tear one; leases fence writers ([store.Leases]),
+// beside the registry of engines ([store.Registry]); and a shared store
+// keeps sessions' event logs under their leases ([store.Events]).
 package storetest
 
 import (
@@ -58,6 +59,10 @@ func Run(t *testing.T, h Harness) {
 		{"SharedSeesCommits", testSharedSeesCommits},
 		{"SharedSameDocument", testSharedSameDocument},
 		{"SharedReadsOne", testSharedReadsOne},
+		{"EventsRoundTrip", testEventsRoundTrip},
+		{"EventsKeep", testEventsKeep},
+		{"EventsFenced", testEventsFenced},
+		{"EventsDeleteSession", testEventsDeleteSession},
 		{"LeaseGrant", testLeaseGrant},
 		{"LeaseGrantInvalid", testLeaseGrantInvalid},
 		{"LeaseGrantRace", testLeaseGrantRace},
