@@ -71,6 +71,11 @@ type session struct {
 	// surfaces are the streams joined by session.attach, with the
 	// server-request methods each answers.
 	surfaces map[*streamState][]string
+
+	handoffMu sync.Mutex // guards claimed; held while handoffs are read and queued
+	// claimed are the handoffs from other engines whose events are
+	// queued here and not yet written (handoffs.claim).
+	claimed map[string]struct{}
 }
 
 // openRequest is a server request waiting for the client.
@@ -102,6 +107,9 @@ type sessions struct {
 	// remote carries server requests between this engine and the others;
 	// nil on a store of one engine.
 	remote *remoteRequests
+	// handoffs carries the events of calls between this engine and the
+	// sessions' owners; nil on a store of one engine.
+	handoffs *handoffs
 
 	mu   sync.Mutex // guards byID
 	byID map[string]*session
@@ -254,6 +262,9 @@ func (ss *sessions) takeOver(id string) error {
 		if err := ss.remote.relayOpen(ctx, s); err != nil {
 			ss.log.Error("relay the open requests of a session taken over", "session_id", id, "error", err)
 		}
+	}
+	if ss.handoffs != nil {
+		ss.handoffs.claim(s) // what its former owner left unemitted
 	}
 	return nil
 }
