@@ -460,6 +460,41 @@ func TestLeaseSessionEventsElsewhere(t *testing.T) {
 	}
 }
 
+// TestLeaseListAcrossEngines: document.list through engine A lists a
+// document created, and since changed, through engine B, as stored.
+func TestLeaseListAcrossEngines(t *testing.T) {
+	cl := startCluster(t)
+	c2 := dialWebSocket(t, cl.gatewayB.Addr)
+	var doc documentRef
+	mustCall(t, c2, 1, "document.create", map[string]any{"name": "made through B"}, &doc)
+	for i := range 2 {
+		var r struct{}
+		mustCall(t, c2, 2+i, "tools.call", map[string]any{"document_id": doc.DocumentID, "tool": "entity_create_point", "args": map[string]any{"x": i, "y": 0}}, &r)
+	}
+	c1 := dialWebSocket(t, cl.gatewayA.Addr)
+	var list struct {
+		Documents []struct {
+			DocumentID  string `json:"document_id"`
+			Name        string `json:"name"`
+			Revision    int64  `json:"revision"`
+			EntityCount int64  `json:"entity_count"`
+		} `json:"documents"`
+	}
+	mustCall(t, c1, 1, "document.list", map[string]any{}, &list)
+	var found bool
+	for _, d := range list.Documents {
+		if d.DocumentID == doc.DocumentID {
+			found = true
+			if d.Name != "made through B" || d.EntityCount != 2 || d.Revision < 2 {
+				t.Errorf("document.list through A has %+v, want its name, 2 entities and revision 2 or more", d)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("document.list through A = %+v, want %s, created through B", list.Documents, doc.DocumentID)
+	}
+}
+
 // acrossEngines creates, with params, a session through gateway A,
 // which engine A owns, and a document through gateway B, which engine B
 // holds: the session's peer, the session, a client of gateway B and the

@@ -60,6 +60,7 @@ func Run(t *testing.T, h Harness) {
 		{"SharedSeesCommits", testSharedSeesCommits},
 		{"SharedSameDocument", testSharedSameDocument},
 		{"SharedReadsOne", testSharedReadsOne},
+		{"SharedList", testSharedList},
 		{"EventsRoundTrip", testEventsRoundTrip},
 		{"EventsKeep", testEventsKeep},
 		{"EventsFenced", testEventsFenced},
