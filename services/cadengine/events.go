@@ -155,7 +155,7 @@ func (el *eventLog) flush() {
 		}
 		s.deliver(evs[i], written[i])
 		if len(appends[i].Handoffs) > 0 {
-			s.unclaim(appends[i].Handoffs)
+			s.unclaim(written[i], appends[i].Handoffs)
 		}
 	}
 }

@@ -33,7 +33,8 @@ import (
 // the store, and the engine that takes the session over emits it
 // (sessions.takeOver); an owner's copy that was fenced never wrote it.
 // An engine skips the handoffs it has queued and not yet written
-// (session.claimed), so a notification told twice changes nothing.
+// (session.claimed), or just written (session.written), so a
+// notification told twice changes nothing.
 //
 // Not done: a notification lost while LISTEN reconnects leaves its
 // handoff in the store until the session's next handoff or takeover.
@@ -199,10 +200,20 @@ func (h *handoffs) watch(ctx context.Context) {
 
 // claim emits into the log of s, owned here, the events of its handoffs
 // in the store that this engine has not emitted yet, handoff after
-// handoff in the order they were stored.
+// handoff in the order they were stored. Claims of a session run one at
+// a time (s.claimMu, held while reading); the event log's writer never
+// waits for a read (unclaim takes only s.handoffMu).
+//
+// A read may still see a handoff whose append committed meanwhile: it is
+// claimed or written then, and skipped. written is cleared when the next
+// claim starts, before it reads: by then every append it holds had
+// committed, so that read cannot see them.
 func (h *handoffs) claim(s *session) {
+	s.claimMu.Lock()
+	defer s.claimMu.Unlock()
 	s.handoffMu.Lock()
-	defer s.handoffMu.Unlock()
+	s.written = nil
+	s.handoffMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
 	defer cancel()
 	stored, err := h.st.HandedOverEvents(ctx, s.info.GetSessionId())
@@ -211,27 +222,38 @@ func (h *handoffs) claim(s *session) {
 		return
 	}
 	for _, ho := range stored {
-		if _, queued := s.claimed[ho.ID]; queued || len(ho.Events) == 0 {
-			continue
+		s.handoffMu.Lock()
+		_, queued := s.claimed[ho.ID]
+		_, done := s.written[ho.ID]
+		fresh := !queued && !done && len(ho.Events) > 0
+		if fresh {
+			if s.claimed == nil {
+				s.claimed = map[string]struct{}{}
+			}
+			s.claimed[ho.ID] = struct{}{}
 		}
-		if !h.ss.events.emitHanded(s, ho) {
+		s.handoffMu.Unlock()
+		if fresh && !h.ss.events.emitHanded(s, ho) {
+			s.unclaim(false, []string{ho.ID})
 			return // the session is no longer owned here
 		}
-		if s.claimed == nil {
-			s.claimed = map[string]struct{}{}
-		}
-		s.claimed[ho.ID] = struct{}{}
 	}
 }
 
-// unclaim forgets handoffs of s whose append is done: written (and so
-// deleted from the store) or given up (left for the session's next
-// owner).
-func (s *session) unclaim(ids []string) {
+// unclaim forgets claimed handoffs of s whose append is done: written
+// (and so deleted from the store; kept as written until the next claim
+// starts) or given up (left for the session's next owner).
+func (s *session) unclaim(written bool, ids []string) {
 	s.handoffMu.Lock()
 	defer s.handoffMu.Unlock()
 	for _, id := range ids {
 		delete(s.claimed, id)
+		if written {
+			if s.written == nil {
+				s.written = map[string]struct{}{}
+			}
+			s.written[id] = struct{}{}
+		}
 	}
 }
 

@@ -72,10 +72,14 @@ type session struct {
 	// server-request methods each answers.
 	surfaces map[*streamState][]string
 
-	handoffMu sync.Mutex // guards claimed; held while handoffs are read and queued
+	// claimMu makes the session's claims (handoffs.claim) run one at a
+	// time; held while handoffs are read and queued.
+	claimMu   sync.Mutex
+	handoffMu sync.Mutex // guards claimed and written
 	// claimed are the handoffs from other engines whose events are
-	// queued here and not yet written (handoffs.claim).
-	claimed map[string]struct{}
+	// queued here and not yet written; written those written since the
+	// last claim started.
+	claimed, written map[string]struct{}
 }
 
 // openRequest is a server request waiting for the client.
