@@ -460,6 +460,64 @@ func TestLeaseSessionEventsElsewhere(t *testing.T) {
 	}
 }
 
+// TestLeaseListAcrossEngines: document.list through engine A lists a
+// document created, and since changed, through engine B, as stored.
+func TestLeaseListAcrossEngines(t *testing.T) {
+	cl := startCluster(t)
+	c2 := dialWebSocket(t, cl.gatewayB.Addr)
+	var doc documentRef
+	mustCall(t, c2, 1, "document.create", map[string]any{"name": "made through B"}, &doc)
+	for i := range 2 {
+		var r struct{}
+		mustCall(t, c2, 2+i, "tools.call", map[string]any{"document_id": doc.DocumentID, "tool": "entity_create_point", "args": map[string]any{"x": i, "y": 0}}, &r)
+	}
+	c1 := dialWebSocket(t, cl.gatewayA.Addr)
+	var list struct {
+		Documents []struct {
+			DocumentID  string `json:"document_id"`
+			Name        string `json:"name"`
+			Revision    int64  `json:"revision"`
+			EntityCount int64  `json:"entity_count"`
+		} `json:"documents"`
+	}
+	mustCall(t, c1, 1, "document.list", map[string]any{}, &list)
+	var found bool
+	for _, d := range list.Documents {
+		if d.DocumentID == doc.DocumentID {
+			found = true
+			if d.Name != "made through B" || d.EntityCount != 2 || d.Revision < 2 {
+				t.Errorf("document.list through A has %+v, want its name, 2 entities and revision 2 or more", d)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("document.list through A = %+v, want %s, created through B", list.Documents, doc.DocumentID)
+	}
+}
+
+// acrossEngines creates, with params, a session through gateway A,
+// which engine A owns, and a document through gateway B, which engine B
+// holds: the session's peer, the session, a client of gateway B and the
+// document.
+func acrossEngines(t *testing.T, cl *cluster, params map[string]any) (*peer, sessionInfo, *wsClient, documentRef) {
+	t.Helper()
+	p := newPeer(t, cl.gatewayA.Addr)
+	p.call(1, "session.create", params)
+	var s sessionInfo
+	if f := p.response(1); f.Error != nil || json.Unmarshal(f.Result, &s) != nil {
+		t.Fatalf("session.create = %+v", f)
+	}
+	c2 := dialWebSocket(t, cl.gatewayB.Addr)
+	var doc documentRef
+	mustCall(t, c2, 1, "document.create", map[string]any{"name": "held by B"}, &doc)
+	return p, s, c2, doc
+}
+
+// documentRef is a document as document.create answers it.
+type documentRef struct {
+	DocumentID string `json:"document_id"`
+}
+
 // TestLeaseAskAcrossEngines: a batch whose document engine B holds, for a
 // session engine A owns (the client's gateway's home), asks the session's
 // client: B opens the approval in the store, A relays it on the client's
@@ -467,17 +525,7 @@ func TestLeaseSessionEventsElsewhere(t *testing.T) {
 // batch applies once.
 func TestLeaseAskAcrossEngines(t *testing.T) {
 	cl := startCluster(t)
-	p := newPeer(t, cl.gatewayA.Addr)
-	p.call(1, "session.create", map[string]any{"capabilities": map[string]any{"server_requests": []string{"approval"}}, "approval_policy": "destructive"})
-	var s sessionInfo
-	if f := p.response(1); f.Error != nil || json.Unmarshal(f.Result, &s) != nil {
-		t.Fatalf("session.create = %+v", f)
-	}
-	c2 := dialWebSocket(t, cl.gatewayB.Addr)
-	var doc struct {
-		DocumentID string `json:"document_id"`
-	}
-	mustCall(t, c2, 1, "document.create", map[string]any{"name": "held by B"}, &doc)
+	p, s, c2, doc := acrossEngines(t, cl, map[string]any{"capabilities": map[string]any{"server_requests": []string{"approval"}}, "approval_policy": "destructive"})
 	for i := range 2 {
 		var r struct{}
 		mustCall(t, c2, 2+i, "tools.call", map[string]any{"document_id": doc.DocumentID, "tool": "entity_create_point", "args": map[string]any{"x": i, "y": 0}}, &r)
@@ -549,6 +597,131 @@ func TestLeaseAskAcrossEngines(t *testing.T) {
 	cl.engineB.Stop()
 	if c := p.next("request.cancel", cancelOf(req)); !strings.Contains(string(c.Params), `"shutdown"`) {
 		t.Errorf("request.cancel = %s, want reason shutdown", c.Params)
+	}
+}
+
+// TestLeaseEventsAcrossEngines: a batch whose document engine B holds,
+// for a session engine A owns (the client's gateway's home), emits its
+// events into the session through A: the client receives batch.progress
+// per step and operation.finished live, once each and in order, and
+// session.events.since through one gateway and a resume through the
+// other replay them with the same seqs. With A killed before the batch,
+// the events B hands over wait in the store and the engine that takes
+// the session over emits them.
+func TestLeaseEventsAcrossEngines(t *testing.T) {
+	cl := startCluster(t)
+	p, s, c2, doc := acrossEngines(t, cl, map[string]any{})
+	const steps = 3
+	batch := pointsBatch(doc.DocumentID, "op-across-events", 100, steps, "rollback", false)
+	batch["session_id"] = s.SessionID
+	p.call(10, "cad.batch", batch)
+	var (
+		live     []sessionEvent
+		answered bool
+	)
+	for !answered || !finishes(live, "op-across-events") {
+		f := p.next("the batch's answer and its operation.finished", func(f frame) bool {
+			return f.Method == "event" || f.Method == "" && string(f.ID) == "10"
+		})
+		if f.Method == "" {
+			var r batchResult
+			if f.Error != nil || json.Unmarshal(f.Result, &r) != nil || !r.OK {
+				t.Fatalf("cad.batch on engine B = %s %+v", f.Result, f.Error)
+			}
+			answered = true
+			continue
+		}
+		var ev sessionEvent
+		if err := json.Unmarshal(f.Params, &ev); err != nil {
+			t.Fatalf("event %s: %v", f.Params, err)
+		}
+		live = append(live, ev)
+	}
+	wantBatchEvents(t, "live", live, "op-across-events", steps)
+
+	var since struct {
+		Events []sessionEvent `json:"events"`
+	}
+	p.call(11, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": 0})
+	if f := p.response(11); f.Error != nil || json.Unmarshal(f.Result, &since) != nil {
+		t.Fatalf("session.events.since through gateway A = %+v", f)
+	}
+	wantSameEvents(t, "session.events.since through gateway A", since.Events, live)
+	q := dialWebSocket(t, cl.gatewayB.Addr)
+	var resumed struct {
+		Events []sessionEvent `json:"events"`
+	}
+	mustCall(t, q, 1, "session.resume", map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken, "last_seen": 0}, &resumed)
+	wantSameEvents(t, "session.resume through gateway B", resumed.Events, live)
+
+	// The session's owner killed: B's next batch for it is handed over
+	// with nobody to emit it (or, once A's lease has expired, B owns the
+	// session itself); a resume through gateway A, which takes the
+	// session over, replays its events after the first batch's.
+	cl.engineA.Kill()
+	batch = pointsBatch(doc.DocumentID, "op-across-orphan", 200, steps, "rollback", false)
+	batch["session_id"] = s.SessionID
+	var r batchResult
+	mustCall(t, c2, 2, "cad.batch", batch, &r)
+	q2 := dialWebSocket(t, cl.gatewayA.Addr)
+	id := 1
+	last := live[len(live)-1].Seq
+	resume := map[string]any{"session_id": s.SessionID, "resume_token": s.ResumeToken, "last_seen": last}
+	var after struct {
+		Events    []sessionEvent `json:"events"`
+		Truncated bool           `json:"truncated"`
+	}
+	if resp := until(t, q2, &id, "session.resume", resume); resp.Error != nil || json.Unmarshal(resp.Result, &after) != nil {
+		t.Fatalf("session.resume after A's kill = %+v", describe(resp))
+	}
+	if after.Truncated || len(after.Events) == 0 || after.Events[0].Seq != last+1 {
+		t.Errorf("events after seq %d once A is gone = %v, truncated %v; want seq %d on", last, after.Events, after.Truncated, last+1)
+	}
+	wantBatchEvents(t, "after A's kill", after.Events, "op-across-orphan", steps)
+}
+
+// finishes reports whether evs hold the operation.finished of op.
+func finishes(evs []sessionEvent, op string) bool {
+	for _, ev := range evs {
+		if ev.Type == "operation.finished" && strings.Contains(string(ev.Payload), `"`+op+`"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// wantBatchEvents checks that evs are, once each, the batch.progress of
+// each of the steps of op and then its operation.finished, with seqs one
+// by one.
+func wantBatchEvents(t *testing.T, what string, evs []sessionEvent, op string, steps int) {
+	t.Helper()
+	ok := len(evs) == steps+1
+	for i := 0; ok && i < len(evs); i++ {
+		var p struct {
+			OperationID string `json:"operation_id"`
+			Step, Total int
+		}
+		ok = json.Unmarshal(evs[i].Payload, &p) == nil && p.OperationID == op && (i == 0 || evs[i].Seq == evs[i-1].Seq+1)
+		if i < steps {
+			ok = ok && evs[i].Type == "batch.progress" && p.Step == i+1 && p.Total == steps
+		} else {
+			ok = ok && evs[i].Type == "operation.finished"
+		}
+	}
+	if !ok {
+		t.Errorf("events %s = %v, want batch.progress of steps 1 to %d of %s and its operation.finished, seq one by one", what, evs, steps, op)
+	}
+}
+
+// wantSameEvents checks that got are the events want.
+func wantSameEvents(t *testing.T, what string, got, want []sessionEvent) {
+	t.Helper()
+	same := len(got) == len(want)
+	for i := 0; same && i < len(want); i++ {
+		same = sameEvent(got[i], want[i])
+	}
+	if !same {
+		t.Errorf("events of %s = %v, want %v", what, got, want)
 	}
 }
 

@@ -159,6 +159,7 @@ func New(cfg Config) (*Server, error) {
 	if sess.shared != nil {
 		sess.events = newEventLog(sess.shared, eng, log)
 		sess.remote = newRemoteRequests(sess, eng.EngineID(), log)
+		sess.handoffs = newHandoffs(sess, log)
 	}
 	s := &Server{
 		obs:      obs,
@@ -225,6 +226,9 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	if stop := s.watchRequests(); stop != nil {
 		defer stop()
 	}
+	if h := s.sessions.handoffs; h != nil {
+		defer goUntilStopped(h.watch)()
+	}
 	if s.cfg.Listening != nil {
 		s.cfg.Listening(lis.Addr())
 	}
@@ -283,9 +287,13 @@ func (s *Server) finishWork() {
 	s.cancelBase()
 }
 
-// close writes the sessions' events still queued, then closes the core
+// close hands over and writes the sessions' events still queued, then
+// closes the core
 // (which lets go of its leases) and the store it writes to.
 func (s *Server) close() error {
+	if s.sessions.handoffs != nil {
+		s.sessions.handoffs.close()
+	}
 	if s.sessions.events != nil {
 		s.sessions.events.close()
 	}

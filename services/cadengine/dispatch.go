@@ -120,7 +120,14 @@ func (s *Server) caller(ctx context.Context, st *streamState, sessionID *string)
 		// The call came to its document's holder; another engine owns
 		// the session.
 		c, err = s.remoteCaller(ctx, st, *sessionID)
-		return ctx, c, func() {}, err
+		if err != nil || s.sessions.handoffs == nil {
+			return ctx, c, func() {}, err
+		}
+		// Its events go to the session's owner, stored before the call
+		// answers.
+		call := s.sessions.handoffs.call(*sessionID)
+		c.Events = call.emit
+		return ctx, c, call.settle, nil
 	}
 	if err != nil {
 		return ctx, c, nil, err

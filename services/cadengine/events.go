@@ -57,10 +57,7 @@ type eventLog struct {
 
 	mu      sync.Mutex // guards pending
 	pending []pendingEvent
-	wake    chan struct{} // 1-buffered: pending has events
-	stop    chan struct{} // closed by close
-	done    chan struct{} // closed when run returns
-	closed  sync.Once
+	w       *writer // flushes pending
 }
 
 // pendingEvent is an emitted event waiting to be written, under the lease
@@ -69,6 +66,9 @@ type pendingEvent struct {
 	s     *session
 	ev    *enginev1.Event
 	lease store.Lease
+	// handoff, on the last event of a handoff from another engine
+	// (emitHanded), is its id: the append deletes it.
+	handoff string
 }
 
 // retryPause is how long the writer waits after a failed append before it
@@ -76,8 +76,8 @@ type pendingEvent struct {
 const retryPause = 200 * time.Millisecond
 
 func newEventLog(st store.Events, leases sessionLeases, log *slog.Logger) *eventLog {
-	el := &eventLog{st: st, leases: leases, log: log, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	go el.run()
+	el := &eventLog{st: st, leases: leases, log: log}
+	el.w = startWriter(el.flush)
 	return el
 }
 
@@ -101,24 +101,7 @@ func (el *eventLog) emit(s *session, typ string, payload proto.Message) {
 	el.pending = append(el.pending, pendingEvent{s: s, ev: ev, lease: lease})
 	el.mu.Unlock()
 	s.mu.Unlock()
-	select {
-	case el.wake <- struct{}{}:
-	default:
-	}
-}
-
-// run writes what is queued until close, then what is left.
-func (el *eventLog) run() {
-	defer close(el.done)
-	for {
-		select {
-		case <-el.wake:
-			el.flush()
-		case <-el.stop:
-			el.flush()
-			return
-		}
-	}
+	el.w.poke()
 }
 
 // flush writes every queued event, grouped by session, in one append, and
@@ -151,6 +134,9 @@ func (el *eventLog) flush() {
 		}
 		appends[i].Events = append(appends[i].Events, store.EventRecord{Seq: p.ev.Seq, Type: p.ev.Type, Payload: p.ev.PayloadJson})
 		evs[i] = append(evs[i], p.ev)
+		if p.handoff != "" {
+			appends[i].Handoffs = append(appends[i].Handoffs, p.handoff)
+		}
 	}
 	fenced, err := el.append(appends)
 	if err != nil {
@@ -168,6 +154,9 @@ func (el *eventLog) flush() {
 			s.reserve(evs[i][len(evs[i])-1].Seq)
 		}
 		s.deliver(evs[i], written[i])
+		if len(appends[i].Handoffs) > 0 {
+			s.unclaim(written[i], appends[i].Handoffs)
+		}
 	}
 }
 
@@ -201,7 +190,7 @@ func (el *eventLog) append(appends []store.EventAppend) ([]int, error) {
 		}
 		el.log.Warn("write session events; retrying", "error", err)
 		select {
-		case <-el.stop:
+		case <-el.w.stop:
 			return nil, err
 		case <-time.After(retryPause):
 		}
@@ -236,8 +225,47 @@ func (el *eventLog) settle(s *session) {
 // close writes what is queued and stops the writer; the engine closes
 // (and lets go of the sessions' leases) after it.
 func (el *eventLog) close() {
-	el.closed.Do(func() { close(el.stop) })
-	<-el.done
+	el.w.close()
+}
+
+// writer is the one goroutine of a queue that writes what is queued
+// (flush): poke wakes it, and close makes it write what is left and stop.
+type writer struct {
+	wake   chan struct{} // 1-buffered: something is queued
+	stop   chan struct{} // closed by close
+	done   chan struct{} // closed when the goroutine returns
+	closed sync.Once
+}
+
+func startWriter(flush func()) *writer {
+	w := &writer{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for {
+			select {
+			case <-w.wake:
+				flush()
+			case <-w.stop:
+				flush()
+				return
+			}
+		}
+	}()
+	return w
+}
+
+// poke tells the writer that something is queued.
+func (w *writer) poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// close writes what is queued and waits for the writer to stop.
+func (w *writer) close() {
+	w.closed.Do(func() { close(w.stop) })
+	<-w.done
 }
 
 // deliver puts written events (ascending seq) in the session's ring and

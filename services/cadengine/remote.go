@@ -34,10 +34,10 @@ import (
 // the first answer or withdrawal the only one, so an answer reaches the
 // waiting step exactly once.
 //
-// Not relayed: the batch's own events (batch.progress,
-// operation.finished) on the holder, which does not own the session's
-// log, and session.interrupt of the owner for the holder's running batch
-// (its open request is withdrawn, which fails the step).
+// The batch's own events (batch.progress, operation.finished) go to the
+// owner through the store as well (handoffs). Not relayed:
+// session.interrupt of the owner for the holder's running batch (its open
+// request is withdrawn, which fails the step).
 
 // remoteRequests is an engine's side of requests across engines: the
 // requests it asked and waits for, and the relay of those asked of the

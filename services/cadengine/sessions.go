@@ -71,6 +71,15 @@ type session struct {
 	// surfaces are the streams joined by session.attach, with the
 	// server-request methods each answers.
 	surfaces map[*streamState][]string
+
+	// claimMu makes the session's claims (handoffs.claim) run one at a
+	// time; held while handoffs are read and queued.
+	claimMu   sync.Mutex
+	handoffMu sync.Mutex // guards claimed and written
+	// claimed are the handoffs from other engines whose events are
+	// queued here and not yet written; written those written since the
+	// last claim started.
+	claimed, written map[string]struct{}
 }
 
 // openRequest is a server request waiting for the client.
@@ -102,6 +111,9 @@ type sessions struct {
 	// remote carries server requests between this engine and the others;
 	// nil on a store of one engine.
 	remote *remoteRequests
+	// handoffs carries the events of calls between this engine and the
+	// sessions' owners; nil on a store of one engine.
+	handoffs *handoffs
 
 	mu   sync.Mutex // guards byID
 	byID map[string]*session
@@ -254,6 +266,9 @@ func (ss *sessions) takeOver(id string) error {
 		if err := ss.remote.relayOpen(ctx, s); err != nil {
 			ss.log.Error("relay the open requests of a session taken over", "session_id", id, "error", err)
 		}
+	}
+	if ss.handoffs != nil {
+		ss.handoffs.claim(s) // what its former owner left unemitted
 	}
 	return nil
 }

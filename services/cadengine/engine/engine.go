@@ -54,6 +54,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -318,6 +319,13 @@ func (e *Engine) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsR
 		}
 		after = &key{n, id}
 	}
+	if e.shared != nil {
+		from := store.DocumentKey{}
+		if after != nil {
+			from = store.DocumentKey{CreatedAt: time.Unix(0, after.at).UTC(), ID: after.id}
+		}
+		return e.listStored(ctx, from, size)
+	}
 	e.mu.RLock()
 	all := make([]*document, 0, len(e.docs))
 	for _, d := range e.docs {
@@ -343,6 +351,63 @@ func (e *Engine) ListDocuments(ctx context.Context, req *enginev1.ListDocumentsR
 		last = k
 	}
 	return resp, nil
+}
+
+// listStored is document.list on a shared store: a page of every
+// document in the store, whichever engine created it, in the same order
+// and with the same page tokens as on a store of one engine. A document
+// this engine has at the stored revision is described from memory; any
+// other is read from the store.
+func (e *Engine) listStored(ctx context.Context, after store.DocumentKey, size int) (*enginev1.ListDocumentsResponse, error) {
+	recs, err := e.shared.st.ListDocuments(ctx, after, size+1)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	resp := &enginev1.ListDocumentsResponse{}
+	for i := range recs {
+		if i == size {
+			last := recs[size-1]
+			resp.NextPageToken = encodeToken("d", strconv.FormatInt(last.CreatedAt.UnixNano(), 10)+":"+last.ID)
+			break
+		}
+		info, err := e.storedInfo(ctx, &recs[i])
+		if err != nil {
+			return nil, err
+		}
+		if info != nil {
+			resp.Documents = append(resp.Documents, info)
+		}
+	}
+	return resp, nil
+}
+
+// storedInfo describes the document of row rec: from memory when this
+// engine has it at rec's revision, else read from the store; nil when it
+// is gone meanwhile.
+func (e *Engine) storedInfo(ctx context.Context, rec *store.DocumentRecord) (*enginev1.DocumentInfo, error) {
+	e.mu.RLock()
+	d := e.docs[rec.ID]
+	e.mu.RUnlock()
+	if d != nil {
+		d.mu.RLock()
+		info, current := d.Info(), d.Revision == rec.Revision
+		d.mu.RUnlock()
+		if current {
+			return info, nil
+		}
+	}
+	full, ents, err := e.shared.st.LoadDocument(ctx, rec.ID)
+	if errors.Is(err, store.ErrNoDocument) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	stored, err := loadDocument(full, ents)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	return stored.Info(), nil
 }
 
 // ExportDocument renders a document as DXF (2018 by default, R12 on

@@ -49,6 +49,9 @@ type EventAppend struct {
 	// Keep is how many of the session's newest events the log keeps,
 	// counted by seq from the newest appended: older ones are deleted.
 	Keep int64
+	// Handoffs are the ids of the handoffs ([Handoffs]) whose events
+	// this append emits: deleted with it, and only if it is not fenced.
+	Handoffs []string
 }
 
 // EventRecord is one event of a session's log: its seq, its type and its

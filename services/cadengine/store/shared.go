@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Shared is a store that several engines may share (PostgreSQL; memory,
@@ -26,6 +27,26 @@ type Shared interface {
 	// LoadSession reads one session's state, or returns nil when the store
 	// has no session id.
 	LoadSession(ctx context.Context, id string) ([]byte, error)
+	// ListDocuments reads the rows of the store's documents, whichever
+	// engine created them, without their entities: at most limit of
+	// them, in creation order (CreatedAt, then ID), after after (the
+	// zero DocumentKey: from the first).
+	ListDocuments(ctx context.Context, after DocumentKey, limit int) ([]DocumentRecord, error)
+}
+
+// DocumentKey is where a document is in creation order.
+type DocumentKey struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// Before reports whether k comes before the document rec.
+func (k DocumentKey) Before(rec *DocumentRecord) bool {
+	if k == (DocumentKey{}) {
+		return true
+	}
+	at, other := k.CreatedAt.UnixNano(), rec.CreatedAt.UnixNano()
+	return at < other || at == other && k.ID < rec.ID
 }
 
 // ErrNoDocument is returned (wrapped) by [Shared.LoadDocument] for a

@@ -36,6 +36,9 @@ func (s *Store) AppendEvents(_ context.Context, appends []store.EventAppend) ([]
 			log = slices.DeleteFunc(log, func(e store.EventRecord) bool { return e.Seq <= oldest })
 		}
 		s.events[a.SessionID] = log
+		if len(a.Handoffs) > 0 {
+			s.handoffs[a.SessionID] = slices.DeleteFunc(s.handoffs[a.SessionID], func(h store.EventHandoff) bool { return slices.Contains(a.Handoffs, h.ID) })
+		}
 	}
 	return fenced, nil
 }

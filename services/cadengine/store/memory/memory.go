@@ -27,6 +27,8 @@ type Store struct {
 	events   map[string][]store.EventRecord // by session id, ascending seq
 	leases   map[string]store.Lease         // by document id; Holder "" once released
 	engines  map[string]store.EngineRecord
+	handoffs map[string][]store.EventHandoff // by session id, oldest first
+	watchers map[*handoffWatcher]struct{}
 	closed   bool
 }
 
@@ -45,6 +47,8 @@ func New() *Store {
 		events:   map[string][]store.EventRecord{},
 		leases:   map[string]store.Lease{},
 		engines:  map[string]store.EngineRecord{},
+		handoffs: map[string][]store.EventHandoff{},
+		watchers: map[*handoffWatcher]struct{}{},
 	}
 }
 
@@ -192,6 +196,7 @@ func (s *Store) DeleteSession(_ context.Context, id string) error {
 	}
 	delete(s.sessions, id)
 	delete(s.events, id)
+	delete(s.handoffs, id)
 	return nil
 }
 

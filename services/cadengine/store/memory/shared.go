@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
@@ -58,4 +59,28 @@ func (s *Store) LoadSession(_ context.Context, id string) ([]byte, error) {
 		return nil, nil
 	}
 	return append([]byte{}, data...), nil
+}
+
+// ListDocuments implements [store.Shared].
+func (s *Store) ListDocuments(_ context.Context, after store.DocumentKey, limit int) ([]store.DocumentRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, store.ErrClosed
+	}
+	var out []store.DocumentRecord
+	for _, d := range s.docs {
+		if after.Before(&d.rec) {
+			rec := d.rec
+			rec.Layers = slices.Clone(rec.Layers)
+			out = append(out, rec)
+		}
+	}
+	slices.SortFunc(out, func(a, b store.DocumentRecord) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out[:min(len(out), limit)], nil
 }

@@ -19,13 +19,23 @@ var _ store.Events = (*Store)(nil)
 // nothing was written). The lease row is held FOR SHARE until the
 // transaction ends, as cadbridge_fence holds it, so no grant commits
 // between the check and the writes.
-const sqlAppendEvents = `WITH fence AS (
+const sqlAppendEvents = sqlFencedAppend + `
+	SELECT count(*) FROM fence`
+
+// sqlFencedAppend is the fence and the writes of sqlAppendEvents.
+const sqlFencedAppend = `WITH fence AS (
 		SELECT 1 FROM document_leases WHERE document_id = $1 AND holder = $2 AND epoch = $3 FOR SHARE
 	), added AS (
 		INSERT INTO session_events (session_id, last_seq, keep, seqs, types, payloads)
 		SELECT $4, $5, $6, $7, $8, $9 WHERE EXISTS (SELECT FROM fence)
 	), dropped AS (
 		DELETE FROM session_events WHERE session_id = $4 AND last_seq <= $5 - $6 AND EXISTS (SELECT FROM fence)
+	)`
+
+// sqlAppendHandedEvents is sqlAppendEvents that also deletes the
+// handoffs ($10) whose events it emits, under the same fence.
+const sqlAppendHandedEvents = sqlFencedAppend + `, handed AS (
+		DELETE FROM event_handoffs WHERE id = ANY($10) AND EXISTS (SELECT FROM fence)
 	)
 	SELECT count(*) FROM fence`
 
@@ -55,6 +65,10 @@ func (s *Store) AppendEvents(ctx context.Context, appends []store.EventAppend) (
 		for i, ev := range a.Events {
 			seqs[i], types[i], payloads[i] = ev.Seq, ev.Type, notNil(ev.Payload)
 			last = max(last, ev.Seq)
+		}
+		if len(a.Handoffs) > 0 {
+			b.Queue(sqlAppendHandedEvents, a.Lease.DocumentID, a.Lease.Holder, a.Lease.Epoch, a.SessionID, last, a.Keep, seqs, types, payloads, a.Handoffs)
+			continue
 		}
 		b.Queue(sqlAppendEvents, a.Lease.DocumentID, a.Lease.Holder, a.Lease.Epoch, a.SessionID, last, a.Keep, seqs, types, payloads)
 	}

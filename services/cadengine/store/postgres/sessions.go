@@ -22,7 +22,8 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	if _, err := s.pool.Exec(ctx, `WITH events AS (DELETE FROM session_events WHERE session_id = $1)
+	if _, err := s.pool.Exec(ctx, `WITH events AS (DELETE FROM session_events WHERE session_id = $1),
+		handoffs AS (DELETE FROM event_handoffs WHERE session_id = $1)
 		DELETE FROM sessions WHERE id = $1`, id); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}

@@ -25,23 +25,13 @@ func (s *Store) LoadDocument(ctx context.Context, id string) (*store.DocumentRec
 		return nil, nil, fmt.Errorf("load document %s: %w", id, err)
 	}
 	defer tx.Rollback(ctx)
-	var (
-		d       store.DocumentRecord
-		units   int32
-		created int64
-		next    int64
-	)
-	err = tx.QueryRow(ctx, `SELECT id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash
-		FROM documents WHERE id = $1`, id).Scan(&d.ID, &d.Name, &units, &created, &d.Revision, &next, &d.CurrentLayer, &d.Layers, &d.ContentHash)
+	d, err := scanDocument(tx.QueryRow(ctx, `SELECT `+sqlDocumentColumns+` FROM documents WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil, fmt.Errorf("load document %s: %w", id, store.ErrNoDocument)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("load document %s: %w", id, err)
 	}
-	d.Units = enginev1.Units(units)
-	d.CreatedAt = time.Unix(0, created).UTC()
-	d.NextHandle = uint64(next)
 	rows, err := tx.Query(ctx, `SELECT handle, data FROM entities WHERE document_id = $1 ORDER BY handle`, id)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load entities of %s: %w", id, err)
@@ -62,6 +52,45 @@ func (s *Store) LoadDocument(ctx context.Context, id string) (*store.DocumentRec
 		return nil, nil, fmt.Errorf("load entities of %s: %w", id, err)
 	}
 	return &d, ents, nil
+}
+
+const sqlDocumentColumns = `id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash`
+
+// scanDocument reads a row of sqlDocumentColumns.
+func scanDocument(row pgx.Row) (store.DocumentRecord, error) {
+	var (
+		d       store.DocumentRecord
+		units   int32
+		created int64
+		next    int64
+	)
+	err := row.Scan(&d.ID, &d.Name, &units, &created, &d.Revision, &next, &d.CurrentLayer, &d.Layers, &d.ContentHash)
+	d.Units = enginev1.Units(units)
+	d.CreatedAt = time.Unix(0, created).UTC()
+	d.NextHandle = uint64(next)
+	return d, err
+}
+
+// ListDocuments implements [store.Shared].
+func (s *Store) ListDocuments(ctx context.Context, after store.DocumentKey, limit int) ([]store.DocumentRecord, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	var at int64
+	first := after == (store.DocumentKey{})
+	if !first {
+		at = after.CreatedAt.UnixNano()
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+sqlDocumentColumns+` FROM documents
+		WHERE $1 OR (created_at, id) > ($2, $3) ORDER BY created_at, id LIMIT $4`, first, at, after.ID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.DocumentRecord, error) { return scanDocument(row) })
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	return out, nil
 }
 
 // LoadOperation implements [store.Shared].

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
@@ -92,11 +93,7 @@ func testSharedSameDocument(t *testing.T, h Harness) {
 // engine and does not).
 func testSharedReadsOne(t *testing.T, h Harness) {
 	ctx := context.Background()
-	a := open(t, h)
-	b, ok := share(t, h, a).(store.Shared)
-	if !ok {
-		t.Skipf("the %s store is not shared", a.Kind())
-	}
+	a, b := sharedPair(t, h)
 	doc := document("doc-1", 3)
 	op := operation("alice", "op-1", t0, true)
 	ents := []store.EntityRecord{entity(0x100, 1), entity(0x102, 2)}
@@ -130,5 +127,61 @@ func testSharedReadsOne(t *testing.T, h Harness) {
 	}
 	if got, err := b.LoadSession(ctx, "ses-9"); got != nil || err != nil {
 		t.Errorf("LoadSession(ses-9) = %q, %v; want nil, nil", got, err)
+	}
+}
+
+// sharedPair opens a store and a second one over the same storage, as
+// [store.Shared], or skips the test for a store that is not shared.
+func sharedPair(t *testing.T, h Harness) (store.Store, store.Shared) {
+	t.Helper()
+	a := open(t, h)
+	b, ok := share(t, h, a).(store.Shared)
+	if !ok {
+		t.Skipf("the %s store is not shared", a.Kind())
+	}
+	return a, b
+}
+
+// testSharedList: a second store over the same storage lists every
+// document's row in creation order (then by id), a page at a time.
+func testSharedList(t *testing.T, h Harness) {
+	ctx := context.Background()
+	a, b := sharedPair(t, h)
+	var want []*store.DocumentRecord
+	for i, id := range []string{"doc-c", "doc-a", "doc-b", "doc-d"} {
+		d := document(id, int64(i+1))
+		d.CreatedAt = t0.Add(time.Duration(min(i, 2)) * time.Microsecond) // doc-b and doc-d at once: by id
+		commit(t, a, &store.Commit{Document: d, Put: []store.EntityRecord{entity(0x100, byte(i))}})
+		want = append(want, d)
+	}
+	var got []store.DocumentRecord
+	after := store.DocumentKey{}
+	for range len(want) {
+		page, err := b.ListDocuments(ctx, after, 3)
+		if err != nil {
+			t.Fatalf("ListDocuments(%+v, 3): %v", after, err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		got = append(got, page[0])
+		after = store.DocumentKey{CreatedAt: page[0].CreatedAt, ID: page[0].ID}
+		if len(page) > 3 {
+			t.Errorf("ListDocuments(_, 3) = %d rows", len(page))
+		}
+	}
+	same := len(got) == len(want)
+	for i := 0; same && i < len(want); i++ {
+		same = sameDocument(got[i], *want[i])
+	}
+	if !same {
+		var ids []string
+		for _, d := range got {
+			ids = append(ids, d.ID)
+		}
+		t.Errorf("ListDocuments one by one = %v, want doc-c, doc-a, doc-b, doc-d with their rows", ids)
+	}
+	if page, err := b.ListDocuments(ctx, after, 3); err != nil || len(page) != 0 {
+		t.Errorf("ListDocuments after the last = %d rows, %v; want none", len(page), err)
 	}
 }

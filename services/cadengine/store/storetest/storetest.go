@@ -3,7 +3,8 @@
 // whatever the store; two stores over the same storage see each other's
 // commits and never tear one; leases fence writers ([store.Leases]),
 // beside the registry of engines ([store.Registry]); and a shared store
-// keeps sessions' event logs under their leases ([store.Events]).
+// keeps sessions' event logs under their leases ([store.Events]) and
+// carries events between engines ([store.Handoffs]).
 package storetest
 
 import (
@@ -59,10 +60,14 @@ func Run(t *testing.T, h Harness) {
 		{"SharedSeesCommits", testSharedSeesCommits},
 		{"SharedSameDocument", testSharedSameDocument},
 		{"SharedReadsOne", testSharedReadsOne},
+		{"SharedList", testSharedList},
 		{"EventsRoundTrip", testEventsRoundTrip},
 		{"EventsKeep", testEventsKeep},
 		{"EventsFenced", testEventsFenced},
 		{"EventsDeleteSession", testEventsDeleteSession},
+		{"HandoffsRoundTrip", testHandoffsRoundTrip},
+		{"HandoffsEmitted", testHandoffsEmitted},
+		{"HandoffsDeleteSession", testHandoffsDeleteSession},
 		{"LeaseGrant", testLeaseGrant},
 		{"LeaseGrantInvalid", testLeaseGrantInvalid},
 		{"LeaseGrantRace", testLeaseGrantRace},
