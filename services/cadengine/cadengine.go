@@ -288,8 +288,8 @@ func (s *Server) finishWork() {
 }
 
 // close hands over and writes the sessions' events still queued, then
-// closes the core
-// (which lets go of its leases) and the store it writes to.
+// closes the core (which lets go of its leases) and the store it writes
+// to.
 func (s *Server) close() error {
 	if s.sessions.handoffs != nil {
 		s.sessions.handoffs.close()
