@@ -79,8 +79,10 @@ type wsStream struct {
 func newWSStream(ctx context.Context, ws *wsstream.Stream, cfg Config, budget *connBudget) *wsStream {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &wsStream{ws: ws, cfg: cfg, budget: budget, ctx: ctx, cancel: cancel, room: make(chan struct{}, 1), done: make(chan struct{})}
+	s.mu.Lock() // a ping that comes at once waits for s.ping
 	s.ping = time.AfterFunc(cfg.PingInterval, s.pingPeer)
-	context.AfterFunc(ctx, func() { s.stop() })
+	s.mu.Unlock()
+	context.AfterFunc(ctx, s.stop)
 	return s
 }
 
