@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -25,7 +26,7 @@ func eventsOf(t *testing.T, s store.Store) store.Events {
 func events(from, to int64, tag string) []store.EventRecord {
 	var out []store.EventRecord
 	for seq := from; seq <= to; seq++ {
-		out = append(out, store.EventRecord{Seq: seq, Type: "batch.progress", Payload: fmt.Appendf(nil, `{"step":%d,"tag":%q}`, seq, tag)})
+		out = append(out, store.EventRecord{Seq: seq, Type: gatewayv1.EventBatchProgress, Payload: fmt.Appendf(nil, `{"step":%d,"tag":%q}`, seq, tag)})
 	}
 	return out
 }

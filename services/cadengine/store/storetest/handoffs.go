@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -27,7 +28,7 @@ func handoffsOf(t *testing.T, s store.Store) store.Handoffs {
 func handoff(id, session string, n int) store.EventHandoff {
 	h := store.EventHandoff{ID: id, SessionID: session}
 	for i := range n {
-		h.Events = append(h.Events, store.EventRecord{Type: "batch.progress", Payload: fmt.Appendf(nil, `{"step":%d,"handoff":%q}`, i+1, id)})
+		h.Events = append(h.Events, store.EventRecord{Type: gatewayv1.EventBatchProgress, Payload: fmt.Appendf(nil, `{"step":%d,"handoff":%q}`, i+1, id)})
 	}
 	return h
 }
