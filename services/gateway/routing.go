@@ -44,9 +44,8 @@ type engineSet struct {
 	list []string // the engines the gateway was given, home first
 	dial func(addr string) (*grpc.ClientConn, error)
 
-	mu      sync.Mutex // guards conns and clients
-	conns   map[string]*grpc.ClientConn
-	clients map[string]enginev1.EngineServiceClient
+	mu    sync.Mutex // guards conns
+	conns map[string]*grpc.ClientConn
 
 	routes sync.Map // document id → engine address
 }
@@ -63,7 +62,7 @@ func engineList(s string) []string {
 }
 
 func newEngineSet(spec string, dial func(addr string) (*grpc.ClientConn, error)) (*engineSet, error) {
-	es := &engineSet{list: engineList(spec), dial: dial, conns: map[string]*grpc.ClientConn{}, clients: map[string]enginev1.EngineServiceClient{}}
+	es := &engineSet{list: engineList(spec), dial: dial, conns: map[string]*grpc.ClientConn{}}
 	if len(es.list) == 0 {
 		return nil, fmt.Errorf("no engine address in %q", spec)
 	}
@@ -82,24 +81,27 @@ func (es *engineSet) home() string { return es.list[0] }
 // client is the client of the engine at addr, dialled (lazily) on first
 // use.
 func (es *engineSet) client(addr string) (enginev1.EngineServiceClient, error) {
+	conn, err := es.connTo(addr)
+	if err != nil {
+		return nil, err
+	}
+	return enginev1.NewEngineServiceClient(conn), nil
+}
+
+// connTo is the connection to the engine at addr, dialled (lazily) on
+// first use.
+func (es *engineSet) connTo(addr string) (*grpc.ClientConn, error) {
 	es.mu.Lock()
 	defer es.mu.Unlock()
-	if c := es.clients[addr]; c != nil {
+	if c := es.conns[addr]; c != nil {
 		return c, nil
 	}
 	conn, err := es.dial(addr)
 	if err != nil {
 		return nil, fmt.Errorf("engine %q: %w", addr, err)
 	}
-	es.conns[addr], es.clients[addr] = conn, enginev1.NewEngineServiceClient(conn)
-	return es.clients[addr], nil
-}
-
-// conn is the home engine's connection.
-func (es *engineSet) conn() *grpc.ClientConn {
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	return es.conns[es.home()]
+	es.conns[addr] = conn
+	return conn, nil
 }
 
 func (es *engineSet) close() error {
@@ -231,17 +233,11 @@ func (rc routedConn) Invoke(ctx context.Context, method string, args, reply any,
 }
 
 func (rc routedConn) NewStream(ctx context.Context, desc *grpc.StreamDesc, method string, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-	return rc.es.conn().NewStream(ctx, desc, method, opts...)
-}
-
-// connTo is the connection to the engine at addr, dialled on first use.
-func (es *engineSet) connTo(addr string) (*grpc.ClientConn, error) {
-	if _, err := es.client(addr); err != nil {
-		return nil, err
+	conn, err := rc.es.connTo(rc.es.home())
+	if err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
 	}
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	return es.conns[addr], nil
+	return conn.NewStream(ctx, desc, method, opts...)
 }
 
 // routeCall sends call, whose params are params, to the engine that
