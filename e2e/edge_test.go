@@ -204,17 +204,8 @@ func TestREST(t *testing.T) {
 	if r.StatusCode != 200 || created.Document.Name != "rest" {
 		t.Fatalf("POST /v1/documents = %s %+v, want the new document", r.Status, created)
 	}
-	r, err = http.Post(base+"/v1/tools/entity_create_line:call", "application/json", strings.NewReader(`{"document_id":"`+created.Document.DocumentID+`","args":{"x1":0,"y1":0,"x2":1,"y2":0}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var called struct {
-		OK bool `json:"ok"`
-	}
-	json.NewDecoder(r.Body).Decode(&called)
-	r.Body.Close()
-	if r.StatusCode != 200 || !called.OK {
-		t.Errorf("POST /v1/tools/entity_create_line:call = %s %+v, want ok", r.Status, called)
+	if status, called := restCreateLine(t, base, created.Document.DocumentID); status != 200 || !called.OK {
+		t.Errorf("POST /v1/tools/entity_create_line:call = %d %+v, want ok", status, called)
 	}
 
 	r, err = http.Post(base+"/v1/documents", "application/json", strings.NewReader(`{"name":"x","colour":"red"}`))
@@ -321,4 +312,25 @@ func TestForeignAnswerIgnored(t *testing.T) {
 	if f := p.response(10); f.Error != nil || json.Unmarshal(f.Result, &r) != nil || r.OK || r.Results[0].Error == nil || r.Results[0].Error.Kind != "denied" {
 		t.Errorf("batch after bob's approve and alice's deny = %+v, want denied (bob's answer ignored)", r)
 	}
+}
+
+// restCalled is the part of a REST tool call's answer the tests read.
+type restCalled struct {
+	OK      bool   `json:"ok"`
+	Message string `json:"message"`
+}
+
+// restCreateLine calls entity_create_line on doc through the REST API at
+// base and returns the HTTP status and the answer.
+func restCreateLine(t *testing.T, base, doc string) (int, restCalled) {
+	t.Helper()
+	r, err := http.Post(base+"/v1/tools/entity_create_line:call", "application/json",
+		strings.NewReader(`{"document_id":"`+doc+`","args":{"x1":0,"y1":0,"x2":1,"y2":0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var called restCalled
+	json.NewDecoder(r.Body).Decode(&called)
+	return r.StatusCode, called
 }

@@ -1,9 +1,6 @@
 package e2e_test
 
 import (
-	"encoding/json"
-	"net/http"
-	"strings"
 	"testing"
 )
 
@@ -19,19 +16,8 @@ func TestLeaseRoutingREST(t *testing.T) {
 	mustCall(t, c1, 1, "document.create", map[string]any{"name": "rest-routed"}, &doc) // engine A holds it
 	base := "http://" + cl.gatewayB.Addr                                               // home engine B
 	for i := range 2 {
-		r, err := http.Post(base+"/v1/tools/entity_create_line:call", "application/json",
-			strings.NewReader(`{"document_id":"`+doc.DocumentID+`","args":{"x1":0,"y1":0,"x2":1,"y2":0}}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var called struct {
-			OK      bool   `json:"ok"`
-			Message string `json:"message"`
-		}
-		json.NewDecoder(r.Body).Decode(&called)
-		r.Body.Close()
-		if r.StatusCode != 200 || !called.OK {
-			t.Fatalf("call %d: POST /v1/tools/entity_create_line:call through the other gateway = %s %+v, want ok", i+1, r.Status, called)
+		if status, called := restCreateLine(t, base, doc.DocumentID); status != 200 || !called.OK {
+			t.Fatalf("call %d: POST /v1/tools/entity_create_line:call through the other gateway = %d %+v, want ok", i+1, status, called)
 		}
 	}
 	var info struct {
