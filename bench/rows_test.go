@@ -115,3 +115,36 @@ func BenchmarkIdleSessions(b *testing.B) {
 func BenchmarkMCPCall(b *testing.B) {
 	benchmarkRow(b, "mcp-call", benchSizes())
 }
+
+// BenchmarkBatchOverWebSocket is the subject of batch-amortisation alone:
+// one 100-step cad.batch of entity_create_line over WebSocket through the
+// gateway, a fresh document every 100 batches. Its CPU profile is the
+// batch's, without the 100 round trips beside it.
+func BenchmarkBatchOverWebSocket(b *testing.B) {
+	ctx := context.Background()
+	st, err := Start(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	c, err := Dial(ctx, st.Gateway, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	var batch any
+	for i := range b.N {
+		if i%100 == 0 {
+			b.StopTimer()
+			doc, err := createDocument(ctx, c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			batch = mustJSON(obj{"document_id": doc, "steps": lineSteps(100)})
+			b.StartTimer()
+		}
+		if err := runBatch(ctx, c, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
