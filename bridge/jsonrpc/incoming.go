@@ -23,8 +23,8 @@ func (c *Conn) handlePayload(payload []byte) {
 	if c.budget != nil {
 		held = len(payload)
 	}
-	msgs, batch, err := DecodePayload(payload)
-	var early []*Response // responses decided here, in the read loop
+	msgs, batch, err := decodePayload(payload, true) // a Stream's payload is the Conn's
+	var early []*Response                            // responses decided here, in the read loop
 	var berr *BatchError
 	var derr *DecodeError
 	switch {

@@ -1,5 +1,10 @@
 package jsonrpc
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // A one-pass JSON scanner for the wire's fast paths: it checks syntax as
 // encoding/json's scanner does (json.Valid), without building values, so
 // that params and results pass from the wire to the handler, and from the
@@ -21,6 +26,9 @@ type scanner struct {
 	// spaced is set when whitespace was seen between or around tokens:
 	// the value is not compact.
 	spaced bool
+	// keep says that data never changes: a message decoded from it may
+	// hold parts of it.
+	keep bool
 	// msg holds the members scanner.message found.
 	msg fastMessage
 }
@@ -31,6 +39,9 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // skip returns the index of the first byte at or after i that is not
 // whitespace.
 func (s *scanner) skip(i int) int {
+	if i < len(s.data) && s.data[i] > ' ' {
+		return i // compact JSON: no whitespace here
+	}
 	for i < len(s.data) && isSpace(s.data[i]) {
 		i++
 		s.spaced = true
@@ -78,6 +89,10 @@ func (s *scanner) str(i int) (int, bool) {
 	escaped := false
 	i++
 	for i < len(data) {
+		i = s.plainRun(i)
+		if i >= len(data) {
+			break
+		}
 		c := data[i]
 		if plain[c] {
 			i++
@@ -112,6 +127,35 @@ func (s *scanner) str(i int) (int, bool) {
 		}
 	}
 	return -1, escaped
+}
+
+// plainRun skips, eight bytes at a time, the bytes from i on that stand
+// for themselves in a string, and returns the index of the first quote,
+// backslash or control character, or where fewer than eight bytes are
+// left; str goes on from there a byte at a time. Strings are most of a
+// large result. A byte of 0x80 or above that it skips sets s.high, as in
+// str.
+func (s *scanner) plainRun(i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for data := s.data; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		// The high bit of each byte that is below 0x20, a quote or a
+		// backslash; a borrow may mark bytes past the first such byte,
+		// never one before it.
+		quote, backslash := w^(ones*'"'), w^(ones*'\\')
+		special := ((w-ones*0x20)&^w | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs
+		if special != 0 {
+			n := bits.TrailingZeros64(special) / 8
+			if w&highs&(1<<(8*n)-1) != 0 {
+				s.high = true
+			}
+			return i + n
+		}
+		if w&highs != 0 {
+			s.high = true
+		}
+	}
+	return i
 }
 
 // plain marks the bytes that stand for themselves in a string: not a

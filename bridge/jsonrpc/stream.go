@@ -18,7 +18,9 @@ import (
 // goroutines at once. Close may be called concurrently with both and must
 // make a blocked Read return.
 type Stream interface {
-	// Read returns the next payload. It returns io.EOF when the peer has
+	// Read returns the next payload, which is the Conn's from then on: the
+	// Stream must not change or reuse its bytes (the Conn's messages keep
+	// parts of it rather than copies). It returns io.EOF when the peer has
 	// ended the stream cleanly. An error wrapping ErrMessageTooLarge means
 	// that a payload was dropped and the stream can still be read; any other
 	// error ends the stream.

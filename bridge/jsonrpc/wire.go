@@ -118,7 +118,7 @@ func encodeMessage(m Message, fast bool) ([]byte, error) {
 // CodeParseError if data is not JSON or CodeInvalidRequest if it is JSON but
 // not a valid message.
 func DecodeMessage(data []byte) (Message, error) {
-	if m, ok := decodeFast(data); ok {
+	if m, ok := decodeFast(data, false); ok {
 		return m, nil
 	}
 	return decodeMessageSlow(data)
@@ -145,7 +145,14 @@ func decodeMessageSlow(data []byte) (Message, error) {
 // a whole (it is not JSON or not UTF-8, it is an empty array, or it is a single invalid
 // message), to be answered with one error response.
 func DecodePayload(data []byte) (msgs []Message, batch bool, err error) {
-	if taken, msgs, batch, err := decodePayloadFast(data); taken {
+	return decodePayload(data, false)
+}
+
+// decodePayload is DecodePayload; with keep, the caller never changes
+// data (a payload a Stream read), and the messages' params and results
+// may be parts of it rather than copies.
+func decodePayload(data []byte, keep bool) (msgs []Message, batch bool, err error) {
+	if taken, msgs, batch, err := decodePayloadFast(data, keep); taken {
 		return msgs, batch, err
 	}
 	return decodePayloadSlow(data)

@@ -47,9 +47,10 @@ func memberIndex(name []byte) int {
 // it allowed). ok false means the fast path does not take it: data is not
 // valid JSON, not a valid message, or has something only the slow path
 // reads (an escape in a member name, the method or the id, bytes that are
-// not UTF-8).
-func decodeFast(data []byte) (_ Message, ok bool) {
-	s := scanner{data: data}
+// not UTF-8). With keep, the caller never changes data, and the message's
+// params or result are part of it rather than a copy.
+func decodeFast(data []byte, keep bool) (_ Message, ok bool) {
+	s := scanner{data: data, keep: keep}
 	i := s.skip(0)
 	end, ok := s.message(i)
 	if !ok || s.skip(end) != len(data) {
@@ -136,7 +137,7 @@ func (s *scanner) build() (Message, bool) {
 			if c := m.raw[memberParams][0]; c != '{' && c != '[' {
 				return nil, false
 			}
-			req.Params = bytes.Clone(m.raw[memberParams])
+			req.Params = s.own(m.raw[memberParams])
 		}
 		return req, true
 	}
@@ -144,13 +145,22 @@ func (s *scanner) build() (Message, bool) {
 		return nil, false
 	}
 	if m.has[memberResult] {
-		return &Response{ID: id, Result: bytes.Clone(m.raw[memberResult])}, true
+		return &Response{ID: id, Result: s.own(m.raw[memberResult])}, true
 	}
 	e, err := decodeError(m.raw[memberError]) // copies what it keeps
 	if err != nil {
 		return nil, false
 	}
 	return &Response{ID: id, Error: e}, true
+}
+
+// own returns raw, a part of s.data, for a message to hold: raw itself if
+// the caller keeps data as it is, else a copy.
+func (s *scanner) own(raw []byte) []byte {
+	if s.keep {
+		return raw
+	}
+	return bytes.Clone(raw)
 }
 
 // plainString returns the JSON string raw without its quotes, if it has
@@ -175,13 +185,13 @@ func plainID(raw []byte) (ID, bool) {
 
 // decodePayloadFast is DecodePayload's fast path; ok false sends the
 // payload the slow way.
-func decodePayloadFast(data []byte) (taken bool, msgs []Message, batch bool, err error) {
+func decodePayloadFast(data []byte, keep bool) (taken bool, msgs []Message, batch bool, err error) {
 	i := 0
 	for i < len(data) && isSpace(data[i]) {
 		i++
 	}
 	if i == len(data) || data[i] != '[' {
-		m, ok := decodeFast(data)
+		m, ok := decodeFast(data, keep)
 		if !ok {
 			return false, nil, false, nil
 		}
@@ -201,7 +211,7 @@ func decodePayloadFast(data []byte) (taken bool, msgs []Message, batch bool, err
 	for {
 		end := s.value(i, 0)
 		elem := data[i:end:end]
-		if m, ok := decodeFast(elem); ok {
+		if m, ok := decodeFast(elem, keep); ok {
 			msgs = append(msgs, m)
 		} else if m, derr := decodeMessage(elem); derr != nil {
 			bad = append(bad, derr)

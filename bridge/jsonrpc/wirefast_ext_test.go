@@ -85,6 +85,33 @@ func FuzzDecodeAgrees(f *testing.F) {
 	})
 }
 
+// TestDecodeAgreesOnStringBytes puts each kind of byte a string scan
+// tells apart (a quote, a backslash, control characters, plain ASCII, the
+// bytes of valid and invalid UTF-8) at each position of strings up to 20
+// bytes long, before and after a run of plain bytes, so that every
+// alignment of the scan that reads eight bytes at a time meets each.
+func TestDecodeAgreesOnStringBytes(t *testing.T) {
+	kinds := []string{`"`, `\`, `\"`, `\n`, `\u0041`, "\x00", "\x1f", "\x7f", " ", "é", "\u2028", "\xc3", "\xff", "\x80"}
+	for _, kind := range kinds {
+		for n := range 20 {
+			for at := 0; at <= n; at++ {
+				str := strings.Repeat("a", at) + kind + strings.Repeat("b", n-at)
+				data := []byte(`{"jsonrpc":"2.0","method":"m","params":["` + str + `",1]}`)
+				m, err := jsonrpc.DecodeMessage(data)
+				m2, err2 := jsonrpc.DecodeMessageSlow(data)
+				if describe(err) != describe(err2) || !reflect.DeepEqual(m, m2) {
+					t.Fatalf("DecodeMessage(%q) = %+v, %s; the encoding/json way = %+v, %s", data, m, describe(err), m2, describe(err2))
+				}
+				msgs, _, err := jsonrpc.DecodePayload(data) // which also checks UTF-8
+				msgs2, _, err2 := jsonrpc.DecodePayloadSlow(data)
+				if describe(err) != describe(err2) || !reflect.DeepEqual(msgs, msgs2) {
+					t.Fatalf("DecodePayload(%q) = %+v, %s; the encoding/json way = %+v, %s", data, msgs, describe(err), msgs2, describe(err2))
+				}
+			}
+		}
+	}
+}
+
 func checkEncodeAgrees(t *testing.T, m jsonrpc.Message) {
 	t.Helper()
 	got, err := jsonrpc.EncodeMessage(m)

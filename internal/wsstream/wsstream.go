@@ -4,11 +4,13 @@
 package wsstream
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/coder/websocket"
 
@@ -78,7 +80,7 @@ var errBinary = errors.New("wsstream: a binary WebSocket message is not JSON-RPC
 // message ends the stream with an error. Cancelling ctx closes the
 // WebSocket at once, without a closing handshake.
 func (s *Stream) Read(ctx context.Context) ([]byte, error) {
-	typ, data, err := s.c.Read(ctx)
+	typ, data, err := s.read(ctx)
 	if err != nil {
 		if errors.Is(err, errCloseHeld) {
 			ce := s.gate.closed.Load()
@@ -103,6 +105,34 @@ func (s *Stream) Read(ctx context.Context) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// read reads the next message into a buffer of readBufs and returns a
+// copy of its size: io.ReadAll, which coder/websocket's Read uses, grows
+// a buffer from 512 bytes and so allocates about three times a large
+// message's size, each time.
+func (s *Stream) read(ctx context.Context) (websocket.MessageType, []byte, error) {
+	typ, r, err := s.c.Reader(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	buf := readBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledRead {
+			buf.Reset()
+			readBufs.Put(buf)
+		}
+	}()
+	if _, err := buf.ReadFrom(r); err != nil {
+		return 0, nil, err
+	}
+	return typ, append(make([]byte, 0, buf.Len()), buf.Bytes()...), nil
+}
+
+// readBufs hold messages being read; maxPooledRead is the largest buffer
+// kept for the next message (a rare huge one is not held on to).
+var readBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledRead = 1 << 20
 
 // Write sends payload as one text message.
 func (s *Stream) Write(ctx context.Context, payload []byte) error {
