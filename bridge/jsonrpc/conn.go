@@ -120,8 +120,11 @@ type Conn struct {
 	pending  map[ID]chan *Response          // our calls awaiting a response, by id
 	incoming map[ID]context.CancelCauseFunc // the peer's calls being served, by id
 	queue    []task                         // accepted requests waiting for a worker
-	running  int                            // workers serving requests
-	lastID   int64                          // the last id allocated by Call
+	running  int                            // workers serving requests or lingering
+	// lingering are the workers waiting for a next request (see work),
+	// each by the channel that hands it one.
+	lingering []chan task
+	lastID    int64 // the last id allocated by Call
 }
 
 // NewConn returns a connection over s and starts reading from it. ctx is the

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 )
 
 // task is an incoming request accepted for the Handler.
@@ -143,6 +145,12 @@ func (c *Conn) cancelIncoming(params json.RawMessage) {
 func (c *Conn) enqueue(t task) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if n := len(c.lingering); n > 0 {
+		next := c.lingering[n-1] // the latest: the warmest stack
+		c.lingering = c.lingering[:n-1]
+		next <- t
+		return
+	}
 	if c.running < c.maxConcurrent {
 		c.running++
 		c.serving.Go(func() { c.work(t) })
@@ -151,24 +159,59 @@ func (c *Conn) enqueue(t task) {
 	c.queue = append(c.queue, t)
 }
 
-// work serves t, then queued tasks until the queue is empty.
+// workerLinger is how long a worker with nothing left to serve waits for
+// the next request before it ends. A goroutine started for a request
+// grows its stack, copying it, as the request goes deep (through gRPC in
+// the gateway); one that served the request before has grown it already,
+// and a client's next request often comes within microseconds. An idle
+// connection keeps no worker.
+const workerLinger = time.Millisecond
+
+// work serves t, then queued tasks until the queue is empty, then the
+// requests that come while it lingers.
 func (c *Conn) work(t task) {
+	var (
+		next  chan task // where enqueue hands a lingering worker its task
+		timer *time.Timer
+	)
 	for {
 		c.serve(t)
 		c.mu.Lock()
-		if len(c.queue) == 0 {
+		if len(c.queue) > 0 {
+			t = c.queue[0]
+			c.queue[0] = task{}
+			c.queue = c.queue[1:]
+			c.mu.Unlock()
+			select {
+			case c.room <- struct{}{}:
+			default: // already signalled
+			}
+			continue
+		}
+		if next == nil {
+			next = make(chan task, 1)
+			timer = time.NewTimer(workerLinger)
+			defer timer.Stop()
+		} else {
+			timer.Reset(workerLinger)
+		}
+		c.lingering = append(c.lingering, next)
+		c.mu.Unlock()
+		select {
+		case t = <-next:
+			continue
+		case <-timer.C:
+		case <-c.ctx.Done():
+		}
+		c.mu.Lock()
+		if i := slices.Index(c.lingering, next); i >= 0 {
+			c.lingering = slices.Delete(c.lingering, i, i+1)
 			c.running--
 			c.mu.Unlock()
 			return
 		}
-		t = c.queue[0]
-		c.queue[0] = task{}
-		c.queue = c.queue[1:]
 		c.mu.Unlock()
-		select {
-		case c.room <- struct{}{}:
-		default: // already signalled
-		}
+		t = <-next // enqueue handed it a task as it stopped waiting
 	}
 }
 
