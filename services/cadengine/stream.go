@@ -57,7 +57,7 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 				continue
 			}
 			s.work.Add(1)
-			go func() {
+			st.workers.run(func() {
 				defer s.work.Done()
 				defer st.finish(f.Call.GetCallId())
 				name := callName(f.Call)
@@ -67,7 +67,7 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 				s.obs.endCall(callCtx, span, name, start, err)
 				s.log.DebugContext(callCtx, "call", "call", name, "principal", st.principal, "duration", time.Since(start), "error", err)
 				st.reply(f.Call, resp, err)
-			}()
+			})
 		case *enginev1.SessionRequest_Cancel:
 			st.cancel(f.Cancel.GetCallId())
 		case *enginev1.SessionRequest_Answer:
@@ -124,6 +124,8 @@ type streamState struct {
 	running  map[uint64]context.CancelFunc
 	stopping bool           // the engine is stopping: no more calls
 	calls    sync.WaitGroup // the running calls
+
+	workers workers // run the calls
 }
 
 func (st *streamState) send(resp *enginev1.SessionResponse) error {
