@@ -73,8 +73,9 @@ func (b *connBudget) Acquire(ctx context.Context, n int) error {
 func (b *connBudget) Release(n int) { b.release(int64(n), false) }
 
 // acquireWrite takes n bytes for a payload queued for the client, waiting
-// for room until timeout fires or done is closed.
-func (b *connBudget) acquireWrite(n int, timeout <-chan time.Time, done <-chan struct{}) error {
+// for room until the channel timeout returns fires (timeout is called only
+// to wait) or done is closed.
+func (b *connBudget) acquireWrite(n int, timeout func() <-chan time.Time, done <-chan struct{}) error {
 	return b.acquire(done, timeout, int64(n), true)
 }
 
@@ -84,7 +85,7 @@ func (b *connBudget) releaseWrite(n int) { b.release(int64(n), true) }
 // errWriteTimeout is acquire's error when its timeout fired.
 var errWriteTimeout = errors.New("no room for the client's answers within the write timeout")
 
-func (b *connBudget) acquire(done <-chan struct{}, timeout <-chan time.Time, n int64, write bool) error {
+func (b *connBudget) acquire(done <-chan struct{}, timeout func() <-chan time.Time, n int64, write bool) error {
 	b.mu.Lock()
 	for {
 		if b.closed {
@@ -111,12 +112,16 @@ func (b *connBudget) acquire(done <-chan struct{}, timeout <-chan time.Time, n i
 		wake := b.wake
 		b.waiters++
 		b.mu.Unlock()
+		var expired <-chan time.Time // nil: no timeout
+		if timeout != nil {
+			expired = timeout()
+		}
 		var err error
 		select {
 		case <-wake:
 		case <-done:
 			err = errBudgetClosed
-		case <-timeout:
+		case <-expired:
 			err = errWriteTimeout
 		}
 		b.mu.Lock()

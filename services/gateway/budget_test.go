@@ -45,7 +45,7 @@ func TestConnBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		timer := time.NewTimer(time.Second)
-		if err := b.acquireWrite(10, timer.C, nil); !errors.Is(err, errWriteTimeout) {
+		if err := b.acquireWrite(10, func() <-chan time.Time { return timer.C }, nil); !errors.Is(err, errWriteTimeout) {
 			t.Errorf("acquireWrite with the queue full = %v, want errWriteTimeout", err)
 		}
 		// One payload over the whole budget passes when nothing is held.

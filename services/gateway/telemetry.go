@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -29,6 +31,9 @@ type observability struct {
 	duration      metric.Float64Histogram
 	connections   metric.Int64UpDownCounter
 	serverReqOpen metric.Int64UpDownCounter
+
+	callSets     sync.Map     // [2]string{method, outcome} → []metric.RecordOption (callAttributes)
+	callSetCount atomic.Int64 // how many callSets were made to keep
 }
 
 func newObservability(p *telemetry.Providers) (*observability, error) {
@@ -94,9 +99,28 @@ func (o *observability) endCall(ctx context.Context, span trace.Span, method str
 			span.SetStatus(codes.Error, rpcErr.Message)
 		}
 	}
-	o.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(
-		attribute.String("rpc.method", method), attribute.String("outcome", outcome)))
+	o.duration.Record(ctx, time.Since(start).Seconds(), o.callAttributes(method, outcome)...)
 	span.End()
+}
+
+// maxCallSets bounds the attribute sets callAttributes keeps: methods are
+// the client's words, and one that names no method must not grow them.
+const maxCallSets = 1024
+
+// callAttributes are the options of the duration histogram for a method
+// and an outcome, made once for each (there are a few hundred) and passed
+// as they are, instead of a new attribute set per call.
+func (o *observability) callAttributes(method, outcome string) []metric.RecordOption {
+	key := [2]string{method, outcome}
+	if opts, ok := o.callSets.Load(key); ok {
+		return opts.([]metric.RecordOption)
+	}
+	opts := []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("rpc.method", method), attribute.String("outcome", outcome)))}
+	if o.callSetCount.Add(1) <= maxCallSets {
+		o.callSets.Store(key, opts)
+	}
+	return opts
 }
 
 // startFrame starts the client span of a call's hop over the Session stream

@@ -192,9 +192,9 @@ func (s *wsStream) Read(_ context.Context) ([]byte, error) {
 // the write timeout means the client reads too slowly, and it is
 // disconnected.
 func (s *wsStream) Write(ctx context.Context, payload []byte) error {
-	timer := time.NewTimer(s.cfg.WriteTimeout)
-	defer timer.Stop()
-	switch err := s.budget.acquireWrite(len(payload), timer.C, s.done); {
+	timeout := deadline{after: s.cfg.WriteTimeout}
+	defer timeout.stop()
+	switch err := s.budget.acquireWrite(len(payload), timeout.expired, s.done); {
 	case errors.Is(err, errWriteTimeout):
 		return s.tooSlow()
 	case err != nil:
@@ -226,10 +226,32 @@ func (s *wsStream) Write(ctx context.Context, payload []byte) error {
 		case <-s.done:
 			s.budget.releaseWrite(len(payload))
 			return errors.New("websocket closed")
-		case <-timer.C:
+		case <-timeout.expired():
 			s.budget.releaseWrite(len(payload))
 			return s.tooSlow()
 		}
+	}
+}
+
+// deadline is a timer started when it is first waited on: a write that
+// finds room at once, as most do, starts none.
+type deadline struct {
+	after time.Duration
+	timer *time.Timer
+}
+
+// expired is the channel that fires the deadline's duration after its
+// first call.
+func (d *deadline) expired() <-chan time.Time {
+	if d.timer == nil {
+		d.timer = time.NewTimer(d.after)
+	}
+	return d.timer.C
+}
+
+func (d *deadline) stop() {
+	if d.timer != nil {
+		d.timer.Stop()
 	}
 }
 

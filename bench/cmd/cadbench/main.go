@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -59,6 +60,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		list     = fs.Bool("list", false, "list the rows and exit")
 		quiet    = fs.Bool("quiet", false, "do not report progress on stderr")
 		cpuprof  = fs.String("cpuprofile", "", "write a CPU profile of the run to `file`")
+		memprof  = fs.String("memprofile", "", "write a heap profile of the run (what it allocated, and what is in use at its end) to `file`")
 		from     = fs.String("from", "", "print the report saved (with --json) in `file` instead of running")
 		hold     = fs.Int(bench.HolderFlag, 0, "internal: hold `n` idle sessions for the idle-sessions rows")
 		gateway  = fs.String(bench.GatewayFlag, "", "internal: the gateway address for --"+bench.HolderFlag)
@@ -116,6 +118,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if *memprof != "" {
+		defer func() {
+			if err := writeHeapProfile(*memprof); err != nil {
+				fmt.Fprintf(stderr, "cadbench: %v\n", err)
+			}
+		}()
+	}
 
 	var rep *bench.Report
 	if *from != "" {
@@ -155,4 +164,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// writeHeapProfile writes the heap profile to path: pprof's alloc_space
+// and alloc_objects are the run's allocations, inuse_space what is held
+// after a collection at its end.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
