@@ -25,8 +25,9 @@ func (c *Conn) handlePayload(payload []byte) {
 	if c.budget != nil {
 		held = len(payload)
 	}
-	msgs, batch, err := decodePayload(payload, true) // a Stream's payload is the Conn's
-	var early []*Response                            // responses decided here, in the read loop
+	// A Stream's payload is the Conn's: its messages may keep parts of it.
+	msgs, batch, err := decodePayload(payload, true)
+	var early []*Response // responses decided here, in the read loop
 	var berr *BatchError
 	var derr *DecodeError
 	switch {
