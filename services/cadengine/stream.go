@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
@@ -218,7 +217,7 @@ func (st *streamState) reply(call *enginev1.SessionCall, resp proto.Message, err
 	result := &enginev1.SessionCallResult{CallId: call.GetCallId()}
 	var data []byte
 	if err == nil && call.GetWireJson() {
-		data, err = contract.Marshal(resp)
+		data, err = wireJSON(resp)
 	}
 	switch {
 	case err != nil:
