@@ -1,0 +1,145 @@
+// Package protocodec is the gRPC codec of the link between the gateway and
+// the engine: protobuf, as grpc's own codec writes and reads it (peers see
+// no difference), but cheaper for the large messages of that link.
+//
+// grpc's codec takes the buffer of a message from its default pool, whose
+// tiers jump from 32 KiB to 1 MiB and which clears a buffer whole on every
+// use: a 101 KiB message clears 1 MiB when it is marshalled and again when
+// it is unmarshalled, or allocates one when the pool was emptied by a
+// collection. The Codec's pool has a tier at every power of two, so a
+// message takes a buffer at most twice its size. And a SessionResponse
+// carrying a call's wire JSON (SessionCallResult.wire_json, the engine's
+// answers to JSON clients, a session.resume among them) is marshalled
+// around those bytes: they go to the transport as they are, not copied.
+package protocodec
+
+import (
+	"fmt"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// Name is the codec's name, grpc's own codec's: the content subtype on
+// the wire stays "proto".
+const Name = "proto"
+
+// Codec is an encoding.CodecV2. It is safe for concurrent use. Give it to
+// a server with grpc.ForceServerCodecV2 and to a client's calls with
+// grpc.ForceCodecV2.
+type Codec struct {
+	pool mem.BufferPool
+}
+
+// New returns a Codec with a buffer pool of its own.
+func New() *Codec {
+	return &Codec{pool: mem.NewTieredBufferPool(tiers()...)}
+}
+
+// tiers are the pool's buffer sizes: every power of two from 256 bytes
+// to 16 MiB. A larger message gets a buffer of its size, not pooled.
+func tiers() []int {
+	var sizes []int
+	for size := 256; size <= 16<<20; size *= 2 {
+		sizes = append(sizes, size)
+	}
+	return sizes
+}
+
+// Name implements encoding.CodecV2.
+func (c *Codec) Name() string { return Name }
+
+// wireThreshold is the length of wire JSON from which a SessionResponse
+// is marshalled around it: one HTTP/2 frame.
+const wireThreshold = 16 << 10
+
+// Marshal implements encoding.CodecV2.
+func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
+	m := messageOf(v)
+	if m == nil {
+		return nil, fmt.Errorf("protocodec: cannot marshal %T, which is not a proto.Message", v)
+	}
+	if r, ok := m.(*enginev1.SessionResponse); ok && len(r.GetResult().GetWireJson()) >= wireThreshold && len(r.ProtoReflect().GetUnknown()) == 0 {
+		return marshalWireResult(r.GetResult())
+	}
+	size := proto.Size(m)
+	// UseCachedSize: the size was just computed, and a message being sent
+	// is not changed.
+	opts := proto.MarshalOptions{UseCachedSize: true}
+	if mem.IsBelowBufferPoolingThreshold(size) {
+		buf, err := opts.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		return mem.BufferSlice{mem.SliceBuffer(buf)}, nil
+	}
+	buf := c.pool.Get(size)
+	if _, err := opts.MarshalAppend((*buf)[:0], m); err != nil {
+		c.pool.Put(buf)
+		return nil, err
+	}
+	return mem.BufferSlice{mem.NewBuffer(buf, c.pool)}, nil
+}
+
+// Unmarshal implements encoding.CodecV2.
+func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	m := messageOf(v)
+	if m == nil {
+		return fmt.Errorf("protocodec: cannot unmarshal into %T, which is not a proto.Message", v)
+	}
+	buf := data.MaterializeToBuffer(c.pool)
+	defer buf.Free()
+	return proto.Unmarshal(buf.ReadOnlyData(), m)
+}
+
+// messageOf is v as a proto.Message, nil if it is none.
+func messageOf(v any) proto.Message {
+	switch v := v.(type) {
+	case protoadapt.MessageV2:
+		return v
+	case protoadapt.MessageV1:
+		return protoadapt.MessageV2Of(v)
+	}
+	return nil
+}
+
+// The fields marshalWireResult writes by number.
+var (
+	resultField   = (&enginev1.SessionResponse{}).ProtoReflect().Descriptor().Fields().ByName("result")
+	wireJSONField = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("wire_json")
+)
+
+// marshalWireResult marshals the SessionResponse whose frame is result,
+// which holds wire JSON, without copying the wire JSON: the result's
+// other fields, then the wire JSON field, as the last of two buffers.
+// Fields may come in any order on the wire, so the message reads back as
+// it was (the frame and the response are oneofs: only result, only
+// wire_json is set).
+func marshalWireResult(result *enginev1.SessionCallResult) (mem.BufferSlice, error) {
+	wire := result.GetWireJson()
+	rest := result.ProtoReflect().New()
+	result.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd != wireJSONField {
+			rest.Set(fd, v)
+		}
+		return true
+	})
+	rest.SetUnknown(result.ProtoReflect().GetUnknown())
+	restSize := proto.Size(rest.Interface())
+	inner := restSize + protowire.SizeTag(wireJSONField.Number()) + protowire.SizeVarint(uint64(len(wire)))
+	head := make([]byte, 0, protowire.SizeTag(resultField.Number())+protowire.SizeVarint(uint64(inner+len(wire)))+inner)
+	head = protowire.AppendTag(head, resultField.Number(), protowire.BytesType)
+	head = protowire.AppendVarint(head, uint64(inner+len(wire)))
+	head, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(head, rest.Interface())
+	if err != nil {
+		return nil, err
+	}
+	head = protowire.AppendTag(head, wireJSONField.Number(), protowire.BytesType)
+	head = protowire.AppendVarint(head, uint64(len(wire)))
+	return mem.BufferSlice{mem.SliceBuffer(head), mem.SliceBuffer(wire)}, nil
+}

@@ -1,0 +1,105 @@
+package protocodec_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/protocodec"
+)
+
+// wireResult is a SessionResponse answering call id with wire JSON of n
+// bytes and the open requests it lists.
+func wireResult(id uint64, n int) *enginev1.SessionResponse {
+	wire := []byte(`{"events":[` + strings.Repeat(`{"seq":1},`, n/10) + `{}]}`)
+	return &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: &enginev1.SessionCallResult{
+		CallId:       id,
+		Response:     &enginev1.SessionCallResult_WireJson{WireJson: wire},
+		OpenRequests: []*enginev1.OpenServerRequest{{Id: "srq-1", Method: "approval"}, {Id: "srq-2", Method: "pick.point"}},
+	}}}
+}
+
+// wireJSON is the wire JSON of a SessionResponse's result, if any.
+func wireJSON(m proto.Message) []byte {
+	r, _ := m.(*enginev1.SessionResponse)
+	return r.GetResult().GetWireJson()
+}
+
+// split cuts data into pieces of at most n bytes, as frames arrive.
+func split(data []byte, n int) mem.BufferSlice {
+	var out mem.BufferSlice
+	for len(data) > 0 {
+		k := min(n, len(data))
+		out = append(out, mem.SliceBuffer(bytes.Clone(data[:k])))
+		data = data[k:]
+	}
+	return out
+}
+
+// TestCodecRoundTrip: what the codec marshals, protobuf reads back as the
+// message it was (wire JSON of a frame or more passed on, not copied),
+// and the codec reads back what protobuf marshals,
+// however the bytes are cut into frames: a result with wire JSON large
+// enough to be sent as it is, one too small for that, and other messages.
+func TestCodecRoundTrip(t *testing.T) {
+	c := protocodec.New()
+	for _, tc := range []struct {
+		name string
+		msg  proto.Message
+	}{
+		{"large wire JSON", wireResult(7, 200<<10)},
+		{"large wire JSON, call 0, no open requests", &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: &enginev1.SessionCallResult{
+			Response: &enginev1.SessionCallResult_WireJson{WireJson: bytes.Repeat([]byte(" "), 20<<10)},
+		}}}},
+		{"small wire JSON", wireResult(8, 100)},
+		{"an event", &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Event{Event: &enginev1.Event{SessionId: "ses-1", Seq: 3, Type: "batch.progress", PayloadJson: []byte(`{}`)}}}},
+		{"a large message", &enginev1.ListDocumentsResponse{Documents: []*enginev1.DocumentInfo{{DocumentId: strings.Repeat("d", 50<<10)}}}},
+		{"a call", &enginev1.SessionRequest{Frame: &enginev1.SessionRequest_Call{Call: &enginev1.SessionCall{CallId: 1, WireJson: true}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := c.Marshal(tc.msg)
+			if err != nil {
+				t.Fatalf("Marshal = %v", err)
+			}
+			got := tc.msg.ProtoReflect().New().Interface()
+			if err := proto.Unmarshal(data.Materialize(), got); err != nil || !proto.Equal(got, tc.msg) {
+				t.Fatalf("proto.Unmarshal(Marshal(m)) = %v, %v; want m", got, err)
+			}
+			if wire := wireJSON(tc.msg); len(wire) >= 16<<10 {
+				last := data[len(data)-1].ReadOnlyData()
+				if len(last) != len(wire) || &last[0] != &wire[0] {
+					t.Errorf("Marshal copied %d bytes of wire JSON; want them passed on as they are, in the last buffer", len(wire))
+				}
+			}
+			data.Free()
+
+			want, err := proto.Marshal(tc.msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, frame := range []int{1 << 20, 16 << 10, 1000} {
+				got := tc.msg.ProtoReflect().New().Interface()
+				if err := c.Unmarshal(split(want, frame), got); err != nil || !proto.Equal(got, tc.msg) {
+					t.Fatalf("Unmarshal(proto.Marshal(m)) in frames of %d bytes = %v, %v; want m", frame, got, err)
+				}
+			}
+		})
+	}
+}
+
+// TestCodecRefusesOtherValues: a value that is not a message is an
+// error, both ways.
+func TestCodecRefusesOtherValues(t *testing.T) {
+	c := protocodec.New()
+	if _, err := c.Marshal("not a message"); err == nil {
+		t.Error("Marshal(a string) = nil error, want one")
+	}
+	var s string
+	if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer("x")}, &s); err == nil {
+		t.Error("Unmarshal(into a string) = nil error, want one")
+	}
+}
