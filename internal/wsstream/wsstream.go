@@ -4,11 +4,14 @@
 package wsstream
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"sync"
 
 	"github.com/coder/websocket"
 
@@ -78,7 +81,7 @@ var errBinary = errors.New("wsstream: a binary WebSocket message is not JSON-RPC
 // message ends the stream with an error. Cancelling ctx closes the
 // WebSocket at once, without a closing handshake.
 func (s *Stream) Read(ctx context.Context) ([]byte, error) {
-	typ, data, err := s.c.Read(ctx)
+	typ, data, err := s.read(ctx)
 	if err != nil {
 		if errors.Is(err, errCloseHeld) {
 			ce := s.gate.closed.Load()
@@ -102,6 +105,48 @@ func (s *Stream) Read(ctx context.Context) ([]byte, error) {
 		return nil, errBinary
 	}
 	return data, nil
+}
+
+// read reads the next message as [websocket.Conn.Read] does, but into a
+// scratch buffer in few large reads, copied out once at its size: a
+// 100 KiB message costs one allocation of its size and a few reads, not
+// growing chunks (twice its size) and a read per chunk. A connection
+// waiting for a message holds no scratch buffer.
+func (s *Stream) read(ctx context.Context) (websocket.MessageType, []byte, error) {
+	typ, r, err := s.c.Reader(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	scratch := scratches.Get().(*[]byte)
+	defer putScratch(scratch)
+	b := (*scratch)[:0]
+	for {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, cap(b))
+		}
+		var n int
+		n, err = r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			break
+		}
+	}
+	*scratch = b
+	if !errors.Is(err, io.EOF) {
+		return 0, nil, err
+	}
+	return typ, bytes.Clone(b), nil
+}
+
+// scratches are read's scratch buffers.
+var scratches = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+// putScratch returns a scratch buffer to scratches, unless it grew past
+// what is worth keeping.
+func putScratch(b *[]byte) {
+	if cap(*b) <= 1<<20 {
+		scratches.Put(b)
+	}
 }
 
 // Write sends payload as one text message.
