@@ -616,13 +616,11 @@ func (s *session) since(lastSeen int64) ([]loggedEvent, int64, bool) {
 		oldest = s.events[0].Seq
 	}
 	truncated := lastSeen+1 < oldest && lastSeen < s.latest
-	var out []loggedEvent
-	for _, l := range s.events {
-		if l.Seq > lastSeen {
-			out = append(out, l)
-		}
+	first := len(s.events)
+	for first > 0 && s.events[first-1].Seq > lastSeen {
+		first-- // the ring is in seq order
 	}
-	return out, s.latest, truncated
+	return slices.Clone(s.events[first:]), s.latest, truncated
 }
 
 // openRequestsFor lists the open server requests st would receive, oldest
