@@ -10,7 +10,9 @@
 // message takes a buffer at most twice its size. And a SessionResponse
 // carrying a call's wire JSON (SessionCallResult.wire_json, the engine's
 // answers to JSON clients, a session.resume among them) is marshalled
-// around those bytes: they go to the transport as they are, not copied.
+// around those bytes, which go to the transport as they are, and
+// unmarshalled around them, which stay in the buffer the message was
+// read into: neither side copies them.
 package protocodec
 
 import (
@@ -92,9 +94,69 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if m == nil {
 		return fmt.Errorf("protocodec: cannot unmarshal into %T, which is not a proto.Message", v)
 	}
+	if r, ok := m.(*enginev1.SessionResponse); ok && data.Len() >= wireThreshold {
+		return unmarshalWireResult(data.Materialize(), r)
+	}
 	buf := data.MaterializeToBuffer(c.pool)
 	defer buf.Free()
 	return proto.Unmarshal(buf.ReadOnlyData(), m)
+}
+
+// unmarshalWireResult is proto.Unmarshal(b, r), b being the codec's own,
+// except that a result's wire JSON stays in b instead of being copied:
+// the rest of the result is unmarshalled without it, and then it is set
+// to the bytes in b. Anything else (another frame, another response
+// besides the wire JSON, wire JSON twice) is left to proto.Unmarshal.
+func unmarshalWireResult(b []byte, r *enginev1.SessionResponse) error {
+	wire, rest, ok := splitWireResult(b)
+	if !ok {
+		return proto.Unmarshal(b, r)
+	}
+	result := new(enginev1.SessionCallResult)
+	if err := proto.Unmarshal(rest, result); err != nil || result.Response != nil {
+		return proto.Unmarshal(b, r) // its error, or its choice among the responses
+	}
+	result.Response = &enginev1.SessionCallResult_WireJson{WireJson: wire}
+	proto.Reset(r)
+	r.Frame = &enginev1.SessionResponse_Result{Result: result}
+	return nil
+}
+
+// splitWireResult splits b, the encoding of a SessionResponse, when it is
+// one result field holding one wire_json field: the wire JSON (in b) and
+// the result's other fields (a copy).
+func splitWireResult(b []byte) (wire, rest []byte, ok bool) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 || num != resultField.Number() || typ != protowire.BytesType {
+		return nil, nil, false
+	}
+	inner, m := protowire.ConsumeBytes(b[n:])
+	if m < 0 || n+m != len(b) {
+		return nil, nil, false
+	}
+	start, end := -1, -1
+	for off := 0; off < len(inner); {
+		num, typ, n := protowire.ConsumeTag(inner[off:])
+		if n < 0 {
+			return nil, nil, false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, inner[off+n:])
+		if m < 0 {
+			return nil, nil, false
+		}
+		if num == wireJSONField.Number() {
+			if typ != protowire.BytesType || start >= 0 {
+				return nil, nil, false
+			}
+			wire, _ = protowire.ConsumeBytes(inner[off+n:])
+			start, end = off, off+n+m
+		}
+		off += n + m
+	}
+	if start < 0 {
+		return nil, nil, false
+	}
+	return wire, append(inner[:start:start], inner[end:]...), true
 }
 
 // messageOf is v as a proto.Message, nil if it is none.

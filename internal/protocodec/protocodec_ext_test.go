@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -101,5 +103,59 @@ func TestCodecRefusesOtherValues(t *testing.T) {
 	var s string
 	if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer("x")}, &s); err == nil {
 		t.Error("Unmarshal(into a string) = nil error, want one")
+	}
+}
+
+// TestCodecUnmarshalAgrees: on encodings of a SessionResponse a frame or
+// more long that are not plainly one result with its wire JSON (another
+// response after or before it, the wire JSON twice, more than one frame,
+// cut short), the codec reads what protobuf reads, or fails as it does.
+func TestCodecUnmarshalAgrees(t *testing.T) {
+	big := wireResult(3, 40<<10)
+	plain, err := proto.Marshal(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, err := proto.Marshal(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: &enginev1.SessionCallResult{
+		Response: &enginev1.SessionCallResult_Error{Error: &statuspb.Status{Code: 5, Message: "gone"}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	event, err := proto.Marshal(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Event{Event: &enginev1.Event{SessionId: "ses-1", Seq: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// inner is the result's fields of an encoding made of one result.
+	inner := func(b []byte) []byte {
+		_, _, n := protowire.ConsumeTag(b)
+		v, _ := protowire.ConsumeBytes(b[n:])
+		return v
+	}
+	result := func(fields ...[]byte) []byte {
+		b := protowire.AppendTag(nil, 2, protowire.BytesType)
+		return protowire.AppendBytes(b, bytes.Join(fields, nil))
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"plain", plain},
+		{"an error after the wire JSON", result(inner(plain), inner(failed))},
+		{"an error before the wire JSON", result(inner(failed), inner(plain))},
+		{"the wire JSON twice", result(inner(plain), inner(plain))},
+		{"an event after the result", append(bytes.Clone(plain), event...)},
+		{"the result twice", append(bytes.Clone(plain), plain...)},
+		{"cut short", plain[:len(plain)-1]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := new(enginev1.SessionResponse)
+			werr := proto.Unmarshal(tc.data, want)
+			got := new(enginev1.SessionResponse)
+			gerr := protocodec.New().Unmarshal(split(tc.data, 16<<10), got)
+			if (gerr == nil) != (werr == nil) || werr == nil && !proto.Equal(got, want) {
+				t.Errorf("Unmarshal = %v, %v; proto.Unmarshal = %v, %v", got.GetResult().GetResponse() != nil, gerr, want.GetResult().GetResponse() != nil, werr)
+			}
+		})
 	}
 }

@@ -28,18 +28,19 @@ func logEvent(ev *enginev1.Event) loggedEvent {
 	return loggedEvent{Event: ev, wire: wire}
 }
 
-// loggedRequest is an open request as a replay lists it, and its wire
-// JSON.
+// loggedRequest is an open request as a replay lists it, its wire JSON,
+// and its reference for SessionCallResult.open_requests (id and method).
 type loggedRequest struct {
 	*enginev1.OpenServerRequest
 	wire []byte
+	ref  *enginev1.OpenServerRequest
 }
 
 // logRequest encodes the listing of an open request.
 func logRequest(id, method string, params []byte) loggedRequest {
 	o := &enginev1.OpenServerRequest{Id: id, Method: method, ParamsJson: params}
 	wire, _ := contract.Marshal(o) // strings and raw JSON: cannot fail
-	return loggedRequest{OpenServerRequest: o, wire: wire}
+	return loggedRequest{OpenServerRequest: o, wire: wire, ref: &enginev1.OpenServerRequest{Id: id, Method: method}}
 }
 
 // replay is what a replay lists: events and open requests, oldest first.
@@ -61,6 +62,16 @@ func (r replay) requestMessages() []*enginev1.OpenServerRequest {
 	out := make([]*enginev1.OpenServerRequest, len(r.open))
 	for i, l := range r.open {
 		out[i] = l.OpenServerRequest
+	}
+	return out
+}
+
+// refs are the references of the open requests listed, for
+// SessionCallResult.open_requests.
+func (r replay) refs() []*enginev1.OpenServerRequest {
+	out := make([]*enginev1.OpenServerRequest, len(r.open))
+	for i, l := range r.open {
+		out[i] = l.ref
 	}
 	return out
 }
@@ -131,6 +142,9 @@ func (a *resumeAnswer) wireJSON() ([]byte, error) {
 	return e.Bytes(), e.Err()
 }
 
+// openRequestRefs are the references of the open requests a lists.
+func (a *resumeAnswer) openRequestRefs() []*enginev1.OpenServerRequest { return a.replay.refs() }
+
 // eventsAnswer answers session.events.since, as resumeAnswer does.
 type eventsAnswer struct {
 	*enginev1.GetSessionEventsResponse
@@ -147,6 +161,9 @@ func (a *eventsAnswer) wireJSON() ([]byte, error) {
 	e.CloseObject()
 	return e.Bytes(), e.Err()
 }
+
+// openRequestRefs are the references of the open requests a lists.
+func (a *eventsAnswer) openRequestRefs() []*enginev1.OpenServerRequest { return a.replay.refs() }
 
 // wireJSON is a call's response as wire JSON: contract.Marshal's, or for
 // a replay's answer the same bytes written from what it lists.

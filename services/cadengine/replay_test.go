@@ -64,7 +64,8 @@ func replaySession(t *testing.T, events, open int) *session {
 // TestReplayWireJSON: the answers of session.resume and
 // session.events.since, written from the wire JSON their events and open
 // requests were logged with, are byte for byte what the generated encoder
-// writes for the response message, whatever they list.
+// writes for the response message, whatever they list; the references to
+// their open requests are the ids and methods of those they list.
 func TestReplayWireJSON(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -99,6 +100,15 @@ func TestReplayWireJSON(t *testing.T) {
 				}
 				if string(got) != string(want) {
 					t.Errorf("wireJSON(%T) =\n%s\nwant (the generated encoder's)\n%s", m, got, want)
+				}
+				refs := openRequestRefs(m)
+				if len(refs) != len(resume.OpenRequests) {
+					t.Fatalf("openRequestRefs(%T) = %d references, want %d", m, len(refs), len(resume.OpenRequests))
+				}
+				for i, o := range resume.OpenRequests {
+					if want := (&enginev1.OpenServerRequest{Id: o.Id, Method: o.Method}); !proto.Equal(refs[i], want) {
+						t.Errorf("openRequestRefs(%T)[%d] = %v, want %v (id and method)", m, i, refs[i], want)
+					}
 				}
 			}
 		})

@@ -234,8 +234,14 @@ func (st *streamState) reply(call *enginev1.SessionCall, resp proto.Message, err
 }
 
 // openRequestRefs are the open server requests resp lists, if its type
-// has open_requests: their ids and methods.
+// has open_requests: their ids and methods. A replay's answer has them
+// ready.
 func openRequestRefs(resp proto.Message) []*enginev1.OpenServerRequest {
+	if a, ok := resp.(interface {
+		openRequestRefs() []*enginev1.OpenServerRequest
+	}); ok {
+		return a.openRequestRefs()
+	}
 	m := resp.ProtoReflect()
 	fd := m.Descriptor().Fields().ByName("open_requests")
 	if fd == nil {
