@@ -60,14 +60,33 @@ func (c *Codec) Name() string { return Name }
 // is marshalled around it: one HTTP/2 frame.
 const wireThreshold = 16 << 10
 
+// WireResult is a SessionResponse carrying a call's result as wire JSON
+// that the Codec writes itself, into a buffer of its pool that the
+// transport gives back once it has written it: a large answer is then
+// written once, into the buffer that is sent, and nothing is allocated
+// for it. It is not a proto.Message: only the Codec marshals it (send it
+// with SendMsg on a stream that uses the Codec).
+type WireResult struct {
+	// Result is the result without its response: the wire JSON is its
+	// response.
+	Result *enginev1.SessionCallResult
+	// Size is the length of the wire JSON, or more.
+	Size int
+	// Append appends the wire JSON to b.
+	Append func(b []byte) ([]byte, error)
+}
+
 // Marshal implements encoding.CodecV2.
 func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
+	if w, ok := v.(*WireResult); ok {
+		return c.marshalWire(w)
+	}
 	m := messageOf(v)
 	if m == nil {
 		return nil, fmt.Errorf("protocodec: cannot marshal %T, which is not a proto.Message", v)
 	}
 	if r, ok := m.(*enginev1.SessionResponse); ok && len(r.GetResult().GetWireJson()) >= wireThreshold && len(r.ProtoReflect().GetUnknown()) == 0 {
-		return marshalWireResult(r.GetResult())
+		return marshalWireResult(r.GetResult(), mem.SliceBuffer(r.GetResult().GetWireJson()))
 	}
 	size := proto.Size(m)
 	// UseCachedSize: the size was just computed, and a message being sent
@@ -176,14 +195,26 @@ var (
 	wireJSONField = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("wire_json")
 )
 
-// marshalWireResult marshals the SessionResponse whose frame is result,
-// which holds wire JSON, without copying the wire JSON: the result's
-// other fields, then the wire JSON field, as the last of two buffers.
-// Fields may come in any order on the wire, so the message reads back as
-// it was (the frame and the response are oneofs: only result, only
-// wire_json is set).
-func marshalWireResult(result *enginev1.SessionCallResult) (mem.BufferSlice, error) {
-	wire := result.GetWireJson()
+// marshalWire marshals w, its wire JSON written into a buffer of the
+// pool.
+func (c *Codec) marshalWire(w *WireResult) (mem.BufferSlice, error) {
+	buf := c.pool.Get(w.Size)
+	wire, err := w.Append((*buf)[:0])
+	if err != nil {
+		c.pool.Put(buf)
+		return nil, err
+	}
+	*buf = wire // grown past Size, it goes back to the tier its capacity fits
+	return marshalWireResult(w.Result, mem.NewBuffer(buf, c.pool))
+}
+
+// marshalWireResult marshals the SessionResponse whose frame is result
+// with wire, the wire JSON, as its response, without copying the wire
+// JSON: the result's other fields, then the wire JSON field, as the last
+// of two buffers. Fields may come in any order on the wire, so the
+// message reads back as it was (the frame and the response are oneofs:
+// only result, only wire_json is set).
+func marshalWireResult(result *enginev1.SessionCallResult, wire mem.Buffer) (mem.BufferSlice, error) {
 	rest := result.ProtoReflect().New()
 	result.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if fd != wireJSONField {
@@ -192,16 +223,18 @@ func marshalWireResult(result *enginev1.SessionCallResult) (mem.BufferSlice, err
 		return true
 	})
 	rest.SetUnknown(result.ProtoReflect().GetUnknown())
+	n := wire.Len()
 	restSize := proto.Size(rest.Interface())
-	inner := restSize + protowire.SizeTag(wireJSONField.Number()) + protowire.SizeVarint(uint64(len(wire)))
-	head := make([]byte, 0, protowire.SizeTag(resultField.Number())+protowire.SizeVarint(uint64(inner+len(wire)))+inner)
+	inner := restSize + protowire.SizeTag(wireJSONField.Number()) + protowire.SizeVarint(uint64(n))
+	head := make([]byte, 0, protowire.SizeTag(resultField.Number())+protowire.SizeVarint(uint64(inner+n))+inner)
 	head = protowire.AppendTag(head, resultField.Number(), protowire.BytesType)
-	head = protowire.AppendVarint(head, uint64(inner+len(wire)))
+	head = protowire.AppendVarint(head, uint64(inner+n))
 	head, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(head, rest.Interface())
 	if err != nil {
+		wire.Free()
 		return nil, err
 	}
 	head = protowire.AppendTag(head, wireJSONField.Number(), protowire.BytesType)
-	head = protowire.AppendVarint(head, uint64(len(wire)))
-	return mem.BufferSlice{mem.SliceBuffer(head), mem.SliceBuffer(wire)}, nil
+	head = protowire.AppendVarint(head, uint64(n))
+	return mem.BufferSlice{mem.SliceBuffer(head), wire}, nil
 }

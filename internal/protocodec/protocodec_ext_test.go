@@ -2,6 +2,7 @@ package protocodec_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -157,5 +158,36 @@ func TestCodecUnmarshalAgrees(t *testing.T) {
 				t.Errorf("Unmarshal = %v, %v; proto.Unmarshal = %v, %v", got.GetResult().GetResponse() != nil, gerr, want.GetResult().GetResponse() != nil, werr)
 			}
 		})
+	}
+}
+
+// TestCodecWireResult: a WireResult marshals as the SessionResponse of
+// its result with the wire JSON its Append writes as the response, also
+// when that is longer than its Size; an Append that fails fails Marshal.
+func TestCodecWireResult(t *testing.T) {
+	c := protocodec.New()
+	for _, n := range []int{0, 100, 40 << 10, 300 << 10} {
+		want := wireResult(9, n)
+		wire := want.GetResult().GetWireJson()
+		w := &protocodec.WireResult{
+			Result: &enginev1.SessionCallResult{CallId: 9, OpenRequests: want.GetResult().GetOpenRequests()},
+			Size:   20 << 10,
+			Append: func(b []byte) ([]byte, error) { return append(b, wire...), nil },
+		}
+		data, err := c.Marshal(w)
+		if err != nil {
+			t.Fatalf("Marshal(a WireResult of %d bytes) = %v", len(wire), err)
+		}
+		got := new(enginev1.SessionResponse)
+		if err := proto.Unmarshal(data.Materialize(), got); err != nil || !proto.Equal(got, want) {
+			t.Errorf("proto.Unmarshal(Marshal(a WireResult of %d bytes)) = %v; want the result with its wire JSON", len(wire), err)
+		}
+		data.Free()
+	}
+	w := &protocodec.WireResult{Result: &enginev1.SessionCallResult{CallId: 1}, Size: 100, Append: func(b []byte) ([]byte, error) {
+		return b, errors.New("cannot encode")
+	}}
+	if _, err := c.Marshal(w); err == nil {
+		t.Error("Marshal(a WireResult whose Append fails) = nil error, want one")
 	}
 }

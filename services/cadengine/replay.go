@@ -129,11 +129,14 @@ type resumeAnswer struct {
 	replay replay
 }
 
-// wireJSON is contract.Marshal(a.ResumeSessionResponse), written from the
-// logged wire JSON into a buffer of its size.
-func (a *resumeAnswer) wireJSON() ([]byte, error) {
+// wireSize is the length of a's wire JSON, or more.
+func (a *resumeAnswer) wireSize() int { return a.replay.size() + envelopeRoom }
+
+// appendWire appends contract.Marshal(a.ResumeSessionResponse) to b,
+// written from the logged wire JSON.
+func (a *resumeAnswer) appendWire(b []byte) ([]byte, error) {
 	m := a.ResumeSessionResponse
-	e := jsonwire.NewEncoder(make([]byte, 0, a.replay.size()+envelopeRoom))
+	e := jsonwire.NewEncoder(b)
 	e.OpenObject()
 	e.Key("\"session\":")
 	m.Session.MarshalWire(e)
@@ -151,11 +154,14 @@ type eventsAnswer struct {
 	replay replay
 }
 
-// wireJSON is contract.Marshal(a.GetSessionEventsResponse), written from
-// the logged wire JSON into a buffer of its size.
-func (a *eventsAnswer) wireJSON() ([]byte, error) {
+// wireSize is the length of a's wire JSON, or more.
+func (a *eventsAnswer) wireSize() int { return a.replay.size() + envelopeRoom }
+
+// appendWire appends contract.Marshal(a.GetSessionEventsResponse) to b,
+// written from the logged wire JSON.
+func (a *eventsAnswer) appendWire(b []byte) ([]byte, error) {
 	m := a.GetSessionEventsResponse
-	e := jsonwire.NewEncoder(make([]byte, 0, a.replay.size()+envelopeRoom))
+	e := jsonwire.NewEncoder(b)
 	e.OpenObject()
 	a.replay.write(e, m.LatestSeq, m.Truncated, m.Epoch)
 	e.CloseObject()
@@ -165,11 +171,18 @@ func (a *eventsAnswer) wireJSON() ([]byte, error) {
 // openRequestRefs are the references of the open requests a lists.
 func (a *eventsAnswer) openRequestRefs() []*enginev1.OpenServerRequest { return a.replay.refs() }
 
+// wireWriter is a replay's answer, which writes its own wire JSON.
+type wireWriter interface {
+	wireSize() int
+	appendWire(b []byte) ([]byte, error)
+}
+
 // wireJSON is a call's response as wire JSON: contract.Marshal's, or for
-// a replay's answer the same bytes written from what it lists.
+// a replay's answer the same bytes written from what it lists, into a
+// buffer of their size.
 func wireJSON(resp proto.Message) ([]byte, error) {
-	if a, ok := resp.(interface{ wireJSON() ([]byte, error) }); ok {
-		return a.wireJSON()
+	if a, ok := resp.(wireWriter); ok {
+		return a.appendWire(make([]byte, 0, a.wireSize()))
 	}
 	return contract.Marshal(resp)
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/protocodec"
 )
 
 // Session serves one gateway connection: the first frame names the
@@ -131,6 +132,17 @@ func (st *streamState) send(resp *enginev1.SessionResponse) error {
 	return st.stream.Send(resp)
 }
 
+// sendWire sends a call's result whose wire JSON the stream's codec
+// (protocodec, which the server is given) writes.
+func (st *streamState) sendWire(w *protocodec.WireResult) {
+	st.sendMu.Lock()
+	err := st.stream.SendMsg(w)
+	st.sendMu.Unlock()
+	if err != nil {
+		st.server.log.Debug("send result", "call_id", w.Result.GetCallId(), "error", err)
+	}
+}
+
 // start registers a call about to run, or refuses it: a call_id already
 // running, or any call once the engine is stopping.
 func (st *streamState) start(id uint64, cancel context.CancelFunc) error {
@@ -215,6 +227,13 @@ func (st *streamState) session(id string) (*session, error) {
 // JSON when the call asked for that.
 func (st *streamState) reply(call *enginev1.SessionCall, resp proto.Message, err error) {
 	result := &enginev1.SessionCallResult{CallId: call.GetCallId()}
+	if a, ok := resp.(wireWriter); ok && err == nil && call.GetWireJson() {
+		// A replay's answer is large: the stream's codec writes it
+		// straight into the buffer it sends.
+		result.OpenRequests = openRequestRefs(resp)
+		st.sendWire(&protocodec.WireResult{Result: result, Size: a.wireSize(), Append: a.appendWire})
+		return
+	}
 	var data []byte
 	if err == nil && call.GetWireJson() {
 		data, err = wireJSON(resp)
