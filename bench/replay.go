@@ -232,10 +232,13 @@ type eventsResult struct {
 	OpenRequests []json.RawMessage `json:"open_requests"`
 }
 
-// resumeResult is the part of a session.resume result the row reads.
+// resumeResult is the part of a session.resume result the row reads. Its
+// lists count the elements, each of which must be an object, without
+// keeping them: the check of every result leaves no garbage for the timed
+// resumes' collections.
 type resumeResult struct {
-	LatestSeq    int64             `json:"latest_seq"`
-	Truncated    bool              `json:"truncated"`
-	Events       []json.RawMessage `json:"events"`
-	OpenRequests []json.RawMessage `json:"open_requests"`
+	LatestSeq    int64      `json:"latest_seq"`
+	Truncated    bool       `json:"truncated"`
+	Events       []struct{} `json:"events"`
+	OpenRequests []struct{} `json:"open_requests"`
 }

@@ -239,8 +239,9 @@ func (c *Conn) Call(ctx context.Context, id ID, method string, params, result an
 	}
 	if raw, ok := result.(*json.RawMessage); ok && raw != nil {
 		// What json.Unmarshal does, without checking again what the
-		// decoder checked.
-		*raw = append((*raw)[:0], resp.Result...)
+		// decoder checked, nor copying: the result's bytes are the
+		// response's own, and the response is this call's alone.
+		*raw = resp.Result
 		return nil
 	}
 	if result != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -106,33 +107,47 @@ func (s *Stream) Read(ctx context.Context) ([]byte, error) {
 	return data, nil
 }
 
-// read reads the next message into a buffer of readBufs and returns a
-// copy of its size: io.ReadAll, which coder/websocket's Read uses, grows
-// a buffer from 512 bytes and so allocates about three times a large
-// message's size, each time.
+// read reads the next message as [websocket.Conn.Read] does, but into a
+// scratch buffer in few large reads, copied out once at its size: a
+// 100 KiB message costs one allocation of its size and a few reads, not
+// growing chunks (twice its size) and a read per chunk. A connection
+// waiting for a message holds no scratch buffer.
 func (s *Stream) read(ctx context.Context) (websocket.MessageType, []byte, error) {
 	typ, r, err := s.c.Reader(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
-	buf := readBufs.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledRead {
-			buf.Reset()
-			readBufs.Put(buf)
+	scratch := scratches.Get().(*[]byte)
+	defer putScratch(scratch)
+	b := (*scratch)[:0]
+	for {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, cap(b))
 		}
-	}()
-	if _, err := buf.ReadFrom(r); err != nil {
+		var n int
+		n, err = r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			break
+		}
+	}
+	*scratch = b
+	if !errors.Is(err, io.EOF) {
 		return 0, nil, err
 	}
-	return typ, append(make([]byte, 0, buf.Len()), buf.Bytes()...), nil
+	return typ, bytes.Clone(b), nil
 }
 
-// readBufs hold messages being read; maxPooledRead is the largest buffer
-// kept for the next message (a rare huge one is not held on to).
-var readBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// scratches are read's scratch buffers.
+var scratches = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
-const maxPooledRead = 1 << 20
+// putScratch returns a scratch buffer to scratches, unless it grew past
+// what is worth keeping.
+func putScratch(b *[]byte) {
+	if cap(*b) <= 1<<20 {
+		scratches.Put(b)
+	}
+}
 
 // Write sends payload as one text message.
 func (s *Stream) Write(ctx context.Context, payload []byte) error {

@@ -259,3 +259,40 @@ func TestAcceptClientClosesWithError(t *testing.T) {
 		t.Errorf("ReadFrame() = %x, %v, want the server's close frame", op, err)
 	}
 }
+
+// TestReadSizes: messages of every size, from empty to many times the
+// size of a read, arrive whole, and each stays as it was while the next
+// ones are read.
+func TestReadSizes(t *testing.T) {
+	sizes := []int{0, 1, 100, 32 << 10, 32<<10 + 1, 300 << 10, 5, 1 << 20, 64 << 10}
+	payload := func(i, n int) []byte {
+		b := []byte(strings.Repeat(string(rune('a'+i)), n))
+		if n > 0 {
+			b[n-1] = '!'
+		}
+		return b
+	}
+	url := serve(t, func(r *http.Request, s *wsstream.Stream) {
+		for i, n := range sizes {
+			if err := s.Write(r.Context(), payload(i, n)); err != nil {
+				return
+			}
+		}
+		s.Read(r.Context()) // until the client goes
+	})
+	s := dial(t, url, wsstream.DialOptions{ReadLimit: 2 << 20})
+	ctx := testContext(t)
+	var got [][]byte
+	for i, n := range sizes {
+		b, err := s.Read(ctx)
+		if err != nil || len(b) != n {
+			t.Fatalf("Read() of message %d = %d bytes, %v; want %d bytes", i, len(b), err, n)
+		}
+		got = append(got, b)
+	}
+	for i, n := range sizes {
+		if string(got[i]) != string(payload(i, n)) {
+			t.Errorf("message %d (%d bytes) changed after the later reads", i, n)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/internal/mtls"
+	"github.com/cadbridge/cadbridge/internal/protocodec"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
@@ -177,6 +178,7 @@ func New(cfg Config) (*Server, error) {
 	opts := []grpc.ServerOption{
 		grpc.StatsHandler(tel.GRPCServerHandler()),
 		grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage),
+		grpc.ForceServerCodecV2(protocodec.New()),
 	}
 	if cfg.TLS.Enabled() {
 		tc, err := mtls.Server(cfg.TLS, "--tls-cert, --tls-key and --client-ca")

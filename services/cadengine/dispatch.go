@@ -38,8 +38,7 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 			return nil, err
 		}
 		s.sessions.settle(sess)
-		events, latest, truncated := sess.since(r.GetSessionEvents.GetLastSeen())
-		return &enginev1.GetSessionEventsResponse{Events: events, LatestSeq: latest, Truncated: truncated, Epoch: s.sessions.epoch, OpenRequests: sess.openRequestsFor(st)}, nil
+		return sess.eventsSince(st, r.GetSessionEvents.GetLastSeen(), s.sessions.epoch), nil
 	case *enginev1.SessionCall_Subscribe:
 		sess, err := st.session(r.Subscribe.GetSessionId())
 		if err != nil {

@@ -276,10 +276,17 @@ func (s *session) deliver(evs []*enginev1.Event, written bool) {
 	if len(evs) == 0 {
 		return
 	}
+	var logged []loggedEvent
+	if written {
+		logged = make([]loggedEvent, len(evs))
+		for i, ev := range evs {
+			logged[i] = logEvent(ev)
+		}
+	}
 	s.mu.Lock()
 	var streams []*streamState
 	if written {
-		s.events = append(s.events, evs...)
+		s.events = append(s.events, logged...)
 		if len(s.events) > eventRing {
 			s.events = s.events[len(s.events)-eventRing:]
 		}
@@ -322,7 +329,7 @@ func (s *session) restoreEvents(stored []store.EventRecord, lost bool) {
 	}
 	stored = stored[max(0, len(stored)-eventRing):]
 	for _, r := range stored {
-		s.events = append(s.events, &enginev1.Event{SessionId: s.info.GetSessionId(), Seq: r.Seq, Type: r.Type, PayloadJson: r.Payload})
+		s.events = append(s.events, logEvent(&enginev1.Event{SessionId: s.info.GetSessionId(), Seq: r.Seq, Type: r.Type, PayloadJson: r.Payload}))
 	}
 	if len(stored) > 0 {
 		s.latest = max(s.latest, stored[len(stored)-1].Seq)

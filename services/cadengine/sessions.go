@@ -46,10 +46,10 @@ type session struct {
 	// persist saves the session's state (set by the registry).
 	persist func()
 
-	mu     sync.Mutex // guards everything below
-	events []*enginev1.Event
-	latest int64 // seq of the newest event
-	saved  int64 // latest as last saved
+	mu     sync.Mutex    // guards everything below
+	events []loggedEvent // the ring, oldest first
+	latest int64         // seq of the newest event
+	saved  int64         // latest as last saved
 	// On a shared store (eventLog): issued is the seq of the newest event
 	// emitted, latest of the newest written; handled of the newest written
 	// or given up, and progress is closed when handled grows.
@@ -86,6 +86,7 @@ type session struct {
 type openRequest struct {
 	frame  *enginev1.ServerRequest
 	params []byte                             // the params as the client gets them (JSON)
+	listed loggedRequest                      // the request as a replay lists it
 	answer chan *enginev1.ServerRequestAnswer // buffered 1; written once
 	gone   chan struct{}                      // closed when withdrawn
 	// remote, for a request another engine asked (relayed), takes the
@@ -449,7 +450,7 @@ func (st *streamState) release(s *session) {
 // its principal whose resume token it holds, as a surface answering the
 // methods it declares (by default those the session declared), and
 // learns what a resume would tell it.
-func (s *Server) attachSurface(st *streamState, req *enginev1.AttachSessionRequest) (*enginev1.ResumeSessionResponse, error) {
+func (s *Server) attachSurface(st *streamState, req *enginev1.AttachSessionRequest) (*resumeAnswer, error) {
 	token := req.GetResumeToken()
 	sess, err := s.sessions.owned(st.principal, req.GetSessionId(), &token)
 	if err != nil {
@@ -466,15 +467,36 @@ func (s *Server) attachSurface(st *streamState, req *enginev1.AttachSessionReque
 
 // resumed is what a stream that (re)joins the session learns: the session,
 // the events after lastSeen and the open requests the stream answers.
-func (s *session) resumed(st *streamState, lastSeen int64, epoch string) *enginev1.ResumeSessionResponse {
+func (s *session) resumed(st *streamState, lastSeen int64, epoch string) *resumeAnswer {
 	events, latest, truncated := s.since(lastSeen)
-	return &enginev1.ResumeSessionResponse{
-		Session:      s.snapshot(),
-		Events:       events,
-		LatestSeq:    latest,
-		Truncated:    truncated,
-		Epoch:        epoch,
-		OpenRequests: s.openRequestsFor(st),
+	r := replay{events: events, open: s.openRequestsFor(st)}
+	return &resumeAnswer{
+		ResumeSessionResponse: &enginev1.ResumeSessionResponse{
+			Session:      s.snapshot(),
+			Events:       r.eventMessages(),
+			LatestSeq:    latest,
+			Truncated:    truncated,
+			Epoch:        epoch,
+			OpenRequests: r.requestMessages(),
+		},
+		replay: r,
+	}
+}
+
+// eventsSince answers session.events.since: the events after lastSeen and
+// the open requests st answers.
+func (s *session) eventsSince(st *streamState, lastSeen int64, epoch string) *eventsAnswer {
+	events, latest, truncated := s.since(lastSeen)
+	r := replay{events: events, open: s.openRequestsFor(st)}
+	return &eventsAnswer{
+		GetSessionEventsResponse: &enginev1.GetSessionEventsResponse{
+			Events:       r.eventMessages(),
+			LatestSeq:    latest,
+			Truncated:    truncated,
+			Epoch:        epoch,
+			OpenRequests: r.requestMessages(),
+		},
+		replay: r,
 	}
 }
 
@@ -556,7 +578,7 @@ func (s *session) emit(typ string, payload proto.Message) (saveDue bool) {
 	s.latest++
 	saveDue = s.latest-s.saved >= seqSaveEvery
 	ev := &enginev1.Event{SessionId: s.info.SessionId, Seq: s.latest, Type: typ, PayloadJson: data}
-	s.events = append(s.events, ev)
+	s.events = append(s.events, logEvent(ev))
 	if len(s.events) > eventRing {
 		s.events = s.events[len(s.events)-eventRing:]
 	}
@@ -586,7 +608,7 @@ func (s *session) withdrawStale() {
 
 // since returns the events after lastSeen, the newest seq, and whether
 // events after lastSeen were lost (fell off the ring).
-func (s *session) since(lastSeen int64) ([]*enginev1.Event, int64, bool) {
+func (s *session) since(lastSeen int64) ([]loggedEvent, int64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	oldest := s.latest + 1
@@ -594,30 +616,28 @@ func (s *session) since(lastSeen int64) ([]*enginev1.Event, int64, bool) {
 		oldest = s.events[0].Seq
 	}
 	truncated := lastSeen+1 < oldest && lastSeen < s.latest
-	var out []*enginev1.Event
-	for _, ev := range s.events {
-		if ev.Seq > lastSeen {
-			out = append(out, ev)
-		}
+	first := len(s.events)
+	for first > 0 && s.events[first-1].Seq > lastSeen {
+		first-- // the ring is in seq order
 	}
-	return out, s.latest, truncated
+	return slices.Clone(s.events[first:]), s.latest, truncated
 }
 
 // openRequestsFor lists the open server requests st would receive, oldest
 // first: for a surface those of the methods it declared, for any other
 // stream those of the methods the session declared.
-func (s *session) openRequestsFor(st *streamState) []*enginev1.OpenServerRequest {
+func (s *session) openRequestsFor(st *streamState) []loggedRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	methods, surface := s.surfaces[st]
 	if !surface {
 		methods = s.info.GetCapabilities().GetServerRequests()
 	}
-	out := make([]*enginev1.OpenServerRequest, 0, len(s.order))
+	out := make([]loggedRequest, 0, len(s.order))
 	for _, id := range s.order {
 		r := s.open[id]
 		if slices.Contains(methods, r.frame.GetMethod()) {
-			out = append(out, &enginev1.OpenServerRequest{Id: id, Method: r.frame.GetMethod(), ParamsJson: r.params})
+			out = append(out, r.listed)
 		}
 	}
 	return out
@@ -654,7 +674,7 @@ func (s *session) ask(ctx context.Context, frame *enginev1.ServerRequest, params
 	if err != nil {
 		return nil, err
 	}
-	r := &openRequest{frame: frame, params: data, answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{})}
+	r := &openRequest{frame: frame, params: data, listed: logRequest(frame.Id, frame.GetMethod(), data), answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{})}
 	s.mu.Lock()
 	s.open[frame.Id] = r
 	s.order = append(s.order, frame.Id)
@@ -722,7 +742,7 @@ func (s *session) relayedIDs() []string {
 // openRelayed makes a request another engine asked one of the session's
 // open requests and sends it to the streams that answer its method.
 func (s *session) openRelayed(frame *enginev1.ServerRequest, params []byte, link *remoteLink) {
-	r := &openRequest{frame: frame, params: params, answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{}), remote: link}
+	r := &openRequest{frame: frame, params: params, listed: logRequest(frame.Id, frame.GetMethod(), params), answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{}), remote: link}
 	s.mu.Lock()
 	_, dup := s.open[frame.Id]
 	_, closed := s.relayedClosed[frame.Id]

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/protocodec"
 )
 
 // Session serves one gateway connection: the first frame names the
@@ -134,6 +134,17 @@ func (st *streamState) send(resp *enginev1.SessionResponse) error {
 	return st.stream.Send(resp)
 }
 
+// sendWire sends a call's result whose wire JSON the stream's codec
+// (protocodec, which the server is given) writes.
+func (st *streamState) sendWire(w *protocodec.WireResult) {
+	st.sendMu.Lock()
+	err := st.stream.SendMsg(w)
+	st.sendMu.Unlock()
+	if err != nil {
+		st.server.log.Debug("send result", "call_id", w.Result.GetCallId(), "error", err)
+	}
+}
+
 // start registers a call about to run, or refuses it: a call_id already
 // running, or any call once the engine is stopping.
 func (st *streamState) start(id uint64, cancel context.CancelFunc) error {
@@ -218,9 +229,16 @@ func (st *streamState) session(id string) (*session, error) {
 // JSON when the call asked for that.
 func (st *streamState) reply(call *enginev1.SessionCall, resp proto.Message, err error) {
 	result := &enginev1.SessionCallResult{CallId: call.GetCallId()}
+	if a, ok := resp.(wireWriter); ok && err == nil && call.GetWireJson() {
+		// A replay's answer is large: the stream's codec writes it
+		// straight into the buffer it sends.
+		result.OpenRequests = openRequestRefs(resp)
+		st.sendWire(&protocodec.WireResult{Result: result, Size: a.wireSize(), Append: a.appendWire})
+		return
+	}
 	var data []byte
 	if err == nil && call.GetWireJson() {
-		data, err = contract.Marshal(resp)
+		data, err = wireJSON(resp)
 	}
 	switch {
 	case err != nil:
@@ -237,8 +255,14 @@ func (st *streamState) reply(call *enginev1.SessionCall, resp proto.Message, err
 }
 
 // openRequestRefs are the open server requests resp lists, if its type
-// has open_requests: their ids and methods.
+// has open_requests: their ids and methods. A replay's answer has them
+// ready.
 func openRequestRefs(resp proto.Message) []*enginev1.OpenServerRequest {
+	if a, ok := resp.(interface {
+		openRequestRefs() []*enginev1.OpenServerRequest
+	}); ok {
+		return a.openRequestRefs()
+	}
 	m := resp.ProtoReflect()
 	fd := m.Descriptor().Fields().ByName("open_requests")
 	if fd == nil {

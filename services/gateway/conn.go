@@ -219,6 +219,9 @@ func (c *clientConn) endRelay(id string) {
 func (c *clientConn) rememberOpenRequests(open []*enginev1.OpenServerRequest) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(c.replayed) == 0 {
+		c.replayed = make(map[string]string, len(open)) // a resume on a new connection: sized once
+	}
 	for _, o := range open {
 		c.replayed[o.GetId()] = o.GetMethod()
 	}

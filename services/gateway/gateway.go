@@ -25,6 +25,7 @@ import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/internal/mtls"
+	"github.com/cadbridge/cadbridge/internal/protocodec"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 	"github.com/cadbridge/cadbridge/services/gateway/viewer"
 )
@@ -217,12 +218,13 @@ func New(cfg Config) (*Gateway, error) {
 		}
 		creds = credentials.NewTLS(tc)
 	}
+	codec := protocodec.New()
 	engines, err := newEngineSet(cfg.Engine, func(addr string) (*grpc.ClientConn, error) {
 		return grpc.NewClient(addr, grpc.WithTransportCredentials(creds), grpc.WithStatsHandler(obs.providers.GRPCClientHandler()),
 			// A link that stalls (no answer to pings) is declared dead, so
 			// that waiting calls end 5003 instead of hanging.
 			grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.EngineKeepalive, Timeout: cfg.EngineKeepalive / 2, PermitWithoutStream: true}),
-			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.EngineMaxMessage), grpc.MaxCallSendMsgSize(cfg.EngineMaxMessage)))
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.EngineMaxMessage), grpc.MaxCallSendMsgSize(cfg.EngineMaxMessage), grpc.ForceCodecV2(codec)))
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,240 @@
+// Package protocodec is the gRPC codec of the link between the gateway and
+// the engine: protobuf, as grpc's own codec writes and reads it (peers see
+// no difference), but cheaper for the large messages of that link.
+//
+// grpc's codec takes the buffer of a message from its default pool, whose
+// tiers jump from 32 KiB to 1 MiB and which clears a buffer whole on every
+// use: a 101 KiB message clears 1 MiB when it is marshalled and again when
+// it is unmarshalled, or allocates one when the pool was emptied by a
+// collection. The Codec's pool has a tier at every power of two, so a
+// message takes a buffer at most twice its size. And a SessionResponse
+// carrying a call's wire JSON (SessionCallResult.wire_json, the engine's
+// answers to JSON clients, a session.resume among them) is marshalled
+// around those bytes, which go to the transport as they are, and
+// unmarshalled around them, which stay in the buffer the message was
+// read into: neither side copies them.
+package protocodec
+
+import (
+	"fmt"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// Name is the codec's name, grpc's own codec's: the content subtype on
+// the wire stays "proto".
+const Name = "proto"
+
+// Codec is an encoding.CodecV2. It is safe for concurrent use. Give it to
+// a server with grpc.ForceServerCodecV2 and to a client's calls with
+// grpc.ForceCodecV2.
+type Codec struct {
+	pool mem.BufferPool
+}
+
+// New returns a Codec with a buffer pool of its own.
+func New() *Codec {
+	return &Codec{pool: mem.NewTieredBufferPool(tiers()...)}
+}
+
+// tiers are the pool's buffer sizes: every power of two from 256 bytes
+// to 16 MiB. A larger message gets a buffer of its size, not pooled.
+func tiers() []int {
+	var sizes []int
+	for size := 256; size <= 16<<20; size *= 2 {
+		sizes = append(sizes, size)
+	}
+	return sizes
+}
+
+// Name implements encoding.CodecV2.
+func (c *Codec) Name() string { return Name }
+
+// wireThreshold is the length of wire JSON from which a SessionResponse
+// is marshalled around it: one HTTP/2 frame.
+const wireThreshold = 16 << 10
+
+// WireResult is a SessionResponse carrying a call's result as wire JSON
+// that the Codec writes itself, into a buffer of its pool that the
+// transport gives back once it has written it: a large answer is then
+// written once, into the buffer that is sent, and nothing is allocated
+// for it. It is not a proto.Message: only the Codec marshals it (send it
+// with SendMsg on a stream that uses the Codec).
+type WireResult struct {
+	// Result is the result without its response: the wire JSON is its
+	// response.
+	Result *enginev1.SessionCallResult
+	// Size is the length of the wire JSON, or more.
+	Size int
+	// Append appends the wire JSON to b.
+	Append func(b []byte) ([]byte, error)
+}
+
+// Marshal implements encoding.CodecV2.
+func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
+	if w, ok := v.(*WireResult); ok {
+		return c.marshalWire(w)
+	}
+	m := messageOf(v)
+	if m == nil {
+		return nil, fmt.Errorf("protocodec: cannot marshal %T, which is not a proto.Message", v)
+	}
+	if r, ok := m.(*enginev1.SessionResponse); ok && len(r.GetResult().GetWireJson()) >= wireThreshold && len(r.ProtoReflect().GetUnknown()) == 0 {
+		return marshalWireResult(r.GetResult(), mem.SliceBuffer(r.GetResult().GetWireJson()))
+	}
+	size := proto.Size(m)
+	// UseCachedSize: the size was just computed, and a message being sent
+	// is not changed.
+	opts := proto.MarshalOptions{UseCachedSize: true}
+	if mem.IsBelowBufferPoolingThreshold(size) {
+		buf, err := opts.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		return mem.BufferSlice{mem.SliceBuffer(buf)}, nil
+	}
+	buf := c.pool.Get(size)
+	if _, err := opts.MarshalAppend((*buf)[:0], m); err != nil {
+		c.pool.Put(buf)
+		return nil, err
+	}
+	return mem.BufferSlice{mem.NewBuffer(buf, c.pool)}, nil
+}
+
+// Unmarshal implements encoding.CodecV2.
+func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	m := messageOf(v)
+	if m == nil {
+		return fmt.Errorf("protocodec: cannot unmarshal into %T, which is not a proto.Message", v)
+	}
+	if r, ok := m.(*enginev1.SessionResponse); ok && data.Len() >= wireThreshold {
+		return unmarshalWireResult(data.Materialize(), r)
+	}
+	buf := data.MaterializeToBuffer(c.pool)
+	defer buf.Free()
+	return proto.Unmarshal(buf.ReadOnlyData(), m)
+}
+
+// unmarshalWireResult is proto.Unmarshal(b, r), b being the codec's own,
+// except that a result's wire JSON stays in b instead of being copied:
+// the rest of the result is unmarshalled without it, and then it is set
+// to the bytes in b. Anything else (another frame, another response
+// besides the wire JSON, wire JSON twice) is left to proto.Unmarshal.
+func unmarshalWireResult(b []byte, r *enginev1.SessionResponse) error {
+	wire, rest, ok := splitWireResult(b)
+	if !ok {
+		return proto.Unmarshal(b, r)
+	}
+	result := new(enginev1.SessionCallResult)
+	if err := proto.Unmarshal(rest, result); err != nil || result.Response != nil {
+		return proto.Unmarshal(b, r) // its error, or its choice among the responses
+	}
+	result.Response = &enginev1.SessionCallResult_WireJson{WireJson: wire}
+	proto.Reset(r)
+	r.Frame = &enginev1.SessionResponse_Result{Result: result}
+	return nil
+}
+
+// splitWireResult splits b, the encoding of a SessionResponse, when it is
+// one result field holding one wire_json field: the wire JSON (in b) and
+// the result's other fields (a copy).
+func splitWireResult(b []byte) (wire, rest []byte, ok bool) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 || num != resultField.Number() || typ != protowire.BytesType {
+		return nil, nil, false
+	}
+	inner, m := protowire.ConsumeBytes(b[n:])
+	if m < 0 || n+m != len(b) {
+		return nil, nil, false
+	}
+	start, end := -1, -1
+	for off := 0; off < len(inner); {
+		num, typ, n := protowire.ConsumeTag(inner[off:])
+		if n < 0 {
+			return nil, nil, false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, inner[off+n:])
+		if m < 0 {
+			return nil, nil, false
+		}
+		if num == wireJSONField.Number() {
+			if typ != protowire.BytesType || start >= 0 {
+				return nil, nil, false
+			}
+			wire, _ = protowire.ConsumeBytes(inner[off+n:])
+			start, end = off, off+n+m
+		}
+		off += n + m
+	}
+	if start < 0 {
+		return nil, nil, false
+	}
+	return wire, append(inner[:start:start], inner[end:]...), true
+}
+
+// messageOf is v as a proto.Message, nil if it is none.
+func messageOf(v any) proto.Message {
+	switch v := v.(type) {
+	case protoadapt.MessageV2:
+		return v
+	case protoadapt.MessageV1:
+		return protoadapt.MessageV2Of(v)
+	}
+	return nil
+}
+
+// The fields marshalWireResult writes by number.
+var (
+	resultField   = (&enginev1.SessionResponse{}).ProtoReflect().Descriptor().Fields().ByName("result")
+	wireJSONField = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("wire_json")
+)
+
+// marshalWire marshals w, its wire JSON written into a buffer of the
+// pool.
+func (c *Codec) marshalWire(w *WireResult) (mem.BufferSlice, error) {
+	buf := c.pool.Get(w.Size)
+	wire, err := w.Append((*buf)[:0])
+	if err != nil {
+		c.pool.Put(buf)
+		return nil, err
+	}
+	*buf = wire // grown past Size, it goes back to the tier its capacity fits
+	return marshalWireResult(w.Result, mem.NewBuffer(buf, c.pool))
+}
+
+// marshalWireResult marshals the SessionResponse whose frame is result
+// with wire, the wire JSON, as its response, without copying the wire
+// JSON: the result's other fields, then the wire JSON field, as the last
+// of two buffers. Fields may come in any order on the wire, so the
+// message reads back as it was (the frame and the response are oneofs:
+// only result, only wire_json is set).
+func marshalWireResult(result *enginev1.SessionCallResult, wire mem.Buffer) (mem.BufferSlice, error) {
+	rest := result.ProtoReflect().New()
+	result.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd != wireJSONField {
+			rest.Set(fd, v)
+		}
+		return true
+	})
+	rest.SetUnknown(result.ProtoReflect().GetUnknown())
+	n := wire.Len()
+	restSize := proto.Size(rest.Interface())
+	inner := restSize + protowire.SizeTag(wireJSONField.Number()) + protowire.SizeVarint(uint64(n))
+	head := make([]byte, 0, protowire.SizeTag(resultField.Number())+protowire.SizeVarint(uint64(inner+n))+inner)
+	head = protowire.AppendTag(head, resultField.Number(), protowire.BytesType)
+	head = protowire.AppendVarint(head, uint64(inner+n))
+	head, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(head, rest.Interface())
+	if err != nil {
+		wire.Free()
+		return nil, err
+	}
+	head = protowire.AppendTag(head, wireJSONField.Number(), protowire.BytesType)
+	head = protowire.AppendVarint(head, uint64(n))
+	return mem.BufferSlice{mem.SliceBuffer(head), wire}, nil
+}

@@ -1,0 +1,193 @@
+package protocodec_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	statuspb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/protocodec"
+)
+
+// wireResult is a SessionResponse answering call id with wire JSON of n
+// bytes and the open requests it lists.
+func wireResult(id uint64, n int) *enginev1.SessionResponse {
+	wire := []byte(`{"events":[` + strings.Repeat(`{"seq":1},`, n/10) + `{}]}`)
+	return &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: &enginev1.SessionCallResult{
+		CallId:       id,
+		Response:     &enginev1.SessionCallResult_WireJson{WireJson: wire},
+		OpenRequests: []*enginev1.OpenServerRequest{{Id: "srq-1", Method: "approval"}, {Id: "srq-2", Method: "pick.point"}},
+	}}}
+}
+
+// wireJSON is the wire JSON of a SessionResponse's result, if any.
+func wireJSON(m proto.Message) []byte {
+	r, _ := m.(*enginev1.SessionResponse)
+	return r.GetResult().GetWireJson()
+}
+
+// split cuts data into pieces of at most n bytes, as frames arrive.
+func split(data []byte, n int) mem.BufferSlice {
+	var out mem.BufferSlice
+	for len(data) > 0 {
+		k := min(n, len(data))
+		out = append(out, mem.SliceBuffer(bytes.Clone(data[:k])))
+		data = data[k:]
+	}
+	return out
+}
+
+// TestCodecRoundTrip: what the codec marshals, protobuf reads back as the
+// message it was (wire JSON of a frame or more passed on, not copied),
+// and the codec reads back what protobuf marshals,
+// however the bytes are cut into frames: a result with wire JSON large
+// enough to be sent as it is, one too small for that, and other messages.
+func TestCodecRoundTrip(t *testing.T) {
+	c := protocodec.New()
+	for _, tc := range []struct {
+		name string
+		msg  proto.Message
+	}{
+		{"large wire JSON", wireResult(7, 200<<10)},
+		{"large wire JSON, call 0, no open requests", &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: &enginev1.SessionCallResult{
+			Response: &enginev1.SessionCallResult_WireJson{WireJson: bytes.Repeat([]byte(" "), 20<<10)},
+		}}}},
+		{"small wire JSON", wireResult(8, 100)},
+		{"an event", &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Event{Event: &enginev1.Event{SessionId: "ses-1", Seq: 3, Type: "batch.progress", PayloadJson: []byte(`{}`)}}}},
+		{"a large message", &enginev1.ListDocumentsResponse{Documents: []*enginev1.DocumentInfo{{DocumentId: strings.Repeat("d", 50<<10)}}}},
+		{"a call", &enginev1.SessionRequest{Frame: &enginev1.SessionRequest_Call{Call: &enginev1.SessionCall{CallId: 1, WireJson: true}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := c.Marshal(tc.msg)
+			if err != nil {
+				t.Fatalf("Marshal = %v", err)
+			}
+			got := tc.msg.ProtoReflect().New().Interface()
+			if err := proto.Unmarshal(data.Materialize(), got); err != nil || !proto.Equal(got, tc.msg) {
+				t.Fatalf("proto.Unmarshal(Marshal(m)) = %v, %v; want m", got, err)
+			}
+			if wire := wireJSON(tc.msg); len(wire) >= 16<<10 {
+				last := data[len(data)-1].ReadOnlyData()
+				if len(last) != len(wire) || &last[0] != &wire[0] {
+					t.Errorf("Marshal copied %d bytes of wire JSON; want them passed on as they are, in the last buffer", len(wire))
+				}
+			}
+			data.Free()
+
+			want, err := proto.Marshal(tc.msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, frame := range []int{1 << 20, 16 << 10, 1000} {
+				got := tc.msg.ProtoReflect().New().Interface()
+				if err := c.Unmarshal(split(want, frame), got); err != nil || !proto.Equal(got, tc.msg) {
+					t.Fatalf("Unmarshal(proto.Marshal(m)) in frames of %d bytes = %v, %v; want m", frame, got, err)
+				}
+			}
+		})
+	}
+}
+
+// TestCodecRefusesOtherValues: a value that is not a message is an
+// error, both ways.
+func TestCodecRefusesOtherValues(t *testing.T) {
+	c := protocodec.New()
+	if _, err := c.Marshal("not a message"); err == nil {
+		t.Error("Marshal(a string) = nil error, want one")
+	}
+	var s string
+	if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer("x")}, &s); err == nil {
+		t.Error("Unmarshal(into a string) = nil error, want one")
+	}
+}
+
+// TestCodecUnmarshalAgrees: on encodings of a SessionResponse a frame or
+// more long that are not plainly one result with its wire JSON (another
+// response after or before it, the wire JSON twice, more than one frame,
+// cut short), the codec reads what protobuf reads, or fails as it does.
+func TestCodecUnmarshalAgrees(t *testing.T) {
+	big := wireResult(3, 40<<10)
+	plain, err := proto.Marshal(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, err := proto.Marshal(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: &enginev1.SessionCallResult{
+		Response: &enginev1.SessionCallResult_Error{Error: &statuspb.Status{Code: 5, Message: "gone"}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	event, err := proto.Marshal(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Event{Event: &enginev1.Event{SessionId: "ses-1", Seq: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// inner is the result's fields of an encoding made of one result.
+	inner := func(b []byte) []byte {
+		_, _, n := protowire.ConsumeTag(b)
+		v, _ := protowire.ConsumeBytes(b[n:])
+		return v
+	}
+	result := func(fields ...[]byte) []byte {
+		b := protowire.AppendTag(nil, 2, protowire.BytesType)
+		return protowire.AppendBytes(b, bytes.Join(fields, nil))
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"plain", plain},
+		{"an error after the wire JSON", result(inner(plain), inner(failed))},
+		{"an error before the wire JSON", result(inner(failed), inner(plain))},
+		{"the wire JSON twice", result(inner(plain), inner(plain))},
+		{"an event after the result", append(bytes.Clone(plain), event...)},
+		{"the result twice", append(bytes.Clone(plain), plain...)},
+		{"cut short", plain[:len(plain)-1]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := new(enginev1.SessionResponse)
+			werr := proto.Unmarshal(tc.data, want)
+			got := new(enginev1.SessionResponse)
+			gerr := protocodec.New().Unmarshal(split(tc.data, 16<<10), got)
+			if (gerr == nil) != (werr == nil) || werr == nil && !proto.Equal(got, want) {
+				t.Errorf("Unmarshal = %v, %v; proto.Unmarshal = %v, %v", got.GetResult().GetResponse() != nil, gerr, want.GetResult().GetResponse() != nil, werr)
+			}
+		})
+	}
+}
+
+// TestCodecWireResult: a WireResult marshals as the SessionResponse of
+// its result with the wire JSON its Append writes as the response, also
+// when that is longer than its Size; an Append that fails fails Marshal.
+func TestCodecWireResult(t *testing.T) {
+	c := protocodec.New()
+	for _, n := range []int{0, 100, 40 << 10, 300 << 10} {
+		want := wireResult(9, n)
+		wire := want.GetResult().GetWireJson()
+		w := &protocodec.WireResult{
+			Result: &enginev1.SessionCallResult{CallId: 9, OpenRequests: want.GetResult().GetOpenRequests()},
+			Size:   20 << 10,
+			Append: func(b []byte) ([]byte, error) { return append(b, wire...), nil },
+		}
+		data, err := c.Marshal(w)
+		if err != nil {
+			t.Fatalf("Marshal(a WireResult of %d bytes) = %v", len(wire), err)
+		}
+		got := new(enginev1.SessionResponse)
+		if err := proto.Unmarshal(data.Materialize(), got); err != nil || !proto.Equal(got, want) {
+			t.Errorf("proto.Unmarshal(Marshal(a WireResult of %d bytes)) = %v; want the result with its wire JSON", len(wire), err)
+		}
+		data.Free()
+	}
+	w := &protocodec.WireResult{Result: &enginev1.SessionCallResult{CallId: 1}, Size: 100, Append: func(b []byte) ([]byte, error) {
+		return b, errors.New("cannot encode")
+	}}
+	if _, err := c.Marshal(w); err == nil {
+		t.Error("Marshal(a WireResult whose Append fails) = nil error, want one")
+	}
+}

@@ -1,0 +1,188 @@
+package cadengine
+
+import (
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cadbridge/cadbridge/contract"
+	"github.com/cadbridge/cadbridge/contract/jsonwire"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// A replay (session.resume, session.attach, session.events.since) lists up
+// to eventRing events and every open request of the session. Neither
+// changes once it is logged, so the session keeps each with its wire JSON,
+// encoded once (loggedEvent, loggedRequest), and the replay's answer is
+// written from those bytes (wireJSON): the same bytes the generated
+// encoder writes for the response message, without encoding hundreds of
+// messages per replay.
+
+// loggedEvent is an event of the session's ring and its wire JSON.
+type loggedEvent struct {
+	*enginev1.Event
+	wire []byte
+}
+
+// logEvent encodes ev for the ring.
+func logEvent(ev *enginev1.Event) loggedEvent {
+	wire, _ := contract.Marshal(ev) // strings, integers and raw JSON: cannot fail
+	return loggedEvent{Event: ev, wire: wire}
+}
+
+// loggedRequest is an open request as a replay lists it, its wire JSON,
+// and its reference for SessionCallResult.open_requests (id and method).
+type loggedRequest struct {
+	*enginev1.OpenServerRequest
+	wire []byte
+	ref  *enginev1.OpenServerRequest
+}
+
+// logRequest encodes the listing of an open request.
+func logRequest(id, method string, params []byte) loggedRequest {
+	o := &enginev1.OpenServerRequest{Id: id, Method: method, ParamsJson: params}
+	wire, _ := contract.Marshal(o) // strings and raw JSON: cannot fail
+	return loggedRequest{OpenServerRequest: o, wire: wire, ref: &enginev1.OpenServerRequest{Id: id, Method: method}}
+}
+
+// replay is what a replay lists: events and open requests, oldest first.
+type replay struct {
+	events []loggedEvent
+	open   []loggedRequest
+}
+
+// eventMessages and requestMessages are the lists of the response message.
+func (r replay) eventMessages() []*enginev1.Event {
+	out := make([]*enginev1.Event, len(r.events))
+	for i, l := range r.events {
+		out[i] = l.Event
+	}
+	return out
+}
+
+func (r replay) requestMessages() []*enginev1.OpenServerRequest {
+	out := make([]*enginev1.OpenServerRequest, len(r.open))
+	for i, l := range r.open {
+		out[i] = l.OpenServerRequest
+	}
+	return out
+}
+
+// refs are the references of the open requests listed, for
+// SessionCallResult.open_requests.
+func (r replay) refs() []*enginev1.OpenServerRequest {
+	out := make([]*enginev1.OpenServerRequest, len(r.open))
+	for i, l := range r.open {
+		out[i] = l.ref
+	}
+	return out
+}
+
+// size is the length of the listed wire JSON, commas included.
+func (r replay) size() int {
+	n := len(r.events) + len(r.open)
+	for _, l := range r.events {
+		n += len(l.wire)
+	}
+	for _, l := range r.open {
+		n += len(l.wire)
+	}
+	return n
+}
+
+// envelopeRoom is what an answer needs beside its lists: its keys, the
+// session, the epoch. An answer that needs more grows once.
+const envelopeRoom = 1 << 10
+
+// write writes the members that ResumeSessionResponse and
+// GetSessionEventsResponse share, in the order of their fields, as their
+// generated MarshalWire does.
+func (r replay) write(e *jsonwire.Encoder, latest int64, truncated bool, epoch string) {
+	if len(r.events) > 0 {
+		e.Key("\"events\":")
+		e.OpenArray()
+		for _, l := range r.events {
+			e.Element()
+			e.Raw(l.wire, "object")
+		}
+		e.CloseArray()
+	}
+	e.Key("\"latest_seq\":")
+	e.Int64(latest)
+	e.Key("\"truncated\":")
+	e.Bool(truncated)
+	e.Key("\"epoch\":")
+	e.String(epoch)
+	if len(r.open) > 0 {
+		e.Key("\"open_requests\":")
+		e.OpenArray()
+		for _, l := range r.open {
+			e.Element()
+			e.Raw(l.wire, "object")
+		}
+		e.CloseArray()
+	}
+}
+
+// resumeAnswer answers session.resume and session.attach: the response
+// message (it is one, embedded) and what it lists, logged.
+type resumeAnswer struct {
+	*enginev1.ResumeSessionResponse
+	replay replay
+}
+
+// wireSize is the length of a's wire JSON, or more.
+func (a *resumeAnswer) wireSize() int { return a.replay.size() + envelopeRoom }
+
+// appendWire appends contract.Marshal(a.ResumeSessionResponse) to b,
+// written from the logged wire JSON.
+func (a *resumeAnswer) appendWire(b []byte) ([]byte, error) {
+	m := a.ResumeSessionResponse
+	e := jsonwire.NewEncoder(b)
+	e.OpenObject()
+	e.Key("\"session\":")
+	m.Session.MarshalWire(e)
+	a.replay.write(e, m.LatestSeq, m.Truncated, m.Epoch)
+	e.CloseObject()
+	return e.Bytes(), e.Err()
+}
+
+// openRequestRefs are the references of the open requests a lists.
+func (a *resumeAnswer) openRequestRefs() []*enginev1.OpenServerRequest { return a.replay.refs() }
+
+// eventsAnswer answers session.events.since, as resumeAnswer does.
+type eventsAnswer struct {
+	*enginev1.GetSessionEventsResponse
+	replay replay
+}
+
+// wireSize is the length of a's wire JSON, or more.
+func (a *eventsAnswer) wireSize() int { return a.replay.size() + envelopeRoom }
+
+// appendWire appends contract.Marshal(a.GetSessionEventsResponse) to b,
+// written from the logged wire JSON.
+func (a *eventsAnswer) appendWire(b []byte) ([]byte, error) {
+	m := a.GetSessionEventsResponse
+	e := jsonwire.NewEncoder(b)
+	e.OpenObject()
+	a.replay.write(e, m.LatestSeq, m.Truncated, m.Epoch)
+	e.CloseObject()
+	return e.Bytes(), e.Err()
+}
+
+// openRequestRefs are the references of the open requests a lists.
+func (a *eventsAnswer) openRequestRefs() []*enginev1.OpenServerRequest { return a.replay.refs() }
+
+// wireWriter is a replay's answer, which writes its own wire JSON.
+type wireWriter interface {
+	wireSize() int
+	appendWire(b []byte) ([]byte, error)
+}
+
+// wireJSON is a call's response as wire JSON: contract.Marshal's, or for
+// a replay's answer the same bytes written from what it lists, into a
+// buffer of their size.
+func wireJSON(resp proto.Message) ([]byte, error) {
+	if a, ok := resp.(wireWriter); ok {
+		return a.appendWire(make([]byte, 0, a.wireSize()))
+	}
+	return contract.Marshal(resp)
+}
