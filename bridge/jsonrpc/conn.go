@@ -326,7 +326,7 @@ func marshalParams(method string, params any) (json.RawMessage, error) {
 
 // send writes the request req, whose params come from marshalParams.
 func (c *Conn) send(ctx context.Context, req *Request) error {
-	data, ok := appendFast(make([]byte, 0, len(req.Params)+len(req.Method)+48), req, true)
+	data, ok := appendFast(make([]byte, 0, requestSize(req)), req, true)
 	if !ok {
 		var err error
 		if data, err = EncodeMessage(req); err != nil {
@@ -340,6 +340,18 @@ func (c *Conn) send(ctx context.Context, req *Request) error {
 		return fmt.Errorf("jsonrpc: sending %q: %w", req.Method, err)
 	}
 	return nil
+}
+
+// requestSize is the length of req's encoding, or more: its method and
+// params, `{"jsonrpc":"2.0","id":,"method":"","params":}` around them
+// (45 bytes), and the id (an integer's 20 digits at most, a string
+// quoted).
+func requestSize(req *Request) int {
+	n := len(req.Params) + len(req.Method) + 45 + 20
+	if s, ok := req.ID.value.(string); ok {
+		n += len(s) + 2
+	}
+	return n
 }
 
 // readLoop reads and serves payloads until reading fails, lets the calls
