@@ -43,10 +43,14 @@ func logRequest(id, method string, params []byte) loggedRequest {
 	return loggedRequest{OpenServerRequest: o, wire: wire, ref: &enginev1.OpenServerRequest{Id: id, Method: method}}
 }
 
-// replay is what a replay lists: events and open requests, oldest first.
+// replay is what a replay lists: events and open requests, oldest first,
+// and the members that go with them.
 type replay struct {
-	events []loggedEvent
-	open   []loggedRequest
+	events    []loggedEvent
+	open      []loggedRequest
+	latest    int64
+	truncated bool
+	epoch     string
 }
 
 // eventMessages and requestMessages are the lists of the response message.
@@ -66,9 +70,9 @@ func (r replay) requestMessages() []*enginev1.OpenServerRequest {
 	return out
 }
 
-// refs are the references of the open requests listed, for
+// openRequestRefs are the references of the open requests listed, for
 // SessionCallResult.open_requests.
-func (r replay) refs() []*enginev1.OpenServerRequest {
+func (r replay) openRequestRefs() []*enginev1.OpenServerRequest {
 	out := make([]*enginev1.OpenServerRequest, len(r.open))
 	for i, l := range r.open {
 		out[i] = l.ref
@@ -76,9 +80,10 @@ func (r replay) refs() []*enginev1.OpenServerRequest {
 	return out
 }
 
-// size is the length of the listed wire JSON, commas included.
-func (r replay) size() int {
-	n := len(r.events) + len(r.open)
+// wireSize is the length of an answer's wire JSON, or more: the listed
+// wire JSON, commas included, and room for the rest.
+func (r replay) wireSize() int {
+	n := len(r.events) + len(r.open) + envelopeRoom
 	for _, l := range r.events {
 		n += len(l.wire)
 	}
@@ -95,7 +100,7 @@ const envelopeRoom = 1 << 10
 // write writes the members that ResumeSessionResponse and
 // GetSessionEventsResponse share, in the order of their fields, as their
 // generated MarshalWire does.
-func (r replay) write(e *jsonwire.Encoder, latest int64, truncated bool, epoch string) {
+func (r replay) write(e *jsonwire.Encoder) {
 	if len(r.events) > 0 {
 		e.Key("\"events\":")
 		e.OpenArray()
@@ -106,11 +111,11 @@ func (r replay) write(e *jsonwire.Encoder, latest int64, truncated bool, epoch s
 		e.CloseArray()
 	}
 	e.Key("\"latest_seq\":")
-	e.Int64(latest)
+	e.Int64(r.latest)
 	e.Key("\"truncated\":")
-	e.Bool(truncated)
+	e.Bool(r.truncated)
 	e.Key("\"epoch\":")
-	e.String(epoch)
+	e.String(r.epoch)
 	if len(r.open) > 0 {
 		e.Key("\"open_requests\":")
 		e.OpenArray()
@@ -126,50 +131,36 @@ func (r replay) write(e *jsonwire.Encoder, latest int64, truncated bool, epoch s
 // message (it is one, embedded) and what it lists, logged.
 type resumeAnswer struct {
 	*enginev1.ResumeSessionResponse
-	replay replay
+	replay
 }
-
-// wireSize is the length of a's wire JSON, or more.
-func (a *resumeAnswer) wireSize() int { return a.replay.size() + envelopeRoom }
 
 // appendWire appends contract.Marshal(a.ResumeSessionResponse) to b,
 // written from the logged wire JSON.
 func (a *resumeAnswer) appendWire(b []byte) ([]byte, error) {
-	m := a.ResumeSessionResponse
 	e := jsonwire.NewEncoder(b)
 	e.OpenObject()
 	e.Key("\"session\":")
-	m.Session.MarshalWire(e)
-	a.replay.write(e, m.LatestSeq, m.Truncated, m.Epoch)
+	a.Session.MarshalWire(e)
+	a.replay.write(e)
 	e.CloseObject()
 	return e.Bytes(), e.Err()
 }
-
-// openRequestRefs are the references of the open requests a lists.
-func (a *resumeAnswer) openRequestRefs() []*enginev1.OpenServerRequest { return a.replay.refs() }
 
 // eventsAnswer answers session.events.since, as resumeAnswer does.
 type eventsAnswer struct {
 	*enginev1.GetSessionEventsResponse
-	replay replay
+	replay
 }
-
-// wireSize is the length of a's wire JSON, or more.
-func (a *eventsAnswer) wireSize() int { return a.replay.size() + envelopeRoom }
 
 // appendWire appends contract.Marshal(a.GetSessionEventsResponse) to b,
 // written from the logged wire JSON.
 func (a *eventsAnswer) appendWire(b []byte) ([]byte, error) {
-	m := a.GetSessionEventsResponse
 	e := jsonwire.NewEncoder(b)
 	e.OpenObject()
-	a.replay.write(e, m.LatestSeq, m.Truncated, m.Epoch)
+	a.replay.write(e)
 	e.CloseObject()
 	return e.Bytes(), e.Err()
 }
-
-// openRequestRefs are the references of the open requests a lists.
-func (a *eventsAnswer) openRequestRefs() []*enginev1.OpenServerRequest { return a.replay.refs() }
 
 // wireWriter is a replay's answer, which writes its own wire JSON.
 type wireWriter interface {

@@ -468,14 +468,13 @@ func (s *Server) attachSurface(st *streamState, req *enginev1.AttachSessionReque
 // resumed is what a stream that (re)joins the session learns: the session,
 // the events after lastSeen and the open requests the stream answers.
 func (s *session) resumed(st *streamState, lastSeen int64, epoch string) *resumeAnswer {
-	events, latest, truncated := s.since(lastSeen)
-	r := replay{events: events, open: s.openRequestsFor(st)}
+	r := s.replayFor(st, lastSeen, epoch)
 	return &resumeAnswer{
 		ResumeSessionResponse: &enginev1.ResumeSessionResponse{
 			Session:      s.snapshot(),
 			Events:       r.eventMessages(),
-			LatestSeq:    latest,
-			Truncated:    truncated,
+			LatestSeq:    r.latest,
+			Truncated:    r.truncated,
 			Epoch:        epoch,
 			OpenRequests: r.requestMessages(),
 		},
@@ -486,18 +485,24 @@ func (s *session) resumed(st *streamState, lastSeen int64, epoch string) *resume
 // eventsSince answers session.events.since: the events after lastSeen and
 // the open requests st answers.
 func (s *session) eventsSince(st *streamState, lastSeen int64, epoch string) *eventsAnswer {
-	events, latest, truncated := s.since(lastSeen)
-	r := replay{events: events, open: s.openRequestsFor(st)}
+	r := s.replayFor(st, lastSeen, epoch)
 	return &eventsAnswer{
 		GetSessionEventsResponse: &enginev1.GetSessionEventsResponse{
 			Events:       r.eventMessages(),
-			LatestSeq:    latest,
-			Truncated:    truncated,
+			LatestSeq:    r.latest,
+			Truncated:    r.truncated,
 			Epoch:        epoch,
 			OpenRequests: r.requestMessages(),
 		},
 		replay: r,
 	}
+}
+
+// replayFor is what a replay to st lists: the events after lastSeen and
+// the open requests st answers.
+func (s *session) replayFor(st *streamState, lastSeen int64, epoch string) replay {
+	events, latest, truncated := s.since(lastSeen)
+	return replay{events: events, open: s.openRequestsFor(st), latest: latest, truncated: truncated, epoch: epoch}
 }
 
 // answersLocked reports whether st receives and may answer the session's
