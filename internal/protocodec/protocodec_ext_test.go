@@ -191,3 +191,30 @@ func TestCodecWireResult(t *testing.T) {
 		t.Error("Marshal(a WireResult whose Append fails) = nil error, want one")
 	}
 }
+
+// FuzzCodecUnmarshal: on any bytes, in frames of any size, the codec's
+// Unmarshal of a SessionResponse fails when proto.Unmarshal does and
+// otherwise reads the same message (a result's wire JSON kept in place is
+// a way of reading, not a different message).
+func FuzzCodecUnmarshal(f *testing.F) {
+	for _, m := range []proto.Message{
+		wireResult(3, 40<<10), wireResult(4, 100),
+		&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Event{Event: &enginev1.Event{SessionId: "ses-1", Seq: 1}}},
+	} {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint16(16<<10))
+		f.Add(b[:len(b)/2], uint16(1000))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, frame uint16) {
+		want := new(enginev1.SessionResponse)
+		werr := proto.Unmarshal(data, want)
+		got := new(enginev1.SessionResponse)
+		gerr := protocodec.New().Unmarshal(split(data, int(frame)+1), got)
+		if (gerr == nil) != (werr == nil) || werr == nil && !proto.Equal(got, want) {
+			t.Fatalf("Unmarshal(%d bytes) = %v, error %v; proto.Unmarshal = %v, error %v", len(data), got, gerr, want, werr)
+		}
+	})
+}
