@@ -48,13 +48,14 @@ type clientConn struct {
 	// relays cancels the relay of each server request in flight, by id.
 	relays map[string]context.CancelFunc
 	// replayed names the method of each open request a resume returned, so
-	// that an answer to it on this connection reaches the engine.
+	// that an answer to it on this connection reaches the engine; nil
+	// until one did.
 	replayed map[string]string
 	wg       sync.WaitGroup // server-request relays
 }
 
 func (gw *Gateway) newClientConn(principal string, headers http.Header) *clientConn {
-	return &clientConn{gw: gw, principal: principal, headers: headers, relays: map[string]context.CancelFunc{}, replayed: map[string]string{}}
+	return &clientConn{gw: gw, principal: principal, headers: headers, relays: map[string]context.CancelFunc{}}
 }
 
 // overloadRetryMs is the retry hint of a 4029 answer.
@@ -217,6 +218,9 @@ func (c *clientConn) endRelay(id string) {
 // rememberOpenRequests records the open requests a resume or events.since
 // result lists, so that the client may answer them on this connection.
 func (c *clientConn) rememberOpenRequests(open []*enginev1.OpenServerRequest) {
+	if len(open) == 0 {
+		return // most results list none: no lock, no map
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.replayed) == 0 {
