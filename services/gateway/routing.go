@@ -148,6 +148,25 @@ func (es *engineSet) forget(doc, addr string) {
 	}
 }
 
+// settle updates doc's route after the engine at addr answered a call on
+// it (home is where the call goes without a route), served or refused
+// NOT_LEASE_HOLDER naming holder: served elsewhere than home, the route is
+// kept; refused for the first time (not redirected) by an engine that names
+// another holder, the call goes there, and next is its address; otherwise
+// the route is dropped.
+func (es *engineSet) settle(doc, addr, home string, served bool, holder string, redirected bool) (next string) {
+	switch {
+	case served && addr != home:
+		es.remember(doc, addr)
+	case !served && holder != "" && holder != addr && !redirected:
+		es.remember(doc, holder)
+		return holder
+	default:
+		es.forget(doc, addr)
+	}
+	return ""
+}
+
 // routeKey is what a call's params route by: the document they name
 // (document_id), else their session (session_id, bySession true), else
 // nothing.
@@ -216,17 +235,11 @@ func (rc routedConn) Invoke(ctx context.Context, method string, args, reply any,
 		}
 		err = conn.Invoke(ctx, method, args, reply, opts...)
 		holder, refused := notLeaseHolderStatus(status.Convert(err))
-		switch {
-		case err == nil && addr != rc.es.home():
-			rc.es.remember(doc, addr)
-		case err == nil:
-			rc.es.forget(doc, addr)
-		case refused && holder != "" && holder != addr && !redirected:
-			rc.es.remember(doc, holder)
-			addr = holder
-			continue
-		case refused, status.Code(err) == codes.Unavailable:
-			rc.es.forget(doc, addr)
+		if err == nil || refused || status.Code(err) == codes.Unavailable {
+			if next := rc.es.settle(doc, addr, rc.es.home(), err == nil, holder, redirected); next != "" {
+				addr = next
+				continue
+			}
 		}
 		return err
 	}
@@ -267,26 +280,14 @@ func (c *clientConn) routeCall(ctx context.Context, params proto.Message, call *
 			return nil, err
 		}
 		holder, refused := notLeaseHolder(result)
-		switch {
-		case !refused:
-			if addr != home {
-				es.remember(doc, addr)
-			} else {
-				es.forget(doc, addr)
-			}
-			if bySession && redirected {
-				c.rehome(addr)
-			}
-			return result, nil
-		case holder != "" && holder != addr && !redirected:
-			redirected = true
-			es.remember(doc, holder)
-			addr = holder
+		if next := es.settle(doc, addr, home, !refused, holder, redirected); next != "" {
+			redirected, addr = true, next
 			continue
-		default:
-			es.forget(doc, addr)
-			return result, nil
 		}
+		if !refused && bySession && redirected {
+			c.rehome(addr)
+		}
+		return result, nil
 	}
 }
 
