@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -108,43 +107,31 @@ func (s *Stream) Read(ctx context.Context) ([]byte, error) {
 }
 
 // read reads the next message as [websocket.Conn.Read] does, but into a
-// scratch buffer in few large reads, copied out once at its size: a
+// pooled scratch buffer in few large reads, copied out once at its size: a
 // 100 KiB message costs one allocation of its size and a few reads, not
-// growing chunks (twice its size) and a read per chunk. A connection
-// waiting for a message holds no scratch buffer.
+// io.ReadAll's growing chunks (twice its size) and a read per chunk. A
+// connection waiting for a message holds no scratch buffer.
 func (s *Stream) read(ctx context.Context) (websocket.MessageType, []byte, error) {
 	typ, r, err := s.c.Reader(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
-	scratch := scratches.Get().(*[]byte)
-	defer putScratch(scratch)
-	b := (*scratch)[:0]
-	for {
-		if len(b) == cap(b) {
-			b = slices.Grow(b, cap(b))
-		}
-		var n int
-		n, err = r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			break
-		}
-	}
-	*scratch = b
-	if !errors.Is(err, io.EOF) {
+	buf := scratches.Get().(*bytes.Buffer)
+	defer putScratch(buf)
+	if _, err := buf.ReadFrom(r); err != nil {
 		return 0, nil, err
 	}
-	return typ, bytes.Clone(b), nil
+	return typ, bytes.Clone(buf.Bytes()), nil
 }
 
 // scratches are read's scratch buffers.
-var scratches = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+var scratches = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 32<<10)) }}
 
-// putScratch returns a scratch buffer to scratches, unless it grew past
-// what is worth keeping.
-func putScratch(b *[]byte) {
-	if cap(*b) <= 1<<20 {
+// putScratch empties a scratch buffer and returns it to scratches, unless
+// it grew past what is worth keeping.
+func putScratch(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 {
+		b.Reset()
 		scratches.Put(b)
 	}
 }
