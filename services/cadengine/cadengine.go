@@ -225,8 +225,10 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	if stop := s.watchChanges(); stop != nil {
 		defer stop()
 	}
-	if stop := s.watchRequests(); stop != nil {
-		defer stop()
+	// On a shared store, server requests and events of calls whose session
+	// another engine owns travel through the store.
+	if rr := s.sessions.remote; rr != nil {
+		defer goUntilStopped(rr.watch)()
 	}
 	if h := s.sessions.handoffs; h != nil {
 		defer goUntilStopped(h.watch)()
@@ -379,17 +381,6 @@ func (s *Server) watchChanges() func() {
 			}
 		})
 	})
-}
-
-// watchRequests, on a shared store that carries server requests between
-// engines (store.Requests), relays them (remoteRequests). It returns the
-// function that stops it, or nil.
-func (s *Server) watchRequests() func() {
-	rr := s.sessions.remote
-	if rr == nil {
-		return nil
-	}
-	return goUntilStopped(rr.watch)
 }
 
 // goUntilStopped runs fn in a goroutine until the returned function
