@@ -1,8 +1,6 @@
 package cadengine
 
 import (
-	"google.golang.org/protobuf/proto"
-
 	"github.com/cadbridge/cadbridge/contract"
 	"github.com/cadbridge/cadbridge/contract/jsonwire"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -12,7 +10,7 @@ import (
 // to eventRing events and every open request of the session. Neither
 // changes once it is logged, so the session keeps each with its wire JSON,
 // encoded once (loggedEvent, loggedRequest), and the replay's answer is
-// written from those bytes (wireJSON): the same bytes the generated
+// written from those bytes (wireWriter): the same bytes the generated
 // encoder writes for the response message, without encoding hundreds of
 // messages per replay.
 
@@ -162,18 +160,12 @@ func (a *eventsAnswer) appendWire(b []byte) ([]byte, error) {
 	return e.Bytes(), e.Err()
 }
 
-// wireWriter is a replay's answer, which writes its own wire JSON.
+// wireWriter is a replay's answer, which writes its own wire JSON (the
+// bytes contract.Marshal writes for its message) and has the references
+// of the open requests it lists ready; replays are the only responses
+// that list open requests.
 type wireWriter interface {
 	wireSize() int
 	appendWire(b []byte) ([]byte, error)
-}
-
-// wireJSON is a call's response as wire JSON: contract.Marshal's, or for
-// a replay's answer the same bytes written from what it lists, into a
-// buffer of their size.
-func wireJSON(resp proto.Message) ([]byte, error) {
-	if a, ok := resp.(wireWriter); ok {
-		return a.appendWire(make([]byte, 0, a.wireSize()))
-	}
-	return contract.Marshal(resp)
+	openRequestRefs() []*enginev1.OpenServerRequest
 }

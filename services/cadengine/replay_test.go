@@ -90,18 +90,19 @@ func TestReplayWireJSON(t *testing.T) {
 				t.Fatalf("resumed(%d) lists %d events and %d open requests, want %d and %d", tc.lastSeen, len(resume.Events), len(resume.OpenRequests), wantEvents, tc.open)
 			}
 			for _, m := range []proto.Message{resume, events} {
-				got, err := wireJSON(m)
+				w := m.(wireWriter)
+				got, err := w.appendWire(make([]byte, 0, w.wireSize()))
 				if err != nil {
-					t.Fatalf("wireJSON(%T) = %v", m, err)
+					t.Fatalf("appendWire(%T) = %v", m, err)
 				}
 				want, err := contract.Marshal(m.ProtoReflect().Interface())
 				if err != nil {
 					t.Fatal(err)
 				}
 				if string(got) != string(want) {
-					t.Errorf("wireJSON(%T) =\n%s\nwant (the generated encoder's)\n%s", m, got, want)
+					t.Errorf("appendWire(%T) =\n%s\nwant (the generated encoder's)\n%s", m, got, want)
 				}
-				refs := openRequestRefs(m)
+				refs := w.openRequestRefs()
 				if len(refs) != len(resume.OpenRequests) {
 					t.Fatalf("openRequestRefs(%T) = %d references, want %d", m, len(refs), len(resume.OpenRequests))
 				}
@@ -127,7 +128,7 @@ func TestReplayFields(t *testing.T) {
 		{&enginev1.GetSessionEventsResponse{}, 5},
 	} {
 		if got := tc.m.ProtoReflect().Descriptor().Fields().Len(); got != tc.want {
-			t.Errorf("%T has %d fields; resumeAnswer and eventsAnswer write %d: write the new ones in replay.write and wireJSON", tc.m, got, tc.want)
+			t.Errorf("%T has %d fields; resumeAnswer and eventsAnswer write %d: write the new ones in replay.write and appendWire", tc.m, got, tc.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/internal/protocodec"
 )
@@ -128,21 +129,14 @@ type streamState struct {
 	workers workers // run the calls
 }
 
-func (st *streamState) send(resp *enginev1.SessionResponse) error {
+func (st *streamState) send(resp *enginev1.SessionResponse) error { return st.sendMsg(resp) }
+
+// sendMsg sends a SessionResponse, or a protocodec.WireResult, which the
+// stream's codec (protocodec, which the server is given) writes as one.
+func (st *streamState) sendMsg(m any) error {
 	st.sendMu.Lock()
 	defer st.sendMu.Unlock()
-	return st.stream.Send(resp)
-}
-
-// sendWire sends a call's result whose wire JSON the stream's codec
-// (protocodec, which the server is given) writes.
-func (st *streamState) sendWire(w *protocodec.WireResult) {
-	st.sendMu.Lock()
-	err := st.stream.SendMsg(w)
-	st.sendMu.Unlock()
-	if err != nil {
-		st.server.log.Debug("send result", "call_id", w.Result.GetCallId(), "error", err)
-	}
+	return st.stream.SendMsg(m)
 }
 
 // start registers a call about to run, or refuses it: a call_id already
@@ -223,58 +217,32 @@ func (st *streamState) session(id string) (*session, error) {
 	return st.server.sessions.owned(st.principal, id, nil)
 }
 
-// reply sends a call's result; the stream's failure to send is the
-// gateway's to notice, so it is only logged.
 // reply answers call with resp, or err: as the message, or as its wire
-// JSON when the call asked for that.
+// JSON when the call asked for that. The stream's failure to send is the
+// gateway's to notice, so it is only logged.
 func (st *streamState) reply(call *enginev1.SessionCall, resp proto.Message, err error) {
 	result := &enginev1.SessionCallResult{CallId: call.GetCallId()}
-	if a, ok := resp.(wireWriter); ok && err == nil && call.GetWireJson() {
+	var msg any = &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: result}}
+	a, replay := resp.(wireWriter)
+	switch {
+	case err == nil && call.GetWireJson() && replay:
 		// A replay's answer is large: the stream's codec writes it
 		// straight into the buffer it sends.
-		result.OpenRequests = openRequestRefs(resp)
-		st.sendWire(&protocodec.WireResult{Result: result, Size: a.wireSize(), Append: a.appendWire})
-		return
-	}
-	var data []byte
-	if err == nil && call.GetWireJson() {
-		data, err = wireJSON(resp)
-	}
-	switch {
-	case err != nil:
-		result.Response = &enginev1.SessionCallResult_Error{Error: toStatus(err).Proto()}
-	case call.GetWireJson():
+		result.OpenRequests = a.openRequestRefs()
+		msg = &protocodec.WireResult{Result: result, Size: a.wireSize(), Append: a.appendWire}
+	case err == nil && call.GetWireJson():
+		var data []byte
+		data, err = contract.Marshal(resp)
 		result.Response = &enginev1.SessionCallResult_WireJson{WireJson: data}
-		result.OpenRequests = openRequestRefs(resp)
-	default:
+	case err == nil:
 		setResponse(result, resp)
 	}
-	if err := st.send(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Result{Result: result}}); err != nil {
+	if err != nil {
+		result.Response = &enginev1.SessionCallResult_Error{Error: toStatus(err).Proto()}
+	}
+	if err := st.sendMsg(msg); err != nil {
 		st.server.log.Debug("send result", "call_id", call.GetCallId(), "error", err)
 	}
-}
-
-// openRequestRefs are the open server requests resp lists, if its type
-// has open_requests: their ids and methods. A replay's answer has them
-// ready.
-func openRequestRefs(resp proto.Message) []*enginev1.OpenServerRequest {
-	if a, ok := resp.(interface {
-		openRequestRefs() []*enginev1.OpenServerRequest
-	}); ok {
-		return a.openRequestRefs()
-	}
-	m := resp.ProtoReflect()
-	fd := m.Descriptor().Fields().ByName("open_requests")
-	if fd == nil {
-		return nil
-	}
-	list := m.Get(fd).List()
-	refs := make([]*enginev1.OpenServerRequest, list.Len())
-	for i := range refs {
-		o := list.Get(i).Message().Interface().(*enginev1.OpenServerRequest)
-		refs[i] = &enginev1.OpenServerRequest{Id: o.GetId(), Method: o.GetMethod()}
-	}
-	return refs
 }
 
 // callName names a call by its request field ("call_tool").
