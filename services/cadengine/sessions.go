@@ -353,10 +353,8 @@ func (ss *sessions) owned(principal, id string, token *string) (*session, error)
 			return nil, err
 		}
 	}
-	ss.mu.Lock()
-	s, ok := ss.byID[id]
-	ss.mu.Unlock()
-	if !ok || s.info.Principal != principal {
+	s := ss.loaded(id)
+	if s == nil || s.info.Principal != principal {
 		return nil, errSessionNotFound
 	}
 	if token != nil && subtle.ConstantTimeCompare([]byte(*token), []byte(s.resumeToken)) != 1 {
@@ -366,10 +364,7 @@ func (ss *sessions) owned(principal, id string, token *string) (*session, error)
 }
 
 func (ss *sessions) remove(ctx context.Context, id string) {
-	ss.mu.Lock()
-	s := ss.byID[id]
-	ss.mu.Unlock()
-	if s != nil {
+	if s := ss.loaded(id); s != nil {
 		ss.settle(s) // no event lands after the delete
 	}
 	ss.mu.Lock()
