@@ -86,7 +86,7 @@ func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 		return nil, fmt.Errorf("protocodec: cannot marshal %T, which is not a proto.Message", v)
 	}
 	if r, ok := m.(*enginev1.SessionResponse); ok && len(r.GetResult().GetWireJson()) >= wireThreshold && len(r.ProtoReflect().GetUnknown()) == 0 {
-		return marshalWireResult(r.GetResult(), mem.SliceBuffer(r.GetResult().GetWireJson()))
+		return marshalWireResult(withoutWire(r.GetResult()), mem.SliceBuffer(r.GetResult().GetWireJson()))
 	}
 	size := proto.Size(m)
 	// UseCachedSize: the size was just computed, and a message being sent
@@ -208,13 +208,8 @@ func (c *Codec) marshalWire(w *WireResult) (mem.BufferSlice, error) {
 	return marshalWireResult(w.Result, mem.NewBuffer(buf, c.pool))
 }
 
-// marshalWireResult marshals the SessionResponse whose frame is result
-// with wire, the wire JSON, as its response, without copying the wire
-// JSON: the result's other fields, then the wire JSON field, as the last
-// of two buffers. Fields may come in any order on the wire, so the
-// message reads back as it was (the frame and the response are oneofs:
-// only result, only wire_json is set).
-func marshalWireResult(result *enginev1.SessionCallResult, wire mem.Buffer) (mem.BufferSlice, error) {
+// withoutWire is a shallow copy of result without its wire JSON.
+func withoutWire(result *enginev1.SessionCallResult) *enginev1.SessionCallResult {
 	rest := result.ProtoReflect().New()
 	result.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if fd != wireJSONField {
@@ -223,13 +218,23 @@ func marshalWireResult(result *enginev1.SessionCallResult, wire mem.Buffer) (mem
 		return true
 	})
 	rest.SetUnknown(result.ProtoReflect().GetUnknown())
+	return rest.Interface().(*enginev1.SessionCallResult)
+}
+
+// marshalWireResult marshals the SessionResponse whose frame is rest, a
+// result without a response, with wire, the wire JSON, as its response,
+// without copying the wire JSON: the result's fields, then the wire JSON
+// field, as the last of two buffers. Fields may come in any order on the
+// wire, so the message reads back as it was (the frame and the response
+// are oneofs: only result, only wire_json is set).
+func marshalWireResult(rest *enginev1.SessionCallResult, wire mem.Buffer) (mem.BufferSlice, error) {
 	n := wire.Len()
-	restSize := proto.Size(rest.Interface())
+	restSize := proto.Size(rest)
 	inner := restSize + protowire.SizeTag(wireJSONField.Number()) + protowire.SizeVarint(uint64(n))
 	head := make([]byte, 0, protowire.SizeTag(resultField.Number())+protowire.SizeVarint(uint64(inner+n))+inner)
 	head = protowire.AppendTag(head, resultField.Number(), protowire.BytesType)
 	head = protowire.AppendVarint(head, uint64(inner+n))
-	head, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(head, rest.Interface())
+	head, err := proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(head, rest)
 	if err != nil {
 		wire.Free()
 		return nil, err
