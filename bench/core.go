@@ -240,13 +240,11 @@ func coreStore(ctx context.Context, e *env, row *Row) error {
 	// A round's fsyncs can take longer than its big batch's extra steps
 	// (a busy disk, tiny sizes): while a store's difference is not
 	// positive, more rounds are run, a few at most.
-	extra := 0
-	for r := 0; r < e.sizes.StoreRounds || (per[0] <= 0 || per[1] <= 0) && extra < maxExtraStoreRounds; r++ {
-		if r >= e.sizes.StoreRounds {
-			extra++
-		}
+	measured := func() bool { return per[0] > 0 && per[1] > 0 }
+	rounds := 0
+	for ; rounds < e.sizes.StoreRounds || !measured() && rounds < e.sizes.StoreRounds+maxExtraStoreRounds; rounds++ {
 		for k := range 2 {
-			i := (r + k) % 2 // alternate which store goes first
+			i := (rounds + k) % 2 // alternate which store goes first
 			if err := marginal(engines[i], &bigs[i], &ones[i]); err != nil {
 				return fmt.Errorf("%s store: %w", stores[i].Kind(), err)
 			}
@@ -255,8 +253,8 @@ func coreStore(ctx context.Context, e *env, row *Row) error {
 			per[i] = (median(bigs[i]) - median(ones[i])) / time.Duration(n-1)
 		}
 	}
-	if per[0] <= 0 || per[1] <= 0 {
-		return fmt.Errorf("the %d-step batch took no longer than the 1-step one after %d rounds: too noisy to measure", n, e.sizes.StoreRounds+extra)
+	if !measured() {
+		return fmt.Errorf("the %d-step batch took no longer than the 1-step one after %d rounds: too noisy to measure", n, rounds)
 	}
 	row.Checks = []Check{
 		check("marginal-ratio", "marginal cost of a step, SQLite ÷ memory", ratio(float64(per[1]), float64(per[0])), "x", Goal{"<=", 3}),
@@ -266,7 +264,7 @@ func coreStore(ctx context.Context, e *env, row *Row) error {
 			fmtDur(per[1]), fmtDur(per[0]), n, fmtDur(median(bigs[1])), fmtDur(median(bigs[0])), fmtDur(median(ones[1])), fmtDur(median(ones[0]))),
 		fmt.Sprintf("The SQLite file is in %s (%s).", dir, fsType(dir)),
 	}
-	if extra > 0 {
+	if extra := rounds - e.sizes.StoreRounds; extra > 0 {
 		row.Notes = append(row.Notes, fmt.Sprintf("%d more rounds than planned: the difference was not positive after %d.", extra, e.sizes.StoreRounds))
 	}
 	return nil
