@@ -85,23 +85,37 @@ func newEventLog(st store.Events, leases sessionLeases, log *slog.Logger) *event
 // lease the engine does not hold (a stale copy of another engine's session)
 // emits nothing: its owner does.
 func (el *eventLog) emit(s *session, typ string, payload proto.Message) {
-	lease, ok := el.leases.Lease(sessionKey(s.info.GetSessionId()))
-	if !ok {
-		return
-	}
 	data, err := contract.Marshal(payload)
 	if err != nil {
 		return // payloads are engine-made; encoding cannot fail
 	}
+	el.queue(s, "", store.EventRecord{Type: typ, Payload: data})
+}
+
+// queue gives recs, events of s, their seqs and queues them together for
+// writing, the last one carrying handoff (if not ""), the id of the
+// handoff they come from. It reports false, queueing nothing, when the
+// engine does not hold the session's lease.
+func (el *eventLog) queue(s *session, handoff string, recs ...store.EventRecord) bool {
+	lease, ok := el.leases.Lease(sessionKey(s.info.GetSessionId()))
+	if !ok {
+		return false
+	}
 	// s.mu held while queueing keeps the queue in seq order.
 	s.mu.Lock()
-	s.issued++
-	ev := &enginev1.Event{SessionId: s.info.SessionId, Seq: s.issued, Type: typ, PayloadJson: data}
 	el.mu.Lock()
-	el.pending = append(el.pending, pendingEvent{s: s, ev: ev, lease: lease})
+	for i, r := range recs {
+		s.issued++
+		p := pendingEvent{s: s, ev: &enginev1.Event{SessionId: s.info.SessionId, Seq: s.issued, Type: r.Type, PayloadJson: r.Payload}, lease: lease}
+		if i == len(recs)-1 {
+			p.handoff = handoff
+		}
+		el.pending = append(el.pending, p)
+	}
 	el.mu.Unlock()
 	s.mu.Unlock()
 	el.w.poke()
+	return true
 }
 
 // flush writes every queued event, grouped by session, in one append, and

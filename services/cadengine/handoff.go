@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cadbridge/cadbridge/contract"
-	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -263,22 +262,5 @@ func (s *session) unclaim(written bool, ids []string) {
 // reports false, queueing nothing, when the engine does not hold the
 // session's lease.
 func (el *eventLog) emitHanded(s *session, ho store.EventHandoff) bool {
-	lease, ok := el.leases.Lease(sessionKey(s.info.GetSessionId()))
-	if !ok {
-		return false
-	}
-	s.mu.Lock()
-	el.mu.Lock()
-	for i, r := range ho.Events {
-		s.issued++
-		p := pendingEvent{s: s, ev: &enginev1.Event{SessionId: s.info.SessionId, Seq: s.issued, Type: r.Type, PayloadJson: r.Payload}, lease: lease}
-		if i == len(ho.Events)-1 {
-			p.handoff = ho.ID
-		}
-		el.pending = append(el.pending, p)
-	}
-	el.mu.Unlock()
-	s.mu.Unlock()
-	el.w.poke()
-	return true
+	return el.queue(s, ho.ID, ho.Events...)
 }
