@@ -188,27 +188,24 @@ func (s *session) reserve(seq int64) {
 // append stores appends, retrying after a failure while any of their
 // leases is still held and the log is open.
 func (el *eventLog) append(appends []store.EventAppend) ([]int, error) {
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
-		fenced, err := el.st.AppendEvents(ctx, appends)
-		cancel()
-		if err == nil {
-			return fenced, nil
-		}
+	var fenced []int
+	err := el.w.retry(func(ctx context.Context) (err error) {
+		fenced, err = el.st.AppendEvents(ctx, appends)
+		return err
+	}, func(err error) bool {
 		held := false
 		for _, a := range appends {
 			held = held || el.leases.HoldsLease(a.Lease.DocumentID)
 		}
-		if !held {
-			return nil, err
+		if held {
+			el.log.Warn("write session events; retrying", "error", err)
 		}
-		el.log.Warn("write session events; retrying", "error", err)
-		select {
-		case <-el.w.stop:
-			return nil, err
-		case <-time.After(retryPause):
-		}
+		return held
+	})
+	if err != nil {
+		return nil, err
 	}
+	return fenced, nil
 }
 
 // settle waits until the events s has emitted so far are written and
@@ -266,6 +263,25 @@ func startWriter(flush func()) *writer {
 		}
 	}()
 	return w
+}
+
+// retry runs try, each time with a timeout of leaseTimeout, until it
+// succeeds, again (told its error) reports false, or the writer stops,
+// pausing retryPause between tries; it returns try's last error.
+func (w *writer) retry(try func(ctx context.Context) error, again func(error) bool) error {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
+		err := try(ctx)
+		cancel()
+		if err == nil || !again(err) {
+			return err
+		}
+		select {
+		case <-w.stop:
+			return err
+		case <-time.After(retryPause):
+		}
+	}
 }
 
 // poke tells the writer that something is queued.

@@ -150,21 +150,14 @@ func (h *handoffs) flush() {
 		}
 		batch[i].Events = append(batch[i].Events, p.ev)
 	}
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
-		err := h.st.HandOverEvents(ctx, batch)
-		cancel()
-		if err == nil {
-			break
-		}
+	err := h.w.retry(func(ctx context.Context) error {
+		return h.st.HandOverEvents(ctx, batch)
+	}, func(err error) bool {
 		h.log.Warn("hand over session events", "handoffs", len(batch), "error", err)
-		select {
-		case <-h.w.stop:
-			h.log.Error("session events not handed over: the engine stops", "handoffs", len(batch), "error", err)
-			h.handled(calls, batch)
-			return
-		case <-time.After(retryPause):
-		}
+		return true
+	})
+	if err != nil {
+		h.log.Error("session events not handed over: the engine stops", "handoffs", len(batch), "error", err)
 	}
 	h.handled(calls, batch)
 }
