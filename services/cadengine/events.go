@@ -349,20 +349,16 @@ func (s *session) progressLocked() chan struct{} {
 // as after a restart: a client resuming with a cursor before it is told
 // truncated.
 func (s *session) restoreEvents(stored []store.EventRecord, lost bool) {
-	if lost || len(stored) == 0 && s.latest > 0 {
-		if len(stored) > 0 {
-			s.latest = max(s.latest, stored[len(stored)-1].Seq)
-		}
-		s.latest += seqSaveEvery
-		s.issued, s.handled = s.latest, s.latest
-		return
-	}
-	stored = stored[max(0, len(stored)-eventRing):]
-	for _, r := range stored {
-		s.events = append(s.events, logEvent(&enginev1.Event{SessionId: s.info.GetSessionId(), Seq: r.Seq, Type: r.Type, PayloadJson: r.Payload}))
-	}
+	past := lost || len(stored) == 0 && s.latest > 0
 	if len(stored) > 0 {
 		s.latest = max(s.latest, stored[len(stored)-1].Seq)
+	}
+	if past {
+		s.latest += seqSaveEvery
+	} else {
+		for _, r := range stored[max(0, len(stored)-eventRing):] {
+			s.events = append(s.events, logEvent(&enginev1.Event{SessionId: s.info.GetSessionId(), Seq: r.Seq, Type: r.Type, PayloadJson: r.Payload}))
+		}
 	}
 	s.issued, s.handled = s.latest, s.latest
 }
