@@ -427,14 +427,10 @@ func TestLeaseSessionEventsElsewhere(t *testing.T) {
 			if resp := until(t, q, &id, "session.resume", resume); resp.Error != nil || json.Unmarshal(resp.Result, &resumed) != nil {
 				t.Fatalf("session.resume on engine B = %+v", describe(resp))
 			}
-			want := before.Events[2:]
-			same := len(resumed.Events) == len(want)
-			for i := 0; same && i < len(want); i++ {
-				same = sameEvent(resumed.Events[i], want[i])
-			}
-			if resumed.Truncated || !same || resumed.LatestSeq != before.LatestSeq {
-				t.Errorf("resume on engine B after seq %d = %v, truncated %v, latest %d; want %v, not truncated, latest %d",
-					cursor, resumed.Events, resumed.Truncated, resumed.LatestSeq, want, before.LatestSeq)
+			wantSameEvents(t, fmt.Sprintf("the resume on engine B after seq %d", cursor), resumed.Events, before.Events[2:])
+			if resumed.Truncated || resumed.LatestSeq != before.LatestSeq {
+				t.Errorf("resume on engine B after seq %d: truncated %v, latest %d; want not truncated, latest %d",
+					cursor, resumed.Truncated, resumed.LatestSeq, before.LatestSeq)
 			}
 
 			batch = pointsBatch(doc.DocumentID, "op-ev-2", 200, 2, "rollback", false)
@@ -447,12 +443,11 @@ func TestLeaseSessionEventsElsewhere(t *testing.T) {
 			}
 			id++
 			mustCall(t, q, id, "session.events.since", map[string]any{"session_id": s.SessionID, "last_seen": before.LatestSeq}, &after)
-			next, finished := true, false
+			next := true
 			for i, ev := range after.Events {
 				next = next && ev.Seq == before.LatestSeq+1+int64(i)
-				finished = finished || ev.Type == "operation.finished" && strings.Contains(string(ev.Payload), "op-ev-2")
 			}
-			if !next || !finished {
+			if !next || !finishes(after.Events, "op-ev-2") {
 				t.Errorf("events on engine B after seq %d = %v, want seq %d on, one by one, up to op-ev-2's operation.finished",
 					before.LatestSeq, after.Events, before.LatestSeq+1)
 			}

@@ -85,23 +85,37 @@ func newEventLog(st store.Events, leases sessionLeases, log *slog.Logger) *event
 // lease the engine does not hold (a stale copy of another engine's session)
 // emits nothing: its owner does.
 func (el *eventLog) emit(s *session, typ string, payload proto.Message) {
-	lease, ok := el.leases.Lease(sessionKey(s.info.GetSessionId()))
-	if !ok {
-		return
-	}
 	data, err := contract.Marshal(payload)
 	if err != nil {
 		return // payloads are engine-made; encoding cannot fail
 	}
+	el.queue(s, "", store.EventRecord{Type: typ, Payload: data})
+}
+
+// queue gives recs, events of s, their seqs and queues them together for
+// writing, the last one carrying handoff (if not ""), the id of the
+// handoff they come from. It reports false, queueing nothing, when the
+// engine does not hold the session's lease.
+func (el *eventLog) queue(s *session, handoff string, recs ...store.EventRecord) bool {
+	lease, ok := el.leases.Lease(sessionKey(s.info.GetSessionId()))
+	if !ok {
+		return false
+	}
 	// s.mu held while queueing keeps the queue in seq order.
 	s.mu.Lock()
-	s.issued++
-	ev := &enginev1.Event{SessionId: s.info.SessionId, Seq: s.issued, Type: typ, PayloadJson: data}
 	el.mu.Lock()
-	el.pending = append(el.pending, pendingEvent{s: s, ev: ev, lease: lease})
+	for i, r := range recs {
+		s.issued++
+		p := pendingEvent{s: s, ev: &enginev1.Event{SessionId: s.info.SessionId, Seq: s.issued, Type: r.Type, PayloadJson: r.Payload}, lease: lease}
+		if i == len(recs)-1 {
+			p.handoff = handoff
+		}
+		el.pending = append(el.pending, p)
+	}
 	el.mu.Unlock()
 	s.mu.Unlock()
 	el.w.poke()
+	return true
 }
 
 // flush writes every queued event, grouped by session, in one append, and
@@ -174,27 +188,24 @@ func (s *session) reserve(seq int64) {
 // append stores appends, retrying after a failure while any of their
 // leases is still held and the log is open.
 func (el *eventLog) append(appends []store.EventAppend) ([]int, error) {
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
-		fenced, err := el.st.AppendEvents(ctx, appends)
-		cancel()
-		if err == nil {
-			return fenced, nil
-		}
+	var fenced []int
+	err := el.w.retry(func(ctx context.Context) (err error) {
+		fenced, err = el.st.AppendEvents(ctx, appends)
+		return err
+	}, func(err error) bool {
 		held := false
 		for _, a := range appends {
 			held = held || el.leases.HoldsLease(a.Lease.DocumentID)
 		}
-		if !held {
-			return nil, err
+		if held {
+			el.log.Warn("write session events; retrying", "error", err)
 		}
-		el.log.Warn("write session events; retrying", "error", err)
-		select {
-		case <-el.w.stop:
-			return nil, err
-		case <-time.After(retryPause):
-		}
+		return held
+	})
+	if err != nil {
+		return nil, err
 	}
+	return fenced, nil
 }
 
 // settle waits until the events s has emitted so far are written and
@@ -252,6 +263,25 @@ func startWriter(flush func()) *writer {
 		}
 	}()
 	return w
+}
+
+// retry runs try, each time with a timeout of leaseTimeout, until it
+// succeeds, again (told its error) reports false, or the writer stops,
+// pausing retryPause between tries; it returns try's last error.
+func (w *writer) retry(try func(ctx context.Context) error, again func(error) bool) error {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
+		err := try(ctx)
+		cancel()
+		if err == nil || !again(err) {
+			return err
+		}
+		select {
+		case <-w.stop:
+			return err
+		case <-time.After(retryPause):
+		}
+	}
 }
 
 // poke tells the writer that something is queued.
@@ -319,20 +349,16 @@ func (s *session) progressLocked() chan struct{} {
 // as after a restart: a client resuming with a cursor before it is told
 // truncated.
 func (s *session) restoreEvents(stored []store.EventRecord, lost bool) {
-	if lost || len(stored) == 0 && s.latest > 0 {
-		if len(stored) > 0 {
-			s.latest = max(s.latest, stored[len(stored)-1].Seq)
-		}
-		s.latest += seqSaveEvery
-		s.issued, s.handled = s.latest, s.latest
-		return
-	}
-	stored = stored[max(0, len(stored)-eventRing):]
-	for _, r := range stored {
-		s.events = append(s.events, logEvent(&enginev1.Event{SessionId: s.info.GetSessionId(), Seq: r.Seq, Type: r.Type, PayloadJson: r.Payload}))
-	}
+	past := lost || len(stored) == 0 && s.latest > 0
 	if len(stored) > 0 {
 		s.latest = max(s.latest, stored[len(stored)-1].Seq)
+	}
+	if past {
+		s.latest += seqSaveEvery
+	} else {
+		for _, r := range stored[max(0, len(stored)-eventRing):] {
+			s.events = append(s.events, logEvent(&enginev1.Event{SessionId: s.info.GetSessionId(), Seq: r.Seq, Type: r.Type, PayloadJson: r.Payload}))
+		}
 	}
 	s.issued, s.handled = s.latest, s.latest
 }

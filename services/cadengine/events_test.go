@@ -15,7 +15,6 @@ import (
 
 // fakeLeases are a session registry's leases, taken in a store.
 type fakeLeases struct {
-	st    *memory.Store
 	lease func(key string) (store.Lease, bool)
 }
 
@@ -50,7 +49,7 @@ func TestEventLog(t *testing.T) {
 	if _, err := st.Grant(ctx, sessionKey("ses-2"), "engine-a", time.Hour); err != nil { // a later grant fences stale
 		t.Fatal(err)
 	}
-	leases := fakeLeases{st: st, lease: func(key string) (store.Lease, bool) {
+	leases := fakeLeases{lease: func(key string) (store.Lease, bool) {
 		switch key {
 		case sessionKey("ses-1"):
 			return ours, true

@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cadbridge/cadbridge/contract"
-	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -151,21 +150,14 @@ func (h *handoffs) flush() {
 		}
 		batch[i].Events = append(batch[i].Events, p.ev)
 	}
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), leaseTimeout)
-		err := h.st.HandOverEvents(ctx, batch)
-		cancel()
-		if err == nil {
-			break
-		}
+	err := h.w.retry(func(ctx context.Context) error {
+		return h.st.HandOverEvents(ctx, batch)
+	}, func(err error) bool {
 		h.log.Warn("hand over session events", "handoffs", len(batch), "error", err)
-		select {
-		case <-h.w.stop:
-			h.log.Error("session events not handed over: the engine stops", "handoffs", len(batch), "error", err)
-			h.handled(calls, batch)
-			return
-		case <-time.After(retryPause):
-		}
+		return true
+	})
+	if err != nil {
+		h.log.Error("session events not handed over: the engine stops", "handoffs", len(batch), "error", err)
 	}
 	h.handled(calls, batch)
 }
@@ -263,22 +255,5 @@ func (s *session) unclaim(written bool, ids []string) {
 // reports false, queueing nothing, when the engine does not hold the
 // session's lease.
 func (el *eventLog) emitHanded(s *session, ho store.EventHandoff) bool {
-	lease, ok := el.leases.Lease(sessionKey(s.info.GetSessionId()))
-	if !ok {
-		return false
-	}
-	s.mu.Lock()
-	el.mu.Lock()
-	for i, r := range ho.Events {
-		s.issued++
-		p := pendingEvent{s: s, ev: &enginev1.Event{SessionId: s.info.SessionId, Seq: s.issued, Type: r.Type, PayloadJson: r.Payload}, lease: lease}
-		if i == len(ho.Events)-1 {
-			p.handoff = ho.ID
-		}
-		el.pending = append(el.pending, p)
-	}
-	el.mu.Unlock()
-	s.mu.Unlock()
-	el.w.poke()
-	return true
+	return el.queue(s, ho.ID, ho.Events...)
 }

@@ -19,7 +19,7 @@ import (
 func ownerOf(t *testing.T, st *memory.Store, leases map[string]store.Lease) *sessions {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	fake := fakeLeases{st: st, lease: func(key string) (store.Lease, bool) { l, ok := leases[key]; return l, ok }}
+	fake := fakeLeases{lease: func(key string) (store.Lease, bool) { l, ok := leases[key]; return l, ok }}
 	ss := newSessions(time.Now, st, log)
 	ss.leases, ss.shared = fake, st
 	ss.events = newEventLog(st, fake, log)

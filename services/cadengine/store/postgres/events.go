@@ -56,6 +56,9 @@ func (s *Store) AppendEvents(ctx context.Context, appends []store.EventAppend) (
 	if err := s.check(); err != nil {
 		return nil, err
 	}
+	if len(appends) == 0 {
+		return nil, nil
+	}
 	b := &pgx.Batch{}
 	b.Queue(sqlLazyCommit)
 	for _, a := range appends {
@@ -71,9 +74,6 @@ func (s *Store) AppendEvents(ctx context.Context, appends []store.EventAppend) (
 			continue
 		}
 		b.Queue(sqlAppendEvents, a.Lease.DocumentID, a.Lease.Holder, a.Lease.Epoch, a.SessionID, last, a.Keep, seqs, types, payloads)
-	}
-	if len(appends) == 0 {
-		return nil, nil
 	}
 	br := s.pool.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {

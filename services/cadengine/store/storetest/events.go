@@ -70,8 +70,7 @@ func seqs(evs []store.EventRecord) string {
 // a second store over the same storage loads, in seq order; appending an
 // event already stored changes nothing; sessions' logs are apart.
 func testEventsRoundTrip(t *testing.T, h Harness) {
-	a := open(t, h)
-	b := eventsOf(t, share(t, h, a))
+	a, b := sharedPair(t, h)
 	ea := eventsOf(t, a)
 	l := leasesOf(t, a)
 	one, two := grant(t, l, "session:ses-1", "engine-a", long), grant(t, l, "session:ses-2", "engine-a", long)
