@@ -53,27 +53,24 @@ type replay struct {
 
 // eventMessages and requestMessages are the lists of the response message.
 func (r replay) eventMessages() []*enginev1.Event {
-	out := make([]*enginev1.Event, len(r.events))
-	for i, l := range r.events {
-		out[i] = l.Event
-	}
-	return out
+	return mapped(r.events, func(l loggedEvent) *enginev1.Event { return l.Event })
 }
 
 func (r replay) requestMessages() []*enginev1.OpenServerRequest {
-	out := make([]*enginev1.OpenServerRequest, len(r.open))
-	for i, l := range r.open {
-		out[i] = l.OpenServerRequest
-	}
-	return out
+	return mapped(r.open, func(l loggedRequest) *enginev1.OpenServerRequest { return l.OpenServerRequest })
 }
 
 // openRequestRefs are the references of the open requests listed, for
 // SessionCallResult.open_requests.
 func (r replay) openRequestRefs() []*enginev1.OpenServerRequest {
-	out := make([]*enginev1.OpenServerRequest, len(r.open))
-	for i, l := range r.open {
-		out[i] = l.ref
+	return mapped(r.open, func(l loggedRequest) *enginev1.OpenServerRequest { return l.ref })
+}
+
+// mapped is f of each element of in.
+func mapped[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
 	}
 	return out
 }
