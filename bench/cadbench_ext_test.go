@@ -140,7 +140,7 @@ func ExampleReport_WriteText() {
 		Machine: bench.Machine{OS: "linux", Arch: "amd64", CPUs: 2, GOMAXPROCS: 2, Go: "go1.26"},
 		Rows: []*bench.Row{{
 			Name: "replay", Title: "session.resume vs one tools.call", Size: "100 open requests, 512 events",
-			Baseline: &bench.Side{Name: "tools.call", Unit: "call", N: 200, P50: 180 * time.Microsecond, P99: 400 * time.Microsecond, Throughput: 5200, AllocsPerOp: 650},
+			Baseline: &bench.Side{Name: "tools.call", Unit: "call", N: 200, P50: 180 * time.Microsecond, P99: 400 * time.Microsecond, Throughput: 5200, AllocsPerOp: 650, ReadsPerOp: 9, WritesPerOp: 4},
 			Subject:  &bench.Side{Name: "session.resume", Unit: "call", N: 200, P50: 720 * time.Microsecond, P99: 2 * time.Millisecond, Throughput: 1300, AllocsPerOp: 9100},
 			Checks:   []bench.Check{{Key: "p50-ratio", Measure: "p50, resume ÷ call", Value: 4, Unit: "x", Goal: bench.Goal{Op: "<", Value: 5}, Pass: true}},
 			Notes:    []string{"One resume result is 101 KiB of JSON."},
@@ -153,9 +153,9 @@ func ExampleReport_WriteText() {
 	// ROW     MEASURE             VALUE  GOAL  RESULT
 	// replay  p50, resume ÷ call  4.00×  < 5×  PASS
 	//
-	// ROW     SIZE                           SIDE      WHAT            N    P50    P99     THROUGHPUT    ALLOCS/OP
-	// replay  100 open requests, 512 events  baseline  tools.call      200  180µs  400µs   5.20k call/s  650
-	//                                        subject   session.resume  200  720µs  2.00ms  1.30k call/s  9100
+	// ROW     SIZE                           SIDE      WHAT            N    P50    P99     THROUGHPUT    ALLOCS/OP  READS + WRITES/OP
+	// replay  100 open requests, 512 events  baseline  tools.call      200  180µs  400µs   5.20k call/s  650        9.0 + 4.0
+	//                                        subject   session.resume  200  720µs  2.00ms  1.30k call/s  9100       -
 	//
 	// Notes
 	//

@@ -35,7 +35,7 @@ type contender struct {
 type sample struct {
 	lat     []time.Duration // every op's latency
 	wall    time.Duration   // summed wall time of the blocks
-	objects uint64          // heap objects allocated during the ops
+	used    usage           // what the ops used of the process
 }
 
 // compare measures baseline and subject side by side: warm-up ops first,
@@ -75,24 +75,24 @@ func (c *contender) block(ctx context.Context, s *sample) error {
 		runtime.GC()
 	}
 	lats := make([][]time.Duration, workers)
-	objs := make([]uint64, workers)
+	used := make([]usage, workers)
 	errs := make([]error, workers)
-	objects := heapObjects()
+	before := usageNow()
 	start := time.Now()
 	if workers == 1 {
-		lats[0], objs[0], errs[0] = c.worker(ctx, 0, per)
+		lats[0], used[0], errs[0] = c.worker(ctx, 0, per)
 	} else {
 		var wg sync.WaitGroup
 		for w := range workers {
-			wg.Go(func() { lats[w], objs[w], errs[w] = c.worker(ctx, w, per) })
+			wg.Go(func() { lats[w], used[w], errs[w] = c.worker(ctx, w, per) })
 		}
 		wg.Wait()
 	}
 	s.wall += time.Since(start)
 	if c.prep == nil {
-		s.objects += heapObjects() - objects
+		s.used.add(usageNow().since(before))
 	} else {
-		s.objects += objs[0]
+		s.used.add(used[0])
 	}
 	for w := range workers {
 		if errs[w] != nil {
@@ -104,42 +104,42 @@ func (c *contender) block(ctx context.Context, s *sample) error {
 }
 
 // worker runs per ops as worker w and returns their latencies and, when c
-// has a prep, the heap objects the ops allocated.
-func (c *contender) worker(ctx context.Context, w, per int) ([]time.Duration, uint64, error) {
+// has a prep, what the ops used.
+func (c *contender) worker(ctx context.Context, w, per int) ([]time.Duration, usage, error) {
 	lat := make([]time.Duration, 0, per)
-	var objects uint64
+	var used usage
 	for range per {
 		if err := ctx.Err(); err != nil {
-			return lat, objects, err
+			return lat, used, err
 		}
 		d, n, err := c.runOp(ctx, w)
 		if err != nil {
-			return lat, objects, err
+			return lat, used, err
 		}
 		lat = append(lat, d)
-		objects += n
+		used.add(n)
 	}
-	return lat, objects, nil
+	return lat, used, nil
 }
 
 // runOp runs one op after its untimed prep and returns its latency and,
-// when c has a prep, the heap objects it allocated.
-func (c *contender) runOp(ctx context.Context, w int) (time.Duration, uint64, error) {
-	var before uint64
+// when c has a prep, what it used.
+func (c *contender) runOp(ctx context.Context, w int) (time.Duration, usage, error) {
+	var before usage
 	if c.prep != nil {
 		if err := c.prep(ctx, w); err != nil {
-			return 0, 0, fmt.Errorf("prepare: %w", err)
+			return 0, usage{}, fmt.Errorf("prepare: %w", err)
 		}
-		before = heapObjects()
+		before = usageNow()
 	}
 	start := time.Now()
 	err := c.op(ctx, w)
 	d := time.Since(start)
-	var objects uint64
+	var used usage
 	if c.prep != nil {
-		objects = heapObjects() - before
+		used = usageNow().since(before)
 	}
-	return d, objects, err
+	return d, used, err
 }
 
 // side summarizes a sample.
@@ -162,7 +162,11 @@ func (s *sample) side(c *contender) Side {
 	if busy > 0 {
 		out.Throughput = float64(len(s.lat)) / busy.Seconds()
 	}
-	out.AllocsPerOp = float64(s.objects) / float64(len(s.lat))
+	n := float64(len(s.lat))
+	out.AllocsPerOp = float64(s.used.objects) / n
+	if s.used.counted {
+		out.ReadsPerOp, out.WritesPerOp = float64(s.used.reads)/n, float64(s.used.writes)/n
+	}
 	return out
 }
 
@@ -170,6 +174,33 @@ func (s *sample) side(c *contender) Side {
 func percentile(sorted []time.Duration, p float64) time.Duration {
 	i := int(math.Ceil(p*float64(len(sorted)))) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// usage is what the process used over some ops: heap objects allocated,
+// and read and write system calls when counted (Linux).
+type usage struct {
+	objects, reads, writes uint64
+	counted                bool
+}
+
+// usageNow is what the process has used so far.
+func usageNow() usage {
+	r, w, ok := ioCalls()
+	return usage{objects: heapObjects(), reads: r, writes: w, counted: ok}
+}
+
+// since is what was used from before to u, less the read that counted u.
+func (u usage) since(before usage) usage {
+	d := usage{objects: u.objects - before.objects, counted: u.counted && before.counted}
+	if d.counted {
+		d.reads, d.writes = u.reads-before.reads-1, u.writes-before.writes
+	}
+	return d
+}
+
+func (u *usage) add(v usage) {
+	u.objects, u.reads, u.writes = u.objects+v.objects, u.reads+v.reads, u.writes+v.writes
+	u.counted = v.counted
 }
 
 // heapObjects is the number of heap objects the process has allocated so

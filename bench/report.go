@@ -76,6 +76,11 @@ type Side struct {
 	// AllocsPerOp counts heap objects allocated in the whole process per
 	// op: client, gateway and engine alike when they share the process.
 	AllocsPerOp float64 `json:"allocs_per_op"`
+	// ReadsPerOp and WritesPerOp count read and write system calls (of
+	// files and sockets) in the whole process per op, where the kernel
+	// tells (Linux).
+	ReadsPerOp  float64 `json:"reads_per_op,omitempty"`
+	WritesPerOp float64 `json:"writes_per_op,omitempty"`
 }
 
 // Check is one measure of a row against its goal.
@@ -204,7 +209,7 @@ func (r *Report) write(w io.Writer, md bool) error {
 	t.flush()
 	b.WriteString("\n")
 	t = newTable(&b, md)
-	t.row("row", "size", "side", "what", "n", "p50", "p99", "throughput", "allocs/op")
+	t.row("row", "size", "side", "what", "n", "p50", "p99", "throughput", "allocs/op", "reads + writes/op")
 	for _, row := range r.Rows {
 		name, size := row.Name, row.Size
 		for _, s := range []struct {
@@ -215,7 +220,7 @@ func (r *Report) write(w io.Writer, md bool) error {
 				continue
 			}
 			t.row(name, size, s.label, s.side.Name, fmt.Sprint(s.side.N), fmtDur(s.side.P50), fmtDur(s.side.P99),
-				fmtRate(s.side.Throughput, s.side.Unit), fmtAllocs(s.side.AllocsPerOp))
+				fmtRate(s.side.Throughput, s.side.Unit), fmtAllocs(s.side.AllocsPerOp), fmtCalls(s.side.ReadsPerOp, s.side.WritesPerOp))
 			if !md {
 				name, size = "", ""
 			}
@@ -369,6 +374,20 @@ func fmtRate(perSecond float64, unit string) string {
 	default:
 		return sig3(perSecond) + " " + unit + "/s"
 	}
+}
+
+// fmtCalls shows read and write system calls per op.
+func fmtCalls(reads, writes float64) string {
+	if reads == 0 && writes == 0 {
+		return "-"
+	}
+	one := func(n float64) string {
+		if n >= 100 {
+			return fmtAllocs(n)
+		}
+		return fmt.Sprintf("%.1f", n)
+	}
+	return one(reads) + " + " + one(writes)
 }
 
 func fmtAllocs(n float64) string {

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/grpclink"
 	"github.com/cadbridge/cadbridge/internal/mtls"
 	"github.com/cadbridge/cadbridge/internal/protocodec"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
@@ -179,6 +180,7 @@ func New(cfg Config) (*Server, error) {
 		grpc.StatsHandler(tel.GRPCServerHandler()),
 		grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage),
 		grpc.ForceServerCodecV2(protocodec.New()),
+		grpc.StaticStreamWindowSize(grpclink.StreamWindow), grpc.StaticConnWindowSize(grpclink.ConnWindow),
 	}
 	if cfg.TLS.Enabled() {
 		tc, err := mtls.Server(cfg.TLS, "--tls-cert, --tls-key and --client-ca")

@@ -24,6 +24,7 @@ import (
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+	"github.com/cadbridge/cadbridge/internal/grpclink"
 	"github.com/cadbridge/cadbridge/internal/mtls"
 	"github.com/cadbridge/cadbridge/internal/protocodec"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
@@ -224,6 +225,7 @@ func New(cfg Config) (*Gateway, error) {
 			// A link that stalls (no answer to pings) is declared dead, so
 			// that waiting calls end 5003 instead of hanging.
 			grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.EngineKeepalive, Timeout: cfg.EngineKeepalive / 2, PermitWithoutStream: true}),
+			grpc.WithStaticStreamWindowSize(grpclink.StreamWindow), grpc.WithStaticConnWindowSize(grpclink.ConnWindow),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.EngineMaxMessage), grpc.MaxCallSendMsgSize(cfg.EngineMaxMessage), grpc.ForceCodecV2(codec)))
 	})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
@@ -175,4 +177,49 @@ func benchEngine(b *testing.B, store store.Store) (*engine.Engine, string) {
 		b.Fatal(err)
 	}
 	return e, info.DocumentId
+}
+
+// BenchmarkCoreRows is what cadbench's core rows time, for profiling
+// them: entity_get through CallTool and a 100-step entity_create_line
+// batch through ExecuteBatch, on the memory store, with a caller that
+// listens for events (so that they are made). The batch writes into a
+// fresh document every 100 batches, as the row does.
+func BenchmarkCoreRows(b *testing.B) {
+	caller := engine.Caller{Principal: "bench", Events: func(string, proto.Message) {}}
+	b.Run("entity_get", func(b *testing.B) {
+		e, doc := benchEngine(b, memory.New())
+		created := callTool(b, e, doc, enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 10, "y2": 5})
+		req := &enginev1.CallToolRequest{Tool: enginev1.ToolEntityGet, DocumentId: &doc, ArgsJson: mustJSON(obj{"handle": resultObj(created.ResultJson)["handle"]})}
+		b.ReportAllocs()
+		for b.Loop() {
+			if resp, err := e.CallTool(context.Background(), caller, req); err != nil || !resp.Ok {
+				b.Fatalf("entity_get: %v %v", resp.GetError(), err)
+			}
+		}
+	})
+	b.Run("batch_step", func(b *testing.B) {
+		e, doc := benchEngine(b, memory.New())
+		req := &enginev1.ExecuteBatchRequest{DocumentId: doc}
+		for i := range 100 {
+			args := mustJSON(obj{"x1": float64(i), "y1": 0, "x2": float64(i) + 1, "y2": 1})
+			req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: enginev1.ToolEntityCreateLine, ArgsJson: args})
+		}
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			if n++; n%100 == 0 {
+				b.StopTimer()
+				info, err := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				req.DocumentId = info.DocumentId
+				b.StartTimer()
+			}
+			if resp, err := e.ExecuteBatch(context.Background(), caller, req); err != nil || !resp.Ok {
+				b.Fatalf("batch: %v %v", resp.GetError(), err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/step")
+	})
 }
