@@ -110,8 +110,8 @@ func CheckFence(c *Commit) error {
 	if c.Lease == nil {
 		return nil
 	}
-	if c.Lease.DocumentID == "" || c.Lease.Epoch == 0 {
-		return fmt.Errorf("commit under lease %+v: no document or epoch: %w", *c.Lease, ErrFenced)
+	if c.Lease.DocumentID == "" || c.Lease.Holder == "" || c.Lease.Epoch == 0 {
+		return fmt.Errorf("commit under lease %+v: no document, holder or epoch: %w", *c.Lease, ErrFenced)
 	}
 	if c.Document != nil && c.Document.ID != c.Lease.DocumentID {
 		return fmt.Errorf("commit of %s under the lease on %s", c.Document.ID, c.Lease.DocumentID)

@@ -19,7 +19,7 @@ func (s *Store) AppendEvents(_ context.Context, appends []store.EventAppend) ([]
 	}
 	var fenced []int
 	for i, a := range appends {
-		if cur := s.leases[a.Lease.DocumentID]; cur.Holder != a.Lease.Holder || cur.Epoch != a.Lease.Epoch || a.Lease.Epoch == 0 {
+		if _, err := s.current(a.Lease); err != nil {
 			fenced = append(fenced, i)
 			continue
 		}

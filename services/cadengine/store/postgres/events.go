@@ -24,7 +24,7 @@ const sqlAppendEvents = sqlFencedAppend + `
 
 // sqlFencedAppend is the fence and the writes of sqlAppendEvents.
 const sqlFencedAppend = `WITH fence AS (
-		SELECT 1 FROM document_leases WHERE document_id = $1 AND holder = $2 AND epoch = $3 FOR SHARE
+		SELECT 1 FROM document_leases WHERE document_id = $1 AND holder = $2 AND epoch = $3 AND holder <> '' FOR SHARE
 	), added AS (
 		INSERT INTO session_events (session_id, last_seq, keep, seqs, types, payloads)
 		SELECT $4, $5, $6, $7, $8, $9 WHERE EXISTS (SELECT FROM fence)

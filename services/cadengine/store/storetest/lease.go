@@ -354,6 +354,14 @@ func testLeaseFence(t *testing.T, h Harness) {
 			}
 			return g
 		}},
+		{"released, as its row reads", func(t *testing.T, doc string) store.Lease {
+			g := grant(t, l, doc, "engine-a", long)
+			if err := l.Release(ctx, g); err != nil {
+				t.Fatalf("Release: %v", err)
+			}
+			g.Holder = ""
+			return g
+		}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
