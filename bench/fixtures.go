@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"slices"
 	"time"
 
@@ -235,4 +237,38 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// loopbackRoundTrip is the median time of n round trips of one byte
+// between two goroutines over a loopback TCP connection: what the
+// machine's network stack and scheduler cost a message, for scale.
+func loopbackRoundTrip(ctx context.Context, n int) (time.Duration, error) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer lis.Close()
+	echoed := make(chan struct{})
+	go func() {
+		defer close(echoed)
+		if c, err := lis.Accept(); err == nil {
+			io.Copy(c, c) // until the client closes
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("tcp", lis.Addr().String())
+	if err != nil {
+		return 0, err
+	}
+	b := []byte{0}
+	d, err := p50Of(ctx, n, func(context.Context) error {
+		if _, err := c.Write(b); err != nil {
+			return err
+		}
+		_, err := io.ReadFull(c, b)
+		return err
+	})
+	c.Close()
+	<-echoed
+	return d, err
 }
