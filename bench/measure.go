@@ -33,9 +33,9 @@ type contender struct {
 
 // sample is what one side measured.
 type sample struct {
-	lat     []time.Duration // every op's latency
-	wall    time.Duration   // summed wall time of the blocks
-	used    usage           // what the ops used of the process
+	lat  []time.Duration // every op's latency
+	wall time.Duration   // summed wall time of the blocks
+	used usage           // what the ops used of the process
 }
 
 // compare measures baseline and subject side by side: warm-up ops first,
