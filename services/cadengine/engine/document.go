@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
@@ -67,7 +68,7 @@ func recordOf(d *drawing.Document) store.DocumentRecord {
 	for i, l := range ls {
 		layers[i] = store.LayerRecord{
 			Name: l.Name, Color: l.Color, Linetype: l.Linetype, Lineweight: l.Lineweight,
-			On: l.On, Frozen: l.Frozen, Locked: l.Locked,
+			On: l.On, Frozen: l.Frozen, Locked: l.Locked, Entities: new(d.LayerEntityCount(l.Name)),
 		}
 	}
 	return store.DocumentRecord{
@@ -83,16 +84,39 @@ func recordOf(d *drawing.Document) store.DocumentRecord {
 	}
 }
 
+// infoOf describes the document of row rec without loading it, from the
+// layers' entity counts (every entity is on one of its layers); false
+// when the row has no counts.
+func infoOf(rec *store.DocumentRecord) (*enginev1.DocumentInfo, bool) {
+	info := &enginev1.DocumentInfo{
+		DocumentId: rec.ID, Name: rec.Name, Units: rec.Units, Revision: rec.Revision,
+		ContentHash: rec.ContentHash, CurrentLayer: rec.CurrentLayer, Layers: make([]*enginev1.Layer, len(rec.Layers)),
+	}
+	for i, l := range rec.Layers {
+		if l.Entities == nil {
+			return nil, false
+		}
+		info.EntityCount += *l.Entities
+		info.Layers[i] = layerOf(l).Proto(*l.Entities)
+	}
+	return info, true
+}
+
+// layerOf is the layer of a stored record.
+func layerOf(l store.LayerRecord) *drawing.Layer {
+	return &drawing.Layer{
+		Name: l.Name, Color: l.Color, Linetype: l.Linetype, Lineweight: l.Lineweight,
+		On: l.On, Frozen: l.Frozen, Locked: l.Locked,
+	}
+}
+
 // loadDocument rebuilds a document from its stored records and checks the
 // stored content hash against the recomputed one.
 func loadDocument(rec *store.DocumentRecord, ents []store.EntityRecord) (*document, error) {
 	d := drawing.EmptyDocument(rec.ID, rec.Name, rec.Units, rec.CreatedAt)
 	d.Revision, d.NextHandle = rec.Revision, rec.NextHandle
 	for _, l := range rec.Layers {
-		d.SetLayer(l.Name, &drawing.Layer{
-			Name: l.Name, Color: l.Color, Linetype: l.Linetype, Lineweight: l.Lineweight,
-			On: l.On, Frozen: l.Frozen, Locked: l.Locked,
-		})
+		d.SetLayer(l.Name, layerOf(l))
 	}
 	if d.Layer(rec.CurrentLayer) == nil {
 		return nil, fmt.Errorf("document %s: current layer %q does not exist", rec.ID, rec.CurrentLayer)

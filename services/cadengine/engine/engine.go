@@ -382,8 +382,9 @@ func (e *Engine) listStored(ctx context.Context, after store.DocumentKey, size i
 }
 
 // storedInfo describes the document of row rec: from memory when this
-// engine has it at rec's revision, else read from the store; nil when it
-// is gone meanwhile.
+// engine has it at rec's revision, else from the row, or read from the
+// store when the row predates its layers' entity counts; nil when it is
+// gone meanwhile.
 func (e *Engine) storedInfo(ctx context.Context, rec *store.DocumentRecord) (*enginev1.DocumentInfo, error) {
 	e.mu.RLock()
 	d := e.docs[rec.ID]
@@ -395,6 +396,9 @@ func (e *Engine) storedInfo(ctx context.Context, rec *store.DocumentRecord) (*en
 		if current {
 			return info, nil
 		}
+	}
+	if info, ok := infoOf(rec); ok {
+		return info, nil
 	}
 	full, ents, err := e.shared.st.LoadDocument(ctx, rec.ID)
 	if errors.Is(err, store.ErrNoDocument) {

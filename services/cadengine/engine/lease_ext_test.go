@@ -3,12 +3,16 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
@@ -206,5 +210,78 @@ func TestSingleEngineTakesNoLeases(t *testing.T) {
 	runBatch(t, e, engine.Caller{Principal: "p"}, lineBatch(info.DocumentId, "", 2))
 	if l, err := ms.Holder(ctx, info.DocumentId); err != nil || l != nil {
 		t.Errorf("Holder = %+v, %v; want no lease", l, err)
+	}
+}
+
+// loadCounting is a shared memory store that counts the documents loaded
+// from it.
+type loadCounting struct {
+	*memory.Store
+	loads atomic.Int64
+}
+
+func (s *loadCounting) LoadDocument(ctx context.Context, id string) (*store.DocumentRecord, []store.EntityRecord, error) {
+	s.loads.Add(1)
+	return s.Store.LoadDocument(ctx, id)
+}
+
+// TestListDocumentsFromRows: an engine lists a document that another
+// engine holds from its row — entity counts, layers' included, as the
+// holder describes it — without loading its entities; a row written
+// before the counts were kept is loaded, and described the same.
+func TestListDocumentsFromRows(t *testing.T) {
+	ctx := context.Background()
+	shared := &loadCounting{Store: memory.New()}
+	newEngine := func(id string) *engine.Engine {
+		e, err := engine.New(shared, engine.Options{Sharing: &engine.Sharing{Store: shared, ID: id, TTL: leaseTTL}})
+		if err != nil {
+			t.Fatalf("New(%s): %v", id, err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	a, b := newEngine("engine-a"), newEngine("engine-b")
+	info, err := a.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := info.DocumentId
+	batch := lineBatch(doc, "", 3)
+	batch.Steps = append(batch.Steps,
+		st(enginev1.ToolLayerCreate, obj{"name": "walls", "color": 1}),
+		st(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 1, "layer": "walls"}))
+	if resp, err := a.ExecuteBatch(ctx, engine.Caller{Principal: "alice"}, batch); err != nil || !resp.Ok {
+		t.Fatalf("ExecuteBatch: %v %v", resp.GetError(), err)
+	}
+	held, err := a.GetDocument(ctx, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func() *enginev1.DocumentInfo {
+		t.Helper()
+		shared.loads.Store(0)
+		resp, err := b.ListDocuments(ctx, &enginev1.ListDocumentsRequest{})
+		if err != nil || len(resp.Documents) != 1 {
+			t.Fatalf("ListDocuments = %v, %v; want one document", resp, err)
+		}
+		return resp.Documents[0]
+	}
+	if got := list(); !proto.Equal(got, held) || shared.loads.Load() != 0 {
+		t.Errorf("listed %v after %d loads, want %v and no load", got, shared.loads.Load(), held)
+	}
+
+	// The same row as written before the layers had counts.
+	rec, _, err := shared.Store.LoadDocument(ctx, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rec.Layers {
+		rec.Layers[i].Entities = nil
+	}
+	if err := shared.Store.Commit(ctx, &store.Commit{Document: rec}); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); !proto.Equal(got, held) || shared.loads.Load() != 1 {
+		t.Errorf("listed %v after %d loads, want %v after one load", got, shared.loads.Load(), held)
 	}
 }

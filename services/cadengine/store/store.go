@@ -74,6 +74,10 @@ type LayerRecord struct {
 	On         bool   `json:"on"`
 	Frozen     bool   `json:"frozen"`
 	Locked     bool   `json:"locked"`
+	// Entities counts the document's entities on the layer as of the
+	// row, so that a document can be described without loading it; nil
+	// in rows written before the count was kept.
+	Entities *int64 `json:"entities,omitempty"`
 }
 
 // EntityRecord is an entity's stored form: its handle and its canonical

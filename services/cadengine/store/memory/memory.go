@@ -70,7 +70,7 @@ func (s *Store) Load(ctx context.Context, fn func(*store.DocumentRecord, []store
 	for _, id := range slices.Sorted(maps.Keys(s.docs)) {
 		d := s.docs[id]
 		rec := d.rec
-		rec.Layers = slices.Clone(rec.Layers)
+		rec.Layers = cloneLayers(rec.Layers)
 		ents := make([]store.EntityRecord, 0, len(d.ents))
 		for _, h := range slices.Sorted(maps.Keys(d.ents)) {
 			ents = append(ents, store.EntityRecord{Handle: h, Data: slices.Clone(d.ents[h])})
@@ -111,7 +111,7 @@ func (s *Store) Commit(_ context.Context, c *store.Commit) error {
 			s.docs[c.Document.ID] = d
 		}
 		d.rec = *c.Document
-		d.rec.Layers = slices.Clone(c.Document.Layers)
+		d.rec.Layers = cloneLayers(c.Document.Layers)
 		for _, h := range c.Delete {
 			delete(d.ents, h)
 		}
@@ -123,6 +123,17 @@ func (s *Store) Commit(_ context.Context, c *store.Commit) error {
 		s.ops[[2]string{op.Principal, op.ID}] = cloneOperation(op)
 	}
 	return nil
+}
+
+// cloneLayers copies layer records, their counts included.
+func cloneLayers(ls []store.LayerRecord) []store.LayerRecord {
+	ls = slices.Clone(ls)
+	for i, l := range ls {
+		if l.Entities != nil {
+			ls[i].Entities = new(*l.Entities)
+		}
+	}
+	return ls
 }
 
 func cloneOperation(op store.OperationRecord) store.OperationRecord {

@@ -24,7 +24,7 @@ func (s *Store) LoadDocument(_ context.Context, id string) (*store.DocumentRecor
 		return nil, nil, fmt.Errorf("load document %s: %w", id, store.ErrNoDocument)
 	}
 	rec := d.rec
-	rec.Layers = slices.Clone(rec.Layers)
+	rec.Layers = cloneLayers(rec.Layers)
 	ents := make([]store.EntityRecord, 0, len(d.ents))
 	for _, h := range slices.Sorted(maps.Keys(d.ents)) {
 		ents = append(ents, store.EntityRecord{Handle: h, Data: slices.Clone(d.ents[h])})
@@ -72,7 +72,7 @@ func (s *Store) ListDocuments(_ context.Context, after store.DocumentKey, limit 
 	for _, d := range s.docs {
 		if after.Before(&d.rec) {
 			rec := d.rec
-			rec.Layers = slices.Clone(rec.Layers)
+			rec.Layers = cloneLayers(rec.Layers)
 			out = append(out, rec)
 		}
 	}
