@@ -91,10 +91,26 @@ func (rr *remoteRequests) watch(ctx context.Context) {
 }
 
 // recheck withdraws the relayed requests of the sessions owned here that
-// are no longer open in the store.
+// are no longer open in the store: one read of a session's open requests,
+// and one more of each that is not among them.
 func (rr *remoteRequests) recheck(ctx context.Context) {
 	for _, s := range rr.ss.all() {
-		for _, id := range s.relayedIDs() {
+		ids := s.relayedIDs()
+		if len(ids) == 0 {
+			continue
+		}
+		open, err := rr.st.OpenRequests(ctx, s.info.GetSessionId())
+		if err != nil {
+			return // the store is unreachable: next time
+		}
+		stillOpen := make(map[string]bool, len(open))
+		for _, r := range open {
+			stillOpen[r.ID] = true
+		}
+		for _, id := range ids {
+			if stillOpen[id] {
+				continue
+			}
 			r, err := rr.st.LoadRequest(ctx, id)
 			if err != nil {
 				return // the store is unreachable: next time
