@@ -17,6 +17,7 @@ package protocodec
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -131,9 +132,12 @@ func unmarshalWireResult(b []byte, r *enginev1.SessionResponse) error {
 	if !ok {
 		return proto.Unmarshal(b, r)
 	}
-	result := new(enginev1.SessionCallResult)
-	if err := proto.Unmarshal(rest, result); err != nil || result.Response != nil {
-		return proto.Unmarshal(b, r) // its error, or its choice among the responses
+	result, ok := unmarshalRefs(rest)
+	if !ok {
+		result = new(enginev1.SessionCallResult)
+		if err := proto.Unmarshal(rest, result); err != nil || result.Response != nil {
+			return proto.Unmarshal(b, r) // its error, or its choice among the responses
+		}
 	}
 	result.Response = &enginev1.SessionCallResult_WireJson{WireJson: wire}
 	proto.Reset(r)
@@ -178,6 +182,90 @@ func splitWireResult(b []byte) (wire, rest []byte, ok bool) {
 	return wire, append(inner[:start:start], inner[end:]...), true
 }
 
+// unmarshalRefs is proto.Unmarshal(rest, result) for the rest of a
+// replay's result: a call id and the references (id and method) of the
+// open requests it lists, a hundred of them for a resume. Their strings
+// are substrings of one copy of rest and the references one slice, three
+// allocations instead of three per reference. ok is false for anything
+// else (another field, a wire type a field does not have, invalid UTF-8,
+// bytes cut short), which is left to proto.Unmarshal.
+func unmarshalRefs(rest []byte) (result *enginev1.SessionCallResult, ok bool) {
+	n := 0
+	for off := 0; off < len(rest); {
+		num, typ, k := protowire.ConsumeTag(rest[off:])
+		if k < 0 {
+			return nil, false
+		}
+		off += k
+		switch {
+		case num == callIDField.Number() && typ == protowire.VarintType:
+			_, k = protowire.ConsumeVarint(rest[off:])
+		case num == openRequestsField.Number() && typ == protowire.BytesType:
+			var ref []byte
+			ref, k = protowire.ConsumeBytes(rest[off:])
+			if k >= 0 && !validRef(ref) {
+				return nil, false
+			}
+			n++
+		default:
+			return nil, false
+		}
+		if k < 0 {
+			return nil, false
+		}
+		off += k
+	}
+	result = new(enginev1.SessionCallResult)
+	if n > 0 {
+		result.OpenRequests = make([]*enginev1.OpenServerRequest, 0, n)
+	}
+	refs := make([]enginev1.OpenServerRequest, n)
+	text := string(rest)
+	for off := 0; off < len(rest); {
+		num, _, k := protowire.ConsumeTag(rest[off:])
+		off += k
+		if num == callIDField.Number() {
+			result.CallId, k = protowire.ConsumeVarint(rest[off:])
+			off += k
+			continue
+		}
+		ref, k := protowire.ConsumeBytes(rest[off:])
+		start := off + k - len(ref)
+		off += k
+		o := &refs[len(result.OpenRequests)]
+		for i := 0; i < len(ref); {
+			num, _, k := protowire.ConsumeTag(ref[i:])
+			v, m := protowire.ConsumeBytes(ref[i+k:])
+			s := text[start+i+k+m-len(v) : start+i+k+m]
+			if num == refIDField.Number() {
+				o.Id = s
+			} else {
+				o.Method = s
+			}
+			i += k + m
+		}
+		result.OpenRequests = append(result.OpenRequests, o)
+	}
+	return result, true
+}
+
+// validRef reports whether ref is an OpenServerRequest of an id and a
+// method only, each a valid UTF-8 string, as unmarshalRefs reads it.
+func validRef(ref []byte) bool {
+	for i := 0; i < len(ref); {
+		num, typ, k := protowire.ConsumeTag(ref[i:])
+		if k < 0 || typ != protowire.BytesType || (num != refIDField.Number() && num != refMethodField.Number()) {
+			return false
+		}
+		v, m := protowire.ConsumeBytes(ref[i+k:])
+		if m < 0 || !utf8.Valid(v) {
+			return false
+		}
+		i += k + m
+	}
+	return true
+}
+
 // messageOf is v as a proto.Message, nil if it is none.
 func messageOf(v any) proto.Message {
 	switch v := v.(type) {
@@ -193,6 +281,11 @@ func messageOf(v any) proto.Message {
 var (
 	resultField   = (&enginev1.SessionResponse{}).ProtoReflect().Descriptor().Fields().ByName("result")
 	wireJSONField = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("wire_json")
+	// The fields unmarshalRefs reads.
+	callIDField       = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("call_id")
+	openRequestsField = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("open_requests")
+	refIDField        = (&enginev1.OpenServerRequest{}).ProtoReflect().Descriptor().Fields().ByName("id")
+	refMethodField    = (&enginev1.OpenServerRequest{}).ProtoReflect().Descriptor().Fields().ByName("method")
 )
 
 // marshalWire marshals w, its wire JSON written into a buffer of the

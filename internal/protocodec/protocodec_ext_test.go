@@ -110,7 +110,9 @@ func TestCodecRefusesOtherValues(t *testing.T) {
 // TestCodecUnmarshalAgrees: on encodings of a SessionResponse a frame or
 // more long that are not plainly one result with its wire JSON (another
 // response after or before it, the wire JSON twice, more than one frame,
-// cut short), the codec reads what protobuf reads, or fails as it does.
+// cut short) or whose open requests are not plain references (params,
+// invalid UTF-8, a field twice, none), the codec reads what protobuf
+// reads, or fails as it does.
 func TestCodecUnmarshalAgrees(t *testing.T) {
 	big := wireResult(3, 40<<10)
 	plain, err := proto.Marshal(big)
@@ -127,6 +129,16 @@ func TestCodecUnmarshalAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// ref is the encoding of an open request's reference among a
+	// result's fields.
+	ref := func(o *enginev1.OpenServerRequest) []byte {
+		b, err := proto.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return protowire.AppendBytes(protowire.AppendTag(nil, 31, protowire.BytesType), b)
+	}
+	badID := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("srq-\xff"))
 	// inner is the result's fields of an encoding made of one result.
 	inner := func(b []byte) []byte {
 		_, _, n := protowire.ConsumeTag(b)
@@ -148,6 +160,11 @@ func TestCodecUnmarshalAgrees(t *testing.T) {
 		{"an event after the result", append(bytes.Clone(plain), event...)},
 		{"the result twice", append(bytes.Clone(plain), plain...)},
 		{"cut short", plain[:len(plain)-1]},
+		{"a reference with params", result(inner(plain), ref(&enginev1.OpenServerRequest{Id: "srq-3", ParamsJson: []byte(`{}`)}))},
+		{"a reference whose id is not UTF-8", result(inner(plain), protowire.AppendBytes(protowire.AppendTag(nil, 31, protowire.BytesType), badID))},
+		{"a reference with its id twice", result(inner(plain), protowire.AppendBytes(protowire.AppendTag(nil, 31, protowire.BytesType), []byte("\x0a\x01a\x0a\x01b\x12\x01m")))},
+		{"an empty reference", result(inner(plain), ref(&enginev1.OpenServerRequest{}))},
+		{"the call id twice", result(inner(plain), protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 99))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := new(enginev1.SessionResponse)
