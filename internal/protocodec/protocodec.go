@@ -12,7 +12,8 @@
 // answers to JSON clients, a session.resume among them) is marshalled
 // around those bytes, which go to the transport as they are, and
 // unmarshalled around them, which stay in the buffer the message was
-// read into: neither side copies them.
+// read into: neither side copies them. Received into a [Received], that
+// buffer is one of the Codec's pool, given back by its Release.
 package protocodec
 
 import (
@@ -110,16 +111,61 @@ func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 
 // Unmarshal implements encoding.CodecV2.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	if rcv, ok := v.(*Received); ok {
+		return c.unmarshalReceived(data, rcv)
+	}
 	m := messageOf(v)
 	if m == nil {
 		return fmt.Errorf("protocodec: cannot unmarshal into %T, which is not a proto.Message", v)
 	}
 	if r, ok := m.(*enginev1.SessionResponse); ok && data.Len() >= wireThreshold {
-		return unmarshalWireResult(data.Materialize(), r)
+		_, err := unmarshalWireResult(data.Materialize(), r)
+		return err
 	}
 	buf := data.MaterializeToBuffer(c.pool)
 	defer buf.Free()
 	return proto.Unmarshal(buf.ReadOnlyData(), m)
+}
+
+// Received is a SessionResponse to receive with RecvMsg on a stream that
+// uses the Codec: a result's wire JSON of a frame or more is then read
+// into a buffer of the Codec's pool, not a new one, and stays there
+// (SessionCallResult.wire_json is those bytes) until Release gives the
+// buffer back. It is not a proto.Message: only the Codec unmarshals it.
+type Received struct {
+	// Response is the message received; Unmarshal sets it.
+	Response *enginev1.SessionResponse
+	buf      *[]byte
+	pool     mem.BufferPool
+}
+
+// Release gives back the buffer that the wire JSON of r's result is in,
+// if it is in one: nothing may use those bytes afterwards. Without it the
+// buffer is left to the garbage collector. Release is idempotent.
+func (r *Received) Release() {
+	if r.buf != nil {
+		r.pool.Put(r.buf)
+		r.buf = nil
+	}
+}
+
+// unmarshalReceived unmarshals data into rcv, a result's wire JSON of a
+// frame or more left in a buffer of the pool.
+func (c *Codec) unmarshalReceived(data mem.BufferSlice, rcv *Received) error {
+	rcv.Release()
+	rcv.Response = new(enginev1.SessionResponse)
+	if data.Len() < wireThreshold {
+		return c.Unmarshal(data, rcv.Response)
+	}
+	buf := c.pool.Get(data.Len())
+	data.CopyTo(*buf)
+	kept, err := unmarshalWireResult(*buf, rcv.Response)
+	if !kept {
+		c.pool.Put(buf) // proto.Unmarshal copies what it keeps
+		return err
+	}
+	rcv.buf, rcv.pool = buf, c.pool
+	return nil
 }
 
 // unmarshalWireResult is proto.Unmarshal(b, r), b being the codec's own,
@@ -127,22 +173,23 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 // the rest of the result is unmarshalled without it, and then it is set
 // to the bytes in b. Anything else (another frame, another response
 // besides the wire JSON, wire JSON twice) is left to proto.Unmarshal.
-func unmarshalWireResult(b []byte, r *enginev1.SessionResponse) error {
+// kept says whether r holds bytes of b.
+func unmarshalWireResult(b []byte, r *enginev1.SessionResponse) (kept bool, err error) {
 	wire, rest, ok := splitWireResult(b)
 	if !ok {
-		return proto.Unmarshal(b, r)
+		return false, proto.Unmarshal(b, r)
 	}
 	result, ok := unmarshalRefs(rest)
 	if !ok {
 		result = new(enginev1.SessionCallResult)
 		if err := proto.Unmarshal(rest, result); err != nil || result.Response != nil {
-			return proto.Unmarshal(b, r) // its error, or its choice among the responses
+			return false, proto.Unmarshal(b, r) // its error, or its choice among the responses
 		}
 	}
 	result.Response = &enginev1.SessionCallResult_WireJson{WireJson: wire}
 	proto.Reset(r)
 	r.Frame = &enginev1.SessionResponse_Result{Result: result}
-	return nil
+	return true, nil
 }
 
 // splitWireResult splits b, the encoding of a SessionResponse, when it is
