@@ -7,17 +7,20 @@
 // use: a 101 KiB message clears 1 MiB when it is marshalled and again when
 // it is unmarshalled, or allocates one when the pool was emptied by a
 // collection. The Codec's pool has a tier at every power of two, so a
-// message takes a buffer at most twice its size. And a SessionResponse
-// carrying a call's wire JSON (SessionCallResult.wire_json, the engine's
-// answers to JSON clients, a session.resume among them) is marshalled
-// around those bytes, which go to the transport as they are, and
-// unmarshalled around them, which stay in the buffer the message was
-// read into: neither side copies them. Received into a [Received], that
-// buffer is one of the Codec's pool, given back by its Release.
+// message takes a buffer at most twice its size, and does not clear it.
+// And a SessionResponse carrying a call's wire JSON
+// (SessionCallResult.wire_json, the engine's answers to JSON clients, a
+// session.resume among them) is marshalled around those bytes, which go
+// to the transport as they are, and unmarshalled around them, which stay
+// in the buffer the message was read into: neither side copies them.
+// Received into a [Received], that buffer is one of the Codec's pool,
+// given back by its Release.
 package protocodec
 
 import (
 	"fmt"
+	"math/bits"
+	"sync"
 	"unicode/utf8"
 
 	"google.golang.org/grpc/mem"
@@ -42,17 +45,46 @@ type Codec struct {
 
 // New returns a Codec with a buffer pool of its own.
 func New() *Codec {
-	return &Codec{pool: mem.NewTieredBufferPool(tiers()...)}
+	return &Codec{pool: new(pool)}
 }
 
-// tiers are the pool's buffer sizes: every power of two from 256 bytes
-// to 16 MiB. A larger message gets a buffer of its size, not pooled.
-func tiers() []int {
-	var sizes []int
-	for size := 256; size <= 16<<20; size *= 2 {
-		sizes = append(sizes, size)
+// pool is the Codec's mem.BufferPool: a sync.Pool for every power of two
+// from 256 bytes (minTier) to 16 MiB (maxTier); a larger buffer is made
+// at its size and not kept. Unlike grpc's pools it does not clear a
+// buffer it hands out (grpc's cleared 128 KiB for each 101 KiB answer,
+// on both sides of the link): every buffer the Codec takes is written
+// whole before it is read (a message marshalled from its start, a
+// message received copied in at its length), and what lies past its
+// length is never sent.
+type pool struct {
+	tiers [maxTier - minTier + 1]sync.Pool
+}
+
+const minTier, maxTier = 8, 24 // 1<<minTier bytes to 1<<maxTier bytes
+
+// Get returns a buffer of length size, its bytes as a former user left
+// them.
+func (p *pool) Get(size int) *[]byte {
+	t := max(bits.Len(uint(size-1)), minTier) // the least tier of size or more
+	if t > maxTier {
+		b := make([]byte, size)
+		return &b
 	}
-	return sizes
+	if b, ok := p.tiers[t-minTier].Get().(*[]byte); ok {
+		*b = (*b)[:size]
+		return b
+	}
+	b := make([]byte, size, 1<<t)
+	return &b
+}
+
+// Put keeps b for the largest tier its capacity holds.
+func (p *pool) Put(b *[]byte) {
+	t := bits.Len(uint(cap(*b))) - 1 // the largest tier of cap(*b) or less
+	if t < minTier || t > maxTier {
+		return
+	}
+	p.tiers[t-minTier].Put(b)
 }
 
 // Name implements encoding.CodecV2.
