@@ -51,6 +51,9 @@ func response(ctx context.Context, req *Request, result any, err error) *Respons
 	if err != nil {
 		return &Response{ID: req.ID, Error: toError(ctx, req, err)}
 	}
+	if l, ok := result.(Lent); ok {
+		return &Response{ID: req.ID, Result: l.JSON, lent: l.Return}
+	}
 	data, err := marshalCompact(result)
 	if err != nil {
 		return &Response{ID: req.ID, Error: NewError(CodeInternalError, fmt.Sprintf("marshalling result: %v", err))}
@@ -65,6 +68,20 @@ type Compact []byte
 
 // MarshalJSON returns c.
 func (c Compact) MarshalJSON() ([]byte, error) { return c, nil }
+
+// Lent is a handler's result that is compact, valid JSON already, as
+// Compact, in bytes the handler lends: Return, if not nil, is called once
+// they have been copied into the payload that answers the call, after
+// which the Conn does not refer to them (the handler may reuse them, a
+// pooled buffer say). A result the Conn never encodes (its connection
+// ended first) is never returned.
+type Lent struct {
+	JSON   []byte
+	Return func()
+}
+
+// MarshalJSON returns l.JSON.
+func (l Lent) MarshalJSON() ([]byte, error) { return l.JSON, nil }
 
 // marshalCompact marshals a handler's result, compact and valid: a Compact
 // passes through as it is, a json.RawMessage as its bytes (without the

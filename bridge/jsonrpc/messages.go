@@ -36,6 +36,9 @@ type Response struct {
 	Result json.RawMessage
 	// Error is the error the call failed with; nil means success.
 	Error *Error
+	// lent returns Result to the handler that lent it (Lent), once it is
+	// encoded; nil for a Result of the Response's own.
+	lent func()
 }
 
 func (*Response) isMessage() {}

@@ -89,7 +89,7 @@ func (s *scanner) str(i int) (int, bool) {
 	escaped := false
 	i++
 	for i < len(data) {
-		i = s.plainRun(i)
+		i = plainRun(data, i)
 		if i >= len(data) {
 			break
 		}
@@ -131,28 +131,20 @@ func (s *scanner) str(i int) (int, bool) {
 
 // plainRun skips, eight bytes at a time, the bytes from i on that stand
 // for themselves in a string, and returns the index of the first quote,
-// backslash or control character, or where fewer than eight bytes are
-// left; str goes on from there a byte at a time. Strings are most of a
-// large result. A byte of 0x80 or above that it skips sets s.high, as in
-// str.
-func (s *scanner) plainRun(i int) int {
+// backslash, control character or byte of 0x80 and above, or where fewer
+// than eight bytes are left; str goes on from there a byte at a time
+// (and sets s.high for a byte of 0x80 and above). Strings are most of a
+// large result, and nearly all of them ASCII.
+func plainRun(data []byte, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for data := s.data; i+8 <= len(data); i += 8 {
+	for ; i+8 <= len(data); i += 8 {
 		w := binary.LittleEndian.Uint64(data[i:])
-		// The high bit of each byte that is below 0x20, a quote or a
-		// backslash; a borrow may mark bytes past the first such byte,
-		// never one before it.
+		// The high bit of each byte that is below 0x20, a quote, a
+		// backslash or 0x80 and above; a borrow may mark bytes past the
+		// first such byte, never one before it.
 		quote, backslash := w^(ones*'"'), w^(ones*'\\')
-		special := ((w-ones*0x20)&^w | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs
-		if special != 0 {
-			n := bits.TrailingZeros64(special) / 8
-			if w&highs&(1<<(8*n)-1) != 0 {
-				s.high = true
-			}
-			return i + n
-		}
-		if w&highs != 0 {
-			s.high = true
+		if special := ((w-ones*0x20)&^w | (quote-ones)&^quote | (backslash-ones)&^backslash | w) & highs; special != 0 {
+			return i + bits.TrailingZeros64(special)/8
 		}
 	}
 	return i

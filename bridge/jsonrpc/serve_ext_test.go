@@ -3,6 +3,7 @@ package jsonrpc_test
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
@@ -57,6 +58,34 @@ func TestResultForms(t *testing.T) {
 		got := string(jsonrpc.ServePayload(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`), h, 0))
 		if want := `{"jsonrpc":"2.0","id":1,"result":` + tt.want + `}`; got != want {
 			t.Errorf("%s: %s, want %s", tt.name, got, want)
+		}
+	}
+}
+
+// TestLentResult: a Lent result goes out as it is, and is returned once,
+// after it is copied into the payload: what the handler does with its
+// bytes afterwards does not change what was sent.
+func TestLentResult(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"call", `{"jsonrpc":"2.0","id":1,"method":"m"}`, `{"jsonrpc":"2.0","id":1,"result":{"a": [1,2]}}`},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"m"},{"jsonrpc":"2.0","id":2,"method":"m"}]`,
+			`[{"jsonrpc":"2.0","id":1,"result":{"a": [1,2]}},{"jsonrpc":"2.0","id":2,"result":{"a": [1,2]}}]`},
+	} {
+		var lent, returned atomic.Int32
+		h := jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (any, error) {
+			lent.Add(1)
+			buf := []byte(`{"a": [1,2]}`)
+			return jsonrpc.Lent{JSON: buf, Return: func() {
+				returned.Add(1)
+				copy(buf, "xxxxxxxxxxxx") // reused at once
+			}}, nil
+		})
+		got := string(jsonrpc.ServePayload(context.Background(), []byte(tt.in), h, 0))
+		if got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+		if lent.Load() != returned.Load() {
+			t.Errorf("%s: %d results lent, %d returned; want each returned once", tt.name, lent.Load(), returned.Load())
 		}
 	}
 }

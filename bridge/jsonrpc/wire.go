@@ -351,7 +351,8 @@ func marshalJSON(v any) ([]byte, error) {
 // is set, else the single response. It returns nil if there are none. A
 // response that cannot be encoded (say, its Error.Data is not valid JSON) is
 // replaced by a CodeInternalError response. Every result must come from
-// response, which leaves it compact and valid.
+// response, which leaves it compact and valid; a Lent one is returned once
+// it is copied.
 func encodeResponses(resps []*Response, batch bool) []byte {
 	if len(resps) == 0 {
 		return nil
@@ -383,6 +384,12 @@ func encodeResponses(resps []*Response, batch bool) []byte {
 	}
 	if batch {
 		buf = append(buf, ']')
+	}
+	for _, resp := range resps {
+		if ret := resp.lent; ret != nil {
+			resp.Result, resp.lent = nil, nil
+			ret() // copied into buf
+		}
 	}
 	return buf
 }

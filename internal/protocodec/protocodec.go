@@ -7,16 +7,21 @@
 // use: a 101 KiB message clears 1 MiB when it is marshalled and again when
 // it is unmarshalled, or allocates one when the pool was emptied by a
 // collection. The Codec's pool has a tier at every power of two, so a
-// message takes a buffer at most twice its size. And a SessionResponse
-// carrying a call's wire JSON (SessionCallResult.wire_json, the engine's
-// answers to JSON clients, a session.resume among them) is marshalled
-// around those bytes, which go to the transport as they are, and
-// unmarshalled around them, which stay in the buffer the message was
-// read into: neither side copies them.
+// message takes a buffer at most twice its size, and does not clear it.
+// And a SessionResponse carrying a call's wire JSON
+// (SessionCallResult.wire_json, the engine's answers to JSON clients, a
+// session.resume among them) is marshalled around those bytes, which go
+// to the transport as they are, and unmarshalled around them, which stay
+// in the buffer the message was read into: neither side copies them.
+// Received into a [Received], that buffer is one of the Codec's pool,
+// given back by its Release.
 package protocodec
 
 import (
 	"fmt"
+	"math/bits"
+	"sync"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -40,17 +45,46 @@ type Codec struct {
 
 // New returns a Codec with a buffer pool of its own.
 func New() *Codec {
-	return &Codec{pool: mem.NewTieredBufferPool(tiers()...)}
+	return &Codec{pool: new(pool)}
 }
 
-// tiers are the pool's buffer sizes: every power of two from 256 bytes
-// to 16 MiB. A larger message gets a buffer of its size, not pooled.
-func tiers() []int {
-	var sizes []int
-	for size := 256; size <= 16<<20; size *= 2 {
-		sizes = append(sizes, size)
+// pool is the Codec's mem.BufferPool: a sync.Pool for every power of two
+// from 256 bytes (minTier) to 16 MiB (maxTier); a larger buffer is made
+// at its size and not kept. Unlike grpc's pools it does not clear a
+// buffer it hands out (grpc's cleared 128 KiB for each 101 KiB answer,
+// on both sides of the link): every buffer the Codec takes is written
+// whole before it is read (a message marshalled from its start, a
+// message received copied in at its length), and what lies past its
+// length is never sent.
+type pool struct {
+	tiers [maxTier - minTier + 1]sync.Pool
+}
+
+const minTier, maxTier = 8, 24 // 1<<minTier bytes to 1<<maxTier bytes
+
+// Get returns a buffer of length size, its bytes as a former user left
+// them.
+func (p *pool) Get(size int) *[]byte {
+	t := max(bits.Len(uint(size-1)), minTier) // the least tier of size or more
+	if t > maxTier {
+		b := make([]byte, size)
+		return &b
 	}
-	return sizes
+	if b, ok := p.tiers[t-minTier].Get().(*[]byte); ok {
+		*b = (*b)[:size]
+		return b
+	}
+	b := make([]byte, size, 1<<t)
+	return &b
+}
+
+// Put keeps b for the largest tier its capacity holds.
+func (p *pool) Put(b *[]byte) {
+	t := bits.Len(uint(cap(*b))) - 1 // the largest tier of cap(*b) or less
+	if t < minTier || t > maxTier {
+		return
+	}
+	p.tiers[t-minTier].Put(b)
 }
 
 // Name implements encoding.CodecV2.
@@ -109,16 +143,61 @@ func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 
 // Unmarshal implements encoding.CodecV2.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	if rcv, ok := v.(*Received); ok {
+		return c.unmarshalReceived(data, rcv)
+	}
 	m := messageOf(v)
 	if m == nil {
 		return fmt.Errorf("protocodec: cannot unmarshal into %T, which is not a proto.Message", v)
 	}
 	if r, ok := m.(*enginev1.SessionResponse); ok && data.Len() >= wireThreshold {
-		return unmarshalWireResult(data.Materialize(), r)
+		_, err := unmarshalWireResult(data.Materialize(), r)
+		return err
 	}
 	buf := data.MaterializeToBuffer(c.pool)
 	defer buf.Free()
 	return proto.Unmarshal(buf.ReadOnlyData(), m)
+}
+
+// Received is a SessionResponse to receive with RecvMsg on a stream that
+// uses the Codec: a result's wire JSON of a frame or more is then read
+// into a buffer of the Codec's pool, not a new one, and stays there
+// (SessionCallResult.wire_json is those bytes) until Release gives the
+// buffer back. It is not a proto.Message: only the Codec unmarshals it.
+type Received struct {
+	// Response is the message received; Unmarshal sets it.
+	Response *enginev1.SessionResponse
+	buf      *[]byte
+	pool     mem.BufferPool
+}
+
+// Release gives back the buffer that the wire JSON of r's result is in,
+// if it is in one: nothing may use those bytes afterwards. Without it the
+// buffer is left to the garbage collector. Release is idempotent.
+func (r *Received) Release() {
+	if r.buf != nil {
+		r.pool.Put(r.buf)
+		r.buf = nil
+	}
+}
+
+// unmarshalReceived unmarshals data into rcv, a result's wire JSON of a
+// frame or more left in a buffer of the pool.
+func (c *Codec) unmarshalReceived(data mem.BufferSlice, rcv *Received) error {
+	rcv.Release()
+	rcv.Response = new(enginev1.SessionResponse)
+	if data.Len() < wireThreshold {
+		return c.Unmarshal(data, rcv.Response)
+	}
+	buf := c.pool.Get(data.Len())
+	data.CopyTo(*buf)
+	kept, err := unmarshalWireResult(*buf, rcv.Response)
+	if !kept {
+		c.pool.Put(buf) // proto.Unmarshal copies what it keeps
+		return err
+	}
+	rcv.buf, rcv.pool = buf, c.pool
+	return nil
 }
 
 // unmarshalWireResult is proto.Unmarshal(b, r), b being the codec's own,
@@ -126,19 +205,23 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 // the rest of the result is unmarshalled without it, and then it is set
 // to the bytes in b. Anything else (another frame, another response
 // besides the wire JSON, wire JSON twice) is left to proto.Unmarshal.
-func unmarshalWireResult(b []byte, r *enginev1.SessionResponse) error {
+// kept says whether r holds bytes of b.
+func unmarshalWireResult(b []byte, r *enginev1.SessionResponse) (kept bool, err error) {
 	wire, rest, ok := splitWireResult(b)
 	if !ok {
-		return proto.Unmarshal(b, r)
+		return false, proto.Unmarshal(b, r)
 	}
-	result := new(enginev1.SessionCallResult)
-	if err := proto.Unmarshal(rest, result); err != nil || result.Response != nil {
-		return proto.Unmarshal(b, r) // its error, or its choice among the responses
+	result, ok := unmarshalRefs(rest)
+	if !ok {
+		result = new(enginev1.SessionCallResult)
+		if err := proto.Unmarshal(rest, result); err != nil || result.Response != nil {
+			return false, proto.Unmarshal(b, r) // its error, or its choice among the responses
+		}
 	}
 	result.Response = &enginev1.SessionCallResult_WireJson{WireJson: wire}
 	proto.Reset(r)
 	r.Frame = &enginev1.SessionResponse_Result{Result: result}
-	return nil
+	return true, nil
 }
 
 // splitWireResult splits b, the encoding of a SessionResponse, when it is
@@ -178,6 +261,90 @@ func splitWireResult(b []byte) (wire, rest []byte, ok bool) {
 	return wire, append(inner[:start:start], inner[end:]...), true
 }
 
+// unmarshalRefs is proto.Unmarshal(rest, result) for the rest of a
+// replay's result: a call id and the references (id and method) of the
+// open requests it lists, a hundred of them for a resume. Their strings
+// are substrings of one copy of rest and the references one slice, three
+// allocations instead of three per reference. ok is false for anything
+// else (another field, a wire type a field does not have, invalid UTF-8,
+// bytes cut short), which is left to proto.Unmarshal.
+func unmarshalRefs(rest []byte) (result *enginev1.SessionCallResult, ok bool) {
+	n := 0
+	for off := 0; off < len(rest); {
+		num, typ, k := protowire.ConsumeTag(rest[off:])
+		if k < 0 {
+			return nil, false
+		}
+		off += k
+		switch {
+		case num == callIDField.Number() && typ == protowire.VarintType:
+			_, k = protowire.ConsumeVarint(rest[off:])
+		case num == openRequestsField.Number() && typ == protowire.BytesType:
+			var ref []byte
+			ref, k = protowire.ConsumeBytes(rest[off:])
+			if k >= 0 && !validRef(ref) {
+				return nil, false
+			}
+			n++
+		default:
+			return nil, false
+		}
+		if k < 0 {
+			return nil, false
+		}
+		off += k
+	}
+	result = new(enginev1.SessionCallResult)
+	if n > 0 {
+		result.OpenRequests = make([]*enginev1.OpenServerRequest, 0, n)
+	}
+	refs := make([]enginev1.OpenServerRequest, n)
+	text := string(rest)
+	for off := 0; off < len(rest); {
+		num, _, k := protowire.ConsumeTag(rest[off:])
+		off += k
+		if num == callIDField.Number() {
+			result.CallId, k = protowire.ConsumeVarint(rest[off:])
+			off += k
+			continue
+		}
+		ref, k := protowire.ConsumeBytes(rest[off:])
+		start := off + k - len(ref)
+		off += k
+		o := &refs[len(result.OpenRequests)]
+		for i := 0; i < len(ref); {
+			num, _, k := protowire.ConsumeTag(ref[i:])
+			v, m := protowire.ConsumeBytes(ref[i+k:])
+			s := text[start+i+k+m-len(v) : start+i+k+m]
+			if num == refIDField.Number() {
+				o.Id = s
+			} else {
+				o.Method = s
+			}
+			i += k + m
+		}
+		result.OpenRequests = append(result.OpenRequests, o)
+	}
+	return result, true
+}
+
+// validRef reports whether ref is an OpenServerRequest of an id and a
+// method only, each a valid UTF-8 string, as unmarshalRefs reads it.
+func validRef(ref []byte) bool {
+	for i := 0; i < len(ref); {
+		num, typ, k := protowire.ConsumeTag(ref[i:])
+		if k < 0 || typ != protowire.BytesType || (num != refIDField.Number() && num != refMethodField.Number()) {
+			return false
+		}
+		v, m := protowire.ConsumeBytes(ref[i+k:])
+		if m < 0 || !utf8.Valid(v) {
+			return false
+		}
+		i += k + m
+	}
+	return true
+}
+
 // messageOf is v as a proto.Message, nil if it is none.
 func messageOf(v any) proto.Message {
 	switch v := v.(type) {
@@ -193,6 +360,11 @@ func messageOf(v any) proto.Message {
 var (
 	resultField   = (&enginev1.SessionResponse{}).ProtoReflect().Descriptor().Fields().ByName("result")
 	wireJSONField = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("wire_json")
+	// The fields unmarshalRefs reads.
+	callIDField       = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("call_id")
+	openRequestsField = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("open_requests")
+	refIDField        = (&enginev1.OpenServerRequest{}).ProtoReflect().Descriptor().Fields().ByName("id")
+	refMethodField    = (&enginev1.OpenServerRequest{}).ProtoReflect().Descriptor().Fields().ByName("method")
 )
 
 // marshalWire marshals w, its wire JSON written into a buffer of the

@@ -110,7 +110,9 @@ func TestCodecRefusesOtherValues(t *testing.T) {
 // TestCodecUnmarshalAgrees: on encodings of a SessionResponse a frame or
 // more long that are not plainly one result with its wire JSON (another
 // response after or before it, the wire JSON twice, more than one frame,
-// cut short), the codec reads what protobuf reads, or fails as it does.
+// cut short) or whose open requests are not plain references (params,
+// invalid UTF-8, a field twice, none), the codec reads what protobuf
+// reads, or fails as it does.
 func TestCodecUnmarshalAgrees(t *testing.T) {
 	big := wireResult(3, 40<<10)
 	plain, err := proto.Marshal(big)
@@ -127,6 +129,16 @@ func TestCodecUnmarshalAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// ref is the encoding of an open request's reference among a
+	// result's fields.
+	ref := func(o *enginev1.OpenServerRequest) []byte {
+		b, err := proto.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return protowire.AppendBytes(protowire.AppendTag(nil, 31, protowire.BytesType), b)
+	}
+	badID := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("srq-\xff"))
 	// inner is the result's fields of an encoding made of one result.
 	inner := func(b []byte) []byte {
 		_, _, n := protowire.ConsumeTag(b)
@@ -148,6 +160,11 @@ func TestCodecUnmarshalAgrees(t *testing.T) {
 		{"an event after the result", append(bytes.Clone(plain), event...)},
 		{"the result twice", append(bytes.Clone(plain), plain...)},
 		{"cut short", plain[:len(plain)-1]},
+		{"a reference with params", result(inner(plain), ref(&enginev1.OpenServerRequest{Id: "srq-3", ParamsJson: []byte(`{}`)}))},
+		{"a reference whose id is not UTF-8", result(inner(plain), protowire.AppendBytes(protowire.AppendTag(nil, 31, protowire.BytesType), badID))},
+		{"a reference with its id twice", result(inner(plain), protowire.AppendBytes(protowire.AppendTag(nil, 31, protowire.BytesType), []byte("\x0a\x01a\x0a\x01b\x12\x01m")))},
+		{"an empty reference", result(inner(plain), ref(&enginev1.OpenServerRequest{}))},
+		{"the call id twice", result(inner(plain), protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 99))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := new(enginev1.SessionResponse)
@@ -216,5 +233,48 @@ func FuzzCodecUnmarshal(f *testing.F) {
 		if (gerr == nil) != (werr == nil) || werr == nil && !proto.Equal(got, want) {
 			t.Fatalf("Unmarshal(%d bytes) = %v, error %v; proto.Unmarshal = %v, error %v", len(data), got, gerr, want, werr)
 		}
+		rcv := new(protocodec.Received)
+		rerr := protocodec.New().Unmarshal(split(data, int(frame)+1), rcv)
+		if (rerr == nil) != (werr == nil) || werr == nil && !proto.Equal(rcv.Response, want) {
+			t.Fatalf("Unmarshal(%d bytes, a Received) = %v, error %v; proto.Unmarshal = %v, error %v", len(data), rcv.Response, rerr, want, werr)
+		}
+		rcv.Release()
 	})
+}
+
+// TestCodecReceived: a Received holds a large result's wire JSON in a
+// buffer of the codec's pool until Release, which gives it back for the
+// next message; anything else it reads as proto.Unmarshal does.
+func TestCodecReceived(t *testing.T) {
+	c := protocodec.New()
+	for _, m := range []*enginev1.SessionResponse{
+		wireResult(5, 40<<10),
+		wireResult(6, 100),
+		{Frame: &enginev1.SessionResponse_Event{Event: &enginev1.Event{SessionId: "ses-1", Seq: 2, PayloadJson: bytes.Repeat([]byte(" "), 20<<10)}}},
+	} {
+		data, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rcv := new(protocodec.Received)
+		if err := c.Unmarshal(split(data, 16<<10), rcv); err != nil || !proto.Equal(rcv.Response, m) {
+			t.Fatalf("Unmarshal(a Received) = %v, %v; want the message", rcv.Response, err)
+		}
+		rcv.Release()
+		rcv.Release() // idempotent
+	}
+	// The buffer given back may serve the next message of its size, which
+	// reads as it was sent.
+	m := wireResult(7, 40<<10)
+	data, _ := proto.Marshal(m)
+	first := new(protocodec.Received)
+	if err := c.Unmarshal(split(data, 16<<10), first); err != nil {
+		t.Fatal(err)
+	}
+	first.Release()
+	second := new(protocodec.Received)
+	if err := c.Unmarshal(split(data, 16<<10), second); err != nil || !proto.Equal(second.Response, m) {
+		t.Fatalf("Unmarshal(a Received, again) = %v; want the message", err)
+	}
+	second.Release()
 }

@@ -46,10 +46,13 @@ type session struct {
 	// persist saves the session's state (set by the registry).
 	persist func()
 
-	mu     sync.Mutex    // guards everything below
-	events []loggedEvent // the ring, oldest first
-	latest int64         // seq of the newest event
-	saved  int64         // latest as last saved
+	mu sync.Mutex // guards everything below
+	// events is the ring, oldest first. It only grows at its end and is
+	// cut at its start: an element once in it never changes, so since
+	// may hand out a part of it, capped, instead of a copy.
+	events []loggedEvent
+	latest int64 // seq of the newest event
+	saved  int64 // latest as last saved
 	// On a shared store (eventLog): issued is the seq of the newest event
 	// emitted, latest of the newest written; handled of the newest written
 	// or given up, and progress is closed when handled grows.
@@ -620,7 +623,8 @@ func (s *session) since(lastSeen int64) ([]loggedEvent, int64, bool) {
 	for first > 0 && s.events[first-1].Seq > lastSeen {
 		first-- // the ring is in seq order
 	}
-	return slices.Clone(s.events[first:]), s.latest, truncated
+	n := len(s.events)
+	return s.events[first:n:n], s.latest, truncated // appends go past n
 }
 
 // openRequestsFor lists the open server requests st would receive, oldest

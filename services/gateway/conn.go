@@ -94,33 +94,38 @@ func (c *clientConn) handle(ctx context.Context, req *jsonrpc.Request) (any, err
 
 // relay sends params as a SessionCall and returns the engine's response
 // as its wire JSON, which the engine encodes (SessionCall.wire_json): the
-// gateway passes it on without decoding it.
-func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message) (json.RawMessage, error) {
-	result, err := c.sendCall(ctx, r.relay, params, true)
+// gateway passes it on without decoding it. The wire JSON of a large
+// answer is in the codec's buffer: release gives it back, once nothing
+// uses the bytes any more.
+func (c *clientConn) relay(ctx context.Context, r *route, params proto.Message) (_ json.RawMessage, release func(), _ error) {
+	result, release, err := c.sendCall(ctx, r.relay, params, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	wire, ok := result.GetResponse().(*enginev1.SessionCallResult_WireJson)
 	if !ok {
-		return nil, fmt.Errorf("engine answered %s without its wire JSON", r.info.Name)
+		release()
+		return nil, nil, fmt.Errorf("engine answered %s without its wire JSON", r.info.Name)
 	}
 	c.rememberOpenRequests(result.GetOpenRequests())
 	if c.gw.check != nil {
 		if err := c.gw.check.result(r.info.Name, wire.WireJson); err != nil {
+			release()
 			c.gw.log.ErrorContext(ctx, "contract violation", "method", r.info.Name, "error", err)
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return wire.WireJson, nil
+	return wire.WireJson, release, nil
 }
 
 // callEngine sends one call on the connection's stream and returns the
 // message of the result's response field.
 func (c *clientConn) callEngine(ctx context.Context, field protoreflect.FieldDescriptor, params proto.Message) (proto.Message, error) {
-	result, err := c.sendCall(ctx, field, params, false)
+	result, release, err := c.sendCall(ctx, field, params, false)
 	if err != nil {
 		return nil, err
 	}
+	release() // no wire JSON asked for: nothing in the codec's buffer
 	set := result.ProtoReflect().WhichOneof(result.ProtoReflect().Descriptor().Oneofs().ByName("response"))
 	if set == nil || set.Message() == nil {
 		return nil, fmt.Errorf("engine sent an empty result")
@@ -130,22 +135,24 @@ func (c *clientConn) callEngine(ctx context.Context, field protoreflect.FieldDes
 
 // sendCall sends params, the request of SessionCall field, on the
 // connection's stream and returns the result, asking for the response's
-// wire JSON if wireJSON; a result that is an error is returned as the
+// wire JSON if wireJSON, and the release of the wire JSON's buffer (see
+// engineStream.call); a result that is an error is returned as the
 // error.
-func (c *clientConn) sendCall(ctx context.Context, field protoreflect.FieldDescriptor, params proto.Message, wireJSON bool) (*enginev1.SessionCallResult, error) {
+func (c *clientConn) sendCall(ctx context.Context, field protoreflect.FieldDescriptor, params proto.Message, wireJSON bool) (*enginev1.SessionCallResult, func(), error) {
 	ctx, span, carrier := c.gw.obs.startFrame(ctx, string(field.Name()))
 	defer span.End()
 	call := &enginev1.SessionCall{TraceContext: carrier, WireJson: wireJSON}
 	call.ProtoReflect().Set(field, protoreflect.ValueOfMessage(params.ProtoReflect()))
-	result, err := c.routeCall(ctx, params, call)
+	result, release, err := c.routeCall(ctx, params, call)
 	if err != nil {
 		span.SetStatus(otelcodes.Error, err.Error())
-		return nil, err
+		return nil, nil, err
 	}
 	if e := result.GetError(); e != nil {
-		return nil, status.FromProto(e).Err()
+		release()
+		return nil, nil, status.FromProto(e).Err()
 	}
-	return result, nil
+	return result, release, nil
 }
 
 func (c *clientConn) engineStream(ctx context.Context) (*engineStream, error) {

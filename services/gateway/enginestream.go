@@ -8,6 +8,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/protocodec"
 )
 
 // engineStream is a client connection's Session stream to the engine. Calls
@@ -22,7 +23,7 @@ type engineStream struct {
 
 	mu      sync.Mutex // guards nextID, pending and err
 	nextID  uint64
-	pending map[uint64]chan *enginev1.SessionCallResult
+	pending map[uint64]chan received
 	err     error // why the stream ended; set once
 	done    chan struct{}
 }
@@ -47,7 +48,7 @@ func openEngineStream(ctx context.Context, client enginev1.EngineServiceClient, 
 		stream:  stream,
 		cancel:  cancel,
 		onFrame: onFrame,
-		pending: map[uint64]chan *enginev1.SessionCallResult{},
+		pending: map[uint64]chan received{},
 		done:    make(chan struct{}),
 	}
 	go es.recvLoop()
@@ -62,18 +63,20 @@ func (es *engineStream) recvLoop() {
 		return
 	}
 	for {
-		var resp *enginev1.SessionResponse
-		resp, err = es.stream.Recv()
-		if err != nil {
+		// A result's wire JSON stays in the codec's buffer until the call
+		// that receives it is done with it.
+		rcv := new(protocodec.Received)
+		if err = es.stream.RecvMsg(rcv); err != nil {
 			break
 		}
+		resp := rcv.Response
 		if r := resp.GetResult(); r != nil {
 			es.mu.Lock()
 			ch := es.pending[r.GetCallId()]
 			delete(es.pending, r.GetCallId())
 			es.mu.Unlock()
 			if ch != nil {
-				ch <- r
+				ch <- received{r, rcv.Release}
 			}
 			continue
 		}
@@ -100,19 +103,28 @@ func (es *engineStream) end(err error) {
 	close(es.done)
 }
 
-// call sends one call and waits for its result. A broken stream is
+// received is a call's result and what gives back the buffer its wire
+// JSON is in (protocodec.Received.Release).
+type received struct {
+	result  *enginev1.SessionCallResult
+	release func()
+}
+
+// call sends one call and waits for its result, and the release of the
+// buffer its wire JSON is in, to call once it is no longer used (or not:
+// the buffer is then left to the garbage collector). A broken stream is
 // errEngineUnavailable. When ctx ends, call stops waiting; only a client's
 // $/cancelRequest also cancels the work in the engine (CancelCall): work
 // of a connection that merely broke goes on, for its client to resume the
 // session and answer its requests, or to learn the outcome from
 // operations.get.
-func (es *engineStream) call(ctx context.Context, call *enginev1.SessionCall) (*enginev1.SessionCallResult, error) {
-	ch := make(chan *enginev1.SessionCallResult, 1)
+func (es *engineStream) call(ctx context.Context, call *enginev1.SessionCall) (*enginev1.SessionCallResult, func(), error) {
+	ch := make(chan received, 1)
 	es.mu.Lock()
 	if es.pending == nil {
 		err := es.err
 		es.mu.Unlock()
-		return nil, err
+		return nil, nil, err
 	}
 	es.nextID++
 	call.CallId = es.nextID
@@ -120,22 +132,22 @@ func (es *engineStream) call(ctx context.Context, call *enginev1.SessionCall) (*
 	es.mu.Unlock()
 	if err := es.send(&enginev1.SessionRequest{Frame: &enginev1.SessionRequest_Call{Call: call}}); err != nil {
 		es.forget(call.CallId)
-		return nil, fmt.Errorf("%w: send: %v", errEngineUnavailable, err)
+		return nil, nil, fmt.Errorf("%w: send: %v", errEngineUnavailable, err)
 	}
 	select {
 	case r := <-ch:
-		return r, nil
+		return r.result, r.release, nil
 	case <-es.done:
 		es.mu.Lock()
 		err := es.err
 		es.mu.Unlock()
-		return nil, err
+		return nil, nil, err
 	case <-ctx.Done():
 		es.forget(call.CallId)
 		if errors.Is(context.Cause(ctx), jsonrpc.ErrCancelledByPeer) {
 			_ = es.send(&enginev1.SessionRequest{Frame: &enginev1.SessionRequest_Cancel{Cancel: &enginev1.CancelCall{CallId: call.CallId}}})
 		}
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 }
 

@@ -98,7 +98,7 @@ func newRoutes() (*routes, error) {
 // relayHandler answers r's calls by relaying them to the engine.
 func relayHandler(r *route) handler {
 	return func(c *clientConn, ctx context.Context, params proto.Message, meta map[string]any) (any, error) {
-		result, err := c.relay(ctx, r, params)
+		result, release, err := c.relay(ctx, r, params)
 		switch {
 		case err != nil && errors.Is(context.Cause(ctx), jsonrpc.ErrClosed):
 			// The connection is ending before the engine answered (a
@@ -108,7 +108,9 @@ func relayHandler(r *route) handler {
 		case err != nil:
 			return nil, rpcError(err, operationID(params, meta))
 		}
-		return jsonrpc.Compact(result), nil // as contract.Marshal wrote it
+		// As contract.Marshal wrote it; a large one is in the codec's
+		// buffer until the answer is encoded.
+		return jsonrpc.Lent{JSON: result, Return: release}, nil
 	}
 }
 

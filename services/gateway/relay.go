@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -67,6 +68,10 @@ func (r *Relay) Call(ctx context.Context, method string, params json.RawMessage)
 		return nil, rpcError(err, "")
 	}
 	switch v := result.(type) {
+	case jsonrpc.Lent:
+		data := bytes.Clone(v.JSON)
+		v.Return()
+		return data, nil
 	case jsonrpc.Compact:
 		return json.RawMessage(v), nil
 	case json.RawMessage:

@@ -254,8 +254,9 @@ func (rc routedConn) NewStream(ctx context.Context, desc *grpc.StreamDesc, metho
 }
 
 // routeCall sends call, whose params are params, to the engine that
-// serves the document it names (see above) and returns its result.
-func (c *clientConn) routeCall(ctx context.Context, params proto.Message, call *enginev1.SessionCall) (*enginev1.SessionCallResult, error) {
+// serves the document it names (see above) and returns its result, and
+// the release of its wire JSON's buffer (see engineStream.call).
+func (c *clientConn) routeCall(ctx context.Context, params proto.Message, call *enginev1.SessionCall) (*enginev1.SessionCallResult, func(), error) {
 	es := c.gw.engines
 	doc, bySession := routeKey(params)
 	c.mu.Lock()
@@ -272,22 +273,23 @@ func (c *clientConn) routeCall(ctx context.Context, params proto.Message, call *
 				addr = es.next(addr)
 				continue
 			}
-			return nil, err
+			return nil, nil, err
 		}
-		result, err := stream.call(ctx, call)
+		result, release, err := stream.call(ctx, call)
 		if err != nil {
 			es.forget(doc, addr)
-			return nil, err
+			return nil, nil, err
 		}
 		holder, refused := notLeaseHolder(result)
 		if next := es.settle(doc, addr, home, !refused, holder, redirected); next != "" {
+			release()
 			redirected, addr = true, next
 			continue
 		}
 		if !refused && bySession && redirected {
 			c.rehome(addr)
 		}
-		return result, nil
+		return result, release, nil
 	}
 }
 
