@@ -134,7 +134,13 @@ func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 		return mem.BufferSlice{mem.SliceBuffer(buf)}, nil
 	}
 	buf := c.pool.Get(size)
-	if _, err := opts.MarshalAppend((*buf)[:0], m); err != nil {
+	out, err := opts.MarshalAppend((*buf)[:0], m)
+	if err == nil && len(out) != size {
+		// The pool does not clear its buffers: a message written short of
+		// its size would send a former message's bytes.
+		err = fmt.Errorf("protocodec: %T marshalled to %d bytes, not its size %d (changed while it was sent?)", m, len(out), size)
+	}
+	if err != nil {
 		c.pool.Put(buf)
 		return nil, err
 	}
