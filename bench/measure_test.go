@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"math"
 	"os"
 	"testing"
 
@@ -85,22 +86,27 @@ func TestLinkWritesPerCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := mustJSON(obj{"document_id": doc, "tool": enginev1.ToolEntityGet, "args": obj{"handle": handle}})
-	call := &contender{name: "tools.call", perBlock: 500, op: func(ctx context.Context, _ int) error {
+	call := &contender{name: "tools.call", perBlock: 200, op: func(ctx context.Context, _ int) error {
 		raw, err := c.CallRaw(ctx, gatewayv1.MethodToolsCall, params)
 		if err == nil {
 			err = checkOK("tools.call", raw)
 		}
 		return err
 	}}
-	var s sample
-	for range 4 {
+	// The count is the whole process's: the least of several blocks
+	// leaves out what something else (a log line, a keepalive ping, a
+	// test's services still stopping) wrote meanwhile.
+	least := math.Inf(1)
+	for range 5 {
+		var s sample
 		if err := call.block(ctx, &s); err != nil {
 			t.Fatal(err)
 		}
+		side := s.side(call)
+		t.Logf("%.2f reads and %.2f writes per call", side.ReadsPerOp, side.WritesPerOp)
+		least = min(least, side.WritesPerOp)
 	}
-	side := s.side(call)
-	t.Logf("%.2f reads and %.2f writes per call", side.ReadsPerOp, side.WritesPerOp)
-	if side.WritesPerOp > 4.2 { // a keepalive ping may fall in
-		t.Errorf("%.2f write system calls per tools.call, want 4", side.WritesPerOp)
+	if least > 4.5 { // 4, and a few more under the race detector; 6.5 or more with dynamic windows
+		t.Errorf("%.2f write system calls per tools.call at least, want 4", least)
 	}
 }
