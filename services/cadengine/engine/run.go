@@ -77,6 +77,7 @@ type run struct {
 	notes       []commitNote
 	created     *document // document_create's or document_import's new document, committed by the run
 	call        call      // the running step's call (one per run: no tool keeps it past its return)
+	handles     []string  // by step: the handle a step's result names, for its StepResult.Handle (one allocation for all)
 }
 
 // stepPlan is a step after validation (see Engine.planBatch).
@@ -299,7 +300,11 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 		m := out.ProtoReflect()
 		if hasHandle = m.Has(hf) || !hf.HasPresence(); hasHandle {
 			h = m.Get(hf).String()
-			res.Handle = &h
+			if r.handles == nil {
+				r.handles = make([]string, len(r.resp.Results))
+			}
+			r.handles[s.i] = h
+			res.Handle = &r.handles[s.i]
 		}
 	}
 	var whole []byte
