@@ -78,14 +78,7 @@ func mapped[T, U any](in []T, f func(T) U) []U {
 // wireSize is the length of an answer's wire JSON, or more: the listed
 // wire JSON, commas included, and room for the rest.
 func (r replay) wireSize() int {
-	n := len(r.events) + len(r.open) + envelopeRoom
-	for _, l := range r.events {
-		n += len(l.wire)
-	}
-	for _, l := range r.open {
-		n += len(l.wire)
-	}
-	return n
+	return listSize(r.events, loggedEvent.wireJSON) + listSize(r.open, loggedRequest.wireJSON) + envelopeRoom
 }
 
 // envelopeRoom is what an answer needs beside its lists: its keys, the
@@ -96,31 +89,43 @@ const envelopeRoom = 1 << 10
 // GetSessionEventsResponse share, in the order of their fields, as their
 // generated MarshalWire does.
 func (r replay) write(e *jsonwire.Encoder) {
-	if len(r.events) > 0 {
-		e.Key("\"events\":")
-		e.OpenArray()
-		for _, l := range r.events {
-			e.Element()
-			e.Raw(l.wire, "object")
-		}
-		e.CloseArray()
-	}
+	writeList(e, "\"events\":", r.events, loggedEvent.wireJSON)
 	e.Key("\"latest_seq\":")
 	e.Int64(r.latest)
 	e.Key("\"truncated\":")
 	e.Bool(r.truncated)
 	e.Key("\"epoch\":")
 	e.String(r.epoch)
-	if len(r.open) > 0 {
-		e.Key("\"open_requests\":")
-		e.OpenArray()
-		for _, l := range r.open {
-			e.Element()
-			e.Raw(l.wire, "object")
-		}
-		e.CloseArray()
-	}
+	writeList(e, "\"open_requests\":", r.open, loggedRequest.wireJSON)
 }
+
+// writeList writes key and the list of the wire JSON objects of list,
+// unless it is empty (as a repeated field is left out).
+func writeList[T any](e *jsonwire.Encoder, key string, list []T, wire func(T) []byte) {
+	if len(list) == 0 {
+		return
+	}
+	e.Key(key)
+	e.OpenArray()
+	for _, l := range list {
+		e.Element()
+		e.Raw(wire(l), "object")
+	}
+	e.CloseArray()
+}
+
+// listSize is the length of list as writeList writes its elements, commas
+// included.
+func listSize[T any](list []T, wire func(T) []byte) int {
+	n := len(list)
+	for _, l := range list {
+		n += len(wire(l))
+	}
+	return n
+}
+
+func (l loggedEvent) wireJSON() []byte   { return l.wire }
+func (l loggedRequest) wireJSON() []byte { return l.wire }
 
 // resumeAnswer answers session.resume and session.attach: the response
 // message (it is one, embedded) and what it lists, logged.
