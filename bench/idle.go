@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cadbridge/cadbridge/services/gateway"
 )
 
 // SessionHolder opens n WebSocket connections to the gateway at addr,
@@ -135,28 +137,26 @@ func ExecHolder(path string, args ...string) SessionHolder {
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("start session holder: %w", err)
 		}
-		// The reader owns stdout: the first line, then whatever follows
-		// until the child exits.
+		// A goroutine reads the first line and ends: while the sessions
+		// are held, this process keeps none for the child, so that only
+		// the services' goroutines are counted.
+		r := bufio.NewReader(stdout)
 		line := make(chan string, 1)
-		read := make(chan struct{})
 		go func() {
-			defer close(read)
-			r := bufio.NewReader(stdout)
 			s, _ := r.ReadString('\n')
 			line <- strings.TrimSpace(s)
-			io.Copy(io.Discard, r)
 		}()
+		// stop ends the child, once its first line has been read, and
+		// reads the rest of its output until it exits.
 		stop := func() error {
 			stdin.Close() // the child closes its sessions and exits
-			select {
-			case <-read:
-			case <-time.After(time.Minute):
-				cmd.Process.Kill()
-				<-read
-				cmd.Wait()
+			kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+			io.Copy(io.Discard, r)
+			err := cmd.Wait()
+			if !kill.Stop() {
 				return errors.New("session holder did not stop within a minute; killed")
 			}
-			return cmd.Wait()
+			return err
 		}
 		select {
 		case s := <-line:
@@ -166,6 +166,7 @@ func ExecHolder(path string, args ...string) SessionHolder {
 			}
 		case <-ctx.Done():
 			cmd.Process.Kill()
+			<-line
 			stop()
 			return nil, ctx.Err()
 		}
@@ -229,7 +230,9 @@ func idleSessions(ctx context.Context, e *env, row *Row, n, full int) error {
 		return err
 	}
 	opened := time.Since(start)
-	time.Sleep(200 * time.Millisecond) // let the last sessions' goroutines settle
+	// Let the last sessions settle, and their readers park as an idle
+	// session's do.
+	time.Sleep(gateway.DefaultParkAfter + 200*time.Millisecond)
 	heap1, stack1 := memInUse()
 	g1 := runtime.NumGoroutine()
 	if err := release(); err != nil {

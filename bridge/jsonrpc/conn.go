@@ -354,14 +354,23 @@ func requestSize(req *Request) int {
 	return n
 }
 
-// readLoop reads and serves payloads until reading fails, lets the calls
-// read finish when the input ended cleanly and EOFGrace allows, then waits
-// for the other goroutines and closes the stream.
+// readLoop reads and serves payloads until reading fails, or, on a
+// Parker, parks until there is more to read; then lets the calls read
+// finish when the input ended cleanly and EOFGrace allows, waits for the
+// other goroutines and closes the stream.
 func (c *Conn) readLoop() {
-	var err error
+	err := c.read()
+	if p, ok := c.stream.(Parker); ok && errors.Is(err, ErrParked) {
+		p.Park(c.readLoop)
+		return
+	}
+	c.endInput(err)
+}
+
+// read reads and serves payloads until a Read or the budget fails.
+func (c *Conn) read() error {
 	for {
-		var payload []byte
-		payload, err = c.stream.Read(c.ctx)
+		payload, err := c.stream.Read(c.ctx)
 		if errors.Is(err, ErrMessageTooLarge) {
 			e := c.tooLarge
 			if e == nil {
@@ -371,16 +380,20 @@ func (c *Conn) readLoop() {
 			continue
 		}
 		if err != nil {
-			break
+			return err
 		}
 		if c.budget != nil {
 			if err = c.budget.Acquire(c.ctx, len(payload)); err != nil {
-				break
+				return err
 			}
 		}
 		c.handlePayload(payload)
 		c.waitForRoom()
 	}
+}
+
+// endInput ends the connection once reading has failed with err.
+func (c *Conn) endInput(err error) {
 	c.mu.Lock()
 	c.inputEnd = true
 	c.mu.Unlock()

@@ -36,6 +36,21 @@ type Stream interface {
 // answers it with CodeInvalidRequest and a null id, and keeps reading.
 var ErrMessageTooLarge = errors.New("jsonrpc: message too large")
 
+// ErrParked is returned by a Parker's Read when no payload has come for a
+// while and the reader may end: it is not an end of the stream.
+var ErrParked = errors.New("jsonrpc: the stream parked its reader")
+
+// Parker is a Stream that lets its reader end while no payload comes, so
+// that an idle connection holds no goroutine waiting to read. Its Read
+// may return ErrParked; the Conn then calls Park and its reader ends, and
+// wake, which Park calls once, on a goroutine of its own, when a payload
+// may have come or the stream is closing, reads on. Close must wake a
+// parked reader (that Read then ends the stream).
+type Parker interface {
+	Stream
+	Park(wake func())
+}
+
 // defaultMaxLineSize is the default for LineStreamOptions.MaxLineSize.
 const defaultMaxLineSize = 4 << 20
 

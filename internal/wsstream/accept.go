@@ -9,7 +9,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -66,6 +68,8 @@ func (w *gatedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		early = bytes.Clone(b)
 	}
 	w.gate.src = io.MultiReader(bytes.NewReader(early), nc)
+	w.gate.early = len(early)
+	w.gate.conn = nc
 	gc := &gatedConn{Conn: nc, gate: w.gate}
 	return gc, bufio.NewReadWriter(bufio.NewReader(gc), brw.Writer), nil
 }
@@ -78,13 +82,24 @@ type gatedConn struct {
 
 func (c *gatedConn) Read(p []byte) (int, error) { return c.gate.Read(p) }
 
+// errParked is the gate's read error when no frame came within its idle
+// time (see [Stream.ParkAfter]).
+var errParked = errors.New("wsstream: no frame came; the reader may park")
+
 // closeGate passes a client's WebSocket frames through, reading their
 // headers, until the next frame is a close frame: then one Read returns
 // errCloseHeld instead of it, and later reads pass it on (the closing
-// handshake reads it). Only coder/websocket's reading goroutine, one at a
-// time, calls Read; closed may be read from any goroutine.
+// handshake reads it). With an idle time set, a Read that waits that long
+// for a next frame returns errParked, as nothing of it has been read.
+// Only coder/websocket's reading goroutine, one at a time, calls Read;
+// closed and idle may be used from any goroutine.
 type closeGate struct {
-	src io.Reader
+	src   io.Reader
+	early int      // bytes still to come from the start of src, which the server had buffered
+	conn  net.Conn // the connection src reads, whose read deadline bounds an idle wait
+	// idle, when not zero, is how long a Read at a frame boundary waits
+	// for the next frame's first byte before it returns errParked.
+	idle atomic.Int64
 	// buf is what was read from src and not yet passed on, in space; it
 	// starts at a frame header when pass is 0. Only headers (and a close
 	// frame's payload) are read into it; the rest of a frame goes from
@@ -118,7 +133,9 @@ func (g *closeGate) Read(p []byte) (int, error) {
 		size, payload, opcode, ok := frameHeader(g.buf)
 		switch {
 		case !ok && g.err == nil:
-			g.fill()
+			if !g.fill() {
+				return 0, errParked
+			}
 			continue
 		case !ok:
 			g.open = true // a broken or cut-off frame: coder/websocket reports it
@@ -159,13 +176,28 @@ func (g *closeGate) take(p []byte) (int, error) {
 // fill reads more of src into buf (moved to the front of space first).
 // buf never needs more than space: fill is called only while buf holds
 // less than a whole header, or a close frame, which is at most that.
-func (g *closeGate) fill() {
+// Between frames, with an idle time set, it waits that long at most, and
+// reports false if nothing came (the connection is as it was).
+func (g *closeGate) fill() bool {
+	idle := time.Duration(g.idle.Load())
+	wait := idle > 0 && len(g.buf) == 0 && g.early == 0 && g.pass == 0
+	if wait {
+		g.conn.SetReadDeadline(time.Now().Add(idle))
+	}
 	g.buf = g.space[:copy(g.space[:], g.buf)]
 	n, err := g.src.Read(g.space[len(g.buf):])
 	g.buf = g.space[:len(g.buf)+n]
+	g.early = max(g.early-n, 0)
+	if wait {
+		g.conn.SetReadDeadline(time.Time{})
+		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+			return false
+		}
+	}
 	if err != nil {
 		g.err = err
 	}
+	return true
 }
 
 // The largest frame header (RFC 6455 §5.2: 2 bytes, 8 of extended length,

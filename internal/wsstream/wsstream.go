@@ -23,6 +23,7 @@ import (
 type Stream struct {
 	c    *websocket.Conn
 	gate *closeGate // holds the client's close frame back; nil for a dialled or New Stream
+	park parker     // parks the reader of an idle accepted Stream (see ParkAfter)
 }
 
 var _ jsonrpc.Stream = (*Stream)(nil)
@@ -82,6 +83,9 @@ var errBinary = errors.New("wsstream: a binary WebSocket message is not JSON-RPC
 func (s *Stream) Read(ctx context.Context) ([]byte, error) {
 	typ, data, err := s.read(ctx)
 	if err != nil {
+		if errors.Is(err, errParked) {
+			return nil, jsonrpc.ErrParked
+		}
 		if errors.Is(err, errCloseHeld) {
 			ce := s.gate.closed.Load()
 			switch ce.Code {

@@ -18,7 +18,10 @@ import (
 	"github.com/cadbridge/cadbridge/internal/wsstream/wsstreamtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// The lot that parked Streams wait in has one goroutine for the process.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/cadbridge/cadbridge/internal/parking.(*Lot).wait"))
+}
 
 // serve runs a WebSocket server whose connections are handled by handle,
 // and returns its ws:// URL. The server stops when the test ends.

@@ -82,6 +82,11 @@ type Config struct {
 	MemoryBudget int64
 	// PingInterval is how often a WebSocket is pinged; 0 means 30 s.
 	PingInterval time.Duration
+	// ParkAfter is how long a WebSocket's reader waits for a next message
+	// before it parks: its goroutine ends, and one goroutine, waiting for
+	// every parked connection, starts it again when the client sends
+	// something. 0 means 1 s; negative, never.
+	ParkAfter time.Duration
 	// EngineKeepalive is how often the link to the engine is pinged when
 	// idle; a ping unanswered for half as long again breaks it. 0 means
 	// 10 s (gRPC's minimum).
@@ -104,6 +109,9 @@ type Config struct {
 	// surface at /mcp); nil means none.
 	Surfaces []Surface
 }
+
+// DefaultParkAfter is Config.ParkAfter's default.
+const DefaultParkAfter = time.Second
 
 // Surface is an HTTP surface the gateway serves beside its own, such as
 // the MCP surface. It authenticates its callers with
@@ -172,6 +180,9 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if cfg.PingInterval == 0 {
 		cfg.PingInterval = 30 * time.Second
+	}
+	if cfg.ParkAfter == 0 {
+		cfg.ParkAfter = DefaultParkAfter
 	}
 	if cfg.DrainTimeout == 0 {
 		cfg.DrainTimeout = 10 * time.Second

@@ -31,6 +31,7 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 		return // Accept has answered (403 for a foreign Origin)
 	}
 	ws.Conn().SetReadLimit(gw.cfg.ReadLimit)
+	ws.ParkAfter(gw.cfg.ParkAfter)
 	// The connection outlives this handler: once it returns, net/http's
 	// goroutine for the request ends and lets go of what it held (its
 	// read buffer, the request). The connection keeps the request's
@@ -56,7 +57,8 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 // drains what others queued meanwhile; a client that reads too slowly to
 // keep the queue from filling is disconnected rather than buffered without
 // bound. A ping every [Config.PingInterval] keeps the connection alive and
-// detects dead peers. An idle stream has no goroutine and no queue.
+// detects dead peers. An idle stream has no goroutine and no queue, and
+// after [Config.ParkAfter] its reader parks (it is a [jsonrpc.Parker]).
 type wsStream struct {
 	ws     *wsstream.Stream
 	cfg    Config
@@ -99,6 +101,7 @@ func (s *wsStream) stopLocked() {
 	if !s.stopped {
 		s.stopped = true
 		s.ping.Stop()
+		s.ws.StopParking() // a parked reader reads on, and finds the end
 	}
 	if s.writing || isClosed(s.done) {
 		return // the writer stops the stream again when it ends
@@ -187,6 +190,9 @@ func (s *wsStream) Read(_ context.Context) ([]byte, error) {
 	return s.ws.Read(s.ctx)
 }
 
+// Park parks the reader (see [wsstream.Stream.Park]).
+func (s *wsStream) Park(wake func()) { s.ws.Park(wake) }
+
 // Write queues a payload. A full queue (in bytes or in messages) holds the
 // writer back (bursts of events are normal); a queue that stays full for
 // the write timeout means the client reads too slowly, and it is
@@ -266,6 +272,7 @@ func (s *wsStream) tooSlow() error {
 // Close writes what is queued (bounded by the write timeout), then closes
 // the WebSocket.
 func (s *wsStream) Close() error {
+	s.ws.StopParking() // the closing handshake reads, and the reader must end
 	s.mu.Lock()
 	wait := !s.stopped && len(s.queue) < s.cfg.SendQueue // a full queue: the reader is too slow to wait for
 	s.closing = true

@@ -84,6 +84,12 @@ func (c *Raw) WriteClose(t testing.TB, code uint16, reason string) {
 	c.write(t, OpClose, append(p, reason...))
 }
 
+// WriteFrame sends one masked frame with opcode (a ping, a pong…).
+func (c *Raw) WriteFrame(t testing.TB, opcode byte, payload []byte) {
+	t.Helper()
+	c.write(t, opcode, payload)
+}
+
 func (c *Raw) write(t testing.TB, opcode byte, payload []byte) {
 	t.Helper()
 	frame := []byte{0x80 | opcode}

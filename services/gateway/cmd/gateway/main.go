@@ -37,6 +37,8 @@ func main() {
 	fs.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "how long a client may fall behind before it is disconnected (0: 10s)")
 	fs.Int64Var(&cfg.ConnBudget, "conn-budget", 0, "bytes one connection may hold for its client (calls read, answers not written) before the gateway stops reading from it (0: 4 MiB; -1: none)")
 	fs.Int64Var(&cfg.MemoryBudget, "memory-budget", 0, "bytes all connections may hold for their clients before new calls are answered 4029 (0: 1 GiB; -1: none)")
+	fs.DurationVar(&cfg.PingInterval, "ping-interval", 0, "how often a WebSocket client is pinged (0: 30s)")
+	fs.DurationVar(&cfg.ParkAfter, "park-after", 0, "how long a WebSocket's reader waits for a next message before its goroutine ends until the client sends something (0: 1s; negative: never)")
 	fs.DurationVar(&cfg.DrainTimeout, "drain-timeout", 0, "how long calls may finish on a stop or after a client ends its input (0: 10s)")
 	fs.BoolVar(&stdio, "stdio", false, "speak JSON-RPC on stdin/stdout instead of HTTP")
 	fs.BoolVar(&mcpStdio, "mcp-stdio", false, "speak MCP on stdin/stdout instead of HTTP")
