@@ -90,16 +90,19 @@ var errParked = errors.New("wsstream: no frame came; the reader may park")
 // headers, until the next frame is a close frame: then one Read returns
 // errCloseHeld instead of it, and later reads pass it on (the closing
 // handshake reads it). With an idle time set, a Read that waits that long
-// for a next frame returns errParked, as nothing of it has been read.
+// for a next message returns errParked, as nothing of it has been read.
 // Only coder/websocket's reading goroutine, one at a time, calls Read;
 // closed and idle may be used from any goroutine.
 type closeGate struct {
 	src   io.Reader
 	early int      // bytes still to come from the start of src, which the server had buffered
 	conn  net.Conn // the connection src reads, whose read deadline bounds an idle wait
-	// idle, when not zero, is how long a Read at a frame boundary waits
-	// for the next frame's first byte before it returns errParked.
+	// idle, when not zero, is how long a Read between messages waits for
+	// the next frame's first byte before it returns errParked.
 	idle atomic.Int64
+	// midMessage is set between the frames of a fragmented message, where
+	// a Read never parks (coder/websocket ends a message cut short).
+	midMessage bool
 	// buf is what was read from src and not yet passed on, in space; it
 	// starts at a frame header when pass is 0. Only headers (and a close
 	// frame's payload) are read into it; the rest of a frame goes from
@@ -142,6 +145,9 @@ func (g *closeGate) Read(p []byte) (int, error) {
 			continue
 		case opcode != opClose:
 			g.pass = size + payload
+			if opcode&opControl == 0 {
+				g.midMessage = g.buf[0]&finBit == 0
+			}
 			continue
 		case payload > maxControl:
 			g.open = true // no close frame is this long: coder/websocket reports it
@@ -170,24 +176,30 @@ func (g *closeGate) take(p []byte) (int, error) {
 	if g.err != nil {
 		return 0, g.err
 	}
-	return g.src.Read(p)
+	return g.read(p)
+}
+
+// read reads src, counting down the bytes from the server's buffer.
+func (g *closeGate) read(p []byte) (int, error) {
+	n, err := g.src.Read(p)
+	g.early = max(g.early-n, 0)
+	return n, err
 }
 
 // fill reads more of src into buf (moved to the front of space first).
 // buf never needs more than space: fill is called only while buf holds
 // less than a whole header, or a close frame, which is at most that.
-// Between frames, with an idle time set, it waits that long at most, and
-// reports false if nothing came (the connection is as it was).
+// Between messages, with an idle time set, it waits that long at most,
+// and reports false if nothing came (the connection is as it was).
 func (g *closeGate) fill() bool {
 	idle := time.Duration(g.idle.Load())
-	wait := idle > 0 && len(g.buf) == 0 && g.early == 0 && g.pass == 0
+	wait := idle > 0 && len(g.buf) == 0 && g.early == 0 && !g.midMessage
 	if wait {
 		g.conn.SetReadDeadline(time.Now().Add(idle))
 	}
 	g.buf = g.space[:copy(g.space[:], g.buf)]
-	n, err := g.src.Read(g.space[len(g.buf):])
+	n, err := g.read(g.space[len(g.buf):])
 	g.buf = g.space[:len(g.buf)+n]
-	g.early = max(g.early-n, 0)
 	if wait {
 		g.conn.SetReadDeadline(time.Time{})
 		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
@@ -207,8 +219,14 @@ const (
 	maxControl = 125
 )
 
-// opClose is the opcode of a close frame (RFC 6455 §5.5.1).
-const opClose = 0x8
+// opClose is the opcode of a close frame (RFC 6455 §5.5.1), opControl the
+// bit every control frame's opcode has (§5.5), and finBit the bit of a
+// frame's first byte that marks a message's last frame (§5.2).
+const (
+	opClose   = 0x8
+	opControl = 0x8
+	finBit    = 0x80
+)
 
 // frameHeader parses the WebSocket frame header at the start of b: its
 // size in bytes, the payload's length and the opcode; ok is false while b

@@ -154,3 +154,31 @@ func TestParkAfterDialled(t *testing.T) {
 		t.Error("ParkAfter() on a dialled Stream = true, want false")
 	}
 }
+
+// TestNoParkMidMessage: between the frames of a fragmented message the
+// reader does not park, however long the client pauses (a ping between
+// them included), and the message arrives whole.
+func TestNoParkMidMessage(t *testing.T) {
+	url, parks, ended := parkingServer(t)
+	c := wsstreamtest.Dial(t, url, nil)
+	nextPark(t, parks, "the handshake")
+	c.WritePart(t, wsstreamtest.OpText, []byte("one "), false)
+	time.Sleep(4 * parkAfter)
+	c.WriteFrame(t, wsstreamtest.OpPing, []byte("p"))
+	readFrame(t, c, wsstreamtest.OpPong, "p")
+	time.Sleep(4 * parkAfter)
+	c.WritePart(t, wsstreamtest.OpContinuation, []byte("two "), false)
+	time.Sleep(4 * parkAfter)
+	select {
+	case <-parks:
+		t.Fatal("the server parked in the middle of a message")
+	default:
+	}
+	c.WritePart(t, wsstreamtest.OpContinuation, []byte("three"), true)
+	readFrame(t, c, wsstreamtest.OpText, "one two three")
+	nextPark(t, parks, "the whole message")
+	c.WriteClose(t, 1000, "done")
+	if err := <-ended; err != io.EOF {
+		t.Fatalf("Read() after the client's close frame = %v, want io.EOF", err)
+	}
+}

@@ -20,10 +20,11 @@ import (
 
 // Opcodes of the frames a Raw client sees.
 const (
-	OpText  = 0x1
-	OpClose = 0x8
-	OpPing  = 0x9
-	OpPong  = 0xa
+	OpContinuation = 0x0
+	OpText         = 0x1
+	OpClose        = 0x8
+	OpPing         = 0x9
+	OpPong         = 0xa
 )
 
 // Raw is a WebSocket client connection without a library in between.
@@ -90,9 +91,32 @@ func (c *Raw) WriteFrame(t testing.TB, opcode byte, payload []byte) {
 	c.write(t, opcode, payload)
 }
 
+// WritePart sends one masked frame of a fragmented message: opcode is
+// OpText for the first, OpContinuation for the others, and last marks
+// the last.
+func (c *Raw) WritePart(t testing.TB, opcode byte, payload []byte, last bool) {
+	t.Helper()
+	first := opcode
+	if last {
+		first |= fin
+	}
+	c.writeFrame(t, first, payload)
+}
+
+// fin is the bit of a frame's first byte that marks a message's last frame.
+const fin = 0x80
+
+// write sends a whole message or control frame.
 func (c *Raw) write(t testing.TB, opcode byte, payload []byte) {
 	t.Helper()
-	frame := []byte{0x80 | opcode}
+	c.writeFrame(t, fin|opcode, payload)
+}
+
+// writeFrame sends one masked frame whose first byte (FIN and opcode) is
+// first.
+func (c *Raw) writeFrame(t testing.TB, first byte, payload []byte) {
+	t.Helper()
+	frame := []byte{first}
 	switch n := len(payload); {
 	case n < 126:
 		frame = append(frame, 0x80|byte(n))
