@@ -163,10 +163,12 @@ func (c *Conn) enqueue(t task) {
 // workerLinger is how long a worker with nothing left to serve waits for
 // the next request before it ends. A goroutine started for a request
 // grows its stack, copying it, as the request goes deep (through gRPC in
-// the gateway); one that served the request before has grown it already,
-// and a client's next request often comes within microseconds. An idle
+// the gateway); one that served the request before has grown it already.
+// A client's next request often comes within microseconds, but under load
+// milliseconds apart: with 64 sessions calling at once through the
+// gateway, 1 ms made 1.2 new goroutines per call, 10 ms none. An idle
 // connection keeps no worker.
-const workerLinger = time.Millisecond
+const workerLinger = 10 * time.Millisecond
 
 // work serves t, then queued tasks until the queue is empty, then the
 // requests that come while it lingers.

@@ -11,14 +11,16 @@ import (
 // before it ends: a call goes deep (the engine, the store, gRPC's send),
 // and a new goroutine grows and copies its stack on each one, while one
 // that ran a call before has grown it already; a client's next call often
-// comes within microseconds. An idle stream keeps none.
+// comes within microseconds, and under load milliseconds apart (see the
+// gateway's jsonrpc workers, which linger as long). An idle stream keeps
+// none.
 type workers struct {
 	mu        sync.Mutex
 	lingering []chan func() // the lingering goroutines, each by the channel that hands it a call
 }
 
 // workerLinger is how long a goroutine waits for the next call.
-const workerLinger = time.Millisecond
+const workerLinger = 10 * time.Millisecond
 
 // run runs f on a lingering goroutine, or on a new one.
 func (w *workers) run(f func()) {
