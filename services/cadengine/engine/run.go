@@ -199,7 +199,15 @@ func (r *run) announce() {
 // protocol failure (a store failure at a commit point) that ends the run.
 func (r *run) runSteps() error {
 	n := int32(len(r.steps))
-	for _, s := range r.steps {
+	// The batch.progress payloads, only when someone listens, are made
+	// together, one allocation for the batch: each is handed out once and
+	// never written after, so a listener that keeps one keeps its own
+	// (and, with it, the memory of the others).
+	var progress []enginev1.BatchProgressPayload
+	if !r.single && r.caller.Events != nil {
+		progress = make([]enginev1.BatchProgressPayload, len(r.steps))
+	}
+	for k, s := range r.steps {
 		if r.halted {
 			break
 		}
@@ -207,8 +215,10 @@ func (r *run) runSteps() error {
 		if err != nil {
 			return err
 		}
-		if !r.single && r.caller.Events != nil { // the payload only when someone listens
-			r.caller.emit(gatewayv1.EventBatchProgress, &enginev1.BatchProgressPayload{OperationId: r.op.key.id, Step: int32(s.i) + 1, Total: n})
+		if progress != nil {
+			p := &progress[k]
+			p.OperationId, p.Step, p.Total = r.op.key.id, int32(s.i)+1, n
+			r.caller.emit(gatewayv1.EventBatchProgress, p)
 		}
 		if ok {
 			continue
@@ -290,6 +300,9 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	}
 	if mutating(s.tool) {
 		r.pending++
+		if r.live == nil {
+			r.live = make([]int32, 0, len(r.steps)) // at most one a step: no growing
+		}
 		r.live = append(r.live, int32(s.i))
 		r.syncRevision()
 	}
@@ -456,7 +469,12 @@ func (r *run) commit(rec store.OperationRecord) error {
 	c := &store.Commit{Operations: []store.OperationRecord{rec}}
 	doc := r.dirty()
 	if doc {
-		changes := append(slices.Clone(r.reverted), r.t.Since(r.flushed)...)
+		// commitOf only reads the changes: the undo log's own are passed
+		// as they are, and copied only behind stored ones undone.
+		changes := r.t.Since(r.flushed)
+		if len(r.reverted) > 0 {
+			changes = append(slices.Clone(r.reverted), changes...)
+		}
 		c = commitOf(r.d.Document, changes)
 		c.Operations = []store.OperationRecord{rec}
 	} else if r.created != nil {

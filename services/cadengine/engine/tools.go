@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -128,6 +129,10 @@ type tool struct {
 	result slot                         // the result message
 	handle protoreflect.FieldDescriptor // the result's handle field, or nil
 	spec   toolSpec
+	// argsSlice is the type of a slice of args structs (the generated
+	// message type, not its pointer), for making many at once (see
+	// argsSlab); nil when the args message is not a Go struct.
+	argsSlice reflect.Type
 }
 
 // call is what a tool function gets.
@@ -189,6 +194,9 @@ func compileTools() (map[string]*tool, error) {
 			args:   messageSlot(info.Args.ProtoReflect().Descriptor()),
 			result: messageSlot(info.Result.ProtoReflect().Descriptor()),
 			spec:   spec,
+		}
+		if typ := reflect.TypeOf(info.Args); typ != nil && typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Struct {
+			t.argsSlice = reflect.SliceOf(typ.Elem())
 		}
 		if h, ok := t.result.property("handle"); ok && h.isHandle() {
 			t.handle = h.fd
@@ -324,7 +332,12 @@ func argsOf(data []byte, st *structpb.Struct) []byte {
 // contract: an argument that breaks it is invalid_args, with the path,
 // reason and message the schema gives.
 func (t *tool) decodeArgs(data []byte) (proto.Message, *toolError) {
-	args := t.info.Args.ProtoReflect().New().Interface()
+	return t.decodeArgsInto(data, t.info.Args.ProtoReflect().New().Interface())
+}
+
+// decodeArgsInto is decodeArgs into args, an empty message of the tool's
+// args type.
+func (t *tool) decodeArgsInto(data []byte, args proto.Message) (proto.Message, *toolError) {
 	if err := contract.UnmarshalChecked(data, args, t.schema); err != nil {
 		var viol *contract.Violation
 		if errors.As(err, &viol) {
