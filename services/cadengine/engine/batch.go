@@ -90,6 +90,7 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 	ctx, span := e.obs.startBatch(ctx, opID, id, req)
 	defer span.End()
 	r := newRun(ctx, e, caller, o, d, plans)
+	defer r.release()
 	r.mode, r.verbose = req.GetOnError(), req.GetVerbose()
 	resp, err := r.execute(errs, req.ExpectedRevision, req.GetPreconditions())
 	if err != nil {
@@ -159,6 +160,7 @@ func (e *Engine) answerClaimed(prior *opEntry, st opState, c claimResult, opID s
 		te.pb.RetryAfterMs = new(wait.Milliseconds())
 	}
 	r := newRun(context.Background(), e, Caller{}, &opEntry{key: opKey{id: opID}}, nil, plans)
+	defer r.release()
 	r.refuse(te, nil)
 	if d != nil {
 		r.resp.Revision.After = d.durable.Load()
@@ -490,6 +492,7 @@ func (a *argsSlab) get(t *tool, plans []*stepPlan, i int) proto.Message {
 // nothing is journaled.
 func (e *Engine) dryRun(d *document, req *enginev1.ExecuteBatchRequest, opID string, plans []*stepPlan, errs []*enginev1.ToolError) *enginev1.ExecuteBatchResponse {
 	r := newRun(context.Background(), e, Caller{}, &opEntry{key: opKey{id: opID}}, d, plans)
+	defer r.release()
 	r.mode = req.GetOnError()
 	d.mu.RLock()
 	defer d.mu.RUnlock()

@@ -244,7 +244,10 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 			return nil, fmt.Errorf("%w: tool %s needs document_id", ErrInvalid, t.info.Name)
 		}
 	}
-	s := e.planCall(req, opID)
+	// The run comes first: the call's plan lives in it (run.own).
+	r := runs.Get().(*run)
+	defer r.release()
+	s := e.planCallIn(req, opID, &r.own)
 	var errs []*enginev1.ToolError
 	if s.invalid != nil {
 		errs = append(errs, s.invalid.pb)
@@ -263,38 +266,51 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, callHash(req, s))
 	prior, st, claimed := e.ops.claim(o)
 	var res *enginev1.ExecuteBatchResponse
+	var into *enginev1.CallToolResponse
+	r.ownSteps[0] = s
 	if claimed != claimNew {
-		res, err = e.answerClaimed(prior, st, claimed, opID, []*stepPlan{s}, d)
+		res, err = e.answerClaimed(prior, st, claimed, opID, r.ownSteps[:], d)
 	} else {
-		r := newRun(ctx, e, caller, o, d, []*stepPlan{s})
+		r.start(ctx, e, caller, o, d, r.ownSteps[:])
 		r.single = true
 		res, err = r.execute(errs, nil, nil)
+		into = r.callResp
 	}
 	if err != nil {
 		return nil, err
 	}
-	return callResponse(res, req.GetTool()), nil
+	return callResponse(res, req.GetTool(), into), nil
 }
 
 // planCall is a tools.call's one step: the tool and its arguments,
 // decoded (a call's args are taken literally), or why they are refused.
 func (e *Engine) planCall(req *enginev1.CallToolRequest, opID string) *stepPlan {
+	return e.planCallIn(req, opID, new(stepPlan))
+}
+
+// planCallIn is planCall in s.
+func (e *Engine) planCallIn(req *enginev1.CallToolRequest, opID string, s *stepPlan) *stepPlan {
 	t := e.tools[req.GetTool()]
-	s := &stepPlan{name: req.GetTool(), tool: t, opID: opID, raw: argsOf(req.ArgsJson, req.GetArgs())}
+	*s = stepPlan{name: req.GetTool(), tool: t, opID: opID, raw: argsOf(req.ArgsJson, req.GetArgs())}
 	if t == nil {
 		s.invalid = toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", req.GetTool())
 	} else {
 		s.decoded, s.invalid = t.decodeArgs(s.raw)
 	}
 	if s.invalid != nil {
-		s.invalid.pb.OperationId = &opID
+		s.invalid.pb.OperationId = new(opID) // its own: s lives in a run that is reused
 	}
 	return s
 }
 
-// callResponse is a tools.call answer from its one-step batch result.
-func callResponse(b *enginev1.ExecuteBatchResponse, tool string) *enginev1.CallToolResponse {
-	resp := &enginev1.CallToolResponse{Tool: tool, OperationId: b.GetOperationId(), Revision: b.GetRevision().GetAfter(), Replayed: b.GetReplayed()}
+// callResponse is a tools.call answer from its one-step batch result,
+// made in into (room newResponse made beside b) unless into is nil.
+func callResponse(b *enginev1.ExecuteBatchResponse, tool string, into *enginev1.CallToolResponse) *enginev1.CallToolResponse {
+	resp := into
+	if resp == nil {
+		resp = &enginev1.CallToolResponse{}
+	}
+	resp.Tool, resp.OperationId, resp.Revision, resp.Replayed = tool, b.GetOperationId(), b.GetRevision().GetAfter(), b.GetReplayed()
 	var step *enginev1.StepResult
 	if len(b.GetResults()) > 0 {
 		step = b.GetResults()[0]
