@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	otelcodes "go.opentelemetry.io/otel/codes"
 
@@ -77,7 +78,9 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 			return nil, err
 		}
 	}
-	plans, errs := e.planBatch(req, opID)
+	set := planSets.Get().(*planSet)
+	defer set.release()
+	plans, errs := e.planBatchIn(req, opID, set)
 	if req.GetDryRun() {
 		return e.dryRun(d, req, opID, plans, errs), nil
 	}
@@ -309,17 +312,20 @@ func guard(d *document, expected *int64, pre []*enginev1.Precondition) *toolErro
 // planBatch validates every step (see ExecuteBatch) and returns the plans
 // and, in step order, the failures, each with its step and operation id.
 func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*stepPlan, []*enginev1.ToolError) {
+	return e.planBatchIn(req, opID, new(planSet))
+}
+
+// planBatchIn is planBatch with the plans in set.
+func (e *Engine) planBatchIn(req *enginev1.ExecuteBatchRequest, opID string, set *planSet) ([]*stepPlan, []*enginev1.ToolError) {
 	steps := req.GetSteps()
-	plans := make([]*stepPlan, len(steps))
-	all := make([]stepPlan, len(steps)) // one allocation for all
-	ids := stepOperationIDs(opID, len(steps))
+	all, plans := set.make(len(steps))
 	for i, s := range steps {
-		all[i] = stepPlan{i: i, name: s.GetTool(), bind: s.GetBind(), opID: ids[i], raw: argsOf(s.ArgsJson, s.GetArgs())}
-		plans[i] = &all[i]
+		all[i] = stepPlan{i: i, name: s.GetTool(), bind: s.GetBind(), raw: argsOf(s.ArgsJson, s.GetArgs())}
 	}
+	setStepOperationIDs(opID, all)
 	if n := len(steps); n == 0 || n > int(e.maxStep) {
 		te := invalidArgs("/steps", reasonOutOfRange, "a batch has 1 to %d steps, this one %d", e.maxStep, n)
-		te.pb.OperationId = &opID
+		te.pb.OperationId = new(opID) // not &opID, which would move opID to the heap on every batch
 		return plans, []*enginev1.ToolError{te.pb}
 	}
 	var errs []*enginev1.ToolError
@@ -327,7 +333,7 @@ func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*s
 	var slab argsSlab
 	for _, p := range plans {
 		if te := e.validateStep(p, binds, plans, &slab); te != nil {
-			te.pb.OperationId, te.pb.Step = &p.opID, new(int32(p.i))
+			te.pb.OperationId, te.pb.Step = new(p.opID), new(int32(p.i)) // not &p.opID: the plans are reused
 			p.invalid = te
 			errs = append(errs, te.pb)
 		}
@@ -338,25 +344,69 @@ func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*s
 	return plans, errs
 }
 
-// stepOperationIDs are the operation ids of a batch's n steps,
-// "<opID>.<i>": substrings of one string.
-func stepOperationIDs(opID string, n int) []string {
+// setStepOperationIDs gives each of a batch's plans its operation id,
+// "<opID>.<i>": substrings of one string, the only allocation.
+func setStepOperationIDs(opID string, plans []stepPlan) {
 	var b strings.Builder
-	b.Grow(n * (len(opID) + 5))
-	ends := make([]int, n)
+	b.Grow(len(plans) * (len(opID) + 5))
 	var num [20]byte
-	for i := range n {
+	for i := range plans {
 		b.WriteString(opID)
 		b.WriteByte('.')
 		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
-		ends[i] = b.Len()
 	}
-	all, ids := b.String(), make([]string, n)
-	start := 0
-	for i, end := range ends {
-		ids[i], start = all[start:end], end
+	all, start := b.String(), 0
+	for i := range plans {
+		end := start + len(opID) + 1 + len(strconv.AppendInt(num[:0], int64(i), 10))
+		plans[i].opID, start = all[start:end], end
 	}
-	return ids
+}
+
+// planSet is the room for a batch's plans, reused from planSets: after
+// the run's step list, the plans are a batch's largest allocation (some
+// 140 bytes a step). A set goes back when ExecuteBatch returns, emptied.
+// That is safe because nothing that outlives the batch points at a plan:
+// the response and the journal record copy what they report of a step
+// (its tool, its operation id — a string of its own — and its errors,
+// which carry their own copy of the id), the run that listed the plans
+// is released first, and a dry run's preview holds only the steps' own
+// argument bytes, which are the request's.
+type planSet struct {
+	all   []stepPlan
+	plans []*stepPlan
+	n     int // the plans in use
+}
+
+// planSets are spare plan sets.
+var planSets = sync.Pool{New: func() any { return new(planSet) }}
+
+// maxPooledPlans is the most plans a set keeps when it goes back: a rare
+// huge batch does not pin its room.
+const maxPooledPlans = 1024
+
+// make returns n empty plans and the list of them.
+func (set *planSet) make(n int) ([]stepPlan, []*stepPlan) {
+	if cap(set.all) < n {
+		set.all, set.plans = make([]stepPlan, n), make([]*stepPlan, n)
+	}
+	set.n = n
+	all, plans := set.all[:n], set.plans[:n]
+	for i := range all {
+		plans[i] = &all[i]
+	}
+	return all, plans
+}
+
+// release empties set, letting go of what its plans pointed to, and puts
+// it back in planSets. Nothing may use its plans after.
+func (set *planSet) release() {
+	if cap(set.all) > maxPooledPlans {
+		return
+	}
+	clear(set.all[:set.n])
+	clear(set.plans[:set.n])
+	set.n = 0
+	planSets.Put(set)
 }
 
 // validateStep checks one step against the tool catalog and its args
