@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	otelcodes "go.opentelemetry.io/otel/codes"
 
@@ -84,8 +85,9 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 	if req.GetDryRun() {
 		return e.dryRun(d, req, opID, plans, errs), nil
 	}
-	e.pruneOperations(ctx)
-	o := e.newOp(caller.Principal, opID, explicit, gatewayv1.MethodCadBatch, id, batchHash(req, plans))
+	now := e.now()
+	e.pruneOperations(ctx, now)
+	o := e.newOp(caller.Principal, opID, explicit, gatewayv1.MethodCadBatch, id, batchHash(req, plans), now)
 	prior, st, claimed := e.ops.claim(o)
 	if claimed != claimNew {
 		return e.answerClaimed(prior, st, claimed, opID, plans, d)
@@ -128,10 +130,11 @@ func newOperationID() string {
 	return string(b[:])
 }
 
-func (e *Engine) newOp(principal, id string, explicit bool, kind, doc string, hash requestHash) *opEntry {
+// newOp is a running operation that started at the engine's time now.
+func (e *Engine) newOp(principal, id string, explicit bool, kind, doc string, hash requestHash, now time.Time) *opEntry {
 	return &opEntry{
 		key: opKey{principal, id}, kind: kind, doc: doc, hash: hash, explicit: explicit,
-		st: opState{status: enginev1.OperationStatus_OPERATION_STATUS_RUNNING, started: e.now().UTC()},
+		st: opState{status: enginev1.OperationStatus_OPERATION_STATUS_RUNNING, started: now.UTC()},
 	}
 }
 

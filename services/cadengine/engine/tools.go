@@ -128,12 +128,20 @@ type tool struct {
 	args   slot                         // the args message
 	result slot                         // the result message
 	handle protoreflect.FieldDescriptor // the result's handle field, or nil
-	spec   toolSpec
+	// handleGetter says that the result's GetHandle method reads the
+	// handle field, which is a plain string (always present): run.runStep
+	// then calls it rather than reading the field by reflection.
+	handleGetter bool
+	spec         toolSpec
 	// argsSlice is the type of a slice of args structs (the generated
 	// message type, not its pointer), for making many at once (see
 	// argsSlab); nil when the args message is not a Go struct.
 	argsSlice reflect.Type
 }
+
+// handleGetter is a result message with a handle field (generated code
+// names its getter after the field).
+type handleGetter interface{ GetHandle() string }
 
 // call is what a tool function gets.
 type call struct {
@@ -200,6 +208,9 @@ func compileTools() (map[string]*tool, error) {
 		}
 		if h, ok := t.result.property("handle"); ok && h.isHandle() {
 			t.handle = h.fd
+			_, getter := info.Result.(handleGetter)
+			t.handleGetter = getter && h.fd.Name() == "handle" && h.fd.Kind() == protoreflect.StringKind &&
+				!h.fd.HasPresence() && h.fd.Cardinality() != protoreflect.Repeated
 		}
 		out[info.Name] = t
 	}
@@ -253,7 +264,8 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 		errs = append(errs, s.invalid.pb)
 	}
 
-	e.pruneOperations(ctx)
+	now := e.now()
+	e.pruneOperations(ctx, now)
 	docID := ""
 	if d != nil {
 		docID = d.ID
@@ -263,7 +275,7 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 			return nil, err
 		}
 	}
-	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, callHash(req, s))
+	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, callHash(req, s), now)
 	prior, st, claimed := e.ops.claim(o)
 	var res *enginev1.ExecuteBatchResponse
 	var into *enginev1.CallToolResponse
