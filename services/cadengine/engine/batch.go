@@ -7,9 +7,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	otelcodes "go.opentelemetry.io/otel/codes"
 
@@ -76,12 +79,15 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 			return nil, err
 		}
 	}
-	plans, errs := e.planBatch(req, opID)
+	set := planSets.Get().(*planSet)
+	defer set.release()
+	plans, errs := e.planBatchIn(req, opID, set)
 	if req.GetDryRun() {
 		return e.dryRun(d, req, opID, plans, errs), nil
 	}
-	e.pruneOperations(ctx)
-	o := e.newOp(caller.Principal, opID, explicit, gatewayv1.MethodCadBatch, id, batchHash(req, plans))
+	now := e.now()
+	e.pruneOperations(ctx, now)
+	o := e.newOp(caller.Principal, opID, explicit, gatewayv1.MethodCadBatch, id, batchHash(req, plans), now)
 	prior, st, claimed := e.ops.claim(o)
 	if claimed != claimNew {
 		return e.answerClaimed(prior, st, claimed, opID, plans, d)
@@ -89,6 +95,7 @@ func (e *Engine) ExecuteBatch(ctx context.Context, caller Caller, req *enginev1.
 	ctx, span := e.obs.startBatch(ctx, opID, id, req)
 	defer span.End()
 	r := newRun(ctx, e, caller, o, d, plans)
+	defer r.release()
 	r.mode, r.verbose = req.GetOnError(), req.GetVerbose()
 	resp, err := r.execute(errs, req.ExpectedRevision, req.GetPreconditions())
 	if err != nil {
@@ -123,10 +130,11 @@ func newOperationID() string {
 	return string(b[:])
 }
 
-func (e *Engine) newOp(principal, id string, explicit bool, kind, doc string, hash requestHash) *opEntry {
+// newOp is a running operation that started at the engine's time now.
+func (e *Engine) newOp(principal, id string, explicit bool, kind, doc string, hash requestHash, now time.Time) *opEntry {
 	return &opEntry{
 		key: opKey{principal, id}, kind: kind, doc: doc, hash: hash, explicit: explicit,
-		st: opState{status: enginev1.OperationStatus_OPERATION_STATUS_RUNNING, started: e.now().UTC()},
+		st: opState{status: enginev1.OperationStatus_OPERATION_STATUS_RUNNING, started: now.UTC()},
 	}
 }
 
@@ -158,6 +166,7 @@ func (e *Engine) answerClaimed(prior *opEntry, st opState, c claimResult, opID s
 		te.pb.RetryAfterMs = new(wait.Milliseconds())
 	}
 	r := newRun(context.Background(), e, Caller{}, &opEntry{key: opKey{id: opID}}, nil, plans)
+	defer r.release()
 	r.refuse(te, nil)
 	if d != nil {
 		r.resp.Revision.After = d.durable.Load()
@@ -306,24 +315,28 @@ func guard(d *document, expected *int64, pre []*enginev1.Precondition) *toolErro
 // planBatch validates every step (see ExecuteBatch) and returns the plans
 // and, in step order, the failures, each with its step and operation id.
 func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*stepPlan, []*enginev1.ToolError) {
+	return e.planBatchIn(req, opID, new(planSet))
+}
+
+// planBatchIn is planBatch with the plans in set.
+func (e *Engine) planBatchIn(req *enginev1.ExecuteBatchRequest, opID string, set *planSet) ([]*stepPlan, []*enginev1.ToolError) {
 	steps := req.GetSteps()
-	plans := make([]*stepPlan, len(steps))
-	all := make([]stepPlan, len(steps)) // one allocation for all
-	ids := stepOperationIDs(opID, len(steps))
+	all, plans := set.make(len(steps))
 	for i, s := range steps {
-		all[i] = stepPlan{i: i, name: s.GetTool(), bind: s.GetBind(), opID: ids[i], raw: argsOf(s.ArgsJson, s.GetArgs())}
-		plans[i] = &all[i]
+		all[i] = stepPlan{i: i, name: s.GetTool(), bind: s.GetBind(), raw: argsOf(s.ArgsJson, s.GetArgs())}
 	}
+	setStepOperationIDs(opID, all)
 	if n := len(steps); n == 0 || n > int(e.maxStep) {
 		te := invalidArgs("/steps", reasonOutOfRange, "a batch has 1 to %d steps, this one %d", e.maxStep, n)
-		te.pb.OperationId = &opID
+		te.pb.OperationId = new(opID) // not &opID, which would move opID to the heap on every batch
 		return plans, []*enginev1.ToolError{te.pb}
 	}
 	var errs []*enginev1.ToolError
 	binds := map[string]int{}
+	var slab argsSlab
 	for _, p := range plans {
-		if te := e.validateStep(p, binds, plans); te != nil {
-			te.pb.OperationId, te.pb.Step = &p.opID, new(int32(p.i))
+		if te := e.validateStep(p, binds, plans, &slab); te != nil {
+			te.pb.OperationId, te.pb.Step = new(p.opID), new(int32(p.i)) // not &p.opID: the plans are reused
 			p.invalid = te
 			errs = append(errs, te.pb)
 		}
@@ -334,25 +347,69 @@ func (e *Engine) planBatch(req *enginev1.ExecuteBatchRequest, opID string) ([]*s
 	return plans, errs
 }
 
-// stepOperationIDs are the operation ids of a batch's n steps,
-// "<opID>.<i>": substrings of one string.
-func stepOperationIDs(opID string, n int) []string {
+// setStepOperationIDs gives each of a batch's plans its operation id,
+// "<opID>.<i>": substrings of one string, the only allocation.
+func setStepOperationIDs(opID string, plans []stepPlan) {
 	var b strings.Builder
-	b.Grow(n * (len(opID) + 5))
-	ends := make([]int, n)
+	b.Grow(len(plans) * (len(opID) + 5))
 	var num [20]byte
-	for i := range n {
+	for i := range plans {
 		b.WriteString(opID)
 		b.WriteByte('.')
 		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
-		ends[i] = b.Len()
 	}
-	all, ids := b.String(), make([]string, n)
-	start := 0
-	for i, end := range ends {
-		ids[i], start = all[start:end], end
+	all, start := b.String(), 0
+	for i := range plans {
+		end := start + len(opID) + 1 + len(strconv.AppendInt(num[:0], int64(i), 10))
+		plans[i].opID, start = all[start:end], end
 	}
-	return ids
+}
+
+// planSet is the room for a batch's plans, reused from planSets: after
+// the run's step list, the plans are a batch's largest allocation (some
+// 140 bytes a step). A set goes back when ExecuteBatch returns, emptied.
+// That is safe because nothing that outlives the batch points at a plan:
+// the response and the journal record copy what they report of a step
+// (its tool, its operation id — a string of its own — and its errors,
+// which carry their own copy of the id), the run that listed the plans
+// is released first, and a dry run's preview holds only the steps' own
+// argument bytes, which are the request's.
+type planSet struct {
+	all   []stepPlan
+	plans []*stepPlan
+	n     int // the plans in use
+}
+
+// planSets are spare plan sets.
+var planSets = sync.Pool{New: func() any { return new(planSet) }}
+
+// maxPooledPlans is the most plans a set keeps when it goes back: a rare
+// huge batch does not pin its room.
+const maxPooledPlans = 1024
+
+// make returns n empty plans and the list of them.
+func (set *planSet) make(n int) ([]stepPlan, []*stepPlan) {
+	if cap(set.all) < n {
+		set.all, set.plans = make([]stepPlan, n), make([]*stepPlan, n)
+	}
+	set.n = n
+	all, plans := set.all[:n], set.plans[:n]
+	for i := range all {
+		plans[i] = &all[i]
+	}
+	return all, plans
+}
+
+// release empties set, letting go of what its plans pointed to, and puts
+// it back in planSets. Nothing may use its plans after.
+func (set *planSet) release() {
+	if cap(set.all) > maxPooledPlans {
+		return
+	}
+	clear(set.all[:set.n])
+	clear(set.plans[:set.n])
+	set.n = 0
+	planSets.Put(set)
 }
 
 // validateStep checks one step against the tool catalog and its args
@@ -360,7 +417,7 @@ func stepOperationIDs(opID string, n int) []string {
 // of the steps they name (see parseValue). A step without a "$" string is
 // decoded straight from its JSON; one with references goes through the
 // generic form, where they are found.
-func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPlan) *toolError {
+func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPlan, slab *argsSlab) *toolError {
 	if p.bind != "" && !refNameRE.MatchString(p.bind) {
 		return toolErr(enginev1.ErrorKind_ERROR_KIND_MALFORMED_STEP, "bind %q is not a name (letters, digits and _, not starting with a digit)", p.bind)
 	}
@@ -379,7 +436,7 @@ func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPl
 		// No references: decode straight away. Arguments that do not decode
 		// go the generic way below, which reports what is wrong in the same
 		// order as for a step with references.
-		if args, te := t.decodeArgs(p.raw); te == nil {
+		if args, te := t.decodeArgsInto(p.raw, slab.get(t, plans, p.i)); te == nil {
 			if te := checkHandles(args.ProtoReflect()); te != nil {
 				return te
 			}
@@ -446,6 +503,37 @@ func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPl
 	return nil
 }
 
+// argsSlab makes the empty args messages that planBatch decodes steps
+// into, those of a run of consecutive steps of one tool (the common
+// batch: a hundred entity_create_line) in one allocation rather than one
+// each. A message handed out is the step's alone (it becomes its decoded
+// arguments, or is dropped when they do not decode), so sharing the
+// allocation shares no state: it only keeps the run's messages alive
+// together, for as long as the batch's plans are.
+type argsSlab struct {
+	t    *tool
+	msgs reflect.Value // a slice of t's args structs, those before next handed out
+	next int
+}
+
+// get is an empty args message for plans[i], whose tool is t.
+func (a *argsSlab) get(t *tool, plans []*stepPlan, i int) proto.Message {
+	if a.t != t || a.next == a.msgs.Len() {
+		n := 1
+		for i+n < len(plans) && plans[i+n].name == plans[i].name {
+			n++
+		}
+		if n == 1 || t.argsSlice == nil {
+			a.t = nil
+			return t.info.Args.ProtoReflect().New().Interface()
+		}
+		a.t, a.msgs, a.next = t, reflect.MakeSlice(t.argsSlice, n, n), 0
+	}
+	m := a.msgs.Index(a.next).Addr().Interface().(proto.Message)
+	a.next++
+	return m
+}
+
 // ---- dry run ----
 
 // dryRun is the validation report of a batch and its preview: the
@@ -457,6 +545,7 @@ func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPl
 // nothing is journaled.
 func (e *Engine) dryRun(d *document, req *enginev1.ExecuteBatchRequest, opID string, plans []*stepPlan, errs []*enginev1.ToolError) *enginev1.ExecuteBatchResponse {
 	r := newRun(context.Background(), e, Caller{}, &opEntry{key: opKey{id: opID}}, d, plans)
+	defer r.release()
 	r.mode = req.GetOnError()
 	d.mu.RLock()
 	defer d.mu.RUnlock()

@@ -359,11 +359,12 @@ func (e *Engine) RecentOperations(principal string, n int) []*enginev1.Operation
 	return out
 }
 
-// pruneOperations runs the lazy prune: in memory, then in the store. A
-// store failure is not the caller's: the records stay until the next
-// prune.
-func (e *Engine) pruneOperations(ctx context.Context) {
-	cutoff, ran := e.ops.prune(e.now())
+// pruneOperations runs the lazy prune as of now (the engine's clock,
+// read once by the operation that prunes, which starts at the same time):
+// in memory, then in the store. A store failure is not the caller's: the
+// records stay until the next prune.
+func (e *Engine) pruneOperations(ctx context.Context, now time.Time) {
+	cutoff, ran := e.ops.prune(now)
 	if ran {
 		_ = e.store.PruneOperations(context.WithoutCancel(ctx), cutoff)
 	}

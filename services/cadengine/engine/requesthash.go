@@ -49,7 +49,7 @@ const (
 )
 
 func callHash(req *enginev1.CallToolRequest, s *stepPlan) requestHash {
-	return hashWith(gatewayv1.MethodToolsCall, func(b []byte, _ *[]byte) []byte { return callCanonical(b, req, s) })
+	return hashWith(gatewayv1.MethodToolsCall, false, func(b []byte, _ *[]byte) []byte { return callCanonical(b, req, s) })
 }
 
 // callCanonical appends the canonical form of a tools.call request.
@@ -64,7 +64,7 @@ func callCanonical(b []byte, req *enginev1.CallToolRequest, s *stepPlan) []byte 
 }
 
 func batchHash(req *enginev1.ExecuteBatchRequest, plans []*stepPlan) requestHash {
-	return hashWith(gatewayv1.MethodCadBatch, func(b []byte, scratch *[]byte) []byte {
+	return hashWith(gatewayv1.MethodCadBatch, true, func(b []byte, scratch *[]byte) []byte {
 		return batchCanonical(b, scratch, req, plans)
 	})
 }
@@ -161,14 +161,21 @@ func appendMessage(b []byte, num protowire.Number, m proto.Message) []byte {
 }
 
 // hashWith hashes the method and what fields appends, in scratch buffers
-// from hashBuffers (fields gets a second one for nested messages).
-func hashWith(method string, fields func(b []byte, scratch *[]byte) []byte) requestHash {
-	buf, scratch := hashBuffers.Get().(*[]byte), hashBuffers.Get().(*[]byte)
+// from hashBuffers (fields gets a second one for nested messages when it
+// asks for it with nested, else nil).
+func hashWith(method string, nested bool, fields func(b []byte, scratch *[]byte) []byte) requestHash {
+	buf := hashBuffers.Get().(*[]byte)
+	var scratch *[]byte
+	if nested {
+		scratch = hashBuffers.Get().(*[]byte)
+	}
 	b := fields(append(append((*buf)[:0], method...), 0), scratch)
 	sum := sha256.Sum256(b)
 	*buf = b
 	putHashBuffer(buf)
-	putHashBuffer(scratch)
+	if scratch != nil {
+		putHashBuffer(scratch)
+	}
 	return sum
 }
 

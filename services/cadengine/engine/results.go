@@ -33,7 +33,7 @@ func (r *run) partial(step int) *enginev1.ExecuteBatchResponse {
 		Error: &enginev1.ToolError{
 			Kind:        enginev1.ErrorKind_ERROR_KIND_CANCELLED,
 			Message:     fmt.Sprintf("interrupted: the operation stopped while step %d waited on the client; it did not run, and nothing after it committed", step),
-			OperationId: &s.opID,
+			OperationId: new(s.opID),
 		},
 	}
 	for _, res := range p.Results[step+1:] {
@@ -44,15 +44,26 @@ func (r *run) partial(step int) *enginev1.ExecuteBatchResponse {
 	return p
 }
 
-// finish fills in a response's counts, revision and atomicity reports.
+// reports are a response's counts, revision and atomicity reports, in
+// one allocation.
+type reports struct {
+	counts    enginev1.Counts
+	revision  enginev1.RevisionReport
+	atomicity enginev1.Atomicity
+}
+
+// finish fills in a response's counts, revision and atomicity reports:
+// for r.resp the first time in the room newResponse made beside it, else
+// in a new allocation.
 func (r *run) finish(p *enginev1.ExecuteBatchResponse, status enginev1.BatchStatus) {
 	p.Status = status
-	reports := &struct { // one allocation for the three
-		counts    enginev1.Counts
-		revision  enginev1.RevisionReport
-		atomicity enginev1.Atomicity
-	}{}
-	c := &reports.counts
+	rep := r.reports
+	if p != r.resp || rep == nil {
+		rep = &reports{}
+	} else {
+		r.reports = nil
+	}
+	c := &rep.counts
 	for _, res := range p.Results {
 		switch res.Status {
 		case enginev1.StepStatus_STEP_STATUS_OK:
@@ -67,7 +78,7 @@ func (r *run) finish(p *enginev1.ExecuteBatchResponse, status enginev1.BatchStat
 	}
 	p.Counts = c
 	p.Ok = c.Failed == 0 && status != enginev1.BatchStatus_BATCH_STATUS_REFUSED
-	p.Revision = &reports.revision
+	p.Revision = &rep.revision
 	p.Revision.Interleaved = slices.Clone(r.interleaved)
 	if r.guarded {
 		p.Revision.Checked = r.checked
@@ -79,7 +90,7 @@ func (r *run) finish(p *enginev1.ExecuteBatchResponse, status enginev1.BatchStat
 	if mode == enginev1.OnError_ON_ERROR_UNSPECIFIED {
 		mode = enginev1.OnError_ON_ERROR_STOP
 	}
-	p.Atomicity = &reports.atomicity
+	p.Atomicity = &rep.atomicity
 	p.Atomicity.Mode, p.Atomicity.Guarantee = mode, "undo_log"
 	p.Atomicity.Transaction, p.Atomicity.RolledBack = r.transaction, r.rolledBack
 	p.Atomicity.Undone = slices.Clone(r.undone)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -78,6 +79,34 @@ type run struct {
 	created     *document // document_create's or document_import's new document, committed by the run
 	call        call      // the running step's call (one per run: no tool keeps it past its return)
 	handles     []string  // by step: the handle a step's result names, for its StepResult.Handle (one allocation for all)
+
+	attrs    lastAttributes             // the steps counter's options for the last step's outcome
+	reports  *reports                   // room for resp's reports, until finish takes it
+	callResp *enginev1.CallToolResponse // room for a tools.call's answer, made with resp (see callResponse)
+
+	// own is a tools.call's one step and ownSteps the steps that list it:
+	// the plan of a call lives in its run (see Engine.CallTool).
+	own      stepPlan
+	ownSteps [1]*stepPlan
+}
+
+// runs are spare runs. A run is the largest allocation of a tools.call
+// and the same shape every time, so it is reused: the code that got one
+// (Engine.CallTool, Engine.ExecuteBatch, answerClaimed, dryRun) puts it
+// back with release when the operation is over. That is safe because
+// nothing that outlives the operation points into a run: the response,
+// its step results, handles and reports, the journal record, the
+// operation's state and the events are allocations of their own (the
+// slices the run keeps, such as live and undone, are copied into them),
+// tools do not keep their call, and every error that reaches a response
+// carries its own copy of an operation id, not a pointer into a plan.
+var runs = sync.Pool{New: func() any { return new(run) }}
+
+// release empties r, letting go of everything it pointed to, and puts it
+// back in runs. Nothing may use r after.
+func (r *run) release() {
+	*r = run{}
+	runs.Put(r)
 }
 
 // stepPlan is a step after validation (see Engine.planBatch).
@@ -106,8 +135,17 @@ func mutating(t *tool) bool {
 	return t.spec.scope == scopeDocument && !t.info.Annotations.GetReadOnly()
 }
 
+// newRun is a run from runs, started (see start); release it when the
+// operation is over.
 func newRun(ctx context.Context, e *Engine, caller Caller, o *opEntry, d *document, steps []*stepPlan) *run {
-	r := &run{e: e, ctx: ctx, caller: caller, op: o, d: d, steps: steps, resp: newResponse(len(steps))}
+	return runs.Get().(*run).start(ctx, e, caller, o, d, steps)
+}
+
+// start readies an empty run (one from runs, whose own step may be
+// planned already) for the operation o of steps.
+func (r *run) start(ctx context.Context, e *Engine, caller Caller, o *opEntry, d *document, steps []*stepPlan) *run {
+	r.e, r.ctx, r.caller, r.op, r.d, r.steps = e, ctx, caller, o, d, steps
+	r.newResponse(len(steps))
 	r.resp.OperationId, r.resp.Status = o.key.id, enginev1.BatchStatus_BATCH_STATUS_COMPLETED
 	referenced := false
 	for i, s := range steps {
@@ -125,25 +163,37 @@ func newRun(ctx context.Context, e *Engine, caller Caller, o *opEntry, d *docume
 	return r
 }
 
-// newResponse is an empty response with n empty step results, made in
-// one allocation for a tools.call (n = 1) and in three for a batch.
-func newResponse(n int) *enginev1.ExecuteBatchResponse {
+// newResponse makes r's empty response with n empty step results and
+// room for its reports: in one allocation for a tools.call (n = 1),
+// which holds its handle and the call's answer too, and in three for a
+// batch. None of it is the run's: it outlives r as the caller's answer
+// and the operation's result.
+func (r *run) newResponse(n int) {
 	if n == 1 {
 		one := &struct {
 			resp    enginev1.ExecuteBatchResponse
 			result  enginev1.StepResult
 			results [1]*enginev1.StepResult
+			reports reports
+			handles [1]string
+			call    enginev1.CallToolResponse
 		}{}
 		one.results[0] = &one.result
 		one.resp.Results = one.results[:]
-		return &one.resp
+		r.resp, r.reports, r.handles, r.callResp = &one.resp, &one.reports, one.handles[:], &one.call
+		return
 	}
-	resp := &enginev1.ExecuteBatchResponse{Results: make([]*enginev1.StepResult, n)}
+	withReports := &struct {
+		resp    enginev1.ExecuteBatchResponse
+		reports reports
+	}{}
+	resp := &withReports.resp
+	resp.Results = make([]*enginev1.StepResult, n)
 	results := make([]enginev1.StepResult, n)
 	for i := range results {
 		resp.Results[i] = &results[i]
 	}
-	return resp
+	r.resp, r.reports = resp, &withReports.reports
 }
 
 // lock takes the document for the run, or returns the context's error
@@ -199,7 +249,15 @@ func (r *run) announce() {
 // protocol failure (a store failure at a commit point) that ends the run.
 func (r *run) runSteps() error {
 	n := int32(len(r.steps))
-	for _, s := range r.steps {
+	// The batch.progress payloads, only when someone listens, are made
+	// together, one allocation for the batch: each is handed out once and
+	// never written after, so a listener that keeps one keeps its own
+	// (and, with it, the memory of the others).
+	var progress []enginev1.BatchProgressPayload
+	if !r.single && r.caller.Events != nil {
+		progress = make([]enginev1.BatchProgressPayload, len(r.steps))
+	}
+	for k, s := range r.steps {
 		if r.halted {
 			break
 		}
@@ -207,8 +265,10 @@ func (r *run) runSteps() error {
 		if err != nil {
 			return err
 		}
-		if !r.single && r.caller.Events != nil { // the payload only when someone listens
-			r.caller.emit(gatewayv1.EventBatchProgress, &enginev1.BatchProgressPayload{OperationId: r.op.key.id, Step: int32(s.i) + 1, Total: n})
+		if progress != nil {
+			p := &progress[k]
+			p.OperationId, p.Step, p.Total = r.op.key.id, int32(s.i)+1, n
+			r.caller.emit(gatewayv1.EventBatchProgress, p)
 		}
 		if ok {
 			continue
@@ -245,10 +305,10 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 		if r.d != nil {
 			revision = r.d.Revision
 		}
-		r.e.obs.endStep(ctx, span, s.name, revision, res)
+		r.e.obs.endStep(ctx, span, &r.attrs, s.name, revision, res)
 	}()
 	fail := func(te *toolError) (bool, error) {
-		te.pb.OperationId = &s.opID
+		te.pb.OperationId = new(s.opID) // not &s.opID: the plan may be the run's own
 		res.Status, res.Error = enginev1.StepStatus_STEP_STATUS_ERROR, te.pb
 		return false, nil
 	}
@@ -290,6 +350,9 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	}
 	if mutating(s.tool) {
 		r.pending++
+		if r.live == nil {
+			r.live = make([]int32, 0, len(r.steps)) // at most one a step: no growing
+		}
 		r.live = append(r.live, int32(s.i))
 		r.syncRevision()
 	}
@@ -297,9 +360,12 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	var h string
 	hasHandle := false
 	if hf := s.tool.handle; hf != nil {
-		m := out.ProtoReflect()
-		if hasHandle = m.Has(hf) || !hf.HasPresence(); hasHandle {
-			h = m.Get(hf).String()
+		if g, ok := out.(handleGetter); ok && s.tool.handleGetter {
+			h, hasHandle = g.GetHandle(), true
+		} else if m := out.ProtoReflect(); m.Has(hf) || !hf.HasPresence() {
+			h, hasHandle = m.Get(hf).String(), true
+		}
+		if hasHandle {
 			if r.handles == nil {
 				r.handles = make([]string, len(r.resp.Results))
 			}
@@ -456,7 +522,12 @@ func (r *run) commit(rec store.OperationRecord) error {
 	c := &store.Commit{Operations: []store.OperationRecord{rec}}
 	doc := r.dirty()
 	if doc {
-		changes := append(slices.Clone(r.reverted), r.t.Since(r.flushed)...)
+		// commitOf only reads the changes: the undo log's own are passed
+		// as they are, and copied only behind stored ones undone.
+		changes := r.t.Since(r.flushed)
+		if len(r.reverted) > 0 {
+			changes = append(slices.Clone(r.reverted), changes...)
+		}
 		c = commitOf(r.d.Document, changes)
 		c.Operations = []store.OperationRecord{rec}
 	} else if r.created != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -127,8 +128,20 @@ type tool struct {
 	args   slot                         // the args message
 	result slot                         // the result message
 	handle protoreflect.FieldDescriptor // the result's handle field, or nil
-	spec   toolSpec
+	// handleGetter says that the result's GetHandle method reads the
+	// handle field, which is a plain string (always present): run.runStep
+	// then calls it rather than reading the field by reflection.
+	handleGetter bool
+	spec         toolSpec
+	// argsSlice is the type of a slice of args structs (the generated
+	// message type, not its pointer), for making many at once (see
+	// argsSlab); nil when the args message is not a Go struct.
+	argsSlice reflect.Type
 }
+
+// handleGetter is a result message with a handle field (generated code
+// names its getter after the field).
+type handleGetter interface{ GetHandle() string }
 
 // call is what a tool function gets.
 type call struct {
@@ -190,8 +203,14 @@ func compileTools() (map[string]*tool, error) {
 			result: messageSlot(info.Result.ProtoReflect().Descriptor()),
 			spec:   spec,
 		}
+		if typ := reflect.TypeOf(info.Args); typ != nil && typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Struct {
+			t.argsSlice = reflect.SliceOf(typ.Elem())
+		}
 		if h, ok := t.result.property("handle"); ok && h.isHandle() {
 			t.handle = h.fd
+			_, getter := info.Result.(handleGetter)
+			t.handleGetter = getter && h.fd.Name() == "handle" && h.fd.Kind() == protoreflect.StringKind &&
+				!h.fd.HasPresence() && h.fd.Cardinality() != protoreflect.Repeated
 		}
 		out[info.Name] = t
 	}
@@ -236,13 +255,17 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 			return nil, fmt.Errorf("%w: tool %s needs document_id", ErrInvalid, t.info.Name)
 		}
 	}
-	s := e.planCall(req, opID)
+	// The run comes first: the call's plan lives in it (run.own).
+	r := runs.Get().(*run)
+	defer r.release()
+	s := e.planCallIn(req, opID, &r.own)
 	var errs []*enginev1.ToolError
 	if s.invalid != nil {
 		errs = append(errs, s.invalid.pb)
 	}
 
-	e.pruneOperations(ctx)
+	now := e.now()
+	e.pruneOperations(ctx, now)
 	docID := ""
 	if d != nil {
 		docID = d.ID
@@ -252,41 +275,54 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 			return nil, err
 		}
 	}
-	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, callHash(req, s))
+	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, callHash(req, s), now)
 	prior, st, claimed := e.ops.claim(o)
 	var res *enginev1.ExecuteBatchResponse
+	var into *enginev1.CallToolResponse
+	r.ownSteps[0] = s
 	if claimed != claimNew {
-		res, err = e.answerClaimed(prior, st, claimed, opID, []*stepPlan{s}, d)
+		res, err = e.answerClaimed(prior, st, claimed, opID, r.ownSteps[:], d)
 	} else {
-		r := newRun(ctx, e, caller, o, d, []*stepPlan{s})
+		r.start(ctx, e, caller, o, d, r.ownSteps[:])
 		r.single = true
 		res, err = r.execute(errs, nil, nil)
+		into = r.callResp
 	}
 	if err != nil {
 		return nil, err
 	}
-	return callResponse(res, req.GetTool()), nil
+	return callResponse(res, req.GetTool(), into), nil
 }
 
 // planCall is a tools.call's one step: the tool and its arguments,
 // decoded (a call's args are taken literally), or why they are refused.
 func (e *Engine) planCall(req *enginev1.CallToolRequest, opID string) *stepPlan {
+	return e.planCallIn(req, opID, new(stepPlan))
+}
+
+// planCallIn is planCall in s.
+func (e *Engine) planCallIn(req *enginev1.CallToolRequest, opID string, s *stepPlan) *stepPlan {
 	t := e.tools[req.GetTool()]
-	s := &stepPlan{name: req.GetTool(), tool: t, opID: opID, raw: argsOf(req.ArgsJson, req.GetArgs())}
+	*s = stepPlan{name: req.GetTool(), tool: t, opID: opID, raw: argsOf(req.ArgsJson, req.GetArgs())}
 	if t == nil {
 		s.invalid = toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", req.GetTool())
 	} else {
 		s.decoded, s.invalid = t.decodeArgs(s.raw)
 	}
 	if s.invalid != nil {
-		s.invalid.pb.OperationId = &opID
+		s.invalid.pb.OperationId = new(opID) // its own: s lives in a run that is reused
 	}
 	return s
 }
 
-// callResponse is a tools.call answer from its one-step batch result.
-func callResponse(b *enginev1.ExecuteBatchResponse, tool string) *enginev1.CallToolResponse {
-	resp := &enginev1.CallToolResponse{Tool: tool, OperationId: b.GetOperationId(), Revision: b.GetRevision().GetAfter(), Replayed: b.GetReplayed()}
+// callResponse is a tools.call answer from its one-step batch result,
+// made in into (room newResponse made beside b) unless into is nil.
+func callResponse(b *enginev1.ExecuteBatchResponse, tool string, into *enginev1.CallToolResponse) *enginev1.CallToolResponse {
+	resp := into
+	if resp == nil {
+		resp = &enginev1.CallToolResponse{}
+	}
+	resp.Tool, resp.OperationId, resp.Revision, resp.Replayed = tool, b.GetOperationId(), b.GetRevision().GetAfter(), b.GetReplayed()
 	var step *enginev1.StepResult
 	if len(b.GetResults()) > 0 {
 		step = b.GetResults()[0]
@@ -324,7 +360,12 @@ func argsOf(data []byte, st *structpb.Struct) []byte {
 // contract: an argument that breaks it is invalid_args, with the path,
 // reason and message the schema gives.
 func (t *tool) decodeArgs(data []byte) (proto.Message, *toolError) {
-	args := t.info.Args.ProtoReflect().New().Interface()
+	return t.decodeArgsInto(data, t.info.Args.ProtoReflect().New().Interface())
+}
+
+// decodeArgsInto is decodeArgs into args, an empty message of the tool's
+// args type.
+func (t *tool) decodeArgsInto(data []byte, args proto.Message) (proto.Message, *toolError) {
 	if err := contract.UnmarshalChecked(data, args, t.schema); err != nil {
 		var viol *contract.Violation
 		if errors.As(err, &viol) {

@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -25,11 +24,7 @@ func (s *Store) LoadDocument(_ context.Context, id string) (*store.DocumentRecor
 	}
 	rec := d.rec
 	rec.Layers = cloneLayers(rec.Layers)
-	ents := make([]store.EntityRecord, 0, len(d.ents))
-	for _, h := range slices.Sorted(maps.Keys(d.ents)) {
-		ents = append(ents, store.EntityRecord{Handle: h, Data: slices.Clone(d.ents[h])})
-	}
-	return &rec, ents, nil
+	return &rec, d.ents.records(), nil
 }
 
 // LoadOperation implements [store.Shared].
