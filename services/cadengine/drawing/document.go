@@ -24,7 +24,7 @@ type Document struct {
 	current    string
 	layers     map[string]*Layer
 	layerSeq   int64
-	entities   map[uint64]*Entity
+	entities   entityTable
 	order      handleIndex      // every live handle, ascending
 	perLayer   map[string]int64 // entity count by layer
 	sum        Hash             // content hash, see Hash
@@ -67,7 +67,6 @@ func EmptyDocument(id, name string, units enginev1.Units, now time.Time) *Docume
 		Units:      units,
 		NextHandle: firstHandle,
 		layers:     map[string]*Layer{},
-		entities:   map[uint64]*Entity{},
 		perLayer:   map[string]int64{},
 
 		blocks:        map[string]*Block{},
@@ -83,13 +82,13 @@ func EmptyDocument(id, name string, units enginev1.Units, now time.Time) *Docume
 
 // SetEntity puts e under handle h, or removes h when e is nil.
 func (d *Document) SetEntity(h uint64, e *Entity) {
-	if old := d.entities[h]; old != nil {
+	if old := d.entities.get(h); old != nil {
 		d.sum.Sub(old.fp)
 		d.perLayer[old.Layer]--
 		d.useBlock(old.Geom, -1)
 		d.index(old, -1)
 		if e == nil {
-			delete(d.entities, h)
+			d.entities.delete(h)
 			d.order.Remove()
 			d.compact()
 		}
@@ -97,7 +96,7 @@ func (d *Document) SetEntity(h uint64, e *Entity) {
 		d.order.Add(h)
 	}
 	if e != nil {
-		d.entities[h] = e
+		d.entities.put(h, e)
 		d.sum.Add(e.fp)
 		d.perLayer[e.Layer]++
 		d.useBlock(e.Geom, 1)
@@ -141,13 +140,13 @@ func (d *Document) SetCurrent(name string) {
 // compact drops the dead slots of the handle index once they are most of it.
 func (d *Document) compact() {
 	if d.order.dead > 1024 && d.order.dead*2 > len(d.order.hs) {
-		d.order.Compact(func(h uint64) bool { return d.entities[h] != nil })
+		d.order.Compact(func(h uint64) bool { return d.entities.get(h) != nil })
 	}
 }
 
 // Entities is every entity, in handle order.
 func (d *Document) Entities() []*Entity {
-	out := make([]*Entity, 0, len(d.entities))
+	out := make([]*Entity, 0, d.entities.len())
 	d.Each(0, func(e *Entity) bool {
 		out = append(out, e)
 		return true
@@ -160,7 +159,7 @@ func (d *Document) Entities() []*Entity {
 func (d *Document) Each(from uint64, fn func(*Entity) bool) {
 	i := sort.Search(len(d.order.hs), func(i int) bool { return d.order.hs[i] >= from })
 	for ; i < len(d.order.hs); i++ {
-		if e := d.entities[d.order.hs[i]]; e != nil && !fn(e) {
+		if e := d.entities.get(d.order.hs[i]); e != nil && !fn(e) {
 			return
 		}
 	}
@@ -187,10 +186,10 @@ func (d *Document) Add(e *Entity) *Entity {
 }
 
 // Entity is the entity under handle h, or nil.
-func (d *Document) Entity(h uint64) *Entity { return d.entities[h] }
+func (d *Document) Entity(h uint64) *Entity { return d.entities.get(h) }
 
 // EntityCount is how many entities the drawing has.
-func (d *Document) EntityCount() int { return len(d.entities) }
+func (d *Document) EntityCount() int { return d.entities.len() }
 
 // Layer is the layer named name (exactly), or nil.
 func (d *Document) Layer(name string) *Layer { return d.layers[name] }
@@ -240,7 +239,7 @@ func (d *Document) Info() *enginev1.DocumentInfo {
 		Units:        d.Units,
 		Revision:     d.Revision,
 		ContentHash:  d.sum.String(),
-		EntityCount:  int64(len(d.entities)),
+		EntityCount:  int64(d.entities.len()),
 		CurrentLayer: d.current,
 		Layers:       d.LayerProtos(),
 	}

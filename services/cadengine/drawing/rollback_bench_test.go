@@ -13,7 +13,7 @@ import (
 // snapshot is a full copy of a document's drawing: what a system without an
 // undo log saves before a batch and restores after a failure.
 type snapshot struct {
-	entities map[uint64]*Entity
+	entities entityTable
 	order    []uint64
 	perLayer map[string]int64
 	layers   map[string]*Layer
@@ -23,7 +23,7 @@ type snapshot struct {
 
 func takeSnapshot(d *Document) snapshot {
 	return snapshot{
-		entities: maps.Clone(d.entities),
+		entities: d.entities.clone(),
 		order:    slices.Clone(d.order.hs),
 		perLayer: maps.Clone(d.perLayer),
 		layers:   maps.Clone(d.layers),
@@ -33,7 +33,7 @@ func takeSnapshot(d *Document) snapshot {
 }
 
 func (s snapshot) restore(d *Document) {
-	d.entities = maps.Clone(s.entities)
+	d.entities = s.entities.clone()
 	d.order.hs = slices.Clone(s.order)
 	d.order.dead = 0
 	d.perLayer = maps.Clone(s.perLayer)
