@@ -300,7 +300,7 @@ func (g Ellipse) Transformed(x geom.Xform) Geometry {
 
 // wire is an entity's wire message with room for its parts (points and
 // optional numbers; no geometry has more), so that Proto makes one
-// allocation, a polyline one more per vertex.
+// allocation for them, a polyline one more per vertex.
 type wire struct {
 	pb   enginev1.Entity
 	pts  [2]enginev1.Point
@@ -365,13 +365,18 @@ func (g Ellipse) fill(w *wire) {
 
 // Proto is the entity as the wire sees it.
 func (e *Entity) Proto() *enginev1.Entity {
+	// The handle and the fingerprint are cut from one string: one
+	// allocation for both.
+	var b [16 + 2*len(e.fp)]byte
+	text := string(hex.AppendEncode(AppendHandle(b[:0], e.Handle), e.fp[:]))
+	n := len(text) - 2*len(e.fp)
 	w := &wire{pb: enginev1.Entity{
-		Handle:      FormatHandle(e.Handle),
+		Handle:      text[:n],
 		Type:        e.Geom.Kind(),
 		Layer:       e.Layer,
 		Color:       e.Color,
 		Linetype:    e.Linetype,
-		Fingerprint: e.Fingerprint(),
+		Fingerprint: text[n:],
 	}}
 	e.Geom.fill(w)
 	return &w.pb

@@ -2,6 +2,8 @@ package drawing
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -65,6 +67,22 @@ func TestFormatHandle(t *testing.T) {
 		}
 		if back, ok := ParseHandle(FormatHandle(h)); h != 0 && (!ok || back != h) { // 0 is no handle
 			t.Errorf("ParseHandle(FormatHandle(%#x)) = %#x, %v", h, back, ok)
+		}
+	}
+}
+
+// TestProtoHandleFingerprint: the wire entity spells the handle as
+// FormatHandle does and the fingerprint as the hex SHA-256 of the
+// canonical encoding, for every kind of geometry and the longest handle.
+func TestProtoHandleFingerprint(t *testing.T) {
+	for i, g := range sampleGeometries() {
+		for _, h := range []uint64{0x100, 0xABCDEF, math.MaxUint64} {
+			e := (&Entity{Handle: h, Layer: "walls", Color: 3, Linetype: "DASHED", Geom: g}).Seal()
+			sum := sha256.Sum256(e.Encode())
+			pb := e.Proto()
+			if pb.Handle != FormatHandle(h) || pb.Fingerprint != hex.EncodeToString(sum[:]) || pb.Fingerprint != e.Fingerprint() {
+				t.Errorf("geometry %d, handle %#x: Proto() has handle %q, fingerprint %q; want %q, %x", i, h, pb.Handle, pb.Fingerprint, FormatHandle(h), sum)
+			}
 		}
 	}
 }
