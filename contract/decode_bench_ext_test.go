@@ -26,3 +26,24 @@ func BenchmarkDecodeFastBatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUnmarshalCheckedStep decodes one entity_create_line step's
+// arguments into a message of its own, as the engine does for each step of
+// a batch.
+func BenchmarkUnmarshalCheckedStep(b *testing.B) {
+	args := []byte(`{"x1":1,"y1":0,"x2":2.5,"y2":10}`)
+	msgs := make([]enginev1.EntityCreateLineArgs, 1024)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i == len(msgs) {
+			b.StopTimer()
+			msgs, i = make([]enginev1.EntityCreateLineArgs, 1024), 0
+			b.StartTimer()
+		}
+		if err := contract.UnmarshalChecked(args, &msgs[i], nil); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
