@@ -303,6 +303,9 @@ func (d *Document) Resolve(g Geometry) (Geometry, bool) {
 // entity or a block — to dst, and reports false when nothing does.
 func (d *Document) AppendEncoded(dst []byte, h uint64) ([]byte, bool) {
 	if e := d.entities.get(h); e != nil {
+		if out, ok := e.appendSmall(dst); ok {
+			return out, true
+		}
 		w := encoders.Get().(*encoder) // a local one would escape
 		scratch := w.b
 		w.b = dst

@@ -100,19 +100,11 @@ type encoder struct{ b []byte }
 
 func (w *encoder) byte(c byte) { w.b = append(w.b, c) }
 
-func (w *encoder) float(f float64) {
-	if f == 0 {
-		f = 0 // -0 → +0
-	}
-	w.b = binary.BigEndian.AppendUint64(w.b, math.Float64bits(f))
-}
+func (w *encoder) float(f float64) { w.b = appendFloat(w.b, f) }
 
-func (w *encoder) vec(p geom.Vec) { w.float(p.X); w.float(p.Y) }
+func (w *encoder) vec(p geom.Vec) { w.b = appendVec(w.b, p) }
 
-func (w *encoder) string(s string) {
-	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
-	w.b = append(w.b, s...)
-}
+func (w *encoder) string(s string) { w.b = appendString(w.b, s) }
 
 func (w *encoder) uvarint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
 
@@ -126,14 +118,37 @@ func (w *encoder) bool(v bool) {
 	}
 }
 
-func (g Point) encodeTo(w *encoder)  { w.vec(g.P) }
-func (g Line) encodeTo(w *encoder)   { w.vec(g.A); w.vec(g.B) }
-func (g Circle) encodeTo(w *encoder) { w.vec(g.C); w.float(g.R) }
-func (g Arc) encodeTo(w *encoder) {
-	w.vec(g.C)
-	w.float(g.R)
-	w.float(g.Start)
-	w.float(g.End)
+// The encoder's numbers and strings are also functions that append to a
+// slice and return it, for the geometries of fixed size (see appendSmall):
+// a buffer passed through them, unlike one held in an encoder, can stay
+// on the caller's stack.
+
+func appendFloat(b []byte, f float64) []byte {
+	if f == 0 {
+		f = 0 // -0 → +0
+	}
+	return binary.BigEndian.AppendUint64(b, math.Float64bits(f))
+}
+
+func appendVec(b []byte, p geom.Vec) []byte { return appendFloat(appendFloat(b, p.X), p.Y) }
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+func (g Point) encodeTo(w *encoder)  { w.b = g.appendTo(w.b) }
+func (g Line) encodeTo(w *encoder)   { w.b = g.appendTo(w.b) }
+func (g Circle) encodeTo(w *encoder) { w.b = g.appendTo(w.b) }
+func (g Arc) encodeTo(w *encoder)    { w.b = g.appendTo(w.b) }
+
+func (g Point) appendTo(b []byte) []byte  { return appendVec(b, g.P) }
+func (g Line) appendTo(b []byte) []byte   { return appendVec(appendVec(b, g.A), g.B) }
+func (g Circle) appendTo(b []byte) []byte { return appendFloat(appendVec(b, g.C), g.R) }
+func (g Arc) appendTo(b []byte) []byte {
+	b = appendVec(b, g.C)
+	b = appendFloat(b, g.R)
+	b = appendFloat(b, g.Start)
+	return appendFloat(b, g.End)
 }
 
 func (g Polyline) encodeTo(w *encoder) {
@@ -152,12 +167,14 @@ func (g Text) encodeTo(w *encoder) {
 	w.float(g.Rotation)
 }
 
-func (g Ellipse) encodeTo(w *encoder) {
-	w.vec(g.C)
-	w.vec(g.Major)
-	w.float(g.Ratio)
-	w.float(g.Start)
-	w.float(g.End)
+func (g Ellipse) encodeTo(w *encoder) { w.b = g.appendTo(w.b) }
+
+func (g Ellipse) appendTo(b []byte) []byte {
+	b = appendVec(b, g.C)
+	b = appendVec(b, g.Major)
+	b = appendFloat(b, g.Ratio)
+	b = appendFloat(b, g.Start)
+	return appendFloat(b, g.End)
 }
 
 // Encode is the entity's canonical encoding.
@@ -169,17 +186,56 @@ func (e *Entity) Encode() []byte {
 }
 
 func (e *Entity) encodeTo(w *encoder) {
-	w.byte(tagEntity)
-	w.byte(encVersion)
-	w.byte(byte(e.Geom.Kind()))
-	w.string(e.Layer)
-	w.string(e.Linetype)
-	w.int32(e.Color)
+	w.b = e.appendHeader(w.b)
 	e.Geom.encodeTo(w)
+}
+
+// appendHeader appends what the encoding of every entity begins with:
+// tag, version, type, layer, linetype and colour.
+func (e *Entity) appendHeader(b []byte) []byte {
+	b = append(b, tagEntity, encVersion, byte(e.Geom.Kind()))
+	b = appendString(b, e.Layer)
+	b = appendString(b, e.Linetype)
+	return binary.BigEndian.AppendUint32(b, uint32(e.Color))
+}
+
+// smallEncoding is room for every encoding appendSmall appends: a header
+// with at most 100 bytes of names (each length one byte) and the largest
+// geometry of fixed size, an ellipse's 56 bytes.
+const smallEncoding = 3 + 2 + 100 + 4 + 56
+
+// appendSmall appends e's encoding to b when its geometry is of a kind
+// of fixed size (a point, line, circle, arc or ellipse) and its layer and
+// linetype are at most 100 bytes together, and reports whether it did. It
+// calls the geometry's appendTo directly, not encodeTo through the
+// interface, so that b needs no encoder: a buffer of smallEncoding bytes on
+// the caller's stack takes the encoding without a pool or an allocation.
+func (e *Entity) appendSmall(b []byte) ([]byte, bool) {
+	if len(e.Layer)+len(e.Linetype) > 100 {
+		return b, false
+	}
+	switch g := e.Geom.(type) {
+	case Point:
+		return g.appendTo(e.appendHeader(b)), true
+	case Line:
+		return g.appendTo(e.appendHeader(b)), true
+	case Circle:
+		return g.appendTo(e.appendHeader(b)), true
+	case Arc:
+		return g.appendTo(e.appendHeader(b)), true
+	case Ellipse:
+		return g.appendTo(e.appendHeader(b)), true
+	}
+	return b, false
 }
 
 // Seal computes the fingerprint; call it once the entity is complete.
 func (e *Entity) Seal() *Entity {
+	var buf [smallEncoding]byte
+	if enc, ok := e.appendSmall(buf[:0]); ok {
+		e.fp = sha256.Sum256(enc)
+		return e
+	}
 	w := encoders.Get().(*encoder)
 	defer putEncoder(w)
 	e.encodeTo(w)

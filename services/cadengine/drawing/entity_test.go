@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
@@ -84,5 +85,52 @@ func TestProtoHandleFingerprint(t *testing.T) {
 				t.Errorf("geometry %d, handle %#x: Proto() has handle %q, fingerprint %q; want %q, %x", i, h, pb.Handle, pb.Fingerprint, FormatHandle(h), sum)
 			}
 		}
+	}
+}
+
+// TestAppendSmall: the encoding appendSmall appends without an encoder is
+// the one encodeTo writes, for every geometry it takes (and it takes the
+// fixed-size ones with short names); Seal fingerprints it and
+// Document.AppendEncoded stores it, without allocating.
+func TestAppendSmall(t *testing.T) {
+	long := strings.Repeat("n", 101)
+	for i, g := range append(sampleGeometries(), Point{geom.Pt(math.Copysign(0, -1), 1)}) {
+		for _, names := range [][2]string{{"0", "ByLayer"}, {"walls", long[:95]}, {long, "ByLayer"}} {
+			e := &Entity{Handle: 0x100, Layer: names[0], Color: -2, Linetype: names[1], Geom: g}
+			w := &encoder{}
+			e.encodeTo(w)
+			got, ok := e.appendSmall([]byte{0xAA})
+			switch g.(type) {
+			case Point, Line, Circle, Arc, Ellipse:
+				if want := len(names[0])+len(names[1]) <= 100; ok != want {
+					t.Errorf("geometry %d, names of %d and %d bytes: appendSmall took it: %v, want %v", i, len(names[0]), len(names[1]), ok, want)
+				}
+			default:
+				if ok {
+					t.Errorf("geometry %d (%T): appendSmall took it", i, g)
+				}
+			}
+			if ok && (!bytes.Equal(got[1:], w.b) || got[0] != 0xAA) {
+				t.Errorf("geometry %d: appendSmall = %x, want %x after AA", i, got, w.b)
+			}
+			if len(got)-1 > smallEncoding {
+				t.Errorf("geometry %d: %d bytes, more than smallEncoding", i, len(got)-1)
+			}
+			if e.Seal(); e.fp != sha256.Sum256(w.b) {
+				t.Errorf("geometry %d: Seal's fingerprint is not the SHA-256 of the encoding", i)
+			}
+			d := NewDocument("doc", "d", 0, time.Time{})
+			d.SetEntity(e.Handle, e)
+			if stored, ok := d.AppendEncoded([]byte{0xAA}, e.Handle); !ok || !bytes.Equal(stored[1:], w.b) {
+				t.Errorf("geometry %d: AppendEncoded = %x, want %x after AA", i, stored, w.b)
+			}
+		}
+	}
+	line := &Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: Line{geom.Pt(0, 0), geom.Pt(1, 1)}}
+	d := NewDocument("doc", "d", 0, time.Time{})
+	d.SetEntity(0x100, line.Seal())
+	buf := make([]byte, 0, 1024)
+	if n := testing.AllocsPerRun(100, func() { line.Seal(); d.AppendEncoded(buf, 0x100) }); n != 0 {
+		t.Errorf("Seal and AppendEncoded of a line allocate %v times, want 0", n)
 	}
 }
