@@ -25,7 +25,6 @@ type Document struct {
 	layers     map[string]*Layer
 	layerSeq   int64
 	entities   entityTable
-	order      handleIndex      // every live handle, ascending
 	perLayer   map[string]int64 // entity count by layer
 	sum        Hash             // content hash, see Hash
 
@@ -89,11 +88,7 @@ func (d *Document) SetEntity(h uint64, e *Entity) {
 		d.index(old, -1)
 		if e == nil {
 			d.entities.delete(h)
-			d.order.Remove()
-			d.compact()
 		}
-	} else if e != nil {
-		d.order.Add(h)
 	}
 	if e != nil {
 		d.entities.put(h, e)
@@ -137,13 +132,6 @@ func (d *Document) SetCurrent(name string) {
 	d.sum.Add(settingsDigest(name))
 }
 
-// compact drops the dead slots of the handle index once they are most of it.
-func (d *Document) compact() {
-	if d.order.dead > 1024 && d.order.dead*2 > len(d.order.hs) {
-		d.order.Compact(func(h uint64) bool { return d.entities.get(h) != nil })
-	}
-}
-
 // Entities is every entity, in handle order.
 func (d *Document) Entities() []*Entity {
 	out := make([]*Entity, 0, d.entities.len())
@@ -155,15 +143,9 @@ func (d *Document) Entities() []*Entity {
 }
 
 // Each calls fn for every entity with handle >= from, in handle order,
-// until fn returns false.
-func (d *Document) Each(from uint64, fn func(*Entity) bool) {
-	i := sort.Search(len(d.order.hs), func(i int) bool { return d.order.hs[i] >= from })
-	for ; i < len(d.order.hs); i++ {
-		if e := d.entities.get(d.order.hs[i]); e != nil && !fn(e) {
-			return
-		}
-	}
-}
+// until fn returns false; fn must not change the document (collect, then
+// change).
+func (d *Document) Each(from uint64, fn func(*Entity) bool) { d.entities.each(from, fn) }
 
 // LayerFold finds a layer whose name equals name ignoring case (DXF layer
 // names are case-insensitive, so two such layers cannot coexist).
@@ -298,44 +280,4 @@ func settingsDigest(current string) [32]byte {
 	w.byte(encVersion)
 	w.string(current)
 	return sha256.Sum256(w.b)
-}
-
-// ---- handle index ----
-
-// handleIndex keeps handles in ascending order for paging. Handles only
-// grow, so a new one is appended; a removed one stays as a dead slot (the
-// entity map says which are live) until dead slots are the majority, when
-// the index is compacted. Undoing a removal may re-add an older handle,
-// which is then inserted in place.
-type handleIndex struct {
-	hs   []uint64
-	dead int
-}
-
-func (x *handleIndex) Add(h uint64) {
-	n := len(x.hs)
-	if n == 0 || h > x.hs[n-1] {
-		x.hs = append(x.hs, h)
-		return
-	}
-	i := sort.Search(n, func(i int) bool { return x.hs[i] >= h })
-	if i < n && x.hs[i] == h {
-		x.dead-- // a dead slot comes back to life
-		return
-	}
-	x.hs = append(x.hs, 0)
-	copy(x.hs[i+1:], x.hs[i:])
-	x.hs[i] = h
-}
-
-func (x *handleIndex) Remove() { x.dead++ }
-
-func (x *handleIndex) Compact(live func(uint64) bool) {
-	out := x.hs[:0]
-	for _, h := range x.hs {
-		if live(h) {
-			out = append(out, h)
-		}
-	}
-	x.hs, x.dead = out, 0
 }

@@ -2,7 +2,6 @@ package drawing
 
 import (
 	"maps"
-	"slices"
 	"testing"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 // undo log saves before a batch and restores after a failure.
 type snapshot struct {
 	entities entityTable
-	order    []uint64
 	perLayer map[string]int64
 	layers   map[string]*Layer
 	hash     Hash
@@ -24,7 +22,6 @@ type snapshot struct {
 func takeSnapshot(d *Document) snapshot {
 	return snapshot{
 		entities: d.entities.clone(),
-		order:    slices.Clone(d.order.hs),
 		perLayer: maps.Clone(d.perLayer),
 		layers:   maps.Clone(d.layers),
 		hash:     d.sum,
@@ -34,8 +31,6 @@ func takeSnapshot(d *Document) snapshot {
 
 func (s snapshot) restore(d *Document) {
 	d.entities = s.entities.clone()
-	d.order.hs = slices.Clone(s.order)
-	d.order.dead = 0
 	d.perLayer = maps.Clone(s.perLayer)
 	d.layers = maps.Clone(s.layers)
 	d.sum, d.Revision = s.hash, s.revision
