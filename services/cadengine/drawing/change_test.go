@@ -214,3 +214,47 @@ func TestBoundDimensionFollowsAndUndoes(t *testing.T) {
 		t.Errorf("binds after undoing the removal = %v, want 2", b)
 	}
 }
+
+// TestLayerEntityCount: the count of each layer follows creates, moves
+// between layers and removals, alternating between layers, and undoing
+// them all brings every count back.
+func TestLayerEntityCount(t *testing.T) {
+	d := NewDocument("doc", "d", enginev1.Units_UNITS_MM, time.Time{})
+	tx := NewTx(d, 0)
+	tx.PutLayer(&Layer{Name: "a", Color: 1, Linetype: "Continuous", On: true})
+	tx.PutLayer(&Layer{Name: "b", Color: 2, Linetype: "Continuous", On: true})
+	m := tx.Mark()
+	var made []*Entity
+	for i, layer := range []string{"a", "a", "b", "0", "a", "b"} {
+		e, err := tx.Create(&Entity{Layer: layer, Color: 256, Linetype: "ByLayer", Geom: Point{geom.Pt(float64(i), 0)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, e)
+	}
+	moved := *made[0]
+	moved.Layer = "b"
+	if err := tx.Replace(made[0], moved.Seal()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Remove(made[3]); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"0": 0, "a": 2, "b": 3, "none": 0}
+	for name, n := range want {
+		if got := d.LayerEntityCount(name); got != n {
+			t.Errorf("LayerEntityCount(%q) = %d, want %d", name, got, n)
+		}
+	}
+	tx.UndoTo(m)
+	for name := range want {
+		if got := d.LayerEntityCount(name); got != 0 {
+			t.Errorf("after undo, LayerEntityCount(%q) = %d, want 0", name, got)
+		}
+	}
+	for _, l := range d.LayerProtos() {
+		if l.EntityCount != 0 {
+			t.Errorf("after undo, layer %q has %d entities", l.Name, l.EntityCount)
+		}
+	}
+}

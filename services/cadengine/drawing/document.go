@@ -25,8 +25,12 @@ type Document struct {
 	layers     map[string]*Layer
 	layerSeq   int64
 	entities   entityTable
-	perLayer   map[string]int64 // entity count by layer
-	sum        Hash             // content hash, see Hash
+	perLayer   map[string]*int64 // entity count by layer
+	sum        Hash              // content hash, see Hash
+	// lastCount is perLayer[lastLayer], the count last changed: the
+	// entities a batch makes are mostly on one layer.
+	lastLayer string
+	lastCount *int64
 
 	blocks        map[string]*Block
 	blockByHandle map[uint64]*Block
@@ -66,7 +70,7 @@ func EmptyDocument(id, name string, units enginev1.Units, now time.Time) *Docume
 		Units:      units,
 		NextHandle: firstHandle,
 		layers:     map[string]*Layer{},
-		perLayer:   map[string]int64{},
+		perLayer:   map[string]*int64{},
 
 		blocks:        map[string]*Block{},
 		blockByHandle: map[uint64]*Block{},
@@ -83,7 +87,7 @@ func EmptyDocument(id, name string, units enginev1.Units, now time.Time) *Docume
 func (d *Document) SetEntity(h uint64, e *Entity) {
 	if old := d.entities.get(h); old != nil {
 		d.sum.Sub(old.fp)
-		d.perLayer[old.Layer]--
+		*d.layerCount(old.Layer)--
 		d.useBlock(old.Geom, -1)
 		d.index(old, -1)
 		if e == nil {
@@ -93,7 +97,7 @@ func (d *Document) SetEntity(h uint64, e *Entity) {
 	if e != nil {
 		d.entities.put(h, e)
 		d.sum.Add(e.fp)
-		d.perLayer[e.Layer]++
+		*d.layerCount(e.Layer)++
 		d.useBlock(e.Geom, 1)
 		d.index(e, 1)
 	}
@@ -177,7 +181,27 @@ func (d *Document) EntityCount() int { return d.entities.len() }
 func (d *Document) Layer(name string) *Layer { return d.layers[name] }
 
 // LayerEntityCount is how many entities are on the layer named name.
-func (d *Document) LayerEntityCount(name string) int64 { return d.perLayer[name] }
+func (d *Document) LayerEntityCount(name string) int64 {
+	if c := d.perLayer[name]; c != nil {
+		return *c
+	}
+	return 0
+}
+
+// layerCount is the entity count of the layer named name, made if there
+// is none yet.
+func (d *Document) layerCount(name string) *int64 {
+	if d.lastCount != nil && d.lastLayer == name {
+		return d.lastCount
+	}
+	c := d.perLayer[name]
+	if c == nil {
+		c = new(int64)
+		d.perLayer[name] = c
+	}
+	d.lastLayer, d.lastCount = name, c
+	return c
+}
 
 // CurrentLayer is the name of the current layer.
 func (d *Document) CurrentLayer() string { return d.current }
@@ -208,7 +232,7 @@ func (d *Document) LayerProtos() []*enginev1.Layer {
 	ls := d.SortedLayers()
 	out := make([]*enginev1.Layer, len(ls))
 	for i, l := range ls {
-		out[i] = l.Proto(d.perLayer[l.Name])
+		out[i] = l.Proto(d.LayerEntityCount(l.Name))
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 // undo log saves before a batch and restores after a failure.
 type snapshot struct {
 	entities entityTable
-	perLayer map[string]int64
+	perLayer map[string]int64 // the counts, not the document's pointers to them
 	layers   map[string]*Layer
 	hash     Hash
 	revision int64
@@ -22,16 +22,29 @@ type snapshot struct {
 func takeSnapshot(d *Document) snapshot {
 	return snapshot{
 		entities: d.entities.clone(),
-		perLayer: maps.Clone(d.perLayer),
+		perLayer: countsOf(d.perLayer),
 		layers:   maps.Clone(d.layers),
 		hash:     d.sum,
 		revision: d.Revision,
 	}
 }
 
+// countsOf is a copy of the document's entity counts by layer.
+func countsOf(perLayer map[string]*int64) map[string]int64 {
+	out := make(map[string]int64, len(perLayer))
+	for name, c := range perLayer {
+		out[name] = *c
+	}
+	return out
+}
+
 func (s snapshot) restore(d *Document) {
 	d.entities = s.entities.clone()
-	d.perLayer = maps.Clone(s.perLayer)
+	d.perLayer = map[string]*int64{}
+	for name, n := range s.perLayer {
+		d.perLayer[name] = new(n)
+	}
+	d.lastLayer, d.lastCount = "", nil
 	d.layers = maps.Clone(s.layers)
 	d.sum, d.Revision = s.hash, s.revision
 }
