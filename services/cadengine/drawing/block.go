@@ -302,7 +302,7 @@ func (d *Document) Resolve(g Geometry) (Geometry, bool) {
 // AppendEncoded appends the stored form of what lives under handle h — an
 // entity or a block — to dst, and reports false when nothing does.
 func (d *Document) AppendEncoded(dst []byte, h uint64) ([]byte, bool) {
-	if e := d.entities.get(h); e != nil {
+	if e := d.Entity(h); e != nil {
 		if out, ok := e.appendSmall(dst); ok {
 			return out, true
 		}

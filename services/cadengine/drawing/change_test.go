@@ -137,7 +137,7 @@ func TestContentHashOrderIndependentAndUndo(t *testing.T) {
 	if d.sum != before {
 		t.Errorf("content hash after undo = %v, want %v", d.sum, before)
 	}
-	if d.current != "0" || d.layers["doors"] != nil || d.entities.get(some.Handle) != some {
+	if d.current != "0" || d.layers["doors"] != nil || d.Entity(some.Handle) != some {
 		t.Error("undo did not restore current layer, layers and entities")
 	}
 	if d.NextHandle != nextHandle {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/pages"
 )
 
 // Document is a drawing: its entities and layers. Every change goes through
@@ -24,7 +25,7 @@ type Document struct {
 	current    string
 	layers     map[string]*Layer
 	layerSeq   int64
-	entities   entityTable
+	entities   pages.Table[*Entity]
 	perLayer   map[string]*int64 // entity count by layer
 	sum        Hash              // content hash, see Hash
 	// lastCount is perLayer[lastLayer], the count last changed: the
@@ -85,17 +86,17 @@ func EmptyDocument(id, name string, units enginev1.Units, now time.Time) *Docume
 
 // SetEntity puts e under handle h, or removes h when e is nil.
 func (d *Document) SetEntity(h uint64, e *Entity) {
-	if old := d.entities.get(h); old != nil {
+	if old := d.Entity(h); old != nil {
 		d.sum.Sub(old.fp)
 		*d.layerCount(old.Layer)--
 		d.useBlock(old.Geom, -1)
 		d.index(old, -1)
 		if e == nil {
-			d.entities.delete(h)
+			d.entities.Delete(h)
 		}
 	}
 	if e != nil {
-		d.entities.put(h, e)
+		d.entities.Put(h, e)
 		d.sum.Add(e.fp)
 		*d.layerCount(e.Layer)++
 		d.useBlock(e.Geom, 1)
@@ -138,7 +139,7 @@ func (d *Document) SetCurrent(name string) {
 
 // Entities is every entity, in handle order.
 func (d *Document) Entities() []*Entity {
-	out := make([]*Entity, 0, d.entities.len())
+	out := make([]*Entity, 0, d.entities.Len())
 	d.Each(0, func(e *Entity) bool {
 		out = append(out, e)
 		return true
@@ -149,7 +150,9 @@ func (d *Document) Entities() []*Entity {
 // Each calls fn for every entity with handle >= from, in handle order,
 // until fn returns false; fn must not change the document (collect, then
 // change).
-func (d *Document) Each(from uint64, fn func(*Entity) bool) { d.entities.each(from, fn) }
+func (d *Document) Each(from uint64, fn func(*Entity) bool) {
+	d.entities.Each(from, func(_ uint64, e *Entity) bool { return fn(e) })
+}
 
 // LayerFold finds a layer whose name equals name ignoring case (DXF layer
 // names are case-insensitive, so two such layers cannot coexist).
@@ -172,10 +175,13 @@ func (d *Document) Add(e *Entity) *Entity {
 }
 
 // Entity is the entity under handle h, or nil.
-func (d *Document) Entity(h uint64) *Entity { return d.entities.get(h) }
+func (d *Document) Entity(h uint64) *Entity {
+	e, _ := d.entities.Get(h)
+	return e
+}
 
 // EntityCount is how many entities the drawing has.
-func (d *Document) EntityCount() int { return d.entities.len() }
+func (d *Document) EntityCount() int { return d.entities.Len() }
 
 // Layer is the layer named name (exactly), or nil.
 func (d *Document) Layer(name string) *Layer { return d.layers[name] }
@@ -245,7 +251,7 @@ func (d *Document) Info() *enginev1.DocumentInfo {
 		Units:        d.Units,
 		Revision:     d.Revision,
 		ContentHash:  d.sum.String(),
-		EntityCount:  int64(d.entities.len()),
+		EntityCount:  int64(d.entities.Len()),
 		CurrentLayer: d.current,
 		Layers:       d.LayerProtos(),
 	}

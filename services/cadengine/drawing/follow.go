@@ -63,7 +63,7 @@ func (d *Document) Dependents(h uint64) []uint64 {
 // AutoCAD updates associative dimensions on locked layers).
 func (t *Tx) follow(h uint64) {
 	for _, dh := range t.d.Dependents(h) {
-		cur := t.d.entities.get(dh)
+		cur := t.d.Entity(dh)
 		if cur == nil {
 			continue
 		}

@@ -7,12 +7,13 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+	"github.com/cadbridge/cadbridge/services/cadengine/pages"
 )
 
 // snapshot is a full copy of a document's drawing: what a system without an
 // undo log saves before a batch and restores after a failure.
 type snapshot struct {
-	entities entityTable
+	entities pages.Table[*Entity]
 	perLayer map[string]int64 // the counts, not the document's pointers to them
 	layers   map[string]*Layer
 	hash     Hash
@@ -21,7 +22,7 @@ type snapshot struct {
 
 func takeSnapshot(d *Document) snapshot {
 	return snapshot{
-		entities: d.entities.clone(),
+		entities: d.entities.Clone(),
 		perLayer: countsOf(d.perLayer),
 		layers:   maps.Clone(d.layers),
 		hash:     d.sum,
@@ -39,7 +40,7 @@ func countsOf(perLayer map[string]*int64) map[string]int64 {
 }
 
 func (s snapshot) restore(d *Document) {
-	d.entities = s.entities.clone()
+	d.entities = s.entities.Clone()
 	d.perLayer = map[string]*int64{}
 	for name, n := range s.perLayer {
 		d.perLayer[name] = new(n)

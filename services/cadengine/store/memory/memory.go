@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cadbridge/cadbridge/services/cadengine/pages"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
 
@@ -34,7 +35,7 @@ type Store struct {
 
 type memDoc struct {
 	rec  store.DocumentRecord
-	ents entities
+	ents pages.Table[[]byte] // the stored records (entities and blocks) by handle
 }
 
 // New returns an empty Store.
@@ -71,7 +72,7 @@ func (s *Store) Load(ctx context.Context, fn func(*store.DocumentRecord, []store
 		d := s.docs[id]
 		rec := d.rec
 		rec.Layers = cloneLayers(rec.Layers)
-		all = append(all, snap{rec, d.ents.records()})
+		all = append(all, snap{rec, records(&d.ents)})
 	}
 	s.mu.Unlock()
 	for i := range all {
@@ -109,24 +110,34 @@ func (s *Store) Commit(_ context.Context, c *store.Commit) error {
 		d.rec = *c.Document
 		d.rec.Layers = cloneLayers(c.Document.Layers)
 		for _, h := range c.Delete {
-			d.ents.delete(h)
+			d.ents.Delete(h)
 		}
 		// The copies share one buffer, cut so that no record can grow
 		// into the next: a commit of a hundred entities makes one
 		// allocation for them, not a hundred. The buffer lives while any
-		// of its records does, which for a store of tests and benchmarks
-		// costs less than an allocation per record.
+		// of its records does, which for a store that keeps nothing across
+		// a restart costs less than an allocation per record.
 		slab := make([]byte, 0, putSize(c.Put)) // not nil, even when empty
 		for _, e := range c.Put {
 			start := len(slab)
 			slab = append(slab, e.Data...)
-			d.ents.put(e.Handle, slab[start:len(slab):len(slab)])
+			d.ents.Put(e.Handle, slab[start:len(slab):len(slab)])
 		}
 	}
 	for _, op := range c.Operations {
 		s.ops[[2]string{op.Principal, op.ID}] = cloneOperation(op)
 	}
 	return nil
+}
+
+// records are copies of a document's stored records, in handle order.
+func records(ents *pages.Table[[]byte]) []store.EntityRecord {
+	out := make([]store.EntityRecord, 0, ents.Len())
+	ents.Each(0, func(h uint64, data []byte) bool {
+		out = append(out, store.EntityRecord{Handle: h, Data: slices.Clone(data)})
+		return true
+	})
+	return out
 }
 
 // putSize is the size of the entity records of puts, together.

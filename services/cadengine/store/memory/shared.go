@@ -24,7 +24,7 @@ func (s *Store) LoadDocument(_ context.Context, id string) (*store.DocumentRecor
 	}
 	rec := d.rec
 	rec.Layers = cloneLayers(rec.Layers)
-	return &rec, d.ents.records(), nil
+	return &rec, records(&d.ents), nil
 }
 
 // LoadOperation implements [store.Shared].
