@@ -185,9 +185,13 @@ func (s *wsStream) pingPeer() {
 // Read reads the next message (see [wsstream.Stream.Read]). It ignores the
 // caller's ctx: cancelling a WebSocket read tears the connection down at
 // once, which would cut off the close handshake (1001 "going away") that
-// Close performs; Close ends a pending Read instead.
+// Close performs; Close ends a pending Read instead. Its own context is
+// never done either, so that coder/websocket arms no cancellation for
+// each frame it reads (a context.AfterFunc, three allocations and a
+// registration with the parent, per header and per payload): every path
+// that cancels s.ctx closes the WebSocket first, which ends the Read.
 func (s *wsStream) Read(_ context.Context) ([]byte, error) {
-	return s.ws.Read(s.ctx)
+	return s.ws.Read(context.Background())
 }
 
 // Park parks the reader (see [wsstream.Stream.Park]).
