@@ -96,17 +96,13 @@ func (o *observer) startStep(ctx context.Context, i int, tool, opID string) (con
 	return ctx, span
 }
 
-// endStep ends a step's span and counts the step; last is the run's
-// (see lastAttributes).
-func (o *observer) endStep(ctx context.Context, span trace.Span, last *lastAttributes, tool string, revision int64, res *enginev1.StepResult) {
+// endStep ends a step's span and counts the step.
+func (o *observer) endStep(ctx context.Context, span trace.Span, tool string, revision int64, res *enginev1.StepResult) {
 	kind := "ok"
 	if e := res.GetError(); e != nil {
 		kind = e.GetKind().WireName()
 	}
-	if last.opts == nil || last.tool != tool || last.kind != kind {
-		last.tool, last.kind, last.opts = tool, kind, o.stepAttributes(tool, kind)
-	}
-	o.steps.Add(ctx, 1, last.opts...)
+	o.steps.Add(ctx, 1, o.stepAttributes(tool, kind)...)
 	if !o.tracing {
 		return // span is not the step's (see startStep)
 	}
@@ -118,15 +114,6 @@ func (o *observer) endStep(ctx context.Context, span trace.Span, last *lastAttri
 		span.SetAttributes(attribute.Int64("cad.document.revision", revision))
 	}
 	span.End()
-}
-
-// lastAttributes are the steps counter's options for the outcome of a
-// run's last step, which its next step most often shares (a batch is
-// mostly steps of one tool that succeed): they are looked up in stepSets
-// only when the tool or the outcome changes.
-type lastAttributes struct {
-	tool, kind string
-	opts       []metric.AddOption
 }
 
 // stepAttributes are the options of the steps counter for a tool and an

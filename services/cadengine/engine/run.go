@@ -80,7 +80,6 @@ type run struct {
 	call        call      // the running step's call (one per run: no tool keeps it past its return)
 	handles     []string  // by step: the handle a step's result names, for its StepResult.Handle (one allocation for all)
 
-	attrs    lastAttributes             // the steps counter's options for the last step's outcome
 	reports  *reports                   // room for resp's reports, until finish takes it
 	callResp *enginev1.CallToolResponse // room for a tools.call's answer, made with resp (see callResponse)
 
@@ -305,7 +304,7 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 		if r.d != nil {
 			revision = r.d.Revision
 		}
-		r.e.obs.endStep(ctx, span, &r.attrs, s.name, revision, res)
+		r.e.obs.endStep(ctx, span, s.name, revision, res)
 	}()
 	fail := func(te *toolError) (bool, error) {
 		te.pb.OperationId = new(s.opID) // not &s.opID: the plan may be the run's own
@@ -360,8 +359,8 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	var h string
 	hasHandle := false
 	if hf := s.tool.handle; hf != nil {
-		if g, ok := out.(handleGetter); ok && s.tool.handleGetter {
-			h, hasHandle = g.GetHandle(), true
+		if s.tool.handleGetter {
+			h, hasHandle = out.(handleGetter).GetHandle(), true
 		} else if m := out.ProtoReflect(); m.Has(hf) || !hf.HasPresence() {
 			h, hasHandle = m.Get(hf).String(), true
 		}
