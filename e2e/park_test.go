@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,22 +13,6 @@ import (
 	"github.com/cadbridge/cadbridge/internal/proctest"
 	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
-
-// gatewayGoroutines is the gateway's goroutine profile (debug=1: stacks
-// by count) from its pprof listener.
-func gatewayGoroutines(t *testing.T, pprof string) string {
-	t.Helper()
-	resp, err := http.Get(pprof + "goroutine?debug=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(body)
-}
 
 // agent is a client as an agent's would be: a JSON-RPC Conn that reads all
 // the time (so it answers pings), approves what it is asked, and hands
@@ -104,7 +86,7 @@ func TestIdleSessionParks(t *testing.T) {
 	// may, briefly, for a pong), while its Session stream is there.
 	var profile string
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		profile = gatewayGoroutines(t, pprof)
+		profile = scrape(t, pprof+"goroutine?debug=1")
 		if !strings.Contains(profile, "jsonrpc.(*Conn).readLoop") {
 			break
 		}
