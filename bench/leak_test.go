@@ -7,6 +7,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cadbridge/cadbridge/bench"
+	"github.com/cadbridge/cadbridge/internal/parking"
 )
 
 // TestNoGoroutineLeaks runs both services in process, opens sessions and
@@ -15,7 +16,7 @@ import (
 func TestNoGoroutineLeaks(t *testing.T) {
 	// The lot that parked WebSockets wait in has one goroutine for the
 	// process, from the first connection on.
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction("github.com/cadbridge/cadbridge/internal/parking.(*Lot).wait"))
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction(parking.WaitFunction))
 	ctx := context.Background()
 	st, err := bench.Start(bench.Options{Store: "sqlite:" + t.TempDir() + "/leak.db"})
 	if err != nil {

@@ -16,6 +16,10 @@ import (
 // reader waiting instead.
 var ErrUnsupported = errors.New("parking: not supported on this system")
 
+// WaitFunction names the function of a lot's goroutine, which lives as
+// long as the process, for leak checks to let it be.
+const WaitFunction = "github.com/cadbridge/cadbridge/internal/parking.(*Lot).wait"
+
 // Lot waits for the connections parked in it. The zero value is ready to
 // use; its goroutine starts when it is opened, by Open or the first Park. Its methods may be called
 // concurrently.

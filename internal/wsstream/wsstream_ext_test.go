@@ -14,13 +14,14 @@ import (
 	"github.com/coder/websocket"
 	"go.uber.org/goleak"
 
+	"github.com/cadbridge/cadbridge/internal/parking"
 	"github.com/cadbridge/cadbridge/internal/wsstream"
 	"github.com/cadbridge/cadbridge/internal/wsstream/wsstreamtest"
 )
 
 // The lot that parked Streams wait in has one goroutine for the process.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/cadbridge/cadbridge/internal/parking.(*Lot).wait"))
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction(parking.WaitFunction))
 }
 
 // serve runs a WebSocket server whose connections are handled by handle,
