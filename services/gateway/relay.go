@@ -70,7 +70,9 @@ func (r *Relay) Call(ctx context.Context, method string, params json.RawMessage)
 	switch v := result.(type) {
 	case jsonrpc.Lent:
 		data := bytes.Clone(v.JSON)
-		v.Return()
+		if v.Return != nil {
+			v.Return()
+		}
 		return data, nil
 	case jsonrpc.Compact:
 		return json.RawMessage(v), nil
