@@ -81,8 +81,10 @@ func (d *Decoder) Fail() bool {
 	return false
 }
 
+// ws skips spaces. Every space is at most ' ' and most bytes are above
+// it, so the common case is one comparison.
 func (d *Decoder) ws() {
-	for d.i < len(d.data) {
+	for d.i < len(d.data) && d.data[d.i] <= ' ' {
 		switch d.data[d.i] {
 		case ' ', '\t', '\n', '\r':
 			d.i++
@@ -243,12 +245,58 @@ func (d *Decoder) Float64() (float64, bool) {
 	if !ok {
 		return 0, d.Fail()
 	}
+	if x, ok := exactFloat(num); ok {
+		return x, true
+	}
 	x, err := strconv.ParseFloat(string(num), 64)
 	if err != nil || math.IsInf(x, 0) {
 		return 0, d.Fail()
 	}
 	return x, true
 }
+
+// exactFloat is the value of num, a valid JSON number, when it has no
+// exponent and at most 15 digits, as most coordinates have: its digits
+// are then an integer that a float64 holds exactly, divided by a power of
+// ten that a float64 holds exactly, and one IEEE division rounds that
+// quotient correctly, as strconv.ParseFloat does (the fast path of its
+// own, exact, conversion). ok is false for any other number.
+func exactFloat(num []byte) (x float64, ok bool) {
+	neg := num[0] == '-'
+	if neg {
+		num = num[1:]
+	}
+	if len(num) > 16 { // more than 15 digits and a point
+		return 0, false
+	}
+	var mant uint64
+	digits, point := 0, -1
+	for i, c := range num {
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+		case c == '.':
+			point = i
+		default:
+			return 0, false // an exponent
+		}
+	}
+	if digits > 15 {
+		return 0, false
+	}
+	x = float64(mant)
+	if point >= 0 {
+		x /= exactPowers[len(num)-1-point]
+	}
+	if neg {
+		x = -x
+	}
+	return x, true
+}
+
+// exactPowers are the powers of ten that exactFloat divides by.
+var exactPowers = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // Float32 reads a number that fits a float64, as a float32.
 func (d *Decoder) Float32() (float32, bool) {
@@ -370,7 +418,11 @@ func (d *Decoder) stringBytes() ([]byte, bool) {
 		return nil, false
 	}
 	start := d.i + 1
-	for i := start; i < len(data); {
+	i := start
+	for i < len(data) && plain[data[i]] {
+		i++
+	}
+	for i < len(data) {
 		c := data[i]
 		switch {
 		case c == '"':
@@ -566,7 +618,7 @@ func (d *Decoder) skip() bool {
 // compact is a copy of v, a valid JSON value, without the spaces between
 // its tokens.
 func compact(v []byte) []byte {
-	if !bytes.ContainsAny(v, " \t\n\r") {
+	if !hasSpace(v) {
 		return bytes.Clone(v) // the common case: nothing to take out
 	}
 	out := make([]byte, 0, len(v))
@@ -591,6 +643,16 @@ func compact(v []byte) []byte {
 		}
 	}
 	return out
+}
+
+// hasSpace reports whether v holds a space (in a string or not).
+func hasSpace(v []byte) bool {
+	for _, c := range v {
+		if c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			return true
+		}
+	}
+	return false
 }
 
 // Timestamp reads a google.protobuf.Timestamp as protojson does (an RFC

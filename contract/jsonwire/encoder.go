@@ -173,8 +173,9 @@ func (e *Encoder) Value(v *structpb.Value) {
 	}
 }
 
-// plain are the bytes AppendString copies as they are: ASCII but for
-// control characters, quotes and backslashes.
+// plain are the bytes AppendString copies as they are, and that a string
+// the Decoder reads holds as they are: ASCII but for control characters,
+// quotes and backslashes.
 var plain = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\'

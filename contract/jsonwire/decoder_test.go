@@ -1,0 +1,58 @@
+package jsonwire
+
+import (
+	"math"
+	"strconv"
+	"testing"
+)
+
+// TestExactFloat: every number exactFloat takes is strconv.ParseFloat's
+// value to the bit, and it leaves the numbers it cannot convert exactly.
+func TestExactFloat(t *testing.T) {
+	for _, tc := range []struct {
+		num  string
+		took bool
+	}{
+		{"0", true}, {"-0", true}, {"-0.0", true}, {"0.1", true}, {"-2.25", true}, {"10.5", true},
+		{"123456789012345", true}, {"0.12345678901234", true}, {"12345678.1234567", true},
+		{"1234567890123456", false}, {"9007199254740993", false}, {"0.123456789012345", false},
+		{"1e5", false}, {"1.5E-3", false}, {"-12345678901234567890", false},
+	} {
+		x, ok := exactFloat([]byte(tc.num))
+		if ok != tc.took {
+			t.Errorf("exactFloat(%s) took it: %v, want %v", tc.num, ok, tc.took)
+		}
+		if ok {
+			checkExact(t, tc.num, x)
+		}
+	}
+}
+
+// FuzzExactFloat compares exactFloat with strconv.ParseFloat on the JSON
+// numbers among arbitrary inputs.
+func FuzzExactFloat(f *testing.F) {
+	for _, s := range []string{"0", "-0.5", "3.14159", "100000000000000", "0.000000000000001", "1e3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d := NewDecoder([]byte(s))
+		num, ok := d.number()
+		if !ok || string(num) != s {
+			return // not one JSON number
+		}
+		if x, ok := exactFloat(num); ok {
+			checkExact(t, s, x)
+		}
+	})
+}
+
+func checkExact(t *testing.T, num string, x float64) {
+	t.Helper()
+	want, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		t.Fatalf("exactFloat took %s, which strconv refuses: %v", num, err)
+	}
+	if math.Float64bits(x) != math.Float64bits(want) {
+		t.Errorf("exactFloat(%s) = %v (%#x), strconv says %v (%#x)", num, x, math.Float64bits(x), want, math.Float64bits(want))
+	}
+}
