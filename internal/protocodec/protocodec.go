@@ -14,7 +14,9 @@
 // to the transport as they are, and unmarshalled around them, which stay
 // in the buffer the message was read into: neither side copies them.
 // Received into a [Received], that buffer is one of the Codec's pool,
-// given back by its Release.
+// given back by its Release. The engine's side reads the steps of a
+// cad.batch call itself, in a few allocations instead of three a step
+// (see [Codec.Unmarshal]); they point into the one copy of the message.
 package protocodec
 
 import (
@@ -41,11 +43,15 @@ const Name = "proto"
 // grpc.ForceCodecV2.
 type Codec struct {
 	pool mem.BufferPool
+	// tools is the catalog's tool names, each its own key, for a batch
+	// step's tool to be the catalog's string (see toolName). It is never
+	// written after New.
+	tools map[string]string
 }
 
 // New returns a Codec with a buffer pool of its own.
 func New() *Codec {
-	return &Codec{pool: new(pool)}
+	return &Codec{pool: new(pool), tools: toolNames()}
 }
 
 // pool is the Codec's mem.BufferPool: a sync.Pool for every power of two
@@ -147,7 +153,11 @@ func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 	return mem.BufferSlice{mem.NewBuffer(buf, c.pool)}, nil
 }
 
-// Unmarshal implements encoding.CodecV2.
+// Unmarshal implements encoding.CodecV2. Its message is the one
+// proto.Unmarshal reads, and so is its error; the SessionRequest of a
+// cad.batch call is read into a copy of data whose bytes the steps'
+// args_json are (each capped at its length), so that a step's args keep
+// the whole message's bytes alive.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if rcv, ok := v.(*Received); ok {
 		return c.unmarshalReceived(data, rcv)
@@ -159,6 +169,9 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if r, ok := m.(*enginev1.SessionResponse); ok && data.Len() >= wireThreshold {
 		_, err := unmarshalWireResult(data.Materialize(), r)
 		return err
+	}
+	if r, ok := m.(*enginev1.SessionRequest); ok && batchCall(firstBuffer(data)) {
+		return c.unmarshalBatch(data.Materialize(), r)
 	}
 	buf := data.MaterializeToBuffer(c.pool)
 	defer buf.Free()
@@ -213,7 +226,7 @@ func (c *Codec) unmarshalReceived(data mem.BufferSlice, rcv *Received) error {
 // besides the wire JSON, wire JSON twice) is left to proto.Unmarshal.
 // kept says whether r holds bytes of b.
 func unmarshalWireResult(b []byte, r *enginev1.SessionResponse) (kept bool, err error) {
-	wire, rest, ok := splitWireResult(b)
+	wire, rest, ok := splitField(b, resultField.Number(), wireJSONField.Number())
 	if !ok {
 		return false, proto.Unmarshal(b, r)
 	}
@@ -230,12 +243,13 @@ func unmarshalWireResult(b []byte, r *enginev1.SessionResponse) (kept bool, err 
 	return true, nil
 }
 
-// splitWireResult splits b, the encoding of a SessionResponse, when it is
-// one result field holding one wire_json field: the wire JSON (in b) and
-// the result's other fields (a copy).
-func splitWireResult(b []byte) (wire, rest []byte, ok bool) {
+// splitField splits b, the encoding of a message, when it is one field
+// numbered outer, of bytes type, whose value holds one field numbered
+// field, of bytes type: that field's value (in b) and the outer value's
+// other fields (in b, or a copy).
+func splitField(b []byte, outer, field protowire.Number) (value, rest []byte, ok bool) {
 	num, typ, n := protowire.ConsumeTag(b)
-	if n < 0 || num != resultField.Number() || typ != protowire.BytesType {
+	if n < 0 || num != outer || typ != protowire.BytesType {
 		return nil, nil, false
 	}
 	inner, m := protowire.ConsumeBytes(b[n:])
@@ -252,11 +266,11 @@ func splitWireResult(b []byte) (wire, rest []byte, ok bool) {
 		if m < 0 {
 			return nil, nil, false
 		}
-		if num == wireJSONField.Number() {
+		if num == field {
 			if typ != protowire.BytesType || start >= 0 {
 				return nil, nil, false
 			}
-			wire, _ = protowire.ConsumeBytes(inner[off+n:])
+			value, _ = protowire.ConsumeBytes(inner[off+n:])
 			start, end = off, off+n+m
 		}
 		off += n + m
@@ -264,7 +278,7 @@ func splitWireResult(b []byte) (wire, rest []byte, ok bool) {
 	if start < 0 {
 		return nil, nil, false
 	}
-	return wire, append(inner[:start:start], inner[end:]...), true
+	return value, append(inner[:start:start], inner[end:]...), true
 }
 
 // unmarshalRefs is proto.Unmarshal(rest, result) for the rest of a
