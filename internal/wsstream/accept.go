@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 )
 
 // Accept accepts a WebSocket handshake as [websocket.Accept] does and
@@ -82,23 +84,19 @@ type gatedConn struct {
 
 func (c *gatedConn) Read(p []byte) (int, error) { return c.gate.Read(p) }
 
-// errParked is the gate's read error when no frame came within its idle
-// time (see [Stream.ParkAfter]).
-var errParked = errors.New("wsstream: no frame came; the reader may park")
-
 // closeGate passes a client's WebSocket frames through, reading their
 // headers, until the next frame is a close frame: then one Read returns
 // errCloseHeld instead of it, and later reads pass it on (the closing
 // handshake reads it). With an idle time set, a Read that waits that long
-// for a next message returns errParked, as nothing of it has been read.
-// Only coder/websocket's reading goroutine, one at a time, calls Read;
-// closed and idle may be used from any goroutine.
+// for a next message returns [jsonrpc.ErrParked], as nothing of it has
+// been read. Only coder/websocket's reading goroutine, one at a time,
+// calls Read; closed and idle may be used from any goroutine.
 type closeGate struct {
 	src   io.Reader
 	early int      // bytes still to come from the start of src, which the server had buffered
 	conn  net.Conn // the connection src reads, whose read deadline bounds an idle wait
 	// idle, when not zero, is how long a Read between messages waits for
-	// the next frame's first byte before it returns errParked.
+	// the next frame's first byte before it returns jsonrpc.ErrParked.
 	idle atomic.Int64
 	// midMessage is set between the frames of a fragmented message, where
 	// a Read never parks (coder/websocket ends a message cut short).
@@ -137,7 +135,7 @@ func (g *closeGate) Read(p []byte) (int, error) {
 		switch {
 		case !ok && g.err == nil:
 			if !g.fill() {
-				return 0, errParked
+				return 0, jsonrpc.ErrParked
 			}
 			continue
 		case !ok:

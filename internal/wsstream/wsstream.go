@@ -83,8 +83,8 @@ var errBinary = errors.New("wsstream: a binary WebSocket message is not JSON-RPC
 func (s *Stream) Read(ctx context.Context) ([]byte, error) {
 	typ, data, err := s.read(ctx)
 	if err != nil {
-		if errors.Is(err, errParked) {
-			return nil, jsonrpc.ErrParked
+		if errors.Is(err, jsonrpc.ErrParked) {
+			return nil, jsonrpc.ErrParked // unwrapped from coder/websocket's error
 		}
 		if errors.Is(err, errCloseHeld) {
 			ce := s.gate.closed.Load()
