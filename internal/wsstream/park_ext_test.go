@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,17 +20,11 @@ const parkAfter = 50 * time.Millisecond
 // on parks and waits for Park's wake before it reads on. It sends the
 // error that ended reading (io.EOF for a clean end) on ended.
 func parkingServer(t *testing.T) (url string, parks chan *wsstream.Stream, ended chan error) {
-	parks, ended = make(chan *wsstream.Stream, 1), make(chan error, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s, err := wsstream.Accept(w, r, nil)
-		if err != nil {
-			ended <- err
-			return
-		}
+	parks = make(chan *wsstream.Stream, 1)
+	url, ended = serveAccepted(t, func(r *http.Request, s *wsstream.Stream) error {
 		defer s.Close()
 		if !s.ParkAfter(parkAfter) {
-			ended <- errors.New("ParkAfter() = false on a plain TCP connection, want true")
-			return
+			return errors.New("ParkAfter() = false on a plain TCP connection, want true")
 		}
 		ctx := r.Context()
 		for {
@@ -45,14 +37,12 @@ func parkingServer(t *testing.T) (url string, parks chan *wsstream.Stream, ended
 				continue
 			}
 			if err != nil {
-				ended <- err
-				return
+				return err
 			}
 			s.Write(ctx, data)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return "ws" + strings.TrimPrefix(srv.URL, "http"), parks, ended
+	})
+	return url, parks, ended
 }
 
 // nextPark waits for the server to park.

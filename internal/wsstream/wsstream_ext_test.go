@@ -40,6 +40,25 @@ func serve(t *testing.T, handle func(r *http.Request, s *wsstream.Stream)) strin
 	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/rpc"
 }
 
+// serveAccepted runs a WebSocket server whose one connection is accepted
+// by Accept and handled by handle, and returns its ws:// URL and what
+// served gets: Accept's error, or handle's. The server stops when the test
+// ends.
+func serveAccepted(t *testing.T, handle func(r *http.Request, s *wsstream.Stream) error) (url string, served chan error) {
+	t.Helper()
+	served = make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, err := wsstream.Accept(w, r, nil)
+		if err != nil {
+			served <- err
+			return
+		}
+		served <- handle(r, s)
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http"), served
+}
+
 func dial(t *testing.T, url string, opts wsstream.DialOptions) *wsstream.Stream {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -180,13 +199,7 @@ func TestDialRefused(t *testing.T) {
 // io.EOF, and then the server's close frame; a ping meanwhile does not
 // wait for a pong that cannot come.
 func TestAcceptClientClosesFirst(t *testing.T) {
-	served := make(chan error, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s, err := wsstream.Accept(w, r, nil)
-		if err != nil {
-			served <- err
-			return
-		}
+	url, served := serveAccepted(t, func(r *http.Request, s *wsstream.Stream) error {
 		defer s.Conn().CloseNow()
 		s.Conn().SetReadLimit(1 << 20)
 		ctx := r.Context()
@@ -197,25 +210,21 @@ func TestAcceptClientClosesFirst(t *testing.T) {
 				break
 			}
 			if err != nil {
-				served <- err
-				return
+				return err
 			}
 			got = append(got, data)
 		}
 		if err := s.Ping(ctx); err != nil {
-			served <- fmt.Errorf("Ping() after the client's close = %v, want nil", err)
-			return
+			return fmt.Errorf("Ping() after the client's close = %v, want nil", err)
 		}
 		for _, data := range got {
 			if err := s.Write(ctx, append([]byte("re: "), data...)); err != nil {
-				served <- fmt.Errorf("Write() after the client's close = %v, want nil", err)
-				return
+				return fmt.Errorf("Write() after the client's close = %v, want nil", err)
 			}
 		}
-		served <- s.Close()
-	}))
-	t.Cleanup(srv.Close)
-	c := wsstreamtest.Dial(t, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+		return s.Close()
+	})
+	c := wsstreamtest.Dial(t, url, nil)
 	for _, m := range []string{"one", "two", strings.Repeat("x", 70000)} {
 		c.WriteText(t, []byte(m))
 	}
@@ -242,19 +251,12 @@ func TestAcceptClientClosesFirst(t *testing.T) {
 // TestAcceptClientClosesWithError: a close frame with another status ends
 // Read with that status.
 func TestAcceptClientClosesWithError(t *testing.T) {
-	read := make(chan error, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s, err := wsstream.Accept(w, r, nil)
-		if err != nil {
-			read <- err
-			return
-		}
+	url, read := serveAccepted(t, func(r *http.Request, s *wsstream.Stream) error {
 		defer s.Close()
-		_, err = s.Read(r.Context())
-		read <- err
-	}))
-	t.Cleanup(srv.Close)
-	c := wsstreamtest.Dial(t, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+		_, err := s.Read(r.Context())
+		return err
+	})
+	c := wsstreamtest.Dial(t, url, nil)
 	c.WriteClose(t, uint16(websocket.StatusPolicyViolation), "bye")
 	if err := <-read; websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
 		t.Errorf("Read() after a 1008 close frame = %v, want status 1008", err)
