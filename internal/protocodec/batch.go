@@ -7,7 +7,6 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
@@ -312,20 +311,16 @@ func (t *bindText) add(bind []byte) *string {
 }
 
 // The numbers of the fields the Codec reads of a cad.batch call
-// (TestBatchStepFields fails when BatchStep changes).
+// (TestBatchStepFields fails when BatchStep changes), kept as numbers for
+// the loops over a batch's steps.
 var (
-	callNum         = fieldNumber(&enginev1.SessionRequest{}, "call")
-	executeBatchNum = fieldNumber(&enginev1.SessionCall{}, "execute_batch")
-	stepsNum        = fieldNumber(&enginev1.ExecuteBatchRequest{}, "steps")
-	stepToolNum     = fieldNumber(&enginev1.BatchStep{}, "tool")
-	stepBindNum     = fieldNumber(&enginev1.BatchStep{}, "bind")
-	stepArgsJSONNum = fieldNumber(&enginev1.BatchStep{}, "args_json")
+	callNum         = field(&enginev1.SessionRequest{}, "call").Number()
+	executeBatchNum = field(&enginev1.SessionCall{}, "execute_batch").Number()
+	stepsNum        = field(&enginev1.ExecuteBatchRequest{}, "steps").Number()
+	stepToolNum     = field(&enginev1.BatchStep{}, "tool").Number()
+	stepBindNum     = field(&enginev1.BatchStep{}, "bind").Number()
+	stepArgsJSONNum = field(&enginev1.BatchStep{}, "args_json").Number()
 )
-
-// fieldNumber is the number of m's field name.
-func fieldNumber(m proto.Message, name protoreflect.Name) protowire.Number {
-	return m.ProtoReflect().Descriptor().Fields().ByName(name).Number()
-}
 
 // consumeTag is protowire.ConsumeTag, the one-byte tags of the fields of
 // a batch's steps read inline.

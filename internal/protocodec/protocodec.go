@@ -378,14 +378,19 @@ func messageOf(v any) proto.Message {
 
 // The fields marshalWireResult writes by number.
 var (
-	resultField   = (&enginev1.SessionResponse{}).ProtoReflect().Descriptor().Fields().ByName("result")
-	wireJSONField = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("wire_json")
+	resultField   = field(&enginev1.SessionResponse{}, "result")
+	wireJSONField = field(&enginev1.SessionCallResult{}, "wire_json")
 	// The fields unmarshalRefs reads.
-	callIDField       = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("call_id")
-	openRequestsField = (&enginev1.SessionCallResult{}).ProtoReflect().Descriptor().Fields().ByName("open_requests")
-	refIDField        = (&enginev1.OpenServerRequest{}).ProtoReflect().Descriptor().Fields().ByName("id")
-	refMethodField    = (&enginev1.OpenServerRequest{}).ProtoReflect().Descriptor().Fields().ByName("method")
+	callIDField       = field(&enginev1.SessionCallResult{}, "call_id")
+	openRequestsField = field(&enginev1.SessionCallResult{}, "open_requests")
+	refIDField        = field(&enginev1.OpenServerRequest{}, "id")
+	refMethodField    = field(&enginev1.OpenServerRequest{}, "method")
 )
+
+// field is m's field name.
+func field(m proto.Message, name protoreflect.Name) protoreflect.FieldDescriptor {
+	return m.ProtoReflect().Descriptor().Fields().ByName(name)
+}
 
 // marshalWire marshals w, its wire JSON written into a buffer of the
 // pool.
