@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	"errors"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -54,8 +55,4 @@ func TestUnmarshalReused(t *testing.T) {
 }
 
 // errRefused is DecodeFast's refusal as an error.
-var errRefused = refused{}
-
-type refused struct{}
-
-func (refused) Error() string { return "refused" }
+var errRefused = errors.New("refused")

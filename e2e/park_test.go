@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -155,7 +154,7 @@ func waitEvent(t *testing.T, a *agent, typ, op string) {
 		case <-timeout:
 			t.Fatalf("no %s event for %s", typ, op)
 		case <-a.conn.Done():
-			t.Fatalf("the connection ended waiting for %s: %v", typ, errors.Join(a.conn.Err()))
+			t.Fatalf("the connection ended waiting for %s: %v", typ, a.conn.Err())
 		}
 	}
 }
