@@ -21,15 +21,15 @@ var ErrUnsupported = errors.New("parking: not supported on this system")
 const WaitFunction = "github.com/cadbridge/cadbridge/internal/parking.(*Lot).wait"
 
 // Lot waits for the connections parked in it. The zero value is ready to
-// use; its goroutine starts when it is opened, by Open or the first Park. Its methods may be called
-// concurrently.
+// use; its goroutine starts when it is opened, by Open or the first Park.
+// Its methods may be called concurrently.
 type Lot struct {
 	start sync.Once
 	err   error // why the lot cannot wait, if it cannot; set by start
 
 	mu     sync.Mutex        // guards next and parked
-	next   uint64            // the last ticket given
-	parked map[uint64]parked // the connections waited for, by ticket
+	next   Ticket            // the last ticket given
+	parked map[Ticket]parked // the connections waited for, by ticket
 
 	poller // the system's side: parking_linux.go, parking_other.go
 }
@@ -49,7 +49,7 @@ type Ticket uint64
 // ([ErrUnsupported]).
 func (l *Lot) Open() error {
 	l.start.Do(func() {
-		l.parked = map[uint64]parked{}
+		l.parked = map[Ticket]parked{}
 		if l.err = l.open(); l.err == nil {
 			go l.wait()
 		}
@@ -76,14 +76,14 @@ func (l *Lot) Park(conn syscall.RawConn, wake func()) (Ticket, error) {
 		l.mu.Unlock()
 		return 0, err
 	}
-	return Ticket(t), nil
+	return t, nil
 }
 
 // Leave takes a parked connection out of the lot before its wake has
 // started, and reports whether it did: false means wake has started, or
 // is about to.
 func (l *Lot) Leave(t Ticket) bool {
-	p, ok := l.take(uint64(t))
+	p, ok := l.take(t)
 	if ok {
 		l.remove(p.conn)
 	}
@@ -91,7 +91,7 @@ func (l *Lot) Leave(t Ticket) bool {
 }
 
 // take removes ticket t from the lot, reporting whether it was there.
-func (l *Lot) take(t uint64) (parked, bool) {
+func (l *Lot) take(t Ticket) (parked, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p, ok := l.parked[t]
@@ -100,7 +100,7 @@ func (l *Lot) take(t uint64) (parked, bool) {
 }
 
 // ready wakes the connection parked under ticket t, unless it has left.
-func (l *Lot) ready(t uint64) {
+func (l *Lot) ready(t Ticket) {
 	if p, ok := l.take(t); ok {
 		l.remove(p.conn)
 		go p.wake()

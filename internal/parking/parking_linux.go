@@ -23,7 +23,7 @@ func (p *poller) open() error {
 
 // add waits for conn to be readable, to be hung up on, or to fail. Level
 // triggered, it reports a conn that is readable already at once.
-func (l *Lot) add(conn syscall.RawConn, t uint64) error {
+func (l *Lot) add(conn syscall.RawConn, t Ticket) error {
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | syscall.EPOLLONESHOT, Fd: int32(t), Pad: int32(t >> 32)}
 	var err error
 	cerr := conn.Control(func(fd uintptr) {
@@ -51,7 +51,7 @@ func (l *Lot) wait() {
 			continue // EINTR; the instance itself cannot fail
 		}
 		for _, ev := range events[:n] {
-			l.ready(uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32)
+			l.ready(Ticket(uint32(ev.Fd)) | Ticket(uint32(ev.Pad))<<32)
 		}
 	}
 }

@@ -10,7 +10,7 @@ type poller struct{}
 
 func (p *poller) open() error { return ErrUnsupported }
 
-func (l *Lot) add(syscall.RawConn, uint64) error { return ErrUnsupported }
+func (l *Lot) add(syscall.RawConn, Ticket) error { return ErrUnsupported }
 
 func (l *Lot) remove(syscall.RawConn) {}
 
