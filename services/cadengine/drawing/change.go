@@ -1,5 +1,7 @@
 package drawing
 
+import "slices"
+
 // changeKind says what a change touched.
 type changeKind uint8
 
@@ -52,6 +54,11 @@ type Tx struct {
 
 // NewTx starts an undo log over d, with room for n changes.
 func NewTx(d *Document, n int) *Tx { return &Tx{d: d, log: make([]Change, 0, n)} }
+
+// Grow makes room in the log for n more changes, for a write that knows
+// how many it makes (an entity_batch_create of a hundred thousand entities
+// would otherwise copy the log as it doubles).
+func (t *Tx) Grow(n int) { t.log = slices.Grow(t.log, n) }
 
 // Mark is a point to undo to.
 func (t *Tx) Mark() int { return len(t.log) }

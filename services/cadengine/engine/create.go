@@ -214,6 +214,7 @@ func batchCreate(c *call, a *enginev1.EntityBatchCreateArgs) (*enginev1.EntityBa
 		return nil, invalidArgs("/entities", reasonMissing, "give at least one entity")
 	}
 	created := make([]uint64, len(a.Entities))
+	c.tx.Grow(len(a.Entities))
 	for i, ne := range a.Entities {
 		// An entity is made without its path ("/entities/<i>") first: only
 		// one that fails pays for that string, made again with it for the
