@@ -102,12 +102,12 @@ type closeGate struct {
 	// a Read never parks (coder/websocket ends a message cut short).
 	midMessage bool
 	// buf is what was read from src and not yet passed on, in space; it
-	// starts at a frame header when pass is 0. Only headers (and a close
-	// frame's payload) are read into it; the rest of a frame goes from
-	// src straight to the reader's buffer, so an idle connection holds
-	// no buffer of its own here.
+	// starts at a frame header when pass is 0. A header is read into it
+	// with what follows it in the same read, up to the size of space: a
+	// small message (most calls) in one read; the rest of a larger frame
+	// goes from src straight to the reader's buffer.
 	buf   []byte
-	space [maxHeader + maxControl]byte
+	space [gateSpace]byte
 	pass  int64 // bytes of the current frame still to pass on before the next header
 	err   error // src's read error, returned once buf is empty
 	open  bool  // the held close frame was reported: pass everything on
@@ -186,7 +186,8 @@ func (g *closeGate) read(p []byte) (int, error) {
 
 // fill reads more of src into buf (moved to the front of space first).
 // buf never needs more than space: fill is called only while buf holds
-// less than a whole header, or a close frame, which is at most that.
+// less than a whole header, or a close frame, which is at most
+// maxHeader + maxControl bytes.
 // Between messages, with an idle time set, it waits that long at most,
 // and reports false if nothing came (the connection is as it was).
 func (g *closeGate) fill() bool {
@@ -216,6 +217,13 @@ const (
 	maxHeader  = 14
 	maxControl = 125
 )
+
+// gateSpace is how much a gate reads at a frame header: room for the
+// header and a close frame's payload, and for the whole of a small
+// message, so that one read takes it rather than a read for its first
+// maxHeader + maxControl bytes and another for the rest (a tools.call
+// entity_get is about 160 bytes). Every accepted connection has it.
+const gateSpace = 512
 
 // opClose is the opcode of a close frame (RFC 6455 §5.5.1), opControl the
 // bit every control frame's opcode has (§5.5), and finBit the bit of a

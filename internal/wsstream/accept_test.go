@@ -96,3 +96,39 @@ func FuzzCloseGate(f *testing.F) {
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// countingReader counts the reads of its reader.
+type countingReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.reads++
+	return c.r.Read(p)
+}
+
+// TestCloseGateReadsSmallMessageOnce: a message that fits gateSpace,
+// header and all, comes through the gate in one read of its source, as a
+// call of about 160 bytes does (not one read for the gate's header room
+// and another for the rest).
+func TestCloseGateReadsSmallMessageOnce(t *testing.T) {
+	msg := frame(0x1, bytes.Repeat([]byte{'x'}, 160))
+	src := &countingReader{r: bytes.NewReader(msg)}
+	g := &closeGate{src: src}
+	buf := make([]byte, 4096) // coder/websocket's read buffer
+	var got []byte
+	for len(got) < len(msg) {
+		n, err := g.Read(buf)
+		if err != nil {
+			t.Fatalf("after %d of %d bytes: %v", len(got), len(msg), err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if !bytes.Equal(got, msg) {
+		t.Fatalf("passed on %x, want %x", got, msg)
+	}
+	if src.reads != 1 {
+		t.Errorf("the %d-byte message took %d reads of the connection, want 1", len(msg), src.reads)
+	}
+}
