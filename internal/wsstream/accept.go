@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -73,7 +74,72 @@ func (w *gatedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	w.gate.early = len(early)
 	w.gate.conn = nc
 	gc := &gatedConn{Conn: nc, gate: w.gate}
-	return gc, bufio.NewReadWriter(bufio.NewReader(gc), brw.Writer), nil
+	// The writer net/http made for the hijacked connection (empty, of
+	// its default size) gives way to one of the same size whose frames go
+	// out whole (frameWriter).
+	bw := bufio.NewWriterSize(&frameWriter{conn: nc}, brw.Writer.Size())
+	return gc, bufio.NewReadWriter(bufio.NewReader(gc), bw), nil
+}
+
+// frameWriter writes the frames coder/websocket writes through its
+// buffered writer so that a frame larger than the buffer goes out in one
+// write: coder/websocket buffers the header, and the buffered writer then
+// flushes the buffer filled with the first bytes of the payload and
+// writes the rest apart, two writes (and two reads and wake-ups for the
+// client) where one does. frameWriter holds such a first write, copied
+// into a pooled buffer, and writes it with the rest in one writev. It
+// reads each frame's length from its header, so it needs no word from
+// the writer; anything it does not expect (a rest in more writes than
+// one, a header it cannot read, two frames in one write) makes it pass
+// every later write straight on. It relies on what coder/websocket does:
+// it writes each frame whole and flushes it, so the rest of a held write
+// always comes in the next write (a frame cut short would keep its held
+// start back). Only coder/websocket's writes, which take turns, call
+// Write.
+type frameWriter struct {
+	conn net.Conn
+	held *[]byte // the first write of a frame, while held
+	rest int64   // bytes of the held frame still to come
+	off  bool    // something unexpected came: write everything as it comes
+}
+
+// heldWrites are frameWriter's buffers for a held write, which is at most
+// a buffered writer's size (4 KiB for a hijacked connection).
+var heldWrites = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+func (w *frameWriter) Write(p []byte) (int, error) {
+	switch {
+	case w.off || len(p) == 0:
+		return w.conn.Write(p)
+	case w.held != nil:
+		return w.writeHeld(p)
+	}
+	size, payload, _, ok := frameHeader(p)
+	if !ok || size+payload < int64(len(p)) {
+		w.off = true
+		return w.conn.Write(p)
+	}
+	if w.rest = size + payload - int64(len(p)); w.rest == 0 {
+		return w.conn.Write(p)
+	}
+	w.held = heldWrites.Get().(*[]byte)
+	*w.held = append((*w.held)[:0], p...)
+	return len(p), nil
+}
+
+// writeHeld writes the held first write of a frame and p, its rest.
+func (w *frameWriter) writeHeld(p []byte) (int, error) {
+	held := w.held
+	w.held = nil
+	defer heldWrites.Put(held)
+	if w.rest -= int64(len(p)); w.rest != 0 {
+		w.off = true
+	}
+	bufs := net.Buffers{*held, p}
+	if _, err := bufs.WriteTo(w.conn); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // gatedConn is a net.Conn whose reads come through a closeGate.
