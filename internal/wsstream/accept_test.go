@@ -159,21 +159,6 @@ type recordingConn struct {
 
 func (c *recordingConn) Write(p []byte) (int, error) { return c.written.Write(p) }
 
-// writeFrame writes a frame through bw as coder/websocket does: the
-// header, the payload, then a flush.
-func writeFrame(t *testing.T, bw *bufio.Writer, f []byte, header int) {
-	t.Helper()
-	if _, err := bw.Write(f[:header]); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bw.Write(f[header:]); err != nil {
-		t.Fatal(err)
-	}
-	if err := bw.Flush(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestFrameWriterHoldsFirstWrite: a frame larger than the buffered
 // writer reaches the connection only whole, its first 4 KiB held until
 // the rest comes (so that both go out in one writev); smaller frames go
