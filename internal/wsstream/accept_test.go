@@ -240,3 +240,58 @@ func FuzzFrameWriter(f *testing.F) {
 		}
 	})
 }
+
+// TestFrameWriterBatch: while a batch is open the frames written wait,
+// and closing it writes them in one write, in order; a batch past
+// batchBytes writes what it holds before it closes.
+func TestFrameWriterBatch(t *testing.T) {
+	conn := &countingConn{}
+	fw := &frameWriter{conn: conn}
+	bw := bufio.NewWriterSize(fw, 4096)
+	write := func(f []byte) {
+		if _, err := bw.Write(f); err != nil {
+			t.Fatal(err)
+		}
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []byte
+	fw.openBatch()
+	for _, n := range []int{10, 200, 6000, 0, 30} {
+		f := serverFrame(0x1, bytes.Repeat([]byte{byte(n)}, n))
+		write(f)
+		want = append(want, f...)
+	}
+	if conn.writes != 0 {
+		t.Fatalf("%d writes while the batch was open, want none", conn.writes)
+	}
+	if err := fw.closeBatch(); err != nil {
+		t.Fatal(err)
+	}
+	if conn.writes != 1 || !bytes.Equal(conn.written.Bytes(), want) {
+		t.Fatalf("closing the batch made %d writes of %d bytes; want 1 of the %d written", conn.writes, conn.written.Len(), len(want))
+	}
+
+	fw.openBatch()
+	big := serverFrame(0x1, bytes.Repeat([]byte{'b'}, batchBytes+1))
+	write(big)
+	want = append(want, big...)
+	if conn.writes != 2 || !bytes.Equal(conn.written.Bytes(), want) {
+		t.Fatalf("a frame past batchBytes: %d writes, %d bytes; want it written at once", conn.writes, conn.written.Len())
+	}
+	if err := fw.closeBatch(); err != nil || conn.writes != 2 {
+		t.Fatalf("closing an empty batch: %v, %d writes; want nil and none more", err, conn.writes)
+	}
+}
+
+// countingConn is a recordingConn that counts its writes.
+type countingConn struct {
+	recordingConn
+	writes int
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.writes++
+	return c.recordingConn.Write(p)
+}
