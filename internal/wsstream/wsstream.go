@@ -148,8 +148,9 @@ func (s *Stream) Write(ctx context.Context, payload []byte) error {
 
 // WriteBatch sends each payload as one text message, in order. On an
 // accepted Stream the messages go out together, in one write of the
-// connection per 64 KiB, where Write would make a write each; the first
-// error ends the batch.
+// connection (a large message's payload with what comes before it, in one
+// writev), where Write would make a write each; the first error ends the
+// batch.
 func (s *Stream) WriteBatch(ctx context.Context, payloads [][]byte) error {
 	if s.frames == nil {
 		for _, p := range payloads {
