@@ -35,23 +35,32 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 
 // frame is a masked client frame with the given opcode and payload.
 func frame(opcode byte, payload []byte) []byte {
-	f := []byte{0x80 | opcode}
-	switch n := len(payload); {
-	case n < 126:
-		f = append(f, 0x80|byte(n))
-	case n < 1<<16:
-		f = append(f, 0x80|126)
-		f = binary.BigEndian.AppendUint16(f, uint16(n))
-	default:
-		f = append(f, 0x80|127)
-		f = binary.BigEndian.AppendUint64(f, uint64(n))
-	}
 	key := []byte{1, 2, 3, 4}
-	f = append(f, key...)
+	f := append(frameHead(opcode, len(payload), 0x80), key...)
 	for i, b := range payload {
 		f = append(f, b^key[i%4])
 	}
 	return f
+}
+
+// serverFrame is an unmasked server frame: FIN, the opcode and payload.
+func serverFrame(opcode byte, payload []byte) []byte {
+	return append(frameHead(opcode, len(payload), 0), payload...)
+}
+
+// frameHead is the header of a final frame of the opcode with a payload
+// of n bytes, mask its masking bit (0x80, for a client's frame, or 0);
+// the masking key is not in it.
+func frameHead(opcode byte, n int, mask byte) []byte {
+	f := []byte{0x80 | opcode}
+	switch {
+	case n < 126:
+		return append(f, mask|byte(n))
+	case n < 1<<16:
+		return binary.BigEndian.AppendUint16(append(f, mask|126), uint16(n))
+	default:
+		return binary.BigEndian.AppendUint64(append(f, mask|127), uint64(n))
+	}
 }
 
 // FuzzCloseGate feeds data frames and then a close frame through the gate
@@ -133,22 +142,6 @@ func TestCloseGateReadsSmallMessageOnce(t *testing.T) {
 	if src.reads != 1 {
 		t.Errorf("the %d-byte message took %d reads of the connection, want 1", len(msg), src.reads)
 	}
-}
-
-// serverFrame is an unmasked server frame: FIN, the opcode and payload.
-func serverFrame(opcode byte, payload []byte) []byte {
-	f := []byte{0x80 | opcode}
-	switch n := len(payload); {
-	case n < 126:
-		f = append(f, byte(n))
-	case n < 1<<16:
-		f = append(f, 126)
-		f = binary.BigEndian.AppendUint16(f, uint16(n))
-	default:
-		f = append(f, 127)
-		f = binary.BigEndian.AppendUint64(f, uint64(n))
-	}
-	return append(f, payload...)
 }
 
 // recordingConn is a net.Conn that keeps what is written to it.
