@@ -212,6 +212,7 @@ func FuzzFrameWriter(f *testing.F) {
 				b, i = b[n:], i+1
 			}
 		}
+		lengths = lengths[:min(len(lengths), 32)] // up to 2.5 MB of frames: an input stays quick to run
 		var want []byte
 		for i, l := range lengths {
 			fr := serverFrame(0x1+byte(i%2), bytes.Repeat([]byte{byte(i)}, int(l)*(i%3*150+1)))
@@ -219,8 +220,10 @@ func FuzzFrameWriter(f *testing.F) {
 			if err := bw.Flush(); err != nil {
 				t.Fatal(err)
 			}
+			// The bytes before fr were checked after the frame before it,
+			// and the connection only ever appends: check fr's.
 			want = append(want, fr...)
-			if !bytes.Equal(conn.written.Bytes(), want) {
+			if got := conn.written.Bytes(); len(got) != len(want) || !bytes.Equal(got[len(want)-len(fr):], fr) {
 				t.Fatalf("after frame %d the connection has %d bytes, not the %d written", i, conn.written.Len(), len(want))
 			}
 		}
