@@ -74,11 +74,11 @@ func (w *gatedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	w.gate.early = len(early)
 	w.gate.conn = nc
 	gc := &gatedConn{Conn: nc, gate: w.gate}
-	// The writer net/http made for the hijacked connection (empty, of
-	// its default size) gives way to one of the same size whose frames go
-	// out whole (frameWriter).
-	bw := bufio.NewWriterSize(&frameWriter{conn: nc}, brw.Writer.Size())
-	return gc, bufio.NewReadWriter(bufio.NewReader(gc), bw), nil
+	// The writer net/http made for the hijacked connection (empty) writes
+	// through a frameWriter, so that its frames go out whole; Reset keeps
+	// its buffer.
+	brw.Writer.Reset(&frameWriter{conn: nc})
+	return gc, bufio.NewReadWriter(bufio.NewReader(gc), brw.Writer), nil
 }
 
 // frameWriter writes the frames coder/websocket writes through its
