@@ -265,9 +265,10 @@ func (c *Conn) newID() ID {
 }
 
 // Notify sends the notification method(params) to the peer. params is
-// marshalled as for Call. Notify returns once the notification is written,
-// or ErrClosed if the connection has ended. It still writes while the calls
-// of a peer whose input ended finish (see ConnOptions.EOFGrace).
+// marshalled as for Call. Notify returns once the notification is written
+// (on a Queuer, queued), or ErrClosed if the connection has ended. It
+// still writes while the calls of a peer whose input ended finish (see
+// ConnOptions.EOFGrace).
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	data, err := marshalParams(method, params)
 	if err != nil {
@@ -279,7 +280,19 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if stopping {
 		return ErrClosed
 	}
-	return c.send(ctx, &Request{Method: method, Params: data})
+	req := &Request{Method: method, Params: data}
+	q, ok := c.stream.(Queuer)
+	if !ok {
+		return c.send(ctx, req)
+	}
+	payload, err := encodeRequest(req)
+	if err != nil {
+		return err
+	}
+	if err := q.Queue(payload); err != nil {
+		return fmt.Errorf("jsonrpc: sending %q: %w", method, err)
+	}
+	return nil
 }
 
 // Close ends the connection: it stops reading, cancels handler contexts,
@@ -326,12 +339,9 @@ func marshalParams(method string, params any) (json.RawMessage, error) {
 
 // send writes the request req, whose params come from marshalParams.
 func (c *Conn) send(ctx context.Context, req *Request) error {
-	data, ok := appendFast(make([]byte, 0, requestSize(req)), req, true)
-	if !ok {
-		var err error
-		if data, err = EncodeMessage(req); err != nil {
-			return err
-		}
+	data, err := encodeRequest(req)
+	if err != nil {
+		return err
 	}
 	if err := c.stream.Write(ctx, data); err != nil {
 		if c.ctx.Err() != nil {
@@ -340,6 +350,14 @@ func (c *Conn) send(ctx context.Context, req *Request) error {
 		return fmt.Errorf("jsonrpc: sending %q: %w", req.Method, err)
 	}
 	return nil
+}
+
+// encodeRequest encodes req, whose params come from marshalParams.
+func encodeRequest(req *Request) ([]byte, error) {
+	if data, ok := appendFast(make([]byte, 0, requestSize(req)), req, true); ok {
+		return data, nil
+	}
+	return EncodeMessage(req)
 }
 
 // requestSize is the length of req's encoding, or more: its method and

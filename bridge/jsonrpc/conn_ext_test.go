@@ -1,6 +1,7 @@
 package jsonrpc_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -524,5 +525,41 @@ func TestConnUnmatched(t *testing.T) {
 	r := <-got
 	if r.ID != jsonrpc.StringID("srq-earlier") || string(r.Result) != `{"decision":"approve"}` {
 		t.Errorf("Unmatched got id %v result %s, want srq-earlier with the answer", r.ID, r.Result)
+	}
+}
+
+// queuingStream is a fakeStream that is a Queuer: what is queued goes to
+// queued, not to the written payloads.
+type queuingStream struct {
+	*fakeStream
+	queued chan []byte
+}
+
+func (s *queuingStream) Queue(p []byte) error {
+	s.queued <- bytes.Clone(p)
+	return nil
+}
+
+// TestNotifyQueues: on a Queuer, Notify queues the notification (it does
+// not write it); a call's request is still written.
+func TestNotifyQueues(t *testing.T) {
+	s := &queuingStream{fakeStream: newFakeStream(), queued: make(chan []byte, 1)}
+	c := jsonrpc.NewConn(context.Background(), s, jsonrpc.ConnOptions{})
+	t.Cleanup(func() { c.Close() })
+	if err := c.Notify(context.Background(), "event", map[string]int{"seq": 1}); err != nil {
+		t.Fatalf("Notify = %v", err)
+	}
+	select {
+	case p := <-s.queued:
+		if want := `{"jsonrpc":"2.0","method":"event","params":{"seq":1}}`; string(p) != want {
+			t.Errorf("queued %s, want %s", p, want)
+		}
+	default:
+		t.Fatal("Notify queued nothing")
+	}
+	select {
+	case p := <-s.out:
+		t.Fatalf("Notify wrote %s; want it queued only", p)
+	default:
 	}
 }

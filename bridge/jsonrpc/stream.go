@@ -51,6 +51,17 @@ type Parker interface {
 	Park(wake func())
 }
 
+// Queuer is a Stream that takes a notification without waiting for it to
+// be written: Queue puts payload behind everything written or queued
+// before it and returns, and the stream writes it in its own time, with
+// whatever queued behind it, in as few writes as it can. Notify uses it,
+// so that a burst of notifications (the events of a batch) does not cost
+// its sender a write each.
+type Queuer interface {
+	Stream
+	Queue(payload []byte) error
+}
+
 // defaultMaxLineSize is the default for LineStreamOptions.MaxLineSize.
 const defaultMaxLineSize = 4 << 20
 

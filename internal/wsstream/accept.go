@@ -30,11 +30,12 @@ import (
 // [websocket.CloseError], as for a dialled Stream.
 func Accept(w http.ResponseWriter, r *http.Request, opts *websocket.AcceptOptions) (*Stream, error) {
 	g := &closeGate{}
-	c, err := websocket.Accept(&gatedWriter{ResponseWriter: w, gate: g}, r, opts)
+	gw := &gatedWriter{ResponseWriter: w, gate: g}
+	c, err := websocket.Accept(gw, r, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Stream{c: c, gate: g}, nil
+	return &Stream{c: c, gate: g, frames: gw.frames}, nil
 }
 
 // Ping pings the peer and waits for the pong, as [websocket.Conn.Ping]
@@ -55,7 +56,8 @@ var errCloseHeld = errors.New("wsstream: the client's close frame is held")
 // through the gate.
 type gatedWriter struct {
 	http.ResponseWriter
-	gate *closeGate
+	gate   *closeGate
+	frames *frameWriter // what the connection's writes go through, once hijacked
 }
 
 // Hijack hijacks the underlying connection and puts the gate in front of
@@ -77,7 +79,8 @@ func (w *gatedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	// The writer net/http made for the hijacked connection (empty) writes
 	// through a frameWriter, so that its frames go out whole; Reset keeps
 	// its buffer.
-	brw.Writer.Reset(&frameWriter{conn: nc})
+	w.frames = &frameWriter{conn: nc}
+	brw.Writer.Reset(w.frames)
 	return gc, bufio.NewReadWriter(bufio.NewReader(gc), brw.Writer), nil
 }
 
@@ -94,21 +97,34 @@ func (w *gatedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // every later write straight on. It relies on what coder/websocket does:
 // it writes each frame whole and flushes it, so the rest of a held write
 // always comes in the next write (a frame cut short would keep its held
-// start back). Only coder/websocket's writes, which take turns, call
-// Write.
+// start back). coder/websocket's writes take turns; a batch (see
+// Stream.WriteBatch) opens and closes between them.
 type frameWriter struct {
+	mu   sync.Mutex // guards everything below: a batch opens and closes outside coder/websocket's write lock
 	conn net.Conn
 	held *[]byte // the first write of a frame, while held
 	rest int64   // bytes of the held frame still to come
 	off  bool    // something unexpected came: write everything as it comes
+	// batch, while a batch is open, has what was written since it opened
+	// and not yet written to conn: the frames of several messages, which
+	// go out together.
+	batch *[]byte
 }
 
 // heldWrites are frameWriter's buffers for a held write, which is at most
-// a buffered writer's size (4 KiB for a hijacked connection).
+// a buffered writer's size (4 KiB for a hijacked connection), and for a
+// batch.
 var heldWrites = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
+// batchBytes is how much a batch holds before it writes what it has.
+const batchBytes = 64 << 10
+
 func (w *frameWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	switch {
+	case w.batch != nil:
+		return w.writeBatched(p)
 	case w.off || len(p) == 0:
 		return w.conn.Write(p)
 	case w.held != nil:
@@ -127,11 +143,71 @@ func (w *frameWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// writeBatched adds p to the open batch, and writes the batch once it
+// holds batchBytes: p with it in one writev, else a copy of p (the
+// buffered writer reuses its buffer) waits in the batch.
+func (w *frameWriter) writeBatched(p []byte) (int, error) {
+	if len(*w.batch)+len(p) < batchBytes {
+		*w.batch = append(*w.batch, p...)
+		return len(p), nil
+	}
+	bufs := net.Buffers{*w.batch, p}
+	_, err := bufs.WriteTo(w.conn)
+	*w.batch = (*w.batch)[:0]
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// openBatch makes the writes that follow wait for closeBatch, and bounds
+// every write of the connection until then by deadline (if not zero): a
+// batch's own writes, which closeBatch makes after the last message's
+// Write returned, are beyond what that Write's context can end. It opens
+// none while a frame's first write is held, which only a frame cut short
+// leaves behind.
+func (w *frameWriter) openBatch(deadline time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held == nil && w.batch == nil {
+		w.batch = heldWrites.Get().(*[]byte)
+		*w.batch = (*w.batch)[:0]
+		w.conn.SetWriteDeadline(deadline)
+	}
+}
+
+// closeBatch writes what the batch holds, in one write, and lifts the
+// batch's deadline.
+func (w *frameWriter) closeBatch() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b := w.batch
+	if b == nil {
+		return nil
+	}
+	w.batch = nil
+	defer putHeld(b)
+	defer w.conn.SetWriteDeadline(time.Time{})
+	if len(*b) == 0 {
+		return nil
+	}
+	_, err := w.conn.Write(*b)
+	return err
+}
+
+// putHeld returns a buffer to heldWrites, unless a batch grew it past
+// what is worth keeping.
+func putHeld(b *[]byte) {
+	if cap(*b) <= 2*batchBytes {
+		heldWrites.Put(b)
+	}
+}
+
 // writeHeld writes the held first write of a frame and p, its rest.
 func (w *frameWriter) writeHeld(p []byte) (int, error) {
 	held := w.held
 	w.held = nil
-	defer heldWrites.Put(held)
+	defer putHeld(held)
 	if w.rest -= int64(len(p)); w.rest != 0 {
 		w.off = true
 	}

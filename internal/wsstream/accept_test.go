@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -152,6 +154,9 @@ type recordingConn struct {
 
 func (c *recordingConn) Write(p []byte) (int, error) { return c.written.Write(p) }
 
+// SetWriteDeadline does nothing: the recorded writes never wait.
+func (c *recordingConn) SetWriteDeadline(time.Time) error { return nil }
+
 // TestFrameWriterHoldsFirstWrite: a frame larger than the buffered
 // writer reaches the connection only whole, its first 4 KiB held until
 // the rest comes (so that both go out in one writev); smaller frames go
@@ -235,4 +240,105 @@ func FuzzFrameWriter(f *testing.F) {
 			t.Fatalf("the connection got %d bytes that are not a prefix of the %d written", conn.written.Len(), len(all))
 		}
 	})
+}
+
+// TestFrameWriterBatch: while a batch is open the frames written wait,
+// and closing it writes them in one write, in order; a batch past
+// batchBytes writes what it holds before it closes.
+func TestFrameWriterBatch(t *testing.T) {
+	conn := &countingConn{}
+	fw := &frameWriter{conn: conn}
+	bw := bufio.NewWriterSize(fw, 4096)
+	write := func(f []byte) {
+		if _, err := bw.Write(f); err != nil {
+			t.Fatal(err)
+		}
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []byte
+	fw.openBatch(time.Time{})
+	for _, n := range []int{10, 200, 6000, 0, 30} {
+		f := serverFrame(0x1, bytes.Repeat([]byte{byte(n)}, n))
+		write(f)
+		want = append(want, f...)
+	}
+	if conn.writes != 0 {
+		t.Fatalf("%d writes while the batch was open, want none", conn.writes)
+	}
+	if err := fw.closeBatch(); err != nil {
+		t.Fatal(err)
+	}
+	if conn.writes != 1 || !bytes.Equal(conn.written.Bytes(), want) {
+		t.Fatalf("closing the batch made %d writes of %d bytes; want 1 of the %d written", conn.writes, conn.written.Len(), len(want))
+	}
+
+	fw.openBatch(time.Time{})
+	big := serverFrame(0x1, bytes.Repeat([]byte{'b'}, batchBytes+1))
+	write(big)
+	want = append(want, big...)
+	if !bytes.Equal(conn.written.Bytes(), want) {
+		t.Fatalf("a frame past batchBytes: the connection has %d bytes, want the %d written at once", conn.written.Len(), len(want))
+	}
+	writes := conn.writes
+	if err := fw.closeBatch(); err != nil || conn.writes != writes {
+		t.Fatalf("closing an empty batch: %v, %d writes more; want nil and none", err, conn.writes-writes)
+	}
+}
+
+// TestFrameWriterBatchDeadline: a batch's writes, the last of which comes
+// after every message's Write returned, end at the deadline the batch
+// opened with when the peer does not read, and closing the batch lifts the
+// deadline.
+func TestFrameWriterBatchDeadline(t *testing.T) {
+	conn := &stalledConn{}
+	fw := &frameWriter{conn: conn}
+	bw := bufio.NewWriterSize(fw, 4096)
+	fw.openBatch(time.Now().Add(10 * time.Millisecond))
+	if _, err := bw.Write(serverFrame(0x1, []byte("held in the batch"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.closeBatch(); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("closing the batch on a peer that does not read = %v, want the deadline exceeded", err)
+	}
+	if !conn.deadline.IsZero() {
+		t.Errorf("after the batch the write deadline is %v, want none", conn.deadline)
+	}
+}
+
+// stalledConn is a net.Conn whose peer never reads: a write waits for the
+// write deadline (a minute at most, so that a write with none fails the
+// test instead of hanging it).
+type stalledConn struct {
+	net.Conn
+	deadline time.Time
+}
+
+func (c *stalledConn) SetWriteDeadline(t time.Time) error {
+	c.deadline = t
+	return nil
+}
+
+func (c *stalledConn) Write([]byte) (int, error) {
+	if c.deadline.IsZero() {
+		time.Sleep(time.Minute)
+		return 0, errors.New("a write with no deadline never ends")
+	}
+	time.Sleep(time.Until(c.deadline))
+	return 0, os.ErrDeadlineExceeded
+}
+
+// countingConn is a recordingConn that counts its writes.
+type countingConn struct {
+	recordingConn
+	writes int
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.writes++
+	return c.recordingConn.Write(p)
 }

@@ -21,9 +21,10 @@ import (
 // Read may be called from one goroutine at a time and Write from many at
 // once; Close may be called concurrently with both and ends a blocked Read.
 type Stream struct {
-	c    *websocket.Conn
-	gate *closeGate // holds the client's close frame back; nil for a dialled or New Stream
-	park parker     // parks the reader of an idle accepted Stream (see ParkAfter)
+	c      *websocket.Conn
+	gate   *closeGate   // holds the client's close frame back; nil for a dialled or New Stream
+	frames *frameWriter // what an accepted Stream's writes go through; nil for a dialled or New Stream
+	park   parker       // parks the reader of an idle accepted Stream (see ParkAfter)
 }
 
 var _ jsonrpc.Stream = (*Stream)(nil)
@@ -143,6 +144,31 @@ func putScratch(b *bytes.Buffer) {
 // Write sends payload as one text message.
 func (s *Stream) Write(ctx context.Context, payload []byte) error {
 	return s.c.Write(ctx, websocket.MessageText, payload)
+}
+
+// WriteBatch sends each payload as one text message, in order. On an
+// accepted Stream the messages go out together, a write of the connection
+// per 64 KiB (a large message's payload in one writev with what waits
+// before it), where Write would make a write each, and every write of the
+// batch ends by ctx's deadline; the first error ends the batch.
+func (s *Stream) WriteBatch(ctx context.Context, payloads [][]byte) error {
+	if s.frames == nil {
+		for _, p := range payloads {
+			if err := s.Write(ctx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	deadline, _ := ctx.Deadline()
+	s.frames.openBatch(deadline)
+	for _, p := range payloads {
+		if err := s.Write(ctx, p); err != nil {
+			s.frames.closeBatch()
+			return err
+		}
+	}
+	return s.frames.closeBatch()
 }
 
 // Close closes the WebSocket with status 1000 (normal closure). After an

@@ -302,3 +302,41 @@ func TestReadSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteBatch: an accepted Stream's batch of messages, small and
+// large, reaches the client whole and in order, and so do writes after it.
+func TestWriteBatch(t *testing.T) {
+	sizes := []int{3, 0, 200, 5000, 150 << 10, 10, 70 << 10, 1}
+	payload := func(i, n int) []byte { return []byte(strings.Repeat(string(rune('a'+i)), n)) }
+	url, served := serveAccepted(t, func(r *http.Request, s *wsstream.Stream) error {
+		var batch [][]byte
+		for i, n := range sizes {
+			batch = append(batch, payload(i, n))
+		}
+		if err := s.WriteBatch(r.Context(), batch); err != nil {
+			return err
+		}
+		if err := s.Write(r.Context(), []byte("after")); err != nil {
+			return err
+		}
+		if _, err := s.Read(r.Context()); !errors.Is(err, io.EOF) { // until the client goes
+			return err
+		}
+		return s.Close()
+	})
+	s := dial(t, url, wsstream.DialOptions{ReadLimit: 1 << 20})
+	ctx := testContext(t)
+	for i, n := range sizes {
+		b, err := s.Read(ctx)
+		if err != nil || string(b) != string(payload(i, n)) {
+			t.Fatalf("Read() of message %d = %d bytes, %v; want the %d bytes written", i, len(b), err, n)
+		}
+	}
+	if b, err := s.Read(ctx); err != nil || string(b) != "after" {
+		t.Fatalf("Read() after the batch = %q, %v; want \"after\"", b, err)
+	}
+	s.Close()
+	if err := <-served; err != nil {
+		t.Errorf("server: %v", err)
+	}
+}

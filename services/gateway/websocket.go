@@ -54,7 +54,9 @@ func (gw *Gateway) serveWebSocket(w http.ResponseWriter, r *http.Request, princi
 // wsStream is the gateway's side of a WebSocket: a [wsstream.Stream] whose
 // writes go through a queue bounded in bytes (by the connection's budget)
 // and in messages. A Write that finds no one writing writes itself, then
-// drains what others queued meanwhile; a client that reads too slowly to
+// drains what others queued meanwhile, each time all of it in one batch; a
+// Queue (a notification) starts a writer of its own instead, so that its
+// sender goes on while it writes; a client that reads too slowly to
 // keep the queue from filling is disconnected rather than buffered without
 // bound. A ping every [Config.PingInterval] keeps the connection alive and
 // detects dead peers. An idle stream has no goroutine and no queue, and
@@ -77,6 +79,8 @@ type wsStream struct {
 	closing bool     // Close waits for the queue to drain: nothing more is queued
 	stopped bool     // no more writes: done is closed once the writer is gone
 }
+
+var _ jsonrpc.Queuer = (*wsStream)(nil)
 
 func newWSStream(ctx context.Context, ws *wsstream.Stream, cfg Config, budget *connBudget) *wsStream {
 	ctx, cancel := context.WithCancel(ctx)
@@ -125,7 +129,8 @@ func isClosed(c chan struct{}) bool {
 }
 
 // write drains the queue, then ends: the writer, on the goroutine of the
-// Write that found nothing queued.
+// Write that found nothing queued, or of its own for a Queue. It takes
+// everything queued at once and writes it as one batch.
 func (s *wsStream) write() {
 	for {
 		s.mu.Lock()
@@ -137,27 +142,31 @@ func (s *wsStream) write() {
 			s.mu.Unlock()
 			return
 		}
-		payload := s.queue[0]
-		s.queue[0] = nil
-		if s.queue = s.queue[1:]; len(s.queue) == 0 {
-			s.queue = nil // an idle stream holds no queue
-		}
+		payloads := s.queue
+		s.queue = nil // an idle stream holds no queue
 		s.mu.Unlock()
 		select {
 		case s.room <- struct{}{}:
 		default:
 		}
-		s.send(payload)
+		s.send(payloads...)
 	}
 }
 
-// send writes one payload; a write that fails or takes longer than the
-// write timeout disconnects the client.
-func (s *wsStream) send(payload []byte) {
+// send writes payloads, together; a write that fails or takes longer than
+// the write timeout disconnects the client.
+func (s *wsStream) send(payloads ...[]byte) {
 	wctx, cancel := context.WithTimeout(s.ctx, s.cfg.WriteTimeout)
-	err := s.ws.Write(wctx, payload)
+	var err error
+	if len(payloads) == 1 {
+		err = s.ws.Write(wctx, payloads[0])
+	} else {
+		err = s.ws.WriteBatch(wctx, payloads)
+	}
 	cancel()
-	s.budget.releaseWrite(len(payload))
+	for _, p := range payloads {
+		s.budget.releaseWrite(len(p))
+	}
 	if err != nil {
 		s.ws.Conn().Close(websocket.StatusPolicyViolation, "write failed or too slow")
 		s.stop()
@@ -197,11 +206,28 @@ func (s *wsStream) Read(_ context.Context) ([]byte, error) {
 // Park parks the reader (see [wsstream.Stream.Park]).
 func (s *wsStream) Park(wake func()) { s.ws.Park(wake) }
 
-// Write queues a payload. A full queue (in bytes or in messages) holds the
-// writer back (bursts of events are normal); a queue that stays full for
-// the write timeout means the client reads too slowly, and it is
-// disconnected.
-func (s *wsStream) Write(ctx context.Context, payload []byte) error {
+// Write writes or queues a payload: when nothing is being written the
+// caller writes it, and then what others queued meanwhile. A full queue
+// (in bytes or in messages) holds the writer back (bursts of events are
+// normal); a queue that stays full for the write timeout means the client
+// reads too slowly, and it is disconnected.
+func (s *wsStream) Write(_ context.Context, payload []byte) error {
+	return s.put(payload, true)
+}
+
+// Queue queues a payload as Write does, but never writes on the caller's
+// goroutine: when nothing is being written, a writer of its own starts.
+// A burst of notifications from one sender (the events of a batch, as the
+// Session stream's receiver relays them) thus queues up while the writer
+// writes, and goes out in few writes instead of one each (it is a
+// [jsonrpc.Queuer]).
+func (s *wsStream) Queue(payload []byte) error {
+	return s.put(payload, false)
+}
+
+// put queues payload, or, when nothing is being written, writes it (inline)
+// or starts a writer for it.
+func (s *wsStream) put(payload []byte, inline bool) error {
 	timeout := deadline{after: s.cfg.WriteTimeout}
 	defer timeout.stop()
 	switch err := s.budget.acquireWrite(len(payload), timeout.expired, s.done); {
@@ -217,13 +243,19 @@ func (s *wsStream) Write(ctx context.Context, payload []byte) error {
 			s.mu.Unlock()
 			s.budget.releaseWrite(len(payload))
 			return errors.New("websocket closed")
-		case !s.writing:
+		case !s.writing && inline:
 			// Nothing is queued: the caller writes, then drains what
 			// others queue meanwhile (no goroutine to start or hand to).
 			s.writing = true
 			s.mu.Unlock()
 			s.send(payload)
 			s.write()
+			return nil
+		case !s.writing:
+			s.writing = true
+			s.queue = append(s.queue, payload)
+			s.mu.Unlock()
+			go s.write()
 			return nil
 		case len(s.queue) < s.cfg.SendQueue:
 			s.queue = append(s.queue, payload)
