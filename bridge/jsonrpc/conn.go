@@ -31,7 +31,9 @@ type ConnOptions struct {
 	MaxBatch int
 	// MaxConcurrent is the most incoming requests served at once; zero means
 	// 64. Up to MaxConcurrent more wait in a queue, and while the queue is
-	// longer than that the read loop stops reading (backpressure). Only then
+	// longer than that, or more than MaxConcurrent answers decided in the
+	// read loop (errors, a Preempter's) wait to be written, the read loop
+	// stops reading (backpressure). Only then
 	// can responses to this side's calls be held up: a handler waiting on
 	// the peer deadlocks only if MaxConcurrent handlers wait on the peer and
 	// more than MaxConcurrent further requests arrive ahead of the answers.
@@ -100,7 +102,7 @@ type Conn struct {
 	cancel   context.CancelCauseFunc // cancels ctx
 	writeCtx context.Context         // for writing responses: not cancelled when the connection ends, so late responses still go out while the stream is open
 
-	room      chan struct{} // signalled (capacity 1) when the queue of waiting requests shrinks
+	room      chan struct{} // signalled (capacity 1) when the queue of waiting requests or the answers being written (answering) shrink
 	inputDone chan struct{} // closed by the read loop when it stops reading
 	done      chan struct{} // closed by the read loop when everything has stopped
 
@@ -113,14 +115,15 @@ type Conn struct {
 	closeOnce sync.Once
 	closeErr  error // the stream's Close error; set by closeOnce
 
-	mu       sync.Mutex                     // protects the fields below
-	stopping bool                           // the connection is ending; why says why
-	inputEnd bool                           // the read loop has stopped reading: no more responses can arrive
-	why      error                          // returned by Err
-	pending  map[ID]chan *Response          // our calls awaiting a response, by id
-	incoming map[ID]context.CancelCauseFunc // the peer's calls being served, by id
-	queue    []task                         // accepted requests waiting for a worker
-	running  int                            // workers serving requests or lingering
+	mu        sync.Mutex                     // protects the fields below
+	stopping  bool                           // the connection is ending; why says why
+	inputEnd  bool                           // the read loop has stopped reading: no more responses can arrive
+	why       error                          // returned by Err
+	pending   map[ID]chan *Response          // our calls awaiting a response, by id
+	incoming  map[ID]context.CancelCauseFunc // the peer's calls being served, by id
+	queue     []task                         // accepted requests waiting for a worker
+	running   int                            // workers serving requests or lingering
+	answering int                            // goWrite writes not finished
 	// lingering are the workers waiting for a next request (see work),
 	// each by the channel that hands it one.
 	lingering []chan task
@@ -484,14 +487,29 @@ func (c *Conn) closeStream() {
 }
 
 // goWrite writes payload (if any) in a new goroutine, so that the read
-// loop never waits for the peer to read, then releases held bytes of the
-// budget.
+// loop does not wait for the peer to read, then releases held bytes of the
+// budget. The read loop waits, though, while more than MaxConcurrent such
+// writes are unfinished (see waitForRoom): a peer that sends and never
+// reads would otherwise have a goroutine each for the answers to
+// everything it sends (a flood of small calls answered in the read loop,
+// the gateway's "overloaded" among them, is bounded by no budget of bytes
+// that its payloads hold).
 func (c *Conn) goWrite(payload []byte, held int) {
+	c.mu.Lock()
+	c.answering++
+	c.mu.Unlock()
 	c.serving.Go(func() {
 		if payload != nil {
 			c.write(payload)
 		}
 		c.release(held)
+		c.mu.Lock()
+		c.answering--
+		c.mu.Unlock()
+		select {
+		case c.room <- struct{}{}:
+		default: // already signalled
+		}
 	})
 }
 

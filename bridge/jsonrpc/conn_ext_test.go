@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 )
@@ -562,4 +563,71 @@ func TestNotifyQueues(t *testing.T) {
 		t.Fatalf("Notify wrote %s; want it queued only", p)
 	default:
 	}
+}
+
+// TestUnwrittenAnswersStopReading: a peer that sends calls and never
+// reads, each answered in the read loop (as a Preempter answers), gets the
+// read loop to stop once more than MaxConcurrent answers wait to be
+// written, instead of a goroutine waiting to write for each call it sends.
+func TestUnwrittenAnswersStopReading(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &floodStream{left: 200, closed: make(chan struct{})}
+		refuse := preemptFunc(func(context.Context, *jsonrpc.Request) (any, error) {
+			return nil, jsonrpc.NewError(-32000, "overloaded")
+		})
+		c := jsonrpc.NewConn(context.Background(), s, jsonrpc.ConnOptions{Preempter: refuse, MaxConcurrent: 2})
+		synctest.Wait()
+		if got := s.reads(); got > 2*2+2 {
+			t.Errorf("the read loop read %d calls whose answers could not be written, want it to stop after about MaxConcurrent (2)", got)
+		}
+		c.Close()
+	})
+}
+
+// preemptFunc is a Preempter that answers every request.
+type preemptFunc func(context.Context, *jsonrpc.Request) (any, error)
+
+func (f preemptFunc) Preempt(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	return f(ctx, req)
+}
+
+// floodStream is a peer that sends left calls and never reads: a Write
+// waits until the stream is closed, and so does a Read once the calls are
+// sent.
+type floodStream struct {
+	mu     sync.Mutex // guards left and read
+	left   int
+	read   int
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (s *floodStream) Read(context.Context) ([]byte, error) {
+	s.mu.Lock()
+	if s.left > 0 {
+		s.left--
+		s.read++
+		id := s.read
+		s.mu.Unlock()
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"m"}`, id), nil
+	}
+	s.mu.Unlock()
+	<-s.closed
+	return nil, io.EOF
+}
+
+func (s *floodStream) Write(context.Context, []byte) error {
+	<-s.closed
+	return errors.New("closed")
+}
+
+func (s *floodStream) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	return nil
+}
+
+func (s *floodStream) reads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.read
 }

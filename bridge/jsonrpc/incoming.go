@@ -219,11 +219,12 @@ func (c *Conn) work(t task) {
 }
 
 // waitForRoom waits, in the read loop, while more than MaxConcurrent
-// requests are queued, or until the connection ends.
+// requests are queued or more than MaxConcurrent answers are being written
+// by goWrite, or until the connection ends.
 func (c *Conn) waitForRoom() {
 	for {
 		c.mu.Lock()
-		full := len(c.queue) > c.maxConcurrent
+		full := len(c.queue) > c.maxConcurrent || c.answering > c.maxConcurrent
 		c.mu.Unlock()
 		if !full {
 			return

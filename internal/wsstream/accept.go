@@ -155,9 +155,19 @@ func (w *frameWriter) writeBatched(p []byte) (int, error) {
 	_, err := bufs.WriteTo(w.conn)
 	*w.batch = (*w.batch)[:0]
 	if err != nil {
-		return 0, err
+		return 0, w.fail(err)
 	}
 	return len(p), nil
+}
+
+// fail closes the connection after a batch's write failed, and returns
+// err. Such a write may have stopped in the middle of a frame, so nothing
+// more can go on the connection; and a deadline's error, unlike
+// coder/websocket's own write timeout, leaves the connection open, where
+// its closing handshake would wait for the peer that does not read.
+func (w *frameWriter) fail(err error) error {
+	w.conn.Close()
+	return err
 }
 
 // openBatch makes the writes that follow wait for closeBatch, and bounds
@@ -191,8 +201,10 @@ func (w *frameWriter) closeBatch() error {
 	if len(*b) == 0 {
 		return nil
 	}
-	_, err := w.conn.Write(*b)
-	return err
+	if _, err := w.conn.Write(*b); err != nil {
+		return w.fail(err)
+	}
+	return nil
 }
 
 // putHeld returns a buffer to heldWrites, unless a batch grew it past

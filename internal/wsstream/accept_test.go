@@ -289,8 +289,9 @@ func TestFrameWriterBatch(t *testing.T) {
 
 // TestFrameWriterBatchDeadline: a batch's writes, the last of which comes
 // after every message's Write returned, end at the deadline the batch
-// opened with when the peer does not read, and closing the batch lifts the
-// deadline.
+// opened with when the peer does not read; the failed write closes the
+// connection (its closing handshake would wait for the peer), and closing
+// the batch lifts the deadline.
 func TestFrameWriterBatchDeadline(t *testing.T) {
 	conn := &stalledConn{}
 	fw := &frameWriter{conn: conn}
@@ -305,6 +306,9 @@ func TestFrameWriterBatchDeadline(t *testing.T) {
 	if err := fw.closeBatch(); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("closing the batch on a peer that does not read = %v, want the deadline exceeded", err)
 	}
+	if !conn.closed {
+		t.Error("the connection is open after a batch's write failed, want it closed")
+	}
 	if !conn.deadline.IsZero() {
 		t.Errorf("after the batch the write deadline is %v, want none", conn.deadline)
 	}
@@ -316,6 +320,12 @@ func TestFrameWriterBatchDeadline(t *testing.T) {
 type stalledConn struct {
 	net.Conn
 	deadline time.Time
+	closed   bool
+}
+
+func (c *stalledConn) Close() error {
+	c.closed = true
+	return nil
 }
 
 func (c *stalledConn) SetWriteDeadline(t time.Time) error {
