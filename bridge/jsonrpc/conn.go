@@ -33,10 +33,10 @@ type ConnOptions struct {
 	// 64. Up to MaxConcurrent more wait in a queue, and while the queue is
 	// longer than that, or more than MaxConcurrent answers decided in the
 	// read loop (errors, a Preempter's) wait to be written, the read loop
-	// stops reading (backpressure). Only then
-	// can responses to this side's calls be held up: a handler waiting on
-	// the peer deadlocks only if MaxConcurrent handlers wait on the peer and
-	// more than MaxConcurrent further requests arrive ahead of the answers.
+	// stops reading (backpressure). Only then can responses to this side's
+	// calls be held up: a handler waiting on the peer deadlocks only if
+	// MaxConcurrent handlers wait on the peer and more than MaxConcurrent
+	// further requests arrive ahead of the answers.
 	MaxConcurrent int
 	// TooLarge is the error answered (with a null id) for a payload the
 	// stream dropped as too large; nil means CodeInvalidRequest "message too
