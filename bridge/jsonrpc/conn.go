@@ -506,11 +506,17 @@ func (c *Conn) goWrite(payload []byte, held int) {
 		c.mu.Lock()
 		c.answering--
 		c.mu.Unlock()
-		select {
-		case c.room <- struct{}{}:
-		default: // already signalled
-		}
+		c.signalRoom()
 	})
+}
+
+// signalRoom tells a read loop waiting for room (waitForRoom) to look
+// again.
+func (c *Conn) signalRoom() {
+	select {
+	case c.room <- struct{}{}:
+	default: // already signalled
+	}
 }
 
 // release gives held bytes back to the budget.

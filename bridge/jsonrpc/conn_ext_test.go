@@ -572,7 +572,7 @@ func TestNotifyQueues(t *testing.T) {
 func TestUnwrittenAnswersStopReading(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &floodStream{left: 200, closed: make(chan struct{})}
-		refuse := preemptFunc(func(context.Context, *jsonrpc.Request) (any, error) {
+		refuse := preempter(func(context.Context, *jsonrpc.Request) (any, error) {
 			return nil, jsonrpc.NewError(-32000, "overloaded")
 		})
 		c := jsonrpc.NewConn(context.Background(), s, jsonrpc.ConnOptions{Preempter: refuse, MaxConcurrent: 2})
@@ -582,13 +582,6 @@ func TestUnwrittenAnswersStopReading(t *testing.T) {
 		}
 		c.Close()
 	})
-}
-
-// preemptFunc is a Preempter that answers every request.
-type preemptFunc func(context.Context, *jsonrpc.Request) (any, error)
-
-func (f preemptFunc) Preempt(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	return f(ctx, req)
 }
 
 // floodStream is a peer that sends left calls and never reads: a Write

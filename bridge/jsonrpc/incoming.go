@@ -185,10 +185,7 @@ func (c *Conn) work(t task) {
 			c.queue[0] = task{}
 			c.queue = c.queue[1:]
 			c.mu.Unlock()
-			select {
-			case c.room <- struct{}{}:
-			default: // already signalled
-			}
+			c.signalRoom()
 			continue
 		}
 		if next == nil {

@@ -150,9 +150,10 @@ func (s *Stream) Write(ctx context.Context, payload []byte) error {
 // accepted Stream the messages go out together, a write of the connection
 // per 64 KiB (a large message's payload in one writev with what waits
 // before it), where Write would make a write each, and every write of the
-// batch ends by ctx's deadline; the first error ends the batch.
+// batch ends by ctx's deadline; the first error ends the batch. A batch of
+// one is a Write.
 func (s *Stream) WriteBatch(ctx context.Context, payloads [][]byte) error {
-	if s.frames == nil {
+	if s.frames == nil || len(payloads) == 1 {
 		for _, p := range payloads {
 			if err := s.Write(ctx, p); err != nil {
 				return err

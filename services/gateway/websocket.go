@@ -157,16 +157,13 @@ func (s *wsStream) write() {
 // the write timeout disconnects the client.
 func (s *wsStream) send(payloads ...[]byte) {
 	wctx, cancel := context.WithTimeout(s.ctx, s.cfg.WriteTimeout)
-	var err error
-	if len(payloads) == 1 {
-		err = s.ws.Write(wctx, payloads[0])
-	} else {
-		err = s.ws.WriteBatch(wctx, payloads)
-	}
+	err := s.ws.WriteBatch(wctx, payloads)
 	cancel()
+	held := 0
 	for _, p := range payloads {
-		s.budget.releaseWrite(len(p))
+		held += len(p)
 	}
+	s.budget.releaseWrite(held)
 	if err != nil {
 		s.ws.Conn().Close(websocket.StatusPolicyViolation, "write failed or too slow")
 		s.stop()
