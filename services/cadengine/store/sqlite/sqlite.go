@@ -8,6 +8,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -49,6 +50,10 @@ CREATE TABLE IF NOT EXISTS entities (
 	data        BLOB NOT NULL,      -- canonical encoding, see encoding.go
 	PRIMARY KEY (document_id, handle)
 ) WITHOUT ROWID;
+-- operations is a rowid table: a response can be tens of KiB, and a
+-- WITHOUT ROWID table keeps it in the key's b-tree, where every
+-- comparison of an insert reads the whole record back (see
+-- migrateOperations).
 CREATE TABLE IF NOT EXISTS operations (
 	principal       TEXT NOT NULL,
 	id              TEXT NOT NULL,
@@ -62,7 +67,7 @@ CREATE TABLE IF NOT EXISTS operations (
 	started_at      INTEGER NOT NULL,  -- Unix nanoseconds
 	finished_at     INTEGER NOT NULL,  -- Unix nanoseconds, 0 while running
 	PRIMARY KEY (principal, id)
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS operations_finished_at ON operations (finished_at);
 CREATE TABLE IF NOT EXISTS sessions (
 	id   TEXT PRIMARY KEY,
@@ -81,7 +86,7 @@ CREATE TABLE IF NOT EXISTS engines (
 	heartbeat_at  INTEGER NOT NULL, -- Unix nanoseconds
 	expires_at    INTEGER NOT NULL  -- Unix nanoseconds
 ) WITHOUT ROWID;
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 `
 
 // Open opens (creating it and its parent directories if need be) the
@@ -119,6 +124,10 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: journal mode is %s, want wal", path, mode)
 	}
+	if err := migrateOperations(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store sqlite %s: migrate: %w", path, err)
+	}
 	if _, err := db.ExecContext(ctx, sqliteSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: schema: %w", path, err)
@@ -129,6 +138,41 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store sqlite %s: prepare: %w", path, err)
 	}
 	return st, nil
+}
+
+// migrateOperations rebuilds a file's operations table as a rowid table
+// if it was made WITHOUT ROWID (user_version 3 and before). In such a
+// table a record that overflows its page, as a batch's response does, is
+// read back whole, overflow pages and all, by every comparison an insert
+// makes on its way down the b-tree: each commit read tens of records of
+// the journal's history, more as it grew. The copy runs in one
+// transaction, so a file is either rebuilt or left as it was.
+func migrateOperations(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil) // IMMEDIATE: engines opening one file migrate it once
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var ddl string
+	err = tx.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'operations'`).Scan(&ddl)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && !strings.Contains(strings.ToUpper(ddl), "WITHOUT ROWID") {
+		return nil // a new file, or one already rebuilt
+	}
+	if err != nil {
+		return err
+	}
+	for _, stmt := range []string{
+		`ALTER TABLE operations RENAME TO operations_without_rowid`,
+		`DROP INDEX IF EXISTS operations_finished_at`,
+		sqliteSchema, // creates the new operations table and its index
+		`INSERT INTO operations SELECT * FROM operations_without_rowid`,
+		`DROP TABLE operations_without_rowid`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // Kind is "sqlite".
