@@ -144,8 +144,8 @@ func Open(path string) (*Store, error) {
 // if it was made WITHOUT ROWID (user_version 3 and before). In such a
 // table a record that overflows its page, as a batch's response does, is
 // read back whole, overflow pages and all, by every comparison an insert
-// makes on its way down the b-tree: each commit read tens of records of
-// the journal's history, more as it grew. The copy runs in one
+// makes on its way down the b-tree: each commit read several whole
+// records of the journal's history, more as it grew. The copy runs in one
 // transaction, so a file is either rebuilt or left as it was.
 func migrateOperations(ctx context.Context, db *sql.DB) error {
 	tx, err := db.BeginTx(ctx, nil) // IMMEDIATE: engines opening one file migrate it once

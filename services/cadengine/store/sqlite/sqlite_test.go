@@ -37,10 +37,15 @@ func TestSQLitePragmas(t *testing.T) {
 // record reads back unchanged, and opening again leaves it as it is.
 func TestOperationsMigrated(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v3.db")
-	v3 := strings.Replace(sqliteSchema, "PRIMARY KEY (principal, id)\n);", "PRIMARY KEY (principal, id)\n) WITHOUT ROWID;", 1)
-	v3 = strings.Replace(v3, "PRAGMA user_version = 4;", "PRAGMA user_version = 3;", 1)
-	if v3 == sqliteSchema {
-		t.Fatal("could not derive the user_version 3 schema from sqliteSchema")
+	v3 := sqliteSchema
+	for _, edit := range [][2]string{
+		{"PRIMARY KEY (principal, id)\n);", "PRIMARY KEY (principal, id)\n) WITHOUT ROWID;"},
+		{"PRAGMA user_version = 4;", "PRAGMA user_version = 3;"},
+	} {
+		if !strings.Contains(v3, edit[0]) {
+			t.Fatalf("sqliteSchema has no %q to derive the user_version 3 schema from", edit[0])
+		}
+		v3 = strings.Replace(v3, edit[0], edit[1], 1)
 	}
 	old, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
