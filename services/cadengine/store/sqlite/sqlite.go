@@ -50,10 +50,8 @@ CREATE TABLE IF NOT EXISTS entities (
 	data        BLOB NOT NULL,      -- canonical encoding, see encoding.go
 	PRIMARY KEY (document_id, handle)
 ) WITHOUT ROWID;
--- operations is a rowid table: a response can be tens of KiB, and a
--- WITHOUT ROWID table keeps it in the key's b-tree, where every
--- comparison of an insert reads the whole record back (see
--- migrateOperations).
+-- operations is a rowid table: its responses overflow pages (see
+-- applySchema).
 CREATE TABLE IF NOT EXISTS operations (
 	principal       TEXT NOT NULL,
 	id              TEXT NOT NULL,
@@ -124,11 +122,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: journal mode is %s, want wal", path, mode)
 	}
-	if err := migrateOperations(ctx, db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("store sqlite %s: migrate: %w", path, err)
-	}
-	if _, err := db.ExecContext(ctx, sqliteSchema); err != nil {
+	if err := applySchema(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: schema: %w", path, err)
 	}
@@ -140,34 +134,39 @@ func Open(path string) (*Store, error) {
 	return st, nil
 }
 
-// migrateOperations rebuilds a file's operations table as a rowid table
-// if it was made WITHOUT ROWID (user_version 3 and before). In such a
-// table a record that overflows its page, as a batch's response does, is
-// read back whole, overflow pages and all, by every comparison an insert
-// makes on its way down the b-tree: each commit read several whole
-// records of the journal's history, more as it grew. The copy runs in one
-// transaction, so a file is either rebuilt or left as it was.
-func migrateOperations(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil) // IMMEDIATE: engines opening one file migrate it once
+// applySchema creates what the file lacks of sqliteSchema, in one
+// IMMEDIATE transaction, so that engines opening one file at once apply
+// it once and a file is either brought up to date or left as it was.
+//
+// A file of user_version 3 or before has its operations table rebuilt as
+// a rowid table. It was WITHOUT ROWID, and there a record that overflows
+// its page, as a batch's response does, is read back whole, overflow
+// pages and all, by every comparison an insert makes on its way down the
+// b-tree: each commit read several whole records of the journal's
+// history, more as it grew. Whether to rebuild is read from the table's
+// DDL, not the version, which an older binary may have written back.
+func applySchema(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	var ddl string
 	err = tx.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'operations'`).Scan(&ddl)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && !strings.Contains(strings.ToUpper(ddl), "WITHOUT ROWID") {
-		return nil // a new file, or one already rebuilt
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, sql.ErrNoRows) { // no rows: a new file
 		return err
 	}
-	for _, stmt := range []string{
-		`ALTER TABLE operations RENAME TO operations_without_rowid`,
-		`DROP INDEX IF EXISTS operations_finished_at`,
-		sqliteSchema, // creates the new operations table and its index
-		`INSERT INTO operations SELECT * FROM operations_without_rowid`,
-		`DROP TABLE operations_without_rowid`,
-	} {
+	stmts := []string{sqliteSchema}
+	if strings.Contains(ddl, "WITHOUT ROWID") {
+		stmts = []string{
+			`ALTER TABLE operations RENAME TO operations_without_rowid`,
+			`DROP INDEX IF EXISTS operations_finished_at`, // the schema makes it anew, on the new table
+			sqliteSchema,
+			`INSERT INTO operations SELECT * FROM operations_without_rowid`,
+			`DROP TABLE operations_without_rowid`,
+		}
+	}
+	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
 		}

@@ -52,15 +52,15 @@ func TestOperationsMigrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	response := bytes.Repeat([]byte("response "), 10_000)
-	for _, stmt := range []string{v3,
-		`INSERT INTO operations VALUES ('alice', 'op-1', 'cad.batch', 'doc-1', x'0102', 2, '[0,1]', 7, ?, 10, 20)`,
-		`INSERT INTO operations VALUES ('alice', 'op-2', 'entity_get', '', x'03', 1, '[]', 0, NULL, 30, 0)`,
+	for _, stmt := range []struct {
+		query string
+		args  []any
+	}{
+		{query: v3},
+		{`INSERT INTO operations VALUES ('alice', 'op-1', 'cad.batch', 'doc-1', x'0102', 2, '[0,1]', 7, ?, 10, 20)`, []any{response}},
+		{query: `INSERT INTO operations VALUES ('alice', 'op-2', 'entity_get', '', x'03', 1, '[]', 0, NULL, 30, 0)`},
 	} {
-		var args []any
-		if strings.Contains(stmt, "?") {
-			args = append(args, response)
-		}
-		if _, err := old.Exec(stmt, args...); err != nil {
+		if _, err := old.Exec(stmt.query, stmt.args...); err != nil {
 			t.Fatal(err)
 		}
 	}
