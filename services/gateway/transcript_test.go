@@ -224,7 +224,12 @@ func runTranscript(t *testing.T, file string) {
 			want := nonEmptyLines(sections[i].body)
 			var got []string
 			for range want {
-				got = append(got, readFrame(t, cv.conn(conn).frames, n))
+				frame, ok := readFrame(cv.conn(conn).frames, n)
+				if !ok {
+					t.Fatalf("after in section %d (%q):\n%s\nconnection %q ended or sent nothing within 10 s; it sent %d of:\n%s\ngot:\n%s",
+						inIndex, in.name, in.body, conn, len(got), strings.Join(want, "\n"), strings.Join(got, "\n"))
+				}
+				got = append(got, frame)
 			}
 			sort.Strings(got)
 			sort.Strings(want)
@@ -268,17 +273,17 @@ func nonEmptyLines(s string) []string {
 	return out
 }
 
-func readFrame(t *testing.T, frames <-chan []byte, n *normalizer) string {
-	t.Helper()
+// readFrame returns the next frame of a connection, normalized, or false
+// when the connection ends or sends nothing within 10 s.
+func readFrame(frames <-chan []byte, n *normalizer) (string, bool) {
 	select {
 	case data, ok := <-frames:
 		if !ok {
-			t.Fatal("the connection ended")
+			return "", false
 		}
-		return n.normalize(data)
+		return n.normalize(data), true
 	case <-time.After(10 * time.Second):
-		t.Fatal("no frame within 10 s")
-		return ""
+		return "", false
 	}
 }
 
