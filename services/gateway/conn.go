@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -38,7 +39,8 @@ type clientConn struct {
 
 	inFlight atomic.Int64 // calls running
 
-	mu     sync.Mutex // guards stream, home, others, relays and replayed
+	mu     sync.Mutex // guards closed, stream, home, others, relays and replayed
+	closed bool       // no stream is opened any more
 	stream *engineStream
 	// home is the address of the engine of stream, "" for the gateway's
 	// first; others are the streams to other engines, by address (see
@@ -51,7 +53,7 @@ type clientConn struct {
 	// that an answer to it on this connection reaches the engine; nil
 	// until one did.
 	replayed map[string]string
-	wg       sync.WaitGroup // server-request relays
+	wg       sync.WaitGroup // server-request relays and the early stream open
 }
 
 func (gw *Gateway) newClientConn(principal string, headers http.Header) *clientConn {
@@ -158,6 +160,9 @@ func (c *clientConn) sendCall(ctx context.Context, field protoreflect.FieldDescr
 func (c *clientConn) engineStream(ctx context.Context) (*engineStream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errConnClosed
+	}
 	if c.stream != nil {
 		select {
 		case <-c.stream.done:
@@ -176,6 +181,25 @@ func (c *clientConn) engineStream(ctx context.Context) (*engineStream, error) {
 	}
 	c.stream = s
 	return s, nil
+}
+
+// errConnClosed is what a stream asked for after the connection closed
+// gets.
+var errConnClosed = errors.New("the connection is closed")
+
+// openStreamEarly opens the connection's home stream in the background,
+// so that the first call does not wait for it: most first calls need it,
+// and a session.resume on a new connection, the one a reconnecting client
+// waits for, needs it most. If it fails, the first call tries again and
+// reports what it meets.
+func (c *clientConn) openStreamEarly(ctx context.Context) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if _, err := c.engineStream(ctx); err != nil {
+			c.gw.log.Debug("open the session stream early", "error", err)
+		}
+	}()
 }
 
 // onEngineFrame forwards the engine's server requests, cancels and events
@@ -281,6 +305,7 @@ func (c *clientConn) notify(ctx context.Context, method string, params proto.Mes
 // close detaches the connection's stream; the session stays with the engine.
 func (c *clientConn) close(reason string) {
 	c.mu.Lock()
+	c.closed = true
 	s := c.stream
 	c.stream = nil
 	for _, cancel := range c.relays {

@@ -440,6 +440,7 @@ func (gw *Gateway) startConn(ctx context.Context, stream jsonrpc.Stream, budget 
 	gw.connections.Add(1)
 	gw.obs.connections.Add(ctx, 1)
 	cc := gw.newClientConn(principal, headers)
+	cc.openStreamEarly(ctx)
 	var (
 		started   = make(chan struct{}) // rpc and stopDrain are set
 		once      sync.Once

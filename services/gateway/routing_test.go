@@ -7,6 +7,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -16,6 +17,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+	"github.com/cadbridge/cadbridge/internal/wsstream"
 )
 
 // fakeEngine answers Session calls with answer, and counts them.
@@ -23,15 +25,25 @@ type fakeEngine struct {
 	enginev1.UnimplementedEngineServiceServer
 	addr string
 
-	mu     sync.Mutex // guards answer and calls
+	mu     sync.Mutex // guards answer, calls and streams
 	answer func(*enginev1.SessionCall) *enginev1.SessionCallResult
 	calls  int
+	// streams counts the Session streams open now.
+	streams int
 }
 
 func (f *fakeEngine) Session(stream enginev1.EngineService_SessionServer) error {
 	if _, err := stream.Recv(); err != nil {
 		return err
 	}
+	f.mu.Lock()
+	f.streams++
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.streams--
+		f.mu.Unlock()
+	}()
 	if err := stream.Send(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Opened{Opened: &enginev1.StreamOpened{Epoch: "ep-fake"}}}); err != nil {
 		return err
 	}
@@ -62,6 +74,22 @@ func (f *fakeEngine) count() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.calls
+}
+
+// waitStreams waits up to 10 s for n Session streams to be open.
+func (f *fakeEngine) waitStreams(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		f.mu.Lock()
+		got := f.streams
+		f.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d Session streams open after 10 s, want %d", got, n)
+		}
+	}
 }
 
 func (f *fakeEngine) set(answer func(*enginev1.SessionCall) *enginev1.SessionCallResult) {
@@ -160,6 +188,41 @@ func TestRouting(t *testing.T) {
 	if home != b.addr {
 		t.Errorf("home after a session's resend = %s, want the owner %s", home, b.addr)
 	}
+}
+
+// TestStreamOpenedEarly: a WebSocket connection opens its Session
+// stream when it is accepted, before any call, and closes it when it
+// ends; a connection closed before its stream opened opens none.
+func TestStreamOpenedEarly(t *testing.T) {
+	f := startFakeEngine(t)
+	gw, err := New(Config{Engine: f.addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { gw.Serve(ctx, lis); close(served) }()
+	defer func() { cancel(); <-served }()
+
+	ws, _, err := wsstream.Dial(ctx, "ws://"+lis.Addr().String()+"/rpc", wsstream.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waitStreams(t, 1)
+	ws.Close()
+	f.waitStreams(t, 0)
+
+	c := gw.newClientConn(localPrincipal, nil)
+	c.close("client_closed")
+	if _, err := c.engineStream(ctx); !errors.Is(err, errConnClosed) {
+		t.Errorf("engineStream after close = %v, want errConnClosed", err)
+	}
+	f.waitStreams(t, 0)
 }
 
 func TestRouteKey(t *testing.T) {
