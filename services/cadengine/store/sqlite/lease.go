@@ -16,24 +16,6 @@ var (
 	_ store.Registry = (*Store)(nil)
 )
 
-// fence fails with [store.ErrFenced] unless l is still its document's
-// lease. tx holds the write lock (BEGIN IMMEDIATE), so the lease cannot
-// change before tx commits.
-func fence(ctx context.Context, tx *sql.Tx, l *store.Lease) error {
-	var (
-		holder string
-		epoch  int64
-	)
-	err := tx.QueryRowContext(ctx, `SELECT holder, epoch FROM document_leases WHERE document_id = ?`, l.DocumentID).Scan(&holder, &epoch)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("fence %s: %w", l.DocumentID, err)
-	}
-	if holder != l.Holder || epoch != l.Epoch {
-		return store.Fenced(l, holder, epoch)
-	}
-	return nil
-}
-
 // Grant implements [store.Leases]: one conditional upsert that increments
 // the epoch, in an IMMEDIATE transaction so that a refusal reports the
 // lease that caused it.

@@ -29,7 +29,7 @@ type Store struct {
 	db  *sql.DB
 	now func() time.Time // the store's clock, for leases and registrations
 
-	stmts map[string]*sql.Stmt // the statements of commits, by text; see prepareCommits
+	commits commitConn // the connection commits run on; see withCommitConn
 }
 
 const sqliteSchema = `
@@ -127,7 +127,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store sqlite %s: schema: %w", path, err)
 	}
 	st := &Store{db: db, now: time.Now}
-	if err := st.prepareCommits(ctx); err != nil {
+	if err := st.withCommitConn(ctx, func(*commitConn) error { return nil }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: prepare: %w", path, err)
 	}
@@ -179,9 +179,7 @@ func (*Store) Kind() string { return "sqlite" }
 
 // Close closes the file.
 func (s *Store) Close() error {
-	for _, st := range s.stmts {
-		st.Close()
-	}
+	s.closeCommits()
 	return s.db.Close()
 }
 
@@ -252,85 +250,6 @@ func (s *Store) loadEntities(ctx context.Context, id string) ([]store.EntityReco
 		return nil, fmt.Errorf("load entities of %s: %w", id, err)
 	}
 	return out, nil
-}
-
-// rowsPerInsert is how many entities one INSERT statement carries; big
-// commits (entity_batch_create) go much faster in chunks than row by row.
-const rowsPerInsert = 200
-
-// Commit implements [store.Store]: one IMMEDIATE transaction, which
-// holds SQLite's write lock from its start, so that no grant of the lease
-// can come between the fence check and the commit.
-func (s *Store) Commit(ctx context.Context, c *store.Commit) (err error) {
-	if err := store.CheckFence(c); err != nil {
-		return err
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
-	if c.Lease != nil {
-		if err = fence(ctx, tx, c.Lease); err != nil {
-			return err
-		}
-	}
-	if c.Document != nil {
-		if err = s.writeDocument(ctx, tx, c); err != nil {
-			return err
-		}
-	}
-	for i := range c.Operations {
-		if err = s.writeOperation(ctx, tx, &c.Operations[i]); err != nil {
-			return err
-		}
-	}
-	if err = tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
-}
-
-func (s *Store) writeDocument(ctx context.Context, tx *sql.Tx, c *store.Commit) error {
-	layers, err := json.Marshal(c.Document.Layers)
-	if err != nil {
-		return fmt.Errorf("encode layers: %w", err)
-	}
-	d := c.Document
-	if err := s.exec(ctx, tx, putDocument,
-		d.ID, d.Name, int32(d.Units), d.CreatedAt.UnixNano(), d.Revision, int64(d.NextHandle), d.CurrentLayer, string(layers), d.ContentHash); err != nil {
-		return fmt.Errorf("write document: %w", err)
-	}
-	for _, h := range c.Delete {
-		if err := s.exec(ctx, tx, deleteEntity, d.ID, int64(h)); err != nil {
-			return fmt.Errorf("delete entity: %w", err)
-		}
-	}
-	return s.putEntities(ctx, tx, d.ID, c.Put)
-}
-
-func (s *Store) writeOperation(ctx context.Context, tx *sql.Tx, op *store.OperationRecord) error {
-	steps, err := json.Marshal(op.CommittedSteps)
-	if err != nil {
-		return fmt.Errorf("encode committed steps: %w", err)
-	}
-	if op.CommittedSteps == nil {
-		steps = []byte("[]")
-	}
-	var finished int64
-	if !op.FinishedAt.IsZero() {
-		finished = op.FinishedAt.UnixNano()
-	}
-	if err := s.exec(ctx, tx, putOperation,
-		op.Principal, op.ID, op.Kind, op.DocumentID, op.RequestHash, int32(op.Status), string(steps), op.Revision,
-		op.Response, op.StartedAt.UnixNano(), finished); err != nil {
-		return fmt.Errorf("write operation %s: %w", op.ID, err)
-	}
-	return nil
 }
 
 // LoadOperations implements [store.Store].
@@ -429,111 +348,4 @@ func (s *Store) LoadSessions(ctx context.Context) (map[string][]byte, error) {
 		return nil, fmt.Errorf("load sessions: %w", err)
 	}
 	return out, nil
-}
-
-func (s *Store) putEntities(ctx context.Context, tx *sql.Tx, id string, put []store.EntityRecord) error {
-	args := make([]any, 0, 1+2*rowsPerInsert)
-	for len(put) > 0 {
-		n := insertRows(len(put))
-		args = append(args[:0], id)
-		for _, e := range put[:n] {
-			args = append(args, int64(e.Handle), e.Data)
-		}
-		if err := s.exec(ctx, tx, insertEntities[n], args...); err != nil {
-			return fmt.Errorf("put entities: %w", err)
-		}
-		put = put[n:]
-	}
-	return nil
-}
-
-// insertRows is how many of n rows the next INSERT carries: rowsPerInsert,
-// else the largest power of two, so that a few statement texts (each
-// prepared once) carry any number of rows.
-func insertRows(n int) int {
-	if n >= rowsPerInsert {
-		return rowsPerInsert
-	}
-	r := 1
-	for r*2 <= n {
-		r *= 2
-	}
-	return r
-}
-
-// insertEntities are the INSERTs of n entity rows, for every n
-// insertRows chooses. The document's id is bound once, then each row's
-// handle and data: the driver copies every text it binds and frees it
-// after, which for the id of every row was a tenth of a commit's CPU
-// time. ("WHERE true" is how SQLite parses an upsert after a SELECT.)
-var insertEntities = func() map[int]string {
-	texts := map[int]string{}
-	for n := rowsPerInsert; n > 0; n = insertRows(n - 1) {
-		var b strings.Builder
-		b.WriteString(`INSERT INTO entities (document_id, handle, data) SELECT d.id, v.column1, v.column2 FROM (SELECT ? AS id) AS d, (VALUES `)
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString("(?,?)")
-		}
-		b.WriteString(`) AS v WHERE true ON CONFLICT(document_id, handle) DO UPDATE SET data = excluded.data`)
-		texts[n] = b.String()
-		if n == 1 {
-			break
-		}
-	}
-	return texts
-}()
-
-// The statements of a commit, prepared once when the store opens (see
-// exec).
-const (
-	putDocument = `INSERT INTO documents (id, name, units, created_at, revision, next_handle, current_layer, layers, content_hash)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(id) DO UPDATE SET name = excluded.name, units = excluded.units, revision = excluded.revision,
-			next_handle = excluded.next_handle, current_layer = excluded.current_layer, layers = excluded.layers,
-			content_hash = excluded.content_hash`
-	deleteEntity = `DELETE FROM entities WHERE document_id = ? AND handle = ?`
-	putOperation = `INSERT INTO operations (principal, id, kind, document_id, request_hash, status, committed_steps, revision, response, started_at, finished_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(principal, id) DO UPDATE SET kind = excluded.kind, document_id = excluded.document_id,
-			request_hash = excluded.request_hash, status = excluded.status, committed_steps = excluded.committed_steps,
-			revision = excluded.revision, response = excluded.response, started_at = excluded.started_at,
-			finished_at = excluded.finished_at`
-)
-
-// commitStatements are the texts prepareCommits prepares.
-func commitStatements() []string {
-	texts := []string{putDocument, deleteEntity, putOperation}
-	for _, t := range insertEntities {
-		texts = append(texts, t)
-	}
-	return texts
-}
-
-// prepareCommits prepares the statements of commits: a commit runs the
-// same few texts, and preparing them cost as much as running them. They
-// are prepared before any transaction, on the store's one connection
-// (inside one, preparing on the pool would wait for that connection).
-func (s *Store) prepareCommits(ctx context.Context) error {
-	s.stmts = map[string]*sql.Stmt{}
-	for _, text := range commitStatements() {
-		st, err := s.db.PrepareContext(ctx, text)
-		if err != nil {
-			return err
-		}
-		s.stmts[text] = st
-	}
-	return nil
-}
-
-// exec runs query in tx, as its prepared statement.
-func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
-	st := s.stmts[query]
-	if st == nil {
-		panic("store sqlite: statement not prepared: " + query) // a commit statement missing from commitStatements
-	}
-	_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
-	return err
 }
