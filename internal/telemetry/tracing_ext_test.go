@@ -94,6 +94,9 @@ func TestOneTraceFromClientToSteps(t *testing.T) {
 	childOf(t, frame, rpcSpan)
 	call := one(t, spans, "cad.engine/execute_batch", trace.SpanKindServer)
 	childOf(t, call, frame)
+	if !hasAttr(call, "rpc.system", "grpc") || !hasAttr(call, "cad.call", "execute_batch") {
+		t.Errorf("engine call span attrs %v, want rpc.system=grpc, cad.call=execute_batch", call.Attributes())
+	}
 	batch := one(t, spans, "cad.batch.run", trace.SpanKindInternal)
 	childOf(t, batch, call)
 	steps := map[int64]sdktrace.ReadOnlySpan{}

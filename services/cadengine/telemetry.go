@@ -20,6 +20,7 @@ type observability struct {
 	providers *telemetry.Providers
 	tracer    trace.Tracer
 	duration  metric.Float64Histogram
+	callSets  *telemetry.OutcomeSets // of duration
 	openReqs  metric.Int64UpDownCounter
 }
 
@@ -28,7 +29,7 @@ func newObservability(p *telemetry.Providers, sessions *sessions) (*observabilit
 		p = telemetry.Disabled()
 	}
 	m := p.Meter.Meter(instrumentation)
-	o := &observability{providers: p, tracer: p.Tracer.Tracer(instrumentation)}
+	o := &observability{providers: p, tracer: p.Tracer.Tracer(instrumentation), callSets: telemetry.NewOutcomeSets("cad.call")}
 	var err error
 	if o.duration, err = m.Float64Histogram("cadbridge.engine.call.duration", metric.WithUnit("s"),
 		metric.WithDescription("Duration of Session stream calls by call and outcome.")); err != nil {
@@ -53,8 +54,11 @@ func newObservability(p *telemetry.Providers, sessions *sessions) (*observabilit
 // trace context its frame carries.
 func (o *observability) startCall(ctx context.Context, carrier map[string]string, call string) (context.Context, trace.Span) {
 	ctx = telemetry.Propagator.Extract(ctx, propagation.MapCarrier(carrier))
-	return o.tracer.Start(ctx, "cad.engine/"+call, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", "cad.engine.v1.EngineService"), attribute.String("cad.call", call)))
+	ctx, span := o.tracer.Start(ctx, "cad.engine/"+call, trace.WithSpanKind(trace.SpanKindServer))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", "cad.engine.v1.EngineService"), attribute.String("cad.call", call))
+	}
+	return ctx, span
 }
 
 func (o *observability) endCall(ctx context.Context, span trace.Span, call string, start time.Time, err error) {
@@ -63,7 +67,7 @@ func (o *observability) endCall(ctx context.Context, span trace.Span, call strin
 		outcome = "error"
 		span.SetStatus(codes.Error, err.Error())
 	}
-	o.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attribute.String("cad.call", call), attribute.String("outcome", outcome)))
+	o.duration.Record(ctx, time.Since(start).Seconds(), o.callSets.Options(call, outcome)...)
 	span.End()
 }
 
