@@ -171,19 +171,20 @@ func (w *frameWriter) fail(err error) error {
 }
 
 // openBatch makes the writes that follow wait for closeBatch, and bounds
-// every write of the connection until then by deadline (if not zero): a
-// batch's own writes, which closeBatch makes after the last message's
-// Write returned, are beyond what that Write's context can end. It opens
-// none while a frame's first write is held, which only a frame cut short
-// leaves behind.
-func (w *frameWriter) openBatch(deadline time.Time) {
+// every write of the connection until then by deadline (if not zero),
+// which is what bounds a batch's writes (see Stream.WriteBatch). It
+// reports whether it opened one: it opens none while a frame's first
+// write is held, which only a frame cut short leaves behind.
+func (w *frameWriter) openBatch(deadline time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.held == nil && w.batch == nil {
-		w.batch = heldWrites.Get().(*[]byte)
-		*w.batch = (*w.batch)[:0]
-		w.conn.SetWriteDeadline(deadline)
+	if w.held != nil || w.batch != nil {
+		return false
 	}
+	w.batch = heldWrites.Get().(*[]byte)
+	*w.batch = (*w.batch)[:0]
+	w.conn.SetWriteDeadline(deadline)
+	return true
 }
 
 // closeBatch writes what the batch holds, in one write, and lifts the

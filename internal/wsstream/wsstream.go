@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -146,14 +147,24 @@ func (s *Stream) Write(ctx context.Context, payload []byte) error {
 	return s.c.Write(ctx, websocket.MessageText, payload)
 }
 
-// WriteBatch sends each payload as one text message, in order. On an
-// accepted Stream the messages go out together, a write of the connection
-// per 64 KiB (a large message's payload in one writev with what waits
-// before it), where Write would make a write each, and every write of the
-// batch ends by ctx's deadline; the first error ends the batch. A batch of
-// one is a Write.
-func (s *Stream) WriteBatch(ctx context.Context, payloads [][]byte) error {
-	if s.frames == nil || len(payloads) == 1 {
+// WriteBatch sends each payload as one text message, in order, and fails
+// if they have not all gone by deadline (none if zero); the first error
+// ends the batch. On an accepted Stream the messages go out together, a
+// write of the connection per 64 KiB (a large message's payload in one
+// writev with what waits before it), where Write would make a write each,
+// and the connection's write deadline bounds them, not a context:
+// coder/websocket arms a context's cancellation for every message it
+// writes (a context.AfterFunc, three allocations and a registration with
+// the parent), where a deadline is a timer. A write the deadline cuts
+// short closes the connection (it may have stopped in a frame).
+func (s *Stream) WriteBatch(deadline time.Time, payloads [][]byte) error {
+	if s.frames == nil || !s.frames.openBatch(deadline) {
+		ctx := context.Background()
+		if !deadline.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+		}
 		for _, p := range payloads {
 			if err := s.Write(ctx, p); err != nil {
 				return err
@@ -161,10 +172,11 @@ func (s *Stream) WriteBatch(ctx context.Context, payloads [][]byte) error {
 		}
 		return nil
 	}
-	deadline, _ := ctx.Deadline()
-	s.frames.openBatch(deadline)
 	for _, p := range payloads {
-		if err := s.Write(ctx, p); err != nil {
+		// The frames go to the batch, and the writes the batch makes of
+		// them are bounded by the deadline: nothing here waits for the
+		// peer.
+		if err := s.Write(context.Background(), p); err != nil {
 			s.frames.closeBatch()
 			return err
 		}

@@ -313,7 +313,7 @@ func TestWriteBatch(t *testing.T) {
 		for i, n := range sizes {
 			batch = append(batch, payload(i, n))
 		}
-		if err := s.WriteBatch(r.Context(), batch); err != nil {
+		if err := s.WriteBatch(time.Now().Add(10*time.Second), batch); err != nil {
 			return err
 		}
 		if err := s.Write(r.Context(), []byte("after")); err != nil {
@@ -338,5 +338,49 @@ func TestWriteBatch(t *testing.T) {
 	s.Close()
 	if err := <-served; err != nil {
 		t.Errorf("server: %v", err)
+	}
+}
+
+// TestWriteBatchDeadline: an accepted Stream's batch to a client that
+// does not read fails once its deadline has passed, small messages and a
+// large one alike, and closes the connection, whose writes would
+// otherwise wait for the client.
+func TestWriteBatchDeadline(t *testing.T) {
+	for _, size := range []int{100, 200 << 10} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			done := make(chan error, 1)
+			url, served := serveAccepted(t, func(r *http.Request, s *wsstream.Stream) error {
+				payload := []byte(strings.Repeat("x", size))
+				batch := make([][]byte, 1000)
+				for i := range batch {
+					batch[i] = payload
+				}
+				deadline := time.Now().Add(200 * time.Millisecond)
+				var err error
+				for err == nil && time.Now().Before(deadline.Add(5*time.Second)) {
+					err = s.WriteBatch(deadline, batch) // until the socket buffers are full
+				}
+				done <- err
+				if err == nil {
+					return nil
+				}
+				if err := s.Write(r.Context(), []byte("after")); err == nil {
+					return errors.New("a write after the failed batch succeeded")
+				}
+				return nil
+			})
+			dial(t, url, wsstream.DialOptions{}) // and never read
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatal("WriteBatch to a client that does not read never failed")
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("WriteBatch to a client that does not read did not return")
+			}
+			if err := <-served; err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }

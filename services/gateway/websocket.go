@@ -156,9 +156,7 @@ func (s *wsStream) write() {
 // send writes payloads, together; a write that fails or takes longer than
 // the write timeout disconnects the client.
 func (s *wsStream) send(payloads ...[]byte) {
-	wctx, cancel := context.WithTimeout(s.ctx, s.cfg.WriteTimeout)
-	err := s.ws.WriteBatch(wctx, payloads)
-	cancel()
+	err := s.ws.WriteBatch(time.Now().Add(s.cfg.WriteTimeout), payloads)
 	held := 0
 	for _, p := range payloads {
 		held += len(p)
