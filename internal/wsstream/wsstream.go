@@ -26,6 +26,7 @@ type Stream struct {
 	gate   *closeGate   // holds the client's close frame back; nil for a dialled or New Stream
 	frames *frameWriter // what an accepted Stream's writes go through; nil for a dialled or New Stream
 	park   parker       // parks the reader of an idle accepted Stream (see ParkAfter)
+	watch  readWatch    // ends a Read when its context ends
 }
 
 var _ jsonrpc.Stream = (*Stream)(nil)
@@ -117,8 +118,12 @@ func (s *Stream) Read(ctx context.Context) ([]byte, error) {
 // 100 KiB message costs one allocation of its size and a few reads, not
 // io.ReadAll's growing chunks (twice its size) and a read per chunk. A
 // connection waiting for a message holds no scratch buffer.
-func (s *Stream) read(ctx context.Context) (websocket.MessageType, []byte, error) {
-	typ, r, err := s.c.Reader(ctx)
+func (s *Stream) read(ctx context.Context) (_ websocket.MessageType, _ []byte, err error) {
+	if err := s.watch.start(ctx, func() { s.c.CloseNow() }); err != nil {
+		return 0, nil, err
+	}
+	defer func() { err = s.watch.done(ctx, err) }()
+	typ, r, err := s.c.Reader(context.Background()) // ctx is watched
 	if err != nil {
 		return 0, nil, err
 	}
@@ -188,6 +193,7 @@ func (s *Stream) WriteBatch(deadline time.Time, payloads [][]byte) error {
 // accepted Stream's Read returned io.EOF, the closing handshake completes
 // with the client's held close frame.
 func (s *Stream) Close() error {
+	defer s.watch.release()
 	return s.c.Close(websocket.StatusNormalClosure, "")
 }
 

@@ -149,6 +149,64 @@ func TestReadEnd(t *testing.T) {
 	}
 }
 
+// TestReadContext: a context's end ends the Read that waits with it,
+// closing the WebSocket at once, and fails a Read given it ended; ending
+// the context of Reads that have returned leaves the stream as it was.
+func TestReadContext(t *testing.T) {
+	url := serve(t, func(r *http.Request, s *wsstream.Stream) {
+		for _, m := range []string{"one", "two", "three"} {
+			if s.Write(r.Context(), []byte(m)) != nil {
+				return
+			}
+		}
+		s.Read(r.Context()) // until the client goes
+	})
+	s := dial(t, url, wsstream.DialOptions{})
+	first, cancelFirst := context.WithCancel(context.Background())
+	for _, want := range []string{"one", "two"} {
+		if got, err := s.Read(first); err != nil || string(got) != want {
+			t.Fatalf("Read() = %q, %v, want %q", got, err, want)
+		}
+	}
+	cancelFirst()
+	if _, err := s.Read(first); !errors.Is(err, context.Canceled) {
+		t.Errorf("Read(ended context) = %v, want context.Canceled", err)
+	}
+
+	s = dial(t, url, wsstream.DialOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	if got, err := s.Read(ctx); err != nil || string(got) != "one" {
+		t.Fatalf("Read() = %q, %v, want one", got, err)
+	}
+	cancel() // after the Read returned: nothing to end
+	other := testContext(t)
+	if got, err := s.Read(other); err != nil || string(got) != "two" {
+		t.Fatalf("Read() after the last Read's context ended = %q, %v, want two", got, err)
+	}
+	if got, err := s.Read(other); err != nil || string(got) != "three" {
+		t.Fatalf("Read() = %q, %v, want three", got, err)
+	}
+	waiting, cancelWaiting := context.WithCancel(context.Background())
+	read := make(chan error, 1)
+	go func() {
+		_, err := s.Read(waiting) // nothing more comes
+		read <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let it wait (if it has not yet, it fails at once all the same)
+	cancelWaiting()
+	select {
+	case err := <-read:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("waiting Read() after its context ended = %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a waiting Read did not end with its context")
+	}
+	if err := s.Write(other, []byte("x")); err == nil {
+		t.Error("Write() after a Read's context ended it = nil, want the WebSocket closed")
+	}
+}
+
 // TestReadBinary: a binary message is not a payload.
 func TestReadBinary(t *testing.T) {
 	url := serve(t, func(r *http.Request, s *wsstream.Stream) {
