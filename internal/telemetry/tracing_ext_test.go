@@ -92,6 +92,9 @@ func TestOneTraceFromClientToSteps(t *testing.T) {
 	}
 	frame := one(t, spans, "EngineService.Session/execute_batch", trace.SpanKindClient)
 	childOf(t, frame, rpcSpan)
+	if !hasAttr(frame, "rpc.service", "cad.engine.v1.EngineService") || !hasAttr(frame, "rpc.method", "Session") {
+		t.Errorf("frame span attrs %v, want rpc.service=cad.engine.v1.EngineService, rpc.method=Session", frame.Attributes())
+	}
 	call := one(t, spans, "cad.engine/execute_batch", trace.SpanKindServer)
 	childOf(t, call, frame)
 	if !hasAttr(call, "rpc.system", "grpc") || !hasAttr(call, "cad.call", "execute_batch") {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -106,14 +107,34 @@ func (o *observability) endCall(ctx context.Context, span trace.Span, method str
 }
 
 // startFrame starts the client span of a call's hop over the Session stream
-// and returns the W3C carrier to put in the frame.
+// and returns the W3C carrier to put in the frame (nil when the span has
+// no context to carry).
 func (o *observability) startFrame(ctx context.Context, call string) (context.Context, trace.Span, map[string]string) {
-	// "/cad.engine.v1.EngineService/Session": the span is
-	// "EngineService.Session/<call>".
-	service, method, _ := strings.Cut(strings.TrimPrefix(enginev1.EngineService_Session_FullMethodName, "/"), "/")
-	ctx, span := o.tracer.Start(ctx, string(protoreflect.FullName(service).Name())+"."+method+"/"+call, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", service), attribute.String("rpc.method", method)))
+	ctx, span := o.tracer.Start(ctx, frameSpanName(call), trace.WithSpanKind(trace.SpanKindClient))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", sessionService), attribute.String("rpc.method", sessionMethod))
+	}
+	if !span.SpanContext().IsValid() {
+		return ctx, span, nil
+	}
 	carrier := propagation.MapCarrier{}
 	telemetry.Propagator.Inject(ctx, carrier)
 	return ctx, span, carrier
+}
+
+// sessionService and sessionMethod name the Session stream:
+// "/cad.engine.v1.EngineService/Session".
+var sessionService, sessionMethod, _ = strings.Cut(strings.TrimPrefix(enginev1.EngineService_Session_FullMethodName, "/"), "/")
+
+// frameSpanNames are the names of the frame spans, by call:
+// "EngineService.Session/<call>", made once.
+var frameSpanNames sync.Map
+
+func frameSpanName(call string) string {
+	if name, ok := frameSpanNames.Load(call); ok {
+		return name.(string)
+	}
+	name := string(protoreflect.FullName(sessionService).Name()) + "." + sessionMethod + "/" + call
+	frameSpanNames.Store(call, name) // calls are the fields of SessionCall: a few
+	return name
 }
