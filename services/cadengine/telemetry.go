@@ -50,11 +50,15 @@ func newObservability(p *telemetry.Providers, sessions *sessions) (*observabilit
 	return o, nil
 }
 
+// callSpans are the names of the spans of Session stream calls,
+// "cad.engine/<call>", where the calls are SessionCall's fields.
+var callSpans = telemetry.NewSpanNames("cad.engine/")
+
 // startCall starts the span of one Session stream call, continuing the
 // trace context its frame carries.
 func (o *observability) startCall(ctx context.Context, carrier map[string]string, call string) (context.Context, trace.Span) {
 	ctx = telemetry.Propagator.Extract(ctx, propagation.MapCarrier(carrier))
-	ctx, span := o.tracer.Start(ctx, "cad.engine/"+call, trace.WithSpanKind(trace.SpanKindServer))
+	ctx, span := o.tracer.Start(ctx, callSpans.Of(call), trace.WithSpanKind(trace.SpanKindServer))
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", "cad.engine.v1.EngineService"), attribute.String("cad.call", call))
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -110,7 +109,7 @@ func (o *observability) endCall(ctx context.Context, span trace.Span, method str
 // and returns the W3C carrier to put in the frame (nil when the span has
 // no context to carry).
 func (o *observability) startFrame(ctx context.Context, call string) (context.Context, trace.Span, map[string]string) {
-	ctx, span := o.tracer.Start(ctx, frameSpanName(call), trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := o.tracer.Start(ctx, frameSpans.Of(call), trace.WithSpanKind(trace.SpanKindClient))
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", sessionService), attribute.String("rpc.method", sessionMethod))
 	}
@@ -126,15 +125,7 @@ func (o *observability) startFrame(ctx context.Context, call string) (context.Co
 // "/cad.engine.v1.EngineService/Session".
 var sessionService, sessionMethod, _ = strings.Cut(strings.TrimPrefix(enginev1.EngineService_Session_FullMethodName, "/"), "/")
 
-// frameSpanNames are the names of the frame spans, by call:
-// "EngineService.Session/<call>", made once.
-var frameSpanNames sync.Map
-
-func frameSpanName(call string) string {
-	if name, ok := frameSpanNames.Load(call); ok {
-		return name.(string)
-	}
-	name := string(protoreflect.FullName(sessionService).Name()) + "." + sessionMethod + "/" + call
-	frameSpanNames.Store(call, name) // calls are the fields of SessionCall: a few
-	return name
-}
+// frameSpans are the names of the frame spans, by call:
+// "EngineService.Session/<call>", where the calls are SessionCall's
+// fields.
+var frameSpans = telemetry.NewSpanNames(string(protoreflect.FullName(sessionService).Name()) + "." + sessionMethod + "/")

@@ -37,3 +37,24 @@ func (o *OutcomeSets) Options(name, outcome string) []metric.RecordOption {
 	}
 	return opts
 }
+
+// SpanNames are the names of spans made of a prefix and a name from a
+// small set (a call, a method known to the service), each made once
+// instead of a concatenation per span.
+type SpanNames struct {
+	prefix string
+	names  sync.Map // name → prefix + name
+}
+
+// NewSpanNames are the span names that start with prefix.
+func NewSpanNames(prefix string) *SpanNames { return &SpanNames{prefix: prefix} }
+
+// Of is prefix + name.
+func (n *SpanNames) Of(name string) string {
+	if s, ok := n.names.Load(name); ok {
+		return s.(string)
+	}
+	s := n.prefix + name
+	n.names.Store(name, s)
+	return s
+}
