@@ -33,19 +33,27 @@ func storedHandles(t *testing.T, s *Store, id string) []uint64 {
 	return hs
 }
 
-// TestCommitOnReplacedConnection: once database/sql has replaced the
-// store's connection, commits prepare their statements again on the new
-// one and go on.
-func TestCommitOnReplacedConnection(t *testing.T) {
+// openCommitted opens a store in a new file and commits document doc-1
+// with entity 1 to it; the store closes when the test ends.
+func openCommitted(t *testing.T) *Store {
+	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "cadengine.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	ctx := context.Background()
-	if err := s.Commit(ctx, testCommit("doc-1", 1)); err != nil {
+	t.Cleanup(func() { s.Close() })
+	if err := s.Commit(context.Background(), testCommit("doc-1", 1)); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// TestCommitOnReplacedConnection: once database/sql has replaced the
+// store's connection, commits prepare their statements again on the new
+// one and go on.
+func TestCommitOnReplacedConnection(t *testing.T) {
+	s := openCommitted(t)
+	ctx := context.Background()
 	first := s.commits.conn
 	s.db.SetMaxIdleConns(0) // every connection handed back is closed
 	for h := uint64(2); h <= 3; h++ {
@@ -66,15 +74,8 @@ func TestCommitOnReplacedConnection(t *testing.T) {
 // cancelled runs without the goroutines database/sql and the driver start
 // to watch a context (see commitConn).
 func TestCommitStartsNoGoroutine(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "cadengine.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openCommitted(t)
 	ctx := context.Background()
-	if err := s.Commit(ctx, testCommit("doc-1", 1)); err != nil {
-		t.Fatal(err)
-	}
 	const commits = 50
 	started := goroutinesCreated()
 	for h := uint64(2); h < 2+commits; h++ {
