@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
 )
 
@@ -60,7 +61,7 @@ func (o *observability) startCall(ctx context.Context, carrier map[string]string
 	ctx = telemetry.Propagator.Extract(ctx, propagation.MapCarrier(carrier))
 	ctx, span := o.tracer.Start(ctx, callSpans.Of(call), trace.WithSpanKind(trace.SpanKindServer))
 	if span.IsRecording() {
-		span.SetAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", "cad.engine.v1.EngineService"), attribute.String("cad.call", call))
+		span.SetAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", enginev1.EngineService_ServiceDesc.ServiceName), attribute.String("cad.call", call))
 	}
 	return ctx, span
 }

@@ -32,6 +32,12 @@ type commitConn struct {
 	stmts map[string]driver.Stmt
 }
 
+// prepareCommits prepares the statements of commits on the store's
+// connection, so that the first commit does not pay for it.
+func (s *Store) prepareCommits(ctx context.Context) error {
+	return s.withCommitConn(ctx, func(*commitConn) error { return nil })
+}
+
 // withCommitConn runs fn on the store's driver connection, with the
 // statements of commits prepared on it.
 func (s *Store) withCommitConn(ctx context.Context, fn func(*commitConn) error) error {
@@ -147,9 +153,19 @@ func (tx *commitTx) stmt(query string) driver.Stmt {
 // driver.Value (int64, not int32).
 func (tx *commitTx) exec(query string, vals ...driver.Value) error {
 	tx.args = tx.args[:0]
-	for i, v := range vals {
-		tx.args = append(tx.args, driver.NamedValue{Ordinal: i + 1, Value: v})
+	for _, v := range vals {
+		tx.bind(v)
 	}
+	return tx.execBound(query)
+}
+
+// bind appends v to the values of the next execBound.
+func (tx *commitTx) bind(v driver.Value) {
+	tx.args = append(tx.args, driver.NamedValue{Ordinal: len(tx.args) + 1, Value: v})
+}
+
+// execBound runs query's prepared statement with the values bound.
+func (tx *commitTx) execBound(query string) error {
 	_, err := tx.stmt(query).(driver.StmtExecContext).ExecContext(tx.ctx, tx.args)
 	return err
 }
@@ -229,14 +245,15 @@ func (tx *commitTx) writeOperation(op *store.OperationRecord) error {
 const rowsPerInsert = 200
 
 func (tx *commitTx) putEntities(id string, put []store.EntityRecord) error {
-	vals := make([]driver.Value, 0, 1+2*rowsPerInsert)
 	for len(put) > 0 {
 		n := insertRows(len(put))
-		vals = append(vals[:0], id)
+		tx.args = tx.args[:0]
+		tx.bind(id)
 		for _, e := range put[:n] {
-			vals = append(vals, int64(e.Handle), e.Data)
+			tx.bind(int64(e.Handle))
+			tx.bind(e.Data)
 		}
-		if err := tx.exec(insertEntities[n], vals...); err != nil {
+		if err := tx.execBound(insertEntities[n]); err != nil {
 			return fmt.Errorf("put entities: %w", err)
 		}
 		put = put[n:]

@@ -127,7 +127,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store sqlite %s: schema: %w", path, err)
 	}
 	st := &Store{db: db, now: time.Now}
-	if err := st.withCommitConn(ctx, func(*commitConn) error { return nil }); err != nil {
+	if err := st.prepareCommits(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: prepare: %w", path, err)
 	}
