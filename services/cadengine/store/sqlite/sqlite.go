@@ -126,6 +126,10 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: schema: %w", path, err)
 	}
+	if err := presizeWAL(ctx, db, path); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store sqlite %s: WAL: %w", path, err)
+	}
 	st := &Store{db: db, now: time.Now}
 	if err := st.prepareCommits(ctx); err != nil {
 		db.Close()
