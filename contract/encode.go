@@ -187,7 +187,7 @@ func encodeSingular(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protor
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("contract: %s is %v, which JSON cannot carry", fd.FullName(), f)
 		}
-		buf.Write(strconv.AppendFloat(buf.AvailableBuffer(), f, 'g', -1, 64))
+		buf.Write(jsonwire.AppendFloat(buf.AvailableBuffer(), f))
 	case protoreflect.StringKind:
 		writeString(buf, v.String())
 	case protoreflect.BytesKind:

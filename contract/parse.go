@@ -91,7 +91,7 @@ func AppendGeneric(b []byte, v any) ([]byte, error) {
 	case json.Number:
 		return append(b, x...), nil
 	case float64:
-		return strconv.AppendFloat(b, x, 'g', -1, 64), nil
+		return jsonwire.AppendFloat(b, x), nil
 	case string:
 		return jsonwire.AppendString(b, x), nil
 	case []any:

@@ -78,7 +78,20 @@ func (e *Encoder) Float64(v float64, field string) {
 		}
 		v = 0
 	}
-	e.buf = strconv.AppendFloat(e.buf, v, 'g', -1, 64)
+	e.buf = AppendFloat(e.buf, v)
+}
+
+// AppendFloat appends v as strconv.AppendFloat(dst, v, 'g', -1, 64) does:
+// a whole number below 1e6 in magnitude (most coordinates of a drawing)
+// as the integer it is, without the search for the shortest digits ('g'
+// writes no exponent below 1e6), and any other number through strconv.
+func AppendFloat(dst []byte, v float64) []byte {
+	if v > -1e6 && v < 1e6 {
+		if i := int64(v); float64(i) == v && (i != 0 || !math.Signbit(v)) {
+			return strconv.AppendInt(dst, i, 10)
+		}
+	}
+	return strconv.AppendFloat(dst, v, 'g', -1, 64)
 }
 
 // String writes a JSON string (see AppendString).
@@ -163,7 +176,7 @@ func (e *Encoder) Value(v *structpb.Value) {
 			}
 			f = 0
 		}
-		e.buf = strconv.AppendFloat(e.buf, f, 'g', -1, 64)
+		e.buf = AppendFloat(e.buf, f)
 	case *structpb.Value_StringValue:
 		e.String(k.StringValue)
 	case *structpb.Value_StructValue:
