@@ -152,21 +152,22 @@ func (tx *commitTx) stmt(query string) driver.Stmt {
 // exec runs query's prepared statement with the values given, each a
 // driver.Value (int64, not int32).
 func (tx *commitTx) exec(query string, vals ...driver.Value) error {
-	tx.args = tx.args[:0]
-	for _, v := range vals {
-		tx.bind(v)
-	}
+	tx.bind(vals...)
 	return tx.execBound(query)
 }
 
-// bind appends v to the values of the next execBound.
-func (tx *commitTx) bind(v driver.Value) {
-	tx.args = append(tx.args, driver.NamedValue{Ordinal: len(tx.args) + 1, Value: v})
+// bind appends vals to the values of the next execBound.
+func (tx *commitTx) bind(vals ...driver.Value) {
+	for _, v := range vals {
+		tx.args = append(tx.args, driver.NamedValue{Ordinal: len(tx.args) + 1, Value: v})
+	}
 }
 
-// execBound runs query's prepared statement with the values bound.
+// execBound runs query's prepared statement with the values bound, which
+// it then unbinds.
 func (tx *commitTx) execBound(query string) error {
 	_, err := tx.stmt(query).(driver.StmtExecContext).ExecContext(tx.ctx, tx.args)
+	tx.args = tx.args[:0]
 	return err
 }
 
@@ -247,11 +248,9 @@ const rowsPerInsert = 200
 func (tx *commitTx) putEntities(id string, put []store.EntityRecord) error {
 	for len(put) > 0 {
 		n := insertRows(len(put))
-		tx.args = tx.args[:0]
 		tx.bind(id)
 		for _, e := range put[:n] {
-			tx.bind(int64(e.Handle))
-			tx.bind(e.Data)
+			tx.bind(int64(e.Handle), e.Data)
 		}
 		if err := tx.execBound(insertEntities[n]); err != nil {
 			return fmt.Errorf("put entities: %w", err)

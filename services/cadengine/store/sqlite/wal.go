@@ -31,6 +31,22 @@ const (
 	walSpareFrames = 256
 )
 
+// presizedWAL is the size presizeWAL gives the WAL: its header and the
+// frames of the checkpoint threshold and walSpareFrames, at the
+// database's page size.
+func presizedWAL(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int64, error) {
+	var pageSize, threshold int64
+	if err := q.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+		return 0, err
+	}
+	if err := q.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&threshold); err != nil {
+		return 0, err
+	}
+	return walHeaderSize + (threshold+walSpareFrames)*(walFrameHeaderSize+pageSize), nil
+}
+
 // presizeWAL zero-fills the WAL file of the database at path from its end
 // up to the size at which SQLite starts it over, holding the write lock
 // (an IMMEDIATE transaction on db) so that no commit appends to it
@@ -41,14 +57,10 @@ func presizeWAL(ctx context.Context, db *sql.DB, path string) error {
 		return err
 	}
 	defer tx.Rollback() // it writes nothing
-	var pageSize, threshold int64
-	if err := tx.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+	want, err := presizedWAL(ctx, tx)
+	if err != nil {
 		return err
 	}
-	if err := tx.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&threshold); err != nil {
-		return err
-	}
-	want := walHeaderSize + (threshold+walSpareFrames)*(walFrameHeaderSize+pageSize)
 	f, err := os.OpenFile(path+"-wal", os.O_WRONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // no WAL open: SQLite makes it at the first write

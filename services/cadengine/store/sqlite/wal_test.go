@@ -27,14 +27,10 @@ func TestWALPresized(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var pageSize, threshold int64
-	if err := s.db.QueryRow("PRAGMA page_size").Scan(&pageSize); err != nil {
+	want, err := presizedWAL(context.Background(), s.db)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.db.QueryRow("PRAGMA wal_autocheckpoint").Scan(&threshold); err != nil {
-		t.Fatal(err)
-	}
-	want := walHeaderSize + (threshold+walSpareFrames)*(walFrameHeaderSize+pageSize)
 	if got := walSize(t, path); got != want {
 		t.Fatalf("WAL after Open: %d bytes, want %d", got, want)
 	}
