@@ -9,3 +9,6 @@ var (
 	MarshalCompact    = marshalCompact
 	MarshalJSONSlow   = marshalJSON
 )
+
+// GrowStack is the stack growth that readers and workers start with.
+var GrowStack = growStack

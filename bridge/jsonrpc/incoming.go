@@ -173,6 +173,7 @@ const workerLinger = 10 * time.Millisecond
 // work serves t, then queued tasks until the queue is empty, then the
 // requests that come while it lingers.
 func (c *Conn) work(t task) {
+	growStack() // see workerLinger
 	var (
 		next  chan task // where enqueue hands a lingering worker its task
 		timer *time.Timer
@@ -320,3 +321,20 @@ func (r *replier) done(resps ...*Response) (out []byte, last bool) {
 	}
 	return encodeResponses(all, r.batch), true
 }
+
+// growStack grows the calling goroutine's stack to 32 KiB in one copy,
+// while the stack is shallow: a reader or worker that let it grow a
+// doubling at a time would copy it, deep in a call, three or four times
+// on its first call. (cadbridge's engine does the same with its own copy
+// of this function: the bridge stays standard library only.)
+//
+//go:noinline
+func growStack() {
+	var frame [16 << 10]byte
+	keepFrame(frame[:])
+}
+
+// keepFrame uses growStack's frame, so that the compiler keeps it.
+//
+//go:noinline
+func keepFrame([]byte) {}

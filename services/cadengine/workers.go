@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/cadbridge/cadbridge/internal/growstack"
 )
 
 // workers runs a Session stream's calls, each on a goroutine of its own. A
@@ -38,6 +40,7 @@ func (w *workers) run(f func()) {
 
 // loop runs f, then each call run hands it while it lingers.
 func (w *workers) loop(f func()) {
+	growstack.Grow() // a call goes deep (see above)
 	next := make(chan func(), 1)
 	timer := time.NewTimer(workerLinger)
 	defer timer.Stop()
