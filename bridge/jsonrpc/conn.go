@@ -380,7 +380,7 @@ func requestSize(req *Request) int {
 // finish when the input ended cleanly and EOFGrace allows, waits for the
 // other goroutines and closes the stream.
 func (c *Conn) readLoop() {
-	growStack() // parsing a message goes deep; an idle connection parks its reader
+	growStack() // parsing a message goes deep
 	err := c.read()
 	if p, ok := c.stream.(Parker); ok && errors.Is(err, ErrParked) {
 		p.Park(c.readLoop)
