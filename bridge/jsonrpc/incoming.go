@@ -167,7 +167,8 @@ func (c *Conn) enqueue(t task) {
 // A client's next request often comes within microseconds, but under load
 // milliseconds apart: with 64 sessions calling at once through the
 // gateway, 1 ms made 1.2 new goroutines per call, 10 ms none. An idle
-// connection keeps no worker.
+// connection keeps no worker, and once the peer's input has ended none
+// lingers: no request can come.
 const workerLinger = 10 * time.Millisecond
 
 // work serves t, then queued tasks until the queue is empty, then the
@@ -202,6 +203,7 @@ func (c *Conn) work(t task) {
 		case t = <-next:
 			continue
 		case <-timer.C:
+		case <-c.inputDone: // no request can come for it
 		case <-c.ctx.Done():
 		}
 		c.mu.Lock()

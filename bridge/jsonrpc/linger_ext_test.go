@@ -49,3 +49,24 @@ func TestWorkerLingers(t *testing.T) {
 		}
 	})
 }
+
+// TestLingerEndsWithInput: once the peer's input has ended, a lingering
+// worker ends at once (no request can come for it), so a connection
+// closed right after a call does not wait out the linger.
+func TestLingerEndsWithInput(t *testing.T) {
+	for _, grace := range []time.Duration{0, time.Minute} {
+		synctest.Test(t, func(t *testing.T) {
+			h := jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) { return "ok", nil })
+			c, s := fakeConn(t, jsonrpc.ConnOptions{Handler: h, EOFGrace: grace})
+			s.send(t, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+			s.next(t)
+			synctest.Wait() // the worker is lingering
+			start := time.Now()
+			close(s.in) // the peer's input ends
+			<-c.Done()
+			if d := time.Since(start); d != 0 {
+				t.Errorf("EOFGrace %v: the connection ended %v after its input, want at once: a lingering worker held it", grace, d)
+			}
+		})
+	}
+}
