@@ -327,11 +327,12 @@ func (r *replier) done(resps ...*Response) (out []byte, last bool) {
 // growStack grows the calling goroutine's stack to 32 KiB in one copy,
 // while the stack is shallow: a reader or worker that let it grow a
 // doubling at a time would copy it, deep in a call, three or four times
-// on its first call. A goroutine that then waits idle keeps the stack
-// until the garbage collector, finding it mostly unused, halves it; a
-// reader of a parked connection ends instead. (cadbridge's engine does
-// the same with its own copy of this function: the bridge stays standard
-// library only.)
+// on its first call. Workers end when idle; so does the reader of a
+// parked connection (a gateway's idle WebSocket), and an unparked one
+// (a client's, stdio) keeps the stack until the garbage collector,
+// finding it mostly unused, halves it. (cadbridge's engine does the same
+// with its own copy of this function: the bridge stays standard library
+// only.)
 //
 //go:noinline
 func growStack() {

@@ -14,9 +14,11 @@ package growstack
 // Grow grows the calling goroutine's stack to at least 32 KiB. It costs
 // the zeroing of its 16 KiB frame (a few hundred nanoseconds), and one
 // copy of the caller's stack the first time. The stack stays that large
-// until the garbage collector finds it mostly unused and halves it, so
-// Grow is for goroutines that run calls and end, not for ones that wait
-// idle for a connection's life.
+// until the garbage collector, finding it mostly unused, halves it, so
+// Grow is for goroutines that go that deep anyway and end when idle (a
+// worker that lingers, then ends), not for ones that wait idle as long as
+// their session does (a server's stream receiver): those would hold the
+// 32 KiB for every idle session.
 //
 //go:noinline
 func Grow() {
