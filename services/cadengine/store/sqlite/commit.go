@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 )
@@ -100,6 +99,9 @@ func (s *Store) Commit(ctx context.Context, c *store.Commit) error {
 	if err := store.CheckFence(c); err != nil {
 		return err
 	}
+	if err := checkHandles(c); err != nil {
+		return err
+	}
 	return s.withCommitConn(ctx, func(cc *commitConn) (err error) {
 		dtx, err := cc.conn.(driver.ConnBeginTx).BeginTx(ctx, driver.TxOptions{})
 		if err != nil {
@@ -108,6 +110,9 @@ func (s *Store) Commit(ctx context.Context, c *store.Commit) error {
 		defer func() {
 			if err != nil {
 				dtx.Rollback()
+				if c.Document != nil {
+					s.forgetChunks(c.Document.ID)
+				}
 			}
 		}()
 		tx := &commitTx{ctx: ctx, stmts: cc.stmts}
@@ -118,6 +123,9 @@ func (s *Store) Commit(ctx context.Context, c *store.Commit) error {
 		}
 		if c.Document != nil {
 			if err = tx.writeDocument(c); err != nil {
+				return err
+			}
+			if err = s.writeEntities(tx, c); err != nil {
 				return err
 			}
 		}
@@ -171,30 +179,50 @@ func (tx *commitTx) execBound(query string) error {
 	return err
 }
 
+// query runs query's prepared statement with the values given and calls
+// fn with each row it returns, whose values are fn's only until it
+// returns (blobs excepted: the driver copies each out).
+func (tx *commitTx) query(query string, vals []driver.Value, fn func(row []driver.Value) error) error {
+	tx.bind(vals...)
+	rows, err := tx.stmt(query).(driver.StmtQueryContext).QueryContext(tx.ctx, tx.args)
+	tx.args = tx.args[:0]
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	row := make([]driver.Value, len(rows.Columns()))
+	for {
+		switch err := rows.Next(row); err {
+		case io.EOF:
+			return nil
+		case nil:
+			if err := fn(row); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+	}
+}
+
 // fence fails with [store.ErrFenced] unless l is still its document's
 // lease. The transaction holds the write lock (BEGIN IMMEDIATE), so the
 // lease cannot change before it commits.
 func (tx *commitTx) fence(l *store.Lease) error {
-	rows, err := tx.stmt(selectLease).(driver.StmtQueryContext).QueryContext(tx.ctx, []driver.NamedValue{{Ordinal: 1, Value: l.DocumentID}})
-	if err != nil {
-		return fmt.Errorf("fence %s: %w", l.DocumentID, err)
-	}
-	defer rows.Close()
 	var (
-		holder string
+		holder string // "" and 0 when no lease was ever granted on the document
 		epoch  int64
-		row    = make([]driver.Value, 2)
 	)
-	switch err := rows.Next(row); err {
-	case io.EOF: // no lease was ever granted on the document
-	case nil:
+	err := tx.query(selectLease, []driver.Value{l.DocumentID}, func(row []driver.Value) error {
 		var ok1, ok2 bool
 		holder, ok1 = row[0].(string)
 		epoch, ok2 = row[1].(int64)
 		if !ok1 || !ok2 {
-			return fmt.Errorf("fence %s: lease row of types %T, %T", l.DocumentID, row[0], row[1])
+			return fmt.Errorf("lease row of types %T, %T", row[0], row[1])
 		}
-	default:
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("fence %s: %w", l.DocumentID, err)
 	}
 	if holder != l.Holder || epoch != l.Epoch {
@@ -213,12 +241,100 @@ func (tx *commitTx) writeDocument(c *store.Commit) error {
 		d.ID, d.Name, int64(d.Units), d.CreatedAt.UnixNano(), d.Revision, int64(d.NextHandle), d.CurrentLayer, string(layers), d.ContentHash); err != nil {
 		return fmt.Errorf("write document: %w", err)
 	}
-	for _, h := range c.Delete {
-		if err := tx.exec(deleteEntity, d.ID, int64(h)); err != nil {
-			return fmt.Errorf("delete entity: %w", err)
+	return nil
+}
+
+// writeEntities writes the entities c deletes and puts as a chunk of
+// their document, or, when that leaves more than half of what its chunks
+// hold stale, compacts the document with them (see chunkStats). Should
+// the commit fail after, its caller forgets the document's statistics.
+func (s *Store) writeEntities(tx *commitTx, c *store.Commit) error {
+	if len(c.Delete) == 0 && len(c.Put) == 0 {
+		return nil
+	}
+	s.chunksMu.Lock()
+	defer s.chunksMu.Unlock()
+	id := c.Document.ID
+	stats := s.chunks[id]
+	if stats == nil {
+		// The first commit of the document since the store opened, and
+		// not loaded: a new document, or one another store wrote.
+		f, _, err := tx.foldChunks(id)
+		if err != nil {
+			return err
+		}
+		stats = f.stats()
+		s.chunks[id] = stats
+	}
+	stats.apply(c)
+	if stats.due() {
+		f, err := tx.compact(id, c)
+		if err != nil {
+			return err
+		}
+		s.chunks[id] = f.stats()
+		return nil
+	}
+	return tx.insertChunks(id, chunksOf(c.Delete, c.Put))
+}
+
+// forgetChunks drops the statistics of document id, which its next
+// commit counts again from its chunks: a commit that failed counted
+// records that were not written.
+func (s *Store) forgetChunks(id string) {
+	s.chunksMu.Lock()
+	delete(s.chunks, id)
+	s.chunksMu.Unlock()
+}
+
+// foldChunks folds the chunks of document id, and returns the id of the
+// latest (0 for none).
+func (tx *commitTx) foldChunks(id string) (*folded, int64, error) {
+	f := &folded{}
+	var last int64
+	err := tx.query(selectChunks, []driver.Value{id}, func(row []driver.Value) error {
+		chunkID, _ := row[0].(int64)
+		data, _ := row[1].([]byte)
+		last = chunkID
+		return f.fold(data)
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("read the entities of %s: %w", id, err)
+	}
+	return f, last, nil
+}
+
+// compact rewrites the chunks of document id as the entities they and c
+// leave, with no stale record.
+func (tx *commitTx) compact(id string, c *store.Commit) (*folded, error) {
+	f, last, err := tx.foldChunks(id)
+	if err != nil {
+		return nil, err
+	}
+	for _, chunk := range chunksOf(c.Delete, c.Put) {
+		if err := f.fold(chunk); err != nil {
+			return nil, err
 		}
 	}
-	return tx.putEntities(d.ID, c.Put)
+	if err := tx.exec(deleteChunks, id, last); err != nil {
+		return nil, fmt.Errorf("compact the entities of %s: %w", id, err)
+	}
+	ents := f.entities()
+	if err := tx.insertChunks(id, chunksOf(nil, ents)); err != nil {
+		return nil, err
+	}
+	f.records = len(ents)
+	return f, nil
+}
+
+// insertChunks adds chunks to document id's, in order.
+func (tx *commitTx) insertChunks(id string, chunks [][]byte) error {
+	for _, chunk := range chunks {
+		if err := tx.exec(insertChunk, id, chunk); err != nil {
+			return fmt.Errorf("write the entities of %s: %w", id, err)
+		}
+	}
+	return nil
 }
 
 func (tx *commitTx) writeOperation(op *store.OperationRecord) error {
@@ -241,64 +357,6 @@ func (tx *commitTx) writeOperation(op *store.OperationRecord) error {
 	return nil
 }
 
-// rowsPerInsert is how many entities one INSERT statement carries; big
-// commits (entity_batch_create) go much faster in chunks than row by row.
-const rowsPerInsert = 200
-
-func (tx *commitTx) putEntities(id string, put []store.EntityRecord) error {
-	for len(put) > 0 {
-		n := insertRows(len(put))
-		tx.bind(id)
-		for _, e := range put[:n] {
-			tx.bind(int64(e.Handle), e.Data)
-		}
-		if err := tx.execBound(insertEntities[n]); err != nil {
-			return fmt.Errorf("put entities: %w", err)
-		}
-		put = put[n:]
-	}
-	return nil
-}
-
-// insertRows is how many of n rows the next INSERT carries: rowsPerInsert,
-// else the largest power of two, so that a few statement texts (each
-// prepared once) carry any number of rows.
-func insertRows(n int) int {
-	if n >= rowsPerInsert {
-		return rowsPerInsert
-	}
-	r := 1
-	for r*2 <= n {
-		r *= 2
-	}
-	return r
-}
-
-// insertEntities are the INSERTs of n entity rows, for every n
-// insertRows chooses. The document's id is bound once, then each row's
-// handle and data: the driver copies every text it binds and frees it
-// after, which for the id of every row was a tenth of a commit's CPU
-// time. ("WHERE true" is how SQLite parses an upsert after a SELECT.)
-var insertEntities = func() map[int]string {
-	texts := map[int]string{}
-	for n := rowsPerInsert; n > 0; n = insertRows(n - 1) {
-		var b strings.Builder
-		b.WriteString(`INSERT INTO entities (document_id, handle, data) SELECT d.id, v.column1, v.column2 FROM (SELECT ? AS id) AS d, (VALUES `)
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString("(?,?)")
-		}
-		b.WriteString(`) AS v WHERE true ON CONFLICT(document_id, handle) DO UPDATE SET data = excluded.data`)
-		texts[n] = b.String()
-		if n == 1 {
-			break
-		}
-	}
-	return texts
-}()
-
 // The statements of a commit, prepared once on the store's connection
 // (see commitConn).
 const (
@@ -308,7 +366,9 @@ const (
 		ON CONFLICT(id) DO UPDATE SET name = excluded.name, units = excluded.units, revision = excluded.revision,
 			next_handle = excluded.next_handle, current_layer = excluded.current_layer, layers = excluded.layers,
 			content_hash = excluded.content_hash`
-	deleteEntity = `DELETE FROM entities WHERE document_id = ? AND handle = ?`
+	selectChunks = `SELECT id, data FROM entity_chunks WHERE document_id = ? ORDER BY id`
+	insertChunk  = `INSERT INTO entity_chunks (document_id, data) VALUES (?, ?)`
+	deleteChunks = `DELETE FROM entity_chunks WHERE document_id = ? AND id <= ?`
 	putOperation = `INSERT INTO operations (principal, id, kind, document_id, request_hash, status, committed_steps, revision, response, started_at, finished_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(principal, id) DO UPDATE SET kind = excluded.kind, document_id = excluded.document_id,
@@ -319,9 +379,5 @@ const (
 
 // commitStatements are the texts commitConn prepares.
 func commitStatements() []string {
-	texts := []string{selectLease, putDocument, deleteEntity, putOperation}
-	for _, t := range insertEntities {
-		texts = append(texts, t)
-	}
-	return texts
+	return []string{selectLease, putDocument, putOperation, selectChunks, insertChunk, deleteChunks}
 }

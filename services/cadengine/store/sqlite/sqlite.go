@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -30,6 +31,9 @@ type Store struct {
 	now func() time.Time // the store's clock, for leases and registrations
 
 	commits commitConn // the connection commits run on; see withCommitConn
+
+	chunksMu sync.Mutex             // guards chunks
+	chunks   map[string]*chunkStats // by document id, once loaded or committed
 }
 
 const sqliteSchema = `
@@ -44,12 +48,14 @@ CREATE TABLE IF NOT EXISTS documents (
 	layers        TEXT NOT NULL,    -- JSON array of LayerRecord
 	content_hash  TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS entities (
+-- entity_chunks holds the entities of each document as chunks of
+-- records (see chunks.go), applied in id order.
+CREATE TABLE IF NOT EXISTS entity_chunks (
+	id          INTEGER PRIMARY KEY,
 	document_id TEXT NOT NULL REFERENCES documents(id),
-	handle      INTEGER NOT NULL,
-	data        BLOB NOT NULL,      -- canonical encoding, see encoding.go
-	PRIMARY KEY (document_id, handle)
-) WITHOUT ROWID;
+	data        BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entity_chunks_document ON entity_chunks (document_id, id);
 -- operations is a rowid table: its responses overflow pages (see
 -- applySchema).
 CREATE TABLE IF NOT EXISTS operations (
@@ -84,7 +90,7 @@ CREATE TABLE IF NOT EXISTS engines (
 	heartbeat_at  INTEGER NOT NULL, -- Unix nanoseconds
 	expires_at    INTEGER NOT NULL  -- Unix nanoseconds
 ) WITHOUT ROWID;
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 `
 
 // Open opens (creating it and its parent directories if need be) the
@@ -130,7 +136,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: WAL: %w", path, err)
 	}
-	st := &Store{db: db, now: time.Now}
+	st := &Store{db: db, now: time.Now, chunks: map[string]*chunkStats{}}
 	if err := st.prepareCommits(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store sqlite %s: prepare: %w", path, err)
@@ -175,7 +181,79 @@ func applySchema(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
+	if err := moveEntityRows(ctx, tx); err != nil {
+		return fmt.Errorf("move entities into chunks: %w", err)
+	}
 	return tx.Commit()
+}
+
+// moveEntityRows moves the entities of a file of user_version 4 or
+// before, a row each in the entities table, into chunks (see chunks.go),
+// a document at a time, and drops the table.
+func moveEntityRows(ctx context.Context, tx *sql.Tx) error {
+	var tables int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'entities'`).Scan(&tables); err != nil || tables == 0 {
+		return err
+	}
+	ids, err := column[string](ctx, tx, `SELECT DISTINCT document_id FROM entities`)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		ents, err := entityRows(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		for _, chunk := range chunksOf(nil, ents) {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO entity_chunks (document_id, data) VALUES (?, ?)`, id, chunk); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = tx.ExecContext(ctx, `DROP TABLE entities`)
+	return err
+}
+
+// entityRows reads the entities of document id from the entities table
+// of user_version 4 or before.
+func entityRows(ctx context.Context, tx *sql.Tx, id string) ([]store.EntityRecord, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT handle, data FROM entities WHERE document_id = ? ORDER BY handle`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.EntityRecord
+	for rows.Next() {
+		var (
+			h    int64
+			data []byte
+		)
+		if err := rows.Scan(&h, &data); err != nil {
+			return nil, err
+		}
+		out = append(out, store.EntityRecord{Handle: uint64(h), Data: data})
+	}
+	return out, rows.Err()
+}
+
+// column is the first column of the rows query returns.
+func column[T any](ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // Kind is "sqlite".
@@ -233,27 +311,23 @@ func (s *Store) Load(ctx context.Context, fn func(*store.DocumentRecord, []store
 	return nil
 }
 
+// loadEntities folds the chunks of document id into its entities, and
+// keeps their statistics for its commits.
 func (s *Store) loadEntities(ctx context.Context, id string) ([]store.EntityRecord, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT handle, data FROM entities WHERE document_id = ? ORDER BY handle`, id)
+	chunks, err := column[[]byte](ctx, s.db, `SELECT data FROM entity_chunks WHERE document_id = ? ORDER BY id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("load entities of %s: %w", id, err)
 	}
-	defer rows.Close()
-	var out []store.EntityRecord
-	for rows.Next() {
-		var (
-			h    int64
-			data []byte
-		)
-		if err := rows.Scan(&h, &data); err != nil {
+	f := &folded{}
+	for _, chunk := range chunks {
+		if err := f.fold(chunk); err != nil {
 			return nil, fmt.Errorf("load entities of %s: %w", id, err)
 		}
-		out = append(out, store.EntityRecord{Handle: uint64(h), Data: data})
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load entities of %s: %w", id, err)
-	}
-	return out, nil
+	s.chunksMu.Lock()
+	s.chunks[id] = f.stats()
+	s.chunksMu.Unlock()
+	return f.entities(), nil
 }
 
 // LoadOperations implements [store.Store].

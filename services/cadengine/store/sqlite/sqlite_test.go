@@ -40,7 +40,7 @@ func TestOperationsMigrated(t *testing.T) {
 	v3 := sqliteSchema
 	for _, edit := range [][2]string{
 		{"PRIMARY KEY (principal, id)\n);", "PRIMARY KEY (principal, id)\n) WITHOUT ROWID;"},
-		{"PRAGMA user_version = 4;", "PRAGMA user_version = 3;"},
+		{"PRAGMA user_version = 5;", "PRAGMA user_version = 3;"},
 	} {
 		if !strings.Contains(v3, edit[0]) {
 			t.Fatalf("sqliteSchema has no %q to derive the user_version 3 schema from", edit[0])
@@ -95,8 +95,8 @@ func TestOperationsMigrated(t *testing.T) {
 		if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(ddl, "WITHOUT ROWID") || version != 4 {
-			t.Errorf("open %d: operations is %q at user_version %d, want a rowid table at 4", open, ddl, version)
+		if strings.Contains(ddl, "WITHOUT ROWID") || version != 5 {
+			t.Errorf("open %d: operations is %q at user_version %d, want a rowid table at 5", open, ddl, version)
 		}
 		var index int
 		if err := s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'operations_finished_at'`).Scan(&index); err != nil || index != 1 {

@@ -27,7 +27,7 @@ const (
 	walHeaderSize      = 32 // the WAL file's header
 	walFrameHeaderSize = 24 // each frame's header, before its page
 	// walSpareFrames is room past the checkpoint threshold for the
-	// commit that crosses it (a 1000-step batch writes about 130 frames).
+	// commit that crosses it (a 1000-step batch writes about 35 frames).
 	walSpareFrames = 256
 )
 
