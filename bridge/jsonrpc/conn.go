@@ -398,7 +398,7 @@ func (c *Conn) read() error {
 			if e == nil {
 				e = NewError(CodeInvalidRequest, "message too large")
 			}
-			c.goWrite(encodeResponses([]*Response{{Error: e}}, false), 0)
+			c.goWrite(encodeResponses(nil, []*Response{{Error: e}}, false), 0)
 			continue
 		}
 		if err != nil {

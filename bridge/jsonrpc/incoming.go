@@ -36,12 +36,12 @@ func (c *Conn) handlePayload(payload []byte) {
 			early = append(early, &Response{ID: d.ID, Error: d.Err})
 		}
 	case errors.As(err, &derr):
-		c.goWrite(encodeResponses([]*Response{{ID: derr.ID, Error: derr.Err}}, false), held)
+		c.goWrite(encodeResponses(nil, []*Response{{ID: derr.ID, Error: derr.Err}}, false), held)
 		return
 	}
 	if n := len(msgs) + len(early); batch && n > c.maxBatch {
 		msg := fmt.Sprintf("batch too large: %d elements, at most %d", n, c.maxBatch)
-		c.goWrite(encodeResponses([]*Response{{Error: NewError(CodeInvalidRequest, msg)}}, false), held)
+		c.goWrite(encodeResponses(nil, []*Response{{Error: NewError(CodeInvalidRequest, msg)}}, false), held)
 		return
 	}
 
@@ -56,9 +56,8 @@ func (c *Conn) handlePayload(payload []byte) {
 			}
 		}
 	}
-	out, last := r.done(early...)
-	if last && out != nil {
-		c.goWrite(out, 0)
+	if all, last := r.done(early...); last && len(all) > 0 {
+		c.goWrite(encodeResponses(nil, all, r.batch), 0)
 	}
 	c.unref(r)
 }
@@ -264,8 +263,8 @@ func (c *Conn) serve(t task) {
 // finish records that a call of r's payload has finished with resp; the
 // last writes the payload's answers.
 func (c *Conn) finish(r *replier, resp *Response) {
-	if out, last := r.done(resp); last && out != nil {
-		c.write(out)
+	if all, last := r.done(resp); last && len(all) > 0 {
+		c.writeAnswers(all, r.batch)
 	}
 	c.unref(r)
 }
@@ -306,22 +305,18 @@ func (r *replier) expect(call bool) {
 }
 
 // done records that one expected part has finished with resps, and
-// reports whether it was the last part, with the payload to write then if
-// there is something to send.
-func (r *replier) done(resps ...*Response) (out []byte, last bool) {
+// reports whether it was the last part, with every response of the
+// payload then, to encode and send.
+func (r *replier) done(resps ...*Response) (all []*Response, last bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.resps = append(r.resps, resps...)
 	r.open--
-	last = r.open == 0
-	all := r.resps
-	if last {
-		r.resps = nil // the results are garbage once encoded, while the payload waits to be written
-	}
-	r.mu.Unlock()
-	if !last {
+	if r.open > 0 {
 		return nil, false
 	}
-	return encodeResponses(all, r.batch), true
+	all, r.resps = r.resps, nil // the results are garbage once encoded, while the payload waits to be written
+	return all, true
 }
 
 // growStack grows the calling goroutine's stack to 32 KiB in one copy,

@@ -31,11 +31,11 @@ func ServePayload(ctx context.Context, payload []byte, h Handler, maxBatch int) 
 			invalid = append(invalid, &Response{ID: d.ID, Error: d.Err})
 		}
 	case errors.As(err, &derr):
-		return encodeResponses([]*Response{{ID: derr.ID, Error: derr.Err}}, false)
+		return encodeResponses(nil, []*Response{{ID: derr.ID, Error: derr.Err}}, false)
 	}
 	if n := len(msgs) + len(invalid); batch && n > maxBatch {
 		msg := fmt.Sprintf("batch too large: %d elements, at most %d", n, maxBatch)
-		return encodeResponses([]*Response{{Error: NewError(CodeInvalidRequest, msg)}}, false)
+		return encodeResponses(nil, []*Response{{Error: NewError(CodeInvalidRequest, msg)}}, false)
 	}
 
 	resps := make([]*Response, len(msgs)) // by message; nil for no response
@@ -63,7 +63,7 @@ func ServePayload(ctx context.Context, payload []byte, h Handler, maxBatch int) 
 			out = append(out, resp)
 		}
 	}
-	return encodeResponses(append(out, invalid...), batch)
+	return encodeResponses(nil, append(out, invalid...), batch)
 }
 
 // serveRequest serves req with h and returns the response, or nil for a

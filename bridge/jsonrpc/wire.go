@@ -347,21 +347,19 @@ func marshalJSON(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// encodeResponses encodes responses as one payload: a batch array if batch
-// is set, else the single response. It returns nil if there are none. A
-// response that cannot be encoded (say, its Error.Data is not valid JSON) is
-// replaced by a CodeInternalError response. Every result must come from
-// response, which leaves it compact and valid; a Lent one is returned once
-// it is copied.
-func encodeResponses(resps []*Response, batch bool) []byte {
+// encodeResponses appends responses to buf (nil for a new buffer) as one
+// payload: a batch array if batch is set, else the single response. It
+// returns nil if there are none. A response that cannot be encoded (say,
+// its Error.Data is not valid JSON) is replaced by a CodeInternalError
+// response. Every result must come from response, which leaves it compact
+// and valid; a Lent one is returned once it is copied.
+func encodeResponses(buf []byte, resps []*Response, batch bool) []byte {
 	if len(resps) == 0 {
 		return nil
 	}
-	size := 2
-	for _, resp := range resps {
-		size += len(resp.Result) + 64
+	if buf == nil {
+		buf = make([]byte, 0, answersSize(resps))
 	}
-	buf := make([]byte, 0, size)
 	if batch {
 		buf = append(buf, '[')
 	}
@@ -392,4 +390,14 @@ func encodeResponses(resps []*Response, batch bool) []byte {
 		}
 	}
 	return buf
+}
+
+// answersSize is about the size of resps encoded as one payload: their
+// results, and room for the rest of each response.
+func answersSize(resps []*Response) int {
+	size := 2
+	for _, resp := range resps {
+		size += len(resp.Result) + 64
+	}
+	return size
 }

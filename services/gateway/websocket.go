@@ -74,13 +74,30 @@ type wsStream struct {
 	done chan struct{} // closed when the stream has stopped writing for good
 
 	mu      sync.Mutex
-	queue   [][]byte // payloads waiting for the writer, oldest first
-	writing bool     // a Write is writing (see write)
-	closing bool     // Close waits for the queue to drain: nothing more is queued
-	stopped bool     // no more writes: done is closed once the writer is gone
+	queue   []outgoing // payloads waiting for the writer, oldest first
+	writing bool       // a Write is writing (see write)
+	closing bool       // Close waits for the queue to drain: nothing more is queued
+	stopped bool       // no more writes: done is closed once the writer is gone
 }
 
-var _ jsonrpc.Queuer = (*wsStream)(nil)
+var (
+	_ jsonrpc.Queuer   = (*wsStream)(nil)
+	_ jsonrpc.Releaser = (*wsStream)(nil)
+)
+
+// outgoing is a payload to write, and what gives it back once it is
+// written or dropped (nil when nothing is to be given back).
+type outgoing struct {
+	payload []byte
+	release func()
+}
+
+// done gives the payload back.
+func (o outgoing) done() {
+	if o.release != nil {
+		o.release()
+	}
+}
 
 func newWSStream(ctx context.Context, ws *wsstream.Stream, cfg Config, budget *connBudget) *wsStream {
 	ctx, cancel := context.WithCancel(ctx)
@@ -110,8 +127,9 @@ func (s *wsStream) stopLocked() {
 	if s.writing || isClosed(s.done) {
 		return // the writer stops the stream again when it ends
 	}
-	for _, payload := range s.queue {
-		s.budget.releaseWrite(len(payload))
+	for _, o := range s.queue {
+		s.budget.releaseWrite(len(o.payload))
+		o.done()
 	}
 	s.queue = nil
 	close(s.done)
@@ -142,24 +160,33 @@ func (s *wsStream) write() {
 			s.mu.Unlock()
 			return
 		}
-		payloads := s.queue
+		queued := s.queue
 		s.queue = nil // an idle stream holds no queue
 		s.mu.Unlock()
 		select {
 		case s.room <- struct{}{}:
 		default:
 		}
-		s.send(payloads...)
+		s.send(queued)
 	}
 }
 
-// send writes payloads, together; a write that fails or takes longer than
-// the write timeout disconnects the client.
-func (s *wsStream) send(payloads ...[]byte) {
-	err := s.ws.WriteBatch(time.Now().Add(s.cfg.WriteTimeout), payloads)
+// send writes the payloads, together, and gives them back; a write that
+// fails or takes longer than the write timeout disconnects the client.
+func (s *wsStream) send(items []outgoing) {
+	var one [1][]byte // a batch of one, the most common, allocates nothing
+	payloads := one[:0]
+	if len(items) > 1 {
+		payloads = make([][]byte, 0, len(items))
+	}
 	held := 0
-	for _, p := range payloads {
-		held += len(p)
+	for _, o := range items {
+		payloads = append(payloads, o.payload)
+		held += len(o.payload)
+	}
+	err := s.ws.WriteBatch(time.Now().Add(s.cfg.WriteTimeout), payloads)
+	for _, o := range items {
+		o.done()
 	}
 	s.budget.releaseWrite(held)
 	if err != nil {
@@ -207,7 +234,13 @@ func (s *wsStream) Park(wake func()) { s.ws.Park(wake) }
 // normal); a queue that stays full for the write timeout means the client
 // reads too slowly, and it is disconnected.
 func (s *wsStream) Write(_ context.Context, payload []byte) error {
-	return s.put(payload, true)
+	return s.put(outgoing{payload: payload}, true)
+}
+
+// WriteRelease writes or queues payload as Write does, and calls release
+// once it is written or dropped (it is a [jsonrpc.Releaser]).
+func (s *wsStream) WriteRelease(_ context.Context, payload []byte, release func()) error {
+	return s.put(outgoing{payload, release}, true)
 }
 
 // Queue queues a payload as Write does, but never writes on the caller's
@@ -217,18 +250,20 @@ func (s *wsStream) Write(_ context.Context, payload []byte) error {
 // writes, and goes out in few writes instead of one each (it is a
 // [jsonrpc.Queuer]).
 func (s *wsStream) Queue(payload []byte) error {
-	return s.put(payload, false)
+	return s.put(outgoing{payload: payload}, false)
 }
 
-// put queues payload, or, when nothing is being written, writes it (inline)
-// or starts a writer for it.
-func (s *wsStream) put(payload []byte, inline bool) error {
+// put queues o, or, when nothing is being written, writes it (inline) or
+// starts a writer for it.
+func (s *wsStream) put(o outgoing, inline bool) error {
 	timeout := deadline{after: s.cfg.WriteTimeout}
 	defer timeout.stop()
-	switch err := s.budget.acquireWrite(len(payload), timeout.expired, s.done); {
+	switch err := s.budget.acquireWrite(len(o.payload), timeout.expired, s.done); {
 	case errors.Is(err, errWriteTimeout):
+		o.done()
 		return s.tooSlow()
 	case err != nil:
+		o.done()
 		return errors.New("websocket closed")
 	}
 	for {
@@ -236,24 +271,25 @@ func (s *wsStream) put(payload []byte, inline bool) error {
 		switch {
 		case s.stopped || s.closing:
 			s.mu.Unlock()
-			s.budget.releaseWrite(len(payload))
+			s.budget.releaseWrite(len(o.payload))
+			o.done()
 			return errors.New("websocket closed")
 		case !s.writing && inline:
 			// Nothing is queued: the caller writes, then drains what
 			// others queue meanwhile (no goroutine to start or hand to).
 			s.writing = true
 			s.mu.Unlock()
-			s.send(payload)
+			s.send([]outgoing{o})
 			s.write()
 			return nil
 		case !s.writing:
 			s.writing = true
-			s.queue = append(s.queue, payload)
+			s.queue = append(s.queue, o)
 			s.mu.Unlock()
 			go s.write()
 			return nil
 		case len(s.queue) < s.cfg.SendQueue:
-			s.queue = append(s.queue, payload)
+			s.queue = append(s.queue, o)
 			s.mu.Unlock()
 			return nil
 		}
@@ -261,10 +297,12 @@ func (s *wsStream) put(payload []byte, inline bool) error {
 		select {
 		case <-s.room:
 		case <-s.done:
-			s.budget.releaseWrite(len(payload))
+			s.budget.releaseWrite(len(o.payload))
+			o.done()
 			return errors.New("websocket closed")
 		case <-timeout.expired():
-			s.budget.releaseWrite(len(payload))
+			s.budget.releaseWrite(len(o.payload))
+			o.done()
 			return s.tooSlow()
 		}
 	}
