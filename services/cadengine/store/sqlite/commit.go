@@ -259,7 +259,7 @@ func (s *Store) writeEntities(tx *commitTx, c *store.Commit) error {
 	if stats == nil {
 		// The first commit of the document since the store opened, and
 		// not loaded: a new document, or one another store wrote.
-		f, _, err := tx.foldChunks(id)
+		f, err := tx.foldChunks(id)
 		if err != nil {
 			return err
 		}
@@ -287,27 +287,26 @@ func (s *Store) forgetChunks(id string) {
 	s.chunksMu.Unlock()
 }
 
-// foldChunks folds the chunks of document id, and returns the id of the
-// latest (0 for none).
-func (tx *commitTx) foldChunks(id string) (*folded, int64, error) {
+// foldChunks folds the chunks of document id.
+func (tx *commitTx) foldChunks(id string) (*folded, error) {
 	f := &folded{}
-	var last int64
 	err := tx.query(selectChunks, []driver.Value{id}, func(row []driver.Value) error {
-		chunkID, _ := row[0].(int64)
-		data, _ := row[1].([]byte)
-		last = chunkID
-		return f.fold(data)
+		chunk, ok := row[0].([]byte)
+		if !ok {
+			return fmt.Errorf("a chunk of type %T", row[0])
+		}
+		return f.fold(chunk)
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("read the entities of %s: %w", id, err)
+		return nil, fmt.Errorf("read the entities of %s: %w", id, err)
 	}
-	return f, last, nil
+	return f, nil
 }
 
 // compact rewrites the chunks of document id as the entities they and c
 // leave, with no stale record.
 func (tx *commitTx) compact(id string, c *store.Commit) (*folded, error) {
-	f, last, err := tx.foldChunks(id)
+	f, err := tx.foldChunks(id)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +315,7 @@ func (tx *commitTx) compact(id string, c *store.Commit) (*folded, error) {
 			return nil, err
 		}
 	}
-	if err := tx.exec(deleteChunks, id, last); err != nil {
+	if err := tx.exec(deleteChunks, id); err != nil {
 		return nil, fmt.Errorf("compact the entities of %s: %w", id, err)
 	}
 	ents := f.entities()
@@ -366,9 +365,9 @@ const (
 		ON CONFLICT(id) DO UPDATE SET name = excluded.name, units = excluded.units, revision = excluded.revision,
 			next_handle = excluded.next_handle, current_layer = excluded.current_layer, layers = excluded.layers,
 			content_hash = excluded.content_hash`
-	selectChunks = `SELECT id, data FROM entity_chunks WHERE document_id = ? ORDER BY id`
+	selectChunks = `SELECT data FROM entity_chunks WHERE document_id = ? ORDER BY id`
 	insertChunk  = `INSERT INTO entity_chunks (document_id, data) VALUES (?, ?)`
-	deleteChunks = `DELETE FROM entity_chunks WHERE document_id = ? AND id <= ?`
+	deleteChunks = `DELETE FROM entity_chunks WHERE document_id = ?`
 	putOperation = `INSERT INTO operations (principal, id, kind, document_id, request_hash, status, committed_steps, revision, response, started_at, finished_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(principal, id) DO UPDATE SET kind = excluded.kind, document_id = excluded.document_id,

@@ -1,7 +1,9 @@
 // Package sqlite is the engine's default [store.Store]: one SQLite file in
-// WAL mode with synchronous=FULL, so a commit that returned is on disk. It
-// also implements [store.Leases] and [store.Registry] in the same file, for
-// the engines of one machine.
+// WAL mode with synchronous=FULL, so a commit that returned is on disk. A
+// document's entities are kept as chunks, a row per commit, which Load
+// folds (see [folded] and [chunkStats]). It also implements
+// [store.Leases] and [store.Registry] in the same file, for the engines
+// of one machine.
 package sqlite
 
 import (
@@ -49,7 +51,7 @@ CREATE TABLE IF NOT EXISTS documents (
 	content_hash  TEXT NOT NULL
 );
 -- entity_chunks holds the entities of each document as chunks of
--- records (see chunks.go), applied in id order.
+-- records (see appendPut), applied in id order.
 CREATE TABLE IF NOT EXISTS entity_chunks (
 	id          INTEGER PRIMARY KEY,
 	document_id TEXT NOT NULL REFERENCES documents(id),
@@ -188,7 +190,7 @@ func applySchema(ctx context.Context, db *sql.DB) error {
 }
 
 // moveEntityRows moves the entities of a file of user_version 4 or
-// before, a row each in the entities table, into chunks (see chunks.go),
+// before, a row each in the entities table, into chunks (see chunksOf),
 // a document at a time, and drops the table.
 func moveEntityRows(ctx context.Context, tx *sql.Tx) error {
 	var tables int
@@ -205,7 +207,7 @@ func moveEntityRows(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 		for _, chunk := range chunksOf(nil, ents) {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO entity_chunks (document_id, data) VALUES (?, ?)`, id, chunk); err != nil {
+			if _, err := tx.ExecContext(ctx, insertChunk, id, chunk); err != nil {
 				return err
 			}
 		}
@@ -314,7 +316,7 @@ func (s *Store) Load(ctx context.Context, fn func(*store.DocumentRecord, []store
 // loadEntities folds the chunks of document id into its entities, and
 // keeps their statistics for its commits.
 func (s *Store) loadEntities(ctx context.Context, id string) ([]store.EntityRecord, error) {
-	chunks, err := column[[]byte](ctx, s.db, `SELECT data FROM entity_chunks WHERE document_id = ? ORDER BY id`, id)
+	chunks, err := column[[]byte](ctx, s.db, selectChunks, id)
 	if err != nil {
 		return nil, fmt.Errorf("load entities of %s: %w", id, err)
 	}
