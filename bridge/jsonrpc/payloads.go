@@ -3,7 +3,7 @@ package jsonrpc
 import (
 	"context"
 	"fmt"
-	"math/bits"
+	"slices"
 	"sync"
 )
 
@@ -16,49 +16,73 @@ import (
 // Releaser from buffers it reuses when the answer is large (a session
 // resumed with its events, an export): such a buffer is the largest
 // allocation of the call, and allocating it afresh each time cost the
-// garbage collector and the page faults of new memory.
+// garbage collector and the page faults of new memory. Such a buffer may
+// hold a quarter more than the payload's length: a Releaser that bounds
+// the bytes it holds counts the payload's capacity.
 type Releaser interface {
 	Stream
 	WriteRelease(ctx context.Context, payload []byte, release func()) error
 }
 
-// Answers of at least minPooled and at most maxPooled bytes are encoded into
-// reused buffers, of a size class per power of two.
+// Answers of minPooled to maxPooled bytes are encoded into reused
+// buffers, of which the process keeps maxKept bytes at most: what a burst
+// of large answers (a flood of them to clients that do not read, say)
+// leaves beyond it is garbage, not kept for the next burst.
 const (
-	minPooledBits = 15 // 32 KiB
-	maxPooledBits = 23 // 8 MiB
+	minPooled = 32 << 10
+	maxPooled = 8 << 20
+	maxKept   = 8 << 20
 )
 
-// payloads are the reused buffers, by size class: payloads[k] holds
-// buffers of capacity 1<<(minPooledBits+k).
-var payloads [maxPooledBits - minPooledBits + 1]sync.Pool
+// payloads are the buffers kept for reuse.
+var payloads payloadPool
 
-// sizeClass is the class of buffers that hold n bytes, and whether there
-// is one.
-func sizeClass(n int) (int, bool) {
-	if n > 1<<maxPooledBits {
-		return 0, false
-	}
-	k := bits.Len(uint(max(n, 1<<minPooledBits) - 1)) // the capacity 1<<k holds n
-	return k - minPooledBits, true
+// payloadPool keeps buffers given back, oldest first. An answer is
+// encoded into the smallest kept buffer that holds it with at most a
+// quarter to spare, or else into a new one of its size (rounded up to
+// 4 KiB): answers of one size (a session resumed again and again) reuse
+// one buffer, and none holds much more memory than its answer needs.
+type payloadPool struct {
+	mu    sync.Mutex // guards free and bytes
+	free  [][]byte
+	bytes int // the capacity of every buffer kept
 }
 
-// getPayload is an empty buffer that holds n bytes, from its size class.
-func getPayload(n int) []byte {
-	k, _ := sizeClass(n)
-	if b, ok := payloads[k].Get().(*[]byte); ok {
-		return (*b)[:0]
+// get is an empty buffer that holds n bytes, kept or new.
+func (p *payloadPool) get(n int) []byte {
+	p.mu.Lock()
+	best := -1
+	for i, b := range p.free {
+		if c := cap(b); c >= n && c <= n+n/4 && (best < 0 || c < cap(p.free[best])) {
+			best = i
+		}
 	}
-	return make([]byte, 0, 1<<(minPooledBits+k))
+	if best < 0 {
+		p.mu.Unlock()
+		return make([]byte, 0, (n+4095)&^4095)
+	}
+	b := p.free[best]
+	p.free = slices.Delete(p.free, best, best+1)
+	p.bytes -= cap(b)
+	p.mu.Unlock()
+	return b[:0]
 }
 
-// putPayload gives b back to its size class, if its capacity is one.
-func putPayload(b []byte) {
-	k, ok := sizeClass(cap(b))
-	if !ok || cap(b) != 1<<(minPooledBits+k) {
-		return // grown past its class by an estimate that fell short
+// put keeps b for reuse, letting go of the oldest kept buffers if the
+// pool would keep more than maxKept bytes otherwise.
+func (p *payloadPool) put(b []byte) {
+	if cap(b) > maxKept {
+		return
 	}
-	payloads[k].Put(&b)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	drop := 0
+	for p.bytes+cap(b) > maxKept {
+		p.bytes -= cap(p.free[drop])
+		drop++
+	}
+	p.free = append(slices.Delete(p.free, 0, drop), b)
+	p.bytes += cap(b)
 }
 
 // writeAnswers encodes the answers of a payload and writes them, into a
@@ -66,12 +90,12 @@ func putPayload(b []byte) {
 func (c *Conn) writeAnswers(resps []*Response, batch bool) {
 	rel, ok := c.stream.(Releaser)
 	size := answersSize(resps)
-	if !ok || size < 1<<minPooledBits || size > 1<<maxPooledBits {
+	if !ok || size < minPooled || size > maxPooled {
 		c.write(encodeResponses(nil, resps, batch))
 		return
 	}
-	out := encodeResponses(getPayload(size), resps, batch)
-	if err := rel.WriteRelease(c.writeCtx, out, func() { putPayload(out) }); err != nil {
+	out := encodeResponses(payloads.get(size), resps, batch)
+	if err := rel.WriteRelease(c.writeCtx, out, func() { payloads.put(out) }); err != nil {
 		c.report(fmt.Errorf("jsonrpc: writing response: %w", err))
 	}
 }

@@ -1,44 +1,46 @@
 package jsonrpc
 
 import (
-	"runtime"
 	"testing"
 	"unsafe"
 )
 
-func TestSizeClass(t *testing.T) {
-	for _, tt := range []struct {
-		n, capacity int // capacity 0: no class
-	}{
-		{1, 32 << 10}, {32 << 10, 32 << 10}, {32<<10 + 1, 64 << 10}, {100 << 10, 128 << 10},
-		{8 << 20, 8 << 20}, {8<<20 + 1, 0},
-	} {
-		k, ok := sizeClass(tt.n)
-		switch {
-		case tt.capacity == 0 && ok:
-			t.Errorf("sizeClass(%d) = %d, want none", tt.n, k)
-		case tt.capacity != 0 && (!ok || 1<<(minPooledBits+k) != tt.capacity):
-			t.Errorf("sizeClass(%d) = %d, %v; want the class of %d", tt.n, k, ok, tt.capacity)
-		case ok && cap(getPayload(tt.n)) != tt.capacity:
-			t.Errorf("getPayload(%d) has capacity %d, want %d", tt.n, cap(getPayload(tt.n)), tt.capacity)
-		}
+// TestPayloadPool: a buffer given back holds the next answer it fits with
+// at most a quarter to spare, the smallest such; a new buffer is the
+// answer's size rounded up to 4 KiB; the pool lets go of its oldest
+// buffers past maxKept bytes.
+func TestPayloadPool(t *testing.T) {
+	var p payloadPool
+	if got := cap(p.get(100_000)); got != 102_400 {
+		t.Errorf("a new buffer for 100000 bytes has capacity %d, want 102400", got)
 	}
-}
-
-// TestPayloadReused: a buffer given back is what the next get of its class
-// returns, and one whose capacity is no class is not kept. (One P, so that
-// the put and the get meet in its pool; under the race detector sync.Pool
-// drops some of what it is given, so only the second half holds there.)
-func TestPayloadReused(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	b := getPayload(50 << 10)
-	putPayload(b)
-	if again := getPayload(40 << 10); !raceEnabled && unsafe.SliceData(again) != unsafe.SliceData(b) {
+	big, small := p.get(120_000), p.get(100_000)
+	p.put(big)
+	p.put(small)
+	if got := p.get(99_000); unsafe.SliceData(got) != unsafe.SliceData(small) {
+		t.Errorf("an answer of 99000 bytes got a buffer of %d, want the smallest that fits (%d)", cap(got), cap(small))
+	}
+	if got := p.get(90_000); unsafe.SliceData(got) == unsafe.SliceData(big) {
+		t.Errorf("an answer of 90000 bytes got the buffer of %d, more than a quarter to spare", cap(big))
+	}
+	if got := p.get(123_000); unsafe.SliceData(got) == unsafe.SliceData(big) { // big holds 122880
+		t.Error("an answer got a buffer too small for it")
+	}
+	if got := p.get(120_000); unsafe.SliceData(got) != unsafe.SliceData(big) {
 		t.Error("a buffer given back was not reused")
 	}
-	odd := make([]byte, 0, 50<<10)
-	putPayload(odd)
-	if again := getPayload(50 << 10); unsafe.SliceData(again) == unsafe.SliceData(odd) {
-		t.Error("a buffer of no size class was kept")
+
+	first := p.get(1 << 20)
+	p.put(first)
+	for range maxKept/(1<<20) + 2 {
+		p.put(make([]byte, 0, 1<<20))
+	}
+	if p.bytes != maxKept || len(p.free) != maxKept>>20 {
+		t.Errorf("the pool keeps %d bytes in %d buffers of 1 MiB, want %d in %d", p.bytes, len(p.free), maxKept, maxKept>>20)
+	}
+	for _, b := range p.free {
+		if unsafe.SliceData(b) == unsafe.SliceData(first) {
+			t.Error("the pool kept its oldest buffer past maxKept and let newer ones go")
+		}
 	}
 }

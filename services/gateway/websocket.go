@@ -92,6 +92,16 @@ type outgoing struct {
 	release func()
 }
 
+// size is the memory the payload holds, as the budget counts it: the
+// capacity of a buffer to give back (see [jsonrpc.Releaser]), else its
+// length.
+func (o outgoing) size() int {
+	if o.release != nil {
+		return cap(o.payload)
+	}
+	return len(o.payload)
+}
+
 // done gives the payload back.
 func (o outgoing) done() {
 	if o.release != nil {
@@ -128,7 +138,7 @@ func (s *wsStream) stopLocked() {
 		return // the writer stops the stream again when it ends
 	}
 	for _, o := range s.queue {
-		s.budget.releaseWrite(len(o.payload))
+		s.budget.releaseWrite(o.size())
 		o.done()
 	}
 	s.queue = nil
@@ -182,7 +192,7 @@ func (s *wsStream) send(items []outgoing) {
 	held := 0
 	for _, o := range items {
 		payloads = append(payloads, o.payload)
-		held += len(o.payload)
+		held += o.size()
 	}
 	err := s.ws.WriteBatch(time.Now().Add(s.cfg.WriteTimeout), payloads)
 	for _, o := range items {
@@ -258,7 +268,7 @@ func (s *wsStream) Queue(payload []byte) error {
 func (s *wsStream) put(o outgoing, inline bool) error {
 	timeout := deadline{after: s.cfg.WriteTimeout}
 	defer timeout.stop()
-	switch err := s.budget.acquireWrite(len(o.payload), timeout.expired, s.done); {
+	switch err := s.budget.acquireWrite(o.size(), timeout.expired, s.done); {
 	case errors.Is(err, errWriteTimeout):
 		o.done()
 		return s.tooSlow()
@@ -271,7 +281,7 @@ func (s *wsStream) put(o outgoing, inline bool) error {
 		switch {
 		case s.stopped || s.closing:
 			s.mu.Unlock()
-			s.budget.releaseWrite(len(o.payload))
+			s.budget.releaseWrite(o.size())
 			o.done()
 			return errors.New("websocket closed")
 		case !s.writing && inline:
@@ -297,11 +307,11 @@ func (s *wsStream) put(o outgoing, inline bool) error {
 		select {
 		case <-s.room:
 		case <-s.done:
-			s.budget.releaseWrite(len(o.payload))
+			s.budget.releaseWrite(o.size())
 			o.done()
 			return errors.New("websocket closed")
 		case <-timeout.expired():
-			s.budget.releaseWrite(len(o.payload))
+			s.budget.releaseWrite(o.size())
 			o.done()
 			return s.tooSlow()
 		}
