@@ -92,25 +92,36 @@ func checkHandles(c *store.Commit) error {
 
 // chunksOf encodes a commit's deletions, then its puts (the order in which
 // a commit applies them), as chunks of about maxChunk bytes at most: each
-// starts a new one once the one before reached maxChunk.
+// starts a new one once the one before reached maxChunk. Each chunk is
+// made at its size, not grown to it.
 func chunksOf(del []uint64, put []store.EntityRecord) [][]byte {
 	var (
 		chunks [][]byte
 		cur    []byte
+		left   = len(del) * binary.MaxVarintLen64 // what is left to encode, at most
 	)
-	next := func() {
+	for _, e := range put {
+		left += 2*binary.MaxVarintLen64 + len(e.Data)
+	}
+	// add makes room for a record of at most n bytes, in the current
+	// chunk or a new one.
+	add := func(n int) {
 		if len(cur) >= maxChunk {
 			chunks = append(chunks, cur)
 			cur = nil
 		}
+		if cur == nil {
+			cur = make([]byte, 0, min(left, maxChunk+n))
+		}
+		left -= n
 	}
 	for _, h := range del {
+		add(binary.MaxVarintLen64)
 		cur = appendDelete(cur, h)
-		next()
 	}
 	for _, e := range put {
+		add(2*binary.MaxVarintLen64 + len(e.Data))
 		cur = appendPut(cur, e)
-		next()
 	}
 	if len(cur) > 0 {
 		chunks = append(chunks, cur)
