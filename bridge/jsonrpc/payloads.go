@@ -24,13 +24,12 @@ type Releaser interface {
 	WriteRelease(ctx context.Context, payload []byte, release func()) error
 }
 
-// Answers of minPooled to maxPooled bytes are encoded into reused
-// buffers, of which the process keeps maxKept bytes at most: what a burst
-// of large answers (a flood of them to clients that do not read, say)
-// leaves beyond it is garbage, not kept for the next burst.
+// Answers of minPooled to maxKept bytes are encoded into reused buffers,
+// of which the process keeps maxKept bytes at most: what a burst of large
+// answers (a flood of them to clients that do not read, say) leaves
+// beyond it is garbage, not kept for the next burst.
 const (
 	minPooled = 32 << 10
-	maxPooled = 8 << 20
 	maxKept   = 8 << 20
 )
 
@@ -90,8 +89,8 @@ func (p *payloadPool) put(b []byte) {
 func (c *Conn) writeAnswers(resps []*Response, batch bool) {
 	rel, ok := c.stream.(Releaser)
 	size := answersSize(resps)
-	if !ok || size < minPooled || size > maxPooled {
-		c.write(encodeResponses(nil, resps, batch))
+	if !ok || size < minPooled || size > maxKept {
+		c.write(encodeResponses(make([]byte, 0, size), resps, batch))
 		return
 	}
 	out := encodeResponses(payloads.get(size), resps, batch)

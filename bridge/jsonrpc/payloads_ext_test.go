@@ -67,8 +67,7 @@ func TestLargeAnswersReleased(t *testing.T) {
 	default:
 	}
 
-	plain, out := fakeConn(t, jsonrpc.ConnOptions{Handler: handler})
-	_ = plain
+	_, out := fakeConn(t, jsonrpc.ConnOptions{Handler: handler})
 	out.send(t, `{"jsonrpc":"2.0","id":1,"method":"big"}`)
 	var resp struct {
 		Result string `json:"result"`

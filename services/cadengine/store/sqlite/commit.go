@@ -256,26 +256,33 @@ func (s *Store) writeEntities(tx *commitTx, c *store.Commit) error {
 	defer s.chunksMu.Unlock()
 	id := c.Document.ID
 	stats := s.chunks[id]
+	var f *folded // the document's chunks, once read
 	if stats == nil {
 		// The first commit of the document since the store opened, and
 		// not loaded: a new document, or one another store wrote.
-		f, err := tx.foldChunks(id)
-		if err != nil {
+		var err error
+		if f, err = tx.foldChunks(id); err != nil {
 			return err
 		}
 		stats = f.stats()
 		s.chunks[id] = stats
 	}
 	stats.apply(c)
-	if stats.due() {
-		f, err := tx.compact(id, c)
-		if err != nil {
+	chunks := chunksOf(c.Delete, c.Put)
+	if !stats.due() {
+		return tx.insertChunks(id, chunks)
+	}
+	if f == nil {
+		var err error
+		if f, err = tx.foldChunks(id); err != nil {
 			return err
 		}
-		s.chunks[id] = f.stats()
-		return nil
 	}
-	return tx.insertChunks(id, chunksOf(c.Delete, c.Put))
+	if err := tx.compact(id, f, chunks); err != nil {
+		return err
+	}
+	s.chunks[id] = f.stats()
+	return nil
 }
 
 // forgetChunks drops the statistics of document id, which its next
@@ -303,27 +310,24 @@ func (tx *commitTx) foldChunks(id string) (*folded, error) {
 	return f, nil
 }
 
-// compact rewrites the chunks of document id as the entities they and c
-// leave, with no stale record.
-func (tx *commitTx) compact(id string, c *store.Commit) (*folded, error) {
-	f, err := tx.foldChunks(id)
-	if err != nil {
-		return nil, err
-	}
-	for _, chunk := range chunksOf(c.Delete, c.Put) {
+// compact rewrites the chunks of document id, folded as f, as the
+// entities they and a commit's chunks leave, with no stale record; f is
+// then what the document's chunks hold.
+func (tx *commitTx) compact(id string, f *folded, chunks [][]byte) error {
+	for _, chunk := range chunks {
 		if err := f.fold(chunk); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := tx.exec(deleteChunks, id); err != nil {
-		return nil, fmt.Errorf("compact the entities of %s: %w", id, err)
+		return fmt.Errorf("compact the entities of %s: %w", id, err)
 	}
 	ents := f.entities()
 	if err := tx.insertChunks(id, chunksOf(nil, ents)); err != nil {
-		return nil, err
+		return err
 	}
 	f.records = len(ents)
-	return f, nil
+	return nil
 }
 
 // insertChunks adds chunks to document id's, in order.
