@@ -378,20 +378,38 @@ func requestSize(req *Request) int {
 // readLoop reads and serves payloads until reading fails, or, on a
 // Parker, parks until there is more to read; then lets the calls read
 // finish when the input ended cleanly and EOFGrace allows, waits for the
-// other goroutines and closes the stream.
+// other goroutines and closes the stream. The read loop is a role, which
+// goroutines take in turn: when it reads a request that a worker may
+// serve, its goroutine serves it and passes the read loop on (see
+// passReadLoop), and takes it again if a lingering worker is handed it.
 func (c *Conn) readLoop() {
 	growStack() // parsing a message goes deep
-	err := c.read()
-	if p, ok := c.stream.(Parker); ok && errors.Is(err, ErrParked) {
-		p.Park(c.readLoop)
+	for {
+		t, err := c.read()
+		if err == nil {
+			reads := c.work(t)
+			c.serving.Done()
+			if reads {
+				continue
+			}
+			return
+		}
+		if p, ok := c.stream.(Parker); ok && errors.Is(err, ErrParked) {
+			p.Park(c.readLoop)
+			return
+		}
+		c.endInput(err)
 		return
 	}
-	c.endInput(err)
 }
 
-// read reads and serves payloads until a Read or the budget fails.
-func (c *Conn) read() error {
+// read reads and serves payloads until a Read or the budget fails, or
+// until it keeps a request to serve on its goroutine: it returns that
+// request then, having counted the goroutine as a worker and passed the
+// read loop on.
+func (c *Conn) read() (task, error) {
 	for {
+		c.waitForRoom()
 		payload, err := c.stream.Read(c.ctx)
 		if errors.Is(err, ErrMessageTooLarge) {
 			e := c.tooLarge
@@ -402,15 +420,18 @@ func (c *Conn) read() error {
 			continue
 		}
 		if err != nil {
-			return err
+			return task{}, err
 		}
 		if c.budget != nil {
 			if err = c.budget.Acquire(c.ctx, len(payload)); err != nil {
-				return err
+				return task{}, err
 			}
 		}
-		c.handlePayload(payload)
-		c.waitForRoom()
+		if mine := c.handlePayload(payload); mine != nil {
+			c.serving.Add(1)
+			c.passReadLoop()
+			return *mine, nil
+		}
 	}
 }
 

@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// task is an incoming request accepted for the Handler.
+// task is an incoming request accepted for the Handler. A task without
+// one hands a lingering worker the read loop (see passReadLoop).
 type task struct {
 	req    *Request
 	ctx    context.Context         // the handler's context
@@ -19,8 +20,10 @@ type task struct {
 }
 
 // handlePayload serves one payload. It runs in the read loop, and so never
-// waits for a handler or for a write.
-func (c *Conn) handlePayload(payload []byte) {
+// waits for a handler or for a write. It queues the requests it accepts
+// for workers, but for the last, which it returns for the read loop's own
+// goroutine to serve when a worker may start for it (see read).
+func (c *Conn) handlePayload(payload []byte) (mine *task) {
 	held := 0 // what the budget holds for payload
 	if c.budget != nil {
 		held = len(payload)
@@ -37,12 +40,12 @@ func (c *Conn) handlePayload(payload []byte) {
 		}
 	case errors.As(err, &derr):
 		c.goWrite(encodeResponses(nil, []*Response{{ID: derr.ID, Error: derr.Err}}, false), held)
-		return
+		return nil
 	}
 	if n := len(msgs) + len(early); batch && n > c.maxBatch {
 		msg := fmt.Sprintf("batch too large: %d elements, at most %d", n, c.maxBatch)
 		c.goWrite(encodeResponses(nil, []*Response{{Error: NewError(CodeInvalidRequest, msg)}}, false), held)
-		return
+		return nil
 	}
 
 	r := &replier{batch: batch, open: 1, refs: 1, held: held}
@@ -51,8 +54,15 @@ func (c *Conn) handlePayload(payload []byte) {
 		case *Response:
 			c.route(m)
 		case *Request:
-			if resp := c.accept(m, r); resp != nil {
+			resp, t := c.accept(m, r)
+			if resp != nil {
 				early = append(early, resp)
+			}
+			if t != nil {
+				if mine != nil {
+					c.enqueue(*mine)
+				}
+				mine = t
 			}
 		}
 	}
@@ -60,6 +70,11 @@ func (c *Conn) handlePayload(payload []byte) {
 		c.goWrite(encodeResponses(nil, all, r.batch), 0)
 	}
 	c.unref(r)
+	if mine != nil && !c.startWorker() {
+		c.enqueue(*mine)
+		mine = nil
+	}
+	return mine
 }
 
 // route delivers a response to the Call waiting for it.
@@ -81,35 +96,35 @@ func (c *Conn) route(resp *Response) {
 }
 
 // accept takes an incoming request: it handles cancellation, duplicate ids
-// and the Preempter, and queues the rest for the Handler. It returns the
-// response to the request if it has one already.
-func (c *Conn) accept(req *Request, r *replier) *Response {
+// and the Preempter, and returns the response to the request if it has
+// one already, else the task that serves it with the Handler.
+func (c *Conn) accept(req *Request, r *replier) (*Response, *task) {
 	if !req.IsCall() && req.Method == MethodCancelRequest {
 		c.cancelIncoming(req.Params)
-		return nil
+		return nil, nil
 	}
 	if req.IsCall() {
 		c.mu.Lock()
 		_, dup := c.incoming[req.ID]
 		c.mu.Unlock()
 		if dup {
-			return &Response{ID: req.ID, Error: NewError(CodeInvalidRequest, fmt.Sprintf("duplicate request id %v", req.ID))}
+			return &Response{ID: req.ID, Error: NewError(CodeInvalidRequest, fmt.Sprintf("duplicate request id %v", req.ID))}, nil
 		}
 	}
 	if c.preempter != nil {
 		result, err := c.preempter.Preempt(c.ctx, req)
 		if !errors.Is(err, ErrNotHandled) {
 			if !req.IsCall() {
-				return nil
+				return nil, nil
 			}
-			return response(c.ctx, req, result, err)
+			return response(c.ctx, req, result, err), nil
 		}
 	}
 	if c.handler == nil {
 		if !req.IsCall() {
-			return nil
+			return nil, nil
 		}
-		return &Response{ID: req.ID, Error: methodNotFound(req)}
+		return &Response{ID: req.ID, Error: methodNotFound(req)}, nil
 	}
 	t := task{req: req, ctx: c.ctx, reply: r}
 	if req.IsCall() {
@@ -119,8 +134,7 @@ func (c *Conn) accept(req *Request, r *replier) *Response {
 		c.mu.Unlock()
 	}
 	r.expect(req.IsCall())
-	c.enqueue(t)
-	return nil
+	return nil, &t
 }
 
 // cancelIncoming serves MethodCancelRequest: it cancels the handler context
@@ -153,10 +167,55 @@ func (c *Conn) enqueue(t task) {
 	}
 	if c.running < c.maxConcurrent {
 		c.running++
-		c.serving.Go(func() { c.work(t) })
+		c.serving.Add(1)
+		go c.worker(t)
 		return
 	}
 	c.queue = append(c.queue, t)
+}
+
+// startWorker counts the read loop's goroutine as a worker, for a request
+// it serves itself, if one may start or one lingers (which then takes the
+// read loop over): it reports whether it did.
+func (c *Conn) startWorker() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running < c.maxConcurrent || len(c.lingering) > 0 {
+		c.running++
+		return true
+	}
+	return false
+}
+
+// passReadLoop hands the read loop to a lingering worker, or to a new
+// goroutine, as the read loop's goroutine turns worker. The read loop's
+// goroutine serves the request it read, where handing the request to a
+// worker would make it wait for that worker to wake: a request waits
+// for no other goroutine, and the waking of the next reader is done
+// while it is served.
+func (c *Conn) passReadLoop() {
+	c.mu.Lock()
+	if n := len(c.lingering); n > 0 {
+		next := c.lingering[n-1]
+		c.lingering = c.lingering[:n-1]
+		c.running-- // it leaves the workers
+		c.mu.Unlock()
+		next <- task{}
+		return
+	}
+	c.mu.Unlock()
+	go c.readLoop()
+}
+
+// worker is a goroutine started for t: it works, then takes the read
+// loop over if a lingering worker is handed it.
+func (c *Conn) worker(t task) {
+	growStack() // see workerLinger
+	reads := c.work(t)
+	c.serving.Done()
+	if reads {
+		c.readLoop()
+	}
 }
 
 // workerLinger is how long a worker with nothing left to serve waits for
@@ -171,14 +230,18 @@ func (c *Conn) enqueue(t task) {
 const workerLinger = 10 * time.Millisecond
 
 // work serves t, then queued tasks until the queue is empty, then the
-// requests that come while it lingers.
-func (c *Conn) work(t task) {
-	growStack() // see workerLinger
+// requests that come while it lingers, until it stops lingering or is
+// handed the read loop (see passReadLoop), which it reports; it is then
+// no longer counted as running.
+func (c *Conn) work(t task) (reads bool) {
 	var (
 		next  chan task // where enqueue hands a lingering worker its task
 		timer *time.Timer
 	)
 	for {
+		if t.req == nil {
+			return true
+		}
 		c.serve(t)
 		c.mu.Lock()
 		if len(c.queue) > 0 {
@@ -210,7 +273,7 @@ func (c *Conn) work(t task) {
 			c.lingering = slices.Delete(c.lingering, i, i+1)
 			c.running--
 			c.mu.Unlock()
-			return
+			return false
 		}
 		c.mu.Unlock()
 		t = <-next // enqueue handed it a task as it stopped waiting

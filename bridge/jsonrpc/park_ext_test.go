@@ -88,11 +88,13 @@ func isDone(c chan struct{}) bool {
 	}
 }
 
-// reading reports whether any goroutine is in a Conn's read loop.
+// reading reports whether any goroutine is reading for a Conn: in its
+// read loop's read, not merely below readLoop (a goroutine that read a
+// request serves it, and lingers, there; see passReadLoop).
 func reading() bool {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	return bytes.Contains(buf, []byte("jsonrpc.(*Conn).readLoop"))
+	return bytes.Contains(buf, []byte("jsonrpc.(*Conn).read("))
 }
 
 // TestConnParks: over a Parker, a Conn with nothing to read holds no
