@@ -379,27 +379,39 @@ func requestSize(req *Request) int {
 // Parker, parks until there is more to read; then lets the calls read
 // finish when the input ended cleanly and EOFGrace allows, waits for the
 // other goroutines and closes the stream. The read loop is a role, which
-// goroutines take in turn: when it reads a request that a worker may
-// serve, its goroutine serves it and passes the read loop on (see
-// passReadLoop), and takes it again if a lingering worker is handed it.
-func (c *Conn) readLoop() {
-	growStack() // parsing a message goes deep
+// goroutines take in turn (see takeTurns).
+func (c *Conn) readLoop() { c.takeTurns(task{}, false) }
+
+// worker is a goroutine started for t, counted as running and serving.
+func (c *Conn) worker(t task) { c.takeTurns(t, true) }
+
+// takeTurns is a goroutine of the connection: a worker serving t if
+// serving, else the read loop, and then either in turn. When the read
+// loop reads a request that a worker may serve, its goroutine serves it
+// and passes the read loop on (see passReadLoop); a worker lingering
+// after a request may be handed the read loop, and reads.
+func (c *Conn) takeTurns(t task, serving bool) {
+	growStack() // parsing a message goes deep, and so does a request (see workerLinger)
+	var l linger
+	defer l.stop()
 	for {
-		t, err := c.read()
-		if err == nil {
-			reads := c.work(t)
+		if serving {
+			reads := c.work(t, &l)
 			c.serving.Done()
-			if reads {
-				continue
+			if !reads {
+				return
 			}
+		}
+		var err error
+		if t, err = c.read(); err != nil {
+			if p, ok := c.stream.(Parker); ok && errors.Is(err, ErrParked) {
+				p.Park(c.readLoop)
+				return
+			}
+			c.endInput(err)
 			return
 		}
-		if p, ok := c.stream.(Parker); ok && errors.Is(err, ErrParked) {
-			p.Park(c.readLoop)
-			return
-		}
-		c.endInput(err)
-		return
+		serving = true
 	}
 }
 

@@ -207,17 +207,6 @@ func (c *Conn) passReadLoop() {
 	go c.readLoop()
 }
 
-// worker is a goroutine started for t: it works, then takes the read
-// loop over if a lingering worker is handed it.
-func (c *Conn) worker(t task) {
-	growStack() // see workerLinger
-	reads := c.work(t)
-	c.serving.Done()
-	if reads {
-		c.readLoop()
-	}
-}
-
 // workerLinger is how long a worker with nothing left to serve waits for
 // the next request before it ends. A goroutine started for a request
 // grows its stack, copying it, as the request goes deep (through gRPC in
@@ -229,15 +218,34 @@ func (c *Conn) worker(t task) {
 // lingers: no request can come.
 const workerLinger = 10 * time.Millisecond
 
+// linger is what a goroutine lingers with, made on its first linger and
+// kept while it takes turns (see takeTurns).
+type linger struct {
+	next  chan task // where enqueue hands a lingering worker its task
+	timer *time.Timer
+}
+
+// wait starts a linger: next is to be listed in Conn.lingering.
+func (l *linger) wait() {
+	if l.next == nil {
+		l.next = make(chan task, 1)
+		l.timer = time.NewTimer(workerLinger)
+	} else {
+		l.timer.Reset(workerLinger)
+	}
+}
+
+func (l *linger) stop() {
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+}
+
 // work serves t, then queued tasks until the queue is empty, then the
-// requests that come while it lingers, until it stops lingering or is
-// handed the read loop (see passReadLoop), which it reports; it is then
-// no longer counted as running.
-func (c *Conn) work(t task) (reads bool) {
-	var (
-		next  chan task // where enqueue hands a lingering worker its task
-		timer *time.Timer
-	)
+// requests that come while it lingers (with l), until it stops lingering
+// or is handed the read loop (see passReadLoop), which it reports; it is
+// then no longer counted as running.
+func (c *Conn) work(t task, l *linger) (reads bool) {
 	for {
 		if t.req == nil {
 			return true
@@ -252,31 +260,25 @@ func (c *Conn) work(t task) (reads bool) {
 			c.signalRoom()
 			continue
 		}
-		if next == nil {
-			next = make(chan task, 1)
-			timer = time.NewTimer(workerLinger)
-			defer timer.Stop()
-		} else {
-			timer.Reset(workerLinger)
-		}
-		c.lingering = append(c.lingering, next)
+		l.wait()
+		c.lingering = append(c.lingering, l.next)
 		c.mu.Unlock()
 		select {
-		case t = <-next:
+		case t = <-l.next:
 			continue
-		case <-timer.C:
+		case <-l.timer.C:
 		case <-c.inputDone: // no request can come for it
 		case <-c.ctx.Done():
 		}
 		c.mu.Lock()
-		if i := slices.Index(c.lingering, next); i >= 0 {
+		if i := slices.Index(c.lingering, l.next); i >= 0 {
 			c.lingering = slices.Delete(c.lingering, i, i+1)
 			c.running--
 			c.mu.Unlock()
 			return false
 		}
 		c.mu.Unlock()
-		t = <-next // enqueue handed it a task as it stopped waiting
+		t = <-l.next // enqueue handed it a task as it stopped waiting
 	}
 }
 
