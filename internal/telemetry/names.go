@@ -6,6 +6,15 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ServerSpan and ClientSpan are the start options of a server's and a
+// client's span, made once: trace.WithSpanKind makes a closure, and a
+// variadic call through the Tracer interface a slice, on every span.
+var (
+	ServerSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+	ClientSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 )
 
 // maxOutcomeSets bounds the attribute sets an OutcomeSets keeps: a name

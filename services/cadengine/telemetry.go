@@ -59,7 +59,7 @@ var callSpans = telemetry.NewSpanNames("cad.engine/")
 // trace context its frame carries.
 func (o *observability) startCall(ctx context.Context, carrier map[string]string, call string) (context.Context, trace.Span) {
 	ctx = telemetry.Propagator.Extract(ctx, propagation.MapCarrier(carrier))
-	ctx, span := o.tracer.Start(ctx, callSpans.Of(call), trace.WithSpanKind(trace.SpanKindServer))
+	ctx, span := o.tracer.Start(ctx, callSpans.Of(call), telemetry.ServerSpan...)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", enginev1.EngineService_ServiceDesc.ServiceName), attribute.String("cad.call", call))
 	}

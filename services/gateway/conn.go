@@ -11,6 +11,7 @@ import (
 	"time"
 
 	otelcodes "go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -28,7 +29,10 @@ import (
 type clientConn struct {
 	gw        *Gateway
 	principal string
-	headers   http.Header // of the HTTP request that opened the connection; nil for stdio
+	// parent is the trace context of the HTTP request that opened the
+	// connection (its traceparent header), read once: the parent of the
+	// calls that carry none of their own.
+	parent trace.SpanContext
 
 	// rpc is the JSON-RPC connection, for server requests and events; nil
 	// on HTTP POST, where none are possible.
@@ -57,7 +61,7 @@ type clientConn struct {
 }
 
 func (gw *Gateway) newClientConn(principal string, headers http.Header) *clientConn {
-	return &clientConn{gw: gw, principal: principal, headers: headers, relays: map[string]context.CancelFunc{}}
+	return &clientConn{gw: gw, principal: principal, parent: parentOf(headers), relays: map[string]context.CancelFunc{}}
 }
 
 // overloadRetryMs is the retry hint of a 4029 answer.
@@ -74,7 +78,7 @@ func (c *clientConn) Handle(ctx context.Context, req *jsonrpc.Request) (any, err
 		return nil, overloaded("overloaded: the gateway holds too much for its clients", overloadRetryMs)
 	}
 	defer c.inFlight.Add(-1)
-	ctx, span := c.gw.obs.startCall(ctx, c.headers, req)
+	ctx, span := c.gw.obs.startCall(ctx, c.parent, req)
 	start := time.Now()
 	result, err := c.handle(ctx, req)
 	c.gw.obs.endCall(ctx, span, req.Method, start, err)

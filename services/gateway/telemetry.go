@@ -62,19 +62,28 @@ type meta struct {
 	} `json:"_meta"`
 }
 
+// parentOf is the W3C trace context of HTTP headers (nil for stdio), or
+// the zero SpanContext.
+func parentOf(headers http.Header) trace.SpanContext {
+	if headers == nil {
+		return trace.SpanContext{}
+	}
+	return trace.SpanContextFromContext(telemetry.Propagator.Extract(context.Background(), propagation.HeaderCarrier(headers)))
+}
+
 // startCall starts the server span of one JSON-RPC message. The parent is
-// params._meta's W3C context, else the connection's HTTP headers.
-func (o *observability) startCall(ctx context.Context, headers http.Header, req *jsonrpc.Request) (context.Context, trace.Span) {
+// params._meta's W3C context, else the connection's (see parentOf).
+func (o *observability) startCall(ctx context.Context, parent trace.SpanContext, req *jsonrpc.Request) (context.Context, trace.Span) {
 	var m meta
 	if bytes.Contains(req.Params, []byte(`"_meta"`)) { // spare most calls a second parse
 		_ = json.Unmarshal(req.Params, &m) // bad params are reported by validation
 	}
 	if m.Meta.Traceparent != "" {
 		ctx = telemetry.Propagator.Extract(ctx, propagation.MapCarrier{"traceparent": m.Meta.Traceparent, "tracestate": m.Meta.Tracestate})
-	} else if headers != nil {
-		ctx = telemetry.Propagator.Extract(ctx, propagation.HeaderCarrier(headers))
+	} else if parent.IsValid() {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, parent)
 	}
-	ctx, span := o.tracer.Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindServer))
+	ctx, span := o.tracer.Start(ctx, req.Method, telemetry.ServerSpan...)
 	// Most spans are not recorded (nothing exports them): building their
 	// attributes anyway was 1 % of a call's CPU, client, gateway and engine
 	// together (gateway-hop/64).
@@ -109,7 +118,7 @@ func (o *observability) endCall(ctx context.Context, span trace.Span, method str
 // and returns the W3C carrier to put in the frame (nil when the span has
 // no context to carry).
 func (o *observability) startFrame(ctx context.Context, call string) (context.Context, trace.Span, map[string]string) {
-	ctx, span := o.tracer.Start(ctx, frameSpans.Of(call), trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := o.tracer.Start(ctx, frameSpans.Of(call), telemetry.ClientSpan...)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", sessionService), attribute.String("rpc.method", sessionMethod))
 	}
