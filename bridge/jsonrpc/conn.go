@@ -417,8 +417,8 @@ func (c *Conn) takeTurns(t task, serving bool) {
 
 // read reads and serves payloads until a Read or the budget fails, or
 // until it keeps a request to serve on its goroutine: it returns that
-// request then, having counted the goroutine as a worker and passed the
-// read loop on.
+// request then, having counted the goroutine as a worker (see turnWorker)
+// and passed the read loop on.
 func (c *Conn) read() (task, error) {
 	for {
 		c.waitForRoom()
@@ -439,11 +439,16 @@ func (c *Conn) read() (task, error) {
 				return task{}, err
 			}
 		}
-		if mine := c.handlePayload(payload); mine != nil {
-			c.serving.Add(1)
-			c.passReadLoop()
-			return *mine, nil
+		last := c.handlePayload(payload)
+		if last == nil {
+			continue
 		}
+		if reader, ok := c.turnWorker(); ok {
+			c.serving.Add(1)
+			c.passReadLoop(reader)
+			return *last, nil
+		}
+		c.enqueue(*last)
 	}
 }
 

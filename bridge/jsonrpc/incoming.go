@@ -21,9 +21,9 @@ type task struct {
 
 // handlePayload serves one payload. It runs in the read loop, and so never
 // waits for a handler or for a write. It queues the requests it accepts
-// for workers, but for the last, which it returns for the read loop's own
-// goroutine to serve when a worker may start for it (see read).
-func (c *Conn) handlePayload(payload []byte) (mine *task) {
+// for workers, but for the last, which it returns unqueued: the read
+// loop's own goroutine serves it if it may (see read).
+func (c *Conn) handlePayload(payload []byte) (last *task) {
 	held := 0 // what the budget holds for payload
 	if c.budget != nil {
 		held = len(payload)
@@ -59,10 +59,10 @@ func (c *Conn) handlePayload(payload []byte) (mine *task) {
 				early = append(early, resp)
 			}
 			if t != nil {
-				if mine != nil {
-					c.enqueue(*mine)
+				if last != nil {
+					c.enqueue(*last)
 				}
-				mine = t
+				last = t
 			}
 		}
 	}
@@ -70,11 +70,7 @@ func (c *Conn) handlePayload(payload []byte) (mine *task) {
 		c.goWrite(encodeResponses(nil, all, r.batch), 0)
 	}
 	c.unref(r)
-	if mine != nil && !c.startWorker() {
-		c.enqueue(*mine)
-		mine = nil
-	}
-	return mine
+	return last
 }
 
 // route delivers a response to the Call waiting for it.
@@ -174,36 +170,37 @@ func (c *Conn) enqueue(t task) {
 	c.queue = append(c.queue, t)
 }
 
-// startWorker counts the read loop's goroutine as a worker, for a request
-// it serves itself, if one may start or one lingers (which then takes the
-// read loop over): it reports whether it did.
-func (c *Conn) startWorker() bool {
+// turnWorker counts the read loop's goroutine as a worker, for a request
+// it serves itself, if a worker lingers, whose place it takes (the
+// lingering worker then takes the read loop: reader is where to hand it),
+// or if a worker may start (reader is nil: a new goroutine takes the read
+// loop). It reports whether it did.
+func (c *Conn) turnWorker() (reader chan task, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.running < c.maxConcurrent || len(c.lingering) > 0 {
-		c.running++
-		return true
+	if n := len(c.lingering); n > 0 {
+		reader = c.lingering[n-1] // the latest: the warmest stack
+		c.lingering = c.lingering[:n-1]
+		return reader, true
 	}
-	return false
+	if c.running < c.maxConcurrent {
+		c.running++
+		return nil, true
+	}
+	return nil, false
 }
 
-// passReadLoop hands the read loop to a lingering worker, or to a new
-// goroutine, as the read loop's goroutine turns worker. The read loop's
-// goroutine serves the request it read, where handing the request to a
-// worker would make it wait for that worker to wake: a request waits
-// for no other goroutine, and the waking of the next reader is done
-// while it is served.
-func (c *Conn) passReadLoop() {
-	c.mu.Lock()
-	if n := len(c.lingering); n > 0 {
-		next := c.lingering[n-1]
-		c.lingering = c.lingering[:n-1]
-		c.running-- // it leaves the workers
-		c.mu.Unlock()
-		next <- task{}
+// passReadLoop hands the read loop to reader, a lingering worker's
+// channel, or to a new goroutine if nil, as the read loop's goroutine
+// turns worker (see turnWorker). The read loop's goroutine serves the
+// request it read, where handing the request to a worker would make it
+// wait for that worker to wake: a request waits for no other goroutine,
+// and the next reader wakes while it is served.
+func (c *Conn) passReadLoop(reader chan task) {
+	if reader != nil {
+		reader <- task{}
 		return
 	}
-	c.mu.Unlock()
 	go c.readLoop()
 }
 
