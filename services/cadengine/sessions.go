@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -62,9 +63,12 @@ type session struct {
 	// reason shutdown when the client next resumes.
 	stale []*enginev1.OpenServerRequest
 	// work cancels the session's running calls (session.interrupt).
-	work  map[*context.CancelCauseFunc]struct{}
-	open  map[string]*openRequest
-	order []string // open request ids, oldest first
+	work map[*context.CancelCauseFunc]struct{}
+	open map[string]*openRequest
+	// order lists the open requests, oldest first, each with what a
+	// replay and a save read of it: in one array, so that a resume's
+	// replay of a hundred reads no scattered request.
+	order []listing
 	// relayedClosed are relayed requests answered or withdrawn here, which
 	// their askers may still tell again for a moment: not relayed again.
 	relayedClosed map[string]struct{}
@@ -89,12 +93,24 @@ type session struct {
 type openRequest struct {
 	frame  *enginev1.ServerRequest
 	params []byte                             // the params as the client gets them (JSON)
-	listed loggedRequest                      // the request as a replay lists it
 	answer chan *enginev1.ServerRequestAnswer // buffered 1; written once
 	gone   chan struct{}                      // closed when withdrawn
 	// remote, for a request another engine asked (relayed), takes the
 	// answer or withdrawal back to it instead.
 	remote *remoteLink
+}
+
+// listing is an open request in session.order.
+type listing struct {
+	id, method string
+	relayed    bool          // another engine asked it (openRelayed)
+	listed     loggedRequest // the request as a replay lists it
+}
+
+// listingOf is r's listing.
+func listingOf(r *openRequest) listing {
+	f := r.frame
+	return listing{id: f.Id, method: f.GetMethod(), relayed: r.remote != nil, listed: logRequest(f.Id, f.GetMethod(), r.params)}
 }
 
 // sessions is the engine's session registry; sessions survive restarts in
@@ -285,9 +301,9 @@ func (ss *sessions) save(ctx context.Context, s *session) {
 	// On a shared store, issued: the event log saves the seq before it
 	// sends events past the saved one (see eventLog.flush).
 	saved := savedSession{Info: info, ResumeToken: s.resumeToken, LatestSeq: max(s.latest, s.issued)}
-	for _, id := range s.order {
-		if r := s.open[id]; r.remote == nil { // relayed ones stay open in the store
-			saved.Open = append(saved.Open, savedRequest{ID: id, Method: r.frame.GetMethod()})
+	for _, o := range s.order {
+		if !o.relayed { // relayed ones stay open in the store
+			saved.Open = append(saved.Open, savedRequest{ID: o.id, Method: o.method})
 		}
 	}
 	for _, r := range s.stale {
@@ -619,11 +635,10 @@ func (s *session) since(lastSeen int64) ([]loggedEvent, int64, bool) {
 		oldest = s.events[0].Seq
 	}
 	truncated := lastSeen+1 < oldest && lastSeen < s.latest
-	first := len(s.events)
-	for first > 0 && s.events[first-1].Seq > lastSeen {
-		first-- // the ring is in seq order
-	}
 	n := len(s.events)
+	// The ring is in seq order; a search reads a few of its events, where
+	// a walk back from the newest read every one a replay lists.
+	first := sort.Search(n, func(i int) bool { return s.events[i].Seq > lastSeen })
 	return s.events[first:n:n], s.latest, truncated // appends go past n
 }
 
@@ -638,10 +653,9 @@ func (s *session) openRequestsFor(st *streamState) []loggedRequest {
 		methods = s.info.GetCapabilities().GetServerRequests()
 	}
 	out := make([]loggedRequest, 0, len(s.order))
-	for _, id := range s.order {
-		r := s.open[id]
-		if slices.Contains(methods, r.frame.GetMethod()) {
-			out = append(out, r.listed)
+	for _, o := range s.order {
+		if slices.Contains(methods, o.method) {
+			out = append(out, o.listed)
 		}
 	}
 	return out
@@ -678,10 +692,11 @@ func (s *session) ask(ctx context.Context, frame *enginev1.ServerRequest, params
 	if err != nil {
 		return nil, err
 	}
-	r := &openRequest{frame: frame, params: data, listed: logRequest(frame.Id, frame.GetMethod(), data), answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{})}
+	r := &openRequest{frame: frame, params: data, answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{})}
+	listed := listingOf(r)
 	s.mu.Lock()
 	s.open[frame.Id] = r
-	s.order = append(s.order, frame.Id)
+	s.order = append(s.order, listed)
 	recipients := s.recipientsLocked(frame.GetMethod())
 	s.mu.Unlock()
 	s.persist()
@@ -735,9 +750,9 @@ func (s *session) relayedIDs() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ids []string
-	for _, id := range s.order {
-		if s.open[id].remote != nil {
-			ids = append(ids, id)
+	for _, o := range s.order {
+		if o.relayed {
+			ids = append(ids, o.id)
 		}
 	}
 	return ids
@@ -746,7 +761,8 @@ func (s *session) relayedIDs() []string {
 // openRelayed makes a request another engine asked one of the session's
 // open requests and sends it to the streams that answer its method.
 func (s *session) openRelayed(frame *enginev1.ServerRequest, params []byte, link *remoteLink) {
-	r := &openRequest{frame: frame, params: params, listed: logRequest(frame.Id, frame.GetMethod(), params), answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{}), remote: link}
+	r := &openRequest{frame: frame, params: params, answer: make(chan *enginev1.ServerRequestAnswer, 1), gone: make(chan struct{}), remote: link}
+	listed := listingOf(r)
 	s.mu.Lock()
 	_, dup := s.open[frame.Id]
 	_, closed := s.relayedClosed[frame.Id]
@@ -755,7 +771,7 @@ func (s *session) openRelayed(frame *enginev1.ServerRequest, params []byte, link
 		return
 	}
 	s.open[frame.Id] = r
-	s.order = append(s.order, frame.Id)
+	s.order = append(s.order, listed)
 	recipients := s.recipientsLocked(frame.GetMethod())
 	s.mu.Unlock()
 	sendAll(recipients, &enginev1.SessionResponse{Frame: &enginev1.SessionResponse_ServerRequest{ServerRequest: frame}})
@@ -808,18 +824,18 @@ func (s *session) closeLocked(id string) {
 		s.relayedClosed[id] = struct{}{}
 	}
 	delete(s.open, id)
-	for i, o := range s.order {
-		if o == id {
-			s.order = append(s.order[:i:i], s.order[i+1:]...)
-			break
-		}
+	if i := slices.IndexFunc(s.order, func(o listing) bool { return o.id == id }); i >= 0 {
+		s.order = slices.Delete(s.order, i, i+1)
 	}
 }
 
 // withdrawAll withdraws every open request with reason.
 func (s *session) withdrawAll(reason enginev1.CancelReason) {
 	s.mu.Lock()
-	ids := slices.Clone(s.order)
+	ids := make([]string, len(s.order))
+	for i, o := range s.order {
+		ids[i] = o.id
+	}
 	s.mu.Unlock()
 	for _, id := range ids {
 		s.withdraw(id, reason)
