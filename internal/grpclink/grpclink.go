@@ -12,12 +12,3 @@ const (
 	StreamWindow = 16 << 20
 	ConnWindow   = 16 << 20
 )
-
-// Buffer is the size of the gateway's write and read buffers on its
-// connection to an engine, and of the engine's write buffer, which the
-// engine takes from a pool for each flush (grpc.SharedWriteBuffer): it
-// serves other clients than gateways, and an idle connection then holds
-// none. At grpc-go's 32 KiB a session.resume's answer (about 100 KiB) went
-// out in four writes and came in in as many reads, with a wake-up of the
-// gateway's reader for each.
-const Buffer = 256 << 10

@@ -181,7 +181,6 @@ func New(cfg Config) (*Server, error) {
 		grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage),
 		grpc.ForceServerCodecV2(protocodec.New()),
 		grpc.StaticStreamWindowSize(grpclink.StreamWindow), grpc.StaticConnWindowSize(grpclink.ConnWindow),
-		grpc.WriteBufferSize(grpclink.Buffer), grpc.SharedWriteBuffer(true),
 	}
 	if cfg.TLS.Enabled() {
 		tc, err := mtls.Server(cfg.TLS, "--tls-cert, --tls-key and --client-ca")

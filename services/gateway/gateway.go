@@ -237,7 +237,6 @@ func New(cfg Config) (*Gateway, error) {
 			// that waiting calls end 5003 instead of hanging.
 			grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.EngineKeepalive, Timeout: cfg.EngineKeepalive / 2, PermitWithoutStream: true}),
 			grpc.WithStaticStreamWindowSize(grpclink.StreamWindow), grpc.WithStaticConnWindowSize(grpclink.ConnWindow),
-			grpc.WithWriteBufferSize(grpclink.Buffer), grpc.WithReadBufferSize(grpclink.Buffer),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.EngineMaxMessage), grpc.MaxCallSendMsgSize(cfg.EngineMaxMessage), grpc.ForceCodecV2(codec)))
 	})
 	if err != nil {
