@@ -439,16 +439,16 @@ func (c *Conn) read() (task, error) {
 				return task{}, err
 			}
 		}
-		last := c.handlePayload(payload)
-		if last == nil {
+		keep := c.handlePayload(payload)
+		if keep == nil {
 			continue
 		}
 		if reader, ok := c.turnWorker(); ok {
 			c.serving.Add(1)
 			c.passReadLoop(reader)
-			return *last, nil
+			return *keep, nil
 		}
-		c.enqueue(*last)
+		c.enqueue(*keep)
 	}
 }
 

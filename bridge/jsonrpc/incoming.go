@@ -21,9 +21,9 @@ type task struct {
 
 // handlePayload serves one payload. It runs in the read loop, and so never
 // waits for a handler or for a write. It queues the requests it accepts
-// for workers, but for the last, which it returns unqueued: the read
-// loop's own goroutine serves it if it may (see read).
-func (c *Conn) handlePayload(payload []byte) (last *task) {
+// for workers, but for the last, which it returns unqueued for the read
+// loop to keep: its own goroutine serves it if it may (see read).
+func (c *Conn) handlePayload(payload []byte) (keep *task) {
 	held := 0 // what the budget holds for payload
 	if c.budget != nil {
 		held = len(payload)
@@ -59,10 +59,10 @@ func (c *Conn) handlePayload(payload []byte) (last *task) {
 				early = append(early, resp)
 			}
 			if t != nil {
-				if last != nil {
-					c.enqueue(*last)
+				if keep != nil {
+					c.enqueue(*keep)
 				}
-				last = t
+				keep = t
 			}
 		}
 	}
@@ -70,7 +70,7 @@ func (c *Conn) handlePayload(payload []byte) (last *task) {
 		c.goWrite(encodeResponses(nil, all, r.batch), 0)
 	}
 	c.unref(r)
-	return last
+	return keep
 }
 
 // route delivers a response to the Call waiting for it.

@@ -55,12 +55,12 @@ func TestWorkerLingers(t *testing.T) {
 			synctest.Wait() // the worker is lingering
 			return id
 		}
-		ran6 := map[string]bool{}
+		goroutines := map[string]bool{}
 		for range 6 {
-			ran6[call()] = true
+			goroutines[call()] = true
 		}
-		if len(ran6) != 2 {
-			t.Errorf("six back-to-back calls ran on %d goroutines, want 2 (the read loop's and a lingering worker's, in turn)", len(ran6))
+		if len(goroutines) != 2 {
+			t.Errorf("six back-to-back calls ran on %d goroutines, want 2 (the read loop's and a lingering worker's, in turn)", len(goroutines))
 		}
 		if n := lingering(); n != 1 {
 			t.Errorf("after a call, %d workers, want 1 lingering", n)
