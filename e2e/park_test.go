@@ -82,11 +82,13 @@ func TestIdleSessionParks(t *testing.T) {
 	a.call(t, "session.subscribe", map[string]any{"session_id": s.SessionID, "document_ids": []string{doc.DocumentID}}, nil)
 
 	// The session is idle: soon no goroutine reads its connection (one
-	// may, briefly, for a pong), while its Session stream is there.
+	// may, briefly, for a pong), while its Session stream is there. A
+	// reading goroutine is in the read loop's read, whichever way it
+	// started (as the read loop or as a worker: they take turns).
 	var profile string
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		profile = scrape(t, pprof+"goroutine?debug=1")
-		if !strings.Contains(profile, "jsonrpc.(*Conn).readLoop") {
+		if !strings.Contains(profile, "jsonrpc.(*Conn).read+") {
 			break
 		}
 		if time.Now().After(deadline) {
