@@ -16,7 +16,9 @@
 //     transports such as HTTP.
 //
 // A Conn runs each incoming request in its own goroutine (at most
-// ConnOptions.MaxConcurrent at once). Responses to the Conn's own calls, and
+// ConnOptions.MaxConcurrent at once): the goroutine that read it serves it,
+// while another, lingering from an earlier request or new, reads on.
+// Responses to the Conn's own calls, and
 // MethodCancelRequest notifications, are handled in the read loop as soon as
 // they are read, ahead of any queued requests, so a handler that calls the
 // peer and waits for the answer cannot deadlock the connection.
