@@ -440,15 +440,15 @@ func (c *Conn) read() (task, error) {
 			}
 		}
 		keep := c.handlePayload(payload)
-		if keep == nil {
+		if keep.req == nil {
 			continue
 		}
 		if reader, ok := c.turnWorker(); ok {
 			c.serving.Add(1)
 			c.passReadLoop(reader)
-			return *keep, nil
+			return keep, nil
 		}
-		c.enqueue(*keep)
+		c.enqueue(keep)
 	}
 }
 

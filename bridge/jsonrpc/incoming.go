@@ -22,8 +22,9 @@ type task struct {
 // handlePayload serves one payload. It runs in the read loop, and so never
 // waits for a handler or for a write. It queues the requests it accepts
 // for workers, but for the last, which it returns unqueued for the read
-// loop to keep: its own goroutine serves it if it may (see read).
-func (c *Conn) handlePayload(payload []byte) (keep *task) {
+// loop to keep (a task without a request if none): its own goroutine
+// serves it if it may (see read).
+func (c *Conn) handlePayload(payload []byte) (keep task) {
 	held := 0 // what the budget holds for payload
 	if c.budget != nil {
 		held = len(payload)
@@ -40,12 +41,12 @@ func (c *Conn) handlePayload(payload []byte) (keep *task) {
 		}
 	case errors.As(err, &derr):
 		c.goWrite(encodeResponses(nil, []*Response{{ID: derr.ID, Error: derr.Err}}, false), held)
-		return nil
+		return task{}
 	}
 	if n := len(msgs) + len(early); batch && n > c.maxBatch {
 		msg := fmt.Sprintf("batch too large: %d elements, at most %d", n, c.maxBatch)
 		c.goWrite(encodeResponses(nil, []*Response{{Error: NewError(CodeInvalidRequest, msg)}}, false), held)
-		return nil
+		return task{}
 	}
 
 	r := &replier{batch: batch, open: 1, refs: 1, held: held}
@@ -58,9 +59,9 @@ func (c *Conn) handlePayload(payload []byte) (keep *task) {
 			if resp != nil {
 				early = append(early, resp)
 			}
-			if t != nil {
-				if keep != nil {
-					c.enqueue(*keep)
+			if t.req != nil {
+				if keep.req != nil {
+					c.enqueue(keep)
 				}
 				keep = t
 			}
@@ -93,34 +94,35 @@ func (c *Conn) route(resp *Response) {
 
 // accept takes an incoming request: it handles cancellation, duplicate ids
 // and the Preempter, and returns the response to the request if it has
-// one already, else the task that serves it with the Handler.
-func (c *Conn) accept(req *Request, r *replier) (*Response, *task) {
+// one already, else the task that serves it with the Handler (a task
+// without a request if none).
+func (c *Conn) accept(req *Request, r *replier) (*Response, task) {
 	if !req.IsCall() && req.Method == MethodCancelRequest {
 		c.cancelIncoming(req.Params)
-		return nil, nil
+		return nil, task{}
 	}
 	if req.IsCall() {
 		c.mu.Lock()
 		_, dup := c.incoming[req.ID]
 		c.mu.Unlock()
 		if dup {
-			return &Response{ID: req.ID, Error: NewError(CodeInvalidRequest, fmt.Sprintf("duplicate request id %v", req.ID))}, nil
+			return &Response{ID: req.ID, Error: NewError(CodeInvalidRequest, fmt.Sprintf("duplicate request id %v", req.ID))}, task{}
 		}
 	}
 	if c.preempter != nil {
 		result, err := c.preempter.Preempt(c.ctx, req)
 		if !errors.Is(err, ErrNotHandled) {
 			if !req.IsCall() {
-				return nil, nil
+				return nil, task{}
 			}
-			return response(c.ctx, req, result, err), nil
+			return response(c.ctx, req, result, err), task{}
 		}
 	}
 	if c.handler == nil {
 		if !req.IsCall() {
-			return nil, nil
+			return nil, task{}
 		}
-		return &Response{ID: req.ID, Error: methodNotFound(req)}, nil
+		return &Response{ID: req.ID, Error: methodNotFound(req)}, task{}
 	}
 	t := task{req: req, ctx: c.ctx, reply: r}
 	if req.IsCall() {
@@ -130,7 +132,7 @@ func (c *Conn) accept(req *Request, r *replier) (*Response, *task) {
 		c.mu.Unlock()
 	}
 	r.expect(req.IsCall())
-	return nil, &t
+	return nil, t
 }
 
 // cancelIncoming serves MethodCancelRequest: it cancels the handler context
