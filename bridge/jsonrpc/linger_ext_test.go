@@ -29,9 +29,7 @@ func goroutineID() string {
 // lingering counts the goroutines in a Conn's work: workers, serving or
 // lingering.
 func lingering() int {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	return bytes.Count(buf, []byte("jsonrpc.(*Conn).work("))
+	return bytes.Count(allStacks(), []byte("jsonrpc.(*Conn).work("))
 }
 
 // TestWorkerLingers: requests that come right after the previous one is

@@ -28,9 +28,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if fuzz := flag.Lookup("test.fuzz"); code == 0 && (fuzz == nil || fuzz.Value.String() == "") {
 		if n := settledGoroutines(before); n > before {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			fmt.Fprintf(os.Stderr, "leaked goroutines: %d after the tests, want at most %d\n%s", n, before, buf)
+			fmt.Fprintf(os.Stderr, "leaked goroutines: %d after the tests, want at most %d\n%s", n, before, allStacks())
 			code = 1
 		}
 	}
@@ -247,3 +245,9 @@ var echo = jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (
 	}
 	return req.Params, nil
 })
+
+// allStacks is the stacks of every goroutine, as runtime.Stack writes them.
+func allStacks() []byte {
+	buf := make([]byte, 1<<20)
+	return buf[:runtime.Stack(buf, true)]
+}

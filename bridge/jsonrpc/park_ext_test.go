@@ -3,7 +3,6 @@ package jsonrpc_test
 import (
 	"bytes"
 	"context"
-	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -92,9 +91,7 @@ func isDone(c chan struct{}) bool {
 // read loop's read, not merely below readLoop (a goroutine that read a
 // request serves it, and lingers, there; see passReadLoop).
 func reading() bool {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	return bytes.Contains(buf, []byte("jsonrpc.(*Conn).read("))
+	return bytes.Contains(allStacks(), []byte("jsonrpc.(*Conn).read("))
 }
 
 // TestConnParks: over a Parker, a Conn with nothing to read holds no
