@@ -234,6 +234,7 @@ func (l *linger) wait() {
 	}
 }
 
+// stop stops the timer, if a linger made one.
 func (l *linger) stop() {
 	if l.timer != nil {
 		l.timer.Stop()
