@@ -12,7 +12,7 @@ import (
 // which SQLite starts it over. SQLite appends a commit's frames to the
 // WAL until a checkpoint has copied them all into the database; the next
 // commit then writes from the front again, over the frames of before.
-// While it appends, each commit's fdatasync also has the file system
+// While it appends, each commit's fsync also has the file system
 // commit the file's new blocks and size, and on ext4 that made a commit
 // of 13 frames cost ~1.6× one written over blocks the file already had
 // (see docs/decisions.md): every engine start paid it for its first
