@@ -444,7 +444,6 @@ func (c *Conn) read() (task, error) {
 			continue
 		}
 		if reader, ok := c.turnWorker(); ok {
-			c.serving.Add(1)
 			c.passReadLoop(reader)
 			return keep, nil
 		}

@@ -157,9 +157,7 @@ func (c *Conn) cancelIncoming(params json.RawMessage) {
 func (c *Conn) enqueue(t task) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n := len(c.lingering); n > 0 {
-		next := c.lingering[n-1] // the latest: the warmest stack
-		c.lingering = c.lingering[:n-1]
+	if next := c.popLingering(); next != nil {
 		next <- t
 		return
 	}
@@ -172,24 +170,34 @@ func (c *Conn) enqueue(t task) {
 	c.queue = append(c.queue, t)
 }
 
-// turnWorker counts the read loop's goroutine as a worker, for a request
-// it serves itself, if a worker lingers, whose place it takes (the
-// lingering worker then takes the read loop: reader is where to hand it),
-// or if a worker may start (reader is nil: a new goroutine takes the read
-// loop). It reports whether it did.
+// popLingering takes the latest lingering worker's channel (the warmest
+// stack) off Conn.lingering, or returns nil if none lingers. c.mu is held.
+func (c *Conn) popLingering() chan task {
+	n := len(c.lingering)
+	if n == 0 {
+		return nil
+	}
+	next := c.lingering[n-1]
+	c.lingering = c.lingering[:n-1]
+	return next
+}
+
+// turnWorker counts the read loop's goroutine as a worker (running and
+// serving), for a request it serves itself, if a worker lingers, whose
+// place it takes (the lingering worker then takes the read loop: reader
+// is where to hand it), or if a worker may start (reader is nil: a new
+// goroutine takes the read loop). It reports whether it did.
 func (c *Conn) turnWorker() (reader chan task, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n := len(c.lingering); n > 0 {
-		reader = c.lingering[n-1] // the latest: the warmest stack
-		c.lingering = c.lingering[:n-1]
-		return reader, true
-	}
-	if c.running < c.maxConcurrent {
+	if reader = c.popLingering(); reader == nil {
+		if c.running >= c.maxConcurrent {
+			return nil, false
+		}
 		c.running++
-		return nil, true
 	}
-	return nil, false
+	c.serving.Add(1)
+	return reader, true
 }
 
 // passReadLoop hands the read loop to reader, a lingering worker's
