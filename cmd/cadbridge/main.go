@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/cadbridge/cadbridge/internal/cli"
 	"github.com/cadbridge/cadbridge/internal/telemetry"
@@ -35,6 +36,8 @@ func main() {
 	fs.StringVar(&o.metricsListen, "engine-metrics-listen", "127.0.0.1:0", "engine /metrics HTTP address (port 0: a free one, printed; empty: off)")
 	fs.StringVar(&o.store, "store", "sqlite:data/cadengine.db", "engine store: sqlite:PATH, memory: or postgres://…")
 	fs.Int64Var(&o.readLimit, "read-limit", 0, "largest message a client may send, in bytes (0: 1 MiB)")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", 0, "graceful stop bound, then running calls are cancelled (0: 10s)")
+	fs.Int64Var(&o.expansionLimit, "expansion-limit", 0, "most primitives one call may draw through nested and gridded inserts and hatch patterns, else too_large (0: 10000000)")
 	o.mcp.Flags(fs)
 	if err := cli.Parse(fs, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -52,7 +55,8 @@ func main() {
 // options are cadbridge's flags.
 type options struct {
 	listen, engineListen, metricsListen, store string
-	readLimit                                  int64
+	readLimit, expansionLimit                  int64
+	drainTimeout                               time.Duration
 	mcp                                        mcp.Config
 }
 
@@ -82,20 +86,23 @@ func run(ctx context.Context, log *slog.Logger, o options) error {
 		MetricsListening: func(addr net.Addr) {
 			fmt.Printf("  engine metrics http://%s/metrics\n", addr)
 		},
-		Logger:    log.With("service", "cadengine"),
-		Telemetry: engineTel,
+		Logger:         log.With("service", "cadengine"),
+		Telemetry:      engineTel,
+		DrainTimeout:   o.drainTimeout,
+		ExpansionLimit: o.expansionLimit,
 	})
 	if err != nil {
 		engineLis.Close()
 		return err
 	}
 	gw, err := gateway.New(gateway.Config{
-		Listen:    o.listen,
-		ReadLimit: o.readLimit,
-		Engine:    engineLis.Addr().String(),
-		Logger:    log.With("service", "gateway"),
-		Telemetry: gatewayTel,
-		Surfaces:  []gateway.Surface{mcp.Surface(o.mcp)},
+		Listen:       o.listen,
+		ReadLimit:    o.readLimit,
+		DrainTimeout: o.drainTimeout,
+		Engine:       engineLis.Addr().String(),
+		Logger:       log.With("service", "gateway"),
+		Telemetry:    gatewayTel,
+		Surfaces:     []gateway.Surface{mcp.Surface(o.mcp)},
 		Listening: func(addr net.Addr) {
 			fmt.Printf("cadbridge is running\n  JSON-RPC  ws://%s/rpc  (and POST http://%s/rpc)\n  MCP       http://%s/mcp  (Streamable HTTP)\n  viewer    http://%s/viewer/\n  REST      http://%s/v1/  (OpenAPI http://%s/openapi.json)\n  OpenRPC   http://%s/openrpc.json\n  gRPC      %s (engine, store %s)\n  metrics   http://%s/metrics (gateway)\n", addr, addr, addr, addr, addr, addr, addr, engineLis.Addr(), o.store, addr)
 		},

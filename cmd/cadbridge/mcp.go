@@ -28,11 +28,13 @@ func mainMCP(args []string) int {
 		store   string
 		logs    string
 		catalog bool
+		expand  int64
 		mcfg    mcp.Config
 	)
 	fs := flag.NewFlagSet("cadbridge mcp", flag.ExitOnError)
 	fs.StringVar(&store, "store", defaultMCPStore(), "engine store: sqlite:PATH, memory: or postgres://…")
 	fs.StringVar(&logs, "log-level", "warn", "least level logged to stderr: debug, info, warn or error")
+	fs.Int64Var(&expand, "expansion-limit", 0, "most primitives one call may draw through nested and gridded inserts and hatch patterns, else too_large (0: 10000000)")
 	fs.BoolVar(&catalog, "catalog", false, "print what the served tools cost a model (bytes of tools/list, estimated tokens) and exit")
 	mcfg.Flags(fs)
 	if err := cli.Parse(fs, args); err != nil {
@@ -54,7 +56,7 @@ func mainMCP(args []string) int {
 	log := slog.New(telemetry.LogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := runMCP(ctx, log, store, mcfg); err != nil {
+	if err := runMCP(ctx, log, cadengine.Config{Store: store, ExpansionLimit: expand}, mcfg); err != nil {
 		log.Error("cadbridge mcp stopped", "error", err)
 		return 1
 	}
@@ -78,8 +80,9 @@ func defaultMCPStore() string {
 
 // runMCP serves MCP on stdin/stdout until the input ends or ctx is
 // cancelled, with an engine on a loopback port of its own.
-func runMCP(ctx context.Context, log *slog.Logger, store string, mcfg mcp.Config) error {
-	if path, ok := strings.CutPrefix(store, "sqlite:"); ok {
+// ecfg's Store and ExpansionLimit are the engine's; the rest is set here.
+func runMCP(ctx context.Context, log *slog.Logger, ecfg cadengine.Config, mcfg mcp.Config) error {
+	if path, ok := strings.CutPrefix(ecfg.Store, "sqlite:"); ok {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
@@ -96,7 +99,8 @@ func runMCP(ctx context.Context, log *slog.Logger, store string, mcfg mcp.Config
 		return err
 	}
 	defer engineTel.Shutdown(context.WithoutCancel(ctx))
-	engine, err := cadengine.New(cadengine.Config{Listen: engineLis.Addr().String(), Store: store, Logger: log.With("service", "cadengine"), Telemetry: engineTel})
+	ecfg.Listen, ecfg.Logger, ecfg.Telemetry = engineLis.Addr().String(), log.With("service", "cadengine"), engineTel
+	engine, err := cadengine.New(ecfg)
 	if err != nil {
 		engineLis.Close()
 		return err

@@ -18,6 +18,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cadbridge/cadbridge/internal/dxftest"
 	"github.com/cadbridge/cadbridge/internal/proctest"
 )
 
@@ -226,6 +227,30 @@ func TestGoClientCancel(t *testing.T) {
 		_, info := callTool(t, cs, "document_info", map[string]any{"document_id": doc})
 		return info["entity_count"] == float64(0)
 	})
+}
+
+// TestGoClientCancelRunaway: an export that would draw 10^10 lines (the
+// engine's expansion limit raised so that it runs) stops when the client
+// cancels its request, and the engine is idle a second later.
+func TestGoClientCancelRunaway(t *testing.T) {
+	engine := proctest.StartEngine(t, "127.0.0.1:0", "memory:", "--expansion-limit", "1000000000000000000")
+	gw := proctest.StartGateway(t, "127.0.0.1:0", engine.Addr)
+	cs := dial(t, &mcpsdk.StreamableClientTransport{Endpoint: "http://" + gw.Addr + "/mcp"}, "2025-11-25", &user{})
+	_, imported := callTool(t, cs, "document_import", map[string]any{"name": "bomb", "format": "dxf", "content": dxftest.NestedBomb(10, 10)})
+	doc := imported["document"].(map[string]any)["document_id"].(string)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "document_export", Arguments: map[string]any{"document_id": doc, "format": "svg"}})
+		errc <- err
+	}()
+	engine.Busy(t)
+	cancel()
+	stopped := time.Now()
+	if err := <-errc; err == nil {
+		t.Error("the cancelled document_export succeeded")
+	}
+	engine.IdleWithinASecond(t, stopped)
 }
 
 // TestGoClientTamperedState: on 2026-07-28, a requestState altered by the

@@ -59,8 +59,13 @@ type Config struct {
 	// means DefaultMaxMessage. A call's args travel in one message: an
 	// entity_batch_create of 100k lines needs about 6 MiB.
 	MaxMessage int
-	// DrainTimeout bounds a graceful stop; 0 means 10 s.
+	// DrainTimeout bounds a graceful stop; 0 means 10 s. Calls still
+	// running when it is up are cancelled, and stop within 100 ms (every
+	// loop that expands work watches its call's context).
 	DrainTimeout time.Duration
+	// ExpansionLimit is the most primitives one call may expand (see
+	// engine.Options.ExpansionLimit); 0 means 10 million.
+	ExpansionLimit int64
 	// RequestTimeout bounds a wait for the client's answer to a server
 	// request (withdrawn with reason timeout); 0 means 10 minutes.
 	RequestTimeout time.Duration
@@ -136,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 	if tel == nil {
 		tel = telemetry.Disabled()
 	}
-	eopts := engine.Options{Version: version, OnCommit: sess.documentChanged, Tracer: tel.Tracer, Meter: tel.Meter}
+	eopts := engine.Options{Version: version, OnCommit: sess.documentChanged, Tracer: tel.Tracer, Meter: tel.Meter, ExpansionLimit: cfg.ExpansionLimit}
 	if shared, ok := sharedStore(store); ok {
 		eopts.Sharing = &engine.Sharing{Store: shared, ID: engine.NewEngineID(), TTL: cfg.LeaseTTL, Logger: log}
 	}

@@ -27,14 +27,16 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 	if open == nil || open.GetPrincipal() == "" {
 		return status.Error(codes.InvalidArgument, "the first frame must be open, with a principal")
 	}
-	st := &streamState{server: s, principal: open.GetPrincipal(), stream: stream, running: map[uint64]context.CancelFunc{}}
+	st := &streamState{server: s, principal: open.GetPrincipal(), stream: stream, running: map[uint64]runningCall{}}
 	if err := st.send(&enginev1.SessionResponse{Frame: &enginev1.SessionResponse_Opened{Opened: &enginev1.StreamOpened{Epoch: s.sessions.epoch}}}); err != nil {
 		return err
 	}
 	// Calls outlive the stream: a client whose connection drops resumes its
 	// session (and answers its open requests) elsewhere, and learns a lost
-	// result from operations.get. The server owns them (s.work).
+	// result from operations.get. The server owns them (s.work). Calls
+	// that only read have no outcome to learn: they end with the stream.
 	defer st.unbind()
+	defer st.abandonReads()
 	// A graceful stop lets the stream's calls finish, then tells the
 	// gateway the stream closes; the gateway then ends it, which ends the
 	// Recv below. (The stream has no goroutine of its own waiting for
@@ -52,7 +54,7 @@ func (s *Server) Session(stream enginev1.EngineService_SessionServer) error {
 		switch f := req.GetFrame().(type) {
 		case *enginev1.SessionRequest_Call:
 			callCtx, callCancel := context.WithCancel(s.base)
-			if err := st.start(f.Call.GetCallId(), callCancel); err != nil {
+			if err := st.start(f.Call.GetCallId(), runningCall{callCancel, s.readsOnly(f.Call)}); err != nil {
 				callCancel()
 				st.reply(f.Call, nil, err)
 				continue
@@ -102,8 +104,8 @@ func (st *streamState) drain() {
 	case <-done:
 	case <-time.After(st.server.cfg.DrainTimeout):
 		st.mu.Lock()
-		for _, cancel := range st.running {
-			cancel()
+		for _, c := range st.running {
+			c.cancel()
 		}
 		st.mu.Unlock()
 		<-done
@@ -122,7 +124,7 @@ type streamState struct {
 
 	mu       sync.Mutex // guards bound, running and stopping, and calls.Add
 	bound    *session
-	running  map[uint64]context.CancelFunc
+	running  map[uint64]runningCall
 	stopping bool           // the engine is stopping: no more calls
 	calls    sync.WaitGroup // the running calls
 
@@ -141,7 +143,14 @@ func (st *streamState) sendMsg(m any) error {
 
 // start registers a call about to run, or refuses it: a call_id already
 // running, or any call once the engine is stopping.
-func (st *streamState) start(id uint64, cancel context.CancelFunc) error {
+// runningCall is a call in progress: what cancels it, and whether it only
+// reads (so that nothing is lost when it is cancelled).
+type runningCall struct {
+	cancel    context.CancelFunc
+	readsOnly bool
+}
+
+func (st *streamState) start(id uint64, call runningCall) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.stopping {
@@ -150,29 +159,54 @@ func (st *streamState) start(id uint64, cancel context.CancelFunc) error {
 	if _, dup := st.running[id]; dup {
 		return status.Errorf(codes.InvalidArgument, "call_id %d is already running", id)
 	}
-	st.running[id] = cancel
+	st.running[id] = call
 	st.calls.Add(1)
 	return nil
+}
+
+// abandonReads cancels the running calls that only read: the stream that
+// asked for them is gone, and no one can learn their result.
+func (st *streamState) abandonReads() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, c := range st.running {
+		if c.readsOnly {
+			c.cancel()
+		}
+	}
+}
+
+// readsOnly says whether a call changes nothing: an export, a listing, a
+// read-only tool.
+func (s *Server) readsOnly(call *enginev1.SessionCall) bool {
+	switch r := call.GetRequest().(type) {
+	case *enginev1.SessionCall_CallTool:
+		return s.engine.ReadsOnly(r.CallTool.GetTool())
+	case *enginev1.SessionCall_ExportDocument, *enginev1.SessionCall_GetDocument, *enginev1.SessionCall_ListDocuments,
+		*enginev1.SessionCall_ListTools, *enginev1.SessionCall_GetOperation, *enginev1.SessionCall_GetSystemStatus:
+		return true
+	}
+	return false
 }
 
 // finish ends a call that start registered.
 func (st *streamState) finish(id uint64) {
 	st.mu.Lock()
-	cancel := st.running[id]
+	c, ok := st.running[id]
 	delete(st.running, id)
 	st.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if ok {
+		c.cancel()
 	}
 	st.calls.Done()
 }
 
 func (st *streamState) cancel(id uint64) {
 	st.mu.Lock()
-	cancel := st.running[id]
+	c, ok := st.running[id]
 	st.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if ok {
+		c.cancel()
 	}
 }
 

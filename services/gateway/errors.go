@@ -65,6 +65,11 @@ func statusError(s *status.Status, operationID string) *jsonrpc.Error {
 	case gatewayv1.ErrorCode_ERROR_CODE_OVERLOADED:
 		ms, _ := strconv.ParseInt(info.GetMetadata()["retry_after_ms"], 10, 64)
 		return overloaded(s.Message(), ms)
+	case gatewayv1.ErrorCode_ERROR_CODE_MESSAGE_TOO_LARGE:
+		// The engine's TOO_LARGE: work past its expansion budget.
+		limit, _ := strconv.ParseInt(info.GetMetadata()["limit"], 10, 64)
+		needed, _ := strconv.ParseInt(info.GetMetadata()["needed"], 10, 64)
+		return withData(jsonrpc.NewError(int64(code), s.Message()), &gatewayv1.MessageTooLargeData{Limit: limit, Needed: &needed})
 	default:
 		return jsonrpc.NewError(int64(code), s.Message())
 	}

@@ -30,6 +30,7 @@ func sampleGeometries() []Geometry {
 			{Ellipse: true, E: geom.EllipseArc{C: geom.Pt(5, 5), Major: geom.Pt(2, 0), Ratio: 0.5, Sweep: 2 * math.Pi}},
 		}},
 		Insert{Name: "BOLT", P: geom.Pt(4, 4), Scale: 2, Rotation: 30, Mirror: true},
+		Insert{Name: "GRID", P: geom.Pt(-4, 1), Scale: 1.5, Rotation: 20, Cols: 3, Rows: 2, ColSpacing: 4, RowSpacing: -5},
 	}
 }
 

@@ -231,30 +231,49 @@ const maxPatternSegments = 200000
 var ErrPatternTooDense = errors.New("the pattern is too dense for the boundaries: use a larger scale")
 
 // CheckDensity fails with ErrPatternTooDense when the pattern would draw
-// too many lines.
+// too many lines (see Dense).
 func (g Hatch) CheckDensity() error {
-	if g.Solid() {
-		return nil
+	if g.Dense() {
+		return ErrPatternTooDense
 	}
+	return nil
+}
+
+// Dense reports whether the pattern would draw more than
+// maxPatternSegments lines (dashes and dots counted) over the boundaries'
+// extents: such a hatch is drawn solid, as ezdxf's drawing add-on draws
+// it, and the tools that make hatches refuse it.
+func (g Hatch) Dense() bool { return !g.Solid() && !(g.patternSegments() <= maxPatternSegments) }
+
+// patternSegments estimates the pattern's lines, dashes and dots over the
+// boundaries' extents: +Inf for a pattern of zero spacing, NaN for one
+// whose extents or scale overflow.
+func (g Hatch) patternSegments() float64 {
 	b := g.Bounds()
 	d := math.Hypot(b.Max.X-b.Min.X, b.Max.Y-b.Min.Y)
 	n := 0.0
 	for _, f := range g.PatternLines() {
-		spacing := math.Abs(f.Delta.Y) * g.Scale
-		if spacing == 0 {
-			return ErrPatternTooDense
-		}
-		lines := d / spacing
+		lines := d / (math.Abs(f.Delta.Y) * g.Scale)
 		per := 1.0
 		if len(f.Dashes) > 0 {
-			per = d / (patternLength(f.Dashes) * g.Scale)
+			per = math.Max(1, d/(patternLength(f.Dashes)*g.Scale))
 		}
 		n += lines * per
 	}
-	if n > maxPatternSegments {
-		return ErrPatternTooDense
+	return n
+}
+
+// cost is what drawing the hatch makes (see Cost): its pattern's lines,
+// or the vertices of its loops when it is drawn solid.
+func (g Hatch) cost() int64 {
+	if g.Solid() || g.Dense() {
+		n := int64(0)
+		for _, l := range g.Loops {
+			n = addSat(n, int64(max(1, len(l.Poly.V))))
+		}
+		return max(1, n)
 	}
-	return nil
+	return max(1, int64(g.patternSegments()))
 }
 
 func patternLength(d []float64) float64 {
@@ -273,7 +292,7 @@ func (g Hatch) Picture() Picture {
 	for i, l := range g.Loops {
 		polys[i] = l.Flatten(tol)
 	}
-	if g.Solid() {
+	if g.Solid() || g.Dense() {
 		return Picture{Fills: polys}
 	}
 	var p Picture

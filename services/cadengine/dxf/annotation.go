@@ -295,5 +295,5 @@ func (w *dxfWriter) hatch(e *drawing.Entity, g drawing.Hatch) {
 // hatchR12 writes a hatch for R12, which has no HATCH: an INSERT of its
 // anonymous block, which holds what it draws (see plan).
 func (w *dxfWriter) hatchR12(e *drawing.Entity, g drawing.Hatch) {
-	w.insert(e.Handle, e, hatchBlock(e.Handle), geom.Vec{}, 1, 0, false)
+	w.insert(e.Handle, e, drawing.Insert{Name: hatchBlock(e.Handle), Scale: 1})
 }

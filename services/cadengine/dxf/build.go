@@ -1,6 +1,8 @@
 package dxf
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -51,7 +53,8 @@ func (f *File) Build(d *drawing.Document) error {
 	}
 	// Blocks first, each after the blocks its inserts name (DXF block
 	// names are case-insensitive); an insert of a block the file does not
-	// define, or of one that holds itself, is not imported.
+	// define is not imported, and a block that inserts itself, directly
+	// or through others, refuses the file: its drawing would never end.
 	byBlock := map[string]*dxfBlock{}
 	for i := range f.blocks {
 		if k := foldName(f.blocks[i].name); byBlock[k] == nil {
@@ -59,6 +62,7 @@ func (f *File) Build(d *drawing.Document) error {
 		}
 	}
 	visiting := map[string]bool{}
+	var path []string // the blocks being defined, outermost first
 	var define func(name string) (*drawing.Block, error)
 	resolve := func(fe dxfEntity) (drawing.Geometry, bool, error) {
 		in, ok := fe.geom.(drawing.Insert)
@@ -75,14 +79,18 @@ func (f *File) Build(d *drawing.Document) error {
 	define = func(name string) (*drawing.Block, error) {
 		k := foldName(name)
 		fb := byBlock[k]
-		if fb == nil || visiting[k] {
+		if fb == nil {
 			return nil, nil
+		}
+		if visiting[k] {
+			return nil, blockCycle(path, fb)
 		}
 		if b := d.Block(fb.name); b != nil {
 			return b, nil
 		}
 		visiting[k] = true
-		defer delete(visiting, k)
+		path = append(path, fb.name)
+		defer func() { delete(visiting, k); path = path[:len(path)-1] }()
 		var ents []*drawing.Entity
 		for _, fe := range fb.entities {
 			g, ok, err := resolve(fe)
@@ -124,6 +132,23 @@ func (f *File) Build(d *drawing.Document) error {
 	}
 	d.SetCurrent(f.CurrentLayer(d))
 	return nil
+}
+
+// blockCycle is the error of a block that inserts itself: path are the
+// blocks being defined, outermost first, and b the one inserted again.
+func blockCycle(path []string, b *dxfBlock) *Error {
+	i := len(path) - 1
+	for i > 0 && foldName(path[i]) != foldName(b.name) {
+		i--
+	}
+	cycle := append(slices.Clone(path[i:]), b.name)
+	for j, n := range cycle {
+		cycle[j] = strconv.Quote(clip(n))
+	}
+	if len(cycle) == 2 {
+		return dxfErrorf(b.line, "block %s inserts itself: its drawing would never end", cycle[0])
+	}
+	return dxfErrorf(b.line, "blocks insert each other in a cycle (%s): their drawing would never end", strings.Join(cycle, " → "))
 }
 
 // foldName is a key under which names equal ignoring case (as

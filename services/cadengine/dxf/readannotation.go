@@ -112,9 +112,10 @@ func (f *File) readBlocks(sc *dxfScanner) error {
 	}
 }
 
-// insert reads an INSERT; why says what keeps it out.
+// insert reads an INSERT (with a grid: MINSERT's columns 70, rows 71,
+// their spacing 44 and 45); why says what keeps it out.
 func (r dxfRecord) insert(c dxfCommon) (drawing.Geometry, string, error) {
-	v, err := r.values(10, 20, 41, 42, 43, 50, 70, 71)
+	v, err := r.values(10, 20, 41, 42, 43, 44, 45, 50, 70, 71)
 	if err != nil {
 		return nil, "", err
 	}
@@ -134,18 +135,25 @@ func (r dxfRecord) insert(c dxfCommon) (drawing.Geometry, string, error) {
 	switch {
 	case !ok:
 		return nil, "3D", nil
-	case v[70] > 1 || v[71] > 1:
-		return nil, "array", nil
 	case sx == 0 || sy == 0 || math.Abs(math.Abs(sx)-math.Abs(sy)) > 1e-9*math.Abs(sy):
 		return nil, "non-uniform scale", nil
 	}
 	g := drawing.Insert{Name: name, P: geom.Pt(v[10], v[20]), Scale: math.Abs(sy), Rotation: v[50], Mirror: (sx < 0) != (sy < 0)}
+	// A grid of more than 2^31 columns or rows is as good as endless: it
+	// is kept at 2^31, which every drawing of it refuses as too large.
+	if cols, rows := min(math.Max(1, v[70]), 1<<31), min(math.Max(1, v[71]), 1<<31); cols > 1 || rows > 1 {
+		// DXF's grid offsets turn with the rotation as written: the
+		// changes of rotation below change their signs.
+		g.Cols, g.Rows, g.ColSpacing, g.RowSpacing = int64(cols), int64(rows), v[44], v[45]
+	}
 	if sy < 0 {
 		// (−sx, −sy) is (sx, sy) turned half a turn.
 		g.Rotation += 180
+		g.ColSpacing, g.RowSpacing = -g.ColSpacing, -g.RowSpacing
 	}
 	if mirrored {
 		g.P.X, g.Rotation, g.Mirror = -g.P.X, 180-g.Rotation, !g.Mirror
+		g.RowSpacing = -g.RowSpacing
 	}
 	g.Rotation = geom.NormDeg(g.Rotation)
 	return g, "", nil

@@ -266,7 +266,7 @@ func (w *dxfWriter) Entity(e *drawing.Entity) {
 		}
 		w.hatchR12(e, g)
 	case drawing.Insert:
-		w.insert(e.Handle, e, g.Name, g.P, g.Scale, g.Rotation, g.Mirror)
+		w.insert(e.Handle, e, g)
 	}
 }
 
@@ -287,23 +287,30 @@ func (w *dxfWriter) text(h uint64, e *drawing.Entity, g drawing.Text) {
 	w.sub("AcDbText")
 }
 
-// insert writes an INSERT entity (a mirrored one with a negative x scale).
-func (w *dxfWriter) insert(h uint64, e *drawing.Entity, name string, p geom.Vec, scale, rotation float64, mirror bool) {
+// insert writes an INSERT entity (a mirrored one with a negative x
+// scale, a grid as MINSERT's columns and rows).
+func (w *dxfWriter) insert(h uint64, e *drawing.Entity, g drawing.Insert) {
 	w.common("INSERT", h, e)
 	w.sub("AcDbBlockReference")
-	w.pair(2, name)
-	w.Point(10, p)
-	sx := scale
-	if mirror {
-		sx = -scale
+	w.pair(2, g.Name)
+	w.Point(10, g.P)
+	sx := g.Scale
+	if g.Mirror {
+		sx = -g.Scale
 	}
-	if sx != 1 || scale != 1 {
+	if sx != 1 || g.Scale != 1 {
 		w.float(41, sx)
-		w.float(42, scale)
-		w.float(43, scale)
+		w.float(42, g.Scale)
+		w.float(43, g.Scale)
 	}
-	if rotation != 0 {
-		w.float(50, rotation)
+	if g.Rotation != 0 {
+		w.float(50, g.Rotation)
+	}
+	if g.Grid() {
+		w.int(70, int(max(1, g.Cols)))
+		w.int(71, int(max(1, g.Rows)))
+		w.float(44, g.ColSpacing)
+		w.float(45, g.RowSpacing)
 	}
 }
 

@@ -109,8 +109,12 @@ func blockExplode(c *call, a *enginev1.BlockExplodeArgs) (*enginev1.BlockExplode
 	if !ok {
 		return nil, failed("entity %s is a %s, not an insert", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName())
 	}
+	placed, err := c.budget().PlacedFor(in, e)
+	if err != nil {
+		return nil, err
+	}
 	res := &enginev1.BlockExplodeResult{Handle: handleResult(e), Handles: []string{}}
-	for _, n := range in.PlacedFor(e) {
+	for _, n := range placed {
 		made, err := c.tx.Create(n)
 		if err != nil {
 			return nil, err

@@ -93,6 +93,11 @@ type Options struct {
 	// store: it serves documents under leases (see docFor). Nil means one
 	// engine on its own store, without leases.
 	Sharing *Sharing
+	// ExpansionLimit is the most primitives one call may expand (drawing,
+	// exploding or selecting through nested and gridded inserts and hatch
+	// patterns) before it answers too_large; 0 means
+	// drawing.DefaultExpansionLimit (10 million).
+	ExpansionLimit int64
 }
 
 // Engine holds the documents and runs tools on them.
@@ -101,6 +106,7 @@ type Engine struct {
 	now      func() time.Time
 	version  string
 	maxStep  int32
+	expand   int64 // Options.ExpansionLimit
 	epoch    string
 	tools    map[string]*tool
 	onCommit func(documentID string, revision int64, operationID string)
@@ -127,6 +133,7 @@ func New(s store.Store, opts Options) (*Engine, error) {
 		now:      opts.Now,
 		version:  opts.Version,
 		maxStep:  opts.MaxBatchSteps,
+		expand:   opts.ExpansionLimit,
 		epoch:    "ep-" + randomHex(8),
 		onCommit: opts.OnCommit,
 		ops:      newOpTable(),
@@ -427,8 +434,12 @@ func (e *Engine) ExportDocument(ctx context.Context, req *enginev1.ExportDocumen
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	x, err := export(d.Document, req.GetFormat(), req.GetOptions())
+	x, err := export(drawing.NewBudget(ctx, e.expand), d.Document, req.GetFormat(), req.GetOptions())
 	if err != nil {
+		var tl *drawing.TooLargeError
+		if errors.As(err, &tl) {
+			return nil, tooLargeError(tl)
+		}
 		return nil, err
 	}
 	return &enginev1.ExportDocumentResponse{Format: req.GetFormat(), MediaType: x.media, Content: x.content, Data: x.data}, nil

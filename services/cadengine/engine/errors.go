@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -158,7 +159,9 @@ func unresolvedRef(path string, format string, args ...any) *toolError {
 }
 
 // asToolError reports whether err is a tool failure and returns it as
-// one: a *toolError, or a *ruleError of the drawing's rules.
+// one: a *toolError, a *ruleError of the drawing's rules, work past the
+// expansion budget (too_large), or the call's context ending while the
+// tool worked (cancelled, timed_out).
 func asToolError(err error) (*toolError, bool) {
 	var te *toolError
 	if errors.As(err, &te) {
@@ -168,7 +171,39 @@ func asToolError(err error) (*toolError, bool) {
 	if errors.As(err, &re) {
 		return toolErr(re.Kind, "%s", re.Message), true
 	}
+	var tl *drawing.TooLargeError
+	if errors.As(err, &tl) {
+		return tooLarge(tl), true
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return contextError(err, "the call ended while the tool ran"), true
+	}
 	return nil, false
+}
+
+// tooLarge is the step failure for work past the expansion budget.
+func tooLarge(err *drawing.TooLargeError) *toolError {
+	te := toolErr(enginev1.ErrorKind_ERROR_KIND_TOO_LARGE, "%s", err.Error())
+	te.pb.Needed, te.pb.Limit = &err.Needed, &err.Limit
+	return te
+}
+
+// tooLargeError is the protocol error of a call (not a tool) whose work
+// would expand past the budget: TOO_LARGE with needed and limit.
+func tooLargeError(err *drawing.TooLargeError) *Error {
+	return newErrorMeta(enginev1.ErrorReason_ERROR_REASON_TOO_LARGE, err, map[string]string{
+		"needed": strconv.FormatInt(err.Needed, 10),
+		"limit":  strconv.FormatInt(err.Limit, 10),
+	})
+}
+
+// budget is what the call may expand (see drawing.Budget).
+func (c *call) budget() *drawing.Budget { return drawing.NewBudget(c.ctx, c.e.expand) }
+
+// expands fails too_large when drawing e's geometry would cost more than
+// a call may expand: before a tool walks through an insert's expansion.
+func (c *call) expands(e *drawing.Entity) error {
+	return c.budget().Afford(drawing.Cost(e.Geom))
 }
 
 // contextError is the step failure for a context that ended: timed_out for

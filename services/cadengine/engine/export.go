@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -26,9 +27,11 @@ type exported struct {
 }
 
 // export renders d as f with opts (nil: the defaults: DXF 2018; SVG,
-// PNG and PDF at the drawing's own size); the caller holds d.mu. PNG and
-// PDF go through one renderer (see plot), so they agree.
-func export(d *drawing.Document, f enginev1.ExportFormat, opts *enginev1.ExportOptions) (exported, error) {
+// PNG and PDF at the drawing's own size), expanding inserts and patterns
+// within budget; the caller holds d.mu. PNG and PDF go through one
+// renderer (see plot), so they agree. DXF writes blocks, not what they
+// expand to, and needs no budget.
+func export(budget *drawing.Budget, d *drawing.Document, f enginev1.ExportFormat, opts *enginev1.ExportOptions) (exported, error) {
 	switch f {
 	case enginev1.ExportFormat_EXPORT_FORMAT_DXF:
 		if opts.GetDxfVersion() == enginev1.DxfVersion_DXF_VERSION_R12 {
@@ -36,15 +39,19 @@ func export(d *drawing.Document, f enginev1.ExportFormat, opts *enginev1.ExportO
 		}
 		return exported{content: dxf.Write2018(d), media: mediaDXF}, nil
 	case enginev1.ExportFormat_EXPORT_FORMAT_SVG:
-		return exported{content: svg.WriteWith(d, opts), media: mediaSVG}, nil
+		s, err := svg.WriteWith(d, opts, budget)
+		if err != nil {
+			return exported{}, fmt.Errorf("draw svg: %w", err)
+		}
+		return exported{content: s, media: mediaSVG}, nil
 	case enginev1.ExportFormat_EXPORT_FORMAT_PNG:
-		b, err := plot.PNG(d, opts)
+		b, err := plot.PNG(d, opts, budget)
 		if err != nil {
 			return exported{}, fmt.Errorf("render png: %w", err)
 		}
 		return exported{data: b, media: mediaPNG}, nil
 	case enginev1.ExportFormat_EXPORT_FORMAT_PDF:
-		b, err := plot.PDF(d, opts)
+		b, err := plot.PDF(d, opts, budget)
 		if err != nil {
 			return exported{}, fmt.Errorf("render pdf: %w", err)
 		}
@@ -54,10 +61,16 @@ func export(d *drawing.Document, f enginev1.ExportFormat, opts *enginev1.ExportO
 }
 
 func documentExport(c *call, a *enginev1.DocumentExportArgs) (*enginev1.DocumentExportResult, error) {
-	x, err := export(c.d.Document, a.Format, a.Options)
+	x, err := export(c.budget(), c.d.Document, a.Format, a.Options)
 	if err != nil {
-		if a.Format == enginev1.ExportFormat_EXPORT_FORMAT_UNSPECIFIED {
+		switch {
+		case a.Format == enginev1.ExportFormat_EXPORT_FORMAT_UNSPECIFIED:
 			return nil, invalidArgs("/format", reasonInvalid, "export format must be dxf, svg, png or pdf")
+		case errors.Is(err, plot.ErrTooManyPixels):
+			return nil, invalidArgs("/options", reasonOutOfRange, "%v", err)
+		}
+		if te, ok := asToolError(err); ok {
+			return nil, te
 		}
 		return nil, failed("%v", err)
 	}

@@ -84,37 +84,52 @@ func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult
 func selectionWindow(c *call, a *enginev1.SelectionWindowArgs) (*enginev1.SelectionWindowResult, error) {
 	w := windowBox(a.X1, a.Y1, a.X2, a.Y2)
 	res := &enginev1.SelectionWindowResult{Handles: []string{}}
+	budget := c.budget()
+	var err error
 	c.d.Each(0, func(e *drawing.Entity) bool {
 		if l := c.d.Layer(e.Layer); l == nil || !l.On || l.Frozen {
 			return true
 		}
-		if selects(e, w, a.GetCrossing()) {
+		var in bool
+		if in, err = selects(e, w, a.GetCrossing(), budget); err != nil {
+			return false
+		}
+		if in {
 			res.Handles = append(res.Handles, drawing.FormatHandle(e.Handle))
 		}
 		return true
 	})
+	if err != nil {
+		return nil, err
+	}
 	res.Count = int64(len(res.Handles))
 	return res, nil
 }
 
-func selects(e *drawing.Entity, w geom.Box, crossing bool) bool {
+// selects says whether e is selected by the window w; a crossing test
+// that must look at the curves of an insert's expansion spends them from
+// budget.
+func selects(e *drawing.Entity, w geom.Box, crossing bool, budget *drawing.Budget) (bool, error) {
 	b := e.Geom.Bounds()
 	if b.Inside(w) {
-		return true
+		return true, nil
 	}
 	if !crossing || !b.Overlaps(w) {
-		return false
+		return false, nil
+	}
+	if err := budget.Spend(drawing.Cost(e.Geom)); err != nil {
+		return false, err
 	}
 	prims := e.Geom.Prims()
 	if len(prims) == 0 { // text: its estimated box overlaps
-		return true
+		return true, nil
 	}
 	for _, p := range prims {
 		if geom.PrimCrossesBox(p, w, primFirst(p)) {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 func primFirst(p any) geom.Vec {

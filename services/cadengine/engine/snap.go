@@ -66,6 +66,9 @@ func pointFromSnap(c *call, a *enginev1.PointFromSnapArgs) (*enginev1.PointFromS
 	if !hasRef && (a.Snap == enginev1.SnapKind_SNAP_KIND_PERP || a.Snap == enginev1.SnapKind_SNAP_KIND_NEAR) {
 		return nil, invalidArgs("/ref_x", reasonMissing, "snap %s needs ref_x and ref_y", a.Snap.WireName())
 	}
+	if err := c.expands(e); err != nil {
+		return nil, err
+	}
 	cands := drawing.SnapCandidates(e.Geom, a.Snap, r)
 	if len(cands) == 0 {
 		return nil, failed("entity %s (%s) has no %s point", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName(), a.Snap.WireName())
@@ -98,6 +101,9 @@ func pointIntersection(c *call, a *enginev1.PointIntersectionArgs) (*enginev1.Po
 		return nil, invalidArgs("/handle2", reasonInvalid, "handle1 and handle2 name the same entity")
 	}
 	for _, e := range []*drawing.Entity{e1, e2} {
+		if err := c.expands(e); err != nil {
+			return nil, err
+		}
 		if len(e.Geom.Prims()) == 0 {
 			return nil, failed("entity %s is a %s, which has no curve to intersect", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName())
 		}

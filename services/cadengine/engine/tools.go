@@ -143,6 +143,13 @@ type tool struct {
 // names its getter after the field).
 type handleGetter interface{ GetHandle() string }
 
+// ReadsOnly reports whether the tool named name is read-only (changes
+// nothing); false for a tool the engine does not have.
+func (e *Engine) ReadsOnly(name string) bool {
+	t := e.tools[name]
+	return t != nil && t.info.Annotations.GetReadOnly()
+}
+
 // call is what a tool function gets.
 type call struct {
 	ctx       context.Context

@@ -12,10 +12,11 @@ import (
 
 // painter draws entities on a canvas in paper millimetres.
 type painter struct {
-	ctx   *canvas.Context
-	sheet drawing.Sheet
-	fam   *canvas.FontFamily
-	d     *drawing.Document
+	ctx    *canvas.Context
+	sheet  drawing.Sheet
+	fam    *canvas.FontFamily
+	d      *drawing.Document
+	budget *drawing.Budget // what inserts may expand to
 }
 
 // color is what e is drawn in: its colour, or its layer's.
@@ -127,8 +128,9 @@ func (p *painter) text(t drawing.Text, c color.RGBA) {
 	p.ctx.Pop()
 }
 
-// entity draws one entity with strokes width mm wide.
-func (p *painter) entity(e *drawing.Entity, width float64) {
+// entity draws one entity with strokes width mm wide, inserts within the
+// painter's budget.
+func (p *painter) entity(e *drawing.Entity, width float64) error {
 	c := p.color(e)
 	switch g := e.Geom.(type) {
 	case drawing.Point:
@@ -152,10 +154,17 @@ func (p *painter) entity(e *drawing.Entity, width float64) {
 			p.text(t, c)
 		}
 	case drawing.Insert:
-		for _, q := range g.PlacedFor(e) {
-			p.entity(q, width)
+		placed, err := p.budget.PlacedFor(g, e)
+		if err != nil {
+			return err
+		}
+		for _, q := range placed {
+			if err := p.entity(q, width); err != nil {
+				return err
+			}
 		}
 	default:
 		p.stroke(e.Geom.Prims(), c, width)
 	}
+	return nil
 }

@@ -11,7 +11,9 @@ package plot
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"image"
 	"image/color"
 	"image/png"
 	"math"
@@ -61,8 +63,9 @@ func family() (*canvas.FontFamily, error) {
 }
 
 // Render draws the document on a canvas the size of its sheet, in paper
-// millimetres.
-func Render(d *drawing.Document, opts *enginev1.ExportOptions) (*canvas.Canvas, drawing.Sheet, error) {
+// millimetres, expanding inserts within budget (nil: no limit; see
+// svg.WriteWith).
+func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.Budget) (*canvas.Canvas, drawing.Sheet, error) {
 	fam, err := family()
 	if err != nil {
 		return nil, drawing.Sheet{}, err
@@ -72,11 +75,15 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions) (*canvas.Canvas, 
 		return l != nil && l.On && !l.Frozen
 	}
 	var ext geom.Box
-	ents := d.Entities()
-	for _, e := range ents {
+	var shown []*drawing.Entity
+	for _, e := range d.Entities() {
 		if visible(e) {
 			ext.AddBox(e.Geom.Bounds())
+			shown = append(shown, e)
 		}
+	}
+	if err := budget.Afford(drawing.CostOf(shown)); err != nil {
+		return nil, drawing.Sheet{}, err
 	}
 	sheet := drawing.NewSheet(ext, d.Units, opts.GetPaper(), opts.GetScale())
 	if !sheet.Fixed {
@@ -94,12 +101,10 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions) (*canvas.Canvas, 
 	ctx.SetStrokeCapper(canvas.RoundCap)
 	ctx.SetStrokeJoiner(canvas.RoundJoin)
 	ctx.SetFillRule(canvas.EvenOdd)
-	p := &painter{ctx: ctx, sheet: sheet, fam: fam, d: d}
+	p := &painter{ctx: ctx, sheet: sheet, fam: fam, d: d, budget: budget}
 	byLayer := map[string][]*drawing.Entity{}
-	for _, e := range ents {
-		if visible(e) {
-			byLayer[e.Layer] = append(byLayer[e.Layer], e)
-		}
+	for _, e := range shown {
+		byLayer[e.Layer] = append(byLayer[e.Layer], e)
 	}
 	for _, l := range d.SortedLayers() {
 		width := defaultStroke
@@ -107,7 +112,9 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions) (*canvas.Canvas, 
 			width = float64(l.Lineweight) / 100
 		}
 		for _, e := range byLayer[l.Name] {
-			p.entity(e, width)
+			if err := p.entity(e, width); err != nil {
+				return nil, drawing.Sheet{}, err
+			}
 		}
 	}
 	return c, sheet, nil
@@ -126,10 +133,15 @@ func rgb(aci int32) color.RGBA {
 	return color.RGBA{R: r, G: g, B: b, A: 0xff}
 }
 
+// maxPixels is the most pixels a PNG may have (64 megapixels, 256 MiB of
+// RGBA): a sheet and resolution that need more are refused.
+const maxPixels = 1 << 26
+
 // PNG is the document rendered as a PNG at opts' resolution (96 dpi of
-// paper by default).
-func PNG(d *drawing.Document, opts *enginev1.ExportOptions) ([]byte, error) {
-	c, _, err := Render(d, opts)
+// paper by default), within budget; rasterising also stops when the
+// budget's call ends.
+func PNG(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.Budget) ([]byte, error) {
+	c, _, err := Render(d, opts, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +149,18 @@ func PNG(d *drawing.Document, opts *enginev1.ExportOptions) ([]byte, error) {
 	if opts.GetDpi() > 0 {
 		dpi = float64(opts.GetDpi())
 	}
-	img := rasterizer.Draw(c, canvas.DPI(dpi), canvas.DefaultColorSpace)
+	res := canvas.DPI(dpi)
+	w, h := math.Round(c.W*res.DPMM()), math.Round(c.H*res.DPMM())
+	if !(w*h <= maxPixels) || w < 1 || h < 1 {
+		return nil, fmt.Errorf("%w: the picture would be %.0f × %.0f pixels; at most %d in all (choose a lower dpi or a smaller paper)", ErrTooManyPixels, w, h, maxPixels)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, int(w), int(h)))
+	ras := rasterizer.FromImage(img, res, canvas.DefaultColorSpace)
+	c.RenderTo(watched{ras, budget})
+	ras.Close()
+	if err := budget.Err(); err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	if err := png.Encode(&b, img); err != nil {
 		return nil, fmt.Errorf("encode png: %w", err)
@@ -145,9 +168,32 @@ func PNG(d *drawing.Document, opts *enginev1.ExportOptions) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// ErrTooManyPixels is a PNG larger than maxPixels.
+var ErrTooManyPixels = errors.New("the PNG is too large")
+
+// watched is a renderer that stops drawing once the budget's call has
+// ended: rasterising a path can take long, and the canvas has no context
+// of its own.
+type watched struct {
+	canvas.Renderer
+	budget *drawing.Budget
+}
+
+func (w watched) RenderPath(p *canvas.Path, s canvas.Style, m canvas.Matrix) {
+	if w.budget.Err() == nil {
+		w.Renderer.RenderPath(p, s, m)
+	}
+}
+
+func (w watched) RenderText(t *canvas.Text, m canvas.Matrix) {
+	if w.budget.Err() == nil {
+		w.Renderer.RenderText(t, m)
+	}
+}
+
 // PDF is the document plotted as a one-page PDF the size of its sheet.
-func PDF(d *drawing.Document, opts *enginev1.ExportOptions) ([]byte, error) {
-	c, sheet, err := Render(d, opts)
+func PDF(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.Budget) ([]byte, error) {
+	c, sheet, err := Render(d, opts, budget)
 	if err != nil {
 		return nil, err
 	}

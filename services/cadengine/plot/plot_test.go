@@ -48,7 +48,7 @@ func decode(t *testing.T, b []byte) image.Image {
 }
 
 func TestPNGOnA4At1To1(t *testing.T) {
-	b, err := PNG(plate(), &enginev1.ExportOptions{Paper: enginev1.PaperSize_PAPER_SIZE_A4.Enum(), Scale: new(1.0)})
+	b, err := PNG(plate(), &enginev1.ExportOptions{Paper: enginev1.PaperSize_PAPER_SIZE_A4.Enum(), Scale: new(1.0)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestPNGOnA4At1To1(t *testing.T) {
 }
 
 func TestPDF(t *testing.T) {
-	b, err := PDF(plate(), &enginev1.ExportOptions{Paper: enginev1.PaperSize_PAPER_SIZE_A3.Enum()})
+	b, err := PDF(plate(), &enginev1.ExportOptions{Paper: enginev1.PaperSize_PAPER_SIZE_A3.Enum()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

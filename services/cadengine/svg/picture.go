@@ -77,8 +77,8 @@ func svgText(b *strings.Builder, id string, g drawing.Text, fill string) {
 }
 
 // svgInsert draws an insert as a group of its placed entities (see
-// drawing.Insert.PlacedFor).
-func svgInsert(b *strings.Builder, placed []*drawing.Entity, id, style string, colorOf func(string) int32, stroke float64) {
+// drawing.Insert.PlacedFor), nested inserts within budget.
+func svgInsert(b *strings.Builder, placed []*drawing.Entity, id, style string, colorOf func(string) int32, stroke float64, budget *drawing.Budget) error {
 	fmt.Fprintf(b, "<g%s%s>\n", id, style)
 	for _, p := range placed {
 		// The group strokes in the insert's colour; an entity of the
@@ -88,7 +88,10 @@ func svgInsert(b *strings.Builder, placed []*drawing.Entity, id, style string, c
 			c.Color = colorOf(p.Layer)
 			p = &c
 		}
-		svgEntity(b, p, "", colorOf, stroke)
+		if err := svgEntity(b, p, "", colorOf, stroke, budget); err != nil {
+			return err
+		}
 	}
 	b.WriteString("</g>\n")
+	return nil
 }

@@ -18,24 +18,37 @@ import (
 // colours (7 drawn black on white), y flipped so that +Y is up, and a
 // viewBox of the extents with a 2% margin. Linetypes are not drawn. Each
 // entity's element carries its handle, layer and type (entityAttrs).
-func Write(d *drawing.Document) string { return WriteWith(d, nil) }
+func Write(d *drawing.Document) string {
+	out, _ := WriteWith(d, nil, nil) // no budget: nothing to refuse
+	return out
+}
 
 // WriteWith draws the document as Write does, plotted on a paper and at a
 // scale when opts asks for them (see drawing.NewSheet): the SVG's width
 // and height are then the paper's in millimetres, its viewBox the part of
 // the world the paper shows, and strokes are drawn at their plotted
 // widths (a layer's lineweight, 0.25 mm by default).
-func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions) string {
+//
+// Inserts are drawn within budget (nil: no limit): a drawing that would
+// expand to more primitives than it allows is refused up front with a
+// *drawing.TooLargeError, and a call whose context ends stops drawing with
+// the context's error.
+func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.Budget) (string, error) {
 	ents := d.Entities()
 	visible := func(e *drawing.Entity) bool {
 		l := d.Layer(e.Layer)
 		return l != nil && l.On && !l.Frozen
 	}
 	var ext geom.Box
+	var shown []*drawing.Entity
 	for _, e := range ents {
 		if visible(e) {
 			ext.AddBox(e.Geom.Bounds())
+			shown = append(shown, e)
 		}
+	}
+	if err := budget.Afford(drawing.CostOf(shown)); err != nil {
+		return "", err
 	}
 	if !ext.NonEmpty {
 		ext = geom.Box{Min: geom.Pt(0, 0), Max: geom.Pt(100, 100), NonEmpty: true}
@@ -75,10 +88,8 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions) string {
 	}
 	fmt.Fprintf(&b, `<g fill="none" stroke-width="%s" stroke-linecap="round" stroke-linejoin="round">`+"\n", num(stroke))
 	byLayer := map[string][]*drawing.Entity{}
-	for _, e := range ents {
-		if visible(e) {
-			byLayer[e.Layer] = append(byLayer[e.Layer], e)
-		}
+	for _, e := range shown {
+		byLayer[e.Layer] = append(byLayer[e.Layer], e)
 	}
 	colorOf := func(layer string) int32 {
 		if l := d.Layer(layer); l != nil {
@@ -97,12 +108,14 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions) string {
 		}
 		fmt.Fprintf(&b, `<g id="layer-%d" data-layer="%s" stroke="%s"%s>`+"\n", i, attr(l.Name), aciRGB(l.Color), width)
 		for _, e := range es {
-			svgEntity(&b, e, entityAttrs(e), colorOf, stroke)
+			if err := svgEntity(&b, e, entityAttrs(e), colorOf, stroke, budget); err != nil {
+				return "", err
+			}
 		}
 		b.WriteString("</g>\n")
 	}
 	b.WriteString("</g>\n</svg>\n")
-	return b.String()
+	return b.String(), nil
 }
 
 // svgLength is a length in document units as an SVG length.
@@ -139,8 +152,9 @@ func attr(s string) string {
 }
 
 // svgEntity draws one entity with attrs naming its element ("" for none);
-// colorOf is a layer's colour, which text and fills need.
-func svgEntity(b *strings.Builder, e *drawing.Entity, attrs string, colorOf func(string) int32, stroke float64) {
+// colorOf is a layer's colour, which text and fills need. Inserts are
+// expanded within budget.
+func svgEntity(b *strings.Builder, e *drawing.Entity, attrs string, colorOf func(string) int32, stroke float64, budget *drawing.Budget) error {
 	layerColor := colorOf(e.Layer)
 	style := ""
 	if e.Color != 256 {
@@ -190,14 +204,19 @@ func svgEntity(b *strings.Builder, e *drawing.Entity, attrs string, colorOf func
 		if a.Full() {
 			fmt.Fprintf(b, `<ellipse%s cx="%s" cy="%s" rx="%s" ry="%s" transform="rotate(%s %s %s)"%s/>`+"\n",
 				id, num(g.C.X), num(-g.C.Y), num(rx), num(ry), num(rot), num(g.C.X), num(-g.C.Y), style)
-			return
+			return nil
 		}
 		fmt.Fprintf(b, `<path%s d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(rx, ry, rot, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
 	case drawing.Pictured:
 		svgPicture(b, g.Picture(), id, style, fillColor(e, layerColor), stroke)
 	case drawing.Insert:
-		svgInsert(b, g.PlacedFor(e), id, style, colorOf, stroke)
+		placed, err := budget.PlacedFor(g, e)
+		if err != nil {
+			return err
+		}
+		return svgInsert(b, placed, id, style, colorOf, stroke, budget)
 	}
+	return nil
 }
 
 // svgArcTo is an SVG arc command to p. A counter-clockwise arc in world

@@ -38,7 +38,10 @@ func TestWriteWithPaperAndScale(t *testing.T) {
 		{"1:100 without paper", &enginev1.ExportOptions{Scale: new(100.0)}, "", "", 1.0 / 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := WriteWith(plan(), tc.opts)
+			s, err := WriteWith(plan(), tc.opts, nil)
+			if err != nil {
+				t.Fatalf("WriteWith(%s): %v", tc.name, err)
+			}
 			if tc.width != "" && !strings.Contains(s, `width="`+tc.width+`" height="`+tc.height+`"`) {
 				t.Errorf("WriteWith(%s) has no width %s and height %s:\n%.300s", tc.name, tc.width, tc.height, s)
 			}
@@ -54,7 +57,7 @@ func TestWriteWithPaperAndScale(t *testing.T) {
 		})
 	}
 	// Without options it is Write.
-	if WriteWith(plan(), nil) != Write(plan()) {
+	if s, err := WriteWith(plan(), nil, nil); err != nil || s != Write(plan()) {
 		t.Error("WriteWith(nil) differs from Write")
 	}
 	sheet := drawing.NewSheet(plan().Entity(0x100).Geom.Bounds(), enginev1.Units_UNITS_M, enginev1.PaperSize_PAPER_SIZE_A3, 50)

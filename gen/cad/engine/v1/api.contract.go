@@ -39,6 +39,7 @@ var Reasons = []ReasonInfo{
 	{Reason: ErrorReason_ERROR_REASON_INTERNAL, GRPCCode: codes.Internal, JSONRPCCode: -32603, DefaultForCode: true},                  // ERROR_CODE_INTERNAL_ERROR
 	{Reason: ErrorReason_ERROR_REASON_NOT_LEASE_HOLDER, GRPCCode: codes.FailedPrecondition, JSONRPCCode: 5003},                        // ERROR_CODE_ENGINE_UNAVAILABLE
 	{Reason: ErrorReason_ERROR_REASON_LEASE_LOST, GRPCCode: codes.Aborted, JSONRPCCode: 5003},                                         // ERROR_CODE_ENGINE_UNAVAILABLE
+	{Reason: ErrorReason_ERROR_REASON_TOO_LARGE, GRPCCode: codes.ResourceExhausted, JSONRPCCode: 4013},                                // ERROR_CODE_MESSAGE_TOO_LARGE
 }
 
 // LookupReason is how r crosses the boundaries; ok is false for

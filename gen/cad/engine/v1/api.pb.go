@@ -76,6 +76,9 @@ const (
 	// call's outcome is unknown to the caller, to reconcile with
 	// operations.get.
 	ErrorReason_ERROR_REASON_LEASE_LOST ErrorReason = 16
+	// The call's work would expand past the engine's budget
+	// (--expansion-limit primitives): metadata has needed and limit.
+	ErrorReason_ERROR_REASON_TOO_LARGE ErrorReason = 17
 )
 
 // Enum value maps for ErrorReason.
@@ -98,6 +101,7 @@ var (
 		14: "ERROR_REASON_INTERNAL",
 		15: "ERROR_REASON_NOT_LEASE_HOLDER",
 		16: "ERROR_REASON_LEASE_LOST",
+		17: "ERROR_REASON_TOO_LARGE",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":         0,
@@ -117,6 +121,7 @@ var (
 		"ERROR_REASON_INTERNAL":            14,
 		"ERROR_REASON_NOT_LEASE_HOLDER":    15,
 		"ERROR_REASON_LEASE_LOST":          16,
+		"ERROR_REASON_TOO_LARGE":           17,
 	}
 )
 
@@ -1549,7 +1554,7 @@ const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"\tdocuments\x18\x04 \x01(\x03R\tdocuments\x12\x1a\n" +
 	"\bsessions\x18\x05 \x01(\x03R\bsessions\x12E\n" +
 	"\x11recent_operations\x18\x06 \x03(\v2\x18.cad.engine.v1.OperationR\x10recentOperations\x12\x14\n" +
-	"\x05ready\x18\a \x01(\bR\x05ready*\x96\x06\n" +
+	"\x05ready\x18\a \x01(\bR\x05ready*\xbd\x06\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x120\n" +
 	"\x1fERROR_REASON_DOCUMENT_NOT_FOUND\x10\x01\x1a\v\xa2\xb5\x18\a\b\x05\x10\xa4\x1f\x18\x01\x12-\n" +
@@ -1569,7 +1574,8 @@ const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"\x15ERROR_REASON_INTERNAL\x10\x0e\x1a\x13\xa2\xb5\x18\x0f\b\r\x10\xa5\x81\xfe\xff\xff\xff\xff\xff\xff\x01\x18\x01\x12,\n" +
 	"\x1dERROR_REASON_NOT_LEASE_HOLDER\x10\x0f\x1a\t\xa2\xb5\x18\x05\b\t\x10\x8b'\x12&\n" +
 	"\x17ERROR_REASON_LEASE_LOST\x10\x10\x1a\t\xa2\xb5\x18\x05\b\n" +
-	"\x10\x8b'B;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
+	"\x10\x8b'\x12%\n" +
+	"\x16ERROR_REASON_TOO_LARGE\x10\x11\x1a\t\xa2\xb5\x18\x05\b\b\x10\xad\x1fB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
 var (
 	file_cad_engine_v1_api_proto_rawDescOnce sync.Once

@@ -67,6 +67,10 @@ const (
 	ErrorKind_ERROR_KIND_OPERATION_CONFLICT ErrorKind = 17
 	// The document must be reconciled before further writes.
 	ErrorKind_ERROR_KIND_REQUIRES_RECONCILE ErrorKind = 18
+	// The work would expand past the engine's budget (--expansion-limit
+	// primitives: nested or gridded inserts, dense hatch patterns); see
+	// ToolError.needed and limit.
+	ErrorKind_ERROR_KIND_TOO_LARGE ErrorKind = 19
 )
 
 // Enum value maps for ErrorKind.
@@ -91,6 +95,7 @@ var (
 		16: "ERROR_KIND_CANCELLED",
 		17: "ERROR_KIND_OPERATION_CONFLICT",
 		18: "ERROR_KIND_REQUIRES_RECONCILE",
+		19: "ERROR_KIND_TOO_LARGE",
 	}
 	ErrorKind_value = map[string]int32{
 		"ERROR_KIND_UNSPECIFIED":             0,
@@ -112,6 +117,7 @@ var (
 		"ERROR_KIND_CANCELLED":               16,
 		"ERROR_KIND_OPERATION_CONFLICT":      17,
 		"ERROR_KIND_REQUIRES_RECONCILE":      18,
+		"ERROR_KIND_TOO_LARGE":               19,
 	}
 )
 
@@ -469,7 +475,11 @@ type ToolError struct {
 	// For a refused batch: the step that caused it.
 	Step *int32 `protobuf:"varint,9,opt,name=step,proto3,oneof" json:"step,omitempty"`
 	// For invalid_args: how the value at path breaks the schema.
-	Reason        *ViolationReason `protobuf:"varint,10,opt,name=reason,proto3,enum=cad.engine.v1.ViolationReason,oneof" json:"reason,omitempty"`
+	Reason *ViolationReason `protobuf:"varint,10,opt,name=reason,proto3,enum=cad.engine.v1.ViolationReason,oneof" json:"reason,omitempty"`
+	// For too_large: the primitives the work would have drawn.
+	Needed *int64 `protobuf:"varint,11,opt,name=needed,proto3,oneof" json:"needed,omitempty"`
+	// For too_large: the most one call may draw (--expansion-limit).
+	Limit         *int64 `protobuf:"varint,12,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -572,6 +582,20 @@ func (x *ToolError) GetReason() ViolationReason {
 		return *x.Reason
 	}
 	return ViolationReason_VIOLATION_REASON_UNSPECIFIED
+}
+
+func (x *ToolError) GetNeeded() int64 {
+	if x != nil && x.Needed != nil {
+		return *x.Needed
+	}
+	return 0
+}
+
+func (x *ToolError) GetLimit() int64 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
 }
 
 // BatchStep is one tool call of a batch.
@@ -1620,7 +1644,7 @@ var File_cad_engine_v1_batch_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\n" +
-	"\x19cad/engine/v1/batch.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf4\x03\n" +
+	"\x19cad/engine/v1/batch.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc1\x04\n" +
 	"\tToolError\x12,\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x18.cad.engine.v1.ErrorKindR\x04kind\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12&\n" +
@@ -1634,14 +1658,18 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\x0eretry_after_ms\x18\b \x01(\x03H\x04R\fretryAfterMs\x88\x01\x01\x12\x17\n" +
 	"\x04step\x18\t \x01(\x05H\x05R\x04step\x88\x01\x01\x12;\n" +
 	"\x06reason\x18\n" +
-	" \x01(\x0e2\x1e.cad.engine.v1.ViolationReasonH\x06R\x06reason\x88\x01\x01B\x0f\n" +
+	" \x01(\x0e2\x1e.cad.engine.v1.ViolationReasonH\x06R\x06reason\x88\x01\x01\x12\x1b\n" +
+	"\x06needed\x18\v \x01(\x03H\aR\x06needed\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\f \x01(\x03H\bR\x05limit\x88\x01\x01B\x0f\n" +
 	"\r_operation_idB\a\n" +
 	"\x05_pathB\r\n" +
 	"\v_capabilityB\x13\n" +
 	"\x11_current_revisionB\x11\n" +
 	"\x0f_retry_after_msB\a\n" +
 	"\x05_stepB\t\n" +
-	"\a_reason\"\xd1\x01\n" +
+	"\a_reasonB\t\n" +
+	"\a_neededB\b\n" +
+	"\x06_limit\"\xd1\x01\n" +
 	"\tBatchStep\x12\x1a\n" +
 	"\x04tool\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04tool\x125\n" +
 	"\x04args\x18\x02 \x01(\v2\x17.google.protobuf.StructB\b\xaa\xb5\x18\x02\x18\x01\x18\x01R\x04args\x12/\n" +
@@ -1757,7 +1785,7 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\brevision\x18\n" +
 	" \x01(\x03R\brevisionB\t\n" +
 	"\a_resultB\x0e\n" +
-	"\f_finished_at*\xb2\x04\n" +
+	"\f_finished_at*\xcc\x04\n" +
 	"\tErrorKind\x12\x1a\n" +
 	"\x16ERROR_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16ERROR_KIND_UNSUPPORTED\x10\x01\x12\x1b\n" +
@@ -1778,7 +1806,8 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\x19ERROR_KIND_UNKNOWN_COMMIT\x10\x0f\x12\x18\n" +
 	"\x14ERROR_KIND_CANCELLED\x10\x10\x12!\n" +
 	"\x1dERROR_KIND_OPERATION_CONFLICT\x10\x11\x12!\n" +
-	"\x1dERROR_KIND_REQUIRES_RECONCILE\x10\x12*\xd7\x01\n" +
+	"\x1dERROR_KIND_REQUIRES_RECONCILE\x10\x12\x12\x18\n" +
+	"\x14ERROR_KIND_TOO_LARGE\x10\x13*\xd7\x01\n" +
 	"\x0fViolationReason\x12 \n" +
 	"\x1cVIOLATION_REASON_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eVIOLATION_REASON_UNKNOWN_FIELD\x10\x01\x12\x1f\n" +

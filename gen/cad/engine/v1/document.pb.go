@@ -694,7 +694,9 @@ type Entity struct {
 	// An insert's scale factor (uniform).
 	Scale *float64 `protobuf:"fixed64,32,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
 	// An insert is mirrored (the block's x axis reversed before the rotation).
-	Mirrored      *bool `protobuf:"varint,33,opt,name=mirrored,proto3,oneof" json:"mirrored,omitempty"`
+	Mirrored *bool `protobuf:"varint,33,opt,name=mirrored,proto3,oneof" json:"mirrored,omitempty"`
+	// An insert's grid (DXF's MINSERT); absent for a single copy.
+	Grid          *InsertGrid `protobuf:"bytes,34,opt,name=grid,proto3,oneof" json:"grid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -939,6 +941,88 @@ func (x *Entity) GetMirrored() bool {
 	return false
 }
 
+func (x *Entity) GetGrid() *InsertGrid {
+	if x != nil {
+		return x.Grid
+	}
+	return nil
+}
+
+// InsertGrid places a block in columns and rows (DXF's MINSERT): the copy
+// in column i and row j is moved by (i × column_spacing, j × row_spacing)
+// turned by the insert's rotation (the spacing is not scaled).
+type InsertGrid struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Columns, at least 1.
+	Columns int64 `protobuf:"varint,1,opt,name=columns,proto3" json:"columns,omitempty"`
+	// Rows, at least 1.
+	Rows int64 `protobuf:"varint,2,opt,name=rows,proto3" json:"rows,omitempty"`
+	// Distance between columns, in document units.
+	ColumnSpacing float64 `protobuf:"fixed64,3,opt,name=column_spacing,json=columnSpacing,proto3" json:"column_spacing,omitempty"`
+	// Distance between rows, in document units.
+	RowSpacing    float64 `protobuf:"fixed64,4,opt,name=row_spacing,json=rowSpacing,proto3" json:"row_spacing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InsertGrid) Reset() {
+	*x = InsertGrid{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InsertGrid) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InsertGrid) ProtoMessage() {}
+
+func (x *InsertGrid) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InsertGrid.ProtoReflect.Descriptor instead.
+func (*InsertGrid) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *InsertGrid) GetColumns() int64 {
+	if x != nil {
+		return x.Columns
+	}
+	return 0
+}
+
+func (x *InsertGrid) GetRows() int64 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
+func (x *InsertGrid) GetColumnSpacing() float64 {
+	if x != nil {
+		return x.ColumnSpacing
+	}
+	return 0
+}
+
+func (x *InsertGrid) GetRowSpacing() float64 {
+	if x != nil {
+		return x.RowSpacing
+	}
+	return 0
+}
+
 // DimensionBinding ties a definition point of a dimension to a point of an
 // entity: when the entity moves, is scaled or edited, the point follows.
 type DimensionBinding struct {
@@ -961,7 +1045,7 @@ type DimensionBinding struct {
 
 func (x *DimensionBinding) Reset() {
 	*x = DimensionBinding{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -973,7 +1057,7 @@ func (x *DimensionBinding) String() string {
 func (*DimensionBinding) ProtoMessage() {}
 
 func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -986,7 +1070,7 @@ func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DimensionBinding.ProtoReflect.Descriptor instead.
 func (*DimensionBinding) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *DimensionBinding) GetSlot() DimensionSlot {
@@ -1066,7 +1150,7 @@ type Dimension struct {
 
 func (x *Dimension) Reset() {
 	*x = Dimension{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1078,7 +1162,7 @@ func (x *Dimension) String() string {
 func (*Dimension) ProtoMessage() {}
 
 func (x *Dimension) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1091,7 +1175,7 @@ func (x *Dimension) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dimension.ProtoReflect.Descriptor instead.
 func (*Dimension) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Dimension) GetKind() DimensionKind {
@@ -1203,7 +1287,7 @@ type HatchLoop struct {
 
 func (x *HatchLoop) Reset() {
 	*x = HatchLoop{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1215,7 +1299,7 @@ func (x *HatchLoop) String() string {
 func (*HatchLoop) ProtoMessage() {}
 
 func (x *HatchLoop) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1228,7 +1312,7 @@ func (x *HatchLoop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HatchLoop.ProtoReflect.Descriptor instead.
 func (*HatchLoop) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *HatchLoop) GetPoints() []*Vertex {
@@ -1279,7 +1363,7 @@ type Hatch struct {
 
 func (x *Hatch) Reset() {
 	*x = Hatch{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1291,7 +1375,7 @@ func (x *Hatch) String() string {
 func (*Hatch) ProtoMessage() {}
 
 func (x *Hatch) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1304,7 +1388,7 @@ func (x *Hatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hatch.ProtoReflect.Descriptor instead.
 func (*Hatch) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Hatch) GetPattern() string {
@@ -1364,7 +1448,7 @@ type ExportOptions struct {
 
 func (x *ExportOptions) Reset() {
 	*x = ExportOptions{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1376,7 +1460,7 @@ func (x *ExportOptions) String() string {
 func (*ExportOptions) ProtoMessage() {}
 
 func (x *ExportOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1389,7 +1473,7 @@ func (x *ExportOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportOptions.ProtoReflect.Descriptor instead.
 func (*ExportOptions) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ExportOptions) GetDxfVersion() DxfVersion {
@@ -1435,7 +1519,7 @@ type UnmodelledEntities struct {
 
 func (x *UnmodelledEntities) Reset() {
 	*x = UnmodelledEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1531,7 @@ func (x *UnmodelledEntities) String() string {
 func (*UnmodelledEntities) ProtoMessage() {}
 
 func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1544,7 @@ func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnmodelledEntities.ProtoReflect.Descriptor instead.
 func (*UnmodelledEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UnmodelledEntities) GetType() string {
@@ -1502,7 +1586,7 @@ type Layer struct {
 
 func (x *Layer) Reset() {
 	*x = Layer{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1514,7 +1598,7 @@ func (x *Layer) String() string {
 func (*Layer) ProtoMessage() {}
 
 func (x *Layer) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1527,7 +1611,7 @@ func (x *Layer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Layer.ProtoReflect.Descriptor instead.
 func (*Layer) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Layer) GetName() string {
@@ -1611,7 +1695,7 @@ type DocumentInfo struct {
 
 func (x *DocumentInfo) Reset() {
 	*x = DocumentInfo{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1623,7 +1707,7 @@ func (x *DocumentInfo) String() string {
 func (*DocumentInfo) ProtoMessage() {}
 
 func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1636,7 +1720,7 @@ func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentInfo.ProtoReflect.Descriptor instead.
 func (*DocumentInfo) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DocumentInfo) GetDocumentId() string {
@@ -1707,7 +1791,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
 	"\x05bulge\x18\x03 \x01(\x01H\x00R\x05bulge\x88\x01\x01B\b\n" +
-	"\x06_bulge\"\xa4\v\n" +
+	"\x06_bulge\"\xe1\v\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
@@ -1744,7 +1828,8 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x05hatch\x18\x1e \x01(\v2\x14.cad.engine.v1.HatchH\x13R\x05hatch\x88\x01\x01\x12\x19\n" +
 	"\x05block\x18\x1f \x01(\tH\x14R\x05block\x88\x01\x01\x12\x19\n" +
 	"\x05scale\x18  \x01(\x01H\x15R\x05scale\x88\x01\x01\x12\x1f\n" +
-	"\bmirrored\x18! \x01(\bH\x16R\bmirrored\x88\x01\x01B\b\n" +
+	"\bmirrored\x18! \x01(\bH\x16R\bmirrored\x88\x01\x01\x122\n" +
+	"\x04grid\x18\" \x01(\v2\x19.cad.engine.v1.InsertGridH\x17R\x04grid\x88\x01\x01B\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_lengthB\t\n" +
@@ -1770,7 +1855,15 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x06_hatchB\b\n" +
 	"\x06_blockB\b\n" +
 	"\x06_scaleB\v\n" +
-	"\t_mirrored\"\xb8\x01\n" +
+	"\t_mirroredB\a\n" +
+	"\x05_grid\"\x82\x01\n" +
+	"\n" +
+	"InsertGrid\x12\x18\n" +
+	"\acolumns\x18\x01 \x01(\x03R\acolumns\x12\x12\n" +
+	"\x04rows\x18\x02 \x01(\x03R\x04rows\x12%\n" +
+	"\x0ecolumn_spacing\x18\x03 \x01(\x01R\rcolumnSpacing\x12\x1f\n" +
+	"\vrow_spacing\x18\x04 \x01(\x01R\n" +
+	"rowSpacing\"\xb8\x01\n" +
 	"\x10DimensionBinding\x120\n" +
 	"\x04slot\x18\x01 \x01(\x0e2\x1c.cad.engine.v1.DimensionSlotR\x04slot\x12\x1e\n" +
 	"\x06handle\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x12\n" +
@@ -1919,7 +2012,7 @@ func file_cad_engine_v1_document_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_document_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_cad_engine_v1_document_proto_goTypes = []any{
 	(EntityType)(0),            // 0: cad.engine.v1.EntityType
 	(Units)(0),                 // 1: cad.engine.v1.Units
@@ -1931,14 +2024,15 @@ var file_cad_engine_v1_document_proto_goTypes = []any{
 	(*Point)(nil),              // 7: cad.engine.v1.Point
 	(*Vertex)(nil),             // 8: cad.engine.v1.Vertex
 	(*Entity)(nil),             // 9: cad.engine.v1.Entity
-	(*DimensionBinding)(nil),   // 10: cad.engine.v1.DimensionBinding
-	(*Dimension)(nil),          // 11: cad.engine.v1.Dimension
-	(*HatchLoop)(nil),          // 12: cad.engine.v1.HatchLoop
-	(*Hatch)(nil),              // 13: cad.engine.v1.Hatch
-	(*ExportOptions)(nil),      // 14: cad.engine.v1.ExportOptions
-	(*UnmodelledEntities)(nil), // 15: cad.engine.v1.UnmodelledEntities
-	(*Layer)(nil),              // 16: cad.engine.v1.Layer
-	(*DocumentInfo)(nil),       // 17: cad.engine.v1.DocumentInfo
+	(*InsertGrid)(nil),         // 10: cad.engine.v1.InsertGrid
+	(*DimensionBinding)(nil),   // 11: cad.engine.v1.DimensionBinding
+	(*Dimension)(nil),          // 12: cad.engine.v1.Dimension
+	(*HatchLoop)(nil),          // 13: cad.engine.v1.HatchLoop
+	(*Hatch)(nil),              // 14: cad.engine.v1.Hatch
+	(*ExportOptions)(nil),      // 15: cad.engine.v1.ExportOptions
+	(*UnmodelledEntities)(nil), // 16: cad.engine.v1.UnmodelledEntities
+	(*Layer)(nil),              // 17: cad.engine.v1.Layer
+	(*DocumentInfo)(nil),       // 18: cad.engine.v1.DocumentInfo
 }
 var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	0,  // 0: cad.engine.v1.Entity.type:type_name -> cad.engine.v1.EntityType
@@ -1950,27 +2044,28 @@ var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	7,  // 6: cad.engine.v1.Entity.location:type_name -> cad.engine.v1.Point
 	7,  // 7: cad.engine.v1.Entity.major_axis:type_name -> cad.engine.v1.Point
 	2,  // 8: cad.engine.v1.Entity.attachment:type_name -> cad.engine.v1.TextAttachment
-	11, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
-	13, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
-	4,  // 11: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
-	3,  // 12: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
-	7,  // 13: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
-	7,  // 14: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
-	7,  // 15: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
-	10, // 16: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
-	8,  // 17: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
-	7,  // 18: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
-	7,  // 19: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
-	12, // 20: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
-	5,  // 21: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
-	6,  // 22: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
-	1,  // 23: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
-	16, // 24: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	12, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
+	14, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
+	10, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
+	4,  // 12: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
+	3,  // 13: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
+	7,  // 14: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
+	7,  // 15: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
+	7,  // 16: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
+	11, // 17: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
+	8,  // 18: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
+	7,  // 19: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
+	7,  // 20: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
+	13, // 21: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
+	5,  // 22: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
+	6,  // 23: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
+	1,  // 24: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
+	17, // 25: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
+	26, // [26:26] is the sub-list for method output_type
+	26, // [26:26] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_document_proto_init() }
@@ -1981,17 +2076,17 @@ func file_cad_engine_v1_document_proto_init() {
 	file_cad_engine_v1_options_proto_init()
 	file_cad_engine_v1_document_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[2].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[3].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[4].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[5].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[7].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[6].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_document_proto_rawDesc), len(file_cad_engine_v1_document_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -27,6 +27,7 @@ var ErrorReasonByWireName = map[string]int32{
 	"internal":            14,
 	"not_lease_holder":    15,
 	"lease_lost":          16,
+	"too_large":           17,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number ErrorReason
@@ -67,6 +68,8 @@ func (x ErrorReason) WireName() string {
 		return "not_lease_holder"
 	case 16:
 		return "lease_lost"
+	case 17:
+		return "too_large"
 	}
 	return ""
 }
@@ -92,6 +95,7 @@ var ErrorKindByWireName = map[string]int32{
 	"cancelled":               16,
 	"operation_conflict":      17,
 	"requires_reconcile":      18,
+	"too_large":               19,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number ErrorKind
@@ -136,6 +140,8 @@ func (x ErrorKind) WireName() string {
 		return "operation_conflict"
 	case 18:
 		return "requires_reconcile"
+	case 19:
+		return "too_large"
 	}
 	return ""
 }
@@ -2138,6 +2144,26 @@ func (x *ToolError) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			v := ViolationReason(n)
 			x.Reason = &v
+		case "needed":
+			if seen&(1<<10) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 10
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Needed = &v
+		case "limit":
+			if seen&(1<<11) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 11
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Limit = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -2201,6 +2227,14 @@ func (x *ToolError) MarshalWire(e *jsonwire.Encoder) {
 		} else {
 			e.Int64(int64((*x.Reason)))
 		}
+	}
+	if x.Needed != nil {
+		e.Key("\"needed\":")
+		e.Int64(int64((*x.Needed)))
+	}
+	if x.Limit != nil {
+		e.Key("\"limit\":")
+		e.Int64(int64((*x.Limit)))
 	}
 	e.CloseObject()
 }
@@ -3997,6 +4031,16 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Mirrored = &v
+		case "grid":
+			if seen&(1<<30) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 30
+			v := new(InsertGrid)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Grid = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -4133,6 +4177,88 @@ func (x *Entity) MarshalWire(e *jsonwire.Encoder) {
 		e.Key("\"mirrored\":")
 		e.Bool((*x.Mirrored))
 	}
+	if x.Grid != nil {
+		e.Key("\"grid\":")
+		x.Grid.MarshalWire(e)
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *InsertGrid) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "columns":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Columns = v
+		case "rows":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Rows = v
+		case "column_spacing":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.ColumnSpacing = v
+		case "row_spacing":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.RowSpacing = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xf == 0xf)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *InsertGrid) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &InsertGrid{}
+	}
+	e.OpenObject()
+	e.Key("\"columns\":")
+	e.Int64(int64(x.Columns))
+	e.Key("\"rows\":")
+	e.Int64(int64(x.Rows))
+	e.Key("\"column_spacing\":")
+	e.Float64(float64(x.ColumnSpacing), "cad.engine.v1.InsertGrid.column_spacing")
+	e.Key("\"row_spacing\":")
+	e.Float64(float64(x.RowSpacing), "cad.engine.v1.InsertGrid.row_spacing")
 	e.CloseObject()
 }
 

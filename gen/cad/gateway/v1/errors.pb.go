@@ -48,7 +48,8 @@ const (
 	ErrorCode_ERROR_CODE_NOT_FOUND ErrorCode = 4004
 	// This method needs session_id.
 	ErrorCode_ERROR_CODE_SESSION_REQUIRED ErrorCode = 4006
-	// Message too large; data is MessageTooLargeData.
+	// Message too large, or work that would expand past the engine's
+	// budget (--expansion-limit); data is MessageTooLargeData.
 	ErrorCode_ERROR_CODE_MESSAGE_TOO_LARGE ErrorCode = 4013
 	// Overloaded; data is OverloadedData.
 	ErrorCode_ERROR_CODE_OVERLOADED ErrorCode = 4029
@@ -178,8 +179,12 @@ func (x *InvalidParamsData) GetReason() v1.ViolationReason {
 // MessageTooLargeData is the data of a 4013 error.
 type MessageTooLargeData struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The largest message the gateway reads, in bytes.
-	Limit         int64 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The largest message the gateway reads, in bytes; or, for work past the
+	// engine's expansion budget, the most primitives one call may draw.
+	Limit int64 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	// For work past the engine's expansion budget: the primitives it would
+	// have drawn.
+	Needed        *int64 `protobuf:"varint,2,opt,name=needed,proto3,oneof" json:"needed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -217,6 +222,13 @@ func (*MessageTooLargeData) Descriptor() ([]byte, []int) {
 func (x *MessageTooLargeData) GetLimit() int64 {
 	if x != nil {
 		return x.Limit
+	}
+	return 0
+}
+
+func (x *MessageTooLargeData) GetNeeded() int64 {
+	if x != nil && x.Needed != nil {
+		return *x.Needed
 	}
 	return 0
 }
@@ -321,9 +333,11 @@ const file_cad_gateway_v1_errors_proto_rawDesc = "" +
 	"\x1bcad/gateway/v1/errors.proto\x12\x0ecad.gateway.v1\x1a\x19cad/engine/v1/batch.proto\"_\n" +
 	"\x11InvalidParamsData\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x126\n" +
-	"\x06reason\x18\x02 \x01(\x0e2\x1e.cad.engine.v1.ViolationReasonR\x06reason\"+\n" +
+	"\x06reason\x18\x02 \x01(\x0e2\x1e.cad.engine.v1.ViolationReasonR\x06reason\"S\n" +
 	"\x13MessageTooLargeData\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\x03R\x05limit\"6\n" +
+	"\x05limit\x18\x01 \x01(\x03R\x05limit\x12\x1b\n" +
+	"\x06needed\x18\x02 \x01(\x03H\x00R\x06needed\x88\x01\x01B\t\n" +
+	"\a_needed\"6\n" +
 	"\x0eOverloadedData\x12$\n" +
 	"\x0eretry_after_ms\x18\x01 \x01(\x03R\fretryAfterMs\"P\n" +
 	"\x15EngineUnavailableData\x12&\n" +
@@ -381,6 +395,7 @@ func file_cad_gateway_v1_errors_proto_init() {
 	if File_cad_gateway_v1_errors_proto != nil {
 		return
 	}
+	file_cad_gateway_v1_errors_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cad_gateway_v1_errors_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

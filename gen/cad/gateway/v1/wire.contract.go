@@ -163,6 +163,16 @@ func (x *MessageTooLargeData) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Limit = v
+		case "needed":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Needed = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -180,6 +190,10 @@ func (x *MessageTooLargeData) MarshalWire(e *jsonwire.Encoder) {
 	e.OpenObject()
 	e.Key("\"limit\":")
 	e.Int64(int64(x.Limit))
+	if x.Needed != nil {
+		e.Key("\"needed\":")
+		e.Int64(int64((*x.Needed)))
+	}
 	e.CloseObject()
 }
 
