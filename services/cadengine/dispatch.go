@@ -87,12 +87,15 @@ func (s *Server) dispatch(ctx context.Context, st *streamState, call *enginev1.S
 	case *enginev1.SessionCall_ExportDocument:
 		return s.engine.ExportDocument(ctx, r.ExportDocument)
 	case *enginev1.SessionCall_ImportDocument:
-		// document.import answers the document info.
+		// document.import answers the document info, with the import
+		// report beside its fields.
 		resp, err := s.engine.ImportDocument(ctx, r.ImportDocument)
 		if err != nil {
 			return nil, err
 		}
-		return resp.GetDocument(), nil
+		info := resp.GetDocument()
+		info.Report = resp.GetReport()
+		return info, nil
 	case *enginev1.SessionCall_GetOperation:
 		return s.engine.GetOperation(ctx, st.principal, r.GetOperation.GetOperationId())
 	case *enginev1.SessionCall_GetSystemStatus:

@@ -31,6 +31,10 @@ func sampleGeometries() []Geometry {
 		}},
 		Insert{Name: "BOLT", P: geom.Pt(4, 4), Scale: 2, Rotation: 30, Mirror: true},
 		Insert{Name: "GRID", P: geom.Pt(-4, 1), Scale: 1.5, Rotation: 20, Cols: 3, Rows: 2, ColSpacing: 4, RowSpacing: -5},
+		NewForeign("3DFACE", []Pair{{10, "0"}, {20, "0"}, {30, "1.5"}, {11, "4"}, {21, "0"}, {31, "0"}, {12, "4"}, {22, "3"}, {32, "0"}, {13, "4"}, {23, "3"}, {33, "0"}},
+			[]geom.Segment{{A: geom.Pt(0, 0), B: geom.Pt(4, 0)}, {A: geom.Pt(4, 0), B: geom.Pt(4, 3)}, {A: geom.Pt(4, 3), B: geom.Pt(0, 0)}},
+			[]geom.Vec{geom.Pt(0, 0), geom.Pt(4, 0), geom.Pt(4, 3)}),
+		NewForeign("3DSOLID", []Pair{{100, "AcDbModelerGeometry"}, {70, "1"}, {1, "ACIS data"}}, nil, nil),
 	}
 }
 
@@ -41,10 +45,14 @@ func TestFingerprintStableAndSensitive(t *testing.T) {
 		if e.fp != again.fp {
 			t.Errorf("%T: fingerprint not stable", g)
 		}
-		// The stored form round-trips to the same fingerprint.
-		back, err := DecodeEntity(0x1F, e.Encode())
-		if err != nil || back.fp != e.fp {
-			t.Errorf("%T: decode(encode) = %v, %v; want the same fingerprint", g, back, err)
+		// The stored form round-trips to the same fingerprint, in model
+		// space and on a layout.
+		for _, layout := range []string{"", "Layout1"} {
+			e := (&Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Layout: layout, Geom: g}).Seal()
+			back, err := DecodeEntity(0x1F, e.Encode())
+			if err != nil || back.fp != e.fp || back.Layout != layout {
+				t.Errorf("%T on layout %q: decode(encode) = %v, %v; want the same fingerprint and layout", g, layout, back, err)
+			}
 		}
 		edits := map[string]*Entity{
 			"layer":    {Layer: "1", Color: 256, Linetype: "ByLayer", Geom: g},
@@ -52,6 +60,7 @@ func TestFingerprintStableAndSensitive(t *testing.T) {
 			"linetype": {Layer: "0", Color: 256, Linetype: "DASHED", Geom: g},
 			"moved":    {Layer: "0", Color: 256, Linetype: "ByLayer", Geom: g.Transformed(geom.Translate(geom.Pt(1e-9, 0)))},
 			"rotated":  {Layer: "0", Color: 256, Linetype: "ByLayer", Geom: g.Transformed(geom.RotateAbout(geom.Pt(0.5, 0.25), 1))},
+			"layout":   {Layer: "0", Color: 256, Linetype: "ByLayer", Layout: "Layout1", Geom: g},
 		}
 		for name, x := range edits {
 			if x.Seal().fp == e.fp {

@@ -54,10 +54,12 @@ func ParseHandle(s string) (uint64, bool) {
 // The canonical encoding of an entity is the input of its fingerprint and
 // its stored form:
 //
-//	'E' 0x01                       tag and version
+//	'E' 0x01                       tag and version (0x02: with a layout)
 //	type                           one byte, the EntityType number
 //	layer, linetype                strings: uvarint byte length, UTF-8 bytes
 //	color                          4 bytes, big-endian two's complement
+//	layout                         string, only in version 0x02: the
+//	                               paper-space layout of the entity
 //	geometry                       by type, in this order:
 //	  point     x y
 //	  line      x1 y1 x2 y2
@@ -77,7 +79,9 @@ func ParseHandle(s string) (uint64, bool) {
 //	            m(uvarint) and m × (x y bulge); then k(uvarint) pattern
 //	            lines, each angle origin_x origin_y delta_x delta_y
 //	            d(uvarint) and d dashes
-//	  insert    block(string) x y scale rotation mirrored(1 byte)
+//	  insert    block(string) x y scale rotation mirrored(1 byte), then
+//	            for a grid 'G' cols rows (uvarints) col_spacing row_spacing
+//	  foreign   see Foreign.encodeTo
 //
 // A block is stored under its handle like an entity, tagged 'B' (see
 // Block.Encode). The encodings of the first seven types never change:
@@ -94,6 +98,10 @@ const (
 	tagSettings = 'S'
 	tagBlock    = 'B'
 	encVersion  = 1
+	// encLayout is the version of an entity's encoding that names its
+	// paper-space layout; a model-space entity encodes as encVersion, as
+	// it always did.
+	encLayout = 2
 )
 
 type encoder struct{ b []byte }
@@ -191,18 +199,27 @@ func (e *Entity) encodeTo(w *encoder) {
 }
 
 // appendHeader appends what the encoding of every entity begins with:
-// tag, version, type, layer, linetype and colour.
+// tag, version, type, layer, linetype and colour, and the layout of one
+// in paper space.
 func (e *Entity) appendHeader(b []byte) []byte {
-	b = append(b, tagEntity, encVersion, byte(e.Geom.Kind()))
+	version := byte(encVersion)
+	if e.Layout != "" {
+		version = encLayout
+	}
+	b = append(b, tagEntity, version, byte(e.Geom.Kind()))
 	b = appendString(b, e.Layer)
 	b = appendString(b, e.Linetype)
-	return binary.BigEndian.AppendUint32(b, uint32(e.Color))
+	b = binary.BigEndian.AppendUint32(b, uint32(e.Color))
+	if e.Layout != "" {
+		b = appendString(b, e.Layout)
+	}
+	return b
 }
 
 // smallEncoding is room for every encoding appendSmall appends: a header
 // with at most 100 bytes of names (each length one byte) and the largest
 // geometry of fixed size, an ellipse's 56 bytes.
-const smallEncoding = 3 + 2 + 100 + 4 + 56
+const smallEncoding = 3 + 3 + 100 + 4 + 56
 
 // appendSmall appends e's encoding to b when its geometry is of a kind
 // of fixed size (a point, line, circle, arc or ellipse) and its layer and
@@ -211,7 +228,7 @@ const smallEncoding = 3 + 2 + 100 + 4 + 56
 // interface, so that b needs no encoder: a buffer of smallEncoding bytes on
 // the caller's stack takes the encoding without a pool or an allocation.
 func (e *Entity) appendSmall(b []byte) ([]byte, bool) {
-	if len(e.Layer)+len(e.Linetype) > 100 {
+	if len(e.Layer)+len(e.Linetype)+len(e.Layout) > 100 {
 		return b, false
 	}
 	switch g := e.Geom.(type) {
@@ -331,11 +348,20 @@ func (r *decoder) int32() int32 {
 // An insert comes back without its block (see Document.Resolve).
 func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 	r := &decoder{b: data}
-	if r.byte() != tagEntity || r.byte() != encVersion {
+	version := byte(0)
+	if r.byte() != tagEntity {
+		return nil, fmt.Errorf("entity %s: unknown encoding", FormatHandle(handle))
+	}
+	if version = r.byte(); version != encVersion && version != encLayout {
 		return nil, fmt.Errorf("entity %s: unknown encoding", FormatHandle(handle))
 	}
 	kind := enginev1.EntityType(r.byte())
 	e := &Entity{Handle: handle, Layer: r.string(), Linetype: r.string(), Color: r.int32()}
+	if version == encLayout {
+		if e.Layout = r.string(); e.Layout == "" {
+			r.fail("layout")
+		}
+	}
 	switch kind {
 	case enginev1.EntityType_ENTITY_TYPE_POINT:
 		e.Geom = Point{r.vec()}
@@ -381,6 +407,8 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 		e.Geom = decodeHatch(r)
 	case enginev1.EntityType_ENTITY_TYPE_INSERT:
 		e.Geom = decodeInsert(r)
+	case enginev1.EntityType_ENTITY_TYPE_FOREIGN:
+		e.Geom = decodeForeign(r)
 	default:
 		return nil, fmt.Errorf("entity %s: unknown type %d", FormatHandle(handle), kind)
 	}

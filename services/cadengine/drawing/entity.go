@@ -17,8 +17,11 @@ type Entity struct {
 	Layer    string
 	Color    int32  // ACI, 256 = by layer, 0 = by block
 	Linetype string // canonical spelling, "ByLayer" by default
-	Geom     Geometry
-	fp       [32]byte // SHA-256 of encode(); set by seal
+	// Layout is the paper-space layout the entity is on ("Layout1"), or
+	// "" for model space, where drawing, extents and listing look.
+	Layout string
+	Geom   Geometry
+	fp     [32]byte // SHA-256 of encode(); set by seal
 }
 
 // Geometry is the type-specific part of an entity, in world coordinates.
@@ -378,6 +381,9 @@ func (e *Entity) Proto() *enginev1.Entity {
 		Linetype:    e.Linetype,
 		Fingerprint: text[n:],
 	}}
+	if e.Layout != "" {
+		w.pb.Layout = &e.Layout
+	}
 	e.Geom.fill(w)
 	return &w.pb
 }

@@ -36,6 +36,8 @@ func hullPoints(dst []geom.Vec, g Geometry) []geom.Vec {
 	case Text:
 		c := g.corners()
 		return append(dst, c[:]...)
+	case Foreign:
+		return append(dst, g.Points...)
 	case Hatch:
 		// The pattern lies inside the loops.
 		for _, l := range g.Loops {

@@ -124,7 +124,7 @@ func (w *dxfWriter) dimension(e *drawing.Entity, g drawing.Dimension) {
 	if w.v2018 {
 		w.int(280, 0)
 	}
-	w.pair(2, dimensionBlock(e.Handle))
+	w.pair(2, w.anon[e.Handle])
 	pic := g.Picture()
 	text := geom.Vec{}
 	if len(pic.Texts) > 0 {
@@ -295,5 +295,5 @@ func (w *dxfWriter) hatch(e *drawing.Entity, g drawing.Hatch) {
 // hatchR12 writes a hatch for R12, which has no HATCH: an INSERT of its
 // anonymous block, which holds what it draws (see plan).
 func (w *dxfWriter) hatchR12(e *drawing.Entity, g drawing.Hatch) {
-	w.insert(e.Handle, e, drawing.Insert{Name: hatchBlock(e.Handle), Scale: 1})
+	w.insert(e.Handle, e, drawing.Insert{Name: w.anon[e.Handle], Scale: 1})
 }

@@ -24,15 +24,36 @@ type outBlock struct {
 	body   func(w *dxfWriter)
 }
 
-// dimensionBlock and hatchBlock name the anonymous blocks of an entity.
+// The anonymous blocks of an entity are named by its kind and handle:
+// *D for a dimension's graphics, *X for an R12 hatch's, *U for a
+// preserved entity turned, scaled or mirrored since it was read. A name
+// the drawing's own blocks (read from a file) already use takes a suffix
+// (see plan); the writer keeps the names by entity (dxfWriter.anon).
 func dimensionBlock(h uint64) string { return "*D" + strconv.FormatUint(h, 10) }
 func hatchBlock(h uint64) string     { return "*X" + strconv.FormatUint(h, 10) }
+func foreignBlock(h uint64) string   { return "*U" + strconv.FormatUint(h, 10) }
 
 // plan lists the blocks to write: the drawing's, by name, each entity
 // written under a fresh handle; then one for each dimension (and, in R12,
-// each hatch).
+// each hatch), and one for each preserved entity that has turned, scaled
+// or mirrored since it was read (written as read in it, the block placed
+// by an insert that does what was done to it).
 func (w *dxfWriter) plan(d *drawing.Document, ents []*drawing.Entity) []outBlock {
 	var out []outBlock
+	taken := map[string]bool{}
+	for _, b := range d.Blocks() {
+		taken[strings.ToUpper(b.Name)] = true
+	}
+	w.anon = map[uint64]string{}
+	name := func(h uint64, base string) string {
+		n := base
+		for i := 1; taken[strings.ToUpper(n)]; i++ {
+			n = base + "_" + strconv.Itoa(i)
+		}
+		taken[strings.ToUpper(n)] = true
+		w.anon[h] = n
+		return n
+	}
 	for _, b := range d.Blocks() {
 		b := b
 		flags := 0
@@ -50,10 +71,20 @@ func (w *dxfWriter) plan(d *drawing.Document, ents []*drawing.Entity) []outBlock
 	for _, e := range ents {
 		switch g := e.Geom.(type) {
 		case drawing.Dimension:
-			out = append(out, outBlock{name: dimensionBlock(e.Handle), flags: 1, body: func(w *dxfWriter) { w.picture(g.Picture()) }})
+			out = append(out, outBlock{name: name(e.Handle, dimensionBlock(e.Handle)), flags: 1, body: func(w *dxfWriter) { w.picture(g.Picture()) }})
 		case drawing.Hatch:
 			if !w.v2018 {
-				out = append(out, outBlock{name: hatchBlock(e.Handle), flags: 1, body: func(w *dxfWriter) { w.picture(g.Picture()) }})
+				out = append(out, outBlock{name: name(e.Handle, hatchBlock(e.Handle)), flags: 1, body: func(w *dxfWriter) { w.picture(g.Picture()) }})
+			}
+		case drawing.Foreign:
+			if !g.Place.IsTranslation() && w.writes(g) {
+				out = append(out, outBlock{name: name(e.Handle, foreignBlock(e.Handle)), flags: 1, body: func(w *dxfWriter) {
+					read := g
+					read.Place = geom.Identity()
+					c := *e
+					c.Layout = ""
+					w.foreign(w.handle(), &c, read)
+				}})
 			}
 		}
 	}

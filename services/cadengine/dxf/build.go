@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
@@ -18,9 +19,7 @@ func (f *File) Build(d *drawing.Document) error {
 	}
 	zero := false // the file's entry for layer 0 was seen
 	for _, fl := range f.layers {
-		if len(fl.name) > 255 || drawing.CheckLayerName(fl.name) != nil {
-			continue // an xref-dependent or otherwise foreign name
-		}
+		fl.name = f.holdable(fl.name, fl.line)
 		key := foldName(fl.name)
 		old := folded[key]
 		if old != nil && (old.Name != "0" || zero) {
@@ -35,15 +34,10 @@ func (f *File) Build(d *drawing.Document) error {
 	layerOf := func(fe dxfEntity) (string, error) {
 		l := byName[fe.layer]
 		if l == nil {
-			key := foldName(fe.layer)
+			name := f.holdable(fe.layer, fe.line)
+			key := foldName(name)
 			if l = folded[key]; l == nil {
-				if len(fe.layer) > 255 {
-					return "", dxfErrorf(fe.line, "the layer name of this entity is longer than 255 bytes")
-				}
-				if err := drawing.CheckLayerName(fe.layer); err != nil {
-					return "", dxfErrorf(fe.line, "layer %q: %v", clip(fe.layer), err)
-				}
-				l = &drawing.Layer{Name: fe.layer, Color: 7, Linetype: "Continuous", Lineweight: -3, On: true}
+				l = &drawing.Layer{Name: name, Color: 7, Linetype: "Continuous", Lineweight: -3, On: true}
 				d.SetLayer(l.Name, l)
 				folded[key] = l
 			}
@@ -98,7 +92,7 @@ func (f *File) Build(d *drawing.Document) error {
 				return nil, err
 			}
 			if !ok {
-				f.skip("INSERT", "missing block")
+				f.rep.drop(fe.kind, missingBlock+" (in block "+clip(fb.name)+")", false)
 				continue
 			}
 			layer, err := layerOf(fe)
@@ -109,7 +103,11 @@ func (f *File) Build(d *drawing.Document) error {
 		}
 		return d.AddBlock(drawing.NewBlock(fb.name, fb.base, ents)), nil
 	}
+	named := f.namedBlocks()
 	for _, fb := range f.blocks {
+		if fb.dimension && !named[foldName(fb.name)] {
+			continue
+		}
 		if _, err := define(fb.name); err != nil {
 			return err
 		}
@@ -120,18 +118,51 @@ func (f *File) Build(d *drawing.Document) error {
 			return err
 		}
 		if !ok {
-			f.skip("INSERT", "missing block")
+			f.rep.drop(fe.kind, missingBlock, true)
 			continue
 		}
 		layer, err := layerOf(fe)
 		if err != nil {
 			return err
 		}
-		d.Add(&drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Geom: g})
-		f.imported++
+		d.Add(&drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Layout: fe.layout, Geom: g})
+		if fe.preserved {
+			f.rep.preserve(fe.kind, fe.why, fe.line)
+		} else {
+			f.rep.imported(fe.kind)
+		}
 	}
 	d.SetCurrent(f.CurrentLayer(d))
 	return nil
+}
+
+// blockRefTypes are the preserved types whose code 2 names a block.
+var blockRefTypes = map[string]bool{"DIMENSION": true, "ARC_DIMENSION": true, "LARGE_RADIAL_DIMENSION": true, "INSERT": true, "ACAD_TABLE": true}
+
+// namedBlocks are the blocks preserved entities name, by folded name: a
+// dimension's block (*D…) is kept only when a preserved dimension, which
+// the engine does not draw itself, names it.
+func (f *File) namedBlocks() map[string]bool {
+	named := map[string]bool{}
+	add := func(fe dxfEntity) {
+		if g, ok := fe.geom.(drawing.Foreign); ok && blockRefTypes[g.Type] {
+			for _, p := range g.Pairs {
+				if p.Code == 2 {
+					named[foldName(strings.TrimSpace(p.Value))] = true
+					break
+				}
+			}
+		}
+	}
+	for _, fe := range f.entities {
+		add(fe)
+	}
+	for _, b := range f.blocks {
+		for _, fe := range b.entities {
+			add(fe)
+		}
+	}
+	return named
 }
 
 // blockCycle is the error of a block that inserts itself: path are the
@@ -149,6 +180,39 @@ func blockCycle(path []string, b *dxfBlock) *Error {
 		return dxfErrorf(b.line, "block %s inserts itself: its drawing would never end", cycle[0])
 	}
 	return dxfErrorf(b.line, "blocks insert each other in a cycle (%s): their drawing would never end", strings.Join(cycle, " → "))
+}
+
+// holdable is a layer name the engine can hold for the file's name (read
+// at line): the name itself, or, with a warning the first time, the name
+// with each character a layer name cannot have (<>/\":;?*|=` and control
+// characters, as in xref-dependent "X|Y" names) made "_", cut to 255
+// bytes, "0" for an empty one.
+func (f *File) holdable(name string, line int) string {
+	if len(name) <= 255 && drawing.CheckLayerName(name) == nil {
+		return name
+	}
+	if f.renamed == nil {
+		f.renamed = map[string]string{}
+	}
+	if h, ok := f.renamed[name]; ok {
+		return h
+	}
+	h := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune("<>/\\\":;?*|=`", r) {
+			return '_'
+		}
+		return r
+	}, strings.TrimSpace(name))
+	for len(h) > 255 {
+		_, size := utf8.DecodeLastRuneInString(h)
+		h = h[:len(h)-size]
+	}
+	if h == "" {
+		h = "0"
+	}
+	f.renamed[name] = h
+	f.rep.warn(line, "layer %q renamed %q: a layer name cannot have those characters", clip(name), clip(h))
+	return h
 }
 
 // foldName is a key under which names equal ignoring case (as
@@ -184,6 +248,16 @@ func (f *File) CurrentLayer(d *drawing.Document) string {
 	return "0"
 }
 
-// Counts are how many model-space entities Build imported, and how many
-// entities the file has that the engine skips (see Unmodelled).
-func (f *File) Counts() (imported, skipped int) { return f.imported, f.skipped }
+// missingBlock is why an insert of a block the file does not define (or
+// whose name the engine cannot hold) is dropped.
+const missingBlock = "its block is not in the file, or its name cannot be held"
+
+// Counts are how many entities of the drawing (model and paper space)
+// Build kept, native or preserved, and how many it dropped (see Report).
+func (f *File) Counts() (kept, dropped int64) {
+	for _, c := range f.rep.counts {
+		kept += c.Imported + c.Preserved
+		dropped += c.Dropped
+	}
+	return kept, dropped
+}

@@ -1,11 +1,15 @@
-// Package dxf reads and writes drawings as DXF files. [Read] takes what a
-// file holds that the engine models (units, the layer table, dimension
-// styles' scales, the current layer, the blocks and the model-space
-// entities), lists what it does not ([File.Unmodelled]), and [File.Build]
-// puts it into a new drawing, blocks first, then each entity with a fresh
-// handle in file order; [Write2018] writes an AutoCAD 2018 (AC1032) ASCII
-// file and [Write] an AutoCAD R12 (AC1009) one, for old readers; AutoCAD,
-// ezdxf and other CAD programs open both.
+// Package dxf reads and writes drawings as DXF files. [Read] (or
+// [ReadBytes] and [ReadText], which decode a legacy code page first) takes
+// what a file holds — units, the layer table, dimension styles' scales,
+// the current layer, the blocks, and the entities of model space and of
+// paper-space layouts, each native or preserved as the file had it — and
+// says what became of every entity ([File.Report]); [File.Build] puts it
+// into a new drawing, blocks first, then each entity with a fresh handle
+// in file order. [Write2018] writes an AutoCAD 2018 (AC1032) ASCII file
+// and [Write] an AutoCAD R12 (AC1009) one, for old readers; AutoCAD,
+// ezdxf and other CAD programs open both. Preserved entities are written
+// back as read (moved, when they were; turned, scaled or mirrored inside
+// a block of their own), in R12 only those of the types R12 has.
 //
 // The round trip. A drawing written by Write2018 and read back gives the
 // same drawing — layers with their colour, linetype, lineweight and

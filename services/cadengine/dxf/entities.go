@@ -1,6 +1,7 @@
 package dxf
 
 import (
+	"cmp"
 	"io"
 	"math"
 	"strings"
@@ -71,29 +72,28 @@ func (f *File) readEntity(sc *dxfScanner, head dxfPair, buf []dxfPair) ([]dxfPai
 	case "POLYLINE":
 		err = f.readPolyline(sc, r)
 	case "VERTEX", "SEQEND":
-		// Stray records of a polyline or block reference: nothing.
+		// Stray records of a polyline or block reference.
+		f.rep.warn(r.line, "a %s outside a POLYLINE or INSERT: passed over", r.kind)
 	default:
 		err = f.Add(r)
 		if err == nil && r.follows() {
 			var n int
 			n, err = skipSequence(sc)
-			f.unmodelled["ATTRIB"] += n
-			f.skipped += n
+			for range n {
+				f.drop("ATTRIB", "block attributes (an insert's ATTRIB values) are not kept yet")
+			}
 		}
 	}
 	return buf, err
 }
 
-// skip counts an entity that is not imported, by type and reason.
-func (f *File) skip(kind, why string) {
-	f.skipped++
-	if why != "" {
-		kind += " (" + why + ")"
-	}
+// drop counts an entity that is not kept, with the reason (and the block
+// it is in, if any).
+func (f *File) drop(kind, reason string) {
 	if f.inBlock != "" {
-		kind += " (in block " + clip(f.inBlock) + ")"
+		reason += " (in block " + clip(f.inBlock) + ")"
 	}
-	f.unmodelled[kind]++
+	f.rep.drop(kind, reason, f.inBlock == "")
 }
 
 // follows says whether the record says sub-entities follow it (66 = 1:
@@ -140,6 +140,7 @@ type dxfCommon struct {
 	color     int32
 	linetype  string
 	paper     bool
+	layout    string // 410, the layout of a paper-space entity
 	extrusion [3]float64
 }
 
@@ -149,7 +150,7 @@ func (r dxfRecord) common() (dxfCommon, error) {
 	for _, p := range r.pairs {
 		switch p.code {
 		case 8:
-			if name := strings.TrimSpace(p.value); name != "" {
+			if name := decodeName(p.value); name != "" {
 				c.layer = name
 			}
 		case 62:
@@ -170,6 +171,8 @@ func (r dxfRecord) common() (dxfCommon, error) {
 				return c, err
 			}
 			c.paper = n == 1
+		case 410:
+			c.layout = strings.TrimSpace(p.value)
 		case 210, 220, 230:
 			v, err := p.float()
 			if err != nil {
@@ -209,13 +212,27 @@ func (r dxfRecord) values(codes ...int) (map[int]float64, error) {
 	return out, nil
 }
 
-// Add turns a record into an entity, or counts it as skipped.
+// Add turns a record into an entity: a native one when the engine models
+// its type and can hold this one, else a preserved (foreign) one.
 func (f *File) Add(r dxfRecord) error {
 	c, err := r.common()
 	if err != nil {
 		return err
 	}
+	g, why, err := r.native(c, f.dimScales)
+	if err != nil {
+		return err
+	}
+	f.put(r, nil, c, g, why)
+	return nil
+}
+
+// native is the engine's geometry of a record of a type it models, or
+// nil: why then says why this one cannot be held ("" for a type the
+// engine does not model).
+func (r dxfRecord) native(c dxfCommon, dimScales map[string]float64) (drawing.Geometry, string, error) {
 	var g drawing.Geometry
+	var err error
 	switch r.kind {
 	case "POINT":
 		g, err = r.Point()
@@ -232,55 +249,61 @@ func (f *File) Add(r dxfRecord) error {
 	case "MTEXT":
 		g, err = r.mtext(c)
 	case "DIMENSION":
-		var why string
-		g, why, err = r.dimension(c, f.dimScales)
-		if why != "" {
-			f.skip(r.kind, why)
-			return err
-		}
+		return r.dimension(c, dimScales)
 	case "HATCH":
-		var why string
-		g, why, err = r.hatch(c)
-		if why != "" {
-			f.skip(r.kind, why)
-			return err
-		}
+		return r.hatch(c)
 	case "INSERT":
-		var why string
-		g, why, err = r.insert(c)
-		if why != "" {
-			f.skip(r.kind, why)
-			return err
-		}
+		return r.insert(c)
 	default:
-		f.skip(r.kind, "")
-		return nil
+		return nil, "", nil
 	}
-	if err != nil {
-		return err
+	if err != nil || g != nil {
+		return g, "", err
 	}
-	f.put(r.kind, c, g, r.line)
-	return nil
+	if _, ok := c.ocs(); !ok {
+		return nil, "3D (its extrusion direction is not ±Z)", nil
+	}
+	return nil, "degenerate (" + degenerate[r.kind] + ")", nil
 }
 
-// put keeps an entity, or counts it as skipped when it is in paper space
-// or has no geometry the engine can hold and export.
-func (f *File) put(kind string, c dxfCommon, g drawing.Geometry, line int) {
-	switch {
-	case c.paper:
-		f.skip(kind, "paper space")
-	case g == nil:
-		if _, ok := c.ocs(); !ok {
-			f.skip(kind, "3D")
-		} else {
-			f.skip(kind, "degenerate")
-		}
-	case !exportable(g):
-		f.skip(kind, "coordinates overflow")
-	default:
-		*f.target = append(*f.target, dxfEntity{layer: c.layer, color: c.color, linetype: c.linetype, geom: g, line: line})
-	}
+// degenerate says, by type, what a native entity lacks when it cannot be
+// held.
+var degenerate = map[string]string{
+	"LINE":       "zero length",
+	"CIRCLE":     "no radius",
+	"ARC":        "no radius or no sweep",
+	"LWPOLYLINE": "fewer than two vertices",
+	"POLYLINE":   "fewer than two vertices",
+	"TEXT":       "no text",
+	"MTEXT":      "no text",
+	"ELLIPSE":    "no major axis, or a ratio outside (0, 1]",
+	"POINT":      "no location",
 }
+
+// put keeps an entity read from r (and subs, the records that follow it):
+// native as g when the engine can hold and export it, else preserved as
+// the file had it. In a paper-space layout, it is kept on the layout.
+func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometry, why string) {
+	if g != nil && !exportable(g) {
+		g, why = nil, "its coordinates overflow where the engine computes with them"
+	}
+	fe := dxfEntity{kind: r.kind, layer: c.layer, color: c.color, linetype: c.linetype, geom: g, line: r.line, why: why}
+	if g == nil {
+		fe.geom, fe.preserved = foreignOf(r, subs), true
+	}
+	switch {
+	case f.inBlock != "":
+	case f.layout != "":
+		fe.layout = cmp.Or(c.layout, f.layout)
+	case c.paper:
+		fe.layout = cmp.Or(c.layout, defaultLayout)
+	}
+	*f.target = append(*f.target, fe)
+}
+
+// defaultLayout is the layout of a paper-space entity that names none
+// (R12 has one paper space), as ezdxf names it.
+const defaultLayout = "Layout1"
 
 // exportable says whether geometry is finite everywhere the engine
 // computes with it: coordinates, extents, bulge arcs and the flattened
@@ -406,23 +429,17 @@ func polylineFrom(vs []geom.Vertex, closed, mirrored bool) drawing.Geometry {
 
 // readPolyline reads a POLYLINE record and its VERTEX records up to the
 // SEQEND (a missing SEQEND ends the polyline at the next other entity).
-// 3D polylines and meshes (flags 8, 16, 64) are skipped, and so are spline
-// frame control points (vertex flag 16).
+// A 2D polyline is native (spline frame control points, vertex flag 16,
+// are passed over); 3D polylines and meshes (flags 8, 16, 64) are
+// preserved with their vertices.
 func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 	c, err := r.common()
 	if err != nil {
 		return err
 	}
-	flags := int64(0)
-	for _, p := range r.pairs {
-		if p.code == 70 {
-			if flags, err = p.int(); err != nil {
-				return err
-			}
-		}
-	}
+	flags := r.flags()
 	var vs []geom.Vertex
-	var buf []dxfPair
+	var subs []dxfRecord
 	for {
 		p, err := sc.peek()
 		if err == io.EOF {
@@ -435,11 +452,11 @@ func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 			break
 		}
 		sc.next()
-		vr, err := readRecord(sc, p, buf)
+		vr, err := readRecord(sc, p, nil)
 		if err != nil {
 			return err
 		}
-		buf = vr.pairs
+		subs = append(subs, vr)
 		if vr.kind == "SEQEND" {
 			break
 		}
@@ -453,11 +470,21 @@ func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 		vs = append(vs, geom.Vertex{P: geom.Pt(v[10], v[20]), Bulge: v[42]})
 	}
 	mirrored, ok := c.ocs()
-	if !ok || flags&(8|16|64) != 0 {
-		f.skip("POLYLINE", "3D")
-		return nil
+	switch {
+	case !ok:
+		f.put(r, subs, c, nil, "3D (its extrusion direction is not ±Z)")
+	case flags&(16|64) != 0:
+		f.put(r, subs, c, nil, "a polygon or polyface mesh")
+	case flags&8 != 0:
+		f.put(r, subs, c, nil, "a 3D polyline")
+	default:
+		g := polylineFrom(vs, flags&1 != 0, mirrored)
+		why := ""
+		if g == nil {
+			why = "degenerate (" + degenerate["POLYLINE"] + ")"
+		}
+		f.put(r, subs, c, g, why)
 	}
-	f.put("POLYLINE", c, polylineFrom(vs, flags&1 != 0, mirrored), r.line)
 	return nil
 }
 

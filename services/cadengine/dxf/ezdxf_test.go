@@ -206,7 +206,8 @@ for ver in ("R2000", "R2013", "R2018"):
 
 // TestImportEzdxfFiles imports files ezdxf writes (R2000, R2013, R2018)
 // with dimensions, hatches, blocks and inserts, LWPOLYLINE, ELLIPSE and
-// MTEXT: every entity of each is imported or listed as unmodelled.
+// MTEXT: every entity of each is kept, native or preserved (the spline and
+// the non-uniformly scaled insert), and the report says which.
 func TestImportEzdxfFiles(t *testing.T) {
 	out := ezdxftest.Run(t, makeScript, t.TempDir())
 	if out == "" {
@@ -227,22 +228,15 @@ func TestImportEzdxfFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			imported, _ := f.Counts()
-			unmodelled := map[string]int64{}
-			total := int64(0)
-			for _, u := range f.Unmodelled() {
-				unmodelled[u.Type] = u.Count
-				if !strings.Contains(u.Type, "(in block ") {
-					total += u.Count
-				}
+			kept, dropped := f.Counts()
+			if kept != int64(n) || dropped != 0 || len(d.Entities()) != n {
+				t.Errorf("kept %d, dropped %d, %d entities in the document; want the %d entities of the model space kept", kept, dropped, len(d.Entities()), n)
 			}
-			if int64(imported)+total != int64(n) {
-				t.Errorf("imported %d + unmodelled %v = %d, want the %d entities of the model space", imported, unmodelled, int64(imported)+total, n)
+			rep := f.Report()
+			if rep.Entities["SPLINE"].GetPreserved() != 1 || rep.Entities["INSERT"].GetPreserved() != 1 || rep.Entities["INSERT"].GetImported() != 2 {
+				t.Errorf("report = %v, want the spline and the non-uniform insert preserved, the other two inserts native", rep.Entities)
 			}
-			if unmodelled["SPLINE"] != 1 || unmodelled["INSERT (non-uniform scale)"] != 1 {
-				t.Errorf("unmodelled = %v, want the spline and the non-uniform insert", unmodelled)
-			}
-			want := map[string]int{"polyline": 1, "ellipse": 2, "mtext": 1, "dimension": 6, "hatch": 3, "insert": 2}
+			want := map[string]int{"polyline": 1, "ellipse": 2, "mtext": 1, "dimension": 6, "hatch": 3, "insert": 2, "foreign": 2}
 			got := map[string]int{}
 			for _, e := range d.Entities() {
 				got[e.Geom.Kind().WireName()]++

@@ -17,15 +17,19 @@ type File struct {
 	Units    enginev1.Units // UNSPECIFIED when the file does not say
 	clayer   string         // $CLAYER; "" when absent
 	layers   []dxfLayer     // the LAYER table, in file order
-	entities []dxfEntity    // in file order
-	skipped  int            // entities of other types, in paper space, or degenerate
+	entities []dxfEntity    // model and paper space, in file order
 
-	blocks     []dxfBlock         // the BLOCKS section's blocks the engine keeps, in file order
-	dimScales  map[string]float64 // DIMSCALE of each DIMSTYLE, by folded name
-	unmodelled map[string]int     // what was skipped, by type and why
-	target     *[]dxfEntity       // where put puts entities: f.entities or a block's
-	imported   int                // model-space entities Build put in the document
-	inBlock    string             // the block being read, for skip
+	version  string // $ACADVER
+	writer   string // $LASTSAVEDBY, or the first comment
+	codepage string // what the text was read in
+
+	blocks    []dxfBlock         // the BLOCKS section's blocks the engine keeps, in file order
+	dimScales map[string]float64 // DIMSCALE of each DIMSTYLE, by folded name
+	rep       *report            // what became of every entity
+	target    *[]dxfEntity       // where put puts entities: f.entities or a block's
+	inBlock   string             // the block being read, for drop
+	layout    string             // the paper-space layout whose block is being read
+	renamed   map[string]string  // layer names the engine cannot hold, and what it holds instead
 }
 
 // dxfBlock is one block definition of the BLOCKS section.
@@ -34,6 +38,10 @@ type dxfBlock struct {
 	base     geom.Vec
 	entities []dxfEntity
 	line     int
+	// dimension: the block holds what a dimension draws (*D…); it is kept
+	// only for a preserved entity that names it (the engine draws its
+	// own dimensions).
+	dimension bool
 }
 
 // dxfLayer is one LAYER table entry.
@@ -49,65 +57,81 @@ type dxfLayer struct {
 // dxfEntity is one entity the engine can hold, with its style as read
 // (layer name as written in the file, canonical linetype).
 type dxfEntity struct {
+	kind     string // the DXF type
 	layer    string
 	color    int32
 	linetype string
+	layout   string // "" in model space
 	geom     drawing.Geometry
 	line     int
+	// preserved: geom is a drawing.Foreign; why says why, for a type the
+	// engine models.
+	preserved bool
+	why       string
 }
 
-// Read reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER),
-// TABLES (the LAYER table) and ENTITIES (POINT, LINE, CIRCLE, ARC,
-// LWPOLYLINE, 2D POLYLINE with its VERTEX and SEQEND records, TEXT,
-// ELLIPSE); every other section, table and entity type is passed over,
-// entities counted as skipped. What it reads, and the rules it follows:
+// Read reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER,
+// $ACADVER, $LASTSAVEDBY), TABLES (the LAYER table and the DIMSTYLEs'
+// scales), BLOCKS and ENTITIES; other sections and tables are passed
+// over. Every entity of the drawing is accounted for (see Report): native
+// when the engine models its type and can hold it, preserved (a
+// drawing.Foreign, its codes kept) otherwise, dropped with a reason only
+// when neither can be (an insert's attributes, an insert of a block the
+// file lacks). What it reads, and the rules it follows:
 //
 //   - Units are $INSUNITS (1 in, 2 ft, 4 mm, 5 cm, 6 m); a file without
 //     it that the engine wrote (R12 has no $INSUNITS) names its units in
 //     its first 999 comment, "cadbridge <id> (<units>)".
-//   - Layers: name 2, colour 62 (negative: off; 0 or beyond 255: 7),
-//     linetype 6, flags 70 (1 frozen, 4 locked), lineweight 370. Linetypes
-//     and lineweights the engine does not know become Continuous and the
-//     default. Entries whose names the engine cannot hold (xref-dependent
-//     "X|Y" names) are passed over; a second entry with the name of an
-//     earlier one, ignoring case, too.
+//   - Layers: name 2 (its \U+XXXX escapes decoded), colour 62 (negative:
+//     off; 0 or beyond 255: 7), linetype 6, flags 70 (1 frozen, 4 locked),
+//     lineweight 370. Linetypes and lineweights the engine does not know
+//     become Continuous and the default. A name the engine cannot hold
+//     (xref-dependent "X|Y" names, "*" names) is held with "_" for each
+//     character it cannot have, with a warning; a second entry with the
+//     name of an earlier one, ignoring case, is passed over.
 //   - Entities: layer 8 ("0" when absent), colour 62 (outside 0-256: by
 //     layer), linetype 6 (unknown: ByLayer). Entities in paper space
-//     (67 = 1) and entities whose extrusion direction (210/220/230) is not
-//     ±Z (3D) are skipped; -Z (a mirrored object coordinate system) is
-//     mapped into world coordinates. Degenerate geometry the engine cannot
-//     hold — a zero-length line, a circle or arc without radius or sweep,
-//     a polyline of fewer than two vertices, empty text, an ellipse
-//     without a major axis or with a ratio outside (0, 1], numbers that
-//     overflow — is skipped too.
+//     (67 = 1, or in a *Paper_Space block) are kept on their layout (410,
+//     "Layout1" when they name none, the block's name for another
+//     layout's block). An extrusion direction (210/220/230) of -Z (a
+//     mirrored object coordinate system) is mapped into world coordinates;
+//     any other but +Z makes the entity preserved. So does degenerate
+//     geometry the engine cannot hold — a zero-length line, a circle or
+//     arc without radius or sweep, a polyline of fewer than two vertices,
+//     empty text, an ellipse without a major axis or with a ratio outside
+//     (0, 1], numbers that overflow — and a 3D polyline or mesh.
 //   - BLOCKS: each block's base point 10/20 and entities, read like the
-//     model space's; *Model_Space, *Paper_Space and the anonymous *D
-//     blocks of dimensions (the engine draws dimensions itself) are not
-//     kept. INSERT: block 2, position 10/20, scales 41/42 (uniform, or
-//     mirrored with one negative), rotation 50; its ATTRIBs are not kept.
+//     model space's; *Model_Space and *Paper_Space… hold the drawing's
+//     entities (above). A dimension's block (*D…) is kept only for a
+//     preserved entity that names it (the engine draws its own
+//     dimensions). INSERT: block 2, position 10/20, scales 41/42
+//     (uniform, or mirrored with one negative; otherwise preserved),
+//     rotation 50, MINSERT's grid 70/71/44/45; its ATTRIBs are dropped.
 //   - MTEXT: insertion 10/20, height 40, width 41, attachment 71, text 3
 //     and 1 with its formatting codes decoded (see decodeMTextValue),
 //     rotation 50 (or the direction 11/21), line spacing 44.
 //   - DIMENSION: rotated, aligned, radial, diametric and angular (2-line
 //     and 3-point) by 70, from their definition points; the text
 //     override 1, the style 3 and its DIMSCALE (the table's, or the
-//     entity's DSTYLE override).
+//     entity's DSTYLE override). Others are preserved.
 //   - HATCH: pattern 2 (SOLID, a pattern the engine names, or any other
 //     with its definition lines 53/43–46/49), scale 41, angle 52, and
 //     boundary paths of polylines (bulges included), lines and circular
-//     arcs, or one whole ellipse.
-//   - What the engine does not model — other entity types, entities in
-//     paper space, 3D ones, degenerate geometry, non-uniformly scaled
-//     inserts, hatches with splines or patterns without a definition — is counted by
-//     type, with the reason in brackets (see File.Unmodelled).
+//     arcs, or one whole ellipse. Others are preserved.
 //   - TEXT: insertion 10/20, height 40 (the default when not positive),
 //     rotation 50, text 1 with its codes decoded (see decodeDXFText);
 //     alignment (72/73, 11/21) is not kept. ELLIPSE: centre 10/20, major
 //     axis 11/21, ratio 40, start and end parameters 41/42 in radians,
 //     kept as degrees.
+//   - Repairs, each a warning with its line, as ezdxf's recover mode
+//     reads: a HEADER ended early by a stray ENDSEC goes on; an ENDSEC
+//     outside any section, and VERTEX or SEQEND records outside a
+//     POLYLINE, are passed over; a number written with a decimal comma
+//     ("0,5") is read with a point.
 //
-// Bytes that are not UTF-8 read as U+FFFD. A file that breaks the format
-// is a *DXFError naming the line.
+// Bytes that are not UTF-8 read as U+FFFD (ReadBytes and ReadText decode
+// a file's code page first). A file that breaks the format otherwise is
+// an *Error naming the line.
 func Read(content string) (*File, error) {
 	if strings.HasPrefix(content, "AutoCAD Binary DXF") {
 		return nil, dxfErrorf(1, "binary DXF is not supported; save the file as ASCII DXF")
@@ -116,13 +140,16 @@ func Read(content string) (*File, error) {
 		content = strings.ToValidUTF8(content, "\uFFFD")
 	}
 	sc := &dxfScanner{s: content}
-	f := &File{dimScales: map[string]float64{}, unmodelled: map[string]int{}}
+	f := &File{dimScales: map[string]float64{}, rep: newReport(), codepage: "UTF-8"}
 	f.target = &f.entities
 	comments := 0
 	commentUnits := enginev1.Units_UNITS_UNSPECIFIED
 	done := func() (*File, error) {
 		if f.Units == enginev1.Units_UNITS_UNSPECIFIED {
 			f.Units = commentUnits
+		}
+		for _, r := range sc.repairs {
+			f.rep.warn(r.line, "%s", r.message)
 		}
 		return f, nil
 	}
@@ -141,10 +168,23 @@ func Read(content string) (*File, error) {
 		case p.code == 999:
 			if comments == 0 {
 				commentUnits = unitsFromComment(p.value)
+				if f.writer == "" {
+					f.writer = strings.TrimSpace(p.value)
+				}
 			}
 			comments++
 		case p.code == 0 && p.word() == "EOF":
 			return done()
+		case p.code == 0 && p.word() == "ENDSEC":
+			f.rep.warn(p.line, "an ENDSEC outside any section: passed over")
+		case p.code == 9:
+			// A stray ENDSEC ended the HEADER early (dxflib writes one
+			// after $HANDSEED): what follows is still the HEADER.
+			f.rep.warn(p.line, "a HEADER variable after the HEADER's end (a stray ENDSEC before it): read as part of the HEADER")
+			sc.peeked = &p
+			if err := f.readHeader(sc); err != nil {
+				return nil, err
+			}
 		case p.code == 0 && p.word() == "SECTION":
 			name, err := sc.next()
 			if err == io.EOF {
@@ -175,6 +215,73 @@ func Read(content string) (*File, error) {
 			return nil, dxfErrorf(p.line, "expected a SECTION or EOF, found group code %d %q", p.code, clip(p.value))
 		}
 	}
+}
+
+// ReadBytes reads a DXF file from its bytes: its text decoded as it says
+// ($ACADVER and $DWGCODEPAGE; see decodeFile), then read as Read does.
+// The report names the code page, and warns of one it does not know.
+func ReadBytes(raw []byte) (*File, error) {
+	text, enc := decodeFile(raw)
+	f, err := Read(text)
+	if err != nil {
+		return nil, err
+	}
+	f.codepage = enc.codepage
+	if enc.warning != "" {
+		f.rep.warn(1, "%s", enc.warning)
+	}
+	return f, nil
+}
+
+// ReadText reads a DXF file from its text, as a caller that has only
+// text (JSON, a proto string) sends it. Text whose every character is in
+// U+0000–U+00FF may be the file's bytes read as Latin-1, as a client that
+// does not know the file's code page best sends them: when the file's
+// HEADER says its text is not UTF-8 ($DWGCODEPAGE of a file older than
+// AutoCAD 2007), or when those bytes are valid UTF-8 of a file that says
+// it is UTF-8, the characters are taken as bytes and decoded as the file
+// says (see ReadBytes). Otherwise — ASCII, text with characters beyond
+// U+00FF, Latin-1 text of a UTF-8 file — the text is read as it is.
+func ReadText(content string) (*File, error) {
+	raw, ok := latin1Bytes(content)
+	if !ok {
+		return Read(content)
+	}
+	text, enc := decodeFile(raw)
+	if enc.codepage == "UTF-8" && !utf8.Valid(raw) {
+		return Read(content) // Latin-1 text of a UTF-8 file: text already
+	}
+	f, err := Read(text)
+	if err != nil {
+		return nil, err
+	}
+	f.codepage = enc.codepage
+	if enc.warning != "" {
+		f.rep.warn(1, "%s", enc.warning)
+	}
+	return f, nil
+}
+
+// latin1Bytes are the bytes s stands for when it is a file read as
+// Latin-1: ok when it has characters beyond ASCII, none beyond U+00FF.
+func latin1Bytes(s string) ([]byte, bool) {
+	beyond := false
+	for _, r := range s {
+		switch {
+		case r > 0xFF:
+			return nil, false
+		case r >= 0x80:
+			beyond = true
+		}
+	}
+	if !beyond {
+		return nil, false
+	}
+	out := make([]byte, 0, len(s))
+	for _, r := range s {
+		out = append(out, byte(r))
+	}
+	return out, true
 }
 
 // unitsFromComment reads the units from the engine's own leading comment.
@@ -253,6 +360,12 @@ func (f *File) readHeader(sc *dxfScanner) error {
 			}
 		case variable == "$CLAYER" && p.code == 8:
 			f.clayer = strings.TrimSpace(p.value)
+		case variable == "$ACADVER" && p.code == 1:
+			f.version = strings.TrimSpace(p.value)
+		case variable == "$LASTSAVEDBY" && p.code == 1:
+			if w := strings.TrimSpace(p.value); w != "" {
+				f.writer = w
+			}
 		}
 	}
 }
@@ -324,7 +437,7 @@ func (f *File) readTables(sc *dxfScanner) error {
 func (l *dxfLayer) set(p dxfPair) error {
 	switch p.code {
 	case 2:
-		l.name = strings.TrimSpace(p.value)
+		l.name = decodeName(p.value)
 	case 62:
 		n, err := p.int()
 		if err != nil {

@@ -16,22 +16,32 @@ import (
 // DIMENSION and HATCH (see Read for the rules).
 
 // Unmodelled is what the file held that the engine does not model, by
-// type (with the reason in brackets when the type itself is modelled),
-// sorted by type.
+// type: the types preserved as foreign entities, and those dropped, each
+// marked so, sorted by type. (The report says more: see Report.)
 func (f *File) Unmodelled() []*enginev1.UnmodelledEntities {
-	out := make([]*enginev1.UnmodelledEntities, 0, len(f.unmodelled))
-	for k, n := range f.unmodelled {
-		out = append(out, &enginev1.UnmodelledEntities{Type: k, Count: int64(n)})
+	var out []*enginev1.UnmodelledEntities
+	for k, c := range f.rep.counts {
+		if c.Preserved > 0 {
+			out = append(out, &enginev1.UnmodelledEntities{Type: k + " (preserved)", Count: c.Preserved})
+		}
+	}
+	for _, d := range f.rep.dropped {
+		out = append(out, &enginev1.UnmodelledEntities{Type: d.Type + " (dropped: " + d.Reason + ")", Count: d.Count})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
 	return out
 }
 
-// readBlocks reads the BLOCKS section: BLOCK, its entities, ENDBLK.
+// readBlocks reads the BLOCKS section: BLOCK, its entities, ENDBLK. The
+// blocks of model space and of paper-space layouts (*Model_Space,
+// *Paper_Space, *Paper_Space0…) hold entities of the drawing, which are
+// read as those of the ENTITIES section are; every other block whose name
+// the engine can hold is kept, anonymous ones (*D, *U, *X, *T…) included.
 func (f *File) readBlocks(sc *dxfScanner) error {
 	var buf []dxfPair
 	var cur *dxfBlock
 	keep := false
+	defer func() { f.target, f.inBlock, f.layout = &f.entities, "", "" }()
 	for {
 		head, err := sectionPair(sc, "BLOCKS")
 		if err != nil {
@@ -42,7 +52,6 @@ func (f *File) readBlocks(sc *dxfScanner) error {
 		}
 		switch head.word() {
 		case "ENDSEC":
-			f.target = &f.entities
 			return nil
 		case "BLOCK":
 			r, err := readRecord(sc, head, buf)
@@ -61,9 +70,23 @@ func (f *File) readBlocks(sc *dxfScanner) error {
 				}
 			}
 			upper := strings.ToUpper(cur.name)
-			keep = cur.name != "" && upper != "*MODEL_SPACE" && upper != "*PAPER_SPACE" && !strings.HasPrefix(upper, "*D") &&
-				len(cur.name) <= 255 && drawing.CheckLayerName(strings.TrimPrefix(cur.name, "*")) == nil
-			f.target = &cur.entities
+			keep = false
+			switch {
+			case upper == "*MODEL_SPACE":
+				f.target, f.inBlock, f.layout = &f.entities, "", ""
+			case strings.HasPrefix(upper, "*PAPER_SPACE"):
+				f.target, f.inBlock, f.layout = &f.entities, "", defaultLayout
+				if upper != "*PAPER_SPACE" {
+					f.layout = cur.name
+				}
+			default:
+				cur.dimension = strings.HasPrefix(upper, "*D")
+				keep = cur.name != "" && len(cur.name) <= 255 && drawing.CheckLayerName(strings.TrimPrefix(cur.name, "*")) == nil
+				f.target, f.inBlock, f.layout = &cur.entities, cur.name, ""
+				if !keep {
+					f.rep.warn(r.line, "block %q is not kept: the engine cannot hold its name", clip(cur.name))
+				}
+			}
 		case "ENDBLK":
 			r, err := readRecord(sc, head, buf)
 			if err != nil {
@@ -74,37 +97,21 @@ func (f *File) readBlocks(sc *dxfScanner) error {
 				f.blocks = append(f.blocks, *cur)
 			}
 			cur, keep = nil, false
-			f.target = &f.entities
+			f.target, f.inBlock, f.layout = &f.entities, "", ""
 		default:
-			if cur == nil || keep {
-				if cur != nil {
-					f.inBlock = cur.name
-				}
+			if cur != nil && !keep && f.inBlock != "" {
+				// A block the engine cannot hold: its entities are read, and
+				// dropped with the reason.
+				var none []dxfEntity
+				f.target = &none
 				buf, err = f.readEntity(sc, head, buf)
-				f.inBlock = ""
-				if err != nil {
-					return err
+				for _, fe := range none {
+					f.drop(fe.kind, "its block's name cannot be held")
 				}
-				continue
+				f.target = &cur.entities
+			} else {
+				buf, err = f.readEntity(sc, head, buf)
 			}
-			// The graphics of a dimension, model or paper space, or a name
-			// the engine cannot hold: read and drop, counting what paper
-			// space and such blocks held.
-			var none []dxfEntity
-			f.target = &none
-			skipped, um := f.skipped, f.unmodelled
-			f.unmodelled = map[string]int{}
-			buf, err = f.readEntity(sc, head, buf)
-			f.skipped, f.unmodelled = skipped, um
-			switch upper := strings.ToUpper(cur.name); {
-			case upper == "*PAPER_SPACE":
-				f.skip(head.word(), "paper space")
-			case upper != "*MODEL_SPACE" && !strings.HasPrefix(upper, "*D"):
-				f.inBlock = cur.name
-				f.skip(head.word(), "")
-				f.inBlock = ""
-			}
-			f.target = &cur.entities
 			if err != nil {
 				return err
 			}

@@ -87,6 +87,15 @@ type dxfScanner struct {
 	pos    int
 	line   int // lines consumed
 	peeked *dxfPair
+	// repairs are the values the scanner mended (decimal commas), for
+	// the import report.
+	repairs []repair
+}
+
+// repair is a value the scanner mended, and where.
+type repair struct {
+	line    int
+	message string
 }
 
 // next reads the next pair; io.EOF at the end of the text (trailing blank
@@ -108,7 +117,44 @@ func (sc *dxfScanner) next() (dxfPair, error) {
 	if sc.pos >= len(sc.s) {
 		return dxfPair{}, dxfErrorf(codeLine, "group code %d has no value (the file ends)", code)
 	}
-	return dxfPair{code: code, value: sc.readLine(), line: codeLine}, nil
+	value := sc.readLine()
+	if floatCode(code) {
+		if v, ok := decimalComma(value); ok {
+			sc.repairs = append(sc.repairs, repair{codeLine + 1, fmt.Sprintf("the number %q written with a decimal comma: read as %s", clip(value), v)})
+			value = v
+		}
+	}
+	return dxfPair{code: code, value: value, line: codeLine}, nil
+}
+
+// floatCode says whether DXF's group code holds a real number.
+func floatCode(code int) bool {
+	return code >= 10 && code <= 59 || code >= 110 && code <= 149 || code >= 210 && code <= 239 ||
+		code >= 460 && code <= 469 || code >= 1010 && code <= 1059
+}
+
+// decimalComma is a number written with a comma for its decimal point
+// ("0,1"), as some writers in locales that use one do, with the point:
+// ok only for digits, one comma and no point.
+func decimalComma(v string) (string, bool) {
+	t := strings.TrimSpace(v)
+	i := strings.IndexByte(t, ',')
+	if i < 0 || strings.IndexByte(t[i+1:], ',') >= 0 || strings.ContainsAny(t, ".eE") {
+		return "", false
+	}
+	digits := func(s string) bool {
+		for j := 0; j < len(s); j++ {
+			if s[j] < '0' || s[j] > '9' {
+				return false
+			}
+		}
+		return s != ""
+	}
+	intPart := strings.TrimPrefix(strings.TrimPrefix(t[:i], "-"), "+")
+	if !digits(intPart) || !digits(t[i+1:]) {
+		return "", false
+	}
+	return t[:i] + "." + t[i+1:], true
 }
 
 // blankToEnd reports whether only white space is left. It looks no

@@ -102,6 +102,28 @@ func decodeDXFText(s string) string {
 	return b.String()
 }
 
+// decodeName is a name as a file writes it (a layer's), trimmed, with its
+// \U+XXXX escapes (the characters its code page lacks) decoded.
+func decodeName(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.Contains(s, `\U+`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], `\U+`) && len(s) >= i+7 && isHex4(s[i+3:i+7]) {
+			if n, err := strconv.ParseUint(s[i+3:i+7], 16, 32); err == nil && utf8.ValidRune(rune(n)) {
+				b.WriteRune(rune(n))
+				i += 7
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
 func writeTextRune(b *strings.Builder, r rune) {
 	if r < 0x20 || r == 0x7f {
 		r = ' '

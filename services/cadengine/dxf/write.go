@@ -94,14 +94,18 @@ func Write(d *drawing.Document) string {
 	w.pair(3, "txt")
 	w.pair(4, "")
 	w.pair(0, "ENDTAB")
-	if styles := dimStyles(ents); hasDimensions(ents) {
+	if apps := foreignApps(d); hasDimensions(ents) || len(apps) > 0 {
 		// Dimensions name their style and carry their scale as XDATA of
-		// the application ACAD.
-		w.table("APPID", 1)
-		w.pair(0, "APPID")
-		w.pair(2, "ACAD")
-		w.int(70, 0)
+		// the application ACAD; preserved entities may carry others'.
+		w.table("APPID", 1+len(apps))
+		for _, app := range append([]string{"ACAD"}, apps...) {
+			w.pair(0, "APPID")
+			w.pair(2, app)
+			w.int(70, 0)
+		}
 		w.pair(0, "ENDTAB")
+	}
+	if styles := dimStyles(ents); hasDimensions(ents) {
 		w.table("DIMSTYLE", len(styles))
 		for _, s := range styles {
 			w.dimstyle(0, s)
@@ -133,6 +137,11 @@ type dxfWriter struct {
 	v2018 bool
 	owner uint64 // the block record entities are written into (2018)
 	next  uint64 // the next free handle for records the drawing has no handle for
+	// paper is the block record of paper space, where the entities on a
+	// layout go (2018).
+	paper uint64
+	// anon names each entity's anonymous block, by handle (see plan).
+	anon map[uint64]string
 }
 
 // handle takes the next free handle.
@@ -187,13 +196,20 @@ func (w *dxfWriter) table(name string, n int) {
 	w.int(70, n)
 }
 
-// common writes the entity type, handle, layer and style.
+// common writes the entity type, handle, space, layer and style.
 func (w *dxfWriter) common(kind string, h uint64, e *drawing.Entity) {
 	w.pair(0, kind)
 	w.pair(5, drawing.FormatHandle(h))
 	if w.v2018 {
-		w.pair(330, drawing.FormatHandle(w.owner))
+		owner := w.owner
+		if e.Layout != "" && w.paper != 0 {
+			owner = w.paper
+		}
+		w.pair(330, drawing.FormatHandle(owner))
 		w.pair(100, "AcDbEntity")
+	}
+	if e.Layout != "" {
+		w.int(67, 1)
 	}
 	w.pair(8, e.Layer)
 	if lt := strings.ToUpper(e.Linetype); lt != "BYLAYER" {
@@ -267,6 +283,21 @@ func (w *dxfWriter) Entity(e *drawing.Entity) {
 		w.hatchR12(e, g)
 	case drawing.Insert:
 		w.insert(e.Handle, e, g)
+	case drawing.Foreign:
+		switch {
+		case !w.writes(g):
+		case g.Place.IsTranslation():
+			w.foreign(e.Handle, e, g)
+		default:
+			move, scale, angle, mirror := g.Place.Parts()
+			in := drawing.Insert{Name: w.anon[e.Handle], P: move, Scale: scale, Rotation: geom.NormDeg(angle)}
+			if mirror {
+				// A reflection in the line at angle a is the x axis
+				// reversed, then a turn of 2a + 180°.
+				in.Mirror, in.Rotation = true, geom.NormDeg(2*angle+180)
+			}
+			w.insert(e.Handle, e, in)
+		}
 	}
 }
 
@@ -398,7 +429,9 @@ func hasDimensions(ents []*drawing.Entity) bool {
 func (w *dxfWriter) header(d *drawing.Document, ents []*drawing.Entity, version string) geom.Box {
 	var ext geom.Box
 	for _, e := range ents {
-		ext.AddBox(e.Geom.Bounds())
+		if e.Layout == "" { // $EXTMIN/$EXTMAX are model space's
+			ext.AddBox(e.Geom.Bounds())
+		}
 	}
 	if !ext.NonEmpty {
 		ext = geom.Box{NonEmpty: true}

@@ -44,7 +44,7 @@ const (
 // keep their handles; the other records get handles above the document's
 // counter, and $HANDSEED is past them all.
 func Write2018(d *drawing.Document) string {
-	w := &dxfWriter{v2018: true, owner: hModelBR, next: d.NextHandle}
+	w := &dxfWriter{v2018: true, owner: hModelBR, paper: hPaperBR, next: d.NextHandle}
 	ents := d.Entities()
 	layerHandles := map[string]uint64{}
 	for _, l := range d.SortedLayers() {
@@ -140,10 +140,16 @@ func Write2018(d *drawing.Document) string {
 	w.pair(0, "ENDTAB")
 	w.table2018("UCS", hUCSTable, 0)
 	w.pair(0, "ENDTAB")
-	w.table2018("APPID", hAppidTable, 1)
+	apps := foreignApps(d)
+	w.table2018("APPID", hAppidTable, 1+len(apps))
 	w.record("APPID", hAppidACAD, hAppidTable, "AcDbRegAppTableRecord")
 	w.pair(2, "ACAD")
 	w.int(70, 0)
+	for _, app := range apps {
+		w.record("APPID", w.handle(), hAppidTable, "AcDbRegAppTableRecord")
+		w.pair(2, app)
+		w.int(70, 0)
+	}
 	w.pair(0, "ENDTAB")
 
 	w.table2018("DIMSTYLE", hDimstyleTab, len(styles))

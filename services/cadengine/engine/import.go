@@ -22,13 +22,15 @@ const maxImportBytes = 64 << 20
 
 // importFile is a document built from a DXF file, not yet committed.
 type importFile struct {
-	d                 *document
-	imported, skipped int64
-	unmodelled        []*enginev1.UnmodelledEntities
+	d             *document
+	kept, dropped int64
+	unmodelled    []*enginev1.UnmodelledEntities
+	report        *enginev1.ImportReport
 }
 
-// importDXF reads content and builds the new document. Its errors are
-// *dxf.Error for the file and errors wrapping ErrInvalid for the request.
+// importDXF reads the file's text (see dxf.ReadText) and builds the new
+// document. Its errors are *dxf.Error for the file and errors wrapping
+// ErrInvalid for the request.
 func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content string) (*importFile, error) {
 	switch format {
 	case enginev1.ExportFormat_EXPORT_FORMAT_UNSPECIFIED, enginev1.ExportFormat_EXPORT_FORMAT_DXF:
@@ -38,7 +40,7 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 	if len(content) > maxImportBytes {
 		return nil, fmt.Errorf("%w: the file is %d bytes, more than the %d (64 MiB) the engine imports", ErrInvalid, len(content), maxImportBytes)
 	}
-	f, err := dxf.Read(content)
+	f, err := dxf.ReadText(content)
 	if err != nil {
 		return nil, invalid(err)
 	}
@@ -49,8 +51,8 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 	if err := f.Build(d.Document); err != nil {
 		return nil, invalid(err)
 	}
-	imported, skipped := f.Counts()
-	return &importFile{d: d, imported: int64(imported), skipped: int64(skipped), unmodelled: f.Unmodelled()}, nil
+	kept, dropped := f.Counts()
+	return &importFile{d: d, kept: kept, dropped: dropped, unmodelled: f.Unmodelled(), report: f.Report()}, nil
 }
 
 // ImportDocument creates a document from a DXF file (format dxf, or
@@ -81,7 +83,7 @@ func (e *Engine) ImportDocument(ctx context.Context, req *enginev1.ImportDocumen
 		return nil, fmt.Errorf("import document: %w", err)
 	}
 	e.publish(imp.d)
-	return &enginev1.ImportDocumentResponse{Document: imp.d.Info(), Imported: imp.imported, Skipped: imp.skipped, Unmodelled: imp.unmodelled}, nil
+	return &enginev1.ImportDocumentResponse{Document: imp.d.Info(), Imported: imp.kept, Skipped: imp.dropped, Unmodelled: imp.unmodelled, Report: imp.report}, nil
 }
 
 // documentImport is ImportDocument as a tool: a file the engine cannot
@@ -103,5 +105,5 @@ func documentImport(c *call, a *enginev1.DocumentImportArgs) (*enginev1.Document
 		return nil, invalidArgs("/name", reasonInvalid, "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
 	c.created = imp.d
-	return &enginev1.DocumentImportResult{Document: imp.d.Info(), Imported: imp.imported, Skipped: imp.skipped, Unmodelled: imp.unmodelled}, nil
+	return &enginev1.DocumentImportResult{Document: imp.d.Info(), Imported: imp.kept, Skipped: imp.dropped, Unmodelled: imp.unmodelled, Report: imp.report}, nil
 }

@@ -208,13 +208,12 @@ func TestImportMalformed(t *testing.T) {
 		{"no ENDSEC", "0\nSECTION\n2\nENTITIES\n0\nPOINT\n10\n1\n20\n2\n", 10},
 		{"no ENDSEC in header", "0\nSECTION\n2\nHEADER\n9\n$INSUNITS\n70\n4\n", 8},
 		{"garbage at top", "0\nSECTION\n2\nBLOCKS\n0\nENDSEC\n8\nx\n", 7},
-		{"bad number", "0\nSECTION\n2\nENTITIES\n0\nCIRCLE\n10\n1\n20\n2,5\n40\n1\n0\nENDSEC\n0\nEOF\n", 10},
+		{"bad number", "0\nSECTION\n2\nENTITIES\n0\nCIRCLE\n10\n1\n20\n2;5\n40\n1\n0\nENDSEC\n0\nEOF\n", 10},
 		{"infinite number", "0\nSECTION\n2\nENTITIES\n0\nPOINT\n10\n1e999\n0\nENDSEC\n0\nEOF\n", 8},
 		{"NaN", "0\nSECTION\n2\nENTITIES\n0\nPOINT\n10\nNaN\n0\nENDSEC\n0\nEOF\n", 8},
 		{"bad integer", "0\nSECTION\n2\nTABLES\n0\nTABLE\n2\nLAYER\n0\nLAYER\n2\nA\n62\nred\n0\nENDTAB\n0\nENDSEC\n0\nEOF\n", 14},
 		{"bad group code", "0\nSECTION\n2\nENTITIES\n0\nLINE\nten\n1\n0\nENDSEC\n0\nEOF\n", 7},
 		{"entity without code 0", "0\nSECTION\n2\nENTITIES\n8\nA\n0\nENDSEC\n", 5},
-		{"bad layer name", "0\nSECTION\n2\nENTITIES\n0\nPOINT\n8\na<b\n0\nENDSEC\n0\nEOF\n", 5},
 		{"bad vertex", "0\nSECTION\n2\nENTITIES\n0\nPOLYLINE\n66\n1\n0\nVERTEX\n10\n?\n0\nSEQEND\n0\nENDSEC\n0\nEOF\n", 12},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,10 +277,12 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 			"0\nPOINT\n8\nNewLayer\n10\n5\n20\n5\n"+
 			"0\nPOLYLINE\n66\n1\n70\n0\n0\nVERTEX\n10\n0\n20\n0\n0\nVERTEX\n10\n9\n20\n9\n70\n16\n0\nVERTEX\n10\n1\n20\n0\n0\nSEQEND\n"+
 			"0\nMTEXT\n1\nx\n"+
-			// Skipped, and listed by type and reason: a zero-length line,
-			// a circle without radius, an arc in a tilted plane, a
-			// paper-space point, a 3D polyline, a block reference (of a
-			// block the file lacks) with two attributes, empty text.
+			// Preserved as foreign entities, and in the report by type: a
+			// zero-length line, a circle without radius, an arc in a
+			// tilted plane, a 3D polyline, empty text. Kept on a layout:
+			// a paper-space point. Dropped, with the reason: a block
+			// reference (of a block the file lacks) and its two
+			// attributes.
 			"0\nLINE\n10\n1\n20\n1\n11\n1\n21\n1\n"+
 			"0\nCIRCLE\n40\n0\n"+
 			"0\nARC\n40\n1\n50\n0\n51\n90\n210\n1\n220\n0\n230\n1\n"+
@@ -294,12 +295,27 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 		t.Fatalf("document_import = %v", resp.Error)
 	}
 	res := resultObj(resp.ResultJson)
-	if res["imported"] != 7.0 || res["skipped"] != 9.0 {
-		t.Errorf("imported %v, skipped %v; want 7 and 9", res["imported"], res["skipped"])
+	if res["imported"] != 13.0 || res["skipped"] != 3.0 {
+		t.Errorf("imported %v, skipped %v; want 13 kept (7 native, a paper-space point, 5 preserved) and 3 dropped", res["imported"], res["skipped"])
 	}
-	wantUnmodelled := `[{"count":1,"type":"ARC (3D)"},{"count":2,"type":"ATTRIB"},{"count":1,"type":"CIRCLE (degenerate)"},{"count":1,"type":"INSERT (missing block)"},{"count":1,"type":"LINE (degenerate)"},{"count":1,"type":"POINT (paper space)"},{"count":1,"type":"POLYLINE (3D)"},{"count":1,"type":"TEXT (degenerate)"}]`
-	if got := js(res["unmodelled"]); got != wantUnmodelled {
-		t.Errorf("unmodelled = %s, want %s", got, wantUnmodelled)
+	report := res["report"].(obj)
+	wantCounts := `{"ARC":{"dropped":0,"imported":1,"preserved":1},"ATTRIB":{"dropped":2,"imported":0,"preserved":0},"CIRCLE":{"dropped":0,"imported":0,"preserved":1},"ELLIPSE":{"dropped":0,"imported":1,"preserved":0},"INSERT":{"dropped":1,"imported":0,"preserved":0},"LINE":{"dropped":0,"imported":0,"preserved":1},"LWPOLYLINE":{"dropped":0,"imported":1,"preserved":0},"MTEXT":{"dropped":0,"imported":1,"preserved":0},"POINT":{"dropped":0,"imported":2,"preserved":0},"POLYLINE":{"dropped":0,"imported":1,"preserved":1},"TEXT":{"dropped":0,"imported":1,"preserved":1}}`
+	if got := js(report["entities"]); got != wantCounts {
+		t.Errorf("report.entities = %s, want %s", got, wantCounts)
+	}
+	for _, d := range report["dropped"].([]any) {
+		if d.(obj)["reason"] == "" {
+			t.Errorf("dropped without a reason: %s", js(d))
+		}
+	}
+	var warnings []string
+	for _, w := range report["warnings"].([]any) {
+		warnings = append(warnings, w.(obj)["message"].(string))
+	}
+	for _, want := range []string{`layer "XREF|walls" renamed "XREF_walls"`, "LINE preserved as a foreign entity", "degenerate (zero length)", "3D (its extrusion direction is not ±Z)", "a 3D polyline"} {
+		if !strings.Contains(strings.Join(warnings, "\n"), want) {
+			t.Errorf("report.warnings = %q, want one saying %s", warnings, want)
+		}
 	}
 	doc := res["document"].(obj)
 	f := &fixture{t: t, e: e, doc: doc["document_id"].(string)}
@@ -312,19 +328,33 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 		layers = append(layers, layerState(l))
 	}
 	want := []string{
-		js([]any{"0", 7, "Continuous", true, false, false, 5}),
+		js([]any{"0", 7, "Continuous", true, false, false, 11}),
 		js([]any{"frozen", 3, "Continuous", true, true, false, 0}),
+		js([]any{"XREF_walls", 1, "Continuous", true, false, false, 0}),
 		js([]any{"Off", 5, "Continuous", false, false, true, 1}),
 		js([]any{"NewLayer", 7, "Continuous", true, false, false, 1}),
 	}
 	if js(layers) != js(want) {
 		t.Errorf("layers =\n%s\nwant\n%s", strings.Join(layers, "\n"), strings.Join(want, "\n"))
 	}
-	if l := info.Layers[2]; l.Lineweight != 50 {
+	if l := info.Layers[3]; l.Lineweight != 50 {
 		t.Errorf("layer Off lineweight = %d, want 50", l.Lineweight)
 	}
 
-	ents := f.entities()
+	ents := f.entities() // model space: the paper-space point is on its layout
+	if len(ents) != 12 {
+		t.Fatalf("%d entities in model space, want 12", len(ents))
+	}
+	paper := f.ok(enginev1.ToolEntityList, obj{"layout": "Layout1"})["entities"].([]any)
+	if len(paper) != 1 || paper[0].(obj)["type"] != "point" || paper[0].(obj)["handle"] != "10A" {
+		t.Errorf("Layout1 = %s, want the paper-space point, handle 10A", js(paper))
+	}
+	for i, typ := range []string{"LINE", "CIRCLE", "ARC", "POLYLINE", "TEXT"} {
+		e := ents[7+i]
+		if e["type"] != "foreign" || e["dxf_type"] != typ {
+			t.Errorf("entity %d = %s, want a preserved %s", 7+i, js(e), typ)
+		}
+	}
 	arc := ents[0]
 	if arc["layer"] != "Off" || !nearPt(pt(arc["center"]), [2]float64{-1, 0}) || arc["start_angle"] != 90.0 || arc["end_angle"] != 180.0 {
 		t.Errorf("mirrored arc = %s, want centre (-1, 0) from 90° to 180° on layer Off", js(arc))
@@ -351,7 +381,7 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 		t.Errorf("mtext = %s, want the text x", js(m))
 	}
 	for i, e := range ents {
-		if want := []string{"100", "101", "102", "103", "104", "105", "106"}[i]; e["handle"] != want {
+		if want := []string{"100", "101", "102", "103", "104", "105", "106", "107", "108", "109", "10B", "10C"}[i]; e["handle"] != want {
 			t.Errorf("entity %d handle = %v, want %s", i, e["handle"], want)
 		}
 	}
@@ -418,8 +448,10 @@ func TestImportEzdxfFile(t *testing.T) {
 	e := newEngine(t, nil)
 	f := importDXF(t, e, "ezdxf", string(data))
 	info := f.info()
-	if info.Units != enginev1.Units_UNITS_MM || info.CurrentLayer != "walls" || info.EntityCount != 12 {
-		t.Errorf("document = units %v, current %q, %d entities; want mm, walls, 12", info.Units, info.CurrentLayer, info.EntityCount)
+	// 12 native, 2 preserved (the spline, the 3D polyline), a line on a
+	// layout.
+	if info.Units != enginev1.Units_UNITS_MM || info.CurrentLayer != "walls" || info.EntityCount != 15 {
+		t.Errorf("document = units %v, current %q, %d entities; want mm, walls, 15", info.Units, info.CurrentLayer, info.EntityCount)
 	}
 	layers := map[string]*enginev1.Layer{}
 	for _, l := range info.Layers {
@@ -466,23 +498,26 @@ func TestImportEzdxfFile(t *testing.T) {
 	if text["text"] != "Ø 25 ° Ü" || text["height"] != 1.5 || text["rotation"] != 30.0 || !nearPt(pt(text["insertion"]), [2]float64{5, 20}) {
 		t.Errorf("text = %s", js(text))
 	}
-	for typ, n := range map[string]int{"line": 1, "circle": 1, "arc": 1, "point": 1, "polyline": 3, "ellipse": 2, "text": 1, "mtext": 1, "insert": 1} {
+	for typ, n := range map[string]int{"line": 1, "circle": 1, "arc": 1, "point": 1, "polyline": 3, "ellipse": 2, "text": 1, "mtext": 1, "insert": 1, "foreign": 2} {
 		if len(byType[typ]) != n {
 			t.Errorf("%d %s entities, want %d", len(byType[typ]), typ, n)
 		}
 	}
 
-	// Skipped, and listed: SPLINE, the 3D polyline and the paper-space
-	// line.
+	// Preserved, and in the report: the SPLINE and the 3D polyline; the
+	// paper-space line is kept on its layout.
 	resp := callTool(t, e, "", enginev1.ToolDocumentImport, obj{"format": "dxf", "content": string(data)})
-	if !resp.Ok || resultObj(resp.ResultJson)["skipped"] != 3.0 || js(resultObj(resp.ResultJson)["unmodelled"]) != `[{"count":1,"type":"LINE (paper space)"},{"count":1,"type":"POLYLINE (3D)"},{"count":1,"type":"SPLINE"}]` {
-		t.Errorf("document_import of the ezdxf file = %v, want 3 skipped and listed", resp)
+	report, _ := resultObj(resp.ResultJson)["report"].(obj)
+	if !resp.Ok || resultObj(resp.ResultJson)["skipped"] != 0.0 || js(report["entities"].(obj)["SPLINE"]) != `{"dropped":0,"imported":0,"preserved":1}` ||
+		js(report["entities"].(obj)["POLYLINE"]) != `{"dropped":0,"imported":1,"preserved":1}` || report["version"] != "AC1024" || report["writer"] != "ezdxf" {
+		t.Errorf("document_import of the ezdxf file = %v, want the spline and the 3D polyline preserved", resp)
 	}
 
 	// The engine's export of it reads back in ezdxf, in R12 (where the
-	// multi-line text is a TEXT) and 2018.
-	checkWithEzdxf(t, exportWith(t, f, "dxf", obj{"dxf_version": "r12"}), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 2, "POLYLINE": 5, "INSERT": 1})
-	checkWithEzdxf(t, exportOf(t, f, "dxf"), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 1, "MTEXT": 1, "LWPOLYLINE": 3, "ELLIPSE": 2, "INSERT": 1})
+	// multi-line text is a TEXT, and the spline, which R12 lacks, is left
+	// out) and 2018, with the preserved entities written back as read.
+	checkWithEzdxf(t, exportWith(t, f, "dxf", obj{"dxf_version": "r12"}), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 2, "POLYLINE": 6, "INSERT": 1})
+	checkWithEzdxf(t, exportOf(t, f, "dxf"), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 1, "MTEXT": 1, "LWPOLYLINE": 3, "ELLIPSE": 2, "INSERT": 1, "SPLINE": 1, "POLYLINE": 1})
 
 	t.Run("fresh", func(t *testing.T) {
 		py := ezdxftest.Python(t)

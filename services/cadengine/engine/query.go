@@ -56,7 +56,7 @@ func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult
 	res := &enginev1.EntityListResult{}
 	var last uint64
 	c.d.Each(0, func(e *drawing.Entity) bool {
-		if len(types) > 0 && !types[e.Geom.Kind()] || len(layers) > 0 && !layers[e.Layer] {
+		if e.Layout != a.GetLayout() || len(types) > 0 && !types[e.Geom.Kind()] || len(layers) > 0 && !layers[e.Layer] {
 			return true
 		}
 		if win.NonEmpty && !e.Geom.Bounds().Inside(win) {
@@ -77,17 +77,17 @@ func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult
 	return res, nil
 }
 
-// selectionWindow selects, in handle order, the entities whose extents lie
-// inside the window or, with crossing, that have a point inside it. As in
-// CAD programs, entities on layers that are off or frozen are not
-// selectable. Text extents are estimated (see textCharWidth).
+// selectionWindow selects, in handle order, the model-space entities whose
+// extents lie inside the window or, with crossing, that have a point
+// inside it. As in CAD programs, entities on layers that are off or frozen
+// are not selectable. Text extents are estimated (see textCharWidth).
 func selectionWindow(c *call, a *enginev1.SelectionWindowArgs) (*enginev1.SelectionWindowResult, error) {
 	w := windowBox(a.X1, a.Y1, a.X2, a.Y2)
 	res := &enginev1.SelectionWindowResult{Handles: []string{}}
 	budget := c.budget()
 	var err error
 	c.d.Each(0, func(e *drawing.Entity) bool {
-		if l := c.d.Layer(e.Layer); l == nil || !l.On || l.Frozen {
+		if l := c.d.Layer(e.Layer); e.Layout != "" || l == nil || !l.On || l.Frozen {
 			return true
 		}
 		var in bool
@@ -145,7 +145,8 @@ func primFirst(p any) geom.Vec {
 }
 
 // boundingBox measures exact extents (arcs and ellipses by their extreme
-// points, text by its estimated box).
+// points, text by its estimated box) of the entities named, or of model
+// space.
 func boundingBox(c *call, a *enginev1.AnalysisBoundingBoxArgs) (*enginev1.AnalysisBoundingBoxResult, error) {
 	var b geom.Box
 	n := 0
@@ -164,8 +165,10 @@ func boundingBox(c *call, a *enginev1.AnalysisBoundingBoxArgs) (*enginev1.Analys
 		}
 	} else {
 		c.d.Each(0, func(e *drawing.Entity) bool {
-			b.AddBox(e.Geom.Bounds())
-			n++
+			if e.Layout == "" { // model space's extents
+				b.AddBox(e.Geom.Bounds())
+				n++
+			}
 			return true
 		})
 	}

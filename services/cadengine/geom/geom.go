@@ -321,3 +321,33 @@ func (x Xform) Then(y Xform) Xform {
 
 // Identity is the transform that changes nothing.
 func Identity() Xform { return Translate(Vec{}) }
+
+// Parts are the parts of a similarity, which applied in turn make it:
+// scale by scale about the origin, then turn by angle degrees about it
+// (or, when mirror, reflect in the line through it at angle degrees),
+// then move by move. [Similarity] puts them back together.
+func (x Xform) Parts() (move Vec, scale, angle float64, mirror bool) {
+	if x.Mirror {
+		return x.t, x.Scale, x.axis, true
+	}
+	return x.t, x.Scale, x.rot, false
+}
+
+// Similarity is the transform of the given parts (see [Xform.Parts]).
+func Similarity(move Vec, scale, angle float64, mirror bool) Xform {
+	turn := RotateAbout(Vec{}, angle)
+	if mirror {
+		s2, c2 := SinCosDeg(2 * angle)
+		turn = Xform{m: [2][2]float64{{c2, s2}, {s2, -c2}}, Scale: 1, Mirror: true, axis: angle}
+	}
+	return ScaleAbout(Vec{}, scale).Then(turn).Then(Translate(move))
+}
+
+// IsTranslation reports whether x only moves: no turn, scale or
+// reflection.
+func (x Xform) IsTranslation() bool {
+	return x.m == [2][2]float64{{1, 0}, {0, 1}} && !x.Mirror
+}
+
+// Move is where x takes the origin: its translation.
+func (x Xform) Move() Vec { return x.t }

@@ -70,9 +70,9 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.B
 	if err != nil {
 		return nil, drawing.Sheet{}, err
 	}
-	visible := func(e *drawing.Entity) bool {
+	visible := func(e *drawing.Entity) bool { // model space, on a layer shown
 		l := d.Layer(e.Layer)
-		return l != nil && l.On && !l.Frozen
+		return e.Layout == "" && l != nil && l.On && !l.Frozen
 	}
 	var ext geom.Box
 	var shown []*drawing.Entity

@@ -35,9 +35,9 @@ func Write(d *drawing.Document) string {
 // the context's error.
 func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.Budget) (string, error) {
 	ents := d.Entities()
-	visible := func(e *drawing.Entity) bool {
+	visible := func(e *drawing.Entity) bool { // model space, on a layer shown
 		l := d.Layer(e.Layer)
-		return l != nil && l.On && !l.Frozen
+		return e.Layout == "" && l != nil && l.On && !l.Frozen
 	}
 	var ext geom.Box
 	var shown []*drawing.Entity

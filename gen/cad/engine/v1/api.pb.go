@@ -1080,7 +1080,10 @@ type ImportDocumentRequest struct {
 	Name *string `protobuf:"bytes,1,opt,name=name,proto3,oneof" json:"name,omitempty"`
 	// dxf.
 	Format ExportFormat `protobuf:"varint,2,opt,name=format,proto3,enum=cad.engine.v1.ExportFormat" json:"format,omitempty"`
-	// The file's text.
+	// The file's text. A file of R12 to 2004 in a legacy code page
+	// ($DWGCODEPAGE) may come read as Latin-1 (every character U+0000 to
+	// U+00FF standing for a byte): the engine then decodes it as the file
+	// says.
 	Content       string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1147,7 +1150,9 @@ type ImportDocumentResponse struct {
 	// Entities not imported.
 	Skipped int64 `protobuf:"varint,3,opt,name=skipped,proto3" json:"skipped,omitempty"`
 	// What the file held that the engine does not model, by type.
-	Unmodelled    []*UnmodelledEntities `protobuf:"bytes,4,rep,name=unmodelled,proto3" json:"unmodelled,omitempty"`
+	Unmodelled []*UnmodelledEntities `protobuf:"bytes,4,rep,name=unmodelled,proto3" json:"unmodelled,omitempty"`
+	// What became of each of the file's entities.
+	Report        *ImportReport `protobuf:"bytes,5,opt,name=report,proto3" json:"report,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1206,6 +1211,13 @@ func (x *ImportDocumentResponse) GetSkipped() int64 {
 func (x *ImportDocumentResponse) GetUnmodelled() []*UnmodelledEntities {
 	if x != nil {
 		return x.Unmodelled
+	}
+	return nil
+}
+
+func (x *ImportDocumentResponse) GetReport() *ImportReport {
+	if x != nil {
+		return x.Report
 	}
 	return nil
 }
@@ -1534,14 +1546,15 @@ const file_cad_engine_v1_api_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tB\a\x92\xb5\x18\x03(\xc8\x01H\x00R\x04name\x88\x01\x01\x123\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x18\n" +
 	"\acontent\x18\x03 \x01(\tR\acontentB\a\n" +
-	"\x05_name\"\xca\x01\n" +
+	"\x05_name\"\xff\x01\n" +
 	"\x16ImportDocumentResponse\x127\n" +
 	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\x12\x1a\n" +
 	"\bimported\x18\x02 \x01(\x03R\bimported\x12\x18\n" +
 	"\askipped\x18\x03 \x01(\x03R\askipped\x12A\n" +
 	"\n" +
 	"unmodelled\x18\x04 \x03(\v2!.cad.engine.v1.UnmodelledEntitiesR\n" +
-	"unmodelled\"@\n" +
+	"unmodelled\x123\n" +
+	"\x06report\x18\x05 \x01(\v2\x1b.cad.engine.v1.ImportReportR\x06report\"@\n" +
 	"\x13GetOperationRequest\x12)\n" +
 	"\foperation_id\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\voperationId\"N\n" +
 	"\x14GetOperationResponse\x126\n" +
@@ -1620,7 +1633,8 @@ var file_cad_engine_v1_api_proto_goTypes = []any{
 	(ExportFormat)(0),               // 25: cad.engine.v1.ExportFormat
 	(*ExportOptions)(nil),           // 26: cad.engine.v1.ExportOptions
 	(*UnmodelledEntities)(nil),      // 27: cad.engine.v1.UnmodelledEntities
-	(*Operation)(nil),               // 28: cad.engine.v1.Operation
+	(*ImportReport)(nil),            // 28: cad.engine.v1.ImportReport
+	(*Operation)(nil),               // 29: cad.engine.v1.Operation
 }
 var file_cad_engine_v1_api_proto_depIdxs = []int32{
 	21, // 0: cad.engine.v1.CallToolRequest.args:type_name -> google.protobuf.Struct
@@ -1640,13 +1654,14 @@ var file_cad_engine_v1_api_proto_depIdxs = []int32{
 	25, // 14: cad.engine.v1.ImportDocumentRequest.format:type_name -> cad.engine.v1.ExportFormat
 	24, // 15: cad.engine.v1.ImportDocumentResponse.document:type_name -> cad.engine.v1.DocumentInfo
 	27, // 16: cad.engine.v1.ImportDocumentResponse.unmodelled:type_name -> cad.engine.v1.UnmodelledEntities
-	28, // 17: cad.engine.v1.GetOperationResponse.operation:type_name -> cad.engine.v1.Operation
-	28, // 18: cad.engine.v1.GetSystemStatusResponse.recent_operations:type_name -> cad.engine.v1.Operation
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	28, // 17: cad.engine.v1.ImportDocumentResponse.report:type_name -> cad.engine.v1.ImportReport
+	29, // 18: cad.engine.v1.GetOperationResponse.operation:type_name -> cad.engine.v1.Operation
+	29, // 19: cad.engine.v1.GetSystemStatusResponse.recent_operations:type_name -> cad.engine.v1.Operation
+	20, // [20:20] is the sub-list for method output_type
+	20, // [20:20] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_api_proto_init() }

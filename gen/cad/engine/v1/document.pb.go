@@ -51,6 +51,10 @@ const (
 	// A block reference: a block's entities placed with a position, a scale
 	// and a rotation.
 	EntityType_ENTITY_TYPE_INSERT EntityType = 11
+	// An entity of a DXF type the engine does not model (3D solids, meshes,
+	// MLINE…), preserved as the file had it and written back on DXF export;
+	// see dxf_type and extents.
+	EntityType_ENTITY_TYPE_FOREIGN EntityType = 12
 )
 
 // Enum value maps for EntityType.
@@ -68,6 +72,7 @@ var (
 		9:  "ENTITY_TYPE_DIMENSION",
 		10: "ENTITY_TYPE_HATCH",
 		11: "ENTITY_TYPE_INSERT",
+		12: "ENTITY_TYPE_FOREIGN",
 	}
 	EntityType_value = map[string]int32{
 		"ENTITY_TYPE_UNSPECIFIED": 0,
@@ -82,6 +87,7 @@ var (
 		"ENTITY_TYPE_DIMENSION":   9,
 		"ENTITY_TYPE_HATCH":       10,
 		"ENTITY_TYPE_INSERT":      11,
+		"ENTITY_TYPE_FOREIGN":     12,
 	}
 )
 
@@ -696,7 +702,14 @@ type Entity struct {
 	// An insert is mirrored (the block's x axis reversed before the rotation).
 	Mirrored *bool `protobuf:"varint,33,opt,name=mirrored,proto3,oneof" json:"mirrored,omitempty"`
 	// An insert's grid (DXF's MINSERT); absent for a single copy.
-	Grid          *InsertGrid `protobuf:"bytes,34,opt,name=grid,proto3,oneof" json:"grid,omitempty"`
+	Grid *InsertGrid `protobuf:"bytes,34,opt,name=grid,proto3,oneof" json:"grid,omitempty"`
+	// The paper-space layout the entity is on; absent in model space.
+	Layout *string `protobuf:"bytes,35,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	// A foreign entity's DXF type ("3DSOLID", "MLINE").
+	DxfType *string `protobuf:"bytes,36,opt,name=dxf_type,json=dxfType,proto3,oneof" json:"dxf_type,omitempty"`
+	// A foreign entity's extents, where its group codes say them; absent
+	// for one with no points (an ACIS solid).
+	Extents       *Extents `protobuf:"bytes,37,opt,name=extents,proto3,oneof" json:"extents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -948,6 +961,100 @@ func (x *Entity) GetGrid() *InsertGrid {
 	return nil
 }
 
+func (x *Entity) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
+func (x *Entity) GetDxfType() string {
+	if x != nil && x.DxfType != nil {
+		return *x.DxfType
+	}
+	return ""
+}
+
+func (x *Entity) GetExtents() *Extents {
+	if x != nil {
+		return x.Extents
+	}
+	return nil
+}
+
+// Extents are an axis-aligned box, in document units.
+type Extents struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Lower-left X.
+	MinX float64 `protobuf:"fixed64,1,opt,name=min_x,json=minX,proto3" json:"min_x,omitempty"`
+	// Lower-left Y.
+	MinY float64 `protobuf:"fixed64,2,opt,name=min_y,json=minY,proto3" json:"min_y,omitempty"`
+	// Upper-right X.
+	MaxX float64 `protobuf:"fixed64,3,opt,name=max_x,json=maxX,proto3" json:"max_x,omitempty"`
+	// Upper-right Y.
+	MaxY          float64 `protobuf:"fixed64,4,opt,name=max_y,json=maxY,proto3" json:"max_y,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Extents) Reset() {
+	*x = Extents{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Extents) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Extents) ProtoMessage() {}
+
+func (x *Extents) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Extents.ProtoReflect.Descriptor instead.
+func (*Extents) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Extents) GetMinX() float64 {
+	if x != nil {
+		return x.MinX
+	}
+	return 0
+}
+
+func (x *Extents) GetMinY() float64 {
+	if x != nil {
+		return x.MinY
+	}
+	return 0
+}
+
+func (x *Extents) GetMaxX() float64 {
+	if x != nil {
+		return x.MaxX
+	}
+	return 0
+}
+
+func (x *Extents) GetMaxY() float64 {
+	if x != nil {
+		return x.MaxY
+	}
+	return 0
+}
+
 // InsertGrid places a block in columns and rows (DXF's MINSERT): the copy
 // in column i and row j is moved by (i × column_spacing, j × row_spacing)
 // turned by the insert's rotation (the spacing is not scaled).
@@ -967,7 +1074,7 @@ type InsertGrid struct {
 
 func (x *InsertGrid) Reset() {
 	*x = InsertGrid{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -979,7 +1086,7 @@ func (x *InsertGrid) String() string {
 func (*InsertGrid) ProtoMessage() {}
 
 func (x *InsertGrid) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -992,7 +1099,7 @@ func (x *InsertGrid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertGrid.ProtoReflect.Descriptor instead.
 func (*InsertGrid) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *InsertGrid) GetColumns() int64 {
@@ -1045,7 +1152,7 @@ type DimensionBinding struct {
 
 func (x *DimensionBinding) Reset() {
 	*x = DimensionBinding{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1057,7 +1164,7 @@ func (x *DimensionBinding) String() string {
 func (*DimensionBinding) ProtoMessage() {}
 
 func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1070,7 +1177,7 @@ func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DimensionBinding.ProtoReflect.Descriptor instead.
 func (*DimensionBinding) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DimensionBinding) GetSlot() DimensionSlot {
@@ -1150,7 +1257,7 @@ type Dimension struct {
 
 func (x *Dimension) Reset() {
 	*x = Dimension{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1162,7 +1269,7 @@ func (x *Dimension) String() string {
 func (*Dimension) ProtoMessage() {}
 
 func (x *Dimension) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1175,7 +1282,7 @@ func (x *Dimension) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dimension.ProtoReflect.Descriptor instead.
 func (*Dimension) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Dimension) GetKind() DimensionKind {
@@ -1287,7 +1394,7 @@ type HatchLoop struct {
 
 func (x *HatchLoop) Reset() {
 	*x = HatchLoop{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1299,7 +1406,7 @@ func (x *HatchLoop) String() string {
 func (*HatchLoop) ProtoMessage() {}
 
 func (x *HatchLoop) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1312,7 +1419,7 @@ func (x *HatchLoop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HatchLoop.ProtoReflect.Descriptor instead.
 func (*HatchLoop) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *HatchLoop) GetPoints() []*Vertex {
@@ -1363,7 +1470,7 @@ type Hatch struct {
 
 func (x *Hatch) Reset() {
 	*x = Hatch{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1375,7 +1482,7 @@ func (x *Hatch) String() string {
 func (*Hatch) ProtoMessage() {}
 
 func (x *Hatch) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1388,7 +1495,7 @@ func (x *Hatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hatch.ProtoReflect.Descriptor instead.
 func (*Hatch) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Hatch) GetPattern() string {
@@ -1448,7 +1555,7 @@ type ExportOptions struct {
 
 func (x *ExportOptions) Reset() {
 	*x = ExportOptions{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1460,7 +1567,7 @@ func (x *ExportOptions) String() string {
 func (*ExportOptions) ProtoMessage() {}
 
 func (x *ExportOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1473,7 +1580,7 @@ func (x *ExportOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportOptions.ProtoReflect.Descriptor instead.
 func (*ExportOptions) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ExportOptions) GetDxfVersion() DxfVersion {
@@ -1504,6 +1611,294 @@ func (x *ExportOptions) GetDpi() int32 {
 	return 0
 }
 
+// ImportReport says what became of every entity of an imported file
+// (DESIGN §10): each became a native entity, a preserved (foreign) one,
+// or was dropped with a reason, never silently.
+type ImportReport struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// By DXF type ("LINE", "3DSOLID"), how many entities of the file's
+	// model space, paper space and blocks went each way.
+	Entities map[string]*ImportCounts `protobuf:"bytes,1,rep,name=entities,proto3" json:"entities,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// What was dropped, by type and reason.
+	Dropped []*DroppedEntities `protobuf:"bytes,2,rep,name=dropped,proto3" json:"dropped,omitempty"`
+	// What was repaired, decoded or passed over while reading, by line.
+	Warnings []*ImportWarning `protobuf:"bytes,3,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// The units the file names ($INSUNITS); absent when it names none.
+	Units *Units `protobuf:"varint,4,opt,name=units,proto3,enum=cad.engine.v1.Units,oneof" json:"units,omitempty"`
+	// The file's DXF version as it writes it ($ACADVER: "AC1032"); empty
+	// when it has none.
+	Version string `protobuf:"bytes,5,opt,name=version,proto3" json:"version,omitempty"`
+	// The program that wrote the file, as far as the file says
+	// ($LASTSAVEDBY, its first comment); empty when it does not.
+	Writer string `protobuf:"bytes,6,opt,name=writer,proto3" json:"writer,omitempty"`
+	// The code page the file's text was read in ("UTF-8", "ANSI_1251").
+	Codepage      string `protobuf:"bytes,7,opt,name=codepage,proto3" json:"codepage,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportReport) Reset() {
+	*x = ImportReport{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportReport) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportReport) ProtoMessage() {}
+
+func (x *ImportReport) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportReport.ProtoReflect.Descriptor instead.
+func (*ImportReport) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ImportReport) GetEntities() map[string]*ImportCounts {
+	if x != nil {
+		return x.Entities
+	}
+	return nil
+}
+
+func (x *ImportReport) GetDropped() []*DroppedEntities {
+	if x != nil {
+		return x.Dropped
+	}
+	return nil
+}
+
+func (x *ImportReport) GetWarnings() []*ImportWarning {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
+func (x *ImportReport) GetUnits() Units {
+	if x != nil && x.Units != nil {
+		return *x.Units
+	}
+	return Units_UNITS_UNSPECIFIED
+}
+
+func (x *ImportReport) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *ImportReport) GetWriter() string {
+	if x != nil {
+		return x.Writer
+	}
+	return ""
+}
+
+func (x *ImportReport) GetCodepage() string {
+	if x != nil {
+		return x.Codepage
+	}
+	return ""
+}
+
+// ImportCounts are how many entities of one DXF type went each way.
+type ImportCounts struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Became native entities.
+	Imported int64 `protobuf:"varint,1,opt,name=imported,proto3" json:"imported,omitempty"`
+	// Were preserved as foreign entities.
+	Preserved int64 `protobuf:"varint,2,opt,name=preserved,proto3" json:"preserved,omitempty"`
+	// Were dropped (see ImportReport.dropped for why).
+	Dropped       int64 `protobuf:"varint,3,opt,name=dropped,proto3" json:"dropped,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportCounts) Reset() {
+	*x = ImportCounts{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportCounts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportCounts) ProtoMessage() {}
+
+func (x *ImportCounts) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportCounts.ProtoReflect.Descriptor instead.
+func (*ImportCounts) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ImportCounts) GetImported() int64 {
+	if x != nil {
+		return x.Imported
+	}
+	return 0
+}
+
+func (x *ImportCounts) GetPreserved() int64 {
+	if x != nil {
+		return x.Preserved
+	}
+	return 0
+}
+
+func (x *ImportCounts) GetDropped() int64 {
+	if x != nil {
+		return x.Dropped
+	}
+	return 0
+}
+
+// DroppedEntities are entities of one type dropped for one reason.
+type DroppedEntities struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The DXF type.
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// How many.
+	Count int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	// Why, for people.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DroppedEntities) Reset() {
+	*x = DroppedEntities{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DroppedEntities) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DroppedEntities) ProtoMessage() {}
+
+func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DroppedEntities.ProtoReflect.Descriptor instead.
+func (*DroppedEntities) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *DroppedEntities) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *DroppedEntities) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *DroppedEntities) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// ImportWarning is something the reader repaired or passed over.
+type ImportWarning struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The 1-based line of the file.
+	Line int64 `protobuf:"varint,1,opt,name=line,proto3" json:"line,omitempty"`
+	// What it did, for people.
+	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportWarning) Reset() {
+	*x = ImportWarning{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportWarning) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportWarning) ProtoMessage() {}
+
+func (x *ImportWarning) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportWarning.ProtoReflect.Descriptor instead.
+func (*ImportWarning) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ImportWarning) GetLine() int64 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *ImportWarning) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 // UnmodelledEntities counts what a file held that the engine does not
 // model: it is not imported, and never dropped silently.
 type UnmodelledEntities struct {
@@ -1519,7 +1914,7 @@ type UnmodelledEntities struct {
 
 func (x *UnmodelledEntities) Reset() {
 	*x = UnmodelledEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1531,7 +1926,7 @@ func (x *UnmodelledEntities) String() string {
 func (*UnmodelledEntities) ProtoMessage() {}
 
 func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1544,7 +1939,7 @@ func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnmodelledEntities.ProtoReflect.Descriptor instead.
 func (*UnmodelledEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UnmodelledEntities) GetType() string {
@@ -1586,7 +1981,7 @@ type Layer struct {
 
 func (x *Layer) Reset() {
 	*x = Layer{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1598,7 +1993,7 @@ func (x *Layer) String() string {
 func (*Layer) ProtoMessage() {}
 
 func (x *Layer) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1611,7 +2006,7 @@ func (x *Layer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Layer.ProtoReflect.Descriptor instead.
 func (*Layer) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Layer) GetName() string {
@@ -1688,14 +2083,17 @@ type DocumentInfo struct {
 	// The layer new entities go to by default.
 	CurrentLayer string `protobuf:"bytes,7,opt,name=current_layer,json=currentLayer,proto3" json:"current_layer,omitempty"`
 	// Every layer.
-	Layers        []*Layer `protobuf:"bytes,8,rep,name=layers,proto3" json:"layers,omitempty"`
+	Layers []*Layer `protobuf:"bytes,8,rep,name=layers,proto3" json:"layers,omitempty"`
+	// Only in the answer to an import: what became of each of the file's
+	// entities.
+	Report        *ImportReport `protobuf:"bytes,9,opt,name=report,proto3,oneof" json:"report,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DocumentInfo) Reset() {
 	*x = DocumentInfo{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1707,7 +2105,7 @@ func (x *DocumentInfo) String() string {
 func (*DocumentInfo) ProtoMessage() {}
 
 func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1720,7 +2118,7 @@ func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentInfo.ProtoReflect.Descriptor instead.
 func (*DocumentInfo) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DocumentInfo) GetDocumentId() string {
@@ -1779,6 +2177,13 @@ func (x *DocumentInfo) GetLayers() []*Layer {
 	return nil
 }
 
+func (x *DocumentInfo) GetReport() *ImportReport {
+	if x != nil {
+		return x.Report
+	}
+	return nil
+}
+
 var File_cad_engine_v1_document_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_document_proto_rawDesc = "" +
@@ -1791,7 +2196,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
 	"\x05bulge\x18\x03 \x01(\x01H\x00R\x05bulge\x88\x01\x01B\b\n" +
-	"\x06_bulge\"\xe1\v\n" +
+	"\x06_bulge\"\xf9\f\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
@@ -1829,7 +2234,10 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x05block\x18\x1f \x01(\tH\x14R\x05block\x88\x01\x01\x12\x19\n" +
 	"\x05scale\x18  \x01(\x01H\x15R\x05scale\x88\x01\x01\x12\x1f\n" +
 	"\bmirrored\x18! \x01(\bH\x16R\bmirrored\x88\x01\x01\x122\n" +
-	"\x04grid\x18\" \x01(\v2\x19.cad.engine.v1.InsertGridH\x17R\x04grid\x88\x01\x01B\b\n" +
+	"\x04grid\x18\" \x01(\v2\x19.cad.engine.v1.InsertGridH\x17R\x04grid\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18# \x01(\tH\x18R\x06layout\x88\x01\x01\x12\x1e\n" +
+	"\bdxf_type\x18$ \x01(\tH\x19R\adxfType\x88\x01\x01\x125\n" +
+	"\aextents\x18% \x01(\v2\x16.cad.engine.v1.ExtentsH\x1aR\aextents\x88\x01\x01B\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_lengthB\t\n" +
@@ -1856,7 +2264,16 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x06_blockB\b\n" +
 	"\x06_scaleB\v\n" +
 	"\t_mirroredB\a\n" +
-	"\x05_grid\"\x82\x01\n" +
+	"\x05_gridB\t\n" +
+	"\a_layoutB\v\n" +
+	"\t_dxf_typeB\n" +
+	"\n" +
+	"\b_extents\"]\n" +
+	"\aExtents\x12\x13\n" +
+	"\x05min_x\x18\x01 \x01(\x01R\x04minX\x12\x13\n" +
+	"\x05min_y\x18\x02 \x01(\x01R\x04minY\x12\x13\n" +
+	"\x05max_x\x18\x03 \x01(\x01R\x04maxX\x12\x13\n" +
+	"\x05max_y\x18\x04 \x01(\x01R\x04maxY\"\x82\x01\n" +
 	"\n" +
 	"InsertGrid\x12\x18\n" +
 	"\acolumns\x18\x01 \x01(\x03R\acolumns\x12\x12\n" +
@@ -1914,7 +2331,30 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\f_dxf_versionB\b\n" +
 	"\x06_paperB\b\n" +
 	"\x06_scaleB\x06\n" +
-	"\x04_dpi\">\n" +
+	"\x04_dpi\"\xac\x03\n" +
+	"\fImportReport\x12E\n" +
+	"\bentities\x18\x01 \x03(\v2).cad.engine.v1.ImportReport.EntitiesEntryR\bentities\x128\n" +
+	"\adropped\x18\x02 \x03(\v2\x1e.cad.engine.v1.DroppedEntitiesR\adropped\x128\n" +
+	"\bwarnings\x18\x03 \x03(\v2\x1c.cad.engine.v1.ImportWarningR\bwarnings\x12/\n" +
+	"\x05units\x18\x04 \x01(\x0e2\x14.cad.engine.v1.UnitsH\x00R\x05units\x88\x01\x01\x12\x18\n" +
+	"\aversion\x18\x05 \x01(\tR\aversion\x12\x16\n" +
+	"\x06writer\x18\x06 \x01(\tR\x06writer\x12\x1a\n" +
+	"\bcodepage\x18\a \x01(\tR\bcodepage\x1aX\n" +
+	"\rEntitiesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x121\n" +
+	"\x05value\x18\x02 \x01(\v2\x1b.cad.engine.v1.ImportCountsR\x05value:\x028\x01B\b\n" +
+	"\x06_units\"b\n" +
+	"\fImportCounts\x12\x1a\n" +
+	"\bimported\x18\x01 \x01(\x03R\bimported\x12\x1c\n" +
+	"\tpreserved\x18\x02 \x01(\x03R\tpreserved\x12\x18\n" +
+	"\adropped\x18\x03 \x01(\x03R\adropped\"S\n" +
+	"\x0fDroppedEntities\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"=\n" +
+	"\rImportWarning\x12\x12\n" +
+	"\x04line\x18\x01 \x01(\x03R\x04line\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\">\n" +
 	"\x12UnmodelledEntities\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\"\xe0\x01\n" +
@@ -1928,7 +2368,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x02on\x18\x05 \x01(\bR\x02on\x12\x16\n" +
 	"\x06frozen\x18\x06 \x01(\bR\x06frozen\x12\x16\n" +
 	"\x06locked\x18\a \x01(\bR\x06locked\x12!\n" +
-	"\fentity_count\x18\b \x01(\x03R\ventityCount\"\xa4\x02\n" +
+	"\fentity_count\x18\b \x01(\x03R\ventityCount\"\xe9\x02\n" +
 	"\fDocumentInfo\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
 	"documentId\x12\x12\n" +
@@ -1938,7 +2378,9 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\fcontent_hash\x18\x05 \x01(\tR\vcontentHash\x12!\n" +
 	"\fentity_count\x18\x06 \x01(\x03R\ventityCount\x12#\n" +
 	"\rcurrent_layer\x18\a \x01(\tR\fcurrentLayer\x12,\n" +
-	"\x06layers\x18\b \x03(\v2\x14.cad.engine.v1.LayerR\x06layers*\xad\x02\n" +
+	"\x06layers\x18\b \x03(\v2\x14.cad.engine.v1.LayerR\x06layers\x128\n" +
+	"\x06report\x18\t \x01(\v2\x1b.cad.engine.v1.ImportReportH\x00R\x06report\x88\x01\x01B\t\n" +
+	"\a_report*\xc6\x02\n" +
 	"\n" +
 	"EntityType\x12\x1b\n" +
 	"\x17ENTITY_TYPE_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -1953,7 +2395,8 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x15ENTITY_TYPE_DIMENSION\x10\t\x12\x15\n" +
 	"\x11ENTITY_TYPE_HATCH\x10\n" +
 	"\x12\x16\n" +
-	"\x12ENTITY_TYPE_INSERT\x10\v*c\n" +
+	"\x12ENTITY_TYPE_INSERT\x10\v\x12\x17\n" +
+	"\x13ENTITY_TYPE_FOREIGN\x10\f*c\n" +
 	"\x05Units\x12\x15\n" +
 	"\x11UNITS_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bUNITS_MM\x10\x01\x12\f\n" +
@@ -2012,7 +2455,7 @@ func file_cad_engine_v1_document_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_document_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_cad_engine_v1_document_proto_goTypes = []any{
 	(EntityType)(0),            // 0: cad.engine.v1.EntityType
 	(Units)(0),                 // 1: cad.engine.v1.Units
@@ -2024,15 +2467,21 @@ var file_cad_engine_v1_document_proto_goTypes = []any{
 	(*Point)(nil),              // 7: cad.engine.v1.Point
 	(*Vertex)(nil),             // 8: cad.engine.v1.Vertex
 	(*Entity)(nil),             // 9: cad.engine.v1.Entity
-	(*InsertGrid)(nil),         // 10: cad.engine.v1.InsertGrid
-	(*DimensionBinding)(nil),   // 11: cad.engine.v1.DimensionBinding
-	(*Dimension)(nil),          // 12: cad.engine.v1.Dimension
-	(*HatchLoop)(nil),          // 13: cad.engine.v1.HatchLoop
-	(*Hatch)(nil),              // 14: cad.engine.v1.Hatch
-	(*ExportOptions)(nil),      // 15: cad.engine.v1.ExportOptions
-	(*UnmodelledEntities)(nil), // 16: cad.engine.v1.UnmodelledEntities
-	(*Layer)(nil),              // 17: cad.engine.v1.Layer
-	(*DocumentInfo)(nil),       // 18: cad.engine.v1.DocumentInfo
+	(*Extents)(nil),            // 10: cad.engine.v1.Extents
+	(*InsertGrid)(nil),         // 11: cad.engine.v1.InsertGrid
+	(*DimensionBinding)(nil),   // 12: cad.engine.v1.DimensionBinding
+	(*Dimension)(nil),          // 13: cad.engine.v1.Dimension
+	(*HatchLoop)(nil),          // 14: cad.engine.v1.HatchLoop
+	(*Hatch)(nil),              // 15: cad.engine.v1.Hatch
+	(*ExportOptions)(nil),      // 16: cad.engine.v1.ExportOptions
+	(*ImportReport)(nil),       // 17: cad.engine.v1.ImportReport
+	(*ImportCounts)(nil),       // 18: cad.engine.v1.ImportCounts
+	(*DroppedEntities)(nil),    // 19: cad.engine.v1.DroppedEntities
+	(*ImportWarning)(nil),      // 20: cad.engine.v1.ImportWarning
+	(*UnmodelledEntities)(nil), // 21: cad.engine.v1.UnmodelledEntities
+	(*Layer)(nil),              // 22: cad.engine.v1.Layer
+	(*DocumentInfo)(nil),       // 23: cad.engine.v1.DocumentInfo
+	nil,                        // 24: cad.engine.v1.ImportReport.EntitiesEntry
 }
 var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	0,  // 0: cad.engine.v1.Entity.type:type_name -> cad.engine.v1.EntityType
@@ -2044,28 +2493,35 @@ var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	7,  // 6: cad.engine.v1.Entity.location:type_name -> cad.engine.v1.Point
 	7,  // 7: cad.engine.v1.Entity.major_axis:type_name -> cad.engine.v1.Point
 	2,  // 8: cad.engine.v1.Entity.attachment:type_name -> cad.engine.v1.TextAttachment
-	12, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
-	14, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
-	10, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
-	4,  // 12: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
-	3,  // 13: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
-	7,  // 14: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
-	7,  // 15: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
-	7,  // 16: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
-	11, // 17: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
-	8,  // 18: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
-	7,  // 19: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
-	7,  // 20: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
-	13, // 21: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
-	5,  // 22: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
-	6,  // 23: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
-	1,  // 24: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
-	17, // 25: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	13, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
+	15, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
+	11, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
+	10, // 12: cad.engine.v1.Entity.extents:type_name -> cad.engine.v1.Extents
+	4,  // 13: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
+	3,  // 14: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
+	7,  // 15: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
+	7,  // 16: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
+	7,  // 17: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
+	12, // 18: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
+	8,  // 19: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
+	7,  // 20: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
+	7,  // 21: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
+	14, // 22: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
+	5,  // 23: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
+	6,  // 24: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
+	24, // 25: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
+	19, // 26: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
+	20, // 27: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
+	1,  // 28: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
+	1,  // 29: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
+	22, // 30: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
+	17, // 31: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
+	18, // 32: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
+	33, // [33:33] is the sub-list for method output_type
+	33, // [33:33] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_document_proto_init() }
@@ -2076,17 +2532,19 @@ func file_cad_engine_v1_document_proto_init() {
 	file_cad_engine_v1_options_proto_init()
 	file_cad_engine_v1_document_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[2].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[4].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[5].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[6].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[8].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[7].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[9].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[10].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_document_proto_rawDesc), len(file_cad_engine_v1_document_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   12,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -424,7 +424,10 @@ type DocumentImportArgs struct {
 	Name *string `protobuf:"bytes,1,opt,name=name,proto3,oneof" json:"name,omitempty"`
 	// The format (dxf).
 	Format ExportFormat `protobuf:"varint,2,opt,name=format,proto3,enum=cad.engine.v1.ExportFormat" json:"format,omitempty"`
-	// The file's text.
+	// The file's text. A file of R12 to 2004 in a legacy code page
+	// ($DWGCODEPAGE) may come read as Latin-1 (every character U+0000 to
+	// U+00FF standing for a byte): the engine then decodes it as the file
+	// says.
 	Content       string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -491,7 +494,9 @@ type DocumentImportResult struct {
 	// Entities skipped (unsupported types).
 	Skipped int64 `protobuf:"varint,3,opt,name=skipped,proto3" json:"skipped,omitempty"`
 	// What the file held that the engine does not model, by type.
-	Unmodelled    []*UnmodelledEntities `protobuf:"bytes,4,rep,name=unmodelled,proto3" json:"unmodelled,omitempty"`
+	Unmodelled []*UnmodelledEntities `protobuf:"bytes,4,rep,name=unmodelled,proto3" json:"unmodelled,omitempty"`
+	// What became of each of the file's entities.
+	Report        *ImportReport `protobuf:"bytes,5,opt,name=report,proto3" json:"report,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -550,6 +555,13 @@ func (x *DocumentImportResult) GetSkipped() int64 {
 func (x *DocumentImportResult) GetUnmodelled() []*UnmodelledEntities {
 	if x != nil {
 		return x.Unmodelled
+	}
+	return nil
+}
+
+func (x *DocumentImportResult) GetReport() *ImportReport {
+	if x != nil {
+		return x.Report
 	}
 	return nil
 }
@@ -2199,7 +2211,10 @@ type EntityListArgs struct {
 	// Page size (100 by default, at most 10000).
 	PageSize *int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3,oneof" json:"page_size,omitempty"`
 	// From a previous result's next_page_token.
-	PageToken     *string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3,oneof" json:"page_token,omitempty"`
+	PageToken *string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3,oneof" json:"page_token,omitempty"`
+	// The entities of this paper-space layout ("Layout1") instead of model
+	// space's.
+	Layout        *string `protobuf:"bytes,6,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2265,6 +2280,13 @@ func (x *EntityListArgs) GetPageSize() int32 {
 func (x *EntityListArgs) GetPageToken() string {
 	if x != nil && x.PageToken != nil {
 		return *x.PageToken
+	}
+	return ""
+}
+
+func (x *EntityListArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
 	}
 	return ""
 }
@@ -8175,20 +8197,21 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\n" +
 	"media_type\x18\x02 \x01(\tR\tmediaType\x12\x18\n" +
 	"\acontent\x18\x03 \x01(\tR\acontent\x12\x12\n" +
-	"\x04data\x18\x04 \x01(\fR\x04data\"\x92\x03\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\"\xf5\x03\n" +
 	"\x12DocumentImportArgs\x12\x17\n" +
 	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x123\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x18\n" +
-	"\acontent\x18\x03 \x01(\tR\acontent:\x8a\x02\x8a\xb5\x18\x85\x02\n" +
-	"\x0fdocument_import\x12\xf1\x01Create a document from DXF text, R12 to 2018 (points, lines, circles, arcs, polylines, text, multi-line text, ellipses, dimensions, hatches, blocks and inserts); what the file holds that the engine does not model is listed by type and count.B\a\n" +
-	"\x05_name\"\xc8\x01\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent:\xed\x02\x8a\xb5\x18\xe8\x02\n" +
+	"\x0fdocument_import\x12\xd4\x02Create a document from a DXF file's text, R12 to 2018 (a file in a legacy code page is best read as Latin-1, a character a byte: the engine decodes it by its $DWGCODEPAGE). Every entity becomes a native one, is preserved as type foreign (written back on DXF export), or is dropped with a reason: the result's report says which, by DXF type.B\a\n" +
+	"\x05_name\"\xfd\x01\n" +
 	"\x14DocumentImportResult\x127\n" +
 	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\x12\x1a\n" +
 	"\bimported\x18\x02 \x01(\x03R\bimported\x12\x18\n" +
 	"\askipped\x18\x03 \x01(\x03R\askipped\x12A\n" +
 	"\n" +
 	"unmodelled\x18\x04 \x03(\v2!.cad.engine.v1.UnmodelledEntitiesR\n" +
-	"unmodelled\"\xf9\x01\n" +
+	"unmodelled\x123\n" +
+	"\x06report\x18\x05 \x01(\v2\x1b.cad.engine.v1.ImportReportR\x06report\"\xf9\x01\n" +
 	"\x15EntityCreatePointArgs\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
@@ -8376,19 +8399,21 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05min_x\x18\x01 \x01(\x01R\x04minX\x12\x13\n" +
 	"\x05min_y\x18\x02 \x01(\x01R\x04minY\x12\x13\n" +
 	"\x05max_x\x18\x03 \x01(\x01R\x04maxX\x12\x13\n" +
-	"\x05max_y\x18\x04 \x01(\x01R\x04maxY\"\xf1\x02\n" +
+	"\x05max_y\x18\x04 \x01(\x01R\x04maxY\"\xcd\x03\n" +
 	"\x0eEntityListArgs\x12/\n" +
 	"\x05types\x18\x01 \x03(\x0e2\x19.cad.engine.v1.EntityTypeR\x05types\x12\x16\n" +
 	"\x06layers\x18\x02 \x03(\tR\x06layers\x122\n" +
 	"\x06window\x18\x03 \x01(\v2\x15.cad.engine.v1.WindowH\x00R\x06window\x88\x01\x01\x128\n" +
 	"\tpage_size\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\xf0?\x11\x00\x00\x00\x00\x00\x88\xc3@H\x01R\bpageSize\x88\x01\x01\x12\"\n" +
 	"\n" +
-	"page_token\x18\x05 \x01(\tH\x02R\tpageToken\x88\x01\x01:\\\x8a\xb5\x18X\n" +
-	"\ventity_list\x12CList entities, filtered by type, layer or window, a page at a time.\x18\x01(\x010\x01B\t\n" +
+	"page_token\x18\x05 \x01(\tH\x02R\tpageToken\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\x06 \x01(\tH\x03R\x06layout\x88\x01\x01:\x8f\x01\x8a\xb5\x18\x8a\x01\n" +
+	"\ventity_list\x12uList the entities of model space (or of one paper-space layout), filtered by type, layer or window, a page at a time.\x18\x01(\x010\x01B\t\n" +
 	"\a_windowB\f\n" +
 	"\n" +
 	"_page_sizeB\r\n" +
-	"\v_page_token\"\x83\x01\n" +
+	"\v_page_tokenB\t\n" +
+	"\a_layout\"\x83\x01\n" +
 	"\x10EntityListResult\x121\n" +
 	"\bentities\x18\x01 \x03(\v2\x15.cad.engine.v1.EntityR\bentities\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12\x14\n" +
@@ -9080,12 +9105,13 @@ var file_cad_engine_v1_tools_proto_goTypes = []any{
 	(*DocumentInfo)(nil),                   // 124: cad.engine.v1.DocumentInfo
 	(*ExportOptions)(nil),                  // 125: cad.engine.v1.ExportOptions
 	(*UnmodelledEntities)(nil),             // 126: cad.engine.v1.UnmodelledEntities
-	(*Vertex)(nil),                         // 127: cad.engine.v1.Vertex
-	(EntityType)(0),                        // 128: cad.engine.v1.EntityType
-	(*Entity)(nil),                         // 129: cad.engine.v1.Entity
-	(*Point)(nil),                          // 130: cad.engine.v1.Point
-	(*Layer)(nil),                          // 131: cad.engine.v1.Layer
-	(TextAttachment)(0),                    // 132: cad.engine.v1.TextAttachment
+	(*ImportReport)(nil),                   // 127: cad.engine.v1.ImportReport
+	(*Vertex)(nil),                         // 128: cad.engine.v1.Vertex
+	(EntityType)(0),                        // 129: cad.engine.v1.EntityType
+	(*Entity)(nil),                         // 130: cad.engine.v1.Entity
+	(*Point)(nil),                          // 131: cad.engine.v1.Point
+	(*Layer)(nil),                          // 132: cad.engine.v1.Layer
+	(TextAttachment)(0),                    // 133: cad.engine.v1.TextAttachment
 }
 var file_cad_engine_v1_tools_proto_depIdxs = []int32{
 	123, // 0: cad.engine.v1.DocumentCreateArgs.units:type_name -> cad.engine.v1.Units
@@ -9096,44 +9122,45 @@ var file_cad_engine_v1_tools_proto_depIdxs = []int32{
 	0,   // 5: cad.engine.v1.DocumentImportArgs.format:type_name -> cad.engine.v1.ExportFormat
 	124, // 6: cad.engine.v1.DocumentImportResult.document:type_name -> cad.engine.v1.DocumentInfo
 	126, // 7: cad.engine.v1.DocumentImportResult.unmodelled:type_name -> cad.engine.v1.UnmodelledEntities
-	127, // 8: cad.engine.v1.EntityCreatePolylineArgs.points:type_name -> cad.engine.v1.Vertex
-	128, // 9: cad.engine.v1.NewEntity.type:type_name -> cad.engine.v1.EntityType
-	127, // 10: cad.engine.v1.NewEntity.points:type_name -> cad.engine.v1.Vertex
-	25,  // 11: cad.engine.v1.EntityBatchCreateArgs.entities:type_name -> cad.engine.v1.NewEntity
-	128, // 12: cad.engine.v1.EntityListArgs.types:type_name -> cad.engine.v1.EntityType
-	29,  // 13: cad.engine.v1.EntityListArgs.window:type_name -> cad.engine.v1.Window
-	129, // 14: cad.engine.v1.EntityListResult.entities:type_name -> cad.engine.v1.Entity
-	130, // 15: cad.engine.v1.EntityEditGeometryArgs.start:type_name -> cad.engine.v1.Point
-	130, // 16: cad.engine.v1.EntityEditGeometryArgs.end:type_name -> cad.engine.v1.Point
-	130, // 17: cad.engine.v1.EntityEditGeometryArgs.center:type_name -> cad.engine.v1.Point
-	127, // 18: cad.engine.v1.EntityEditGeometryArgs.points:type_name -> cad.engine.v1.Vertex
-	130, // 19: cad.engine.v1.EntityEditGeometryArgs.insertion:type_name -> cad.engine.v1.Point
-	130, // 20: cad.engine.v1.EntityEditGeometryArgs.major_axis:type_name -> cad.engine.v1.Point
-	1,   // 21: cad.engine.v1.PointFromSnapArgs.snap:type_name -> cad.engine.v1.SnapKind
-	131, // 22: cad.engine.v1.LayerListResult.layers:type_name -> cad.engine.v1.Layer
-	130, // 23: cad.engine.v1.PointPickArgs.base:type_name -> cad.engine.v1.Point
-	128, // 24: cad.engine.v1.EntityPickArgs.types:type_name -> cad.engine.v1.EntityType
-	128, // 25: cad.engine.v1.SystemCapabilitiesResult.entity_types:type_name -> cad.engine.v1.EntityType
-	0,   // 26: cad.engine.v1.SystemCapabilitiesResult.export_formats:type_name -> cad.engine.v1.ExportFormat
-	132, // 27: cad.engine.v1.EntityCreateMtextArgs.attachment:type_name -> cad.engine.v1.TextAttachment
-	1,   // 28: cad.engine.v1.DimensionAnchor.snap:type_name -> cad.engine.v1.SnapKind
-	96,  // 29: cad.engine.v1.DimensionCreateAlignedArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
-	96,  // 30: cad.engine.v1.DimensionCreateAlignedArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
-	96,  // 31: cad.engine.v1.DimensionCreateLinearArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
-	96,  // 32: cad.engine.v1.DimensionCreateLinearArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
-	96,  // 33: cad.engine.v1.DimensionCreateAngularArgs.center:type_name -> cad.engine.v1.DimensionAnchor
-	96,  // 34: cad.engine.v1.DimensionCreateAngularArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
-	96,  // 35: cad.engine.v1.DimensionCreateAngularArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
-	123, // 36: cad.engine.v1.DimensionStyle.units:type_name -> cad.engine.v1.Units
-	108, // 37: cad.engine.v1.DimensionStyleListResult.styles:type_name -> cad.engine.v1.DimensionStyle
-	25,  // 38: cad.engine.v1.BlockDefineArgs.entities:type_name -> cad.engine.v1.NewEntity
-	130, // 39: cad.engine.v1.BlockInfo.base:type_name -> cad.engine.v1.Point
-	119, // 40: cad.engine.v1.BlockListResult.blocks:type_name -> cad.engine.v1.BlockInfo
-	41,  // [41:41] is the sub-list for method output_type
-	41,  // [41:41] is the sub-list for method input_type
-	41,  // [41:41] is the sub-list for extension type_name
-	41,  // [41:41] is the sub-list for extension extendee
-	0,   // [0:41] is the sub-list for field type_name
+	127, // 8: cad.engine.v1.DocumentImportResult.report:type_name -> cad.engine.v1.ImportReport
+	128, // 9: cad.engine.v1.EntityCreatePolylineArgs.points:type_name -> cad.engine.v1.Vertex
+	129, // 10: cad.engine.v1.NewEntity.type:type_name -> cad.engine.v1.EntityType
+	128, // 11: cad.engine.v1.NewEntity.points:type_name -> cad.engine.v1.Vertex
+	25,  // 12: cad.engine.v1.EntityBatchCreateArgs.entities:type_name -> cad.engine.v1.NewEntity
+	129, // 13: cad.engine.v1.EntityListArgs.types:type_name -> cad.engine.v1.EntityType
+	29,  // 14: cad.engine.v1.EntityListArgs.window:type_name -> cad.engine.v1.Window
+	130, // 15: cad.engine.v1.EntityListResult.entities:type_name -> cad.engine.v1.Entity
+	131, // 16: cad.engine.v1.EntityEditGeometryArgs.start:type_name -> cad.engine.v1.Point
+	131, // 17: cad.engine.v1.EntityEditGeometryArgs.end:type_name -> cad.engine.v1.Point
+	131, // 18: cad.engine.v1.EntityEditGeometryArgs.center:type_name -> cad.engine.v1.Point
+	128, // 19: cad.engine.v1.EntityEditGeometryArgs.points:type_name -> cad.engine.v1.Vertex
+	131, // 20: cad.engine.v1.EntityEditGeometryArgs.insertion:type_name -> cad.engine.v1.Point
+	131, // 21: cad.engine.v1.EntityEditGeometryArgs.major_axis:type_name -> cad.engine.v1.Point
+	1,   // 22: cad.engine.v1.PointFromSnapArgs.snap:type_name -> cad.engine.v1.SnapKind
+	132, // 23: cad.engine.v1.LayerListResult.layers:type_name -> cad.engine.v1.Layer
+	131, // 24: cad.engine.v1.PointPickArgs.base:type_name -> cad.engine.v1.Point
+	129, // 25: cad.engine.v1.EntityPickArgs.types:type_name -> cad.engine.v1.EntityType
+	129, // 26: cad.engine.v1.SystemCapabilitiesResult.entity_types:type_name -> cad.engine.v1.EntityType
+	0,   // 27: cad.engine.v1.SystemCapabilitiesResult.export_formats:type_name -> cad.engine.v1.ExportFormat
+	133, // 28: cad.engine.v1.EntityCreateMtextArgs.attachment:type_name -> cad.engine.v1.TextAttachment
+	1,   // 29: cad.engine.v1.DimensionAnchor.snap:type_name -> cad.engine.v1.SnapKind
+	96,  // 30: cad.engine.v1.DimensionCreateAlignedArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 31: cad.engine.v1.DimensionCreateAlignedArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 32: cad.engine.v1.DimensionCreateLinearArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 33: cad.engine.v1.DimensionCreateLinearArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 34: cad.engine.v1.DimensionCreateAngularArgs.center:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 35: cad.engine.v1.DimensionCreateAngularArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
+	96,  // 36: cad.engine.v1.DimensionCreateAngularArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
+	123, // 37: cad.engine.v1.DimensionStyle.units:type_name -> cad.engine.v1.Units
+	108, // 38: cad.engine.v1.DimensionStyleListResult.styles:type_name -> cad.engine.v1.DimensionStyle
+	25,  // 39: cad.engine.v1.BlockDefineArgs.entities:type_name -> cad.engine.v1.NewEntity
+	131, // 40: cad.engine.v1.BlockInfo.base:type_name -> cad.engine.v1.Point
+	119, // 41: cad.engine.v1.BlockListResult.blocks:type_name -> cad.engine.v1.BlockInfo
+	42,  // [42:42] is the sub-list for method output_type
+	42,  // [42:42] is the sub-list for method input_type
+	42,  // [42:42] is the sub-list for extension type_name
+	42,  // [42:42] is the sub-list for extension extendee
+	0,   // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_tools_proto_init() }

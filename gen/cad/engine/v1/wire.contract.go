@@ -295,6 +295,7 @@ var EntityTypeByWireName = map[string]int32{
 	"dimension": 9,
 	"hatch":     10,
 	"insert":    11,
+	"foreign":   12,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number EntityType
@@ -325,6 +326,8 @@ func (x EntityType) WireName() string {
 		return "hatch"
 	case 11:
 		return "insert"
+	case 12:
+		return "foreign"
 	}
 	return ""
 }
@@ -1752,13 +1755,23 @@ func (x *ImportDocumentResponse) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if d.Failed() {
 				return false
 			}
+		case "report":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v := new(ImportReport)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Report = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
 			}
 		}
 	}
-	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+	return !d.Failed() && (d.Partial || seen&0x17 == 0x17)
 }
 
 // MarshalWire implements jsonwire.Message.
@@ -1782,6 +1795,8 @@ func (x *ImportDocumentResponse) MarshalWire(e *jsonwire.Encoder) {
 		}
 		e.CloseArray()
 	}
+	e.Key("\"report\":")
+	x.Report.MarshalWire(e)
 	e.CloseObject()
 }
 
@@ -4041,6 +4056,36 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Grid = v
+		case "layout":
+			if seen&(1<<31) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 31
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
+		case "dxf_type":
+			if seen&(1<<32) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 32
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.DxfType = &v
+		case "extents":
+			if seen&(1<<33) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 33
+			v := new(Extents)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Extents = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -4181,6 +4226,96 @@ func (x *Entity) MarshalWire(e *jsonwire.Encoder) {
 		e.Key("\"grid\":")
 		x.Grid.MarshalWire(e)
 	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
+	}
+	if x.DxfType != nil {
+		e.Key("\"dxf_type\":")
+		e.String((*x.DxfType))
+	}
+	if x.Extents != nil {
+		e.Key("\"extents\":")
+		x.Extents.MarshalWire(e)
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *Extents) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "min_x":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.MinX = v
+		case "min_y":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.MinY = v
+		case "max_x":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.MaxX = v
+		case "max_y":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.MaxY = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xf == 0xf)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *Extents) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &Extents{}
+	}
+	e.OpenObject()
+	e.Key("\"min_x\":")
+	e.Float64(float64(x.MinX), "cad.engine.v1.Extents.min_x")
+	e.Key("\"min_y\":")
+	e.Float64(float64(x.MinY), "cad.engine.v1.Extents.min_y")
+	e.Key("\"max_x\":")
+	e.Float64(float64(x.MaxX), "cad.engine.v1.Extents.max_x")
+	e.Key("\"max_y\":")
+	e.Float64(float64(x.MaxY), "cad.engine.v1.Extents.max_y")
 	e.CloseObject()
 }
 
@@ -4877,6 +5012,371 @@ func (x *ExportOptions) MarshalWire(e *jsonwire.Encoder) {
 }
 
 // UnmarshalWire implements jsonwire.Message.
+func (x *ImportReport) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "entities":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenObject() {
+				return false
+			}
+			if x.Entities == nil {
+				x.Entities = map[string]*ImportCounts{}
+			}
+			for {
+				k, ok := d.NextKey()
+				if !ok {
+					break
+				}
+				mk := string(k)
+				if _, dup := x.Entities[mk]; dup {
+					return d.Fail()
+				}
+				v := new(ImportCounts)
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Entities[mk] = v
+			}
+			if d.Failed() {
+				return false
+			}
+		case "dropped":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[DroppedEntities]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Dropped = append(x.Dropped, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "warnings":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[ImportWarning]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Warnings = append(x.Warnings, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "units":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			n, ok := d.Enum(UnitsByWireName)
+			if !ok {
+				return false
+			}
+			v := Units(n)
+			x.Units = &v
+		case "version":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Version = v
+		case "writer":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Writer = v
+		case "codepage":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Codepage = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x70 == 0x70)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ImportReport) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ImportReport{}
+	}
+	e.OpenObject()
+	if len(x.Entities) > 0 {
+		e.Key("\"entities\":")
+		e.OpenObject()
+		for _, k := range slices.Sorted(maps.Keys(x.Entities)) {
+			e.Key(string(jsonwire.AppendString(nil, k)) + ":")
+			x.Entities[k].MarshalWire(e)
+		}
+		e.CloseObject()
+	}
+	if len(x.Dropped) > 0 {
+		e.Key("\"dropped\":")
+		e.OpenArray()
+		for _, v := range x.Dropped {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if len(x.Warnings) > 0 {
+		e.Key("\"warnings\":")
+		e.OpenArray()
+		for _, v := range x.Warnings {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if x.Units != nil {
+		e.Key("\"units\":")
+		if n := (*x.Units).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Units)))
+		}
+	}
+	e.Key("\"version\":")
+	e.String(x.Version)
+	e.Key("\"writer\":")
+	e.String(x.Writer)
+	e.Key("\"codepage\":")
+	e.String(x.Codepage)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ImportCounts) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "imported":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Imported = v
+		case "preserved":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Preserved = v
+		case "dropped":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Dropped = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ImportCounts) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ImportCounts{}
+	}
+	e.OpenObject()
+	e.Key("\"imported\":")
+	e.Int64(int64(x.Imported))
+	e.Key("\"preserved\":")
+	e.Int64(int64(x.Preserved))
+	e.Key("\"dropped\":")
+	e.Int64(int64(x.Dropped))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DroppedEntities) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "type":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Type = v
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		case "reason":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Reason = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DroppedEntities) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DroppedEntities{}
+	}
+	e.OpenObject()
+	e.Key("\"type\":")
+	e.String(x.Type)
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.Key("\"reason\":")
+	e.String(x.Reason)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ImportWarning) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "line":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Line = v
+		case "message":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Message = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ImportWarning) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ImportWarning{}
+	}
+	e.OpenObject()
+	e.Key("\"line\":")
+	e.Int64(int64(x.Line))
+	e.Key("\"message\":")
+	e.String(x.Message)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
 func (x *UnmodelledEntities) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
 		return false
@@ -5158,6 +5658,16 @@ func (x *DocumentInfo) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if d.Failed() {
 				return false
 			}
+		case "report":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v := new(ImportReport)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Report = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -5199,6 +5709,10 @@ func (x *DocumentInfo) MarshalWire(e *jsonwire.Encoder) {
 			v.MarshalWire(e)
 		}
 		e.CloseArray()
+	}
+	if x.Report != nil {
+		e.Key("\"report\":")
+		x.Report.MarshalWire(e)
 	}
 	e.CloseObject()
 }
@@ -8795,13 +9309,23 @@ func (x *DocumentImportResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if d.Failed() {
 				return false
 			}
+		case "report":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v := new(ImportReport)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Report = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
 			}
 		}
 	}
-	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+	return !d.Failed() && (d.Partial || seen&0x17 == 0x17)
 }
 
 // MarshalWire implements jsonwire.Message.
@@ -8825,6 +9349,8 @@ func (x *DocumentImportResult) MarshalWire(e *jsonwire.Encoder) {
 		}
 		e.CloseArray()
 	}
+	e.Key("\"report\":")
+	x.Report.MarshalWire(e)
 	e.CloseObject()
 }
 
@@ -10851,6 +11377,16 @@ func (x *EntityListArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.PageToken = &v
+		case "layout":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -10899,6 +11435,10 @@ func (x *EntityListArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.PageToken != nil {
 		e.Key("\"page_token\":")
 		e.String((*x.PageToken))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }

@@ -1,0 +1,147 @@
+package drawing
+
+import (
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// Foreign is an entity of a DXF type the engine does not model (3D
+// solids, meshes, MLINE, proxies…), preserved as its file had it so that
+// nothing is lost (DESIGN §10): its DXF type and its group codes, which a
+// DXF export writes back. What can be derived of it is kept beside them,
+// in world coordinates: the outline it draws (its corners or vertices
+// joined, when its codes say them) and the points that bound it. It
+// moves, turns, scales and mirrors like any entity: the outline and the
+// points follow, and Place, the transform applied since it was read, says
+// how the codes must be written.
+type Foreign struct {
+	Type    string
+	Pairs   []Pair         // as read, without the codes every entity has (handle, layer, colour…)
+	Outline []geom.Segment // what it draws
+	Points  []geom.Vec     // what bounds it, the outline's ends included
+	Place   geom.Xform
+}
+
+// Pair is one DXF group code and its value, as written in the file.
+type Pair struct {
+	Code  int32
+	Value string
+}
+
+// NewForeign is a foreign entity as read, placed where it was.
+func NewForeign(typ string, pairs []Pair, outline []geom.Segment, points []geom.Vec) Foreign {
+	return Foreign{Type: typ, Pairs: pairs, Outline: outline, Points: points, Place: geom.Identity()}
+}
+
+// Kind implements [Geometry].
+func (Foreign) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_FOREIGN }
+
+// Prims implements [Geometry]: the outline.
+func (g Foreign) Prims() []any {
+	out := make([]any, len(g.Outline))
+	for i, s := range g.Outline {
+		out[i] = s
+	}
+	return out
+}
+
+// Bounds implements [Geometry]: the box of the points; empty for an
+// entity that has none (an ACIS solid's shape is not in its codes).
+func (g Foreign) Bounds() geom.Box {
+	var b geom.Box
+	for _, p := range g.Points {
+		b.AddPoint(p)
+	}
+	return b
+}
+
+// Finite implements [Geometry].
+func (g Foreign) Finite() bool {
+	for _, p := range g.Points {
+		if !p.Finite() {
+			return false
+		}
+	}
+	return true
+}
+
+// Transformed implements [Geometry].
+func (g Foreign) Transformed(x geom.Xform) Geometry {
+	out := Foreign{Type: g.Type, Pairs: g.Pairs, Place: g.Place.Then(x)}
+	out.Outline = make([]geom.Segment, len(g.Outline))
+	for i, s := range g.Outline {
+		out.Outline[i] = geom.Segment{A: x.Point(s.A), B: x.Point(s.B)}
+	}
+	out.Points = make([]geom.Vec, len(g.Points))
+	for i, p := range g.Points {
+		out.Points[i] = x.Point(p)
+	}
+	return out
+}
+
+// encodeTo writes: type, n pairs (code as 4 bytes, value), m outline
+// segments, k points, then Place's parts (move, scale, angle, mirror).
+func (g Foreign) encodeTo(w *encoder) {
+	w.string(g.Type)
+	w.uvarint(uint64(len(g.Pairs)))
+	for _, p := range g.Pairs {
+		w.int32(p.Code)
+		w.string(p.Value)
+	}
+	w.uvarint(uint64(len(g.Outline)))
+	for _, s := range g.Outline {
+		w.vec(s.A)
+		w.vec(s.B)
+	}
+	w.uvarint(uint64(len(g.Points)))
+	for _, p := range g.Points {
+		w.vec(p)
+	}
+	move, scale, angle, mirror := g.Place.Parts()
+	w.vec(move)
+	w.float(scale)
+	w.float(angle)
+	w.bool(mirror)
+}
+
+func decodeForeign(r *decoder) Foreign {
+	g := Foreign{Type: r.string()}
+	n := r.uvarint()
+	if n > uint64(len(r.b)/5) { // a pair takes at least 5 bytes
+		r.fail("foreign entity")
+		return g
+	}
+	g.Pairs = make([]Pair, n)
+	for i := range g.Pairs {
+		g.Pairs[i] = Pair{Code: r.int32(), Value: r.string()}
+	}
+	if n = r.uvarint(); n > uint64(len(r.b)/32) {
+		r.fail("foreign entity")
+		return g
+	}
+	g.Outline = make([]geom.Segment, n)
+	for i := range g.Outline {
+		a := r.vec()
+		g.Outline[i] = geom.Segment{A: a, B: r.vec()}
+	}
+	if n = r.uvarint(); n > uint64(len(r.b)/16) {
+		r.fail("foreign entity")
+		return g
+	}
+	g.Points = make([]geom.Vec, n)
+	for i := range g.Points {
+		g.Points[i] = r.vec()
+	}
+	move := r.vec()
+	scale := r.float()
+	angle := r.float()
+	g.Place = geom.Similarity(move, scale, angle, r.byte() == 1)
+	return g
+}
+
+func (g Foreign) fill(w *wire) {
+	w.pb.DxfType = new(g.Type)
+	if b := g.Bounds(); b.NonEmpty {
+		w.pb.Extents = &enginev1.Extents{MinX: b.Min.X, MinY: b.Min.Y, MaxX: b.Max.X, MaxY: b.Max.Y}
+	}
+}

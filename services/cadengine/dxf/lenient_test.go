@@ -1,0 +1,108 @@
+package dxf
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+)
+
+// TestReadLeniently reads what real writers get wrong, as ezdxf's recover
+// mode does, with a warning naming the line of each repair.
+func TestReadLeniently(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		warning       string // in the report, at line
+		line          int64
+		check         func(t *testing.T, d *drawing.Document)
+	}{
+		{"a stray ENDSEC in the HEADER", "0\nSECTION\n2\nHEADER\n9\n$ACADVER\n1\nAC1015\n0\nENDSEC\n9\n$INSUNITS\n70\n6\n0\nENDSEC\n0\nEOF\n",
+			"a HEADER variable after the HEADER's end", 11,
+			func(t *testing.T, d *drawing.Document) {
+				if d.Units != enginev1.Units_UNITS_M {
+					t.Errorf("units = %v, want m: $INSUNITS after the stray ENDSEC is still read", d.Units)
+				}
+			}},
+		{"decimal commas", "0\nSECTION\n2\nENTITIES\n0\nLINE\n10\n0,5\n20\n-1,25\n11\n2\n21\n3\n0\nENDSEC\n0\nEOF\n",
+			`"0,5" written with a decimal comma: read as 0.5`, 8,
+			func(t *testing.T, d *drawing.Document) {
+				if l, ok := d.Entity(0x100).Geom.(drawing.Line); !ok || l.A.X != 0.5 || l.A.Y != -1.25 {
+					t.Errorf("line = %v, want it from (0.5, -1.25)", d.Entity(0x100).Geom)
+				}
+			}},
+		{"a layer named with \\U+ escapes", "0\nSECTION\n2\nENTITIES\n0\nPOINT\n8\n\\U+039B\\U+0391YER\n10\n1\n20\n2\n0\nENDSEC\n0\nEOF\n",
+			"", 0,
+			func(t *testing.T, d *drawing.Document) {
+				if d.Layer("ΛΑYER") == nil || d.Entity(0x100).Layer != "ΛΑYER" {
+					t.Errorf("the point is on %q, want ΛΑYER", d.Entity(0x100).Layer)
+				}
+			}},
+		{"a layer name the engine cannot hold", "0\nSECTION\n2\nENTITIES\n0\nPOINT\n8\n*ADSK|lights\n10\n1\n20\n2\n0\nENDSEC\n0\nEOF\n",
+			`layer "*ADSK|lights" renamed "_ADSK_lights"`, 5,
+			func(t *testing.T, d *drawing.Document) {
+				if d.Entity(0x100).Layer != "_ADSK_lights" {
+					t.Errorf("the point is on %q, want _ADSK_lights", d.Entity(0x100).Layer)
+				}
+			}},
+		{"an ENDSEC outside any section", "0\nSECTION\n2\nENTITIES\n0\nENDSEC\n0\nENDSEC\n0\nEOF\n",
+			"an ENDSEC outside any section", 7, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ReadText(tc.content)
+			if err != nil {
+				t.Fatalf("ReadText: %v", err)
+			}
+			d := drawing.NewDocument("doc-l", "lenient", f.Units, time.Time{})
+			if err := f.Build(d); err != nil {
+				t.Fatalf("Build: %v", err)
+			}
+			if tc.warning != "" {
+				found := false
+				for _, w := range f.Report().Warnings {
+					found = found || strings.Contains(w.Message, tc.warning) && w.Line == tc.line
+				}
+				if !found {
+					t.Errorf("warnings = %v, want %q at line %d", f.Report().Warnings, tc.warning, tc.line)
+				}
+			}
+			if tc.check != nil {
+				tc.check(t, d)
+			}
+		})
+	}
+}
+
+// TestReadTextLatin1 reads a file of a legacy code page sent as text read
+// as Latin-1 (a character a byte), as a client that cannot decode it does:
+// the engine decodes it by its $DWGCODEPAGE.
+func TestReadTextLatin1(t *testing.T) {
+	// "ДА" in Windows-1251 is C4 C0; read as Latin-1, "ÄÀ".
+	content := "0\nSECTION\n2\nHEADER\n9\n$ACADVER\n1\nAC1015\n9\n$DWGCODEPAGE\n3\nANSI_1251\n0\nENDSEC\n" +
+		"0\nSECTION\n2\nENTITIES\n0\nTEXT\n10\n0\n20\n0\n40\n1\n1\nÄÀ\n0\nENDSEC\n0\nEOF\n"
+	f, err := ReadText(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := drawing.NewDocument("doc-t", "cp1251", f.Units, time.Time{})
+	if err := f.Build(d); err != nil {
+		t.Fatal(err)
+	}
+	if g := d.Entity(0x100).Geom.(drawing.Text); g.Text != "ДА" || f.Report().Codepage != "ANSI_1251" {
+		t.Errorf("text = %q read as %s, want ДА read as ANSI_1251", g.Text, f.Report().Codepage)
+	}
+	// The same text in a file that says it is UTF-8 (AutoCAD 2007 on) is
+	// Latin-1 text already.
+	f, err = ReadText(strings.Replace(content, "AC1015", "AC1021", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = drawing.NewDocument("doc-u", "utf8", f.Units, time.Time{})
+	if err := f.Build(d); err != nil {
+		t.Fatal(err)
+	}
+	if g := d.Entity(0x100).Geom.(drawing.Text); g.Text != "ÄÀ" {
+		t.Errorf("text of a UTF-8 file = %q, want ÄÀ as sent", g.Text)
+	}
+}
