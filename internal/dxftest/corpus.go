@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"unicode/utf8"
 )
 
 // The corpus of real DXF files beside the project (../shared/dxfcorpus:
@@ -97,4 +98,18 @@ func CorpusFiles(tb testing.TB) []CorpusFile {
 		out = append(out, CorpusFile{Name: name, Data: data, Oracle: oracle[name]})
 	}
 	return out
+}
+
+// Text is a file's bytes as text for the wire (JSON, a proto string):
+// UTF-8 as it is, anything else read as Latin-1, a character a byte, for
+// the engine to decode by the file's code page (see dxf.ReadText).
+func Text(data []byte) string {
+	if utf8.Valid(data) {
+		return string(data)
+	}
+	r := make([]rune, len(data))
+	for i, b := range data {
+		r[i] = rune(b)
+	}
+	return string(r)
 }

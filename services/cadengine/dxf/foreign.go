@@ -2,6 +2,7 @@ package dxf
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +22,11 @@ import (
 // follow it as part of it (a POLYLINE's VERTEXes and SEQEND).
 func foreignOf(r dxfRecord, subs []dxfRecord) drawing.Foreign {
 	pairs := keptPairs(r.pairs, true)
+	if len(subs) == 0 {
+		// "Entities follow" (66) holds only with the records that follow:
+		// an insert's attributes are not kept with it.
+		pairs = slices.DeleteFunc(pairs, func(p drawing.Pair) bool { return p.Code == 66 })
+	}
 	for _, s := range subs {
 		pairs = append(pairs, drawing.Pair{Code: 0, Value: s.kind})
 		pairs = append(pairs, keptPairs(s.pairs, false)...)
