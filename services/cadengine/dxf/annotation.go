@@ -44,12 +44,10 @@ func (w *dxfWriter) ellipse(e *drawing.Entity, g drawing.Ellipse) {
 		w.float(42, 2*math.Pi)
 		return
 	}
+	// The end may be below the start (the arc passes 0): readers go round
+	// from start to end, and the numbers stay those of the angles.
 	w.float(41, geom.Rad(g.Start))
-	end := geom.Rad(g.End)
-	if g.End <= g.Start {
-		end += 2 * math.Pi
-	}
-	w.float(42, end)
+	w.float(42, geom.Rad(g.End))
 }
 
 // mtextValue is MTEXT's text: "\P" between lines, backslashes and braces

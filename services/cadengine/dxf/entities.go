@@ -552,13 +552,24 @@ func (r dxfRecord) ellipse(c dxfCommon) (drawing.Geometry, error) {
 	return g, nil
 }
 
-// degFromRad converts radians read from a file to degrees, recovering the
-// degrees the engine wrote exactly where they were a round number of
-// nanodegrees (Rad of them is the value read).
+// degFromRad converts radians read from a file to degrees: a round number
+// of nanodegrees when its radians are the value read (as a person or the
+// engine wrote), or else the least of the degrees whose radians are those
+// of Deg(r) — one value for all the degrees a written number of radians
+// stands for, so that a file's angles survive the engine's export and
+// import again unchanged.
 func degFromRad(r float64) float64 {
 	d := geom.Deg(r)
 	if c := math.Round(d*1e9) / 1e9; geom.Rad(c) == r {
 		return c
+	}
+	target := geom.Rad(d)
+	for range 64 { // Rad is monotonic: the degrees of one radian value are a run
+		prev := math.Nextafter(d, math.Inf(-1))
+		if geom.Rad(prev) != target {
+			break
+		}
+		d = prev
 	}
 	return d
 }

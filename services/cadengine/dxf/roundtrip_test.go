@@ -9,6 +9,7 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/dxftest"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
@@ -22,7 +23,7 @@ func importText(content string) (*drawing.Document, error) {
 
 // importFile is importText that also returns the file read.
 func importFile(content string) (*drawing.Document, *File, error) {
-	f, err := Read(content)
+	f, err := ReadText(content)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,6 +230,18 @@ func FuzzReadDXF(f *testing.F) {
 	f.Add(Write(annotatedDocument()))
 	if data, err := os.ReadFile("../engine/testdata/ezdxf_r2010.dxf"); err == nil {
 		f.Add(string(data))
+	}
+	// The corpus of real drawings (its smaller files: every seed runs
+	// first), as the engine receives them, and the hostile ones.
+	if dxftest.Corpus(f) != "" {
+		for _, cf := range dxftest.CorpusFiles(f) {
+			if len(cf.Data) <= 16<<10 {
+				f.Add(dxftest.Text(cf.Data))
+			}
+		}
+	}
+	for _, s := range []string{dxftest.NestedBomb(4, 4), dxftest.SelfInsert(), dxftest.Cycle(), dxftest.Grid(100000, 100000), dxftest.Bulge(1e300), dxftest.DenseHatch(1e6, 1e-12), dxftest.NaNPoint()} {
+		f.Add(s)
 	}
 	for _, s := range []string{
 		"0\nEOF\n",
