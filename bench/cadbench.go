@@ -33,6 +33,12 @@ type Config struct {
 	// Progress receives a line as each row starts and ends; nil means
 	// none.
 	Progress io.Writer
+	// Python is the interpreter with ezdxf that the DXF rows compare
+	// against; empty means /usr/bin/python3 (Debian's python3-ezdxf).
+	Python string
+	// Corpus is the directory of DXF files of corpus-import; empty means
+	// ../shared/dxfcorpus/files from the repository's root.
+	Corpus string
 
 	// ready, if set, is called by each row when its setup is done and its
 	// measurement begins (benchmarks reset their timer there).
@@ -71,6 +77,12 @@ type Sizes struct {
 	StoreSteps, StoreRounds int
 	// FailoverKills kills -9 of a document's holder (failover row).
 	FailoverKills int
+	// DXFLines LINEs in the DXF file of dxf-import and dxf-export;
+	// DXFRounds rounds of one op per side.
+	DXFLines, DXFRounds int
+	// CorpusFiles files of the DXF corpus (0: all of them);
+	// CorpusRounds rounds of one pass over them per side (corpus-import).
+	CorpusFiles, CorpusRounds int
 }
 
 // FullSizes are the sizes of a full run (under two minutes on two cores).
@@ -87,6 +99,8 @@ func FullSizes() Sizes {
 		CoreRounds:   40, CoreOps: 2_000, CoreBatches: 20,
 		StoreSteps: 1_000, StoreRounds: 20,
 		FailoverKills: 10,
+		DXFLines:      100_000, DXFRounds: 5,
+		CorpusFiles: 0, CorpusRounds: 3,
 	}
 }
 
@@ -105,6 +119,8 @@ func QuickSizes() Sizes {
 		CoreRounds:   20, CoreOps: 1_000, CoreBatches: 10,
 		StoreSteps: 1_000, StoreRounds: 10,
 		FailoverKills: 3,
+		DXFLines:      5_000, DXFRounds: 3,
+		CorpusFiles: 10, CorpusRounds: 3,
 	}
 }
 
@@ -123,6 +139,8 @@ func TinySizes() Sizes {
 		CoreRounds:   2, CoreOps: 20, CoreBatches: 2,
 		StoreSteps: 50, StoreRounds: 2,
 		FailoverKills: 1,
+		DXFLines:      5_000, DXFRounds: 1,
+		CorpusFiles: 3, CorpusRounds: 1,
 	}
 }
 
@@ -147,6 +165,10 @@ func (s Sizes) scaled() string {
 	add("events", full.ReplayEvents, s.ReplayEvents)
 	add("batch steps", full.BatchSteps, s.BatchSteps)
 	add("failover kills", full.FailoverKills, s.FailoverKills)
+	add("DXF lines", full.DXFLines, s.DXFLines)
+	if s.CorpusFiles != full.CorpusFiles {
+		parts = append(parts, fmt.Sprintf("corpus files all → %d", s.CorpusFiles))
+	}
 	parts = append(parts, "fewer rounds; figures are indicative, not the published table")
 	return strings.Join(parts, ", ")
 }
@@ -171,6 +193,9 @@ type env struct {
 	// full are the full sizes, for rows that say how a quick run scaled
 	// them.
 	full Sizes
+	// dxf is what the DXF rows share: ezdxf's interpreter and the files
+	// it wrote, removed when the run ends.
+	dxf dxfShared
 }
 
 // logf reports progress.
@@ -221,6 +246,9 @@ func rowSpecs() []rowSpec {
 		{"core-store", coreStore},
 		{"batch-amortisation", batchAmortisation},
 		{"batch-create", batchCreate},
+		{"dxf-import", dxfImport},
+		{"dxf-export", dxfExport},
+		{"corpus-import", corpusImport},
 		{"rollback", rollback},
 		{"durable-journal", durableJournal},
 		{"durable-journal-postgres", journalPostgres},
@@ -284,6 +312,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		e.sizes, mode = *cfg.Sizes, "custom"
 	}
 	rep := &Report{Mode: mode, Scaled: e.sizes.scaled(), Started: time.Now(), Machine: machine()}
+	defer e.dxf.remove()
 	for _, spec := range rowSpecs() {
 		if !selected(spec.name, cfg.Only) {
 			continue

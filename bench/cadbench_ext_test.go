@@ -132,6 +132,23 @@ func TestIdleSessionsInChild(t *testing.T) {
 	}
 }
 
+// TestReportNoGoal checks that a check without a goal reads as what it
+// is: neither a PASS nor a MISS.
+func TestReportNoGoal(t *testing.T) {
+	rep := &bench.Report{Mode: "full", Rows: []*bench.Row{{
+		Name:   "corpus-import",
+		Checks: []bench.Check{{Key: "speed-up", Measure: "speed-up", Value: 3.5, Unit: "x"}},
+	}}}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Fields(strings.Split(text.String(), "\n")[3])
+	if got, want := strings.Join(line, " "), "corpus-import speed-up 3.50× none INFO"; got != want {
+		t.Errorf("the check's line = %q, want %q\n%s", got, want, text.String())
+	}
+}
+
 // ExampleReport_WriteText shows the report's layout: the checks against
 // their goals, then each side's figures, then notes.
 func ExampleReport_WriteText() {

@@ -100,9 +100,10 @@ type Check struct {
 	Pass bool `json:"pass"`
 }
 
-// Goal is a bound on a check's value.
+// Goal is a bound on a check's value. The zero Goal is none: its check is
+// for reading, neither a PASS nor a MISS (see info).
 type Goal struct {
-	// Op is "<=", "<", ">=" or ">".
+	// Op is "<=", "<", ">=" or ">"; empty for no goal.
 	Op    string  `json:"op"`
 	Value float64 `json:"value"`
 }
@@ -121,8 +122,11 @@ func (g Goal) met(v float64) bool {
 	return false
 }
 
-// String writes the goal for people: "≤ 1.5×", "≤ 64 KiB".
+// String writes the goal for people: "≤ 1.5×", "≤ 64 KiB", "none".
 func (g Goal) String(unit string) string {
+	if g.Op == "" {
+		return "none"
+	}
 	op := map[string]string{"<=": "≤", ">=": "≥"}[g.Op]
 	if op == "" {
 		op = g.Op
@@ -141,6 +145,12 @@ func check(key, measure string, value float64, unit string, goal Goal) Check {
 		c.Pass = goal.met(value)
 	}
 	return c
+}
+
+// info makes a check with no goal: a measure reported for reading, with
+// result INFO.
+func info(key, measure string, value float64, unit string) Check {
+	return Check{Key: key, Measure: measure, Value: value, Unit: unit}
 }
 
 // ratio is a / b, NaN when b is zero.
@@ -200,7 +210,10 @@ func (r *Report) write(w io.Writer, md bool) error {
 		}
 		for _, c := range row.Checks {
 			result := "MISS"
-			if c.Pass {
+			switch {
+			case c.Goal.Op == "":
+				result = "INFO"
+			case c.Pass:
 				result = "PASS"
 			}
 			t.row(row.Name, c.Measure, fmtValue(c.Value, c.Unit), c.Goal.String(c.Unit), result)

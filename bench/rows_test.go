@@ -22,6 +22,7 @@ func benchSizes() Sizes {
 		JournalSteps: 100, JournalOps: 1,
 		ReplayOpen: 100, ReplayEvents: 512, ReplayOps: 1,
 		IdleSessions: [2]int{100, 100},
+		DXFLines:     5_000, CorpusFiles: 10,
 	}
 }
 
@@ -33,6 +34,7 @@ func runRow(b *testing.B, name string, sizes Sizes, ready func()) *Row {
 			continue
 		}
 		e := &env{cfg: Config{ready: ready}, sizes: sizes, full: FullSizes()}
+		b.Cleanup(e.dxf.remove)
 		row := &Row{Name: name}
 		if err := spec.run(context.Background(), e, row); err != nil {
 			b.Fatalf("%s: %v", name, err)
@@ -51,6 +53,7 @@ func runRow(b *testing.B, name string, sizes Sizes, ready func()) *Row {
 func benchmarkRow(b *testing.B, name string, sizes Sizes) {
 	sizes.HopRounds, sizes.HopConcurrentRounds, sizes.BatchRounds, sizes.CreateRounds = b.N, b.N, b.N, b.N
 	sizes.RollbackRounds, sizes.JournalRounds, sizes.ReplayRounds = b.N, b.N, b.N
+	sizes.DXFRounds, sizes.CorpusRounds = b.N, b.N
 	row := runRow(b, name, sizes, b.ResetTimer)
 	b.StopTimer()
 	for _, c := range row.Checks {
@@ -76,9 +79,27 @@ func BenchmarkBatchAmortisation(b *testing.B) {
 }
 
 // BenchmarkBatchCreate is one entity_batch_create of 10k lines against
-// 10k single batch steps, in process.
+// the floor of making them, in process.
 func BenchmarkBatchCreate(b *testing.B) {
 	benchmarkRow(b, "batch-create", benchSizes())
+}
+
+// BenchmarkDXFImport is document.import of a 5k-line DXF file over POST
+// /rpc against ezdxf.readfile in a child process (skipped without ezdxf).
+func BenchmarkDXFImport(b *testing.B) {
+	benchmarkRow(b, "dxf-import", benchSizes())
+}
+
+// BenchmarkDXFExport is document.export of a 5k-line document as DXF over
+// POST /rpc against ezdxf's doc.saveas() in a child process.
+func BenchmarkDXFExport(b *testing.B) {
+	benchmarkRow(b, "dxf-export", benchSizes())
+}
+
+// BenchmarkCorpusImport is 10 files of the DXF corpus imported over POST
+// /rpc against ezdxf loading them in a child process.
+func BenchmarkCorpusImport(b *testing.B) {
+	benchmarkRow(b, "corpus-import", benchSizes())
 }
 
 // BenchmarkRollback is a 10-step rollback by the undo log against a full
