@@ -42,7 +42,9 @@ func TestRunawayStopsWhenTheClientGoes(t *testing.T) {
 	export := map[string]any{"document_id": doc, "tool": "document_export", "args": map[string]any{"format": "svg"}}
 
 	t.Run("POST, disconnected", func(t *testing.T) {
+		engine.WaitIdle(t, 10*time.Second)
 		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools.call", "params": export})
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+gateway.Addr+"/rpc", bytes.NewReader(body))
 		done := make(chan struct{})
@@ -60,6 +62,7 @@ func TestRunawayStopsWhenTheClientGoes(t *testing.T) {
 	})
 
 	t.Run("WebSocket, $/cancelRequest", func(t *testing.T) {
+		engine.WaitIdle(t, 10*time.Second)
 		c := dialWebSocket(t, gateway.Addr)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -93,6 +96,7 @@ func TestRunawayStopsWhenTheClientGoes(t *testing.T) {
 	// closes it cleanly ends its input, and its calls get the drain
 	// timeout to answer before they are cancelled (see gateway's EOFGrace).
 	t.Run("WebSocket, dropped", func(t *testing.T) {
+		engine.WaitIdle(t, 10*time.Second)
 		c := dialWebSocket(t, gateway.Addr)
 		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 8, "method": "tools.call", "params": export})
 		if err := c.ws.Write(context.Background(), req); err != nil {
@@ -104,12 +108,14 @@ func TestRunawayStopsWhenTheClientGoes(t *testing.T) {
 	})
 
 	t.Run("gRPC, cancelled", func(t *testing.T) {
+		engine.WaitIdle(t, 10*time.Second)
 		conn, err := grpc.NewClient(engine.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer conn.Close()
 		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		errc := make(chan error, 1)
 		go func() {
 			_, err := enginev1.NewEngineServiceClient(conn).ExportDocument(ctx, &enginev1.ExportDocumentRequest{DocumentId: doc, Format: enginev1.ExportFormat_EXPORT_FORMAT_PNG})

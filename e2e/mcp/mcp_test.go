@@ -239,6 +239,7 @@ func TestGoClientCancelRunaway(t *testing.T) {
 	_, imported := callTool(t, cs, "document_import", map[string]any{"name": "bomb", "format": "dxf", "content": dxftest.NestedBomb(10, 10)})
 	doc := imported["document"].(map[string]any)["document_id"].(string)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
 		_, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "document_export", Arguments: map[string]any{"document_id": doc, "format": "svg"}})

@@ -48,3 +48,20 @@ func (p *Process) IdleWithinASecond(t testing.TB, stopped time.Time) {
 		t.Errorf("a second after the work was stopped, the process still used %v of CPU in 500 ms", used)
 	}
 }
+
+// WaitIdle waits until the process uses under a tenth of a core over
+// 250 ms, for at most limit, and fails if it never does: a test that
+// measures work starts from a process that does none.
+func (p *Process) WaitIdle(t testing.TB, limit time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); ; {
+		before := p.CPUTime(t)
+		time.Sleep(250 * time.Millisecond)
+		if p.CPUTime(t)-before < 25*time.Millisecond {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the process was still busy %v on", limit)
+		}
+	}
+}
