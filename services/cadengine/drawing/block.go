@@ -116,6 +116,9 @@ type Insert struct {
 
 	Cols, Rows             int64
 	ColSpacing, RowSpacing float64
+
+	// Attribs are the values of the block's attributes on this insert.
+	Attribs []Attrib
 }
 
 // Grid reports whether the insert places more than one copy.
@@ -174,9 +177,25 @@ func (g Insert) Placed() []*Entity {
 
 // PlacedFor are the placed entities of the insert e (whose geometry g
 // is) as they are drawn and exploded: as in DXF, those on layer 0 take
-// e's layer, and colour and linetype by block take e's.
+// e's layer, and colour and linetype by block take e's. The block's
+// attribute definitions are left out, but that a constant one shows its
+// value as text; the insert's visible attribute values follow, as text on
+// its layer (so that exploding keeps them, as AutoCAD's BURST does).
 func (g Insert) PlacedFor(e *Entity) []*Entity {
-	out := g.Placed()
+	placed := g.Placed()
+	out := placed[:0]
+	for _, p := range placed {
+		if a, ok := p.Geom.(Attdef); ok {
+			if !a.Constant() || a.Flags&1 != 0 {
+				continue
+			}
+			p.Geom = a.Text
+		}
+		out = append(out, p)
+	}
+	for _, t := range shownAttribs(g.Attribs) {
+		out = append(out, &Entity{Layer: e.Layer, Color: e.Color, Linetype: e.Linetype, Geom: t})
+	}
 	for _, p := range out {
 		if p.Layer == "0" {
 			p.Layer = e.Layer
@@ -229,6 +248,13 @@ func (g Insert) Transformed(x geom.Xform) Geometry {
 	out := g
 	out.P, out.Scale = x.Point(g.P), g.Scale*x.Scale
 	out.ColSpacing, out.RowSpacing = g.ColSpacing*x.Scale, g.RowSpacing*x.Scale
+	if g.Attribs != nil {
+		out.Attribs = make([]Attrib, len(g.Attribs))
+		for i, a := range g.Attribs {
+			a.Text = a.Text.Transformed(x).(Text)
+			out.Attribs[i] = a
+		}
+	}
 	out.Rotation = x.Direction(g.Rotation)
 	if x.Mirror {
 		out.Rotation = geom.NormDeg(out.Rotation + 180)
@@ -251,11 +277,19 @@ func (g Insert) encodeTo(w *encoder) {
 		w.float(g.ColSpacing)
 		w.float(g.RowSpacing)
 	}
+	if len(g.Attribs) > 0 {
+		w.byte(insertAttribs)
+		encodeAttribs(w, g.Attribs)
+	}
 }
 
-// insertGrid tags the grid that follows an insert's encoding when it has
-// one (an insert without a grid encodes as it always did).
-const insertGrid = 'G'
+// insertGrid and insertAttribs tag what may follow an insert's encoding:
+// its grid, then its attribute values, each only when it has them (an
+// insert with neither encodes as it always did).
+const (
+	insertGrid    = 'G'
+	insertAttribs = 'A'
+)
 
 func decodeInsert(r *decoder) Insert {
 	n := r.string()
@@ -271,6 +305,10 @@ func decodeInsert(r *decoder) Insert {
 			r.fail("grid")
 		}
 	}
+	if len(r.b) > 0 && r.b[0] == insertAttribs {
+		r.byte()
+		g.Attribs = decodeAttribs(r)
+	}
 	return g
 }
 
@@ -280,6 +318,9 @@ func (g Insert) fill(w *wire) {
 	pb.Mirrored = new(g.Mirror)
 	if g.Grid() {
 		pb.Grid = &enginev1.InsertGrid{Columns: max(1, g.Cols), Rows: max(1, g.Rows), ColumnSpacing: g.ColSpacing, RowSpacing: g.RowSpacing}
+	}
+	if len(g.Attribs) > 0 {
+		pb.Attributes = pbAttribs(g.Attribs)
 	}
 }
 

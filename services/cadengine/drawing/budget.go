@@ -111,11 +111,13 @@ func Cost(g Geometry) int64 {
 		if g.Def == nil {
 			return 1
 		}
-		return max(1, mulSat(g.Def.cost, g.Cells()))
+		return max(1, addSat(mulSat(g.Def.cost, g.Cells()), int64(len(g.Attribs))))
 	case Hatch:
 		return g.cost()
 	case Polyline:
 		return int64(max(1, len(g.V)))
+	case Spline:
+		return 16 * int64(len(g.Control)) // about what its polyline has
 	}
 	return 1
 }

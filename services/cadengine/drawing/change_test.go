@@ -35,6 +35,14 @@ func sampleGeometries() []Geometry {
 			[]geom.Segment{{A: geom.Pt(0, 0), B: geom.Pt(4, 0)}, {A: geom.Pt(4, 0), B: geom.Pt(4, 3)}, {A: geom.Pt(4, 3), B: geom.Pt(0, 0)}},
 			[]geom.Vec{geom.Pt(0, 0), geom.Pt(4, 0), geom.Pt(4, 3)}),
 		NewForeign("3DSOLID", []Pair{{100, "AcDbModelerGeometry"}, {70, "1"}, {1, "ACIS data"}}, nil, nil),
+		Spline{Spline: geom.Spline{Degree: 3, Knots: []float64{0, 0, 0, 0, 1, 2, 2, 2, 2}, Control: []geom.Vec{{0, 0}, {1, 2}, {3, 3}, {4, 1}, {6, 0}}}},
+		Spline{Spline: geom.Spline{Degree: 2, Knots: []float64{0, 0, 0, 1, 1, 1}, Control: []geom.Vec{{1, 0}, {1, 1}, {0, 1}}, Weights: []float64{1, math.Sqrt2 / 2, 1}},
+			Fit: []geom.Vec{{1, 0}, {0, 1}}},
+		Solid{P: []geom.Vec{{0, 0}, {4, 0}, {4, 2}, {0, 3}}},
+		Solid{P: []geom.Vec{{0, 0}, {4, 0}, {2, 3}}, Trace: true},
+		Face{P: []geom.Vec{{0, 0}, {4, 0}, {4, 2}, {0, 3}}, Z: []float64{0, 1, 2, 3}, Hidden: 2},
+		XLine{P: geom.Pt(1, 2), Dir: geom.Pt(0.6, 0.8)},
+		XLine{P: geom.Pt(1, 2), Dir: geom.Pt(-0.6, 0.8), Ray: true},
 	}
 }
 

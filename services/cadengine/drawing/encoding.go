@@ -82,6 +82,12 @@ func ParseHandle(s string) (uint64, bool) {
 //	  insert    block(string) x y scale rotation mirrored(1 byte), then
 //	            for a grid 'G' cols rows (uvarints) col_spacing row_spacing
 //	  foreign   see Foreign.encodeTo
+//	  spline    see Spline.encodeTo
+//	  solid     see Solid.encodeTo
+//	  face      see Face.encodeTo
+//	  xline     x y dx dy (a ray alike)
+//	  leader    see Leader.encodeTo
+//	  attdef    see Attdef.encodeTo
 //
 // A block is stored under its handle like an entity, tagged 'B' (see
 // Block.Encode). The encodings of the first seven types never change:
@@ -389,10 +395,7 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 		}
 		e.Geom = Polyline{geom.Polyline{V: v, Closed: closed}}
 	case enginev1.EntityType_ENTITY_TYPE_TEXT:
-		t := r.string()
-		p := r.vec()
-		h := r.float()
-		e.Geom = Text{Text: t, P: p, Height: h, Rotation: r.float()}
+		e.Geom = decodeText(r)
 	case enginev1.EntityType_ENTITY_TYPE_ELLIPSE:
 		c := r.vec()
 		m := r.vec()
@@ -409,6 +412,18 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 		e.Geom = decodeInsert(r)
 	case enginev1.EntityType_ENTITY_TYPE_FOREIGN:
 		e.Geom = decodeForeign(r)
+	case enginev1.EntityType_ENTITY_TYPE_SPLINE:
+		e.Geom = decodeSpline(r)
+	case enginev1.EntityType_ENTITY_TYPE_SOLID:
+		e.Geom = decodeSolid(r)
+	case enginev1.EntityType_ENTITY_TYPE_FACE:
+		e.Geom = decodeFace(r)
+	case enginev1.EntityType_ENTITY_TYPE_LEADER:
+		e.Geom = decodeLeader(r)
+	case enginev1.EntityType_ENTITY_TYPE_ATTDEF:
+		e.Geom = decodeAttdef(r)
+	case enginev1.EntityType_ENTITY_TYPE_XLINE, enginev1.EntityType_ENTITY_TYPE_RAY:
+		e.Geom = decodeXLine(r, kind == enginev1.EntityType_ENTITY_TYPE_RAY)
 	default:
 		return nil, fmt.Errorf("entity %s: unknown type %d", FormatHandle(handle), kind)
 	}

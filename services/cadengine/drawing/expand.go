@@ -64,6 +64,9 @@ func hullPoints(dst []geom.Vec, g Geometry) []geom.Vec {
 	prims := g.Prims()
 	if len(prims) == 0 {
 		b := g.Bounds()
+		if !b.NonEmpty { // an xline or a ray bounds nothing
+			return dst
+		}
 		return append(dst, b.Min, b.Max, geom.Pt(b.Min.X, b.Max.Y), geom.Pt(b.Max.X, b.Min.Y))
 	}
 	for _, p := range prims {
@@ -76,6 +79,10 @@ func hullPoints(dst []geom.Vec, g Geometry) []geom.Vec {
 // corner copies of its grid (whose hull holds every copy), or the
 // insertion point when the block draws nothing.
 func (g Insert) hullPoints(dst []geom.Vec) []geom.Vec {
+	for _, t := range shownAttribs(g.Attribs) {
+		c := t.corners()
+		dst = append(dst, c[:]...)
+	}
 	if g.Def == nil || len(g.Def.hull) == 0 {
 		return append(dst, g.P)
 	}

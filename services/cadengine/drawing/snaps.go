@@ -17,6 +17,16 @@ func SnapCandidates(g Geometry, kind enginev1.SnapKind, r geom.Vec) []geom.Vec {
 		return []geom.Vec{g.P}
 	case MText:
 		return []geom.Vec{g.P}
+	case Spline:
+		switch kind {
+		case enginev1.SnapKind_SNAP_KIND_END:
+			return g.Ends()
+		case enginev1.SnapKind_SNAP_KIND_MID:
+			return []geom.Vec{g.Mid()}
+		case enginev1.SnapKind_SNAP_KIND_NEAR:
+			_, q := g.Closest(r)
+			return []geom.Vec{q}
+		}
 	case Insert:
 		// The placed entities' snaps, in the block's order; the insertion
 		// point when they have none.

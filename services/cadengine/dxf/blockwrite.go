@@ -106,9 +106,9 @@ func (w *dxfWriter) blocks(bs []outBlock, pre ...outBlock) {
 		owner := w.owner
 		w.owner = b.record
 		w.pair(0, "BLOCK")
-		w.pair(5, drawing.FormatHandle(w.handle()))
+		w.pairHandle(5, w.handle())
 		if w.v2018 {
-			w.pair(330, drawing.FormatHandle(b.record))
+			w.pairHandle(330, b.record)
 			w.pair(100, "AcDbEntity")
 		}
 		w.pair(8, "0")
@@ -122,9 +122,9 @@ func (w *dxfWriter) blocks(bs []outBlock, pre ...outBlock) {
 			b.body(w)
 		}
 		w.pair(0, "ENDBLK")
-		w.pair(5, drawing.FormatHandle(w.handle()))
+		w.pairHandle(5, w.handle())
 		if w.v2018 {
-			w.pair(330, drawing.FormatHandle(b.record))
+			w.pairHandle(330, b.record)
 			w.pair(100, "AcDbEntity")
 		}
 		w.pair(8, "0")

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -75,14 +76,16 @@ func (f *File) readEntity(sc *dxfScanner, head dxfPair, buf []dxfPair) ([]dxfPai
 		// Stray records of a polyline or block reference.
 		f.rep.warn(r.line, "a %s outside a POLYLINE or INSERT: passed over", r.kind)
 	default:
-		err = f.Add(r)
-		if err == nil && r.follows() {
-			var n int
-			n, err = skipSequence(sc)
-			for range n {
-				f.drop("ATTRIB", "block attributes (an insert's ATTRIB values) are not kept yet")
+		var subs []dxfRecord
+		if r.follows() {
+			// An INSERT's ATTRIBs, up to their SEQEND: its records are
+			// copied, the scanner's buffer being reused.
+			r.pairs = slices.Clone(r.pairs)
+			if subs, err = readSequence(sc); err != nil {
+				return buf, err
 			}
 		}
+		err = f.add(r, subs)
 	}
 	return buf, err
 }
@@ -108,29 +111,27 @@ func (r dxfRecord) follows() bool {
 	return false
 }
 
-// skipSequence passes over the sub-entities of a record, up to and
-// including their SEQEND, and counts them.
-func skipSequence(sc *dxfScanner) (int, error) {
-	var buf []dxfPair
-	n := 0
+// readSequence reads the sub-entities of a record up to and including
+// their SEQEND (a missing SEQEND ends them at the section's end).
+func readSequence(sc *dxfScanner) ([]dxfRecord, error) {
+	var out []dxfRecord
 	for {
 		p, err := sc.peek()
 		if err == io.EOF || err == nil && p.code == 0 && (p.word() == "ENDSEC" || p.word() == "ENDBLK") {
-			return n, nil // the section's own reader reports a missing ENDSEC
+			return out, nil // the section's own reader reports a missing ENDSEC
 		}
 		if err != nil {
-			return n, err
+			return out, err
 		}
 		sc.next()
-		r, err := readRecord(sc, p, buf)
+		r, err := readRecord(sc, p, nil)
 		if err != nil {
-			return n, err
+			return out, err
 		}
-		buf = r.pairs
+		out = append(out, r)
 		if r.kind == "SEQEND" {
-			return n, nil
+			return out, nil
 		}
-		n++
 	}
 }
 
@@ -214,23 +215,34 @@ func (r dxfRecord) values(codes ...int) (map[int]float64, error) {
 
 // Add turns a record into an entity: a native one when the engine models
 // its type and can hold this one, else a preserved (foreign) one.
-func (f *File) Add(r dxfRecord) error {
+func (f *File) Add(r dxfRecord) error { return f.add(r, nil) }
+
+// add is Add of a record and the records that follow it (an INSERT's
+// ATTRIBs and SEQEND), which a native insert takes as its attribute
+// values and a preserved entity keeps.
+func (f *File) add(r dxfRecord, subs []dxfRecord) error {
 	c, err := r.common()
 	if err != nil {
 		return err
 	}
-	g, why, err := r.native(c, f.dimScales)
+	g, why, err := r.native(c, f)
 	if err != nil {
 		return err
 	}
-	f.put(r, nil, c, g, why)
+	if in, ok := g.(drawing.Insert); ok && len(subs) > 0 {
+		if in.Attribs, err = attribsOf(subs, c); err != nil {
+			return err
+		}
+		g = in
+	}
+	f.put(r, subs, c, g, why)
 	return nil
 }
 
 // native is the engine's geometry of a record of a type it models, or
 // nil: why then says why this one cannot be held ("" for a type the
 // engine does not model).
-func (r dxfRecord) native(c dxfCommon, dimScales map[string]float64) (drawing.Geometry, string, error) {
+func (r dxfRecord) native(c dxfCommon, f *File) (drawing.Geometry, string, error) {
 	var g drawing.Geometry
 	var err error
 	switch r.kind {
@@ -249,11 +261,23 @@ func (r dxfRecord) native(c dxfCommon, dimScales map[string]float64) (drawing.Ge
 	case "MTEXT":
 		g, err = r.mtext(c)
 	case "DIMENSION":
-		return r.dimension(c, dimScales)
+		return r.dimension(c, f.dimScales)
+	case "LEADER":
+		return r.leader(f)
+	case "ATTDEF":
+		return r.attdef(c)
 	case "HATCH":
 		return r.hatch(c)
 	case "INSERT":
 		return r.insert(c)
+	case "SPLINE":
+		return r.spline()
+	case "SOLID", "TRACE":
+		return r.solid(c)
+	case "3DFACE":
+		return r.face()
+	case "XLINE", "RAY":
+		return r.xline()
 	default:
 		return nil, "", nil
 	}

@@ -25,6 +25,7 @@ type File struct {
 
 	blocks    []dxfBlock         // the BLOCKS section's blocks the engine keeps, in file order
 	dimScales map[string]float64 // DIMSCALE of each DIMSTYLE, by folded name
+	dimArrows map[string]float64 // DIMASZ of each DIMSTYLE, by folded name
 	rep       *report            // what became of every entity
 	target    *[]dxfEntity       // where put puts entities: f.entities or a block's
 	inBlock   string             // the block being read, for drop
@@ -140,7 +141,7 @@ func Read(content string) (*File, error) {
 		content = strings.ToValidUTF8(content, "\uFFFD")
 	}
 	sc := &dxfScanner{s: content}
-	f := &File{dimScales: map[string]float64{}, rep: newReport(), codepage: "UTF-8"}
+	f := &File{dimScales: map[string]float64{}, dimArrows: map[string]float64{}, rep: newReport(), codepage: "UTF-8"}
 	f.target = &f.entities
 	comments := 0
 	commentUnits := enginev1.Units_UNITS_UNSPECIFIED
@@ -416,6 +417,10 @@ func (f *File) readTables(sc *dxfScanner) error {
 			case 40:
 				if v, err := p.float(); err == nil && v > 0 && dimstyle != "" {
 					f.dimScales[dimstyle] = v
+				}
+			case 41:
+				if v, err := p.float(); err == nil && v > 0 && dimstyle != "" {
+					f.dimArrows[dimstyle] = v
 				}
 			}
 			continue

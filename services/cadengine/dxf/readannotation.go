@@ -285,27 +285,20 @@ func (r dxfRecord) dimension(c dxfCommon, scales map[string]float64) (drawing.Ge
 	}
 	g := drawing.Dimension{Style: "Standard", Scale: 1}
 	style := ""
-	inDstyle, code := false, 0
 	for _, p := range r.pairs {
-		switch {
-		case p.code == 1 && !inDstyle:
+		switch p.code {
+		case 1:
 			g.Text = decodeDXFText(p.value)
-		case p.code == 3:
+		case 3:
 			style = strings.TrimSpace(p.value)
-		case p.code == 1000 && strings.EqualFold(strings.TrimSpace(p.value), "DSTYLE"):
-			inDstyle = true
-		case inDstyle && p.code == 1070:
-			n, err := p.int()
-			if err != nil {
-				return nil, "", err
-			}
-			code = int(n)
-		case inDstyle && p.code == 1040 && code == 40:
-			if s, err := p.float(); err == nil && s > 0 {
-				g.Scale = s
-			}
-			code = 0
 		}
+	}
+	over, err := r.dstyle()
+	if err != nil {
+		return nil, "", err
+	}
+	if s, ok := over[40]; ok {
+		g.Scale = s
 	}
 	if style != "" {
 		g.Style = style

@@ -1,7 +1,7 @@
 package dxf
 
 import (
-	"fmt"
+	"bytes"
 	"math"
 	"sort"
 	"strconv"
@@ -22,17 +22,16 @@ import (
 // is the only place the export is not exact. Non-ASCII text is written as
 // \U+XXXX escapes (see dxfText).
 func Write(d *drawing.Document) string {
-	w := &dxfWriter{}
 	ents := d.Entities()
+	w := &dxfWriter{buf: make([]byte, 0, bufferSize(ents))}
 	next := d.NextHandle
 	w.header(d, ents, "AC1009")
 	w.pair(9, "$HANDLING")
 	w.int(70, 1)
-	// $HANDSEED is written after the entities, once the VERTEX handles are
-	// known; reserve its place.
-	seedAt := len(w.lines)
+	// $HANDSEED is known once the entities are written and the VERTEX
+	// handles taken; it goes in at the end.
 	w.pair(9, "$HANDSEED")
-	w.pair(5, "")
+	seedAt := w.placeholder(5)
 	w.end()
 
 	// Linetypes in use.
@@ -124,16 +123,17 @@ func Write(d *drawing.Document) string {
 	}
 	w.end()
 	w.pair(0, "EOF")
-
-	w.lines[seedAt+3] = drawing.FormatHandle(w.next)
-	return strings.Join(w.lines, "\n") + "\n"
+	return w.finish(seedAt, drawing.FormatHandle(w.next))
 }
 
 // dxfWriter writes group codes. In an R2018 file (v2018) entities carry
 // their owner (330) and subclass markers (100); in R12 they have neither,
 // and sub writes nothing.
 type dxfWriter struct {
-	lines []string
+	// buf is the file so far: each group code right-aligned in three
+	// characters on a line, its value on the next, every line ending in
+	// "\n".
+	buf   []byte
 	v2018 bool
 	owner uint64 // the block record entities are written into (2018)
 	next  uint64 // the next free handle for records the drawing has no handle for
@@ -158,21 +158,86 @@ func (w *dxfWriter) sub(name string) {
 	}
 }
 
-func (w *dxfWriter) pair(code int, v string) {
-	w.lines = append(w.lines, fmt.Sprintf("%3d", code), v)
+// entityBytes is about what an entity takes in a file (a line with
+// coordinates of a few digits: 80 bytes in R12, 120 in 2018), and
+// tableBytes what the header and tables take; Write and Write2018 size
+// their buffer from them once, so that it seldom grows.
+const (
+	entityBytes = 128
+	tableBytes  = 16 << 10
+)
+
+// bufferSize is the size of the buffer to write ents into.
+func bufferSize(ents []*drawing.Entity) int { return tableBytes + entityBytes*len(ents) }
+
+// appendInt appends v right-aligned in width characters (as fmt's
+// "%*d" does) and ends the line.
+func appendInt(b []byte, v, width int) []byte {
+	var digits [20]byte
+	s := strconv.AppendInt(digits[:0], int64(v), 10)
+	for range width - len(s) {
+		b = append(b, ' ')
+	}
+	b = append(b, s...)
+	return append(b, '\n')
 }
 
-func (w *dxfWriter) int(code, v int) { w.pair(code, fmt.Sprintf("%6d", v)) }
+// groupCode writes a group code's line: the code right-aligned in three
+// characters.
+func (w *dxfWriter) groupCode(code int) { w.buf = appendInt(w.buf, code, 3) }
 
+func (w *dxfWriter) pair(code int, v string) {
+	w.groupCode(code)
+	w.buf = append(w.buf, v...)
+	w.buf = append(w.buf, '\n')
+}
+
+// pairHandle writes a handle (or a reference to one) in hex, as
+// drawing.FormatHandle spells it.
+func (w *dxfWriter) pairHandle(code int, h uint64) {
+	w.groupCode(code)
+	w.buf = drawing.AppendHandle(w.buf, h)
+	w.buf = append(w.buf, '\n')
+}
+
+// int writes an integer right-aligned in six characters.
+func (w *dxfWriter) int(code, v int) {
+	w.groupCode(code)
+	w.buf = appendInt(w.buf, v, 6)
+}
+
+// float writes the shortest decimal that reads back as v, never in
+// exponent form, always with a point ("1.0"), and 0 for -0.
 func (w *dxfWriter) float(code int, v float64) {
 	if v == 0 {
 		v = 0 // no "-0"
 	}
-	s := strconv.FormatFloat(v, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
+	w.groupCode(code)
+	start := len(w.buf)
+	w.buf = strconv.AppendFloat(w.buf, v, 'f', -1, 64)
+	if bytes.IndexByte(w.buf[start:], '.') < 0 {
+		w.buf = append(w.buf, ".0"...)
 	}
-	w.pair(code, s)
+	w.buf = append(w.buf, '\n')
+}
+
+// placeholder writes a pair whose value is known only once the file is
+// written, empty for now, and returns where the value goes (see finish).
+func (w *dxfWriter) placeholder(code int) int {
+	w.groupCode(code)
+	at := len(w.buf)
+	w.buf = append(w.buf, '\n')
+	return at
+}
+
+// finish is the file written, with v put in at the placeholder at.
+func (w *dxfWriter) finish(at int, v string) string {
+	var out strings.Builder
+	out.Grow(len(w.buf) + len(v))
+	out.Write(w.buf[:at])
+	out.WriteString(v)
+	out.Write(w.buf[at:])
+	return out.String()
 }
 
 func (w *dxfWriter) Point(code int, p geom.Vec) {
@@ -199,21 +264,21 @@ func (w *dxfWriter) table(name string, n int) {
 // common writes the entity type, handle, space, layer and style.
 func (w *dxfWriter) common(kind string, h uint64, e *drawing.Entity) {
 	w.pair(0, kind)
-	w.pair(5, drawing.FormatHandle(h))
+	w.pairHandle(5, h)
 	if w.v2018 {
 		owner := w.owner
 		if e.Layout != "" && w.paper != 0 {
 			owner = w.paper
 		}
-		w.pair(330, drawing.FormatHandle(owner))
+		w.pairHandle(330, owner)
 		w.pair(100, "AcDbEntity")
 	}
 	if e.Layout != "" {
 		w.int(67, 1)
 	}
 	w.pair(8, e.Layer)
-	if lt := strings.ToUpper(e.Linetype); lt != "BYLAYER" {
-		w.pair(6, lt)
+	if !strings.EqualFold(e.Linetype, "BYLAYER") {
+		w.pair(6, strings.ToUpper(e.Linetype))
 	}
 	if e.Color != 256 {
 		w.int(62, int(e.Color))
@@ -283,6 +348,18 @@ func (w *dxfWriter) Entity(e *drawing.Entity) {
 		w.hatchR12(e, g)
 	case drawing.Insert:
 		w.insert(e.Handle, e, g)
+	case drawing.Spline:
+		w.spline(e, g)
+	case drawing.Solid:
+		w.solidEntity(e, g)
+	case drawing.Face:
+		w.face(e, g)
+	case drawing.XLine:
+		w.xline(e, g)
+	case drawing.Leader:
+		w.leader(e, g)
+	case drawing.Attdef:
+		w.attdef(e, g)
 	case drawing.Foreign:
 		switch {
 		case !w.writes(g):
@@ -323,6 +400,9 @@ func (w *dxfWriter) text(h uint64, e *drawing.Entity, g drawing.Text) {
 func (w *dxfWriter) insert(h uint64, e *drawing.Entity, g drawing.Insert) {
 	w.common("INSERT", h, e)
 	w.sub("AcDbBlockReference")
+	if len(g.Attribs) > 0 {
+		w.int(66, 1) // attributes follow
+	}
 	w.pair(2, g.Name)
 	w.Point(10, g.P)
 	sx := g.Scale
@@ -343,6 +423,9 @@ func (w *dxfWriter) insert(h uint64, e *drawing.Entity, g drawing.Insert) {
 		w.float(44, g.ColSpacing)
 		w.float(45, g.RowSpacing)
 	}
+	if len(g.Attribs) > 0 {
+		w.attribs(h, e, g.Attribs)
+	}
 }
 
 func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool) {
@@ -356,7 +439,7 @@ func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool) {
 	}
 	for _, p := range v {
 		w.pair(0, "VERTEX")
-		w.pair(5, drawing.FormatHandle(w.handle()))
+		w.pairHandle(5, w.handle())
 		w.pair(8, e.Layer)
 		w.Point(10, p.P)
 		if p.Bulge != 0 {
@@ -365,7 +448,7 @@ func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool) {
 		w.int(70, 0)
 	}
 	w.pair(0, "SEQEND")
-	w.pair(5, drawing.FormatHandle(w.handle()))
+	w.pairHandle(5, w.handle())
 	w.pair(8, e.Layer)
 }
 

@@ -44,8 +44,8 @@ const (
 // keep their handles; the other records get handles above the document's
 // counter, and $HANDSEED is past them all.
 func Write2018(d *drawing.Document) string {
-	w := &dxfWriter{v2018: true, owner: hModelBR, paper: hPaperBR, next: d.NextHandle}
 	ents := d.Entities()
+	w := &dxfWriter{buf: make([]byte, 0, bufferSize(ents)), v2018: true, owner: hModelBR, paper: hPaperBR, next: d.NextHandle}
 	layerHandles := map[string]uint64{}
 	for _, l := range d.SortedLayers() {
 		layerHandles[l.Name] = w.handle()
@@ -73,9 +73,10 @@ func Write2018(d *drawing.Document) string {
 	}
 	w.pair(9, "$LWDISPLAY")
 	w.int(290, 1)
-	seedAt := len(w.lines)
+	// $HANDSEED is past every handle the writer takes; it goes in at the
+	// end.
 	w.pair(9, "$HANDSEED")
-	w.pair(5, "")
+	seedAt := w.placeholder(5)
 	w.end()
 	w.section("CLASSES")
 	w.end()
@@ -177,28 +178,29 @@ func Write2018(d *drawing.Document) string {
 	w.end()
 	w.objects()
 	w.pair(0, "EOF")
-	w.lines[seedAt+3] = drawing.FormatHandle(w.next)
-	return strings.Join(w.lines, "\n") + "\n"
+	return w.finish(seedAt, drawing.FormatHandle(w.next))
 }
 
 // usedLinetypes are the linetypes layers and entities use, besides the
 // three every file has, by name.
 func usedLinetypes(d *drawing.Document, ents []*drawing.Entity) []string {
-	used := map[string]bool{}
-	add := func(lt string) {
-		if u := strings.ToUpper(lt); u != "BYLAYER" && u != "BYBLOCK" && u != "CONTINUOUS" {
-			used[u] = true
-		}
-	}
+	// The few spellings first, each upper-cased once (not once an entity).
+	spelled := map[string]bool{}
 	for _, l := range d.SortedLayers() {
-		add(l.Linetype)
+		spelled[l.Linetype] = true
 	}
 	for _, e := range ents {
-		add(e.Linetype)
+		spelled[e.Linetype] = true
 	}
 	for _, b := range d.Blocks() {
 		for _, e := range b.Entities {
-			add(e.Linetype)
+			spelled[e.Linetype] = true
+		}
+	}
+	used := map[string]bool{}
+	for lt := range spelled {
+		if u := strings.ToUpper(lt); u != "BYLAYER" && u != "BYBLOCK" && u != "CONTINUOUS" {
+			used[u] = true
 		}
 	}
 	out := make([]string, 0, len(used))
@@ -237,7 +239,10 @@ func dimStyles(ents []*drawing.Entity) []string {
 		add(s.Name)
 	}
 	for _, e := range ents {
-		if g, ok := e.Geom.(drawing.Dimension); ok {
+		switch g := e.Geom.(type) {
+		case drawing.Dimension:
+			add(dimStyleName(g.Style))
+		case drawing.Leader:
 			add(dimStyleName(g.Style))
 		}
 	}
@@ -261,7 +266,7 @@ func insUnitsOf(u enginev1.Units) int {
 func (w *dxfWriter) table2018(name string, h uint64, n int) {
 	w.pair(0, "TABLE")
 	w.pair(2, name)
-	w.pair(5, drawing.FormatHandle(h))
+	w.pairHandle(5, h)
 	w.pair(330, "0")
 	w.pair(100, "AcDbSymbolTable")
 	w.int(70, n)
@@ -270,11 +275,11 @@ func (w *dxfWriter) table2018(name string, h uint64, n int) {
 func (w *dxfWriter) record(kind string, h, owner uint64, class string) {
 	w.pair(0, kind)
 	if kind == "DIMSTYLE" {
-		w.pair(105, drawing.FormatHandle(h))
+		w.pairHandle(105, h)
 	} else {
-		w.pair(5, drawing.FormatHandle(h))
+		w.pairHandle(5, h)
 	}
-	w.pair(330, drawing.FormatHandle(owner))
+	w.pairHandle(330, owner)
 	w.pair(100, "AcDbSymbolTableRecord")
 	w.pair(100, class)
 }
@@ -326,7 +331,7 @@ func (w *dxfWriter) dimstyle(h uint64, name string) {
 func (w *dxfWriter) blockRecord(h uint64, name string, layout uint64) {
 	w.record("BLOCK_RECORD", h, hBlockTable, "AcDbBlockTableRecord")
 	w.pair(2, name)
-	w.pair(340, drawing.FormatHandle(layout))
+	w.pairHandle(340, layout)
 	w.int(70, 0)
 	w.int(280, 1)
 	w.int(281, 0)
@@ -338,13 +343,13 @@ func (w *dxfWriter) objects() {
 	w.section("OBJECTS")
 	dict := func(h, owner uint64, entries ...any) {
 		w.pair(0, "DICTIONARY")
-		w.pair(5, drawing.FormatHandle(h))
-		w.pair(330, drawing.FormatHandle(owner))
+		w.pairHandle(5, h)
+		w.pairHandle(330, owner)
 		w.pair(100, "AcDbDictionary")
 		w.int(281, 1)
 		for i := 0; i+1 < len(entries); i += 2 {
 			w.pair(3, entries[i].(string))
-			w.pair(350, drawing.FormatHandle(entries[i+1].(uint64)))
+			w.pairHandle(350, entries[i+1].(uint64))
 		}
 	}
 	dict(hRootDict, 0, "ACAD_GROUP", uint64(hGroupDict), "ACAD_LAYOUT", uint64(hLayoutDict))
@@ -358,8 +363,8 @@ func (w *dxfWriter) objects() {
 // layout writes a LAYOUT object on an A3 sheet.
 func (w *dxfWriter) layout(h uint64, name string, order int, br uint64) {
 	w.pair(0, "LAYOUT")
-	w.pair(5, drawing.FormatHandle(h))
-	w.pair(330, drawing.FormatHandle(hLayoutDict))
+	w.pairHandle(5, h)
+	w.pairHandle(330, hLayoutDict)
 	w.pair(100, "AcDbPlotSettings")
 	w.pair(1, "")
 	w.pair(2, "none_device")
@@ -399,5 +404,5 @@ func (w *dxfWriter) layout(h uint64, name string, order int, br uint64) {
 	w.Point(16, geom.Pt(1, 0))
 	w.Point(17, geom.Pt(0, 1))
 	w.int(76, 1)
-	w.pair(330, drawing.FormatHandle(br))
+	w.pairHandle(330, br)
 }

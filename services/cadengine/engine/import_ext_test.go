@@ -281,8 +281,8 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 			// zero-length line, a circle without radius, an arc in a
 			// tilted plane, a 3D polyline, empty text. Kept on a layout:
 			// a paper-space point. Dropped, with the reason: a block
-			// reference (of a block the file lacks) and its two
-			// attributes.
+			// reference (of a block the file lacks), its two attribute
+			// values with it.
 			"0\nLINE\n10\n1\n20\n1\n11\n1\n21\n1\n"+
 			"0\nCIRCLE\n40\n0\n"+
 			"0\nARC\n40\n1\n50\n0\n51\n90\n210\n1\n220\n0\n230\n1\n"+
@@ -295,11 +295,11 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 		t.Fatalf("document_import = %v", resp.Error)
 	}
 	res := resultObj(resp.ResultJson)
-	if res["imported"] != 13.0 || res["skipped"] != 3.0 {
-		t.Errorf("imported %v, skipped %v; want 13 kept (7 native, a paper-space point, 5 preserved) and 3 dropped", res["imported"], res["skipped"])
+	if res["imported"] != 13.0 || res["skipped"] != 1.0 {
+		t.Errorf("imported %v, skipped %v; want 13 kept (7 native, a paper-space point, 5 preserved) and the insert dropped", res["imported"], res["skipped"])
 	}
 	report := res["report"].(obj)
-	wantCounts := `{"ARC":{"dropped":0,"imported":1,"preserved":1},"ATTRIB":{"dropped":2,"imported":0,"preserved":0},"CIRCLE":{"dropped":0,"imported":0,"preserved":1},"ELLIPSE":{"dropped":0,"imported":1,"preserved":0},"INSERT":{"dropped":1,"imported":0,"preserved":0},"LINE":{"dropped":0,"imported":0,"preserved":1},"LWPOLYLINE":{"dropped":0,"imported":1,"preserved":0},"MTEXT":{"dropped":0,"imported":1,"preserved":0},"POINT":{"dropped":0,"imported":2,"preserved":0},"POLYLINE":{"dropped":0,"imported":1,"preserved":1},"TEXT":{"dropped":0,"imported":1,"preserved":1}}`
+	wantCounts := `{"ARC":{"dropped":0,"imported":1,"preserved":1},"CIRCLE":{"dropped":0,"imported":0,"preserved":1},"ELLIPSE":{"dropped":0,"imported":1,"preserved":0},"INSERT":{"dropped":1,"imported":0,"preserved":0},"LINE":{"dropped":0,"imported":0,"preserved":1},"LWPOLYLINE":{"dropped":0,"imported":1,"preserved":0},"MTEXT":{"dropped":0,"imported":1,"preserved":0},"POINT":{"dropped":0,"imported":2,"preserved":0},"POLYLINE":{"dropped":0,"imported":1,"preserved":1},"TEXT":{"dropped":0,"imported":1,"preserved":1}}`
 	if got := js(report["entities"]); got != wantCounts {
 		t.Errorf("report.entities = %s, want %s", got, wantCounts)
 	}
@@ -448,8 +448,8 @@ func TestImportEzdxfFile(t *testing.T) {
 	e := newEngine(t, nil)
 	f := importDXF(t, e, "ezdxf", string(data))
 	info := f.info()
-	// 12 native, 2 preserved (the spline, the 3D polyline), a line on a
-	// layout.
+	// 13 native (the spline among them), the 3D polyline preserved, a
+	// line on a layout.
 	if info.Units != enginev1.Units_UNITS_MM || info.CurrentLayer != "walls" || info.EntityCount != 15 {
 		t.Errorf("document = units %v, current %q, %d entities; want mm, walls, 15", info.Units, info.CurrentLayer, info.EntityCount)
 	}
@@ -498,25 +498,25 @@ func TestImportEzdxfFile(t *testing.T) {
 	if text["text"] != "Ø 25 ° Ü" || text["height"] != 1.5 || text["rotation"] != 30.0 || !nearPt(pt(text["insertion"]), [2]float64{5, 20}) {
 		t.Errorf("text = %s", js(text))
 	}
-	for typ, n := range map[string]int{"line": 1, "circle": 1, "arc": 1, "point": 1, "polyline": 3, "ellipse": 2, "text": 1, "mtext": 1, "insert": 1, "foreign": 2} {
+	for typ, n := range map[string]int{"line": 1, "circle": 1, "arc": 1, "point": 1, "polyline": 3, "ellipse": 2, "text": 1, "mtext": 1, "insert": 1, "spline": 1, "foreign": 1} {
 		if len(byType[typ]) != n {
 			t.Errorf("%d %s entities, want %d", len(byType[typ]), typ, n)
 		}
 	}
 
-	// Preserved, and in the report: the SPLINE and the 3D polyline; the
+	// In the report: the spline native, the 3D polyline preserved; the
 	// paper-space line is kept on its layout.
 	resp := callTool(t, e, "", enginev1.ToolDocumentImport, obj{"format": "dxf", "content": string(data)})
 	report, _ := resultObj(resp.ResultJson)["report"].(obj)
-	if !resp.Ok || resultObj(resp.ResultJson)["skipped"] != 0.0 || js(report["entities"].(obj)["SPLINE"]) != `{"dropped":0,"imported":0,"preserved":1}` ||
+	if !resp.Ok || resultObj(resp.ResultJson)["skipped"] != 0.0 || js(report["entities"].(obj)["SPLINE"]) != `{"dropped":0,"imported":1,"preserved":0}` ||
 		js(report["entities"].(obj)["POLYLINE"]) != `{"dropped":0,"imported":1,"preserved":1}` || report["version"] != "AC1024" || report["writer"] != "ezdxf" {
-		t.Errorf("document_import of the ezdxf file = %v, want the spline and the 3D polyline preserved", resp)
+		t.Errorf("document_import of the ezdxf file = %v, want the spline native and the 3D polyline preserved", resp)
 	}
 
 	// The engine's export of it reads back in ezdxf, in R12 (where the
-	// multi-line text is a TEXT, and the spline, which R12 lacks, is left
-	// out) and 2018, with the preserved entities written back as read.
-	checkWithEzdxf(t, exportWith(t, f, "dxf", obj{"dxf_version": "r12"}), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 2, "POLYLINE": 6, "INSERT": 1})
+	// multi-line text is a TEXT, and the spline, which R12 lacks, a
+	// POLYLINE) and 2018, with the preserved entities written back as read.
+	checkWithEzdxf(t, exportWith(t, f, "dxf", obj{"dxf_version": "r12"}), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 2, "POLYLINE": 7, "INSERT": 1})
 	checkWithEzdxf(t, exportOf(t, f, "dxf"), map[string]int{"LINE": 1, "CIRCLE": 1, "ARC": 1, "POINT": 1, "TEXT": 1, "MTEXT": 1, "LWPOLYLINE": 3, "ELLIPSE": 2, "INSERT": 1, "SPLINE": 1, "POLYLINE": 1})
 
 	t.Run("fresh", func(t *testing.T) {

@@ -151,6 +151,8 @@ func entityOffset(c *call, a *enginev1.EntityOffsetArgs) (*enginev1.EntityOffset
 			return nil, failed("%v", err)
 		}
 		g = drawing.Polyline{Polyline: pl}
+	case drawing.Spline:
+		return nil, unsupported("offset_spline", "entity %s is a spline, which the engine cannot offset yet: offset a polyline through its points instead", drawing.FormatHandle(e.Handle))
 	default:
 		return nil, failed("entity %s is a %s, which cannot be offset", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName())
 	}

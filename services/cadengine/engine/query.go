@@ -193,6 +193,17 @@ func measureDistance(_ *call, a *enginev1.AnalysisMeasureDistanceArgs) (*enginev
 	return &enginev1.AnalysisMeasureDistanceResult{Distance: d.Len(), Dx: d.X, Dy: d.Y, Angle: angle}, nil
 }
 
+// polygonArea is the area a closed polygon encloses (shoelace, relative to
+// its first point).
+func polygonArea(pts []geom.Vec) float64 {
+	a := 0.0
+	for i := 1; i+1 < len(pts); i++ {
+		u, v := pts[i].Sub(pts[0]), pts[i+1].Sub(pts[0])
+		a += u.X*v.Y - u.Y*v.X
+	}
+	return math.Abs(a) / 2
+}
+
 // measureEntity gives the length of open curves (line, arc, open
 // polyline, elliptical arc) and the area and perimeter of closed ones
 // (circle, closed polyline, full ellipse), bulges and elliptical arcs
@@ -200,7 +211,9 @@ func measureDistance(_ *call, a *enginev1.AnalysisMeasureDistanceArgs) (*enginev
 // quadrature). A closed polyline that crosses itself measures the area
 // it encloses (see geom.Polyline.Area). A hatch has the area it fills
 // (islands taken out) and the length of all its boundaries as perimeter.
-// Points, text, dimensions and inserts have none of them and fail.
+// A spline's length is exact; a closed one's area is that of its polyline
+// (within a millionth of its size of the curve). Points, text,
+// dimensions and inserts have none of them and fail.
 func measureEntity(c *call, a *enginev1.AnalysisMeasureEntityArgs) (*enginev1.AnalysisMeasureEntityResult, error) {
 	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
@@ -227,6 +240,12 @@ func measureEntity(c *call, a *enginev1.AnalysisMeasureEntityArgs) (*enginev1.An
 			res.Area, res.Perimeter = new(math.Pi*a*a*g.Ratio), new(ea.Length())
 		} else {
 			res.Length = new(ea.Length())
+		}
+	case drawing.Spline:
+		if g.Closed {
+			res.Area, res.Perimeter = new(polygonArea(g.Polyline())), new(g.Length())
+		} else {
+			res.Length = new(g.Length())
 		}
 	case drawing.Hatch:
 		perimeter := 0.0

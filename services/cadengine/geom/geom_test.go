@@ -245,3 +245,26 @@ func TestXformThen(t *testing.T) {
 		}
 	}
 }
+
+func TestClipLine(t *testing.T) {
+	b := Box{Min: Pt(0, 0), Max: Pt(10, 5), NonEmpty: true}
+	for _, tc := range []struct {
+		p, d Vec
+		ray  bool
+		want Segment
+		ok   bool
+	}{
+		{Pt(-3, 2), Pt(1, 0), false, Segment{A: Pt(0, 2), B: Pt(10, 2)}, true},
+		{Pt(-3, 2), Pt(1, 0), true, Segment{A: Pt(0, 2), B: Pt(10, 2)}, true},
+		{Pt(5, 2), Pt(-1, 0), true, Segment{A: Pt(5, 2), B: Pt(0, 2)}, true},
+		{Pt(0, 0), Pt(2, 1), false, Segment{A: Pt(0, 0), B: Pt(10, 5)}, true},
+		{Pt(20, 2), Pt(1, 0), true, Segment{}, false},
+		{Pt(3, 7), Pt(1, 0), false, Segment{}, false},
+		{Pt(3, 3), Pt(0, 0), false, Segment{}, false},
+	} {
+		got, ok := ClipLine(tc.p, tc.d, tc.ray, b)
+		if ok != tc.ok || ok && (!got.A.Same(tc.want.A) || !got.B.Same(tc.want.B)) {
+			t.Errorf("ClipLine(%v, %v, ray %v) = %v, %v; want %v, %v", tc.p, tc.d, tc.ray, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -8,22 +8,23 @@ import (
 
 // ---- splines through fit points ----
 
-// SplineThrough is the cubic spline through the fit points, as CAD
-// programs make a SPLINE from fit points: a clamped cubic B-spline whose
-// knots are the fit points' cumulative chord lengths (chord-length
-// parameterisation, each fit point at its knot), found by solving the
-// tridiagonal system of the interpolation conditions exactly (Gaussian
-// elimination with partial pivoting).
+// SplineThrough is the cubic spline through the fit points with natural
+// ends: a clamped cubic B-spline whose knots are the fit points'
+// cumulative chord lengths (chord-length parameterisation, each fit point
+// at its knot), found by solving the tridiagonal system of the
+// interpolation conditions exactly (Gaussian elimination with partial
+// pivoting). It is not the curve CAD programs draw of a DXF SPLINE's fit
+// points, which estimate the end tangents instead: that is
+// [SplineThroughCAD].
 //
-// An end tangent (DXF group codes 12 and 13) fixes the curve's direction
-// at that end; only its direction counts: the derivative there is the
-// unit vector, which in the [0, 1] parameterisation is the convention of
-// scaling it by the total chord length. A nil or zero tangent leaves that
-// end natural: the second derivative there is 0, as AutoCAD and BricsCAD
-// do. A closed set of fit points (the last the same as the first) without
-// tangents gives a curve that closes smoothly, the periodic spline through
-// them (the same first and second derivatives at both ends); with one
-// tangent, that tangent serves at both ends.
+// An end tangent fixes the curve's direction at that end; only its
+// direction counts: the derivative there is the unit vector, which in the
+// [0, 1] parameterisation is the convention of scaling it by the total
+// chord length. A nil or zero tangent leaves that end natural: the second
+// derivative there is 0. A closed set of fit points (the last the same
+// as the first) without tangents gives a curve that closes smoothly, the
+// periodic spline through them (the same first and second derivatives at
+// both ends); with one tangent, that tangent serves at both ends.
 //
 // Consecutive fit points that are the same count once. Two distinct fit
 // points give a straight line (still cubic); fewer, or non-finite points
@@ -204,6 +205,188 @@ func endSecondDerivative(ctrl []Vec, u []float64, end bool) Vec {
 	q0 := ctrl[1].Sub(ctrl[0]).Mul(p / a)
 	q1 := ctrl[2].Sub(ctrl[1]).Mul(p / b)
 	return q1.Sub(q0).Mul((p - 1) / (u[p+1] - u[2]))
+}
+
+// ---- splines through fit points, as CAD programs draw them ----
+
+// SplineThroughCAD is the cubic spline a CAD program draws of a DXF
+// SPLINE defined by fit points only, as ezdxf 0.18 makes it
+// (fit_points_to_cad_cv, which with the file's end tangents gives
+// BricsCAD's control points, and without them estimates the tangents as
+// closely as it can): the global interpolation with end derivatives of
+// the NURBS Book (9.2.2).
+//
+//   - The parameters are the fit points' cumulative chord lengths divided
+//     by the total chord length L; the knots are 0, 0, 0, 0, the inner
+//     parameters and 1, 1, 1, 1, so fit point k is at knot k+3.
+//   - The derivative at each end is a tangent scaled to length L. When
+//     startTangent and endTangent are both given (not nil, not zero) they
+//     are those tangents: only their directions count. Otherwise both are
+//     estimated, a single tangent ignored as ezdxf's SPLINE ignores it, by
+//     ezdxf's "5-p" method: Akima's weighted mean of the chords next to
+//     the end, the chords extended linearly past it.
+//   - The control points, len(fit)+2 of them, solve the interpolation
+//     conditions, a tridiagonal system, in time linear in len(fit).
+//
+// Where ezdxf fails, the curve is still made: consecutive fit points that
+// are the same (see [Vec.SameIn]) count once (ezdxf's system is singular
+// with them); two fit points without tangents give the straight line
+// between them; where the three fit points at an end are in a line (ezdxf
+// divides 0 by 0), Akima's weights count as equal. A closed set of fit
+// points (the last the same as the first) is nothing special, as in
+// ezdxf: each end gets its own tangent; the spline is marked Closed.
+// Fewer than two distinct fit points, or non-finite points or tangents,
+// are an error.
+func SplineThroughCAD(fit []Vec, startTangent, endTangent *Vec) (Spline, error) {
+	q, err := distinctFitPoints(fit)
+	if err != nil {
+		return Spline{}, err
+	}
+	d0, err := tangentDirection("start", startTangent)
+	if err != nil {
+		return Spline{}, err
+	}
+	d1, err := tangentDirection("end", endTangent)
+	if err != nil {
+		return Spline{}, err
+	}
+	n := len(q) - 1
+	chord := make([]float64, n+1) // cumulative chord lengths
+	for i := 1; i <= n; i++ {
+		chord[i] = chord[i-1] + q[i].Dist(q[i-1])
+	}
+	total := chord[n]
+	if !IsFinite(total) {
+		return Spline{}, errTooFar
+	}
+	knots := make([]float64, 0, n+7)
+	knots = append(knots, 0, 0, 0, 0)
+	for i := 1; i < n; i++ {
+		knots = append(knots, chord[i]/total)
+	}
+	knots = append(knots, 1, 1, 1, 1)
+	var t0, t1 Vec
+	if d0 != nil && d1 != nil {
+		t0, t1 = *startTangent, *endTangent
+	} else {
+		t0, t1 = endTangents5p(q)
+	}
+	// ezdxf's Vec3.normalize(L): the derivative at each end.
+	t0 = t0.Mul(total / t0.Len())
+	t1 = t1.Mul(total / t1.Len())
+	ctrl, err := cadControl(q, knots, t0, t1)
+	if err != nil {
+		return Spline{}, err
+	}
+	s, err := NewSpline(3, knots, ctrl, nil)
+	if err != nil {
+		return Spline{}, fmt.Errorf("the spline through the fit points: %w", err)
+	}
+	s.Closed = n >= 3 && q[n] == q[0]
+	return s, nil
+}
+
+// cadControl is the n+3 control points P of the clamped cubic with the
+// knots u through the fit points q (q[k] at u[k+3]) with the end
+// derivatives t0 and t1: ezdxf's global_bspline_interpolation_end_tangents.
+// Its rows, in ezdxf's order, make a tridiagonal system:
+//
+//	P0 = q0
+//	P1 − P0 = t0 · u[4]/3                        (C′(0) = t0)
+//	N_k(u_k+3)·P_k + N_k+1(…)·P_k+1 + N_k+2(…)·P_k+2 = q_k   (k = 1 … n−1)
+//	P_n+2 − P_n+1 = t1 · (1 − u[n+2])/3          (C′(1) = t1)
+//	P_n+2 = q_n
+//
+// (N_k+3 is 0 at u_k+3.) ezdxf solves it by LU decomposition with partial
+// pivoting, dense below 15 rows and banded above; the tridiagonal
+// elimination with partial pivoting here is the banded one, in linear
+// time.
+func cadControl(q []Vec, u []float64, t0, t1 Vec) ([]Vec, error) {
+	const p = 3
+	n := len(q) - 1
+	size := n + 3
+	sub, diag, sup := make([]float64, size-1), make([]float64, size), make([]float64, size-1)
+	rhs := make([]Vec, size)
+	diag[0], rhs[0] = 1, q[0]
+	sub[0], diag[1], rhs[1] = -1, 1, t0.Mul(u[p+1]/p)
+	for k := 1; k < n; k++ {
+		nb := basisFuns(u, p, k+p, u[k+p])
+		sub[k], diag[k+1], sup[k+1] = nb[0], nb[1], nb[2]
+		rhs[k+1] = q[k]
+	}
+	diag[n+1], sup[n+1], rhs[n+1] = -1, 1, t1.Mul((1-u[n+2])/p)
+	diag[n+2], rhs[n+2] = 1, q[n]
+	if err := solveTridiagonal(sub, diag, sup, rhs); err != nil {
+		return nil, err
+	}
+	return rhs, nil
+}
+
+// endTangents5p is ezdxf's "5-p" estimate of the tangents at the first
+// and the last of the (distinct) fit points p: its
+// tangents_5_point_interpolation, unnormalised, at the two ends. With the
+// chords q_k = p_k − p_k−1 (k = 1 … m−1, m = len(p)), extended linearly
+// past the ends (q_0 = 2q_1 − q_2, q_−1 = 2q_0 − q_1, q_m = 2q_m−1 −
+// q_m−2, q_m+1 = 2q_m − q_m−1), the tangent at fit point k is Akima's
+// (1−α)·q_k + α·q_k+1, α = |q_k−1 × q_k| / (|q_k−1 × q_k| + |q_k+1 × q_k+2|).
+//
+// At the ends the two weights are equal but for rounding, so α is ½ but
+// for rounding; it is computed as ezdxf does (no fused multiply-adds), so
+// that fit points nearly in a line, where the rounding decides, get
+// ezdxf's tangent. Where both weights are 0 (the end's fit points in a
+// line), ezdxf divides by zero; here α is ½, Akima's rule. Two fit points
+// have no second chord: both tangents are the chord, where ezdxf fails.
+// An estimate of length 0 (the end's three fit points in a line, the
+// second chord three times the first) is replaced by the end's chord.
+func endTangents5p(p []Vec) (start, end Vec) {
+	m := len(p)
+	chord := func(k int) Vec { return p[k].Sub(p[k-1]) }
+	if m == 2 {
+		return chord(1), chord(1)
+	}
+	q1, q2 := chord(1), chord(2)
+	q0 := extrapolate(q1, q2)
+	start = akima(extrapolate(q0, q1), q0, q1, q2)
+	a, b := chord(m-2), chord(m-1)
+	qm := extrapolate(b, a)
+	end = akima(a, b, qm, extrapolate(qm, b))
+	if l := start.Len(); !(l > 0) || !IsFinite(l) {
+		start = q1
+	}
+	if l := end.Len(); !(l > 0) || !IsFinite(l) {
+		end = b
+	}
+	return start, end
+}
+
+// The helpers of endTangents5p round each product, as Python does: an
+// explicit float64 conversion keeps the compiler from fusing a multiply
+// and an add.
+
+// extrapolate is 2a − b.
+func extrapolate(a, b Vec) Vec {
+	return Vec{float64(2*a.X) - b.X, float64(2*a.Y) - b.Y}
+}
+
+// akima is (1−α)·b + α·c, α = |a × b| / (|a × b| + |c × d|), or ½ when
+// that is not a number (both weights 0).
+func akima(a, b, c, d Vec) Vec {
+	v1, v2 := crossLen(a, b), crossLen(c, d)
+	alpha := v1 / (v1 + v2)
+	if !(alpha >= 0 && alpha <= 1) {
+		alpha = 0.5
+	}
+	return Vec{
+		float64((1-alpha)*b.X) + float64(alpha*c.X),
+		float64((1-alpha)*b.Y) + float64(alpha*c.Y),
+	}
+}
+
+// crossLen is |a × b| as ezdxf computes it: the length of the 3-D cross
+// product, the square root of its z squared.
+func crossLen(a, b Vec) float64 {
+	z := float64(a.X*b.Y) - float64(a.Y*b.X)
+	return math.Sqrt(float64(z * z))
 }
 
 // basisFuns is the values at t of the p+1 B-spline basis functions of

@@ -153,6 +153,14 @@ func (p *painter) entity(e *drawing.Entity, width float64) error {
 		for _, t := range pic.Texts {
 			p.text(t, c)
 		}
+	case drawing.XLine:
+		// Across the sheet.
+		var view geom.Box
+		view.AddPoint(p.sheet.World(geom.Vec{}))
+		view.AddPoint(p.sheet.World(geom.Pt(p.sheet.Width, p.sheet.Height)))
+		if s, ok := g.Clip(view); ok {
+			p.stroke([]any{s}, c, width)
+		}
 	case drawing.Insert:
 		placed, err := p.budget.PlacedFor(g, e)
 		if err != nil {

@@ -76,19 +76,19 @@ func svgText(b *strings.Builder, id string, g drawing.Text, fill string) {
 	b.WriteString("</text>\n")
 }
 
-// svgInsert draws an insert as a group of its placed entities (see
+// insert draws an insert as a group of its placed entities (see
 // drawing.Insert.PlacedFor), nested inserts within budget.
-func svgInsert(b *strings.Builder, placed []*drawing.Entity, id, style string, colorOf func(string) int32, stroke float64, budget *drawing.Budget) error {
+func (dr *drawer) insert(b *strings.Builder, placed []*drawing.Entity, id, style string) error {
 	fmt.Fprintf(b, "<g%s%s>\n", id, style)
 	for _, p := range placed {
 		// The group strokes in the insert's colour; an entity of the
 		// block on a layer of its own strokes in that layer's.
 		if p.Color == 256 {
 			c := *p
-			c.Color = colorOf(p.Layer)
+			c.Color = dr.colorOf(p.Layer)
 			p = &c
 		}
-		if err := svgEntity(b, p, "", colorOf, stroke, budget); err != nil {
+		if err := dr.entity(b, p, ""); err != nil {
 			return err
 		}
 	}

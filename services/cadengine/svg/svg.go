@@ -97,6 +97,8 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawin
 		}
 		return 7
 	}
+	dr := &drawer{colorOf: colorOf, stroke: stroke, budget: budget,
+		view: geom.Box{Min: geom.Pt(vx, -(vy + vh)), Max: geom.Pt(vx+vw, -vy), NonEmpty: true}}
 	for i, l := range d.SortedLayers() {
 		es := byLayer[l.Name]
 		if len(es) == 0 {
@@ -108,7 +110,7 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawin
 		}
 		fmt.Fprintf(&b, `<g id="layer-%d" data-layer="%s" stroke="%s"%s>`+"\n", i, attr(l.Name), aciRGB(l.Color), width)
 		for _, e := range es {
-			if err := svgEntity(&b, e, entityAttrs(e), colorOf, stroke, budget); err != nil {
+			if err := dr.entity(&b, e, entityAttrs(e)); err != nil {
 				return "", err
 			}
 		}
@@ -151,10 +153,20 @@ func attr(s string) string {
 	return b.String()
 }
 
-// svgEntity draws one entity with attrs naming its element ("" for none);
-// colorOf is a layer's colour, which text and fills need. Inserts are
-// expanded within budget.
-func svgEntity(b *strings.Builder, e *drawing.Entity, attrs string, colorOf func(string) int32, stroke float64, budget *drawing.Budget) error {
+// drawer is what drawing an entity needs besides it: a layer's colour
+// (which text and fills need), the stroke width, the budget inserts expand
+// within, and the part of the world the SVG shows (what construction
+// lines are drawn across).
+type drawer struct {
+	colorOf func(layer string) int32
+	stroke  float64
+	budget  *drawing.Budget
+	view    geom.Box
+}
+
+// entity draws one entity with attrs naming its element ("" for none).
+func (dr *drawer) entity(b *strings.Builder, e *drawing.Entity, attrs string) error {
+	colorOf, stroke := dr.colorOf, dr.stroke
 	layerColor := colorOf(e.Layer)
 	style := ""
 	if e.Color != 256 {
@@ -210,11 +222,21 @@ func svgEntity(b *strings.Builder, e *drawing.Entity, attrs string, colorOf func
 	case drawing.Pictured:
 		svgPicture(b, g.Picture(), id, style, fillColor(e, layerColor), stroke)
 	case drawing.Insert:
-		placed, err := budget.PlacedFor(g, e)
+		placed, err := dr.budget.PlacedFor(g, e)
 		if err != nil {
 			return err
 		}
-		return svgInsert(b, placed, id, style, colorOf, stroke, budget)
+		return dr.insert(b, placed, id, style)
+	case drawing.XLine:
+		if s, ok := g.Clip(dr.view); ok {
+			fmt.Fprintf(b, `<line%s x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", id, num(s.A.X), num(-s.A.Y), num(s.B.X), num(-s.B.Y), style)
+		}
+	default:
+		// A spline, a preserved entity's outline: the curves it is
+		// drawn as (none draws nothing).
+		if prims := e.Geom.Prims(); len(prims) > 0 {
+			svgPicture(b, drawing.Picture{Strokes: prims}, id, style, fillColor(e, layerColor), stroke)
+		}
 	}
 	return nil
 }

@@ -55,6 +55,25 @@ const (
 	// MLINE…), preserved as the file had it and written back on DXF export;
 	// see dxf_type and extents.
 	EntityType_ENTITY_TYPE_FOREIGN EntityType = 12
+	// A spline: a NURBS curve of a degree, knots, control points and
+	// weights, as DXF's SPLINE (its fit points kept when it has them).
+	EntityType_ENTITY_TYPE_SPLINE EntityType = 13
+	// A filled shape of three or four corners (DXF's SOLID and TRACE).
+	EntityType_ENTITY_TYPE_SOLID EntityType = 14
+	// A 3D face of three or four corners, each with its elevation (DXF's
+	// 3DFACE), drawn as its plan outline.
+	EntityType_ENTITY_TYPE_FACE EntityType = 15
+	// A construction line, endless both ways (DXF's XLINE): it bounds
+	// nothing and is drawn across the view.
+	EntityType_ENTITY_TYPE_XLINE EntityType = 16
+	// A construction ray, endless one way (DXF's RAY).
+	EntityType_ENTITY_TYPE_RAY EntityType = 17
+	// A leader line (DXF's LEADER): through its points, from the point it
+	// points at, with an arrowhead there.
+	EntityType_ENTITY_TYPE_LEADER EntityType = 18
+	// A block attribute's definition (DXF's ATTDEF): the tag its inserts'
+	// values answer to, its prompt and default (text), where values go.
+	EntityType_ENTITY_TYPE_ATTDEF EntityType = 19
 )
 
 // Enum value maps for EntityType.
@@ -73,6 +92,13 @@ var (
 		10: "ENTITY_TYPE_HATCH",
 		11: "ENTITY_TYPE_INSERT",
 		12: "ENTITY_TYPE_FOREIGN",
+		13: "ENTITY_TYPE_SPLINE",
+		14: "ENTITY_TYPE_SOLID",
+		15: "ENTITY_TYPE_FACE",
+		16: "ENTITY_TYPE_XLINE",
+		17: "ENTITY_TYPE_RAY",
+		18: "ENTITY_TYPE_LEADER",
+		19: "ENTITY_TYPE_ATTDEF",
 	}
 	EntityType_value = map[string]int32{
 		"ENTITY_TYPE_UNSPECIFIED": 0,
@@ -88,6 +114,13 @@ var (
 		"ENTITY_TYPE_HATCH":       10,
 		"ENTITY_TYPE_INSERT":      11,
 		"ENTITY_TYPE_FOREIGN":     12,
+		"ENTITY_TYPE_SPLINE":      13,
+		"ENTITY_TYPE_SOLID":       14,
+		"ENTITY_TYPE_FACE":        15,
+		"ENTITY_TYPE_XLINE":       16,
+		"ENTITY_TYPE_RAY":         17,
+		"ENTITY_TYPE_LEADER":      18,
+		"ENTITY_TYPE_ATTDEF":      19,
 	}
 )
 
@@ -705,13 +738,43 @@ type Entity struct {
 	Grid *InsertGrid `protobuf:"bytes,34,opt,name=grid,proto3,oneof" json:"grid,omitempty"`
 	// The paper-space layout the entity is on; absent in model space.
 	Layout *string `protobuf:"bytes,35,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
-	// A foreign entity's DXF type ("3DSOLID", "MLINE").
+	// A foreign entity's DXF type ("3DSOLID", "MLINE"); a solid's, when it
+	// was a TRACE.
 	DxfType *string `protobuf:"bytes,36,opt,name=dxf_type,json=dxfType,proto3,oneof" json:"dxf_type,omitempty"`
 	// A foreign entity's extents, where its group codes say them; absent
 	// for one with no points (an ACIS solid).
-	Extents       *Extents `protobuf:"bytes,37,opt,name=extents,proto3,oneof" json:"extents,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Extents *Extents `protobuf:"bytes,37,opt,name=extents,proto3,oneof" json:"extents,omitempty"`
+	// A spline's definition.
+	Spline *Spline `protobuf:"bytes,38,opt,name=spline,proto3,oneof" json:"spline,omitempty"`
+	// A solid's or a face's corners, in order round the shape.
+	Corners []*Point `protobuf:"bytes,39,rep,name=corners,proto3" json:"corners,omitempty"`
+	// A face's corners' elevations (z), one per corner.
+	Elevations []float64 `protobuf:"fixed64,40,rep,packed,name=elevations,proto3" json:"elevations,omitempty"`
+	// A face's edges not drawn: bit i (1, 2, 4, 8) for the edge from corner
+	// i to the next.
+	HiddenEdges *int32 `protobuf:"varint,41,opt,name=hidden_edges,json=hiddenEdges,proto3,oneof" json:"hidden_edges,omitempty"`
+	// An xline's or a ray's direction, a unit vector; its base point is
+	// start.
+	Direction *Point `protobuf:"bytes,42,opt,name=direction,proto3,oneof" json:"direction,omitempty"`
+	// A leader has an arrowhead at its first point.
+	Arrowhead *bool `protobuf:"varint,43,opt,name=arrowhead,proto3,oneof" json:"arrowhead,omitempty"`
+	// A leader's line is the spline through its points, not straight.
+	Curved *bool `protobuf:"varint,44,opt,name=curved,proto3,oneof" json:"curved,omitempty"`
+	// A leader's arrowhead length, in document units.
+	ArrowSize *float64 `protobuf:"fixed64,45,opt,name=arrow_size,json=arrowSize,proto3,oneof" json:"arrow_size,omitempty"`
+	// A leader's dimension style name, as its file had it.
+	DimStyle *string `protobuf:"bytes,46,opt,name=dim_style,json=dimStyle,proto3,oneof" json:"dim_style,omitempty"`
+	// An insert's block attribute values.
+	Attributes []*Attribute `protobuf:"bytes,47,rep,name=attributes,proto3" json:"attributes,omitempty"`
+	// An attribute definition's tag.
+	Tag *string `protobuf:"bytes,48,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
+	// An attribute definition's prompt.
+	Prompt *string `protobuf:"bytes,49,opt,name=prompt,proto3,oneof" json:"prompt,omitempty"`
+	// An attribute definition's flags, as DXF's: 1 invisible, 2 constant,
+	// 4 verify, 8 preset.
+	AttributeFlags *int32 `protobuf:"varint,50,opt,name=attribute_flags,json=attributeFlags,proto3,oneof" json:"attribute_flags,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Entity) Reset() {
@@ -982,6 +1045,284 @@ func (x *Entity) GetExtents() *Extents {
 	return nil
 }
 
+func (x *Entity) GetSpline() *Spline {
+	if x != nil {
+		return x.Spline
+	}
+	return nil
+}
+
+func (x *Entity) GetCorners() []*Point {
+	if x != nil {
+		return x.Corners
+	}
+	return nil
+}
+
+func (x *Entity) GetElevations() []float64 {
+	if x != nil {
+		return x.Elevations
+	}
+	return nil
+}
+
+func (x *Entity) GetHiddenEdges() int32 {
+	if x != nil && x.HiddenEdges != nil {
+		return *x.HiddenEdges
+	}
+	return 0
+}
+
+func (x *Entity) GetDirection() *Point {
+	if x != nil {
+		return x.Direction
+	}
+	return nil
+}
+
+func (x *Entity) GetArrowhead() bool {
+	if x != nil && x.Arrowhead != nil {
+		return *x.Arrowhead
+	}
+	return false
+}
+
+func (x *Entity) GetCurved() bool {
+	if x != nil && x.Curved != nil {
+		return *x.Curved
+	}
+	return false
+}
+
+func (x *Entity) GetArrowSize() float64 {
+	if x != nil && x.ArrowSize != nil {
+		return *x.ArrowSize
+	}
+	return 0
+}
+
+func (x *Entity) GetDimStyle() string {
+	if x != nil && x.DimStyle != nil {
+		return *x.DimStyle
+	}
+	return ""
+}
+
+func (x *Entity) GetAttributes() []*Attribute {
+	if x != nil {
+		return x.Attributes
+	}
+	return nil
+}
+
+func (x *Entity) GetTag() string {
+	if x != nil && x.Tag != nil {
+		return *x.Tag
+	}
+	return ""
+}
+
+func (x *Entity) GetPrompt() string {
+	if x != nil && x.Prompt != nil {
+		return *x.Prompt
+	}
+	return ""
+}
+
+func (x *Entity) GetAttributeFlags() int32 {
+	if x != nil && x.AttributeFlags != nil {
+		return *x.AttributeFlags
+	}
+	return 0
+}
+
+// Attribute is the value of a block attribute on an insert, shown as a
+// line of text.
+type Attribute struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag it answers to.
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The value.
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// Where its text is, in world coordinates.
+	Insertion *Point `protobuf:"bytes,3,opt,name=insertion,proto3" json:"insertion,omitempty"`
+	// Its text height.
+	Height float64 `protobuf:"fixed64,4,opt,name=height,proto3" json:"height,omitempty"`
+	// Its text rotation, degrees.
+	Rotation float64 `protobuf:"fixed64,5,opt,name=rotation,proto3" json:"rotation,omitempty"`
+	// Kept, not drawn.
+	Invisible     bool `protobuf:"varint,6,opt,name=invisible,proto3" json:"invisible,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Attribute) Reset() {
+	*x = Attribute{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Attribute) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Attribute) ProtoMessage() {}
+
+func (x *Attribute) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Attribute.ProtoReflect.Descriptor instead.
+func (*Attribute) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Attribute) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *Attribute) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Attribute) GetInsertion() *Point {
+	if x != nil {
+		return x.Insertion
+	}
+	return nil
+}
+
+func (x *Attribute) GetHeight() float64 {
+	if x != nil {
+		return x.Height
+	}
+	return 0
+}
+
+func (x *Attribute) GetRotation() float64 {
+	if x != nil {
+		return x.Rotation
+	}
+	return 0
+}
+
+func (x *Attribute) GetInvisible() bool {
+	if x != nil {
+		return x.Invisible
+	}
+	return false
+}
+
+// Spline is a NURBS curve: C(t) = Σ Nᵢ(t)·wᵢ·Pᵢ / Σ Nᵢ(t)·wᵢ over the
+// B-spline basis Nᵢ of its degree and knots, for t from knots[degree] to
+// knots[len(control_points)].
+type Spline struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The degree, 1 to 25 (3: cubic).
+	Degree int32 `protobuf:"varint,1,opt,name=degree,proto3" json:"degree,omitempty"`
+	// The knots, non-decreasing: len(control_points) + degree + 1 of them.
+	Knots []float64 `protobuf:"fixed64,2,rep,packed,name=knots,proto3" json:"knots,omitempty"`
+	// The control points.
+	ControlPoints []*Point `protobuf:"bytes,3,rep,name=control_points,json=controlPoints,proto3" json:"control_points,omitempty"`
+	// One weight per control point, all positive; empty when all are 1 (a
+	// non-rational spline).
+	Weights []float64 `protobuf:"fixed64,4,rep,packed,name=weights,proto3" json:"weights,omitempty"`
+	// The points the curve was made to pass through, when it was made so
+	// (kept as the file had them).
+	FitPoints []*Point `protobuf:"bytes,5,rep,name=fit_points,json=fitPoints,proto3" json:"fit_points,omitempty"`
+	// The curve's start and end meet (DXF's closed flag).
+	Closed        bool `protobuf:"varint,6,opt,name=closed,proto3" json:"closed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Spline) Reset() {
+	*x = Spline{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Spline) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Spline) ProtoMessage() {}
+
+func (x *Spline) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Spline.ProtoReflect.Descriptor instead.
+func (*Spline) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Spline) GetDegree() int32 {
+	if x != nil {
+		return x.Degree
+	}
+	return 0
+}
+
+func (x *Spline) GetKnots() []float64 {
+	if x != nil {
+		return x.Knots
+	}
+	return nil
+}
+
+func (x *Spline) GetControlPoints() []*Point {
+	if x != nil {
+		return x.ControlPoints
+	}
+	return nil
+}
+
+func (x *Spline) GetWeights() []float64 {
+	if x != nil {
+		return x.Weights
+	}
+	return nil
+}
+
+func (x *Spline) GetFitPoints() []*Point {
+	if x != nil {
+		return x.FitPoints
+	}
+	return nil
+}
+
+func (x *Spline) GetClosed() bool {
+	if x != nil {
+		return x.Closed
+	}
+	return false
+}
+
 // Extents are an axis-aligned box, in document units.
 type Extents struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -999,7 +1340,7 @@ type Extents struct {
 
 func (x *Extents) Reset() {
 	*x = Extents{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1011,7 +1352,7 @@ func (x *Extents) String() string {
 func (*Extents) ProtoMessage() {}
 
 func (x *Extents) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1024,7 +1365,7 @@ func (x *Extents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Extents.ProtoReflect.Descriptor instead.
 func (*Extents) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Extents) GetMinX() float64 {
@@ -1074,7 +1415,7 @@ type InsertGrid struct {
 
 func (x *InsertGrid) Reset() {
 	*x = InsertGrid{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1086,7 +1427,7 @@ func (x *InsertGrid) String() string {
 func (*InsertGrid) ProtoMessage() {}
 
 func (x *InsertGrid) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1099,7 +1440,7 @@ func (x *InsertGrid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertGrid.ProtoReflect.Descriptor instead.
 func (*InsertGrid) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *InsertGrid) GetColumns() int64 {
@@ -1152,7 +1493,7 @@ type DimensionBinding struct {
 
 func (x *DimensionBinding) Reset() {
 	*x = DimensionBinding{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1164,7 +1505,7 @@ func (x *DimensionBinding) String() string {
 func (*DimensionBinding) ProtoMessage() {}
 
 func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1177,7 +1518,7 @@ func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DimensionBinding.ProtoReflect.Descriptor instead.
 func (*DimensionBinding) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DimensionBinding) GetSlot() DimensionSlot {
@@ -1257,7 +1598,7 @@ type Dimension struct {
 
 func (x *Dimension) Reset() {
 	*x = Dimension{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1269,7 +1610,7 @@ func (x *Dimension) String() string {
 func (*Dimension) ProtoMessage() {}
 
 func (x *Dimension) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1282,7 +1623,7 @@ func (x *Dimension) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dimension.ProtoReflect.Descriptor instead.
 func (*Dimension) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Dimension) GetKind() DimensionKind {
@@ -1394,7 +1735,7 @@ type HatchLoop struct {
 
 func (x *HatchLoop) Reset() {
 	*x = HatchLoop{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1406,7 +1747,7 @@ func (x *HatchLoop) String() string {
 func (*HatchLoop) ProtoMessage() {}
 
 func (x *HatchLoop) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1419,7 +1760,7 @@ func (x *HatchLoop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HatchLoop.ProtoReflect.Descriptor instead.
 func (*HatchLoop) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *HatchLoop) GetPoints() []*Vertex {
@@ -1470,7 +1811,7 @@ type Hatch struct {
 
 func (x *Hatch) Reset() {
 	*x = Hatch{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +1823,7 @@ func (x *Hatch) String() string {
 func (*Hatch) ProtoMessage() {}
 
 func (x *Hatch) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +1836,7 @@ func (x *Hatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hatch.ProtoReflect.Descriptor instead.
 func (*Hatch) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Hatch) GetPattern() string {
@@ -1555,7 +1896,7 @@ type ExportOptions struct {
 
 func (x *ExportOptions) Reset() {
 	*x = ExportOptions{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1567,7 +1908,7 @@ func (x *ExportOptions) String() string {
 func (*ExportOptions) ProtoMessage() {}
 
 func (x *ExportOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1580,7 +1921,7 @@ func (x *ExportOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportOptions.ProtoReflect.Descriptor instead.
 func (*ExportOptions) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ExportOptions) GetDxfVersion() DxfVersion {
@@ -1639,7 +1980,7 @@ type ImportReport struct {
 
 func (x *ImportReport) Reset() {
 	*x = ImportReport{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1651,7 +1992,7 @@ func (x *ImportReport) String() string {
 func (*ImportReport) ProtoMessage() {}
 
 func (x *ImportReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1664,7 +2005,7 @@ func (x *ImportReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportReport.ProtoReflect.Descriptor instead.
 func (*ImportReport) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ImportReport) GetEntities() map[string]*ImportCounts {
@@ -1731,7 +2072,7 @@ type ImportCounts struct {
 
 func (x *ImportCounts) Reset() {
 	*x = ImportCounts{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1743,7 +2084,7 @@ func (x *ImportCounts) String() string {
 func (*ImportCounts) ProtoMessage() {}
 
 func (x *ImportCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1756,7 +2097,7 @@ func (x *ImportCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportCounts.ProtoReflect.Descriptor instead.
 func (*ImportCounts) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ImportCounts) GetImported() int64 {
@@ -1795,7 +2136,7 @@ type DroppedEntities struct {
 
 func (x *DroppedEntities) Reset() {
 	*x = DroppedEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1807,7 +2148,7 @@ func (x *DroppedEntities) String() string {
 func (*DroppedEntities) ProtoMessage() {}
 
 func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1820,7 +2161,7 @@ func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DroppedEntities.ProtoReflect.Descriptor instead.
 func (*DroppedEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{12}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DroppedEntities) GetType() string {
@@ -1857,7 +2198,7 @@ type ImportWarning struct {
 
 func (x *ImportWarning) Reset() {
 	*x = ImportWarning{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1869,7 +2210,7 @@ func (x *ImportWarning) String() string {
 func (*ImportWarning) ProtoMessage() {}
 
 func (x *ImportWarning) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1882,7 +2223,7 @@ func (x *ImportWarning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportWarning.ProtoReflect.Descriptor instead.
 func (*ImportWarning) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{13}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ImportWarning) GetLine() int64 {
@@ -1914,7 +2255,7 @@ type UnmodelledEntities struct {
 
 func (x *UnmodelledEntities) Reset() {
 	*x = UnmodelledEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1926,7 +2267,7 @@ func (x *UnmodelledEntities) String() string {
 func (*UnmodelledEntities) ProtoMessage() {}
 
 func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1939,7 +2280,7 @@ func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnmodelledEntities.ProtoReflect.Descriptor instead.
 func (*UnmodelledEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{14}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UnmodelledEntities) GetType() string {
@@ -1981,7 +2322,7 @@ type Layer struct {
 
 func (x *Layer) Reset() {
 	*x = Layer{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1993,7 +2334,7 @@ func (x *Layer) String() string {
 func (*Layer) ProtoMessage() {}
 
 func (x *Layer) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2006,7 +2347,7 @@ func (x *Layer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Layer.ProtoReflect.Descriptor instead.
 func (*Layer) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Layer) GetName() string {
@@ -2093,7 +2434,7 @@ type DocumentInfo struct {
 
 func (x *DocumentInfo) Reset() {
 	*x = DocumentInfo{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2105,7 +2446,7 @@ func (x *DocumentInfo) String() string {
 func (*DocumentInfo) ProtoMessage() {}
 
 func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2118,7 +2459,7 @@ func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentInfo.ProtoReflect.Descriptor instead.
 func (*DocumentInfo) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DocumentInfo) GetDocumentId() string {
@@ -2196,7 +2537,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
 	"\x05bulge\x18\x03 \x01(\x01H\x00R\x05bulge\x88\x01\x01B\b\n" +
-	"\x06_bulge\"\xf9\f\n" +
+	"\x06_bulge\"\x87\x12\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
@@ -2237,7 +2578,25 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x04grid\x18\" \x01(\v2\x19.cad.engine.v1.InsertGridH\x17R\x04grid\x88\x01\x01\x12\x1b\n" +
 	"\x06layout\x18# \x01(\tH\x18R\x06layout\x88\x01\x01\x12\x1e\n" +
 	"\bdxf_type\x18$ \x01(\tH\x19R\adxfType\x88\x01\x01\x125\n" +
-	"\aextents\x18% \x01(\v2\x16.cad.engine.v1.ExtentsH\x1aR\aextents\x88\x01\x01B\b\n" +
+	"\aextents\x18% \x01(\v2\x16.cad.engine.v1.ExtentsH\x1aR\aextents\x88\x01\x01\x122\n" +
+	"\x06spline\x18& \x01(\v2\x15.cad.engine.v1.SplineH\x1bR\x06spline\x88\x01\x01\x12.\n" +
+	"\acorners\x18' \x03(\v2\x14.cad.engine.v1.PointR\acorners\x12\x1e\n" +
+	"\n" +
+	"elevations\x18( \x03(\x01R\n" +
+	"elevations\x12&\n" +
+	"\fhidden_edges\x18) \x01(\x05H\x1cR\vhiddenEdges\x88\x01\x01\x127\n" +
+	"\tdirection\x18* \x01(\v2\x14.cad.engine.v1.PointH\x1dR\tdirection\x88\x01\x01\x12!\n" +
+	"\tarrowhead\x18+ \x01(\bH\x1eR\tarrowhead\x88\x01\x01\x12\x1b\n" +
+	"\x06curved\x18, \x01(\bH\x1fR\x06curved\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"arrow_size\x18- \x01(\x01H R\tarrowSize\x88\x01\x01\x12 \n" +
+	"\tdim_style\x18. \x01(\tH!R\bdimStyle\x88\x01\x01\x128\n" +
+	"\n" +
+	"attributes\x18/ \x03(\v2\x18.cad.engine.v1.AttributeR\n" +
+	"attributes\x12\x15\n" +
+	"\x03tag\x180 \x01(\tH\"R\x03tag\x88\x01\x01\x12\x1b\n" +
+	"\x06prompt\x181 \x01(\tH#R\x06prompt\x88\x01\x01\x12,\n" +
+	"\x0fattribute_flags\x182 \x01(\x05H$R\x0eattributeFlags\x88\x01\x01B\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_lengthB\t\n" +
@@ -2268,7 +2627,35 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\a_layoutB\v\n" +
 	"\t_dxf_typeB\n" +
 	"\n" +
-	"\b_extents\"]\n" +
+	"\b_extentsB\t\n" +
+	"\a_splineB\x0f\n" +
+	"\r_hidden_edgesB\f\n" +
+	"\n" +
+	"_directionB\f\n" +
+	"\n" +
+	"_arrowheadB\t\n" +
+	"\a_curvedB\r\n" +
+	"\v_arrow_sizeB\f\n" +
+	"\n" +
+	"_dim_styleB\x06\n" +
+	"\x04_tagB\t\n" +
+	"\a_promptB\x12\n" +
+	"\x10_attribute_flags\"\xb7\x01\n" +
+	"\tAttribute\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x122\n" +
+	"\tinsertion\x18\x03 \x01(\v2\x14.cad.engine.v1.PointR\tinsertion\x12\x16\n" +
+	"\x06height\x18\x04 \x01(\x01R\x06height\x12\x1a\n" +
+	"\brotation\x18\x05 \x01(\x01R\brotation\x12\x1c\n" +
+	"\tinvisible\x18\x06 \x01(\bR\tinvisible\"\xda\x01\n" +
+	"\x06Spline\x12\x16\n" +
+	"\x06degree\x18\x01 \x01(\x05R\x06degree\x12\x14\n" +
+	"\x05knots\x18\x02 \x03(\x01R\x05knots\x12;\n" +
+	"\x0econtrol_points\x18\x03 \x03(\v2\x14.cad.engine.v1.PointR\rcontrolPoints\x12\x18\n" +
+	"\aweights\x18\x04 \x03(\x01R\aweights\x123\n" +
+	"\n" +
+	"fit_points\x18\x05 \x03(\v2\x14.cad.engine.v1.PointR\tfitPoints\x12\x16\n" +
+	"\x06closed\x18\x06 \x01(\bR\x06closed\"]\n" +
 	"\aExtents\x12\x13\n" +
 	"\x05min_x\x18\x01 \x01(\x01R\x04minX\x12\x13\n" +
 	"\x05min_y\x18\x02 \x01(\x01R\x04minY\x12\x13\n" +
@@ -2380,7 +2767,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\rcurrent_layer\x18\a \x01(\tR\fcurrentLayer\x12,\n" +
 	"\x06layers\x18\b \x03(\v2\x14.cad.engine.v1.LayerR\x06layers\x128\n" +
 	"\x06report\x18\t \x01(\v2\x1b.cad.engine.v1.ImportReportH\x00R\x06report\x88\x01\x01B\t\n" +
-	"\a_report*\xc6\x02\n" +
+	"\a_report*\xe7\x03\n" +
 	"\n" +
 	"EntityType\x12\x1b\n" +
 	"\x17ENTITY_TYPE_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -2396,7 +2783,14 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x11ENTITY_TYPE_HATCH\x10\n" +
 	"\x12\x16\n" +
 	"\x12ENTITY_TYPE_INSERT\x10\v\x12\x17\n" +
-	"\x13ENTITY_TYPE_FOREIGN\x10\f*c\n" +
+	"\x13ENTITY_TYPE_FOREIGN\x10\f\x12\x16\n" +
+	"\x12ENTITY_TYPE_SPLINE\x10\r\x12\x15\n" +
+	"\x11ENTITY_TYPE_SOLID\x10\x0e\x12\x14\n" +
+	"\x10ENTITY_TYPE_FACE\x10\x0f\x12\x15\n" +
+	"\x11ENTITY_TYPE_XLINE\x10\x10\x12\x13\n" +
+	"\x0fENTITY_TYPE_RAY\x10\x11\x12\x16\n" +
+	"\x12ENTITY_TYPE_LEADER\x10\x12\x12\x16\n" +
+	"\x12ENTITY_TYPE_ATTDEF\x10\x13*c\n" +
 	"\x05Units\x12\x15\n" +
 	"\x11UNITS_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bUNITS_MM\x10\x01\x12\f\n" +
@@ -2455,7 +2849,7 @@ func file_cad_engine_v1_document_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_document_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_cad_engine_v1_document_proto_goTypes = []any{
 	(EntityType)(0),            // 0: cad.engine.v1.EntityType
 	(Units)(0),                 // 1: cad.engine.v1.Units
@@ -2467,21 +2861,23 @@ var file_cad_engine_v1_document_proto_goTypes = []any{
 	(*Point)(nil),              // 7: cad.engine.v1.Point
 	(*Vertex)(nil),             // 8: cad.engine.v1.Vertex
 	(*Entity)(nil),             // 9: cad.engine.v1.Entity
-	(*Extents)(nil),            // 10: cad.engine.v1.Extents
-	(*InsertGrid)(nil),         // 11: cad.engine.v1.InsertGrid
-	(*DimensionBinding)(nil),   // 12: cad.engine.v1.DimensionBinding
-	(*Dimension)(nil),          // 13: cad.engine.v1.Dimension
-	(*HatchLoop)(nil),          // 14: cad.engine.v1.HatchLoop
-	(*Hatch)(nil),              // 15: cad.engine.v1.Hatch
-	(*ExportOptions)(nil),      // 16: cad.engine.v1.ExportOptions
-	(*ImportReport)(nil),       // 17: cad.engine.v1.ImportReport
-	(*ImportCounts)(nil),       // 18: cad.engine.v1.ImportCounts
-	(*DroppedEntities)(nil),    // 19: cad.engine.v1.DroppedEntities
-	(*ImportWarning)(nil),      // 20: cad.engine.v1.ImportWarning
-	(*UnmodelledEntities)(nil), // 21: cad.engine.v1.UnmodelledEntities
-	(*Layer)(nil),              // 22: cad.engine.v1.Layer
-	(*DocumentInfo)(nil),       // 23: cad.engine.v1.DocumentInfo
-	nil,                        // 24: cad.engine.v1.ImportReport.EntitiesEntry
+	(*Attribute)(nil),          // 10: cad.engine.v1.Attribute
+	(*Spline)(nil),             // 11: cad.engine.v1.Spline
+	(*Extents)(nil),            // 12: cad.engine.v1.Extents
+	(*InsertGrid)(nil),         // 13: cad.engine.v1.InsertGrid
+	(*DimensionBinding)(nil),   // 14: cad.engine.v1.DimensionBinding
+	(*Dimension)(nil),          // 15: cad.engine.v1.Dimension
+	(*HatchLoop)(nil),          // 16: cad.engine.v1.HatchLoop
+	(*Hatch)(nil),              // 17: cad.engine.v1.Hatch
+	(*ExportOptions)(nil),      // 18: cad.engine.v1.ExportOptions
+	(*ImportReport)(nil),       // 19: cad.engine.v1.ImportReport
+	(*ImportCounts)(nil),       // 20: cad.engine.v1.ImportCounts
+	(*DroppedEntities)(nil),    // 21: cad.engine.v1.DroppedEntities
+	(*ImportWarning)(nil),      // 22: cad.engine.v1.ImportWarning
+	(*UnmodelledEntities)(nil), // 23: cad.engine.v1.UnmodelledEntities
+	(*Layer)(nil),              // 24: cad.engine.v1.Layer
+	(*DocumentInfo)(nil),       // 25: cad.engine.v1.DocumentInfo
+	nil,                        // 26: cad.engine.v1.ImportReport.EntitiesEntry
 }
 var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	0,  // 0: cad.engine.v1.Entity.type:type_name -> cad.engine.v1.EntityType
@@ -2493,35 +2889,42 @@ var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	7,  // 6: cad.engine.v1.Entity.location:type_name -> cad.engine.v1.Point
 	7,  // 7: cad.engine.v1.Entity.major_axis:type_name -> cad.engine.v1.Point
 	2,  // 8: cad.engine.v1.Entity.attachment:type_name -> cad.engine.v1.TextAttachment
-	13, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
-	15, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
-	11, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
-	10, // 12: cad.engine.v1.Entity.extents:type_name -> cad.engine.v1.Extents
-	4,  // 13: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
-	3,  // 14: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
-	7,  // 15: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
-	7,  // 16: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
-	7,  // 17: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
-	12, // 18: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
-	8,  // 19: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
-	7,  // 20: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
-	7,  // 21: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
-	14, // 22: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
-	5,  // 23: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
-	6,  // 24: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
-	24, // 25: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
-	19, // 26: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
-	20, // 27: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
-	1,  // 28: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
-	1,  // 29: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
-	22, // 30: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
-	17, // 31: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
-	18, // 32: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
-	33, // [33:33] is the sub-list for method output_type
-	33, // [33:33] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	15, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
+	17, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
+	13, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
+	12, // 12: cad.engine.v1.Entity.extents:type_name -> cad.engine.v1.Extents
+	11, // 13: cad.engine.v1.Entity.spline:type_name -> cad.engine.v1.Spline
+	7,  // 14: cad.engine.v1.Entity.corners:type_name -> cad.engine.v1.Point
+	7,  // 15: cad.engine.v1.Entity.direction:type_name -> cad.engine.v1.Point
+	10, // 16: cad.engine.v1.Entity.attributes:type_name -> cad.engine.v1.Attribute
+	7,  // 17: cad.engine.v1.Attribute.insertion:type_name -> cad.engine.v1.Point
+	7,  // 18: cad.engine.v1.Spline.control_points:type_name -> cad.engine.v1.Point
+	7,  // 19: cad.engine.v1.Spline.fit_points:type_name -> cad.engine.v1.Point
+	4,  // 20: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
+	3,  // 21: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
+	7,  // 22: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
+	7,  // 23: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
+	7,  // 24: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
+	14, // 25: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
+	8,  // 26: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
+	7,  // 27: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
+	7,  // 28: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
+	16, // 29: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
+	5,  // 30: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
+	6,  // 31: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
+	26, // 32: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
+	21, // 33: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
+	22, // 34: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
+	1,  // 35: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
+	1,  // 36: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
+	24, // 37: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
+	19, // 38: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
+	20, // 39: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
+	40, // [40:40] is the sub-list for method output_type
+	40, // [40:40] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_document_proto_init() }
@@ -2532,19 +2935,19 @@ func file_cad_engine_v1_document_proto_init() {
 	file_cad_engine_v1_options_proto_init()
 	file_cad_engine_v1_document_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[2].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[5].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[6].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[7].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[8].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[9].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[10].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[16].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[11].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[12].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[18].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_document_proto_rawDesc), len(file_cad_engine_v1_document_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   18,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -296,6 +296,13 @@ var EntityTypeByWireName = map[string]int32{
 	"hatch":     10,
 	"insert":    11,
 	"foreign":   12,
+	"spline":    13,
+	"solid":     14,
+	"face":      15,
+	"xline":     16,
+	"ray":       17,
+	"leader":    18,
+	"attdef":    19,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number EntityType
@@ -328,6 +335,20 @@ func (x EntityType) WireName() string {
 		return "insert"
 	case 12:
 		return "foreign"
+	case 13:
+		return "spline"
+	case 14:
+		return "solid"
+	case 15:
+		return "face"
+	case 16:
+		return "xline"
+	case 17:
+		return "ray"
+	case 18:
+		return "leader"
+	case 19:
+		return "attdef"
 	}
 	return ""
 }
@@ -4086,6 +4107,162 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Extents = v
+		case "spline":
+			if seen&(1<<34) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 34
+			v := new(Spline)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Spline = v
+		case "corners":
+			if seen&(1<<35) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 35
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Point]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Corners = append(x.Corners, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "elevations":
+			if seen&(1<<36) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 36
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.Float64()
+				if !ok {
+					return false
+				}
+				x.Elevations = append(x.Elevations, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "hidden_edges":
+			if seen&(1<<37) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 37
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.HiddenEdges = &v
+		case "direction":
+			if seen&(1<<38) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 38
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Direction = v
+		case "arrowhead":
+			if seen&(1<<39) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 39
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Arrowhead = &v
+		case "curved":
+			if seen&(1<<40) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 40
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Curved = &v
+		case "arrow_size":
+			if seen&(1<<41) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 41
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.ArrowSize = d.Float64Ref(v)
+		case "dim_style":
+			if seen&(1<<42) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 42
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.DimStyle = &v
+		case "attributes":
+			if seen&(1<<43) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 43
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Attribute]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Attributes = append(x.Attributes, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "tag":
+			if seen&(1<<44) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 44
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Tag = &v
+		case "prompt":
+			if seen&(1<<45) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 45
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Prompt = &v
+		case "attribute_flags":
+			if seen&(1<<46) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 46
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.AttributeFlags = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -4238,6 +4415,339 @@ func (x *Entity) MarshalWire(e *jsonwire.Encoder) {
 		e.Key("\"extents\":")
 		x.Extents.MarshalWire(e)
 	}
+	if x.Spline != nil {
+		e.Key("\"spline\":")
+		x.Spline.MarshalWire(e)
+	}
+	if len(x.Corners) > 0 {
+		e.Key("\"corners\":")
+		e.OpenArray()
+		for _, v := range x.Corners {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if len(x.Elevations) > 0 {
+		e.Key("\"elevations\":")
+		e.OpenArray()
+		for _, v := range x.Elevations {
+			e.Element()
+			e.Float64(float64(v), "cad.engine.v1.Entity.elevations")
+		}
+		e.CloseArray()
+	}
+	if x.HiddenEdges != nil {
+		e.Key("\"hidden_edges\":")
+		e.Int64(int64((*x.HiddenEdges)))
+	}
+	if x.Direction != nil {
+		e.Key("\"direction\":")
+		x.Direction.MarshalWire(e)
+	}
+	if x.Arrowhead != nil {
+		e.Key("\"arrowhead\":")
+		e.Bool((*x.Arrowhead))
+	}
+	if x.Curved != nil {
+		e.Key("\"curved\":")
+		e.Bool((*x.Curved))
+	}
+	if x.ArrowSize != nil {
+		e.Key("\"arrow_size\":")
+		e.Float64(float64((*x.ArrowSize)), "cad.engine.v1.Entity.arrow_size")
+	}
+	if x.DimStyle != nil {
+		e.Key("\"dim_style\":")
+		e.String((*x.DimStyle))
+	}
+	if len(x.Attributes) > 0 {
+		e.Key("\"attributes\":")
+		e.OpenArray()
+		for _, v := range x.Attributes {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if x.Tag != nil {
+		e.Key("\"tag\":")
+		e.String((*x.Tag))
+	}
+	if x.Prompt != nil {
+		e.Key("\"prompt\":")
+		e.String((*x.Prompt))
+	}
+	if x.AttributeFlags != nil {
+		e.Key("\"attribute_flags\":")
+		e.Int64(int64((*x.AttributeFlags)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *Attribute) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "tag":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Tag = v
+		case "text":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = v
+		case "insertion":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Insertion = v
+		case "height":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Height = v
+		case "rotation":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Rotation = v
+		case "invisible":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Invisible = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3f == 0x3f)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *Attribute) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &Attribute{}
+	}
+	e.OpenObject()
+	e.Key("\"tag\":")
+	e.String(x.Tag)
+	e.Key("\"text\":")
+	e.String(x.Text)
+	e.Key("\"insertion\":")
+	x.Insertion.MarshalWire(e)
+	e.Key("\"height\":")
+	e.Float64(float64(x.Height), "cad.engine.v1.Attribute.height")
+	e.Key("\"rotation\":")
+	e.Float64(float64(x.Rotation), "cad.engine.v1.Attribute.rotation")
+	e.Key("\"invisible\":")
+	e.Bool(x.Invisible)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *Spline) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "degree":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Degree = v
+		case "knots":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.Float64()
+				if !ok {
+					return false
+				}
+				x.Knots = append(x.Knots, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "control_points":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Point]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.ControlPoints = append(x.ControlPoints, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "weights":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.Float64()
+				if !ok {
+					return false
+				}
+				x.Weights = append(x.Weights, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "fit_points":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Point]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.FitPoints = append(x.FitPoints, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "closed":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Closed = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x21 == 0x21)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *Spline) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &Spline{}
+	}
+	e.OpenObject()
+	e.Key("\"degree\":")
+	e.Int64(int64(x.Degree))
+	if len(x.Knots) > 0 {
+		e.Key("\"knots\":")
+		e.OpenArray()
+		for _, v := range x.Knots {
+			e.Element()
+			e.Float64(float64(v), "cad.engine.v1.Spline.knots")
+		}
+		e.CloseArray()
+	}
+	if len(x.ControlPoints) > 0 {
+		e.Key("\"control_points\":")
+		e.OpenArray()
+		for _, v := range x.ControlPoints {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if len(x.Weights) > 0 {
+		e.Key("\"weights\":")
+		e.OpenArray()
+		for _, v := range x.Weights {
+			e.Element()
+			e.Float64(float64(v), "cad.engine.v1.Spline.weights")
+		}
+		e.CloseArray()
+	}
+	if len(x.FitPoints) > 0 {
+		e.Key("\"fit_points\":")
+		e.OpenArray()
+		for _, v := range x.FitPoints {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"closed\":")
+	e.Bool(x.Closed)
 	e.CloseObject()
 }
 

@@ -266,7 +266,7 @@ var Methods = []MethodInfo{
 		Direction:    Direction_DIRECTION_SERVER_TO_CLIENT,
 		Summary:      "Asks the client to pick entities.",
 		Params:       (*v1.PickEntitiesParams)(nil),
-		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"_meta":{"additionalProperties":false,"properties":{"operation_id":{"type":"string"},"traceparent":{"type":"string"},"tracestate":{"type":"string"}},"type":"object"},"filter":{"items":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert","foreign"],"type":"string"},"type":"array"},"max":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"prompt":{"type":"string"},"session_id":{"type":"string"}},"required":["session_id","prompt"],"type":"object"}`,
+		ParamsSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"_meta":{"additionalProperties":false,"properties":{"operation_id":{"type":"string"},"traceparent":{"type":"string"},"tracestate":{"type":"string"}},"type":"object"},"filter":{"items":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert","foreign","spline","solid","face","xline","ray","leader","attdef"],"type":"string"},"type":"array"},"max":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"prompt":{"type":"string"},"session_id":{"type":"string"}},"required":["session_id","prompt"],"type":"object"}`,
 		Result:       (*v1.PickEntitiesResult)(nil),
 		ResultSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string"},"type":"array"}},"type":"object"}`,
 	},
