@@ -195,17 +195,27 @@ func (g Ellipse) Bounds() geom.Box { return geom.PrimBounds(g.Prims()) }
 // DefaultTextHeight is the height of text created without one.
 const DefaultTextHeight = 2.5
 
-// textCharWidth is the estimated advance of one character, as a fraction
-// of the text height: the engine has no fonts, so text extents are
-// estimated as characters × 0.6 × height wide and height tall, from the
-// insertion point along the rotation.
-const textCharWidth = 0.6
+// The engine has no fonts: it estimates text as ezdxf does without them
+// (ezdxf.tools.fonts.MonospaceFont), so that the extents of a drawing
+// agree with ezdxf's (DESIGN §10). Every character is as wide as the cap
+// height (textCharWidth), and the text reaches textDescender of it below
+// its baseline.
+const (
+	textCharWidth = 1.0
+	textDescender = 0.333
+)
 
+// corners are the corners of the text's estimated box, as ezdxf's
+// TextLinePrimitive makes it for text aligned left on its baseline:
+// characters × height long from the insertion point along the
+// rotation, from textDescender × height below the baseline to height
+// above it.
 func (g Text) corners() [4]geom.Vec {
 	w := float64(utf8.RuneCountInString(g.Text)) * textCharWidth * g.Height
 	s, c := geom.SinCosDeg(g.Rotation)
 	u, v := geom.Pt(c, s), geom.Pt(-s, c)
-	return [4]geom.Vec{g.P, g.P.Add(u.Mul(w)), g.P.Add(u.Mul(w)).Add(v.Mul(g.Height)), g.P.Add(v.Mul(g.Height))}
+	bottom, top := g.P.Sub(v.Mul(textDescender*g.Height)), g.P.Add(v.Mul(g.Height))
+	return [4]geom.Vec{bottom, bottom.Add(u.Mul(w)), top.Add(u.Mul(w)), top}
 }
 
 // Bounds implements [Geometry].

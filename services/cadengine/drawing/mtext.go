@@ -62,14 +62,25 @@ func (g MText) pitch() float64 { return g.Spacing * 5 / 3 * g.Height }
 
 // box is the text's box in its own frame (x along the rotation, y up),
 // with the attachment point at the origin: its left, bottom, width and
-// height; and the lines.
+// height; and the lines. It is ezdxf's estimate (its MTextPrimitive,
+// with the font estimate of [Text]): Width wide, or as wide as the
+// longest line when the text is not wrapped, from the cap top of the
+// first line to the descent of the last below its baseline (a blank
+// last line, as a text ending in a line break has, is not a line). Text
+// without a width is not wrapped, as DXF has it (ezdxf's estimate puts
+// each of its words on a line of its own).
 func (g MText) box() (x0, y0, w, h float64, lines []string) {
 	lines = g.Lines()
-	w = g.Width
-	for _, l := range lines {
-		w = max(w, float64(utf8.RuneCountInString(l))*textCharWidth*g.Height)
+	if n := len(lines); n > 1 && strings.TrimSpace(lines[n-1]) == "" {
+		lines = lines[:n-1]
 	}
-	h = float64(len(lines)-1)*g.pitch() + g.Height
+	w = g.Width
+	if !(w > 0) {
+		for _, l := range lines {
+			w = max(w, float64(utf8.RuneCountInString(l))*textCharWidth*g.Height)
+		}
+	}
+	h = float64(len(lines)-1)*g.pitch() + (1+textDescender)*g.Height
 	col, row := int(g.attach()-1)%3, int(g.attach()-1)/3
 	x0 = -w * float64(col) / 2
 	y0 = -h * float64(2-row) / 2

@@ -1,7 +1,6 @@
 package dxf
 
 import (
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -70,15 +69,65 @@ func keptPairs(ps []dxfPair, head bool) []drawing.Pair {
 	return out
 }
 
-// vectorCodes are, by type, the codes of 10–18 that hold directions, not
-// points: they bound nothing, and a move leaves them alone.
+// The points of a preserved entity. A code 10–18 (and a MULTILEADER's
+// 110) is the x of a point, whose y and z are the codes 10 and 20 above
+// it; what the point is to its entity depends on the type, and for some
+// types on where in the record it stands (see coordRoles).
+
+// A coordRole is what the x of a point is to its entity.
+type coordRole uint8
+
+const (
+	// notCoord is not a position in the plan: a direction, a size, a
+	// position in the entity's own pixels or units, an elevation. It
+	// neither moves with the entity nor bounds it.
+	notCoord coordRole = iota
+	// movesOnly is a position the entity does not draw through (a
+	// dimension's insertion point for its clones, a light, where a
+	// MULTILEADER's content attaches): it moves with the entity but
+	// bounds nothing.
+	movesOnly
+	// textCoord is where the entity's text is: it moves with the
+	// entity and bounds it with its text.
+	textCoord
+	// boundsIt is a position the entity draws through.
+	boundsIt
+)
+
+// vectorCodes are, by type, the codes of 10–18 that are not positions
+// in the plan (see notCoord).
 var vectorCodes = map[string][]int{
-	"XLINE": {11}, "RAY": {11},
-	"IMAGE": {11, 12, 13}, "WIPEOUT": {11, 12, 13},
+	"XLINE": {11}, "RAY": {11}, "ELLIPSE": {11},
+	// The pixel vectors u and v, the size in pixels and the clipping
+	// boundary, in pixels.
+	"IMAGE": {11, 12, 13, 14}, "WIPEOUT": {11, 12, 13, 14},
+	// The clipping boundary, in the underlay's units.
 	"PDFUNDERLAY": {11, 12}, "DWFUNDERLAY": {11, 12}, "DGNUNDERLAY": {11, 12},
-	"SPLINE": {12, 13}, "TOLERANCE": {11}, "MTEXT": {11}, "MLINE": {12, 13},
-	"ACAD_TABLE": {11}, "HELIX": {12}, "MULTILEADER": {11},
+	"SPLINE": {12, 13}, "HELIX": {12, 13}, "TOLERANCE": {11}, "MTEXT": {11}, "MLINE": {12, 13},
+	"ACAD_TABLE": {11},
+	// A POLYLINE's own point is its elevation: its VERTEXes are its
+	// points.
+	"POLYLINE": {10},
 }
+
+// movingCodes are, by type, the positions the entity does not draw
+// through (see movesOnly).
+var movingCodes = map[string][]int{
+	// The insertion point of clones (12); an arc length's centre (15);
+	// a jogged radius's true centre (10), far from what it draws. (A
+	// dimension's other definition points bound it: its block has a
+	// point on each, on layer Defpoints.)
+	"DIMENSION": {12}, "ARC_DIMENSION": {12, 15}, "LARGE_RADIAL_DIMENSION": {10, 12},
+	// A light is not drawn on paper.
+	"LIGHT": {10, 11},
+}
+
+// textTypes are the preserved types that are text: their points bound
+// only their text.
+var textTypes = map[string]bool{"TEXT": true, "MTEXT": true, "ATTRIB": true, "ATTDEF": true}
+
+// dimensionTypes are the types whose point 11 is where their text is.
+var dimensionTypes = map[string]bool{"DIMENSION": true, "ARC_DIMENSION": true, "LARGE_RADIAL_DIMENSION": true}
 
 // ocsTypes are the types whose points are in their object coordinate
 // system (the rest are in world coordinates).
@@ -87,32 +136,210 @@ var ocsTypes = map[string]bool{
 	"TEXT": true, "ATTDEF": true, "ATTRIB": true, "SHAPE": true, "INSERT": true, "HATCH": true, "DIMENSION": true,
 }
 
-// isPoint says whether code is the x of a point of the type typ.
-func isPoint(typ string, code int) bool {
-	if code < 10 || code > 18 {
-		return false
+// coordRoles are the roles of the pairs of a record of type typ (see
+// coordRole), notCoord for a pair that is not the x of a point.
+func coordRoles(typ string, ps []dxfPair) []coordRole {
+	out := make([]coordRole, len(ps))
+	switch typ {
+	case "MULTILEADER":
+		multileaderRoles(ps, out)
+		return out
+	case "HATCH":
+		walkHatch(ps, out, nil)
+		return out
 	}
-	for _, c := range vectorCodes[typ] {
-		if c == code {
-			return false
+	moving := movingCodes[typ]
+	switch typ {
+	case "ARC_DIMENSION":
+		if firstInt(ps, 71, 0) == 0 {
+			moving = []int{12, 15, 16, 17} // its leader's points, without a leader
+		}
+	case "VERTEX":
+		if f := firstInt(ps, 70, 0); f&128 != 0 && f&64 == 0 {
+			return out // a polyface mesh's face: its point is nothing
 		}
 	}
-	return true
+	for i, p := range ps {
+		if p.code < 10 || p.code > 18 || slices.Contains(vectorCodes[typ], p.code) {
+			continue
+		}
+		switch {
+		case slices.Contains(moving, p.code):
+			out[i] = movesOnly
+		case textTypes[typ] || p.code == 11 && dimensionTypes[typ]:
+			out[i] = textCoord
+		default:
+			out[i] = boundsIt
+		}
+	}
+	return out
 }
 
-// derived is what a preserved entity draws and what bounds it, in world
-// coordinates, from its codes: its points (each x 10–18 with its y and z),
-// and an outline joining its corners or vertices where its type says how.
-// Infinite lines (XLINE, RAY) and ACIS bodies have none.
+// multileaderRoles sets the roles of a MULTILEADER's points, which
+// depend on the part of the record they are in (ezdxf's mleader.py):
+// its context (CONTEXT_DATA{ 300 … 301) has the content's base point
+// (10), the text's insertion point (12) and the block's (15), the plane's
+// origin (110), and directions (11, 13, 14, 111, 112) and the block's
+// scale (16); each of its leaders (LEADER{ 302 … 303) its last point
+// (10), breaks (12, 13) and the dogleg's direction (11); each leader
+// line (LEADER_LINE{ 304 … 305) its vertices (10) and breaks (11, 12).
+// Out of the context, 10 is the block's scale.
+func multileaderRoles(ps []dxfPair, out []coordRole) {
+	const top, context, leader, line = 0, 1, 2, 3
+	part := top
+	for i, p := range ps {
+		switch p.code {
+		case 300:
+			part = context
+		case 301:
+			part = top
+		case 302:
+			part = leader
+		case 303:
+			part = context
+		case 304:
+			if p.word() == "LEADER_LINE{" { // else the text
+				part = line
+			}
+		case 305:
+			part = leader
+		}
+		switch {
+		case part == context && (p.code == 10 || p.code == 110):
+			out[i] = movesOnly
+		case part == context && p.code == 12:
+			out[i] = textCoord
+		case part == context && p.code == 15,
+			part == leader && (p.code == 10 || p.code == 12 || p.code == 13),
+			part == line && p.code >= 10 && p.code <= 12:
+			out[i] = boundsIt
+		}
+	}
+}
+
+// firstInt is the value of the first pair of code c, or def when there
+// is none or it is not a number.
+func firstInt(ps []dxfPair, c int, def int64) int64 {
+	for _, p := range ps {
+		if p.code == c {
+			if n, err := p.int(); err == nil {
+				return n
+			}
+			return def
+		}
+	}
+	return def
+}
+
+// firstFloat is the value of the first pair of code c, or def.
+func firstFloat(ps []dxfPair, c int, def float64) float64 {
+	for _, p := range ps {
+		if p.code == c {
+			if v, err := p.float(); err == nil && geom.IsFinite(v) {
+				return v
+			}
+			return def
+		}
+	}
+	return def
+}
+
+// firstPoint is the point whose x has code c (the first), and whether the
+// record has it.
+func firstPoint(ps []dxfPair, c int) ([3]float64, bool) {
+	for i, p := range ps {
+		if p.code == c {
+			return pairPoint(ps, i), true
+		}
+	}
+	return [3]float64{}, false
+}
+
+// pairPoint is the point whose x is pair i: with the y and z that follow it.
+func pairPoint(ps []dxfPair, i int) [3]float64 {
+	var v [3]float64
+	v[0], _ = ps[i].float()
+	for j := i + 1; j < len(ps) && j <= i+2; j++ {
+		switch ps[j].code {
+		case ps[i].code + 10:
+			v[1], _ = ps[j].float()
+		case ps[i].code + 20:
+			v[2], _ = ps[j].float()
+		default:
+			return v
+		}
+	}
+	return v
+}
+
+// derived is what a preserved entity draws and what bounds it, with its
+// text (see derive).
 func derived(r dxfRecord, subs []dxfRecord) ([]geom.Segment, []geom.Vec) {
+	return derive(r, subs, true)
+}
+
+// ownPicture are the types whose codes say what they draw. A preserved
+// entity of another type is drawn as its proxy graphics (AutoCAD's
+// picture of it, which ezdxf draws too) when it has them, and else
+// through its points.
+var ownPicture = map[string]bool{
+	"LINE": true, "3DLINE": true, "POINT": true, "CIRCLE": true, "ARC": true, "ELLIPSE": true, "SPLINE": true,
+	"HELIX": true, "LWPOLYLINE": true, "POLYLINE": true, "SOLID": true, "TRACE": true, "3DFACE": true, "MESH": true,
+	"TEXT": true, "ATTRIB": true, "ATTDEF": true, "MTEXT": true, "HATCH": true, "IMAGE": true, "WIPEOUT": true,
+	"INSERT": true, "SHAPE": true, "TOLERANCE": true, "LEADER": true, "MLINE": true, "LIGHT": true, "DIMENSION": true,
+	"XLINE": true, "RAY": true, "3DSOLID": true, "REGION": true, "BODY": true, "VIEWPORT": true,
+	"PDFUNDERLAY": true, "DWFUNDERLAY": true, "DGNUNDERLAY": true,
+}
+
+// derive is what a preserved entity draws and what bounds it, in world
+// coordinates, from its codes (and those of the records that follow it):
+// its outline, where its type or its proxy graphics say how it is drawn,
+// and the points that bound it, as ezdxf draws it (ezdxf.disassemble and
+// the entities' virtual_entities). Without text, the text it is or has
+// (see textCoord) is left out. Infinite lines (XLINE, RAY) and ACIS
+// bodies have none.
+func derive(r dxfRecord, subs []dxfRecord, text bool) ([]geom.Segment, []geom.Vec) {
 	typ := r.kind
 	if typ == "XLINE" || typ == "RAY" {
 		return nil, nil
 	}
+	if !ownPicture[typ] {
+		if pic, ok := proxyPicture(proxyGraphics(r.pairs), text); ok {
+			return pic.outline, pic.points
+		}
+	}
 	toWorld := ocsToWorld(r, typ)
-	pts := recordPoints(r, typ, toWorld)
+	switch typ {
+	case "TEXT", "ATTRIB", "ATTDEF":
+		if !text {
+			return nil, nil
+		}
+		return textOutline(r, toWorld)
+	case "MTEXT":
+		if !text {
+			return nil, nil
+		}
+		return mtextOutline(r)
+	case "HATCH":
+		return hatchOutline(r, toWorld)
+	case "LWPOLYLINE":
+		return lwpolylineOutline(r, toWorld)
+	case "POLYLINE":
+		return polylineOutline(r, subs, toWorld)
+	case "CIRCLE", "ARC":
+		return circleOutline(r, toWorld)
+	case "ELLIPSE":
+		return ellipseOutline(r)
+	case "IMAGE", "WIPEOUT":
+		return imageOutline(r)
+	case "ACAD_TABLE":
+		return tableOutline(r)
+	case "MLINE":
+		return mlineOutline(r)
+	}
+	pts := recordPoints(r, typ, toWorld, text)
 	for _, s := range subs {
-		pts = append(pts, recordPoints(s, s.kind, toWorld)...)
+		pts = append(pts, recordPoints(s, s.kind, toWorld, text)...)
 	}
 	switch typ {
 	case "3DFACE":
@@ -122,177 +349,43 @@ func derived(r dxfRecord, subs []dxfRecord) ([]geom.Segment, []geom.Vec) {
 			pts[2], pts[3] = pts[3], pts[2]
 		}
 		return closedOutline(pts), pts
-	case "LINE", "MLINE", "LEADER":
+	case "LINE", "3DLINE", "LEADER":
 		return openOutline(pts), pts
-	case "POLYLINE":
-		if flags := r.flags(); flags&(16|64) == 0 { // not a mesh
-			pts = pts[min(1, len(pts)):] // the POLYLINE's own 10 is its elevation, not a vertex
-			if flags&1 != 0 {
-				return closedOutline(pts), pts
-			}
-			return openOutline(pts), pts
-		}
-		return nil, pts
-	case "CIRCLE", "ARC":
-		return circleOutline(r, toWorld)
-	case "IMAGE", "WIPEOUT":
-		return imageOutline(r)
 	}
 	return nil, pts
 }
 
 // flags is the record's code 70 (0 when absent or not a number).
-func (r dxfRecord) flags() int64 {
-	for _, p := range r.pairs {
-		if p.code == 70 {
-			n, _ := p.int()
-			return n
-		}
-	}
-	return 0
-}
-
-// recordPoints are the finite points of a record: each x of 10–18 that
-// is a point of typ, with the y and z that follow it.
-func recordPoints(r dxfRecord, typ string, toWorld func(x, y, z float64) geom.Vec) []geom.Vec {
-	var out []geom.Vec
-	for i, p := range r.pairs {
-		if !isPoint(typ, p.code) {
-			continue
-		}
-		x, err := p.float()
-		if err != nil {
-			continue
-		}
-		var y, z float64
-		if i+1 < len(r.pairs) && r.pairs[i+1].code == p.code+10 {
-			y, _ = r.pairs[i+1].float()
-			if i+2 < len(r.pairs) && r.pairs[i+2].code == p.code+20 {
-				z, _ = r.pairs[i+2].float()
-			}
-		}
-		if q := toWorld(x, y, z); q.Finite() {
-			out = append(out, q)
-		}
-	}
-	return out
-}
-
-// ocsToWorld maps a point of the record to world x and y: through its
-// object coordinate system (DXF's arbitrary axis algorithm on its
-// extrusion 210/220/230) for the types that have one, else as it is.
-func ocsToWorld(r dxfRecord, typ string) func(x, y, z float64) geom.Vec {
-	n := [3]float64{0, 0, 1}
-	for _, p := range r.pairs {
-		if p.code == 210 || p.code == 220 || p.code == 230 {
-			if v, err := p.float(); err == nil {
-				n[(p.code-210)/10] = v
-			}
-		}
-	}
-	ax, ay, n, ok := arbitraryAxes(n)
-	if !ocsTypes[typ] || !ok {
-		return func(x, y, _ float64) geom.Vec { return geom.Pt(x, y) }
-	}
-	return func(x, y, z float64) geom.Vec {
-		return geom.Pt(x*ax[0]+y*ay[0]+z*n[0], x*ax[1]+y*ay[1]+z*n[1])
-	}
-}
-
-// arbitraryAxes are the x and y axes of the object coordinate system of
-// extrusion n (normalised, as returned), by DXF's arbitrary axis
-// algorithm; false for a zero or non-finite extrusion.
-func arbitraryAxes(n [3]float64) (ax, ay, unit [3]float64, ok bool) {
-	l := math.Sqrt(n[0]*n[0] + n[1]*n[1] + n[2]*n[2])
-	if !(l > 0) || math.IsInf(l, 0) {
-		return ax, ay, unit, false
-	}
-	unit = [3]float64{n[0] / l, n[1] / l, n[2] / l}
-	cross := func(a, b [3]float64) [3]float64 {
-		return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-	}
-	norm := func(a [3]float64) [3]float64 {
-		l := math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2])
-		return [3]float64{a[0] / l, a[1] / l, a[2] / l}
-	}
-	if math.Abs(unit[0]) < 1.0/64 && math.Abs(unit[1]) < 1.0/64 {
-		ax = norm(cross([3]float64{0, 1, 0}, unit))
-	} else {
-		ax = norm(cross([3]float64{0, 0, 1}, unit))
-	}
-	return ax, norm(cross(unit, ax)), unit, true
-}
-
-func openOutline(pts []geom.Vec) []geom.Segment {
-	var out []geom.Segment
-	for i := 1; i < len(pts); i++ {
-		if !pts[i-1].Same(pts[i]) {
-			out = append(out, geom.Segment{A: pts[i-1], B: pts[i]})
-		}
-	}
-	return out
-}
-
-func closedOutline(pts []geom.Vec) []geom.Segment {
-	out := openOutline(pts)
-	if n := len(pts); n > 2 && !pts[n-1].Same(pts[0]) {
-		out = append(out, geom.Segment{A: pts[n-1], B: pts[0]})
-	}
-	return out
-}
-
-// circleOutline is a circle or arc outside the plan (its extrusion not
-// ±Z) as 64 pieces a turn in world x and y: an ellipse, seen from above.
-func circleOutline(r dxfRecord, toWorld func(x, y, z float64) geom.Vec) ([]geom.Segment, []geom.Vec) {
-	v, err := r.values(10, 20, 30, 40, 50, 51)
-	if err != nil || !(v[40] > 0) {
-		return nil, nil
-	}
-	start, sweep := 0.0, 360.0
-	if r.kind == "ARC" {
-		start, sweep = v[50], geom.SweepDeg(v[50], v[51])
-	}
-	n := max(2, int(math.Ceil(sweep/360*64)))
-	pts := make([]geom.Vec, n+1)
-	for i := range pts {
-		s, c := geom.SinCosDeg(start + sweep*float64(i)/float64(n))
-		pts[i] = toWorld(v[10]+v[40]*c, v[20]+v[40]*s, v[30])
-	}
-	return openOutline(pts), pts
-}
-
-// imageOutline is an image's or wipeout's frame: from its insertion point
-// (10), along its pixel vectors u (11) and v (12), its size in pixels (13).
-func imageOutline(r dxfRecord) ([]geom.Segment, []geom.Vec) {
-	v, err := r.values(10, 20, 11, 21, 12, 22, 13, 23)
-	if err != nil {
-		return nil, nil
-	}
-	p, u, w := geom.Pt(v[10], v[20]), geom.Pt(v[11], v[21]).Mul(v[13]), geom.Pt(v[12], v[22]).Mul(v[23])
-	pts := []geom.Vec{p, p.Add(u), p.Add(u).Add(w), p.Add(w)}
-	for _, q := range pts {
-		if !q.Finite() {
-			return nil, nil
-		}
-	}
-	return closedOutline(pts), pts
-}
+func (r dxfRecord) flags() int64 { return firstInt(r.pairs, 70, 0) }
 
 // foreign writes a preserved entity: its type, handle and style, then its
 // kept codes, its points moved where the entity has moved since it was
 // read (only a move: a turned, scaled or mirrored one is written inside a
-// block of its own, placed by an insert; see foreignBlock). The records
-// that follow it (VERTEX, SEQEND) get handles of their own.
+// block of its own, placed by an insert; see foreignBlock), without its
+// proxy graphics then. The records that follow it (VERTEX, SEQEND) get
+// handles of their own.
 func (w *dxfWriter) foreign(h uint64, e *drawing.Entity, g drawing.Foreign) {
 	w.common(g.Type, h, e)
-	shift := shiftOf(g)
-	// A POLYLINE's own 10 is its elevation, not a vertex: only its
-	// VERTEXes move.
-	fixed := g.Type == "POLYLINE"
+	d, shifted := shiftOf(g)
+	var moves []bool
+	skip, end := 0, 0
+	if shifted {
+		moves = movingPairs(g)
+		// Its proxy graphics would draw it where it was: a reader
+		// draws it from its codes instead (ezdxf drops them too when
+		// it moves an entity), but for a proxy entity, which is its
+		// graphics.
+		if head, _ := recordsOf(g); g.Type != "ACAD_PROXY_ENTITY" {
+			skip, end = proxySpan(head.pairs)
+		}
+	}
 	for i := 0; i < len(g.Pairs); i++ {
+		if i == skip && skip < end {
+			i = end - 1
+			continue
+		}
 		p := g.Pairs[i]
 		if p.Code == 0 {
-			fixed = false
 			w.pair(0, p.Value)
 			w.pair(5, drawing.FormatHandle(w.handle()))
 			if w.v2018 {
@@ -303,7 +396,7 @@ func (w *dxfWriter) foreign(h uint64, e *drawing.Entity, g drawing.Foreign) {
 		if !w.v2018 && !r12Code(p.Code) {
 			continue
 		}
-		if d, ok := shift(int(p.Code)); ok && !fixed && i+1 < len(g.Pairs) && g.Pairs[i+1].Code == p.Code+10 {
+		if shifted && moves[i] && i+1 < len(g.Pairs) && g.Pairs[i+1].Code == p.Code+10 {
 			w.pair(int(p.Code), moved(p.Value, d[0]))
 			w.pair(int(p.Code)+10, moved(g.Pairs[i+1].Value, d[1]))
 			i++
@@ -359,12 +452,11 @@ func foreignApps(d *drawing.Document) []string {
 
 // shiftOf is how a preserved entity's points move when it is written: by
 // the move of its Place (which is only a move when it is written as
-// itself), in its own coordinate system. ok is false for a code that is
-// not the x of a point.
-func shiftOf(g drawing.Foreign) func(code int) ([3]float64, bool) {
+// itself), in its own coordinate system; false when it has not moved.
+func shiftOf(g drawing.Foreign) ([3]float64, bool) {
 	d := g.Place.Move()
 	if d == (geom.Vec{}) {
-		return func(int) ([3]float64, bool) { return [3]float64{}, false }
+		return [3]float64{}, false
 	}
 	delta := [3]float64{d.X, d.Y, 0}
 	if ocsTypes[g.Type] {
@@ -381,7 +473,38 @@ func shiftOf(g drawing.Foreign) func(code int) ([3]float64, bool) {
 			delta = [3]float64{dot(ax), dot(ay), dot(un)}
 		}
 	}
-	return func(code int) ([3]float64, bool) { return delta, isPoint(g.Type, code) }
+	return delta, true
+}
+
+// movingPairs says, of each of a preserved entity's pairs, whether it is
+// the x of a point that moves with it (see coordRoles).
+func movingPairs(g drawing.Foreign) []bool {
+	head, subs := recordsOf(g)
+	out := make([]bool, 0, len(g.Pairs))
+	for k, r := range append([]dxfRecord{head}, subs...) {
+		if k > 0 {
+			out = append(out, false) // the sub-record's type, 0
+		}
+		for _, role := range coordRoles(r.kind, r.pairs) {
+			out = append(out, role != notCoord)
+		}
+	}
+	return out
+}
+
+// recordsOf are the records of a preserved entity again, from its kept
+// pairs: its own, and those that follow it, each after its type (0).
+func recordsOf(g drawing.Foreign) (dxfRecord, []dxfRecord) {
+	recs := []dxfRecord{{kind: g.Type}}
+	for _, p := range g.Pairs {
+		if p.Code == 0 {
+			recs = append(recs, dxfRecord{kind: strings.TrimSpace(p.Value)})
+			continue
+		}
+		last := &recs[len(recs)-1]
+		last.pairs = append(last.pairs, dxfPair{code: int(p.Code), value: p.Value})
+	}
+	return recs[0], recs[1:]
 }
 
 // moved is a coordinate moved by d, as the file would write it.
