@@ -7,6 +7,7 @@ import (
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // TestReadLeniently reads what real writers get wrong, as ezdxf's recover
@@ -104,5 +105,24 @@ func TestReadTextLatin1(t *testing.T) {
 	}
 	if g := d.Entity(0x100).Geom.(drawing.Text); g.Text != "ÄÀ" {
 		t.Errorf("text of a UTF-8 file = %q, want ÄÀ as sent", g.Text)
+	}
+}
+
+// TestMTextEmbeddedObject: the codes an R2018 MTEXT writes after "101
+// Embedded Object" (its column data, which repeat 10, 11 and 40) are not
+// the text's own.
+func TestMTextEmbeddedObject(t *testing.T) {
+	content := "0\nSECTION\n2\nENTITIES\n0\nMTEXT\n8\n0\n10\n50\n20\n60\n40\n2.5\n41\n30\n71\n1\n1\nnote\n11\n1\n21\n0\n" +
+		"101\nEmbedded Object\n70\n1\n10\n1\n20\n0\n11\n0\n21\n0\n40\n0\n41\n0\n0\nENDSEC\n0\nEOF\n"
+	f, err := ReadText(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := drawing.NewDocument("doc-m", "mtext", f.Units, time.Time{})
+	if err := f.Build(d); err != nil {
+		t.Fatal(err)
+	}
+	if g := d.Entity(0x100).Geom.(drawing.MText); g.P != geom.Pt(50, 60) || g.Height != 2.5 || g.Width != 30 || g.Rotation != 0 {
+		t.Errorf("mtext = %+v, want at (50, 60), 2.5 high, 30 wide, not turned", g)
 	}
 }

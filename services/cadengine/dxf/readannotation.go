@@ -2,6 +2,7 @@ package dxf
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,7 +168,13 @@ func (r dxfRecord) insert(c dxfCommon) (drawing.Geometry, string, error) {
 }
 
 // mtext reads an MTEXT.
+//
+// What an R2018 MTEXT writes after "101 Embedded Object" (its columns, in
+// codes that repeat 10, 11, 40 and others) is not its own: it is left out.
 func (r dxfRecord) mtext(c dxfCommon) (drawing.Geometry, error) {
+	if i := slices.IndexFunc(r.pairs, func(p dxfPair) bool { return p.code == 101 }); i >= 0 {
+		r.pairs = r.pairs[:i]
+	}
 	v, err := r.values(10, 20, 40, 41, 50, 11, 21, 44, 71)
 	if err != nil {
 		return nil, err
