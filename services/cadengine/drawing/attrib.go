@@ -132,3 +132,10 @@ func pbAttribs(as []Attrib) []*enginev1.Attribute {
 	}
 	return out
 }
+
+// Affined implements [Geometry]: as Text's.
+func (g Attdef) Affined(m geom.Affine) Geometry {
+	out := g
+	out.Text = g.Text.Affined(m).(Text)
+	return out
+}

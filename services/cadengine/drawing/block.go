@@ -102,10 +102,18 @@ func decodeBlock(handle uint64, data []byte) (*Block, error) {
 // reversed) when Mirror, and turned by Rotation degrees. Def is the block,
 // resolved by name when the insert is made or loaded.
 //
+// An insert scaled unevenly (DXF's x and y scales differing) scales the
+// block's y by YScale instead of Scale (0: no differently), before it
+// turns it: shapes change (circles become ellipses, see
+// Geometry.Affined). Outer, when set, is a map the placement is followed
+// by: what an insert inside an unevenly scaled one (or made of one, by
+// exploding it) cannot say with its own scales and rotation.
+//
 // An insert with a grid (DXF's MINSERT) places the block Cols × Rows
 // times: the copy in column i and row j is moved by (i·ColSpacing,
 // j·RowSpacing) turned by Rotation (the spacing is not scaled or
-// mirrored, as in DXF). Cols and Rows of 0 mean 1.
+// mirrored, as in DXF; Outer maps it as it maps the rest). Cols and Rows
+// of 0 mean 1.
 type Insert struct {
 	Name     string
 	P        geom.Vec
@@ -114,11 +122,45 @@ type Insert struct {
 	Mirror   bool
 	Def      *Block
 
+	YScale float64
+	Outer  *geom.Affine
+
 	Cols, Rows             int64
 	ColSpacing, RowSpacing float64
 
 	// Attribs are the values of the block's attributes on this insert.
 	Attribs []Attrib
+}
+
+// Uneven reports whether the insert changes shapes: its scales differ, or
+// an outer map does more than a similarity.
+func (g Insert) Uneven() bool {
+	return g.YScale != 0 && g.YScale != g.Scale || g.Outer != nil && !g.Outer.Similar()
+}
+
+// Placement is the map from the block's coordinates to the world, of the
+// first copy of a grid: the block's base point to the origin, its x
+// reversed when mirrored, scaled (Scale, and YScale in y when set),
+// turned, moved to P, then Outer.
+func (g Insert) Placement() geom.Affine {
+	var base geom.Vec
+	if g.Def != nil {
+		base = g.Def.Base
+	}
+	sx, sy := g.Scale, g.Scale
+	if g.YScale != 0 {
+		sy = g.YScale
+	}
+	if g.Mirror {
+		sx = -sx
+	}
+	s, c := geom.SinCosDeg(g.Rotation)
+	m := geom.Affine{A: c * sx, B: -s * sy, D: s * sx, E: c * sy}
+	m.C, m.F = g.P.X-(m.A*base.X+m.B*base.Y), g.P.Y-(m.D*base.X+m.E*base.Y)
+	if g.Outer != nil {
+		m = m.Then(*g.Outer)
+	}
+	return m
 }
 
 // Grid reports whether the insert places more than one copy.
@@ -131,7 +173,11 @@ func (g Insert) Cells() int64 { return mulSat(max(1, g.Cols), max(1, g.Rows)) }
 func (g Insert) cellOffset(i, j int64) geom.Vec {
 	s, c := geom.SinCosDeg(g.Rotation)
 	x, y := float64(i)*g.ColSpacing, float64(j)*g.RowSpacing
-	return geom.Pt(c*x-s*y, s*x+c*y)
+	d := geom.Pt(c*x-s*y, s*x+c*y)
+	if g.Outer != nil {
+		d = g.Outer.Linear(d)
+	}
+	return d
 }
 
 // Kind implements [Geometry].
@@ -157,17 +203,20 @@ func (g Insert) Placed() []*Entity {
 	if g.Def == nil {
 		return nil
 	}
-	x := g.Xform()
+	x, m := g.Xform(), g.Placement()
+	uneven := g.Uneven()
 	out := make([]*Entity, 0, mulSat(int64(len(g.Def.Entities)), g.Cells()))
 	for j := range max(1, g.Rows) {
 		for i := range max(1, g.Cols) {
-			cell := x
-			if i > 0 || j > 0 {
-				cell = x.Then(geom.Translate(g.cellOffset(i, j)))
-			}
+			d := g.cellOffset(i, j)
+			cell, mcell := x.Then(geom.Translate(d)), m.Then(geom.Translate(d).Affine())
 			for _, e := range g.Def.Entities {
 				c := *e
-				c.Geom = e.Geom.Transformed(cell)
+				if uneven {
+					c.Geom = e.Geom.Affined(mcell)
+				} else {
+					c.Geom = e.Geom.Transformed(cell)
+				}
 				out = append(out, &c)
 			}
 		}
@@ -234,7 +283,14 @@ func (g Insert) Bounds() geom.Box {
 
 // Finite implements [Geometry].
 func (g Insert) Finite() bool {
-	return g.P.Finite() && geom.IsFinite(g.Scale) && geom.IsFinite(g.Rotation) &&
+	if m := g.Outer; m != nil {
+		for _, v := range [...]float64{m.A, m.B, m.C, m.D, m.E, m.F} {
+			if !geom.IsFinite(v) {
+				return false
+			}
+		}
+	}
+	return g.P.Finite() && geom.IsFinite(g.Scale) && geom.IsFinite(g.YScale) && geom.IsFinite(g.Rotation) &&
 		geom.IsFinite(g.ColSpacing) && geom.IsFinite(g.RowSpacing)
 }
 
@@ -244,9 +300,16 @@ func (g Insert) Finite() bool {
 //
 // A grid's spacing scales with the insert, and a reflection reverses the
 // direction of its columns (whose offsets turn with the new rotation).
+//
+// An insert with an outer map has it followed by x; an unevenly scaled
+// one turns, moves and mirrors as any (its scales, along its own axes,
+// commute with the reflection).
 func (g Insert) Transformed(x geom.Xform) Geometry {
+	if g.Outer != nil {
+		return g.Affined(x.Affine())
+	}
 	out := g
-	out.P, out.Scale = x.Point(g.P), g.Scale*x.Scale
+	out.P, out.Scale, out.YScale = x.Point(g.P), g.Scale*x.Scale, g.YScale*x.Scale
 	out.ColSpacing, out.RowSpacing = g.ColSpacing*x.Scale, g.RowSpacing*x.Scale
 	if g.Attribs != nil {
 		out.Attribs = make([]Attrib, len(g.Attribs))
@@ -264,6 +327,24 @@ func (g Insert) Transformed(x geom.Xform) Geometry {
 	return out
 }
 
+// Affined implements [Geometry]: the map follows its placement (Outer),
+// its attribute values as Text's.
+func (g Insert) Affined(m geom.Affine) Geometry {
+	out := g
+	if g.Outer != nil {
+		m = g.Outer.Then(m)
+	}
+	out.Outer = &m
+	if g.Attribs != nil {
+		out.Attribs = make([]Attrib, len(g.Attribs))
+		for i, a := range g.Attribs {
+			a.Text = a.Text.Affined(m).(Text)
+			out.Attribs[i] = a
+		}
+	}
+	return out
+}
+
 func (g Insert) encodeTo(w *encoder) {
 	w.string(g.Name)
 	w.vec(g.P)
@@ -277,17 +358,30 @@ func (g Insert) encodeTo(w *encoder) {
 		w.float(g.ColSpacing)
 		w.float(g.RowSpacing)
 	}
+	if g.YScale != 0 {
+		w.byte(insertYScale)
+		w.float(g.YScale)
+	}
+	if m := g.Outer; m != nil {
+		w.byte(insertOuter)
+		for _, v := range [...]float64{m.A, m.B, m.C, m.D, m.E, m.F} {
+			w.float(v)
+		}
+	}
 	if len(g.Attribs) > 0 {
 		w.byte(insertAttribs)
 		encodeAttribs(w, g.Attribs)
 	}
 }
 
-// insertGrid and insertAttribs tag what may follow an insert's encoding:
-// its grid, then its attribute values, each only when it has them (an
-// insert with neither encodes as it always did).
+// These tag what may follow an insert's encoding, in this order, each
+// only when it has it (an insert with none encodes as it always did): its
+// grid (cols, rows, spacings), its y scale, its outer map (a b c d e f),
+// its attribute values.
 const (
 	insertGrid    = 'G'
+	insertYScale  = 'Y'
+	insertOuter   = 'M'
 	insertAttribs = 'A'
 )
 
@@ -305,6 +399,14 @@ func decodeInsert(r *decoder) Insert {
 			r.fail("grid")
 		}
 	}
+	if len(r.b) > 0 && r.b[0] == insertYScale {
+		r.byte()
+		g.YScale = r.float()
+	}
+	if len(r.b) > 0 && r.b[0] == insertOuter {
+		r.byte()
+		g.Outer = &geom.Affine{A: r.float(), B: r.float(), C: r.float(), D: r.float(), E: r.float(), F: r.float()}
+	}
 	if len(r.b) > 0 && r.b[0] == insertAttribs {
 		r.byte()
 		g.Attribs = decodeAttribs(r)
@@ -321,6 +423,13 @@ func (g Insert) fill(w *wire) {
 	}
 	if len(g.Attribs) > 0 {
 		pb.Attributes = pbAttribs(g.Attribs)
+	}
+	if g.YScale != 0 {
+		pb.YScale = w.num(g.YScale)
+	}
+	if g.Outer != nil {
+		m := g.Placement()
+		pb.Transform = &enginev1.Transform{A: m.A, B: m.B, C: m.C, D: m.D, E: m.E, F: m.F}
 	}
 }
 

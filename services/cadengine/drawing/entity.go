@@ -31,6 +31,12 @@ type Geometry interface {
 	encodeTo(w *encoder)
 	// Transformed is the geometry under a similarity transform.
 	Transformed(x geom.Xform) Geometry
+	// Affined is the geometry under an affine map that does not keep
+	// shapes (an unevenly scaled insert's placement): exact where the
+	// geometry can say the image (lines, conics, splines, polylines, as
+	// splines when they bulge), else the nearest it can hold (text, a
+	// dimension's offsets, a hatch's pattern: see geom.Affine.Nearest).
+	Affined(m geom.Affine) Geometry
 	// Prims are the curves the geometry is made of (none for points and
 	// text).
 	Prims() []any

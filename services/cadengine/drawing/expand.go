@@ -86,7 +86,7 @@ func (g Insert) hullPoints(dst []geom.Vec) []geom.Vec {
 	if g.Def == nil || len(g.Def.hull) == 0 {
 		return append(dst, g.P)
 	}
-	x := g.Xform()
+	m := g.Placement()
 	cols, rows := max(1, g.Cols)-1, max(1, g.Rows)-1
 	corners := [...][2]int64{{0, 0}, {cols, 0}, {0, rows}, {cols, rows}}
 	n := len(corners)
@@ -96,7 +96,7 @@ func (g Insert) hullPoints(dst []geom.Vec) []geom.Vec {
 	for _, cell := range corners[:n] {
 		d := g.cellOffset(cell[0], cell[1])
 		for _, p := range g.Def.hull {
-			dst = append(dst, x.Point(p).Add(d))
+			dst = append(dst, m.Point(p).Add(d))
 		}
 	}
 	return dst

@@ -1,6 +1,8 @@
 package drawing
 
 import (
+	"math"
+
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
@@ -74,4 +76,16 @@ func (g Face) fill(w *wire) {
 	if g.Hidden != 0 {
 		w.pb.HiddenEdges = &g.Hidden
 	}
+}
+
+// Affined implements [Geometry]: the corners' plan mapped, their
+// elevations scaled as areas are, by the square root of the map's
+// determinant.
+func (g Face) Affined(m geom.Affine) Geometry {
+	out := Face{P: affined(g.P, m), Z: make([]float64, len(g.Z)), Hidden: g.Hidden}
+	k := math.Sqrt(math.Abs(m.Det()))
+	for i, z := range g.Z {
+		out.Z[i] = z * k
+	}
+	return out
 }

@@ -145,3 +145,17 @@ func (g Foreign) fill(w *wire) {
 		w.pb.Extents = &enginev1.Extents{MinX: b.Min.X, MinY: b.Min.Y, MaxX: b.Max.X, MaxY: b.Max.Y}
 	}
 }
+
+// Affined implements [Geometry]: its outline and points mapped, its Place
+// the nearest similarity (its codes cannot say more: a preserved entity
+// in an unevenly scaled insert is drawn and bounded as it should be, but
+// written back, if it is exploded, as the nearest similarity places it).
+func (g Foreign) Affined(m geom.Affine) Geometry {
+	out := Foreign{Type: g.Type, Pairs: g.Pairs, Place: g.Place.Then(m.Nearest(geom.Vec{}))}
+	out.Outline = make([]geom.Segment, len(g.Outline))
+	for i, s := range g.Outline {
+		out.Outline[i] = geom.Segment{A: m.Point(s.A), B: m.Point(s.B)}
+	}
+	out.Points = affined(g.Points, m)
+	return out
+}

@@ -1,6 +1,8 @@
 package drawing
 
 import (
+	"math"
+
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
@@ -113,4 +115,12 @@ func (g Leader) fill(w *wire) {
 		pb.Points[i] = &enginev1.Vertex{X: p.X, Y: p.Y}
 	}
 	pb.Arrowhead, pb.Curved, pb.ArrowSize, pb.DimStyle = new(g.Arrow), new(g.Curved), w.num(g.Size), new(g.Style)
+}
+
+// Affined implements [Geometry]: the vertices mapped, the arrowhead
+// scaled by the square root of the map's determinant.
+func (g Leader) Affined(m geom.Affine) Geometry {
+	out := g
+	out.V, out.Size = affined(g.V, m), g.Size*math.Sqrt(math.Abs(m.Det()))
+	return out
 }

@@ -118,3 +118,14 @@ func pbPoints(p []geom.Vec) []*enginev1.Point {
 	}
 	return out
 }
+
+// Affined implements [Geometry]: the corners mapped.
+func (g Solid) Affined(m geom.Affine) Geometry { return Solid{P: affined(g.P, m), Trace: g.Trace} }
+
+func affined(p []geom.Vec, m geom.Affine) []geom.Vec {
+	out := make([]geom.Vec, len(p))
+	for i, q := range p {
+		out[i] = m.Point(q)
+	}
+	return out
+}

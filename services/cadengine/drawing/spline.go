@@ -178,3 +178,13 @@ func (g Spline) fill(w *wire) {
 	}
 	w.pb.Spline, w.pb.Length = pb, w.num(g.Length())
 }
+
+// Affined implements [Geometry]: exact, a NURBS curve's control points
+// mapped.
+func (g Spline) Affined(m geom.Affine) Geometry {
+	out := Spline{Spline: g.Spline.Affine(m)}
+	for _, p := range g.Fit {
+		out.Fit = append(out.Fit, m.Point(p))
+	}
+	return out
+}

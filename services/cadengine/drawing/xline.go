@@ -56,3 +56,8 @@ func decodeXLine(r *decoder, ray bool) XLine {
 func (g XLine) fill(w *wire) {
 	w.pb.Start, w.pb.Direction = w.point(g.P), w.point(g.Dir)
 }
+
+// Affined implements [Geometry].
+func (g XLine) Affined(m geom.Affine) Geometry {
+	return XLine{P: m.Point(g.P), Dir: m.Linear(g.Dir).Unit(), Ray: g.Ray}
+}

@@ -76,6 +76,17 @@ func (w *dxfWriter) plan(d *drawing.Document, ents []*drawing.Entity) []outBlock
 			if !w.v2018 {
 				out = append(out, outBlock{name: name(e.Handle, hatchBlock(e.Handle)), flags: 1, body: func(w *dxfWriter) { w.picture(g.Picture()) }})
 			}
+		case drawing.Insert:
+			if _, _, _, _, ok := insertParts(g); g.Outer != nil && !ok {
+				// Sheared: no INSERT can place the block so; its
+				// entities as placed go in a block of their own.
+				out = append(out, outBlock{name: name(e.Handle, foreignBlock(e.Handle)), flags: 1, body: func(w *dxfWriter) {
+					for _, p := range g.PlacedFor(e) {
+						p.Handle, p.Layout = w.handle(), ""
+						w.Entity(p)
+					}
+				}})
+			}
 		case drawing.Foreign:
 			if !g.Place.IsTranslation() && w.writes(g) {
 				out = append(out, outBlock{name: name(e.Handle, foreignBlock(e.Handle)), flags: 1, body: func(w *dxfWriter) {

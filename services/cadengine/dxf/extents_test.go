@@ -35,14 +35,6 @@ var extentsDisagree = map[string]string{
 	// keeps it and bounds it by its ends.
 	"bert__libdxf__examples__all_R10_entities.dxf":           "a 3DLINE, which ezdxf leaves out",
 	"LibreDWG__libredwg__test__test-data__r10__entities.dxf": "a 3DLINE, which ezdxf leaves out, and an aligned DIMENSION drawn by the engine, not from its block",
-	// An INSERT scaled unevenly (block "bloko", x 3256.5, y −1843.5)
-	// is preserved, not native, and bounded by its insertion point:
-	// ezdxf explodes its block, millions of units across.
-	"LibreDWG__libredwg__test__test-data__example_2000.dxf": "an unevenly scaled INSERT, preserved and not exploded",
-	"LibreDWG__libredwg__test__test-data__example_2018.dxf": "an unevenly scaled INSERT, preserved and not exploded",
-	"LibreDWG__libredwg__test__test-data__example_r12.dxf":  "an unevenly scaled INSERT, preserved and not exploded",
-	"LibreDWG__libredwg__test__test-data__example_r13.dxf":  "an unevenly scaled INSERT, preserved and not exploded",
-	"LibreDWG__libredwg__test__test-data__example_r14.dxf":  "an unevenly scaled INSERT, preserved and not exploded",
 	// A dimension whose block the file does not have (or does not
 	// name): ezdxf draws nothing of it; the engine draws it from its
 	// definition points (native) or bounds it by them (preserved).

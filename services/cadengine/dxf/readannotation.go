@@ -143,10 +143,13 @@ func (r dxfRecord) insert(c dxfCommon) (drawing.Geometry, string, error) {
 	switch {
 	case !ok:
 		return nil, "3D", nil
-	case sx == 0 || sy == 0 || math.Abs(math.Abs(sx)-math.Abs(sy)) > 1e-9*math.Abs(sy):
-		return nil, "non-uniform scale", nil
+	case sx == 0 || sy == 0:
+		return nil, "degenerate (a scale of 0)", nil
 	}
-	g := drawing.Insert{Name: name, P: geom.Pt(v[10], v[20]), Scale: math.Abs(sy), Rotation: v[50], Mirror: (sx < 0) != (sy < 0)}
+	g := drawing.Insert{Name: name, P: geom.Pt(v[10], v[20]), Scale: math.Abs(sx), Rotation: v[50], Mirror: (sx < 0) != (sy < 0)}
+	if math.Abs(math.Abs(sx)-math.Abs(sy)) > 1e-9*math.Abs(sy) {
+		g.YScale = math.Abs(sy) // scaled unevenly
+	}
 	// A grid of more than 2^31 columns or rows is as good as endless: it
 	// is kept at 2^31, which every drawing of it refuses as too large.
 	if cols, rows := min(math.Max(1, v[70]), 1<<31), min(math.Max(1, v[71]), 1<<31); cols > 1 || rows > 1 {

@@ -347,6 +347,10 @@ func (w *dxfWriter) Entity(e *drawing.Entity) {
 		}
 		w.hatchR12(e, g)
 	case drawing.Insert:
+		if name, ok := w.anon[e.Handle]; ok { // sheared: see plan
+			w.insert(e.Handle, e, drawing.Insert{Name: name, Scale: 1})
+			return
+		}
 		w.insert(e.Handle, e, g)
 	case drawing.Spline:
 		w.spline(e, g)
@@ -396,26 +400,34 @@ func (w *dxfWriter) text(h uint64, e *drawing.Entity, g drawing.Text) {
 }
 
 // insert writes an INSERT entity (a mirrored one with a negative x
-// scale, a grid as MINSERT's columns and rows).
+// scale, one scaled unevenly with its y scale, a grid as MINSERT's
+// columns and rows). One with an outer map is written with the scales and
+// rotation its whole placement comes to (see insertParts).
 func (w *dxfWriter) insert(h uint64, e *drawing.Entity, g drawing.Insert) {
+	p, sx, sy, rotation := g.P, g.Scale, g.Scale, g.Rotation
+	if g.YScale != 0 {
+		sy = g.YScale
+	}
+	if g.Mirror {
+		sx = -sx
+	}
+	if g.Outer != nil {
+		p, sx, sy, rotation, _ = insertParts(g)
+	}
 	w.common("INSERT", h, e)
 	w.sub("AcDbBlockReference")
 	if len(g.Attribs) > 0 {
 		w.int(66, 1) // attributes follow
 	}
 	w.pair(2, g.Name)
-	w.Point(10, g.P)
-	sx := g.Scale
-	if g.Mirror {
-		sx = -g.Scale
-	}
-	if sx != 1 || g.Scale != 1 {
+	w.Point(10, p)
+	if sx != 1 || sy != 1 {
 		w.float(41, sx)
-		w.float(42, g.Scale)
-		w.float(43, g.Scale)
+		w.float(42, sy)
+		w.float(43, math.Abs(sx))
 	}
-	if g.Rotation != 0 {
-		w.float(50, g.Rotation)
+	if rotation != 0 {
+		w.float(50, rotation)
 	}
 	if g.Grid() {
 		w.int(70, int(max(1, g.Cols)))
@@ -426,6 +438,28 @@ func (w *dxfWriter) insert(h uint64, e *drawing.Entity, g drawing.Insert) {
 	if len(g.Attribs) > 0 {
 		w.attribs(h, e, g.Attribs)
 	}
+}
+
+// insertParts are the insertion point, scales and rotation (degrees) of
+// an insert's whole placement (drawing.Insert.Placement), as an INSERT
+// says them: ok is false when the placement shears (its axes not at right
+// angles), which no INSERT can say (see plan).
+func insertParts(g drawing.Insert) (p geom.Vec, sx, sy, rotation float64, ok bool) {
+	m := g.Placement()
+	var base geom.Vec
+	if g.Def != nil {
+		base = g.Def.Base
+	}
+	x, y := geom.Pt(m.A, m.D), geom.Pt(m.B, m.E)
+	sx, rotation = x.Len(), geom.NormDeg(geom.Deg(x.Angle()))
+	if m.Det() < 0 {
+		// x reversed, then turned: the x axis points the other way.
+		sx, rotation = -sx, geom.NormDeg(rotation+180)
+	}
+	s, c := geom.SinCosDeg(rotation)
+	sy = y.Dot(geom.Pt(-s, c))
+	ok = math.Abs(x.Dot(y)) <= 1e-9*x.Len()*y.Len()
+	return m.Point(base), sx, sy, rotation, ok
 }
 
 func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool) {

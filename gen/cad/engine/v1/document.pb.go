@@ -773,8 +773,15 @@ type Entity struct {
 	// An attribute definition's flags, as DXF's: 1 invisible, 2 constant,
 	// 4 verify, 8 preset.
 	AttributeFlags *int32 `protobuf:"varint,50,opt,name=attribute_flags,json=attributeFlags,proto3,oneof" json:"attribute_flags,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// An insert's scale in y, when it differs from scale (the block scaled
+	// unevenly, before it is turned).
+	YScale *float64 `protobuf:"fixed64,51,opt,name=y_scale,json=yScale,proto3,oneof" json:"y_scale,omitempty"`
+	// An insert's whole map from its block's coordinates to the world, when
+	// its scales and rotation cannot say it (inside an unevenly scaled
+	// insert).
+	Transform     *Transform `protobuf:"bytes,52,opt,name=transform,proto3,oneof" json:"transform,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Entity) Reset() {
@@ -1136,6 +1143,111 @@ func (x *Entity) GetAttributeFlags() int32 {
 	return 0
 }
 
+func (x *Entity) GetYScale() float64 {
+	if x != nil && x.YScale != nil {
+		return *x.YScale
+	}
+	return 0
+}
+
+func (x *Entity) GetTransform() *Transform {
+	if x != nil {
+		return x.Transform
+	}
+	return nil
+}
+
+// Transform is the affine map (x, y) → (a·x + b·y + c, d·x + e·y + f).
+type Transform struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Row 1: x's factor.
+	A float64 `protobuf:"fixed64,1,opt,name=a,proto3" json:"a,omitempty"`
+	// Row 1: y's factor.
+	B float64 `protobuf:"fixed64,2,opt,name=b,proto3" json:"b,omitempty"`
+	// Row 1: the move.
+	C float64 `protobuf:"fixed64,3,opt,name=c,proto3" json:"c,omitempty"`
+	// Row 2: x's factor.
+	D float64 `protobuf:"fixed64,4,opt,name=d,proto3" json:"d,omitempty"`
+	// Row 2: y's factor.
+	E float64 `protobuf:"fixed64,5,opt,name=e,proto3" json:"e,omitempty"`
+	// Row 2: the move.
+	F             float64 `protobuf:"fixed64,6,opt,name=f,proto3" json:"f,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Transform) Reset() {
+	*x = Transform{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Transform) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Transform) ProtoMessage() {}
+
+func (x *Transform) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Transform.ProtoReflect.Descriptor instead.
+func (*Transform) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Transform) GetA() float64 {
+	if x != nil {
+		return x.A
+	}
+	return 0
+}
+
+func (x *Transform) GetB() float64 {
+	if x != nil {
+		return x.B
+	}
+	return 0
+}
+
+func (x *Transform) GetC() float64 {
+	if x != nil {
+		return x.C
+	}
+	return 0
+}
+
+func (x *Transform) GetD() float64 {
+	if x != nil {
+		return x.D
+	}
+	return 0
+}
+
+func (x *Transform) GetE() float64 {
+	if x != nil {
+		return x.E
+	}
+	return 0
+}
+
+func (x *Transform) GetF() float64 {
+	if x != nil {
+		return x.F
+	}
+	return 0
+}
+
 // Attribute is the value of a block attribute on an insert, shown as a
 // line of text.
 type Attribute struct {
@@ -1158,7 +1270,7 @@ type Attribute struct {
 
 func (x *Attribute) Reset() {
 	*x = Attribute{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1170,7 +1282,7 @@ func (x *Attribute) String() string {
 func (*Attribute) ProtoMessage() {}
 
 func (x *Attribute) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1183,7 +1295,7 @@ func (x *Attribute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attribute.ProtoReflect.Descriptor instead.
 func (*Attribute) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Attribute) GetTag() string {
@@ -1253,7 +1365,7 @@ type Spline struct {
 
 func (x *Spline) Reset() {
 	*x = Spline{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1377,7 @@ func (x *Spline) String() string {
 func (*Spline) ProtoMessage() {}
 
 func (x *Spline) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1390,7 @@ func (x *Spline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Spline.ProtoReflect.Descriptor instead.
 func (*Spline) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Spline) GetDegree() int32 {
@@ -1340,7 +1452,7 @@ type Extents struct {
 
 func (x *Extents) Reset() {
 	*x = Extents{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1352,7 +1464,7 @@ func (x *Extents) String() string {
 func (*Extents) ProtoMessage() {}
 
 func (x *Extents) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1365,7 +1477,7 @@ func (x *Extents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Extents.ProtoReflect.Descriptor instead.
 func (*Extents) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Extents) GetMinX() float64 {
@@ -1415,7 +1527,7 @@ type InsertGrid struct {
 
 func (x *InsertGrid) Reset() {
 	*x = InsertGrid{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +1539,7 @@ func (x *InsertGrid) String() string {
 func (*InsertGrid) ProtoMessage() {}
 
 func (x *InsertGrid) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +1552,7 @@ func (x *InsertGrid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertGrid.ProtoReflect.Descriptor instead.
 func (*InsertGrid) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *InsertGrid) GetColumns() int64 {
@@ -1493,7 +1605,7 @@ type DimensionBinding struct {
 
 func (x *DimensionBinding) Reset() {
 	*x = DimensionBinding{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1505,7 +1617,7 @@ func (x *DimensionBinding) String() string {
 func (*DimensionBinding) ProtoMessage() {}
 
 func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1518,7 +1630,7 @@ func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DimensionBinding.ProtoReflect.Descriptor instead.
 func (*DimensionBinding) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *DimensionBinding) GetSlot() DimensionSlot {
@@ -1598,7 +1710,7 @@ type Dimension struct {
 
 func (x *Dimension) Reset() {
 	*x = Dimension{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1610,7 +1722,7 @@ func (x *Dimension) String() string {
 func (*Dimension) ProtoMessage() {}
 
 func (x *Dimension) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1623,7 +1735,7 @@ func (x *Dimension) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dimension.ProtoReflect.Descriptor instead.
 func (*Dimension) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Dimension) GetKind() DimensionKind {
@@ -1735,7 +1847,7 @@ type HatchLoop struct {
 
 func (x *HatchLoop) Reset() {
 	*x = HatchLoop{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1747,7 +1859,7 @@ func (x *HatchLoop) String() string {
 func (*HatchLoop) ProtoMessage() {}
 
 func (x *HatchLoop) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1760,7 +1872,7 @@ func (x *HatchLoop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HatchLoop.ProtoReflect.Descriptor instead.
 func (*HatchLoop) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HatchLoop) GetPoints() []*Vertex {
@@ -1811,7 +1923,7 @@ type Hatch struct {
 
 func (x *Hatch) Reset() {
 	*x = Hatch{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1823,7 +1935,7 @@ func (x *Hatch) String() string {
 func (*Hatch) ProtoMessage() {}
 
 func (x *Hatch) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1836,7 +1948,7 @@ func (x *Hatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hatch.ProtoReflect.Descriptor instead.
 func (*Hatch) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Hatch) GetPattern() string {
@@ -1896,7 +2008,7 @@ type ExportOptions struct {
 
 func (x *ExportOptions) Reset() {
 	*x = ExportOptions{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1908,7 +2020,7 @@ func (x *ExportOptions) String() string {
 func (*ExportOptions) ProtoMessage() {}
 
 func (x *ExportOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1921,7 +2033,7 @@ func (x *ExportOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportOptions.ProtoReflect.Descriptor instead.
 func (*ExportOptions) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ExportOptions) GetDxfVersion() DxfVersion {
@@ -1980,7 +2092,7 @@ type ImportReport struct {
 
 func (x *ImportReport) Reset() {
 	*x = ImportReport{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1992,7 +2104,7 @@ func (x *ImportReport) String() string {
 func (*ImportReport) ProtoMessage() {}
 
 func (x *ImportReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2005,7 +2117,7 @@ func (x *ImportReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportReport.ProtoReflect.Descriptor instead.
 func (*ImportReport) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{12}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ImportReport) GetEntities() map[string]*ImportCounts {
@@ -2072,7 +2184,7 @@ type ImportCounts struct {
 
 func (x *ImportCounts) Reset() {
 	*x = ImportCounts{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2084,7 +2196,7 @@ func (x *ImportCounts) String() string {
 func (*ImportCounts) ProtoMessage() {}
 
 func (x *ImportCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2097,7 +2209,7 @@ func (x *ImportCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportCounts.ProtoReflect.Descriptor instead.
 func (*ImportCounts) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{13}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ImportCounts) GetImported() int64 {
@@ -2136,7 +2248,7 @@ type DroppedEntities struct {
 
 func (x *DroppedEntities) Reset() {
 	*x = DroppedEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2148,7 +2260,7 @@ func (x *DroppedEntities) String() string {
 func (*DroppedEntities) ProtoMessage() {}
 
 func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2161,7 +2273,7 @@ func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DroppedEntities.ProtoReflect.Descriptor instead.
 func (*DroppedEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{14}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DroppedEntities) GetType() string {
@@ -2198,7 +2310,7 @@ type ImportWarning struct {
 
 func (x *ImportWarning) Reset() {
 	*x = ImportWarning{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2210,7 +2322,7 @@ func (x *ImportWarning) String() string {
 func (*ImportWarning) ProtoMessage() {}
 
 func (x *ImportWarning) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2223,7 +2335,7 @@ func (x *ImportWarning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportWarning.ProtoReflect.Descriptor instead.
 func (*ImportWarning) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ImportWarning) GetLine() int64 {
@@ -2255,7 +2367,7 @@ type UnmodelledEntities struct {
 
 func (x *UnmodelledEntities) Reset() {
 	*x = UnmodelledEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2267,7 +2379,7 @@ func (x *UnmodelledEntities) String() string {
 func (*UnmodelledEntities) ProtoMessage() {}
 
 func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2280,7 +2392,7 @@ func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnmodelledEntities.ProtoReflect.Descriptor instead.
 func (*UnmodelledEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UnmodelledEntities) GetType() string {
@@ -2322,7 +2434,7 @@ type Layer struct {
 
 func (x *Layer) Reset() {
 	*x = Layer{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2334,7 +2446,7 @@ func (x *Layer) String() string {
 func (*Layer) ProtoMessage() {}
 
 func (x *Layer) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2347,7 +2459,7 @@ func (x *Layer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Layer.ProtoReflect.Descriptor instead.
 func (*Layer) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{17}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Layer) GetName() string {
@@ -2434,7 +2546,7 @@ type DocumentInfo struct {
 
 func (x *DocumentInfo) Reset() {
 	*x = DocumentInfo{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2446,7 +2558,7 @@ func (x *DocumentInfo) String() string {
 func (*DocumentInfo) ProtoMessage() {}
 
 func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2459,7 +2571,7 @@ func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentInfo.ProtoReflect.Descriptor instead.
 func (*DocumentInfo) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{18}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DocumentInfo) GetDocumentId() string {
@@ -2537,7 +2649,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
 	"\x05bulge\x18\x03 \x01(\x01H\x00R\x05bulge\x88\x01\x01B\b\n" +
-	"\x06_bulge\"\x87\x12\n" +
+	"\x06_bulge\"\xfc\x12\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
@@ -2596,7 +2708,9 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"attributes\x12\x15\n" +
 	"\x03tag\x180 \x01(\tH\"R\x03tag\x88\x01\x01\x12\x1b\n" +
 	"\x06prompt\x181 \x01(\tH#R\x06prompt\x88\x01\x01\x12,\n" +
-	"\x0fattribute_flags\x182 \x01(\x05H$R\x0eattributeFlags\x88\x01\x01B\b\n" +
+	"\x0fattribute_flags\x182 \x01(\x05H$R\x0eattributeFlags\x88\x01\x01\x12\x1c\n" +
+	"\ay_scale\x183 \x01(\x01H%R\x06yScale\x88\x01\x01\x12;\n" +
+	"\ttransform\x184 \x01(\v2\x18.cad.engine.v1.TransformH&R\ttransform\x88\x01\x01B\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_lengthB\t\n" +
@@ -2640,7 +2754,18 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"_dim_styleB\x06\n" +
 	"\x04_tagB\t\n" +
 	"\a_promptB\x12\n" +
-	"\x10_attribute_flags\"\xb7\x01\n" +
+	"\x10_attribute_flagsB\n" +
+	"\n" +
+	"\b_y_scaleB\f\n" +
+	"\n" +
+	"_transform\"_\n" +
+	"\tTransform\x12\f\n" +
+	"\x01a\x18\x01 \x01(\x01R\x01a\x12\f\n" +
+	"\x01b\x18\x02 \x01(\x01R\x01b\x12\f\n" +
+	"\x01c\x18\x03 \x01(\x01R\x01c\x12\f\n" +
+	"\x01d\x18\x04 \x01(\x01R\x01d\x12\f\n" +
+	"\x01e\x18\x05 \x01(\x01R\x01e\x12\f\n" +
+	"\x01f\x18\x06 \x01(\x01R\x01f\"\xb7\x01\n" +
 	"\tAttribute\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x122\n" +
@@ -2849,7 +2974,7 @@ func file_cad_engine_v1_document_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_document_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_cad_engine_v1_document_proto_goTypes = []any{
 	(EntityType)(0),            // 0: cad.engine.v1.EntityType
 	(Units)(0),                 // 1: cad.engine.v1.Units
@@ -2861,23 +2986,24 @@ var file_cad_engine_v1_document_proto_goTypes = []any{
 	(*Point)(nil),              // 7: cad.engine.v1.Point
 	(*Vertex)(nil),             // 8: cad.engine.v1.Vertex
 	(*Entity)(nil),             // 9: cad.engine.v1.Entity
-	(*Attribute)(nil),          // 10: cad.engine.v1.Attribute
-	(*Spline)(nil),             // 11: cad.engine.v1.Spline
-	(*Extents)(nil),            // 12: cad.engine.v1.Extents
-	(*InsertGrid)(nil),         // 13: cad.engine.v1.InsertGrid
-	(*DimensionBinding)(nil),   // 14: cad.engine.v1.DimensionBinding
-	(*Dimension)(nil),          // 15: cad.engine.v1.Dimension
-	(*HatchLoop)(nil),          // 16: cad.engine.v1.HatchLoop
-	(*Hatch)(nil),              // 17: cad.engine.v1.Hatch
-	(*ExportOptions)(nil),      // 18: cad.engine.v1.ExportOptions
-	(*ImportReport)(nil),       // 19: cad.engine.v1.ImportReport
-	(*ImportCounts)(nil),       // 20: cad.engine.v1.ImportCounts
-	(*DroppedEntities)(nil),    // 21: cad.engine.v1.DroppedEntities
-	(*ImportWarning)(nil),      // 22: cad.engine.v1.ImportWarning
-	(*UnmodelledEntities)(nil), // 23: cad.engine.v1.UnmodelledEntities
-	(*Layer)(nil),              // 24: cad.engine.v1.Layer
-	(*DocumentInfo)(nil),       // 25: cad.engine.v1.DocumentInfo
-	nil,                        // 26: cad.engine.v1.ImportReport.EntitiesEntry
+	(*Transform)(nil),          // 10: cad.engine.v1.Transform
+	(*Attribute)(nil),          // 11: cad.engine.v1.Attribute
+	(*Spline)(nil),             // 12: cad.engine.v1.Spline
+	(*Extents)(nil),            // 13: cad.engine.v1.Extents
+	(*InsertGrid)(nil),         // 14: cad.engine.v1.InsertGrid
+	(*DimensionBinding)(nil),   // 15: cad.engine.v1.DimensionBinding
+	(*Dimension)(nil),          // 16: cad.engine.v1.Dimension
+	(*HatchLoop)(nil),          // 17: cad.engine.v1.HatchLoop
+	(*Hatch)(nil),              // 18: cad.engine.v1.Hatch
+	(*ExportOptions)(nil),      // 19: cad.engine.v1.ExportOptions
+	(*ImportReport)(nil),       // 20: cad.engine.v1.ImportReport
+	(*ImportCounts)(nil),       // 21: cad.engine.v1.ImportCounts
+	(*DroppedEntities)(nil),    // 22: cad.engine.v1.DroppedEntities
+	(*ImportWarning)(nil),      // 23: cad.engine.v1.ImportWarning
+	(*UnmodelledEntities)(nil), // 24: cad.engine.v1.UnmodelledEntities
+	(*Layer)(nil),              // 25: cad.engine.v1.Layer
+	(*DocumentInfo)(nil),       // 26: cad.engine.v1.DocumentInfo
+	nil,                        // 27: cad.engine.v1.ImportReport.EntitiesEntry
 }
 var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	0,  // 0: cad.engine.v1.Entity.type:type_name -> cad.engine.v1.EntityType
@@ -2889,42 +3015,43 @@ var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	7,  // 6: cad.engine.v1.Entity.location:type_name -> cad.engine.v1.Point
 	7,  // 7: cad.engine.v1.Entity.major_axis:type_name -> cad.engine.v1.Point
 	2,  // 8: cad.engine.v1.Entity.attachment:type_name -> cad.engine.v1.TextAttachment
-	15, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
-	17, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
-	13, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
-	12, // 12: cad.engine.v1.Entity.extents:type_name -> cad.engine.v1.Extents
-	11, // 13: cad.engine.v1.Entity.spline:type_name -> cad.engine.v1.Spline
+	16, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
+	18, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
+	14, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
+	13, // 12: cad.engine.v1.Entity.extents:type_name -> cad.engine.v1.Extents
+	12, // 13: cad.engine.v1.Entity.spline:type_name -> cad.engine.v1.Spline
 	7,  // 14: cad.engine.v1.Entity.corners:type_name -> cad.engine.v1.Point
 	7,  // 15: cad.engine.v1.Entity.direction:type_name -> cad.engine.v1.Point
-	10, // 16: cad.engine.v1.Entity.attributes:type_name -> cad.engine.v1.Attribute
-	7,  // 17: cad.engine.v1.Attribute.insertion:type_name -> cad.engine.v1.Point
-	7,  // 18: cad.engine.v1.Spline.control_points:type_name -> cad.engine.v1.Point
-	7,  // 19: cad.engine.v1.Spline.fit_points:type_name -> cad.engine.v1.Point
-	4,  // 20: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
-	3,  // 21: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
-	7,  // 22: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
-	7,  // 23: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
-	7,  // 24: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
-	14, // 25: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
-	8,  // 26: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
-	7,  // 27: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
-	7,  // 28: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
-	16, // 29: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
-	5,  // 30: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
-	6,  // 31: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
-	26, // 32: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
-	21, // 33: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
-	22, // 34: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
-	1,  // 35: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
-	1,  // 36: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
-	24, // 37: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
-	19, // 38: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
-	20, // 39: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
-	40, // [40:40] is the sub-list for method output_type
-	40, // [40:40] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	11, // 16: cad.engine.v1.Entity.attributes:type_name -> cad.engine.v1.Attribute
+	10, // 17: cad.engine.v1.Entity.transform:type_name -> cad.engine.v1.Transform
+	7,  // 18: cad.engine.v1.Attribute.insertion:type_name -> cad.engine.v1.Point
+	7,  // 19: cad.engine.v1.Spline.control_points:type_name -> cad.engine.v1.Point
+	7,  // 20: cad.engine.v1.Spline.fit_points:type_name -> cad.engine.v1.Point
+	4,  // 21: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
+	3,  // 22: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
+	7,  // 23: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
+	7,  // 24: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
+	7,  // 25: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
+	15, // 26: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
+	8,  // 27: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
+	7,  // 28: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
+	7,  // 29: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
+	17, // 30: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
+	5,  // 31: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
+	6,  // 32: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
+	27, // 33: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
+	22, // 34: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
+	23, // 35: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
+	1,  // 36: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
+	1,  // 37: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
+	25, // 38: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
+	20, // 39: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
+	21, // 40: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
+	41, // [41:41] is the sub-list for method output_type
+	41, // [41:41] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_document_proto_init() }
@@ -2935,19 +3062,19 @@ func file_cad_engine_v1_document_proto_init() {
 	file_cad_engine_v1_options_proto_init()
 	file_cad_engine_v1_document_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[2].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[7].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[8].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[9].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[11].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[10].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[12].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[18].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[13].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[19].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_document_proto_rawDesc), len(file_cad_engine_v1_document_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   20,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -4263,6 +4263,26 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.AttributeFlags = &v
+		case "y_scale":
+			if seen&(1<<47) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 47
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.YScale = d.Float64Ref(v)
+		case "transform":
+			if seen&(1<<48) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 48
+			v := new(Transform)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Transform = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -4482,6 +4502,116 @@ func (x *Entity) MarshalWire(e *jsonwire.Encoder) {
 		e.Key("\"attribute_flags\":")
 		e.Int64(int64((*x.AttributeFlags)))
 	}
+	if x.YScale != nil {
+		e.Key("\"y_scale\":")
+		e.Float64(float64((*x.YScale)), "cad.engine.v1.Entity.y_scale")
+	}
+	if x.Transform != nil {
+		e.Key("\"transform\":")
+		x.Transform.MarshalWire(e)
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *Transform) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "a":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.A = v
+		case "b":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.B = v
+		case "c":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.C = v
+		case "d":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.D = v
+		case "e":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.E = v
+		case "f":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.F = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3f == 0x3f)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *Transform) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &Transform{}
+	}
+	e.OpenObject()
+	e.Key("\"a\":")
+	e.Float64(float64(x.A), "cad.engine.v1.Transform.a")
+	e.Key("\"b\":")
+	e.Float64(float64(x.B), "cad.engine.v1.Transform.b")
+	e.Key("\"c\":")
+	e.Float64(float64(x.C), "cad.engine.v1.Transform.c")
+	e.Key("\"d\":")
+	e.Float64(float64(x.D), "cad.engine.v1.Transform.d")
+	e.Key("\"e\":")
+	e.Float64(float64(x.E), "cad.engine.v1.Transform.e")
+	e.Key("\"f\":")
+	e.Float64(float64(x.F), "cad.engine.v1.Transform.f")
 	e.CloseObject()
 }
 
