@@ -196,15 +196,20 @@ func (c dxfCommon) ocs() (mirrored, ok bool) {
 	return z < 0, true
 }
 
-// values reads the numbers of the given codes (absent ones stay 0).
-func (r dxfRecord) values(codes ...int) (map[int]float64, error) {
-	out := make(map[int]float64, len(codes))
+// codeValues holds a record's numbers by group code: the codes read by
+// values are all below 72 (points, sizes, angles, flags).
+type codeValues [72]float64
+
+// values reads the numbers of the given codes (absent ones stay 0). An
+// array on the stack, not a map: this runs for every entity read.
+func (r dxfRecord) values(codes ...int) (codeValues, error) {
+	var out codeValues
 	for _, p := range r.pairs {
 		for _, c := range codes {
 			if p.code == c {
 				v, err := p.float()
 				if err != nil {
-					return nil, err
+					return out, err
 				}
 				out[c] = v
 			}

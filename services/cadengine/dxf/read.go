@@ -142,6 +142,9 @@ func Read(content string) (*File, error) {
 	}
 	sc := &dxfScanner{s: content}
 	f := &File{dimScales: map[string]float64{}, dimArrows: map[string]float64{}, rep: newReport(), codepage: "UTF-8"}
+	// Room for the entities up front, at about what a LINE takes in a
+	// file: growing the list as it fills copied it over and over.
+	f.entities = make([]dxfEntity, 0, len(content)/96)
 	f.target = &f.entities
 	comments := 0
 	commentUnits := enginev1.Units_UNITS_UNSPECIFIED
