@@ -113,10 +113,10 @@ func (p *painter) fill(outlines [][]geom.Vec, c color.RGBA) {
 	p.ctx.DrawPath(0, 0, path)
 }
 
-// text sets a line of text, its baseline's start at its insertion point;
-// its height is the font size, as in the SVG export.
+// text sets a line of text, its baseline's start at its insertion point,
+// its capitals its height tall, as in the SVG export.
 func (p *painter) text(t drawing.Text, c color.RGBA) {
-	size := t.Height * p.sheet.Factor
+	size := t.FontSize() * p.sheet.Factor
 	if size <= 0.05 {
 		return // under a twentieth of a millimetre: nothing to read
 	}

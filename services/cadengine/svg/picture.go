@@ -65,9 +65,9 @@ func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, s
 }
 
 // svgText draws a line of text, its baseline's start at its insertion
-// point.
+// point, its capitals its height tall.
 func svgText(b *strings.Builder, id string, g drawing.Text, fill string) {
-	fmt.Fprintf(b, `<text%s x="%s" y="%s" font-size="%s" font-family="sans-serif" stroke="none" fill="%s"`, id, num(g.P.X), num(-g.P.Y), num(g.Height), fill)
+	fmt.Fprintf(b, `<text%s x="%s" y="%s" font-size="%s" font-family="sans-serif" stroke="none" fill="%s"`, id, num(g.P.X), num(-g.P.Y), num(g.FontSize()), fill)
 	if g.Rotation != 0 {
 		fmt.Fprintf(b, ` transform="rotate(%s %s %s)"`, num(-g.Rotation), num(g.P.X), num(-g.P.Y))
 	}
