@@ -51,8 +51,8 @@ func (w *dxfWriter) ellipse(e *drawing.Entity, g drawing.Ellipse) {
 }
 
 // mtextValue is MTEXT's text: "\P" between lines, backslashes and braces
-// escaped, other control characters as spaces, so that decodeMTextValue
-// reads it back as written.
+// escaped, a caret as "^ ", other control characters as spaces, so that
+// decodeMTextValue reads it back as written.
 func mtextValue(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -62,6 +62,8 @@ func mtextValue(s string) string {
 			b.WriteRune(r)
 		case r == '\n':
 			b.WriteString(`\P`)
+		case r == '^':
+			b.WriteString("^ ") // not read as caret notation
 		case r < 0x20 || r == 0x7f:
 			b.WriteByte(' ')
 		default:

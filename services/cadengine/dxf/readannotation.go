@@ -221,7 +221,24 @@ func (r dxfRecord) mtext(c dxfCommon) (drawing.Geometry, error) {
 	return g, nil
 }
 
-// decodeMTextValue reads MTEXT's text: \P breaks a line; \\, \{, \} and
+// caret is what DXF's caret notation ^c stands for in MTEXT: ^J a line
+// break, ^I a tab (a space here), ^M a carriage return (nothing), "^ " a
+// caret; "-" for a c it does not read.
+func caret(c byte) string {
+	switch c {
+	case 'J':
+		return "\n"
+	case 'I':
+		return " "
+	case 'M':
+		return ""
+	case ' ':
+		return "^"
+	}
+	return "-"
+}
+
+// decodeMTextValue reads MTEXT's text: \P and ^J break a line; \\, \{, \} and
 // \~ are a backslash, braces and a space; \U+XXXX a character; a stack
 // \Sa^b; reads a/b; formatting codes (\f…; \H…; \C…; \L, \O, \K and the
 // like) and grouping braces are dropped.
@@ -233,6 +250,10 @@ func decodeMTextValue(s string) string {
 		switch {
 		case c == '{' || c == '}':
 			i++
+			continue
+		case c == '^' && i+1 < len(s) && caret(s[i+1]) != "-":
+			b.WriteString(caret(s[i+1]))
+			i += 2
 			continue
 		case c != '\\' || i+1 >= len(s):
 			r, n := utf8.DecodeRuneInString(s[i:])
