@@ -229,7 +229,8 @@ func (g Insert) Placed() []*Entity {
 // e's layer, and colour and linetype by block take e's. The block's
 // attribute definitions are left out, but that a constant one shows its
 // value as text; the insert's visible attribute values follow, as text on
-// its layer (so that exploding keeps them, as AutoCAD's BURST does).
+// its layer (so that exploding keeps them, as AutoCAD's BURST does), in
+// every copy of a grid.
 func (g Insert) PlacedFor(e *Entity) []*Entity {
 	placed := g.Placed()
 	out := placed[:0]
@@ -242,8 +243,18 @@ func (g Insert) PlacedFor(e *Entity) []*Entity {
 		}
 		out = append(out, p)
 	}
-	for _, t := range shownAttribs(g.Attribs) {
-		out = append(out, &Entity{Layer: e.Layer, Color: e.Color, Linetype: e.Linetype, Geom: t})
+	if shown := shownAttribs(g.Attribs); len(shown) > 0 {
+		// The values are where the first copy has them; a grid repeats
+		// them in every copy, as its block.
+		for j := range max(1, g.Rows) {
+			for i := range max(1, g.Cols) {
+				d := g.cellOffset(i, j)
+				for _, t := range shown {
+					t.P = t.P.Add(d)
+					out = append(out, &Entity{Layer: e.Layer, Color: e.Color, Linetype: e.Linetype, Geom: t})
+				}
+			}
+		}
 	}
 	for _, p := range out {
 		if p.Layer == "0" {

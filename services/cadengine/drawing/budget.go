@@ -111,7 +111,7 @@ func Cost(g Geometry) int64 {
 		if g.Def == nil {
 			return 1
 		}
-		return max(1, addSat(mulSat(g.Def.cost, g.Cells()), int64(len(g.Attribs))))
+		return max(1, mulSat(addSat(g.Def.cost, int64(len(g.Attribs))), g.Cells()))
 	case Hatch:
 		return g.cost()
 	case Polyline:

@@ -75,24 +75,30 @@ func hullPoints(dst []geom.Vec, g Geometry) []geom.Vec {
 	return dst
 }
 
-// hullPoints appends the block's hull as the insert places it at the
-// corner copies of its grid (whose hull holds every copy), or the
-// insertion point when the block draws nothing.
+// hullPoints appends the block's hull and the insert's shown attribute
+// values as the insert places them at the corner copies of its grid
+// (whose hull holds every copy), or the insertion point when the block
+// draws nothing.
 func (g Insert) hullPoints(dst []geom.Vec) []geom.Vec {
-	for _, t := range shownAttribs(g.Attribs) {
-		c := t.corners()
-		dst = append(dst, c[:]...)
-	}
-	if g.Def == nil || len(g.Def.hull) == 0 {
-		return append(dst, g.P)
-	}
-	m := g.Placement()
 	cols, rows := max(1, g.Cols)-1, max(1, g.Rows)-1
 	corners := [...][2]int64{{0, 0}, {cols, 0}, {0, rows}, {cols, rows}}
 	n := len(corners)
 	if !g.Grid() {
 		n = 1
 	}
+	shown := shownAttribs(g.Attribs)
+	for _, cell := range corners[:n] {
+		d := g.cellOffset(cell[0], cell[1])
+		for _, t := range shown {
+			for _, p := range t.corners() {
+				dst = append(dst, p.Add(d))
+			}
+		}
+	}
+	if g.Def == nil || len(g.Def.hull) == 0 {
+		return append(dst, g.P)
+	}
+	m := g.Placement()
 	for _, cell := range corners[:n] {
 		d := g.cellOffset(cell[0], cell[1])
 		for _, p := range g.Def.hull {

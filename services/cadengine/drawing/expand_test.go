@@ -198,3 +198,34 @@ func TestDenseHatchDrawsSolid(t *testing.T) {
 		t.Errorf("ANSI31 at scale 100 over 1 km is dense or draws no lines")
 	}
 }
+
+// TestGridAttribs: a grid shows its insert's visible attribute values in
+// every copy, bounds them there, and pays for each.
+func TestGridAttribs(t *testing.T) {
+	d := nested(t, false)
+	g := Insert{Name: "LEAF", Def: d.Block("LEAF"), P: geom.Pt(3, 4), Scale: 1, Rotation: 90, Cols: 3, Rows: 2, ColSpacing: 10, RowSpacing: 20,
+		Attribs: []Attrib{{Tag: "NO", Text: Text{Text: "7", P: geom.Pt(2, 4), Height: 1}}, {Tag: "KG", Text: Text{Text: "2", P: geom.Pt(2, 2), Height: 1}, Invisible: true}}}
+	var texts []geom.Vec
+	for _, p := range g.PlacedFor(&Entity{Layer: "L", Geom: g}) {
+		if t, ok := p.Geom.(Text); ok && t.Text == "7" {
+			texts = append(texts, t.P)
+		}
+	}
+	// Turned 90°: columns go up y, rows go along -x.
+	want := []geom.Vec{{X: 2, Y: 4}, {X: 2, Y: 14}, {X: 2, Y: 24}, {X: -18, Y: 4}, {X: -18, Y: 14}, {X: -18, Y: 24}}
+	if len(texts) != len(want) {
+		t.Fatalf("the value is shown at %v, want at %v", texts, want)
+	}
+	for i := range want {
+		if !texts[i].SameIn(want[i], 4) {
+			t.Errorf("copy %d shows the value at %v, want %v", i, texts[i], want[i])
+		}
+	}
+	last := Text{Text: "7", P: geom.Pt(-18, 24), Height: 1}.Bounds()
+	if b := g.Bounds(); !last.Inside(b) {
+		t.Errorf("Bounds() = %v leaves out the last copy's value %v", b, last)
+	}
+	if got, want := Cost(g), 6*(d.Block("LEAF").Cost()+2); got != want {
+		t.Errorf("Cost = %d, want %d (each copy's block and values)", got, want)
+	}
+}
