@@ -449,6 +449,12 @@ func (d *Decoder) stringBytes() ([]byte, bool) {
 func (d *Decoder) unescape(start int) ([]byte, bool) {
 	data := d.data
 	out := d.scratch[:0]
+	if n := len(data) - start; n > 1024 && cap(out) < n {
+		// Room for the rest of the input at once (the string is at most
+		// that long): growing as it is copied copied a long text (a DXF
+		// file) several times over.
+		out = make([]byte, 0, n)
+	}
 	defer func() { d.scratch = out[:0] }()
 	for i := start; i < len(data); {
 		c := data[i]

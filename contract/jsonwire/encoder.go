@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -200,6 +201,12 @@ var plain = func() (t [256]bool) {
 // characters escaped, invalid UTF-8 replaced by U+FFFD, nothing else.
 func AppendString(buf []byte, s string) []byte {
 	const hex = "0123456789abcdef"
+	if len(s) > 1024 {
+		// Room for it and some escapes at once: growing as the runs
+		// between escapes are appended copied a long text (a DXF file)
+		// several times over.
+		buf = slices.Grow(buf, len(s)+len(s)/8+2)
+	}
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
