@@ -225,7 +225,11 @@ func Read(content string) (*File, error) {
 // ($ACADVER and $DWGCODEPAGE; see decodeFile), then read as Read does.
 // The report names the code page, and warns of one it does not know.
 func ReadBytes(raw []byte) (*File, error) {
-	text, enc := decodeFile(raw)
+	return readDecoded(decodeFile(raw))
+}
+
+// readDecoded reads text decoded from a file's bytes as enc says.
+func readDecoded(text string, enc fileEncoding) (*File, error) {
 	f, err := Read(text)
 	if err != nil {
 		return nil, err
@@ -255,15 +259,7 @@ func ReadText(content string) (*File, error) {
 	if enc.codepage == "UTF-8" && !utf8.Valid(raw) {
 		return Read(content) // Latin-1 text of a UTF-8 file: text already
 	}
-	f, err := Read(text)
-	if err != nil {
-		return nil, err
-	}
-	f.codepage = enc.codepage
-	if enc.warning != "" {
-		f.rep.warn(1, "%s", enc.warning)
-	}
-	return f, nil
+	return readDecoded(text, enc)
 }
 
 // latin1Bytes are the bytes s stands for when it is a file read as
