@@ -30,15 +30,7 @@ import (
 // points give a straight line (still cubic); fewer, or non-finite points
 // or tangents, are an error.
 func SplineThrough(fit []Vec, startTangent, endTangent *Vec) (Spline, error) {
-	q, err := distinctFitPoints(fit)
-	if err != nil {
-		return Spline{}, err
-	}
-	d0, err := tangentDirection("start", startTangent)
-	if err != nil {
-		return Spline{}, err
-	}
-	d1, err := tangentDirection("end", endTangent)
+	q, d0, d1, err := fitInput(fit, startTangent, endTangent)
 	if err != nil {
 		return Spline{}, err
 	}
@@ -76,6 +68,22 @@ func SplineThrough(fit []Vec, startTangent, endTangent *Vec) (Spline, error) {
 	}
 	s.Closed = closed
 	return s, nil
+}
+
+// fitInput is what both ways of fitting a spline start from: the
+// distinct fit points, and the end tangents' directions (nil where not
+// given).
+func fitInput(fit []Vec, startTangent, endTangent *Vec) (q []Vec, d0, d1 *Vec, err error) {
+	if q, err = distinctFitPoints(fit); err != nil {
+		return nil, nil, nil, err
+	}
+	if d0, err = tangentDirection("start", startTangent); err != nil {
+		return nil, nil, nil, err
+	}
+	if d1, err = tangentDirection("end", endTangent); err != nil {
+		return nil, nil, nil, err
+	}
+	return q, d0, d1, nil
 }
 
 // distinctFitPoints is the fit points without consecutive repeats (points
@@ -238,15 +246,7 @@ func endSecondDerivative(ctrl []Vec, u []float64, end bool) Vec {
 // Fewer than two distinct fit points, or non-finite points or tangents,
 // are an error.
 func SplineThroughCAD(fit []Vec, startTangent, endTangent *Vec) (Spline, error) {
-	q, err := distinctFitPoints(fit)
-	if err != nil {
-		return Spline{}, err
-	}
-	d0, err := tangentDirection("start", startTangent)
-	if err != nil {
-		return Spline{}, err
-	}
-	d1, err := tangentDirection("end", endTangent)
+	q, d0, d1, err := fitInput(fit, startTangent, endTangent)
 	if err != nil {
 		return Spline{}, err
 	}
