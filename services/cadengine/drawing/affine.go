@@ -74,10 +74,14 @@ func (g Text) Affined(m geom.Affine) Geometry { return g.Transformed(m.Nearest(g
 func (g MText) Affined(m geom.Affine) Geometry { return g.Transformed(m.Nearest(g.P)) }
 
 // Affined implements [Geometry]: its definition points mapped, its sizes
-// and directions as the nearest similarity at its first point.
+// and directions as the nearest similarity at its first point; what its
+// writer drew (Drawn) mapped by m.
 func (g Dimension) Affined(m geom.Affine) Geometry {
 	out := g.Transformed(m.Nearest(g.P1)).(Dimension)
 	out.P1, out.P2, out.Center = m.Point(g.P1), m.Point(g.P2), m.Point(g.Center)
+	if out.Drawn != nil {
+		out.Drawn = new(g.Drawn.affined(m))
+	}
 	return out
 }
 

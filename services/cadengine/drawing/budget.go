@@ -118,6 +118,10 @@ func Cost(g Geometry) int64 {
 		return int64(max(1, len(g.V)))
 	case Spline:
 		return 16 * int64(len(g.Control)) // about what its polyline has
+	case Dimension:
+		return g.Drawn.cost()
+	case Foreign:
+		return g.Drawn.cost()
 	}
 	return 1
 }

@@ -10,6 +10,15 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
+// samplePicture is a dimension as its writer drew it: a line, an arc, an
+// arrowhead, a dot and its text.
+var samplePicture = Picture{
+	Strokes: []any{geom.Segment{A: geom.Pt(0, 2), B: geom.Pt(10, 2)}, geom.Arc{C: geom.Pt(5, 2), R: 1, Start: 0, Sweep: math.Pi}},
+	Fills:   [][]geom.Vec{{geom.Pt(0, 2), geom.Pt(1, 2.2), geom.Pt(1, 1.8)}},
+	Dots:    []geom.Vec{geom.Pt(5, 5)},
+	Texts:   []Text{{Text: "10.00", P: geom.Pt(4, 2.5), Height: 0.5}},
+}
+
 func sampleGeometries() []Geometry {
 	arc, _ := NewArc(geom.Pt(1, 2), 3, 10, 200)
 	ell, _ := NewEllipse(geom.Pt(1, 1), geom.Pt(3, 1), 0.4, 20, 300)
@@ -23,6 +32,7 @@ func sampleGeometries() []Geometry {
 		ell,
 		MText{Text: "two\nlines", P: geom.Pt(2, 3), Height: 2, Width: 30, Rotation: 10, Attach: 5, Spacing: 1.5},
 		Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ALIGNED, P1: geom.Pt(0, 0), P2: geom.Pt(10, 5), Offset: 3, Text: "<> max", Style: "ISO-25", Scale: 2},
+		Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ROTATED, P1: geom.Pt(0, 0), P2: geom.Pt(10, 0), Offset: 2, Style: "Standard", Scale: 1, Drawn: &samplePicture},
 		Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ANGULAR, Center: geom.Pt(1, 1), P1: geom.Pt(5, 1), P2: geom.Pt(1, 4), Style: "ANSI", Scale: 1,
 			Binds: []Bind{{Slot: enginev1.DimensionSlot_DIMENSION_SLOT_P1, Handle: 0xFFFF, Snap: enginev1.SnapKind_SNAP_KIND_END, Index: 1}, {Slot: enginev1.DimensionSlot_DIMENSION_SLOT_CENTER, Handle: 0xFFFF, With: 0xFFFE}}},
 		Hatch{Pattern: "ANSI31", Scale: 1, Angle: 0, Loops: []Loop{

@@ -27,6 +27,13 @@ import (
 // points are computed again from it in the same change (see Tx), so the
 // dimension follows. Text overrides the measurement's text ("<>" stands
 // for it); Style names a [DimStyle] whose sizes Scale multiplies.
+//
+// Drawn, when set, is what the program that wrote the dimension drew (its
+// block, read from a file): the dimension is drawn as that, its style's
+// sizes and its overrides as that program applied them. It moves, turns
+// and scales with the dimension; a reflection, or its definition points
+// computed again from the entities it is bound to, draws it afresh from
+// its style.
 type Dimension struct {
 	Type           enginev1.DimensionKind
 	P1, P2, Center geom.Vec
@@ -37,6 +44,7 @@ type Dimension struct {
 	Style          string
 	Scale          float64
 	Binds          []Bind
+	Drawn          *Picture
 }
 
 // Bind ties the definition point Slot to the Index-th candidate of the
@@ -157,9 +165,13 @@ func extension(p, d geom.Vec, exo, exe float64) []any {
 	return []any{geom.Segment{A: p.Add(u.Mul(exo)), B: d.Add(u.Mul(exe))}}
 }
 
-// Picture implements [Pictured]: extension lines, dimension line or arc,
-// arrowheads and text, sized by the style.
+// Picture implements [Pictured]: what its writer drew (Drawn), or
+// extension lines, dimension line or arc, arrowheads and text, sized by
+// the style.
 func (g Dimension) Picture() Picture {
+	if g.Drawn != nil {
+		return g.Drawn.shared()
+	}
 	th, as, exo, exe, gap := g.sizes()
 	text := g.DisplayText()
 	var p Picture
@@ -239,16 +251,22 @@ func (g Dimension) Bounds() geom.Box { return g.Picture().Bounds() }
 // Finite implements [Geometry].
 func (g Dimension) Finite() bool {
 	return g.P1.Finite() && g.P2.Finite() && g.Center.Finite() && geom.IsFinite(g.Radius) &&
-		geom.IsFinite(g.Offset) && geom.IsFinite(g.Angle) && geom.IsFinite(g.Scale)
+		geom.IsFinite(g.Offset) && geom.IsFinite(g.Angle) && geom.IsFinite(g.Scale) &&
+		(g.Drawn == nil || g.Drawn.finite())
 }
 
 // Transformed maps the definition points; the offset and radius scale,
 // directions turn, and a reflection flips the side of the dimension line
 // (and swaps an angle's rays, which it reverses). The style's sizes stay:
-// they are paper sizes.
+// they are paper sizes. What its writer drew moves with it, unless
+// reflected (its text would read backwards).
 func (g Dimension) Transformed(x geom.Xform) Geometry {
 	out := g
 	out.Binds = append([]Bind(nil), g.Binds...)
+	out.Drawn = nil
+	if g.Drawn != nil && !x.Mirror {
+		out.Drawn = new(g.Drawn.affined(x.Affine()))
+	}
 	out.P1, out.P2, out.Center = x.Point(g.P1), x.Point(g.P2), x.Point(g.Center)
 	out.Radius, out.Offset = g.Radius*x.Scale, g.Offset*x.Scale
 	out.Angle = x.Direction(g.Angle)
@@ -290,6 +308,9 @@ func (g Dimension) Refs() []uint64 {
 // the points); an angle's arc and a leader's direction are kept anyway.
 func (g Dimension) Rebind(look func(uint64) *Entity, placed bool) Geometry {
 	out := g
+	if len(g.Binds) > 0 {
+		out.Drawn = nil
+	}
 	out.Binds = out.Binds[:0:0]
 	for _, b := range g.Binds {
 		if out.apply(b, look) {
@@ -386,7 +407,15 @@ func (g Dimension) encodeTo(w *encoder) {
 		w.uvarint(uint64(b.Index))
 		w.uvarint(b.With)
 	}
+	if g.Drawn != nil {
+		w.byte(dimensionDrawn)
+		g.Drawn.encodeTo(w)
+	}
 }
+
+// dimensionDrawn tags what a dimension's writer drew in its encoding,
+// after its bindings.
+const dimensionDrawn = 'P'
 
 func decodeDimension(r *decoder) Dimension {
 	g := Dimension{Type: enginev1.DimensionKind(r.byte())}
@@ -404,6 +433,10 @@ func decodeDimension(r *decoder) Dimension {
 		b.Index = int(r.uvarint())
 		b.With = r.uvarint()
 		g.Binds = append(g.Binds, b)
+	}
+	if len(r.b) > 0 && r.b[0] == dimensionDrawn {
+		r.byte()
+		g.Drawn = new(decodePicture(r))
 	}
 	return g
 }

@@ -14,12 +14,18 @@ import (
 // moves, turns, scales and mirrors like any entity: the outline and the
 // points follow, and Place, the transform applied since it was read, says
 // how the codes must be written.
+//
+// Drawn, when set, is what the program that wrote it drew in the block
+// it names (an ordinate or arc-length dimension's, a table's): it is drawn
+// with the outline and bounds it too. It moves, turns and scales with the
+// entity; a reflection forgets it (its text would read backwards).
 type Foreign struct {
 	Type    string
 	Pairs   []Pair         // as read, without the codes every entity has (handle, layer, colour…)
 	Outline []geom.Segment // what it draws
 	Points  []geom.Vec     // what bounds it, the outline's ends included
 	Place   geom.Xform
+	Drawn   *Picture
 }
 
 // Pair is one DXF group code and its value, as written in the file.
@@ -45,12 +51,25 @@ func (g Foreign) Prims() []any {
 	return out
 }
 
-// Bounds implements [Geometry]: the box of the points; empty for an
-// entity that has none (an ACIS solid's shape is not in its codes).
+// Picture implements [Pictured]: the outline, and what its writer drew.
+func (g Foreign) Picture() Picture {
+	p := Picture{Strokes: g.Prims()}
+	if g.Drawn != nil {
+		p.add(*g.Drawn)
+	}
+	return p
+}
+
+// Bounds implements [Geometry]: the box of the points and of what its
+// writer drew; empty for an entity that has none (an ACIS solid's shape
+// is not in its codes).
 func (g Foreign) Bounds() geom.Box {
 	var b geom.Box
 	for _, p := range g.Points {
 		b.AddPoint(p)
+	}
+	if g.Drawn != nil {
+		b.AddBox(g.Drawn.Bounds())
 	}
 	return b
 }
@@ -62,7 +81,7 @@ func (g Foreign) Finite() bool {
 			return false
 		}
 	}
-	return true
+	return g.Drawn == nil || g.Drawn.finite()
 }
 
 // Transformed implements [Geometry].
@@ -76,11 +95,15 @@ func (g Foreign) Transformed(x geom.Xform) Geometry {
 	for i, p := range g.Points {
 		out.Points[i] = x.Point(p)
 	}
+	if g.Drawn != nil && !x.Mirror {
+		out.Drawn = new(g.Drawn.affined(x.Affine()))
+	}
 	return out
 }
 
 // encodeTo writes: type, n pairs (code as 4 bytes, value), m outline
-// segments, k points, then Place's parts (move, scale, angle, mirror).
+// segments, k points, then Place's parts (move, scale, angle, mirror),
+// and what its writer drew, tagged 'P', when it has that.
 func (g Foreign) encodeTo(w *encoder) {
 	w.string(g.Type)
 	w.uvarint(uint64(len(g.Pairs)))
@@ -102,7 +125,14 @@ func (g Foreign) encodeTo(w *encoder) {
 	w.float(scale)
 	w.float(angle)
 	w.bool(mirror)
+	if g.Drawn != nil {
+		w.byte(foreignDrawn)
+		g.Drawn.encodeTo(w)
+	}
 }
+
+// foreignDrawn tags what a foreign entity's writer drew in its encoding.
+const foreignDrawn = 'P'
 
 func decodeForeign(r *decoder) Foreign {
 	g := Foreign{Type: r.string()}
@@ -136,6 +166,10 @@ func decodeForeign(r *decoder) Foreign {
 	scale := r.float()
 	angle := r.float()
 	g.Place = geom.Similarity(move, scale, angle, r.byte() == 1)
+	if len(r.b) > 0 && r.b[0] == foreignDrawn {
+		r.byte()
+		g.Drawn = new(decodePicture(r))
+	}
 	return g
 }
 
@@ -157,5 +191,8 @@ func (g Foreign) Affined(m geom.Affine) Geometry {
 		out.Outline[i] = geom.Segment{A: m.Point(s.A), B: m.Point(s.B)}
 	}
 	out.Points = affined(g.Points, m)
+	if g.Drawn != nil && m.Det() > 0 {
+		out.Drawn = new(g.Drawn.affined(m))
+	}
 	return out
 }

@@ -2,6 +2,7 @@ package drawing
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -140,5 +141,108 @@ func TestBounds(t *testing.T) {
 	w := math.Sqrt(4*0.5 + 1*0.5)
 	if !b.Min.Same(geom.Pt(-w, -w)) || !b.Max.Same(geom.Pt(w, w)) {
 		t.Errorf("rotated ellipse bounds = %v %v, want ±%v", b.Min, b.Max, w)
+	}
+}
+
+// A dimension read with what its writer drew is drawn as that: moved,
+// turned and scaled with it, kept through its encoding, and drawn afresh
+// from its style once reflected or bound points are computed again.
+func TestDrawnDimension(t *testing.T) {
+	g := Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ROTATED, P1: geom.Pt(0, 0), P2: geom.Pt(10, 0), Offset: 2, Style: "Standard", Scale: 1, Drawn: &samplePicture}
+	if got := g.Picture(); !reflect.DeepEqual(got, samplePicture) {
+		t.Fatalf("picture = %+v, want the drawn one", got)
+	}
+	if got, want := g.Bounds(), samplePicture.Bounds(); got != want {
+		t.Errorf("bounds = %+v, want the drawn picture's %+v", got, want)
+	}
+	e := (&Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: g}).Seal()
+	back, err := DecodeEntity(1, e.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Geom, g) {
+		t.Errorf("decoded %+v, want %+v", back.Geom, g)
+	}
+	plain := g
+	plain.Drawn = nil
+	if (&Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: plain}).Seal().fp == e.fp {
+		t.Error("the fingerprint does not cover what the writer drew")
+	}
+
+	x := geom.RotateAbout(geom.Pt(0, 0), 90).Then(geom.Translate(geom.Pt(1, 1)))
+	moved := g.Transformed(x).(Dimension)
+	if moved.Drawn == nil {
+		t.Fatal("turning the dimension forgot what its writer drew")
+	}
+	pic := moved.Picture()
+	if s := pic.Strokes[0].(geom.Segment); !s.A.Same(x.Point(geom.Pt(0, 2))) || !s.B.Same(x.Point(geom.Pt(10, 2))) {
+		t.Errorf("the line turned to %v, want it through %v and %v", s, x.Point(geom.Pt(0, 2)), x.Point(geom.Pt(10, 2)))
+	}
+	if a := pic.Strokes[1].(geom.Arc); !a.C.Same(geom.Pt(-1, 6)) || math.Abs(a.Start-math.Pi/2) > 1e-12 || a.Sweep != math.Pi {
+		t.Errorf("the arc turned to %+v, want centre (-1, 6) from 90°", a)
+	}
+	if tx := pic.Texts[0]; !tx.P.Same(x.Point(geom.Pt(4, 2.5))) || tx.Rotation != 90 {
+		t.Errorf("the text turned to %+v", tx)
+	}
+	if !pic.Fills[0][1].Same(x.Point(geom.Pt(1, 2.2))) || !pic.Dots[0].Same(x.Point(geom.Pt(5, 5))) {
+		t.Errorf("the fill or the dot did not turn: %v %v", pic.Fills[0], pic.Dots)
+	}
+	// An uneven scale maps the arc as chords through its mapped points.
+	sheared := g.Affined(geom.Affine{A: 2, E: 1}).(Dimension).Picture()
+	for _, s := range sheared.Strokes[1:] {
+		seg := s.(geom.Segment)
+		if r := math.Hypot((seg.B.X-10)/2, seg.B.Y-2); math.Abs(r-1) > 1e-12 {
+			t.Fatalf("chord end %v is not on the stretched arc", seg.B)
+		}
+	}
+
+	if g.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(0, 1))).(Dimension).Drawn != nil {
+		t.Error("a reflected dimension keeps what its writer drew, its text backwards")
+	}
+	bound := g
+	bound.Binds = []Bind{{Slot: enginev1.DimensionSlot_DIMENSION_SLOT_P1, Handle: 7, Snap: enginev1.SnapKind_SNAP_KIND_END}}
+	line := &Entity{Handle: 7, Geom: Line{geom.Pt(1, 0), geom.Pt(5, 5)}}
+	look := func(h uint64) *Entity { return map[uint64]*Entity{7: line}[h] }
+	if bound.Rebind(look, false).(Dimension).Drawn != nil {
+		t.Error("a dimension whose points follow an entity keeps the picture of where they were")
+	}
+}
+
+func TestPictureOf(t *testing.T) {
+	arrow := NewBlock("_ARROW", geom.Vec{}, []*Entity{{Layer: "0", Geom: Solid{P: []geom.Vec{geom.Pt(0, 0), geom.Pt(-1, 0.2), geom.Pt(-1, -0.2)}}}})
+	ents := []*Entity{
+		{Layer: "0", Geom: Line{geom.Pt(0, 0), geom.Pt(10, 0)}},
+		{Layer: "0", Geom: Insert{Name: "_ARROW", Def: arrow, P: geom.Pt(10, 0), Scale: 2}},
+		{Layer: "Defpoints", Geom: Point{geom.Pt(0, -3)}},
+		{Layer: "0", Geom: Point{geom.Pt(5, 1)}},
+		{Layer: "0", Geom: Text{Text: "10", P: geom.Pt(4, 0.5), Height: 1}},
+		{Layer: "0", Geom: Ellipse{Major: geom.Pt(2, 0), Ratio: 0.5, Start: 0, End: 90}},
+	}
+	p, ok := PictureOf(ents, 1000)
+	if !ok {
+		t.Fatal("a small block does not make a picture")
+	}
+	if len(p.Fills) != 1 || !p.Fills[0][1].Same(geom.Pt(8, 0.4)) {
+		t.Errorf("the arrowhead insert placed %v, want its corner at (8, 0.4)", p.Fills)
+	}
+	if len(p.Dots) != 1 || !p.Dots[0].Same(geom.Pt(5, 1)) {
+		t.Errorf("dots %v: want (5, 1) and no defpoint", p.Dots)
+	}
+	if len(p.Texts) != 1 || p.Texts[0].Text != "10" {
+		t.Errorf("texts %v", p.Texts)
+	}
+	// The line, the solid's outline, and the quarter ellipse as 16 chords.
+	var chords int
+	for _, s := range p.Strokes {
+		seg := s.(geom.Segment)
+		if q := seg.B; math.Abs(q.X*q.X/4+q.Y*q.Y-1) < 1e-9 && q.Y > 0 {
+			chords++
+		}
+	}
+	if chords != 16 || len(p.Strokes) != 1+3+16 {
+		t.Errorf("%d strokes, %d of them chords ending on the ellipse: want 20 and 16", len(p.Strokes), chords)
+	}
+	if _, ok := PictureOf(ents, 5); ok {
+		t.Error("a block over the limit makes a picture")
 	}
 }

@@ -1,6 +1,12 @@
 package drawing
 
-import "github.com/cadbridge/cadbridge/services/cadengine/geom"
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
 
 // Picture is what an annotation entity draws, in world coordinates, for
 // the renderers (SVG, PNG, PDF, the graphics of a DXF dimension): strokes
@@ -36,4 +42,235 @@ func (p Picture) Bounds() geom.Box {
 type Pictured interface {
 	Geometry
 	Picture() Picture
+}
+
+// PictureOf is what the entities es draw together, inserts expanded
+// (their placed entities drawn in turn), or false when that is more than
+// limit pieces (strokes, fills, dots and texts) or inserts nest deeper
+// than the document allows. It is how a dimension keeps what the program
+// that wrote it drew (its block, see Dimension.Drawn). Points on the
+// layer Defpoints mark where a dimension measures and are not drawn, as
+// CAD programs do not plot them.
+func PictureOf(es []*Entity, limit int) (Picture, bool) {
+	var p Picture
+	ok := p.drawAll(es, limit, 0)
+	return p, ok && p.size() <= limit
+}
+
+// maxPictureDepth bounds the nesting of inserts PictureOf expands.
+const maxPictureDepth = 16
+
+func (p *Picture) drawAll(es []*Entity, limit, depth int) bool {
+	for _, e := range es {
+		if p.size() > limit {
+			return false
+		}
+		switch g := e.Geom.(type) {
+		case Insert:
+			if depth >= maxPictureDepth || Cost(g) > int64(limit) {
+				return false
+			}
+			if !p.drawAll(g.PlacedFor(e), limit, depth+1) {
+				return false
+			}
+		case Point:
+			if !strings.EqualFold(e.Layer, "Defpoints") {
+				p.Dots = append(p.Dots, g.P)
+			}
+		default:
+			p.draw(g)
+		}
+	}
+	return true
+}
+
+// draw appends what g draws: its picture, a text, or its primitives as
+// strokes.
+func (p *Picture) draw(g Geometry) {
+	switch g := g.(type) {
+	case Pictured:
+		p.add(g.Picture())
+	case Text:
+		p.Texts = append(p.Texts, g)
+	default:
+		p.Strokes = appendStrokes(p.Strokes, g.Prims())
+	}
+}
+
+// add appends what q draws.
+func (p *Picture) add(q Picture) {
+	p.Strokes = appendStrokes(p.Strokes, q.Strokes)
+	p.Fills = append(p.Fills, q.Fills...)
+	p.Dots = append(p.Dots, q.Dots...)
+	p.Texts = append(p.Texts, q.Texts...)
+}
+
+// cost is the cost of drawing what a writer drew (see Cost): its pieces,
+// or 1 without it.
+func (p *Picture) cost() int64 {
+	if p == nil {
+		return 1
+	}
+	return int64(max(1, p.size()))
+}
+
+func (p *Picture) size() int { return len(p.Strokes) + len(p.Fills) + len(p.Dots) + len(p.Texts) }
+
+// appendStrokes appends the primitives ps as a picture's strokes:
+// segments and arcs as they are, an elliptical arc as chords.
+func appendStrokes(dst []any, ps []any) []any {
+	for _, s := range ps {
+		switch s := s.(type) {
+		case geom.Segment, geom.Arc:
+			dst = append(dst, s)
+		case geom.EllipseArc:
+			dst = appendChords(dst, s.At, s.Start, s.Sweep, geom.Pt(0, 0))
+		}
+	}
+	return dst
+}
+
+// appendChords appends the chords of the curve at(t) (then moved by d)
+// for t from start through sweep radians: one for every 1/64 of a turn.
+func appendChords(dst []any, at func(float64) geom.Vec, start, sweep float64, d geom.Vec) []any {
+	n := max(4, int(math.Ceil(64*math.Abs(sweep)/(2*math.Pi))))
+	prev := at(start).Add(d)
+	for i := 1; i <= n; i++ {
+		q := at(start + sweep*float64(i)/float64(n)).Add(d)
+		dst = append(dst, geom.Segment{A: prev, B: q})
+		prev = q
+	}
+	return dst
+}
+
+// affined is the picture mapped by m, which must not reflect: segments,
+// fills and dots point by point, arcs as arcs when m is a similarity and
+// as chords mapped otherwise, texts at their insertion points as the
+// nearest similarity places them.
+func (p Picture) affined(m geom.Affine) Picture {
+	out := Picture{
+		Strokes: make([]any, 0, len(p.Strokes)),
+		Fills:   make([][]geom.Vec, len(p.Fills)),
+		Dots:    make([]geom.Vec, len(p.Dots)),
+		Texts:   make([]Text, len(p.Texts)),
+	}
+	similar := m.Similar()
+	for _, s := range p.Strokes {
+		switch s := s.(type) {
+		case geom.Segment:
+			out.Strokes = append(out.Strokes, geom.Segment{A: m.Point(s.A), B: m.Point(s.B)})
+		case geom.Arc:
+			if similar {
+				turn := m.Linear(geom.Pt(1, 0))
+				s.C, s.R, s.Start = m.Point(s.C), s.R*turn.Len(), s.Start+turn.Angle()
+				out.Strokes = append(out.Strokes, s)
+				continue
+			}
+			at := func(t float64) geom.Vec { return m.Point(s.At(t)) }
+			out.Strokes = appendChords(out.Strokes, at, s.Start, s.Sweep, geom.Vec{})
+		}
+	}
+	for i, f := range p.Fills {
+		out.Fills[i] = make([]geom.Vec, len(f))
+		for k, q := range f {
+			out.Fills[i][k] = m.Point(q)
+		}
+	}
+	for i, q := range p.Dots {
+		out.Dots[i] = m.Point(q)
+	}
+	for i, t := range p.Texts {
+		out.Texts[i] = t.Affined(m).(Text)
+	}
+	return out
+}
+
+// shared is p with every slice's capacity cut to its length, so that a
+// caller appending to what a geometry returns cannot write into the
+// geometry's own picture.
+func (p Picture) shared() Picture {
+	return Picture{Strokes: slices.Clip(p.Strokes), Fills: slices.Clip(p.Fills), Dots: slices.Clip(p.Dots), Texts: slices.Clip(p.Texts)}
+}
+
+// encodeTo appends the picture's encoding: the strokes (each 'S' x1 y1 x2
+// y2, or 'A' cx cy r start sweep reversed), the fills (each n points), the
+// dots and the texts (as Text's encoding), each list led by its length.
+func (p Picture) encodeTo(w *encoder) {
+	w.uvarint(uint64(len(p.Strokes)))
+	for _, s := range p.Strokes {
+		switch s := s.(type) {
+		case geom.Segment:
+			w.byte('S')
+			w.vec(s.A)
+			w.vec(s.B)
+		case geom.Arc:
+			w.byte('A')
+			w.vec(s.C)
+			w.float(s.R)
+			w.float(s.Start)
+			w.float(s.Sweep)
+			w.bool(s.Reversed)
+		}
+	}
+	w.uvarint(uint64(len(p.Fills)))
+	for _, f := range p.Fills {
+		w.uvarint(uint64(len(f)))
+		for _, q := range f {
+			w.vec(q)
+		}
+	}
+	w.uvarint(uint64(len(p.Dots)))
+	for _, q := range p.Dots {
+		w.vec(q)
+	}
+	w.uvarint(uint64(len(p.Texts)))
+	for _, t := range p.Texts {
+		t.encodeTo(w)
+	}
+}
+
+func decodePicture(r *decoder) Picture {
+	var p Picture
+	count := func(least int) int {
+		n := r.uvarint()
+		if n > uint64(len(r.b)/least) {
+			r.fail("picture")
+			return 0
+		}
+		return int(n)
+	}
+	for range count(33) {
+		switch r.byte() {
+		case 'S':
+			a := r.vec()
+			p.Strokes = append(p.Strokes, geom.Segment{A: a, B: r.vec()})
+		case 'A':
+			a := geom.Arc{C: r.vec(), R: r.float(), Start: r.float(), Sweep: r.float()}
+			a.Reversed = r.byte() == 1
+			p.Strokes = append(p.Strokes, a)
+		default:
+			r.fail("picture stroke")
+			return p
+		}
+	}
+	for range count(1) {
+		f := make([]geom.Vec, count(16))
+		for k := range f {
+			f[k] = r.vec()
+		}
+		p.Fills = append(p.Fills, f)
+	}
+	for range count(16) {
+		p.Dots = append(p.Dots, r.vec())
+	}
+	for range count(25) {
+		p.Texts = append(p.Texts, decodeText(r))
+	}
+	return p
+}
+
+// finite says whether every point and size of the picture is finite.
+func (p Picture) finite() bool {
+	b := p.Bounds()
+	return !b.NonEmpty || b.Min.Finite() && b.Max.Finite()
 }

@@ -55,11 +55,13 @@ func (w *dxfWriter) ellipse(e *drawing.Entity, g drawing.Ellipse) {
 // decodeMTextValue reads it back as written.
 func mtextValue(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch {
 		case r == '\\' || r == '{' || r == '}':
 			b.WriteByte('\\')
 			b.WriteRune(r)
+		case r == '%' && len(s) > i+2 && s[i+1] == '%' && percentSymbol(s[i+2]) != "":
+			b.WriteString("%{}") // not read as %%c, %%d or %%p
 		case r == '\n':
 			b.WriteString(`\P`)
 		case r == '^':

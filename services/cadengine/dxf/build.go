@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // Build puts the file's layers and entities into the new document d.
@@ -58,17 +59,60 @@ func (f *File) Build(d *drawing.Document) error {
 	visiting := map[string]bool{}
 	var path []string // the blocks being defined, outermost first
 	var define func(name string) (*drawing.Block, error)
-	resolve := func(fe dxfEntity) (drawing.Geometry, bool, error) {
-		in, ok := fe.geom.(drawing.Insert)
-		if !ok {
-			return fe.geom, true, nil
-		}
+	insert := func(in drawing.Insert) (drawing.Geometry, bool, error) {
 		b, err := define(in.Name)
 		if err != nil || b == nil {
 			return nil, false, err
 		}
 		in.Name, in.Def = b.Name, b
 		return in, true, nil
+	}
+	// drawn is what the program that wrote a dimension (or a table) drew,
+	// from the block it names (its inserts, arrowheads mostly, expanded),
+	// or nil when the file lacks the block or it draws too much.
+	drawn := func(fe dxfEntity) (*drawing.Picture, error) {
+		fb := byBlock[foldName(fe.block)]
+		if fe.block == "" || fb == nil {
+			return nil, nil
+		}
+		var ents []*drawing.Entity
+		for _, be := range fb.entities {
+			g := be.geom
+			if in, ok := g.(drawing.Insert); ok {
+				placed, ok, err := insert(in)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					continue
+				}
+				g = placed
+			}
+			if !fe.at.Same(geom.Vec{}) {
+				g = g.Transformed(geom.Translate(fe.at))
+			}
+			ents = append(ents, &drawing.Entity{Layer: be.layer, Geom: g})
+		}
+		pic, ok := drawing.PictureOf(ents, dimensionPictureLimit)
+		if !ok {
+			return nil, nil
+		}
+		return &pic, nil
+	}
+	resolve := func(fe dxfEntity) (drawing.Geometry, bool, error) {
+		switch g := fe.geom.(type) {
+		case drawing.Insert:
+			return insert(g)
+		case drawing.Dimension:
+			pic, err := drawn(fe)
+			g.Drawn = pic
+			return g, err == nil, err
+		case drawing.Foreign:
+			pic, err := drawn(fe)
+			g.Drawn = pic
+			return g, err == nil, err
+		}
+		return fe.geom, true, nil
 	}
 	define = func(name string) (*drawing.Block, error) {
 		k := foldName(name)
@@ -135,6 +179,11 @@ func (f *File) Build(d *drawing.Document) error {
 	d.SetCurrent(f.CurrentLayer(d))
 	return nil
 }
+
+// dimensionPictureLimit bounds what a dimension's block may draw for the
+// dimension to be drawn as it: more pieces than this (a block no
+// dimension needs) and the engine draws the dimension from its style.
+const dimensionPictureLimit = 10_000
 
 // blockRefTypes are the preserved types whose code 2 names a block.
 var blockRefTypes = map[string]bool{"DIMENSION": true, "ARC_DIMENSION": true, "LARGE_RADIAL_DIMENSION": true, "INSERT": true, "ACAD_TABLE": true}

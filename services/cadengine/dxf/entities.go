@@ -320,6 +320,9 @@ func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometr
 	if g == nil {
 		fe.geom, fe.preserved = foreignOf(r, subs), true
 	}
+	if code, ok := drawnBlockAt[r.kind]; ok {
+		fe.block, fe.at = r.namedBlock(code)
+	}
 	switch {
 	case f.inBlock != "":
 	case f.layout != "":

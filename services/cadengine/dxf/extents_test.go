@@ -26,15 +26,11 @@ const extentsTolerance = 0.02
 var extentsDisagree = map[string]string{
 	// The engine draws a native dimension itself (drawing.Dimension's
 	// picture); ezdxf draws the dimension's block, which is smaller.
-	"LibreDWG__libredwg__test__test-data__2000__entities-3d.dxf":  "an aligned DIMENSION drawn by the engine, not from its block",
-	"LibreDWG__libredwg__test__test-data__2018__LiveSection1.dxf": "an aligned DIMENSION drawn by the engine, not from its block",
-	"LibreDWG__libredwg__test__test-data__r11__entities-2d.dxf":   "an aligned DIMENSION drawn by the engine, not from its block",
-	"LibreDWG__libredwg__test__test-data__r2.6__dim.dxf":          "five DIMENSIONs drawn by the engine, not from their blocks",
-	"qcad__qcad__examples__isometric_grid.dxf":                    "three angular DIMENSIONs drawn by the engine, not from their blocks",
+	"qcad__qcad__examples__isometric_grid.dxf": "three angular DIMENSIONs drawn by the engine, not from their blocks",
 	// ezdxf does not know R10's 3DLINE and leaves it out; the engine
 	// keeps it and bounds it by its ends.
 	"bert__libdxf__examples__all_R10_entities.dxf":           "a 3DLINE, which ezdxf leaves out",
-	"LibreDWG__libredwg__test__test-data__r10__entities.dxf": "a 3DLINE, which ezdxf leaves out, and an aligned DIMENSION drawn by the engine, not from its block",
+	"LibreDWG__libredwg__test__test-data__r10__entities.dxf": "a 3DLINE, which ezdxf leaves out",
 	// A dimension whose block the file does not have (or does not
 	// name): ezdxf draws nothing of it; the engine draws it from its
 	// definition points (native) or bounds it by them (preserved).

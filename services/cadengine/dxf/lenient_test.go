@@ -129,20 +129,22 @@ func TestMTextEmbeddedObject(t *testing.T) {
 
 // TestMTextCaret: MTEXT's caret notation (^J a line break, "^ " a caret)
 // is read, and a caret the engine writes is read back as a caret.
-func TestMTextCaret(t *testing.T) {
+func TestMTextCodes(t *testing.T) {
 	for in, want := range map[string]string{
-		`Xxp^JXxp^JXxp`:    "Xxp\nXxp\nXxp",
-		`x^ 2 and y^2`:     "x^2 and y^2",
-		`a^Ib^M\Pc`:        "a b\nc",
-		`{\H2;tail^}`:      "tail^",
-		`\S1^2;`:           "1/2",
-		`ends with caret^`: "ends with caret^",
+		`Xxp^JXxp^JXxp`:       "Xxp\nXxp\nXxp",
+		`x^ 2 and y^2`:        "x^2 and y^2",
+		`a^Ib^M\Pc`:           "a b\nc",
+		`{\H2;tail^}`:         "tail^",
+		`\S1^2;`:              "1/2",
+		`ends with caret^`:    "ends with caret^",
+		`30%%d, %%C12 %%p0.1`: "30°, ⌀12 ±0.1",
+		`100%%x and 5%`:       "100%%x and 5%",
 	} {
 		if got := decodeMTextValue(in); got != want {
 			t.Errorf("decodeMTextValue(%q) = %q, want %q", in, got, want)
 		}
 	}
-	for _, s := range []string{"a^Jb", "^", "x^ y", "^^J\n^"} {
+	for _, s := range []string{"a^Jb", "^", "x^ y", "^^J\n^", "%%d stays", "%%%c"} {
 		if got := decodeMTextValue(mtextValue(s)); got != s {
 			t.Errorf("%q written as %q reads back as %q", s, mtextValue(s), got)
 		}

@@ -69,6 +69,10 @@ type dxfEntity struct {
 	// engine models.
 	preserved bool
 	why       string
+	// block and at: the block a native dimension names, what the program
+	// that wrote it drew, and where that block is placed.
+	block string
+	at    geom.Vec
 }
 
 // Read reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER,

@@ -238,10 +238,11 @@ func caret(c byte) string {
 	return "-"
 }
 
-// decodeMTextValue reads MTEXT's text: \P and ^J break a line; \\, \{, \} and
-// \~ are a backslash, braces and a space; \U+XXXX a character; a stack
-// \Sa^b; reads a/b; formatting codes (\f…; \H…; \C…; \L, \O, \K and the
-// like) and grouping braces are dropped.
+// decodeMTextValue reads MTEXT's text: \P and ^J break a line; \\, \{,
+// \} and \~ are a backslash, braces and a space; \U+XXXX a character;
+// %%c, %%d and %%p their symbols, as in TEXT (AutoCAD and ezdxf read them
+// in MTEXT too); a stack \Sa^b; reads a/b; formatting codes (\f…; \H…;
+// \C…; \L, \O, \K and the like) and grouping braces are dropped.
 func decodeMTextValue(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
@@ -250,6 +251,10 @@ func decodeMTextValue(s string) string {
 		switch {
 		case c == '{' || c == '}':
 			i++
+			continue
+		case c == '%' && i+2 < len(s) && s[i+1] == '%' && percentSymbol(s[i+2]) != "":
+			b.WriteString(percentSymbol(s[i+2]))
+			i += 3
 			continue
 		case c == '^' && i+1 < len(s) && caret(s[i+1]) != "-":
 			b.WriteString(caret(s[i+1]))
@@ -403,6 +408,36 @@ func (r dxfRecord) dimension(c dxfCommon, scales map[string]float64) (drawing.Ge
 		return nil, "degenerate", nil
 	}
 	return g, "", nil
+}
+
+// drawnBlockAt are the types drawn as a block they name (what the program
+// that wrote them drew), by the code of the point the block is placed at,
+// as ezdxf places it: a dimension's 12 (usually absent: the origin), a
+// table's insertion point 10.
+var drawnBlockAt = map[string]int{"DIMENSION": 12, "ARC_DIMENSION": 12, "LARGE_RADIAL_DIMENSION": 12, "ACAD_TABLE": 10}
+
+// namedBlock is the first block name (2) of the record and the first
+// point of the code at (and at+10) after it.
+func (r dxfRecord) namedBlock(at int) (string, geom.Vec) {
+	name, i := "", 0
+	for ; i < len(r.pairs) && name == ""; i++ {
+		if r.pairs[i].code == 2 {
+			name = strings.TrimSpace(r.pairs[i].value)
+		}
+	}
+	var p geom.Vec
+	var x, y bool
+	for ; i < len(r.pairs) && !(x && y); i++ {
+		v, err := r.pairs[i].float()
+		switch {
+		case err != nil:
+		case r.pairs[i].code == at && !x:
+			p.X, x = v, true
+		case r.pairs[i].code == at+10 && !y:
+			p.Y, y = v, true
+		}
+	}
+	return name, p
 }
 
 // hatch reads a HATCH; why says what keeps it out.

@@ -66,19 +66,12 @@ func decodeDXFText(s string) string {
 				continue
 			}
 		case strings.HasPrefix(s[i:], "%%") && len(s) >= i+3:
+			if sym := percentSymbol(s[i+2]); sym != "" {
+				b.WriteString(sym)
+				i += 3
+				continue
+			}
 			switch c := s[i+2]; c {
-			case 'd', 'D':
-				b.WriteRune('°')
-				i += 3
-				continue
-			case 'p', 'P':
-				b.WriteRune('±')
-				i += 3
-				continue
-			case 'c', 'C':
-				b.WriteRune('⌀')
-				i += 3
-				continue
 			case '%':
 				b.WriteByte('%')
 				i += 3
@@ -100,6 +93,20 @@ func decodeDXFText(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// percentSymbol is the symbol a TEXT's (or MTEXT's) %%c, %%d or %%p
+// stands for, by its letter (either case), or "".
+func percentSymbol(c byte) string {
+	switch c {
+	case 'c', 'C':
+		return "⌀"
+	case 'd', 'D':
+		return "°"
+	case 'p', 'P':
+		return "±"
+	}
+	return ""
 }
 
 // decodeName is a name as a file writes it (a layer's), trimmed, with its
