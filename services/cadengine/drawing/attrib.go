@@ -62,7 +62,7 @@ func (g Attdef) Transformed(x geom.Xform) Geometry {
 }
 
 // encodeTo writes: tag, prompt (strings), flags (4 bytes), then the
-// text's encoding (text, x, y, height, rotation).
+// text's encoding (see Text.encodeTo).
 func (g Attdef) encodeTo(w *encoder) {
 	w.string(g.Tag)
 	w.string(g.Prompt)
@@ -72,11 +72,11 @@ func (g Attdef) encodeTo(w *encoder) {
 
 func decodeAttdef(r *decoder) Attdef {
 	g := Attdef{Tag: r.string(), Prompt: r.string(), Flags: r.int32()}
-	g.Text = decodeText(r)
+	g.Text = decodeTextEntity(r)
 	return g
 }
 
-// decodeText reads a text's encoding (see Text.encodeTo).
+// decodeText reads a line of text's encoding (see Text.encodeLine).
 func decodeText(r *decoder) Text {
 	t := r.string()
 	p := r.vec()
@@ -101,13 +101,22 @@ func shownAttribs(as []Attrib) []Text {
 }
 
 // encodeAttribs writes n (uvarint) and n × (tag, invisible (byte), the
-// text's encoding).
+// text's line (see Text.encodeLine)), then, when any is aligned
+// otherwise than at the start of its baseline, 'J' and n alignments.
 func encodeAttribs(w *encoder, as []Attrib) {
 	w.uvarint(uint64(len(as)))
+	aligned := false
 	for _, a := range as {
 		w.string(a.Tag)
 		w.bool(a.Invisible)
-		a.Text.encodeTo(w)
+		a.Text.encodeLine(w)
+		aligned = aligned || a.Text.Align != (Align{})
+	}
+	if aligned {
+		w.byte(textAlign)
+		for _, a := range as {
+			w.byte(a.Text.Align.byte())
+		}
 	}
 }
 
@@ -121,6 +130,12 @@ func decodeAttribs(r *decoder) []Attrib {
 	for i := range as {
 		as[i] = Attrib{Tag: r.string(), Invisible: r.byte() == 1}
 		as[i].Text = decodeText(r)
+	}
+	if len(r.b) > 0 && r.b[0] == textAlign {
+		r.byte()
+		for i := range as {
+			as[i].Text.Align = r.align()
+		}
 	}
 	return as
 }

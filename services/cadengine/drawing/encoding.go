@@ -66,7 +66,8 @@ func ParseHandle(s string) (uint64, bool) {
 //	  circle    cx cy r
 //	  arc       cx cy r start end
 //	  polyline  closed(1 byte) n(uvarint) then n × (x y bulge)
-//	  text      text(string) x y height rotation
+//	  text      text(string) x y height rotation, then 'J' and the
+//	            alignment (H | V<<4) when it is not the baseline's start
 //	  ellipse   cx cy major_x major_y ratio start end
 //	  mtext     text(string) x y height width rotation attachment(1 byte)
 //	            line_spacing
@@ -174,11 +175,47 @@ func (g Polyline) encodeTo(w *encoder) {
 	}
 }
 
+// encodeTo writes a text entity's encoding (an attribute definition's
+// ends with it too): its line (see encodeLine), then its alignment,
+// tagged 'J', unless it is the start of the baseline (so that a text
+// without one encodes as it always did).
 func (g Text) encodeTo(w *encoder) {
+	g.encodeLine(w)
+	if g.Align != (Align{}) {
+		w.byte(textAlign)
+		w.byte(g.Align.byte())
+	}
+}
+
+// encodeLine writes text, x, y, height, rotation.
+func (g Text) encodeLine(w *encoder) {
 	w.string(g.Text)
 	w.vec(g.P)
 	w.float(g.Height)
 	w.float(g.Rotation)
+}
+
+// textAlign tags a text's alignment at the end of its encoding.
+const textAlign = 'J'
+
+// decodeTextEntity reads what Text.encodeTo writes.
+func decodeTextEntity(r *decoder) Text {
+	t := decodeText(r)
+	if len(r.b) > 0 && r.b[0] == textAlign {
+		r.byte()
+		t.Align = r.align()
+	}
+	return t
+}
+
+// align reads an alignment's byte, failing on one DXF does not have (or
+// the start of the baseline, which is never written).
+func (r *decoder) align() Align {
+	a := alignOf(r.byte())
+	if !a.valid() {
+		r.fail("text alignment")
+	}
+	return a
 }
 
 func (g Ellipse) encodeTo(w *encoder) { w.b = g.appendTo(w.b) }
@@ -395,7 +432,7 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 		}
 		e.Geom = Polyline{geom.Polyline{V: v, Closed: closed}}
 	case enginev1.EntityType_ENTITY_TYPE_TEXT:
-		e.Geom = decodeText(r)
+		e.Geom = decodeTextEntity(r)
 	case enginev1.EntityType_ENTITY_TYPE_ELLIPSE:
 		c := r.vec()
 		m := r.vec()

@@ -70,13 +70,58 @@ type Arc struct {
 // of an open polyline is always 0.
 type Polyline struct{ geom.Polyline }
 
-// Text is a line of text inserted at P, Height tall, turned by Rotation
-// degrees (in [0, 360)).
+// Text is a line of text at P, Height tall, turned by Rotation degrees
+// (in [0, 360)); Align says which point of the text P is (the start of
+// its baseline unless set).
 type Text struct {
 	Text     string
 	P        geom.Vec
 	Height   float64
 	Rotation float64 // degrees, in [0, 360)
+	Align    Align
+}
+
+// Align is which point of a line of text its insertion point is, as DXF's
+// TEXT justifies it: H, along the text, its start (AlignLeft), centre or
+// end; V, across it, its baseline (AlignBaseline), the bottom of its
+// descenders, the middle or the top of its capitals. The zero Align is
+// the start of the baseline.
+type Align struct{ H, V uint8 }
+
+// The values of Align.H and Align.V.
+const (
+	AlignLeft   = 0
+	AlignCenter = 1
+	AlignRight  = 2
+
+	AlignBaseline = 0
+	AlignBottom   = 1
+	AlignMiddle   = 2
+	AlignTop      = 3
+)
+
+// valid reports whether a is one of the alignments DXF has.
+func (a Align) valid() bool { return a.H <= AlignRight && a.V <= AlignTop }
+
+// byte packs a into one byte (H low, V high); alignOf unpacks it.
+func (a Align) byte() byte { return a.H | a.V<<4 }
+
+func alignOf(b byte) Align { return Align{H: b & 0x0f, V: b >> 4} }
+
+// Shift is how far the text starts before P along it, as a share of its
+// width (0, ½ or 1), and how far its baseline is above P across it, in
+// drawing units.
+func (g Text) Shift() (along, above float64) {
+	along = float64(g.Align.H) / 2
+	switch g.Align.V {
+	case AlignBottom:
+		above = textDescender * g.Height
+	case AlignMiddle:
+		above = -g.Height / 2
+	case AlignTop:
+		above = -g.Height
+	}
+	return along, above
 }
 
 // Ellipse is an ellipse or elliptical arc; start and end are parametric
@@ -221,16 +266,28 @@ const capHeight = 0.72
 // as ezdxf and CAD programs draw it, not the font's size.
 func (g Text) FontSize() float64 { return g.Height / capHeight }
 
+// Start is where the text's baseline starts, by the estimate of its
+// width (see corners): P itself for text aligned there.
+func (g Text) Start() geom.Vec {
+	if g.Align == (Align{}) {
+		return g.P
+	}
+	w := float64(utf8.RuneCountInString(g.Text)) * textCharWidth * g.Height
+	s, c := geom.SinCosDeg(g.Rotation)
+	along, above := g.Shift()
+	return g.P.Sub(geom.Pt(c, s).Mul(along * w)).Add(geom.Pt(-s, c).Mul(above))
+}
+
 // corners are the corners of the text's estimated box, as ezdxf's
-// TextLinePrimitive makes it for text aligned left on its baseline:
-// characters × height long from the insertion point along the
-// rotation, from textDescender × height below the baseline to height
-// above it.
+// TextLinePrimitive makes it: characters × height long along the
+// rotation from where it starts (see Shift), from textDescender × height
+// below the baseline to height above it.
 func (g Text) corners() [4]geom.Vec {
 	w := float64(utf8.RuneCountInString(g.Text)) * textCharWidth * g.Height
 	s, c := geom.SinCosDeg(g.Rotation)
 	u, v := geom.Pt(c, s), geom.Pt(-s, c)
-	bottom, top := g.P.Sub(v.Mul(textDescender*g.Height)), g.P.Add(v.Mul(g.Height))
+	start := g.Start()
+	bottom, top := start.Sub(v.Mul(textDescender*g.Height)), start.Add(v.Mul(g.Height))
 	return [4]geom.Vec{bottom, bottom.Add(u.Mul(w)), top.Add(u.Mul(w)), top}
 }
 
@@ -307,7 +364,7 @@ func (g Polyline) Transformed(x geom.Xform) Geometry {
 // readable (as CAD programs do with MIRRTEXT=0): the insertion point is
 // mirrored and the rotation kept.
 func (g Text) Transformed(x geom.Xform) Geometry {
-	out := Text{Text: g.Text, P: x.Point(g.P), Height: g.Height * x.Scale, Rotation: g.Rotation}
+	out := Text{Text: g.Text, P: x.Point(g.P), Height: g.Height * x.Scale, Rotation: g.Rotation, Align: g.Align}
 	if !x.Mirror {
 		out.Rotation = x.Direction(g.Rotation)
 	}
@@ -384,6 +441,17 @@ func (g Polyline) fill(w *wire) {
 func (g Text) fill(w *wire) {
 	w.pb.Text, w.pb.Insertion = new(g.Text), w.point(g.P)
 	w.pb.Height, w.pb.Rotation = w.num(g.Height), w.num(g.Rotation)
+	if g.Align != (Align{}) {
+		w.pb.Attachment = new(g.Align.Attachment())
+	}
+}
+
+// Attachment is the alignment as the wire says it: TextAttachment's
+// rows are top, middle, bottom and baseline, its columns left, centre
+// and right.
+func (a Align) Attachment() enginev1.TextAttachment {
+	row := map[uint8]int32{AlignTop: 0, AlignMiddle: 1, AlignBottom: 2, AlignBaseline: 3}[a.V]
+	return enginev1.TextAttachment(1 + 3*row + int32(a.H))
 }
 
 func (g Ellipse) fill(w *wire) {

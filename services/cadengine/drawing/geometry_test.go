@@ -246,3 +246,52 @@ func TestPictureOf(t *testing.T) {
 		t.Error("a block over the limit makes a picture")
 	}
 }
+
+// An aligned text is placed by its alignment: its estimated box around
+// its point, its encoding and its wire attachment keeping it.
+func TestTextAlign(t *testing.T) {
+	g := Text{Text: "ABCD", P: geom.Pt(10, 5), Height: 2, Align: Align{H: AlignCenter, V: AlignMiddle}}
+	// 4 characters × 2 wide, centred on x = 10; capitals from 4 to 6.
+	if s := g.Start(); !s.Same(geom.Pt(6, 4)) {
+		t.Errorf("start = %v, want (6, 4)", s)
+	}
+	b := g.Bounds()
+	if !b.Min.Same(geom.Pt(6, 4-textDescender*2)) || !b.Max.Same(geom.Pt(14, 6)) {
+		t.Errorf("bounds = %+v, want (6, %g)–(14, 6)", b, 4-textDescender*2)
+	}
+	right := Text{Text: "AB", P: geom.Pt(0, 0), Height: 1, Rotation: 90, Align: Align{H: AlignRight, V: AlignTop}}
+	if s := right.Start(); !s.Same(geom.Pt(1, -2)) {
+		t.Errorf("start of a turned right-top text = %v, want (1, -2)", s)
+	}
+	for _, a := range []Align{{}, {H: AlignCenter}, {H: AlignRight, V: AlignBottom}, {V: AlignTop}} {
+		for _, geo := range []Geometry{
+			Text{Text: "x", P: geom.Pt(1, 2), Height: 1, Align: a},
+			Attdef{Tag: "T", Text: Text{Text: "x", Height: 1, Align: a}},
+			Insert{Name: "B", Scale: 1, Attribs: []Attrib{{Tag: "A", Text: Text{Text: "1", Height: 1}}, {Tag: "B", Text: Text{Text: "2", Height: 1, Align: a}}}},
+		} {
+			e := (&Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: geo}).Seal()
+			back, err := DecodeEntity(1, e.Encode())
+			if err != nil {
+				t.Fatalf("%T aligned %+v: %v", geo, a, err)
+			}
+			if !reflect.DeepEqual(back.Geom, geo) {
+				t.Errorf("%T aligned %+v decodes as %+v", geo, a, back.Geom)
+			}
+		}
+	}
+	enc := (&Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: Text{Text: "x", Height: 1, Align: Align{H: AlignRight}}}).Encode()
+	enc[len(enc)-1] = 0x05 // H 5: DXF has no such alignment
+	if _, err := DecodeEntity(1, enc); err == nil {
+		t.Error("an alignment DXF does not have decodes")
+	}
+	for a, want := range map[Align]enginev1.TextAttachment{
+		{H: AlignLeft, V: AlignTop}:        enginev1.TextAttachment_TEXT_ATTACHMENT_TOP_LEFT,
+		{H: AlignCenter, V: AlignMiddle}:   enginev1.TextAttachment_TEXT_ATTACHMENT_MIDDLE_CENTER,
+		{H: AlignRight, V: AlignBottom}:    enginev1.TextAttachment_TEXT_ATTACHMENT_BOTTOM_RIGHT,
+		{H: AlignCenter, V: AlignBaseline}: enginev1.TextAttachment_TEXT_ATTACHMENT_BASELINE_CENTER,
+	} {
+		if got := a.Attachment(); got != want {
+			t.Errorf("%+v is %v on the wire, want %v", a, got, want)
+		}
+	}
+}

@@ -194,7 +194,8 @@ func (p Picture) shared() Picture {
 
 // encodeTo appends the picture's encoding: the strokes (each 'S' x1 y1 x2
 // y2, or 'A' cx cy r start sweep reversed), the fills (each n points), the
-// dots and the texts (as Text's encoding), each list led by its length.
+// dots and the texts (each its line, see Text.encodeLine, and its
+// alignment's byte), each list led by its length.
 func (p Picture) encodeTo(w *encoder) {
 	w.uvarint(uint64(len(p.Strokes)))
 	for _, s := range p.Strokes {
@@ -225,7 +226,8 @@ func (p Picture) encodeTo(w *encoder) {
 	}
 	w.uvarint(uint64(len(p.Texts)))
 	for _, t := range p.Texts {
-		t.encodeTo(w)
+		t.encodeLine(w)
+		w.byte(t.Align.byte())
 	}
 }
 
@@ -263,8 +265,10 @@ func decodePicture(r *decoder) Picture {
 	for range count(16) {
 		p.Dots = append(p.Dots, r.vec())
 	}
-	for range count(25) {
-		p.Texts = append(p.Texts, decodeText(r))
+	for range count(34) {
+		t := decodeText(r)
+		t.Align = r.align()
+		p.Texts = append(p.Texts, t)
 	}
 	return p
 }

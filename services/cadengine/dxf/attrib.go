@@ -15,11 +15,12 @@ import (
 // may be empty), in its object coordinate system; false for one out of
 // the plan.
 func (r dxfRecord) attribText(c dxfCommon) (drawing.Text, bool, error) {
-	v, err := r.values(10, 20, 40, 50)
+	v, err := r.values(10, 20, 11, 21, 40, 50, 72, 74)
 	if err != nil {
 		return drawing.Text{}, false, err
 	}
-	t := drawing.Text{P: geom.Pt(v[10], v[20]), Height: v[40], Rotation: v[50]}
+	t := drawing.Text{Height: v[40], Rotation: v[50]}
+	t.P, t.Align = r.aligned(v, 74)
 	for _, p := range r.pairs {
 		if p.code == 1 {
 			t.Text = decodeDXFText(p.value)
@@ -101,19 +102,10 @@ func (w *dxfWriter) attdef(e *drawing.Entity, g drawing.Attdef) {
 
 // attribBody writes what follows an ATTDEF's or ATTRIB's common codes:
 // its text (subclass AcDbText), then its subclass's version, prompt (an
-// ATTDEF's), tag and flags.
+// ATTDEF's), tag, flags and vertical justification.
 func (w *dxfWriter) attribBody(t drawing.Text, tag string, flags int32, class string, prompt *string) {
 	w.sub("AcDbText")
-	w.Point(10, t.P)
-	w.float(40, t.Height)
-	if w.v2018 {
-		w.pair(1, dxfText2018(t.Text))
-	} else {
-		w.pair(1, dxfText(t.Text))
-	}
-	if t.Rotation != 0 {
-		w.float(50, t.Rotation)
-	}
+	w.textLine(t)
 	w.sub(class)
 	if w.v2018 {
 		w.int(280, 0)
@@ -123,6 +115,9 @@ func (w *dxfWriter) attribBody(t drawing.Text, tag string, flags int32, class st
 	}
 	w.pair(2, tag)
 	w.int(70, int(flags))
+	if t.Align.V != drawing.AlignBaseline {
+		w.int(74, int(t.Align.V))
+	}
 }
 
 // attribs writes an insert's attribute values after it (h is its

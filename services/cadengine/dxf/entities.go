@@ -197,8 +197,9 @@ func (c dxfCommon) ocs() (mirrored, ok bool) {
 }
 
 // codeValues holds a record's numbers by group code: the codes read by
-// values are all below 72 (points, sizes, angles, flags).
-type codeValues [72]float64
+// values are all below 75 (points, sizes, angles, flags, a text's
+// justification).
+type codeValues [75]float64
 
 // values reads the numbers of the given codes (absent ones stay 0). An
 // array on the stack, not a map: this runs for every entity read.
@@ -216,6 +217,27 @@ func (r dxfRecord) values(codes ...int) (codeValues, error) {
 		}
 	}
 	return out, nil
+}
+
+// aligned is where a TEXT, ATTRIB or ATTDEF is and how it is aligned
+// there, from its codes v: its justification 72 and the code of its
+// vertical one (73, or an attribute's 74). An aligned text is at its
+// alignment point (11, or 10 without it); one fitted or aligned between
+// two points (72 = 3 or 5) is drawn from the first, at its height; a
+// middle one (72 = 4) at the centre of its capitals.
+func (r dxfRecord) aligned(v codeValues, vertical int) (geom.Vec, drawing.Align) {
+	h, vert := int(v[72]), int(v[vertical])
+	var a drawing.Align
+	switch {
+	case h == 4:
+		a = drawing.Align{H: drawing.AlignCenter, V: drawing.AlignMiddle}
+	case h >= 0 && h <= 2 && vert >= 0 && vert <= 3:
+		a = drawing.Align{H: uint8(h), V: uint8(vert)}
+	}
+	if a == (drawing.Align{}) || !r.has(11) {
+		return geom.Pt(v[10], v[20]), a
+	}
+	return geom.Pt(v[11], v[21]), a
 }
 
 // Add turns a record into an entity: a native one when the engine models
@@ -521,7 +543,7 @@ func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 }
 
 func (r dxfRecord) text(c dxfCommon) (drawing.Geometry, error) {
-	v, err := r.values(10, 20, 40, 50)
+	v, err := r.values(10, 20, 11, 21, 40, 50, 72, 73)
 	if err != nil {
 		return nil, err
 	}
@@ -535,7 +557,8 @@ func (r dxfRecord) text(c dxfCommon) (drawing.Geometry, error) {
 	if !ok || text == "" {
 		return nil, nil
 	}
-	g := drawing.Text{Text: text, P: geom.Pt(v[10], v[20]), Height: v[40], Rotation: v[50]}
+	g := drawing.Text{Text: text, Height: v[40], Rotation: v[50]}
+	g.P, g.Align = r.aligned(v, 73)
 	if !(g.Height > 0) {
 		g.Height = drawing.DefaultTextHeight
 	}

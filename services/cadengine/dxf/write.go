@@ -386,7 +386,20 @@ func (w *dxfWriter) Entity(e *drawing.Entity) {
 func (w *dxfWriter) text(h uint64, e *drawing.Entity, g drawing.Text) {
 	w.common("TEXT", h, e)
 	w.sub("AcDbText")
-	w.Point(10, g.P)
+	w.textLine(g)
+	w.sub("AcDbText")
+	if g.Align.V != drawing.AlignBaseline {
+		w.int(73, int(g.Align.V))
+	}
+}
+
+// textLine writes what a TEXT, ATTRIB and ATTDEF have alike: where it
+// starts (10), height, value, rotation and, aligned otherwise than at the
+// start of its baseline, its horizontal justification (72) and the point
+// it is aligned at (11); where it starts is then the engine's estimate,
+// which programs that have the font compute again.
+func (w *dxfWriter) textLine(g drawing.Text) {
+	w.Point(10, g.Start())
 	w.float(40, g.Height)
 	if w.v2018 {
 		w.pair(1, dxfText2018(g.Text))
@@ -396,7 +409,10 @@ func (w *dxfWriter) text(h uint64, e *drawing.Entity, g drawing.Text) {
 	if g.Rotation != 0 {
 		w.float(50, g.Rotation)
 	}
-	w.sub("AcDbText")
+	if g.Align != (drawing.Align{}) {
+		w.int(72, int(g.Align.H))
+		w.Point(11, g.P)
+	}
 }
 
 // insert writes an INSERT entity (a mirrored one with a negative x

@@ -257,6 +257,11 @@ func TestMtext(t *testing.T) {
 	if !near(bb["height"].(float64), 12.666) || !near(bb["min_y"].(float64), 13.667) || !near(bb["width"].(float64), 24) {
 		t.Errorf("mtext box = %v, want 24 wide, 12.666 high from y 13.667", bb)
 	}
+	// A baseline is a line of text's: multi-line text has none.
+	e := f.fail(enginev1.ToolEntityCreateMtext, obj{"text": "A", "x": 0, "y": 0, "attachment": "baseline_center"}, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS)
+	if e.GetPath() != "/attachment" {
+		t.Errorf("a baseline attachment fails at %q, want /attachment", e.GetPath())
+	}
 }
 
 // annotate adds one of each new entity type to the fixture's document.

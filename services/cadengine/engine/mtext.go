@@ -20,6 +20,9 @@ func createMtext(c *call, a *enginev1.EntityCreateMtextArgs) (*enginev1.EntityCr
 	if a.Rotation != nil {
 		g.Rotation = geom.NormDeg(*a.Rotation)
 	}
+	if a.Attachment != nil && *a.Attachment > enginev1.TextAttachment_TEXT_ATTACHMENT_BOTTOM_RIGHT {
+		return nil, invalidArgs("/attachment", enginev1.ViolationReason_VIOLATION_REASON_INVALID, "multi-line text has no baseline: attach it at a corner, an edge's middle or its centre")
+	}
 	if a.Attachment != nil && *a.Attachment != enginev1.TextAttachment_TEXT_ATTACHMENT_UNSPECIFIED {
 		g.Attach = uint8(*a.Attachment)
 	}

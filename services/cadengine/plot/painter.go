@@ -113,7 +113,11 @@ func (p *painter) fill(outlines [][]geom.Vec, c color.RGBA) {
 	p.ctx.DrawPath(0, 0, path)
 }
 
-// text sets a line of text, its baseline's start at its insertion point,
+// textAlign is canvas's alignment for each horizontal alignment of a
+// text.
+var textAlign = [...]canvas.TextAlign{drawing.AlignLeft: canvas.Left, drawing.AlignCenter: canvas.Center, drawing.AlignRight: canvas.Right}
+
+// text sets a line of text at its insertion point as its alignment says,
 // its capitals its height tall, as in the SVG export.
 func (p *painter) text(t drawing.Text, c color.RGBA) {
 	size := t.FontSize() * p.sheet.Factor
@@ -124,7 +128,8 @@ func (p *painter) text(t drawing.Text, c color.RGBA) {
 	x, y := p.at(t.P)
 	p.ctx.Push()
 	p.ctx.ComposeView(canvas.Identity.Translate(x, y).Rotate(t.Rotation))
-	p.ctx.DrawText(0, 0, canvas.NewTextLine(face, t.Text, canvas.Left))
+	_, above := t.Shift()
+	p.ctx.DrawText(0, above*p.sheet.Factor, canvas.NewTextLine(face, t.Text, textAlign[t.Align.H]))
 	p.ctx.Pop()
 }
 

@@ -66,10 +66,19 @@ func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, s
 
 // svgText draws a line of text, its baseline's start at its insertion
 // point, its capitals its height tall.
+// textAnchor is SVG's text-anchor for each horizontal alignment.
+var textAnchor = [...]string{drawing.AlignLeft: "", drawing.AlignCenter: ` text-anchor="middle"`, drawing.AlignRight: ` text-anchor="end"`}
+
 func svgText(b *strings.Builder, id string, g drawing.Text, fill string) {
-	fmt.Fprintf(b, `<text%s x="%s" y="%s" font-size="%s" font-family="sans-serif" stroke="none" fill="%s"`, id, num(g.P.X), num(-g.P.Y), num(g.FontSize()), fill)
+	// The baseline through p, the text anchored at it by its alignment.
+	p := g.P
+	if _, above := g.Shift(); above != 0 {
+		sin, cos := geom.SinCosDeg(g.Rotation)
+		p = p.Add(geom.Pt(-sin, cos).Mul(above))
+	}
+	fmt.Fprintf(b, `<text%s x="%s" y="%s" font-size="%s" font-family="sans-serif"%s stroke="none" fill="%s"`, id, num(p.X), num(-p.Y), num(g.FontSize()), textAnchor[g.Align.H], fill)
 	if g.Rotation != 0 {
-		fmt.Fprintf(b, ` transform="rotate(%s %s %s)"`, num(-g.Rotation), num(g.P.X), num(-g.P.Y))
+		fmt.Fprintf(b, ` transform="rotate(%s %s %s)"`, num(-g.Rotation), num(p.X), num(-p.Y))
 	}
 	b.WriteString(">")
 	xml.EscapeText(b, []byte(g.Text))

@@ -65,3 +65,26 @@ func TestWriteWithPaperAndScale(t *testing.T) {
 		t.Errorf("a metre at 1:50 is %v paper mm, want 20", sheet.Factor)
 	}
 }
+
+// An aligned text is anchored by its alignment: centred or ended at its
+// point by text-anchor, its baseline moved below a top or middle point.
+func TestTextAnchored(t *testing.T) {
+	d := drawing.NewDocument("doc-1", "texts", enginev1.Units_UNITS_MM, time.Time{})
+	for _, g := range []drawing.Text{
+		{Text: "start", P: geom.Pt(0, 0), Height: 2},
+		{Text: "centre", P: geom.Pt(0, 10), Height: 2, Align: drawing.Align{H: drawing.AlignCenter, V: drawing.AlignMiddle}},
+		{Text: "end", P: geom.Pt(0, 20), Height: 2, Align: drawing.Align{H: drawing.AlignRight, V: drawing.AlignTop}},
+	} {
+		d.Add(&drawing.Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: g})
+	}
+	s := Write(d)
+	for _, want := range []string{
+		`y="0" font-size="2.7777777777777777" font-family="sans-serif" stroke="none"`,
+		`y="-9" font-size="2.7777777777777777" font-family="sans-serif" text-anchor="middle"`,
+		`y="-18" font-size="2.7777777777777777" font-family="sans-serif" text-anchor="end"`,
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the SVG has no %s:\n%s", want, s)
+		}
+	}
+}

@@ -216,8 +216,8 @@ func (Units) EnumDescriptor() ([]byte, []int) {
 	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{1}
 }
 
-// TextAttachment is the point of a multi-line text that its insertion
-// point is, as DXF's MTEXT attachment (71).
+// TextAttachment is the point of a text that its insertion point is, as
+// DXF's MTEXT attachment (71) and TEXT's justification (72, 73).
 type TextAttachment int32
 
 const (
@@ -241,33 +241,45 @@ const (
 	TextAttachment_TEXT_ATTACHMENT_BOTTOM_CENTER TextAttachment = 8
 	// Bottom right.
 	TextAttachment_TEXT_ATTACHMENT_BOTTOM_RIGHT TextAttachment = 9
+	// A line of text's baseline, at its start (text only).
+	TextAttachment_TEXT_ATTACHMENT_BASELINE_LEFT TextAttachment = 10
+	// A line of text's baseline, at its centre (text only).
+	TextAttachment_TEXT_ATTACHMENT_BASELINE_CENTER TextAttachment = 11
+	// A line of text's baseline, at its end (text only).
+	TextAttachment_TEXT_ATTACHMENT_BASELINE_RIGHT TextAttachment = 12
 )
 
 // Enum value maps for TextAttachment.
 var (
 	TextAttachment_name = map[int32]string{
-		0: "TEXT_ATTACHMENT_UNSPECIFIED",
-		1: "TEXT_ATTACHMENT_TOP_LEFT",
-		2: "TEXT_ATTACHMENT_TOP_CENTER",
-		3: "TEXT_ATTACHMENT_TOP_RIGHT",
-		4: "TEXT_ATTACHMENT_MIDDLE_LEFT",
-		5: "TEXT_ATTACHMENT_MIDDLE_CENTER",
-		6: "TEXT_ATTACHMENT_MIDDLE_RIGHT",
-		7: "TEXT_ATTACHMENT_BOTTOM_LEFT",
-		8: "TEXT_ATTACHMENT_BOTTOM_CENTER",
-		9: "TEXT_ATTACHMENT_BOTTOM_RIGHT",
+		0:  "TEXT_ATTACHMENT_UNSPECIFIED",
+		1:  "TEXT_ATTACHMENT_TOP_LEFT",
+		2:  "TEXT_ATTACHMENT_TOP_CENTER",
+		3:  "TEXT_ATTACHMENT_TOP_RIGHT",
+		4:  "TEXT_ATTACHMENT_MIDDLE_LEFT",
+		5:  "TEXT_ATTACHMENT_MIDDLE_CENTER",
+		6:  "TEXT_ATTACHMENT_MIDDLE_RIGHT",
+		7:  "TEXT_ATTACHMENT_BOTTOM_LEFT",
+		8:  "TEXT_ATTACHMENT_BOTTOM_CENTER",
+		9:  "TEXT_ATTACHMENT_BOTTOM_RIGHT",
+		10: "TEXT_ATTACHMENT_BASELINE_LEFT",
+		11: "TEXT_ATTACHMENT_BASELINE_CENTER",
+		12: "TEXT_ATTACHMENT_BASELINE_RIGHT",
 	}
 	TextAttachment_value = map[string]int32{
-		"TEXT_ATTACHMENT_UNSPECIFIED":   0,
-		"TEXT_ATTACHMENT_TOP_LEFT":      1,
-		"TEXT_ATTACHMENT_TOP_CENTER":    2,
-		"TEXT_ATTACHMENT_TOP_RIGHT":     3,
-		"TEXT_ATTACHMENT_MIDDLE_LEFT":   4,
-		"TEXT_ATTACHMENT_MIDDLE_CENTER": 5,
-		"TEXT_ATTACHMENT_MIDDLE_RIGHT":  6,
-		"TEXT_ATTACHMENT_BOTTOM_LEFT":   7,
-		"TEXT_ATTACHMENT_BOTTOM_CENTER": 8,
-		"TEXT_ATTACHMENT_BOTTOM_RIGHT":  9,
+		"TEXT_ATTACHMENT_UNSPECIFIED":     0,
+		"TEXT_ATTACHMENT_TOP_LEFT":        1,
+		"TEXT_ATTACHMENT_TOP_CENTER":      2,
+		"TEXT_ATTACHMENT_TOP_RIGHT":       3,
+		"TEXT_ATTACHMENT_MIDDLE_LEFT":     4,
+		"TEXT_ATTACHMENT_MIDDLE_CENTER":   5,
+		"TEXT_ATTACHMENT_MIDDLE_RIGHT":    6,
+		"TEXT_ATTACHMENT_BOTTOM_LEFT":     7,
+		"TEXT_ATTACHMENT_BOTTOM_CENTER":   8,
+		"TEXT_ATTACHMENT_BOTTOM_RIGHT":    9,
+		"TEXT_ATTACHMENT_BASELINE_LEFT":   10,
+		"TEXT_ATTACHMENT_BASELINE_CENTER": 11,
+		"TEXT_ATTACHMENT_BASELINE_RIGHT":  12,
 	}
 )
 
@@ -719,7 +731,11 @@ type Entity struct {
 	Ratio *float64 `protobuf:"fixed64,25,opt,name=ratio,proto3,oneof" json:"ratio,omitempty"`
 	// Multi-line text: the width lines wrap at (0: no wrapping).
 	Width *float64 `protobuf:"fixed64,26,opt,name=width,proto3,oneof" json:"width,omitempty"`
-	// Multi-line text: which point of the text the insertion point is.
+	// Which point of the text the insertion point is: multi-line text's
+	// corner, edge middle or centre; a line of text's too (top, middle and
+	// bottom are its capitals' top, their middle and its descenders'
+	// bottom), or a point of its baseline; absent for a line of text
+	// placed at the start of its baseline.
 	Attachment *TextAttachment `protobuf:"varint,27,opt,name=attachment,proto3,enum=cad.engine.v1.TextAttachment,oneof" json:"attachment,omitempty"`
 	// Multi-line text: line spacing, a factor of the standard (5/3 of the
 	// height).
@@ -2922,7 +2938,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\bUNITS_CM\x10\x02\x12\v\n" +
 	"\aUNITS_M\x10\x03\x12\f\n" +
 	"\bUNITS_IN\x10\x04\x12\f\n" +
-	"\bUNITS_FT\x10\x05*\xda\x02\n" +
+	"\bUNITS_FT\x10\x05*\xc6\x03\n" +
 	"\x0eTextAttachment\x12\x1f\n" +
 	"\x1bTEXT_ATTACHMENT_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18TEXT_ATTACHMENT_TOP_LEFT\x10\x01\x12\x1e\n" +
@@ -2933,7 +2949,11 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x1cTEXT_ATTACHMENT_MIDDLE_RIGHT\x10\x06\x12\x1f\n" +
 	"\x1bTEXT_ATTACHMENT_BOTTOM_LEFT\x10\a\x12!\n" +
 	"\x1dTEXT_ATTACHMENT_BOTTOM_CENTER\x10\b\x12 \n" +
-	"\x1cTEXT_ATTACHMENT_BOTTOM_RIGHT\x10\t*\xbc\x01\n" +
+	"\x1cTEXT_ATTACHMENT_BOTTOM_RIGHT\x10\t\x12!\n" +
+	"\x1dTEXT_ATTACHMENT_BASELINE_LEFT\x10\n" +
+	"\x12#\n" +
+	"\x1fTEXT_ATTACHMENT_BASELINE_CENTER\x10\v\x12\"\n" +
+	"\x1eTEXT_ATTACHMENT_BASELINE_RIGHT\x10\f*\xbc\x01\n" +
 	"\rDimensionKind\x12\x1e\n" +
 	"\x1aDIMENSION_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DIMENSION_KIND_ALIGNED\x10\x01\x12\x1a\n" +

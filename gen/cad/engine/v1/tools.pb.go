@@ -6052,7 +6052,7 @@ type EntityCreateMtextArgs struct {
 	// Rotation, degrees.
 	Rotation *float64 `protobuf:"fixed64,6,opt,name=rotation,proto3,oneof" json:"rotation,omitempty"`
 	// The point of the text's box at the insertion point (top left by
-	// default).
+	// default; not a baseline's, which multi-line text has not).
 	Attachment *TextAttachment `protobuf:"varint,7,opt,name=attachment,proto3,enum=cad.engine.v1.TextAttachment,oneof" json:"attachment,omitempty"`
 	// Line spacing factor (1 by default).
 	LineSpacing *float64 `protobuf:"fixed64,8,opt,name=line_spacing,json=lineSpacing,proto3,oneof" json:"line_spacing,omitempty"`

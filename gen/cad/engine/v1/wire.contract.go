@@ -386,15 +386,18 @@ func (x Units) WireName() string {
 // TextAttachmentByWireName maps the wire names of TextAttachment to its values (the
 // unspecified value has none).
 var TextAttachmentByWireName = map[string]int32{
-	"top_left":      1,
-	"top_center":    2,
-	"top_right":     3,
-	"middle_left":   4,
-	"middle_center": 5,
-	"middle_right":  6,
-	"bottom_left":   7,
-	"bottom_center": 8,
-	"bottom_right":  9,
+	"top_left":        1,
+	"top_center":      2,
+	"top_right":       3,
+	"middle_left":     4,
+	"middle_center":   5,
+	"middle_right":    6,
+	"bottom_left":     7,
+	"bottom_center":   8,
+	"bottom_right":    9,
+	"baseline_left":   10,
+	"baseline_center": 11,
+	"baseline_right":  12,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number TextAttachment
@@ -421,6 +424,12 @@ func (x TextAttachment) WireName() string {
 		return "bottom_center"
 	case 9:
 		return "bottom_right"
+	case 10:
+		return "baseline_left"
+	case 11:
+		return "baseline_center"
+	case 12:
+		return "baseline_right"
 	}
 	return ""
 }
