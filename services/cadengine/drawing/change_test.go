@@ -19,6 +19,7 @@ func sampleGeometries() []Geometry {
 		Circle{C: geom.Pt(1, 1), R: 2},
 		arc,
 		NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: 0.3}, {P: geom.Pt(1, 0)}, {P: geom.Pt(1, 1)}}, true),
+		NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: 0.3}, {P: geom.Pt(1, 0)}, {P: geom.Pt(1, 1)}}, false).WithWidths([]geom.Width{{Start: 0.2, End: 0.1}, {Start: 0, End: 0.3}, {}}),
 		Text{Text: "Grüße", P: geom.Pt(5, 5), Height: 2.5, Rotation: 15},
 		ell,
 		MText{Text: "two\nlines", P: geom.Pt(2, 3), Height: 2, Width: 30, Rotation: 10, Attach: 5, Spacing: 1.5},
