@@ -10,15 +10,17 @@ import (
 // nothing is lost (DESIGN §10): its DXF type and its group codes, which a
 // DXF export writes back. What can be derived of it is kept beside them,
 // in world coordinates: the outline it draws (its corners or vertices
-// joined, when its codes say them) and the points that bound it. It
-// moves, turns, scales and mirrors like any entity: the outline and the
-// points follow, and Place, the transform applied since it was read, says
-// how the codes must be written.
+// joined, when its codes say them), the areas it fills (a 2D polyline's
+// band, where it has widths) and the points that bound it. It moves,
+// turns, scales and mirrors like any entity: the outline, the areas and
+// the points follow, and Place, the transform applied since it was read,
+// says how the codes must be written.
 type Foreign struct {
 	Type    string
 	Pairs   []Pair         // as read, without the codes every entity has (handle, layer, colour…)
 	Outline []geom.Segment // what it draws
-	Points  []geom.Vec     // what bounds it, the outline's ends included
+	Fills   [][]geom.Vec   // what it fills: closed outlines, filled by the non-zero rule (nil for none)
+	Points  []geom.Vec     // what bounds it, the outline's ends and the fills' corners included
 	Place   geom.Xform
 }
 
@@ -45,6 +47,11 @@ func (g Foreign) Prims() []any {
 	return out
 }
 
+// Picture implements [Pictured]: the outline, and the areas filled.
+func (g Foreign) Picture() Picture {
+	return Picture{Strokes: g.Prims(), Fills: g.Fills, NonZero: true}
+}
+
 // Bounds implements [Geometry]: the box of the points; empty for an
 // entity that has none (an ACIS solid's shape is not in its codes).
 func (g Foreign) Bounds() geom.Box {
@@ -62,6 +69,13 @@ func (g Foreign) Finite() bool {
 			return false
 		}
 	}
+	for _, f := range g.Fills {
+		for _, p := range f {
+			if !p.Finite() {
+				return false
+			}
+		}
+	}
 	return true
 }
 
@@ -76,11 +90,29 @@ func (g Foreign) Transformed(x geom.Xform) Geometry {
 	for i, p := range g.Points {
 		out.Points[i] = x.Point(p)
 	}
+	out.Fills = mappedFills(g.Fills, x.Point)
+	return out
+}
+
+// mappedFills are the fills with every corner mapped by f (nil for nil).
+func mappedFills(fills [][]geom.Vec, f func(geom.Vec) geom.Vec) [][]geom.Vec {
+	if fills == nil {
+		return nil
+	}
+	out := make([][]geom.Vec, len(fills))
+	for i, fl := range fills {
+		out[i] = make([]geom.Vec, len(fl))
+		for j, p := range fl {
+			out[i][j] = f(p)
+		}
+	}
 	return out
 }
 
 // encodeTo writes: type, n pairs (code as 4 bytes, value), m outline
-// segments, k points, then Place's parts (move, scale, angle, mirror).
+// segments, k points, then Place's parts (move, scale, angle, mirror);
+// then, for one that fills areas, 'F', their count and each area's
+// corners (count, then x y each). One without encodes as it always did.
 func (g Foreign) encodeTo(w *encoder) {
 	w.string(g.Type)
 	w.uvarint(uint64(len(g.Pairs)))
@@ -102,7 +134,21 @@ func (g Foreign) encodeTo(w *encoder) {
 	w.float(scale)
 	w.float(angle)
 	w.bool(mirror)
+	if g.Fills != nil {
+		w.byte(foreignFills)
+		w.uvarint(uint64(len(g.Fills)))
+		for _, f := range g.Fills {
+			w.uvarint(uint64(len(f)))
+			for _, p := range f {
+				w.vec(p)
+			}
+		}
+	}
 }
+
+// foreignFills tags the areas that follow the encoding of a preserved
+// entity that fills any.
+const foreignFills = 'F'
 
 func decodeForeign(r *decoder) Foreign {
 	g := Foreign{Type: r.string()}
@@ -136,6 +182,25 @@ func decodeForeign(r *decoder) Foreign {
 	scale := r.float()
 	angle := r.float()
 	g.Place = geom.Similarity(move, scale, angle, r.byte() == 1)
+	if len(r.b) > 0 && r.b[0] == foreignFills {
+		r.byte()
+		if n = r.uvarint(); n > uint64(len(r.b)) { // an area takes at least a byte
+			r.fail("foreign entity")
+			return g
+		}
+		g.Fills = make([][]geom.Vec, n)
+		for i := range g.Fills {
+			if m := r.uvarint(); m <= uint64(len(r.b)/16) {
+				g.Fills[i] = make([]geom.Vec, m)
+			} else {
+				r.fail("foreign entity")
+				return g
+			}
+			for j := range g.Fills[i] {
+				g.Fills[i][j] = r.vec()
+			}
+		}
+	}
 	return g
 }
 
@@ -157,5 +222,6 @@ func (g Foreign) Affined(m geom.Affine) Geometry {
 		out.Outline[i] = geom.Segment{A: m.Point(s.A), B: m.Point(s.B)}
 	}
 	out.Points = affined(g.Points, m)
+	out.Fills = mappedFills(g.Fills, m.Point)
 	return out
 }

@@ -35,9 +35,14 @@ func (p Picture) Bounds() geom.Box {
 	return b
 }
 
+// Empty reports whether the picture draws nothing.
+func (p Picture) Empty() bool {
+	return len(p.Strokes) == 0 && len(p.Fills) == 0 && len(p.Dots) == 0 && len(p.Texts) == 0
+}
+
 // Pictured is a geometry drawn as a Picture rather than by its primitives
-// alone: multi-line text, dimensions, hatches, solids, leaders and
-// polylines (which have widths).
+// alone: multi-line text, dimensions, hatches, solids, leaders,
+// polylines (which have widths) and preserved entities (which may fill).
 type Pictured interface {
 	Geometry
 	Picture() Picture

@@ -113,3 +113,37 @@ func TestPolylineWidthsTransformed(t *testing.T) {
 		t.Errorf("Transformed changed the original's widths: %v", g.Widths)
 	}
 }
+
+// A preserved entity that fills areas (a 2D polyline with width outside
+// the plan) encodes as one without, then its areas; it draws them, filled
+// by the non-zero rule, beside its outline.
+func TestForeignFills(t *testing.T) {
+	outline := []geom.Segment{{A: geom.Pt(0, 0), B: geom.Pt(10, 0)}}
+	band := []geom.Vec{geom.Pt(0, -1), geom.Pt(10, -1), geom.Pt(10, 1), geom.Pt(0, 1)}
+	thin := NewForeign("LWPOLYLINE", []Pair{{43, "2"}}, outline, append([]geom.Vec{geom.Pt(0, 0), geom.Pt(10, 0)}, band...))
+	wide := thin
+	wide.Fills = [][]geom.Vec{band}
+	enc := func(g Geometry) []byte { return (&Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: g}).Encode() }
+	a, b := enc(thin), enc(wide)
+	if !bytes.HasPrefix(b, a) || b[len(a)] != 'F' {
+		t.Errorf("Encode(with fills) = %x, want Encode(without) %x, then 'F' and the fills", b, a)
+	}
+	back, err := DecodeEntity(0x100, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Geom.(Foreign).Fills; !reflect.DeepEqual(got, wide.Fills) {
+		t.Errorf("DecodeEntity fills = %v, want %v", got, wide.Fills)
+	}
+	p := wide.Picture()
+	if !p.NonZero || !reflect.DeepEqual(p.Fills, wide.Fills) || len(p.Strokes) != 1 {
+		t.Errorf("Picture = %+v, want the outline stroked and the band filled (non-zero)", p)
+	}
+	moved := wide.Transformed(geom.Translate(geom.Pt(5, 5))).(Foreign)
+	if got := moved.Fills[0][0]; got != geom.Pt(5, 4) {
+		t.Errorf("Transformed fills start at %v, want (5, 4)", got)
+	}
+	if q := thin.Picture(); q.Fills != nil {
+		t.Errorf("Picture without fills = %+v, want none", q)
+	}
+}

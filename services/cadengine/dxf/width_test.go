@@ -2,6 +2,7 @@ package dxf
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -139,6 +140,44 @@ func TestReadWidths(t *testing.T) {
 			}
 			if !reflect.DeepEqual(g.Widths, tc.want) {
 				t.Errorf("widths = %v, want %v", g.Widths, tc.want)
+			}
+		})
+	}
+}
+
+// A 2D polyline with width outside the plan is preserved, and fills its
+// band seen from above: in the plane of extrusion (0, 0.6, 0.8), whose x
+// is world -x and whose y world (0, -0.8, 0.6), a piece 10 long and 2
+// wide along x is the rectangle x -10 to 0, y -0.8 to 0.8.
+func TestPreservedPolylineFills(t *testing.T) {
+	for _, entities := range []string{
+		"0|LWPOLYLINE|100|AcDbPolyline|90|2|70|0|43|2|10|0|20|0|10|10|20|0|210|0|220|0.6|230|0.8",
+		"0|POLYLINE|66|1|10|0|20|0|30|0|70|0|40|2|41|2|210|0|220|0.6|230|0.8|0|VERTEX|10|0|20|0|0|VERTEX|10|10|20|0|0|SEQEND",
+	} {
+		typ, _, _ := strings.Cut(strings.TrimPrefix(entities, "0|"), "|")
+		t.Run(typ, func(t *testing.T) {
+			d, err := importText(strings.ReplaceAll("0|SECTION|2|ENTITIES|"+entities+"|0|ENDSEC|0|EOF|", "|", "\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := foreignOfType(t, d, typ)
+			if len(g.Fills) != 1 {
+				t.Fatalf("fills = %v, want one band", g.Fills)
+			}
+			var b geom.Box
+			area := 0.0
+			f := g.Fills[0]
+			for i, p := range f {
+				b.AddPoint(p)
+				q := f[(i+1)%len(f)]
+				area += (p.X*q.Y - p.Y*q.X) / 2
+			}
+			want := geom.Box{Min: geom.Pt(-10, -0.8), Max: geom.Pt(0, 0.8), NonEmpty: true}
+			if !b.Min.Same(want.Min) || !b.Max.Same(want.Max) || !geom.Eq(math.Abs(area), 16) {
+				t.Errorf("band %v: box %v and area %v, want %v and 16", f, b, area, want)
+			}
+			if got := g.Bounds(); !got.Min.Same(want.Min) || !got.Max.Same(want.Max) {
+				t.Errorf("Bounds = %v, want the band's %v", got, want)
 			}
 		})
 	}

@@ -124,11 +124,12 @@ func wide(run []station) bool {
 type line struct{ p, d Vec }
 
 // meet is where two lines cross, or def when they are within
-// parallelJoin of parallel (or cannot be crossed).
+// parallelJoin of parallel, or parallel within rounding either way (as
+// ezdxf's rays are when their slopes are within 1e-12).
 func meet(a, b line, def Vec) Vec {
 	c := a.d.cross(b.d)
 	ang := math.Atan2(math.Abs(c), a.d.Dot(b.d))
-	if ang < parallelJoin || c == 0 {
+	if ang < parallelJoin || !(math.Abs(c) > 1e-12*a.d.Len()*b.d.Len()) {
 		return def
 	}
 	t := b.p.Sub(a.p).cross(b.d) / c

@@ -61,6 +61,21 @@ func TestBandsStraight(t *testing.T) {
 	}
 }
 
+// A piece that turns back along the last (within rounding) keeps its
+// own corners: the sides' lines, parallel, cross nowhere.
+func TestBandsTurnBack(t *testing.T) {
+	g := Polyline{V: []Vertex{{P: Pt(0, 0)}, {P: Pt(10, 0)}, {P: Pt(0, 1e-15)}}}
+	got := g.Bands([]Width{{2, 2}, {2, 2}, {}}, 1e-6)
+	if len(got) != 1 {
+		t.Fatalf("Bands = %d outlines, want 1", len(got))
+	}
+	for _, p := range got[0] {
+		if p.Mag() > 11 {
+			t.Errorf("Bands = %v, with %v far from the polyline", got[0], p)
+		}
+	}
+}
+
 func TestBandsClosed(t *testing.T) {
 	sq := Polyline{V: []Vertex{{P: Pt(0, 0)}, {P: Pt(10, 0)}, {P: Pt(10, 10)}, {P: Pt(0, 10)}}, Closed: true}
 	w := []Width{{2, 2}, {2, 2}, {2, 2}, {2, 2}}
