@@ -123,7 +123,9 @@ func TestForeignFills(t *testing.T) {
 	thin := NewForeign("LWPOLYLINE", []Pair{{43, "2"}}, outline, append([]geom.Vec{geom.Pt(0, 0), geom.Pt(10, 0)}, band...))
 	wide := thin
 	wide.Fills = [][]geom.Vec{band}
-	enc := func(g Geometry) []byte { return (&Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: g}).Encode() }
+	enc := func(g Geometry) []byte {
+		return (&Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: g}).Encode()
+	}
 	a, b := enc(thin), enc(wide)
 	if !bytes.HasPrefix(b, a) || b[len(a)] != 'F' {
 		t.Errorf("Encode(with fills) = %x, want Encode(without) %x, then 'F' and the fills", b, a)

@@ -27,8 +27,8 @@ const parallelJoin = 0.031415
 // annular sector whose width changes linearly along the arc, its ends
 // square to the arc, its curved sides within tol. A closed polyline's
 // last and first runs are joined into one. Every outline runs
-// counter-clockwise; runs and pieces of no width are left out, and outlines may
-// overlap (fill them by the non-zero rule).
+// counter-clockwise; runs and pieces of no width are left out, and
+// outlines may overlap (fill them by the non-zero rule).
 func (g Polyline) Bands(w []Width, tol float64) [][]Vec {
 	type point struct {
 		p     Vec
