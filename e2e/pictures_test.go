@@ -79,6 +79,7 @@ var agreeingPictures = map[string]bool{
 	"mozman__ezdxf__examples_dxf__multi_insert_with_attribs.dxf":                         true,
 	"mozman__ezdxf__integration_tests__data__AC1003_LINE_Example.dxf":                    true,
 	"mozman__ezdxf__integration_tests__data__ASCII_R12.dxf":                              true,
+	"mozman__ezdxf__integration_tests__data__POLI-ALL210_12.DXF":                         true,
 	"mozman__ezdxf__integration_tests__data__R12_with_trash_beyond_EOF.dxf":              true,
 	"mozman__ezdxf__integration_tests__data__cc_dxflib.dxf":                              true,
 	"mozman__ezdxf__integration_tests__data__empty_handles.dxf":                          true,

@@ -48,7 +48,9 @@ func ellipseOf(a geom.EllipseArc) Ellipse {
 }
 
 // Affined implements [Geometry]: a polyline of straight pieces maps
-// vertex by vertex; one that bulges becomes the spline of its pieces.
+// vertex by vertex, its widths scaled as areas are (by the square root
+// of the map's determinant); one that bulges becomes the spline of its
+// pieces, which has no widths.
 func (g Polyline) Affined(m geom.Affine) Geometry {
 	bulges := false
 	for _, v := range g.V {
@@ -63,7 +65,7 @@ func (g Polyline) Affined(m geom.Affine) Geometry {
 	for i, p := range g.V {
 		v[i] = geom.Vertex{P: m.Point(p.P)}
 	}
-	return Polyline{geom.Polyline{V: v, Closed: g.Closed}}
+	return Polyline{Polyline: geom.Polyline{V: v, Closed: g.Closed}, Widths: scaledWidths(g.Widths, math.Sqrt(math.Abs(m.Det())))}
 }
 
 // Affined implements [Geometry]: at its insertion point, as the nearest

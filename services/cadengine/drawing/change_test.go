@@ -28,6 +28,7 @@ func sampleGeometries() []Geometry {
 		Circle{C: geom.Pt(1, 1), R: 2},
 		arc,
 		NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: 0.3}, {P: geom.Pt(1, 0)}, {P: geom.Pt(1, 1)}}, true),
+		NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: 0.3}, {P: geom.Pt(1, 0)}, {P: geom.Pt(1, 1)}}, false).WithWidths([]geom.Width{{Start: 0.2, End: 0.1}, {Start: 0, End: 0.3}, {}}),
 		Text{Text: "Grüße", P: geom.Pt(5, 5), Height: 2.5, Rotation: 15},
 		ell,
 		MText{Text: "two\nlines", P: geom.Pt(2, 3), Height: 2, Width: 30, Rotation: 10, Attach: 5, Spacing: 1.5},
@@ -48,6 +49,12 @@ func sampleGeometries() []Geometry {
 			[]geom.Segment{{A: geom.Pt(0, 0), B: geom.Pt(4, 0)}, {A: geom.Pt(4, 0), B: geom.Pt(4, 3)}, {A: geom.Pt(4, 3), B: geom.Pt(0, 0)}},
 			[]geom.Vec{geom.Pt(0, 0), geom.Pt(4, 0), geom.Pt(4, 3)}),
 		NewForeign("3DSOLID", []Pair{{100, "AcDbModelerGeometry"}, {70, "1"}, {1, "ACIS data"}}, nil, nil),
+		func() Foreign { // a 2D polyline with width, outside the plan
+			g := NewForeign("LWPOLYLINE", []Pair{{90, "2"}, {43, "2"}, {10, "0"}, {20, "0"}, {10, "10"}, {20, "0"}, {210, "0"}, {220, "0.6"}, {230, "0.8"}},
+				[]geom.Segment{{A: geom.Pt(0, 0), B: geom.Pt(-10, 0)}}, []geom.Vec{geom.Pt(0, 0), geom.Pt(-10, 0), geom.Pt(0, -0.8), geom.Pt(-10, 0.8)})
+			g.Fills = [][]geom.Vec{{geom.Pt(0, -0.8), geom.Pt(-10, -0.8), geom.Pt(-10, 0.8), geom.Pt(0, 0.8)}}
+			return g
+		}(),
 		Spline{Spline: geom.Spline{Degree: 3, Knots: []float64{0, 0, 0, 0, 1, 2, 2, 2, 2}, Control: []geom.Vec{geom.Pt(0, 0), geom.Pt(1, 2), geom.Pt(3, 3), geom.Pt(4, 1), geom.Pt(6, 0)}}},
 		Spline{Spline: geom.Spline{Degree: 2, Knots: []float64{0, 0, 0, 1, 1, 1}, Control: []geom.Vec{geom.Pt(1, 0), geom.Pt(1, 1), geom.Pt(0, 1)}, Weights: []float64{1, math.Sqrt2 / 2, 1}},
 			Fit: []geom.Vec{geom.Pt(1, 0), geom.Pt(0, 1)}},

@@ -65,7 +65,8 @@ func ParseHandle(s string) (uint64, bool) {
 //	  line      x1 y1 x2 y2
 //	  circle    cx cy r
 //	  arc       cx cy r start end
-//	  polyline  closed(1 byte) n(uvarint) then n × (x y bulge)
+//	  polyline  closed(1 byte) n(uvarint) then n × (x y bulge), then
+//	            for one with widths 'W' and n × (start_width end_width)
 //	  text      text(string) x y height rotation, then 'J' and the
 //	            alignment (H | V<<4) when it is not the baseline's start
 //	  ellipse   cx cy major_x major_y ratio start end
@@ -173,6 +174,46 @@ func (g Polyline) encodeTo(w *encoder) {
 		w.vec(v.P)
 		w.float(v.Bulge)
 	}
+	if g.Widths != nil {
+		w.byte(polylineWidths)
+		for _, x := range g.Widths {
+			w.float(x.Start)
+			w.float(x.End)
+		}
+	}
+}
+
+// polylineWidths tags the widths that follow the vertices of a polyline
+// that has them (one without encodes as it always did).
+const polylineWidths = 'W'
+
+// decodePolyline reads what Polyline.encodeTo wrote.
+func decodePolyline(r *decoder) Geometry {
+	closed := r.byte() == 1
+	n := r.uvarint()
+	if n > uint64(len(r.b)/24) {
+		r.fail("polyline")
+		return Polyline{}
+	}
+	v := make([]geom.Vertex, n)
+	for i := range v {
+		p := r.vec()
+		v[i] = geom.Vertex{P: p, Bulge: r.float()}
+	}
+	g := Polyline{Polyline: geom.Polyline{V: v, Closed: closed}}
+	if len(r.b) > 0 && r.b[0] == polylineWidths {
+		r.byte()
+		if n > uint64(len(r.b)/16) {
+			r.fail("polyline widths")
+			return g
+		}
+		g.Widths = make([]geom.Width, n)
+		for i := range g.Widths {
+			s := r.float()
+			g.Widths[i] = geom.Width{Start: s, End: r.float()}
+		}
+	}
+	return g
 }
 
 // encodeTo writes a text entity's encoding (an attribute definition's
@@ -420,17 +461,7 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 		s := r.float()
 		e.Geom = Arc{C: c, R: rr, Start: s, End: r.float()}
 	case enginev1.EntityType_ENTITY_TYPE_POLYLINE:
-		closed := r.byte() == 1
-		n := r.uvarint()
-		if n > uint64(len(r.b)/24) {
-			return nil, fmt.Errorf("entity %s: malformed polyline", FormatHandle(handle))
-		}
-		v := make([]geom.Vertex, n)
-		for i := range v {
-			p := r.vec()
-			v[i] = geom.Vertex{P: p, Bulge: r.float()}
-		}
-		e.Geom = Polyline{geom.Polyline{V: v, Closed: closed}}
+		e.Geom = decodePolyline(r)
 	case enginev1.EntityType_ENTITY_TYPE_TEXT:
 		e.Geom = decodeTextEntity(r)
 	case enginev1.EntityType_ENTITY_TYPE_ELLIPSE:

@@ -68,7 +68,17 @@ type Arc struct {
 
 // Polyline is an open or closed polyline. The bulge of the last vertex
 // of an open polyline is always 0.
-type Polyline struct{ geom.Polyline }
+//
+// Widths, when it has any, are one per vertex: the piece from vertex i to
+// the next is drawn Widths[i].Start wide at vertex i and Widths[i].End
+// wide at the next (DXF's start and end widths), as filled outlines (see
+// [Polyline.Picture]). A polyline without (nil, the common case) is drawn
+// as a line. Widths are never all 0, and the last vertex's of an open
+// polyline are always 0 (see [Polyline.WithWidths]).
+type Polyline struct {
+	geom.Polyline
+	Widths []geom.Width
+}
 
 // Text is a line of text at P, Height tall, turned by Rotation degrees
 // (in [0, 360)); Align says which point of the text P is (the start of
@@ -167,7 +177,28 @@ func NewPolyline(v []geom.Vertex, closed bool) Polyline {
 	if !closed && len(v) > 0 {
 		v[len(v)-1].Bulge = 0
 	}
-	return Polyline{geom.Polyline{V: v, Closed: closed}}
+	return Polyline{Polyline: geom.Polyline{V: v, Closed: closed}}
+}
+
+// WithWidths is the polyline drawn with a copy of the widths w, one per
+// vertex (nil for none); widths that are all 0 make none, and the last
+// vertex's widths of an open polyline are dropped.
+func (g Polyline) WithWidths(w []geom.Width) Polyline {
+	g.Widths = nil
+	if len(w) != len(g.V) {
+		return g
+	}
+	w = append([]geom.Width(nil), w...)
+	if !g.Closed {
+		w[len(w)-1] = geom.Width{}
+	}
+	for _, x := range w {
+		if !x.Zero() {
+			g.Widths = w
+			break
+		}
+	}
+	return g
 }
 
 // Kind implements [Geometry].
@@ -357,7 +388,19 @@ func (g Polyline) Transformed(x geom.Xform) Geometry {
 			v[i].Bulge = -p.Bulge
 		}
 	}
-	return Polyline{geom.Polyline{V: v, Closed: g.Closed}}
+	return Polyline{Polyline: geom.Polyline{V: v, Closed: g.Closed}, Widths: scaledWidths(g.Widths, x.Scale)}
+}
+
+// scaledWidths is a copy of w scaled by f (nil for nil).
+func scaledWidths(w []geom.Width, f float64) []geom.Width {
+	if w == nil {
+		return nil
+	}
+	out := make([]geom.Width, len(w))
+	for i, x := range w {
+		out[i] = geom.Width{Start: x.Start * f, End: x.End * f}
+	}
+	return out
 }
 
 // Transformed moves the insertion point. A reflection keeps the text
@@ -432,6 +475,9 @@ func (g Polyline) fill(w *wire) {
 		pv := &enginev1.Vertex{X: v.P.X, Y: v.P.Y}
 		if v.Bulge != 0 {
 			pv.Bulge = new(v.Bulge)
+		}
+		if g.Widths != nil {
+			pv.StartWidth, pv.EndWidth = new(g.Widths[i].Start), new(g.Widths[i].End)
 		}
 		w.pb.Points[i] = pv
 	}

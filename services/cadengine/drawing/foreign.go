@@ -10,10 +10,11 @@ import (
 // nothing is lost (DESIGN §10): its DXF type and its group codes, which a
 // DXF export writes back. What can be derived of it is kept beside them,
 // in world coordinates: the outline it draws (its corners or vertices
-// joined, when its codes say them) and the points that bound it. It
-// moves, turns, scales and mirrors like any entity: the outline and the
-// points follow, and Place, the transform applied since it was read, says
-// how the codes must be written.
+// joined, when its codes say them), the areas it fills (a 2D polyline's
+// band, where it has widths) and the points that bound it. It moves,
+// turns, scales and mirrors like any entity: the outline, the areas and
+// the points follow, and Place, the transform applied since it was read,
+// says how the codes must be written.
 //
 // Drawn, when set, is what the program that wrote it drew in the block
 // it names (an ordinate or arc-length dimension's, a table's): it is drawn
@@ -23,7 +24,8 @@ type Foreign struct {
 	Type    string
 	Pairs   []Pair         // as read, without the codes every entity has (handle, layer, colour…)
 	Outline []geom.Segment // what it draws
-	Points  []geom.Vec     // what bounds it, the outline's ends included
+	Fills   [][]geom.Vec   // what it fills: closed outlines, filled by the non-zero rule (nil for none)
+	Points  []geom.Vec     // what bounds it, the outline's ends and the fills' corners included
 	Place   geom.Xform
 	Drawn   *Picture
 }
@@ -51,9 +53,10 @@ func (g Foreign) Prims() []any {
 	return out
 }
 
-// Picture implements [Pictured]: the outline, and what its writer drew.
+// Picture implements [Pictured]: the outline, the areas filled, and what
+// its writer drew.
 func (g Foreign) Picture() Picture {
-	p := Picture{Strokes: g.Prims()}
+	p := Picture{Strokes: g.Prims(), Fills: g.Fills, NonZero: true}
 	if g.Drawn != nil {
 		p.add(*g.Drawn)
 	}
@@ -81,6 +84,13 @@ func (g Foreign) Finite() bool {
 			return false
 		}
 	}
+	for _, f := range g.Fills {
+		for _, p := range f {
+			if !p.Finite() {
+				return false
+			}
+		}
+	}
 	return g.Drawn == nil || g.Drawn.finite()
 }
 
@@ -95,15 +105,33 @@ func (g Foreign) Transformed(x geom.Xform) Geometry {
 	for i, p := range g.Points {
 		out.Points[i] = x.Point(p)
 	}
+	out.Fills = mappedFills(g.Fills, x.Point)
 	if g.Drawn != nil && !x.Mirror {
 		out.Drawn = new(g.Drawn.affined(x.Affine()))
 	}
 	return out
 }
 
+// mappedFills are the fills with every corner mapped by f (nil for nil).
+func mappedFills(fills [][]geom.Vec, f func(geom.Vec) geom.Vec) [][]geom.Vec {
+	if fills == nil {
+		return nil
+	}
+	out := make([][]geom.Vec, len(fills))
+	for i, fl := range fills {
+		out[i] = make([]geom.Vec, len(fl))
+		for j, p := range fl {
+			out[i][j] = f(p)
+		}
+	}
+	return out
+}
+
 // encodeTo writes: type, n pairs (code as 4 bytes, value), m outline
-// segments, k points, then Place's parts (move, scale, angle, mirror),
-// and what its writer drew, tagged 'P', when it has that.
+// segments, k points, then Place's parts (move, scale, angle, mirror);
+// then, for one that fills areas, 'F', their count and each area's
+// corners (count, then x y each); then what its writer drew, tagged 'P',
+// when it has that. One with neither encodes as it always did.
 func (g Foreign) encodeTo(w *encoder) {
 	w.string(g.Type)
 	w.uvarint(uint64(len(g.Pairs)))
@@ -125,14 +153,28 @@ func (g Foreign) encodeTo(w *encoder) {
 	w.float(scale)
 	w.float(angle)
 	w.bool(mirror)
+	if g.Fills != nil {
+		w.byte(foreignFills)
+		w.uvarint(uint64(len(g.Fills)))
+		for _, f := range g.Fills {
+			w.uvarint(uint64(len(f)))
+			for _, p := range f {
+				w.vec(p)
+			}
+		}
+	}
 	if g.Drawn != nil {
 		w.byte(foreignDrawn)
 		g.Drawn.encodeTo(w)
 	}
 }
 
-// foreignDrawn tags what a foreign entity's writer drew in its encoding.
-const foreignDrawn = 'P'
+// These tag what may follow a preserved entity's encoding, in this
+// order: the areas it fills, what its writer drew.
+const (
+	foreignFills = 'F'
+	foreignDrawn = 'P'
+)
 
 func decodeForeign(r *decoder) Foreign {
 	g := Foreign{Type: r.string()}
@@ -166,6 +208,25 @@ func decodeForeign(r *decoder) Foreign {
 	scale := r.float()
 	angle := r.float()
 	g.Place = geom.Similarity(move, scale, angle, r.byte() == 1)
+	if len(r.b) > 0 && r.b[0] == foreignFills {
+		r.byte()
+		if n = r.uvarint(); n > uint64(len(r.b)) { // an area takes at least a byte
+			r.fail("foreign entity")
+			return g
+		}
+		g.Fills = make([][]geom.Vec, n)
+		for i := range g.Fills {
+			if m := r.uvarint(); m <= uint64(len(r.b)/16) {
+				g.Fills[i] = make([]geom.Vec, m)
+			} else {
+				r.fail("foreign entity")
+				return g
+			}
+			for j := range g.Fills[i] {
+				g.Fills[i][j] = r.vec()
+			}
+		}
+	}
 	if len(r.b) > 0 && r.b[0] == foreignDrawn {
 		r.byte()
 		g.Drawn = new(decodePicture(r))
@@ -191,6 +252,7 @@ func (g Foreign) Affined(m geom.Affine) Geometry {
 		out.Outline[i] = geom.Segment{A: m.Point(s.A), B: m.Point(s.B)}
 	}
 	out.Points = affined(g.Points, m)
+	out.Fills = mappedFills(g.Fills, m.Point)
 	if g.Drawn != nil && m.Det() > 0 {
 		out.Drawn = new(g.Drawn.affined(m))
 	}

@@ -107,7 +107,7 @@ func TestTransforms(t *testing.T) {
 	check("mirror an arc about the y axis", arc.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(0, 1))), Arc{C: geom.Pt(-1, 0), R: 1, Start: 90, End: 180})
 	check("mirror an arc about the x axis", arc.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 0))), Arc{C: geom.Pt(1, 0), R: 1, Start: 270, End: 0})
 	poly := NewPolyline([]geom.Vertex{{P: geom.Pt(0, 0), Bulge: 0.5}, {P: geom.Pt(1, 0)}}, false)
-	check("mirror negates bulges", poly.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 0))), Polyline{geom.Polyline{V: []geom.Vertex{{P: geom.Pt(0, 0), Bulge: -0.5}, {P: geom.Pt(1, 0)}}}})
+	check("mirror negates bulges", poly.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 0))), Polyline{Polyline: geom.Polyline{V: []geom.Vertex{{P: geom.Pt(0, 0), Bulge: -0.5}, {P: geom.Pt(1, 0)}}}})
 	ell, _ := NewEllipse(geom.Vec{}, geom.Pt(2, 0), 0.5, 0, 90)
 	check("mirror an elliptical arc about the x axis", ell.Transformed(geom.MirrorAbout(geom.Pt(0, 0), geom.Pt(1, 0))), Ellipse{Major: geom.Pt(2, 0), Ratio: 0.5, Start: 270, End: 0})
 	check("rotate an ellipse keeps its parameters", ell.Transformed(geom.RotateAbout(geom.Vec{}, 90)), Ellipse{Major: geom.Pt(0, 2), Ratio: 0.5, Start: 0, End: 90})

@@ -140,7 +140,7 @@ func (l Loop) transformed(x geom.Xform) Loop {
 		e.C, e.Major = x.Point(e.C), x.Linear(e.Major)
 		return Loop{Ellipse: true, E: e}
 	}
-	return Loop{Poly: Polyline{l.Poly}.Transformed(x).(Polyline).Polyline}
+	return Loop{Poly: Polyline{Polyline: l.Poly}.Transformed(x).(Polyline).Polyline}
 }
 
 // ErrLoopsCross is a hatch whose boundaries cross themselves or each

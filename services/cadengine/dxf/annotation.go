@@ -22,9 +22,13 @@ func (w *dxfWriter) lwpolyline(e *drawing.Entity, g drawing.Polyline) {
 	} else {
 		w.int(70, 0)
 	}
-	for _, v := range g.V {
+	for i, v := range g.V {
 		w.float(10, v.P.X)
 		w.float(20, v.P.Y)
+		if g.Widths != nil {
+			w.float(40, g.Widths[i].Start)
+			w.float(41, g.Widths[i].End)
+		}
 		if v.Bulge != 0 {
 			w.float(42, v.Bulge)
 		}

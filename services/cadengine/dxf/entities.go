@@ -440,13 +440,31 @@ func (r dxfRecord) circle(c dxfCommon) (drawing.Geometry, error) {
 func (r dxfRecord) lwpolyline(c dxfCommon) (drawing.Geometry, error) {
 	mirrored, ok := c.ocs()
 	var vs []geom.Vertex
-	closed := false
+	var ws []geom.Width // each vertex's (40, 41 after its 10)
+	closed, constant := false, 0.0
 	for _, p := range r.pairs {
 		switch p.code {
 		case 10, 20, 42:
 			var err error
 			if vs, err = addVertexPair(vs, p); err != nil {
 				return nil, err
+			}
+			if p.code == 10 {
+				ws = append(ws, geom.Width{})
+			}
+		case 40, 41, 43:
+			x, err := p.float()
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case p.code == 43:
+				constant = x
+			case len(ws) == 0:
+			case p.code == 40:
+				ws[len(ws)-1].Start = x
+			default:
+				ws[len(ws)-1].End = x
 			}
 		case 70:
 			n, err := p.int()
@@ -459,12 +477,20 @@ func (r dxfRecord) lwpolyline(c dxfCommon) (drawing.Geometry, error) {
 	if !ok {
 		return nil, nil
 	}
-	return polylineFrom(vs, closed, mirrored), nil
+	if constant != 0 {
+		// A constant width overrides the vertices' own, as AutoCAD (and
+		// ezdxf) have it.
+		for i := range ws {
+			ws[i] = geom.Width{Start: constant, End: constant}
+		}
+	}
+	return polylineFrom(vs, ws, closed, mirrored), nil
 }
 
 // polylineFrom makes a polyline of vertices read in an object coordinate
-// system; nil for fewer than two.
-func polylineFrom(vs []geom.Vertex, closed, mirrored bool) drawing.Geometry {
+// system, with their widths (nil for none); nil for fewer than two
+// vertices. A negative width is drawn as wide as its size.
+func polylineFrom(vs []geom.Vertex, ws []geom.Width, closed, mirrored bool) drawing.Geometry {
 	if len(vs) < 2 {
 		return nil
 	}
@@ -478,7 +504,10 @@ func polylineFrom(vs []geom.Vertex, closed, mirrored bool) drawing.Geometry {
 			vs[i].Bulge = 0 // no -0
 		}
 	}
-	return drawing.NewPolyline(vs, closed)
+	for i, w := range ws {
+		ws[i] = geom.Width{Start: math.Abs(w.Start), End: math.Abs(w.End)}
+	}
+	return drawing.NewPolyline(vs, closed).WithWidths(ws)
 }
 
 // readPolyline reads a POLYLINE record and its VERTEX records up to the
@@ -492,7 +521,12 @@ func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 		return err
 	}
 	flags := r.flags()
+	defaults, err := r.values(40, 41)
+	if err != nil {
+		return err
+	}
 	var vs []geom.Vertex
+	var ws []geom.Width
 	var subs []dxfRecord
 	for {
 		p, err := sc.peek()
@@ -514,7 +548,7 @@ func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 		if vr.kind == "SEQEND" {
 			break
 		}
-		v, err := vr.values(10, 20, 42, 70)
+		v, err := vr.values(10, 20, 40, 41, 42, 70)
 		if err != nil {
 			return err
 		}
@@ -522,6 +556,15 @@ func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 			continue
 		}
 		vs = append(vs, geom.Vertex{P: geom.Pt(v[10], v[20]), Bulge: v[42]})
+		// A vertex without its own widths has the polyline's.
+		w := geom.Width{Start: defaults[40], End: defaults[41]}
+		if vr.has(40) {
+			w.Start = v[40]
+		}
+		if vr.has(41) {
+			w.End = v[41]
+		}
+		ws = append(ws, w)
 	}
 	mirrored, ok := c.ocs()
 	switch {
@@ -532,7 +575,7 @@ func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 	case flags&8 != 0:
 		f.put(r, subs, c, nil, "a 3D polyline")
 	default:
-		g := polylineFrom(vs, flags&1 != 0, mirrored)
+		g := polylineFrom(vs, ws, flags&1 != 0, mirrored)
 		why := ""
 		if g == nil {
 			why = "degenerate (" + degenerate["POLYLINE"] + ")"

@@ -31,7 +31,9 @@ func foreignOf(r dxfRecord, subs []dxfRecord) drawing.Foreign {
 		pairs = append(pairs, keptPairs(s.pairs, false)...)
 	}
 	outline, points := derived(r, subs)
-	return drawing.NewForeign(r.kind, pairs, outline, points)
+	g := drawing.NewForeign(r.kind, pairs, outline, points)
+	g.Fills = wideBands(r, subs)
+	return g
 }
 
 // keptPairs are the pairs of a record a preserved entity keeps: all but

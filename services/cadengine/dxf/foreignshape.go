@@ -296,7 +296,7 @@ type plineVertex struct {
 
 // plineOutline is a 2D polyline at elevation z in the plane of its
 // object coordinate system: its centre line (arcs in pieces) and, where
-// it has width, the corners of its band too (see traceSides).
+// it has width, the corners of its band too (see plineBands).
 func plineOutline(vs []plineVertex, closed bool, z float64, toWorld func(x, y, z float64) geom.Vec) ([]geom.Segment, []geom.Vec) {
 	world := func(q geom.Vec) geom.Vec { return toWorld(q.X, q.Y, z) }
 	if len(vs) == 0 {
@@ -313,130 +313,75 @@ func plineOutline(vs []plineVertex, closed bool, z float64, toWorld func(x, y, z
 			line = append(line, world(b.p))
 			continue
 		}
-		for _, q := range arcSides(a, b.p, false)[1:] {
+		for _, q := range arcPoints(a, b.p)[1:] {
 			line = append(line, world(q))
 		}
 	}
 	line = finitePoints(line)
 	pts := slices.Clone(line)
-	for _, q := range traceSides(vs, closed) {
-		pts = append(pts, world(q))
+	for _, f := range plineBands(vs, closed, z, toWorld) {
+		pts = append(pts, f...)
 	}
-	return openOutline(line), finitePoints(pts)
+	return openOutline(line), pts
 }
 
-// traceSides are the corners of a 2D polyline's band where it has width,
-// as ezdxf's TraceBuilder.from_polyline makes them: its straight runs
-// mitred at their joints (see traceCorners), its arcs with their ends
-// square.
-func traceSides(vs []plineVertex, closed bool) []geom.Vec {
+// plineBands are the areas a 2D polyline at elevation z in the plane of
+// its object coordinate system fills where it has width, in world
+// coordinates: its band's outlines as geom.Polyline.Bands makes them
+// (ezdxf's TraceBuilder), seen from above; none without widths, and none
+// that would not be finite.
+func plineBands(vs []plineVertex, closed bool, z float64, toWorld func(x, y, z float64) geom.Vec) [][]geom.Vec {
 	if !slices.ContainsFunc(vs, func(v plineVertex) bool { return v.start != 0 || v.end != 0 }) {
 		return nil
 	}
-	if n := len(vs); closed && n > 0 && !vs[0].p.Same(vs[n-1].p) {
-		vs = append(slices.Clone(vs), vs[0])
+	g := geom.Polyline{V: make([]geom.Vertex, len(vs)), Closed: closed}
+	w := make([]geom.Width, len(vs))
+	for i, v := range vs {
+		g.V[i] = geom.Vertex{P: v.p, Bulge: v.bulge}
+		w[i] = geom.Width{Start: math.Abs(v.start), End: math.Abs(v.end)}
 	}
-	var out []geom.Vec
-	var run []plineVertex
-	var arc *plineVertex
-	station := func(v plineVertex) {
-		if n := len(run); n > 0 && run[n-1].p.Same(v.p) {
-			run = run[:n-1]
-		}
-		run = append(run, v)
+	if !g.Finite() {
+		return nil
 	}
-	for _, v := range vs {
-		if arc != nil {
-			out, arc = append(out, arcSides(*arc, v.p, true)...), nil
+	b := g.Bounds()
+	tol := 1e-4 * math.Max(math.Max(b.Max.X-b.Min.X, b.Max.Y-b.Min.Y), 1e-9)
+	var out [][]geom.Vec
+	for _, f := range g.Bands(w, tol) {
+		for i, q := range f {
+			f[i] = toWorld(q.X, q.Y, z)
 		}
-		if v.bulge != 0 {
-			if len(run) > 0 {
-				station(v)
-				out, run = append(out, traceCorners(run)...), nil
-			}
-			arc = &v
-			continue
+		if len(finitePoints(f)) == len(f) {
+			out = append(out, f)
 		}
-		station(v)
-	}
-	return append(out, traceCorners(run)...)
-}
-
-// arcSides are the points of the arc from a to b of a's bulge, 64 a
-// turn, or with sides those of its band's two sides, its width going
-// from a's start width to its end width.
-func arcSides(a plineVertex, b geom.Vec, sides bool) []geom.Vec {
-	arc := geom.BulgeArc(a.p, b, a.bulge)
-	k := turnSteps(arc.Sweep)
-	var out []geom.Vec
-	for j := 0; j <= k; j++ {
-		f := float64(j) / float64(k)
-		t := arc.Start + arc.Sweep*f
-		if arc.Reversed {
-			t = arc.Start + arc.Sweep*(1-f)
-		}
-		q := arc.At(t)
-		if !sides {
-			out = append(out, q)
-			continue
-		}
-		d := q.Sub(arc.C).Mul((a.start + (a.end-a.start)*f) / 2 / arc.R)
-		out = append(out, q.Add(d), q.Sub(d))
 	}
 	return out
 }
 
-// traceCorners are the corners of the faces of a straight run of a
-// band, as ezdxf's LinearTrace makes them: each piece offset to both
-// sides by half its widths, the sides of pieces that meet at an angle
-// (of 1.8° or more) meeting where their lines cross, the ends square, or
-// mitred with each other when the run ends where it starts.
-func traceCorners(st []plineVertex) []geom.Vec {
-	n := len(st) - 1
-	if n < 1 {
-		return nil
+// wideBands are the areas a preserved 2D polyline fills where it has
+// width (an LWPOLYLINE, or a POLYLINE neither 3D nor a mesh), in world
+// coordinates (see plineBands).
+func wideBands(r dxfRecord, subs []dxfRecord) [][]geom.Vec {
+	switch toWorld := ocsToWorld(r, r.kind); {
+	case r.kind == "LWPOLYLINE":
+		return plineBands(lwpolylineVertices(r), r.flags()&1 != 0, firstFloat(r.pairs, 38, 0), toWorld)
+	case r.kind == "POLYLINE" && r.flags()&(8|16|64) == 0:
+		return plineBands(polylineVertices(r, subs), r.flags()&1 != 0, firstFloat(r.pairs, 30, 0), toWorld)
 	}
-	type line struct{ p, d geom.Vec }
-	type piece struct {
-		up1, up2, down1, down2 geom.Vec
-		left, right            line
-	}
-	ps := make([]piece, n)
-	for i := range ps {
-		a, b := st[i], st[i+1]
-		o := b.p.Sub(a.p).Unit().Perp()
-		pc := piece{up1: a.p.Add(o.Mul(a.start / 2)), up2: b.p.Add(o.Mul(a.end / 2)), down1: a.p.Sub(o.Mul(a.start / 2)), down2: b.p.Sub(o.Mul(a.end / 2))}
-		pc.left, pc.right = line{pc.up1, pc.up2.Sub(pc.up1)}, line{pc.down1, pc.down2.Sub(pc.down1)}
-		ps[i] = pc
-	}
-	cross := func(l1, l2 line, def geom.Vec) geom.Vec {
-		den, l := l1.d.X*l2.d.Y-l1.d.Y*l2.d.X, l1.d.Len()*l2.d.Len()
-		if !(math.Abs(den) > 1e-12*l) || !(math.Acos(max(-1, min(1, l1.d.Dot(l2.d)/l))) >= 0.031415) {
-			return def // parallel, either way
+	return nil
+}
+
+// arcPoints are the points of the arc from a to b of a's bulge, 64 a
+// turn.
+func arcPoints(a plineVertex, b geom.Vec) []geom.Vec {
+	arc := geom.BulgeArc(a.p, b, a.bulge)
+	k := turnSteps(arc.Sweep)
+	out := make([]geom.Vec, k+1)
+	for j := range out {
+		f := float64(j) / float64(k)
+		if arc.Reversed {
+			f = 1 - f
 		}
-		w := l2.p.Sub(l1.p)
-		t := (w.X*l2.d.Y - w.Y*l2.d.X) / den
-		return l1.p.Add(l1.d.Mul(t))
-	}
-	lastUp, lastDown := ps[n-1].up2, ps[n-1].down2
-	var out []geom.Vec
-	for i, pc := range ps {
-		var v0, v1, v2, v3 geom.Vec
-		switch {
-		case i == 0 && st[0].p.Same(st[n].p):
-			v0, v1 = cross(ps[n-1].left, pc.left, pc.up1), cross(ps[n-1].right, pc.right, pc.down1)
-			lastUp, lastDown = v0, v1
-		case i == 0:
-			v0, v1 = pc.up1, pc.down1
-		default:
-			v0, v1 = cross(ps[i-1].left, pc.left, pc.up1), cross(ps[i-1].right, pc.right, pc.down1)
-		}
-		if i < n-1 {
-			v2, v3 = cross(ps[i+1].right, pc.right, pc.down2), cross(ps[i+1].left, pc.left, pc.up2)
-		} else {
-			v2, v3 = lastDown, lastUp
-		}
-		out = append(out, v0, v1, v2, v3)
+		out[j] = arc.At(arc.Start + arc.Sweep*f)
 	}
 	return out
 }
@@ -448,8 +393,6 @@ func traceCorners(st []plineVertex) []geom.Vec {
 // its own.
 func polylineOutline(r dxfRecord, subs []dxfRecord, toWorld func(x, y, z float64) geom.Vec) ([]geom.Segment, []geom.Vec) {
 	flags := r.flags()
-	sw, ew := firstFloat(r.pairs, 40, 0), firstFloat(r.pairs, 41, 0)
-	var vs []plineVertex
 	var pts []geom.Vec
 	var used []bool // of a polyface mesh's vertices, those of its faces
 	for _, s := range subs {
@@ -463,7 +406,6 @@ func polylineOutline(r dxfRecord, subs []dxfRecord, toWorld func(x, y, z float64
 			continue
 		}
 		p, _ := firstPoint(s.pairs, 10)
-		vs = append(vs, plineVertex{p: geom.Pt(p[0], p[1]), bulge: firstFloat(s.pairs, 42, 0), start: firstFloat(s.pairs, 40, sw), end: firstFloat(s.pairs, 41, ew)})
 		pts = append(pts, toWorld(p[0], p[1], p[2]))
 	}
 	pts = finitePoints(pts)
@@ -483,13 +425,35 @@ func polylineOutline(r dxfRecord, subs []dxfRecord, toWorld func(x, y, z float64
 	case flags&8 != 0:
 		return openOutline(pts), pts
 	}
-	return plineOutline(vs, flags&1 != 0, firstFloat(r.pairs, 30, 0), toWorld)
+	return plineOutline(polylineVertices(r, subs), flags&1 != 0, firstFloat(r.pairs, 30, 0), toWorld)
+}
+
+// polylineVertices are the vertices of a 2D POLYLINE (its VERTEX
+// records that are not a mesh's faces), with their widths (40, 41) or
+// else the polyline's.
+func polylineVertices(r dxfRecord, subs []dxfRecord) []plineVertex {
+	sw, ew := firstFloat(r.pairs, 40, 0), firstFloat(r.pairs, 41, 0)
+	var vs []plineVertex
+	for _, s := range subs {
+		if f := s.flags(); s.kind != "VERTEX" || f&128 != 0 && f&64 == 0 {
+			continue
+		}
+		p, _ := firstPoint(s.pairs, 10)
+		vs = append(vs, plineVertex{p: geom.Pt(p[0], p[1]), bulge: firstFloat(s.pairs, 42, 0), start: firstFloat(s.pairs, 40, sw), end: firstFloat(s.pairs, 41, ew)})
+	}
+	return vs
 }
 
 // lwpolylineOutline is an LWPOLYLINE outside the plan: its vertices (10)
 // with their widths (40, 41, or its constant width 43) and bulges (42),
 // at its elevation (38), as plineOutline draws it.
 func lwpolylineOutline(r dxfRecord, toWorld func(x, y, z float64) geom.Vec) ([]geom.Segment, []geom.Vec) {
+	return plineOutline(lwpolylineVertices(r), r.flags()&1 != 0, firstFloat(r.pairs, 38, 0), toWorld)
+}
+
+// lwpolylineVertices are an LWPOLYLINE's vertices (10) with their bulges
+// (42) and widths (40, 41, or its constant width 43).
+func lwpolylineVertices(r dxfRecord) []plineVertex {
 	cw := firstFloat(r.pairs, 43, 0)
 	var vs []plineVertex
 	for i, p := range r.pairs {
@@ -512,7 +476,7 @@ func lwpolylineOutline(r dxfRecord, toWorld func(x, y, z float64) geom.Vec) ([]g
 			last.end = v
 		}
 	}
-	return plineOutline(vs, r.flags()&1 != 0, firstFloat(r.pairs, 38, 0), toWorld)
+	return vs
 }
 
 // A hatchCursor reads a HATCH's codes in order (walkHatch).

@@ -110,7 +110,7 @@ func (w *dxfWriter) leader(e *drawing.Entity, g drawing.Leader) {
 		for i, p := range g.V {
 			v[i] = geom.Vertex{P: p}
 		}
-		w.polyline(e, v, false)
+		w.polyline(e, v, nil, false)
 		return
 	}
 	w.common("LEADER", e.Handle, e)

@@ -125,7 +125,7 @@ func (w *dxfWriter) spline(e *drawing.Entity, g drawing.Spline) {
 		for i, p := range pts {
 			v[i] = geom.Vertex{P: p}
 		}
-		w.polyline(e, v, false)
+		w.polyline(e, v, nil, false)
 		return
 	}
 	w.common("SPLINE", e.Handle, e)

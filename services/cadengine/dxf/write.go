@@ -318,13 +318,13 @@ func (w *dxfWriter) Entity(e *drawing.Entity) {
 			w.lwpolyline(e, g)
 			return
 		}
-		w.polyline(e, g.V, g.Closed)
+		w.polyline(e, g.V, g.Widths, g.Closed)
 	case drawing.Ellipse:
 		if w.v2018 {
 			w.ellipse(e, g)
 			return
 		}
-		w.polyline(e, flattenEllipse(g), g.Full())
+		w.polyline(e, flattenEllipse(g), nil, g.Full())
 	case drawing.MText:
 		if w.v2018 {
 			w.mtext(e, g)
@@ -478,7 +478,7 @@ func insertParts(g drawing.Insert) (p geom.Vec, sx, sy, rotation float64, ok boo
 	return m.Point(base), sx, sy, rotation, ok
 }
 
-func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool) {
+func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, widths []geom.Width, closed bool) {
 	w.common("POLYLINE", e.Handle, e)
 	w.int(66, 1)
 	w.Point(10, geom.Vec{})
@@ -487,11 +487,15 @@ func (w *dxfWriter) polyline(e *drawing.Entity, v []geom.Vertex, closed bool) {
 	} else {
 		w.int(70, 0)
 	}
-	for _, p := range v {
+	for i, p := range v {
 		w.pair(0, "VERTEX")
 		w.pairHandle(5, w.handle())
 		w.pair(8, e.Layer)
 		w.Point(10, p.P)
+		if widths != nil {
+			w.float(40, widths[i].Start)
+			w.float(41, widths[i].End)
+		}
 		if p.Bulge != 0 {
 			w.float(42, p.Bulge)
 		}

@@ -74,10 +74,17 @@ func polylineOf(path string, pts []*enginev1.Vertex, closed bool) (drawing.Geome
 		return nil, invalidArgs(path+"/points", reasonOutOfRange, "a polyline needs at least two points")
 	}
 	v := make([]geom.Vertex, len(pts))
+	var w []geom.Width
 	for i, p := range pts {
 		v[i] = geom.Vertex{P: geom.Pt(p.GetX(), p.GetY()), Bulge: p.GetBulge()}
+		if p.StartWidth != nil || p.EndWidth != nil {
+			if w == nil {
+				w = make([]geom.Width, len(pts))
+			}
+			w[i] = geom.Width{Start: p.GetStartWidth(), End: p.GetEndWidth()}
+		}
 	}
-	return drawing.NewPolyline(v, closed), nil
+	return drawing.NewPolyline(v, closed).WithWidths(w), nil
 }
 
 // rectangleOf is the closed polyline through the rectangle's corners,

@@ -244,7 +244,7 @@ func editGeometry(c *call, a *enginev1.EntityEditGeometryArgs) (*enginev1.Entity
 				return nil, err
 			}
 		} else {
-			g = drawing.NewPolyline(old.V, closed)
+			g = drawing.NewPolyline(old.V, closed).WithWidths(old.Widths)
 		}
 	case drawing.Text:
 		if a.Start != nil && a.Insertion != nil {

@@ -91,8 +91,9 @@ func (p *painter) flatten(pr any) []geom.Vec {
 	return nil
 }
 
-// fill fills closed outlines together (even-odd).
-func (p *painter) fill(outlines [][]geom.Vec, c color.RGBA) {
+// fill fills closed outlines together, by the even-odd rule or the
+// non-zero one.
+func (p *painter) fill(outlines [][]geom.Vec, nonZero bool, c color.RGBA) {
 	path := &canvas.Path{}
 	for _, f := range outlines {
 		for i, q := range f {
@@ -110,6 +111,10 @@ func (p *painter) fill(outlines [][]geom.Vec, c color.RGBA) {
 	}
 	p.ctx.SetStrokeColor(canvas.Transparent)
 	p.ctx.SetFillColor(c)
+	if nonZero {
+		p.ctx.SetFillRule(canvas.NonZero)
+		defer p.ctx.SetFillRule(canvas.EvenOdd)
+	}
 	p.ctx.DrawPath(0, 0, path)
 }
 
@@ -148,7 +153,7 @@ func (p *painter) entity(e *drawing.Entity, width float64) error {
 	case drawing.Pictured:
 		pic := g.Picture()
 		p.stroke(pic.Strokes, c, width)
-		p.fill(pic.Fills, c)
+		p.fill(pic.Fills, pic.NonZero, c)
 		for _, d := range pic.Dots {
 			x, y := p.at(d)
 			p.ctx.SetStrokeColor(canvas.Transparent)

@@ -22,7 +22,8 @@ func fillColor(e *drawing.Entity, layerColor int32) string {
 }
 
 // svgPicture draws a picture as one group: strokes as one path, fills as
-// one even-odd path, dots as small circles and texts.
+// one path (even-odd, or non-zero as the picture says), dots as small
+// circles and texts.
 func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, stroke float64) {
 	fmt.Fprintf(b, "<g%s%s>\n", id, style)
 	if len(p.Strokes) > 0 {
@@ -53,7 +54,11 @@ func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, s
 			}
 			d.WriteString(" Z ")
 		}
-		fmt.Fprintf(b, "<path d=\"%s\" fill=\"%s\" fill-rule=\"evenodd\" stroke=\"none\"/>\n", strings.TrimSpace(d.String()), fill)
+		rule := "evenodd"
+		if p.NonZero {
+			rule = "nonzero"
+		}
+		fmt.Fprintf(b, "<path d=\"%s\" fill=\"%s\" fill-rule=\"%s\" stroke=\"none\"/>\n", strings.TrimSpace(d.String()), fill, rule)
 	}
 	for _, q := range p.Dots {
 		fmt.Fprintf(b, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\" stroke=\"none\"/>\n", num(q.X), num(-q.Y), num(stroke), fill)

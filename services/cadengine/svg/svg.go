@@ -187,6 +187,10 @@ func (dr *drawer) entity(b *strings.Builder, e *drawing.Entity, attrs string) er
 		a := g.Arc()
 		fmt.Fprintf(b, `<path%s d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(a.R, a.R, 0, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
 	case drawing.Polyline:
+		if g.Widths != nil {
+			svgPicture(b, g.Picture(), id, style, fillColor(e, layerColor), stroke)
+			return nil
+		}
 		var d strings.Builder
 		if len(g.V) > 0 {
 			d.WriteString("M " + pt(g.V[0].P))
@@ -220,7 +224,9 @@ func (dr *drawer) entity(b *strings.Builder, e *drawing.Entity, attrs string) er
 		}
 		fmt.Fprintf(b, `<path%s d="M %s %s"%s/>`+"\n", id, pt(a.At(a.Start)), svgArcTo(rx, ry, rot, a.Sweep, true, a.At(a.Start+a.Sweep)), style)
 	case drawing.Pictured:
-		svgPicture(b, g.Picture(), id, style, fillColor(e, layerColor), stroke)
+		if pic := g.Picture(); !pic.Empty() { // a preserved ACIS body draws nothing
+			svgPicture(b, pic, id, style, fillColor(e, layerColor), stroke)
+		}
 	case drawing.Insert:
 		placed, err := dr.budget.PlacedFor(g, e)
 		if err != nil {

@@ -617,7 +617,10 @@ func (x *Point) GetY() float64 {
 
 // Vertex is a polyline vertex. bulge is the tangent of a quarter of the
 // included angle of the arc to the next vertex (0 for a straight segment,
-// positive counter-clockwise), as in DXF.
+// positive counter-clockwise), as in DXF. start_width and end_width are
+// how wide the piece to the next vertex is drawn at this vertex and at the
+// next (DXF's start and end widths): a polyline with widths is drawn
+// filled, a polyline without is drawn as a line.
 type Vertex struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// X coordinate.
@@ -625,7 +628,13 @@ type Vertex struct {
 	// Y coordinate.
 	Y float64 `protobuf:"fixed64,2,opt,name=y,proto3" json:"y,omitempty"`
 	// Arc bulge to the next vertex.
-	Bulge         *float64 `protobuf:"fixed64,3,opt,name=bulge,proto3,oneof" json:"bulge,omitempty"`
+	Bulge *float64 `protobuf:"fixed64,3,opt,name=bulge,proto3,oneof" json:"bulge,omitempty"`
+	// Width of the piece to the next vertex at this vertex (0 by default:
+	// drawn as a line).
+	StartWidth *float64 `protobuf:"fixed64,4,opt,name=start_width,json=startWidth,proto3,oneof" json:"start_width,omitempty"`
+	// Width of the piece to the next vertex at the next vertex (0 by
+	// default).
+	EndWidth      *float64 `protobuf:"fixed64,5,opt,name=end_width,json=endWidth,proto3,oneof" json:"end_width,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -677,6 +686,20 @@ func (x *Vertex) GetY() float64 {
 func (x *Vertex) GetBulge() float64 {
 	if x != nil && x.Bulge != nil {
 		return *x.Bulge
+	}
+	return 0
+}
+
+func (x *Vertex) GetStartWidth() float64 {
+	if x != nil && x.StartWidth != nil {
+		return *x.StartWidth
+	}
+	return 0
+}
+
+func (x *Vertex) GetEndWidth() float64 {
+	if x != nil && x.EndWidth != nil {
+		return *x.EndWidth
 	}
 	return 0
 }
@@ -2660,12 +2683,18 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x1ccad/engine/v1/document.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\"#\n" +
 	"\x05Point\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
-	"\x01y\x18\x02 \x01(\x01R\x01y\"I\n" +
+	"\x01y\x18\x02 \x01(\x01R\x01y\"\xcd\x01\n" +
 	"\x06Vertex\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
-	"\x05bulge\x18\x03 \x01(\x01H\x00R\x05bulge\x88\x01\x01B\b\n" +
-	"\x06_bulge\"\xfc\x12\n" +
+	"\x05bulge\x18\x03 \x01(\x01H\x00R\x05bulge\x88\x01\x01\x123\n" +
+	"\vstart_width\x18\x04 \x01(\x01B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00H\x01R\n" +
+	"startWidth\x88\x01\x01\x12/\n" +
+	"\tend_width\x18\x05 \x01(\x01B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00H\x02R\bendWidth\x88\x01\x01B\b\n" +
+	"\x06_bulgeB\x0e\n" +
+	"\f_start_widthB\f\n" +
+	"\n" +
+	"_end_width\"\xfc\x12\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +

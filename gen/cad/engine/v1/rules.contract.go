@@ -224,12 +224,64 @@ func (x *ExecuteBatchRequest) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *Vertex) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.StartWidth != nil {
+		if float64(*x.StartWidth) < 0.0 {
+			return &RuleViolation{Path: "/start_width", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	if x.EndWidth != nil {
+		if float64(*x.EndWidth) < 0.0 {
+			return &RuleViolation{Path: "/end_width", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *Entity) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
 	}
 	if !inEntityLinetype(x.Linetype) {
 		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+	}
+	for i, e := range x.Points {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/points" + "/" + strconv.Itoa(i))
+		}
+	}
+	if r := x.Hatch.CheckRules(); r != nil {
+		return r.Under("/hatch")
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *HatchLoop) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	for i, e := range x.Points {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/points" + "/" + strconv.Itoa(i))
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *Hatch) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	for i, e := range x.Loops {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/loops" + "/" + strconv.Itoa(i))
+		}
 	}
 	return nil
 }
@@ -694,6 +746,11 @@ func (x *EntityCreatePolylineArgs) CheckRules() *RuleViolation {
 	if n := len(x.Points); n > 0 && n < 2 {
 		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 2 elements"}
 	}
+	for i, e := range x.Points {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/points" + "/" + strconv.Itoa(i))
+		}
+	}
 	if x.Color != nil {
 		if float64(*x.Color) < 0.0 {
 			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
@@ -797,6 +854,11 @@ func (x *NewEntity) CheckRules() *RuleViolation {
 			return &RuleViolation{Path: "/radius", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
 		}
 	}
+	for i, e := range x.Points {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/points" + "/" + strconv.Itoa(i))
+		}
+	}
 	if x.Height != nil {
 		if float64(*x.Height) <= 0.0 {
 			return &RuleViolation{Path: "/height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
@@ -893,6 +955,11 @@ func (x *EntityEditGeometryArgs) CheckRules() *RuleViolation {
 	if x.Radius != nil {
 		if float64(*x.Radius) <= 0.0 {
 			return &RuleViolation{Path: "/radius", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	for i, e := range x.Points {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/points" + "/" + strconv.Itoa(i))
 		}
 	}
 	if x.Height != nil {

@@ -3727,6 +3727,26 @@ func (x *Vertex) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Bulge = d.Float64Ref(v)
+		case "start_width":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.StartWidth = d.Float64Ref(v)
+		case "end_width":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.EndWidth = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -3749,6 +3769,14 @@ func (x *Vertex) MarshalWire(e *jsonwire.Encoder) {
 	if x.Bulge != nil {
 		e.Key("\"bulge\":")
 		e.Float64(float64((*x.Bulge)), "cad.engine.v1.Vertex.bulge")
+	}
+	if x.StartWidth != nil {
+		e.Key("\"start_width\":")
+		e.Float64(float64((*x.StartWidth)), "cad.engine.v1.Vertex.start_width")
+	}
+	if x.EndWidth != nil {
+		e.Key("\"end_width\":")
+		e.Float64(float64((*x.EndWidth)), "cad.engine.v1.Vertex.end_width")
 	}
 	e.CloseObject()
 }
