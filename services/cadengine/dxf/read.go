@@ -31,6 +31,15 @@ type File struct {
 	inBlock   string             // the block being read, for drop
 	layout    string             // the paper-space layout whose block is being read
 	renamed   map[string]string  // layer names the engine cannot hold, and what it holds instead
+
+	// From the OBJECTS section: the file of each IMAGEDEF, by handle,
+	// whether wipeouts show their frames (WIPEOUTVARIABLES), the draw
+	// order of the model space.
+	imageFiles   map[string]string
+	wipeoutFrame bool
+	// sortents is each SORTENTSTABLE: by the block record it orders, the
+	// handle each entity is drawn as.
+	sortents map[uint64]map[uint64]uint64
 }
 
 // dxfBlock is one block definition of the BLOCKS section.
@@ -69,12 +78,18 @@ type dxfEntity struct {
 	// engine models.
 	preserved bool
 	why       string
+	// imageDef is a native image's IMAGEDEF handle, whose file name the
+	// OBJECTS section says.
+	imageDef string
+	// handle and owner are a model-space entity's own (5, 330), by which
+	// a SORTENTSTABLE orders it; 0 when the file gives none.
+	handle, owner uint64
 }
 
 // Read reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER,
 // $ACADVER, $LASTSAVEDBY), TABLES (the LAYER table and the DIMSTYLEs'
-// scales), BLOCKS and ENTITIES; other sections and tables are passed
-// over. Every entity of the drawing is accounted for (see Report): native
+// scales), BLOCKS, ENTITIES and, of OBJECTS, what images and wipeouts
+// need (see readObjects); other sections and tables are passed over. Every entity of the drawing is accounted for (see Report): native
 // when the engine models its type and can hold it, preserved (a
 // drawing.Foreign, its codes kept) otherwise, dropped with a reason only
 // when neither can be (an insert's attributes, an insert of a block the
@@ -155,6 +170,7 @@ func Read(content string) (*File, error) {
 		for _, r := range sc.repairs {
 			f.rep.warn(r.line, "%s", r.message)
 		}
+		f.resolveObjects()
 		return f, nil
 	}
 	for {
@@ -209,6 +225,8 @@ func Read(content string) (*File, error) {
 				err = f.readEntities(sc)
 			case "BLOCKS":
 				err = f.readBlocks(sc)
+			case "OBJECTS":
+				err = f.readObjects(sc)
 			default:
 				err = skipSection(sc, name.word())
 			}

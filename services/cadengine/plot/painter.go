@@ -142,6 +142,7 @@ func (p *painter) entity(e *drawing.Entity, width float64) error {
 		p.text(g, c)
 	case drawing.Pictured:
 		pic := g.Picture()
+		p.fill(pic.Masks, pageColor)
 		p.stroke(pic.Strokes, c, width)
 		p.fill(pic.Fills, c)
 		for _, d := range pic.Dots {

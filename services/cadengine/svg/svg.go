@@ -79,7 +79,7 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawin
 	b.WriteString("<title>")
 	xml.EscapeText(&b, []byte(d.Name))
 	b.WriteString("</title>\n")
-	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#ffffff"/>`+"\n", num(vx), num(vy), num(vw), num(vh))
+	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`+"\n", num(vx), num(vy), num(vw), num(vh), pageColor)
 	// Strokes are 0.2% of the larger side: about 2 px when the drawing is
 	// shown 1000 px wide, whatever its units; on a sheet, 0.25 mm.
 	stroke := math.Max(vw, vh) / 500
