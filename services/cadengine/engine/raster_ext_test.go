@@ -25,7 +25,7 @@ var rasters = strings.TrimSuffix(dxfFile("", "",
 // TestRasters: wipeouts and images are native: listed with their
 // boundary, placement and file, bounded by their boundary, moved, drawn
 // (a wipeout as an area in the page's colour, without a frame; an image
-// as its boundary), and written back as themselves with the objects they
+// as its boundary), snapped to, and written back as themselves with the objects they
 // need in 2018, as outlines in R12.
 func TestRasters(t *testing.T) {
 	e := newEngine(t, nil)
@@ -60,6 +60,14 @@ func TestRasters(t *testing.T) {
 	back := importDXF(t, e, "back", exportOf(t, f, "dxf"))
 	if got, want := back.info().ContentHash, f.info().ContentHash; got != want {
 		t.Errorf("content hash after a round trip = %s, want %s", got, want)
+	}
+
+	// Snaps: a wipeout's corners and the middles of its edges.
+	if p := f.ok(enginev1.ToolPointFromSnap, obj{"handle": w["handle"], "snap": "end", "ref_x": 9, "ref_y": 1}); !nearPt(xy(p), [2]float64{10, 0}) {
+		t.Errorf("end snap near (9, 1) = %v, want the corner (10, 0)", p)
+	}
+	if p := f.ok(enginev1.ToolPointFromSnap, obj{"handle": im["handle"], "snap": "mid", "ref_x": 23, "ref_y": -1}); !nearPt(xy(p), [2]float64{23.2, 0}) {
+		t.Errorf("mid snap near (23, -1) = %v, want the bottom edge's middle (23.2, 0)", p)
 	}
 
 	f.ok(enginev1.ToolEntityMove, obj{"handle": w["handle"], "dx": 1, "dy": 2})
