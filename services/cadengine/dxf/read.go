@@ -88,12 +88,13 @@ type dxfEntity struct {
 
 // Read reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER,
 // $ACADVER, $LASTSAVEDBY), TABLES (the LAYER table and the DIMSTYLEs'
-// scales), BLOCKS, ENTITIES and, of OBJECTS, what images and wipeouts
-// need (see readObjects); other sections and tables are passed over. Every entity of the drawing is accounted for (see Report): native
-// when the engine models its type and can hold it, preserved (a
-// drawing.Foreign, its codes kept) otherwise, dropped with a reason only
-// when neither can be (an insert's attributes, an insert of a block the
-// file lacks). What it reads, and the rules it follows:
+// scales), BLOCKS, ENTITIES and, of OBJECTS, what images, wipeouts and
+// the model space's draw order need (see readObjects); other sections and
+// tables are passed over. Every entity of the drawing is accounted for
+// (see Report): native when the engine models its type and can hold it,
+// preserved (a drawing.Foreign, its codes kept) otherwise, dropped with a
+// reason only when neither can be (an insert's attributes, an insert of
+// a block the file lacks). What it reads, and the rules it follows:
 //
 //   - Units are $INSUNITS (1 in, 2 ft, 4 mm, 5 cm, 6 m); a file without
 //     it that the engine wrote (R12 has no $INSUNITS) names its units in
@@ -139,6 +140,10 @@ type dxfEntity struct {
 //     alignment (72/73, 11/21) is not kept. ELLIPSE: centre 10/20, major
 //     axis 11/21, ratio 40, start and end parameters 41/42 in radians,
 //     kept as degrees.
+//   - WIPEOUT and IMAGE: their pixels' placement and boundary (see
+//     raster); an image's file is its IMAGEDEF's (340, in OBJECTS), a
+//     wipeout's frame setting the file's WIPEOUTVARIABLES'. The model
+//     space is built in its SORTENTSTABLE's order (see redrawOrder).
 //   - Repairs, each a warning with its line, as ezdxf's recover mode
 //     reads: a HEADER ended early by a stray ENDSEC goes on; an ENDSEC
 //     outside any section, and VERTEX or SEQEND records outside a

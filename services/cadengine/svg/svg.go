@@ -232,8 +232,8 @@ func (dr *drawer) entity(b *strings.Builder, e *drawing.Entity, attrs string) er
 			fmt.Fprintf(b, `<line%s x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", id, num(s.A.X), num(-s.A.Y), num(s.B.X), num(-s.B.Y), style)
 		}
 	default:
-		// A spline, a preserved entity's outline: the curves it is
-		// drawn as (none draws nothing).
+		// A spline, an image's boundary, a preserved entity's outline:
+		// the curves it is drawn as (none draws nothing).
 		if prims := e.Geom.Prims(); len(prims) > 0 {
 			svgPicture(b, drawing.Picture{Strokes: prims}, id, style, fillColor(e, layerColor), stroke)
 		}
