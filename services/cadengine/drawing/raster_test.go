@@ -10,8 +10,10 @@ import (
 // TestRasterBoundary: a raster's boundary in the world, as ezdxf places
 // it — the whole raster when no clip is given or a rectangle of two
 // corners, a polygon of pixels (from the top-left corner, y down)
-// otherwise — follows the raster's pixels when it is turned.
+// otherwise — follows the raster's pixels when it is turned or
+// sheared.
 func TestRasterBoundary(t *testing.T) {
+	shear := geom.Affine{A: 2, B: 0.5, C: 1, D: 0, E: 0.5, F: -3}
 	turn := func(deg float64) geom.Vec { s, c := math.Sincos(deg * math.Pi / 180); return geom.Pt(c, s) }
 	u := turn(30).Mul(0.01)
 	v := turn(120).Mul(0.01)
@@ -39,9 +41,13 @@ func TestRasterBoundary(t *testing.T) {
 			t.Errorf("%s: Boundary() = %v, want %v", tc.name, got, tc.want)
 		}
 		turned := tc.r.Transformed(geom.RotateAbout(geom.Pt(3, 4), 0.7)).Boundary()
+		sheared := tc.r.Affined(shear).Boundary()
 		for i, q := range tc.r.Boundary() {
 			if want := geom.RotateAbout(geom.Pt(3, 4), 0.7).Point(q); turned[i].Dist(want) > 1e-12 {
 				t.Errorf("%s turned: corner %d at %v, want %v", tc.name, i, turned[i], want)
+			}
+			if want := shear.Point(q); sheared[i].Dist(want) > 1e-12 {
+				t.Errorf("%s sheared: corner %d at %v, want %v", tc.name, i, sheared[i], want)
 			}
 		}
 	}
