@@ -22,12 +22,22 @@ import (
 // reads it; a polygon closed as ezdxf and AutoCAD close it). One whose
 // pixels leave the plan is kept out.
 func (r dxfRecord) raster() (drawing.Raster, string, error) {
-	v, err := r.values(10, 20, 11, 21, 31, 12, 22, 32, 13, 23)
+	v, err := r.values(31, 32)
 	if err != nil {
 		return drawing.Raster{}, "", err
 	}
 	if v[31] != 0 || v[32] != 0 {
 		return drawing.Raster{}, "3D (its pixels leave the plan)", nil
+	}
+	g, err := r.rasterPlan()
+	return g, "", err
+}
+
+// rasterPlan is raster's reading of the codes in plan, z left out.
+func (r dxfRecord) rasterPlan() (drawing.Raster, error) {
+	v, err := r.values(10, 20, 11, 21, 12, 22, 13, 23)
+	if err != nil {
+		return drawing.Raster{}, err
 	}
 	g := drawing.Raster{P: geom.Pt(v[10], v[20]), U: geom.Pt(v[11], v[21]), V: geom.Pt(v[12], v[22]), Size: geom.Pt(v[13], v[23])}
 	for i, p := range r.pairs {
@@ -42,7 +52,7 @@ func (r dxfRecord) raster() (drawing.Raster, string, error) {
 	case n > 2 && g.Clip[n-1] != g.Clip[0]:
 		g.Clip = append(g.Clip, g.Clip[0])
 	}
-	return g, "", nil
+	return g, nil
 }
 
 // image reads an IMAGE; its file name comes later, from its IMAGEDEF.

@@ -132,3 +132,25 @@ func sameBoundaries(t *testing.T, what string, ents []*drawing.Entity, want [][]
 		}
 	}
 }
+
+// TestRasterOutOfPlan: a wipeout whose pixels leave the plan (its u
+// vector has a z) is preserved, with the reason, and bounded by its
+// boundary's plan as a native one would be.
+func TestRasterOutOfPlan(t *testing.T) {
+	content := "0\nSECTION\n2\nENTITIES\n0\nWIPEOUT\n8\n0\n100\nAcDbWipeout\n10\n0\n20\n0\n30\n0\n11\n10\n21\n0\n31\n1\n12\n0\n22\n8\n32\n0\n13\n1\n23\n1\n" +
+		"91\n4\n14\n-0.5\n24\n0.5\n14\n0.5\n24\n0.5\n14\n0\n24\n-0.5\n14\n-0.5\n24\n0.5\n0\nENDSEC\n0\nEOF\n"
+	d, f, err := importFile(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Report().Entities["WIPEOUT"]; c.GetPreserved() != 1 {
+		t.Fatalf("report %v, want the wipeout preserved", f.Report())
+	}
+	e := d.Entities()[0]
+	if _, ok := e.Geom.(drawing.Foreign); !ok {
+		t.Fatalf("entity = %T, want a preserved one", e.Geom)
+	}
+	if b := e.Geom.Bounds(); b.Min != geom.Pt(0, 0) || b.Max != geom.Pt(10, 8) {
+		t.Errorf("bounds = %v, want the triangle's plan (0, 0)–(10, 8)", b)
+	}
+}
