@@ -14,9 +14,10 @@ import (
 // rasterScript writes images and wipeouts with ezdxf — an image turned
 // 30° with its whole raster shown, one clipped to a triangle of its
 // pixels, a wipeout of a quadrilateral — with wipeout frames on, and
-// prints each entity's boundary as ezdxf places it (boundary_path_wcs).
+// prints each entity's boundary as ezdxf places it (boundary_path_wcs),
+// then each one's extents (ezdxf.bbox).
 const rasterScript = `
-import sys, json, ezdxf
+import sys, json, ezdxf, ezdxf.bbox
 doc = ezdxf.new("R2018")
 msp = doc.modelspace()
 d = doc.add_image_def(filename="C:\\pics\\site plan.png", size_in_pixel=(640, 360))
@@ -29,6 +30,8 @@ path = sys.argv[1] + "/rasters.dxf"
 doc.saveas(path)
 print(path)
 print(json.dumps([[[v.x, v.y] for v in e.boundary_path_wcs()] for e in msp]))
+boxes = [ezdxf.bbox.extents([e]) for e in msp]
+print(json.dumps([[b.extmin.x, b.extmin.y, b.extmax.x, b.extmax.y] for b in boxes]))
 `
 
 // boundaryScript prints the boundary ezdxf places of each image and
@@ -41,18 +44,23 @@ print(json.dumps([[[v.x, v.y] for v in e.boundary_path_wcs()] for e in doc.model
 
 // TestRastersAsEzdxf reads images and wipeouts ezdxf wrote: each is
 // native, with the boundary ezdxf places (a rectangle of the whole
-// raster, turned; a polygon of pixels), the image its file's name, the
-// wipeout the file's frame setting. The engine's 2018 DXF of them opens
-// in ezdxf with a clean audit, with the same boundaries, and reads back
-// as the same entities; its R12 DXF, which has neither type, has their
-// outlines as polylines.
+// raster, turned; a polygon of pixels) and ezdxf's extents, the image
+// its file's name, the wipeout the file's frame setting. The engine's
+// 2018 DXF of them opens in ezdxf with a clean audit, with the same
+// boundaries, and reads back as the same entities; its R12 DXF, which
+// has neither type, has their outlines as polylines.
 func TestRastersAsEzdxf(t *testing.T) {
 	out := ezdxftest.Run(t, rasterScript, t.TempDir())
 	if out == "" {
 		return
 	}
 	path, data, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	data, boxData, _ := strings.Cut(data, "\n")
 	want := boundaries(t, data)
+	var boxes [][4]float64
+	if err := json.Unmarshal([]byte(boxData), &boxes); err != nil {
+		t.Fatalf("ezdxf said %q: %v", boxData, err)
+	}
 	content, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +75,12 @@ func TestRastersAsEzdxf(t *testing.T) {
 	}
 	ents := d.Entities()
 	sameBoundaries(t, "the file ezdxf wrote", ents, want)
+	for i, e := range ents {
+		b, w := e.Geom.Bounds(), boxes[i]
+		if b.Min.Dist(geom.Pt(w[0], w[1])) > 1e-9 || b.Max.Dist(geom.Pt(w[2], w[3])) > 1e-9 {
+			t.Errorf("entity %d's extents = %v, ezdxf.bbox's %v", i, b, w)
+		}
+	}
 	for _, e := range ents[:2] {
 		if g := e.Geom.(drawing.Image); g.File != `C:\pics\site plan.png` {
 			t.Errorf("image file = %q, want ezdxf's IMAGEDEF's", g.File)
