@@ -11,10 +11,11 @@ import (
 )
 
 // samplePicture is a dimension as its writer drew it: a line, an arc, an
-// arrowhead, a dot and its text.
+// arrowhead, its text's background mask, a dot and its text.
 var samplePicture = Picture{
 	Strokes: []any{geom.Segment{A: geom.Pt(0, 2), B: geom.Pt(10, 2)}, geom.Arc{C: geom.Pt(5, 2), R: 1, Start: 0, Sweep: math.Pi}},
 	Fills:   [][]geom.Vec{{geom.Pt(0, 2), geom.Pt(1, 2.2), geom.Pt(1, 1.8)}},
+	Masks:   [][]geom.Vec{{geom.Pt(4, 2.2), geom.Pt(6, 2.2), geom.Pt(6, 3.2), geom.Pt(4, 3.2)}},
 	Dots:    []geom.Vec{geom.Pt(5, 5)},
 	Texts:   []Text{{Text: "10.00", P: geom.Pt(4, 2.5), Height: 0.5}},
 }
@@ -63,6 +64,9 @@ func sampleGeometries() []Geometry {
 		Face{P: []geom.Vec{geom.Pt(0, 0), geom.Pt(4, 0), geom.Pt(4, 2), geom.Pt(0, 3)}, Z: []float64{0, 1, 2, 3}, Hidden: 2},
 		XLine{P: geom.Pt(1, 2), Dir: geom.Pt(0.6, 0.8)},
 		XLine{P: geom.Pt(1, 2), Dir: geom.Pt(-0.6, 0.8), Ray: true},
+		NewWipeout([]geom.Vec{geom.Pt(0, 0), geom.Pt(10, 0), geom.Pt(12, 6), geom.Pt(2, 8)}),
+		Wipeout{Raster: Raster{P: geom.Pt(1, 1), U: geom.Pt(5, 0), V: geom.Pt(0, 3), Size: geom.Pt(1, 1), Clip: []geom.Vec{geom.Pt(-0.5, -0.5), geom.Pt(0.5, 0.5)}}, Frame: true},
+		Image{Raster: Raster{P: geom.Pt(2, 3), U: geom.Pt(0.01, 0), V: geom.Pt(0, 0.01), Size: geom.Pt(640, 360)}, File: "site plan.png"},
 	}
 }
 

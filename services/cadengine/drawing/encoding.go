@@ -90,6 +90,8 @@ func ParseHandle(s string) (uint64, bool) {
 //	  xline     x y dx dy (a ray alike)
 //	  leader    see Leader.encodeTo
 //	  attdef    see Attdef.encodeTo
+//	  wipeout   see Wipeout.encodeTo
+//	  image     see Image.encodeTo
 //
 // A block is stored under its handle like an entity, tagged 'B' (see
 // Block.Encode). The encodings of the first seven types never change:
@@ -490,6 +492,10 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 		e.Geom = decodeLeader(r)
 	case enginev1.EntityType_ENTITY_TYPE_ATTDEF:
 		e.Geom = decodeAttdef(r)
+	case enginev1.EntityType_ENTITY_TYPE_WIPEOUT:
+		e.Geom = decodeWipeout(r)
+	case enginev1.EntityType_ENTITY_TYPE_IMAGE:
+		e.Geom = decodeImage(r)
 	case enginev1.EntityType_ENTITY_TYPE_XLINE, enginev1.EntityType_ENTITY_TYPE_RAY:
 		e.Geom = decodeXLine(r, kind == enginev1.EntityType_ENTITY_TYPE_RAY)
 	default:

@@ -11,8 +11,9 @@ import (
 // Picture is what an annotation entity draws, in world coordinates, for
 // the renderers (SVG, PNG, PDF, the graphics of a DXF dimension): strokes
 // (segments and arcs), filled areas (closed outlines, filled with the
-// even-odd rule, or by the non-zero rule when NonZero says so), dots and
-// texts. Every renderer draws the same picture, so they agree.
+// even-odd rule, or by the non-zero rule when NonZero says so), masked
+// areas (filled in the page's colour, hiding what was drawn before), dots
+// and texts. Every renderer draws the same picture, so they agree.
 type Picture struct {
 	Strokes []any        // geom.Segment and geom.Arc
 	Fills   [][]geom.Vec // closed outlines, filled together (even-odd, unless NonZero)
@@ -20,6 +21,7 @@ type Picture struct {
 	// counter-clockwise and overlap stay filled where they overlap (the
 	// outlines of a polyline with widths).
 	NonZero bool
+	Masks   [][]geom.Vec // closed outlines, filled in the page's colour first
 	Dots    []geom.Vec
 	Texts   []Text
 }
@@ -27,9 +29,11 @@ type Picture struct {
 // Bounds is the picture's extents, texts by their estimated boxes.
 func (p Picture) Bounds() geom.Box {
 	b := geom.PrimBounds(p.Strokes)
-	for _, f := range p.Fills {
-		for _, q := range f {
-			b.AddPoint(q)
+	for _, areas := range [][][]geom.Vec{p.Fills, p.Masks} {
+		for _, f := range areas {
+			for _, q := range f {
+				b.AddPoint(q)
+			}
 		}
 	}
 	for _, q := range p.Dots {
@@ -42,13 +46,12 @@ func (p Picture) Bounds() geom.Box {
 }
 
 // Empty reports whether the picture draws nothing.
-func (p Picture) Empty() bool {
-	return len(p.Strokes) == 0 && len(p.Fills) == 0 && len(p.Dots) == 0 && len(p.Texts) == 0
-}
+func (p Picture) Empty() bool { return p.size() == 0 }
 
 // Pictured is a geometry drawn as a Picture rather than by its primitives
 // alone: multi-line text, dimensions, hatches, solids, leaders,
-// polylines (which have widths) and preserved entities (which may fill).
+// wipeouts, polylines (which have widths) and preserved entities (which
+// may fill).
 type Pictured interface {
 	Geometry
 	Picture() Picture
@@ -111,6 +114,7 @@ func (p *Picture) draw(g Geometry) {
 func (p *Picture) add(q Picture) {
 	p.Strokes = appendStrokes(p.Strokes, q.Strokes)
 	p.Fills = append(p.Fills, q.Fills...)
+	p.Masks = append(p.Masks, q.Masks...)
 	p.Dots = append(p.Dots, q.Dots...)
 	p.Texts = append(p.Texts, q.Texts...)
 }
@@ -124,7 +128,9 @@ func (p *Picture) cost() int64 {
 	return int64(max(1, p.size()))
 }
 
-func (p *Picture) size() int { return len(p.Strokes) + len(p.Fills) + len(p.Dots) + len(p.Texts) }
+func (p *Picture) size() int {
+	return len(p.Strokes) + len(p.Fills) + len(p.Masks) + len(p.Dots) + len(p.Texts)
+}
 
 // appendStrokes appends the primitives ps as a picture's strokes:
 // segments and arcs as they are, an elliptical arc as chords.
@@ -160,7 +166,8 @@ func appendChords(dst []any, at func(float64) geom.Vec, start, sweep float64, d 
 func (p Picture) affined(m geom.Affine) Picture {
 	out := Picture{
 		Strokes: make([]any, 0, len(p.Strokes)),
-		Fills:   make([][]geom.Vec, len(p.Fills)),
+		Fills:   mappedFills(p.Fills, m.Point),
+		Masks:   mappedFills(p.Masks, m.Point),
 		Dots:    make([]geom.Vec, len(p.Dots)),
 		Texts:   make([]Text, len(p.Texts)),
 	}
@@ -180,12 +187,6 @@ func (p Picture) affined(m geom.Affine) Picture {
 			out.Strokes = appendChords(out.Strokes, at, s.Start, s.Sweep, geom.Vec{})
 		}
 	}
-	for i, f := range p.Fills {
-		out.Fills[i] = make([]geom.Vec, len(f))
-		for k, q := range f {
-			out.Fills[i][k] = m.Point(q)
-		}
-	}
 	for i, q := range p.Dots {
 		out.Dots[i] = m.Point(q)
 	}
@@ -199,12 +200,12 @@ func (p Picture) affined(m geom.Affine) Picture {
 // caller appending to what a geometry returns cannot write into the
 // geometry's own picture.
 func (p Picture) shared() Picture {
-	return Picture{Strokes: slices.Clip(p.Strokes), Fills: slices.Clip(p.Fills), Dots: slices.Clip(p.Dots), Texts: slices.Clip(p.Texts)}
+	return Picture{Strokes: slices.Clip(p.Strokes), Fills: slices.Clip(p.Fills), Masks: slices.Clip(p.Masks), Dots: slices.Clip(p.Dots), Texts: slices.Clip(p.Texts)}
 }
 
 // encodeTo appends the picture's encoding: the strokes (each 'S' x1 y1 x2
-// y2, or 'A' cx cy r start sweep reversed), the fills (each n points), the
-// dots and the texts (each its line, see Text.encodeLine, and its
+// y2, or 'A' cx cy r start sweep reversed), the fills and the masks
+// (each n points), the dots and the texts (each its line, see Text.encodeLine, and its
 // alignment's byte), each list led by its length.
 func (p Picture) encodeTo(w *encoder) {
 	w.uvarint(uint64(len(p.Strokes)))
@@ -223,11 +224,13 @@ func (p Picture) encodeTo(w *encoder) {
 			w.bool(s.Reversed)
 		}
 	}
-	w.uvarint(uint64(len(p.Fills)))
-	for _, f := range p.Fills {
-		w.uvarint(uint64(len(f)))
-		for _, q := range f {
-			w.vec(q)
+	for _, areas := range [][][]geom.Vec{p.Fills, p.Masks} {
+		w.uvarint(uint64(len(areas)))
+		for _, f := range areas {
+			w.uvarint(uint64(len(f)))
+			for _, q := range f {
+				w.vec(q)
+			}
 		}
 	}
 	w.uvarint(uint64(len(p.Dots)))
@@ -265,12 +268,14 @@ func decodePicture(r *decoder) Picture {
 			return p
 		}
 	}
-	for range count(1) {
-		f := make([]geom.Vec, count(16))
-		for k := range f {
-			f[k] = r.vec()
+	for _, areas := range []*[][]geom.Vec{&p.Fills, &p.Masks} {
+		for range count(1) {
+			f := make([]geom.Vec, count(16))
+			for k := range f {
+				f[k] = r.vec()
+			}
+			*areas = append(*areas, f)
 		}
-		p.Fills = append(p.Fills, f)
 	}
 	for range count(16) {
 		p.Dots = append(p.Dots, r.vec())

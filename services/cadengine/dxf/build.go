@@ -156,6 +156,7 @@ func (f *File) Build(d *drawing.Document) error {
 			return err
 		}
 	}
+	f.redrawOrder()
 	for _, fe := range f.entities {
 		g, ok, err := resolve(fe)
 		if err != nil {

@@ -305,6 +305,10 @@ func (r dxfRecord) native(c dxfCommon, f *File) (drawing.Geometry, string, error
 		return r.face()
 	case "XLINE", "RAY":
 		return r.xline()
+	case "WIPEOUT":
+		return r.wipeout()
+	case "IMAGE":
+		return r.image()
 	default:
 		return nil, "", nil
 	}
@@ -339,8 +343,11 @@ func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometr
 		g, why = nil, "its coordinates overflow where the engine computes with them"
 	}
 	fe := dxfEntity{kind: r.kind, layer: c.layer, color: c.color, linetype: c.linetype, geom: g, line: r.line, why: why}
-	if g == nil {
+	switch g.(type) {
+	case nil:
 		fe.geom, fe.preserved = foreignOf(r, subs), true
+	case drawing.Image:
+		fe.imageDef = imageDefOf(r)
 	}
 	if code, ok := drawnBlockAt[r.kind]; ok {
 		fe.block, fe.at = r.namedBlock(code)
@@ -351,6 +358,8 @@ func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometr
 		fe.layout = cmp.Or(c.layout, f.layout)
 	case c.paper:
 		fe.layout = cmp.Or(c.layout, defaultLayout)
+	default:
+		fe.handle, fe.owner = r.entityHandles()
 	}
 	*f.target = append(*f.target, fe)
 }

@@ -178,38 +178,15 @@ func ellipseOutline(r dxfRecord) ([]geom.Segment, []geom.Vec) {
 	return openOutline(pts), pts
 }
 
-// imageOutline is an image's or wipeout's clipping boundary (14/24, in
-// pixels from the image's top left corner; two points are the corners of
-// a rectangle, fewer the whole image) placed by its insertion point (10),
-// its pixel vectors u (11) and v (12) and its height in pixels (23), as
-// ezdxf's ImageBase.boundary_path_wcs places it.
+// imageOutline is a preserved image's or wipeout's boundary (one whose
+// pixels leave the plan), in plan, as the native types place it (see
+// drawing.Raster.Boundary).
 func imageOutline(r dxfRecord) ([]geom.Segment, []geom.Vec) {
-	v, err := r.values(10, 20, 11, 21, 12, 22, 13, 23)
+	g, err := r.rasterPlan()
 	if err != nil {
 		return nil, nil
 	}
-	u, w := geom.Pt(v[11], v[21]), geom.Pt(v[12], v[22])
-	var path []geom.Vec
-	for i, p := range r.pairs {
-		if p.code == 14 {
-			q := pairPoint(r.pairs, i)
-			path = append(path, geom.Pt(q[0], q[1]))
-		}
-	}
-	switch len(path) {
-	case 0, 1:
-		path = []geom.Vec{geom.Pt(-0.5, -0.5), geom.Pt(v[13]-0.5, v[23]-0.5)}
-		fallthrough
-	case 2:
-		p0, p1 := path[0], path[1]
-		path = []geom.Vec{p0, geom.Pt(p1.X, p0.Y), p1, geom.Pt(p0.X, p1.Y)}
-	}
-	origin := geom.Pt(v[10], v[20]).Add(u.Mul(0.5)).Sub(w.Mul(0.5))
-	pts := make([]geom.Vec, len(path))
-	for i, p := range path {
-		pts[i] = origin.Add(u.Mul(p.X)).Add(w.Mul(v[23] - p.Y))
-	}
-	pts = finitePoints(pts)
+	pts := finitePoints(g.Boundary())
 	return closedOutline(pts), pts
 }
 

@@ -31,6 +31,15 @@ type File struct {
 	inBlock   string             // the block being read, for drop
 	layout    string             // the paper-space layout whose block is being read
 	renamed   map[string]string  // layer names the engine cannot hold, and what it holds instead
+
+	// From the OBJECTS section: the file of each IMAGEDEF, by handle,
+	// whether wipeouts show their frames (WIPEOUTVARIABLES), the draw
+	// order of the model space.
+	imageFiles   map[string]string
+	wipeoutFrame bool
+	// sortents is each SORTENTSTABLE: by the block record it orders, the
+	// handle each entity is drawn as.
+	sortents map[uint64]map[uint64]uint64
 }
 
 // dxfBlock is one block definition of the BLOCKS section.
@@ -73,16 +82,23 @@ type dxfEntity struct {
 	// that wrote it drew, and where that block is placed.
 	block string
 	at    geom.Vec
+	// imageDef is a native image's IMAGEDEF handle, whose file name the
+	// OBJECTS section says.
+	imageDef string
+	// handle and owner are a model-space entity's own (5, 330), by which
+	// a SORTENTSTABLE orders it; 0 when the file gives none.
+	handle, owner uint64
 }
 
 // Read reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER,
 // $ACADVER, $LASTSAVEDBY), TABLES (the LAYER table and the DIMSTYLEs'
-// scales), BLOCKS and ENTITIES; other sections and tables are passed
-// over. Every entity of the drawing is accounted for (see Report): native
-// when the engine models its type and can hold it, preserved (a
-// drawing.Foreign, its codes kept) otherwise, dropped with a reason only
-// when neither can be (an insert's attributes, an insert of a block the
-// file lacks). What it reads, and the rules it follows:
+// scales), BLOCKS, ENTITIES and, of OBJECTS, what images, wipeouts and
+// the model space's draw order need (see readObjects); other sections and
+// tables are passed over. Every entity of the drawing is accounted for
+// (see Report): native when the engine models its type and can hold it,
+// preserved (a drawing.Foreign, its codes kept) otherwise, dropped with a
+// reason only when neither can be (an insert's attributes, an insert of
+// a block the file lacks). What it reads, and the rules it follows:
 //
 //   - Units are $INSUNITS (1 in, 2 ft, 4 mm, 5 cm, 6 m); a file without
 //     it that the engine wrote (R12 has no $INSUNITS) names its units in
@@ -128,6 +144,10 @@ type dxfEntity struct {
 //     alignment (72/73, 11/21) is not kept. ELLIPSE: centre 10/20, major
 //     axis 11/21, ratio 40, start and end parameters 41/42 in radians,
 //     kept as degrees.
+//   - WIPEOUT and IMAGE: their pixels' placement and boundary (see
+//     raster); an image's file is its IMAGEDEF's (340, in OBJECTS), a
+//     wipeout's frame setting the file's WIPEOUTVARIABLES'. The model
+//     space is built in its SORTENTSTABLE's order (see redrawOrder).
 //   - Repairs, each a warning with its line, as ezdxf's recover mode
 //     reads: a HEADER ended early by a stray ENDSEC goes on; an ENDSEC
 //     outside any section, and VERTEX or SEQEND records outside a
@@ -159,6 +179,7 @@ func Read(content string) (*File, error) {
 		for _, r := range sc.repairs {
 			f.rep.warn(r.line, "%s", r.message)
 		}
+		f.resolveObjects()
 		return f, nil
 	}
 	for {
@@ -213,6 +234,8 @@ func Read(content string) (*File, error) {
 				err = f.readEntities(sc)
 			case "BLOCKS":
 				err = f.readBlocks(sc)
+			case "OBJECTS":
+				err = f.readObjects(sc)
 			default:
 				err = skipSection(sc, name.word())
 			}

@@ -142,6 +142,14 @@ type dxfWriter struct {
 	paper uint64
 	// anon names each entity's anonymous block, by handle (see plan).
 	anon map[uint64]string
+
+	// What the 2018 OBJECTS section needs for the images and wipeouts
+	// written: a definition per image file and a reactor per image;
+	// whether there were wipeouts, and whether one showed its frame.
+	imageDefs    []*outImageDef
+	reactors     []imageReactor
+	wipeouts     bool
+	wipeoutFrame bool
 }
 
 // handle takes the next free handle.
@@ -364,6 +372,10 @@ func (w *dxfWriter) Entity(e *drawing.Entity) {
 		w.leader(e, g)
 	case drawing.Attdef:
 		w.attdef(e, g)
+	case drawing.Wipeout:
+		w.wipeout(e, g)
+	case drawing.Image:
+		w.image(e, g)
 	case drawing.Foreign:
 		switch {
 		case !w.writes(g):

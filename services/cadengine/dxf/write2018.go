@@ -79,6 +79,7 @@ func Write2018(d *drawing.Document) string {
 	seedAt := w.placeholder(5)
 	w.end()
 	w.section("CLASSES")
+	w.classes(d, ents)
 	w.end()
 
 	w.section("TABLES")
@@ -337,8 +338,58 @@ func (w *dxfWriter) blockRecord(h uint64, name string, layout uint64) {
 	w.int(281, 0)
 }
 
+// classes writes the CLASSES section's records of the types written that
+// AutoCAD defines in applications (images and wipeouts, their objects),
+// as AutoCAD and ezdxf describe them.
+func (w *dxfWriter) classes(d *drawing.Document, ents []*drawing.Entity) {
+	images, wipeouts := rasterTypes(d, ents)
+	class := func(name, cpp, app string, flags, entity int) {
+		w.pair(0, "CLASS")
+		w.pair(1, name)
+		w.pair(2, cpp)
+		w.pair(3, app)
+		w.int(90, flags)
+		w.int(91, 0)
+		w.int(280, 0)
+		w.int(281, entity)
+	}
+	if images {
+		class("RASTERVARIABLES", "AcDbRasterVariables", "ISM", 0, 0)
+		class("IMAGE", "AcDbRasterImage", "ISM", 2175, 1)
+		class("IMAGEDEF", "AcDbRasterImageDef", "ISM", 0, 0)
+		class("IMAGEDEF_REACTOR", "AcDbRasterImageDefReactor", "ISM", 1, 0)
+	}
+	if wipeouts {
+		class("WIPEOUT", "AcDbWipeout", "WipeOut", 127, 1)
+		class("WIPEOUTVARIABLES", "AcDbWipeoutVariables", "WipeOut", 0, 0)
+	}
+}
+
+// rasterTypes says whether the document has images and wipeouts, in the
+// drawing or its blocks.
+func rasterTypes(d *drawing.Document, ents []*drawing.Entity) (images, wipeouts bool) {
+	see := func(e *drawing.Entity) {
+		switch e.Geom.(type) {
+		case drawing.Image:
+			images = true
+		case drawing.Wipeout:
+			wipeouts = true
+		}
+	}
+	for _, e := range ents {
+		see(e)
+	}
+	for _, b := range d.Blocks() {
+		for _, e := range b.Entities {
+			see(e)
+		}
+	}
+	return images, wipeouts
+}
+
 // objects writes the OBJECTS section: the root dictionary with the groups
-// and the layouts, and the Model and Layout1 layouts.
+// and the layouts, and the Model and Layout1 layouts; the images' and
+// wipeouts' objects when they were written.
 func (w *dxfWriter) objects() {
 	w.section("OBJECTS")
 	dict := func(h, owner uint64, entries ...any) {
@@ -352,11 +403,27 @@ func (w *dxfWriter) objects() {
 			w.pairHandle(350, entries[i+1].(uint64))
 		}
 	}
-	dict(hRootDict, 0, "ACAD_GROUP", uint64(hGroupDict), "ACAD_LAYOUT", uint64(hLayoutDict))
+	root := []any{"ACAD_GROUP", uint64(hGroupDict), "ACAD_LAYOUT", uint64(hLayoutDict)}
+	var imageDict, imageVars, wipeoutVars uint64
+	if len(w.imageDefs) > 0 {
+		imageDict, imageVars = w.handle(), w.handle()
+		root = append(root, "ACAD_IMAGE_DICT", imageDict, "ACAD_IMAGE_VARS", imageVars)
+	}
+	if w.wipeouts {
+		wipeoutVars = w.handle()
+		root = append(root, "ACAD_WIPEOUT_VARS", wipeoutVars)
+	}
+	dict(hRootDict, 0, root...)
 	dict(hGroupDict, hRootDict)
 	dict(hLayoutDict, hRootDict, "Model", uint64(hModelLayout), "Layout1", uint64(hPaperLayout))
 	w.layout(hModelLayout, "Model", 0, hModelBR)
 	w.layout(hPaperLayout, "Layout1", 1, hPaperBR)
+	if imageDict != 0 {
+		w.imageObjects(imageDict, imageVars)
+	}
+	if wipeoutVars != 0 {
+		w.wipeoutVariables(wipeoutVars)
+	}
 	w.end()
 }
 

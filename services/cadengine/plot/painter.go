@@ -152,6 +152,7 @@ func (p *painter) entity(e *drawing.Entity, width float64) error {
 		p.text(g, c)
 	case drawing.Pictured:
 		pic := g.Picture()
+		p.fill(pic.Masks, false, pageColor)
 		p.stroke(pic.Strokes, c, width)
 		p.fill(pic.Fills, pic.NonZero, c)
 		for _, d := range pic.Dots {

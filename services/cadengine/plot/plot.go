@@ -43,6 +43,10 @@ const flatness = 0.01
 // millimetres.
 const defaultStroke = 0.25
 
+// pageColor is the page's colour: the background, and what masks (a
+// wipeout's area) are filled with.
+var pageColor = canvas.White
+
 var (
 	fontOnce sync.Once
 	fontFam  *canvas.FontFamily
@@ -96,25 +100,21 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.B
 	}
 	c := canvas.New(sheet.Width, sheet.Height)
 	ctx := canvas.NewContext(c)
-	ctx.SetFillColor(canvas.White)
+	ctx.SetFillColor(pageColor)
 	ctx.DrawPath(0, 0, canvas.Rectangle(sheet.Width, sheet.Height))
 	ctx.SetStrokeCapper(canvas.RoundCap)
 	ctx.SetStrokeJoiner(canvas.RoundJoin)
 	ctx.SetFillRule(canvas.EvenOdd)
 	p := &painter{ctx: ctx, sheet: sheet, fam: fam, d: d, budget: budget}
-	byLayer := map[string][]*drawing.Entity{}
+	// In the drawing's order, as a CAD program draws: a wipeout hides
+	// what was drawn before it, whatever its layer.
 	for _, e := range shown {
-		byLayer[e.Layer] = append(byLayer[e.Layer], e)
-	}
-	for _, l := range d.SortedLayers() {
 		width := defaultStroke
-		if l.Lineweight > 0 {
+		if l := d.Layer(e.Layer); l.Lineweight > 0 {
 			width = float64(l.Lineweight) / 100
 		}
-		for _, e := range byLayer[l.Name] {
-			if err := p.entity(e, width); err != nil {
-				return nil, drawing.Sheet{}, err
-			}
+		if err := p.entity(e, width); err != nil {
+			return nil, drawing.Sheet{}, err
 		}
 	}
 	return c, sheet, nil

@@ -21,11 +21,18 @@ func fillColor(e *drawing.Entity, layerColor int32) string {
 	return aciRGB(layerColor)
 }
 
-// svgPicture draws a picture as one group: strokes as one path, fills as
-// one path (even-odd, or non-zero as the picture says), dots as small
-// circles and texts.
+// pageColor is the page's colour: the background, and what masks (a
+// wipeout's area) are filled with.
+const pageColor = "#ffffff"
+
+// svgPicture draws a picture as one group: masks in the page's colour
+// first, then strokes as one path, fills as one path (even-odd, or
+// non-zero as the picture says), dots as small circles and texts.
 func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, stroke float64) {
 	fmt.Fprintf(b, "<g%s%s>\n", id, style)
+	if len(p.Masks) > 0 {
+		fmt.Fprintf(b, "<path d=\"%s\" fill=\"%s\" fill-rule=\"evenodd\" stroke=\"none\"/>\n", outlines(p.Masks), pageColor)
+	}
 	if len(p.Strokes) > 0 {
 		var d strings.Builder
 		for _, s := range p.Strokes {
@@ -43,22 +50,11 @@ func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, s
 		fmt.Fprintf(b, "<path d=\"%s\"/>\n", strings.TrimSpace(d.String()))
 	}
 	if len(p.Fills) > 0 {
-		var d strings.Builder
-		for _, f := range p.Fills {
-			for i, q := range f {
-				if i == 0 {
-					d.WriteString("M " + pt(q))
-				} else {
-					d.WriteString(" L " + pt(q))
-				}
-			}
-			d.WriteString(" Z ")
-		}
 		rule := "evenodd"
 		if p.NonZero {
 			rule = "nonzero"
 		}
-		fmt.Fprintf(b, "<path d=\"%s\" fill=\"%s\" fill-rule=\"%s\" stroke=\"none\"/>\n", strings.TrimSpace(d.String()), fill, rule)
+		fmt.Fprintf(b, "<path d=\"%s\" fill=\"%s\" fill-rule=\"%s\" stroke=\"none\"/>\n", outlines(p.Fills), fill, rule)
 	}
 	for _, q := range p.Dots {
 		fmt.Fprintf(b, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\" stroke=\"none\"/>\n", num(q.X), num(-q.Y), num(stroke), fill)
@@ -108,4 +104,20 @@ func (dr *drawer) insert(b *strings.Builder, placed []*drawing.Entity, id, style
 	}
 	b.WriteString("</g>\n")
 	return nil
+}
+
+// outlines is the SVG path of closed outlines.
+func outlines(areas [][]geom.Vec) string {
+	var d strings.Builder
+	for _, f := range areas {
+		for i, q := range f {
+			if i == 0 {
+				d.WriteString("M " + pt(q))
+			} else {
+				d.WriteString(" L " + pt(q))
+			}
+		}
+		d.WriteString(" Z ")
+	}
+	return strings.TrimSpace(d.String())
 }

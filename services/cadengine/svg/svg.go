@@ -79,7 +79,7 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawin
 	b.WriteString("<title>")
 	xml.EscapeText(&b, []byte(d.Name))
 	b.WriteString("</title>\n")
-	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#ffffff"/>`+"\n", num(vx), num(vy), num(vw), num(vh))
+	fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`+"\n", num(vx), num(vy), num(vw), num(vh), pageColor)
 	// Strokes are 0.2% of the larger side: about 2 px when the drawing is
 	// shown 1000 px wide, whatever its units; on a sheet, 0.25 mm.
 	stroke := math.Max(vw, vh) / 500
@@ -238,8 +238,8 @@ func (dr *drawer) entity(b *strings.Builder, e *drawing.Entity, attrs string) er
 			fmt.Fprintf(b, `<line%s x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", id, num(s.A.X), num(-s.A.Y), num(s.B.X), num(-s.B.Y), style)
 		}
 	default:
-		// A spline, a preserved entity's outline: the curves it is
-		// drawn as (none draws nothing).
+		// A spline, an image's boundary, a preserved entity's outline:
+		// the curves it is drawn as (none draws nothing).
 		if prims := e.Geom.Prims(); len(prims) > 0 {
 			svgPicture(b, drawing.Picture{Strokes: prims}, id, style, fillColor(e, layerColor), stroke)
 		}

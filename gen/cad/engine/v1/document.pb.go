@@ -74,6 +74,14 @@ const (
 	// A block attribute's definition (DXF's ATTDEF): the tag its inserts'
 	// values answer to, its prompt and default (text), where values go.
 	EntityType_ENTITY_TYPE_ATTDEF EntityType = 19
+	// An area that hides what is drawn before it (DXF's WIPEOUT): its
+	// boundary (corners), drawn filled in the page's colour.
+	EntityType_ENTITY_TYPE_WIPEOUT EntityType = 20
+	// A raster image's reference (DXF's IMAGE): its file name, where its
+	// pixels go (insertion, pixel_u, pixel_v, image_size) and its clip
+	// boundary (corners); the engine does not load the picture and draws
+	// the boundary.
+	EntityType_ENTITY_TYPE_IMAGE EntityType = 21
 )
 
 // Enum value maps for EntityType.
@@ -99,6 +107,8 @@ var (
 		17: "ENTITY_TYPE_RAY",
 		18: "ENTITY_TYPE_LEADER",
 		19: "ENTITY_TYPE_ATTDEF",
+		20: "ENTITY_TYPE_WIPEOUT",
+		21: "ENTITY_TYPE_IMAGE",
 	}
 	EntityType_value = map[string]int32{
 		"ENTITY_TYPE_UNSPECIFIED": 0,
@@ -121,6 +131,8 @@ var (
 		"ENTITY_TYPE_RAY":         17,
 		"ENTITY_TYPE_LEADER":      18,
 		"ENTITY_TYPE_ATTDEF":      19,
+		"ENTITY_TYPE_WIPEOUT":     20,
+		"ENTITY_TYPE_IMAGE":       21,
 	}
 )
 
@@ -740,7 +752,8 @@ type Entity struct {
 	Closed *bool `protobuf:"varint,18,opt,name=closed,proto3,oneof" json:"closed,omitempty"`
 	// Text content.
 	Text *string `protobuf:"bytes,19,opt,name=text,proto3,oneof" json:"text,omitempty"`
-	// Text insertion point.
+	// Text insertion point; an image's or a wipeout's: the outer corner of
+	// its bottom-left pixel.
 	Insertion *Point `protobuf:"bytes,20,opt,name=insertion,proto3,oneof" json:"insertion,omitempty"`
 	// Text height.
 	Height *float64 `protobuf:"fixed64,21,opt,name=height,proto3,oneof" json:"height,omitempty"`
@@ -785,7 +798,8 @@ type Entity struct {
 	Extents *Extents `protobuf:"bytes,37,opt,name=extents,proto3,oneof" json:"extents,omitempty"`
 	// A spline's definition.
 	Spline *Spline `protobuf:"bytes,38,opt,name=spline,proto3,oneof" json:"spline,omitempty"`
-	// A solid's or a face's corners, in order round the shape.
+	// A solid's or a face's corners, in order round the shape; an image's
+	// or a wipeout's boundary, in world coordinates.
 	Corners []*Point `protobuf:"bytes,39,rep,name=corners,proto3" json:"corners,omitempty"`
 	// A face's corners' elevations (z), one per corner.
 	Elevations []float64 `protobuf:"fixed64,40,rep,packed,name=elevations,proto3" json:"elevations,omitempty"`
@@ -818,7 +832,26 @@ type Entity struct {
 	// An insert's whole map from its block's coordinates to the world, when
 	// its scales and rotation cannot say it (inside an unevenly scaled
 	// insert).
-	Transform     *Transform `protobuf:"bytes,52,opt,name=transform,proto3,oneof" json:"transform,omitempty"`
+	Transform *Transform `protobuf:"bytes,52,opt,name=transform,proto3,oneof" json:"transform,omitempty"`
+	// An image's or a wipeout's pixel: its bottom edge, along a row (DXF's
+	// u vector).
+	PixelU *Point `protobuf:"bytes,53,opt,name=pixel_u,json=pixelU,proto3,oneof" json:"pixel_u,omitempty"`
+	// An image's or a wipeout's pixel: its left edge, up a column (DXF's v
+	// vector).
+	PixelV *Point `protobuf:"bytes,54,opt,name=pixel_v,json=pixelV,proto3,oneof" json:"pixel_v,omitempty"`
+	// An image's or a wipeout's size in pixels: x across, y up (a
+	// wipeout's is 1 × 1, its pixel as large as its boundary's box).
+	ImageSize *Point `protobuf:"bytes,55,opt,name=image_size,json=imageSize,proto3,oneof" json:"image_size,omitempty"`
+	// An image's or a wipeout's boundary in pixels, as DXF has it: from
+	// the raster's top-left corner, x along pixel_u, y against pixel_v; two
+	// points are a rectangle's opposite corners; absent, the whole raster.
+	// corners is the same boundary in world coordinates.
+	ClipBoundary []*Point `protobuf:"bytes,56,rep,name=clip_boundary,json=clipBoundary,proto3" json:"clip_boundary,omitempty"`
+	// An image's file name, as its definition (DXF's IMAGEDEF) has it.
+	FileName *string `protobuf:"bytes,57,opt,name=file_name,json=fileName,proto3,oneof" json:"file_name,omitempty"`
+	// A wipeout's frame is shown, as its drawing's WIPEOUTVARIABLES says:
+	// kept and written back, not drawn (ezdxf's drawing add-on draws none).
+	WipeoutFrame  *bool `protobuf:"varint,58,opt,name=wipeout_frame,json=wipeoutFrame,proto3,oneof" json:"wipeout_frame,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1194,6 +1227,48 @@ func (x *Entity) GetTransform() *Transform {
 		return x.Transform
 	}
 	return nil
+}
+
+func (x *Entity) GetPixelU() *Point {
+	if x != nil {
+		return x.PixelU
+	}
+	return nil
+}
+
+func (x *Entity) GetPixelV() *Point {
+	if x != nil {
+		return x.PixelV
+	}
+	return nil
+}
+
+func (x *Entity) GetImageSize() *Point {
+	if x != nil {
+		return x.ImageSize
+	}
+	return nil
+}
+
+func (x *Entity) GetClipBoundary() []*Point {
+	if x != nil {
+		return x.ClipBoundary
+	}
+	return nil
+}
+
+func (x *Entity) GetFileName() string {
+	if x != nil && x.FileName != nil {
+		return *x.FileName
+	}
+	return ""
+}
+
+func (x *Entity) GetWipeoutFrame() bool {
+	if x != nil && x.WipeoutFrame != nil {
+		return *x.WipeoutFrame
+	}
+	return false
 }
 
 // Transform is the affine map (x, y) → (a·x + b·y + c, d·x + e·y + f).
@@ -2694,7 +2769,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x06_bulgeB\x0e\n" +
 	"\f_start_widthB\f\n" +
 	"\n" +
-	"_end_width\"\xfc\x12\n" +
+	"_end_width\"\xec\x15\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
@@ -2755,7 +2830,14 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x06prompt\x181 \x01(\tH#R\x06prompt\x88\x01\x01\x12,\n" +
 	"\x0fattribute_flags\x182 \x01(\x05H$R\x0eattributeFlags\x88\x01\x01\x12\x1c\n" +
 	"\ay_scale\x183 \x01(\x01H%R\x06yScale\x88\x01\x01\x12;\n" +
-	"\ttransform\x184 \x01(\v2\x18.cad.engine.v1.TransformH&R\ttransform\x88\x01\x01B\b\n" +
+	"\ttransform\x184 \x01(\v2\x18.cad.engine.v1.TransformH&R\ttransform\x88\x01\x01\x122\n" +
+	"\apixel_u\x185 \x01(\v2\x14.cad.engine.v1.PointH'R\x06pixelU\x88\x01\x01\x122\n" +
+	"\apixel_v\x186 \x01(\v2\x14.cad.engine.v1.PointH(R\x06pixelV\x88\x01\x01\x128\n" +
+	"\n" +
+	"image_size\x187 \x01(\v2\x14.cad.engine.v1.PointH)R\timageSize\x88\x01\x01\x129\n" +
+	"\rclip_boundary\x188 \x03(\v2\x14.cad.engine.v1.PointR\fclipBoundary\x12 \n" +
+	"\tfile_name\x189 \x01(\tH*R\bfileName\x88\x01\x01\x12(\n" +
+	"\rwipeout_frame\x18: \x01(\bH+R\fwipeoutFrame\x88\x01\x01B\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_lengthB\t\n" +
@@ -2803,7 +2885,15 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\n" +
 	"\b_y_scaleB\f\n" +
 	"\n" +
-	"_transform\"_\n" +
+	"_transformB\n" +
+	"\n" +
+	"\b_pixel_uB\n" +
+	"\n" +
+	"\b_pixel_vB\r\n" +
+	"\v_image_sizeB\f\n" +
+	"\n" +
+	"_file_nameB\x10\n" +
+	"\x0e_wipeout_frame\"_\n" +
 	"\tTransform\x12\f\n" +
 	"\x01a\x18\x01 \x01(\x01R\x01a\x12\f\n" +
 	"\x01b\x18\x02 \x01(\x01R\x01b\x12\f\n" +
@@ -2937,7 +3027,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\rcurrent_layer\x18\a \x01(\tR\fcurrentLayer\x12,\n" +
 	"\x06layers\x18\b \x03(\v2\x14.cad.engine.v1.LayerR\x06layers\x128\n" +
 	"\x06report\x18\t \x01(\v2\x1b.cad.engine.v1.ImportReportH\x00R\x06report\x88\x01\x01B\t\n" +
-	"\a_report*\xe7\x03\n" +
+	"\a_report*\x97\x04\n" +
 	"\n" +
 	"EntityType\x12\x1b\n" +
 	"\x17ENTITY_TYPE_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -2960,7 +3050,9 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x11ENTITY_TYPE_XLINE\x10\x10\x12\x13\n" +
 	"\x0fENTITY_TYPE_RAY\x10\x11\x12\x16\n" +
 	"\x12ENTITY_TYPE_LEADER\x10\x12\x12\x16\n" +
-	"\x12ENTITY_TYPE_ATTDEF\x10\x13*c\n" +
+	"\x12ENTITY_TYPE_ATTDEF\x10\x13\x12\x17\n" +
+	"\x13ENTITY_TYPE_WIPEOUT\x10\x14\x12\x15\n" +
+	"\x11ENTITY_TYPE_IMAGE\x10\x15*c\n" +
 	"\x05Units\x12\x15\n" +
 	"\x11UNITS_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bUNITS_MM\x10\x01\x12\f\n" +
@@ -3073,34 +3165,38 @@ var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	7,  // 15: cad.engine.v1.Entity.direction:type_name -> cad.engine.v1.Point
 	11, // 16: cad.engine.v1.Entity.attributes:type_name -> cad.engine.v1.Attribute
 	10, // 17: cad.engine.v1.Entity.transform:type_name -> cad.engine.v1.Transform
-	7,  // 18: cad.engine.v1.Attribute.insertion:type_name -> cad.engine.v1.Point
-	7,  // 19: cad.engine.v1.Spline.control_points:type_name -> cad.engine.v1.Point
-	7,  // 20: cad.engine.v1.Spline.fit_points:type_name -> cad.engine.v1.Point
-	4,  // 21: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
-	3,  // 22: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
-	7,  // 23: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
-	7,  // 24: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
-	7,  // 25: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
-	15, // 26: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
-	8,  // 27: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
-	7,  // 28: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
-	7,  // 29: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
-	17, // 30: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
-	5,  // 31: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
-	6,  // 32: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
-	27, // 33: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
-	22, // 34: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
-	23, // 35: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
-	1,  // 36: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
-	1,  // 37: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
-	25, // 38: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
-	20, // 39: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
-	21, // 40: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
-	41, // [41:41] is the sub-list for method output_type
-	41, // [41:41] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	7,  // 18: cad.engine.v1.Entity.pixel_u:type_name -> cad.engine.v1.Point
+	7,  // 19: cad.engine.v1.Entity.pixel_v:type_name -> cad.engine.v1.Point
+	7,  // 20: cad.engine.v1.Entity.image_size:type_name -> cad.engine.v1.Point
+	7,  // 21: cad.engine.v1.Entity.clip_boundary:type_name -> cad.engine.v1.Point
+	7,  // 22: cad.engine.v1.Attribute.insertion:type_name -> cad.engine.v1.Point
+	7,  // 23: cad.engine.v1.Spline.control_points:type_name -> cad.engine.v1.Point
+	7,  // 24: cad.engine.v1.Spline.fit_points:type_name -> cad.engine.v1.Point
+	4,  // 25: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
+	3,  // 26: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
+	7,  // 27: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
+	7,  // 28: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
+	7,  // 29: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
+	15, // 30: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
+	8,  // 31: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
+	7,  // 32: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
+	7,  // 33: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
+	17, // 34: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
+	5,  // 35: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
+	6,  // 36: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
+	27, // 37: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
+	22, // 38: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
+	23, // 39: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
+	1,  // 40: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
+	1,  // 41: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
+	25, // 42: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
+	20, // 43: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
+	21, // 44: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
+	45, // [45:45] is the sub-list for method output_type
+	45, // [45:45] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_document_proto_init() }

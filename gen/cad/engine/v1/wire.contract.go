@@ -303,6 +303,8 @@ var EntityTypeByWireName = map[string]int32{
 	"ray":       17,
 	"leader":    18,
 	"attdef":    19,
+	"wipeout":   20,
+	"image":     21,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number EntityType
@@ -349,6 +351,10 @@ func (x EntityType) WireName() string {
 		return "leader"
 	case 19:
 		return "attdef"
+	case 20:
+		return "wipeout"
+	case 21:
+		return "image"
 	}
 	return ""
 }
@@ -4320,6 +4326,75 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Transform = v
+		case "pixel_u":
+			if seen&(1<<49) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 49
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.PixelU = v
+		case "pixel_v":
+			if seen&(1<<50) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 50
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.PixelV = v
+		case "image_size":
+			if seen&(1<<51) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 51
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.ImageSize = v
+		case "clip_boundary":
+			if seen&(1<<52) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 52
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Point]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.ClipBoundary = append(x.ClipBoundary, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "file_name":
+			if seen&(1<<53) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 53
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.FileName = &v
+		case "wipeout_frame":
+			if seen&(1<<54) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 54
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.WipeoutFrame = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -4546,6 +4621,35 @@ func (x *Entity) MarshalWire(e *jsonwire.Encoder) {
 	if x.Transform != nil {
 		e.Key("\"transform\":")
 		x.Transform.MarshalWire(e)
+	}
+	if x.PixelU != nil {
+		e.Key("\"pixel_u\":")
+		x.PixelU.MarshalWire(e)
+	}
+	if x.PixelV != nil {
+		e.Key("\"pixel_v\":")
+		x.PixelV.MarshalWire(e)
+	}
+	if x.ImageSize != nil {
+		e.Key("\"image_size\":")
+		x.ImageSize.MarshalWire(e)
+	}
+	if len(x.ClipBoundary) > 0 {
+		e.Key("\"clip_boundary\":")
+		e.OpenArray()
+		for _, v := range x.ClipBoundary {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if x.FileName != nil {
+		e.Key("\"file_name\":")
+		e.String((*x.FileName))
+	}
+	if x.WipeoutFrame != nil {
+		e.Key("\"wipeout_frame\":")
+		e.Bool((*x.WipeoutFrame))
 	}
 	e.CloseObject()
 }
