@@ -10,7 +10,8 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
-// Build puts the file's layers and entities into the new document d.
+// Build puts the file's layers, linetypes and entities into the new
+// document d.
 func (f *File) Build(d *drawing.Document) error {
 	// Layers by folded name: DXF layer names are case-insensitive.
 	folded := map[string]*drawing.Layer{}
@@ -99,7 +100,9 @@ func (f *File) Build(d *drawing.Document) error {
 			if err != nil {
 				return nil, err
 			}
-			ents = append(ents, &drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Geom: g})
+			e := &drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Geom: g}
+			e.SetLtScale(fe.ltscale)
+			ents = append(ents, e)
 		}
 		return d.AddBlock(drawing.NewBlock(fb.name, fb.base, ents)), nil
 	}
@@ -125,12 +128,19 @@ func (f *File) Build(d *drawing.Document) error {
 		if err != nil {
 			return err
 		}
-		d.Add(&drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Layout: fe.layout, Geom: g})
+		e := &drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Layout: fe.layout, Geom: g}
+		e.SetLtScale(fe.ltscale)
+		d.Add(e)
 		if fe.preserved {
 			f.rep.preserve(fe.kind, fe.why, fe.line)
 		} else {
 			f.rep.imported(fe.kind)
 		}
+	}
+	// The linetype table takes its handle after the entities', so that
+	// they are numbered as they were before files' linetypes were kept.
+	if len(f.ltypes) > 0 || (f.ltscale != 0 && f.ltscale != 1) {
+		d.SetLinetypes(drawing.NewLinetypes(f.ltscale, f.ltypes))
 	}
 	d.SetCurrent(f.CurrentLayer(d))
 	return nil

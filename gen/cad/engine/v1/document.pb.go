@@ -779,7 +779,11 @@ type Entity struct {
 	// An insert's whole map from its block's coordinates to the world, when
 	// its scales and rotation cannot say it (inside an unevenly scaled
 	// insert).
-	Transform     *Transform `protobuf:"bytes,52,opt,name=transform,proto3,oneof" json:"transform,omitempty"`
+	Transform *Transform `protobuf:"bytes,52,opt,name=transform,proto3,oneof" json:"transform,omitempty"`
+	// The entity's own linetype scale (DXF group code 48), when it is not
+	// 1: its linetype's pattern is drawn this many times as long, beside
+	// the document's linetype scale.
+	LinetypeScale *float64 `protobuf:"fixed64,53,opt,name=linetype_scale,json=linetypeScale,proto3,oneof" json:"linetype_scale,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1155,6 +1159,13 @@ func (x *Entity) GetTransform() *Transform {
 		return x.Transform
 	}
 	return nil
+}
+
+func (x *Entity) GetLinetypeScale() float64 {
+	if x != nil && x.LinetypeScale != nil {
+		return *x.LinetypeScale
+	}
+	return 0
 }
 
 // Transform is the affine map (x, y) → (a·x + b·y + c, d·x + e·y + f).
@@ -2649,7 +2660,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
 	"\x05bulge\x18\x03 \x01(\x01H\x00R\x05bulge\x88\x01\x01B\b\n" +
-	"\x06_bulge\"\xfc\x12\n" +
+	"\x06_bulge\"\xbb\x13\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
@@ -2710,7 +2721,8 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x06prompt\x181 \x01(\tH#R\x06prompt\x88\x01\x01\x12,\n" +
 	"\x0fattribute_flags\x182 \x01(\x05H$R\x0eattributeFlags\x88\x01\x01\x12\x1c\n" +
 	"\ay_scale\x183 \x01(\x01H%R\x06yScale\x88\x01\x01\x12;\n" +
-	"\ttransform\x184 \x01(\v2\x18.cad.engine.v1.TransformH&R\ttransform\x88\x01\x01B\b\n" +
+	"\ttransform\x184 \x01(\v2\x18.cad.engine.v1.TransformH&R\ttransform\x88\x01\x01\x12*\n" +
+	"\x0elinetype_scale\x185 \x01(\x01H'R\rlinetypeScale\x88\x01\x01B\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_lengthB\t\n" +
@@ -2758,7 +2770,8 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\n" +
 	"\b_y_scaleB\f\n" +
 	"\n" +
-	"_transform\"_\n" +
+	"_transformB\x11\n" +
+	"\x0f_linetype_scale\"_\n" +
 	"\tTransform\x12\f\n" +
 	"\x01a\x18\x01 \x01(\x01R\x01a\x12\f\n" +
 	"\x01b\x18\x02 \x01(\x01R\x01b\x12\f\n" +

@@ -4283,6 +4283,16 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Transform = v
+		case "linetype_scale":
+			if seen&(1<<49) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 49
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.LinetypeScale = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -4509,6 +4519,10 @@ func (x *Entity) MarshalWire(e *jsonwire.Encoder) {
 	if x.Transform != nil {
 		e.Key("\"transform\":")
 		x.Transform.MarshalWire(e)
+	}
+	if x.LinetypeScale != nil {
+		e.Key("\"linetype_scale\":")
+		e.Float64(float64((*x.LinetypeScale)), "cad.engine.v1.Entity.linetype_scale")
 	}
 	e.CloseObject()
 }
