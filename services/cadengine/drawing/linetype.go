@@ -297,7 +297,8 @@ func shortFloat32(f float32) float64 {
 // not dashed (points, text, filled and annotation types, inserts, which
 // dash their own entities, construction lines); with a pattern whose
 // repeat is shorter than finest, in world units (finer than the pen
-// that draws it: a solid line to the eye); or with a pattern that would
+// that draws it: a solid line to the eye); shorter than the pattern's
+// first dash (drawn whole as it is); or with a pattern that would
 // make more pieces than the budget has left (see geom.DashCount), which
 // is drawn continuous rather than refused, so that no scale, however
 // small, buys more work than the budget (nil: DefaultExpansionLimit
@@ -314,6 +315,9 @@ func (d *Document) Dashed(e *Entity, finest float64, budget *Budget) (Picture, b
 		return Picture{}, false, nil
 	}
 	prims := e.Geom.Prims()
+	if pattern[0] > 0 && pattern[0] >= geom.RunLength(prims) {
+		return Picture{}, false, nil // shorter than the first dash: drawn whole
+	}
 	n := geom.DashCount(prims, pattern)
 	limit := budget.Limit()
 	if budget == nil { // unlimited for expanding, not for dashing: a pattern is no reason to draw more

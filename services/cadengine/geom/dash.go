@@ -163,6 +163,15 @@ func ellipseSteps(e EllipseArc) float64 {
 	return math.Max(8, math.Ceil(e.Sweep/(2*math.Pi)*ellipseDashSteps))
 }
 
+// RunLength is the length of a run of curves (see Dash).
+func RunLength(run []any) float64 {
+	var l float64
+	for _, p := range run {
+		l += primLength(p)
+	}
+	return l
+}
+
 // primLength is a curve primitive's length (0 for what is not one).
 func primLength(p any) float64 {
 	switch p := p.(type) {
