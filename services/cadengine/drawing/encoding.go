@@ -389,7 +389,7 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 		}
 	case encScaled:
 		e.Layout = r.string()
-		if e.LinetypeScale = math.Float32frombits(uint32(r.int32())); !(e.LinetypeScale > 0) || e.LinetypeScale == 1 {
+		if e.LinetypeScale = math.Float32frombits(uint32(r.int32())); !(e.LinetypeScale > 0) || e.LinetypeScale == 1 || math.IsInf(float64(e.LinetypeScale), 1) {
 			r.fail("linetype scale")
 		}
 	}

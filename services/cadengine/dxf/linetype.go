@@ -15,12 +15,14 @@ type dxfLtype struct {
 	name, desc string
 	pattern    []float64
 	complex    bool
-	bad        bool // a length that is not a finite number
+	bad        bool // a length that does not read as a finite number
 	line       int
 }
 
-// set applies one pair of an LTYPE entry.
-func (lt *dxfLtype) set(p dxfPair) error {
+// set applies one pair of an LTYPE entry. Nothing in it refuses the
+// file: a length that does not read makes the linetype continuous (see
+// addLinetype), an element type that does not read is passed over.
+func (lt *dxfLtype) set(p dxfPair) {
 	switch p.code {
 	case 2:
 		lt.name = decodeName(p.value)
@@ -28,21 +30,15 @@ func (lt *dxfLtype) set(p dxfPair) error {
 		lt.desc = p.value
 	case 49:
 		v, err := p.float()
-		if err != nil {
-			return err
-		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			lt.bad = true
 		}
 		lt.pattern = append(lt.pattern, v)
 	case 74:
-		n, err := p.int()
-		if err != nil {
-			return err
+		if n, err := p.int(); err == nil {
+			lt.complex = lt.complex || n != 0
 		}
-		lt.complex = lt.complex || n != 0
 	}
-	return nil
 }
 
 // addLinetype keeps an LTYPE entry in the file's linetypes: all but
@@ -59,7 +55,7 @@ func (f *File) addLinetype(lt *dxfLtype) {
 		f.rep.warn(lt.line, "linetype %q has text or shapes in its pattern: its dashes are drawn, its text and shapes are not", clip(lt.name))
 	}
 	if lt.bad {
-		f.rep.warn(lt.line, "linetype %q has a length that is not a number: drawn continuous", clip(lt.name))
+		f.rep.warn(lt.line, "linetype %q has a length that is not a finite number: drawn continuous", clip(lt.name))
 		lt.pattern = nil
 	}
 	f.ltypes = append(f.ltypes, drawing.Linetype{Name: lt.name, Description: lt.desc, Pattern: lt.pattern})

@@ -300,3 +300,23 @@ func TestStandardLinetypesWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestImportLinetypeLenient: a pattern length that does not read makes
+// its linetype continuous, with a warning, and does not refuse the file.
+func TestImportLinetypeLenient(t *testing.T) {
+	content := strings.Replace(linetypeFile, "49\n-3.0\n", "49\nabc\n", 1)
+	d, f, err := importFile(content)
+	if err != nil {
+		t.Fatalf("import with a length that does not read: %v", err)
+	}
+	if l, ok := d.Linetype("ACAD_ISO02W100"); !ok || !l.Continuous() {
+		t.Errorf("ACAD_ISO02W100 = %+v, %v; want kept, continuous", l, ok)
+	}
+	warned := false
+	for _, w := range f.rep.warnings {
+		warned = warned || strings.Contains(w.Message, `"ACAD_ISO02W100" has a length that is not a finite number`)
+	}
+	if !warned {
+		t.Errorf("no warning of the length: %v", f.rep.warnings)
+	}
+}

@@ -444,9 +444,7 @@ func (f *File) readTables(sc *dxfScanner) error {
 			continue
 		}
 		if lt != nil {
-			if err := lt.set(p); err != nil {
-				return err
-			}
+			lt.set(p)
 			continue
 		}
 		if l == nil {

@@ -26,20 +26,16 @@ func PatternPeriod(pattern []float64) float64 {
 }
 
 // DashCount is at most how many pieces (dashes and dots) [Dash] makes of
-// run with pattern, counted from the run's length without cutting it:
-// what a caller holds against a budget before dashing. It is +Inf for a
-// pattern of no length.
+// run with pattern, and how many of the pattern's lengths it steps
+// through, counted from the run's length without cutting it: what a
+// caller holds against a budget before dashing. It is +Inf for a pattern
+// of no length.
 func DashCount(run []any, pattern []float64) float64 {
 	period := PatternPeriod(pattern)
 	if period == 0 {
 		return math.Inf(1)
 	}
-	marks := 0 // dashes and dots in one repeat
-	for _, e := range pattern {
-		if e >= 0 {
-			marks++
-		}
-	}
+	marks := len(pattern) // the steps of one repeat, of which dashes and dots are pieces
 	var length, extra float64
 	for _, p := range run {
 		length += primLength(p)
