@@ -139,8 +139,17 @@ func (f *File) Build(d *drawing.Document) error {
 	}
 	// The linetype table takes its handle after the entities', so that
 	// they are numbered as they were before files' linetypes were kept.
-	if len(f.ltypes) > 0 || (f.ltscale != 0 && f.ltscale != 1) {
-		d.SetLinetypes(drawing.NewLinetypes(f.ltscale, f.ltypes))
+	// A linetype the file defines as the standard one of its name is
+	// not the document's own: a drawing the engine wrote comes back
+	// without a table (and with its content hash) unless it had one.
+	var own []drawing.Linetype
+	for _, l := range f.ltypes {
+		if std, ok := d.Linetype(l.Name); !ok || !slices.Equal(std.Pattern, l.Pattern) {
+			own = append(own, l)
+		}
+	}
+	if len(own) > 0 || (f.ltscale != 0 && f.ltscale != 1) {
+		d.SetLinetypes(drawing.NewLinetypes(f.ltscale, own))
 	}
 	d.SetCurrent(f.CurrentLayer(d))
 	return nil
