@@ -182,3 +182,32 @@ func TestDashedBudget(t *testing.T) {
 		t.Error("Dashed text: dashed, want drawn as it is")
 	}
 }
+
+func TestCanonicalLinetype(t *testing.T) {
+	for _, tc := range []struct {
+		in, want  string
+		forEntity bool
+		ok        bool
+	}{
+		{"bylayer", "ByLayer", true, true},
+		{"bylayer", "ByLayer", false, false},
+		{"continuous", "Continuous", false, true},
+		{"dashed", "DASHED", false, true},
+		{"Dashed2", "DASHED2", false, true},
+		{"centerx2", "CENTERX2", true, true},
+		{"DASHED2X2", "", true, false},
+		{"DASHEDX22", "", true, false},
+		{"X2", "", true, false},
+		{"ACAD_ISO02W100", "", true, false},
+	} {
+		if got, ok := CanonicalLinetype(tc.in, tc.forEntity); got != tc.want && tc.ok || ok != tc.ok {
+			t.Errorf("CanonicalLinetype(%q, %v) = %q, %v; want %q, %v", tc.in, tc.forEntity, got, ok, tc.want, tc.ok)
+		}
+	}
+	// Every standard linetype is a name the tools take.
+	for _, l := range StandardLinetypes {
+		if got, ok := CanonicalLinetype(l.Name, false); !ok || got != l.Name {
+			t.Errorf("CanonicalLinetype(%q) = %q, %v", l.Name, got, ok)
+		}
+	}
+}

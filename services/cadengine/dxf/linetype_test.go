@@ -301,6 +301,24 @@ func TestStandardLinetypesWritten(t *testing.T) {
 	}
 }
 
+// TestImportLinetypeNames: an entity on a standard linetype's half or
+// double size keeps its name, and is drawn with the file's pattern of it.
+func TestImportLinetypeNames(t *testing.T) {
+	content := strings.Replace(linetypeFile, "LINE\n8\n0\n6\nDASHED\n", "LINE\n8\n0\n6\ndashedx2\n", 1)
+	content = strings.Replace(content, "2\nACAD_ISO02W100\n", "2\nDASHEDX2\n", 1)
+	d, err := importText(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := d.Entities()[0]
+	if e.Linetype != "DASHEDX2" {
+		t.Errorf("the line's linetype %q, want DASHEDX2", e.Linetype)
+	}
+	if got := d.Pattern(e); !slices.Equal(got, []float64{15, -3.75}) { // 12/−3 × 2.5 × 0.5
+		t.Errorf("the line is drawn with %v, want the file's DASHEDX2 [15 -3.75]", got)
+	}
+}
+
 // TestImportLinetypeLenient: a pattern length that does not read makes
 // its linetype continuous, with a warning, and does not refuse the file.
 func TestImportLinetypeLenient(t *testing.T) {

@@ -229,7 +229,7 @@ func (x *Entity) CheckRules() *RuleViolation {
 		return nil
 	}
 	if !inEntityLinetype(x.Linetype) {
-		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 	}
 	return nil
 }
@@ -261,7 +261,7 @@ func (x *Layer) CheckRules() *RuleViolation {
 		return nil
 	}
 	if !inLayerLinetype(x.Linetype) {
-		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 	}
 	switch x.Lineweight {
 	case -3, 0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200, 211:
@@ -611,7 +611,7 @@ func (x *EntityCreatePointArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -632,7 +632,7 @@ func (x *EntityCreateLineArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -656,7 +656,7 @@ func (x *EntityCreateCircleArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -680,7 +680,7 @@ func (x *EntityCreateArcArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -704,7 +704,7 @@ func (x *EntityCreatePolylineArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -725,7 +725,7 @@ func (x *EntityCreateRectangleArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -754,7 +754,7 @@ func (x *EntityCreateTextArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -781,7 +781,7 @@ func (x *EntityCreateEllipseArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -820,7 +820,7 @@ func (x *NewEntity) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -926,7 +926,7 @@ func (x *EntitySetPropertiesArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -953,7 +953,7 @@ func (x *LayerCreateArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inLayerLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	if x.Lineweight != nil {
@@ -1000,7 +1000,7 @@ func (x *LayerModifyArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inLayerLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	if x.Lineweight != nil {
@@ -1082,7 +1082,7 @@ func (x *EntityCreateMtextArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -1315,7 +1315,7 @@ var (
 // inEntityLinetype reports whether s is a member of VALUE_DOMAIN_ENTITY_LINETYPE, ignoring the case
 // of ASCII letters.
 func inEntityLinetype(s string) bool {
-	for _, n := range [...]string{"ByLayer", "ByBlock", "Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE"} {
+	for _, n := range [...]string{"ByLayer", "ByBlock", "Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE", "DASHED2", "DASHEDX2", "HIDDEN2", "HIDDENX2", "CENTER2", "CENTERX2", "DOT2", "DOTX2", "DASHDOT2", "DASHDOTX2", "PHANTOM2", "PHANTOMX2", "BORDER2", "BORDERX2", "DIVIDE2", "DIVIDEX2"} {
 		if equalFoldASCII(s, n) {
 			return true
 		}
@@ -1326,7 +1326,7 @@ func inEntityLinetype(s string) bool {
 // inLayerLinetype reports whether s is a member of VALUE_DOMAIN_LAYER_LINETYPE, ignoring the case
 // of ASCII letters.
 func inLayerLinetype(s string) bool {
-	for _, n := range [...]string{"Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE"} {
+	for _, n := range [...]string{"Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE", "DASHED2", "DASHEDX2", "HIDDEN2", "HIDDENX2", "CENTER2", "CENTERX2", "DOT2", "DOTX2", "DASHDOT2", "DASHDOTX2", "PHANTOM2", "PHANTOMX2", "BORDER2", "BORDERX2", "DIVIDE2", "DIVIDEX2"} {
 		if equalFoldASCII(s, n) {
 			return true
 		}
