@@ -96,6 +96,7 @@ type Linetypes struct {
 	Scale   float64    // > 0
 	Defined []Linetype // in the order defined; names unique ignoring case
 	digest  [32]byte
+	byName  map[string]int // upper-cased name → index in Defined, once in a document
 }
 
 // NewLinetypes is a document's linetype table of scale (1 when not
@@ -191,6 +192,10 @@ func (d *Document) SetLinetypes(t *Linetypes) {
 	}
 	t.digest = sha256.Sum256(t.Encode())
 	d.sum.Add(t.digest)
+	t.byName = make(map[string]int, len(t.Defined))
+	for i, l := range t.Defined {
+		t.byName[strings.ToUpper(l.Name)] = i
+	}
 }
 
 // Linetypes is the document's linetype table, nil when it has none of its
@@ -213,7 +218,9 @@ func (d *Document) LinetypeScale() float64 {
 // name neither has.
 func (d *Document) Linetype(name string) (Linetype, bool) {
 	if d.ltypes != nil {
-		if i := d.ltypes.index(name); i >= 0 {
+		// Upper-casing a name that is (as the engine spells the
+		// standard ones) costs no allocation.
+		if i, ok := d.ltypes.byName[strings.ToUpper(name)]; ok {
 			return d.ltypes.Defined[i], true
 		}
 	}
