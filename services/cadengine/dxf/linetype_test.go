@@ -338,3 +338,22 @@ func TestImportLinetypeLenient(t *testing.T) {
 		t.Errorf("no warning of the length: %v", f.rep.warnings)
 	}
 }
+
+// TestPreservedLinetypeScale: a preserved entity's linetype scale is the
+// engine's, written once (not again among the codes it keeps).
+func TestPreservedLinetypeScale(t *testing.T) {
+	content := strings.Replace(linetypeFile, "0\nLINE\n8\n0\n", "0\nHELIX\n8\n0\n", 1) // a type the engine preserves
+	d, err := importText(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := d.Entities()[0]
+	if _, ok := e.Geom.(drawing.Foreign); !ok || e.LtScale() != 0.5 {
+		t.Fatalf("the HELIX is %T at linetype scale %v, want preserved at 0.5", e.Geom, e.LtScale())
+	}
+	_, ents, _ := strings.Cut(Write2018(d), "\nENTITIES\n")
+	ents, _, _ = strings.Cut(ents, "\nENDSEC\n")
+	if n := strings.Count(ents, "\n 48\n"); n != 1 {
+		t.Errorf("the export's entities have %d linetype scales (code 48), want 1:\n%s", n, ents)
+	}
+}
