@@ -2,6 +2,7 @@ package dxf
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -355,5 +356,64 @@ func TestPreservedLinetypeScale(t *testing.T) {
 	ents, _, _ = strings.Cut(ents, "\nENDSEC\n")
 	if n := strings.Count(ents, "\n 48\n"); n != 1 {
 		t.Errorf("the export's entities have %d linetype scales (code 48), want 1:\n%s", n, ents)
+	}
+}
+
+// TestDashesAsEzdxf holds the dashes of a polyline to those ezdxf's
+// drawing add-on cuts it into (its LineTypeRenderer, given the pattern as
+// it simplifies a DXF one: the lengths' magnitudes), an independent
+// construction of the same rule: the pattern from the first vertex,
+// running on across the others, a dot a dash of no length.
+func TestDashesAsEzdxf(t *testing.T) {
+	pts := []geom.Vec{geom.Pt(0, 0), geom.Pt(37.3, 0), geom.Pt(37.3, 21.7), geom.Pt(-5.2, 44.1)}
+	pattern := []float64{12, -6, 0, -6}
+	var run []any
+	for i := 1; i < len(pts); i++ {
+		run = append(run, geom.Segment{A: pts[i-1], B: pts[i]})
+	}
+	strokes, dots := geom.Dash(run, pattern)
+	var mine [][4]float64
+	for _, s := range strokes {
+		s := s.(geom.Segment)
+		mine = append(mine, [4]float64{s.A.X, s.A.Y, s.B.X, s.B.Y})
+	}
+	for _, d := range dots {
+		mine = append(mine, [4]float64{d.X, d.Y, d.X, d.Y})
+	}
+	vertices, _ := json.Marshal(pts)
+	out := ezdxftest.Run(t, `
+import json, sys
+from ezdxf.render.linetypes import LineTypeRenderer
+pts = [(p["X"], p["Y"]) for p in json.loads(sys.argv[1])]
+r = LineTypeRenderer([12, 6, 0, 6])
+print(json.dumps([[s.x, s.y, e.x, e.y] for s, e in r.line_segments(pts)]))
+`, string(vertices))
+	if out == "" {
+		return
+	}
+	var theirs [][4]float64
+	if err := json.Unmarshal([]byte(out), &theirs); err != nil {
+		t.Fatalf("ezdxf: %v\n%s", err, out)
+	}
+	key := func(a, b [4]float64) int {
+		for i := range a {
+			if d := a[i] - b[i]; math.Abs(d) > 1e-9 {
+				if d < 0 {
+					return -1
+				}
+				return 1
+			}
+		}
+		return 0
+	}
+	slices.SortFunc(mine, key)
+	slices.SortFunc(theirs, key)
+	if len(mine) != len(theirs) {
+		t.Fatalf("%d dashes and dots, ezdxf %d:\n%v\n%v", len(mine), len(theirs), mine, theirs)
+	}
+	for i := range mine {
+		if key(mine[i], theirs[i]) != 0 {
+			t.Errorf("piece %d: %v, ezdxf %v", i, mine[i], theirs[i])
+		}
 	}
 }
