@@ -156,3 +156,13 @@ ANSI31
 func NaNPoint() string {
 	return File("", "0\nPOINT\n8\n0\n10\nNaN\n20\n0\n")
 }
+
+// TinyLinetype is a DASHED line length long, drawn at a linetype scale of
+// scale: $LTSCALE and the line's own (48) are both scale, so its dashes
+// are scale² of the pattern's half inch.
+func TinyLinetype(length, scale float64) string {
+	return fmt.Sprintf("0\nSECTION\n2\nHEADER\n9\n$LTSCALE\n40\n%[2]g\n0\nENDSEC\n"+
+		"0\nSECTION\n2\nTABLES\n0\nTABLE\n2\nLTYPE\n70\n1\n"+
+		"0\nLTYPE\n2\nDASHED\n70\n0\n3\nDashed\n72\n65\n73\n2\n40\n0.75\n49\n0.5\n49\n-0.25\n0\nENDTAB\n0\nENDSEC\n", length, scale) +
+		File("", fmt.Sprintf("0\nLINE\n8\n0\n6\nDASHED\n48\n%[2]g\n10\n0\n20\n0\n11\n%[1]g\n21\n0\n", length, scale))
+}

@@ -546,12 +546,18 @@ func (d *Document) AppendEncoded(dst []byte, h uint64) ([]byte, bool) {
 	if b := d.blockByHandle[h]; b != nil {
 		return append(dst, b.Encode()...), true
 	}
+	if t := d.ltypes; t != nil && t.Handle == h {
+		return append(dst, t.Encode()...), true
+	}
 	return dst, false
 }
 
 // EachStored calls fn with the handle and stored form of every entity and
-// block, blocks first.
+// block, and of the linetype table, blocks and the table first.
 func (d *Document) EachStored(fn func(h uint64, data []byte)) {
+	if t := d.ltypes; t != nil {
+		fn(t.Handle, t.Encode())
+	}
 	for _, b := range d.Blocks() {
 		fn(b.Handle, b.Encode())
 	}
@@ -561,9 +567,10 @@ func (d *Document) EachStored(fn func(h uint64, data []byte)) {
 	})
 }
 
-// Restore puts stored records (entities and blocks, in any order) into a
-// document being loaded: blocks first, in handle order (a block's inserts
-// name blocks defined before it), then entities.
+// Restore puts stored records (entities, blocks and the linetype table,
+// in any order) into a document being loaded: the linetype table and
+// blocks first, blocks in handle order (a block's inserts name blocks
+// defined before it), then entities.
 func (d *Document) Restore(records map[uint64][]byte) error {
 	hs := make([]uint64, 0, len(records))
 	for h := range records {
@@ -572,6 +579,14 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 	sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
 	for _, h := range hs {
 		data := records[h]
+		if len(data) > 0 && data[0] == tagLinetypes {
+			t, err := decodeLinetypes(h, data)
+			if err != nil {
+				return err
+			}
+			d.SetLinetypes(t)
+			continue
+		}
 		if len(data) == 0 || data[0] != tagBlock {
 			continue
 		}
@@ -592,7 +607,7 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 	}
 	for _, h := range hs {
 		data := records[h]
-		if len(data) > 0 && data[0] == tagBlock {
+		if len(data) > 0 && (data[0] == tagBlock || data[0] == tagLinetypes) {
 			continue
 		}
 		e, err := DecodeEntity(h, data)

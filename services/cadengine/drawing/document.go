@@ -37,6 +37,7 @@ type Document struct {
 	blockByHandle map[uint64]*Block
 	blockUses     map[string]int                 // inserts of each block, in the drawing and in blocks
 	deps          map[uint64]map[uint64]struct{} // handle → entities bound to it (see Bound)
+	ltypes        *Linetypes                     // nil: the standard linetypes at scale 1
 }
 
 // Layer is a layer's state. Like entities, a layer in a document is never

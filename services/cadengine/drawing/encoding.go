@@ -54,12 +54,16 @@ func ParseHandle(s string) (uint64, bool) {
 // The canonical encoding of an entity is the input of its fingerprint and
 // its stored form:
 //
-//	'E' 0x01                       tag and version (0x02: with a layout)
+//	'E' 0x01                       tag and version (0x02: with a layout;
+//	                               0x03: with a linetype scale)
 //	type                           one byte, the EntityType number
 //	layer, linetype                strings: uvarint byte length, UTF-8 bytes
 //	color                          4 bytes, big-endian two's complement
-//	layout                         string, only in version 0x02: the
-//	                               paper-space layout of the entity
+//	layout                         string, only in versions 0x02 (the
+//	                               paper-space layout of the entity) and
+//	                               0x03 (empty in model space)
+//	linetype scale                 only in version 0x03: 4 bytes, the
+//	                               IEEE-754 single-precision bits
 //	geometry                       by type, in this order:
 //	  point     x y
 //	  line      x1 y1 x2 y2
@@ -107,11 +111,20 @@ const (
 	tagLayer    = 'L'
 	tagSettings = 'S'
 	tagBlock    = 'B'
-	encVersion  = 1
+	// tagLinetypes is a document's linetype table, stored under its
+	// handle (see Linetypes.Encode).
+	tagLinetypes = 'T'
+	encVersion   = 1
 	// encLayout is the version of an entity's encoding that names its
 	// paper-space layout; a model-space entity encodes as encVersion, as
 	// it always did.
 	encLayout = 2
+	// encScaled is the version of an entity's encoding with its own
+	// linetype scale: after the colour, the layout (a string, empty in
+	// model space) and the scale (4 bytes, the IEEE-754 single-precision
+	// bits, big-endian). An entity at the default scale encodes as
+	// before.
+	encScaled = 3
 )
 
 type encoder struct{ b []byte }
@@ -289,15 +302,21 @@ func (e *Entity) encodeTo(w *encoder) {
 // in paper space.
 func (e *Entity) appendHeader(b []byte) []byte {
 	version := byte(encVersion)
-	if e.Layout != "" {
+	switch {
+	case e.LinetypeScale != 0:
+		version = encScaled
+	case e.Layout != "":
 		version = encLayout
 	}
 	b = append(b, tagEntity, version, byte(e.Geom.Kind()))
 	b = appendString(b, e.Layer)
 	b = appendString(b, e.Linetype)
 	b = binary.BigEndian.AppendUint32(b, uint32(e.Color))
-	if e.Layout != "" {
+	if version != encVersion {
 		b = appendString(b, e.Layout)
+	}
+	if version == encScaled {
+		b = binary.BigEndian.AppendUint32(b, math.Float32bits(e.LinetypeScale))
 	}
 	return b
 }
@@ -305,7 +324,7 @@ func (e *Entity) appendHeader(b []byte) []byte {
 // smallEncoding is room for every encoding appendSmall appends: a header
 // with at most 100 bytes of names (each length one byte) and the largest
 // geometry of fixed size, an ellipse's 56 bytes.
-const smallEncoding = 3 + 3 + 100 + 4 + 56
+const smallEncoding = 3 + 3 + 100 + 4 + 4 + 56
 
 // appendSmall appends e's encoding to b when its geometry is of a kind
 // of fixed size (a point, line, circle, arc or ellipse) and its layer and
@@ -438,14 +457,20 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 	if r.byte() != tagEntity {
 		return nil, fmt.Errorf("entity %s: unknown encoding", FormatHandle(handle))
 	}
-	if version = r.byte(); version != encVersion && version != encLayout {
+	if version = r.byte(); version != encVersion && version != encLayout && version != encScaled {
 		return nil, fmt.Errorf("entity %s: unknown encoding", FormatHandle(handle))
 	}
 	kind := enginev1.EntityType(r.byte())
 	e := &Entity{Handle: handle, Layer: r.string(), Linetype: r.string(), Color: r.int32()}
-	if version == encLayout {
+	switch version {
+	case encLayout:
 		if e.Layout = r.string(); e.Layout == "" {
 			r.fail("layout")
+		}
+	case encScaled:
+		e.Layout = r.string()
+		if e.LinetypeScale = math.Float32frombits(uint32(r.int32())); !(e.LinetypeScale > 0) || e.LinetypeScale == 1 || math.IsInf(float64(e.LinetypeScale), 1) {
+			r.fail("linetype scale")
 		}
 	}
 	switch kind {

@@ -13,10 +13,15 @@ import (
 // Entity is one drawing entity. An entity in a document is never changed in
 // place: a write makes a new *entity, so the undo log can keep both.
 type Entity struct {
-	Handle   uint64
-	Layer    string
-	Color    int32  // ACI, 256 = by layer, 0 = by block
-	Linetype string // canonical spelling, "ByLayer" by default
+	Handle uint64
+	Layer  string
+	Color  int32 // ACI, 256 = by layer, 0 = by block
+	// LinetypeScale is the entity's own linetype scale (DXF code 48),
+	// 0 for the default, 1 (see LtScale). Single precision, in what
+	// would be the padding after Color: a scale needs no more digits,
+	// and an entity no more bytes.
+	LinetypeScale float32
+	Linetype      string // canonical spelling, "ByLayer" by default
 	// Layout is the paper-space layout the entity is on ("Layout1"), or
 	// "" for model space, where drawing, extents and listing look.
 	Layout string
@@ -523,6 +528,9 @@ func (e *Entity) Proto() *enginev1.Entity {
 	}}
 	if e.Layout != "" {
 		w.pb.Layout = &e.Layout
+	}
+	if e.LinetypeScale != 0 {
+		w.pb.LinetypeScale = new(e.LtScale())
 	}
 	e.Geom.fill(w)
 	return &w.pb

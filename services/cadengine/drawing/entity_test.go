@@ -95,14 +95,18 @@ func TestProtoHandleFingerprint(t *testing.T) {
 func TestAppendSmall(t *testing.T) {
 	long := strings.Repeat("n", 101)
 	for i, g := range append(sampleGeometries(), Point{geom.Pt(math.Copysign(0, -1), 1)}) {
-		for _, names := range [][2]string{{"0", "ByLayer"}, {"walls", long[:95]}, {long, "ByLayer"}} {
+		for j, names := range [][2]string{{"0", "ByLayer"}, {"walls", long[:95]}, {long, "ByLayer"}, {"0", "DASHED"}, {"walls", long[:90]}} {
 			e := &Entity{Handle: 0x100, Layer: names[0], Color: -2, Linetype: names[1], Geom: g}
+			if j >= 3 { // with a linetype scale, in model space and on a layout
+				e.SetLtScale(0.3)
+				e.Layout = []string{"", "Layout1"}[j-3]
+			}
 			w := &encoder{}
 			e.encodeTo(w)
 			got, ok := e.appendSmall([]byte{0xAA})
 			switch g.(type) {
 			case Point, Line, Circle, Arc, Ellipse:
-				if want := len(names[0])+len(names[1]) <= 100; ok != want {
+				if want := len(names[0])+len(names[1])+len(e.Layout) <= 100; ok != want {
 					t.Errorf("geometry %d, names of %d and %d bytes: appendSmall took it: %v, want %v", i, len(names[0]), len(names[1]), ok, want)
 				}
 			default:

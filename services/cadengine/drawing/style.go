@@ -7,10 +7,11 @@ import (
 )
 
 // LinetypeNames lists the linetypes the engine knows, for error messages.
-const LinetypeNames = "ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE"
+const LinetypeNames = "ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, and each of the last eight with 2 or X2 after it"
 
 // CanonicalLinetype spells a known linetype the standard way (names match
-// ignoring case). ByLayer and ByBlock are entity linetypes only.
+// ignoring case): ByLayer, ByBlock, or a standard linetype (see
+// StandardLinetypes). ByLayer and ByBlock are entity linetypes only.
 func CanonicalLinetype(s string, forEntity bool) (string, bool) {
 	switch u := strings.ToUpper(s); u {
 	case "BYLAYER":
@@ -19,8 +20,15 @@ func CanonicalLinetype(s string, forEntity bool) (string, bool) {
 		return "ByBlock", forEntity
 	case "CONTINUOUS":
 		return "Continuous", true
-	case "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE":
-		return u, true
+	default:
+		base := strings.TrimSuffix(strings.TrimSuffix(u, "X2"), "2")
+		if len(base) < len(u)-2 { // both suffixes: DASHEDX22
+			return "", false
+		}
+		switch base {
+		case "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE":
+			return u, true
+		}
 	}
 	return "", false
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
-// Build puts the file's layers and entities into the new document d.
+// Build puts the file's layers, linetypes and entities into the new
+// document d.
 func (f *File) Build(d *drawing.Document) error {
 	// Layers by folded name: DXF layer names are case-insensitive.
 	folded := map[string]*drawing.Layer{}
@@ -143,7 +144,9 @@ func (f *File) Build(d *drawing.Document) error {
 			if err != nil {
 				return nil, err
 			}
-			ents = append(ents, &drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Geom: g})
+			e := &drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Geom: g}
+			e.SetLtScale(fe.ltscale)
+			ents = append(ents, e)
 		}
 		return d.AddBlock(drawing.NewBlock(fb.name, fb.base, ents)), nil
 	}
@@ -170,12 +173,28 @@ func (f *File) Build(d *drawing.Document) error {
 		if err != nil {
 			return err
 		}
-		d.Add(&drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Layout: fe.layout, Geom: g})
+		e := &drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Layout: fe.layout, Geom: g}
+		e.SetLtScale(fe.ltscale)
+		d.Add(e)
 		if fe.preserved {
 			f.rep.preserve(fe.kind, fe.why, fe.line)
 		} else {
 			f.rep.imported(fe.kind)
 		}
+	}
+	// The linetype table takes its handle after the entities', so that
+	// they are numbered as they were before files' linetypes were kept.
+	// A linetype the file defines as the standard one of its name is
+	// not the document's own: a drawing the engine wrote comes back
+	// without a table (and with its content hash) unless it had one.
+	var own []drawing.Linetype
+	for _, l := range f.ltypes {
+		if std, ok := d.Linetype(l.Name); !ok || !slices.Equal(std.Pattern, l.Pattern) {
+			own = append(own, l)
+		}
+	}
+	if len(own) > 0 || (f.ltscale != 0 && f.ltscale != 1) {
+		d.SetLinetypes(drawing.NewLinetypes(f.ltscale, own))
 	}
 	d.SetCurrent(f.CurrentLayer(d))
 	return nil

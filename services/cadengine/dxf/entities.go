@@ -140,6 +140,7 @@ type dxfCommon struct {
 	layer     string
 	color     int32
 	linetype  string
+	ltscale   float64 // 48, the entity's linetype scale; 1 when absent
 	paper     bool
 	layout    string // 410, the layout of a paper-space entity
 	extrusion [3]float64
@@ -147,7 +148,7 @@ type dxfCommon struct {
 
 // common reads the shared codes of a record.
 func (r dxfRecord) common() (dxfCommon, error) {
-	c := dxfCommon{layer: "0", color: 256, linetype: "ByLayer", extrusion: [3]float64{0, 0, 1}}
+	c := dxfCommon{layer: "0", color: 256, linetype: "ByLayer", ltscale: 1, extrusion: [3]float64{0, 0, 1}}
 	for _, p := range r.pairs {
 		switch p.code {
 		case 8:
@@ -165,6 +166,10 @@ func (r dxfRecord) common() (dxfCommon, error) {
 		case 6:
 			if lt, ok := drawing.CanonicalLinetype(strings.TrimSpace(p.value), true); ok {
 				c.linetype = lt
+			}
+		case 48:
+			if v, err := p.float(); err == nil && v > 0 && !math.IsInf(v, 1) {
+				c.ltscale = v
 			}
 		case 67:
 			n, err := p.int()
@@ -342,7 +347,7 @@ func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometr
 	if g != nil && !exportable(g) {
 		g, why = nil, "its coordinates overflow where the engine computes with them"
 	}
-	fe := dxfEntity{kind: r.kind, layer: c.layer, color: c.color, linetype: c.linetype, geom: g, line: r.line, why: why}
+	fe := dxfEntity{kind: r.kind, layer: c.layer, color: c.color, linetype: c.linetype, ltscale: c.ltscale, geom: g, line: r.line, why: why}
 	switch g.(type) {
 	case nil:
 		fe.geom, fe.preserved = foreignOf(r, subs), true

@@ -14,8 +14,8 @@ import (
 // model, or that it cannot hold as its native type (a 3D line, a
 // zero-length one, an insert scaled unevenly), is kept as the file had it
 // (drawing.Foreign): its group codes, less those every entity has, which
-// the engine keeps itself (handle, owner, layer, colour, linetype, space),
-// and what can be derived of it for drawing and extents.
+// the engine keeps itself (handle, owner, layer, colour, linetype and its
+// scale, space), and what can be derived of it for drawing and extents.
 
 // foreignOf is the preserved entity of record r, with the records that
 // follow it as part of it (a POLYLINE's VERTEXes and SEQEND).
@@ -41,7 +41,8 @@ func foreignOf(r dxfRecord, subs []dxfRecord) drawing.Foreign {
 // dictionaries (102 {…}) and, in its head (up to its second subclass
 // marker, or all of an R12 record, which has none), the codes of every
 // entity: subclass AcDbEntity (100), layer (8), linetype (6), colour
-// (62), paper space (67), layout (410), and owner pointers (360). A
+// (62), linetype scale (48), paper space (67), layout (410), and owner
+// pointers (360). A
 // sub-record (head false) keeps its layer and style: they are its own.
 func keptPairs(ps []dxfPair, head bool) []drawing.Pair {
 	out := make([]drawing.Pair, 0, len(ps))
@@ -62,7 +63,7 @@ func keptPairs(ps []dxfPair, head bool) []drawing.Pair {
 		}
 		if head && markers <= 1 {
 			switch p.code {
-			case 8, 6, 62, 67, 410, 360:
+			case 8, 6, 62, 48, 67, 410, 360:
 				continue
 			}
 		}

@@ -24,6 +24,8 @@ type File struct {
 	codepage string // what the text was read in
 
 	blocks    []dxfBlock         // the BLOCKS section's blocks the engine keeps, in file order
+	ltypes    []drawing.Linetype // the LTYPE table's entries but the three every file has, in file order
+	ltscale   float64            // $LTSCALE; 0 when absent
 	dimScales map[string]float64 // DIMSCALE of each DIMSTYLE, by folded name
 	dimArrows map[string]float64 // DIMASZ of each DIMSTYLE, by folded name
 	rep       *report            // what became of every entity
@@ -71,7 +73,8 @@ type dxfEntity struct {
 	layer    string
 	color    int32
 	linetype string
-	layout   string // "" in model space
+	ltscale  float64 // the entity's linetype scale (48)
+	layout   string  // "" in model space
 	geom     drawing.Geometry
 	line     int
 	// preserved: geom is a drawing.Foreign; why says why, for a type the
@@ -389,6 +392,10 @@ func (f *File) readHeader(sc *dxfScanner) error {
 			f.clayer = strings.TrimSpace(p.value)
 		case variable == "$ACADVER" && p.code == 1:
 			f.version = strings.TrimSpace(p.value)
+		case variable == "$LTSCALE" && p.code == 40:
+			if v, err := p.float(); err == nil && v > 0 && !math.IsInf(v, 1) {
+				f.ltscale = v
+			}
 		case variable == "$LASTSAVEDBY" && p.code == 1:
 			if w := strings.TrimSpace(p.value); w != "" {
 				f.writer = w
@@ -405,12 +412,17 @@ func (f *File) readTables(sc *dxfScanner) error {
 	)
 	state, table := inNothing, ""
 	var l *dxfLayer
+	var lt *dxfLtype
 	dimstyle, inDimstyle := "", false
 	flush := func() {
 		if l != nil && l.name != "" {
 			f.layers = append(f.layers, *l)
 		}
 		l = nil
+		if lt != nil {
+			f.addLinetype(lt)
+		}
+		lt = nil
 	}
 	for {
 		p, err := sectionPair(sc, "TABLES")
@@ -431,6 +443,9 @@ func (f *File) readTables(sc *dxfScanner) error {
 				dimstyle = ""
 				if table == "LAYER" && w == "LAYER" {
 					l = &dxfLayer{color: 7, linetype: "Continuous", lineweight: -3, on: true, line: p.line}
+				}
+				if table == "LTYPE" && w == "LTYPE" {
+					lt = &dxfLtype{line: p.line}
 				}
 				inDimstyle = table == "DIMSTYLE" && w == "DIMSTYLE"
 			}
@@ -453,6 +468,10 @@ func (f *File) readTables(sc *dxfScanner) error {
 		}
 		if state == inTableHead && p.code == 2 {
 			table = p.word()
+			continue
+		}
+		if lt != nil {
+			lt.set(p)
 			continue
 		}
 		if l == nil {

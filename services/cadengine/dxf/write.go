@@ -3,7 +3,6 @@ package dxf
 import (
 	"bytes"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -34,28 +33,21 @@ func Write(d *drawing.Document) string {
 	seedAt := w.placeholder(5)
 	w.end()
 
-	// Linetypes in use.
-	// Linetypes in use, in blocks too, and CONTINUOUS (which sorts
-	// before the upper-case names of the others).
-	ltypes := append([]string{"CONTINUOUS"}, usedLinetypes(d, ents)...)
-	sort.Strings(ltypes)
+	// Linetypes in use, in blocks too, and the document's own, after
+	// CONTINUOUS (which sorts before the upper-case names of the others).
+	ltypes := append([]drawing.Linetype{{Name: "CONTINUOUS", Description: "Solid line"}}, linetypeDefs(d, ents)...)
 
 	w.section("TABLES")
 	w.table("LTYPE", len(ltypes))
 	for _, lt := range ltypes {
-		desc, pattern := linetypePattern(lt)
 		w.pair(0, "LTYPE")
-		w.pair(2, lt)
+		w.pair(2, lt.Name)
 		w.int(70, 0)
-		w.pair(3, desc)
+		w.pair(3, lt.Description)
 		w.int(72, 65)
-		w.int(73, len(pattern))
-		total := 0.0
-		for _, p := range pattern {
-			total += math.Abs(p)
-		}
-		w.float(40, total)
-		for _, p := range pattern {
+		w.int(73, len(lt.Pattern))
+		w.float(40, geom.PatternPeriod(lt.Pattern))
+		for _, p := range lt.Pattern {
 			w.float(49, p)
 		}
 	}
@@ -290,6 +282,9 @@ func (w *dxfWriter) common(kind string, h uint64, e *drawing.Entity) {
 	}
 	if e.Color != 256 {
 		w.int(62, int(e.Color))
+	}
+	if w.v2018 && e.LinetypeScale != 0 { // R12 has no linetype scale of an entity
+		w.float(48, e.LtScale())
 	}
 }
 
@@ -535,30 +530,6 @@ func flattenEllipse(g drawing.Ellipse) []geom.Vertex {
 	return v
 }
 
-// linetypePattern is the description and dash pattern (in drawing units,
-// dashes positive, gaps negative, 0 a dot) of a linetype, as in acad.lin.
-func linetypePattern(name string) (string, []float64) {
-	switch name {
-	case "DASHED":
-		return "Dashed __ __ __ __", []float64{0.5, -0.25}
-	case "HIDDEN":
-		return "Hidden _ _ _ _ _ _", []float64{0.25, -0.125}
-	case "CENTER":
-		return "Center ____ _ ____ _", []float64{1.25, -0.25, 0.25, -0.25}
-	case "DOT":
-		return "Dot . . . . . . . .", []float64{0, -0.25}
-	case "DASHDOT":
-		return "Dash dot __ . __ .", []float64{0.5, -0.25, 0, -0.25}
-	case "PHANTOM":
-		return "Phantom ______  __  __", []float64{1.25, -0.25, 0.25, -0.25, 0.25, -0.25}
-	case "BORDER":
-		return "Border __ __ . __ __ .", []float64{0.5, -0.25, 0.5, -0.25, 0, -0.25}
-	case "DIVIDE":
-		return "Divide ____ . . ____", []float64{0.5, -0.25, 0, -0.25, 0, -0.25}
-	}
-	return "Solid line", nil
-}
-
 func unitName(u enginev1.Units) string {
 	return contract.EnumName(u.Descriptor().Values().ByNumber(u.Number()))
 }
@@ -599,5 +570,9 @@ func (w *dxfWriter) header(d *drawing.Document, ents []*drawing.Entity, version 
 	w.Point(10, ext.Max)
 	w.pair(9, "$CLAYER")
 	w.pair(8, d.CurrentLayer())
+	if s := d.LinetypeScale(); s != 1 {
+		w.pair(9, "$LTSCALE")
+		w.float(40, s)
+	}
 	return ext
 }

@@ -50,10 +50,10 @@ func Write2018(d *drawing.Document) string {
 	for _, l := range d.SortedLayers() {
 		layerHandles[l.Name] = w.handle()
 	}
-	ltypes := usedLinetypes(d, ents)
+	ltypes := linetypeDefs(d, ents)
 	ltypeHandles := map[string]uint64{}
 	for _, lt := range ltypes {
-		ltypeHandles[lt] = w.handle()
+		ltypeHandles[lt.Name] = w.handle()
 	}
 	styles := dimStyles(ents)
 	styleHandles := map[string]uint64{}
@@ -98,8 +98,7 @@ func Write2018(d *drawing.Document) string {
 		w.ltype(uint64(0x24+i), lt, "", nil)
 	}
 	for _, lt := range ltypes {
-		desc, pattern := linetypePattern(lt)
-		w.ltype(ltypeHandles[lt], lt, desc, pattern)
+		w.ltype(ltypeHandles[lt.Name], lt.Name, lt.Description, lt.Pattern)
 	}
 	w.pair(0, "ENDTAB")
 
@@ -292,11 +291,7 @@ func (w *dxfWriter) ltype(h uint64, name, desc string, pattern []float64) {
 	w.pair(3, desc)
 	w.int(72, 65)
 	w.int(73, len(pattern))
-	total := 0.0
-	for _, p := range pattern {
-		total += math.Abs(p)
-	}
-	w.float(40, total)
+	w.float(40, geom.PatternPeriod(pattern))
 	for _, p := range pattern {
 		w.float(49, p)
 		w.int(74, 0)

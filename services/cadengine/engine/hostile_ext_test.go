@@ -107,6 +107,7 @@ func TestHostileFiles(t *testing.T) {
 		{"grid of 3 × 2", dxftest.Grid(3, 2), false},
 		{"bulge of 1e150", dxftest.Bulge(1e150), false},
 		{"ANSI31 at 1e-12 over 1 km", dxftest.DenseHatch(1e6, 1e-12), false},
+		{"DASHED at a linetype scale of 1e-12 over 1 km", dxftest.TinyLinetype(1e6, 1e-12), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := importDXF(t, e, tc.name, tc.content)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/dxftest"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
@@ -90,6 +92,53 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	docs, err := e2.ListDocuments(context.Background(), &enginev1.ListDocumentsRequest{})
 	if err != nil || len(docs.Documents) != 1 || docs.Documents[0].Name != "Plan" || docs.Documents[0].Units != enginev1.Units_UNITS_CM {
 		t.Errorf("documents after reopen = %v, %v", docs, err)
+	}
+}
+
+// TestSQLiteKeepsLinetypes: an imported drawing's own linetypes,
+// $LTSCALE and its entities' linetype scales survive a restart: the DXF
+// and SVG exports after it are those before.
+func TestSQLiteKeepsLinetypes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cad.db")
+	st, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(st, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A DASHED of half an inch in a drawing in millimetres (the standard
+	// one would be 12.7 mm), at $LTSCALE 2, on a line of scale 2.
+	f := importDXF(t, e, "linetypes", dxftest.TinyLinetype(100, 2))
+	wantInfo, wantList := snapshot(t, e, f.doc)
+	wantDXF, wantSVG := exportOf(t, f, "dxf"), exportOf(t, f, "svg")
+	for _, want := range []string{"$LTSCALE\n 40\n2.0\n", "DASHED\n 70\n     0\n  3\nDashed\n 72\n    65\n 73\n     2\n 40\n0.75\n 49\n0.5\n", "DASHED\n 48\n2.0\n"} {
+		if !strings.Contains(wantDXF, want) {
+			t.Errorf("the DXF export lacks %q:\n%s", want, wantDXF)
+		}
+	}
+	if !strings.Contains(wantList, `"linetype_scale":2`) {
+		t.Errorf("entity list %s, want the line's linetype_scale 2", wantList)
+	}
+	e.Close()
+	st.Close()
+
+	st, err = sqlite.Open(path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer st.Close()
+	e2 := newEngine(t, st)
+	f2 := &fixture{t: t, e: e2, doc: f.doc}
+	if gotInfo, gotList := snapshot(t, e2, f.doc); gotInfo != wantInfo || gotList != wantList {
+		t.Errorf("after reopen:\n got %s\n%s\nwant %s\n%s", gotInfo, gotList, wantInfo, wantList)
+	}
+	if got := exportOf(t, f2, "dxf"); got != wantDXF {
+		t.Errorf("DXF export after reopen:\n%s\nwant\n%s", got, wantDXF)
+	}
+	if got := exportOf(t, f2, "svg"); got != wantSVG {
+		t.Errorf("SVG export after reopen:\n%s\nwant\n%s", got, wantSVG)
 	}
 }
 

@@ -91,6 +91,19 @@ func (p *painter) flatten(pr any) []geom.Vec {
 	return nil
 }
 
+// dots draws dots of radius r mm.
+func (p *painter) dots(at []geom.Vec, c color.RGBA, r float64) {
+	if len(at) == 0 {
+		return
+	}
+	p.ctx.SetStrokeColor(canvas.Transparent)
+	p.ctx.SetFillColor(c)
+	for _, d := range at {
+		x, y := p.at(d)
+		p.ctx.DrawPath(x, y, canvas.Circle(r))
+	}
+}
+
 // fill fills closed outlines together, by the even-odd rule or the
 // non-zero one.
 func (p *painter) fill(outlines [][]geom.Vec, nonZero bool, c color.RGBA) {
@@ -142,6 +155,13 @@ func (p *painter) text(t drawing.Text, c color.RGBA) {
 // painter's budget.
 func (p *painter) entity(e *drawing.Entity, width float64) error {
 	c := p.color(e)
+	if pic, ok, err := p.d.Dashed(e, width/p.sheet.Factor, p.budget); err != nil {
+		return err
+	} else if ok {
+		p.stroke(pic.Strokes, c, width)
+		p.dots(pic.Dots, c, width/2)
+		return nil
+	}
 	switch g := e.Geom.(type) {
 	case drawing.Point:
 		x, y := p.at(g.P)
@@ -155,12 +175,7 @@ func (p *painter) entity(e *drawing.Entity, width float64) error {
 		p.fill(pic.Masks, false, pageColor)
 		p.stroke(pic.Strokes, c, width)
 		p.fill(pic.Fills, pic.NonZero, c)
-		for _, d := range pic.Dots {
-			x, y := p.at(d)
-			p.ctx.SetStrokeColor(canvas.Transparent)
-			p.ctx.SetFillColor(c)
-			p.ctx.DrawPath(x, y, canvas.Circle(width))
-		}
+		p.dots(pic.Dots, c, width)
 		for _, t := range pic.Texts {
 			p.text(t, c)
 		}

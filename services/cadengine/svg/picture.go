@@ -65,6 +65,24 @@ func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, s
 	b.WriteString("</g>\n")
 }
 
+// svgDashes draws an entity's dashes as one path, each dot a stroke of no
+// length, which the round caps draw as a dot as wide as a line.
+func svgDashes(b *strings.Builder, p drawing.Picture, id, style string) {
+	var d strings.Builder
+	for _, s := range p.Strokes {
+		switch s := s.(type) {
+		case geom.Segment:
+			d.WriteString("M " + pt(s.A) + " L " + pt(s.B) + " ")
+		case geom.Arc:
+			d.WriteString("M " + pt(s.At(s.Start)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep, true, s.At(s.Start+s.Sweep)) + " ")
+		}
+	}
+	for _, q := range p.Dots {
+		d.WriteString("M " + pt(q) + " l 0 0 ")
+	}
+	fmt.Fprintf(b, "<path%s d=\"%s\"%s/>\n", id, strings.TrimSpace(d.String()), style)
+}
+
 // svgText draws a line of text, its baseline's start at its insertion
 // point, its capitals its height tall.
 // textAnchor is SVG's text-anchor for each horizontal alignment.

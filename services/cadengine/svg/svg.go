@@ -16,8 +16,10 @@ import (
 // Write draws the document for people: one group per visible layer
 // (layers that are off or frozen are left out), thin strokes in the ACI
 // colours (7 drawn black on white), y flipped so that +Y is up, and a
-// viewBox of the extents with a 2% margin. Linetypes are not drawn. Each
-// entity's element carries its handle, layer and type (entityAttrs).
+// viewBox of the extents with a 2% margin. Curves are drawn with their
+// linetypes' dashes (see drawing.Document.Dashed), a pattern finer than
+// the stroke's width solid. Each entity's element carries its handle,
+// layer and type (entityAttrs).
 func Write(d *drawing.Document) string {
 	out, _ := WriteWith(d, nil, nil) // no budget: nothing to refuse
 	return out
@@ -97,7 +99,7 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawin
 		}
 		return 7
 	}
-	dr := &drawer{colorOf: colorOf, stroke: stroke, budget: budget,
+	dr := &drawer{doc: d, colorOf: colorOf, stroke: stroke, budget: budget,
 		view: geom.Box{Min: geom.Pt(vx, -(vy + vh)), Max: geom.Pt(vx+vw, -vy), NonEmpty: true}}
 	for i, l := range d.SortedLayers() {
 		es := byLayer[l.Name]
@@ -158,6 +160,7 @@ func attr(s string) string {
 // within, and the part of the world the SVG shows (what construction
 // lines are drawn across).
 type drawer struct {
+	doc     *drawing.Document // what linetypes are drawn from
 	colorOf func(layer string) int32
 	stroke  float64
 	budget  *drawing.Budget
@@ -175,6 +178,12 @@ func (dr *drawer) entity(b *strings.Builder, e *drawing.Entity, attrs string) er
 	id := "" // the element's naming attributes, with their space
 	if attrs != "" {
 		id = " " + attrs
+	}
+	if pic, ok, err := dr.doc.Dashed(e, stroke, dr.budget); err != nil {
+		return err
+	} else if ok {
+		svgDashes(b, pic, id, style)
+		return nil
 	}
 	switch g := e.Geom.(type) {
 	case drawing.Point:

@@ -88,3 +88,27 @@ func TestTextAnchored(t *testing.T) {
 		}
 	}
 }
+
+// TestDashedLine checks that a DASHED line is drawn as its dashes, a
+// stroke each, and a continuous one as one line.
+func TestDashedLine(t *testing.T) {
+	d := drawing.NewDocument("doc-1", "dashes", enginev1.Units_UNITS_IN, time.Time{})
+	dashed := d.Add(&drawing.Entity{Layer: "0", Color: 256, Linetype: "DASHED", Geom: drawing.Line{A: geom.Pt(0, 0), B: geom.Pt(7.5, 0)}})
+	solid := d.Add(&drawing.Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: drawing.Line{A: geom.Pt(0, 1), B: geom.Pt(7.5, 1)}})
+	out := Write(d)
+	element := func(e *drawing.Entity) string {
+		_, rest, ok := strings.Cut(out, `id="e`+drawing.FormatHandle(e.Handle)+`"`)
+		if !ok {
+			t.Fatalf("no element for %s in %s", drawing.FormatHandle(e.Handle), out)
+		}
+		el, _, _ := strings.Cut(rest, "/>")
+		return el
+	}
+	// 7.5 in of 0.5 in dashes and 0.25 in gaps: ten dashes.
+	if el := element(dashed); strings.Count(el, "M ") != 10 || !strings.Contains(el, "M 0.75 0 L 1.25 0") {
+		t.Errorf("the DASHED line is drawn as %s, want ten dashes, the second from 0.75 to 1.25", el)
+	}
+	if el := element(solid); !strings.HasPrefix(strings.TrimSpace(el), `data-handle`) || strings.Contains(el, "M ") {
+		t.Errorf("the continuous line is drawn as %s, want one <line>", el)
+	}
+}

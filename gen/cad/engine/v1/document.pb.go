@@ -851,7 +851,11 @@ type Entity struct {
 	FileName *string `protobuf:"bytes,57,opt,name=file_name,json=fileName,proto3,oneof" json:"file_name,omitempty"`
 	// A wipeout's frame is shown, as its drawing's WIPEOUTVARIABLES says:
 	// kept and written back, not drawn (ezdxf's drawing add-on draws none).
-	WipeoutFrame  *bool `protobuf:"varint,58,opt,name=wipeout_frame,json=wipeoutFrame,proto3,oneof" json:"wipeout_frame,omitempty"`
+	WipeoutFrame *bool `protobuf:"varint,58,opt,name=wipeout_frame,json=wipeoutFrame,proto3,oneof" json:"wipeout_frame,omitempty"`
+	// The entity's own linetype scale (DXF group code 48), when it is not
+	// 1: its linetype's pattern is drawn this many times as long, beside
+	// the document's linetype scale.
+	LinetypeScale *float64 `protobuf:"fixed64,59,opt,name=linetype_scale,json=linetypeScale,proto3,oneof" json:"linetype_scale,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1269,6 +1273,13 @@ func (x *Entity) GetWipeoutFrame() bool {
 		return *x.WipeoutFrame
 	}
 	return false
+}
+
+func (x *Entity) GetLinetypeScale() float64 {
+	if x != nil && x.LinetypeScale != nil {
+		return *x.LinetypeScale
+	}
+	return 0
 }
 
 // Transform is the affine map (x, y) → (a·x + b·y + c, d·x + e·y + f).
@@ -2769,7 +2780,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x06_bulgeB\x0e\n" +
 	"\f_start_widthB\f\n" +
 	"\n" +
-	"_end_width\"\xec\x15\n" +
+	"_end_width\"\xab\x16\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
@@ -2837,7 +2848,8 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"image_size\x187 \x01(\v2\x14.cad.engine.v1.PointH)R\timageSize\x88\x01\x01\x129\n" +
 	"\rclip_boundary\x188 \x03(\v2\x14.cad.engine.v1.PointR\fclipBoundary\x12 \n" +
 	"\tfile_name\x189 \x01(\tH*R\bfileName\x88\x01\x01\x12(\n" +
-	"\rwipeout_frame\x18: \x01(\bH+R\fwipeoutFrame\x88\x01\x01B\b\n" +
+	"\rwipeout_frame\x18: \x01(\bH+R\fwipeoutFrame\x88\x01\x01\x12*\n" +
+	"\x0elinetype_scale\x18; \x01(\x01H,R\rlinetypeScale\x88\x01\x01B\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_lengthB\t\n" +
@@ -2893,7 +2905,8 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\v_image_sizeB\f\n" +
 	"\n" +
 	"_file_nameB\x10\n" +
-	"\x0e_wipeout_frame\"_\n" +
+	"\x0e_wipeout_frameB\x11\n" +
+	"\x0f_linetype_scale\"_\n" +
 	"\tTransform\x12\f\n" +
 	"\x01a\x18\x01 \x01(\x01R\x01a\x12\f\n" +
 	"\x01b\x18\x02 \x01(\x01R\x01b\x12\f\n" +

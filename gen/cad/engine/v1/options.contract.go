@@ -18,11 +18,11 @@ type DomainInfo struct {
 var Domains = []DomainInfo{
 	{
 		Domain: ValueDomain_VALUE_DOMAIN_ENTITY_LINETYPE,
-		Names:  []string{"ByLayer", "ByBlock", "Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE"},
+		Names:  []string{"ByLayer", "ByBlock", "Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE", "DASHED2", "DASHEDX2", "HIDDEN2", "HIDDENX2", "CENTER2", "CENTERX2", "DOT2", "DOTX2", "DASHDOT2", "DASHDOTX2", "PHANTOM2", "PHANTOMX2", "BORDER2", "BORDERX2", "DIVIDE2", "DIVIDEX2"},
 	},
 	{
 		Domain: ValueDomain_VALUE_DOMAIN_LAYER_LINETYPE,
-		Names:  []string{"Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE"},
+		Names:  []string{"Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE", "DASHED2", "DASHEDX2", "HIDDEN2", "HIDDENX2", "CENTER2", "CENTERX2", "DOT2", "DOTX2", "DASHDOT2", "DASHDOTX2", "PHANTOM2", "PHANTOMX2", "BORDER2", "BORDERX2", "DIVIDE2", "DIVIDEX2"},
 	},
 	{
 		Domain:   ValueDomain_VALUE_DOMAIN_LINEWEIGHT,

@@ -36,7 +36,9 @@ const (
 	// An entity's linetype: ByLayer and ByBlock (follow the layer or block)
 	// or one of the layer linetypes.
 	ValueDomain_VALUE_DOMAIN_ENTITY_LINETYPE ValueDomain = 1
-	// A layer's linetype.
+	// A layer's linetype: Continuous or a standard linetype (acad.lin's
+	// and acadiso.lin's eight, each with its half (…2) and double (…X2)
+	// size).
 	ValueDomain_VALUE_DOMAIN_LAYER_LINETYPE ValueDomain = 2
 	// A DXF lineweight: -3 (the default) or a standard width in hundredths
 	// of a millimetre.
@@ -666,10 +668,10 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\vJSONOptions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
 	"\x03raw\x18\x02 \x01(\tR\x03raw\x12\x16\n" +
-	"\x06hidden\x18\x03 \x01(\bR\x06hidden*\xee\x02\n" +
+	"\x06hidden\x18\x03 \x01(\bR\x06hidden*\x9f\x05\n" +
 	"\vValueDomain\x12\x1c\n" +
-	"\x18VALUE_DOMAIN_UNSPECIFIED\x10\x00\x12\x83\x01\n" +
-	"\x1cVALUE_DOMAIN_ENTITY_LINETYPE\x10\x01\x1aa\x9a\xb5\x18]\n" +
+	"\x18VALUE_DOMAIN_UNSPECIFIED\x10\x00\x12\x9b\x02\n" +
+	"\x1cVALUE_DOMAIN_ENTITY_LINETYPE\x10\x01\x1a\xf8\x01\x9a\xb5\x18\xf3\x01\n" +
 	"\aByLayer\n" +
 	"\aByBlock\n" +
 	"\n" +
@@ -681,8 +683,24 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\aDASHDOT\n" +
 	"\aPHANTOM\n" +
 	"\x06BORDER\n" +
-	"\x06DIVIDE\x12p\n" +
-	"\x1bVALUE_DOMAIN_LAYER_LINETYPE\x10\x02\x1aO\x9a\xb5\x18K\n" +
+	"\x06DIVIDE\n" +
+	"\aDASHED2\n" +
+	"\bDASHEDX2\n" +
+	"\aHIDDEN2\n" +
+	"\bHIDDENX2\n" +
+	"\aCENTER2\n" +
+	"\bCENTERX2\n" +
+	"\x04DOT2\n" +
+	"\x05DOTX2\n" +
+	"\bDASHDOT2\n" +
+	"\tDASHDOTX2\n" +
+	"\bPHANTOM2\n" +
+	"\tPHANTOMX2\n" +
+	"\aBORDER2\n" +
+	"\bBORDERX2\n" +
+	"\aDIVIDE2\n" +
+	"\bDIVIDEX2\x12\x88\x02\n" +
+	"\x1bVALUE_DOMAIN_LAYER_LINETYPE\x10\x02\x1a\xe6\x01\x9a\xb5\x18\xe1\x01\n" +
 	"\n" +
 	"Continuous\n" +
 	"\x06DASHED\n" +
@@ -692,7 +710,23 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\aDASHDOT\n" +
 	"\aPHANTOM\n" +
 	"\x06BORDER\n" +
-	"\x06DIVIDE\x12I\n" +
+	"\x06DIVIDE\n" +
+	"\aDASHED2\n" +
+	"\bDASHEDX2\n" +
+	"\aHIDDEN2\n" +
+	"\bHIDDENX2\n" +
+	"\aCENTER2\n" +
+	"\bCENTERX2\n" +
+	"\x04DOT2\n" +
+	"\x05DOTX2\n" +
+	"\bDASHDOT2\n" +
+	"\tDASHDOTX2\n" +
+	"\bPHANTOM2\n" +
+	"\tPHANTOMX2\n" +
+	"\aBORDER2\n" +
+	"\bBORDERX2\n" +
+	"\aDIVIDE2\n" +
+	"\bDIVIDEX2\x12I\n" +
 	"\x17VALUE_DOMAIN_LINEWEIGHT\x10\x03\x1a,\x9a\xb5\x18(\x12&\xfd\xff\xff\xff\xff\xff\xff\xff\xff\x01\x00\x05\t\r\x0f\x12\x14\x19\x1e#(25<FPZdjx\x8c\x01\x9e\x01\xc8\x01\xd3\x01:Q\n" +
 	"\x04tool\x12\x1f.google.protobuf.MessageOptions\x18ц\x03 \x01(\v2\x1a.cad.engine.v1.ToolOptionsR\x04tool:P\n" +
 	"\x05rules\x12\x1d.google.protobuf.FieldOptions\x18҆\x03 \x01(\v2\x19.cad.engine.v1.FieldRulesR\x05rules:O\n" +

@@ -247,7 +247,7 @@ func (x *Entity) CheckRules() *RuleViolation {
 		return nil
 	}
 	if !inEntityLinetype(x.Linetype) {
-		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 	}
 	for i, e := range x.Points {
 		if r := e.CheckRules(); r != nil {
@@ -313,7 +313,7 @@ func (x *Layer) CheckRules() *RuleViolation {
 		return nil
 	}
 	if !inLayerLinetype(x.Linetype) {
-		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 	}
 	switch x.Lineweight {
 	case -3, 0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200, 211:
@@ -663,7 +663,7 @@ func (x *EntityCreatePointArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -684,7 +684,7 @@ func (x *EntityCreateLineArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -708,7 +708,7 @@ func (x *EntityCreateCircleArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -732,7 +732,7 @@ func (x *EntityCreateArcArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -761,7 +761,7 @@ func (x *EntityCreatePolylineArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -782,7 +782,7 @@ func (x *EntityCreateRectangleArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -811,7 +811,7 @@ func (x *EntityCreateTextArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -838,7 +838,7 @@ func (x *EntityCreateEllipseArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -882,7 +882,7 @@ func (x *NewEntity) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -993,7 +993,7 @@ func (x *EntitySetPropertiesArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -1020,7 +1020,7 @@ func (x *LayerCreateArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inLayerLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	if x.Lineweight != nil {
@@ -1067,7 +1067,7 @@ func (x *LayerModifyArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inLayerLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	if x.Lineweight != nil {
@@ -1149,7 +1149,7 @@ func (x *EntityCreateMtextArgs) CheckRules() *RuleViolation {
 	}
 	if x.Linetype != nil {
 		if !inEntityLinetype(*x.Linetype) {
-			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE (case does not matter)"}
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
 	}
 	return nil
@@ -1382,7 +1382,7 @@ var (
 // inEntityLinetype reports whether s is a member of VALUE_DOMAIN_ENTITY_LINETYPE, ignoring the case
 // of ASCII letters.
 func inEntityLinetype(s string) bool {
-	for _, n := range [...]string{"ByLayer", "ByBlock", "Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE"} {
+	for _, n := range [...]string{"ByLayer", "ByBlock", "Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE", "DASHED2", "DASHEDX2", "HIDDEN2", "HIDDENX2", "CENTER2", "CENTERX2", "DOT2", "DOTX2", "DASHDOT2", "DASHDOTX2", "PHANTOM2", "PHANTOMX2", "BORDER2", "BORDERX2", "DIVIDE2", "DIVIDEX2"} {
 		if equalFoldASCII(s, n) {
 			return true
 		}
@@ -1393,7 +1393,7 @@ func inEntityLinetype(s string) bool {
 // inLayerLinetype reports whether s is a member of VALUE_DOMAIN_LAYER_LINETYPE, ignoring the case
 // of ASCII letters.
 func inLayerLinetype(s string) bool {
-	for _, n := range [...]string{"Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE"} {
+	for _, n := range [...]string{"Continuous", "DASHED", "HIDDEN", "CENTER", "DOT", "DASHDOT", "PHANTOM", "BORDER", "DIVIDE", "DASHED2", "DASHEDX2", "HIDDEN2", "HIDDENX2", "CENTER2", "CENTERX2", "DOT2", "DOTX2", "DASHDOT2", "DASHDOTX2", "PHANTOM2", "PHANTOMX2", "BORDER2", "BORDERX2", "DIVIDE2", "DIVIDEX2"} {
 		if equalFoldASCII(s, n) {
 			return true
 		}

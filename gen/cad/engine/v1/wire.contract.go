@@ -4395,6 +4395,16 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.WipeoutFrame = &v
+		case "linetype_scale":
+			if seen&(1<<55) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 55
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.LinetypeScale = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -4650,6 +4660,10 @@ func (x *Entity) MarshalWire(e *jsonwire.Encoder) {
 	if x.WipeoutFrame != nil {
 		e.Key("\"wipeout_frame\":")
 		e.Bool((*x.WipeoutFrame))
+	}
+	if x.LinetypeScale != nil {
+		e.Key("\"linetype_scale\":")
+		e.Float64(float64((*x.LinetypeScale)), "cad.engine.v1.Entity.linetype_scale")
 	}
 	e.CloseObject()
 }
