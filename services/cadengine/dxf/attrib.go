@@ -31,7 +31,8 @@ func (r dxfRecord) attribText(c dxfCommon) (drawing.Text, bool, error) {
 	}
 	mirrored, ok := c.ocs()
 	if mirrored {
-		t.P.X, t.Rotation = -t.P.X, 180-t.Rotation
+		t.P.X = -t.P.X
+		t.Rotation, t.Align = readable(t.Rotation, t.Align)
 	}
 	t.Rotation = geom.NormDeg(t.Rotation)
 	return t, ok, nil

@@ -620,10 +620,22 @@ func (r dxfRecord) text(c dxfCommon) (drawing.Geometry, error) {
 		g.Height = drawing.DefaultTextHeight
 	}
 	if mirrored {
-		g.P.X, g.Rotation = -g.P.X, 180-g.Rotation
+		g.P.X = -g.P.X
+		g.Rotation, g.Align = readable(g.Rotation, g.Align)
 	}
 	g.Rotation = geom.NormDeg(g.Rotation)
 	return g, nil
+}
+
+// readable is how a text seen from below (extrusion -Z) is drawn so that
+// it reads, as CAD programs draw a mirrored text with MIRRTEXT 0: its
+// glyphs run along the plan's image of its OCS rotation r, 180 - r,
+// mirrored; the same box read the right way runs the other way, -r, from
+// the other end (its horizontal alignment swapped) with its top where it
+// was.
+func readable(r float64, a drawing.Align) (float64, drawing.Align) {
+	a.H = drawing.AlignRight - a.H
+	return -r, a
 }
 
 func (r dxfRecord) ellipse(c dxfCommon) (drawing.Geometry, error) {

@@ -201,7 +201,13 @@ func (r dxfRecord) mtext(c dxfCommon) (drawing.Geometry, error) {
 	if !ok || strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
+	// The insertion point and the direction (11) are in the world; the
+	// rotation (50) in the OCS, whose x runs the other way seen from
+	// below.
 	g := drawing.MText{Text: text, P: geom.Pt(v[10], v[20]), Height: v[40], Width: math.Max(0, v[41]), Rotation: v[50], Attach: uint8(v[71]), Spacing: v[44]}
+	if mirrored {
+		g.Rotation = 180 - g.Rotation
+	}
 	if hasDir && (v[11] != 0 || v[21] != 0) {
 		g.Rotation = geom.Deg(math.Atan2(v[21], v[11]))
 	}
@@ -215,7 +221,10 @@ func (r dxfRecord) mtext(c dxfCommon) (drawing.Geometry, error) {
 		g.Spacing = 1
 	}
 	if mirrored {
-		g.P.X, g.Rotation = -g.P.X, 180-g.Rotation
+		// Its glyphs run along the direction, mirrored: read the right
+		// way, the box runs the other way from the other side.
+		g.Rotation += 180
+		g.Attach += 2 - 2*((g.Attach-1)%3)
 	}
 	g.Rotation = geom.NormDeg(g.Rotation)
 	return g, nil
