@@ -295,3 +295,31 @@ func TestTextAlign(t *testing.T) {
 		}
 	}
 }
+
+// Multi-line text is drawn wrapped where the Go font's widths wrap it,
+// while its extents keep ezdxf's estimate (a character as wide as the
+// height): ezdxf's drawing wraps by its font, its bounding box by the
+// estimate.
+func TestMTextWrapsAsDrawn(t *testing.T) {
+	if !(drawnWidth("i", 1) < drawnWidth("W", 1) && drawnWidth("W", 1) < 1.5) {
+		t.Fatalf("the Go font's widths: i %v, W %v (in heights)", drawnWidth("i", 1), drawnWidth("W", 1))
+	}
+	g := MText{Text: "one two three four five six", P: geom.Pt(0, 0), Height: 1, Width: 12, Attach: 1, Spacing: 1}
+	// Estimated, 12 characters a line: "one two", "three four", "five six".
+	if got := g.Lines(); !slices.Equal(got, []string{"one two", "three four", "five six"}) {
+		t.Errorf("estimated lines %q", got)
+	}
+	var drawn []string
+	for _, tx := range g.Picture().Texts {
+		drawn = append(drawn, tx.Text)
+		if w := drawnWidth(tx.Text, 1); w > 12 {
+			t.Errorf("drawn line %q is %v wide, over the width 12", tx.Text, w)
+		}
+	}
+	if len(drawn) != 2 {
+		t.Errorf("drawn lines %q: want two, the Go font being narrower than the estimate", drawn)
+	}
+	if b := g.Bounds(); math.Abs(b.Max.Y-b.Min.Y-(2*5.0/3+1+textDescender)) > 1e-9 {
+		t.Errorf("extents %+v: want the estimate's three lines", b)
+	}
+}

@@ -9,8 +9,7 @@ import (
 )
 
 // MText is multi-line text: paragraphs separated by "\n", each wrapped at
-// Width (0: not wrapped) with the engine's estimate of character widths
-// (see textCharWidth), laid out in a box whose Attach point (1–9: top,
+// Width (0: not wrapped), laid out in a box whose Attach point (1–9: top,
 // middle, bottom × left, centre, right, as DXF's MTEXT 71) is P, turned
 // by Rotation degrees. Lines are Spacing × 5/3 × Height apart (AutoCAD's
 // "at least" spacing), and within the box they are aligned by the
@@ -28,15 +27,26 @@ type MText struct {
 // Kind implements [Geometry].
 func (MText) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_MTEXT }
 
-// Lines are the text's lines after breaking and wrapping.
-func (g MText) Lines() []string {
+// A measure says how wide a line of text is at a height: estimated, as
+// ezdxf estimates it for extents, or as the engine draws it.
+type measure func(s string, height float64) float64
+
+// estimated is ezdxf's estimate without fonts (see textCharWidth).
+func estimated(s string, height float64) float64 {
+	return float64(utf8.RuneCountInString(s)) * textCharWidth * height
+}
+
+// Lines are the text's lines after breaking and wrapping, as ezdxf
+// estimates them.
+func (g MText) Lines() []string { return g.lines(estimated) }
+
+// lines are the text's lines after breaking and wrapping at Width, as
+// wide as width measures them.
+func (g MText) lines(width measure) []string {
 	var out []string
-	limit := 0
-	if g.Width > 0 {
-		limit = max(1, int(g.Width/(textCharWidth*g.Height)))
-	}
+	fits := func(s string) bool { return !(g.Width > 0) || width(s, g.Height) <= g.Width }
 	for _, para := range strings.Split(g.Text, "\n") {
-		if limit == 0 || utf8.RuneCountInString(para) <= limit {
+		if fits(para) {
 			out = append(out, para)
 			continue
 		}
@@ -45,7 +55,7 @@ func (g MText) Lines() []string {
 			switch {
 			case line == "":
 				line = w
-			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= limit:
+			case fits(line + " " + w):
 				line += " " + w
 			default:
 				out = append(out, line)
@@ -62,22 +72,23 @@ func (g MText) pitch() float64 { return g.Spacing * 5 / 3 * g.Height }
 
 // box is the text's box in its own frame (x along the rotation, y up),
 // with the attachment point at the origin: its left, bottom, width and
-// height; and the lines. It is ezdxf's estimate (its MTextPrimitive,
-// with the font estimate of [Text]): Width wide, or as wide as the
-// longest line when the text is not wrapped, from the cap top of the
+// height; and the lines, as wide as width measures them (with
+// estimated, it is ezdxf's estimate, its MTextPrimitive with the font
+// estimate of [Text]): Width wide, or as wide as the longest line when
+// the text is not wrapped, from the cap top of the
 // first line to the descent of the last below its baseline (a blank
 // last line, as a text ending in a line break has, is not a line). Text
 // without a width is not wrapped, as DXF has it (ezdxf's estimate puts
 // each of its words on a line of its own).
-func (g MText) box() (x0, y0, w, h float64, lines []string) {
-	lines = g.Lines()
+func (g MText) box(width measure) (x0, y0, w, h float64, lines []string) {
+	lines = g.lines(width)
 	if n := len(lines); n > 1 && strings.TrimSpace(lines[n-1]) == "" {
 		lines = lines[:n-1]
 	}
 	w = g.Width
 	if !(w > 0) {
 		for _, l := range lines {
-			w = max(w, float64(utf8.RuneCountInString(l))*textCharWidth*g.Height)
+			w = max(w, width(l, g.Height))
 		}
 	}
 	h = float64(len(lines)-1)*g.pitch() + (1+textDescender)*g.Height
@@ -100,17 +111,17 @@ func (g MText) frame(x, y float64) geom.Vec {
 	return g.P.Add(geom.Pt(c*x-s*y, s*x+c*y))
 }
 
-// Picture implements [Pictured]: one Text per line.
+// Picture implements [Pictured]: one Text per line, wrapped and aligned
+// as the engine draws them (in the Go font; see drawnWidth).
 func (g MText) Picture() Picture {
-	x0, y0, w, h, lines := g.box()
+	x0, y0, w, h, lines := g.box(drawnWidth)
 	col := int(g.attach()-1) % 3
 	var p Picture
 	for i, l := range lines {
 		if l == "" {
 			continue
 		}
-		lw := float64(utf8.RuneCountInString(l)) * textCharWidth * g.Height
-		x := x0 + (w-lw)*float64(col)/2
+		x := x0 + (w-drawnWidth(l, g.Height))*float64(col)/2
 		y := y0 + h - g.Height - float64(i)*g.pitch()
 		p.Texts = append(p.Texts, Text{Text: l, P: g.frame(x, y), Height: g.Height, Rotation: g.Rotation})
 	}
@@ -122,7 +133,7 @@ func (MText) Prims() []any { return nil }
 
 // Bounds implements [Geometry]: the box's corners.
 func (g MText) Bounds() geom.Box {
-	x0, y0, w, h, _ := g.box()
+	x0, y0, w, h, _ := g.box(estimated)
 	var b geom.Box
 	for _, c := range [][2]float64{{x0, y0}, {x0 + w, y0}, {x0 + w, y0 + h}, {x0, y0 + h}} {
 		b.AddPoint(g.frame(c[0], c[1]))

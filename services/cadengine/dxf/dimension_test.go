@@ -48,8 +48,8 @@ func TestDimensionDrawnFromItsBlock(t *testing.T) {
 			t.Fatalf("%s: dimensions %+v, want one drawn from its block", what, dims)
 		}
 		p := dims[0].Picture()
-		if len(p.Texts) != 1 || p.Texts[0].Text != "⌀10" || p.Texts[0].Height != 2.5 {
-			t.Errorf("%s: texts %+v, want the block's ⌀10, 2.5 high", what, p.Texts)
+		if len(p.Texts) != 1 || p.Texts[0].Text != "Ø10" || p.Texts[0].Height != 2.5 {
+			t.Errorf("%s: texts %+v, want the block's Ø10, 2.5 high", what, p.Texts)
 		}
 		if len(p.Dots) != 0 {
 			t.Errorf("%s: dots %v, want none (the block's point is a defpoint)", what, p.Dots)

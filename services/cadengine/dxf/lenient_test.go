@@ -137,7 +137,7 @@ func TestMTextCodes(t *testing.T) {
 		`{\H2;tail^}`:         "tail^",
 		`\S1^2;`:              "1/2",
 		`ends with caret^`:    "ends with caret^",
-		`30%%d, %%C12 %%p0.1`: "30°, ⌀12 ±0.1",
+		`30%%d, %%C12 %%p0.1`: "30°, Ø12 ±0.1",
 		`100%%x and 5%`:       "100%%x and 5%",
 	} {
 		if got := decodeMTextValue(in); got != want {

@@ -208,7 +208,7 @@ func TestDXFText(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"%%c25 %%d %%p": "⌀25 ° ±", "%%u%%oa%%k": "a", "%%065%%%": "A%", `\U+00e9\U+D800\U+12`: `é\U+D800\U+12`,
+		"%%c25 %%d %%p": "Ø25 ° ±", "%%u%%oa%%k": "a", "%%065%%%": "A%", `\U+00e9\U+D800\U+12`: `é\U+D800\U+12`,
 		"tab\there": "tab here", "😀": "😀", "50%%%%%%": "50%%",
 	} {
 		if got := decodeDXFText(in); got != want {

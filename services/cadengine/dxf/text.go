@@ -49,7 +49,7 @@ func escapeText(s string, utf8 bool) string {
 }
 
 // decodeDXFText decodes the codes of a DXF TEXT value: \U+XXXX (a Unicode
-// character), %%d (°), %%p (±), %%c (⌀), %%% (%), %%nnn (the character
+// character), %%d (°), %%p (±), %%c (Ø), %%% (%), %%nnn (the character
 // with that decimal code); the underline, overline and strike-through
 // toggles %%u, %%o and %%k are dropped. Control characters become spaces,
 // and invalid UTF-8 the replacement character. It is the inverse of
@@ -96,11 +96,13 @@ func decodeDXFText(s string) string {
 }
 
 // percentSymbol is the symbol a TEXT's (or MTEXT's) %%c, %%d or %%p
-// stands for, by its letter (either case), or "".
+// stands for, by its letter (either case), or "". The diameter is Ø
+// (U+00D8), as ezdxf reads it and as every font has it (few have the
+// diameter sign U+2300), and as the engine's own dimensions write it.
 func percentSymbol(c byte) string {
 	switch c {
 	case 'c', 'C':
-		return "⌀"
+		return "Ø"
 	case 'd', 'D':
 		return "°"
 	case 'p', 'P':

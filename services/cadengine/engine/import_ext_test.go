@@ -364,8 +364,8 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 		t.Errorf("lwpolyline = %s", js(pl))
 	}
 	text := ents[2]
-	if text["text"] != "⌀20 ±0.1 é!%" || text["height"] != 2.5 || text["rotation"] != 270.0 {
-		t.Errorf("text = %s, want ⌀20 ±0.1 é!%%, default height, rotation 270", js(text))
+	if text["text"] != "Ø20 ±0.1 é!%" || text["height"] != 2.5 || text["rotation"] != 270.0 {
+		t.Errorf("text = %s, want Ø20 ±0.1 é!%%, default height, rotation 270", js(text))
 	}
 	ell := ents[3]
 	if ell["start_angle"] != 0.0 || !near(ell["end_angle"].(float64), 90) || ell["ratio"] != 0.5 {
