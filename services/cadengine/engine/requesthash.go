@@ -49,24 +49,43 @@ const (
 )
 
 func callHash(req *enginev1.CallToolRequest, s *stepPlan) requestHash {
-	return hashWith(gatewayv1.MethodToolsCall, false, func(b []byte, _ *[]byte) []byte { return callCanonical(b, req, s) })
+	var tail []byte
+	return hashWith(gatewayv1.MethodToolsCall, false, func(b []byte, _ *[]byte) []byte {
+		b, tail = callCanonicalSplit(b, req, s)
+		return b
+	}, &tail)
 }
 
 // callCanonical appends the canonical form of a tools.call request.
 func callCanonical(b []byte, req *enginev1.CallToolRequest, s *stepPlan) []byte {
+	b, tail := callCanonicalSplit(b, req, s)
+	return append(b, tail...)
+}
+
+// callCanonicalSplit is callCanonical in two parts: what it appends to b,
+// and what follows that, left where it is: arguments in a tool's dense
+// form (the last field, and megabytes for a large entity_batch_create),
+// which are hashed in place rather than copied behind the rest; nil for
+// other arguments, which are appended.
+func callCanonicalSplit(b []byte, req *enginev1.CallToolRequest, s *stepPlan) (head, tail []byte) {
 	if req.DocumentId != nil {
 		b = appendString(b, callDocumentID, *req.DocumentId)
 	}
 	if req.Tool != "" {
 		b = appendString(b, callTool, req.Tool)
 	}
-	return s.appendArgs(b, callArgsJSON, true) // optional: present even when empty
+	if s.dense != nil {
+		tail = s.dense.canonicalArgs()
+		b = protowire.AppendTag(b, callArgsJSON, protowire.BytesType)
+		return protowire.AppendVarint(b, uint64(len(tail))), tail
+	}
+	return s.appendArgs(b, callArgsJSON, true), nil // optional: present even when empty
 }
 
 func batchHash(req *enginev1.ExecuteBatchRequest, plans []*stepPlan) requestHash {
 	return hashWith(gatewayv1.MethodCadBatch, true, func(b []byte, scratch *[]byte) []byte {
 		return batchCanonical(b, scratch, req, plans)
-	})
+	}, nil)
 }
 
 // batchCanonical appends the canonical form of a cad.batch request;
@@ -110,13 +129,16 @@ func batchCanonical(b []byte, scratch *[]byte, req *enginev1.ExecuteBatchRequest
 
 // appendArgs appends the step's arguments as field num in their
 // canonical form: the deterministic protobuf encoding of the decoded
-// message; for a step with references, the generic form written out
+// message (which arguments in a tool's dense form carry, made as they
+// were read); for a step with references, the generic form written out
 // (references included); for a step that does not decode, the bytes as
 // given. An empty form is left out unless present is set (an optional
 // field).
 func (s *stepPlan) appendArgs(b []byte, num protowire.Number, present bool) []byte {
 	var args []byte
 	switch {
+	case s.dense != nil:
+		args = s.dense.canonicalArgs()
 	case s.decoded != nil:
 		opts := proto.MarshalOptions{Deterministic: true}
 		if n := opts.Size(s.decoded); n > 0 || present {
@@ -162,15 +184,24 @@ func appendMessage(b []byte, num protowire.Number, m proto.Message) []byte {
 
 // hashWith hashes the method and what fields appends, in scratch buffers
 // from hashBuffers (fields gets a second one for nested messages when it
-// asks for it with nested, else nil).
-func hashWith(method string, nested bool, fields func(b []byte, scratch *[]byte) []byte) requestHash {
+// asks for it with nested, else nil), followed by *tail when fields sets
+// it (tail may be nil).
+func hashWith(method string, nested bool, fields func(b []byte, scratch *[]byte) []byte, tail *[]byte) requestHash {
 	buf := hashBuffers.Get().(*[]byte)
 	var scratch *[]byte
 	if nested {
 		scratch = hashBuffers.Get().(*[]byte)
 	}
 	b := fields(append(append((*buf)[:0], method...), 0), scratch)
-	sum := sha256.Sum256(b)
+	var sum requestHash
+	if tail == nil || len(*tail) == 0 {
+		sum = sha256.Sum256(b)
+	} else {
+		h := sha256.New()
+		h.Write(b)
+		h.Write(*tail)
+		h.Sum(sum[:0])
+	}
 	*buf = b
 	putHashBuffer(buf)
 	if scratch != nil {

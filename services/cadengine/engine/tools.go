@@ -35,7 +35,7 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolEntityCreateRectangle: docTool(createRectangle),
 		enginev1.ToolEntityCreateText:      docTool(createText),
 		enginev1.ToolEntityCreateEllipse:   docTool(createEllipse),
-		enginev1.ToolEntityBatchCreate:     docTool(batchCreate),
+		enginev1.ToolEntityBatchCreate:     docTool(batchCreate).withDense(decodeNewEntities),
 
 		// annotation and blocks
 		enginev1.ToolEntityCreateMtext:        docTool(createMtext),
@@ -116,6 +116,32 @@ type handler func(c *call, args proto.Message) (proto.Message, error)
 type toolSpec struct {
 	scope scope
 	run   handler
+	// dense, when set, decodes the tool's arguments into a form of its
+	// own instead of its args message (for tools whose arguments can be
+	// large), or returns nil for arguments it leaves to the args message;
+	// nil means always the args message.
+	dense func(raw []byte) denseArgs
+}
+
+// denseArgs are a tool's arguments in the form its toolSpec.dense reads
+// them into. They must stand for the args message exactly: the dense
+// decoder takes only arguments that decode into that message and pass its
+// rules, and meets no handle field (validation checks those in the
+// message); what they hash as and what the tool does with them is what it
+// would be with the message. No approval reads them: a tool with a dense
+// form is not destructive.
+type denseArgs interface {
+	// canonicalArgs is the deterministic protobuf encoding of the args
+	// message, which the request hash covers (see appendArgs).
+	canonicalArgs() []byte
+	// run runs the tool on them.
+	run(c *call) (proto.Message, error)
+}
+
+// withDense is s with a dense form of its arguments.
+func (s toolSpec) withDense(decode func(raw []byte) denseArgs) toolSpec {
+	s.dense = decode
+	return s
 }
 
 // tool is a catalog entry ready to run: its args and result messages, the
@@ -313,7 +339,7 @@ func (e *Engine) planCallIn(req *enginev1.CallToolRequest, opID string, s *stepP
 	*s = stepPlan{name: req.GetTool(), tool: t, opID: opID, raw: argsOf(req.ArgsJson, req.GetArgs())}
 	if t == nil {
 		s.invalid = toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", req.GetTool())
-	} else {
+	} else if s.dense = t.decodeDense(s.raw); s.dense == nil {
 		s.decoded, s.invalid = t.decodeArgs(s.raw)
 	}
 	if s.invalid != nil {
@@ -361,6 +387,15 @@ func argsOf(data []byte, st *structpb.Struct) []byte {
 		}
 	}
 	return emptyObject
+}
+
+// decodeDense decodes a tool's arguments in its dense form, or returns
+// nil when the tool has none or leaves these arguments to decodeArgs.
+func (t *tool) decodeDense(data []byte) denseArgs {
+	if t.spec.dense == nil {
+		return nil
+	}
+	return t.spec.dense(data)
 }
 
 // decodeArgs decodes a tool's arguments and checks them against its

@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/cadbridge/cadbridge/contract"
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// TestAppendNewEntity: appendNewEntity writes what the deterministic
+// marshaller writes, for every field of NewEntity set alone (a field added
+// to NewEntity fails here until appendNewEntity writes it), for all of
+// them at once, and for the values whose presence is subtle (zero and -0
+// doubles of a vertex, a zero optional double, an empty string).
+func TestAppendNewEntity(t *testing.T) {
+	check := func(name string, ne *enginev1.NewEntity) {
+		t.Helper()
+		want, err := proto.MarshalOptions{Deterministic: true}.Marshal(ne)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendNewEntity(nil, ne); !bytes.Equal(got, want) {
+			t.Errorf("%s: appendNewEntity = %x, want %x", name, got, want)
+		}
+	}
+	all := &enginev1.NewEntity{}
+	fields := all.ProtoReflect().Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		ne := &enginev1.NewEntity{}
+		for _, m := range []protoreflect.Message{ne.ProtoReflect(), all.ProtoReflect()} {
+			m.Set(fd, someValue(m, fd, i))
+		}
+		check(string(fd.Name()), ne)
+	}
+	check("all", all)
+	zero, neg := 0.0, math.Copysign(0, -1)
+	check("subtle", &enginev1.NewEntity{
+		Type: enginev1.EntityType_ENTITY_TYPE_POLYLINE, X: &zero, Y: &neg, Text: new(""), Layer: new(""), Color: new(int32(-1)),
+		Points: []*enginev1.Vertex{{}, {X: neg, Y: 0, Bulge: &zero}, {X: 1, Y: neg, Bulge: &neg}},
+	})
+	check("empty", &enginev1.NewEntity{})
+}
+
+// someValue is a value for fd, not its zero, different for each i.
+func someValue(m protoreflect.Message, fd protoreflect.FieldDescriptor, i int) protoreflect.Value {
+	switch {
+	case fd.IsList():
+		l := m.NewField(fd).List()
+		l.Append(protoreflect.ValueOfMessage((&enginev1.Vertex{X: float64(i), Y: -1.5, Bulge: new(0.25)}).ProtoReflect()))
+		l.Append(protoreflect.ValueOfMessage((&enginev1.Vertex{Y: 2}).ProtoReflect()))
+		return protoreflect.ValueOfList(l)
+	}
+	switch fd.Kind() {
+	case protoreflect.EnumKind:
+		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(i%7 + 1))
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(float64(i) + 0.125)
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(true)
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString(strings.Repeat("é", i))
+	case protoreflect.Int32Kind:
+		return protoreflect.ValueOfInt32(int32(i * 7))
+	}
+	panic("NewEntity has a field of kind " + fd.Kind().String() + ": give it a value here and check appendNewEntity writes it")
+}
+
+// TestDecodeNewEntities: the dense decoder takes common arguments, and
+// leaves to the ordinary way what it refuses or what fails in the step,
+// whose errors the engine's tests check (TestInvalidArgs).
+func TestDecodeNewEntities(t *testing.T) {
+	for _, args := range []string{
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1}]}`,
+		` { "entities" : [ {"x1":0, "type":"line","y1":0,"x2":1e0,"y2":1,"layer":"0","color":3,"linetype":"dashed"} , {"type":"point","x":-0,"y":2.5} ] } `,
+		`{"entities":[{"type":"circle","cx":1,"cy":2,"radius":3},{"type":"arc","cx":1,"cy":2,"radius":3,"start_angle":350,"end_angle":10}]}`,
+		`{"entities":[{"type":"polyline","points":[{"x":0,"y":0},{"x":1,"y":1,"bulge":0.5}],"closed":true}]}`,
+		`{"entities":[{"type":"text","text":"a\u00e9\"b","x":0,"y":0,"height":2,"rotation":400}]}`,
+		`{"entities":[{"type":"ellipse","cx":0,"cy":0,"major_x":3,"major_y":4,"ratio":0.5}]}`,
+	} {
+		if agreeNewEntities(t, []byte(args)) == nil {
+			t.Errorf("decodeNewEntities(%s) left common arguments to the ordinary way", args)
+		}
+	}
+	for _, args := range []string{
+		`{}`,
+		`{"entities":[]}`,
+		`{"entities":null}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1}],"entities":[]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1}],"extra":1}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1,"bogus":1}]}`,
+		`{"entities":[{"type":"line","x1":"0","y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"x1":0,"y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":0,"y2":0}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1}]}`,
+		`{"entities":[{"type":"point","x":0,"y":0,"radius":1}]}`,
+		`{"entities":[{"type":"circle","cx":0,"cy":0,"radius":-1}]}`,
+		`{"entities":[{"type":"point","x":0,"y":0,"color":257}]}`,
+		`{"entities":[{"type":"point","x":0,"y":0,"linetype":"wiggly"}]}`,
+		`{"entities":[{"type":"text","text":"","x":0,"y":0}]}`,
+		`{"entities":[{"type":"polyline","points":[{"x":0,"y":0}]}]}`,
+		`{"entities":[{"type":"arc","cx":0,"cy":0,"radius":1,"start_angle":30,"end_angle":390}]}`,
+		`{"entities":[{"type":"blob","x":0,"y":0}]}`,
+		`{"entities":[{"x":0,"y":0}]}`,
+		`{"entities":[null]}`,
+		`{"entities":[{"type":"point","x":0,"y":0}]} x`,
+		`{"entities":[{"type":"point","x":0,"y":0}]`,
+		`[]`,
+		``,
+	} {
+		if agreeNewEntities(t, []byte(args)) != nil {
+			t.Errorf("decodeNewEntities(%s) took arguments the ordinary way refuses or fails", args)
+		}
+	}
+}
+
+// TestDecodeNewEntitiesLimit: more entities than the rules allow go the
+// ordinary way, which refuses them; the most it allows are taken.
+func TestDecodeNewEntitiesLimit(t *testing.T) {
+	many := func(n int) []byte {
+		b := []byte(`{"entities":[`)
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"type":"point","x":1,"y":2}`...)
+		}
+		return append(b, "]}"...)
+	}
+	if decodeNewEntities(many(maxNewEntities)) == nil {
+		t.Errorf("decodeNewEntities left %d entities to the ordinary way", maxNewEntities)
+	}
+	if decodeNewEntities(many(maxNewEntities+1)) != nil {
+		t.Errorf("decodeNewEntities took %d entities", maxNewEntities+1)
+	}
+}
+
+// FuzzDecodeNewEntities holds the dense decoder to the ordinary way: what
+// it takes, the ordinary way takes and would create without a failure,
+// with the same geometry and style and the same canonical encoding; and
+// it takes everything the generated decoder takes that the step would
+// create.
+func FuzzDecodeNewEntities(f *testing.F) {
+	for _, s := range []string{
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"point","x":-0,"y":2.5,"layer":"a","color":0,"linetype":"ByBlock"},{"type":"circle","cx":1,"cy":2,"radius":3}]}`,
+		`{"entities":[{"type":"arc","cx":1,"cy":2,"radius":3,"start_angle":350,"end_angle":10}]}`,
+		`{"entities":[{"type":"polyline","points":[{"x":0,"y":0},{"x":1,"y":1,"bulge":0.5}],"closed":true}]}`,
+		`{"entities":[{"type":"text","text":"a\u00e9\"b","x":0,"y":0,"height":2,"rotation":-30}]}`,
+		`{"entities":[{"type":"ellipse","cx":0,"cy":0,"major_x":3,"major_y":4,"ratio":0.5,"start_angle":0,"end_angle":180}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":0,"y2":0}]}`,
+		`{"entities":[{"type":"point","x":0,"y":0,"radius":1}]}`,
+		`{"entities":[],"x":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		agreeNewEntities(t, data)
+	})
+}
+
+// agreeNewEntities decodes args densely and the ordinary way, fails t
+// where they disagree, and returns the dense form (nil when it left them
+// to the ordinary way).
+func agreeNewEntities(t *testing.T, args []byte) *newEntities {
+	t.Helper()
+	var ordinary enginev1.EntityBatchCreateArgs
+	refused := contract.UnmarshalChecked(args, &ordinary, nil) != nil
+	// fails is the first element the step would fail on; -1 when none.
+	fails := -1
+	for i, ne := range ordinary.GetEntities() {
+		if _, err := newEntityGeometry("", ne); err != nil {
+			fails = i
+			break
+		}
+	}
+	da := decodeNewEntities(args)
+	if da == nil {
+		var fast enginev1.EntityBatchCreateArgs
+		if _, ok := contract.DecodeFast(args, &fast, ""); ok && fails < 0 && len(ordinary.GetEntities()) > 0 {
+			t.Errorf("decodeNewEntities(%q) left arguments to the ordinary way that the generated decoder takes and the step creates", args)
+		}
+		return nil
+	}
+	a := da.(*newEntities)
+	switch {
+	case refused:
+		t.Fatalf("decodeNewEntities(%q) took arguments the ordinary way refuses", args)
+	case fails >= 0:
+		t.Fatalf("decodeNewEntities(%q) took arguments whose element %d the step fails on", args, fails)
+	case len(a.ents) != len(ordinary.Entities):
+		t.Fatalf("decodeNewEntities(%q) read %d entities, the ordinary way %d", args, len(a.ents), len(ordinary.Entities))
+	}
+	for i, ne := range ordinary.Entities {
+		g, _ := newEntityGeometry("", ne)
+		want := newEntity{g: g, s: style{ne.Layer, ne.Color, ne.Linetype}}
+		if got := a.ents[i]; !reflect.DeepEqual(got, want) {
+			t.Errorf("decodeNewEntities(%q) element %d = %+v, want %+v", args, i, got, want)
+		}
+	}
+	want, err := proto.MarshalOptions{Deterministic: true}.Marshal(&ordinary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.canonical, want) {
+		t.Errorf("decodeNewEntities(%q) canonical = %x, want %x", args, a.canonical, want)
+	}
+	return a
+}
