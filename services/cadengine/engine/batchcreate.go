@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -19,12 +20,13 @@ import (
 // message is a hundred thousand NewEntity messages (some 240 bytes each,
 // every number behind a pointer), made only to be read once into
 // geometry and, for the request hash, marshalled again. decodeNewEntities
-// reads each element into one NewEntity, reused, with the generated
-// decoder (the same strictness: unknown keys, wrong types, keys given
-// twice), checks it with the generated field rules, makes its geometry
-// with newEntityGeometry, as batchCreate does, and appends its
+// reads each element into one NewEntity, reused (readNewEntity: the
+// generated decoder's reading, its numbers kept beside it rather than in
+// the decoder's slab), checks it with the generated field rules, makes its
+// geometry with newEntityGeometry, as batchCreate does, and appends its
 // deterministic protobuf encoding (what the request hash covers) to one
-// buffer. What is kept of an element is its geometry and style.
+// buffer. What is kept of an element is its geometry, and its style when
+// it has one.
 //
 // It accepts only what the ordinary way accepts and would create without
 // a failure, and then means exactly the same (FuzzDecodeNewEntities holds
@@ -35,16 +37,14 @@ import (
 
 // newEntities is entity_batch_create's arguments decoded densely.
 type newEntities struct {
-	ents []newEntity
+	geoms []drawing.Geometry // each element's, made
+	// styles are each element's style, as given; nil when none has one
+	// (most batches), so that what the batch keeps until it runs holds
+	// two pointers an element rather than five.
+	styles []style
 	// canonical is the deterministic protobuf encoding of the
 	// EntityBatchCreateArgs they were read from.
 	canonical []byte
-}
-
-// newEntity is one element: its geometry, made, and its style, as given.
-type newEntity struct {
-	g drawing.Geometry
-	s style
 }
 
 // maxNewEntities is EntityBatchCreateArgs.entities' max_items: more is
@@ -73,17 +73,15 @@ func decodeNewEntities(raw []byte) denseArgs {
 			return nil // another key is unknown, and "entities" twice or empty is refused
 		}
 		a = &newEntities{
-			ents:      make([]newEntity, 0, min(len(raw)/minNewEntityJSON+1, maxNewEntities)),
+			geoms:     make([]drawing.Geometry, 0, min(len(raw)/minNewEntityJSON+1, maxNewEntities)),
 			canonical: make([]byte, 0, len(raw)),
 		}
-		var ne enginev1.NewEntity
-		var body []byte
+		var (
+			ne   enginev1.NewEntity
+			nums [newEntityRatio + 1]float64
+		)
 		for d.NextElement() {
-			if len(a.ents) == maxNewEntities {
-				return nil
-			}
-			ne.Reset()
-			if !ne.UnmarshalWire(d) || ne.CheckRules() != nil {
+			if len(a.geoms) == maxNewEntities || !readNewEntity(d, &ne, &nums) || ne.CheckRules() != nil {
 				return nil
 			}
 			g, err := newEntityGeometry("", &ne)
@@ -92,10 +90,14 @@ func decodeNewEntities(raw []byte) denseArgs {
 			}
 			// The style's pointers are the decoder's: each points to a
 			// value of its own, which the next element does not reuse.
-			a.ents = append(a.ents, newEntity{g: g, s: style{ne.Layer, ne.Color, ne.Linetype}})
-			body = appendNewEntity(body[:0], &ne)
-			a.canonical = protowire.AppendTag(a.canonical, entitiesField, protowire.BytesType)
-			a.canonical = protowire.AppendBytes(a.canonical, body)
+			if s := (style{ne.Layer, ne.Color, ne.Linetype}); s != (style{}) || a.styles != nil {
+				if a.styles == nil {
+					a.styles = make([]style, len(a.geoms), cap(a.geoms))
+				}
+				a.styles = append(a.styles, s)
+			}
+			a.geoms = append(a.geoms, g)
+			a.canonical = appendEntitiesElement(a.canonical, &ne)
 		}
 		if d.Failed() {
 			return nil
@@ -107,15 +109,233 @@ func decodeNewEntities(raw []byte) denseArgs {
 	return a
 }
 
+// readNewEntity reads one element into ne as the generated
+// NewEntity.UnmarshalWire does, and returns false where it would; but
+// ne's optional doubles point into nums, which the next element reuses,
+// and a type whose name is spelled with escapes, or is not one of
+// newEntityFields's, is left to the ordinary way (false) rather than
+// looked up. TestReadNewEntity and FuzzDecodeNewEntities hold it to the
+// generated decoder.
+func readNewEntity(d *jsonwire.Decoder, ne *enginev1.NewEntity, nums *[newEntityRatio + 1]float64) bool {
+	*ne = enginev1.NewEntity{}
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint32
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		num := newEntityKey(key)
+		if num == 0 || seen&(1<<num) != 0 {
+			return false // an unknown key, or one given twice
+		}
+		seen |= 1 << num
+		switch num {
+		case newEntityType:
+			name, ok := d.RawValue()
+			if !ok {
+				return false
+			}
+			if ne.Type = newEntityTypeOf(name); ne.Type == 0 {
+				return false
+			}
+		case newEntityPoints:
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[enginev1.Vertex]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				ne.Points = append(ne.Points, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case newEntityClosed:
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			ne.Closed = &v
+		case newEntityText, newEntityLayer, newEntityLinetype:
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			switch num {
+			case newEntityText:
+				ne.Text = &v
+			case newEntityLayer:
+				ne.Layer = &v
+			default:
+				ne.Linetype = &v
+			}
+		case newEntityColor:
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			ne.Color = &v
+		default: // a double
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			nums[num] = v
+			*newEntityDouble(ne, num) = &nums[num]
+		}
+	}
+	return !d.Failed() && seen&(1<<newEntityType) != 0
+}
+
+// newEntityKey is the number of NewEntity's field whose JSON key is key,
+// 0 for none.
+func newEntityKey(key []byte) protowire.Number {
+	switch string(key) {
+	case "type":
+		return newEntityType
+	case "x":
+		return newEntityX
+	case "y":
+		return newEntityY
+	case "x1":
+		return newEntityX1
+	case "y1":
+		return newEntityY1
+	case "x2":
+		return newEntityX2
+	case "y2":
+		return newEntityY2
+	case "cx":
+		return newEntityCx
+	case "cy":
+		return newEntityCy
+	case "radius":
+		return newEntityRadius
+	case "start_angle":
+		return newEntityStartAngle
+	case "end_angle":
+		return newEntityEndAngle
+	case "points":
+		return newEntityPoints
+	case "closed":
+		return newEntityClosed
+	case "text":
+		return newEntityText
+	case "height":
+		return newEntityHeight
+	case "rotation":
+		return newEntityRotation
+	case "major_x":
+		return newEntityMajorX
+	case "major_y":
+		return newEntityMajorY
+	case "ratio":
+		return newEntityRatio
+	case "layer":
+		return newEntityLayer
+	case "color":
+		return newEntityColor
+	case "linetype":
+		return newEntityLinetype
+	}
+	return 0
+}
+
+// newEntityDouble is ne's optional double field number num.
+func newEntityDouble(ne *enginev1.NewEntity, num protowire.Number) **float64 {
+	switch num {
+	case newEntityX:
+		return &ne.X
+	case newEntityY:
+		return &ne.Y
+	case newEntityX1:
+		return &ne.X1
+	case newEntityY1:
+		return &ne.Y1
+	case newEntityX2:
+		return &ne.X2
+	case newEntityY2:
+		return &ne.Y2
+	case newEntityCx:
+		return &ne.Cx
+	case newEntityCy:
+		return &ne.Cy
+	case newEntityRadius:
+		return &ne.Radius
+	case newEntityStartAngle:
+		return &ne.StartAngle
+	case newEntityEndAngle:
+		return &ne.EndAngle
+	case newEntityHeight:
+		return &ne.Height
+	case newEntityRotation:
+		return &ne.Rotation
+	case newEntityMajorX:
+		return &ne.MajorX
+	case newEntityMajorY:
+		return &ne.MajorY
+	}
+	return &ne.Ratio
+}
+
+// newEntityTypeOf is the type whose wire name the JSON string name (as
+// the input has it, quotes included) spells without escapes, among those
+// an element can have (newEntityFields); 0 for anything else.
+func newEntityTypeOf(name []byte) enginev1.EntityType {
+	switch string(name) {
+	case `"point"`:
+		return enginev1.EntityType_ENTITY_TYPE_POINT
+	case `"line"`:
+		return enginev1.EntityType_ENTITY_TYPE_LINE
+	case `"circle"`:
+		return enginev1.EntityType_ENTITY_TYPE_CIRCLE
+	case `"arc"`:
+		return enginev1.EntityType_ENTITY_TYPE_ARC
+	case `"polyline"`:
+		return enginev1.EntityType_ENTITY_TYPE_POLYLINE
+	case `"text"`:
+		return enginev1.EntityType_ENTITY_TYPE_TEXT
+	case `"ellipse"`:
+		return enginev1.EntityType_ENTITY_TYPE_ELLIPSE
+	}
+	return 0
+}
+
 // canonicalArgs implements denseArgs.
 func (a *newEntities) canonicalArgs() []byte { return a.canonical }
 
 // run implements denseArgs: batchCreate on the elements as read.
 func (a *newEntities) run(c *call) (proto.Message, error) {
-	return createAll(c, len(a.ents), func(path string, i int) (*drawing.Entity, error) {
-		ne := &a.ents[i]
-		return c.Create(path, ne.s, ne.g)
+	return createAll(c, len(a.geoms), func(path string, i int) (*drawing.Entity, error) {
+		var s style
+		if a.styles != nil {
+			s = a.styles[i]
+		}
+		return c.Create(path, s, a.geoms[i])
 	})
+}
+
+// appendEntitiesElement appends ne as an element of
+// EntityBatchCreateArgs.entities (field 1: its tag, its length, its
+// encoding), writing its encoding in place behind a length of one byte,
+// which fits nearly every element, and moving it where it does not.
+func appendEntitiesElement(b []byte, ne *enginev1.NewEntity) []byte {
+	b = protowire.AppendTag(b, entitiesField, protowire.BytesType)
+	at := len(b)
+	b = appendNewEntity(append(b, 0), ne)
+	n := len(b) - at - 1
+	if n < 0x80 {
+		b[at] = byte(n)
+		return b
+	}
+	body := slices.Clone(b[at+1:])
+	return protowire.AppendBytes(b[:at], body)
 }
 
 // Field numbers of EntityBatchCreateArgs, NewEntity and Vertex.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/cadbridge/cadbridge/contract"
+	"github.com/cadbridge/cadbridge/contract/jsonwire"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
@@ -29,6 +31,15 @@ func TestAppendNewEntity(t *testing.T) {
 		if got := appendNewEntity(nil, ne); !bytes.Equal(got, want) {
 			t.Errorf("%s: appendNewEntity = %x, want %x", name, got, want)
 		}
+		// As an element of the batch's list, its length before it, in
+		// one byte or (past 127 bytes) more.
+		want, err = proto.MarshalOptions{Deterministic: true}.Marshal(&enginev1.EntityBatchCreateArgs{Entities: []*enginev1.NewEntity{ne, ne}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendEntitiesElement(appendEntitiesElement(nil, ne), ne); !bytes.Equal(got, want) {
+			t.Errorf("%s: appendEntitiesElement = %x, want %x", name, got, want)
+		}
 	}
 	all := &enginev1.NewEntity{}
 	fields := all.ProtoReflect().Descriptor().Fields()
@@ -41,6 +52,9 @@ func TestAppendNewEntity(t *testing.T) {
 		check(string(fd.Name()), ne)
 	}
 	check("all", all)
+	if n := proto.Size(all); n < 0x80 {
+		t.Fatalf("the message with every field is %d bytes: make it longer than 127, so that its length takes two", n)
+	}
 	zero, neg := 0.0, math.Copysign(0, -1)
 	check("subtle", &enginev1.NewEntity{
 		Type: enginev1.EntityType_ENTITY_TYPE_POLYLINE, X: &zero, Y: &neg, Text: new(""), Layer: new(""), Color: new(int32(-1)),
@@ -121,6 +135,26 @@ func TestDecodeNewEntities(t *testing.T) {
 	}
 }
 
+// TestReadNewEntity: readNewEntity knows every key of NewEntity and the
+// wire name of every type an element can have, as the generated decoder
+// does.
+func TestReadNewEntity(t *testing.T) {
+	fields := (&enginev1.NewEntity{}).ProtoReflect().Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if got := newEntityKey([]byte(contract.Key(fd))); got != fd.Number() {
+			t.Errorf("newEntityKey(%q) = %d, want %d", contract.Key(fd), got, fd.Number())
+		}
+	}
+	for name, n := range enginev1.EntityTypeByWireName {
+		typ := enginev1.EntityType(n)
+		_, takes := newEntityFields(typ)
+		if got := newEntityTypeOf([]byte(`"` + name + `"`)); takes && got != typ || !takes && got != 0 {
+			t.Errorf("newEntityTypeOf(%q) = %v, want %v (an element can have it: %v)", name, got, typ, takes)
+		}
+	}
+}
+
 // TestDecodeNewEntitiesLimit: more entities than the rules allow go the
 // ordinary way, which refuses them; the most it allows are taken.
 func TestDecodeNewEntitiesLimit(t *testing.T) {
@@ -195,14 +229,22 @@ func agreeNewEntities(t *testing.T, args []byte) *newEntities {
 		t.Fatalf("decodeNewEntities(%q) took arguments the ordinary way refuses", args)
 	case fails >= 0:
 		t.Fatalf("decodeNewEntities(%q) took arguments whose element %d the step fails on", args, fails)
-	case len(a.ents) != len(ordinary.Entities):
-		t.Fatalf("decodeNewEntities(%q) read %d entities, the ordinary way %d", args, len(a.ents), len(ordinary.Entities))
+	case len(a.geoms) != len(ordinary.Entities):
+		t.Fatalf("decodeNewEntities(%q) read %d entities, the ordinary way %d", args, len(a.geoms), len(ordinary.Entities))
+	case a.styles != nil && len(a.styles) != len(a.geoms):
+		t.Fatalf("decodeNewEntities(%q) read %d styles for %d entities", args, len(a.styles), len(a.geoms))
 	}
 	for i, ne := range ordinary.Entities {
 		g, _ := newEntityGeometry("", ne)
-		want := newEntity{g: g, s: style{ne.Layer, ne.Color, ne.Linetype}}
-		if got := a.ents[i]; !reflect.DeepEqual(got, want) {
-			t.Errorf("decodeNewEntities(%q) element %d = %+v, want %+v", args, i, got, want)
+		if !reflect.DeepEqual(a.geoms[i], g) {
+			t.Errorf("decodeNewEntities(%q) element %d geometry = %+v, want %+v", args, i, a.geoms[i], g)
+		}
+		var s style
+		if a.styles != nil {
+			s = a.styles[i]
+		}
+		if want := (style{ne.Layer, ne.Color, ne.Linetype}); !reflect.DeepEqual(s, want) {
+			t.Errorf("decodeNewEntities(%q) element %d style = %+v, want %+v", args, i, s, want)
 		}
 	}
 	want, err := proto.MarshalOptions{Deterministic: true}.Marshal(&ordinary)
@@ -213,4 +255,69 @@ func agreeNewEntities(t *testing.T, args []byte) *newEntities {
 		t.Errorf("decodeNewEntities(%q) canonical = %x, want %x", args, a.canonical, want)
 	}
 	return a
+}
+
+// BenchmarkDecodeNewEntities decodes the arguments of an
+// entity_batch_create of 100k lines (BenchmarkHundredThousandLines'):
+// densely; the ordinary way (into EntityBatchCreateArgs, then each
+// element's geometry, then the canonical encoding); and, as the least any
+// decoder does, reading every number of them.
+func BenchmarkDecodeNewEntities(b *testing.B) {
+	var args bytes.Buffer
+	args.WriteString(`{"entities":[`)
+	for i := range 100_000 {
+		if i > 0 {
+			args.WriteByte(',')
+		}
+		x, y := float64(i%1000), float64(i/1000)
+		fmt.Fprintf(&args, `{"type":"line","x1":%v,"x2":%v,"y1":%v,"y2":%v}`, x, x+0.5, y, y+0.5)
+	}
+	args.WriteString(`]}`)
+	raw := args.Bytes()
+	b.Run("dense", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if decodeNewEntities(raw) == nil {
+				b.Fatal("not dense")
+			}
+		}
+	})
+	b.Run("ordinary", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			var m enginev1.EntityBatchCreateArgs
+			if err := contract.UnmarshalChecked(raw, &m, nil); err != nil {
+				b.Fatal(err)
+			}
+			for _, ne := range m.Entities {
+				if _, err := newEntityGeometry("", ne); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := (proto.MarshalOptions{Deterministic: true}).Marshal(&m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("numbers", func(b *testing.B) {
+		for range b.N {
+			d := jsonwire.NewDecoder(raw)
+			d.OpenObject()
+			d.NextKey()
+			d.OpenArray()
+			for d.NextElement() {
+				d.OpenObject()
+				for key, ok := d.NextKey(); ok; key, ok = d.NextKey() {
+					if string(key) == "type" {
+						d.String()
+					} else {
+						d.Float64()
+					}
+				}
+			}
+			if _, more := d.NextKey(); more || !d.End() {
+				b.Fatal("not read through")
+			}
+		}
+	})
 }
