@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cadbridge/cadbridge/contract"
 	"github.com/cadbridge/cadbridge/contract/jsonwire"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -23,10 +25,13 @@ import (
 // reads each element into one NewEntity, reused (readNewEntity: the
 // generated decoder's reading, its numbers kept beside it rather than in
 // the decoder's slab), checks it with the generated field rules, makes its
-// geometry with newEntityGeometry, as batchCreate does, and appends its
-// deterministic protobuf encoding (what the request hash covers) to one
-// buffer. What is kept of an element is its geometry, and its style when
-// it has one.
+// geometry with newEntityGeometry, as batchCreate does, and keeps its
+// geometry, and its style when it has one. The request hash covers the
+// deterministic protobuf encoding of the args message: an element whose
+// geometry and style say all it held (a point, a line, a circle) is
+// encoded again from them when the hash is taken, and only the others
+// (arcs, polylines, texts, ellipses, whose geometry is normalised) keep
+// their encoding, so that the common batch holds no second copy of itself.
 //
 // It accepts only what the ordinary way accepts and would create without
 // a failure, and then means exactly the same (FuzzDecodeNewEntities holds
@@ -42,9 +47,13 @@ type newEntities struct {
 	// (most batches), so that what the batch keeps until it runs holds
 	// two pointers an element rather than five.
 	styles []style
-	// canonical is the deterministic protobuf encoding of the
+	// others is the encoding, as an element of the list (see
+	// appendEntitiesElement), of each element newEntityOf cannot make
+	// again from its geometry, in order.
+	others []byte
+	// size is the length of the deterministic protobuf encoding of the
 	// EntityBatchCreateArgs they were read from.
-	canonical []byte
+	size int
 }
 
 // maxNewEntities is EntityBatchCreateArgs.entities' max_items: more is
@@ -72,10 +81,7 @@ func decodeNewEntities(raw []byte) denseArgs {
 		if string(key) != "entities" || a != nil || d.EmptyArrayNext() || !d.OpenArray() {
 			return nil // another key is unknown, and "entities" twice or empty is refused
 		}
-		a = &newEntities{
-			geoms:     make([]drawing.Geometry, 0, min(len(raw)/minNewEntityJSON+1, maxNewEntities)),
-			canonical: make([]byte, 0, len(raw)),
-		}
+		a = &newEntities{geoms: make([]drawing.Geometry, 0, min(len(raw)/minNewEntityJSON+1, maxNewEntities))}
 		var (
 			ne   enginev1.NewEntity
 			nums [newEntityRatio + 1]float64
@@ -97,7 +103,11 @@ func decodeNewEntities(raw []byte) denseArgs {
 				a.styles = append(a.styles, s)
 			}
 			a.geoms = append(a.geoms, g)
-			a.canonical = appendEntitiesElement(a.canonical, &ne)
+			n := newEntitySize(&ne)
+			a.size += 1 + protowire.SizeVarint(uint64(n)) + n
+			if !remade(g) {
+				a.others = appendEntitiesElement(a.others, &ne)
+			}
 		}
 		if d.Failed() {
 			return nil
@@ -307,18 +317,107 @@ func newEntityTypeOf(name []byte) enginev1.EntityType {
 	return 0
 }
 
-// canonicalArgs implements denseArgs.
-func (a *newEntities) canonicalArgs() []byte { return a.canonical }
+// canonicalSize implements denseArgs.
+func (a *newEntities) canonicalSize() int { return a.size }
 
-// run implements denseArgs: batchCreate on the elements as read.
-func (a *newEntities) run(c *call) (proto.Message, error) {
-	return createAll(c, len(a.geoms), func(path string, i int) (*drawing.Entity, error) {
+// writeCanonical implements denseArgs: each element's encoding as an
+// element of the list, made again from its geometry and style (see
+// newEntityOf) or taken from others, written in pieces of some 32 KiB.
+func (a *newEntities) writeCanonical(w io.Writer) {
+	const piece = 32 << 10
+	var (
+		b      = make([]byte, 0, piece)
+		ne     enginev1.NewEntity
+		nums   [newEntityRatio + 1]float64
+		others = a.others
+	)
+	for i, g := range a.geoms {
+		var s style
+		if a.styles != nil {
+			s = a.styles[i]
+		}
+		if newEntityOf(&ne, &nums, g, s) {
+			b = appendEntitiesElement(b, &ne)
+		} else {
+			// The next of others: its tag, its length, its encoding.
+			n, k := protowire.ConsumeVarint(others[1:])
+			end := 1 + k + int(n)
+			b, others = append(b, others[:end]...), others[end:]
+		}
+		if len(b) > piece-1024 {
+			w.Write(b)
+			b = b[:0]
+		}
+	}
+	w.Write(b)
+}
+
+// remade reports whether newEntityOf makes an element of geometry g again.
+func remade(g drawing.Geometry) bool {
+	switch g.(type) {
+	case drawing.Point, drawing.Line, drawing.Circle:
+		return true
+	}
+	return false
+}
+
+// newEntityOf sets ne to the NewEntity an element of geometry g and style
+// s was read from, when g says all it held: a point, line or circle
+// (newEntityGeometry keeps their numbers as given, and an element of
+// those types holds exactly their fields); its numbers point into nums.
+// It reports false for any other geometry.
+func newEntityOf(ne *enginev1.NewEntity, nums *[newEntityRatio + 1]float64, g drawing.Geometry, s style) bool {
+	*ne = enginev1.NewEntity{Layer: s.layer, Color: s.color, Linetype: s.linetype}
+	set := func(num protowire.Number, v float64) {
+		nums[num] = v
+		*newEntityDouble(ne, num) = &nums[num]
+	}
+	switch g := g.(type) {
+	case drawing.Point:
+		ne.Type = enginev1.EntityType_ENTITY_TYPE_POINT
+		set(newEntityX, g.P.X)
+		set(newEntityY, g.P.Y)
+	case drawing.Line:
+		ne.Type = enginev1.EntityType_ENTITY_TYPE_LINE
+		set(newEntityX1, g.A.X)
+		set(newEntityY1, g.A.Y)
+		set(newEntityX2, g.B.X)
+		set(newEntityY2, g.B.Y)
+	case drawing.Circle:
+		ne.Type = enginev1.EntityType_ENTITY_TYPE_CIRCLE
+		set(newEntityCx, g.C.X)
+		set(newEntityCy, g.C.Y)
+		set(newEntityRadius, g.R)
+	default:
+		return false
+	}
+	return true
+}
+
+// run implements denseArgs: batchCreate on the elements as read, and
+// the result's JSON, encoded into a buffer of its size (a hundred thousand
+// handles are some 800 KB, which contract.Marshal would copy over several
+// times as its buffer grows).
+func (a *newEntities) run(c *call) (proto.Message, []byte, error) {
+	res, err := createAll(c, len(a.geoms), func(path string, i int) (*drawing.Entity, error) {
 		var s style
 		if a.styles != nil {
 			s = a.styles[i]
 		}
 		return c.Create(path, s, a.geoms[i])
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	size := len(`{"handles":[],"count":}`) + 20 // and the count's digits
+	for _, h := range res.Handles {
+		size += len(h) + 3 // quoted, and a comma
+	}
+	encoded, err := contract.AppendMarshal(make([]byte, 0, size), res)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, encoded, nil
 }
 
 // appendEntitiesElement appends ne as an element of
@@ -422,6 +521,43 @@ func appendNewEntity(b []byte, ne *enginev1.NewEntity) []byte {
 	return b
 }
 
+// newEntitySize is the length of appendNewEntity's encoding of ne.
+func newEntitySize(ne *enginev1.NewEntity) int {
+	n := 0
+	if ne.Type != 0 {
+		n += 1 + protowire.SizeVarint(uint64(int64(ne.Type)))
+	}
+	for _, v := range [...]*float64{ne.X, ne.Y, ne.X1, ne.Y1, ne.X2, ne.Y2, ne.Cx, ne.Cy, ne.Radius, ne.StartAngle, ne.EndAngle} {
+		if v != nil {
+			n += 1 + 8
+		}
+	}
+	for _, v := range ne.Points {
+		n += 1 + protowire.SizeBytes(vertexSize(v))
+	}
+	if ne.Closed != nil {
+		n += 1 + 1
+	}
+	if ne.Text != nil {
+		n += 1 + protowire.SizeBytes(len(*ne.Text))
+	}
+	for _, v := range [...]*float64{ne.Height, ne.Rotation, ne.MajorX, ne.MajorY, ne.Ratio} {
+		if v != nil {
+			n += 2 + 8 // fields 16 and on take two bytes of tag
+		}
+	}
+	if ne.Layer != nil {
+		n += 2 + protowire.SizeBytes(len(*ne.Layer))
+	}
+	if ne.Color != nil {
+		n += 2 + protowire.SizeVarint(uint64(int64(*ne.Color)))
+	}
+	if ne.Linetype != nil {
+		n += 2 + protowire.SizeBytes(len(*ne.Linetype))
+	}
+	return n
+}
+
 // vertexSize is the length of v's encoding (see appendNewEntity): a
 // double is a one-byte tag and eight bytes.
 func vertexSize(v *enginev1.Vertex) int {
@@ -464,7 +600,10 @@ func createAll(c *call, n int, create func(path string, i int) (*drawing.Entity,
 	if n == 0 {
 		return nil, invalidArgs("/entities", reasonMissing, "give at least one entity")
 	}
-	created := make([]uint64, n)
+	// The handles are spelled as they are made, into one buffer (most
+	// handles of a document have at most five digits), each ending at its
+	// end (n is at most maxNewEntities, so an int32 holds it).
+	text, ends := make([]byte, 0, 5*n), make([]int32, n)
 	c.tx.Grow(n)
 	for i := range n {
 		// An entity is made without its path ("/entities/<i>") first: only
@@ -475,8 +614,9 @@ func createAll(c *call, n int, create func(path string, i int) (*drawing.Entity,
 			_, err = create("/entities/"+strconv.Itoa(i), i)
 			return nil, err
 		}
-		created[i] = e.Handle
+		text = drawing.AppendHandle(text, e.Handle)
+		ends[i] = int32(len(text))
 	}
-	handles := formatHandles(created)
+	handles := handleStrings(text, ends)
 	return &enginev1.EntityBatchCreateResult{Handles: handles, Count: int64(len(handles))}, nil
 }

@@ -31,6 +31,9 @@ func TestAppendNewEntity(t *testing.T) {
 		if got := appendNewEntity(nil, ne); !bytes.Equal(got, want) {
 			t.Errorf("%s: appendNewEntity = %x, want %x", name, got, want)
 		}
+		if got := newEntitySize(ne); got != len(want) {
+			t.Errorf("%s: newEntitySize = %d, want %d", name, got, len(want))
+		}
 		// As an element of the batch's list, its length before it, in
 		// one byte or (past 127 bytes) more.
 		want, err = proto.MarshalOptions{Deterministic: true}.Marshal(&enginev1.EntityBatchCreateArgs{Entities: []*enginev1.NewEntity{ne, ne}})
@@ -98,9 +101,10 @@ func TestDecodeNewEntities(t *testing.T) {
 		`{"entities":[{"type":"polyline","points":[{"x":0,"y":0},{"x":1,"y":1,"bulge":0.5}],"closed":true}]}`,
 		`{"entities":[{"type":"text","text":"a\u00e9\"b","x":0,"y":0,"height":2,"rotation":400}]}`,
 		`{"entities":[{"type":"ellipse","cx":0,"cy":0,"major_x":3,"major_y":4,"ratio":0.5}]}`,
+		manyNewEntities(3000), // past writeCanonical's first piece
 	} {
 		if agreeNewEntities(t, []byte(args)) == nil {
-			t.Errorf("decodeNewEntities(%s) left common arguments to the ordinary way", args)
+			t.Errorf("decodeNewEntities(%.300s) left common arguments to the ordinary way", args)
 		}
 	}
 	for _, args := range []string{
@@ -133,6 +137,35 @@ func TestDecodeNewEntities(t *testing.T) {
 			t.Errorf("decodeNewEntities(%s) took arguments the ordinary way refuses or fails", args)
 		}
 	}
+}
+
+// manyNewEntities is the arguments of n elements of every type, some with
+// a style.
+func manyNewEntities(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"entities":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		x := float64(i) / 3
+		switch i % 6 {
+		case 0:
+			fmt.Fprintf(&b, `{"type":"line","x1":%v,"y1":-0.0,"x2":%v,"y2":1e300,"layer":"L%d"}`, x, x+1, i)
+		case 1:
+			fmt.Fprintf(&b, `{"type":"point","x":%v,"y":%v,"color":%d}`, x, -x, i%257)
+		case 2:
+			fmt.Fprintf(&b, `{"type":"circle","cx":%v,"cy":%v,"radius":%v,"linetype":"hidden"}`, x, x, x+1)
+		case 3:
+			fmt.Fprintf(&b, `{"type":"arc","cx":%v,"cy":0,"radius":2,"start_angle":%v,"end_angle":-30}`, x, x)
+		case 4:
+			fmt.Fprintf(&b, `{"type":"text","text":"%s","x":%v,"y":0,"rotation":%v}`, strings.Repeat("t", i%200+1), x, x)
+		default:
+			fmt.Fprintf(&b, `{"type":"polyline","points":[{"x":%v,"y":0,"bulge":0},{"x":0,"y":%v}],"closed":false}`, x, x+1)
+		}
+	}
+	b.WriteString(`]}`)
+	return b.String()
 }
 
 // TestReadNewEntity: readNewEntity knows every key of NewEntity and the
@@ -251,8 +284,10 @@ func agreeNewEntities(t *testing.T, args []byte) *newEntities {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(a.canonical, want) {
-		t.Errorf("decodeNewEntities(%q) canonical = %x, want %x", args, a.canonical, want)
+	var canonical bytes.Buffer
+	a.writeCanonical(&canonical)
+	if got := canonical.Bytes(); !bytes.Equal(got, want) || a.canonicalSize() != len(want) {
+		t.Errorf("decodeNewEntities(%q) canonical = %x (size %d), want %x", args, got, a.canonicalSize(), want)
 	}
 	return a
 }

@@ -225,19 +225,13 @@ func (c *call) createNew(path string, ne *enginev1.NewEntity) (*drawing.Entity, 
 	return c.Create(path, style{ne.Layer, ne.Color, ne.Linetype}, g)
 }
 
-// formatHandles spells handles as drawing.FormatHandle does: substrings
-// of one string, not a string each.
-func formatHandles(hs []uint64) []string {
-	b := make([]byte, 0, len(hs)*5)
-	ends := make([]int, len(hs))
-	for i, h := range hs {
-		b = drawing.AppendHandle(b, h)
-		ends[i] = len(b)
-	}
-	all, out := string(b), make([]string, len(hs))
+// handleStrings are the handles spelled one after the other in text,
+// each ending at its end: substrings of one string, not a string each.
+func handleStrings(text []byte, ends []int32) []string {
+	all, out := string(text), make([]string, len(ends))
 	start := 0
 	for i, end := range ends {
-		out[i], start = all[start:end], end
+		out[i], start = all[start:end], int(end)
 	}
 	return out
 }

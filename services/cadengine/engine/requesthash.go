@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"sync"
 
@@ -49,7 +50,7 @@ const (
 )
 
 func callHash(req *enginev1.CallToolRequest, s *stepPlan) requestHash {
-	var tail []byte
+	var tail denseArgs
 	return hashWith(gatewayv1.MethodToolsCall, false, func(b []byte, _ *[]byte) []byte {
 		b, tail = callCanonicalSplit(b, req, s)
 		return b
@@ -59,15 +60,20 @@ func callHash(req *enginev1.CallToolRequest, s *stepPlan) requestHash {
 // callCanonical appends the canonical form of a tools.call request.
 func callCanonical(b []byte, req *enginev1.CallToolRequest, s *stepPlan) []byte {
 	b, tail := callCanonicalSplit(b, req, s)
-	return append(b, tail...)
+	if tail != nil {
+		buf := bytes.NewBuffer(b)
+		tail.writeCanonical(buf)
+		b = buf.Bytes()
+	}
+	return b
 }
 
 // callCanonicalSplit is callCanonical in two parts: what it appends to b,
-// and what follows that, left where it is: arguments in a tool's dense
-// form (the last field, and megabytes for a large entity_batch_create),
-// which are hashed in place rather than copied behind the rest; nil for
-// other arguments, which are appended.
-func callCanonicalSplit(b []byte, req *enginev1.CallToolRequest, s *stepPlan) (head, tail []byte) {
+// and the arguments in a tool's dense form that follow it (the last
+// field, megabytes for a large entity_batch_create), which are written
+// straight to the hash rather than behind the rest; nil for other
+// arguments, which are appended.
+func callCanonicalSplit(b []byte, req *enginev1.CallToolRequest, s *stepPlan) (head []byte, tail denseArgs) {
 	if req.DocumentId != nil {
 		b = appendString(b, callDocumentID, *req.DocumentId)
 	}
@@ -75,9 +81,8 @@ func callCanonicalSplit(b []byte, req *enginev1.CallToolRequest, s *stepPlan) (h
 		b = appendString(b, callTool, req.Tool)
 	}
 	if s.dense != nil {
-		tail = s.dense.canonicalArgs()
 		b = protowire.AppendTag(b, callArgsJSON, protowire.BytesType)
-		return protowire.AppendVarint(b, uint64(len(tail))), tail
+		return protowire.AppendVarint(b, uint64(s.dense.canonicalSize())), s.dense
 	}
 	return s.appendArgs(b, callArgsJSON, true), nil // optional: present even when empty
 }
@@ -138,7 +143,10 @@ func (s *stepPlan) appendArgs(b []byte, num protowire.Number, present bool) []by
 	var args []byte
 	switch {
 	case s.dense != nil:
-		args = s.dense.canonicalArgs()
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		buf := bytes.NewBuffer(protowire.AppendVarint(b, uint64(s.dense.canonicalSize())))
+		s.dense.writeCanonical(buf)
+		return buf.Bytes()
 	case s.decoded != nil:
 		opts := proto.MarshalOptions{Deterministic: true}
 		if n := opts.Size(s.decoded); n > 0 || present {
@@ -184,9 +192,9 @@ func appendMessage(b []byte, num protowire.Number, m proto.Message) []byte {
 
 // hashWith hashes the method and what fields appends, in scratch buffers
 // from hashBuffers (fields gets a second one for nested messages when it
-// asks for it with nested, else nil), followed by *tail when fields sets
-// it (tail may be nil).
-func hashWith(method string, nested bool, fields func(b []byte, scratch *[]byte) []byte, tail *[]byte) requestHash {
+// asks for it with nested, else nil), followed by the canonical encoding
+// of *tail when fields sets it (tail may be nil).
+func hashWith(method string, nested bool, fields func(b []byte, scratch *[]byte) []byte, tail *denseArgs) requestHash {
 	buf := hashBuffers.Get().(*[]byte)
 	var scratch *[]byte
 	if nested {
@@ -194,12 +202,12 @@ func hashWith(method string, nested bool, fields func(b []byte, scratch *[]byte)
 	}
 	b := fields(append(append((*buf)[:0], method...), 0), scratch)
 	var sum requestHash
-	if tail == nil || len(*tail) == 0 {
+	if tail == nil || *tail == nil {
 		sum = sha256.Sum256(b)
 	} else {
 		h := sha256.New()
 		h.Write(b)
-		h.Write(*tail)
+		(*tail).writeCanonical(h)
 		h.Sum(sum[:0])
 	}
 	*buf = b

@@ -335,9 +335,12 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 		c.tx = r.t
 		mark = r.t.Mark()
 	}
-	var out proto.Message
+	var (
+		out     proto.Message
+		encoded []byte // out's JSON, when the dense tool made it
+	)
 	if s.dense != nil {
-		out, err = s.dense.run(c)
+		out, encoded, err = s.dense.run(c)
 	} else {
 		out, err = s.tool.spec.run(c, args)
 	}
@@ -378,8 +381,8 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 			res.Handle = &r.handles[s.i]
 		}
 	}
-	var whole []byte
-	if !hasHandle || r.verbose || r.single || s.referenced {
+	whole := encoded
+	if whole == nil && (!hasHandle || r.verbose || r.single || s.referenced) {
 		if whole, err = contract.Marshal(out); err != nil {
 			return false, fmt.Errorf("encode %s result: %w", s.name, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 
 	"google.golang.org/protobuf/proto"
@@ -131,11 +132,16 @@ type toolSpec struct {
 // would be with the message. No approval reads them: a tool with a dense
 // form is not destructive.
 type denseArgs interface {
-	// canonicalArgs is the deterministic protobuf encoding of the args
-	// message, which the request hash covers (see appendArgs).
-	canonicalArgs() []byte
-	// run runs the tool on them.
-	run(c *call) (proto.Message, error)
+	// canonicalSize is the length of the deterministic protobuf encoding
+	// of the args message, which the request hash covers (see appendArgs).
+	canonicalSize() int
+	// writeCanonical writes that encoding to w, in pieces (w is a hash,
+	// or a buffer): the arguments need not keep it whole.
+	writeCanonical(w io.Writer)
+	// run runs the tool on them, and returns the result and, when it can
+	// make it cheaper than contract.Marshal (which grows its buffer as it
+	// goes), the result's JSON: the same bytes, or nil.
+	run(c *call) (result proto.Message, encoded []byte, err error)
 }
 
 // withDense is s with a dense form of its arguments.
