@@ -7,9 +7,7 @@ import (
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 
-	"github.com/cadbridge/cadbridge/contract"
 	"github.com/cadbridge/cadbridge/contract/jsonwire"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -394,12 +392,12 @@ func newEntityOf(ne *enginev1.NewEntity, nums *[newEntityRatio + 1]float64, g dr
 	return true
 }
 
-// run implements denseArgs: batchCreate on the elements as read, and
-// the result's JSON, encoded into a buffer of its size (a hundred thousand
-// handles are some 800 KB, which contract.Marshal would copy over several
-// times as its buffer grows).
-func (a *newEntities) run(c *call) (proto.Message, []byte, error) {
-	res, err := createAll(c, len(a.geoms), func(path string, i int) (*drawing.Entity, error) {
+// run implements denseArgs: batchCreate on the elements as read, its
+// result written as JSON straight from the handles' text (a hundred
+// thousand handles are some 800 KB, which contract.Marshal would copy over
+// several times as its buffer grows, after a string each).
+func (a *newEntities) run(c *call) ([]byte, error) {
+	text, ends, err := createAll(c, len(a.geoms), func(path string, i int) (*drawing.Entity, error) {
 		var s style
 		if a.styles != nil {
 			s = a.styles[i]
@@ -407,17 +405,33 @@ func (a *newEntities) run(c *call) (proto.Message, []byte, error) {
 		return c.Create(path, s, a.geoms[i])
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	size := len(`{"handles":[],"count":}`) + 20 // and the count's digits
-	for _, h := range res.Handles {
-		size += len(h) + 3 // quoted, and a comma
+	return handlesJSON(text, ends), nil
+}
+
+// handlesJSON is the JSON of the EntityBatchCreateResult of the handles
+// spelled one after the other in text, each ending at its end, as
+// contract.Marshal writes it (TestHandlesJSON): a handle is hex digits,
+// which a JSON string holds as they are.
+func handlesJSON(text []byte, ends []int32) []byte {
+	b := make([]byte, 0, len(text)+3*len(ends)+len(`{"handles":[],"count":}`)+20)
+	if len(ends) > 0 {
+		b = append(b, `{"handles":[`...)
+		start := 0
+		for i, end := range ends {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(append(append(b, '"'), text[start:end]...), '"')
+			start = int(end)
+		}
+		b = append(b, "],"...)
+	} else {
+		b = append(b, '{')
 	}
-	encoded, err := contract.AppendMarshal(make([]byte, 0, size), res)
-	if err != nil {
-		return nil, nil, err
-	}
-	return res, encoded, nil
+	b = append(b, `"count":`...)
+	return append(strconv.AppendInt(b, int64(len(ends)), 10), '}')
 }
 
 // appendEntitiesElement appends ne as an element of
@@ -594,16 +608,17 @@ func appendDouble(b []byte, num protowire.Number, v float64) []byte {
 }
 
 // createAll creates n entities in one step and one store transaction,
-// the i-th with create (at path "" first); if any fails nothing is
-// created, and the error's path points at it ("/entities/3/radius").
-func createAll(c *call, n int, create func(path string, i int) (*drawing.Entity, error)) (*enginev1.EntityBatchCreateResult, error) {
+// the i-th with create (at path "" first), and returns their handles,
+// spelled one after the other in text, each ending at its end; if any
+// fails nothing is created, and the error's path points at it
+// ("/entities/3/radius").
+func createAll(c *call, n int, create func(path string, i int) (*drawing.Entity, error)) (text []byte, ends []int32, err error) {
 	if n == 0 {
-		return nil, invalidArgs("/entities", reasonMissing, "give at least one entity")
+		return nil, nil, invalidArgs("/entities", reasonMissing, "give at least one entity")
 	}
-	// The handles are spelled as they are made, into one buffer (most
-	// handles of a document have at most five digits), each ending at its
-	// end (n is at most maxNewEntities, so an int32 holds it).
-	text, ends := make([]byte, 0, 5*n), make([]int32, n)
+	// Most handles of a document have at most five digits; n is at most
+	// maxNewEntities, so an int32 holds where each ends.
+	text, ends = make([]byte, 0, 5*n), make([]int32, n)
 	c.tx.Grow(n)
 	for i := range n {
 		// An entity is made without its path ("/entities/<i>") first: only
@@ -612,11 +627,10 @@ func createAll(c *call, n int, create func(path string, i int) (*drawing.Entity,
 		e, err := create("", i)
 		if err != nil {
 			_, err = create("/entities/"+strconv.Itoa(i), i)
-			return nil, err
+			return nil, nil, err
 		}
 		text = drawing.AppendHandle(text, e.Handle)
 		ends[i] = int32(len(text))
 	}
-	handles := handleStrings(text, ends)
-	return &enginev1.EntityBatchCreateResult{Handles: handles, Count: int64(len(handles))}, nil
+	return text, ends, nil
 }

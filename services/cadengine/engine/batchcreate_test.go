@@ -14,6 +14,7 @@ import (
 	"github.com/cadbridge/cadbridge/contract"
 	"github.com/cadbridge/cadbridge/contract/jsonwire"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
 // TestAppendNewEntity: appendNewEntity writes what the deterministic
@@ -355,4 +356,24 @@ func BenchmarkDecodeNewEntities(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestHandlesJSON: handlesJSON writes what contract.Marshal writes of the
+// result, for no handles, one, and handles of several lengths.
+func TestHandlesJSON(t *testing.T) {
+	for _, hs := range [][]uint64{nil, {0x1F}, {1, 0xF, 0x10, 0xFFFF, 0x10000, 1<<64 - 1}} {
+		var text []byte
+		var ends []int32
+		for _, h := range hs {
+			text = drawing.AppendHandle(text, h)
+			ends = append(ends, int32(len(text)))
+		}
+		want, err := contract.Marshal(&enginev1.EntityBatchCreateResult{Handles: handleStrings(text, ends), Count: int64(len(hs))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := handlesJSON(text, ends); !bytes.Equal(got, want) {
+			t.Errorf("handlesJSON(%x) = %s, want %s", hs, got, want)
+		}
+	}
 }

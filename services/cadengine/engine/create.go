@@ -211,9 +211,13 @@ func createEllipse(c *call, a *enginev1.EntityCreateEllipseArgs) (*enginev1.Enti
 // it ("/entities/3/radius"). Arguments that decodeNewEntities takes do not
 // come here (see newEntities.run).
 func batchCreate(c *call, a *enginev1.EntityBatchCreateArgs) (*enginev1.EntityBatchCreateResult, error) {
-	return createAll(c, len(a.Entities), func(path string, i int) (*drawing.Entity, error) {
+	text, ends, err := createAll(c, len(a.Entities), func(path string, i int) (*drawing.Entity, error) {
 		return c.createNew(path, a.Entities[i])
 	})
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.EntityBatchCreateResult{Handles: handleStrings(text, ends), Count: int64(len(ends))}, nil
 }
 
 // createNew creates one NewEntity; path is where it is in the args.

@@ -337,10 +337,10 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	}
 	var (
 		out     proto.Message
-		encoded []byte // out's JSON, when the dense tool made it
+		encoded []byte // the result's JSON, from a tool's dense form (then out is nil)
 	)
 	if s.dense != nil {
-		out, encoded, err = s.dense.run(c)
+		encoded, err = s.dense.run(c)
 	} else {
 		out, err = s.tool.spec.run(c, args)
 	}
@@ -367,7 +367,7 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	res.Status = enginev1.StepStatus_STEP_STATUS_OK
 	var h string
 	hasHandle := false
-	if hf := s.tool.handle; hf != nil {
+	if hf := s.tool.handle; hf != nil && out != nil {
 		if s.tool.handleGetter {
 			h, hasHandle = out.(handleGetter).GetHandle(), true
 		} else if m := out.ProtoReflect(); m.Has(hf) || !hf.HasPresence() {

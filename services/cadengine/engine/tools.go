@@ -138,10 +138,11 @@ type denseArgs interface {
 	// writeCanonical writes that encoding to w, in pieces (w is a hash,
 	// or a buffer): the arguments need not keep it whole.
 	writeCanonical(w io.Writer)
-	// run runs the tool on them, and returns the result and, when it can
-	// make it cheaper than contract.Marshal (which grows its buffer as it
-	// goes), the result's JSON: the same bytes, or nil.
-	run(c *call) (result proto.Message, encoded []byte, err error)
+	// run runs the tool on them and returns its result as JSON (the bytes
+	// contract.Marshal writes of the result message): a tool with a dense
+	// form has no handle in its result (compileTools checks), so nothing
+	// reads the message.
+	run(c *call) (result []byte, err error)
 }
 
 // withDense is s with a dense form of its arguments.
@@ -246,6 +247,9 @@ func compileTools() (map[string]*tool, error) {
 			t.argsSlice = reflect.SliceOf(typ.Elem())
 		}
 		if h, ok := t.result.property("handle"); ok && h.isHandle() {
+			if spec.dense != nil {
+				return nil, fmt.Errorf("engine: %s has a dense form, whose result is only its JSON, and a handle in its result", info.Name)
+			}
 			t.handle = h.fd
 			_, getter := info.Result.(handleGetter)
 			t.handleGetter = getter && h.fd.Name() == "handle" && h.fd.Kind() == protoreflect.StringKind &&
