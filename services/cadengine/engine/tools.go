@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -156,8 +157,12 @@ func (s toolSpec) withDense(decode func(raw []byte) denseArgs) toolSpec {
 // the generated decoder refuses), the result's handle field, and the
 // function.
 type tool struct {
-	info   enginev1.ToolInfo
-	schema *contract.Schema
+	info enginev1.ToolInfo
+	// schema is the args' compiled schema, compiled when first needed
+	// (arguments the generated decoder refuses are rare, and compiling
+	// every tool's was most of what New allocated); TestToolSchemas
+	// compiles them all.
+	schema func() (*contract.Schema, error)
 	args   slot                         // the args message
 	result slot                         // the result message
 	handle protoreflect.FieldDescriptor // the result's handle field, or nil
@@ -221,24 +226,20 @@ func unsupportedTool(s scope, capability, why string) toolSpec {
 	}}
 }
 
-// compileTools pairs every catalog entry with its function and compiled
-// input schema. A catalog tool without a function (a proto added ahead of
+// compileTools pairs every catalog entry with its function and its input
+// schema (compiled when first needed). A catalog tool without a function (a proto added ahead of
 // the engine) answers unsupported with the tool's name as capability.
 func compileTools() (map[string]*tool, error) {
 	table := toolTable()
 	out := make(map[string]*tool, len(enginev1.Tools))
 	for _, info := range enginev1.Tools {
-		s, err := contract.CompileSchema(info.Name+".args", info.InputSchema)
-		if err != nil {
-			return nil, fmt.Errorf("engine: %w", err)
-		}
 		spec, ok := table[info.Name]
 		if !ok {
 			spec = unsupportedTool(scopeDocument, info.Name, "this engine does not implement "+info.Name)
 		}
 		t := &tool{
 			info:   info,
-			schema: s,
+			schema: sync.OnceValues(func() (*contract.Schema, error) { return contract.CompileSchema(info.Name+".args", info.InputSchema) }),
 			args:   messageSlot(info.Args.ProtoReflect().Descriptor()),
 			result: messageSlot(info.Result.ProtoReflect().Descriptor()),
 			spec:   spec,
@@ -418,7 +419,17 @@ func (t *tool) decodeArgs(data []byte) (proto.Message, *toolError) {
 // decodeArgsInto is decodeArgs into args, an empty message of the tool's
 // args type.
 func (t *tool) decodeArgsInto(data []byte, args proto.Message) (proto.Message, *toolError) {
-	if err := contract.UnmarshalChecked(data, args, t.schema); err != nil {
+	// The generated decoder and rules first, as UnmarshalChecked would
+	// try them; only arguments they refuse need the schema, which tells
+	// what is wrong.
+	if _, ok := contract.DecodeFast(data, args, ""); ok {
+		return args, nil
+	}
+	schema, err := t.schema()
+	if err != nil {
+		return nil, invalidArgs("", reasonInvalid, "%v", err)
+	}
+	if err := contract.UnmarshalChecked(data, args, schema); err != nil {
 		var viol *contract.Violation
 		if errors.As(err, &viol) {
 			return nil, invalidArgs(viol.Path, viol.Reason, "%s", viol.Message)

@@ -59,3 +59,17 @@ func TestNewEntityGeometryFields(t *testing.T) {
 		}
 	}
 }
+
+// TestToolSchemas: every tool's input schema compiles (the engine compiles
+// one only when arguments the generated decoder refuses need it).
+func TestToolSchemas(t *testing.T) {
+	tools, err := compileTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tl := range tools {
+		if _, err := tl.schema(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
