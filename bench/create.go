@@ -150,7 +150,7 @@ func batchCreate(ctx context.Context, e *env, row *Row) error {
 		"Memory store; each call runs on a fresh engine and empty document, and each op of either side starts after the last engine was closed and collected (setup untimed), so that each side collects its own garbage. The floor is the floor of BenchmarkHundredThousandLines (services/cadengine/engine) made through the exported API: each line made in the drawing model (handle, fingerprint: SHA-256 of its canonical encoding, the document's map, the undo log), then one commit to a new memory store (each entity's encoding, the store's map), with no call around them; what any way of making the lines must do.",
 		fmt.Sprintf("The %s single steps of the old goal (≥ 10× faster than them, retired: docs/decisions.md, \"batch-create's goal\"), against the floor, measured after: %s the floor (%s vs %s); entity_batch_create's p50 is %s theirs.",
 			count(n), fmtValue(ratio(float64(st.P50), float64(b2.P50)), "x"), fmtDur(st.P50), fmtDur(b2.P50), fmtValue(ratio(float64(s.P50), float64(st.P50)), "x")),
-		"What entity_batch_create adds to the floor (CPU profile of that benchmark): decoding the elements (generated decoder, values from slabs) about two fifths, the request hash over the whole args (deterministic protobuf, SHA-256) about a third.",
+		"What entity_batch_create adds to the floor (CPU profile of that benchmark, 2026-12-06): reading the elements' JSON into their geometry (the dense path, decodeNewEntities) about two thirds, the request hash (their canonical encoding made again, SHA-256) about a fifth; in the row, also a garbage collection or two more than the floor's one (docs/decisions.md, \"batch-create's goal\").",
 	}
 	return nil
 }

@@ -436,6 +436,9 @@ func (e *Engine) validateStep(p *stepPlan, binds map[string]int, plans []*stepPl
 		// No references: decode straight away. Arguments that do not decode
 		// go the generic way below, which reports what is wrong in the same
 		// order as for a step with references.
+		if p.dense = t.decodeDense(p.raw); p.dense != nil {
+			return nil
+		}
 		if args, te := t.decodeArgsInto(p.raw, slab.get(t, plans, p.i)); te == nil {
 			if te := checkHandles(args.ProtoReflect()); te != nil {
 				return te

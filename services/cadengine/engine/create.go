@@ -2,8 +2,8 @@ package engine
 
 import (
 	"math"
+	"math/bits"
 	"slices"
-	"strconv"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -215,26 +215,16 @@ func createEllipse(c *call, a *enginev1.EntityCreateEllipseArgs) (*enginev1.Enti
 
 // batchCreate creates every entity in one step and one store transaction;
 // if any entity is wrong nothing is created, and the error's path points at
-// it ("/entities/3/radius").
+// it ("/entities/3/radius"). Arguments that decodeNewEntities takes do not
+// come here (see newEntities.run).
 func batchCreate(c *call, a *enginev1.EntityBatchCreateArgs) (*enginev1.EntityBatchCreateResult, error) {
-	if len(a.Entities) == 0 {
-		return nil, invalidArgs("/entities", reasonMissing, "give at least one entity")
+	text, ends, err := createAll(c, len(a.Entities), func(path string, i int) (*drawing.Entity, error) {
+		return c.createNew(path, a.Entities[i])
+	})
+	if err != nil {
+		return nil, err
 	}
-	created := make([]uint64, len(a.Entities))
-	c.tx.Grow(len(a.Entities))
-	for i, ne := range a.Entities {
-		// An entity is made without its path ("/entities/<i>") first: only
-		// one that fails pays for that string, made again with it for the
-		// error (making one has no effect until it succeeds).
-		e, err := c.createNew("", ne)
-		if err != nil {
-			_, err = c.createNew("/entities/"+strconv.Itoa(i), ne)
-			return nil, err
-		}
-		created[i] = e.Handle
-	}
-	handles := formatHandles(created)
-	return &enginev1.EntityBatchCreateResult{Handles: handles, Count: int64(len(handles))}, nil
+	return &enginev1.EntityBatchCreateResult{Handles: handleStrings(text, ends), Count: int64(len(ends))}, nil
 }
 
 // createNew creates one NewEntity; path is where it is in the args.
@@ -246,87 +236,96 @@ func (c *call) createNew(path string, ne *enginev1.NewEntity) (*drawing.Entity, 
 	return c.Create(path, style{ne.Layer, ne.Color, ne.Linetype}, g)
 }
 
-// formatHandles spells handles as drawing.FormatHandle does: substrings
-// of one string, not a string each.
-func formatHandles(hs []uint64) []string {
-	b := make([]byte, 0, len(hs)*5)
-	ends := make([]int, len(hs))
-	for i, h := range hs {
-		b = drawing.AppendHandle(b, h)
-		ends[i] = len(b)
-	}
-	all, out := string(b), make([]string, len(hs))
+// handleStrings are the handles spelled one after the other in text,
+// each ending at its end: substrings of one string, not a string each.
+func handleStrings(text []byte, ends []int32) []string {
+	all, out := string(text), make([]string, len(ends))
 	start := 0
 	for i, end := range ends {
-		out[i], start = all[start:end], end
+		out[i], start = all[start:end], int(end)
 	}
 	return out
 }
 
 // newEntityFields are the NewEntity fields each type takes, besides type,
-// layer, color and linetype.
-func newEntityFields(t enginev1.EntityType) []string {
+// layer, color and linetype, as a set of newEntityGeometryFields; ok is
+// false for an unknown type.
+func newEntityFields(t enginev1.EntityType) (fields uint32, ok bool) {
 	switch t {
 	case enginev1.EntityType_ENTITY_TYPE_POINT:
-		return []string{"x", "y"}
+		return pointFields, true
 	case enginev1.EntityType_ENTITY_TYPE_LINE:
-		return []string{"x1", "y1", "x2", "y2"}
+		return lineFields, true
 	case enginev1.EntityType_ENTITY_TYPE_CIRCLE:
-		return []string{"cx", "cy", "radius"}
+		return circleFields, true
 	case enginev1.EntityType_ENTITY_TYPE_ARC:
-		return []string{"cx", "cy", "radius", "start_angle", "end_angle"}
+		return arcFields, true
 	case enginev1.EntityType_ENTITY_TYPE_POLYLINE:
-		return []string{"points", "closed"}
+		return polylineFields, true
 	case enginev1.EntityType_ENTITY_TYPE_TEXT:
-		return []string{"text", "x", "y", "height", "rotation"}
+		return textFields, true
 	case enginev1.EntityType_ENTITY_TYPE_ELLIPSE:
-		return []string{"cx", "cy", "major_x", "major_y", "ratio", "start_angle", "end_angle"}
+		return ellipseFields, true
 	}
-	return nil
+	return 0, false
 }
 
+var (
+	pointFields    = geometryFieldSet("x", "y")
+	lineFields     = geometryFieldSet("x1", "y1", "x2", "y2")
+	circleFields   = geometryFieldSet("cx", "cy", "radius")
+	arcFields      = geometryFieldSet("cx", "cy", "radius", "start_angle", "end_angle")
+	polylineFields = geometryFieldSet("points", "closed")
+	textFields     = geometryFieldSet("text", "x", "y", "height", "rotation")
+	ellipseFields  = geometryFieldSet("cx", "cy", "major_x", "major_y", "ratio", "start_angle", "end_angle")
+)
+
 // newEntityGeometryFields are NewEntity's fields besides type and style,
-// each with whether a message sets it, in field order: the check of what
-// a type takes reads them directly, not by reflection, since a batch
-// checks a hundred thousand (TestNewEntityGeometryFields keeps the list
-// whole).
-var newEntityGeometryFields = []struct {
-	name string
-	set  func(*enginev1.NewEntity) bool
-}{
-	{"x", func(n *enginev1.NewEntity) bool { return n.X != nil }},
-	{"y", func(n *enginev1.NewEntity) bool { return n.Y != nil }},
-	{"x1", func(n *enginev1.NewEntity) bool { return n.X1 != nil }},
-	{"y1", func(n *enginev1.NewEntity) bool { return n.Y1 != nil }},
-	{"x2", func(n *enginev1.NewEntity) bool { return n.X2 != nil }},
-	{"y2", func(n *enginev1.NewEntity) bool { return n.Y2 != nil }},
-	{"cx", func(n *enginev1.NewEntity) bool { return n.Cx != nil }},
-	{"cy", func(n *enginev1.NewEntity) bool { return n.Cy != nil }},
-	{"radius", func(n *enginev1.NewEntity) bool { return n.Radius != nil }},
-	{"start_angle", func(n *enginev1.NewEntity) bool { return n.StartAngle != nil }},
-	{"end_angle", func(n *enginev1.NewEntity) bool { return n.EndAngle != nil }},
-	{"points", func(n *enginev1.NewEntity) bool { return len(n.Points) > 0 }},
-	{"closed", func(n *enginev1.NewEntity) bool { return n.Closed != nil }},
-	{"text", func(n *enginev1.NewEntity) bool { return n.Text != nil }},
-	{"height", func(n *enginev1.NewEntity) bool { return n.Height != nil }},
-	{"rotation", func(n *enginev1.NewEntity) bool { return n.Rotation != nil }},
-	{"major_x", func(n *enginev1.NewEntity) bool { return n.MajorX != nil }},
-	{"major_y", func(n *enginev1.NewEntity) bool { return n.MajorY != nil }},
-	{"ratio", func(n *enginev1.NewEntity) bool { return n.Ratio != nil }},
+// in field order: bit i of a set of them (newEntityGeometrySet) is the
+// i-th. TestNewEntityGeometryFields keeps the list whole.
+var newEntityGeometryFields = []string{"x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "radius", "start_angle", "end_angle",
+	"points", "closed", "text", "height", "rotation", "major_x", "major_y", "ratio"}
+
+// geometryFieldSet is the set of the named newEntityGeometryFields.
+func geometryFieldSet(names ...string) uint32 {
+	var set uint32
+	for _, name := range names {
+		i := slices.Index(newEntityGeometryFields, name)
+		if i < 0 {
+			panic("engine: NewEntity has no geometry field " + name) // a typo above
+		}
+		set |= 1 << i
+	}
+	return set
+}
+
+// newEntityGeometrySet is the set of newEntityGeometryFields n sets. The
+// check of what a type takes reads the fields directly, not by
+// reflection, since a batch checks a hundred thousand.
+func newEntityGeometrySet(n *enginev1.NewEntity) uint32 {
+	var set uint32
+	for i, ok := range [...]bool{
+		n.X != nil, n.Y != nil, n.X1 != nil, n.Y1 != nil, n.X2 != nil, n.Y2 != nil, n.Cx != nil, n.Cy != nil,
+		n.Radius != nil, n.StartAngle != nil, n.EndAngle != nil, len(n.Points) > 0, n.Closed != nil,
+		n.Text != nil, n.Height != nil, n.Rotation != nil, n.MajorX != nil, n.MajorY != nil, n.Ratio != nil,
+	} {
+		if ok {
+			set |= 1 << i
+		}
+	}
+	return set
 }
 
 // newEntityGeometry checks one NewEntity — every field its type needs, none
 // it does not take — and builds its geometry.
 func newEntityGeometry(path string, ne *enginev1.NewEntity) (drawing.Geometry, error) {
-	allowed := newEntityFields(ne.Type)
-	if allowed == nil {
+	allowed, ok := newEntityFields(ne.Type)
+	if !ok {
 		return nil, invalidArgs(path+"/type", reasonInvalid, "unknown entity type")
 	}
-	tn := ne.Type.WireName()
-	for _, f := range newEntityGeometryFields {
-		if f.set(ne) && !slices.Contains(allowed, f.name) {
-			return nil, invalidArgs(path+"/"+f.name, reasonInvalid, "a %s has no %s", tn, f.name)
-		}
+	if extra := newEntityGeometrySet(ne) &^ allowed; extra != 0 {
+		name := newEntityGeometryFields[bits.TrailingZeros32(extra)] // the first in field order
+		return nil, invalidArgs(path+"/"+name, reasonInvalid, "a %s has no %s", ne.Type.WireName(), name)
 	}
 	var missing string
 	need := func(name string, v *float64) float64 {
@@ -339,7 +338,7 @@ func newEntityGeometry(path string, ne *enginev1.NewEntity) (drawing.Geometry, e
 		return *v
 	}
 	miss := func() error {
-		return invalidArgs(path+"/"+missing, reasonMissing, "a %s needs %s", tn, missing)
+		return invalidArgs(path+"/"+missing, reasonMissing, "a %s needs %s", ne.Type.WireName(), missing)
 	}
 	switch ne.Type {
 	case enginev1.EntityType_ENTITY_TYPE_POINT:

@@ -119,6 +119,17 @@ func TestInvalidArgs(t *testing.T) {
 		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "line", "x1": 0, "y1": 0, "x2": 1, "y2": 1}, obj{"type": "circle", "cx": 0, "cy": 0}}}, "/entities/1/radius", enginev1.ViolationReason_VIOLATION_REASON_MISSING},
 		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "circle", "cx": 0, "cy": 0, "radius": -2}}}, "/entities/0/radius", enginev1.ViolationReason_VIOLATION_REASON_OUT_OF_RANGE},
 		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "point", "x": 0, "y": 0, "radius": 2}}}, "/entities/0/radius", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		// What entity_batch_create's dense decoder leaves to the ordinary way
+		// is answered as before (see decodeNewEntities).
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "point", "x": 0, "y": 0}, obj{"type": "line", "x1": 0, "y1": 0, "x2": 1, "y2": 1, "bogus": 1}}}, "/entities/1/bogus", enginev1.ViolationReason_VIOLATION_REASON_UNKNOWN_FIELD},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "line", "x1": 0, "y1": "0", "x2": 1, "y2": 1}}}, "/entities/0/y1", enginev1.ViolationReason_VIOLATION_REASON_WRONG_TYPE},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "point", "x": 0, "y": 0}}, "bogus": 1}, "/bogus", enginev1.ViolationReason_VIOLATION_REASON_UNKNOWN_FIELD},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "point", "x": 0, "y": 0}, obj{"type": "line", "x1": 0, "y1": 0, "x2": 0, "y2": 0}}}, "/entities/1/x2", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "point", "x": 0, "y": 0, "color": 300}}}, "/entities/0/color", enginev1.ViolationReason_VIOLATION_REASON_OUT_OF_RANGE},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "point", "x": 0, "y": 0, "linetype": "wiggly"}}}, "/entities/0/linetype", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{obj{"type": "text", "x": 0, "y": 0, "text": ""}}}, "/entities/0/text", enginev1.ViolationReason_VIOLATION_REASON_OUT_OF_RANGE},
+		{enginev1.ToolEntityBatchCreate, obj{"entities": []any{}}, "/entities", enginev1.ViolationReason_VIOLATION_REASON_OUT_OF_RANGE},
+		{enginev1.ToolEntityBatchCreate, obj{}, "/entities", enginev1.ViolationReason_VIOLATION_REASON_MISSING},
 		{enginev1.ToolLayerCreate, obj{"name": "a/b"}, "/name", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"sync"
 
@@ -49,24 +50,47 @@ const (
 )
 
 func callHash(req *enginev1.CallToolRequest, s *stepPlan) requestHash {
-	return hashWith(gatewayv1.MethodToolsCall, false, func(b []byte, _ *[]byte) []byte { return callCanonical(b, req, s) })
+	var tail denseArgs
+	return hashWith(gatewayv1.MethodToolsCall, false, func(b []byte, _ *[]byte) []byte {
+		b, tail = callCanonicalSplit(b, req, s)
+		return b
+	}, &tail)
 }
 
 // callCanonical appends the canonical form of a tools.call request.
 func callCanonical(b []byte, req *enginev1.CallToolRequest, s *stepPlan) []byte {
+	b, tail := callCanonicalSplit(b, req, s)
+	if tail != nil {
+		buf := bytes.NewBuffer(b)
+		tail.writeCanonical(buf)
+		b = buf.Bytes()
+	}
+	return b
+}
+
+// callCanonicalSplit is callCanonical in two parts: what it appends to b,
+// and the arguments in a tool's dense form that follow it (the last
+// field, megabytes for a large entity_batch_create), which are written
+// straight to the hash rather than behind the rest; nil for other
+// arguments, which are appended.
+func callCanonicalSplit(b []byte, req *enginev1.CallToolRequest, s *stepPlan) (head []byte, tail denseArgs) {
 	if req.DocumentId != nil {
 		b = appendString(b, callDocumentID, *req.DocumentId)
 	}
 	if req.Tool != "" {
 		b = appendString(b, callTool, req.Tool)
 	}
-	return s.appendArgs(b, callArgsJSON, true) // optional: present even when empty
+	if s.dense != nil {
+		b = protowire.AppendTag(b, callArgsJSON, protowire.BytesType)
+		return protowire.AppendVarint(b, uint64(s.dense.canonicalSize())), s.dense
+	}
+	return s.appendArgs(b, callArgsJSON, true), nil // optional: present even when empty
 }
 
 func batchHash(req *enginev1.ExecuteBatchRequest, plans []*stepPlan) requestHash {
 	return hashWith(gatewayv1.MethodCadBatch, true, func(b []byte, scratch *[]byte) []byte {
 		return batchCanonical(b, scratch, req, plans)
-	})
+	}, nil)
 }
 
 // batchCanonical appends the canonical form of a cad.batch request;
@@ -110,13 +134,19 @@ func batchCanonical(b []byte, scratch *[]byte, req *enginev1.ExecuteBatchRequest
 
 // appendArgs appends the step's arguments as field num in their
 // canonical form: the deterministic protobuf encoding of the decoded
-// message; for a step with references, the generic form written out
+// message (which arguments in a tool's dense form carry, made as they
+// were read); for a step with references, the generic form written out
 // (references included); for a step that does not decode, the bytes as
 // given. An empty form is left out unless present is set (an optional
 // field).
 func (s *stepPlan) appendArgs(b []byte, num protowire.Number, present bool) []byte {
 	var args []byte
 	switch {
+	case s.dense != nil:
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		buf := bytes.NewBuffer(protowire.AppendVarint(b, uint64(s.dense.canonicalSize())))
+		s.dense.writeCanonical(buf)
+		return buf.Bytes()
 	case s.decoded != nil:
 		opts := proto.MarshalOptions{Deterministic: true}
 		if n := opts.Size(s.decoded); n > 0 || present {
@@ -162,15 +192,24 @@ func appendMessage(b []byte, num protowire.Number, m proto.Message) []byte {
 
 // hashWith hashes the method and what fields appends, in scratch buffers
 // from hashBuffers (fields gets a second one for nested messages when it
-// asks for it with nested, else nil).
-func hashWith(method string, nested bool, fields func(b []byte, scratch *[]byte) []byte) requestHash {
+// asks for it with nested, else nil), followed by the canonical encoding
+// of *tail when fields sets it (tail may be nil).
+func hashWith(method string, nested bool, fields func(b []byte, scratch *[]byte) []byte, tail *denseArgs) requestHash {
 	buf := hashBuffers.Get().(*[]byte)
 	var scratch *[]byte
 	if nested {
 		scratch = hashBuffers.Get().(*[]byte)
 	}
 	b := fields(append(append((*buf)[:0], method...), 0), scratch)
-	sum := sha256.Sum256(b)
+	var sum requestHash
+	if tail == nil || *tail == nil {
+		sum = sha256.Sum256(b)
+	} else {
+		h := sha256.New()
+		h.Write(b)
+		(*tail).writeCanonical(h)
+		h.Sum(sum[:0])
+	}
 	*buf = b
 	putHashBuffer(buf)
 	if scratch != nil {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
@@ -157,11 +160,27 @@ func TestRequestHashEncoding(t *testing.T) {
 		{Tool: "no_such_tool", ArgsJson: []byte(`{"a":1}`)},
 		{Tool: enginev1.ToolEntityGet, ArgsJson: []byte(`{"handle":5}`)},
 		{Tool: enginev1.ToolEntityCreateLine, ArgsJson: []byte(`{"x1":-0.0,"y1":1e300,"x2":3,"y2":4,"color":256}`)},
+		// entity_batch_create's dense form writes the encoding itself.
+		{Tool: enginev1.ToolEntityBatchCreate, DocumentId: new("d"), ArgsJson: []byte(`{"entities":[` +
+			`{"type":"line","x1":-0.0,"y1":1e300,"x2":3,"y2":4,"color":256,"layer":"w","linetype":"dashed"},` +
+			`{"type":"polyline","points":[{"x":0,"y":-0.0},{"x":1,"y":0,"bulge":0},{"x":0,"y":1,"bulge":-0.5}],"closed":false},` +
+			`{"type":"text","text":"héllo","x":1,"y":2,"height":0.5,"rotation":-90},` +
+			`{"type":"ellipse","cx":0,"cy":0,"major_x":2,"major_y":0,"ratio":0.5,"start_angle":10,"end_angle":20,"color":0}]}`)},
+		{Tool: enginev1.ToolEntityBatchCreate, ArgsJson: []byte(`{"entities":[{"type":"line","x1":0,"y1":0,"x2":0,"y2":0}]}`)},
 	} {
 		s := e.planCall(req, "op")
 		want := marshal(&enginev1.CallToolRequest{DocumentId: req.DocumentId, Tool: req.Tool, ArgsJson: append([]byte{}, canonicalArgs(t, s)...)})
 		if got := callCanonical(nil, req, s); !bytes.Equal(got, want) {
 			t.Errorf("call %v:\n got %x\nwant %x", req, got, want)
+		}
+		// The hash is of the method, a zero byte and that (hashed in two
+		// parts for dense arguments).
+		if got, want := callHash(req, s), requestHash(sha256.Sum256(append(append([]byte(gatewayv1.MethodToolsCall), 0), want...))); got != want {
+			t.Errorf("call %v: hash %x, want %x", req, got, want)
+		}
+		// The first entity_batch_create case is one the dense form takes.
+		if s.dense == nil && req.Tool == enginev1.ToolEntityBatchCreate && strings.Contains(string(req.ArgsJson), `"x2":3`) {
+			t.Errorf("call %v: not decoded densely", req)
 		}
 	}
 	for _, req := range []*enginev1.ExecuteBatchRequest{
@@ -171,6 +190,7 @@ func TestRequestHashEncoding(t *testing.T) {
 			{Tool: enginev1.ToolEntityGet, Args: args},
 			{Tool: "no_such_tool"},
 			{ArgsJson: []byte(`[]`)},
+			{Tool: enginev1.ToolEntityBatchCreate, ArgsJson: []byte(`{"entities":[{"type":"arc","cx":1,"cy":2,"radius":3,"start_angle":0,"end_angle":90}]}`)},
 		}},
 		{DocumentId: "d", DryRun: new(false), Verbose: new(true), OnError: enginev1.OnError_ON_ERROR_ROLLBACK.Enum(),
 			ExpectedRevision: new(int64(-3)), Preconditions: []*enginev1.Precondition{{Handle: "1", Fingerprint: "ab"}, {}},
@@ -194,6 +214,17 @@ func TestRequestHashEncoding(t *testing.T) {
 func canonicalArgs(t testing.TB, s *stepPlan) []byte {
 	t.Helper()
 	switch {
+	case s.dense != nil:
+		// What the args message they stand for marshals to.
+		m, te := s.tool.decodeArgs(s.raw)
+		if te != nil {
+			t.Fatalf("dense arguments %s do not decode the ordinary way: %v", s.raw, te.pb)
+		}
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	case s.decoded != nil:
 		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(s.decoded)
 		if err != nil {

@@ -117,6 +117,7 @@ type stepPlan struct {
 	bind       string
 	opID       string
 	decoded    proto.Message  // the args, when they hold no references
+	dense      denseArgs      // the args in the tool's dense form, when it took them (then decoded is nil)
 	template   any            // the args in generic form, when they hold references
 	refs       map[string]int // binding name → the step it names, for this step's references
 	referenced bool           // a later step refers to this step's result
@@ -334,7 +335,15 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 		c.tx = r.t
 		mark = r.t.Mark()
 	}
-	out, err := s.tool.spec.run(c, args)
+	var (
+		out     proto.Message
+		encoded []byte // the result's JSON, from a tool's dense form (then out is nil)
+	)
+	if s.dense != nil {
+		encoded, err = s.dense.run(c)
+	} else {
+		out, err = s.tool.spec.run(c, args)
+	}
 	if err != nil {
 		if r.writer {
 			r.UndoTo(mark)
@@ -358,7 +367,7 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	res.Status = enginev1.StepStatus_STEP_STATUS_OK
 	var h string
 	hasHandle := false
-	if hf := s.tool.handle; hf != nil {
+	if hf := s.tool.handle; hf != nil && out != nil {
 		if s.tool.handleGetter {
 			h, hasHandle = out.(handleGetter).GetHandle(), true
 		} else if m := out.ProtoReflect(); m.Has(hf) || !hf.HasPresence() {
@@ -372,8 +381,8 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 			res.Handle = &r.handles[s.i]
 		}
 	}
-	var whole []byte
-	if !hasHandle || r.verbose || r.single || s.referenced {
+	whole := encoded
+	if whole == nil && (!hasHandle || r.verbose || r.single || s.referenced) {
 		if whole, err = contract.Marshal(out); err != nil {
 			return false, fmt.Errorf("encode %s result: %w", s.name, err)
 		}
@@ -402,9 +411,10 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 }
 
 // argsOf is a step's decoded arguments, its references replaced by the
-// values they name and checked against the contract again.
+// values they name and checked against the contract again; nil for
+// arguments in the tool's dense form (s.dense).
 func (r *run) argsOf(s *stepPlan) (proto.Message, *toolError) {
-	if s.decoded != nil {
+	if s.decoded != nil || s.dense != nil {
 		return s.decoded, nil
 	}
 	v, err := mapStrings(s.tool.args, true, s.template, "", func(ptr string, _ slot, _ bool, str string) (any, error) {

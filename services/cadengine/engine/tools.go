@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -35,7 +37,7 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolEntityCreateRectangle: docTool(createRectangle),
 		enginev1.ToolEntityCreateText:      docTool(createText),
 		enginev1.ToolEntityCreateEllipse:   docTool(createEllipse),
-		enginev1.ToolEntityBatchCreate:     docTool(batchCreate),
+		enginev1.ToolEntityBatchCreate:     docTool(batchCreate).withDense(decodeNewEntities),
 
 		// annotation and blocks
 		enginev1.ToolEntityCreateMtext:        docTool(createMtext),
@@ -116,6 +118,38 @@ type handler func(c *call, args proto.Message) (proto.Message, error)
 type toolSpec struct {
 	scope scope
 	run   handler
+	// dense, when set, decodes the tool's arguments into a form of its
+	// own instead of its args message (for tools whose arguments can be
+	// large), or returns nil for arguments it leaves to the args message;
+	// nil means always the args message.
+	dense func(raw []byte) denseArgs
+}
+
+// denseArgs are a tool's arguments in the form its toolSpec.dense reads
+// them into. They must stand for the args message exactly: the dense
+// decoder takes only arguments that decode into that message and pass its
+// rules, and meets no handle field (validation checks those in the
+// message); what they hash as and what the tool does with them is what it
+// would be with the message. No approval reads them: a tool with a dense
+// form is not destructive.
+type denseArgs interface {
+	// canonicalSize is the length of the deterministic protobuf encoding
+	// of the args message, which the request hash covers (see appendArgs).
+	canonicalSize() int
+	// writeCanonical writes that encoding to w, in pieces (w is a hash,
+	// or a buffer): the arguments need not keep it whole.
+	writeCanonical(w io.Writer)
+	// run runs the tool on them and returns its result as JSON (the bytes
+	// contract.Marshal writes of the result message): a tool with a dense
+	// form has no handle in its result (compileTools checks), so nothing
+	// reads the message.
+	run(c *call) (result []byte, err error)
+}
+
+// withDense is s with a dense form of its arguments.
+func (s toolSpec) withDense(decode func(raw []byte) denseArgs) toolSpec {
+	s.dense = decode
+	return s
 }
 
 // tool is a catalog entry ready to run: its args and result messages, the
@@ -123,8 +157,12 @@ type toolSpec struct {
 // the generated decoder refuses), the result's handle field, and the
 // function.
 type tool struct {
-	info   enginev1.ToolInfo
-	schema *contract.Schema
+	info enginev1.ToolInfo
+	// schema is the args' compiled schema, compiled when first needed
+	// (arguments the generated decoder refuses are rare, and compiling
+	// every tool's was most of what New allocated); TestToolSchemas
+	// compiles them all.
+	schema func() (*contract.Schema, error)
 	args   slot                         // the args message
 	result slot                         // the result message
 	handle protoreflect.FieldDescriptor // the result's handle field, or nil
@@ -188,24 +226,20 @@ func unsupportedTool(s scope, capability, why string) toolSpec {
 	}}
 }
 
-// compileTools pairs every catalog entry with its function and compiled
-// input schema. A catalog tool without a function (a proto added ahead of
+// compileTools pairs every catalog entry with its function and its input
+// schema (compiled when first needed). A catalog tool without a function (a proto added ahead of
 // the engine) answers unsupported with the tool's name as capability.
 func compileTools() (map[string]*tool, error) {
 	table := toolTable()
 	out := make(map[string]*tool, len(enginev1.Tools))
 	for _, info := range enginev1.Tools {
-		s, err := contract.CompileSchema(info.Name+".args", info.InputSchema)
-		if err != nil {
-			return nil, fmt.Errorf("engine: %w", err)
-		}
 		spec, ok := table[info.Name]
 		if !ok {
 			spec = unsupportedTool(scopeDocument, info.Name, "this engine does not implement "+info.Name)
 		}
 		t := &tool{
 			info:   info,
-			schema: s,
+			schema: sync.OnceValues(func() (*contract.Schema, error) { return contract.CompileSchema(info.Name+".args", info.InputSchema) }),
 			args:   messageSlot(info.Args.ProtoReflect().Descriptor()),
 			result: messageSlot(info.Result.ProtoReflect().Descriptor()),
 			spec:   spec,
@@ -214,6 +248,9 @@ func compileTools() (map[string]*tool, error) {
 			t.argsSlice = reflect.SliceOf(typ.Elem())
 		}
 		if h, ok := t.result.property("handle"); ok && h.isHandle() {
+			if spec.dense != nil {
+				return nil, fmt.Errorf("engine: %s has a dense form, whose result is only its JSON, and a handle in its result", info.Name)
+			}
 			t.handle = h.fd
 			_, getter := info.Result.(handleGetter)
 			t.handleGetter = getter && h.fd.Name() == "handle" && h.fd.Kind() == protoreflect.StringKind &&
@@ -313,7 +350,7 @@ func (e *Engine) planCallIn(req *enginev1.CallToolRequest, opID string, s *stepP
 	*s = stepPlan{name: req.GetTool(), tool: t, opID: opID, raw: argsOf(req.ArgsJson, req.GetArgs())}
 	if t == nil {
 		s.invalid = toolErr(enginev1.ErrorKind_ERROR_KIND_UNKNOWN_TOOL, "no tool is named %q", req.GetTool())
-	} else {
+	} else if s.dense = t.decodeDense(s.raw); s.dense == nil {
 		s.decoded, s.invalid = t.decodeArgs(s.raw)
 	}
 	if s.invalid != nil {
@@ -363,6 +400,15 @@ func argsOf(data []byte, st *structpb.Struct) []byte {
 	return emptyObject
 }
 
+// decodeDense decodes a tool's arguments in its dense form, or returns
+// nil when the tool has none or leaves these arguments to decodeArgs.
+func (t *tool) decodeDense(data []byte) denseArgs {
+	if t.spec.dense == nil {
+		return nil
+	}
+	return t.spec.dense(data)
+}
+
 // decodeArgs decodes a tool's arguments and checks them against its
 // contract: an argument that breaks it is invalid_args, with the path,
 // reason and message the schema gives.
@@ -373,7 +419,17 @@ func (t *tool) decodeArgs(data []byte) (proto.Message, *toolError) {
 // decodeArgsInto is decodeArgs into args, an empty message of the tool's
 // args type.
 func (t *tool) decodeArgsInto(data []byte, args proto.Message) (proto.Message, *toolError) {
-	if err := contract.UnmarshalChecked(data, args, t.schema); err != nil {
+	// The generated decoder and rules first, as UnmarshalChecked would
+	// try them; only arguments they refuse need the schema, which tells
+	// what is wrong.
+	if _, ok := contract.DecodeFast(data, args, ""); ok {
+		return args, nil
+	}
+	schema, err := t.schema()
+	if err != nil {
+		return nil, invalidArgs("", reasonInvalid, "%v", err)
+	}
+	if err := contract.UnmarshalChecked(data, args, schema); err != nil {
 		var viol *contract.Violation
 		if errors.As(err, &viol) {
 			return nil, invalidArgs(viol.Path, viol.Reason, "%s", viol.Message)

@@ -30,8 +30,8 @@ func TestEveryToolHasAHandler(t *testing.T) {
 }
 
 // TestNewEntityGeometryFields: newEntityGeometryFields names every field
-// of NewEntity but type and style, in order, and each entry reads its own
-// field.
+// of NewEntity but type and style, in order, and newEntityGeometrySet
+// reads each into its own bit.
 func TestNewEntityGeometryFields(t *testing.T) {
 	fields := (&enginev1.NewEntity{}).ProtoReflect().Descriptor().Fields()
 	var want []string
@@ -42,26 +42,34 @@ func TestNewEntityGeometryFields(t *testing.T) {
 			want = append(want, name)
 		}
 	}
-	var got []string
-	for _, f := range newEntityGeometryFields {
-		got = append(got, f.name)
-	}
-	if !slices.Equal(got, want) {
+	if got := newEntityGeometryFields; !slices.Equal(got, want) {
 		t.Fatalf("newEntityGeometryFields = %v, want %v", got, want)
 	}
-	for i, f := range newEntityGeometryFields {
+	for i, name := range newEntityGeometryFields {
 		ne := &enginev1.NewEntity{}
 		m := ne.ProtoReflect()
-		fd := fields.ByName(protoreflect.Name(f.name))
+		fd := fields.ByName(protoreflect.Name(name))
 		if fd.IsList() {
 			m.Mutable(fd).List().Append(protoreflect.ValueOfMessage((&enginev1.Vertex{}).ProtoReflect()))
 		} else {
 			m.Set(fd, m.NewField(fd))
 		}
-		for j, g := range newEntityGeometryFields {
-			if g.set(ne) != (i == j) {
-				t.Errorf("with %s set, the entry of %s says set %v", f.name, g.name, g.set(ne))
-			}
+		if got := newEntityGeometrySet(ne); got != 1<<i {
+			t.Errorf("with %s set, newEntityGeometrySet = %b, want %b", name, got, 1<<i)
+		}
+	}
+}
+
+// TestToolSchemas: every tool's input schema compiles (the engine compiles
+// one only when arguments the generated decoder refuses need it).
+func TestToolSchemas(t *testing.T) {
+	tools, err := compileTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tl := range tools {
+		if _, err := tl.schema(); err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -102,7 +102,13 @@ func polar(c Vec, r, rad float64) Vec { return Vec{c.X + r*math.Cos(rad), c.Y + 
 // Same reports whether two points are equal within Tolerance, or within
 // the rounding of their coordinates where that is coarser (see [Tol]).
 func (a Vec) Same(b Vec) bool {
-	return a.Dist(b) <= Tol(1, math.Max(a.Mag(), b.Mag()))
+	tol := Tol(1, math.Max(a.Mag(), b.Mag()))
+	if math.Abs(a.X-b.X) > tol || math.Abs(a.Y-b.Y) > tol {
+		// The distance is at least either difference (as Hypot rounds it
+		// too): points apart, the common answer, without the square root.
+		return false
+	}
+	return a.Dist(b) <= tol
 }
 
 // SameIn reports whether two points of a figure of the given size are

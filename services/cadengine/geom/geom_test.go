@@ -3,6 +3,7 @@ package geom
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -265,6 +266,38 @@ func TestClipLine(t *testing.T) {
 		got, ok := ClipLine(tc.p, tc.d, tc.ray, b)
 		if ok != tc.ok || ok && (!got.A.Same(tc.want.A) || !got.B.Same(tc.want.B)) {
 			t.Errorf("ClipLine(%v, %v, ray %v) = %v, %v; want %v, %v", tc.p, tc.d, tc.ray, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestSameShortcut: Same's answer without the distance, for points apart
+// in either coordinate, is the answer with it, on coordinates near the
+// tolerance and at the edges of float64.
+func TestSameShortcut(t *testing.T) {
+	same := func(a, b Vec) bool { return a.Dist(b) <= Tol(1, math.Max(a.Mag(), b.Mag())) }
+	rng := rand.New(rand.NewPCG(1, 2))
+	special := []float64{0, math.Copysign(0, -1), 1, -1, 1e-9, 1.0000001e-9, 9.999999e-10, 1e300, -1e300, math.MaxFloat64,
+		math.SmallestNonzeroFloat64, math.Inf(1), math.Inf(-1), math.NaN(), 1e7, 1e7 + 1e-9, 1e7 + 2e-9, 0.1, 0.3}
+	pick := func() float64 {
+		if rng.IntN(3) == 0 {
+			return special[rng.IntN(len(special))]
+		}
+		return math.Ldexp(rng.Float64()-0.5, rng.IntN(80)-40)
+	}
+	for range 200_000 {
+		a := Vec{pick(), pick()}
+		b := a
+		switch rng.IntN(3) {
+		case 0:
+			b = Vec{pick(), pick()}
+		case 1: // within a few tolerances
+			d := Tol(1, a.Mag()) * (rng.Float64()*4 - 2)
+			b = Vec{a.X + d, a.Y + d*rng.Float64()}
+		default:
+			b.X = math.Nextafter(b.X, math.Inf(rng.IntN(2)*2-1))
+		}
+		if got, want := a.Same(b), same(a, b); got != want {
+			t.Fatalf("%v.Same(%v) = %v, want %v", a, b, got, want)
 		}
 	}
 }
