@@ -72,8 +72,12 @@ func (f *File) Build(d *drawing.Document) error {
 	// from the block it names (its inserts, arrowheads mostly, expanded),
 	// or nil when the file lacks the block or it draws too much.
 	drawn := func(fe dxfEntity) (*drawing.Picture, error) {
-		fb := byBlock[foldName(fe.block)]
-		if fe.block == "" || fb == nil {
+		if fe.ref == nil || fe.ref.block == "" {
+			return nil, nil
+		}
+		at := fe.ref.at
+		fb := byBlock[foldName(fe.ref.block)]
+		if fb == nil {
 			return nil, nil
 		}
 		var ents []*drawing.Entity
@@ -89,8 +93,8 @@ func (f *File) Build(d *drawing.Document) error {
 				}
 				g = placed
 			}
-			if !fe.at.Same(geom.Vec{}) {
-				g = g.Transformed(geom.Translate(fe.at))
+			if !at.Same(geom.Vec{}) {
+				g = g.Transformed(geom.Translate(at))
 			}
 			ents = append(ents, &drawing.Entity{Layer: be.layer, Geom: g})
 		}

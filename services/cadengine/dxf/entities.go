@@ -352,10 +352,10 @@ func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometr
 	case nil:
 		fe.geom, fe.preserved = foreignOf(r, subs), true
 	case drawing.Image:
-		fe.imageDef = imageDefOf(r)
+		fe.refs().imageDef = imageDefOf(r)
 	}
 	if code, ok := drawnBlockAt[r.kind]; ok {
-		fe.block, fe.at = r.namedBlock(code)
+		fe.refs().block, fe.refs().at = r.namedBlock(code)
 	}
 	switch {
 	case f.inBlock != "":

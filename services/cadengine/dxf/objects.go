@@ -175,9 +175,10 @@ func (f *File) resolveObjects() {
 		for i := range ents {
 			switch g := ents[i].geom.(type) {
 			case drawing.Image:
-				file, ok := f.imageFiles[ents[i].imageDef]
+				def := ents[i].refs().imageDef
+				file, ok := f.imageFiles[def]
 				if !ok {
-					f.rep.warn(ents[i].line, "an IMAGE whose definition (IMAGEDEF %q) the file lacks: kept without a file name", ents[i].imageDef)
+					f.rep.warn(ents[i].line, "an IMAGE whose definition (IMAGEDEF %q) the file lacks: kept without a file name", def)
 				}
 				g.File = file
 				ents[i].geom = g

@@ -81,16 +81,31 @@ type dxfEntity struct {
 	// engine models.
 	preserved bool
 	why       string
-	// block and at: the block a native dimension names, what the program
-	// that wrote it drew, and where that block is placed.
-	block string
-	at    geom.Vec
-	// imageDef is a native image's IMAGEDEF handle, whose file name the
-	// OBJECTS section says.
-	imageDef string
 	// handle and owner are a model-space entity's own (5, 330), by which
 	// a SORTENTSTABLE orders it; 0 when the file gives none.
 	handle, owner uint64
+	// ref is what the few entities that refer to more than their codes
+	// refer to; nil for the others (a file's list of entities is sized
+	// to the file, and cleared when it is made).
+	ref *dxfRef
+}
+
+// dxfRef is what an entity refers to beyond its own codes: block and at,
+// the block a dimension or a table names (what the program that wrote it
+// drew) and where that block is placed; imageDef, an image's IMAGEDEF
+// handle, whose file name the OBJECTS section says.
+type dxfRef struct {
+	block    string
+	at       geom.Vec
+	imageDef string
+}
+
+// refs is fe's ref, made if it has none.
+func (fe *dxfEntity) refs() *dxfRef {
+	if fe.ref == nil {
+		fe.ref = &dxfRef{}
+	}
+	return fe.ref
 }
 
 // Read reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER,
