@@ -81,9 +81,7 @@ func (g MText) Affined(m geom.Affine) Geometry { return g.Transformed(m.Nearest(
 func (g Dimension) Affined(m geom.Affine) Geometry {
 	out := g.Transformed(m.Nearest(g.P1)).(Dimension)
 	out.P1, out.P2, out.Center = m.Point(g.P1), m.Point(g.P2), m.Point(g.Center)
-	if out.Drawn != nil {
-		out.Drawn = new(g.Drawn.affined(m))
-	}
+	out.Drawn = g.Drawn.placed(m)
 	return out
 }
 

@@ -263,10 +263,7 @@ func (g Dimension) Finite() bool {
 func (g Dimension) Transformed(x geom.Xform) Geometry {
 	out := g
 	out.Binds = append([]Bind(nil), g.Binds...)
-	out.Drawn = nil
-	if g.Drawn != nil && !x.Mirror {
-		out.Drawn = new(g.Drawn.affined(x.Affine()))
-	}
+	out.Drawn = g.Drawn.placed(x.Affine())
 	out.P1, out.P2, out.Center = x.Point(g.P1), x.Point(g.P2), x.Point(g.Center)
 	out.Radius, out.Offset = g.Radius*x.Scale, g.Offset*x.Scale
 	out.Angle = x.Direction(g.Angle)
@@ -407,15 +404,8 @@ func (g Dimension) encodeTo(w *encoder) {
 		w.uvarint(uint64(b.Index))
 		w.uvarint(b.With)
 	}
-	if g.Drawn != nil {
-		w.byte(dimensionDrawn)
-		g.Drawn.encodeTo(w)
-	}
+	g.Drawn.encodeDrawn(w)
 }
-
-// dimensionDrawn tags what a dimension's writer drew in its encoding,
-// after its bindings.
-const dimensionDrawn = 'P'
 
 func decodeDimension(r *decoder) Dimension {
 	g := Dimension{Type: enginev1.DimensionKind(r.byte())}
@@ -434,10 +424,7 @@ func decodeDimension(r *decoder) Dimension {
 		b.With = r.uvarint()
 		g.Binds = append(g.Binds, b)
 	}
-	if len(r.b) > 0 && r.b[0] == dimensionDrawn {
-		r.byte()
-		g.Drawn = new(decodePicture(r))
-	}
+	g.Drawn = decodeDrawn(r)
 	return g
 }
 

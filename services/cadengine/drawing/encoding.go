@@ -135,6 +135,14 @@ func (w *encoder) float(f float64) { w.b = appendFloat(w.b, f) }
 
 func (w *encoder) vec(p geom.Vec) { w.b = appendVec(w.b, p) }
 
+// vecs writes n (uvarint) and n points.
+func (w *encoder) vecs(ps []geom.Vec) {
+	w.uvarint(uint64(len(ps)))
+	for _, p := range ps {
+		w.vec(p)
+	}
+}
+
 func (w *encoder) string(s string) { w.b = appendString(w.b, s) }
 
 func (w *encoder) uvarint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
@@ -417,6 +425,24 @@ func (r *decoder) float() float64 {
 }
 
 func (r *decoder) vec() geom.Vec { x := r.float(); return geom.Pt(x, r.float()) }
+
+// vecs reads what encoder.vecs wrote (nil for none), failing as what
+// when the count is more than the bytes left can hold.
+func (r *decoder) vecs(what string) []geom.Vec {
+	n := r.uvarint()
+	if n > uint64(len(r.b)/16) {
+		r.fail(what)
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	ps := make([]geom.Vec, n)
+	for i := range ps {
+		ps[i] = r.vec()
+	}
+	return ps
+}
 
 func (r *decoder) uvarint() uint64 {
 	n, k := binary.Uvarint(r.b)

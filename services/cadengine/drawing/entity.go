@@ -501,7 +501,7 @@ func (g Text) fill(w *wire) {
 // rows are top, middle, bottom and baseline, its columns left, centre
 // and right.
 func (a Align) Attachment() enginev1.TextAttachment {
-	row := map[uint8]int32{AlignTop: 0, AlignMiddle: 1, AlignBottom: 2, AlignBaseline: 3}[a.V]
+	row := [...]int32{AlignTop: 0, AlignMiddle: 1, AlignBottom: 2, AlignBaseline: 3}[a.V]
 	return enginev1.TextAttachment(1 + 3*row + int32(a.H))
 }
 

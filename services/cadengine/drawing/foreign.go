@@ -106,9 +106,7 @@ func (g Foreign) Transformed(x geom.Xform) Geometry {
 		out.Points[i] = x.Point(p)
 	}
 	out.Fills = mappedFills(g.Fills, x.Point)
-	if g.Drawn != nil && !x.Mirror {
-		out.Drawn = new(g.Drawn.affined(x.Affine()))
-	}
+	out.Drawn = g.Drawn.placed(x.Affine())
 	return out
 }
 
@@ -144,10 +142,7 @@ func (g Foreign) encodeTo(w *encoder) {
 		w.vec(s.A)
 		w.vec(s.B)
 	}
-	w.uvarint(uint64(len(g.Points)))
-	for _, p := range g.Points {
-		w.vec(p)
-	}
+	w.vecs(g.Points)
 	move, scale, angle, mirror := g.Place.Parts()
 	w.vec(move)
 	w.float(scale)
@@ -157,24 +152,15 @@ func (g Foreign) encodeTo(w *encoder) {
 		w.byte(foreignFills)
 		w.uvarint(uint64(len(g.Fills)))
 		for _, f := range g.Fills {
-			w.uvarint(uint64(len(f)))
-			for _, p := range f {
-				w.vec(p)
-			}
+			w.vecs(f)
 		}
 	}
-	if g.Drawn != nil {
-		w.byte(foreignDrawn)
-		g.Drawn.encodeTo(w)
-	}
+	g.Drawn.encodeDrawn(w)
 }
 
-// These tag what may follow a preserved entity's encoding, in this
-// order: the areas it fills, what its writer drew.
-const (
-	foreignFills = 'F'
-	foreignDrawn = 'P'
-)
+// foreignFills tags the areas a preserved entity fills in its encoding,
+// before what its writer drew (see drawnTag).
+const foreignFills = 'F'
 
 func decodeForeign(r *decoder) Foreign {
 	g := Foreign{Type: r.string()}
@@ -196,14 +182,7 @@ func decodeForeign(r *decoder) Foreign {
 		a := r.vec()
 		g.Outline[i] = geom.Segment{A: a, B: r.vec()}
 	}
-	if n = r.uvarint(); n > uint64(len(r.b)/16) {
-		r.fail("foreign entity")
-		return g
-	}
-	g.Points = make([]geom.Vec, n)
-	for i := range g.Points {
-		g.Points[i] = r.vec()
-	}
+	g.Points = r.vecs("foreign entity")
 	move := r.vec()
 	scale := r.float()
 	angle := r.float()
@@ -216,21 +195,10 @@ func decodeForeign(r *decoder) Foreign {
 		}
 		g.Fills = make([][]geom.Vec, n)
 		for i := range g.Fills {
-			if m := r.uvarint(); m <= uint64(len(r.b)/16) {
-				g.Fills[i] = make([]geom.Vec, m)
-			} else {
-				r.fail("foreign entity")
-				return g
-			}
-			for j := range g.Fills[i] {
-				g.Fills[i][j] = r.vec()
-			}
+			g.Fills[i] = r.vecs("foreign entity")
 		}
 	}
-	if len(r.b) > 0 && r.b[0] == foreignDrawn {
-		r.byte()
-		g.Drawn = new(decodePicture(r))
-	}
+	g.Drawn = decodeDrawn(r)
 	return g
 }
 
@@ -253,8 +221,6 @@ func (g Foreign) Affined(m geom.Affine) Geometry {
 	}
 	out.Points = affined(g.Points, m)
 	out.Fills = mappedFills(g.Fills, m.Point)
-	if g.Drawn != nil && m.Det() > 0 {
-		out.Drawn = new(g.Drawn.affined(m))
-	}
+	out.Drawn = g.Drawn.placed(m)
 	return out
 }

@@ -196,6 +196,36 @@ func (p Picture) affined(m geom.Affine) Picture {
 	return out
 }
 
+// placed is what a writer drew (p, perhaps nil) placed with its entity
+// by m: nil when there is none, or when m reflects (its text would read
+// backwards; the entity is then drawn afresh).
+func (p *Picture) placed(m geom.Affine) *Picture {
+	if p == nil || m.Det() <= 0 {
+		return nil
+	}
+	return new(p.affined(m))
+}
+
+// drawnTag tags what a writer drew at the end of an entity's encoding.
+const drawnTag = 'P'
+
+// encodeDrawn appends what a writer drew, tagged, when there is any.
+func (p *Picture) encodeDrawn(w *encoder) {
+	if p != nil {
+		w.byte(drawnTag)
+		p.encodeTo(w)
+	}
+}
+
+// decodeDrawn reads what encodeDrawn wrote, or nil.
+func decodeDrawn(r *decoder) *Picture {
+	if len(r.b) == 0 || r.b[0] != drawnTag {
+		return nil
+	}
+	r.byte()
+	return new(decodePicture(r))
+}
+
 // shared is p with every slice's capacity cut to its length, so that a
 // caller appending to what a geometry returns cannot write into the
 // geometry's own picture.
@@ -227,16 +257,10 @@ func (p Picture) encodeTo(w *encoder) {
 	for _, areas := range [][][]geom.Vec{p.Fills, p.Masks} {
 		w.uvarint(uint64(len(areas)))
 		for _, f := range areas {
-			w.uvarint(uint64(len(f)))
-			for _, q := range f {
-				w.vec(q)
-			}
+			w.vecs(f)
 		}
 	}
-	w.uvarint(uint64(len(p.Dots)))
-	for _, q := range p.Dots {
-		w.vec(q)
-	}
+	w.vecs(p.Dots)
 	w.uvarint(uint64(len(p.Texts)))
 	for _, t := range p.Texts {
 		t.encodeLine(w)
@@ -270,16 +294,10 @@ func decodePicture(r *decoder) Picture {
 	}
 	for _, areas := range []*[][]geom.Vec{&p.Fills, &p.Masks} {
 		for range count(1) {
-			f := make([]geom.Vec, count(16))
-			for k := range f {
-				f[k] = r.vec()
-			}
-			*areas = append(*areas, f)
+			*areas = append(*areas, r.vecs("picture"))
 		}
 	}
-	for range count(16) {
-		p.Dots = append(p.Dots, r.vec())
-	}
+	p.Dots = r.vecs("picture")
 	for range count(34) {
 		t := decodeText(r)
 		t.Align = r.align()

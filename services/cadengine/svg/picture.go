@@ -35,18 +35,7 @@ func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, s
 	}
 	if len(p.Strokes) > 0 {
 		var d strings.Builder
-		for _, s := range p.Strokes {
-			switch s := s.(type) {
-			case geom.Segment:
-				d.WriteString("M " + pt(s.A) + " L " + pt(s.B) + " ")
-			case geom.Arc:
-				if s.Full() {
-					d.WriteString("M " + pt(s.At(0)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep/2, true, s.At(s.Sweep/2)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep/2, true, s.At(0)) + " ")
-					continue
-				}
-				d.WriteString("M " + pt(s.At(s.Start)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep, true, s.At(s.Start+s.Sweep)) + " ")
-			}
-		}
+		strokePath(&d, p.Strokes)
 		fmt.Fprintf(b, "<path d=\"%s\"/>\n", strings.TrimSpace(d.String()))
 	}
 	if len(p.Fills) > 0 {
@@ -69,25 +58,35 @@ func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, s
 // length, which the round caps draw as a dot as wide as a line.
 func svgDashes(b *strings.Builder, p drawing.Picture, id, style string) {
 	var d strings.Builder
-	for _, s := range p.Strokes {
-		switch s := s.(type) {
-		case geom.Segment:
-			d.WriteString("M " + pt(s.A) + " L " + pt(s.B) + " ")
-		case geom.Arc:
-			d.WriteString("M " + pt(s.At(s.Start)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep, true, s.At(s.Start+s.Sweep)) + " ")
-		}
-	}
+	strokePath(&d, p.Strokes)
 	for _, q := range p.Dots {
 		d.WriteString("M " + pt(q) + " l 0 0 ")
 	}
 	fmt.Fprintf(b, "<path%s d=\"%s\"%s/>\n", id, strings.TrimSpace(d.String()), style)
 }
 
-// svgText draws a line of text, its baseline's start at its insertion
-// point, its capitals its height tall.
+// strokePath writes segments and arcs as the commands of one path (a
+// full circle as two half arcs: one SVG arc cannot close on itself).
+func strokePath(d *strings.Builder, strokes []any) {
+	for _, s := range strokes {
+		switch s := s.(type) {
+		case geom.Segment:
+			d.WriteString("M " + pt(s.A) + " L " + pt(s.B) + " ")
+		case geom.Arc:
+			if s.Full() {
+				d.WriteString("M " + pt(s.At(0)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep/2, true, s.At(s.Sweep/2)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep/2, true, s.At(0)) + " ")
+				continue
+			}
+			d.WriteString("M " + pt(s.At(s.Start)) + " " + svgArcTo(s.R, s.R, 0, s.Sweep, true, s.At(s.Start+s.Sweep)) + " ")
+		}
+	}
+}
+
 // textAnchor is SVG's text-anchor for each horizontal alignment.
 var textAnchor = [...]string{drawing.AlignLeft: "", drawing.AlignCenter: ` text-anchor="middle"`, drawing.AlignRight: ` text-anchor="end"`}
 
+// svgText draws a line of text at its insertion point as its alignment
+// says, its capitals its height tall.
 func svgText(b *strings.Builder, id string, g drawing.Text, fill string) {
 	// The baseline through p, the text anchored at it by its alignment.
 	p := g.P
