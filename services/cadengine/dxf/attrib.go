@@ -10,17 +10,19 @@ import (
 // Block attributes: ATTDEF, read into a native drawing.Attdef, and the
 // ATTRIBs after an INSERT, its attribute values (drawing.Attrib).
 
-// attribText is the text an ATTDEF or ATTRIB shows: insertion 10/20,
-// height 40 (the default when not positive), rotation 50, value 1 (which
-// may be empty), in its object coordinate system; false for one out of
-// the plan.
-func (r dxfRecord) attribText(c dxfCommon) (drawing.Text, bool, error) {
-	v, err := r.values(10, 20, 11, 21, 40, 50, 72, 74)
+// textLine is the line of text a TEXT, ATTDEF or ATTRIB shows: where it
+// is and how it is aligned there (see aligned; vertical is the code of
+// its vertical justification, TEXT's 73, an attribute's 74), height 40
+// (the default when not positive), rotation 50, value 1 (which may be
+// empty), in its object coordinate system; false for one out of the
+// plan.
+func (r dxfRecord) textLine(c dxfCommon, vertical int) (drawing.Text, bool, error) {
+	v, err := r.values(10, 20, 11, 21, 40, 50, 72, 73, 74)
 	if err != nil {
 		return drawing.Text{}, false, err
 	}
 	t := drawing.Text{Height: v[40], Rotation: v[50]}
-	t.P, t.Align = r.aligned(v, 74)
+	t.P, t.Align = r.aligned(v, vertical)
 	for _, p := range r.pairs {
 		if p.code == 1 {
 			t.Text = decodeDXFText(p.value)
@@ -59,7 +61,7 @@ func (r dxfRecord) tagAndFlags() (tag, prompt string, flags int32, err error) {
 
 // attdef reads an ATTDEF.
 func (r dxfRecord) attdef(c dxfCommon) (drawing.Geometry, string, error) {
-	t, ok, err := r.attribText(c)
+	t, ok, err := r.textLine(c, 74)
 	if err != nil || !ok {
 		return nil, "3D (its extrusion direction is not ±Z)", err
 	}
@@ -82,7 +84,7 @@ func attribsOf(subs []dxfRecord, c dxfCommon) ([]drawing.Attrib, error) {
 		if s.kind != "ATTRIB" {
 			continue
 		}
-		t, _, err := s.attribText(c)
+		t, _, err := s.textLine(c, 74)
 		if err != nil {
 			return nil, err
 		}

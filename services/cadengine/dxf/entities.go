@@ -600,30 +600,10 @@ func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 }
 
 func (r dxfRecord) text(c dxfCommon) (drawing.Geometry, error) {
-	v, err := r.values(10, 20, 11, 21, 40, 50, 72, 73)
-	if err != nil {
+	g, ok, err := r.textLine(c, 73)
+	if err != nil || !ok || g.Text == "" {
 		return nil, err
 	}
-	text := ""
-	for _, p := range r.pairs {
-		if p.code == 1 {
-			text = decodeDXFText(p.value)
-		}
-	}
-	mirrored, ok := c.ocs()
-	if !ok || text == "" {
-		return nil, nil
-	}
-	g := drawing.Text{Text: text, Height: v[40], Rotation: v[50]}
-	g.P, g.Align = r.aligned(v, 73)
-	if !(g.Height > 0) {
-		g.Height = drawing.DefaultTextHeight
-	}
-	if mirrored {
-		g.P.X = -g.P.X
-		g.Rotation, g.Align = readable(g.Rotation, g.Align)
-	}
-	g.Rotation = geom.NormDeg(g.Rotation)
 	return g, nil
 }
 
