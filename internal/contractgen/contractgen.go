@@ -65,13 +65,13 @@ func Generate(p *protogen.Plugin) error {
 		if err := g.codecs(byPackage[pkg]); err != nil {
 			return err
 		}
+		if err := g.tools(byPackage[pkg]); err != nil {
+			return err
+		}
 	}
 	for _, f := range p.Files {
 		if !f.Generate {
 			continue
-		}
-		if err := g.tools(f); err != nil {
-			return err
 		}
 		if err := g.methods(f); err != nil {
 			return err

@@ -2,6 +2,7 @@ package contractgen
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"google.golang.org/protobuf/compiler/protogen"
@@ -14,10 +15,12 @@ type tool struct {
 	args, result      *protogen.Message
 }
 
-// tools writes the tool table of a file that declares tools.
-func (g *generator) tools(f *protogen.File) error {
+// tools writes the tool table of a package whose files declare tools, in
+// the files' order (by path: tools.proto, then tools_<group>.proto) and
+// each file's declaration order, to the package's tools.contract.go.
+func (g *generator) tools(files []*protogen.File) error {
 	var tools []tool
-	for _, m := range f.Messages {
+	for _, m := range messagesOf(files) {
 		opt := g.opts.get(m.Desc, toolOption)
 		if opt == nil {
 			continue
@@ -46,7 +49,8 @@ func (g *generator) tools(f *protogen.File) error {
 	if len(tools) == 0 {
 		return nil
 	}
-	gf := g.plugin.NewGeneratedFile(f.GeneratedFilenamePrefix+".contract.go", f.GoImportPath)
+	f := files[0]
+	gf := g.plugin.NewGeneratedFile(path.Join(path.Dir(f.GeneratedFilenamePrefix), "tools.contract.go"), f.GoImportPath)
 	gf.P(header)
 	gf.P("package ", f.GoPackageName)
 	gf.P()
@@ -111,4 +115,13 @@ func (g *generator) tools(f *protogen.File) error {
 	gf.P("//go:embed openapi.swagger.json")
 	gf.P("var OpenAPI []byte")
 	return nil
+}
+
+// messagesOf lists the top-level messages of files, in order.
+func messagesOf(files []*protogen.File) []*protogen.Message {
+	var ms []*protogen.Message
+	for _, f := range files {
+		ms = append(ms, f.Messages...)
+	}
+	return ms
 }

@@ -112,7 +112,13 @@ type ToolOptions struct {
 	// The tool asks the client through a server request.
 	Interactive bool `protobuf:"varint,7,opt,name=interactive,proto3" json:"interactive,omitempty"`
 	// Full name of the result message when it is not the XResult of XArgs.
-	Result        string `protobuf:"bytes,8,opt,name=result,proto3" json:"result,omitempty"`
+	Result string `protobuf:"bytes,8,opt,name=result,proto3" json:"result,omitempty"`
+	// The words people use for what the tool does, for tool_search: AutoCAD
+	// command names and aliases ("FILLET", "F"), everyday drafting phrases
+	// ("round a corner"), and a few common words in German, French and
+	// Spanish ("abrunden", "congé", "empalme"). Lower case; the name and
+	// the description are searched anyway.
+	Keywords      []string `protobuf:"bytes,9,rep,name=keywords,proto3" json:"keywords,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -201,6 +207,13 @@ func (x *ToolOptions) GetResult() string {
 		return x.Result
 	}
 	return ""
+}
+
+func (x *ToolOptions) GetKeywords() []string {
+	if x != nil {
+		return x.Keywords
+	}
+	return nil
 }
 
 // FieldRules constrains a field beyond its type. The generated JSON Schemas
@@ -620,7 +633,7 @@ var File_cad_engine_v1_options_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcad/engine/v1/options.proto\x12\rcad.engine.v1\x1a google/protobuf/descriptor.proto\x1a\x15google/rpc/code.proto\"\xfa\x01\n" +
+	"\x1bcad/engine/v1/options.proto\x12\rcad.engine.v1\x1a google/protobuf/descriptor.proto\x1a\x15google/rpc/code.proto\"\x96\x02\n" +
 	"\vToolOptions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1b\n" +
@@ -631,7 +644,8 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"idempotent\x12\x1c\n" +
 	"\tbatchable\x18\x06 \x01(\bR\tbatchable\x12 \n" +
 	"\vinteractive\x18\a \x01(\bR\vinteractive\x12\x16\n" +
-	"\x06result\x18\b \x01(\tR\x06result\"\xd6\x03\n" +
+	"\x06result\x18\b \x01(\tR\x06result\x12\x1a\n" +
+	"\bkeywords\x18\t \x03(\tR\bkeywords\"\xd6\x03\n" +
 	"\n" +
 	"FieldRules\x12\x1d\n" +
 	"\aminimum\x18\x01 \x01(\x01H\x00R\aminimum\x88\x01\x01\x12\x1d\n" +

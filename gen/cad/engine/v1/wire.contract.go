@@ -6604,6 +6604,24 @@ func (x *ToolOptions) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Result = v
+		case "keywords":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Keywords = append(x.Keywords, v)
+			}
+			if d.Failed() {
+				return false
+			}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -6635,6 +6653,15 @@ func (x *ToolOptions) MarshalWire(e *jsonwire.Encoder) {
 	e.Bool(x.Interactive)
 	e.Key("\"result\":")
 	e.String(x.Result)
+	if len(x.Keywords) > 0 {
+		e.Key("\"keywords\":")
+		e.OpenArray()
+		for _, v := range x.Keywords {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
 	e.CloseObject()
 }
 
