@@ -228,7 +228,7 @@ func Read(content string) (*File, error) {
 			// A stray ENDSEC ended the HEADER early (dxflib writes one
 			// after $HANDSEED): what follows is still the HEADER.
 			f.rep.warn(p.line, "a HEADER variable after the HEADER's end (a stray ENDSEC before it): read as part of the HEADER")
-			sc.peeked = &p
+			sc.unread(p)
 			if err := f.readHeader(sc); err != nil {
 				return nil, err
 			}
@@ -311,7 +311,7 @@ func ReadText(content string) (*File, error) {
 // Latin-1: ok when it has characters beyond ASCII, none beyond U+00FF.
 func latin1Bytes(s string) ([]byte, bool) {
 	beyond := false
-	for _, r := range s {
+	for _, r := range s[asciiPrefix(s):] {
 		switch {
 		case r > 0xFF:
 			return nil, false
@@ -327,6 +327,23 @@ func latin1Bytes(s string) ([]byte, bool) {
 		out = append(out, byte(r))
 	}
 	return out, true
+}
+
+// asciiPrefix is the length of s's leading ASCII, read eight bytes at a
+// time (a file's text is most often ASCII to its end).
+func asciiPrefix(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 // unitsFromComment reads the units from the engine's own leading comment.

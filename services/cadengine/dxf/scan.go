@@ -83,10 +83,14 @@ func clip(s string) string {
 // dxfScanner reads pairs one at a time from the file's text, with one
 // pair of look-ahead; it never holds more than the pair at hand.
 type dxfScanner struct {
-	s      string
-	pos    int
-	line   int // lines consumed
-	peeked *dxfPair
+	s    string
+	pos  int
+	line int // lines consumed
+	// peeked is the pair peek read and next has not returned yet, when
+	// hasPeeked (a value, not a pointer: a pointer would put every
+	// pair the reader peeks at on the heap).
+	peeked    dxfPair
+	hasPeeked bool
 	// repairs are the values the scanner mended (decimal commas), for
 	// the import report.
 	repairs []repair
@@ -101,9 +105,9 @@ type repair struct {
 // next reads the next pair; io.EOF at the end of the text (trailing blank
 // lines included).
 func (sc *dxfScanner) next() (dxfPair, error) {
-	if p := sc.peeked; p != nil {
-		sc.peeked = nil
-		return *p, nil
+	if sc.hasPeeked {
+		sc.hasPeeked = false
+		return sc.peeked, nil
 	}
 	if sc.blankToEnd() {
 		return dxfPair{}, io.EOF
@@ -172,15 +176,18 @@ func (sc *dxfScanner) blankToEnd() bool {
 
 // peek is the next pair without consuming it.
 func (sc *dxfScanner) peek() (dxfPair, error) {
-	if sc.peeked == nil {
+	if !sc.hasPeeked {
 		p, err := sc.next()
 		if err != nil {
 			return p, err
 		}
-		sc.peeked = &p
+		sc.unread(p)
 	}
-	return *sc.peeked, nil
+	return sc.peeked, nil
 }
+
+// unread puts p back: next returns it again.
+func (sc *dxfScanner) unread(p dxfPair) { sc.peeked, sc.hasPeeked = p, true }
 
 // readLine consumes one line and returns it without its line ending.
 func (sc *dxfScanner) readLine() string {
