@@ -371,7 +371,9 @@ func (s *Server) batchResult(rc *relayCall, raw json.RawMessage) (*mcpsdk.CallTo
 	status := contract.EnumName(resp.GetStatus().Descriptor().Values().ByNumber(resp.GetStatus().Number()))
 	c := resp.GetCounts()
 	text := fmt.Sprintf("cad_batch %s: %d of %d steps ok", status, c.GetSucceeded(), c.GetExecuted()+c.GetSkipped())
-	if n := c.GetFailed(); n > 0 {
+	if resp.GetStatus() == enginev1.BatchStatus_BATCH_STATUS_VALIDATED {
+		text = fmt.Sprintf("cad_batch validated: %d steps, none run", c.GetExecuted()+c.GetSkipped())
+	} else if n := c.GetFailed(); n > 0 {
 		text += fmt.Sprintf(", %d failed", n)
 	}
 	if n := c.GetSkipped(); n > 0 {
