@@ -118,7 +118,7 @@ func View(d *drawing.Document, o ViewOptions, budget *drawing.Budget) (ViewPictu
 		}
 	}
 	pic.Entities, pic.Highlighted = len(plain)+len(lit), len(lit)
-	if err := budget.Afford(drawing.CostOf(plain) + drawing.CostOf(lit)); err != nil {
+	if err := budget.Afford(drawing.CostOf(append(plain[:len(plain):len(plain)], lit...))); err != nil {
 		return ViewPicture{}, err
 	}
 
