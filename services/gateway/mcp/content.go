@@ -290,7 +290,12 @@ func summarize(tool string, m map[string]json.RawMessage, rev int64, mutating bo
 		json.Unmarshal(m[k], &f)
 		return f
 	}
+	// What a create tool makes: entity_create_line a line,
+	// dimension_create_aligned a dimension aligned, hatch_create a hatch.
 	created, isCreate := strings.CutPrefix(tool, "entity_create_")
+	if !isCreate && strings.Contains(tool, "_create") {
+		created, isCreate = strings.Replace(tool, "_create", "", 1), true
+	}
 	switch {
 	case tool == toolView:
 		return viewSummary(m, str, num)
