@@ -6,7 +6,8 @@
 // strokes are the layers' lineweights on paper (0.25 mm by default),
 // curves are flattened to within 0.01 mm of paper, text is set in the Go
 // font at its height, and fills (arrowheads, solid hatches) use the
-// even-odd rule.
+// even-odd rule. [View] draws a window of the drawing, or of a layout,
+// as a picture of a given size in pixels, with entities highlighted.
 package plot
 
 import (
