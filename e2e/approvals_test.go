@@ -136,6 +136,9 @@ var catalogFixtures = map[string]fixture{
 	"block_explode":              on("insert", map[string]any{}),
 	"block_list":                 literal(map[string]any{}),
 	"block_delete":               literal(map[string]any{"name": "SPARE"}),
+
+	// view (issue #38)
+	"view_render": {args: func(h handles) map[string]any { return map[string]any{"width": 64, "highlight": []any{h["circle"]}} }},
 }
 
 // catalogState is what a document holds: its entities' handles (and its

@@ -75,6 +75,8 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolBlockExplode:             {"handle": h["line"]},
 		enginev1.ToolBlockList:                {},
 		enginev1.ToolBlockDelete:              {"name": "B"},
+		// view (issue #38)
+		enginev1.ToolViewRender: {"window": obj{"x1": -5, "y1": -5, "x2": 5, "y2": 5}, "width": 64, "highlight": []any{h["line"]}},
 	}
 }
 

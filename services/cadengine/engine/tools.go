@@ -100,6 +100,9 @@ func toolTable() map[string]toolSpec {
 		// system
 		enginev1.ToolSystemStatus:       engineTool(systemStatus),
 		enginev1.ToolSystemCapabilities: engineTool(systemCapabilities),
+
+		// view (issue #38): pictures for agents
+		enginev1.ToolViewRender: docTool(viewRender),
 	}
 }
 

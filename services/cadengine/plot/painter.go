@@ -17,10 +17,19 @@ type painter struct {
 	fam    *canvas.FontFamily
 	d      *drawing.Document
 	budget *drawing.Budget // what inserts may expand to
+	// emphasis, when set, is the colour everything is drawn in (a
+	// highlight) instead of the entities' own.
+	emphasis *color.RGBA
+	// weight, when above 0, multiplies every stroke's width.
+	weight float64
 }
 
-// color is what e is drawn in: its colour, or its layer's.
+// color is what e is drawn in: its colour, or its layer's, or the
+// painter's emphasis.
 func (p *painter) color(e *drawing.Entity) color.RGBA {
+	if p.emphasis != nil {
+		return *p.emphasis
+	}
 	layer := int32(7)
 	if l := p.d.Layer(e.Layer); l != nil {
 		layer = l.Color

@@ -6,7 +6,8 @@
 // strokes are the layers' lineweights on paper (0.25 mm by default),
 // curves are flattened to within 0.01 mm of paper, text is set in the Go
 // font at its height, and fills (arrowheads, solid hatches) use the
-// even-odd rule.
+// even-odd rule. [View] draws a window of the drawing, or of a layout,
+// as a picture of a given size in pixels, with entities highlighted.
 package plot
 
 import (
@@ -106,18 +107,29 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.B
 	ctx.SetStrokeJoiner(canvas.RoundJoin)
 	ctx.SetFillRule(canvas.EvenOdd)
 	p := &painter{ctx: ctx, sheet: sheet, fam: fam, d: d, budget: budget}
-	// In the drawing's order, as a CAD program draws: a wipeout hides
-	// what was drawn before it, whatever its layer.
-	for _, e := range shown {
-		width := defaultStroke
-		if l := d.Layer(e.Layer); l.Lineweight > 0 {
-			width = float64(l.Lineweight) / 100
-		}
-		if err := p.entity(e, width); err != nil {
-			return nil, drawing.Sheet{}, err
-		}
+	if err := p.entities(shown); err != nil {
+		return nil, drawing.Sheet{}, err
 	}
 	return c, sheet, nil
+}
+
+// entities draws es in their order, as a CAD program draws: a wipeout
+// hides what was drawn before it, whatever its layer. Strokes are the
+// layers' lineweights, times the painter's weight when it has one.
+func (p *painter) entities(es []*drawing.Entity) error {
+	for _, e := range es {
+		width := defaultStroke
+		if l := p.d.Layer(e.Layer); l != nil && l.Lineweight > 0 {
+			width = float64(l.Lineweight) / 100
+		}
+		if p.weight > 0 {
+			width *= p.weight
+		}
+		if err := p.entity(e, width); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // colorOf is an entity's ACI colour: its own, or its layer's.
@@ -154,7 +166,13 @@ func PNG(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.Budg
 	if !(w*h <= maxPixels) || w < 1 || h < 1 {
 		return nil, fmt.Errorf("%w: the picture would be %.0f × %.0f pixels; at most %d in all (choose a lower dpi or a smaller paper)", ErrTooManyPixels, w, h, maxPixels)
 	}
-	img := image.NewRGBA(image.Rect(0, 0, int(w), int(h)))
+	return rasterize(c, res, int(w), int(h), budget)
+}
+
+// rasterize draws c on a picture of w × h pixels at resolution res and
+// encodes it as a PNG; it stops drawing when the budget's call ends.
+func rasterize(c *canvas.Canvas, res canvas.Resolution, w, h int, budget *drawing.Budget) ([]byte, error) {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	ras := rasterizer.FromImage(img, res, canvas.DefaultColorSpace)
 	c.RenderTo(watched{ras, budget})
 	ras.Close()

@@ -52,6 +52,9 @@ type relayCall struct {
 	encoded    json.RawMessage // params, encoded once
 	arguments  json.RawMessage // the MCP arguments, as they came
 	documentID string          // "" when the call names none
+	// embed says that the client asked for exported files embedded in
+	// the result (_meta "cadbridge/embed_resources"), not linked.
+	embed bool
 }
 
 // encode is the call's params, with session_id when the call runs in a
@@ -258,6 +261,7 @@ func (s *Server) toolHandler(t *tool) mcpsdk.ToolHandler {
 		if bad != nil {
 			return failure(t.name, bad, nil), nil
 		}
+		rc.embed = embedAsked(req.Params.Meta)
 		if req.Params.RequestState != "" {
 			return s.resume(ctx, req, t, rc, principal)
 		}
@@ -307,9 +311,10 @@ func cancelling(ctx context.Context) (context.Context, func()) {
 
 // result turns the gateway's answer to a call into the MCP result: the
 // tool's result as structuredContent (what its output schema declares;
-// cad_batch's is the whole batch result), a short text, the operation id
-// and revision in _meta, and a link to the drawing when the call changed
-// it. A tool failure, and any error the gateway answered, is a result
+// cad_batch's is the whole batch result), a one-line summary as text
+// (see [summary]), the operation id and revision in _meta, a picture as
+// image content and another file as a link (see [media]), and a link to
+// the drawing when the call changed it. A tool failure, and any error the gateway answered, is a result
 // with isError and the typed error (kind, path, operation id); only a
 // cancelled call is an error.
 func (s *Server) result(t *tool, rc *relayCall, raw json.RawMessage, callErr error) (*mcpsdk.CallToolResult, error) {
@@ -338,14 +343,9 @@ func (s *Server) result(t *tool, rc *relayCall, raw json.RawMessage, callErr err
 	if len(result) == 0 {
 		result = json.RawMessage("{}")
 	}
-	text := fmt.Sprintf("%s: ok (revision %d, operation %s)", t.name, resp.GetRevision(), resp.GetOperationId())
-	if resp.GetReplayed() {
-		text += ", replayed"
-	}
-	if len(result) <= maxTextJSON {
-		text += "\n" + string(result)
-	}
-	res := &mcpsdk.CallToolResult{Meta: meta, StructuredContent: result, Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: text}}}
+	text := summary(t.name, result, resp.GetRevision(), !t.annotations.GetReadOnly(), resp.GetReplayed())
+	structured, files := media(t.name, rc, resp.GetRevision(), result)
+	res := &mcpsdk.CallToolResult{Meta: meta, StructuredContent: structured, Content: append([]mcpsdk.Content{&mcpsdk.TextContent{Text: text}}, files...)}
 	if !t.annotations.GetReadOnly() {
 		doc := rc.documentID
 		if doc == "" {
@@ -358,12 +358,11 @@ func (s *Server) result(t *tool, rc *relayCall, raw json.RawMessage, callErr err
 	return res, nil
 }
 
-// maxTextJSON bounds the result JSON a text content repeats.
-const maxTextJSON = 2048
-
 // batchResult is cad_batch's result: the batch result as structuredContent
-// (it matches the output schema whatever the status), isError unless the
-// batch completed or was validated.
+// (it matches the output schema whatever the status; export and view
+// steps carry a link to their file instead of its bytes, see
+// [batchMedia]), a one-line summary, isError unless the batch completed
+// or was validated.
 func (s *Server) batchResult(rc *relayCall, raw json.RawMessage) (*mcpsdk.CallToolResult, error) {
 	var resp enginev1.ExecuteBatchResponse
 	if err := contract.Unmarshal(raw, &resp); err != nil {
@@ -371,18 +370,27 @@ func (s *Server) batchResult(rc *relayCall, raw json.RawMessage) (*mcpsdk.CallTo
 	}
 	status := contract.EnumName(resp.GetStatus().Descriptor().Values().ByNumber(resp.GetStatus().Number()))
 	c := resp.GetCounts()
-	text := fmt.Sprintf("cad_batch: %s (executed %d, succeeded %d, failed %d, skipped %d; revision %d; operation %s)",
-		status, c.GetExecuted(), c.GetSucceeded(), c.GetFailed(), c.GetSkipped(), resp.GetRevision().GetAfter(), resp.GetOperationId())
+	text := fmt.Sprintf("cad_batch %s: %d of %d steps ok", status, c.GetSucceeded(), c.GetExecuted()+c.GetSkipped())
+	if resp.GetStatus() == enginev1.BatchStatus_BATCH_STATUS_VALIDATED {
+		text = fmt.Sprintf("cad_batch validated: %d steps, none run", c.GetExecuted()+c.GetSkipped())
+	} else if n := c.GetFailed(); n > 0 {
+		text += fmt.Sprintf(", %d failed", n)
+	}
+	if n := c.GetSkipped(); n > 0 {
+		text += fmt.Sprintf(", %d skipped", n)
+	}
+	text += fmt.Sprintf(", revision %d", resp.GetRevision().GetAfter())
 	if resp.GetReplayed() {
-		text += ", replayed"
+		text += " (replayed)"
 	}
 	if e := firstError(&resp); e != nil {
-		text += "\n" + errorLine(e)
+		text += "; " + errorLine(e)
 	}
+	structured, files := batchMedia(rc, raw, resp.GetStatus(), resp.GetRevision().GetAfter())
 	res := &mcpsdk.CallToolResult{
 		Meta:              mcpsdk.Meta{metaOperationID: resp.GetOperationId(), metaRevision: resp.GetRevision().GetAfter(), metaReplayed: resp.GetReplayed()},
-		StructuredContent: raw,
-		Content:           []mcpsdk.Content{&mcpsdk.TextContent{Text: text}},
+		StructuredContent: structured,
+		Content:           append([]mcpsdk.Content{&mcpsdk.TextContent{Text: text}}, files...),
 		IsError: resp.GetStatus() != enginev1.BatchStatus_BATCH_STATUS_COMPLETED &&
 			resp.GetStatus() != enginev1.BatchStatus_BATCH_STATUS_VALIDATED,
 	}
@@ -409,9 +417,10 @@ func firstError(resp *enginev1.ExecuteBatchResponse) *enginev1.ToolError {
 	return nil
 }
 
-// failure is a tool failure of tool: isError, the typed error as JSON in
-// the text and in _meta, and no structuredContent (which would have to
-// match the tool's output schema, and clients check it even on errors).
+// failure is a tool failure of tool: isError, the error's line as the
+// text, the typed error in _meta, and no structuredContent (which would
+// have to match the tool's output schema, and clients check it even on
+// errors).
 func failure(tool string, e *enginev1.ToolError, meta mcpsdk.Meta) *mcpsdk.CallToolResult {
 	if meta == nil {
 		meta = mcpsdk.Meta{}
@@ -419,17 +428,17 @@ func failure(tool string, e *enginev1.ToolError, meta mcpsdk.Meta) *mcpsdk.CallT
 	if e.OperationId != nil {
 		meta[metaOperationID] = e.GetOperationId()
 	}
-	data := mustMarshal(e)
-	meta[metaError] = json.RawMessage(data)
+	meta[metaError] = json.RawMessage(mustMarshal(e))
 	return &mcpsdk.CallToolResult{
 		Meta:    meta,
 		IsError: true,
-		Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: fmt.Sprintf("%s failed: %s\n{\"error\":%s}", tool, errorLine(e), data)}},
+		Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: tool + " failed: " + errorLine(e)}},
 	}
 }
 
+// errorLine is an error on one line: its kind, message and path.
 func errorLine(e *enginev1.ToolError) string {
-	line := kindName(e.GetKind()) + ": " + e.GetMessage()
+	line := kindName(e.GetKind()) + ": " + strings.Join(strings.Fields(e.GetMessage()), " ")
 	if e.Path != nil {
 		line += " (at " + e.GetPath() + ")"
 	}

@@ -123,6 +123,9 @@ func (s *Server) parseFast(header http.Header, body []byte) *fastRequest {
 		return nil
 	}
 	rc, bad := buildCall(t, c.arguments, m.relay)
+	if rc != nil {
+		rc.embed = embedAsked(m.meta)
+	}
 	if bad == nil && !s.runsPlain(t, rc, m.canElicit, m.progress) {
 		return nil
 	}

@@ -183,7 +183,30 @@ await check("resources/read of the SVG drawing", async () => {
   assert.equal(res.contents[0].mimeType, "image/svg+xml");
   assert.match(res.contents[0].text, /<svg/);
   const templates = await client.listResourceTemplates();
-  assert.ok(templates.resourceTemplates.some((t) => t.uriTemplate === "cad://documents/{id}/drawing.dxf"));
+  assert.ok(templates.resourceTemplates.some((t) => t.uriTemplate.startsWith("cad://documents/{id}/drawing.dxf{?revision")));
+});
+
+await check("view_render is image content, a one-line text, no bytes in structuredContent", async () => {
+  const res = await call("view_render", { document_id: doc, width: 320 });
+  assert.notEqual(res.isError, true, JSON.stringify(res.content));
+  const image = res.content.find((c) => c.type === "image");
+  assert.equal(image?.mimeType, "image/png");
+  const png = Buffer.from(image.data, "base64");
+  assert.equal(png.subarray(1, 4).toString(), "PNG");
+  assert.equal(png.readUInt32BE(16), 320); // IHDR width
+  assert.equal(res.structuredContent.data, "");
+  assert.equal(res.structuredContent.width, 320);
+  const text = res.content.filter((c) => c.type === "text").map((c) => c.text).join("");
+  assert.ok(!text.includes("\n") && !text.includes("{"), text);
+});
+
+await check("a PDF export is a link to the file of that revision, which reads", async () => {
+  const res = await call("document_export", { document_id: doc, format: "pdf" });
+  const link = res.content.find((c) => c.type === "resource_link");
+  assert.match(link?.uri ?? "", new RegExp(`^cad://documents/${doc}/drawing\\.pdf\\?revision=\\d+$`));
+  assert.equal(res.structuredContent.data, "");
+  const file = await client.readResource({ uri: link.uri });
+  assert.equal(Buffer.from(file.contents[0].blob, "base64").subarray(0, 4).toString(), "%PDF");
 });
 
 if (target !== "stdio") {

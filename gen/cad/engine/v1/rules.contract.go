@@ -1374,6 +1374,35 @@ func (x *BlockDeleteArgs) CheckRules() *RuleViolation {
 	return nil
 }
 
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ViewRenderArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Layout != nil {
+		if utf8.RuneCountInString(*x.Layout) > 255 {
+			return &RuleViolation{Path: "/layout", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 255 characters long"}
+		}
+	}
+	if x.Width != nil {
+		if float64(*x.Width) < 16.0 {
+			return &RuleViolation{Path: "/width", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 16"}
+		}
+	}
+	if x.Height != nil {
+		if float64(*x.Height) < 16.0 {
+			return &RuleViolation{Path: "/height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 16"}
+		}
+	}
+	if len(x.Layers) > 1000 {
+		return &RuleViolation{Path: "/layers", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 1000 elements"}
+	}
+	if len(x.Highlight) > 10000 {
+		return &RuleViolation{Path: "/highlight", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 10000 elements"}
+	}
+	return nil
+}
+
 var (
 	rulePattern0 = regexp.MustCompile("^[\\x21-\\x7E]+$")
 	rulePattern1 = regexp.MustCompile("^[A-Za-z_][A-Za-z0-9_]*$")

@@ -87,6 +87,7 @@ const (
 	ToolBlockExplode             = "block_explode"
 	ToolBlockList                = "block_list"
 	ToolBlockDelete              = "block_delete"
+	ToolViewRender               = "view_render"
 )
 
 // Tools is the tool catalog, in declaration order.
@@ -621,6 +622,15 @@ var Tools = []ToolInfo{
 		Result:       (*BlockDeleteResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"minLength":1,"type":"string"}},"required":["name"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	},
+	{
+		Name:         ToolViewRender,
+		Description:  "Look at the drawing: a PNG of model space (or one paper-space layout), all of it or a window in document units, 768 px wide by default (at most 2048), optionally only some layers and with some entities highlighted in orange. Use it to check what you drew.",
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*ViewRenderArgs)(nil),
+		Result:       (*ViewRenderResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.ViewWindow":{"additionalProperties":false,"properties":{"x1":{"type":"number"},"x2":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["x1","y1","x2","y2"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"height":{"maximum":2147483647,"minimum":16,"type":"integer"},"highlight":{"items":{"type":"string","x-cad-handle":true},"maxItems":10000,"type":"array"},"layers":{"items":{"type":"string"},"maxItems":1000,"type":"array"},"layout":{"maxLength":255,"type":"string"},"width":{"maximum":2147483647,"minimum":16,"type":"integer"},"window":{"$ref":"#/$defs/cad.engine.v1.ViewWindow"}},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.ViewWindow":{"additionalProperties":false,"properties":{"x1":{"type":"number"},"x2":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["x1","y1","x2","y2"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"clamped":{"type":"boolean"},"data":{"contentEncoding":"base64","type":"string"},"entities":{"type":"integer"},"height":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"highlighted":{"type":"integer"},"media_type":{"type":"string"},"units_per_pixel":{"type":"number"},"width":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"window":{"$ref":"#/$defs/cad.engine.v1.ViewWindow"}},"required":["media_type","data","width","height","window","units_per_pixel","entities","highlighted","clamped"],"type":"object"}`,
 	},
 }
 

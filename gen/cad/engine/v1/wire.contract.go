@@ -18805,3 +18805,359 @@ func (x *BlockDeleteResult) MarshalWire(e *jsonwire.Encoder) {
 	e.String(x.Name)
 	e.CloseObject()
 }
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewWindow) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "x1":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X1 = v
+		case "y1":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y1 = v
+		case "x2":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X2 = v
+		case "y2":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y2 = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xf == 0xf)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewWindow) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewWindow{}
+	}
+	e.OpenObject()
+	e.Key("\"x1\":")
+	e.Float64(float64(x.X1), "cad.engine.v1.ViewWindow.x1")
+	e.Key("\"y1\":")
+	e.Float64(float64(x.Y1), "cad.engine.v1.ViewWindow.y1")
+	e.Key("\"x2\":")
+	e.Float64(float64(x.X2), "cad.engine.v1.ViewWindow.x2")
+	e.Key("\"y2\":")
+	e.Float64(float64(x.Y2), "cad.engine.v1.ViewWindow.y2")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewRenderArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "layout":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
+		case "window":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v := new(ViewWindow)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Window = v
+		case "width":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Width = &v
+		case "height":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Height = &v
+		case "layers":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Layers = append(x.Layers, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "highlight":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Highlight = append(x.Highlight, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewRenderArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewRenderArgs{}
+	}
+	e.OpenObject()
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
+	}
+	if x.Window != nil {
+		e.Key("\"window\":")
+		x.Window.MarshalWire(e)
+	}
+	if x.Width != nil {
+		e.Key("\"width\":")
+		e.Int64(int64((*x.Width)))
+	}
+	if x.Height != nil {
+		e.Key("\"height\":")
+		e.Int64(int64((*x.Height)))
+	}
+	if len(x.Layers) > 0 {
+		e.Key("\"layers\":")
+		e.OpenArray()
+		for _, v := range x.Layers {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Highlight) > 0 {
+		e.Key("\"highlight\":")
+		e.OpenArray()
+		for _, v := range x.Highlight {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewRenderResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "media_type":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.MediaType = v
+		case "data":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Bytes()
+			if !ok {
+				return false
+			}
+			x.Data = v
+		case "width":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Width = v
+		case "height":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Height = v
+		case "window":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v := new(ViewWindow)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Window = v
+		case "units_per_pixel":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.UnitsPerPixel = v
+		case "entities":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Entities = v
+		case "highlighted":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Highlighted = v
+		case "clamped":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Clamped = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1ff == 0x1ff)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewRenderResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewRenderResult{}
+	}
+	e.OpenObject()
+	e.Key("\"media_type\":")
+	e.String(x.MediaType)
+	e.Key("\"data\":")
+	e.BytesBase64(x.Data)
+	e.Key("\"width\":")
+	e.Int64(int64(x.Width))
+	e.Key("\"height\":")
+	e.Int64(int64(x.Height))
+	e.Key("\"window\":")
+	x.Window.MarshalWire(e)
+	e.Key("\"units_per_pixel\":")
+	e.Float64(float64(x.UnitsPerPixel), "cad.engine.v1.ViewRenderResult.units_per_pixel")
+	e.Key("\"entities\":")
+	e.Int64(int64(x.Entities))
+	e.Key("\"highlighted\":")
+	e.Int64(int64(x.Highlighted))
+	e.Key("\"clamped\":")
+	e.Bool(x.Clamped)
+	e.CloseObject()
+}
