@@ -166,18 +166,30 @@ func TestCreateSpline(t *testing.T) {
 // as a SPLINE.
 func TestCreateSplineDXF(t *testing.T) {
 	f := newFixture(t)
-	h := f.handle(enginev1.ToolEntityCreateSpline, obj{"fit_points": []any{obj{"x": 0, "y": 0}, obj{"x": 5, "y": 5}, obj{"x": 10, "y": 0}, obj{"x": 15, "y": 4}}})
+	pts := []any{obj{"x": 0, "y": 0}, obj{"x": 5, "y": 5}, obj{"x": 10, "y": 0}, obj{"x": 15, "y": 4}}
+	var want []string
+	for _, args := range []obj{
+		{"fit_points": pts},
+		{"fit_points": pts, "closed": true},
+		{"control_points": pts, "closed": true},
+		{"control_points": pts, "degree": 2, "weights": []any{1, 2, 1, 1}},
+	} {
+		want = append(want, js(f.get(f.handle(enginev1.ToolEntityCreateSpline, args))["spline"]))
+	}
 	dxf := exportOf(t, f, "dxf")
 	if !strings.Contains(dxf, "\nSPLINE\n") {
 		t.Fatal("the DXF export has no SPLINE")
 	}
 	back := importDXF(t, f.e, "back", dxf)
-	ents := back.entities()
-	if len(ents) != 1 || js(ents[0]["spline"]) != js(f.get(h)["spline"]) {
-		t.Errorf("read back %s, want the spline %s", js(ents), js(f.get(h)["spline"]))
+	var got []string
+	for _, e := range back.entities() {
+		got = append(got, js(e["spline"]))
 	}
-	if got := ezdxftest.Audit(t, dxf); got != nil && got["SPLINE"] != 1 {
-		t.Errorf("ezdxf reads %v, want one SPLINE", got)
+	if js(got) != js(want) {
+		t.Errorf("read back %v, want the splines %v", got, want)
+	}
+	if got := ezdxftest.Audit(t, dxf); got != nil && got["SPLINE"] != len(want) {
+		t.Errorf("ezdxf reads %v, want %d SPLINEs", got, len(want))
 	}
 }
 
@@ -243,6 +255,10 @@ func TestCreateAnnotationShapes(t *testing.T) {
 	if svg := exportOf(t, f, "svg"); !strings.Contains(svg, `data-type="leader"`) || !strings.Contains(svg, `data-type="solid"`) {
 		t.Errorf("the SVG does not draw the leader and the solid:\n%.400s", svg)
 	}
+	want := map[string]int{"LEADER": 2, "MTEXT": 1, "XLINE": 1, "RAY": 1, "LWPOLYLINE": 1, "SOLID": 1, "WIPEOUT": 1}
+	if got := ezdxftest.Audit(t, exportOf(t, f, "dxf")); got != nil && js(got) != js(want) {
+		t.Errorf("ezdxf reads %v in the DXF export, want %v", got, want)
+	}
 }
 
 // TestCreateTable: a table is a block of its grid lines and its cells'
@@ -255,6 +271,9 @@ func TestCreateTable(t *testing.T) {
 		"cells": []any{obj{"row": 0, "column": 0, "text": "POS"}, obj{"row": 1, "column": 2, "text": "M8"}}})
 	if r["block"] != "TABLE_1" || f.get(r["handle"].(string))["type"] != "insert" {
 		t.Fatalf("table = %s, want an insert of TABLE_1", js(r))
+	}
+	if got := ezdxftest.Audit(t, exportOf(t, f, "dxf")); got != nil && got["INSERT"] != 1 {
+		t.Errorf("ezdxf reads %v in the DXF export, want the table's insert", got)
 	}
 	bb := f.ok(enginev1.ToolAnalysisBoundingBox, obj{})
 	if !near(bb["min_x"].(float64), 100) || !near(bb["max_x"].(float64), 190) || !near(bb["min_y"].(float64), 34) || !near(bb["max_y"].(float64), 50) {
