@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cadbridge/cadbridge/internal/ezdxftest"
 )
 
 // step is one tools.call's answer: ok, and the result as JSON.
@@ -38,7 +40,7 @@ type xy struct{ X, Y float64 }
 // gateway and engine over HTTP: six bolt holes round a flange made by a
 // polar array, each at its angle on the bolt circle (the 0° and 180°
 // ones exactly); a spline through fit points exported to DXF and read
-// back the same; a batch that binds an array's copies and moves them.
+// back the same (and ezdxf reads it); a batch that binds an array's copies and moves them.
 func TestDraftingCreate(t *testing.T) {
 	gateway, _ := startServices(t)
 	c := &httpClient{url: "http://" + gateway + "/rpc"}
@@ -100,6 +102,9 @@ func TestDraftingCreate(t *testing.T) {
 	mustCall(t, c, 32, "document.export", map[string]any{"document_id": d, "format": "dxf"}, &out)
 	if !strings.Contains(out.Content, "\nSPLINE\n") {
 		t.Fatal("the DXF export has no SPLINE")
+	}
+	if got := ezdxftest.Audit(t, out.Content); got != nil && (got["SPLINE"] != 1 || got["CIRCLE"] != 8) {
+		t.Errorf("ezdxf reads %v, want the spline and eight circles", got)
 	}
 	var back struct {
 		DocumentID string `json:"document_id"`
