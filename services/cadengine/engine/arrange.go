@@ -280,6 +280,10 @@ func entityStretch(c *call, a *enginev1.EntityStretchArgs) (*enginev1.EntityStre
 		return nil, invalidArgs("/x2", reasonInvalid, "the window has no area: give two opposite corners")
 	}
 	d := geom.Pt(a.Dx, a.Dy)
+	res := &enginev1.EntityStretchResult{Handles: []string{}}
+	if d == (geom.Vec{}) {
+		return res, nil // nothing moves
+	}
 	in := func(p geom.Vec) bool { return p.X >= x0 && p.X <= x1 && p.Y >= y0 && p.Y <= y1 }
 	var todo []*drawing.Entity
 	var next []drawing.Geometry
@@ -306,10 +310,6 @@ func entityStretch(c *call, a *enginev1.EntityStretchArgs) (*enginev1.EntityStre
 	})
 	if err != nil {
 		return nil, err
-	}
-	res := &enginev1.EntityStretchResult{Handles: []string{}}
-	if d == (geom.Vec{}) {
-		todo = nil
 	}
 	for i, e := range todo {
 		n := e.With(next[i])

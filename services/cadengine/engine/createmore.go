@@ -186,9 +186,8 @@ func createRevcloud(c *call, a *enginev1.EntityCreateRevcloudArgs) (*enginev1.En
 	return &enginev1.EntityCreateRevcloudResult{Handle: handleResult(e)}, nil
 }
 
-// polygonOf checks that p has at least three distinct corners enclosing
-// an area.
-func polygonOf(p []geom.Vec) error {
+// checkPolygon checks that the corners p enclose an area.
+func checkPolygon(p []geom.Vec) error {
 	area := 0.0
 	var b geom.Box
 	for i, q := range p {
@@ -205,7 +204,7 @@ func polygonOf(p []geom.Vec) error {
 
 func createWipeout(c *call, a *enginev1.EntityCreateWipeoutArgs) (*enginev1.EntityCreateWipeoutResult, error) {
 	p := vecs(a.Points)
-	if err := polygonOf(p); err != nil {
+	if err := checkPolygon(p); err != nil {
 		return nil, err
 	}
 	e, err := c.Create("", style{a.Layer, a.Color, nil}, drawing.NewWipeout(p))
@@ -217,7 +216,7 @@ func createWipeout(c *call, a *enginev1.EntityCreateWipeoutArgs) (*enginev1.Enti
 
 func createSolid(c *call, a *enginev1.EntityCreateSolidArgs) (*enginev1.EntityCreateSolidResult, error) {
 	p := vecs(a.Points)
-	if err := polygonOf(p); err != nil {
+	if err := checkPolygon(p); err != nil {
 		return nil, err
 	}
 	e, err := c.Create("", style{a.Layer, a.Color, nil}, drawing.Solid{P: p})

@@ -380,6 +380,14 @@ func TestStretch(t *testing.T) {
 		t.Errorf("circle = %s, want unmoved", js(c))
 	}
 	f.fail(enginev1.ToolEntityStretch, obj{"x1": 1, "y1": 1, "x2": 1, "y2": 5, "dx": 1, "dy": 0}, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS)
+
+	// A half circle whose end (25, 0) is stretched to (30, 0) stays a half
+	// circle, now over the chord from (15, 0) to (30, 0).
+	arc := f.handle(enginev1.ToolEntityCreateArc, obj{"cx": 20, "cy": 0, "radius": 5, "start_angle": 0, "end_angle": 180})
+	f.ok(enginev1.ToolEntityStretch, obj{"x1": 24, "y1": -1, "x2": 26, "y2": 1, "dx": 5, "dy": 0})
+	if a := f.get(arc); !nearPt(pt(a["center"]), [2]float64{22.5, 0}) || !near(a["radius"].(float64), 7.5) || !near(a["start_angle"].(float64), 0) || !near(a["end_angle"].(float64), 180) {
+		t.Errorf("stretched arc = %s, want the half circle about (22.5, 0) of radius 7.5", js(a))
+	}
 }
 
 // TestArrayRectangular: copies sit at their row and column offsets,
