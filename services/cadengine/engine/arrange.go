@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sort"
 	"strconv"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -285,8 +284,13 @@ func entityStretch(c *call, a *enginev1.EntityStretchArgs) (*enginev1.EntityStre
 		return res, nil // nothing moves
 	}
 	in := func(p geom.Vec) bool { return p.X >= x0 && p.X <= x1 && p.Y >= y0 && p.Y <= y1 }
-	var todo []*drawing.Entity
-	var next []drawing.Geometry
+	stretch := func(e *drawing.Entity) (drawing.Geometry, bool) {
+		if b := e.Geom.Bounds(); b.NonEmpty && in(b.Min) && in(b.Max) {
+			return e.Geom.Transformed(geom.Translate(d)), true
+		}
+		return stretched(e.Geom, in, d)
+	}
+	var caught []uint64 // in handle order, as Each walks
 	budget := c.budget()
 	var err error
 	c.d.Each(0, func(e *drawing.Entity) bool {
@@ -296,33 +300,28 @@ func entityStretch(c *call, a *enginev1.EntityStretchArgs) (*enginev1.EntityStre
 		if l := c.d.Layer(e.Layer); l != nil && l.Locked {
 			return true
 		}
-		var g drawing.Geometry
-		moved := false
-		if b := e.Geom.Bounds(); b.NonEmpty && in(b.Min) && in(b.Max) {
-			g, moved = e.Geom.Transformed(geom.Translate(d)), true
-		} else {
-			g, moved = stretched(e.Geom, in, d)
-		}
-		if moved {
-			todo, next = append(todo, e), append(next, g)
+		if _, moved := stretch(e); moved {
+			caught = append(caught, e.Handle)
 		}
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
-	for i, e := range todo {
-		n := e.With(next[i])
+	// Each is stretched as it is when its turn comes: a dimension bound to
+	// an entity stretched before it has followed it already.
+	for _, h := range caught {
+		e := c.d.Entity(h)
+		g, moved := stretch(e)
+		if !moved {
+			continue
+		}
+		n := e.With(g)
 		if err := c.tx.Replace(e, n); err != nil {
 			return nil, err
 		}
 		res.Handles = append(res.Handles, handleResult(n))
 	}
-	sort.Slice(res.Handles, func(i, j int) bool {
-		hi, _ := drawing.ParseHandle(res.Handles[i])
-		hj, _ := drawing.ParseHandle(res.Handles[j])
-		return hi < hj
-	})
 	res.Count = int64(len(res.Handles))
 	return res, nil
 }
@@ -382,6 +381,9 @@ func arrayRectangular(c *call, a *enginev1.EntityArrayRectangularArgs) (*enginev
 	}
 	if (a.Columns > 1 && a.ColumnSpacing == 0) || (a.Rows > 1 && a.RowSpacing == 0) {
 		return nil, invalidArgs("/column_spacing", reasonOutOfRange, "the spacing must not be 0 where there are several rows or columns: the copies would lie on the originals")
+	}
+	if err := c.budget().Afford(int64(a.Rows) * int64(a.Columns) * int64(len(es))); err != nil {
+		return nil, err // before the grid is laid out
 	}
 	offs := geom.GridOffsets(int(a.Rows), int(a.Columns), a.RowSpacing, a.ColumnSpacing, a.GetAngle())
 	xs := make([]geom.Xform, 0, len(offs)-1)
@@ -466,6 +468,9 @@ func batchModify(c *call, a *enginev1.EntityBatchModifyArgs) (*enginev1.EntityBa
 	move := geom.Pt(a.GetDx(), a.GetDy())
 	res := &enginev1.EntityBatchModifyResult{Handles: make([]string, 0, len(es))}
 	for _, e := range es {
+		// As it is now: a dimension bound to an entity changed before it
+		// has followed it.
+		e = c.d.Entity(e.Handle)
 		n := *e
 		if move != (geom.Vec{}) {
 			n.Geom = e.Geom.Transformed(geom.Translate(move))

@@ -447,8 +447,9 @@ func TestArrayPolar(t *testing.T) {
 	f.fail(enginev1.ToolEntityArrayPolar, obj{"handles": []any{l}, "cx": 0, "cy": 0, "count": 3, "fill_angle": 0}, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS)
 }
 
-// TestBatchModify: one call moves and re-layers many entities; an unknown
-// layer or a locked one changes nothing.
+// TestBatchModify: one call moves and re-layers many entities; a
+// dimension bound to a moved line moves with it once; an unknown layer or
+// a locked one changes nothing.
 func TestBatchModify(t *testing.T) {
 	f := newFixture(t)
 	f.ok(enginev1.ToolLayerCreate, obj{"name": "B"})
@@ -464,15 +465,31 @@ func TestBatchModify(t *testing.T) {
 	if e := f.get(b); pt(e["center"]) != [2]float64{2, 3} || e["layer"] != "B" {
 		t.Errorf("circle = %s, want moved to (2, 3) on B", js(e))
 	}
-	rev := f.info().Revision
+	// A dimension bound to a line, moved with it, moves once: it follows
+	// the line, and is moved as it then is.
+	l := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 10, "y2": 0})
+	d := f.handle(enginev1.ToolDimensionCreateAligned, obj{"p1": obj{"handle": l, "x": 0, "y": 0}, "p2": obj{"handle": l, "x": 10, "y": 0}})
+	f.ok(enginev1.ToolEntityBatchModify, obj{"handles": []any{l, d}, "dx": 5})
+	if dim := f.get(d)["dimension"].(obj); pt(dim["p1"]) != [2]float64{5, 0} || pt(dim["p2"]) != [2]float64{15, 0} {
+		t.Errorf("bound dimension = %s, want from (5, 0) to (15, 0) with its line", js(dim))
+	}
+	f.ok(enginev1.ToolEntityStretch, obj{"x1": -100, "y1": -100, "x2": 100, "y2": 100, "dx": 0, "dy": 2})
+	if dim := f.get(d)["dimension"].(obj); pt(dim["p1"]) != [2]float64{5, 2} {
+		t.Errorf("bound dimension stretched with its line = %s, want from (5, 2)", js(dim))
+	}
+
+	rev, start := f.info().Revision, pt(f.get(a)["start"])
 	f.fail(enginev1.ToolEntityBatchModify, obj{"handles": []any{a}, "layer": "NOPE"}, enginev1.ErrorKind_ERROR_KIND_FAILED)
 	f.fail(enginev1.ToolEntityBatchModify, obj{"handles": []any{a}}, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS)
+	if got := f.info().Revision; got != rev || pt(f.get(a)["start"]) != start {
+		t.Errorf("revision %d after failed batch modifies, want %d, nothing changed", got, rev)
+	}
 	f.ok(enginev1.ToolLayerCreate, obj{"name": "L"})
 	c := f.handle(enginev1.ToolEntityCreatePoint, obj{"x": 0, "y": 0, "layer": "L"})
 	f.ok(enginev1.ToolLayerLock, obj{"name": "L"})
-	rev = f.info().Revision
+	rev, start = f.info().Revision, pt(f.get(a)["start"])
 	f.fail(enginev1.ToolEntityBatchModify, obj{"handles": []any{a, c}, "dx": 1}, enginev1.ErrorKind_ERROR_KIND_REFUSED)
-	if f.info().Revision != rev || pt(f.get(a)["start"]) != [2]float64{2, 3} {
+	if f.info().Revision != rev || pt(f.get(a)["start"]) != start {
 		t.Error("a refused batch modify changed the document")
 	}
 }
