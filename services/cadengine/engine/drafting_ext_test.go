@@ -2,10 +2,13 @@ package engine_test
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/dxftest"
 	"github.com/cadbridge/cadbridge/internal/ezdxftest"
 )
 
@@ -491,5 +494,41 @@ func TestBatchModify(t *testing.T) {
 	f.fail(enginev1.ToolEntityBatchModify, obj{"handles": []any{a, c}, "dx": 1}, enginev1.ErrorKind_ERROR_KIND_REFUSED)
 	if f.info().Revision != rev || pt(f.get(a)["start"]) != start {
 		t.Error("a refused batch modify changed the document")
+	}
+}
+
+// TestExplodeImportedTable: an ACAD_TABLE read from a file (ezdxf's
+// example, a preserved entity drawn from its block) explodes into the
+// lines and texts its writer drew, and is gone.
+func TestExplodeImportedTable(t *testing.T) {
+	dir := dxftest.Corpus(t)
+	if dir == "" {
+		t.Skip("no DXF corpus")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "files", "mozman__ezdxf__examples_dxf__acad_table_with_blk_ref.dxf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := importDXF(t, newEngine(t, nil), "table", dxftest.Text(data))
+	var table string
+	for _, e := range f.entities() {
+		if e["type"] == "foreign" && e["dxf_type"] == "ACAD_TABLE" {
+			table = e["handle"].(string)
+			break
+		}
+	}
+	if table == "" {
+		t.Fatal("the file has no ACAD_TABLE")
+	}
+	r := f.ok(enginev1.ToolEntityExplode, obj{"handle": table})
+	types := map[any]int{}
+	for _, h := range r["handles"].([]any) {
+		types[f.get(h.(string))["type"]]++
+	}
+	if types["line"] == 0 || types["text"] == 0 {
+		t.Errorf("exploded table gave %v, want its grid lines and cell texts", types)
+	}
+	if f.call(enginev1.ToolEntityGet, obj{"handle": table}).Ok {
+		t.Error("the table is still there")
 	}
 }
