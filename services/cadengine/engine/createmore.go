@@ -76,9 +76,18 @@ func createSpline(c *call, a *enginev1.EntityCreateSplineArgs) (*enginev1.Entity
 		}
 		var weights, knots []float64
 		if len(a.Weights) > 0 {
+			if len(a.Weights) != len(a.ControlPoints) {
+				return nil, invalidArgs("/weights", reasonInvalid, "give one weight per control point (%d), not %d", len(a.ControlPoints), len(a.Weights))
+			}
 			weights = a.Weights
 		}
 		if len(a.Knots) > 0 {
+			if a.GetClosed() {
+				return nil, invalidArgs("/knots", reasonInvalid, "give knots or closed, not both: a closed spline's knots are made uniform")
+			}
+			if want := len(a.ControlPoints) + degree + 1; len(a.Knots) != want {
+				return nil, invalidArgs("/knots", reasonInvalid, "give %d knots (control points + degree + 1), not %d", want, len(a.Knots))
+			}
 			knots = a.Knots
 		}
 		s, err := geom.SplineFromControl(vecs(a.ControlPoints), degree, weights, knots, a.GetClosed())

@@ -154,7 +154,11 @@ func TestCreateSpline(t *testing.T) {
 		{"degree with fit points", obj{"fit_points": pts, "degree": 2}, "/degree"},
 		{"one fit point", obj{"fit_points": pts[:1]}, "/fit_points"},
 		{"too few control points", obj{"control_points": pts[:3]}, "/control_points"},
-		{"knots count", obj{"control_points": pts, "knots": []any{0, 1}}, "/control_points"},
+		{"knots count", obj{"control_points": pts, "knots": []any{0, 1}}, "/knots"},
+		{"knots and closed", obj{"control_points": pts, "closed": true, "knots": []any{0, 0, 0, 0, 1, 2, 2, 2, 2}}, "/knots"},
+		{"knots decreasing", obj{"control_points": pts, "knots": []any{0, 0, 0, 0, 3, 2, 2, 2, 2}}, "/control_points"},
+		{"weights count", obj{"control_points": pts, "weights": []any{1, 1}}, "/weights"},
+		{"weight 0", obj{"control_points": pts, "weights": []any{1, 0, 1, 1, 1}}, "/control_points"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if te := f.fail(enginev1.ToolEntityCreateSpline, tc.args, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS); te.GetPath() != tc.path {
