@@ -139,6 +139,26 @@ var catalogFixtures = map[string]fixture{
 
 	// view (issue #38)
 	"view_render": {args: func(h handles) map[string]any { return map[string]any{"width": 64, "highlight": []any{h["circle"]}} }},
+	// create and arrange: the drafting toolset (issue #37, DESIGN §11)
+	"entity_create_spline":   literal(map[string]any{"fit_points": []any{map[string]any{"x": 0, "y": 0}, map[string]any{"x": 2, "y": 1}, map[string]any{"x": 4, "y": 0}}}),
+	"entity_create_leader":   literal(map[string]any{"points": []any{map[string]any{"x": 0, "y": 0}, map[string]any{"x": 2, "y": 2}}, "text": "note"}),
+	"entity_create_xline":    literal(map[string]any{"x": 0, "y": 0, "angle": 45}),
+	"entity_create_ray":      literal(map[string]any{"x": 0, "y": 0, "angle": 45}),
+	"entity_create_revcloud": literal(map[string]any{"points": []any{map[string]any{"x": 0, "y": 0}, map[string]any{"x": 4, "y": 0}, map[string]any{"x": 4, "y": 3}}, "arc_length": 1}),
+	"entity_create_wipeout":  literal(map[string]any{"points": []any{map[string]any{"x": 0, "y": 0}, map[string]any{"x": 4, "y": 0}, map[string]any{"x": 4, "y": 3}}}),
+	"entity_create_solid":    literal(map[string]any{"points": []any{map[string]any{"x": 0, "y": 0}, map[string]any{"x": 4, "y": 0}, map[string]any{"x": 4, "y": 3}}}),
+	"entity_create_table":    literal(map[string]any{"x": 0, "y": 0, "rows": 2, "columns": 2, "row_height": 2, "column_width": 5, "cells": []any{map[string]any{"row": 0, "column": 0, "text": "A"}}}),
+	"entity_explode":         on("poly", map[string]any{}),
+	"entity_stretch":         literal(map[string]any{"x1": 9, "y1": -1, "x2": 11, "y2": 1, "dx": 2, "dy": 0}),
+	"entity_array_rectangular": {args: func(h handles) map[string]any {
+		return map[string]any{"handles": []any{h["circle"]}, "rows": 2, "columns": 2, "row_spacing": 5, "column_spacing": 5}
+	}},
+	"entity_array_polar": {args: func(h handles) map[string]any {
+		return map[string]any{"handles": []any{h["point"]}, "cx": 0, "cy": 0, "count": 4}
+	}},
+	"entity_batch_modify": {args: func(h handles) map[string]any {
+		return map[string]any{"handles": []any{h["line"], h["arc"]}, "dx": 1, "layer": "spare"}
+	}},
 }
 
 // catalogState is what a document holds: its entities' handles (and its

@@ -77,6 +77,21 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolBlockDelete:              {"name": "B"},
 		// view (issue #38)
 		enginev1.ToolViewRender: {"window": obj{"x1": -5, "y1": -5, "x2": 5, "y2": 5}, "width": 64, "highlight": []any{h["line"]}},
+
+		// create and arrange: the drafting toolset (issue #37, DESIGN §11)
+		enginev1.ToolEntityCreateSpline:     {"fit_points": []any{obj{"x": 0, "y": 0}, obj{"x": 2, "y": 1}, obj{"x": 4, "y": 0}}},
+		enginev1.ToolEntityCreateLeader:     {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 5, "y": 5}}, "text": "note"},
+		enginev1.ToolEntityCreateXline:      {"x": 0, "y": 0, "angle": 45},
+		enginev1.ToolEntityCreateRay:        {"x": 0, "y": 0, "angle": 90},
+		enginev1.ToolEntityCreateRevcloud:   {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 10, "y": 0}, obj{"x": 10, "y": 5}}, "arc_length": 2},
+		enginev1.ToolEntityCreateWipeout:    {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 10, "y": 0}, obj{"x": 10, "y": 5}}},
+		enginev1.ToolEntityCreateSolid:      {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 10, "y": 0}, obj{"x": 10, "y": 5}}},
+		enginev1.ToolEntityCreateTable:      {"x": 0, "y": 0, "rows": 2, "columns": 2, "row_height": 5, "column_width": 20, "cells": []any{obj{"row": 0, "column": 1, "text": "QTY"}}},
+		enginev1.ToolEntityExplode:          {"handle": h["line"]},
+		enginev1.ToolEntityStretch:          {"x1": 3, "y1": -1, "x2": 5, "y2": 1, "dx": 2, "dy": 0},
+		enginev1.ToolEntityArrayRectangular: {"handles": []any{h["circle"]}, "rows": 2, "columns": 3, "row_spacing": 10, "column_spacing": 10},
+		enginev1.ToolEntityArrayPolar:       {"handles": []any{h["point"]}, "cx": 0, "cy": 0, "count": 6},
+		enginev1.ToolEntityBatchModify:      {"handles": []any{h["line"], h["circle"]}, "dx": 1, "layer": "L1"},
 	}
 }
 

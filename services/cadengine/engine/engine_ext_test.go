@@ -261,6 +261,21 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolBlockInsert:              {"name": "B", "x": 0, "y": 0},
 		enginev1.ToolBlockExplode:             {"handle": "103"},
 		enginev1.ToolBlockDelete:              {"name": "B"},
+
+		// create and arrange: the drafting toolset (issue #37, DESIGN §11)
+		enginev1.ToolEntityCreateSpline:     {"fit_points": []any{obj{"x": 0, "y": 0}, obj{"x": 1, "y": 1}}},
+		enginev1.ToolEntityCreateLeader:     {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 1, "y": 1}}},
+		enginev1.ToolEntityCreateXline:      {"x": 0, "y": 0, "angle": 0},
+		enginev1.ToolEntityCreateRay:        {"x": 0, "y": 0, "angle": 0},
+		enginev1.ToolEntityCreateRevcloud:   {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 1, "y": 0}, obj{"x": 0, "y": 1}}},
+		enginev1.ToolEntityCreateWipeout:    {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 1, "y": 0}, obj{"x": 0, "y": 1}}},
+		enginev1.ToolEntityCreateSolid:      {"points": []any{obj{"x": 0, "y": 0}, obj{"x": 1, "y": 0}, obj{"x": 0, "y": 1}}},
+		enginev1.ToolEntityCreateTable:      {"x": 0, "y": 0, "rows": 1, "columns": 1, "row_height": 1, "column_width": 1},
+		enginev1.ToolEntityExplode:          {"handle": "103"},
+		enginev1.ToolEntityStretch:          {"x1": 0, "y1": 0, "x2": 1, "y2": 1, "dx": 1, "dy": 0},
+		enginev1.ToolEntityArrayRectangular: {"handles": []any{h}, "rows": 1, "columns": 2, "row_spacing": 0, "column_spacing": 3},
+		enginev1.ToolEntityArrayPolar:       {"handles": []any{h2}, "cx": 5, "cy": 5, "count": 2},
+		enginev1.ToolEntityBatchModify:      {"handles": []any{h}, "dx": 1},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -269,7 +284,7 @@ func TestEveryToolAnswers(t *testing.T) {
 		f.ok(enginev1.ToolLayerCreate, obj{"name": "L1"})
 		// Block B (handle 102) and, for block_explode, an insert of it (103).
 		f.ok(enginev1.ToolBlockDefine, obj{"name": "B", "entities": []any{obj{"type": "point", "x": 0, "y": 0}}})
-		if tool.Name == enginev1.ToolBlockExplode {
+		if tool.Name == enginev1.ToolBlockExplode || tool.Name == enginev1.ToolEntityExplode {
 			f.handle(enginev1.ToolBlockInsert, obj{"name": "B", "x": 1, "y": 1})
 		}
 		args := minimal[tool.Name]

@@ -103,6 +103,22 @@ func toolTable() map[string]toolSpec {
 
 		// view (issue #38): pictures for agents
 		enginev1.ToolViewRender: docTool(viewRender),
+		// create: the drafting toolset (issue #37, DESIGN §11)
+		enginev1.ToolEntityCreateSpline:   docTool(createSpline),
+		enginev1.ToolEntityCreateLeader:   docTool(createLeader),
+		enginev1.ToolEntityCreateXline:    docTool(createXline),
+		enginev1.ToolEntityCreateRay:      docTool(createRay),
+		enginev1.ToolEntityCreateRevcloud: docTool(createRevcloud),
+		enginev1.ToolEntityCreateWipeout:  docTool(createWipeout),
+		enginev1.ToolEntityCreateSolid:    docTool(createSolid),
+		enginev1.ToolEntityCreateTable:    docTool(createTable),
+
+		// arrange: the drafting toolset (issue #37, DESIGN §11)
+		enginev1.ToolEntityExplode:          docTool(entityExplode),
+		enginev1.ToolEntityStretch:          docTool(entityStretch),
+		enginev1.ToolEntityArrayRectangular: docTool(arrayRectangular),
+		enginev1.ToolEntityArrayPolar:       docTool(arrayPolar),
+		enginev1.ToolEntityBatchModify:      docTool(batchModify),
 	}
 }
 

@@ -1375,6 +1375,332 @@ func (x *BlockDeleteArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityArrayRectangularArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Handles); n > 0 && n < 1 {
+		return &RuleViolation{Path: "/handles", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 1 elements"}
+	}
+	if float64(x.Rows) < 1.0 {
+		return &RuleViolation{Path: "/rows", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+	}
+	if float64(x.Rows) > 10000.0 {
+		return &RuleViolation{Path: "/rows", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 10000"}
+	}
+	if float64(x.Columns) < 1.0 {
+		return &RuleViolation{Path: "/columns", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+	}
+	if float64(x.Columns) > 10000.0 {
+		return &RuleViolation{Path: "/columns", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 10000"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityArrayPolarArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Handles); n > 0 && n < 1 {
+		return &RuleViolation{Path: "/handles", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 1 elements"}
+	}
+	if float64(x.Count) < 2.0 {
+		return &RuleViolation{Path: "/count", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 2"}
+	}
+	if float64(x.Count) > 100000.0 {
+		return &RuleViolation{Path: "/count", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 100000"}
+	}
+	if x.FillAngle != nil {
+		if float64(*x.FillAngle) < -360.0 {
+			return &RuleViolation{Path: "/fill_angle", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least -360"}
+		}
+		if float64(*x.FillAngle) > 360.0 {
+			return &RuleViolation{Path: "/fill_angle", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 360"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityBatchModifyArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Handles); n > 0 && n < 1 {
+		return &RuleViolation{Path: "/handles", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 1 elements"}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	if x.Linetype != nil {
+		if !inEntityLinetype(*x.Linetype) {
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityCreateSplineArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if len(x.FitPoints) > 100000 {
+		return &RuleViolation{Path: "/fit_points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 100000 elements"}
+	}
+	if len(x.ControlPoints) > 100000 {
+		return &RuleViolation{Path: "/control_points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 100000 elements"}
+	}
+	if x.Degree != nil {
+		if float64(*x.Degree) < 1.0 {
+			return &RuleViolation{Path: "/degree", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+		}
+		if float64(*x.Degree) > 25.0 {
+			return &RuleViolation{Path: "/degree", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 25"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	if x.Linetype != nil {
+		if !inEntityLinetype(*x.Linetype) {
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityCreateLeaderArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Points); n > 0 && n < 2 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 2 elements"}
+	}
+	if len(x.Points) > 1000 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 1000 elements"}
+	}
+	if x.Text != nil {
+		if utf8.RuneCountInString(*x.Text) > 10000 {
+			return &RuleViolation{Path: "/text", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 10000 characters long"}
+		}
+	}
+	if x.Size != nil {
+		if float64(*x.Size) <= 0.0 {
+			return &RuleViolation{Path: "/size", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	if x.Linetype != nil {
+		if !inEntityLinetype(*x.Linetype) {
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityCreateXlineArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	if x.Linetype != nil {
+		if !inEntityLinetype(*x.Linetype) {
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityCreateRayArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	if x.Linetype != nil {
+		if !inEntityLinetype(*x.Linetype) {
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityCreateRevcloudArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Points); n > 0 && n < 3 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 3 elements"}
+	}
+	if len(x.Points) > 10000 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 10000 elements"}
+	}
+	if x.ArcLength != nil {
+		if float64(*x.ArcLength) <= 0.0 {
+			return &RuleViolation{Path: "/arc_length", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	if x.Linetype != nil {
+		if !inEntityLinetype(*x.Linetype) {
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityCreateWipeoutArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Points); n > 0 && n < 3 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 3 elements"}
+	}
+	if len(x.Points) > 10000 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 10000 elements"}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityCreateSolidArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Points); n > 0 && n < 3 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 3 elements"}
+	}
+	if len(x.Points) > 4 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 4 elements"}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *TableCell) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if float64(x.Row) < 0.0 {
+		return &RuleViolation{Path: "/row", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+	}
+	if float64(x.Column) < 0.0 {
+		return &RuleViolation{Path: "/column", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+	}
+	if utf8.RuneCountInString(x.Text) > 1000 {
+		return &RuleViolation{Path: "/text", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 1000 characters long"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityCreateTableArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if float64(x.Rows) < 1.0 {
+		return &RuleViolation{Path: "/rows", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+	}
+	if float64(x.Rows) > 1000.0 {
+		return &RuleViolation{Path: "/rows", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 1000"}
+	}
+	if float64(x.Columns) < 1.0 {
+		return &RuleViolation{Path: "/columns", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+	}
+	if float64(x.Columns) > 100.0 {
+		return &RuleViolation{Path: "/columns", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 100"}
+	}
+	if float64(x.RowHeight) <= 0.0 {
+		return &RuleViolation{Path: "/row_height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+	}
+	if float64(x.ColumnWidth) <= 0.0 {
+		return &RuleViolation{Path: "/column_width", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+	}
+	if len(x.Cells) > 100000 {
+		return &RuleViolation{Path: "/cells", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 100000 elements"}
+	}
+	for i, e := range x.Cells {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/cells" + "/" + strconv.Itoa(i))
+		}
+	}
+	if x.TextHeight != nil {
+		if float64(*x.TextHeight) <= 0.0 {
+			return &RuleViolation{Path: "/text_height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *ViewRenderArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil

@@ -87,6 +87,19 @@ const (
 	ToolBlockExplode             = "block_explode"
 	ToolBlockList                = "block_list"
 	ToolBlockDelete              = "block_delete"
+	ToolEntityExplode            = "entity_explode"
+	ToolEntityStretch            = "entity_stretch"
+	ToolEntityArrayRectangular   = "entity_array_rectangular"
+	ToolEntityArrayPolar         = "entity_array_polar"
+	ToolEntityBatchModify        = "entity_batch_modify"
+	ToolEntityCreateSpline       = "entity_create_spline"
+	ToolEntityCreateLeader       = "entity_create_leader"
+	ToolEntityCreateXline        = "entity_create_xline"
+	ToolEntityCreateRay          = "entity_create_ray"
+	ToolEntityCreateRevcloud     = "entity_create_revcloud"
+	ToolEntityCreateWipeout      = "entity_create_wipeout"
+	ToolEntityCreateSolid        = "entity_create_solid"
+	ToolEntityCreateTable        = "entity_create_table"
 	ToolViewRender               = "view_render"
 )
 
@@ -622,6 +635,123 @@ var Tools = []ToolInfo{
 		Result:       (*BlockDeleteResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"minLength":1,"type":"string"}},"required":["name"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityExplode,
+		Description:  "Replace an entity by its parts: a polyline by lines and arcs, a dimension or leader by its lines, arcs, solids and texts, a hatch by its boundary polylines, an insert (a table included) by its block's entities. The entity is removed.",
+		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
+		Args:         (*EntityExplodeArgs)(nil),
+		Result:       (*EntityExplodeResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["handle","count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityStretch,
+		Description:  "Stretch by (dx, dy) what the crossing window (x1, y1)-(x2, y2) catches: entities wholly inside move; of lines, arcs, polylines, splines, leaders and solids crossing it, only the end points and vertices inside move; circles, texts and inserts move when their centre or insertion point is inside.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityStretchArgs)(nil),
+		Result:       (*EntityStretchResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"dx":{"type":"number"},"dy":{"type":"number"},"x1":{"type":"number"},"x2":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["x1","y1","x2","y2","dx","dy"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityArrayRectangular,
+		Description:  "Copy entities in a grid of rows × columns: the originals are item (0, 0), columns are column_spacing apart along the angle's direction and rows row_spacing apart across it (negative spacings go left or down). Returns the copies.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityArrayRectangularArgs)(nil),
+		Result:       (*EntityArrayRectangularResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"column_spacing":{"type":"number"},"columns":{"maximum":10000,"minimum":1,"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"minItems":1,"type":"array"},"row_spacing":{"type":"number"},"rows":{"maximum":10000,"minimum":1,"type":"integer"}},"required":["rows","columns","row_spacing","column_spacing"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityArrayPolar,
+		Description:  "Copy entities round the centre (cx, cy): count items in all, the original first; over a full circle (fill_angle 360, the default) they are 360/count degrees apart, over a smaller fill_angle fill/(count-1) apart (negative: clockwise). Copies turn with the array unless rotate is false. Use for bolt circles and spokes.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityArrayPolarArgs)(nil),
+		Result:       (*EntityArrayPolarResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"maximum":100000,"minimum":2,"type":"integer"},"cx":{"type":"number"},"cy":{"type":"number"},"fill_angle":{"maximum":360,"minimum":-360,"type":"number"},"handles":{"items":{"type":"string","x-cad-handle":true},"minItems":1,"type":"array"},"rotate":{"type":"boolean"}},"required":["cx","cy","count"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityBatchModify,
+		Description:  "Apply one change to many entities, all or nothing: move them by (dx, dy) and/or set their layer, colour or linetype. Use instead of one call per entity.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityBatchModifyArgs)(nil),
+		Result:       (*EntityBatchModifyResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"dx":{"type":"number"},"dy":{"type":"number"},"handles":{"items":{"type":"string","x-cad-handle":true},"minItems":1,"type":"array"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee]|[Dd][Aa][Ss][Hh][Ee][Dd]2|[Dd][Aa][Ss][Hh][Ee][Dd][Xx]2|[Hh][Ii][Dd][Dd][Ee][Nn]2|[Hh][Ii][Dd][Dd][Ee][Nn][Xx]2|[Cc][Ee][Nn][Tt][Ee][Rr]2|[Cc][Ee][Nn][Tt][Ee][Rr][Xx]2|[Dd][Oo][Tt]2|[Dd][Oo][Tt][Xx]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt][Xx]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm][Xx]2|[Bb][Oo][Rr][Dd][Ee][Rr]2|[Bb][Oo][Rr][Dd][Ee][Rr][Xx]2|[Dd][Ii][Vv][Ii][Dd][Ee]2|[Dd][Ii][Vv][Ii][Dd][Ee][Xx]2)$","type":"string"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityCreateSpline,
+		Description:  "Create a smooth curve (NURBS spline) either through fit points (the curve passes through each, as CAD programs fit them) or from control points (clamped, with uniform knots unless knots are given; optional weights make it rational). Use for free-form curves; coordinates in document units.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityCreateSplineArgs)(nil),
+		Result:       (*EntityCreateSplineResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"closed":{"type":"boolean"},"color":{"maximum":256,"minimum":0,"type":"integer"},"control_points":{"items":{"$ref":"#/$defs/cad.engine.v1.Point"},"maxItems":100000,"type":"array"},"degree":{"maximum":25,"minimum":1,"type":"integer"},"fit_points":{"items":{"$ref":"#/$defs/cad.engine.v1.Point"},"maxItems":100000,"type":"array"},"knots":{"items":{"type":"number"},"type":"array"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee]|[Dd][Aa][Ss][Hh][Ee][Dd]2|[Dd][Aa][Ss][Hh][Ee][Dd][Xx]2|[Hh][Ii][Dd][Dd][Ee][Nn]2|[Hh][Ii][Dd][Dd][Ee][Nn][Xx]2|[Cc][Ee][Nn][Tt][Ee][Rr]2|[Cc][Ee][Nn][Tt][Ee][Rr][Xx]2|[Dd][Oo][Tt]2|[Dd][Oo][Tt][Xx]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt][Xx]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm][Xx]2|[Bb][Oo][Rr][Dd][Ee][Rr]2|[Bb][Oo][Rr][Dd][Ee][Rr][Xx]2|[Dd][Ii][Vv][Ii][Dd][Ee]2|[Dd][Ii][Vv][Ii][Dd][Ee][Xx]2)$","type":"string"},"weights":{"items":{"type":"number"},"type":"array"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityCreateLeader,
+		Description:  "Create a leader: a line through points, the first being the point it points at (with an arrowhead unless arrow is false), and optionally a note (multi-line text) at the last point. Use to label a feature of a drawing.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityCreateLeaderArgs)(nil),
+		Result:       (*EntityCreateLeaderResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"arrow":{"type":"boolean"},"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee]|[Dd][Aa][Ss][Hh][Ee][Dd]2|[Dd][Aa][Ss][Hh][Ee][Dd][Xx]2|[Hh][Ii][Dd][Dd][Ee][Nn]2|[Hh][Ii][Dd][Dd][Ee][Nn][Xx]2|[Cc][Ee][Nn][Tt][Ee][Rr]2|[Cc][Ee][Nn][Tt][Ee][Rr][Xx]2|[Dd][Oo][Tt]2|[Dd][Oo][Tt][Xx]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt][Xx]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm][Xx]2|[Bb][Oo][Rr][Dd][Ee][Rr]2|[Bb][Oo][Rr][Dd][Ee][Rr][Xx]2|[Dd][Ii][Vv][Ii][Dd][Ee]2|[Dd][Ii][Vv][Ii][Dd][Ee][Xx]2)$","type":"string"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Point"},"maxItems":1000,"minItems":2,"type":"array"},"size":{"exclusiveMinimum":0,"type":"number"},"text":{"maxLength":10000,"type":"string"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityCreateXline,
+		Description:  "Create a construction line (XLINE): endless in both directions through (x, y) at angle degrees. It has no extents and is clipped to the view when drawn; use it to lay out alignments.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityCreateXlineArgs)(nil),
+		Result:       (*EntityCreateXlineResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee]|[Dd][Aa][Ss][Hh][Ee][Dd]2|[Dd][Aa][Ss][Hh][Ee][Dd][Xx]2|[Hh][Ii][Dd][Dd][Ee][Nn]2|[Hh][Ii][Dd][Dd][Ee][Nn][Xx]2|[Cc][Ee][Nn][Tt][Ee][Rr]2|[Cc][Ee][Nn][Tt][Ee][Rr][Xx]2|[Dd][Oo][Tt]2|[Dd][Oo][Tt][Xx]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt][Xx]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm][Xx]2|[Bb][Oo][Rr][Dd][Ee][Rr]2|[Bb][Oo][Rr][Dd][Ee][Rr][Xx]2|[Dd][Ii][Vv][Ii][Dd][Ee]2|[Dd][Ii][Vv][Ii][Dd][Ee][Xx]2)$","type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y","angle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityCreateRay,
+		Description:  "Create a ray: a construction line from (x, y) endless in the direction angle degrees. It has no extents and is clipped to the view when drawn.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityCreateRayArgs)(nil),
+		Result:       (*EntityCreateRayResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee]|[Dd][Aa][Ss][Hh][Ee][Dd]2|[Dd][Aa][Ss][Hh][Ee][Dd][Xx]2|[Hh][Ii][Dd][Dd][Ee][Nn]2|[Hh][Ii][Dd][Dd][Ee][Nn][Xx]2|[Cc][Ee][Nn][Tt][Ee][Rr]2|[Cc][Ee][Nn][Tt][Ee][Rr][Xx]2|[Dd][Oo][Tt]2|[Dd][Oo][Tt][Xx]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt][Xx]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm][Xx]2|[Bb][Oo][Rr][Dd][Ee][Rr]2|[Bb][Oo][Rr][Dd][Ee][Rr][Xx]2|[Dd][Ii][Vv][Ii][Dd][Ee]2|[Dd][Ii][Vv][Ii][Dd][Ee][Xx]2)$","type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y","angle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityCreateRevcloud,
+		Description:  "Create a revision cloud: a closed polyline of outward-bulging arcs along the polygon through points, each arc's chord about arc_length long. Use to mark a changed area of a drawing.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityCreateRevcloudArgs)(nil),
+		Result:       (*EntityCreateRevcloudResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"arc_length":{"exclusiveMinimum":0,"type":"number"},"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee]|[Dd][Aa][Ss][Hh][Ee][Dd]2|[Dd][Aa][Ss][Hh][Ee][Dd][Xx]2|[Hh][Ii][Dd][Dd][Ee][Nn]2|[Hh][Ii][Dd][Dd][Ee][Nn][Xx]2|[Cc][Ee][Nn][Tt][Ee][Rr]2|[Cc][Ee][Nn][Tt][Ee][Rr][Xx]2|[Dd][Oo][Tt]2|[Dd][Oo][Tt][Xx]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt][Xx]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm][Xx]2|[Bb][Oo][Rr][Dd][Ee][Rr]2|[Bb][Oo][Rr][Dd][Ee][Rr][Xx]2|[Dd][Ii][Vv][Ii][Dd][Ee]2|[Dd][Ii][Vv][Ii][Dd][Ee][Xx]2)$","type":"string"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Point"},"maxItems":10000,"minItems":3,"type":"array"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityCreateWipeout,
+		Description:  "Create a wipeout: a polygon that hides what was drawn before it (filled in the page's colour). Use to clear a background under text or a detail.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityCreateWipeoutArgs)(nil),
+		Result:       (*EntityCreateWipeoutResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Point"},"maxItems":10000,"minItems":3,"type":"array"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityCreateSolid,
+		Description:  "Create a solid: a filled triangle or quadrilateral from 3 or 4 corners, in order round it (not DXF's 1-2-4-3 order). Use for arrowheads and filled marks.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityCreateSolidArgs)(nil),
+		Result:       (*EntityCreateSolidResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Point"},"maxItems":4,"minItems":3,"type":"array"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityCreateTable,
+		Description:  "Create a table: a grid of rows × columns cells, its top-left corner at (x, y), with the given cells' texts centred in them. It is made as a block (TABLE_n) of lines and texts and placed as an insert; explode it to edit its parts.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityCreateTableArgs)(nil),
+		Result:       (*EntityCreateTableResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.TableCell":{"additionalProperties":false,"properties":{"column":{"maximum":2147483647,"minimum":0,"type":"integer"},"row":{"maximum":2147483647,"minimum":0,"type":"integer"},"text":{"maxLength":1000,"type":"string"}},"required":["row","column","text"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"cells":{"items":{"$ref":"#/$defs/cad.engine.v1.TableCell"},"maxItems":100000,"type":"array"},"color":{"maximum":256,"minimum":0,"type":"integer"},"column_width":{"exclusiveMinimum":0,"type":"number"},"columns":{"maximum":100,"minimum":1,"type":"integer"},"layer":{"type":"string"},"row_height":{"exclusiveMinimum":0,"type":"number"},"rows":{"maximum":1000,"minimum":1,"type":"integer"},"text_height":{"exclusiveMinimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y","rows","columns","row_height","column_width"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"block":{"type":"string"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","block"],"type":"object"}`,
 	},
 	{
 		Name:         ToolViewRender,
