@@ -75,6 +75,18 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolBlockExplode:             {"handle": h["line"]},
 		enginev1.ToolBlockList:                {},
 		enginev1.ToolBlockDelete:              {"name": "B"},
+
+		// text, select & measure, block attributes (issue #37, DESIGN §11)
+		enginev1.ToolTextEdit:            {"handle": h["line"], "text": "x"},
+		enginev1.ToolTextFindReplace:     {"find": "M8", "replace": "M10"},
+		enginev1.ToolSelectionFilter:     {"types": []any{"circle"}, "min_area": 1},
+		enginev1.ToolSelectionPolygon:    {"points": []any{obj{"x": -5, "y": -5}, obj{"x": 5, "y": -5}, obj{"x": 0, "y": 5}}, "mode": "crossing"},
+		enginev1.ToolAnalysisMeasureArea: {"handles": []any{h["circle"]}},
+		enginev1.ToolAnalysisEntityStats: {},
+		enginev1.ToolAnalysisLayerStats:  {},
+		enginev1.ToolBlockAttributesGet:  {"handle": h["line"]},
+		enginev1.ToolBlockAttributesSet:  {"handle": h["line"], "values": obj{"PARTNO": "M10"}},
+		enginev1.ToolBlockReferences:     {"name": "B"},
 	}
 }
 

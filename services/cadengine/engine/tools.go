@@ -100,6 +100,18 @@ func toolTable() map[string]toolSpec {
 		// system
 		enginev1.ToolSystemStatus:       engineTool(systemStatus),
 		enginev1.ToolSystemCapabilities: engineTool(systemCapabilities),
+
+		// text, select & measure, block attributes (issue #37, DESIGN §11)
+		enginev1.ToolTextEdit:            docTool(textEdit),
+		enginev1.ToolTextFindReplace:     docTool(textFindReplace),
+		enginev1.ToolSelectionFilter:     docTool(selectionFilter),
+		enginev1.ToolSelectionPolygon:    docTool(selectionPolygon),
+		enginev1.ToolAnalysisMeasureArea: docTool(measureArea),
+		enginev1.ToolAnalysisEntityStats: docTool(entityStats),
+		enginev1.ToolAnalysisLayerStats:  docTool(layerStats),
+		enginev1.ToolBlockAttributesGet:  docTool(blockAttributesGet),
+		enginev1.ToolBlockAttributesSet:  docTool(blockAttributesSet),
+		enginev1.ToolBlockReferences:     docTool(blockReferences),
 	}
 }
 
