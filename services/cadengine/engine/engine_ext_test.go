@@ -261,6 +261,15 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolBlockInsert:              {"name": "B", "x": 0, "y": 0},
 		enginev1.ToolBlockExplode:             {"handle": "103"},
 		enginev1.ToolBlockDelete:              {"name": "B"},
+
+		// text, select & measure, block attributes (issue #37, DESIGN §11)
+		enginev1.ToolTextEdit:            {"handle": "105", "text": "x"},
+		enginev1.ToolTextFindReplace:     {"find": "x", "replace": "y"},
+		enginev1.ToolSelectionPolygon:    {"points": []any{obj{"x": -5, "y": -5}, obj{"x": 5, "y": -5}, obj{"x": 0, "y": 5}}},
+		enginev1.ToolAnalysisMeasureArea: {"handles": []any{h}},
+		enginev1.ToolBlockAttributesGet:  {"handle": "104"},
+		enginev1.ToolBlockAttributesSet:  {"handle": "104", "values": obj{"T": "v"}},
+		enginev1.ToolBlockReferences:     {"name": "B"},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -271,6 +280,14 @@ func TestEveryToolAnswers(t *testing.T) {
 		f.ok(enginev1.ToolBlockDefine, obj{"name": "B", "entities": []any{obj{"type": "point", "x": 0, "y": 0}}})
 		if tool.Name == enginev1.ToolBlockExplode {
 			f.handle(enginev1.ToolBlockInsert, obj{"name": "B", "x": 1, "y": 1})
+		}
+		// For the text and block attribute tools: block BA (103) with an
+		// attribute T, an insert of it (104) and a text (105).
+		switch tool.Name {
+		case enginev1.ToolTextEdit, enginev1.ToolBlockAttributesGet, enginev1.ToolBlockAttributesSet:
+			f.ok(enginev1.ToolBlockDefine, obj{"name": "BA", "attributes": []any{obj{"tag": "T", "x": 0, "y": 0}}})
+			f.handle(enginev1.ToolBlockInsert, obj{"name": "BA", "x": 1, "y": 1})
+			f.handle(enginev1.ToolEntityCreateText, obj{"text": "t", "x": 0, "y": 0})
 		}
 		args := minimal[tool.Name]
 		if args == nil {

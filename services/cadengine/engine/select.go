@@ -143,6 +143,9 @@ func selectionFilter(c *call, a *enginev1.SelectionFilterArgs) (*enginev1.Select
 // curves (an insert on its block's, spending the call's budget). Text and
 // points, which have no curves, by their box.
 func selectionPolygon(c *call, a *enginev1.SelectionPolygonArgs) (*enginev1.SelectionPolygonResult, error) {
+	if len(a.Points) < 3 {
+		return nil, invalidArgs("/points", reasonMissing, "a polygon needs at least 3 points")
+	}
 	poly := make(geom.Polygon, len(a.Points))
 	for i, q := range a.Points {
 		poly[i] = geom.Pt(q.X, q.Y)
