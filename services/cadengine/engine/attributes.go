@@ -149,10 +149,10 @@ func blockAttributesGet(c *call, a *enginev1.BlockAttributesGetArgs) (*enginev1.
 	for _, d := range variableDefs(g.Def) {
 		prompts[strings.ToUpper(d.Tag)] = d.Prompt
 	}
-	res := &enginev1.BlockAttributesGetResult{Handle: handleResult(e), Block: g.Name, Values: map[string]string{}, Attributes: []*enginev1.AttributeValue{}}
+	res := &enginev1.BlockAttributesGetResult{Handle: handleResult(e), Block: g.Name, Values: map[string]string{}, Attributes: []*enginev1.BlockAttributeValue{}}
 	for _, at := range g.Attribs {
 		res.Values[at.Tag] = at.Text.Text
-		res.Attributes = append(res.Attributes, &enginev1.AttributeValue{
+		res.Attributes = append(res.Attributes, &enginev1.BlockAttributeValue{
 			Tag: at.Tag, Value: at.Text.Text, Prompt: prompts[strings.ToUpper(at.Tag)], Invisible: at.Invisible,
 		})
 	}

@@ -127,12 +127,12 @@ func openKind(g drawing.Geometry) string {
 type tally map[enginev1.EntityType]int64
 
 // counts are the tally's, most first, ties by type.
-func (t tally) counts() []*enginev1.TypeCount {
-	out := make([]*enginev1.TypeCount, 0, len(t))
+func (t tally) counts() []*enginev1.EntityTypeCount {
+	out := make([]*enginev1.EntityTypeCount, 0, len(t))
 	for k, n := range t {
-		out = append(out, &enginev1.TypeCount{Type: k, Count: n})
+		out = append(out, &enginev1.EntityTypeCount{Type: k, Count: n})
 	}
-	slices.SortFunc(out, func(a, b *enginev1.TypeCount) int {
+	slices.SortFunc(out, func(a, b *enginev1.EntityTypeCount) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Type, b.Type))
 	})
 	return out
@@ -156,11 +156,11 @@ func entityStats(c *call, _ *enginev1.AnalysisEntityStatsArgs) (*enginev1.Analys
 		return nil, err
 	}
 	res.ByType = types.counts()
-	res.ByLayer = make([]*enginev1.LayerCount, 0, len(layers))
+	res.ByLayer = make([]*enginev1.EntityLayerCount, 0, len(layers))
 	for name, n := range layers {
-		res.ByLayer = append(res.ByLayer, &enginev1.LayerCount{Layer: name, Count: n})
+		res.ByLayer = append(res.ByLayer, &enginev1.EntityLayerCount{Layer: name, Count: n})
 	}
-	slices.SortFunc(res.ByLayer, func(a, b *enginev1.LayerCount) int {
+	slices.SortFunc(res.ByLayer, func(a, b *enginev1.EntityLayerCount) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Layer, b.Layer))
 	})
 	return res, nil
@@ -171,14 +171,14 @@ func entityStats(c *call, _ *enginev1.AnalysisEntityStatsArgs) (*enginev1.Analys
 // box).
 func layerStats(c *call, _ *enginev1.AnalysisLayerStatsArgs) (*enginev1.AnalysisLayerStatsResult, error) {
 	type stats struct {
-		pb    *enginev1.LayerStats
+		pb    *enginev1.LayerStatsEntry
 		types tally
 		box   geom.Box
 	}
 	by := map[string]*stats{}
 	res := &enginev1.AnalysisLayerStatsResult{}
 	for _, l := range c.d.SortedLayers() {
-		s := &stats{pb: &enginev1.LayerStats{Name: l.Name}, types: tally{}}
+		s := &stats{pb: &enginev1.LayerStatsEntry{Name: l.Name}, types: tally{}}
 		by[l.Name] = s
 		res.Layers = append(res.Layers, s.pb)
 	}
@@ -204,6 +204,6 @@ func layerStats(c *call, _ *enginev1.AnalysisLayerStatsArgs) (*enginev1.Analysis
 			s.pb.Extents = &enginev1.Window{MinX: s.box.Min.X, MinY: s.box.Min.Y, MaxX: s.box.Max.X, MaxY: s.box.Max.Y}
 		}
 	}
-	slices.SortFunc(res.Layers, func(a, b *enginev1.LayerStats) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(res.Layers, func(a, b *enginev1.LayerStatsEntry) int { return cmp.Compare(a.Name, b.Name) })
 	return res, nil
 }

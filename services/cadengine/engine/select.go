@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -156,7 +157,7 @@ func selectionPolygon(c *call, a *enginev1.SelectionPolygonArgs) (*enginev1.Sele
 	if poly.SelfIntersects() {
 		return nil, invalidArgs("/points", reasonInvalid, "a selection polygon must not cross itself")
 	}
-	crossing := a.GetMode() == enginev1.PolygonMode_POLYGON_MODE_CROSSING
+	crossing := a.GetMode() == enginev1.SelectionPolygonMode_SELECTION_POLYGON_MODE_CROSSING
 	box := poly.Bounds()
 	budget := c.budget()
 	res := &enginev1.SelectionPolygonResult{Handles: []string{}}
@@ -171,10 +172,11 @@ func selectionPolygon(c *call, a *enginev1.SelectionPolygonArgs) (*enginev1.Sele
 		if err := budget.Spend(drawing.Cost(e.Geom)); err != nil {
 			return err
 		}
-		if polygonTakes(poly, e.Geom, b, crossing) {
+		took, err := polygonTakes(c.ctx, poly, e.Geom, b, crossing)
+		if took {
 			res.Handles = append(res.Handles, handleResult(e))
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -184,12 +186,14 @@ func selectionPolygon(c *call, a *enginev1.SelectionPolygonArgs) (*enginev1.Sele
 }
 
 // polygonTakes reports whether the polygon selects geometry g, whose
-// extents are b: every curve of it enclosed or, crossing, any touched.
-func polygonTakes(poly geom.Polygon, g drawing.Geometry, b geom.Box, crossing bool) bool {
+// extents are b: every curve of it enclosed or, crossing, any touched. A
+// long polyline against a polygon of many sides is long work: it stops
+// with ctx.
+func polygonTakes(ctx context.Context, poly geom.Polygon, g drawing.Geometry, b geom.Box, crossing bool) (bool, error) {
 	prims := g.Prims()
 	if len(prims) == 0 {
 		if b.Min == b.Max { // a point
-			return poly.Where(b.Min) != geom.Outside
+			return poly.Where(b.Min) != geom.Outside, nil
 		}
 		c := [4]geom.Vec{b.Min, geom.Pt(b.Max.X, b.Min.Y), b.Max, geom.Pt(b.Min.X, b.Max.Y)}
 		for i := range c {
@@ -198,13 +202,18 @@ func polygonTakes(poly geom.Polygon, g drawing.Geometry, b geom.Box, crossing bo
 			}
 		}
 	}
-	for _, p := range prims {
+	for i, p := range prims {
+		if i%walkEvery == walkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+		}
 		if crossing && poly.Touches(p) {
-			return true
+			return true, nil
 		}
 		if !crossing && !poly.Encloses(p) {
-			return false
+			return false, nil
 		}
 	}
-	return !crossing
+	return !crossing, nil
 }

@@ -67,8 +67,8 @@ func (x *BlockAttributesGetArgs) GetHandle() string {
 	return ""
 }
 
-// AttributeValue is one attribute of an insert.
-type AttributeValue struct {
+// BlockAttributeValue is one attribute of an insert.
+type BlockAttributeValue struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Its tag (upper case, as DXF keeps it).
 	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
@@ -82,20 +82,20 @@ type AttributeValue struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *AttributeValue) Reset() {
-	*x = AttributeValue{}
+func (x *BlockAttributeValue) Reset() {
+	*x = BlockAttributeValue{}
 	mi := &file_cad_engine_v1_tools_blocks_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *AttributeValue) String() string {
+func (x *BlockAttributeValue) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*AttributeValue) ProtoMessage() {}
+func (*BlockAttributeValue) ProtoMessage() {}
 
-func (x *AttributeValue) ProtoReflect() protoreflect.Message {
+func (x *BlockAttributeValue) ProtoReflect() protoreflect.Message {
 	mi := &file_cad_engine_v1_tools_blocks_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -107,33 +107,33 @@ func (x *AttributeValue) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use AttributeValue.ProtoReflect.Descriptor instead.
-func (*AttributeValue) Descriptor() ([]byte, []int) {
+// Deprecated: Use BlockAttributeValue.ProtoReflect.Descriptor instead.
+func (*BlockAttributeValue) Descriptor() ([]byte, []int) {
 	return file_cad_engine_v1_tools_blocks_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *AttributeValue) GetTag() string {
+func (x *BlockAttributeValue) GetTag() string {
 	if x != nil {
 		return x.Tag
 	}
 	return ""
 }
 
-func (x *AttributeValue) GetValue() string {
+func (x *BlockAttributeValue) GetValue() string {
 	if x != nil {
 		return x.Value
 	}
 	return ""
 }
 
-func (x *AttributeValue) GetPrompt() string {
+func (x *BlockAttributeValue) GetPrompt() string {
 	if x != nil {
 		return x.Prompt
 	}
 	return ""
 }
 
-func (x *AttributeValue) GetInvisible() bool {
+func (x *BlockAttributeValue) GetInvisible() bool {
 	if x != nil {
 		return x.Invisible
 	}
@@ -150,7 +150,7 @@ type BlockAttributesGetResult struct {
 	// The values, by tag.
 	Values map[string]string `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// The attributes, in the insert's order.
-	Attributes    []*AttributeValue `protobuf:"bytes,4,rep,name=attributes,proto3" json:"attributes,omitempty"`
+	Attributes    []*BlockAttributeValue `protobuf:"bytes,4,rep,name=attributes,proto3" json:"attributes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -206,7 +206,7 @@ func (x *BlockAttributesGetResult) GetValues() map[string]string {
 	return nil
 }
 
-func (x *BlockAttributesGetResult) GetAttributes() []*AttributeValue {
+func (x *BlockAttributesGetResult) GetAttributes() []*BlockAttributeValue {
 	if x != nil {
 		return x.Attributes
 	}
@@ -432,18 +432,18 @@ const file_cad_engine_v1_tools_blocks_proto_rawDesc = "" +
 	"\x16BlockAttributesGetArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:\xa5\x02\x8a\xb5\x18\xa0\x02\n" +
 	"\x14block_attributes_get\x12|The attribute values an insert carries (a bolt's part number), by tag, with each attribute's prompt and whether it is shown.\x18\x01(\x010\x01J\n" +
-	"attributesJ\aatteditJ\beatteditJ\x0fread attributesJ\vpart numberJ\x0fattribute lesenJ\battributJ\x12lire les attributsJ\x0eleer atributosJ\batributo\"n\n" +
-	"\x0eAttributeValue\x12\x10\n" +
+	"attributesJ\aatteditJ\beatteditJ\x0fread attributesJ\vpart numberJ\x0fattribute lesenJ\battributJ\x12lire les attributsJ\x0eleer atributosJ\batributo\"s\n" +
+	"\x13BlockAttributeValue\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12\x16\n" +
 	"\x06prompt\x18\x03 \x01(\tR\x06prompt\x12\x1c\n" +
-	"\tinvisible\x18\x04 \x01(\bR\tinvisible\"\x97\x02\n" +
+	"\tinvisible\x18\x04 \x01(\bR\tinvisible\"\x9c\x02\n" +
 	"\x18BlockAttributesGetResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x14\n" +
 	"\x05block\x18\x02 \x01(\tR\x05block\x12K\n" +
-	"\x06values\x18\x03 \x03(\v23.cad.engine.v1.BlockAttributesGetResult.ValuesEntryR\x06values\x12=\n" +
+	"\x06values\x18\x03 \x03(\v23.cad.engine.v1.BlockAttributesGetResult.ValuesEntryR\x06values\x12B\n" +
 	"\n" +
-	"attributes\x18\x04 \x03(\v2\x1d.cad.engine.v1.AttributeValueR\n" +
+	"attributes\x18\x04 \x03(\v2\".cad.engine.v1.BlockAttributeValueR\n" +
 	"attributes\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
@@ -480,7 +480,7 @@ func file_cad_engine_v1_tools_blocks_proto_rawDescGZIP() []byte {
 var file_cad_engine_v1_tools_blocks_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_cad_engine_v1_tools_blocks_proto_goTypes = []any{
 	(*BlockAttributesGetArgs)(nil),   // 0: cad.engine.v1.BlockAttributesGetArgs
-	(*AttributeValue)(nil),           // 1: cad.engine.v1.AttributeValue
+	(*BlockAttributeValue)(nil),      // 1: cad.engine.v1.BlockAttributeValue
 	(*BlockAttributesGetResult)(nil), // 2: cad.engine.v1.BlockAttributesGetResult
 	(*BlockAttributesSetArgs)(nil),   // 3: cad.engine.v1.BlockAttributesSetArgs
 	(*BlockAttributesSetResult)(nil), // 4: cad.engine.v1.BlockAttributesSetResult
@@ -491,7 +491,7 @@ var file_cad_engine_v1_tools_blocks_proto_goTypes = []any{
 }
 var file_cad_engine_v1_tools_blocks_proto_depIdxs = []int32{
 	7, // 0: cad.engine.v1.BlockAttributesGetResult.values:type_name -> cad.engine.v1.BlockAttributesGetResult.ValuesEntry
-	1, // 1: cad.engine.v1.BlockAttributesGetResult.attributes:type_name -> cad.engine.v1.AttributeValue
+	1, // 1: cad.engine.v1.BlockAttributesGetResult.attributes:type_name -> cad.engine.v1.BlockAttributeValue
 	8, // 2: cad.engine.v1.BlockAttributesSetArgs.values:type_name -> cad.engine.v1.BlockAttributesSetArgs.ValuesEntry
 	3, // [3:3] is the sub-list for method output_type
 	3, // [3:3] is the sub-list for method input_type

@@ -21,56 +21,56 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// PolygonMode says which entities a selection polygon takes.
-type PolygonMode int32
+// SelectionPolygonMode says which entities a selection polygon takes.
+type SelectionPolygonMode int32
 
 const (
 	// Not set: inside.
-	PolygonMode_POLYGON_MODE_UNSPECIFIED PolygonMode = 0
+	SelectionPolygonMode_SELECTION_POLYGON_MODE_UNSPECIFIED SelectionPolygonMode = 0
 	// Entities wholly inside the polygon (AutoCAD's WPOLYGON).
-	PolygonMode_POLYGON_MODE_INSIDE PolygonMode = 1
+	SelectionPolygonMode_SELECTION_POLYGON_MODE_INSIDE SelectionPolygonMode = 1
 	// Entities inside it or crossing its edge (AutoCAD's CPOLYGON).
-	PolygonMode_POLYGON_MODE_CROSSING PolygonMode = 2
+	SelectionPolygonMode_SELECTION_POLYGON_MODE_CROSSING SelectionPolygonMode = 2
 )
 
-// Enum value maps for PolygonMode.
+// Enum value maps for SelectionPolygonMode.
 var (
-	PolygonMode_name = map[int32]string{
-		0: "POLYGON_MODE_UNSPECIFIED",
-		1: "POLYGON_MODE_INSIDE",
-		2: "POLYGON_MODE_CROSSING",
+	SelectionPolygonMode_name = map[int32]string{
+		0: "SELECTION_POLYGON_MODE_UNSPECIFIED",
+		1: "SELECTION_POLYGON_MODE_INSIDE",
+		2: "SELECTION_POLYGON_MODE_CROSSING",
 	}
-	PolygonMode_value = map[string]int32{
-		"POLYGON_MODE_UNSPECIFIED": 0,
-		"POLYGON_MODE_INSIDE":      1,
-		"POLYGON_MODE_CROSSING":    2,
+	SelectionPolygonMode_value = map[string]int32{
+		"SELECTION_POLYGON_MODE_UNSPECIFIED": 0,
+		"SELECTION_POLYGON_MODE_INSIDE":      1,
+		"SELECTION_POLYGON_MODE_CROSSING":    2,
 	}
 )
 
-func (x PolygonMode) Enum() *PolygonMode {
-	p := new(PolygonMode)
+func (x SelectionPolygonMode) Enum() *SelectionPolygonMode {
+	p := new(SelectionPolygonMode)
 	*p = x
 	return p
 }
 
-func (x PolygonMode) String() string {
+func (x SelectionPolygonMode) String() string {
 	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
 }
 
-func (PolygonMode) Descriptor() protoreflect.EnumDescriptor {
+func (SelectionPolygonMode) Descriptor() protoreflect.EnumDescriptor {
 	return file_cad_engine_v1_tools_select_proto_enumTypes[0].Descriptor()
 }
 
-func (PolygonMode) Type() protoreflect.EnumType {
+func (SelectionPolygonMode) Type() protoreflect.EnumType {
 	return &file_cad_engine_v1_tools_select_proto_enumTypes[0]
 }
 
-func (x PolygonMode) Number() protoreflect.EnumNumber {
+func (x SelectionPolygonMode) Number() protoreflect.EnumNumber {
 	return protoreflect.EnumNumber(x)
 }
 
-// Deprecated: Use PolygonMode.Descriptor instead.
-func (PolygonMode) EnumDescriptor() ([]byte, []int) {
+// Deprecated: Use SelectionPolygonMode.Descriptor instead.
+func (SelectionPolygonMode) EnumDescriptor() ([]byte, []int) {
 	return file_cad_engine_v1_tools_select_proto_rawDescGZIP(), []int{0}
 }
 
@@ -520,7 +520,7 @@ type SelectionPolygonArgs struct {
 	// The polygon's corners, in order (it closes itself).
 	Points []*Point `protobuf:"bytes,1,rep,name=points,proto3" json:"points,omitempty"`
 	// Inside (the default) or crossing.
-	Mode          *PolygonMode `protobuf:"varint,2,opt,name=mode,proto3,enum=cad.engine.v1.PolygonMode,oneof" json:"mode,omitempty"`
+	Mode          *SelectionPolygonMode `protobuf:"varint,2,opt,name=mode,proto3,enum=cad.engine.v1.SelectionPolygonMode,oneof" json:"mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -562,11 +562,11 @@ func (x *SelectionPolygonArgs) GetPoints() []*Point {
 	return nil
 }
 
-func (x *SelectionPolygonArgs) GetMode() PolygonMode {
+func (x *SelectionPolygonArgs) GetMode() SelectionPolygonMode {
 	if x != nil && x.Mode != nil {
 		return *x.Mode
 	}
-	return PolygonMode_POLYGON_MODE_UNSPECIFIED
+	return SelectionPolygonMode_SELECTION_POLYGON_MODE_UNSPECIFIED
 }
 
 // SelectionPolygonResult is the selection.
@@ -844,8 +844,8 @@ func (*AnalysisEntityStatsArgs) Descriptor() ([]byte, []int) {
 	return file_cad_engine_v1_tools_select_proto_rawDescGZIP(), []int{11}
 }
 
-// TypeCount is how many entities of a type.
-type TypeCount struct {
+// EntityTypeCount is how many entities of a type.
+type EntityTypeCount struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The type.
 	Type EntityType `protobuf:"varint,1,opt,name=type,proto3,enum=cad.engine.v1.EntityType" json:"type,omitempty"`
@@ -855,20 +855,20 @@ type TypeCount struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *TypeCount) Reset() {
-	*x = TypeCount{}
+func (x *EntityTypeCount) Reset() {
+	*x = EntityTypeCount{}
 	mi := &file_cad_engine_v1_tools_select_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *TypeCount) String() string {
+func (x *EntityTypeCount) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*TypeCount) ProtoMessage() {}
+func (*EntityTypeCount) ProtoMessage() {}
 
-func (x *TypeCount) ProtoReflect() protoreflect.Message {
+func (x *EntityTypeCount) ProtoReflect() protoreflect.Message {
 	mi := &file_cad_engine_v1_tools_select_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -880,27 +880,27 @@ func (x *TypeCount) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use TypeCount.ProtoReflect.Descriptor instead.
-func (*TypeCount) Descriptor() ([]byte, []int) {
+// Deprecated: Use EntityTypeCount.ProtoReflect.Descriptor instead.
+func (*EntityTypeCount) Descriptor() ([]byte, []int) {
 	return file_cad_engine_v1_tools_select_proto_rawDescGZIP(), []int{12}
 }
 
-func (x *TypeCount) GetType() EntityType {
+func (x *EntityTypeCount) GetType() EntityType {
 	if x != nil {
 		return x.Type
 	}
 	return EntityType_ENTITY_TYPE_UNSPECIFIED
 }
 
-func (x *TypeCount) GetCount() int64 {
+func (x *EntityTypeCount) GetCount() int64 {
 	if x != nil {
 		return x.Count
 	}
 	return 0
 }
 
-// LayerCount is how many entities on a layer.
-type LayerCount struct {
+// EntityLayerCount is how many entities on a layer.
+type EntityLayerCount struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The layer.
 	Layer string `protobuf:"bytes,1,opt,name=layer,proto3" json:"layer,omitempty"`
@@ -910,20 +910,20 @@ type LayerCount struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *LayerCount) Reset() {
-	*x = LayerCount{}
+func (x *EntityLayerCount) Reset() {
+	*x = EntityLayerCount{}
 	mi := &file_cad_engine_v1_tools_select_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *LayerCount) String() string {
+func (x *EntityLayerCount) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*LayerCount) ProtoMessage() {}
+func (*EntityLayerCount) ProtoMessage() {}
 
-func (x *LayerCount) ProtoReflect() protoreflect.Message {
+func (x *EntityLayerCount) ProtoReflect() protoreflect.Message {
 	mi := &file_cad_engine_v1_tools_select_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -935,19 +935,19 @@ func (x *LayerCount) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use LayerCount.ProtoReflect.Descriptor instead.
-func (*LayerCount) Descriptor() ([]byte, []int) {
+// Deprecated: Use EntityLayerCount.ProtoReflect.Descriptor instead.
+func (*EntityLayerCount) Descriptor() ([]byte, []int) {
 	return file_cad_engine_v1_tools_select_proto_rawDescGZIP(), []int{13}
 }
 
-func (x *LayerCount) GetLayer() string {
+func (x *EntityLayerCount) GetLayer() string {
 	if x != nil {
 		return x.Layer
 	}
 	return ""
 }
 
-func (x *LayerCount) GetCount() int64 {
+func (x *EntityLayerCount) GetCount() int64 {
 	if x != nil {
 		return x.Count
 	}
@@ -960,10 +960,10 @@ type AnalysisEntityStatsResult struct {
 	// Entities in model space.
 	Count int64 `protobuf:"varint,1,opt,name=count,proto3" json:"count,omitempty"`
 	// By type, most first (ties by type).
-	ByType []*TypeCount `protobuf:"bytes,2,rep,name=by_type,json=byType,proto3" json:"by_type,omitempty"`
+	ByType []*EntityTypeCount `protobuf:"bytes,2,rep,name=by_type,json=byType,proto3" json:"by_type,omitempty"`
 	// By layer, most first (ties by name); layers without entities are left
 	// out.
-	ByLayer []*LayerCount `protobuf:"bytes,3,rep,name=by_layer,json=byLayer,proto3" json:"by_layer,omitempty"`
+	ByLayer []*EntityLayerCount `protobuf:"bytes,3,rep,name=by_layer,json=byLayer,proto3" json:"by_layer,omitempty"`
 	// Total length of the curves: lines, arcs, polylines, circles, ellipses
 	// and splines (closed ones by their perimeter).
 	TotalLength   float64 `protobuf:"fixed64,4,opt,name=total_length,json=totalLength,proto3" json:"total_length,omitempty"`
@@ -1008,14 +1008,14 @@ func (x *AnalysisEntityStatsResult) GetCount() int64 {
 	return 0
 }
 
-func (x *AnalysisEntityStatsResult) GetByType() []*TypeCount {
+func (x *AnalysisEntityStatsResult) GetByType() []*EntityTypeCount {
 	if x != nil {
 		return x.ByType
 	}
 	return nil
 }
 
-func (x *AnalysisEntityStatsResult) GetByLayer() []*LayerCount {
+func (x *AnalysisEntityStatsResult) GetByLayer() []*EntityLayerCount {
 	if x != nil {
 		return x.ByLayer
 	}
@@ -1066,15 +1066,15 @@ func (*AnalysisLayerStatsArgs) Descriptor() ([]byte, []int) {
 	return file_cad_engine_v1_tools_select_proto_rawDescGZIP(), []int{15}
 }
 
-// LayerStats is one layer's contents.
-type LayerStats struct {
+// LayerStatsEntry is one layer's contents.
+type LayerStatsEntry struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The layer.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Entities on it.
 	Count int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
 	// By type, most first (ties by type).
-	ByType []*TypeCount `protobuf:"bytes,3,rep,name=by_type,json=byType,proto3" json:"by_type,omitempty"`
+	ByType []*EntityTypeCount `protobuf:"bytes,3,rep,name=by_type,json=byType,proto3" json:"by_type,omitempty"`
 	// Total length of its curves (closed ones by their perimeter).
 	Length float64 `protobuf:"fixed64,4,opt,name=length,proto3" json:"length,omitempty"`
 	// Extents of its entities; absent when it has none.
@@ -1083,20 +1083,20 @@ type LayerStats struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *LayerStats) Reset() {
-	*x = LayerStats{}
+func (x *LayerStatsEntry) Reset() {
+	*x = LayerStatsEntry{}
 	mi := &file_cad_engine_v1_tools_select_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *LayerStats) String() string {
+func (x *LayerStatsEntry) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*LayerStats) ProtoMessage() {}
+func (*LayerStatsEntry) ProtoMessage() {}
 
-func (x *LayerStats) ProtoReflect() protoreflect.Message {
+func (x *LayerStatsEntry) ProtoReflect() protoreflect.Message {
 	mi := &file_cad_engine_v1_tools_select_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1108,40 +1108,40 @@ func (x *LayerStats) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use LayerStats.ProtoReflect.Descriptor instead.
-func (*LayerStats) Descriptor() ([]byte, []int) {
+// Deprecated: Use LayerStatsEntry.ProtoReflect.Descriptor instead.
+func (*LayerStatsEntry) Descriptor() ([]byte, []int) {
 	return file_cad_engine_v1_tools_select_proto_rawDescGZIP(), []int{16}
 }
 
-func (x *LayerStats) GetName() string {
+func (x *LayerStatsEntry) GetName() string {
 	if x != nil {
 		return x.Name
 	}
 	return ""
 }
 
-func (x *LayerStats) GetCount() int64 {
+func (x *LayerStatsEntry) GetCount() int64 {
 	if x != nil {
 		return x.Count
 	}
 	return 0
 }
 
-func (x *LayerStats) GetByType() []*TypeCount {
+func (x *LayerStatsEntry) GetByType() []*EntityTypeCount {
 	if x != nil {
 		return x.ByType
 	}
 	return nil
 }
 
-func (x *LayerStats) GetLength() float64 {
+func (x *LayerStatsEntry) GetLength() float64 {
 	if x != nil {
 		return x.Length
 	}
 	return 0
 }
 
-func (x *LayerStats) GetExtents() *Window {
+func (x *LayerStatsEntry) GetExtents() *Window {
 	if x != nil {
 		return x.Extents
 	}
@@ -1152,7 +1152,7 @@ func (x *LayerStats) GetExtents() *Window {
 type AnalysisLayerStatsResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The layers, in name order.
-	Layers        []*LayerStats `protobuf:"bytes,1,rep,name=layers,proto3" json:"layers,omitempty"`
+	Layers        []*LayerStatsEntry `protobuf:"bytes,1,rep,name=layers,proto3" json:"layers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1187,7 +1187,7 @@ func (*AnalysisLayerStatsResult) Descriptor() ([]byte, []int) {
 	return file_cad_engine_v1_tools_select_proto_rawDescGZIP(), []int{17}
 }
 
-func (x *AnalysisLayerStatsResult) GetLayers() []*LayerStats {
+func (x *AnalysisLayerStatsResult) GetLayers() []*LayerStatsEntry {
 	if x != nil {
 		return x.Layers
 	}
@@ -1249,10 +1249,10 @@ const file_cad_engine_v1_tools_select_proto_rawDesc = "" +
 	"\a_window\"O\n" +
 	"\x15SelectionFilterResult\x12 \n" +
 	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xad\x04\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xb6\x04\n" +
 	"\x14SelectionPolygonArgs\x127\n" +
-	"\x06points\x18\x01 \x03(\v2\x14.cad.engine.v1.PointB\t\x92\xb5\x18\x050\x038\x90NR\x06points\x123\n" +
-	"\x04mode\x18\x02 \x01(\x0e2\x1a.cad.engine.v1.PolygonModeH\x00R\x04mode\x88\x01\x01:\x9d\x03\x8a\xb5\x18\x98\x03\n" +
+	"\x06points\x18\x01 \x03(\v2\x14.cad.engine.v1.PointB\t\x92\xb5\x18\x050\x038\x90NR\x06points\x12<\n" +
+	"\x04mode\x18\x02 \x01(\x0e2#.cad.engine.v1.SelectionPolygonModeH\x00R\x04mode\x88\x01\x01:\x9d\x03\x8a\xb5\x18\x98\x03\n" +
 	"\x11selection_polygon\x12\xea\x01Handles of the model-space entities inside an irregular polygon (mode inside) or inside or crossing it (mode crossing), exactly for lines, arcs, circles, ellipses and polylines. The polygon is closed; its points are in document units.\x18\x01(\x010\x01J\bwpolygonJ\x02wpJ\bcpolygonJ\x02cpJ\x13select in a polygonJ\x05lassoJ\x05fenceJ\x0fpolygon auswahlJ\x0ffenster polygonJ\x15sélection polygonaleJ\x18selección por polígonoB\a\n" +
 	"\x05_mode\"P\n" +
 	"\x16SelectionPolygonResult\x12 \n" +
@@ -1274,36 +1274,34 @@ const file_cad_engine_v1_tools_select_proto_rawDesc = "" +
 	"\x05items\x18\x03 \x03(\v2\x1b.cad.engine.v1.MeasuredAreaR\x05items\"\xdd\x02\n" +
 	"\x17AnalysisEntityStatsArgs:\xc1\x02\x8a\xb5\x18\xbc\x02\n" +
 	"\x15analysis_entity_stats\x12\x9b\x01Count model space's entities by type and by layer, and add up the length of its curves (closed ones by their perimeter): what a drawing holds, at a glance.\x18\x01(\x010\x01J\x05countJ\n" +
-	"statisticsJ\x04listJ\x16what is in the drawingJ\x0ehow many linesJ\tstatistikJ\x06anzahlJ\fstatistiquesJ\x06nombreJ\restadísticasJ\x06contar\"P\n" +
-	"\tTypeCount\x12-\n" +
+	"statisticsJ\x04listJ\x16what is in the drawingJ\x0ehow many linesJ\tstatistikJ\x06anzahlJ\fstatistiquesJ\x06nombreJ\restadísticasJ\x06contar\"V\n" +
+	"\x0fEntityTypeCount\x12-\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"8\n" +
-	"\n" +
-	"LayerCount\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\">\n" +
+	"\x10EntityLayerCount\x12\x14\n" +
 	"\x05layer\x18\x01 \x01(\tR\x05layer\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xbd\x01\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xc9\x01\n" +
 	"\x19AnalysisEntityStatsResult\x12\x14\n" +
-	"\x05count\x18\x01 \x01(\x03R\x05count\x121\n" +
-	"\aby_type\x18\x02 \x03(\v2\x18.cad.engine.v1.TypeCountR\x06byType\x124\n" +
-	"\bby_layer\x18\x03 \x03(\v2\x19.cad.engine.v1.LayerCountR\abyLayer\x12!\n" +
+	"\x05count\x18\x01 \x01(\x03R\x05count\x127\n" +
+	"\aby_type\x18\x02 \x03(\v2\x1e.cad.engine.v1.EntityTypeCountR\x06byType\x12:\n" +
+	"\bby_layer\x18\x03 \x03(\v2\x1f.cad.engine.v1.EntityLayerCountR\abyLayer\x12!\n" +
 	"\ftotal_length\x18\x04 \x01(\x01R\vtotalLength\"\x88\x03\n" +
 	"\x16AnalysisLayerStatsArgs:\xed\x02\x8a\xb5\x18\xe8\x02\n" +
-	"\x14analysis_layer_stats\x12\xa6\x01For each layer: how many model-space entities it holds, by type, the total length of its curves and its extents. Use it to see what a layer is for before changing it.\x18\x01(\x010\x01J\x10layer statisticsJ\x15what is on each layerJ\x0elayer contentsJ\x0elaydel previewJ\x0elayerstatistikJ\x06ebenenJ\x18statistiques des calquesJ\acalquesJ\x16estadísticas de capasJ\x05capas\"\xc3\x01\n" +
-	"\n" +
-	"LayerStats\x12\x12\n" +
+	"\x14analysis_layer_stats\x12\xa6\x01For each layer: how many model-space entities it holds, by type, the total length of its curves and its extents. Use it to see what a layer is for before changing it.\x18\x01(\x010\x01J\x10layer statisticsJ\x15what is on each layerJ\x0elayer contentsJ\x0elaydel previewJ\x0elayerstatistikJ\x06ebenenJ\x18statistiques des calquesJ\acalquesJ\x16estadísticas de capasJ\x05capas\"\xce\x01\n" +
+	"\x0fLayerStatsEntry\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\x121\n" +
-	"\aby_type\x18\x03 \x03(\v2\x18.cad.engine.v1.TypeCountR\x06byType\x12\x16\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\x127\n" +
+	"\aby_type\x18\x03 \x03(\v2\x1e.cad.engine.v1.EntityTypeCountR\x06byType\x12\x16\n" +
 	"\x06length\x18\x04 \x01(\x01R\x06length\x124\n" +
 	"\aextents\x18\x05 \x01(\v2\x15.cad.engine.v1.WindowH\x00R\aextents\x88\x01\x01B\n" +
 	"\n" +
-	"\b_extents\"M\n" +
-	"\x18AnalysisLayerStatsResult\x121\n" +
-	"\x06layers\x18\x01 \x03(\v2\x19.cad.engine.v1.LayerStatsR\x06layers*_\n" +
-	"\vPolygonMode\x12\x1c\n" +
-	"\x18POLYGON_MODE_UNSPECIFIED\x10\x00\x12\x17\n" +
-	"\x13POLYGON_MODE_INSIDE\x10\x01\x12\x19\n" +
-	"\x15POLYGON_MODE_CROSSING\x10\x02B;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
+	"\b_extents\"R\n" +
+	"\x18AnalysisLayerStatsResult\x126\n" +
+	"\x06layers\x18\x01 \x03(\v2\x1e.cad.engine.v1.LayerStatsEntryR\x06layers*\x86\x01\n" +
+	"\x14SelectionPolygonMode\x12&\n" +
+	"\"SELECTION_POLYGON_MODE_UNSPECIFIED\x10\x00\x12!\n" +
+	"\x1dSELECTION_POLYGON_MODE_INSIDE\x10\x01\x12#\n" +
+	"\x1fSELECTION_POLYGON_MODE_CROSSING\x10\x02B;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
 var (
 	file_cad_engine_v1_tools_select_proto_rawDescOnce sync.Once
@@ -1320,7 +1318,7 @@ func file_cad_engine_v1_tools_select_proto_rawDescGZIP() []byte {
 var file_cad_engine_v1_tools_select_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_cad_engine_v1_tools_select_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_cad_engine_v1_tools_select_proto_goTypes = []any{
-	(PolygonMode)(0),                  // 0: cad.engine.v1.PolygonMode
+	(SelectionPolygonMode)(0),         // 0: cad.engine.v1.SelectionPolygonMode
 	(*TextEditArgs)(nil),              // 1: cad.engine.v1.TextEditArgs
 	(*TextEditResult)(nil),            // 2: cad.engine.v1.TextEditResult
 	(*TextFindReplaceArgs)(nil),       // 3: cad.engine.v1.TextFindReplaceArgs
@@ -1333,11 +1331,11 @@ var file_cad_engine_v1_tools_select_proto_goTypes = []any{
 	(*MeasuredArea)(nil),              // 10: cad.engine.v1.MeasuredArea
 	(*AnalysisMeasureAreaResult)(nil), // 11: cad.engine.v1.AnalysisMeasureAreaResult
 	(*AnalysisEntityStatsArgs)(nil),   // 12: cad.engine.v1.AnalysisEntityStatsArgs
-	(*TypeCount)(nil),                 // 13: cad.engine.v1.TypeCount
-	(*LayerCount)(nil),                // 14: cad.engine.v1.LayerCount
+	(*EntityTypeCount)(nil),           // 13: cad.engine.v1.EntityTypeCount
+	(*EntityLayerCount)(nil),          // 14: cad.engine.v1.EntityLayerCount
 	(*AnalysisEntityStatsResult)(nil), // 15: cad.engine.v1.AnalysisEntityStatsResult
 	(*AnalysisLayerStatsArgs)(nil),    // 16: cad.engine.v1.AnalysisLayerStatsArgs
-	(*LayerStats)(nil),                // 17: cad.engine.v1.LayerStats
+	(*LayerStatsEntry)(nil),           // 17: cad.engine.v1.LayerStatsEntry
 	(*AnalysisLayerStatsResult)(nil),  // 18: cad.engine.v1.AnalysisLayerStatsResult
 	(EntityType)(0),                   // 19: cad.engine.v1.EntityType
 	(*Window)(nil),                    // 20: cad.engine.v1.Window
@@ -1347,15 +1345,15 @@ var file_cad_engine_v1_tools_select_proto_depIdxs = []int32{
 	19, // 0: cad.engine.v1.SelectionFilterArgs.types:type_name -> cad.engine.v1.EntityType
 	20, // 1: cad.engine.v1.SelectionFilterArgs.window:type_name -> cad.engine.v1.Window
 	21, // 2: cad.engine.v1.SelectionPolygonArgs.points:type_name -> cad.engine.v1.Point
-	0,  // 3: cad.engine.v1.SelectionPolygonArgs.mode:type_name -> cad.engine.v1.PolygonMode
+	0,  // 3: cad.engine.v1.SelectionPolygonArgs.mode:type_name -> cad.engine.v1.SelectionPolygonMode
 	21, // 4: cad.engine.v1.AnalysisMeasureAreaArgs.points:type_name -> cad.engine.v1.Point
 	10, // 5: cad.engine.v1.AnalysisMeasureAreaResult.items:type_name -> cad.engine.v1.MeasuredArea
-	19, // 6: cad.engine.v1.TypeCount.type:type_name -> cad.engine.v1.EntityType
-	13, // 7: cad.engine.v1.AnalysisEntityStatsResult.by_type:type_name -> cad.engine.v1.TypeCount
-	14, // 8: cad.engine.v1.AnalysisEntityStatsResult.by_layer:type_name -> cad.engine.v1.LayerCount
-	13, // 9: cad.engine.v1.LayerStats.by_type:type_name -> cad.engine.v1.TypeCount
-	20, // 10: cad.engine.v1.LayerStats.extents:type_name -> cad.engine.v1.Window
-	17, // 11: cad.engine.v1.AnalysisLayerStatsResult.layers:type_name -> cad.engine.v1.LayerStats
+	19, // 6: cad.engine.v1.EntityTypeCount.type:type_name -> cad.engine.v1.EntityType
+	13, // 7: cad.engine.v1.AnalysisEntityStatsResult.by_type:type_name -> cad.engine.v1.EntityTypeCount
+	14, // 8: cad.engine.v1.AnalysisEntityStatsResult.by_layer:type_name -> cad.engine.v1.EntityLayerCount
+	13, // 9: cad.engine.v1.LayerStatsEntry.by_type:type_name -> cad.engine.v1.EntityTypeCount
+	20, // 10: cad.engine.v1.LayerStatsEntry.extents:type_name -> cad.engine.v1.Window
+	17, // 11: cad.engine.v1.AnalysisLayerStatsResult.layers:type_name -> cad.engine.v1.LayerStatsEntry
 	12, // [12:12] is the sub-list for method output_type
 	12, // [12:12] is the sub-list for method input_type
 	12, // [12:12] is the sub-list for extension type_name

@@ -707,16 +707,16 @@ func (x SnapKind) WireName() string {
 	return ""
 }
 
-// PolygonModeByWireName maps the wire names of PolygonMode to its values (the
+// SelectionPolygonModeByWireName maps the wire names of SelectionPolygonMode to its values (the
 // unspecified value has none).
-var PolygonModeByWireName = map[string]int32{
+var SelectionPolygonModeByWireName = map[string]int32{
 	"inside":   1,
 	"crossing": 2,
 }
 
-// WireName is x's name on the JSON wire, or "" for a number PolygonMode
+// WireName is x's name on the JSON wire, or "" for a number SelectionPolygonMode
 // does not declare.
-func (x PolygonMode) WireName() string {
+func (x SelectionPolygonMode) WireName() string {
 	switch x {
 	case 0:
 		return "unspecified"
@@ -19044,7 +19044,7 @@ func (x *BlockAttributesGetArgs) MarshalWire(e *jsonwire.Encoder) {
 }
 
 // UnmarshalWire implements jsonwire.Message.
-func (x *AttributeValue) UnmarshalWire(d *jsonwire.Decoder) bool {
+func (x *BlockAttributeValue) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
 		return false
 	}
@@ -19105,9 +19105,9 @@ func (x *AttributeValue) UnmarshalWire(d *jsonwire.Decoder) bool {
 }
 
 // MarshalWire implements jsonwire.Message.
-func (x *AttributeValue) MarshalWire(e *jsonwire.Encoder) {
+func (x *BlockAttributeValue) MarshalWire(e *jsonwire.Encoder) {
 	if x == nil {
-		x = &AttributeValue{}
+		x = &BlockAttributeValue{}
 	}
 	e.OpenObject()
 	e.Key("\"tag\":")
@@ -19190,7 +19190,7 @@ func (x *BlockAttributesGetResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
-			var slab jsonwire.Slab[AttributeValue]
+			var slab jsonwire.Slab[BlockAttributeValue]
 			for d.NextElement() {
 				v := slab.New()
 				if !v.UnmarshalWire(d) {
@@ -20099,11 +20099,11 @@ func (x *SelectionPolygonArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return d.Fail()
 			}
 			seen |= 1 << 1
-			n, ok := d.Enum(PolygonModeByWireName)
+			n, ok := d.Enum(SelectionPolygonModeByWireName)
 			if !ok {
 				return false
 			}
-			v := PolygonMode(n)
+			v := SelectionPolygonMode(n)
 			x.Mode = &v
 		default:
 			if !d.Unknown(key) {
@@ -20466,7 +20466,7 @@ func (x *AnalysisEntityStatsArgs) MarshalWire(e *jsonwire.Encoder) {
 }
 
 // UnmarshalWire implements jsonwire.Message.
-func (x *TypeCount) UnmarshalWire(d *jsonwire.Decoder) bool {
+func (x *EntityTypeCount) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
 		return false
 	}
@@ -20508,9 +20508,9 @@ func (x *TypeCount) UnmarshalWire(d *jsonwire.Decoder) bool {
 }
 
 // MarshalWire implements jsonwire.Message.
-func (x *TypeCount) MarshalWire(e *jsonwire.Encoder) {
+func (x *EntityTypeCount) MarshalWire(e *jsonwire.Encoder) {
 	if x == nil {
-		x = &TypeCount{}
+		x = &EntityTypeCount{}
 	}
 	e.OpenObject()
 	e.Key("\"type\":")
@@ -20525,7 +20525,7 @@ func (x *TypeCount) MarshalWire(e *jsonwire.Encoder) {
 }
 
 // UnmarshalWire implements jsonwire.Message.
-func (x *LayerCount) UnmarshalWire(d *jsonwire.Decoder) bool {
+func (x *EntityLayerCount) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
 		return false
 	}
@@ -20566,9 +20566,9 @@ func (x *LayerCount) UnmarshalWire(d *jsonwire.Decoder) bool {
 }
 
 // MarshalWire implements jsonwire.Message.
-func (x *LayerCount) MarshalWire(e *jsonwire.Encoder) {
+func (x *EntityLayerCount) MarshalWire(e *jsonwire.Encoder) {
 	if x == nil {
-		x = &LayerCount{}
+		x = &EntityLayerCount{}
 	}
 	e.OpenObject()
 	e.Key("\"layer\":")
@@ -20608,7 +20608,7 @@ func (x *AnalysisEntityStatsResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
-			var slab jsonwire.Slab[TypeCount]
+			var slab jsonwire.Slab[EntityTypeCount]
 			for d.NextElement() {
 				v := slab.New()
 				if !v.UnmarshalWire(d) {
@@ -20627,7 +20627,7 @@ func (x *AnalysisEntityStatsResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
-			var slab jsonwire.Slab[LayerCount]
+			var slab jsonwire.Slab[EntityLayerCount]
 			for d.NextElement() {
 				v := slab.New()
 				if !v.UnmarshalWire(d) {
@@ -20712,7 +20712,7 @@ func (x *AnalysisLayerStatsArgs) MarshalWire(e *jsonwire.Encoder) {
 }
 
 // UnmarshalWire implements jsonwire.Message.
-func (x *LayerStats) UnmarshalWire(d *jsonwire.Decoder) bool {
+func (x *LayerStatsEntry) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
 		return false
 	}
@@ -20751,7 +20751,7 @@ func (x *LayerStats) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
-			var slab jsonwire.Slab[TypeCount]
+			var slab jsonwire.Slab[EntityTypeCount]
 			for d.NextElement() {
 				v := slab.New()
 				if !v.UnmarshalWire(d) {
@@ -20792,9 +20792,9 @@ func (x *LayerStats) UnmarshalWire(d *jsonwire.Decoder) bool {
 }
 
 // MarshalWire implements jsonwire.Message.
-func (x *LayerStats) MarshalWire(e *jsonwire.Encoder) {
+func (x *LayerStatsEntry) MarshalWire(e *jsonwire.Encoder) {
 	if x == nil {
-		x = &LayerStats{}
+		x = &LayerStatsEntry{}
 	}
 	e.OpenObject()
 	e.Key("\"name\":")
@@ -20811,7 +20811,7 @@ func (x *LayerStats) MarshalWire(e *jsonwire.Encoder) {
 		e.CloseArray()
 	}
 	e.Key("\"length\":")
-	e.Float64(float64(x.Length), "cad.engine.v1.LayerStats.length")
+	e.Float64(float64(x.Length), "cad.engine.v1.LayerStatsEntry.length")
 	if x.Extents != nil {
 		e.Key("\"extents\":")
 		x.Extents.MarshalWire(e)
@@ -20839,7 +20839,7 @@ func (x *AnalysisLayerStatsResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if !d.OpenArray() {
 				return false
 			}
-			var slab jsonwire.Slab[LayerStats]
+			var slab jsonwire.Slab[LayerStatsEntry]
 			for d.NextElement() {
 				v := slab.New()
 				if !v.UnmarshalWire(d) {
