@@ -169,6 +169,16 @@ func selectionPolygon(c *call, a *enginev1.SelectionPolygonArgs) (*enginev1.Sele
 		if !b.NonEmpty || crossing && !b.Overlaps(box) || !crossing && !b.Inside(box) {
 			return nil
 		}
+		// Extents in the polygon: the entity is, whatever it draws; extents
+		// apart from it: the entity is. Neither needs an insert expanded.
+		edges := boxEdges(b)
+		switch {
+		case enclosesAll(poly, b, edges):
+			res.Handles = append(res.Handles, handleResult(e))
+			return nil
+		case crossing && !touchesAny(poly, b, edges):
+			return nil
+		}
 		if err := budget.Spend(drawing.Cost(e.Geom)); err != nil {
 			return err
 		}
@@ -195,12 +205,7 @@ func polygonTakes(ctx context.Context, poly geom.Polygon, g drawing.Geometry, b 
 		if b.Min == b.Max { // a point
 			return poly.Where(b.Min) != geom.Outside, nil
 		}
-		c := [4]geom.Vec{b.Min, geom.Pt(b.Max.X, b.Min.Y), b.Max, geom.Pt(b.Min.X, b.Max.Y)}
-		for i := range c {
-			if c[i] != c[(i+1)%4] { // a box without height or width
-				prims = append(prims, geom.Segment{A: c[i], B: c[(i+1)%4]})
-			}
-		}
+		prims = boxEdges(b)
 	}
 	for i, p := range prims {
 		if i%walkEvery == walkEvery-1 {
@@ -216,4 +221,46 @@ func polygonTakes(ctx context.Context, poly geom.Polygon, g drawing.Geometry, b 
 		}
 	}
 	return !crossing, nil
+}
+
+// boxEdges are the sides of a box, those of no length left out (none for
+// a point).
+func boxEdges(b geom.Box) []any {
+	c := [4]geom.Vec{b.Min, geom.Pt(b.Max.X, b.Min.Y), b.Max, geom.Pt(b.Min.X, b.Max.Y)}
+	var out []any
+	for i := range c {
+		if c[i] != c[(i+1)%4] {
+			out = append(out, geom.Segment{A: c[i], B: c[(i+1)%4]})
+		}
+	}
+	return out
+}
+
+// enclosesAll reports whether the polygon encloses the box b, whose
+// sides are edges.
+func enclosesAll(poly geom.Polygon, b geom.Box, edges []any) bool {
+	if len(edges) == 0 {
+		return poly.Where(b.Min) != geom.Outside
+	}
+	for _, e := range edges {
+		if !poly.Encloses(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// touchesAny reports whether the polygon and the box b, whose sides are
+// edges, have a point in common: a side of the box in or across the
+// polygon, or the polygon inside the box.
+func touchesAny(poly geom.Polygon, b geom.Box, edges []any) bool {
+	if len(edges) == 0 {
+		return poly.Where(b.Min) != geom.Outside
+	}
+	for _, e := range edges {
+		if poly.Touches(e) {
+			return true
+		}
+	}
+	return geom.Box{Min: poly[0], Max: poly[0], NonEmpty: true}.Inside(b)
 }

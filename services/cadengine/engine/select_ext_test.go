@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/dxftest"
 )
 
 // handlesOf reads a result's handles (under key) as a sorted list.
@@ -286,4 +287,27 @@ func TestEntityAndLayerStats(t *testing.T) {
 	if e := layers["empty"]; e["count"] != 0.0 || e["extents"] != nil {
 		t.Errorf("empty = %s, want no entities and no extents", js(e))
 	}
+}
+
+// TestSelectionPolygonBounded: ten levels of ten inserts (10^10 lines):
+// a polygon around their extents, or apart from them, selects without
+// expanding them; one that cuts through them would have to look at the
+// lines, and answers too_large. None of this is timed: unbounded work
+// would hang the test.
+func TestSelectionPolygonBounded(t *testing.T) {
+	e := newEngine(t, nil)
+	f := importDXF(t, e, "bomb", dxftest.NestedBomb(10, 10))
+	top := f.ok(enginev1.ToolEntityList, nil)["entities"].([]any)[0].(obj)["handle"].(string)
+	around := []any{obj{"x": -1000, "y": -1000}, obj{"x": 5000, "y": -1000}, obj{"x": -1000, "y": 5000}}
+	for _, mode := range []string{"inside", "crossing"} {
+		if got := handlesOf(f.ok("selection_polygon", obj{"points": around, "mode": mode}), "handles"); !slices.Contains(got, top) {
+			t.Errorf("%s a polygon around everything: %v, want %s among them", mode, got, top)
+		}
+	}
+	apart := []any{obj{"x": -100, "y": -100}, obj{"x": -50, "y": -100}, obj{"x": -75, "y": -50}}
+	if got := handlesOf(f.ok("selection_polygon", obj{"points": apart, "mode": "crossing"}), "handles"); len(got) != 0 {
+		t.Errorf("a polygon apart from everything selects %v", got)
+	}
+	through := []any{obj{"x": 0.5, "y": -1}, obj{"x": 0.6, "y": -1}, obj{"x": 0.55, "y": 100}}
+	f.fail("selection_polygon", obj{"points": through, "mode": "crossing"}, enginev1.ErrorKind_ERROR_KIND_TOO_LARGE)
 }
