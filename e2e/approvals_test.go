@@ -18,6 +18,7 @@ type handles map[string]string
 type catalogStep struct {
 	Tool string         `json:"tool"`
 	Args map[string]any `json:"args"`
+	Bind string         `json:"bind,omitempty"`
 }
 
 // fixture is how the catalog walk runs one tool: steps to run before it in
@@ -159,6 +160,25 @@ var catalogFixtures = map[string]fixture{
 	"entity_batch_modify": {args: func(h handles) map[string]any {
 		return map[string]any{"handles": []any{h["line"], h["arc"]}, "dx": 1, "layer": "spare"}
 	}},
+	// text, select & measure, block attributes (issue #37, DESIGN §11)
+	"text_edit":             on("text", map[string]any{"text": "edited", "height": 3}),
+	"text_find_replace":     literal(map[string]any{"find": "T", "replace": "u"}),
+	"selection_filter":      literal(map[string]any{"types": []any{"line"}, "min_length": 1}),
+	"selection_polygon":     literal(map[string]any{"points": []any{map[string]any{"x": -1, "y": -1}, map[string]any{"x": 11, "y": -1}, map[string]any{"x": 5, "y": 11}}, "mode": "crossing"}),
+	"analysis_measure_area": {args: func(h handles) map[string]any { return map[string]any{"handles": []any{h["circle"]}} }},
+	"analysis_entity_stats": literal(map[string]any{}),
+	"analysis_layer_stats":  literal(map[string]any{}),
+	"block_attributes_get":  on("insert", map[string]any{}),
+	"block_attributes_set": {
+		before: []catalogStep{
+			{Tool: "block_define", Args: map[string]any{"name": "TAGGED", "attributes": []any{map[string]any{"tag": "PARTNO", "x": 0, "y": 0}}}},
+			{Tool: "block_insert", Args: map[string]any{"name": "TAGGED", "x": 4, "y": 4}, Bind: "tagged"},
+		},
+		args: func(handles) map[string]any {
+			return map[string]any{"handle": "$tagged", "values": map[string]any{"PARTNO": "M8"}}
+		},
+	},
+	"block_references": literal(map[string]any{"name": "MARK"}),
 }
 
 // catalogState is what a document holds: its entities' handles (and its

@@ -27,7 +27,8 @@ func checkBlockName(name string) error {
 // blockDefine defines a block from copies of entities (moved so that the
 // base point is the origin; a dimension's bindings are dropped, a block
 // having no entities to follow) and new entities in block coordinates
-// (on layer 0 unless given: entities on layer 0 take the insert's layer).
+// (on layer 0 unless given: entities on layer 0 take the insert's layer),
+// and attribute definitions (see attributeDefs).
 func blockDefine(c *call, a *enginev1.BlockDefineArgs) (*enginev1.BlockDefineResult, error) {
 	if err := checkBlockName(a.Name); err != nil {
 		return nil, err
@@ -35,8 +36,8 @@ func blockDefine(c *call, a *enginev1.BlockDefineArgs) (*enginev1.BlockDefineRes
 	if c.d.Block(a.Name) != nil {
 		return nil, failed("the document already has a block %q", a.Name)
 	}
-	if len(a.Handles) == 0 && len(a.Entities) == 0 {
-		return nil, invalidArgs("", reasonMissing, "give handles to copy or entities to create")
+	if len(a.Handles) == 0 && len(a.Entities) == 0 && len(a.Attributes) == 0 {
+		return nil, invalidArgs("", reasonMissing, "give handles to copy, entities to create or attributes")
 	}
 	base := geom.Pt(a.GetBaseX(), a.GetBaseY())
 	toLocal := geom.Translate(base.Mul(-1))
@@ -70,6 +71,11 @@ func blockDefine(c *call, a *enginev1.BlockDefineArgs) (*enginev1.BlockDefineRes
 		}
 		ents = append(ents, e)
 	}
+	defs, err := attributeDefs(a.Attributes, attdefTags(ents))
+	if err != nil {
+		return nil, err
+	}
+	ents = append(ents, defs...)
 	b := drawing.NewBlock(a.Name, base, ents)
 	if err := c.tx.DefineBlock(b); err != nil {
 		return nil, err
@@ -77,7 +83,8 @@ func blockDefine(c *call, a *enginev1.BlockDefineArgs) (*enginev1.BlockDefineRes
 	return &enginev1.BlockDefineResult{Name: b.Name, Count: int64(len(b.Entities))}, nil
 }
 
-// blockInsert places a block.
+// blockInsert places a block, with a value for each of its attributes:
+// the one given, else the default.
 func blockInsert(c *call, a *enginev1.BlockInsertArgs) (*enginev1.BlockInsertResult, error) {
 	b := c.d.Block(a.Name)
 	if b == nil {
@@ -90,6 +97,11 @@ func blockInsert(c *call, a *enginev1.BlockInsertArgs) (*enginev1.BlockInsertRes
 	if a.Rotation != nil {
 		g.Rotation = geom.NormDeg(*a.Rotation)
 	}
+	attribs, err := insertAttribs(g, a.Attributes)
+	if err != nil {
+		return nil, err
+	}
+	g.Attribs = attribs
 	e, err := c.Create("", style{a.Layer, a.Color, nil}, g)
 	if err != nil {
 		return nil, err

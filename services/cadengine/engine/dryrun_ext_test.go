@@ -92,6 +92,18 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolEntityArrayRectangular: {"handles": []any{h["circle"]}, "rows": 2, "columns": 3, "row_spacing": 10, "column_spacing": 10},
 		enginev1.ToolEntityArrayPolar:       {"handles": []any{h["point"]}, "cx": 0, "cy": 0, "count": 6},
 		enginev1.ToolEntityBatchModify:      {"handles": []any{h["line"], h["circle"]}, "dx": 1, "layer": "L1"},
+
+		// text, select & measure, block attributes (issue #37, DESIGN §11)
+		enginev1.ToolTextEdit:            {"handle": h["line"], "text": "x"},
+		enginev1.ToolTextFindReplace:     {"find": "M8", "replace": "M10"},
+		enginev1.ToolSelectionFilter:     {"types": []any{"circle"}, "min_area": 1},
+		enginev1.ToolSelectionPolygon:    {"points": []any{obj{"x": -5, "y": -5}, obj{"x": 5, "y": -5}, obj{"x": 0, "y": 5}}, "mode": "crossing"},
+		enginev1.ToolAnalysisMeasureArea: {"handles": []any{h["circle"]}},
+		enginev1.ToolAnalysisEntityStats: {},
+		enginev1.ToolAnalysisLayerStats:  {},
+		enginev1.ToolBlockAttributesGet:  {"handle": h["line"]},
+		enginev1.ToolBlockAttributesSet:  {"handle": h["line"], "values": obj{"PARTNO": "M10"}},
+		enginev1.ToolBlockReferences:     {"name": "B"},
 	}
 }
 

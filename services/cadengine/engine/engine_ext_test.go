@@ -276,6 +276,14 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolEntityArrayRectangular: {"handles": []any{h}, "rows": 1, "columns": 2, "row_spacing": 0, "column_spacing": 3},
 		enginev1.ToolEntityArrayPolar:       {"handles": []any{h2}, "cx": 5, "cy": 5, "count": 2},
 		enginev1.ToolEntityBatchModify:      {"handles": []any{h}, "dx": 1},
+		// text, select & measure, block attributes (issue #37, DESIGN §11)
+		enginev1.ToolTextEdit:            {"handle": "105", "text": "x"},
+		enginev1.ToolTextFindReplace:     {"find": "x", "replace": "y"},
+		enginev1.ToolSelectionPolygon:    {"points": []any{obj{"x": -5, "y": -5}, obj{"x": 5, "y": -5}, obj{"x": 0, "y": 5}}},
+		enginev1.ToolAnalysisMeasureArea: {"handles": []any{h}},
+		enginev1.ToolBlockAttributesGet:  {"handle": "104"},
+		enginev1.ToolBlockAttributesSet:  {"handle": "104", "values": obj{"T": "v"}},
+		enginev1.ToolBlockReferences:     {"name": "B"},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -286,6 +294,14 @@ func TestEveryToolAnswers(t *testing.T) {
 		f.ok(enginev1.ToolBlockDefine, obj{"name": "B", "entities": []any{obj{"type": "point", "x": 0, "y": 0}}})
 		if tool.Name == enginev1.ToolBlockExplode || tool.Name == enginev1.ToolEntityExplode {
 			f.handle(enginev1.ToolBlockInsert, obj{"name": "B", "x": 1, "y": 1})
+		}
+		// For the text and block attribute tools: block BA (103) with an
+		// attribute T, an insert of it (104) and a text (105).
+		switch tool.Name {
+		case enginev1.ToolTextEdit, enginev1.ToolBlockAttributesGet, enginev1.ToolBlockAttributesSet:
+			f.ok(enginev1.ToolBlockDefine, obj{"name": "BA", "attributes": []any{obj{"tag": "T", "x": 0, "y": 0}}})
+			f.handle(enginev1.ToolBlockInsert, obj{"name": "BA", "x": 1, "y": 1})
+			f.handle(enginev1.ToolEntityCreateText, obj{"text": "t", "x": 0, "y": 0})
 		}
 		args := minimal[tool.Name]
 		if args == nil {

@@ -119,6 +119,17 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolEntityArrayRectangular: docTool(arrayRectangular),
 		enginev1.ToolEntityArrayPolar:       docTool(arrayPolar),
 		enginev1.ToolEntityBatchModify:      docTool(batchModify),
+		// text, select & measure, block attributes (issue #37, DESIGN §11)
+		enginev1.ToolTextEdit:            docTool(textEdit),
+		enginev1.ToolTextFindReplace:     docTool(textFindReplace),
+		enginev1.ToolSelectionFilter:     docTool(selectionFilter),
+		enginev1.ToolSelectionPolygon:    docTool(selectionPolygon),
+		enginev1.ToolAnalysisMeasureArea: docTool(measureArea),
+		enginev1.ToolAnalysisEntityStats: docTool(entityStats),
+		enginev1.ToolAnalysisLayerStats:  docTool(layerStats),
+		enginev1.ToolBlockAttributesGet:  docTool(blockAttributesGet),
+		enginev1.ToolBlockAttributesSet:  docTool(blockAttributesSet),
+		enginev1.ToolBlockReferences:     docTool(blockReferences),
 	}
 }
 

@@ -1336,6 +1336,46 @@ func (x *BlockDefineArgs) CheckRules() *RuleViolation {
 			return r.Under("/entities" + "/" + strconv.Itoa(i))
 		}
 	}
+	if len(x.Attributes) > 1000 {
+		return &RuleViolation{Path: "/attributes", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 1000 elements"}
+	}
+	for i, e := range x.Attributes {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/attributes" + "/" + strconv.Itoa(i))
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *BlockAttributeDefinition) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Tag) < 1 {
+		return &RuleViolation{Path: "/tag", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if utf8.RuneCountInString(x.Tag) > 255 {
+		return &RuleViolation{Path: "/tag", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 255 characters long"}
+	}
+	if !rulePattern2.MatchString(x.Tag) {
+		return &RuleViolation{Path: "/tag", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^[A-Za-z0-9_.-]+$"}
+	}
+	if x.Prompt != nil {
+		if utf8.RuneCountInString(*x.Prompt) > 255 {
+			return &RuleViolation{Path: "/prompt", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 255 characters long"}
+		}
+	}
+	if x.Default != nil {
+		if utf8.RuneCountInString(*x.Default) > 1000 {
+			return &RuleViolation{Path: "/default", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 1000 characters long"}
+		}
+	}
+	if x.Height != nil {
+		if float64(*x.Height) <= 0.0 {
+			return &RuleViolation{Path: "/height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
 	return nil
 }
 
@@ -1442,6 +1482,17 @@ func (x *EntityBatchModifyArgs) CheckRules() *RuleViolation {
 		if !inEntityLinetype(*x.Linetype) {
 			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *BlockReferencesArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Name) < 1 {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
 	}
 	return nil
 }
@@ -1701,6 +1752,110 @@ func (x *EntityCreateTableArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *TextEditArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Text != nil {
+		if utf8.RuneCountInString(*x.Text) < 1 {
+			return &RuleViolation{Path: "/text", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+		}
+	}
+	if x.Height != nil {
+		if float64(*x.Height) <= 0.0 {
+			return &RuleViolation{Path: "/height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *TextFindReplaceArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Find) < 1 {
+		return &RuleViolation{Path: "/find", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if utf8.RuneCountInString(x.Find) > 1000 {
+		return &RuleViolation{Path: "/find", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 1000 characters long"}
+	}
+	if utf8.RuneCountInString(x.Replace) > 1000 {
+		return &RuleViolation{Path: "/replace", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 1000 characters long"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *SelectionFilterArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 0.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Color) > 256.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 256"}
+		}
+	}
+	if x.Linetype != nil {
+		if !inEntityLinetype(*x.Linetype) {
+			return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
+		}
+	}
+	if x.MinLength != nil {
+		if float64(*x.MinLength) < 0.0 {
+			return &RuleViolation{Path: "/min_length", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	if x.MaxLength != nil {
+		if float64(*x.MaxLength) < 0.0 {
+			return &RuleViolation{Path: "/max_length", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	if x.MinArea != nil {
+		if float64(*x.MinArea) < 0.0 {
+			return &RuleViolation{Path: "/min_area", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	if x.MaxArea != nil {
+		if float64(*x.MaxArea) < 0.0 {
+			return &RuleViolation{Path: "/max_area", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *SelectionPolygonArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Points); n > 0 && n < 3 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 3 elements"}
+	}
+	if len(x.Points) > 10000 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 10000 elements"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *AnalysisMeasureAreaArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if len(x.Points) > 100000 {
+		return &RuleViolation{Path: "/points", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 100000 elements"}
+	}
+	if len(x.Handles) > 10000 {
+		return &RuleViolation{Path: "/handles", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 10000 elements"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *ViewRenderArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
@@ -1732,6 +1887,7 @@ func (x *ViewRenderArgs) CheckRules() *RuleViolation {
 var (
 	rulePattern0 = regexp.MustCompile("^[\\x21-\\x7E]+$")
 	rulePattern1 = regexp.MustCompile("^[A-Za-z_][A-Za-z0-9_]*$")
+	rulePattern2 = regexp.MustCompile("^[A-Za-z0-9_.-]+$")
 )
 
 // inEntityLinetype reports whether s is a member of VALUE_DOMAIN_ENTITY_LINETYPE, ignoring the case

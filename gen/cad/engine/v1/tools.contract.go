@@ -92,6 +92,9 @@ const (
 	ToolEntityArrayRectangular   = "entity_array_rectangular"
 	ToolEntityArrayPolar         = "entity_array_polar"
 	ToolEntityBatchModify        = "entity_batch_modify"
+	ToolBlockAttributesGet       = "block_attributes_get"
+	ToolBlockAttributesSet       = "block_attributes_set"
+	ToolBlockReferences          = "block_references"
 	ToolEntityCreateSpline       = "entity_create_spline"
 	ToolEntityCreateLeader       = "entity_create_leader"
 	ToolEntityCreateXline        = "entity_create_xline"
@@ -100,6 +103,13 @@ const (
 	ToolEntityCreateWipeout      = "entity_create_wipeout"
 	ToolEntityCreateSolid        = "entity_create_solid"
 	ToolEntityCreateTable        = "entity_create_table"
+	ToolTextEdit                 = "text_edit"
+	ToolTextFindReplace          = "text_find_replace"
+	ToolSelectionFilter          = "selection_filter"
+	ToolSelectionPolygon         = "selection_polygon"
+	ToolAnalysisMeasureArea      = "analysis_measure_area"
+	ToolAnalysisEntityStats      = "analysis_entity_stats"
+	ToolAnalysisLayerStats       = "analysis_layer_stats"
 	ToolViewRender               = "view_render"
 )
 
@@ -593,20 +603,20 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolBlockDefine,
-		Description:  "Define a named block from copies of entities (they stay in the drawing) and/or new entities given in the block's own coordinates; the base point is the block's origin when inserted. A name in use fails.",
+		Description:  "Define a named block from copies of entities (they stay in the drawing) and/or new entities given in the block's own coordinates, with attributes each insert carries a value of (a part number); the base point is the block's origin when inserted. A name in use fails.",
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*BlockDefineArgs)(nil),
 		Result:       (*BlockDefineResult)(nil),
-		InputSchema:  `{"$defs":{"cad.engine.v1.NewEntity":{"additionalProperties":false,"properties":{"closed":{"type":"boolean"},"color":{"maximum":256,"minimum":0,"type":"integer"},"cx":{"type":"number"},"cy":{"type":"number"},"end_angle":{"type":"number"},"height":{"exclusiveMinimum":0,"type":"number"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee]|[Dd][Aa][Ss][Hh][Ee][Dd]2|[Dd][Aa][Ss][Hh][Ee][Dd][Xx]2|[Hh][Ii][Dd][Dd][Ee][Nn]2|[Hh][Ii][Dd][Dd][Ee][Nn][Xx]2|[Cc][Ee][Nn][Tt][Ee][Rr]2|[Cc][Ee][Nn][Tt][Ee][Rr][Xx]2|[Dd][Oo][Tt]2|[Dd][Oo][Tt][Xx]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt][Xx]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm][Xx]2|[Bb][Oo][Rr][Dd][Ee][Rr]2|[Bb][Oo][Rr][Dd][Ee][Rr][Xx]2|[Dd][Ii][Vv][Ii][Dd][Ee]2|[Dd][Ii][Vv][Ii][Dd][Ee][Xx]2)$","type":"string"},"major_x":{"type":"number"},"major_y":{"type":"number"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"exclusiveMinimum":0,"type":"number"},"ratio":{"exclusiveMinimum":0,"maximum":1,"type":"number"},"rotation":{"type":"number"},"start_angle":{"type":"number"},"text":{"type":"string"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert","foreign","spline","solid","face","xline","ray","leader","attdef","wipeout","image"],"type":"string"},"x":{"type":"number"},"x1":{"type":"number"},"x2":{"type":"number"},"y":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["type"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"end_width":{"minimum":0,"type":"number"},"start_width":{"minimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"base_x":{"type":"number"},"base_y":{"type":"number"},"entities":{"items":{"$ref":"#/$defs/cad.engine.v1.NewEntity"},"maxItems":10000,"type":"array"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"name":{"maxLength":255,"minLength":1,"type":"string"}},"required":["name"],"type":"object"}`,
+		InputSchema:  `{"$defs":{"cad.engine.v1.BlockAttributeDefinition":{"additionalProperties":false,"properties":{"default":{"maxLength":1000,"type":"string"},"height":{"exclusiveMinimum":0,"type":"number"},"prompt":{"maxLength":255,"type":"string"},"tag":{"maxLength":255,"minLength":1,"pattern":"^[A-Za-z0-9_.-]+$","type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"required":["tag","x","y"],"type":"object"},"cad.engine.v1.NewEntity":{"additionalProperties":false,"properties":{"closed":{"type":"boolean"},"color":{"maximum":256,"minimum":0,"type":"integer"},"cx":{"type":"number"},"cy":{"type":"number"},"end_angle":{"type":"number"},"height":{"exclusiveMinimum":0,"type":"number"},"layer":{"type":"string"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee]|[Dd][Aa][Ss][Hh][Ee][Dd]2|[Dd][Aa][Ss][Hh][Ee][Dd][Xx]2|[Hh][Ii][Dd][Dd][Ee][Nn]2|[Hh][Ii][Dd][Dd][Ee][Nn][Xx]2|[Cc][Ee][Nn][Tt][Ee][Rr]2|[Cc][Ee][Nn][Tt][Ee][Rr][Xx]2|[Dd][Oo][Tt]2|[Dd][Oo][Tt][Xx]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt][Xx]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm][Xx]2|[Bb][Oo][Rr][Dd][Ee][Rr]2|[Bb][Oo][Rr][Dd][Ee][Rr][Xx]2|[Dd][Ii][Vv][Ii][Dd][Ee]2|[Dd][Ii][Vv][Ii][Dd][Ee][Xx]2)$","type":"string"},"major_x":{"type":"number"},"major_y":{"type":"number"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Vertex"},"type":"array"},"radius":{"exclusiveMinimum":0,"type":"number"},"ratio":{"exclusiveMinimum":0,"maximum":1,"type":"number"},"rotation":{"type":"number"},"start_angle":{"type":"number"},"text":{"type":"string"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert","foreign","spline","solid","face","xline","ray","leader","attdef","wipeout","image"],"type":"string"},"x":{"type":"number"},"x1":{"type":"number"},"x2":{"type":"number"},"y":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["type"],"type":"object"},"cad.engine.v1.Vertex":{"additionalProperties":false,"properties":{"bulge":{"type":"number"},"end_width":{"minimum":0,"type":"number"},"start_width":{"minimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"attributes":{"items":{"$ref":"#/$defs/cad.engine.v1.BlockAttributeDefinition"},"maxItems":1000,"type":"array"},"base_x":{"type":"number"},"base_y":{"type":"number"},"entities":{"items":{"$ref":"#/$defs/cad.engine.v1.NewEntity"},"maxItems":10000,"type":"array"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"name":{"maxLength":255,"minLength":1,"type":"string"}},"required":["name"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"name":{"type":"string"}},"required":["name","count"],"type":"object"}`,
 	},
 	{
 		Name:         ToolBlockInsert,
-		Description:  "Place a block: its base point at (x, y), scaled, rotated by rotation degrees counter-clockwise, optionally mirrored.",
+		Description:  "Place a block: its base point at (x, y), scaled, rotated by rotation degrees counter-clockwise, optionally mirrored; its attributes take the values given by tag, else their defaults.",
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*BlockInsertArgs)(nil),
 		Result:       (*BlockInsertResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"mirrored":{"type":"boolean"},"name":{"minLength":1,"type":"string"},"rotation":{"type":"number"},"scale":{"exclusiveMinimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["name","x","y"],"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"attributes":{"additionalProperties":{"type":"string"},"type":"object"},"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"mirrored":{"type":"boolean"},"name":{"minLength":1,"type":"string"},"rotation":{"type":"number"},"scale":{"exclusiveMinimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["name","x","y"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
 	},
 	{
@@ -682,6 +692,33 @@ var Tools = []ToolInfo{
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
 	},
 	{
+		Name:         ToolBlockAttributesGet,
+		Description:  "The attribute values an insert carries (a bolt's part number), by tag, with each attribute's prompt and whether it is shown.",
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*BlockAttributesGetArgs)(nil),
+		Result:       (*BlockAttributesGetResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.BlockAttributeValue":{"additionalProperties":false,"properties":{"invisible":{"type":"boolean"},"prompt":{"type":"string"},"tag":{"type":"string"},"value":{"type":"string"}},"required":["tag","value","prompt","invisible"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"attributes":{"items":{"$ref":"#/$defs/cad.engine.v1.BlockAttributeValue"},"type":"array"},"block":{"type":"string"},"handle":{"type":"string","x-cad-handle":true},"values":{"additionalProperties":{"type":"string"},"type":"object"}},"required":["handle","block"],"type":"object"}`,
+	},
+	{
+		Name:         ToolBlockAttributesSet,
+		Description:  "Set attribute values on an insert, by tag (case ignored); the others stay. A tag its block does not define fails, naming it.",
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*BlockAttributesSetArgs)(nil),
+		Result:       (*BlockAttributesSetResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"values":{"additionalProperties":{"type":"string"},"type":"object"}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolBlockReferences,
+		Description:  "Handles of the inserts of a block in the drawing (model space and layouts): every bolt where it is placed.",
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*BlockReferencesArgs)(nil),
+		Result:       (*BlockReferencesResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"minLength":1,"type":"string"}},"required":["name"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"nested":{"type":"integer"}},"required":["count","nested"],"type":"object"}`,
+	},
+	{
 		Name:         ToolEntityCreateSpline,
 		Description:  "Create a smooth curve (NURBS spline) either through fit points (the curve passes through each, as CAD programs fit them) or from control points (clamped, with uniform knots unless knots are given; optional weights make it rational). Use for free-form curves; coordinates in document units.",
 		Annotations:  &ToolAnnotations{Batchable: true},
@@ -752,6 +789,69 @@ var Tools = []ToolInfo{
 		Result:       (*EntityCreateTableResult)(nil),
 		InputSchema:  `{"$defs":{"cad.engine.v1.TableCell":{"additionalProperties":false,"properties":{"column":{"maximum":2147483647,"minimum":0,"type":"integer"},"row":{"maximum":2147483647,"minimum":0,"type":"integer"},"text":{"maxLength":1000,"type":"string"}},"required":["row","column","text"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"cells":{"items":{"$ref":"#/$defs/cad.engine.v1.TableCell"},"maxItems":100000,"type":"array"},"color":{"maximum":256,"minimum":0,"type":"integer"},"column_width":{"exclusiveMinimum":0,"type":"number"},"columns":{"maximum":100,"minimum":1,"type":"integer"},"layer":{"type":"string"},"row_height":{"exclusiveMinimum":0,"type":"number"},"rows":{"maximum":1000,"minimum":1,"type":"integer"},"text_height":{"exclusiveMinimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y","rows","columns","row_height","column_width"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"block":{"type":"string"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","block"],"type":"object"}`,
+	},
+	{
+		Name:         ToolTextEdit,
+		Description:  "Change the string, height or rotation of a line of text, a multi-line text or a block attribute's definition (its default value); what is not given stays. Use text_find_replace to change many texts, block_attributes_set for an insert's attribute values.",
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*TextEditArgs)(nil),
+		Result:       (*TextEditResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"height":{"exclusiveMinimum":0,"type":"number"},"rotation":{"type":"number"},"text":{"minLength":1,"type":"string"}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolTextFindReplace,
+		Description:  "Replace every occurrence of a string in the document's texts, multi-line texts and inserts' attribute values (model space and layouts), ignoring case and not only whole words unless asked. Texts on locked layers are left and listed as skipped.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*TextFindReplaceArgs)(nil),
+		Result:       (*TextFindReplaceResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"find":{"maxLength":1000,"minLength":1,"type":"string"},"layer":{"type":"string"},"match_case":{"type":"boolean"},"replace":{"maxLength":1000,"type":"string"},"whole_word":{"type":"boolean"}},"required":["find","replace"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"skipped":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolSelectionFilter,
+		Description:  "Handles of the model-space entities that match every filter given: types, layers, colour, linetype, length or area between bounds, extents inside a window. With no filter, every selectable entity. Lengths are a curve's length (a closed one's perimeter), areas a closed curve's; entities without one do not match a bound on it.",
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*SelectionFilterArgs)(nil),
+		Result:       (*SelectionFilterResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.Window":{"additionalProperties":false,"properties":{"max_x":{"type":"number"},"max_y":{"type":"number"},"min_x":{"type":"number"},"min_y":{"type":"number"}},"required":["min_x","min_y","max_x","max_y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"color":{"maximum":256,"minimum":0,"type":"integer"},"layers":{"items":{"type":"string"},"type":"array"},"linetype":{"examples":["ByLayer","ByBlock","Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Bb][Yy][Ll][Aa][Yy][Ee][Rr]|[Bb][Yy][Bb][Ll][Oo][Cc][Kk]|[Cc][Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Dd][Aa][Ss][Hh][Ee][Dd]|[Hh][Ii][Dd][Dd][Ee][Nn]|[Cc][Ee][Nn][Tt][Ee][Rr]|[Dd][Oo][Tt]|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]|[Bb][Oo][Rr][Dd][Ee][Rr]|[Dd][Ii][Vv][Ii][Dd][Ee]|[Dd][Aa][Ss][Hh][Ee][Dd]2|[Dd][Aa][Ss][Hh][Ee][Dd][Xx]2|[Hh][Ii][Dd][Dd][Ee][Nn]2|[Hh][Ii][Dd][Dd][Ee][Nn][Xx]2|[Cc][Ee][Nn][Tt][Ee][Rr]2|[Cc][Ee][Nn][Tt][Ee][Rr][Xx]2|[Dd][Oo][Tt]2|[Dd][Oo][Tt][Xx]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt]2|[Dd][Aa][Ss][Hh][Dd][Oo][Tt][Xx]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm]2|[Pp][Hh][Aa][Nn][Tt][Oo][Mm][Xx]2|[Bb][Oo][Rr][Dd][Ee][Rr]2|[Bb][Oo][Rr][Dd][Ee][Rr][Xx]2|[Dd][Ii][Vv][Ii][Dd][Ee]2|[Dd][Ii][Vv][Ii][Dd][Ee][Xx]2)$","type":"string"},"max_area":{"minimum":0,"type":"number"},"max_length":{"minimum":0,"type":"number"},"min_area":{"minimum":0,"type":"number"},"min_length":{"minimum":0,"type":"number"},"types":{"items":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert","foreign","spline","solid","face","xline","ray","leader","attdef","wipeout","image"],"type":"string"},"type":"array"},"window":{"$ref":"#/$defs/cad.engine.v1.Window"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolSelectionPolygon,
+		Description:  "Handles of the model-space entities inside an irregular polygon (mode inside) or inside or crossing it (mode crossing), exactly for lines, arcs, circles, ellipses and polylines. The polygon is closed; its points are in document units.",
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*SelectionPolygonArgs)(nil),
+		Result:       (*SelectionPolygonResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"mode":{"enum":["inside","crossing"],"type":"string"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Point"},"maxItems":10000,"minItems":3,"type":"array"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolAnalysisMeasureArea,
+		Description:  "Area and perimeter of a polygon given by its corners (a room from its corners), or the total of closed entities (closed polylines with their arcs, circles, full ellipses, closed splines, hatches), each also listed. Give points or handles, not both; square document units.",
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*AnalysisMeasureAreaArgs)(nil),
+		Result:       (*AnalysisMeasureAreaResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.Point":{"additionalProperties":false,"properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string","x-cad-handle":true},"maxItems":10000,"type":"array"},"points":{"items":{"$ref":"#/$defs/cad.engine.v1.Point"},"maxItems":100000,"type":"array"}},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.MeasuredArea":{"additionalProperties":false,"properties":{"area":{"type":"number"},"handle":{"type":"string","x-cad-handle":true},"perimeter":{"type":"number"}},"required":["handle","area","perimeter"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"area":{"type":"number"},"items":{"items":{"$ref":"#/$defs/cad.engine.v1.MeasuredArea"},"type":"array"},"perimeter":{"type":"number"}},"required":["area","perimeter"],"type":"object"}`,
+	},
+	{
+		Name:         ToolAnalysisEntityStats,
+		Description:  "Count model space's entities by type and by layer, and add up the length of its curves (closed ones by their perimeter): what a drawing holds, at a glance.",
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*AnalysisEntityStatsArgs)(nil),
+		Result:       (*AnalysisEntityStatsResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.EntityLayerCount":{"additionalProperties":false,"properties":{"count":{"type":"integer"},"layer":{"type":"string"}},"required":["layer","count"],"type":"object"},"cad.engine.v1.EntityTypeCount":{"additionalProperties":false,"properties":{"count":{"type":"integer"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert","foreign","spline","solid","face","xline","ray","leader","attdef","wipeout","image"],"type":"string"}},"required":["type","count"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"by_layer":{"items":{"$ref":"#/$defs/cad.engine.v1.EntityLayerCount"},"type":"array"},"by_type":{"items":{"$ref":"#/$defs/cad.engine.v1.EntityTypeCount"},"type":"array"},"count":{"type":"integer"},"total_length":{"type":"number"}},"required":["count","total_length"],"type":"object"}`,
+	},
+	{
+		Name:         ToolAnalysisLayerStats,
+		Description:  "For each layer: how many model-space entities it holds, by type, the total length of its curves and its extents. Use it to see what a layer is for before changing it.",
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*AnalysisLayerStatsArgs)(nil),
+		Result:       (*AnalysisLayerStatsResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.EntityTypeCount":{"additionalProperties":false,"properties":{"count":{"type":"integer"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert","foreign","spline","solid","face","xline","ray","leader","attdef","wipeout","image"],"type":"string"}},"required":["type","count"],"type":"object"},"cad.engine.v1.LayerStatsEntry":{"additionalProperties":false,"properties":{"by_type":{"items":{"$ref":"#/$defs/cad.engine.v1.EntityTypeCount"},"type":"array"},"count":{"type":"integer"},"extents":{"$ref":"#/$defs/cad.engine.v1.Window"},"length":{"type":"number"},"name":{"type":"string"}},"required":["name","count","length"],"type":"object"},"cad.engine.v1.Window":{"additionalProperties":false,"properties":{"max_x":{"type":"number"},"max_y":{"type":"number"},"min_x":{"type":"number"},"min_y":{"type":"number"}},"required":["min_x","min_y","max_x","max_y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.LayerStatsEntry"},"type":"array"}},"type":"object"}`,
 	},
 	{
 		Name:         ToolViewRender,

@@ -7533,7 +7533,10 @@ type BlockDefineArgs struct {
 	// the base point).
 	Handles []string `protobuf:"bytes,4,rep,name=handles,proto3" json:"handles,omitempty"`
 	// New entities, in the block's coordinates.
-	Entities      []*NewEntity `protobuf:"bytes,5,rep,name=entities,proto3" json:"entities,omitempty"`
+	Entities []*NewEntity `protobuf:"bytes,5,rep,name=entities,proto3" json:"entities,omitempty"`
+	// Attributes: a value each insert carries, shown where the definition
+	// puts it (DXF's ATTDEF).
+	Attributes    []*BlockAttributeDefinition `protobuf:"bytes,6,rep,name=attributes,proto3" json:"attributes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7603,6 +7606,105 @@ func (x *BlockDefineArgs) GetEntities() []*NewEntity {
 	return nil
 }
 
+func (x *BlockDefineArgs) GetAttributes() []*BlockAttributeDefinition {
+	if x != nil {
+		return x.Attributes
+	}
+	return nil
+}
+
+// BlockAttributeDefinition declares a block attribute.
+type BlockAttributeDefinition struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its tag: letters, digits and _ - . (stored upper case, as DXF keeps
+	// it); unique in the block.
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// What a program asks the value with (the tag by default).
+	Prompt *string `protobuf:"bytes,2,opt,name=prompt,proto3,oneof" json:"prompt,omitempty"`
+	// The value an insert gets when none is given (empty by default).
+	Default *string `protobuf:"bytes,3,opt,name=default,proto3,oneof" json:"default,omitempty"`
+	// Where the value's text starts, X in the block's coordinates.
+	X float64 `protobuf:"fixed64,4,opt,name=x,proto3" json:"x,omitempty"`
+	// Where the value's text starts, Y in the block's coordinates.
+	Y float64 `protobuf:"fixed64,5,opt,name=y,proto3" json:"y,omitempty"`
+	// Text height (2.5 by default).
+	Height        *float64 `protobuf:"fixed64,6,opt,name=height,proto3,oneof" json:"height,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlockAttributeDefinition) Reset() {
+	*x = BlockAttributeDefinition{}
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[111]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlockAttributeDefinition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlockAttributeDefinition) ProtoMessage() {}
+
+func (x *BlockAttributeDefinition) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[111]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlockAttributeDefinition.ProtoReflect.Descriptor instead.
+func (*BlockAttributeDefinition) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{111}
+}
+
+func (x *BlockAttributeDefinition) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *BlockAttributeDefinition) GetPrompt() string {
+	if x != nil && x.Prompt != nil {
+		return *x.Prompt
+	}
+	return ""
+}
+
+func (x *BlockAttributeDefinition) GetDefault() string {
+	if x != nil && x.Default != nil {
+		return *x.Default
+	}
+	return ""
+}
+
+func (x *BlockAttributeDefinition) GetX() float64 {
+	if x != nil {
+		return x.X
+	}
+	return 0
+}
+
+func (x *BlockAttributeDefinition) GetY() float64 {
+	if x != nil {
+		return x.Y
+	}
+	return 0
+}
+
+func (x *BlockAttributeDefinition) GetHeight() float64 {
+	if x != nil && x.Height != nil {
+		return *x.Height
+	}
+	return 0
+}
+
 // BlockDefineResult names the block.
 type BlockDefineResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -7616,7 +7718,7 @@ type BlockDefineResult struct {
 
 func (x *BlockDefineResult) Reset() {
 	*x = BlockDefineResult{}
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[111]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7628,7 +7730,7 @@ func (x *BlockDefineResult) String() string {
 func (*BlockDefineResult) ProtoMessage() {}
 
 func (x *BlockDefineResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[111]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7641,7 +7743,7 @@ func (x *BlockDefineResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockDefineResult.ProtoReflect.Descriptor instead.
 func (*BlockDefineResult) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{111}
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *BlockDefineResult) GetName() string {
@@ -7676,14 +7778,17 @@ type BlockInsertArgs struct {
 	// Layer.
 	Layer *string `protobuf:"bytes,7,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour.
-	Color         *int32 `protobuf:"varint,8,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,8,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Attribute values by tag (case ignored); the block's others take their
+	// defaults. A tag the block does not define fails.
+	Attributes    map[string]string `protobuf:"bytes,9,rep,name=attributes,proto3" json:"attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BlockInsertArgs) Reset() {
 	*x = BlockInsertArgs{}
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[112]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7695,7 +7800,7 @@ func (x *BlockInsertArgs) String() string {
 func (*BlockInsertArgs) ProtoMessage() {}
 
 func (x *BlockInsertArgs) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[112]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7708,7 +7813,7 @@ func (x *BlockInsertArgs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockInsertArgs.ProtoReflect.Descriptor instead.
 func (*BlockInsertArgs) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{112}
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *BlockInsertArgs) GetName() string {
@@ -7767,6 +7872,13 @@ func (x *BlockInsertArgs) GetColor() int32 {
 	return 0
 }
 
+func (x *BlockInsertArgs) GetAttributes() map[string]string {
+	if x != nil {
+		return x.Attributes
+	}
+	return nil
+}
+
 // BlockInsertResult names the insert.
 type BlockInsertResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -7778,7 +7890,7 @@ type BlockInsertResult struct {
 
 func (x *BlockInsertResult) Reset() {
 	*x = BlockInsertResult{}
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[113]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7790,7 +7902,7 @@ func (x *BlockInsertResult) String() string {
 func (*BlockInsertResult) ProtoMessage() {}
 
 func (x *BlockInsertResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[113]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7803,7 +7915,7 @@ func (x *BlockInsertResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockInsertResult.ProtoReflect.Descriptor instead.
 func (*BlockInsertResult) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{113}
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *BlockInsertResult) GetHandle() string {
@@ -7824,7 +7936,7 @@ type BlockExplodeArgs struct {
 
 func (x *BlockExplodeArgs) Reset() {
 	*x = BlockExplodeArgs{}
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[114]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7836,7 +7948,7 @@ func (x *BlockExplodeArgs) String() string {
 func (*BlockExplodeArgs) ProtoMessage() {}
 
 func (x *BlockExplodeArgs) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[114]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7849,7 +7961,7 @@ func (x *BlockExplodeArgs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockExplodeArgs.ProtoReflect.Descriptor instead.
 func (*BlockExplodeArgs) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{114}
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *BlockExplodeArgs) GetHandle() string {
@@ -7874,7 +7986,7 @@ type BlockExplodeResult struct {
 
 func (x *BlockExplodeResult) Reset() {
 	*x = BlockExplodeResult{}
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[115]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7886,7 +7998,7 @@ func (x *BlockExplodeResult) String() string {
 func (*BlockExplodeResult) ProtoMessage() {}
 
 func (x *BlockExplodeResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[115]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7899,7 +8011,7 @@ func (x *BlockExplodeResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockExplodeResult.ProtoReflect.Descriptor instead.
 func (*BlockExplodeResult) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{115}
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{116}
 }
 
 func (x *BlockExplodeResult) GetHandle() string {
@@ -7932,7 +8044,7 @@ type BlockListArgs struct {
 
 func (x *BlockListArgs) Reset() {
 	*x = BlockListArgs{}
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[116]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[117]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7944,7 +8056,7 @@ func (x *BlockListArgs) String() string {
 func (*BlockListArgs) ProtoMessage() {}
 
 func (x *BlockListArgs) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[116]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[117]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7957,7 +8069,7 @@ func (x *BlockListArgs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockListArgs.ProtoReflect.Descriptor instead.
 func (*BlockListArgs) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{116}
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{117}
 }
 
 // BlockInfo describes a block.
@@ -7977,7 +8089,7 @@ type BlockInfo struct {
 
 func (x *BlockInfo) Reset() {
 	*x = BlockInfo{}
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[117]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[118]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7989,7 +8101,7 @@ func (x *BlockInfo) String() string {
 func (*BlockInfo) ProtoMessage() {}
 
 func (x *BlockInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[117]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[118]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8002,7 +8114,7 @@ func (x *BlockInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockInfo.ProtoReflect.Descriptor instead.
 func (*BlockInfo) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{117}
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{118}
 }
 
 func (x *BlockInfo) GetName() string {
@@ -8044,7 +8156,7 @@ type BlockListResult struct {
 
 func (x *BlockListResult) Reset() {
 	*x = BlockListResult{}
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[118]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8056,7 +8168,7 @@ func (x *BlockListResult) String() string {
 func (*BlockListResult) ProtoMessage() {}
 
 func (x *BlockListResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[118]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8069,7 +8181,7 @@ func (x *BlockListResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockListResult.ProtoReflect.Descriptor instead.
 func (*BlockListResult) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{118}
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{119}
 }
 
 func (x *BlockListResult) GetBlocks() []*BlockInfo {
@@ -8090,7 +8202,7 @@ type BlockDeleteArgs struct {
 
 func (x *BlockDeleteArgs) Reset() {
 	*x = BlockDeleteArgs{}
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[119]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8102,7 +8214,7 @@ func (x *BlockDeleteArgs) String() string {
 func (*BlockDeleteArgs) ProtoMessage() {}
 
 func (x *BlockDeleteArgs) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[119]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8115,7 +8227,7 @@ func (x *BlockDeleteArgs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockDeleteArgs.ProtoReflect.Descriptor instead.
 func (*BlockDeleteArgs) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{119}
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{120}
 }
 
 func (x *BlockDeleteArgs) GetName() string {
@@ -8136,7 +8248,7 @@ type BlockDeleteResult struct {
 
 func (x *BlockDeleteResult) Reset() {
 	*x = BlockDeleteResult{}
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[120]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -8148,7 +8260,7 @@ func (x *BlockDeleteResult) String() string {
 func (*BlockDeleteResult) ProtoMessage() {}
 
 func (x *BlockDeleteResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_tools_proto_msgTypes[120]
+	mi := &file_cad_engine_v1_tools_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -8161,7 +8273,7 @@ func (x *BlockDeleteResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlockDeleteResult.ProtoReflect.Descriptor instead.
 func (*BlockDeleteResult) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{120}
+	return file_cad_engine_v1_tools_proto_rawDescGZIP(), []int{121}
 }
 
 func (x *BlockDeleteResult) GetName() string {
@@ -8896,19 +9008,33 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_color\"G\n" +
 	"\x11HatchCreateResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x12\n" +
-	"\x04area\x18\x02 \x01(\x01R\x04area\"\xc4\x03\n" +
+	"\x04area\x18\x02 \x01(\x01R\x04area\"\xd6\x04\n" +
 	"\x0fBlockDefineArgs\x12\x1d\n" +
 	"\x04name\x18\x01 \x01(\tB\t\x92\xb5\x18\x05 \x01(\xff\x01R\x04name\x12\x1a\n" +
 	"\x06base_x\x18\x02 \x01(\x01H\x00R\x05baseX\x88\x01\x01\x12\x1a\n" +
 	"\x06base_y\x18\x03 \x01(\x01H\x01R\x05baseY\x88\x01\x01\x12 \n" +
 	"\ahandles\x18\x04 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12=\n" +
-	"\bentities\x18\x05 \x03(\v2\x18.cad.engine.v1.NewEntityB\a\x92\xb5\x18\x038\x90NR\bentities:\xe2\x01\x8a\xb5\x18\xdd\x01\n" +
-	"\fblock_define\x12\xca\x01Define a named block from copies of entities (they stay in the drawing) and/or new entities given in the block's own coordinates; the base point is the block's origin when inserted. A name in use fails.0\x01B\t\n" +
+	"\bentities\x18\x05 \x03(\v2\x18.cad.engine.v1.NewEntityB\a\x92\xb5\x18\x038\x90NR\bentities\x12P\n" +
+	"\n" +
+	"attributes\x18\x06 \x03(\v2'.cad.engine.v1.BlockAttributeDefinitionB\a\x92\xb5\x18\x038\xe8\aR\n" +
+	"attributes:\xa2\x02\x8a\xb5\x18\x9d\x02\n" +
+	"\fblock_define\x12\x8a\x02Define a named block from copies of entities (they stay in the drawing) and/or new entities given in the block's own coordinates, with attributes each insert carries a value of (a part number); the base point is the block's origin when inserted. A name in use fails.0\x01B\t\n" +
 	"\a_base_xB\t\n" +
-	"\a_base_y\"=\n" +
+	"\a_base_y\"\x82\x02\n" +
+	"\x18BlockAttributeDefinition\x12.\n" +
+	"\x03tag\x18\x01 \x01(\tB\x1c\x92\xb5\x18\x18 \x01(\xff\x01B\x11^[A-Za-z0-9_.-]+$R\x03tag\x12$\n" +
+	"\x06prompt\x18\x02 \x01(\tB\a\x92\xb5\x18\x03(\xff\x01H\x00R\x06prompt\x88\x01\x01\x12&\n" +
+	"\adefault\x18\x03 \x01(\tB\a\x92\xb5\x18\x03(\xe8\aH\x01R\adefault\x88\x01\x01\x12\f\n" +
+	"\x01x\x18\x04 \x01(\x01R\x01x\x12\f\n" +
+	"\x01y\x18\x05 \x01(\x01R\x01y\x12*\n" +
+	"\x06height\x18\x06 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x02R\x06height\x88\x01\x01B\t\n" +
+	"\a_promptB\n" +
+	"\n" +
+	"\b_defaultB\t\n" +
+	"\a_height\"=\n" +
 	"\x11BlockDefineResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xc9\x03\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\x9b\x05\n" +
 	"\x0fBlockInsertArgs\x12\x1a\n" +
 	"\x04name\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04name\x12\f\n" +
 	"\x01x\x18\x02 \x01(\x01R\x01x\x12\f\n" +
@@ -8917,8 +9043,14 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\brotation\x18\x05 \x01(\x01H\x01R\brotation\x88\x01\x01\x12\x1f\n" +
 	"\bmirrored\x18\x06 \x01(\bH\x02R\bmirrored\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\a \x01(\tH\x03R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x04R\x05color\x88\x01\x01:\x8b\x01\x8a\xb5\x18\x86\x01\n" +
-	"\fblock_insert\x12tPlace a block: its base point at (x, y), scaled, rotated by rotation degrees counter-clockwise, optionally mirrored.0\x01B\b\n" +
+	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x04R\x05color\x88\x01\x01\x12N\n" +
+	"\n" +
+	"attributes\x18\t \x03(\v2..cad.engine.v1.BlockInsertArgs.AttributesEntryR\n" +
+	"attributes\x1a=\n" +
+	"\x0fAttributesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\xce\x01\x8a\xb5\x18\xc9\x01\n" +
+	"\fblock_insert\x12\xb6\x01Place a block: its base point at (x, y), scaled, rotated by rotation degrees counter-clockwise, optionally mirrored; its attributes take the values given by tag, else their defaults.0\x01B\b\n" +
 	"\x06_scaleB\v\n" +
 	"\t_rotationB\v\n" +
 	"\t_mirroredB\b\n" +
@@ -8976,7 +9108,7 @@ func file_cad_engine_v1_tools_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_tools_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cad_engine_v1_tools_proto_msgTypes = make([]protoimpl.MessageInfo, 121)
+var file_cad_engine_v1_tools_proto_msgTypes = make([]protoimpl.MessageInfo, 123)
 var file_cad_engine_v1_tools_proto_goTypes = []any{
 	(ExportFormat)(0),                      // 0: cad.engine.v1.ExportFormat
 	(SnapKind)(0),                          // 1: cad.engine.v1.SnapKind
@@ -9091,58 +9223,60 @@ var file_cad_engine_v1_tools_proto_goTypes = []any{
 	(*HatchCreateArgs)(nil),                // 110: cad.engine.v1.HatchCreateArgs
 	(*HatchCreateResult)(nil),              // 111: cad.engine.v1.HatchCreateResult
 	(*BlockDefineArgs)(nil),                // 112: cad.engine.v1.BlockDefineArgs
-	(*BlockDefineResult)(nil),              // 113: cad.engine.v1.BlockDefineResult
-	(*BlockInsertArgs)(nil),                // 114: cad.engine.v1.BlockInsertArgs
-	(*BlockInsertResult)(nil),              // 115: cad.engine.v1.BlockInsertResult
-	(*BlockExplodeArgs)(nil),               // 116: cad.engine.v1.BlockExplodeArgs
-	(*BlockExplodeResult)(nil),             // 117: cad.engine.v1.BlockExplodeResult
-	(*BlockListArgs)(nil),                  // 118: cad.engine.v1.BlockListArgs
-	(*BlockInfo)(nil),                      // 119: cad.engine.v1.BlockInfo
-	(*BlockListResult)(nil),                // 120: cad.engine.v1.BlockListResult
-	(*BlockDeleteArgs)(nil),                // 121: cad.engine.v1.BlockDeleteArgs
-	(*BlockDeleteResult)(nil),              // 122: cad.engine.v1.BlockDeleteResult
-	(Units)(0),                             // 123: cad.engine.v1.Units
-	(*DocumentInfo)(nil),                   // 124: cad.engine.v1.DocumentInfo
-	(*ExportOptions)(nil),                  // 125: cad.engine.v1.ExportOptions
-	(*UnmodelledEntities)(nil),             // 126: cad.engine.v1.UnmodelledEntities
-	(*ImportReport)(nil),                   // 127: cad.engine.v1.ImportReport
-	(*Vertex)(nil),                         // 128: cad.engine.v1.Vertex
-	(EntityType)(0),                        // 129: cad.engine.v1.EntityType
-	(*Entity)(nil),                         // 130: cad.engine.v1.Entity
-	(*Point)(nil),                          // 131: cad.engine.v1.Point
-	(*Layer)(nil),                          // 132: cad.engine.v1.Layer
-	(TextAttachment)(0),                    // 133: cad.engine.v1.TextAttachment
+	(*BlockAttributeDefinition)(nil),       // 113: cad.engine.v1.BlockAttributeDefinition
+	(*BlockDefineResult)(nil),              // 114: cad.engine.v1.BlockDefineResult
+	(*BlockInsertArgs)(nil),                // 115: cad.engine.v1.BlockInsertArgs
+	(*BlockInsertResult)(nil),              // 116: cad.engine.v1.BlockInsertResult
+	(*BlockExplodeArgs)(nil),               // 117: cad.engine.v1.BlockExplodeArgs
+	(*BlockExplodeResult)(nil),             // 118: cad.engine.v1.BlockExplodeResult
+	(*BlockListArgs)(nil),                  // 119: cad.engine.v1.BlockListArgs
+	(*BlockInfo)(nil),                      // 120: cad.engine.v1.BlockInfo
+	(*BlockListResult)(nil),                // 121: cad.engine.v1.BlockListResult
+	(*BlockDeleteArgs)(nil),                // 122: cad.engine.v1.BlockDeleteArgs
+	(*BlockDeleteResult)(nil),              // 123: cad.engine.v1.BlockDeleteResult
+	nil,                                    // 124: cad.engine.v1.BlockInsertArgs.AttributesEntry
+	(Units)(0),                             // 125: cad.engine.v1.Units
+	(*DocumentInfo)(nil),                   // 126: cad.engine.v1.DocumentInfo
+	(*ExportOptions)(nil),                  // 127: cad.engine.v1.ExportOptions
+	(*UnmodelledEntities)(nil),             // 128: cad.engine.v1.UnmodelledEntities
+	(*ImportReport)(nil),                   // 129: cad.engine.v1.ImportReport
+	(*Vertex)(nil),                         // 130: cad.engine.v1.Vertex
+	(EntityType)(0),                        // 131: cad.engine.v1.EntityType
+	(*Entity)(nil),                         // 132: cad.engine.v1.Entity
+	(*Point)(nil),                          // 133: cad.engine.v1.Point
+	(*Layer)(nil),                          // 134: cad.engine.v1.Layer
+	(TextAttachment)(0),                    // 135: cad.engine.v1.TextAttachment
 }
 var file_cad_engine_v1_tools_proto_depIdxs = []int32{
-	123, // 0: cad.engine.v1.DocumentCreateArgs.units:type_name -> cad.engine.v1.Units
-	124, // 1: cad.engine.v1.DocumentCreateResult.document:type_name -> cad.engine.v1.DocumentInfo
+	125, // 0: cad.engine.v1.DocumentCreateArgs.units:type_name -> cad.engine.v1.Units
+	126, // 1: cad.engine.v1.DocumentCreateResult.document:type_name -> cad.engine.v1.DocumentInfo
 	0,   // 2: cad.engine.v1.DocumentExportArgs.format:type_name -> cad.engine.v1.ExportFormat
-	125, // 3: cad.engine.v1.DocumentExportArgs.options:type_name -> cad.engine.v1.ExportOptions
+	127, // 3: cad.engine.v1.DocumentExportArgs.options:type_name -> cad.engine.v1.ExportOptions
 	0,   // 4: cad.engine.v1.DocumentExportResult.format:type_name -> cad.engine.v1.ExportFormat
 	0,   // 5: cad.engine.v1.DocumentImportArgs.format:type_name -> cad.engine.v1.ExportFormat
-	124, // 6: cad.engine.v1.DocumentImportResult.document:type_name -> cad.engine.v1.DocumentInfo
-	126, // 7: cad.engine.v1.DocumentImportResult.unmodelled:type_name -> cad.engine.v1.UnmodelledEntities
-	127, // 8: cad.engine.v1.DocumentImportResult.report:type_name -> cad.engine.v1.ImportReport
-	128, // 9: cad.engine.v1.EntityCreatePolylineArgs.points:type_name -> cad.engine.v1.Vertex
-	129, // 10: cad.engine.v1.NewEntity.type:type_name -> cad.engine.v1.EntityType
-	128, // 11: cad.engine.v1.NewEntity.points:type_name -> cad.engine.v1.Vertex
+	126, // 6: cad.engine.v1.DocumentImportResult.document:type_name -> cad.engine.v1.DocumentInfo
+	128, // 7: cad.engine.v1.DocumentImportResult.unmodelled:type_name -> cad.engine.v1.UnmodelledEntities
+	129, // 8: cad.engine.v1.DocumentImportResult.report:type_name -> cad.engine.v1.ImportReport
+	130, // 9: cad.engine.v1.EntityCreatePolylineArgs.points:type_name -> cad.engine.v1.Vertex
+	131, // 10: cad.engine.v1.NewEntity.type:type_name -> cad.engine.v1.EntityType
+	130, // 11: cad.engine.v1.NewEntity.points:type_name -> cad.engine.v1.Vertex
 	25,  // 12: cad.engine.v1.EntityBatchCreateArgs.entities:type_name -> cad.engine.v1.NewEntity
-	129, // 13: cad.engine.v1.EntityListArgs.types:type_name -> cad.engine.v1.EntityType
+	131, // 13: cad.engine.v1.EntityListArgs.types:type_name -> cad.engine.v1.EntityType
 	29,  // 14: cad.engine.v1.EntityListArgs.window:type_name -> cad.engine.v1.Window
-	130, // 15: cad.engine.v1.EntityListResult.entities:type_name -> cad.engine.v1.Entity
-	131, // 16: cad.engine.v1.EntityEditGeometryArgs.start:type_name -> cad.engine.v1.Point
-	131, // 17: cad.engine.v1.EntityEditGeometryArgs.end:type_name -> cad.engine.v1.Point
-	131, // 18: cad.engine.v1.EntityEditGeometryArgs.center:type_name -> cad.engine.v1.Point
-	128, // 19: cad.engine.v1.EntityEditGeometryArgs.points:type_name -> cad.engine.v1.Vertex
-	131, // 20: cad.engine.v1.EntityEditGeometryArgs.insertion:type_name -> cad.engine.v1.Point
-	131, // 21: cad.engine.v1.EntityEditGeometryArgs.major_axis:type_name -> cad.engine.v1.Point
+	132, // 15: cad.engine.v1.EntityListResult.entities:type_name -> cad.engine.v1.Entity
+	133, // 16: cad.engine.v1.EntityEditGeometryArgs.start:type_name -> cad.engine.v1.Point
+	133, // 17: cad.engine.v1.EntityEditGeometryArgs.end:type_name -> cad.engine.v1.Point
+	133, // 18: cad.engine.v1.EntityEditGeometryArgs.center:type_name -> cad.engine.v1.Point
+	130, // 19: cad.engine.v1.EntityEditGeometryArgs.points:type_name -> cad.engine.v1.Vertex
+	133, // 20: cad.engine.v1.EntityEditGeometryArgs.insertion:type_name -> cad.engine.v1.Point
+	133, // 21: cad.engine.v1.EntityEditGeometryArgs.major_axis:type_name -> cad.engine.v1.Point
 	1,   // 22: cad.engine.v1.PointFromSnapArgs.snap:type_name -> cad.engine.v1.SnapKind
-	132, // 23: cad.engine.v1.LayerListResult.layers:type_name -> cad.engine.v1.Layer
-	131, // 24: cad.engine.v1.PointPickArgs.base:type_name -> cad.engine.v1.Point
-	129, // 25: cad.engine.v1.EntityPickArgs.types:type_name -> cad.engine.v1.EntityType
-	129, // 26: cad.engine.v1.SystemCapabilitiesResult.entity_types:type_name -> cad.engine.v1.EntityType
+	134, // 23: cad.engine.v1.LayerListResult.layers:type_name -> cad.engine.v1.Layer
+	133, // 24: cad.engine.v1.PointPickArgs.base:type_name -> cad.engine.v1.Point
+	131, // 25: cad.engine.v1.EntityPickArgs.types:type_name -> cad.engine.v1.EntityType
+	131, // 26: cad.engine.v1.SystemCapabilitiesResult.entity_types:type_name -> cad.engine.v1.EntityType
 	0,   // 27: cad.engine.v1.SystemCapabilitiesResult.export_formats:type_name -> cad.engine.v1.ExportFormat
-	133, // 28: cad.engine.v1.EntityCreateMtextArgs.attachment:type_name -> cad.engine.v1.TextAttachment
+	135, // 28: cad.engine.v1.EntityCreateMtextArgs.attachment:type_name -> cad.engine.v1.TextAttachment
 	1,   // 29: cad.engine.v1.DimensionAnchor.snap:type_name -> cad.engine.v1.SnapKind
 	96,  // 30: cad.engine.v1.DimensionCreateAlignedArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
 	96,  // 31: cad.engine.v1.DimensionCreateAlignedArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
@@ -9151,16 +9285,18 @@ var file_cad_engine_v1_tools_proto_depIdxs = []int32{
 	96,  // 34: cad.engine.v1.DimensionCreateAngularArgs.center:type_name -> cad.engine.v1.DimensionAnchor
 	96,  // 35: cad.engine.v1.DimensionCreateAngularArgs.p1:type_name -> cad.engine.v1.DimensionAnchor
 	96,  // 36: cad.engine.v1.DimensionCreateAngularArgs.p2:type_name -> cad.engine.v1.DimensionAnchor
-	123, // 37: cad.engine.v1.DimensionStyle.units:type_name -> cad.engine.v1.Units
+	125, // 37: cad.engine.v1.DimensionStyle.units:type_name -> cad.engine.v1.Units
 	108, // 38: cad.engine.v1.DimensionStyleListResult.styles:type_name -> cad.engine.v1.DimensionStyle
 	25,  // 39: cad.engine.v1.BlockDefineArgs.entities:type_name -> cad.engine.v1.NewEntity
-	131, // 40: cad.engine.v1.BlockInfo.base:type_name -> cad.engine.v1.Point
-	119, // 41: cad.engine.v1.BlockListResult.blocks:type_name -> cad.engine.v1.BlockInfo
-	42,  // [42:42] is the sub-list for method output_type
-	42,  // [42:42] is the sub-list for method input_type
-	42,  // [42:42] is the sub-list for extension type_name
-	42,  // [42:42] is the sub-list for extension extendee
-	0,   // [0:42] is the sub-list for field type_name
+	113, // 40: cad.engine.v1.BlockDefineArgs.attributes:type_name -> cad.engine.v1.BlockAttributeDefinition
+	124, // 41: cad.engine.v1.BlockInsertArgs.attributes:type_name -> cad.engine.v1.BlockInsertArgs.AttributesEntry
+	133, // 42: cad.engine.v1.BlockInfo.base:type_name -> cad.engine.v1.Point
+	120, // 43: cad.engine.v1.BlockListResult.blocks:type_name -> cad.engine.v1.BlockInfo
+	44,  // [44:44] is the sub-list for method output_type
+	44,  // [44:44] is the sub-list for method input_type
+	44,  // [44:44] is the sub-list for extension type_name
+	44,  // [44:44] is the sub-list for extension extendee
+	0,   // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_tools_proto_init() }
@@ -9206,14 +9342,15 @@ func file_cad_engine_v1_tools_proto_init() {
 	file_cad_engine_v1_tools_proto_msgTypes[103].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[108].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[110].OneofWrappers = []any{}
-	file_cad_engine_v1_tools_proto_msgTypes[112].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[111].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[113].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_tools_proto_rawDesc), len(file_cad_engine_v1_tools_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   121,
+			NumMessages:   123,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -707,6 +707,27 @@ func (x SnapKind) WireName() string {
 	return ""
 }
 
+// SelectionPolygonModeByWireName maps the wire names of SelectionPolygonMode to its values (the
+// unspecified value has none).
+var SelectionPolygonModeByWireName = map[string]int32{
+	"inside":   1,
+	"crossing": 2,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number SelectionPolygonMode
+// does not declare.
+func (x SelectionPolygonMode) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "inside"
+	case 2:
+		return "crossing"
+	}
+	return ""
+}
+
 // UnmarshalWire implements jsonwire.Message.
 func (x *CallToolRequest) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
@@ -18162,6 +18183,25 @@ func (x *BlockDefineArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if d.Failed() {
 				return false
 			}
+		case "attributes":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[BlockAttributeDefinition]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Attributes = append(x.Attributes, v)
+			}
+			if d.Failed() {
+				return false
+			}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18204,6 +18244,123 @@ func (x *BlockDefineArgs) MarshalWire(e *jsonwire.Encoder) {
 			v.MarshalWire(e)
 		}
 		e.CloseArray()
+	}
+	if len(x.Attributes) > 0 {
+		e.Key("\"attributes\":")
+		e.OpenArray()
+		for _, v := range x.Attributes {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockAttributeDefinition) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "tag":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Tag = v
+		case "prompt":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Prompt = &v
+		case "default":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Default = &v
+		case "x":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X = v
+		case "y":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y = v
+		case "height":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Height = d.Float64Ref(v)
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x19 == 0x19)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockAttributeDefinition) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockAttributeDefinition{}
+	}
+	e.OpenObject()
+	e.Key("\"tag\":")
+	e.String(x.Tag)
+	if x.Prompt != nil {
+		e.Key("\"prompt\":")
+		e.String((*x.Prompt))
+	}
+	if x.Default != nil {
+		e.Key("\"default\":")
+		e.String((*x.Default))
+	}
+	e.Key("\"x\":")
+	e.Float64(float64(x.X), "cad.engine.v1.BlockAttributeDefinition.x")
+	e.Key("\"y\":")
+	e.Float64(float64(x.Y), "cad.engine.v1.BlockAttributeDefinition.y")
+	if x.Height != nil {
+		e.Key("\"height\":")
+		e.Float64(float64((*x.Height)), "cad.engine.v1.BlockAttributeDefinition.height")
 	}
 	e.CloseObject()
 }
@@ -18354,6 +18511,35 @@ func (x *BlockInsertArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Color = &v
+		case "attributes":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			if !d.OpenObject() {
+				return false
+			}
+			if x.Attributes == nil {
+				x.Attributes = map[string]string{}
+			}
+			for {
+				k, ok := d.NextKey()
+				if !ok {
+					break
+				}
+				mk := string(k)
+				if _, dup := x.Attributes[mk]; dup {
+					return d.Fail()
+				}
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Attributes[mk] = v
+			}
+			if d.Failed() {
+				return false
+			}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18394,6 +18580,15 @@ func (x *BlockInsertArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Color != nil {
 		e.Key("\"color\":")
 		e.Int64(int64((*x.Color)))
+	}
+	if len(x.Attributes) > 0 {
+		e.Key("\"attributes\":")
+		e.OpenObject()
+		for _, k := range slices.Sorted(maps.Keys(x.Attributes)) {
+			e.Key(string(jsonwire.AppendString(nil, k)) + ":")
+			e.String(x.Attributes[k])
+		}
+		e.CloseObject()
 	}
 	e.CloseObject()
 }
@@ -19680,6 +19875,491 @@ func (x *EntityBatchModifyResult) MarshalWire(e *jsonwire.Encoder) {
 	}
 	e.Key("\"count\":")
 	e.Int64(int64(x.Count))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockAttributesGetArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockAttributesGetArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockAttributesGetArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockAttributeValue) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "tag":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Tag = v
+		case "value":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Value = v
+		case "prompt":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Prompt = v
+		case "invisible":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Invisible = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xf == 0xf)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockAttributeValue) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockAttributeValue{}
+	}
+	e.OpenObject()
+	e.Key("\"tag\":")
+	e.String(x.Tag)
+	e.Key("\"value\":")
+	e.String(x.Value)
+	e.Key("\"prompt\":")
+	e.String(x.Prompt)
+	e.Key("\"invisible\":")
+	e.Bool(x.Invisible)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockAttributesGetResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "block":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Block = v
+		case "values":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenObject() {
+				return false
+			}
+			if x.Values == nil {
+				x.Values = map[string]string{}
+			}
+			for {
+				k, ok := d.NextKey()
+				if !ok {
+					break
+				}
+				mk := string(k)
+				if _, dup := x.Values[mk]; dup {
+					return d.Fail()
+				}
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Values[mk] = v
+			}
+			if d.Failed() {
+				return false
+			}
+		case "attributes":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[BlockAttributeValue]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Attributes = append(x.Attributes, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockAttributesGetResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockAttributesGetResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"block\":")
+	e.String(x.Block)
+	if len(x.Values) > 0 {
+		e.Key("\"values\":")
+		e.OpenObject()
+		for _, k := range slices.Sorted(maps.Keys(x.Values)) {
+			e.Key(string(jsonwire.AppendString(nil, k)) + ":")
+			e.String(x.Values[k])
+		}
+		e.CloseObject()
+	}
+	if len(x.Attributes) > 0 {
+		e.Key("\"attributes\":")
+		e.OpenArray()
+		for _, v := range x.Attributes {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockAttributesSetArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "values":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenObject() {
+				return false
+			}
+			if x.Values == nil {
+				x.Values = map[string]string{}
+			}
+			for {
+				k, ok := d.NextKey()
+				if !ok {
+					break
+				}
+				mk := string(k)
+				if _, dup := x.Values[mk]; dup {
+					return d.Fail()
+				}
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Values[mk] = v
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockAttributesSetArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockAttributesSetArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if len(x.Values) > 0 {
+		e.Key("\"values\":")
+		e.OpenObject()
+		for _, k := range slices.Sorted(maps.Keys(x.Values)) {
+			e.Key(string(jsonwire.AppendString(nil, k)) + ":")
+			e.String(x.Values[k])
+		}
+		e.CloseObject()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockAttributesSetResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockAttributesSetResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockAttributesSetResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockReferencesArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockReferencesArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockReferencesArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BlockReferencesResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handles":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		case "nested":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Nested = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x6 == 0x6)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BlockReferencesResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BlockReferencesResult{}
+	}
+	e.OpenObject()
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.Key("\"nested\":")
+	e.Int64(int64(x.Nested))
 	e.CloseObject()
 }
 
@@ -21159,6 +21839,1397 @@ func (x *EntityCreateTableResult) MarshalWire(e *jsonwire.Encoder) {
 	e.String(x.Handle)
 	e.Key("\"block\":")
 	e.String(x.Block)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TextEditArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "text":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = &v
+		case "height":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Height = d.Float64Ref(v)
+		case "rotation":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Rotation = d.Float64Ref(v)
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TextEditArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TextEditArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if x.Text != nil {
+		e.Key("\"text\":")
+		e.String((*x.Text))
+	}
+	if x.Height != nil {
+		e.Key("\"height\":")
+		e.Float64(float64((*x.Height)), "cad.engine.v1.TextEditArgs.height")
+	}
+	if x.Rotation != nil {
+		e.Key("\"rotation\":")
+		e.Float64(float64((*x.Rotation)), "cad.engine.v1.TextEditArgs.rotation")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TextEditResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TextEditResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TextEditResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TextFindReplaceArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "find":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Find = v
+		case "replace":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Replace = v
+		case "match_case":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.MatchCase = &v
+		case "whole_word":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.WholeWord = &v
+		case "layer":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TextFindReplaceArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TextFindReplaceArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"find\":")
+	e.String(x.Find)
+	e.Key("\"replace\":")
+	e.String(x.Replace)
+	if x.MatchCase != nil {
+		e.Key("\"match_case\":")
+		e.Bool((*x.MatchCase))
+	}
+	if x.WholeWord != nil {
+		e.Key("\"whole_word\":")
+		e.Bool((*x.WholeWord))
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TextFindReplaceResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "count":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "skipped":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Skipped = append(x.Skipped, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TextFindReplaceResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TextFindReplaceResult{}
+	}
+	e.OpenObject()
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Skipped) > 0 {
+		e.Key("\"skipped\":")
+		e.OpenArray()
+		for _, v := range x.Skipped {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *SelectionFilterArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "types":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				n, ok := d.Enum(EntityTypeByWireName)
+				if !ok {
+					return false
+				}
+				v := EntityType(n)
+				x.Types = append(x.Types, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "layers":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Layers = append(x.Layers, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "color":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color = &v
+		case "linetype":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Linetype = &v
+		case "min_length":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.MinLength = d.Float64Ref(v)
+		case "max_length":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.MaxLength = d.Float64Ref(v)
+		case "min_area":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.MinArea = d.Float64Ref(v)
+		case "max_area":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.MaxArea = d.Float64Ref(v)
+		case "window":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v := new(Window)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Window = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *SelectionFilterArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &SelectionFilterArgs{}
+	}
+	e.OpenObject()
+	if len(x.Types) > 0 {
+		e.Key("\"types\":")
+		e.OpenArray()
+		for _, v := range x.Types {
+			e.Element()
+			if n := v.WireName(); n != "" {
+				e.String(n)
+			} else {
+				e.Int64(int64(v))
+			}
+		}
+		e.CloseArray()
+	}
+	if len(x.Layers) > 0 {
+		e.Key("\"layers\":")
+		e.OpenArray()
+		for _, v := range x.Layers {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Color != nil {
+		e.Key("\"color\":")
+		e.Int64(int64((*x.Color)))
+	}
+	if x.Linetype != nil {
+		e.Key("\"linetype\":")
+		e.String((*x.Linetype))
+	}
+	if x.MinLength != nil {
+		e.Key("\"min_length\":")
+		e.Float64(float64((*x.MinLength)), "cad.engine.v1.SelectionFilterArgs.min_length")
+	}
+	if x.MaxLength != nil {
+		e.Key("\"max_length\":")
+		e.Float64(float64((*x.MaxLength)), "cad.engine.v1.SelectionFilterArgs.max_length")
+	}
+	if x.MinArea != nil {
+		e.Key("\"min_area\":")
+		e.Float64(float64((*x.MinArea)), "cad.engine.v1.SelectionFilterArgs.min_area")
+	}
+	if x.MaxArea != nil {
+		e.Key("\"max_area\":")
+		e.Float64(float64((*x.MaxArea)), "cad.engine.v1.SelectionFilterArgs.max_area")
+	}
+	if x.Window != nil {
+		e.Key("\"window\":")
+		x.Window.MarshalWire(e)
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *SelectionFilterResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handles":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x2 == 0x2)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *SelectionFilterResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &SelectionFilterResult{}
+	}
+	e.OpenObject()
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *SelectionPolygonArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "points":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if d.EmptyArrayNext() {
+				return d.Fail()
+			}
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Point]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Points = append(x.Points, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "mode":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			n, ok := d.Enum(SelectionPolygonModeByWireName)
+			if !ok {
+				return false
+			}
+			v := SelectionPolygonMode(n)
+			x.Mode = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *SelectionPolygonArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &SelectionPolygonArgs{}
+	}
+	e.OpenObject()
+	if len(x.Points) > 0 {
+		e.Key("\"points\":")
+		e.OpenArray()
+		for _, v := range x.Points {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if x.Mode != nil {
+		e.Key("\"mode\":")
+		if n := (*x.Mode).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Mode)))
+		}
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *SelectionPolygonResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handles":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x2 == 0x2)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *SelectionPolygonResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &SelectionPolygonResult{}
+	}
+	e.OpenObject()
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *AnalysisMeasureAreaArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "points":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Point]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Points = append(x.Points, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *AnalysisMeasureAreaArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &AnalysisMeasureAreaArgs{}
+	}
+	e.OpenObject()
+	if len(x.Points) > 0 {
+		e.Key("\"points\":")
+		e.OpenArray()
+		for _, v := range x.Points {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *MeasuredArea) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "area":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Area = v
+		case "perimeter":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Perimeter = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *MeasuredArea) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &MeasuredArea{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"area\":")
+	e.Float64(float64(x.Area), "cad.engine.v1.MeasuredArea.area")
+	e.Key("\"perimeter\":")
+	e.Float64(float64(x.Perimeter), "cad.engine.v1.MeasuredArea.perimeter")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *AnalysisMeasureAreaResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "area":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Area = v
+		case "perimeter":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Perimeter = v
+		case "items":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[MeasuredArea]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Items = append(x.Items, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *AnalysisMeasureAreaResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &AnalysisMeasureAreaResult{}
+	}
+	e.OpenObject()
+	e.Key("\"area\":")
+	e.Float64(float64(x.Area), "cad.engine.v1.AnalysisMeasureAreaResult.area")
+	e.Key("\"perimeter\":")
+	e.Float64(float64(x.Perimeter), "cad.engine.v1.AnalysisMeasureAreaResult.perimeter")
+	if len(x.Items) > 0 {
+		e.Key("\"items\":")
+		e.OpenArray()
+		for _, v := range x.Items {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *AnalysisEntityStatsArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		if !d.Unknown(key) {
+			return d.Fail()
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *AnalysisEntityStatsArgs) MarshalWire(e *jsonwire.Encoder) {
+	e.OpenObject()
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityTypeCount) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "type":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			n, ok := d.Enum(EntityTypeByWireName)
+			if !ok {
+				return false
+			}
+			v := EntityType(n)
+			x.Type = v
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityTypeCount) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityTypeCount{}
+	}
+	e.OpenObject()
+	e.Key("\"type\":")
+	if n := x.Type.WireName(); n != "" {
+		e.String(n)
+	} else {
+		e.Int64(int64(x.Type))
+	}
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityLayerCount) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "layer":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = v
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityLayerCount) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityLayerCount{}
+	}
+	e.OpenObject()
+	e.Key("\"layer\":")
+	e.String(x.Layer)
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *AnalysisEntityStatsResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "count":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		case "by_type":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[EntityTypeCount]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.ByType = append(x.ByType, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "by_layer":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[EntityLayerCount]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.ByLayer = append(x.ByLayer, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "total_length":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.TotalLength = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x9 == 0x9)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *AnalysisEntityStatsResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &AnalysisEntityStatsResult{}
+	}
+	e.OpenObject()
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	if len(x.ByType) > 0 {
+		e.Key("\"by_type\":")
+		e.OpenArray()
+		for _, v := range x.ByType {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if len(x.ByLayer) > 0 {
+		e.Key("\"by_layer\":")
+		e.OpenArray()
+		for _, v := range x.ByLayer {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"total_length\":")
+	e.Float64(float64(x.TotalLength), "cad.engine.v1.AnalysisEntityStatsResult.total_length")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *AnalysisLayerStatsArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		if !d.Unknown(key) {
+			return d.Fail()
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *AnalysisLayerStatsArgs) MarshalWire(e *jsonwire.Encoder) {
+	e.OpenObject()
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerStatsEntry) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		case "by_type":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[EntityTypeCount]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.ByType = append(x.ByType, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "length":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Length = v
+		case "extents":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v := new(Window)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Extents = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xb == 0xb)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerStatsEntry) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerStatsEntry{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	if len(x.ByType) > 0 {
+		e.Key("\"by_type\":")
+		e.OpenArray()
+		for _, v := range x.ByType {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"length\":")
+	e.Float64(float64(x.Length), "cad.engine.v1.LayerStatsEntry.length")
+	if x.Extents != nil {
+		e.Key("\"extents\":")
+		x.Extents.MarshalWire(e)
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *AnalysisLayerStatsResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "layers":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[LayerStatsEntry]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Layers = append(x.Layers, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *AnalysisLayerStatsResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &AnalysisLayerStatsResult{}
+	}
+	e.OpenObject()
+	if len(x.Layers) > 0 {
+		e.Key("\"layers\":")
+		e.OpenArray()
+		for _, v := range x.Layers {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
 	e.CloseObject()
 }
 
