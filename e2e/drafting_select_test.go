@@ -16,8 +16,8 @@ type drafter struct {
 	id  int
 }
 
-// step is a tools.call answer.
-type step struct {
+// answer is a tools.call answer.
+type answer struct {
 	OK     bool           `json:"ok"`
 	Result map[string]any `json:"result"`
 	Error  struct {
@@ -27,10 +27,10 @@ type step struct {
 	} `json:"error"`
 }
 
-func (d *drafter) call(tool string, args map[string]any) step {
+func (d *drafter) call(tool string, args map[string]any) answer {
 	d.t.Helper()
 	d.id++
-	var s step
+	var s answer
 	mustCall(d.t, d.c, d.id, "tools.call", map[string]any{"document_id": d.doc, "tool": tool, "args": args}, &s)
 	return s
 }
