@@ -95,6 +95,24 @@ func TestFilletQuadrantFollowsPicks(t *testing.T) {
 	}
 }
 
+// TestFilletAcuteNearPicks: picks near a sharp corner, where the arc's
+// tangent points fall far past them; the arc still sits in the picks'
+// sector, on the bisector at r / sin(half the angle).
+func TestFilletAcuteNearPicks(t *testing.T) {
+	a := Rad(20)
+	d := Pt(math.Cos(a), math.Sin(a))
+	s1 := Segment{Pt(-50, 0), Pt(50, 0)}
+	s2 := Segment{d.Mul(-50), d.Mul(50)}
+	c, err := Fillet(s1, s2, 1, Pt(1, 0), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Pt(math.Cos(a/2), math.Sin(a/2)).Mul(1 / math.Sin(a/2))
+	if c.Arc.C.Dist(want) > 1e-9 {
+		t.Errorf("centre %v, want %v on the bisector of the picks' sector", c.Arc.C, want)
+	}
+}
+
 func TestFilletCurves(t *testing.T) {
 	for _, base := range []Vec{{0, 0}, {500000, 4200000}} {
 		sh := func(p any) any { return shifted(p, base.Mul(-1)) }
