@@ -447,11 +447,11 @@ func PolylineCorners(g Polyline, vertex int, chamfer bool, r, d1, d2 float64) (P
 		return Polyline{}, 0, errors.New("the polyline has no such vertex")
 	}
 	type corner struct {
-		ok              bool
-		in, out         float64 // distance from the vertex along each piece
-		din, dout       Vec
-		bulge           float64
-		lenIn, lenOut   float64
+		ok            bool
+		in, out       float64 // distance from the vertex along each piece
+		din, dout     Vec
+		bulge         float64
+		lenIn, lenOut float64
 	}
 	cs := make([]corner, n)
 	size := g.Bounds()

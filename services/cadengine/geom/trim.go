@@ -477,7 +477,7 @@ func Extend(c any, boundaries []any, pick Vec) (any, error) {
 		}
 		arc := BulgeArc(v[min(i, j)].P, v[max(i, j)].P, bulge)
 		// Which end of the arc (counter-clockwise) is the polyline's end.
-		ccwEnd := arc.At(arc.Start + arc.Sweep).Dist(b) <= arc.At(arc.Start).Dist(b)
+		ccwEnd := arc.At(arc.Start+arc.Sweep).Dist(b) <= arc.At(arc.Start).Dist(b)
 		got, err := extendArc(Arc{C: arc.C, R: arc.R, Start: arc.Start, Sweep: arc.Sweep}, ccwEnd, boundaries)
 		if err != nil {
 			return nil, err

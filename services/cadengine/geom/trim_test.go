@@ -15,7 +15,7 @@ func TestTrimLine(t *testing.T) {
 		line := Segment{mv(base, Pt(0, 0)), mv(base, Pt(100, 0))}
 		edges := []any{
 			Segment{mv(base, Pt(30, -10)), mv(base, Pt(30, 10))},
-			Segment{mv(base, Pt(70, -10)), mv(base, Pt(60, 10))}, // crosses at x = 65
+			Segment{mv(base, Pt(70, -10)), mv(base, Pt(60, 10))},   // crosses at x = 65
 			Segment{mv(base, Pt(100, -10)), mv(base, Pt(100, 10))}, // at the end: no cut
 		}
 		for _, tc := range []struct {
