@@ -66,7 +66,7 @@ func (c *call) cornerSides(tool string, h1, h2 string, x1, y1, x2, y2 *float64, 
 			s.prim = g.Prims()[0]
 		case drawing.Arc, drawing.Circle:
 			if lineOnly {
-				return sides, failed("entity %s is a %s: %s joins lines and polyline segments", drawing.FormatHandle(s.e.Handle), g.Kind().WireName(), tool)
+				return sides, unsupported("chamfer_curve", "entity %s is a %s: %s cuts corners between lines and polyline segments, not curves (fillet it instead)", drawing.FormatHandle(s.e.Handle), g.Kind().WireName(), tool)
 			}
 			s.prim = g.Prims()[0]
 		case drawing.Polyline:

@@ -136,7 +136,7 @@ func TestFilletFailures(t *testing.T) {
 		{"half a pick", enginev1.ToolEntityFillet, obj{"handle1": a, "handle2": c, "radius": 1, "pick1_x": 3}, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS, "go together"},
 		{"same line", enginev1.ToolEntityFillet, obj{"handle1": a, "handle2": a, "radius": 1, "all": true}, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS, "polyline's own corners"},
 		{"negative radius", enginev1.ToolEntityFillet, obj{"handle1": a, "handle2": c, "radius": -1}, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS, ""},
-		{"chamfer an arc", enginev1.ToolEntityChamfer, obj{"handle1": a, "handle2": f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": X0, "cy": Y0, "radius": 3}), "distance1": 1}, enginev1.ErrorKind_ERROR_KIND_FAILED, "joins lines"},
+		{"chamfer an arc", enginev1.ToolEntityChamfer, obj{"handle1": a, "handle2": f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": X0, "cy": Y0, "radius": 3}), "distance1": 1}, enginev1.ErrorKind_ERROR_KIND_UNSUPPORTED, "not curves"},
 		{"chamfer one distance 0", enginev1.ToolEntityChamfer, obj{"handle1": a, "handle2": c, "distance1": 1, "distance2": 0}, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS, "both"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -261,6 +261,14 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolBlockInsert:              {"name": "B", "x": 0, "y": 0},
 		enginev1.ToolBlockExplode:             {"handle": "103"},
 		enginev1.ToolBlockDelete:              {"name": "B"},
+
+		// modify: the drafting toolset's corners and cuts (issue #37, DESIGN §11)
+		enginev1.ToolEntityFillet:  {"handle1": h2, "handle2": h, "radius": 0.5, "pick1_x": 1.5, "pick1_y": 0},
+		enginev1.ToolEntityChamfer: {"handle1": h2, "handle2": h, "distance1": 0.5},
+		enginev1.ToolEntityTrim:    {"handle": h2, "pick_x": 1.5, "pick_y": 0},
+		enginev1.ToolEntityExtend:  {"handle": h2, "pick_x": 2, "pick_y": 0},
+		enginev1.ToolEntityBreak:   {"handle": h2, "x1": 0, "y1": 0},
+		enginev1.ToolEntityJoin:    {"handles": []any{h2, "103"}},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -271,6 +279,14 @@ func TestEveryToolAnswers(t *testing.T) {
 		f.ok(enginev1.ToolBlockDefine, obj{"name": "B", "entities": []any{obj{"type": "point", "x": 0, "y": 0}}})
 		if tool.Name == enginev1.ToolBlockExplode {
 			f.handle(enginev1.ToolBlockInsert, obj{"name": "B", "x": 1, "y": 1})
+		}
+		// modify (issue #37): line 103, a boundary ahead of line 101 to
+		// extend to, or a line from its end to join.
+		switch tool.Name {
+		case enginev1.ToolEntityExtend:
+			f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 3, "y1": -1, "x2": 3, "y2": 1})
+		case enginev1.ToolEntityJoin:
+			f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 2, "y1": 0, "x2": 3, "y2": 1})
 		}
 		args := minimal[tool.Name]
 		if args == nil {
