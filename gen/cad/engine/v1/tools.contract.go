@@ -649,7 +649,7 @@ var Tools = []ToolInfo{
 	{
 		Name:         ToolEntityTrim,
 		Description:  "Remove the part of a line, arc, circle, ellipse or polyline under the pick point, between its nearest intersections with the cutting edges (every other entity when edges are not given); a trimmed circle becomes an arc, and a piece cut out of the middle leaves two entities. Fails when no edge crosses the entity.",
-		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
+		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityTrimArgs)(nil),
 		Result:       (*EntityTrimResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"edges":{"items":{"type":"string","x-cad-handle":true},"maxItems":10000,"type":"array"},"handle":{"type":"string","x-cad-handle":true},"pick_x":{"type":"number"},"pick_y":{"type":"number"}},"required":["handle","pick_x","pick_y"],"type":"object"}`,
@@ -667,7 +667,7 @@ var Tools = []ToolInfo{
 	{
 		Name:         ToolEntityBreak,
 		Description:  "Break a line, arc, ellipse or polyline into two at a point, or remove its part between two points (for a circle, counter-clockwise from the first to the second, leaving an arc). The points are taken to their nearest points on the entity.",
-		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
+		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityBreakArgs)(nil),
 		Result:       (*EntityBreakResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"x1":{"type":"number"},"x2":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["handle","x1","y1"],"type":"object"}`,

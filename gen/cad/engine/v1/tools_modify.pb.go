@@ -995,13 +995,13 @@ const file_cad_engine_v1_tools_modify_proto_rawDesc = "" +
 	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x1d\n" +
 	"\acorners\x18\x03 \x01(\x05H\x00R\acorners\x88\x01\x01B\n" +
 	"\n" +
-	"\b_corners\"\xc0\x04\n" +
+	"\b_corners\"\xbe\x04\n" +
 	"\x0eEntityTrimArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x15\n" +
 	"\x06pick_x\x18\x02 \x01(\x01R\x05pickX\x12\x15\n" +
 	"\x06pick_y\x18\x03 \x01(\x01R\x05pickY\x12\x1f\n" +
-	"\x05edges\x18\x04 \x03(\tB\t\x92\xb5\x18\x058\x90NH\x01R\x05edges:\xbe\x03\x8a\xb5\x18\xb9\x03\n" +
-	"\ventity_trim\x12\xb8\x02Remove the part of a line, arc, circle, ellipse or polyline under the pick point, between its nearest intersections with the cutting edges (every other entity when edges are not given); a trimmed circle becomes an arc, and a piece cut out of the middle leaves two entities. Fails when no edge crosses the entity. \x010\x01J\x04trimJ\x02trJ\acut offJ\bcut backJ\x0fremove overhangJ\ftrim to edgeJ\astutzenJ\vabschneidenJ\aajusterJ\x06couperJ\brecortar\"T\n" +
+	"\x05edges\x18\x04 \x03(\tB\t\x92\xb5\x18\x058\x90NH\x01R\x05edges:\xbc\x03\x8a\xb5\x18\xb7\x03\n" +
+	"\ventity_trim\x12\xb8\x02Remove the part of a line, arc, circle, ellipse or polyline under the pick point, between its nearest intersections with the cutting edges (every other entity when edges are not given); a trimmed circle becomes an arc, and a piece cut out of the middle leaves two entities. Fails when no edge crosses the entity.0\x01J\x04trimJ\x02trJ\acut offJ\bcut backJ\x0fremove overhangJ\ftrim to edgeJ\astutzenJ\vabschneidenJ\aajusterJ\x06couperJ\brecortar\"T\n" +
 	"\x10EntityTrimResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\"\xa1\x04\n" +
@@ -1015,14 +1015,14 @@ const file_cad_engine_v1_tools_modify_proto_rawDesc = "" +
 	"\rentity_extend\x12\xf8\x01Lengthen a line, arc or open polyline at the end nearest the pick, along its own curve (straight on, or round the arc's circle), to the nearest boundary it meets (every other entity when boundaries are not given). Fails when no boundary lies ahead.0\x01J\x06extendJ\x02exJ\vlengthen toJ\x0eextend to edgeJ\x12reach the boundaryJ\vverlängernJ\x06dehnenJ\tprolongerJ\x10étirer jusqu'àJ\bextenderJ\aalargar\"V\n" +
 	"\x12EntityExtendResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
-	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\"\x85\x04\n" +
+	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\"\x83\x04\n" +
 	"\x0fEntityBreakArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x0e\n" +
 	"\x02x1\x18\x02 \x01(\x01R\x02x1\x12\x0e\n" +
 	"\x02y1\x18\x03 \x01(\x01R\x02y1\x12\x13\n" +
 	"\x02x2\x18\x04 \x01(\x01H\x00R\x02x2\x88\x01\x01\x12\x13\n" +
-	"\x02y2\x18\x05 \x01(\x01H\x01R\x02y2\x88\x01\x01:\xf9\x02\x8a\xb5\x18\xf4\x02\n" +
-	"\fentity_break\x12\xed\x01Break a line, arc, ellipse or polyline into two at a point, or remove its part between two points (for a circle, counter-clockwise from the first to the second, leaving an arc). The points are taken to their nearest points on the entity. \x010\x01J\x05breakJ\x02brJ\x0ebreak at pointJ\x05splitJ\tcut a gapJ\n" +
+	"\x02y2\x18\x05 \x01(\x01H\x01R\x02y2\x88\x01\x01:\xf7\x02\x8a\xb5\x18\xf2\x02\n" +
+	"\fentity_break\x12\xed\x01Break a line, arc, ellipse or polyline into two at a point, or remove its part between two points (for a circle, counter-clockwise from the first to the second, leaving an arc). The points are taken to their nearest points on the entity.0\x01J\x05breakJ\x02brJ\x0ebreak at pointJ\x05splitJ\tcut a gapJ\n" +
 	"open a gapJ\abrechenJ\funterbrechenJ\acoupureJ\x06rompreJ\x06partirJ\adividirB\x05\n" +
 	"\x03_x2B\x05\n" +
 	"\x03_y2\"U\n" +
