@@ -244,3 +244,30 @@ func TestPolylineCorners(t *testing.T) {
 		}
 	}
 }
+
+// TestFilletTrimsArc: a line and the lower half of a circle above it,
+// not touching; the fillet joins the line's left part to the arc's left
+// part, and the arc is trimmed from its left end down to the tangent point.
+func TestFilletTrimsArc(t *testing.T) {
+	for _, base := range bases {
+		line := Segment{mv(base, Pt(-50, 0)), mv(base, Pt(50, 0))}
+		arc := Arc{C: mv(base, Pt(0, 30)), R: 20, Start: math.Pi, Sweep: math.Pi}
+		c, err := Fillet(line, arc, 10, mv(base, Pt(-40, 0)), mv(base, Pt(-20, 30)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The centre 10 above the line and 30 from the arc's centre, on the left.
+		want := mv(base, Pt(-math.Sqrt(500), 10))
+		if c.Arc.C.Dist(want) > 1e-6 {
+			t.Errorf("centre %v, want %v", c.Arc.C.Sub(base), want.Sub(base))
+		}
+		k := c.Keep2.(Arc)
+		tt := c.T2.Sub(arc.C).Angle() + 2*math.Pi
+		if math.Abs(NormRad(k.Start)-math.Pi) > 1e-9 || math.Abs(k.Sweep-(tt-math.Pi)) > 1e-9 {
+			t.Errorf("kept arc %v+%v, want from 180° to the tangent point at %v", k.Start, k.Sweep, tt)
+		}
+		if s := c.Keep1.(Segment); s.A != line.A || s.B.Dist(mv(base, Pt(-math.Sqrt(500), 0))) > 1e-6 {
+			t.Errorf("kept line %v", s)
+		}
+	}
+}

@@ -222,3 +222,32 @@ func TestJoin(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimAndBreakClosedPolyline(t *testing.T) {
+	for _, base := range bases {
+		rect := Polyline{Closed: true, V: []Vertex{{P: mv(base, Pt(0, 0))}, {P: mv(base, Pt(40, 0))}, {P: mv(base, Pt(40, 30))}, {P: mv(base, Pt(0, 30))}}}
+		// Two vertical cuts through the bottom and top: the right part goes.
+		cuts := []any{Segment{mv(base, Pt(10, -5)), mv(base, Pt(10, 35))}, Segment{mv(base, Pt(30, -5)), mv(base, Pt(30, 35))}}
+		got, err := Trim(rect, cuts, mv(base, Pt(40, 15)))
+		if err != nil || len(got) != 1 {
+			t.Fatalf("Trim = %v, %v", got, err)
+		}
+		g := got[0].(Polyline)
+		if g.Closed || math.Abs(g.Length()-(140-(10+30+10))) > 1e-6 {
+			t.Errorf("trimmed rectangle = %+v length %v, want open, 90 long", g, g.Length())
+		}
+		first, last := g.V[0].P.Sub(base), g.V[len(g.V)-1].P.Sub(base)
+		if first.Dist(Pt(30, 30)) > 1e-6 || last.Dist(Pt(30, 0)) > 1e-6 {
+			t.Errorf("trimmed rectangle runs %v..%v, want (30,30)..(30,0)", first, last)
+		}
+		// Broken at one point it opens there, whole.
+		got, err = Break(rect, mv(base, Pt(20, 0)), nil)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("Break = %v, %v", got, err)
+		}
+		g = got[0].(Polyline)
+		if g.Closed || math.Abs(g.Length()-140) > 1e-6 || g.V[0].P.Sub(base).Dist(Pt(20, 0)) > 1e-6 || g.V[len(g.V)-1].P.Sub(base).Dist(Pt(20, 0)) > 1e-6 {
+			t.Errorf("broken rectangle = %+v", g)
+		}
+	}
+}
