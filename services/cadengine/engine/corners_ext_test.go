@@ -186,3 +186,28 @@ func TestCornersInBatch(t *testing.T) {
 		t.Errorf("the bound fillet arc's length = %v, want %v", l, 5*math.Pi/2)
 	}
 }
+
+// TestFilletPolylineEnd: an open polyline's straight end segment and a
+// line; the polyline's end vertex moves to the tangent point, its other
+// vertices stay.
+func TestFilletPolylineEnd(t *testing.T) {
+	f := newFixture(t)
+	pl := f.handle(enginev1.ToolEntityCreatePolyline, obj{"points": []any{
+		obj{"x": X0, "y": Y0 + 50}, obj{"x": X0, "y": Y0}, obj{"x": X0 + 80, "y": Y0},
+	}})
+	l := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": X0 + 100, "y1": Y0 + 10, "x2": X0 + 100, "y2": Y0 + 60})
+	r := f.ok(enginev1.ToolEntityFillet, obj{"handle1": pl, "handle2": l, "radius": 5})
+	if hs := handlesOf(r, "handles"); len(hs) != 3 || hs[1] != pl || hs[2] != l {
+		t.Fatalf("handles = %v", hs)
+	}
+	pts := f.get(pl)["points"].([]any)
+	if len(pts) != 3 || pt(pts[1]) != [2]float64{X0, Y0} {
+		t.Fatalf("polyline = %v, want three points, the corner kept", pts)
+	}
+	if e := pt(pts[2]); !within(e[0], X0+95, 1e-6) || !within(e[1], Y0, 1e-6) {
+		t.Errorf("polyline end = %v, want the tangent point (95, 0)", e)
+	}
+	if s := pt(f.get(l)["start"]); !within(s[0], X0+100, 1e-6) || !within(s[1], Y0+5, 1e-6) {
+		t.Errorf("line start = %v, want extended to (100, 5)", s)
+	}
+}

@@ -150,3 +150,41 @@ func TestJoinTool(t *testing.T) {
 		}
 	})
 }
+
+func TestCutsOnCurves(t *testing.T) {
+	t.Run("ellipse trimmed", func(t *testing.T) {
+		f := newFixture(t)
+		el := f.handle(enginev1.ToolEntityCreateEllipse, obj{"cx": X0, "cy": Y0, "major_x": 20, "major_y": 0, "ratio": 0.5})
+		f.handle(enginev1.ToolEntityCreateLine, obj{"x1": X0 + 10, "y1": Y0 - 20, "x2": X0 + 10, "y2": Y0 + 20})
+		f.handle(enginev1.ToolEntityCreateLine, obj{"x1": X0 - 10, "y1": Y0 - 20, "x2": X0 - 10, "y2": Y0 + 20})
+		f.ok(enginev1.ToolEntityTrim, obj{"handle": el, "pick_x": X0 + 20, "pick_y": Y0})
+		g := f.get(el)
+		// Parametric angles where x = 20 cos t = 10: ±60°; the part through
+		// 0° is gone.
+		if !within(g["start_angle"].(float64), 60, 1e-6) || !within(g["end_angle"].(float64), 300, 1e-6) {
+			t.Errorf("trimmed ellipse = %v..%v, want 60..300", g["start_angle"], g["end_angle"])
+		}
+	})
+	t.Run("arcs of one circle joined", func(t *testing.T) {
+		f := newFixture(t)
+		a := f.handle(enginev1.ToolEntityCreateArc, obj{"cx": X0, "cy": Y0, "radius": 5, "start_angle": 0, "end_angle": 90})
+		b := f.handle(enginev1.ToolEntityCreateArc, obj{"cx": X0, "cy": Y0, "radius": 5, "start_angle": 120, "end_angle": 200})
+		f.ok(enginev1.ToolEntityJoin, obj{"handles": []any{a, b}})
+		if g := f.get(a); g["type"] != "arc" || !within(g["start_angle"].(float64), 0, 1e-9) || !within(g["end_angle"].(float64), 200, 1e-9) {
+			t.Errorf("joined arcs = %v %v..%v, want 0..200", g["type"], g["start_angle"], g["end_angle"])
+		}
+	})
+	t.Run("line and arc joined into a polyline", func(t *testing.T) {
+		f := newFixture(t)
+		l := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": X0 - 10, "y1": Y0 + 5, "x2": X0, "y2": Y0 + 5})
+		a := f.handle(enginev1.ToolEntityCreateArc, obj{"cx": X0, "cy": Y0, "radius": 5, "start_angle": 90, "end_angle": 270})
+		f.ok(enginev1.ToolEntityJoin, obj{"handles": []any{l, a}})
+		g := f.get(l)
+		if g["type"] != "polyline" || len(g["points"].([]any)) != 3 {
+			t.Fatalf("joined = %v", g)
+		}
+		if m := f.ok(enginev1.ToolAnalysisMeasureEntity, obj{"handle": l}); !within(m["length"].(float64), 10+5*math.Pi, 1e-6) {
+			t.Errorf("joined length = %v, want %v", m["length"], 10+5*math.Pi)
+		}
+	})
+}

@@ -251,3 +251,28 @@ func TestTrimAndBreakClosedPolyline(t *testing.T) {
 		}
 	}
 }
+
+// TestExtendPolylineArcEnd: an open polyline ending in a quarter circle
+// (bulge tan(22.5°)) goes on round its circle to a vertical boundary.
+func TestExtendPolylineArcEnd(t *testing.T) {
+	for _, base := range bases {
+		// From (0,0) right to (10,0), then a quarter circle about (10,10)
+		// to (20,10), counter-clockwise.
+		pl := Polyline{V: []Vertex{{P: mv(base, Pt(0, 0))}, {P: mv(base, Pt(10, 0)), Bulge: math.Tan(math.Pi / 8)}, {P: mv(base, Pt(20, 10))}}}
+		wall := Segment{mv(base, Pt(15, 0)), mv(base, Pt(15, 40))}
+		got, err := Extend(pl, []any{wall}, mv(base, Pt(20, 11)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := got.(Polyline).V
+		// The circle about (10,10) of radius 10 meets x = 15 at y = 10 + sqrt(75).
+		want := Pt(15, 10+math.Sqrt(75))
+		if v[2].P.Sub(base).Dist(want) > 1e-6 {
+			t.Errorf("extended end %v, want %v", v[2].P.Sub(base), want)
+		}
+		// The arc now turns 90° + 60°.
+		if b := v[1].Bulge; math.Abs(b-math.Tan(Rad(150)/4)) > 1e-9 {
+			t.Errorf("bulge %v, want tan(150°/4)", b)
+		}
+	}
+}
