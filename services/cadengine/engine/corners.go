@@ -213,6 +213,20 @@ func (c *call) polylineCorners(e *drawing.Entity, vertex *int32, all *bool, cham
 
 func all_(b *bool) bool { return b != nil && *b }
 
+// sameEntity reports whether two handles name one entity (they may be
+// spelled differently: "64" and "064"), and returns it when they do.
+func (c *call) sameEntity(h1, h2 string) (*drawing.Entity, bool, error) {
+	e1, err := c.Entity("/handle1", h1)
+	if err != nil {
+		return nil, false, err
+	}
+	e2, err := c.Entity("/handle2", h2)
+	if err != nil {
+		return nil, false, err
+	}
+	return e1, e1 == e2, nil
+}
+
 // entityFillet rounds a corner with an arc tangent to both entities (see
 // geom.Fillet for which arc the picks choose), trimming or extending
 // lines, arcs and open polylines' end segments to it and leaving circles
@@ -220,11 +234,11 @@ func all_(b *bool) bool { return b != nil && *b }
 // entity's layer and style. With handle1 == handle2, a polyline's corners
 // between straight segments become bulge arcs (geom.PolylineCorners).
 func entityFillet(c *call, a *enginev1.EntityFilletArgs) (*enginev1.EntityFilletResult, error) {
-	if a.Handle1 == a.Handle2 {
-		e, err := c.Entity("/handle1", a.Handle1)
-		if err != nil {
-			return nil, err
-		}
+	e, same, err := c.sameEntity(a.Handle1, a.Handle2)
+	if err != nil {
+		return nil, err
+	}
+	if same {
 		if a.Radius == 0 {
 			return nil, invalidArgs("/radius", reasonOutOfRange, "a polyline's corners are sharp already: give a radius above 0")
 		}
@@ -292,11 +306,11 @@ func entityChamfer(c *call, a *enginev1.EntityChamferArgs) (*enginev1.EntityCham
 	if (d1 == 0) != (d2 == 0) {
 		return nil, invalidArgs("/distance2", reasonInvalid, "distance1 and distance2 are both 0 (a sharp corner) or both above 0")
 	}
-	if a.Handle1 == a.Handle2 {
-		e, err := c.Entity("/handle1", a.Handle1)
-		if err != nil {
-			return nil, err
-		}
+	e, same, err := c.sameEntity(a.Handle1, a.Handle2)
+	if err != nil {
+		return nil, err
+	}
+	if same {
 		if d1 == 0 {
 			return nil, invalidArgs("/distance1", reasonOutOfRange, "a polyline's corners are sharp already: give distances above 0")
 		}
