@@ -3,6 +3,7 @@ package geom
 import (
 	"errors"
 	"math"
+	"math/rand"
 	"testing"
 )
 
@@ -269,5 +270,67 @@ func TestFilletTrimsArc(t *testing.T) {
 		if s := c.Keep1.(Segment); s.A != line.A || s.B.Dist(mv(base, Pt(-math.Sqrt(500), 0))) > 1e-6 {
 			t.Errorf("kept line %v", s)
 		}
+	}
+}
+
+// TestFilletRandomCorners: corners of two lines at random angles, sizes
+// and places (up to survey coordinates), picks on random parts; every
+// fillet is tangent to both lines (checked by Heron's distance), touches
+// them on the kept segments, which keep the picks, and runs between the
+// tangent points.
+func TestFilletRandomCorners(t *testing.T) {
+	rng := rand.New(rand.NewSource(37))
+	done := 0
+	for i := 0; i < 2000; i++ {
+		base := Pt(rng.Float64()*1e6, rng.Float64()*5e6)
+		scale := math.Pow(10, rng.Float64()*4-1) // 0.1 to 1000
+		x := base.Add(Pt(rng.Float64(), rng.Float64()).Mul(scale))
+		a1 := rng.Float64() * 2 * math.Pi
+		a2 := a1 + (0.2+rng.Float64()*(math.Pi-0.4))*float64(1-2*rng.Intn(2))
+		d1, d2 := Pt(math.Cos(a1), math.Sin(a1)), Pt(math.Cos(a2), math.Sin(a2))
+		// Each line from a little behind the corner to well past it; the
+		// pick on the long side.
+		s1 := Segment{x.Sub(d1.Mul(0.1 * scale)), x.Add(d1.Mul(3 * scale))}
+		s2 := Segment{x.Sub(d2.Mul(0.1 * scale)), x.Add(d2.Mul(3 * scale))}
+		r := scale * (0.05 + rng.Float64()*0.5)
+		p1, p2 := x.Add(d1.Mul(2*scale)), x.Add(d2.Mul(2*scale))
+		c, err := Fillet(s1, s2, r, p1, p2)
+		if errors.Is(err, ErrTooLarge) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("case %d: Fillet: %v", i, err)
+		}
+		done++
+		tol := 1e-9*scale + RoundingFloor(base.Mag())*16
+		for k, s := range []Segment{s1, s2} {
+			if d := distToLine(s, c.Arc.C); math.Abs(d-r) > tol+1e-7*r {
+				t.Fatalf("case %d: centre %v from line %d, want %v", i, d, k+1, r)
+			}
+		}
+		k1, k2 := c.Keep1.(Segment), c.Keep2.(Segment)
+		// The tangent points lie on the lines' picked rays, the kept
+		// segments run from them to the far ends and hold the picks
+		// when the picks lie beyond the tangent points.
+		t1, t2 := c.T1.Sub(x).Dot(d1), c.T2.Sub(x).Dot(d2)
+		if t1 <= 0 || t2 <= 0 || !onSeg(k1, s1.B, tol) || !onSeg(k2, s2.B, tol) || !onSeg(k1, c.T1, tol) || !onSeg(k2, c.T2, tol) {
+			t.Fatalf("case %d: kept %v %v, tangent points %v %v", i, k1, k2, c.T1, c.T2)
+		}
+		if (t1 < 2*scale && !onSeg(k1, p1, tol)) || (t2 < 2*scale && !onSeg(k2, p2, tol)) {
+			t.Fatalf("case %d: kept %v %v lost the picks %v %v", i, k1, k2, p1, p2)
+		}
+		ends := []Vec{c.Arc.At(c.Arc.Start), c.Arc.At(c.Arc.Start + c.Arc.Sweep)}
+		if math.Min(ends[0].Dist(c.T1)+ends[1].Dist(c.T2), ends[0].Dist(c.T2)+ends[1].Dist(c.T1)) > 2*tol+1e-9*r {
+			t.Fatalf("case %d: arc ends %v, tangent points %v %v", i, ends, c.T1, c.T2)
+		}
+		// The arc bends towards the corner: its midpoint is nearer the
+		// corner than its centre is.
+		mid := c.Arc.At(c.Arc.Start + c.Arc.Sweep/2)
+		if mid.Dist(x) >= c.Arc.C.Dist(x) {
+			t.Fatalf("case %d: the arc bulges away from the corner", i)
+		}
+	}
+	if done < 1000 {
+		t.Errorf("only %d of 2000 corners filleted", done)
 	}
 }
