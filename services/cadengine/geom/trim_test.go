@@ -3,6 +3,7 @@ package geom
 import (
 	"errors"
 	"math"
+	"math/rand"
 	"testing"
 )
 
@@ -273,6 +274,54 @@ func TestExtendPolylineArcEnd(t *testing.T) {
 		// The arc now turns 90° + 60°.
 		if b := v[1].Bulge; math.Abs(b-math.Tan(Rad(150)/4)) > 1e-9 {
 			t.Errorf("bulge %v, want tan(150°/4)", b)
+		}
+	}
+}
+
+// offLine is how far x is from the line through s: the height of the
+// parallelogram on s and x (Heron's formula, used for the fillets'
+// distances, loses half its digits next to zero).
+func offLine(s Segment, x Vec) float64 {
+	u, v := s.B.Sub(s.A), x.Sub(s.A)
+	return math.Abs(u.X*v.Y-u.Y*v.X) / math.Hypot(u.X, u.Y)
+}
+
+// TestTrimRandomLines: a line cut by two random crossing lines, picked
+// between them, keeps its two outer pieces, each ending on a cutting
+// line and neither holding the pick.
+func TestTrimRandomLines(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for i := 0; i < 1000; i++ {
+		base := Pt(rng.Float64()*1e6, rng.Float64()*5e6)
+		scale := math.Pow(10, rng.Float64()*4-1)
+		a := rng.Float64() * 2 * math.Pi
+		d := Pt(math.Cos(a), math.Sin(a))
+		line := Segment{base, base.Add(d.Mul(scale))}
+		// Cuts at 0.2–0.4 and 0.6–0.8 of the way, at random slants.
+		var cuts []any
+		var at []float64
+		for _, u := range []float64{0.2 + 0.2*rng.Float64(), 0.6 + 0.2*rng.Float64()} {
+			p := base.Add(d.Mul(u * scale))
+			b := a + 0.3 + rng.Float64()*(math.Pi-0.6)
+			e := Pt(math.Cos(b), math.Sin(b)).Mul(scale)
+			cuts = append(cuts, Segment{p.Sub(e), p.Add(e)})
+			at = append(at, u)
+		}
+		pick := base.Add(d.Mul((at[0] + at[1]) / 2 * scale))
+		got, err := Trim(line, cuts, pick)
+		if err != nil || len(got) != 2 {
+			t.Fatalf("case %d: Trim = %v, %v", i, got, err)
+		}
+		tol := 1e-9*scale + RoundingFloor(base.Mag())*16
+		first, second := got[0].(Segment), got[1].(Segment)
+		if first.A != line.A || second.B != line.B {
+			t.Fatalf("case %d: the outer ends moved: %v %v", i, first, second)
+		}
+		if offLine(cuts[0].(Segment), first.B) > tol || offLine(cuts[1].(Segment), second.A) > tol {
+			t.Fatalf("case %d: pieces end %v from the cuts", i, []float64{offLine(cuts[0].(Segment), first.B), offLine(cuts[1].(Segment), second.A)})
+		}
+		if onSeg(first, pick, tol) || onSeg(second, pick, tol) {
+			t.Fatalf("case %d: the pick survived", i)
 		}
 	}
 }
