@@ -23,6 +23,9 @@ var (
 	// ErrTooLarge is for a radius or distance past the end of a curve's
 	// kept part (the corner would eat it).
 	ErrTooLarge = errors.New("radius too large for these segments: the corner would pass the far end of a kept part")
+	// ErrChamferTooLarge is ErrTooLarge (it matches it under errors.Is)
+	// in a chamfer's words.
+	ErrChamferTooLarge error = chamferTooLarge{}
 	// ErrNoFillet is for curves no arc of the radius touches on the picked
 	// sides (circles too far apart for it, say).
 	ErrNoFillet = errors.New("no arc of this radius touches both entities on the picked sides: try a larger radius or other picks")
@@ -415,20 +418,36 @@ func Chamfer(s, t Segment, d1, d2 float64, pick1, pick2 Vec) (Corner, error) {
 		return Corner{}, err
 	}
 	x := carriersMeet(k1, k2, tol)
-	if len(x) == 0 {
+	if len(x) == 0 || math.Abs(k1.d.cross(k2.d)) <= Tolerance {
 		return Corner{}, ErrParallel
 	}
 	dir1, dir2 := keepDir(s, x[0], pick1, tol).Unit(), keepDir(t, x[0], pick2, tol).Unit()
 	t1, t2 := x[0].Add(dir1.Mul(d1)), x[0].Add(dir2.Mul(d2))
 	c := Corner{T1: t1.Add(o), T2: t2.Add(o)}
 	if c.Keep1, err = keepFrom(s, t1, dir1, tol); err != nil {
-		return Corner{}, err
+		return Corner{}, chamferErr(err)
 	}
 	if c.Keep2, err = keepFrom(t, t2, dir2, tol); err != nil {
-		return Corner{}, err
+		return Corner{}, chamferErr(err)
 	}
 	c.Keep1, c.Keep2 = unshifted(c.Keep1, o), unshifted(c.Keep2, o)
 	return c, nil
+}
+
+type chamferTooLarge struct{}
+
+func (chamferTooLarge) Error() string {
+	return "distances too large for these segments: the cut would pass the far end of a kept part"
+}
+
+// Is makes a chamfer's ErrChamferTooLarge match ErrTooLarge.
+func (chamferTooLarge) Is(target error) bool { return target == ErrTooLarge }
+
+func chamferErr(err error) error {
+	if errors.Is(err, ErrTooLarge) {
+		return ErrChamferTooLarge
+	}
+	return err
 }
 
 // ---- polyline corners ----
@@ -452,6 +471,10 @@ func PolylineCorners(g Polyline, vertex int, chamfer bool, r, d1, d2 float64) (P
 		din, dout     Vec
 		bulge         float64
 		lenIn, lenOut float64
+	}
+	tooLarge := ErrTooLarge
+	if chamfer {
+		tooLarge = ErrChamferTooLarge
 	}
 	cs := make([]corner, n)
 	size := g.Bounds()
@@ -500,7 +523,7 @@ func PolylineCorners(g Polyline, vertex int, chamfer bool, r, d1, d2 float64) (P
 		prev, next := (i-1+n)%n, (i+1)%n
 		if cs[i].in+cs[prev].out > cs[i].lenIn+tol || cs[i].out+cs[next].in > cs[i].lenOut+tol {
 			if vertex >= 0 {
-				return Polyline{}, 0, ErrTooLarge
+				return Polyline{}, 0, tooLarge
 			}
 			cs[i].ok = false
 		}
@@ -519,7 +542,7 @@ func PolylineCorners(g Polyline, vertex int, chamfer bool, r, d1, d2 float64) (P
 	}
 	if count == 0 {
 		if why == nil {
-			why = ErrTooLarge
+			why = tooLarge
 		}
 		return Polyline{}, 0, why
 	}

@@ -206,8 +206,11 @@ func TestChamferLines(t *testing.T) {
 	if k := c.Keep1.(Segment); k.B.Dist(c.T1) > 1e-6 || k.A != s.A {
 		t.Errorf("first line kept as %v", k)
 	}
-	if _, err := Chamfer(s, u, 200, 5, base.Add(Pt(50, 0)), base.Add(Pt(100, 30))); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("chamfer past the line's end = %v, want ErrTooLarge", err)
+	if _, err := Chamfer(s, u, 200, 5, base.Add(Pt(50, 0)), base.Add(Pt(100, 30))); !errors.Is(err, ErrTooLarge) || err.Error() != ErrChamferTooLarge.Error() {
+		t.Errorf("chamfer past the line's end = %v, want ErrChamferTooLarge", err)
+	}
+	if _, err := Chamfer(s, Segment{base.Add(Pt(0, 5)), base.Add(Pt(50, 5))}, 1, 1, base, base); !errors.Is(err, ErrParallel) {
+		t.Errorf("chamfer of parallel lines = %v, want ErrParallel", err)
 	}
 }
 
