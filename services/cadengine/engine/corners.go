@@ -20,9 +20,10 @@ type cornerSide struct {
 	e    *drawing.Entity
 	prim any
 	pick geom.Vec
-	// piece is the polyline piece the prim is (0 or the last), -1 for a
-	// line, arc or circle.
+	// piece is the index of the polyline vertex the prim starts at (0, or
+	// the last but one), -1 for a line, arc or circle; end is that piece.
 	piece int
+	end   geom.Piece
 }
 
 // pickArgs reads a pick's coordinates, which come together.
@@ -72,24 +73,27 @@ func (c *call) cornerSides(tool string, h1, h2 string, x1, y1, x2, y2 *float64, 
 		case drawing.Polyline:
 			// The end piece of an open polyline nearest the pick (or the
 			// other entity): its end moves to the corner.
-			ps := g.Pieces()
-			if g.Closed || len(ps) == 0 {
+			n := len(g.V)
+			if g.Closed || n < 2 {
 				return sides, failed("entity %s is a closed polyline: %s a polyline's own corners with handle1 == handle2 and vertex or all", drawing.FormatHandle(s.e.Handle), tool)
 			}
+			first := geom.Piece{A: g.V[0].P, B: g.V[1].P, Bulge: g.V[0].Bulge}
+			last := geom.Piece{A: g.V[n-2].P, B: g.V[n-1].P, Bulge: g.V[n-2].Bulge}
 			near := s.pick
 			if !given[i] {
 				near = geom.DefaultPick(other.primOrCentre(), nil)
 			}
-			first, last := ps[0], ps[len(ps)-1]
-			s.piece = 0
-			if distToPiece(last, near) < distToPiece(first, near) {
-				s.piece = len(ps) - 1
+			s.piece, s.end = 0, first
+			if n > 2 && distToPiece(last, near) < distToPiece(first, near) {
+				s.piece, s.end = n-2, last
 			}
-			piece := ps[s.piece]
-			if piece.Bulge != 0 {
-				return sides, failed("the end segment of polyline %s nearest the pick is an arc: %s joins a polyline's straight end segments to other entities", drawing.FormatHandle(s.e.Handle), tool)
+			if lineOnly && s.end.Bulge != 0 {
+				return sides, unsupported("chamfer_curve", "the end segment of polyline %s nearest the pick is an arc: %s cuts corners between straight segments", drawing.FormatHandle(s.e.Handle), tool)
 			}
-			s.prim = piece.Prim()
+			if s.end.A == s.end.B {
+				return sides, failed("the end segment of polyline %s has no length", drawing.FormatHandle(s.e.Handle))
+			}
+			s.prim = s.end.Prim()
 		default:
 			return sides, failed("entity %s is a %s: %s joins lines, arcs, circles and polyline segments", drawing.FormatHandle(s.e.Handle), g.Kind().WireName(), tool)
 		}
@@ -114,6 +118,9 @@ func (s cornerSide) primOrCentre() any {
 }
 
 func distToPiece(s geom.Piece, p geom.Vec) float64 {
+	if a, ok := s.Prim().(geom.Arc); ok {
+		return a.Closest(p).Dist(p)
+	}
 	q, _ := geom.Segment{A: s.A, B: s.B}.Closest(p)
 	return q.Dist(p)
 }
@@ -127,22 +134,38 @@ func (c *call) keep(s cornerSide, kept any) (bool, error) {
 	var g drawing.Geometry
 	switch old := s.e.Geom.(type) {
 	case drawing.Polyline:
-		seg := kept.(geom.Segment)
+		// The kept piece's ends, in the polyline's direction, and bulge.
+		var a, b geom.Vec
+		bulge := 0.0
+		switch k := kept.(type) {
+		case geom.Segment:
+			a, b = k.A, k.B
+		case geom.Arc:
+			a, b = k.At(k.Start), k.At(k.Start+k.Sweep)
+			if s.end.Bulge < 0 {
+				a, b = b, a
+			}
+			bulge = math.Copysign(math.Tan(k.Sweep/4), s.end.Bulge)
+		}
 		v := append([]geom.Vertex(nil), old.V...)
 		size := old.Bounds()
 		fig := math.Max(size.Max.X-size.Min.X, size.Max.Y-size.Min.Y)
-		orig := old.Pieces()[s.piece]
-		if s.piece == 0 {
+		inside := failed("the corner would cut polyline %s inside, not at its end", drawing.FormatHandle(s.e.Handle))
+		switch {
+		case len(v) == 2:
+			// One piece: either end may move, as a line's.
+			v[0].P, v[1].P, v[0].Bulge = a, b, bulge
+		case s.piece == 0:
 			// The piece runs from the polyline's start: its inner end stays.
-			if !seg.B.SameIn(orig.B, fig) {
-				return false, failed("the corner would cut polyline %s inside, not at its end", drawing.FormatHandle(s.e.Handle))
+			if !b.SameIn(s.end.B, fig) {
+				return false, inside
 			}
-			v[0].P = seg.A
-		} else {
-			if !seg.A.SameIn(orig.A, fig) {
-				return false, failed("the corner would cut polyline %s inside, not at its end", drawing.FormatHandle(s.e.Handle))
+			v[0].P, v[0].Bulge = a, bulge
+		default:
+			if !a.SameIn(s.end.A, fig) {
+				return false, inside
 			}
-			v[len(v)-1].P = seg.B
+			v[len(v)-1].P, v[len(v)-2].Bulge = b, bulge
 		}
 		g = drawing.NewPolyline(v, false).WithWidths(old.Widths)
 	default:

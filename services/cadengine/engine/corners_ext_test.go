@@ -211,3 +211,38 @@ func TestFilletPolylineEnd(t *testing.T) {
 		t.Errorf("line start = %v, want extended to (100, 5)", s)
 	}
 }
+
+// TestFilletPolylineArcEnd: an open polyline ending in a half circle
+// (about (50, 20), radius 20, bulging right) and a vertical line 10 to
+// its right, picked on their lower parts; the fillet of radius 10 is 30
+// from the circle's centre and 10 from the line, below the centre, and
+// the polyline's arc is cut back to the tangent point (the half circle's
+// upper part goes, the line's upper part too).
+func TestFilletPolylineArcEnd(t *testing.T) {
+	f := newFixture(t)
+	pl := f.handle(enginev1.ToolEntityCreatePolyline, obj{"points": []any{
+		obj{"x": X0, "y": Y0}, obj{"x": X0 + 50, "y": Y0, "bulge": 1}, obj{"x": X0 + 50, "y": Y0 + 40},
+	}})
+	l := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": X0 + 80, "y1": Y0 - 30, "x2": X0 + 80, "y2": Y0 + 60})
+	r := f.ok(enginev1.ToolEntityFillet, obj{"handle1": pl, "handle2": l, "radius": 10,
+		"pick1_x": X0 + 50 + 20*math.Cos(-math.Pi/4), "pick1_y": Y0 + 20 + 20*math.Sin(-math.Pi/4), "pick2_x": X0 + 80, "pick2_y": Y0 - 20})
+	c := pt(f.get(r["handle"].(string))["center"])
+	if !within(c[0], X0+70, 1e-6) || !within(math.Hypot(c[0]-X0-50, c[1]-Y0-20), 30, 1e-6) || c[1] > Y0 {
+		t.Fatalf("fillet centre (%v, %v), want (70, 20 - sqrt(500))", c[0]-X0, c[1]-Y0)
+	}
+	pts := f.get(pl)["points"].([]any)
+	end := pt(pts[2])
+	tangent := [2]float64{X0 + 50 + 20*(c[0]-X0-50)/30, Y0 + 20 + 20*(c[1]-Y0-20)/30}
+	if len(pts) != 3 || math.Hypot(end[0]-tangent[0], end[1]-tangent[1]) > 1e-6 {
+		t.Errorf("polyline now ends at %v, want the tangent point %v", end, tangent)
+	}
+	// The arc from (50, 0) to the tangent point, on the same circle:
+	// its bulge is tan(sweep/4) with sweep from -90° to the tangent's angle.
+	sweep := math.Atan2(tangent[1]-Y0-20, tangent[0]-X0-50) + math.Pi/2
+	if b := pts[1].(map[string]any)["bulge"].(float64); !within(b, math.Tan(sweep/4), 1e-9) {
+		t.Errorf("bulge %v, want %v", b, math.Tan(sweep/4))
+	}
+	if e := pt(f.get(l)["end"]); !within(e[1], c[1], 1e-6) || pt(f.get(l)["start"])[1] != Y0-30 {
+		t.Errorf("line now %v..%v, want its lower part up to the tangent point", f.get(l)["start"], e)
+	}
+}
