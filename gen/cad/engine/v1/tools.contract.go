@@ -630,7 +630,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityFillet,
-		Description:  "Round the corner between two lines, arcs, circles or a polyline's straight segments with an arc of the given radius tangent to both (radius 0 makes a sharp corner), trimming or extending lines, arcs and polylines to the arc (never circles). The picks (points on each entity, default its midpoint) say which parts to keep; with handle1 == handle2 and vertex or all a polyline's corners become bulge arcs.",
+		Description:  "Round the corner between two lines, arcs, circles or open polylines' end segments with an arc of the given radius tangent to both (radius 0 makes a sharp corner), trimming or extending lines, arcs and polylines to the arc (never circles). The picks (points on each entity, default its midpoint) say which parts to keep; with handle1 == handle2 and vertex or all, a polyline's corners between straight segments become bulge arcs.",
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityFilletArgs)(nil),
 		Result:       (*EntityFilletResult)(nil),

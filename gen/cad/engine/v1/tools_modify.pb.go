@@ -932,7 +932,7 @@ var File_cad_engine_v1_tools_modify_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_tools_modify_proto_rawDesc = "" +
 	"\n" +
-	" cad/engine/v1/tools_modify.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\"\xd5\a\n" +
+	" cad/engine/v1/tools_modify.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\"\xee\a\n" +
 	"\x10EntityFilletArgs\x12 \n" +
 	"\ahandle1\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\ahandle1\x12 \n" +
 	"\ahandle2\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\ahandle2\x12%\n" +
@@ -944,8 +944,8 @@ const file_cad_engine_v1_tools_modify_proto_rawDesc = "" +
 	"\x04trim\x18\b \x01(\bH\x04R\x04trim\x88\x01\x01\x12*\n" +
 	"\x06vertex\x18\t \x01(\x05B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00H\x05R\x06vertex\x88\x01\x01\x12\x15\n" +
 	"\x03all\x18\n" +
-	" \x01(\bH\x06R\x03all\x88\x01\x01:\xb5\x04\x8a\xb5\x18\xb0\x04\n" +
-	"\rentity_fillet\x12\x93\x03Round the corner between two lines, arcs, circles or a polyline's straight segments with an arc of the given radius tangent to both (radius 0 makes a sharp corner), trimming or extending lines, arcs and polylines to the arc (never circles). The picks (points on each entity, default its midpoint) say which parts to keep; with handle1 == handle2 and vertex or all a polyline's corners become bulge arcs.0\x01J\x06filletJ\x01fJ\x0eround a cornerJ\rround cornersJ\x0erounded cornerJ\rradius cornerJ\babrundenJ\arundungJ\x06congéJ\araccordJ\aempalmeJ\x11redondear esquinaB\n" +
+	" \x01(\bH\x06R\x03all\x88\x01\x01:\xce\x04\x8a\xb5\x18\xc9\x04\n" +
+	"\rentity_fillet\x12\xac\x03Round the corner between two lines, arcs, circles or open polylines' end segments with an arc of the given radius tangent to both (radius 0 makes a sharp corner), trimming or extending lines, arcs and polylines to the arc (never circles). The picks (points on each entity, default its midpoint) say which parts to keep; with handle1 == handle2 and vertex or all, a polyline's corners between straight segments become bulge arcs.0\x01J\x06filletJ\x01fJ\x0eround a cornerJ\rround cornersJ\x0erounded cornerJ\rradius cornerJ\babrundenJ\arundungJ\x06congéJ\araccordJ\aempalmeJ\x11redondear esquinaB\n" +
 	"\n" +
 	"\b_pick1_xB\n" +
 	"\n" +
