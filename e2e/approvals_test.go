@@ -179,6 +179,22 @@ var catalogFixtures = map[string]fixture{
 		},
 	},
 	"block_references": literal(map[string]any{"name": "MARK"}),
+	// modify: the drafting toolset's corners and cuts (issue #37, DESIGN §11)
+	"entity_fillet": {args: func(h handles) map[string]any {
+		return map[string]any{"handle1": h["line"], "handle2": h["circle"], "radius": 0.5, "pick1_x": 1, "pick1_y": 0}
+	}},
+	"entity_chamfer": {args: func(h handles) map[string]any {
+		return map[string]any{"handle1": h["line"], "handle2": h["poly"], "distance1": 0.5}
+	}},
+	"entity_trim": on("line", map[string]any{"pick_x": 5, "pick_y": 0}),
+	"entity_extend": {
+		before: []catalogStep{{Tool: "entity_create_line", Args: map[string]any{"x1": 12, "y1": -1, "x2": 12, "y2": 1}}},
+		args:   func(h handles) map[string]any { return map[string]any{"handle": h["line"], "pick_x": 10, "pick_y": 0} },
+	},
+	"entity_break": on("line", map[string]any{"x1": 5, "y1": 0}),
+	"entity_join": {args: func(h handles) map[string]any {
+		return map[string]any{"handles": []any{h["line"], h["poly"]}}
+	}},
 }
 
 // catalogState is what a document holds: its entities' handles (and its

@@ -85,7 +85,7 @@ func TestBlockAttributes(t *testing.T) {
 
 	// Find and replace reaches the values.
 	r := f.ok("text_find_replace", obj{"find": "din933", "replace": "ISO4017"})
-	if r["count"] != 3.0 || !slices.Equal(handlesOf(r, "handles"), sorted(bolts...)) {
+	if r["count"] != 3.0 || !slices.Equal(sortedHandles(r, "handles"), sorted(bolts...)) {
 		t.Errorf("text_find_replace = %s, want 3 in the bolts", js(r))
 	}
 	if got := f.ok("block_attributes_get", obj{"handle": bolts[2]})["values"].(obj)["PARTNO"]; got != "ISO4017-M8x40" {
@@ -104,7 +104,7 @@ func TestBlockAttributes(t *testing.T) {
 		t.Errorf("exploded bolt: %d texts ISO4017-M8x20, want 1", texts)
 	}
 	refs := f.ok("block_references", obj{"name": "BOLT"})
-	if got := handlesOf(refs, "handles"); !slices.Equal(got, sorted(bolts[1:]...)) || refs["count"] != 2.0 {
+	if got := sortedHandles(refs, "handles"); !slices.Equal(got, sorted(bolts[1:]...)) || refs["count"] != 2.0 {
 		t.Errorf("block_references = %s, want the two left", js(refs))
 	}
 	f.fail("block_references", obj{"name": "NUT"}, enginev1.ErrorKind_ERROR_KIND_FAILED)

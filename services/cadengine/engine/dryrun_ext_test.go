@@ -104,6 +104,14 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolBlockAttributesGet:  {"handle": h["line"]},
 		enginev1.ToolBlockAttributesSet:  {"handle": h["line"], "values": obj{"PARTNO": "M10"}},
 		enginev1.ToolBlockReferences:     {"name": "B"},
+
+		// modify: the drafting toolset's corners and cuts (issue #37, DESIGN §11)
+		enginev1.ToolEntityFillet:  {"handle1": h["line"], "handle2": h["circle"], "radius": 0.5, "pick1_x": 3, "pick1_y": 0},
+		enginev1.ToolEntityChamfer: {"handle1": h["line"], "handle2": h["line"], "distance1": 1, "all": true},
+		enginev1.ToolEntityTrim:    {"handle": h["line"], "pick_x": 3.5, "pick_y": 0},
+		enginev1.ToolEntityExtend:  {"handle": h["line"], "pick_x": -1, "pick_y": 0, "boundaries": []any{h["circle"]}},
+		enginev1.ToolEntityBreak:   {"handle": h["line"], "x1": 1, "y1": 0},
+		enginev1.ToolEntityJoin:    {"handles": []any{h["line"], h["circle"]}},
 	}
 }
 

@@ -284,6 +284,13 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolBlockAttributesGet:  {"handle": "104"},
 		enginev1.ToolBlockAttributesSet:  {"handle": "104", "values": obj{"T": "v"}},
 		enginev1.ToolBlockReferences:     {"name": "B"},
+		// modify: the drafting toolset's corners and cuts (issue #37, DESIGN §11)
+		enginev1.ToolEntityFillet:  {"handle1": h2, "handle2": h, "radius": 0.5, "pick1_x": 1.5, "pick1_y": 0},
+		enginev1.ToolEntityChamfer: {"handle1": h2, "handle2": h, "distance1": 0.5},
+		enginev1.ToolEntityTrim:    {"handle": h2, "pick_x": 1.5, "pick_y": 0},
+		enginev1.ToolEntityExtend:  {"handle": h2, "pick_x": 2, "pick_y": 0},
+		enginev1.ToolEntityBreak:   {"handle": h2, "x1": 0, "y1": 0},
+		enginev1.ToolEntityJoin:    {"handles": []any{h2, "103"}},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -296,12 +303,18 @@ func TestEveryToolAnswers(t *testing.T) {
 			f.handle(enginev1.ToolBlockInsert, obj{"name": "B", "x": 1, "y": 1})
 		}
 		// For the text and block attribute tools: block BA (103) with an
-		// attribute T, an insert of it (104) and a text (105).
+		// attribute T, an insert of it (104) and a text (105). For modify
+		// (issue #37): line 103, a boundary ahead of line 101 to extend
+		// to, or a line from its end to join.
 		switch tool.Name {
 		case enginev1.ToolTextEdit, enginev1.ToolBlockAttributesGet, enginev1.ToolBlockAttributesSet:
 			f.ok(enginev1.ToolBlockDefine, obj{"name": "BA", "attributes": []any{obj{"tag": "T", "x": 0, "y": 0}}})
 			f.handle(enginev1.ToolBlockInsert, obj{"name": "BA", "x": 1, "y": 1})
 			f.handle(enginev1.ToolEntityCreateText, obj{"text": "t", "x": 0, "y": 0})
+		case enginev1.ToolEntityExtend:
+			f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 3, "y1": -1, "x2": 3, "y2": 1})
+		case enginev1.ToolEntityJoin:
+			f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 2, "y1": 0, "x2": 3, "y2": 1})
 		}
 		args := minimal[tool.Name]
 		if args == nil {

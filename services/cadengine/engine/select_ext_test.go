@@ -10,8 +10,8 @@ import (
 	"github.com/cadbridge/cadbridge/internal/dxftest"
 )
 
-// handlesOf reads a result's handles (under key) as a sorted list.
-func handlesOf(r obj, key string) []string {
+// sortedHandles reads a result's handles (under key) as a sorted list.
+func sortedHandles(r obj, key string) []string {
 	out := []string{}
 	hs, _ := r[key].([]any) // an empty list may be left out
 	for _, h := range hs {
@@ -101,7 +101,7 @@ func TestTextFindReplace(t *testing.T) {
 			for _, k := range tc.want.changed {
 				want = append(want, h[k])
 			}
-			if got := handlesOf(r, "handles"); !slices.Equal(got, sorted(want...)) {
+			if got := sortedHandles(r, "handles"); !slices.Equal(got, sorted(want...)) {
 				t.Errorf("handles = %v, want %v", got, sorted(want...))
 			}
 			for k, text := range tc.want.texts {
@@ -113,7 +113,7 @@ func TestTextFindReplace(t *testing.T) {
 			if tc.want.skipped {
 				wantSkipped = []string{h["locked"]}
 			}
-			if got := handlesOf(r, "skipped"); !slices.Equal(got, wantSkipped) {
+			if got := sortedHandles(r, "skipped"); !slices.Equal(got, wantSkipped) {
 				t.Errorf("skipped = %v, want %v", got, wantSkipped)
 			}
 			if after := f.info().Revision; (after > before) != (tc.want.count > 0) {
@@ -167,15 +167,15 @@ func TestSelectionPolygon(t *testing.T) {
 		return sorted(out...)
 	}
 	inside := keys("short", "long", "circle", "square", "text", "point", "ellipse")
-	if got := handlesOf(f.ok("selection_polygon", obj{"points": uRoom}), "handles"); !slices.Equal(got, inside) {
+	if got := sortedHandles(f.ok("selection_polygon", obj{"points": uRoom}), "handles"); !slices.Equal(got, inside) {
 		t.Errorf("inside = %v, want %v", got, inside)
 	}
-	if got := handlesOf(f.ok("selection_polygon", obj{"points": uRoom, "mode": "inside"}), "handles"); !slices.Equal(got, inside) {
+	if got := sortedHandles(f.ok("selection_polygon", obj{"points": uRoom, "mode": "inside"}), "handles"); !slices.Equal(got, inside) {
 		t.Errorf("mode inside = %v, want %v", got, inside)
 	}
 	crossing := keys("short", "long", "across", "circle", "bulging", "arcout", "square", "text", "point", "ellipse")
 	r := f.ok("selection_polygon", obj{"points": uRoom, "mode": "crossing"})
-	if got := handlesOf(r, "handles"); !slices.Equal(got, crossing) || r["count"] != float64(len(crossing)) {
+	if got := sortedHandles(r, "handles"); !slices.Equal(got, crossing) || r["count"] != float64(len(crossing)) {
 		t.Errorf("crossing = %v (count %v), want %v", got, r["count"], crossing)
 	}
 	bowtie := []any{obj{"x": 0, "y": 0}, obj{"x": 2, "y": 2}, obj{"x": 2, "y": 0}, obj{"x": 0, "y": 2}}
@@ -211,7 +211,7 @@ func TestSelectionFilter(t *testing.T) {
 				want = append(want, h[k])
 			}
 			r := f.ok("selection_filter", tc.args)
-			if got := handlesOf(r, "handles"); !slices.Equal(got, sorted(want...)) {
+			if got := sortedHandles(r, "handles"); !slices.Equal(got, sorted(want...)) {
 				t.Errorf("selection_filter(%v) = %v, want %v", tc.args, got, sorted(want...))
 			}
 		})
@@ -300,12 +300,12 @@ func TestSelectionPolygonBounded(t *testing.T) {
 	top := f.ok(enginev1.ToolEntityList, nil)["entities"].([]any)[0].(obj)["handle"].(string)
 	around := []any{obj{"x": -1000, "y": -1000}, obj{"x": 5000, "y": -1000}, obj{"x": -1000, "y": 5000}}
 	for _, mode := range []string{"inside", "crossing"} {
-		if got := handlesOf(f.ok("selection_polygon", obj{"points": around, "mode": mode}), "handles"); !slices.Contains(got, top) {
+		if got := sortedHandles(f.ok("selection_polygon", obj{"points": around, "mode": mode}), "handles"); !slices.Contains(got, top) {
 			t.Errorf("%s a polygon around everything: %v, want %s among them", mode, got, top)
 		}
 	}
 	apart := []any{obj{"x": -100, "y": -100}, obj{"x": -50, "y": -100}, obj{"x": -75, "y": -50}}
-	if got := handlesOf(f.ok("selection_polygon", obj{"points": apart, "mode": "crossing"}), "handles"); len(got) != 0 {
+	if got := sortedHandles(f.ok("selection_polygon", obj{"points": apart, "mode": "crossing"}), "handles"); len(got) != 0 {
 		t.Errorf("a polygon apart from everything selects %v", got)
 	}
 	through := []any{obj{"x": 0.5, "y": -1}, obj{"x": 0.6, "y": -1}, obj{"x": 0.55, "y": 100}}

@@ -74,6 +74,14 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolEntityDelete:        docTool(entityDelete),
 		enginev1.ToolEntityDeleteMany:    docTool(deleteMany),
 
+		// modify: the drafting toolset's corners and cuts (issue #37, DESIGN §11)
+		enginev1.ToolEntityFillet:  docTool(entityFillet),
+		enginev1.ToolEntityChamfer: docTool(entityChamfer),
+		enginev1.ToolEntityTrim:    docTool(entityTrim),
+		enginev1.ToolEntityExtend:  docTool(entityExtend),
+		enginev1.ToolEntityBreak:   docTool(entityBreak),
+		enginev1.ToolEntityJoin:    docTool(entityJoin),
+
 		// exact points
 		enginev1.ToolPointFromSnap:     docTool(pointFromSnap),
 		enginev1.ToolPointIntersection: docTool(pointIntersection),

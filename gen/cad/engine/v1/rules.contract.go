@@ -1752,6 +1752,79 @@ func (x *EntityCreateTableArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityFilletArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if float64(x.Radius) < 0.0 {
+		return &RuleViolation{Path: "/radius", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+	}
+	if x.Vertex != nil {
+		if float64(*x.Vertex) < 0.0 {
+			return &RuleViolation{Path: "/vertex", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityChamferArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if float64(x.Distance1) < 0.0 {
+		return &RuleViolation{Path: "/distance1", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+	}
+	if x.Distance2 != nil {
+		if float64(*x.Distance2) < 0.0 {
+			return &RuleViolation{Path: "/distance2", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	if x.Vertex != nil {
+		if float64(*x.Vertex) < 0.0 {
+			return &RuleViolation{Path: "/vertex", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityTrimArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if len(x.Edges) > 10000 {
+		return &RuleViolation{Path: "/edges", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 10000 elements"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityExtendArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if len(x.Boundaries) > 10000 {
+		return &RuleViolation{Path: "/boundaries", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 10000 elements"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityJoinArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Handles); n > 0 && n < 2 {
+		return &RuleViolation{Path: "/handles", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 2 elements"}
+	}
+	if len(x.Handles) > 10000 {
+		return &RuleViolation{Path: "/handles", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 10000 elements"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *TextEditArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil

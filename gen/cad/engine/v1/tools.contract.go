@@ -103,6 +103,12 @@ const (
 	ToolEntityCreateWipeout      = "entity_create_wipeout"
 	ToolEntityCreateSolid        = "entity_create_solid"
 	ToolEntityCreateTable        = "entity_create_table"
+	ToolEntityFillet             = "entity_fillet"
+	ToolEntityChamfer            = "entity_chamfer"
+	ToolEntityTrim               = "entity_trim"
+	ToolEntityExtend             = "entity_extend"
+	ToolEntityBreak              = "entity_break"
+	ToolEntityJoin               = "entity_join"
 	ToolTextEdit                 = "text_edit"
 	ToolTextFindReplace          = "text_find_replace"
 	ToolSelectionFilter          = "selection_filter"
@@ -789,6 +795,60 @@ var Tools = []ToolInfo{
 		Result:       (*EntityCreateTableResult)(nil),
 		InputSchema:  `{"$defs":{"cad.engine.v1.TableCell":{"additionalProperties":false,"properties":{"column":{"maximum":2147483647,"minimum":0,"type":"integer"},"row":{"maximum":2147483647,"minimum":0,"type":"integer"},"text":{"maxLength":1000,"type":"string"}},"required":["row","column","text"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"cells":{"items":{"$ref":"#/$defs/cad.engine.v1.TableCell"},"maxItems":100000,"type":"array"},"color":{"maximum":256,"minimum":0,"type":"integer"},"column_width":{"exclusiveMinimum":0,"type":"number"},"columns":{"maximum":100,"minimum":1,"type":"integer"},"layer":{"type":"string"},"row_height":{"exclusiveMinimum":0,"type":"number"},"rows":{"maximum":1000,"minimum":1,"type":"integer"},"text_height":{"exclusiveMinimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y","rows","columns","row_height","column_width"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"block":{"type":"string"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","block"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityFillet,
+		Description:  "Round the corner between two lines, arcs, circles or open polylines' end segments with an arc of the given radius tangent to both (radius 0 makes a sharp corner), trimming or extending lines, arcs and polylines to the arc (never circles). The picks (points on each entity, default its midpoint) say which parts to keep; with handle1 == handle2 and vertex or all, a polyline's corners between straight segments become bulge arcs.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityFilletArgs)(nil),
+		Result:       (*EntityFilletResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"all":{"type":"boolean"},"handle1":{"type":"string","x-cad-handle":true},"handle2":{"type":"string","x-cad-handle":true},"pick1_x":{"type":"number"},"pick1_y":{"type":"number"},"pick2_x":{"type":"number"},"pick2_y":{"type":"number"},"radius":{"minimum":0,"type":"number"},"trim":{"type":"boolean"},"vertex":{"maximum":2147483647,"minimum":0,"type":"integer"}},"required":["handle1","handle2","radius"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"corners":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityChamfer,
+		Description:  "Bevel the corner between two lines (or a polyline's straight segments) with a straight cut distance1 along the first and distance2 (default distance1) along the second from where they meet, trimming or extending them to the cut; 0 and 0 make a sharp corner. The picks (default each line's midpoint) say which parts to keep; with handle1 == handle2 and vertex or all a polyline's corners are cut.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityChamferArgs)(nil),
+		Result:       (*EntityChamferResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"all":{"type":"boolean"},"distance1":{"minimum":0,"type":"number"},"distance2":{"minimum":0,"type":"number"},"handle1":{"type":"string","x-cad-handle":true},"handle2":{"type":"string","x-cad-handle":true},"pick1_x":{"type":"number"},"pick1_y":{"type":"number"},"pick2_x":{"type":"number"},"pick2_y":{"type":"number"},"trim":{"type":"boolean"},"vertex":{"maximum":2147483647,"minimum":0,"type":"integer"}},"required":["handle1","handle2","distance1"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"corners":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityTrim,
+		Description:  "Remove the part of a line, arc, circle, ellipse or polyline under the pick point, between its nearest intersections with the cutting edges (every other entity when edges are not given); a trimmed circle becomes an arc, and a piece cut out of the middle leaves two entities. Fails when no edge crosses the entity.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityTrimArgs)(nil),
+		Result:       (*EntityTrimResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"edges":{"items":{"type":"string","x-cad-handle":true},"maxItems":10000,"type":"array"},"handle":{"type":"string","x-cad-handle":true},"pick_x":{"type":"number"},"pick_y":{"type":"number"}},"required":["handle","pick_x","pick_y"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityExtend,
+		Description:  "Lengthen a line, arc or open polyline at the end nearest the pick, along its own curve (straight on, or round the arc's circle), to the nearest boundary it meets (every other entity when boundaries are not given). Fails when no boundary lies ahead.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityExtendArgs)(nil),
+		Result:       (*EntityExtendResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"boundaries":{"items":{"type":"string","x-cad-handle":true},"maxItems":10000,"type":"array"},"handle":{"type":"string","x-cad-handle":true},"pick_x":{"type":"number"},"pick_y":{"type":"number"}},"required":["handle","pick_x","pick_y"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityBreak,
+		Description:  "Break a line, arc, ellipse or polyline into two at a point, or remove its part between two points (for a circle, counter-clockwise from the first to the second, leaving an arc). The points are taken to their nearest points on the entity.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*EntityBreakArgs)(nil),
+		Result:       (*EntityBreakResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"x1":{"type":"number"},"x2":{"type":"number"},"y1":{"type":"number"},"y2":{"type":"number"}},"required":["handle","x1","y1"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolEntityJoin,
+		Description:  "Join entities into one: collinear lines into a line, arcs of one circle into an arc (or a circle), and lines, arcs and polylines meeting end to end into one polyline (closed when the chain closes). The first entity keeps its handle and the others are deleted; fails, naming them, when they do not connect.",
+		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
+		Args:         (*EntityJoinArgs)(nil),
+		Result:       (*EntityJoinResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string","x-cad-handle":true},"maxItems":10000,"minItems":2,"type":"array"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"deleted":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
 	},
 	{
 		Name:         ToolTextEdit,

@@ -21843,6 +21843,1130 @@ func (x *EntityCreateTableResult) MarshalWire(e *jsonwire.Encoder) {
 }
 
 // UnmarshalWire implements jsonwire.Message.
+func (x *EntityFilletArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle1":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle1 = v
+		case "handle2":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle2 = v
+		case "radius":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Radius = v
+		case "pick1_x":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Pick1X = d.Float64Ref(v)
+		case "pick1_y":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Pick1Y = d.Float64Ref(v)
+		case "pick2_x":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Pick2X = d.Float64Ref(v)
+		case "pick2_y":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Pick2Y = d.Float64Ref(v)
+		case "trim":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Trim = &v
+		case "vertex":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Vertex = &v
+		case "all":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.All = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityFilletArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityFilletArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle1\":")
+	e.String(x.Handle1)
+	e.Key("\"handle2\":")
+	e.String(x.Handle2)
+	e.Key("\"radius\":")
+	e.Float64(float64(x.Radius), "cad.engine.v1.EntityFilletArgs.radius")
+	if x.Pick1X != nil {
+		e.Key("\"pick1_x\":")
+		e.Float64(float64((*x.Pick1X)), "cad.engine.v1.EntityFilletArgs.pick1_x")
+	}
+	if x.Pick1Y != nil {
+		e.Key("\"pick1_y\":")
+		e.Float64(float64((*x.Pick1Y)), "cad.engine.v1.EntityFilletArgs.pick1_y")
+	}
+	if x.Pick2X != nil {
+		e.Key("\"pick2_x\":")
+		e.Float64(float64((*x.Pick2X)), "cad.engine.v1.EntityFilletArgs.pick2_x")
+	}
+	if x.Pick2Y != nil {
+		e.Key("\"pick2_y\":")
+		e.Float64(float64((*x.Pick2Y)), "cad.engine.v1.EntityFilletArgs.pick2_y")
+	}
+	if x.Trim != nil {
+		e.Key("\"trim\":")
+		e.Bool((*x.Trim))
+	}
+	if x.Vertex != nil {
+		e.Key("\"vertex\":")
+		e.Int64(int64((*x.Vertex)))
+	}
+	if x.All != nil {
+		e.Key("\"all\":")
+		e.Bool((*x.All))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityFilletResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "corners":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Corners = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityFilletResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityFilletResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Corners != nil {
+		e.Key("\"corners\":")
+		e.Int64(int64((*x.Corners)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityChamferArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle1":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle1 = v
+		case "handle2":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle2 = v
+		case "distance1":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Distance1 = v
+		case "distance2":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Distance2 = d.Float64Ref(v)
+		case "pick1_x":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Pick1X = d.Float64Ref(v)
+		case "pick1_y":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Pick1Y = d.Float64Ref(v)
+		case "pick2_x":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Pick2X = d.Float64Ref(v)
+		case "pick2_y":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Pick2Y = d.Float64Ref(v)
+		case "trim":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Trim = &v
+		case "vertex":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Vertex = &v
+		case "all":
+			if seen&(1<<10) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 10
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.All = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityChamferArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityChamferArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle1\":")
+	e.String(x.Handle1)
+	e.Key("\"handle2\":")
+	e.String(x.Handle2)
+	e.Key("\"distance1\":")
+	e.Float64(float64(x.Distance1), "cad.engine.v1.EntityChamferArgs.distance1")
+	if x.Distance2 != nil {
+		e.Key("\"distance2\":")
+		e.Float64(float64((*x.Distance2)), "cad.engine.v1.EntityChamferArgs.distance2")
+	}
+	if x.Pick1X != nil {
+		e.Key("\"pick1_x\":")
+		e.Float64(float64((*x.Pick1X)), "cad.engine.v1.EntityChamferArgs.pick1_x")
+	}
+	if x.Pick1Y != nil {
+		e.Key("\"pick1_y\":")
+		e.Float64(float64((*x.Pick1Y)), "cad.engine.v1.EntityChamferArgs.pick1_y")
+	}
+	if x.Pick2X != nil {
+		e.Key("\"pick2_x\":")
+		e.Float64(float64((*x.Pick2X)), "cad.engine.v1.EntityChamferArgs.pick2_x")
+	}
+	if x.Pick2Y != nil {
+		e.Key("\"pick2_y\":")
+		e.Float64(float64((*x.Pick2Y)), "cad.engine.v1.EntityChamferArgs.pick2_y")
+	}
+	if x.Trim != nil {
+		e.Key("\"trim\":")
+		e.Bool((*x.Trim))
+	}
+	if x.Vertex != nil {
+		e.Key("\"vertex\":")
+		e.Int64(int64((*x.Vertex)))
+	}
+	if x.All != nil {
+		e.Key("\"all\":")
+		e.Bool((*x.All))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityChamferResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "corners":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Corners = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityChamferResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityChamferResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Corners != nil {
+		e.Key("\"corners\":")
+		e.Int64(int64((*x.Corners)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityTrimArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "pick_x":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.PickX = v
+		case "pick_y":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.PickY = v
+		case "edges":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Edges = append(x.Edges, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityTrimArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityTrimArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"pick_x\":")
+	e.Float64(float64(x.PickX), "cad.engine.v1.EntityTrimArgs.pick_x")
+	e.Key("\"pick_y\":")
+	e.Float64(float64(x.PickY), "cad.engine.v1.EntityTrimArgs.pick_y")
+	if len(x.Edges) > 0 {
+		e.Key("\"edges\":")
+		e.OpenArray()
+		for _, v := range x.Edges {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityTrimResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityTrimResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityTrimResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityExtendArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "pick_x":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.PickX = v
+		case "pick_y":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.PickY = v
+		case "boundaries":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Boundaries = append(x.Boundaries, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityExtendArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityExtendArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"pick_x\":")
+	e.Float64(float64(x.PickX), "cad.engine.v1.EntityExtendArgs.pick_x")
+	e.Key("\"pick_y\":")
+	e.Float64(float64(x.PickY), "cad.engine.v1.EntityExtendArgs.pick_y")
+	if len(x.Boundaries) > 0 {
+		e.Key("\"boundaries\":")
+		e.OpenArray()
+		for _, v := range x.Boundaries {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityExtendResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityExtendResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityExtendResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityBreakArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "x1":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X1 = v
+		case "y1":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y1 = v
+		case "x2":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X2 = d.Float64Ref(v)
+		case "y2":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y2 = d.Float64Ref(v)
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityBreakArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityBreakArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"x1\":")
+	e.Float64(float64(x.X1), "cad.engine.v1.EntityBreakArgs.x1")
+	e.Key("\"y1\":")
+	e.Float64(float64(x.Y1), "cad.engine.v1.EntityBreakArgs.y1")
+	if x.X2 != nil {
+		e.Key("\"x2\":")
+		e.Float64(float64((*x.X2)), "cad.engine.v1.EntityBreakArgs.x2")
+	}
+	if x.Y2 != nil {
+		e.Key("\"y2\":")
+		e.Float64(float64((*x.Y2)), "cad.engine.v1.EntityBreakArgs.y2")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityBreakResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityBreakResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityBreakResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityJoinArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handles":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if d.EmptyArrayNext() {
+				return d.Fail()
+			}
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityJoinArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityJoinArgs{}
+	}
+	e.OpenObject()
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityJoinResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "deleted":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Deleted = append(x.Deleted, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityJoinResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityJoinResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if len(x.Deleted) > 0 {
+		e.Key("\"deleted\":")
+		e.OpenArray()
+		for _, v := range x.Deleted {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
 func (x *TextEditArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
 		return false
