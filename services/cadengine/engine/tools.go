@@ -100,6 +100,10 @@ func toolTable() map[string]toolSpec {
 		// system
 		enginev1.ToolSystemStatus:       engineTool(systemStatus),
 		enginev1.ToolSystemCapabilities: engineTool(systemCapabilities),
+
+		// document: undo, redo, purge, audit, boundary (issue #37, DESIGN §11)
+		enginev1.ToolDocumentUndo: docTool(documentUndo),
+		enginev1.ToolDocumentRedo: docTool(documentRedo),
 	}
 }
 
