@@ -75,6 +75,12 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolBlockExplode:             {"handle": h["line"]},
 		enginev1.ToolBlockList:                {},
 		enginev1.ToolBlockDelete:              {"name": "B"},
+		// document: undo, redo, purge, audit, boundary (issue #37, DESIGN §11)
+		enginev1.ToolDocumentUndo:  {},
+		enginev1.ToolDocumentRedo:  {"steps": 1},
+		enginev1.ToolDocumentPurge: {"what": []any{"layers"}},
+		enginev1.ToolDocumentAudit: {"fix": true},
+		enginev1.ToolBoundaryTrace: {"x": 0, "y": 1},
 	}
 }
 

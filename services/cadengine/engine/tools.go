@@ -102,8 +102,11 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolSystemCapabilities: engineTool(systemCapabilities),
 
 		// document: undo, redo, purge, audit, boundary (issue #37, DESIGN §11)
-		enginev1.ToolDocumentUndo: docTool(documentUndo),
-		enginev1.ToolDocumentRedo: docTool(documentRedo),
+		enginev1.ToolDocumentUndo:  docTool(documentUndo),
+		enginev1.ToolDocumentRedo:  docTool(documentRedo),
+		enginev1.ToolBoundaryTrace: docTool(boundaryTrace),
+		enginev1.ToolDocumentPurge: docTool(documentPurge),
+		enginev1.ToolDocumentAudit: docTool(documentAudit),
 	}
 }
 

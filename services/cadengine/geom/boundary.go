@@ -491,7 +491,20 @@ func (g Polyline) sweepOf(i int) float64 { return 4 * math.Atan(g.V[i].Bulge) }
 // one of its bulges, an odd number of times in all.
 func (g Polyline) winds(p Vec) bool {
 	in := false
+	var pieces []Piece
 	for _, s := range g.Pieces() {
+		// A point on the chord of a bulge is on the edge of both tests:
+		// halve the bulge, whose two chords pass by the point.
+		if c, _ := (Segment{s.A, s.B}).Closest(p); s.Bulge != 0 && c.Dist(p) <= Tol(s.A.Dist(s.B), p.Mag()) {
+			arc := BulgeArc(s.A, s.B, s.Bulge)
+			mid := arc.At(arc.Start + arc.Sweep/2)
+			half := math.Tan(math.Atan(s.Bulge) / 2)
+			pieces = append(pieces, Piece{s.A, mid, half}, Piece{mid, s.B, half})
+			continue
+		}
+		pieces = append(pieces, s)
+	}
+	for _, s := range pieces {
 		a, b := s.A, s.B
 		if (a.Y > p.Y) != (b.Y > p.Y) && p.X < a.X+(p.Y-a.Y)*(b.X-a.X)/(b.Y-a.Y) {
 			in = !in
