@@ -261,6 +261,8 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolBlockInsert:              {"name": "B", "x": 0, "y": 0},
 		enginev1.ToolBlockExplode:             {"handle": "103"},
 		enginev1.ToolBlockDelete:              {"name": "B"},
+		// document: undo, redo, purge, audit, boundary (issue #37, DESIGN §11)
+		enginev1.ToolBoundaryTrace: {"x": 0, "y": 0.5},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -271,6 +273,9 @@ func TestEveryToolAnswers(t *testing.T) {
 		f.ok(enginev1.ToolBlockDefine, obj{"name": "B", "entities": []any{obj{"type": "point", "x": 0, "y": 0}}})
 		if tool.Name == enginev1.ToolBlockExplode {
 			f.handle(enginev1.ToolBlockInsert, obj{"name": "B", "x": 1, "y": 1})
+		}
+		if tool.Name == enginev1.ToolDocumentRedo {
+			f.ok(enginev1.ToolDocumentUndo, obj{}) // something to redo
 		}
 		args := minimal[tool.Name]
 		if args == nil {
