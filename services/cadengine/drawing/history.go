@@ -15,6 +15,7 @@ type Diff struct {
 	layers   map[string]*[2]*Layer
 	blocks   map[string]*blockDiff
 	current  *[2]string
+	ltypes   *[2]*Linetypes
 }
 
 type blockDiff struct {
@@ -46,6 +47,10 @@ func (d *Document) DiffOf(changes []Change) *Diff {
 		case changeCurrent:
 			if df.current == nil {
 				df.current = &[2]string{c.undo.name, d.current}
+			}
+		case ChangeLtypes:
+			if df.ltypes == nil {
+				df.ltypes = &[2]*Linetypes{c.undo.table, d.ltypes}
 			}
 		case ChangeBlock:
 			if df.blocks == nil {
@@ -108,6 +113,14 @@ func (df *Diff) Then(later *Diff) *Diff {
 		}
 	}
 	switch {
+	case df.ltypes != nil && later.ltypes != nil:
+		out.ltypes = &[2]*Linetypes{df.ltypes[0], later.ltypes[1]}
+	case df.ltypes != nil:
+		out.ltypes = &[2]*Linetypes{df.ltypes[0], df.ltypes[1]}
+	case later.ltypes != nil:
+		out.ltypes = &[2]*Linetypes{later.ltypes[0], later.ltypes[1]}
+	}
+	switch {
 	case df.current != nil && later.current != nil:
 		out.current = &[2]string{df.current[0], later.current[1]}
 	case df.current != nil:
@@ -122,6 +135,9 @@ func (df *Diff) Then(later *Diff) *Diff {
 func (df *Diff) Size() int {
 	n := len(df.entities) + len(df.layers) + len(df.blocks)
 	if df.current != nil {
+		n++
+	}
+	if df.ltypes != nil {
 		n++
 	}
 	return n
@@ -170,6 +186,14 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 	}
 	if df.current != nil && d.current != df.current[from] {
 		return DiffEffect{}, "the current layer", false
+	}
+	if df.ltypes != nil && d.ltypes != df.ltypes[from] {
+		return DiffEffect{}, "the linetype table", false
+	}
+	if df.ltypes != nil && df.ltypes[to] != nil && d.ltypes != nil {
+		// Both states are tables under one handle (see Tx.SetLinetypes).
+		t.log = append(t.log, Change{Kind: ChangeLtypes, Handle: d.ltypes.Handle, undo: &undoOther{table: d.ltypes}})
+		d.SetLinetypes(df.ltypes[to])
 	}
 
 	// Layers and blocks first, so that the entities land where they exist.

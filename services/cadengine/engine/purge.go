@@ -22,10 +22,10 @@ var purgeKinds = []string{"layers", "blocks", "linetypes", "styles"}
 // uses. Layers: without entities, not layer 0 or the current layer, not
 // locked, and on which no block has entities. Blocks: no insert uses
 // them, in the drawing or in another block (a block that only a purged
-// block used goes too). Linetypes and styles: the engine's are built in
-// (an imported drawing's linetypes are kept with its table, which the
-// engine does not cut down), so there are none to remove; the lists say
-// so by being empty.
+// block used goes too). Linetypes: those the drawing's own table defines
+// (an imported file's) that no layer, entity or block entity names; the
+// standard ones are built in. Styles: the engine's text and dimension
+// styles are built in, so there are none to remove.
 func documentPurge(c *call, a *enginev1.DocumentPurgeArgs) (*enginev1.DocumentPurgeResult, error) {
 	want := map[string]bool{}
 	for i, w := range a.What {
@@ -66,6 +66,12 @@ func documentPurge(c *call, a *enginev1.DocumentPurgeArgs) (*enginev1.DocumentPu
 			}
 			c.tx.RemoveLayer(l.Name)
 			res.Layers = append(res.Layers, l.Name)
+		}
+	}
+	if t := c.d.Linetypes(); t != nil && (all || want["linetypes"]) {
+		if unused := unusedLinetypes(c.d.Document, t); len(unused) > 0 {
+			c.tx.SetLinetypes(t.Without(unused))
+			res.Linetypes = unused
 		}
 	}
 	res.Count = int32(len(res.Layers) + len(res.Blocks) + len(res.Linetypes) + len(res.Styles))
@@ -217,4 +223,29 @@ func faultOf(e *drawing.Entity, size float64) (kind, why string) {
 		}
 	}
 	return "", ""
+}
+
+// unusedLinetypes are the linetypes table t defines that no layer, entity
+// or block entity of d names, in the table's order.
+func unusedLinetypes(d *drawing.Document, t *drawing.Linetypes) []string {
+	used := map[string]bool{}
+	for _, l := range d.SortedLayers() {
+		used[strings.ToUpper(l.Linetype)] = true
+	}
+	d.Each(0, func(e *drawing.Entity) bool {
+		used[strings.ToUpper(e.Linetype)] = true
+		return true
+	})
+	for _, b := range d.Blocks() {
+		for _, e := range b.Entities {
+			used[strings.ToUpper(e.Linetype)] = true
+		}
+	}
+	var out []string
+	for _, l := range t.Defined {
+		if !used[strings.ToUpper(l.Name)] {
+			out = append(out, l.Name)
+		}
+	}
+	return out
 }

@@ -171,3 +171,42 @@ func TestHatchPick(t *testing.T) {
 	f.fail(enginev1.ToolHatchCreate, obj{}, kindInvalid)
 	f.fail(enginev1.ToolHatchCreate, obj{"pick_x": 20, "pick_y": 20}, kindFailed)
 }
+
+func TestDocumentPurgeLinetypes(t *testing.T) {
+	path := t.TempDir() + "/purge.db"
+	e := newEngine(t, openSQLite(t, path))
+	ltype := func(name string) string {
+		return "0\nLTYPE\n2\n" + name + "\n70\n0\n3\n" + name + "\n72\n65\n73\n2\n40\n1.5\n49\n1.0\n49\n-0.5\n"
+	}
+	f := importDXF(t, e, "ltypes", dxfFile("",
+		"0\nTABLE\n2\nLTYPE\n70\n3\n"+ltype("DASHED")+ltype("FANCY")+ltype("HIDDEN")+"0\nENDTAB\n"+
+			"0\nTABLE\n2\nLAYER\n70\n1\n0\nLAYER\n2\n0\n70\n0\n62\n7\n6\nDASHED\n0\nENDTAB\n",
+		"0\nLINE\n8\n0\n10\n0\n20\n0\n11\n1\n21\n1\n"))
+	imported := f.info()
+	res := f.ok(enginev1.ToolDocumentPurge, obj{"what": []any{"linetypes", "styles"}})
+	if js(res["linetypes"]) != js([]any{"FANCY", "HIDDEN"}) || res["count"] != 2.0 {
+		t.Fatalf("purge linetypes = %s, want FANCY and HIDDEN (DASHED is layer 0's)", js(res))
+	}
+	purged := f.info()
+	if purged.ContentHash == imported.ContentHash {
+		t.Errorf("purging linetypes left the content hash as it was")
+	}
+	// Undo puts the table back; redo cuts it again.
+	f.ok(enginev1.ToolDocumentUndo, obj{})
+	if got := f.info(); got.ContentHash != imported.ContentHash {
+		t.Errorf("after undo of the purge: hash %s, want %s", got.ContentHash, imported.ContentHash)
+	}
+	f.ok(enginev1.ToolDocumentRedo, obj{})
+	if got := f.info(); got.ContentHash != purged.ContentHash {
+		t.Errorf("after redo of the purge: hash %s, want %s", got.ContentHash, purged.ContentHash)
+	}
+	if again := f.ok(enginev1.ToolDocumentPurge, obj{"what": []any{"linetypes"}}); again["count"] != 0.0 {
+		t.Errorf("second purge = %s, want nothing", js(again))
+	}
+	// Stored: another engine loads the cut-down table.
+	e.Close()
+	reloaded := &fixture{t: t, e: newEngine(t, openSQLite(t, path)), doc: f.doc}
+	if got := reloaded.info(); got.ContentHash != purged.ContentHash {
+		t.Errorf("reloaded after purge: hash %s, want %s", got.ContentHash, purged.ContentHash)
+	}
+}
