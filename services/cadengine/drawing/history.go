@@ -1,6 +1,7 @@
 package drawing
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 )
@@ -11,6 +12,10 @@ import (
 // applies again. The states are the document's own (immutable) values,
 // so a diff costs a few words a thing, not copies.
 type Diff struct {
+	// created are the entities of a write that only created entities, as
+	// they are after it (most writes: a slice, not a map, for the
+	// thousands a batch creates); entities the states of the others.
+	created  []*Entity
 	entities map[uint64]*[2]*Entity
 	layers   map[string]*[2]*Layer
 	blocks   map[string]*blockDiff
@@ -28,9 +33,19 @@ type blockDiff struct {
 // its state in d now.
 func (d *Document) DiffOf(changes []Change) *Diff {
 	df := &Diff{}
+	if onlyCreates(changes) {
+		for _, c := range changes {
+			if c.Kind == ChangeEntity {
+				df.created = append(df.created, d.Entity(c.Handle))
+			}
+		}
+	}
 	for _, c := range changes {
 		switch c.Kind {
 		case ChangeEntity:
+			if df.created != nil {
+				continue
+			}
 			if df.entities == nil {
 				df.entities = map[uint64]*[2]*Entity{}
 			}
@@ -64,21 +79,56 @@ func (d *Document) DiffOf(changes []Change) *Diff {
 	return df
 }
 
+// onlyCreates reports whether the entity changes are creations, handles
+// increasing (so each once), and there is at least one.
+func onlyCreates(changes []Change) bool {
+	var last uint64
+	for _, c := range changes {
+		if c.Kind != ChangeEntity {
+			continue
+		}
+		if c.before != nil || c.Handle <= last {
+			return false
+		}
+		last = c.Handle
+	}
+	return last != 0
+}
+
+// states are the entity states of df, handles ascending.
+func (df *Diff) states() []entityStates {
+	out := make([]entityStates, 0, len(df.created)+len(df.entities))
+	for _, e := range df.created {
+		out = append(out, entityStates{e.Handle, [2]*Entity{nil, e}})
+	}
+	for h, s := range df.entities {
+		out = append(out, entityStates{h, *s})
+	}
+	slices.SortFunc(out, func(a, b entityStates) int { return cmp.Compare(a.h, b.h) })
+	return out
+}
+
+type entityStates struct {
+	h uint64
+	s [2]*Entity
+}
+
 // Then is df followed by later, a diff of the writes right after df's:
 // the states before are df's, the states after later's.
 func (df *Diff) Then(later *Diff) *Diff {
 	out := &Diff{}
-	if len(df.entities)+len(later.entities) > 0 {
-		out.entities = make(map[uint64]*[2]*Entity, len(df.entities)+len(later.entities))
+	first, second := df.states(), later.states()
+	if len(first)+len(second) > 0 {
+		out.entities = make(map[uint64]*[2]*Entity, len(first)+len(second))
 	}
-	for h, s := range df.entities {
-		out.entities[h] = &[2]*Entity{s[0], s[1]}
+	for _, x := range first {
+		out.entities[x.h] = &[2]*Entity{x.s[0], x.s[1]}
 	}
-	for h, s := range later.entities {
-		if o := out.entities[h]; o != nil {
-			o[1] = s[1]
+	for _, x := range second {
+		if o := out.entities[x.h]; o != nil {
+			o[1] = x.s[1]
 		} else {
-			out.entities[h] = &[2]*Entity{s[0], s[1]}
+			out.entities[x.h] = &[2]*Entity{x.s[0], x.s[1]}
 		}
 	}
 	if len(df.layers)+len(later.layers) > 0 {
@@ -133,7 +183,7 @@ func (df *Diff) Then(later *Diff) *Diff {
 
 // Size is how many things the diff touches.
 func (df *Diff) Size() int {
-	n := len(df.entities) + len(df.layers) + len(df.blocks)
+	n := len(df.created) + len(df.entities) + len(df.layers) + len(df.blocks)
 	if df.current != nil {
 		n++
 	}
@@ -166,12 +216,11 @@ func (t *Tx) Reapply(df *Diff) (DiffEffect, string, bool) { return t.apply(df, 0
 // state at index to.
 func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 	d := t.d
-	handles := make([]uint64, 0, len(df.entities))
-	for h, s := range df.entities {
-		if !sameEntity(d.Entity(h), s[from]) {
-			return DiffEffect{}, "entity " + FormatHandle(h), false
+	ents := df.states()
+	for _, x := range ents {
+		if !sameEntity(d.Entity(x.h), x.s[from]) {
+			return DiffEffect{}, "entity " + FormatHandle(x.h), false
 		}
-		handles = append(handles, h)
 	}
 	for n, s := range df.layers {
 		if !sameLayer(d.layers[n], s[from]) {
@@ -226,10 +275,10 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 		t.log = append(t.log, Change{Kind: changeCurrent, undo: &undoOther{name: d.current}})
 		d.SetCurrent(df.current[to])
 	}
-	slices.Sort(handles)
 	var eff DiffEffect
-	for _, h := range handles {
-		cur, next := d.Entity(h), df.entities[h][to]
+	for _, x := range ents {
+		h := x.h
+		cur, next := d.Entity(h), x.s[to]
 		switch {
 		case cur == nil && next != nil:
 			eff.Restored = append(eff.Restored, h)
