@@ -88,7 +88,10 @@ type arrangement struct {
 	nodes  []Vec
 	grid   map[[2]int64][]int
 	edges  []bedge
-	alive  []bool
+	// between lists the edges between two nodes (the lower first), to
+	// find an edge that overlapping curves make twice.
+	between map[[2]int][]int
+	alive   []bool
 }
 
 // bedge is an edge: a piece of curve src between two nodes. Arc edges run
@@ -129,7 +132,7 @@ func newArrangement(curves []any) *arrangement {
 	size := math.Max(box.Max.X-box.Min.X, box.Max.Y-box.Min.Y)
 	mag := math.Max(box.Min.Mag(), box.Max.Mag())
 	eps := math.Max(1e-8*size, 16*RoundingFloor(math.Max(mag, size)))
-	return &arrangement{curves: kept, eps: eps, grid: map[[2]int64][]int{}, cuts: make([][]float64, len(kept))}
+	return &arrangement{curves: kept, eps: eps, grid: map[[2]int64][]int{}, between: map[[2]int][]int{}, cuts: make([][]float64, len(kept))}
 }
 
 // param is where q lies along curve i: a fraction of a segment, an angle
@@ -165,8 +168,17 @@ func (a *arrangement) split() {
 		boxes[i].Min = boxes[i].Min.Sub(Vec{a.eps, a.eps})
 		boxes[i].Max = boxes[i].Max.Add(Vec{a.eps, a.eps})
 	}
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
+	// Sweep along x: only curves whose boxes overlap in x are paired.
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(x, y int) bool { return boxes[order[x]].Min.X < boxes[order[y]].Min.X })
+	for oi, i := range order {
+		for _, j := range order[oi+1:] {
+			if boxes[j].Min.X > boxes[i].Max.X {
+				break
+			}
 			if !boxes[i].Overlaps(boxes[j]) {
 				continue
 			}
@@ -206,15 +218,17 @@ func (a *arrangement) split() {
 	}
 }
 
-// curveEnds are a curve's end points (none for a full circle).
+// curveEnds are a curve's end points; for a full circle, the two points
+// it is always cut at (see split).
 func curveEnds(c any) []Vec {
 	switch g := c.(type) {
 	case Segment:
 		return []Vec{g.A, g.B}
 	case Arc:
-		if !g.Full() {
-			return []Vec{g.At(g.Start), g.At(g.Start + g.Sweep)}
+		if g.Full() {
+			return []Vec{g.At(g.Start), g.At(g.Start + math.Pi)}
 		}
+		return []Vec{g.At(g.Start), g.At(g.Start + g.Sweep)}
 	}
 	return nil
 }
@@ -243,11 +257,13 @@ func (a *arrangement) addEdge(e bedge, p, q Vec) {
 		return
 	}
 	mid := e.mid()
-	for _, o := range a.edges {
-		if (o.from == e.from && o.to == e.to || o.from == e.to && o.to == e.from) && o.mid().Dist(mid) <= a.eps {
+	pair := [2]int{min(e.from, e.to), max(e.from, e.to)}
+	for _, k := range a.between[pair] {
+		if a.edges[k].mid().Dist(mid) <= a.eps {
 			return
 		}
 	}
+	a.between[pair] = append(a.between[pair], len(a.edges))
 	a.edges = append(a.edges, e)
 }
 

@@ -190,3 +190,26 @@ func TestTraceBoundaryEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceBoundaryOverlaps draws a side twice, in part, and a circle
+// twice: the copies are one edge, and the regions are those of the
+// figure drawn once.
+func TestTraceBoundaryOverlaps(t *testing.T) {
+	curves := append(rectSegments(0, 0, 10, 10),
+		Segment{Vec{2, 0}, Vec{8, 0}}, Segment{Vec{10, 10}, Vec{10, 4}},
+		circle(Vec{5, 5}, 2), Arc{C: Vec{5, 5}, R: 2, Start: 1, Sweep: 2 * math.Pi})
+	b, err := TraceBoundary(curves, Vec{1, 1})
+	if err != nil {
+		t.Fatalf("TraceBoundary = %v", err)
+	}
+	if got, want := b.Area(), 100.0; math.Abs(got-want) > 1e-9 || len(b.Islands) != 1 {
+		t.Errorf("area %v with %d islands, want %v with the circle", got, len(b.Islands), want)
+	}
+	if got := b.Outline.Length(); math.Abs(got-40) > 1e-9 {
+		t.Errorf("outline length %v, want 40 (no side twice)", got)
+	}
+	in, err := TraceBoundary(curves, Vec{5, 5.5})
+	if err != nil || math.Abs(in.Area()-4*math.Pi) > 1e-9 {
+		t.Errorf("in the circle: area %v, err %v; want 4π", in.Area(), err)
+	}
+}
