@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,15 +30,10 @@ var purgeKinds = []string{"layers", "blocks", "linetypes", "styles"}
 func documentPurge(c *call, a *enginev1.DocumentPurgeArgs) (*enginev1.DocumentPurgeResult, error) {
 	want := map[string]bool{}
 	for i, w := range a.What {
-		k := strings.ToLower(w)
-		found := false
-		for _, p := range purgeKinds {
-			found = found || p == k
-		}
-		if !found {
+		if !slices.Contains(purgeKinds, w) { // the contract's pattern checks it first
 			return nil, invalidArgs("/what/"+itoa(i), reasonInvalid, "%q is not something to purge (%s)", w, strings.Join(purgeKinds, ", "))
 		}
-		want[k] = true
+		want[w] = true
 	}
 	all := len(want) == 0
 	res := &enginev1.DocumentPurgeResult{}

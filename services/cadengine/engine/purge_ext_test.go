@@ -33,7 +33,7 @@ func TestDocumentPurge(t *testing.T) {
 	before := f.info()
 
 	f.fail(enginev1.ToolDocumentPurge, obj{"what": []any{"everything"}}, kindInvalid)
-	res := f.ok(enginev1.ToolDocumentPurge, obj{"what": []any{"Layers"}})
+	res := f.ok(enginev1.ToolDocumentPurge, obj{"what": []any{"layers"}})
 	if js(res["layers"]) != js([]any{"EMPTY"}) || res["blocks"] != nil || res["count"] != 1.0 {
 		t.Errorf("purge layers = %s, want EMPTY only", js(res))
 	}

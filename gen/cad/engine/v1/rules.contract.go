@@ -1413,7 +1413,7 @@ func (x *DocumentPurgeArgs) CheckRules() *RuleViolation {
 	}
 	for i, e := range x.What {
 		if !rulePattern2.MatchString(e) {
-			return &RuleViolation{Path: "/what" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match (?i)layers|blocks|linetypes|styles"}
+			return &RuleViolation{Path: "/what" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^(layers|blocks|linetypes|styles)$"}
 		}
 	}
 	return nil
@@ -1422,7 +1422,7 @@ func (x *DocumentPurgeArgs) CheckRules() *RuleViolation {
 var (
 	rulePattern0 = regexp.MustCompile("^[\\x21-\\x7E]+$")
 	rulePattern1 = regexp.MustCompile("^[A-Za-z_][A-Za-z0-9_]*$")
-	rulePattern2 = regexp.MustCompile("(?i)layers|blocks|linetypes|styles")
+	rulePattern2 = regexp.MustCompile("^(layers|blocks|linetypes|styles)$")
 )
 
 // inEntityLinetype reports whether s is a member of VALUE_DOMAIN_ENTITY_LINETYPE, ignoring the case

@@ -651,7 +651,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
 		Args:         (*DocumentPurgeArgs)(nil),
 		Result:       (*DocumentPurgeResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"what":{"items":{"pattern":"(?i)layers|blocks|linetypes|styles","type":"string"},"maxItems":4,"type":"array"}},"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"what":{"items":{"pattern":"^(layers|blocks|linetypes|styles)$","type":"string"},"maxItems":4,"type":"array"}},"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"blocks":{"items":{"type":"string"},"type":"array"},"count":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"layers":{"items":{"type":"string"},"type":"array"},"linetypes":{"items":{"type":"string"},"type":"array"},"styles":{"items":{"type":"string"},"type":"array"}},"required":["count"],"type":"object"}`,
 	},
 	{

@@ -689,7 +689,7 @@ const file_cad_engine_v1_tools_document_proto_rawDesc = "" +
 	"\rdocument_redo\x12\xbf\x01Redo operations that document_undo took back (one by default), as a new revision, with the same handles. Works only while nothing else changed the document since the undo; otherwise it fails. \x01B cad.engine.v1.DocumentUndoResultJ\x04redoJ\x05mredoJ\rundo the undoJ\rbring it backJ\x10wiederherstellenJ\trétablirJ\arehacerB\b\n" +
 	"\x06_steps\"\xfd\x02\n" +
 	"\x11DocumentPurgeArgs\x12>\n" +
-	"\x04what\x18\x01 \x03(\tB*\x92\xb5\x18&8\x04B\"(?i)layers|blocks|linetypes|stylesR\x04what:\xa7\x02\x8a\xb5\x18\xa2\x02\n" +
+	"\x04what\x18\x01 \x03(\tB*\x92\xb5\x18&8\x04B\"^(layers|blocks|linetypes|styles)$R\x04what:\xa7\x02\x8a\xb5\x18\xa2\x02\n" +
 	"\x0edocument_purge\x12\xb4\x01Remove named things nothing uses: layers without entities (not layer 0 or the current one), blocks no insert uses, linetypes and styles nothing refers to. Returns what was removed. \x010\x01J\x05purgeJ\x02puJ\bclean upJ\x14remove unused layersJ\runused blocksJ\n" +
 	"bereinigenJ\x06purgerJ\alimpiar\"\x91\x01\n" +
 	"\x13DocumentPurgeResult\x12\x16\n" +
