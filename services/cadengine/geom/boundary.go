@@ -83,6 +83,7 @@ func TraceBoundary(curves []any, p Vec) (Boundary, error) {
 // arrangement is the curves cut into edges between nodes.
 type arrangement struct {
 	curves []any
+	orig   []int   // the index each curve had in the caller's list
 	eps    float64 // the distance under which two points are one node
 	cuts   [][]float64
 	nodes  []Vec
@@ -109,7 +110,8 @@ type bedge struct {
 func newArrangement(curves []any) *arrangement {
 	var box Box
 	var kept []any
-	for _, c := range curves {
+	var orig []int
+	for i, c := range curves {
 		switch g := c.(type) {
 		case Segment:
 			if g.A == g.B {
@@ -125,6 +127,7 @@ func newArrangement(curves []any) *arrangement {
 			continue
 		}
 		kept = append(kept, c)
+		orig = append(orig, i)
 	}
 	if len(kept) == 0 {
 		return nil
@@ -132,7 +135,7 @@ func newArrangement(curves []any) *arrangement {
 	size := math.Max(box.Max.X-box.Min.X, box.Max.Y-box.Min.Y)
 	mag := math.Max(box.Min.Mag(), box.Max.Mag())
 	eps := math.Max(1e-8*size, 16*RoundingFloor(math.Max(mag, size)))
-	return &arrangement{curves: kept, eps: eps, grid: map[[2]int64][]int{}, between: map[[2]int][]int{}, cuts: make([][]float64, len(kept))}
+	return &arrangement{curves: kept, orig: orig, eps: eps, grid: map[[2]int64][]int{}, between: map[[2]int][]int{}, cuts: make([][]float64, len(kept))}
 }
 
 // param is where q lies along curve i: a fraction of a segment, an angle
@@ -206,12 +209,12 @@ func (a *arrangement) split() {
 			for k := 1; k < len(ts); k++ {
 				t0, t1 := math.Max(ts[k-1], 0), math.Min(ts[k], 1)
 				p, q := g.A.Add(g.B.Sub(g.A).Mul(t0)), g.A.Add(g.B.Sub(g.A).Mul(t1))
-				a.addEdge(bedge{src: i}, p, q)
+				a.addEdge(bedge{src: a.orig[i]}, p, q)
 			}
 		case Arc:
 			for k := 1; k < len(ts); k++ {
 				t0, t1 := math.Max(ts[k-1], 0), math.Min(ts[k], g.Sweep)
-				e := bedge{src: i, arc: true, c: g.C, r: g.R, a0: g.Start + t0, a1: g.Start + t1}
+				e := bedge{src: a.orig[i], arc: true, c: g.C, r: g.R, a0: g.Start + t0, a1: g.Start + t1}
 				a.addEdge(e, g.At(e.a0), g.At(e.a1))
 			}
 		}

@@ -51,7 +51,10 @@ func onAny(curves []any, p Vec, tol float64) bool {
 
 func TestTraceBoundarySquareDiagonal(t *testing.T) {
 	for _, o := range []Vec{{0, 0}, {3e6, -4e6}} {
-		curves := append(rectSegments(o.X, o.Y, o.X+10, o.Y+10), Segment{o, o.Add(Vec{10, 10})})
+		// A piece of no length first: sources still count from the
+		// caller's list.
+		curves := append([]any{Segment{o, o}}, rectSegments(o.X, o.Y, o.X+10, o.Y+10)...)
+		curves = append(curves, Segment{o, o.Add(Vec{10, 10})})
 		b, err := TraceBoundary(curves, o.Add(Vec{7, 2}))
 		if err != nil {
 			t.Fatalf("at %v: TraceBoundary = %v", o, err)
@@ -72,8 +75,8 @@ func TestTraceBoundarySquareDiagonal(t *testing.T) {
 		if got := b.Area(); math.Abs(got-50) > 1e-6 {
 			t.Errorf("at %v: area = %v, want 50 (counter-clockwise)", o, got)
 		}
-		if len(b.Sources) != 3 || b.Sources[2] != 4 {
-			t.Errorf("at %v: sources = %v, want two sides and the diagonal (4)", o, b.Sources)
+		if js := b.Sources; len(js) != 3 || js[0] != 1 || js[1] != 2 || js[2] != 5 {
+			t.Errorf("at %v: sources = %v, want the bottom (1) and right (2) sides and the diagonal (5)", o, b.Sources)
 		}
 		if _, err := TraceBoundary(curves, o.Add(Vec{20, 5})); !errors.Is(err, ErrNoBoundary) {
 			t.Errorf("at %v: a point outside = %v, want ErrNoBoundary", o, err)
