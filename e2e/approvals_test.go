@@ -195,6 +195,21 @@ var catalogFixtures = map[string]fixture{
 	"entity_join": {args: func(h handles) map[string]any {
 		return map[string]any{"handles": []any{h["line"], h["poly"]}}
 	}},
+	// document: undo, redo, purge, audit, boundary (issue #37, DESIGN §11)
+	"document_undo": {
+		before: []catalogStep{{Tool: "entity_create_point", Args: map[string]any{"x": 4, "y": 4}}},
+		args:   func(handles) map[string]any { return map[string]any{} }, // takes the point back
+	},
+	"document_redo": {
+		before: []catalogStep{{Tool: "entity_delete_many", Args: map[string]any{"layers": []any{"doomed"}}}, {Tool: "document_undo", Args: map[string]any{}}},
+		args:   func(handles) map[string]any { return map[string]any{} }, // deletes the doomed line again
+	},
+	"document_purge": literal(map[string]any{"what": []any{"layers"}}), // layer spare is empty
+	"document_audit": {
+		before: []catalogStep{{Tool: "entity_create_line", Args: map[string]any{"x1": 0, "y1": 0, "x2": 10, "y2": 0}}}, // a duplicate of the line
+		args:   func(handles) map[string]any { return map[string]any{"fix": true} },
+	},
+	"boundary_trace": literal(map[string]any{"x": 5, "y": 1}), // the half of the circle above the line
 }
 
 // catalogState is what a document holds: its entities' handles (and its
@@ -404,6 +419,23 @@ func (w *walker) run(doc string, tool enginev1.ToolInfo, fx fixture, h handles, 
 	out.created = catalogState{entities: map[string]bool{}, layers: map[string]bool{}}
 	args := fx.args(h)
 	if !tool.Annotations.GetBatchable() {
+		// A tool that is no batch step gets its fixture's steps as calls
+		// of their own, outside the session (so they ask nothing).
+		for _, st := range fx.before {
+			res, _ := w.call("tools.call", map[string]any{"document_id": doc, "tool": st.Tool, "args": st.Args}, "", h)
+			var r struct {
+				OK     bool `json:"ok"`
+				Result struct {
+					Handle string `json:"handle"`
+				} `json:"result"`
+			}
+			if json.Unmarshal(res, &r) != nil || !r.OK {
+				w.t.Fatalf("%s: fixture step %s = %s", tool.Name, st.Tool, res)
+			}
+			if r.Result.Handle != "" {
+				out.created.entities[r.Result.Handle] = true
+			}
+		}
 		res, asked := w.call("tools.call", map[string]any{"session_id": w.session, "document_id": doc, "tool": tool.Name, "args": args}, decision, h)
 		var r struct {
 			OK    bool `json:"ok"`

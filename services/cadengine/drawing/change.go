@@ -10,6 +10,7 @@ const (
 	changeLayer                         // a layer was created, modified or removed
 	changeCurrent                       // the current layer changed
 	ChangeBlock                         // a block was defined or removed
+	ChangeLtypes                        // the linetype table was replaced
 )
 
 // Change is one record of the undo log: what a thing was before and after.
@@ -26,12 +27,13 @@ type undoOther struct {
 	name  string // the layer's or block's name, or the current layer before
 	layer *Layer
 	block *Block
+	table *Linetypes
 }
 
 // Stored reports whether the change is to a record the store keeps under
-// a handle (an entity or a block), and which.
+// a handle (an entity, a block or the linetype table), and which.
 func (c Change) Stored() (uint64, bool) {
-	return c.Handle, c.Kind == ChangeEntity || c.Kind == ChangeBlock
+	return c.Handle, c.Kind == ChangeEntity || c.Kind == ChangeBlock || c.Kind == ChangeLtypes
 }
 
 // Tx is a write in progress on one document. Its owner holds the
@@ -162,6 +164,8 @@ func (t *Tx) UndoTo(mark int) []Change {
 			t.d.SetCurrent(c.undo.name)
 		case ChangeBlock:
 			t.d.SetBlock(c.undo.name, c.undo.block)
+		case ChangeLtypes:
+			t.d.SetLinetypes(c.undo.table)
 		}
 	}
 	t.log = t.log[:mark]

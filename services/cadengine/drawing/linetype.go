@@ -198,6 +198,31 @@ func (d *Document) SetLinetypes(t *Linetypes) {
 	}
 }
 
+// Without is the table without the linetypes named (ignoring case),
+// under the same handle: a new table, for Tx.SetLinetypes.
+func (t *Linetypes) Without(names []string) *Linetypes {
+	out := &Linetypes{Handle: t.Handle, Scale: t.Scale}
+	for _, l := range t.Defined {
+		drop := false
+		for _, n := range names {
+			drop = drop || strings.EqualFold(n, l.Name)
+		}
+		if !drop {
+			out.Defined = append(out.Defined, l)
+		}
+	}
+	return out
+}
+
+// SetLinetypes replaces the document's linetype table, which it has, by
+// t (under the same handle), in the undo log.
+func (tx *Tx) SetLinetypes(t *Linetypes) {
+	old := tx.d.ltypes
+	t.Handle = old.Handle
+	tx.log = append(tx.log, Change{Kind: ChangeLtypes, Handle: old.Handle, undo: &undoOther{table: old}})
+	tx.d.SetLinetypes(t)
+}
+
 // Linetypes is the document's linetype table, nil when it has none of its
 // own (the standard set at scale 1).
 func (d *Document) Linetypes() *Linetypes { return d.ltypes }

@@ -31,6 +31,7 @@ type document struct {
 	mu          sync.RWMutex // guards model and everything below
 	commits     []commitNote // the latest commits, oldest first, see noteCommit
 	commitsLost int64        // the highest revision of notes dropped from commits
+	history     history      // what document_undo and document_redo take back and bring back
 	// quarantined is set when the document in memory may differ from the
 	// stored one (a commit that would have stored a rollback failed);
 	// every later call on it is refused quarantined until the engine

@@ -112,6 +112,12 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolEntityExtend:  {"handle": h["line"], "pick_x": -1, "pick_y": 0, "boundaries": []any{h["circle"]}},
 		enginev1.ToolEntityBreak:   {"handle": h["line"], "x1": 1, "y1": 0},
 		enginev1.ToolEntityJoin:    {"handles": []any{h["line"], h["circle"]}},
+		// document: undo, redo, purge, audit, boundary (issue #37, DESIGN §11)
+		enginev1.ToolDocumentUndo:  {},
+		enginev1.ToolDocumentRedo:  {"steps": 1},
+		enginev1.ToolDocumentPurge: {"what": []any{"layers"}},
+		enginev1.ToolDocumentAudit: {"fix": true},
+		enginev1.ToolBoundaryTrace: {"x": 0, "y": 1},
 	}
 }
 

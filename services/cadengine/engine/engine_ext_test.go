@@ -291,6 +291,8 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolEntityExtend:  {"handle": h2, "pick_x": 2, "pick_y": 0},
 		enginev1.ToolEntityBreak:   {"handle": h2, "x1": 0, "y1": 0},
 		enginev1.ToolEntityJoin:    {"handles": []any{h2, "103"}},
+		// document: undo, redo, purge, audit, boundary (issue #37, DESIGN §11)
+		enginev1.ToolBoundaryTrace: {"x": 0, "y": 0.5},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -315,6 +317,8 @@ func TestEveryToolAnswers(t *testing.T) {
 			f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 3, "y1": -1, "x2": 3, "y2": 1})
 		case enginev1.ToolEntityJoin:
 			f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 2, "y1": 0, "x2": 3, "y2": 1})
+		case enginev1.ToolDocumentRedo:
+			f.ok(enginev1.ToolDocumentUndo, obj{}) // something to redo
 		}
 		args := minimal[tool.Name]
 		if args == nil {

@@ -10,8 +10,9 @@ import (
 
 // hatchCreate hatches the inside of closed boundaries: copies of closed
 // polylines, circles and whole ellipses, the first the outer boundary and
-// those inside others islands (even-odd). Boundaries that cross, and
-// patterns too dense for them, fail.
+// those inside others islands (even-odd); or, given a pick point, the
+// region traced around it with its islands (see call.pickedLoops).
+// Boundaries that cross, and patterns too dense for them, fail.
 func hatchCreate(c *call, a *enginev1.HatchCreateArgs) (*enginev1.HatchCreateResult, error) {
 	g := drawing.Hatch{Pattern: "SOLID", Scale: 1}
 	if a.Pattern != nil {
@@ -26,6 +27,24 @@ func hatchCreate(c *call, a *enginev1.HatchCreateArgs) (*enginev1.HatchCreateRes
 	}
 	if a.Angle != nil {
 		g.Angle = geom.NormDeg(*a.Angle)
+	}
+	switch picked := a.PickX != nil || a.PickY != nil; {
+	case picked && (a.PickX == nil || a.PickY == nil):
+		missing := "/pick_x"
+		if a.PickY == nil {
+			missing = "/pick_y"
+		}
+		return nil, invalidArgs(missing, reasonMissing, "a pick point needs both pick_x and pick_y")
+	case picked && len(a.Boundaries) > 0:
+		return nil, invalidArgs("/boundaries", reasonInvalid, "give boundaries or a pick point (pick_x, pick_y), not both")
+	case picked:
+		loops, err := c.pickedLoops(*a.PickX, *a.PickY)
+		if err != nil {
+			return nil, err
+		}
+		g.Loops = loops
+	case len(a.Boundaries) == 0:
+		return nil, invalidArgs("/boundaries", reasonMissing, "name the boundaries, or give a pick point (pick_x, pick_y) inside the region")
 	}
 	for i, h := range a.Boundaries {
 		path := "/boundaries/" + string(appendInt(nil, i))

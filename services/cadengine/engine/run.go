@@ -76,9 +76,10 @@ type run struct {
 	incomplete  bool     // interleaved may miss some (commit notes were dropped)
 	releasedAt  int64    // the revision when the run last let go
 	notes       []commitNote
-	created     *document // document_create's or document_import's new document, committed by the run
-	call        call      // the running step's call (one per run: no tool keeps it past its return)
-	handles     []string  // by step: the handle a step's result names, for its StepResult.Handle (one allocation for all)
+	created     *document    // document_create's or document_import's new document, committed by the run
+	call        call         // the running step's call (one per run: no tool keeps it past its return)
+	historyMove *historyMove // what a document_undo or document_redo step does to the history when it commits
+	handles     []string     // by step: the handle a step's result names, for its StepResult.Handle (one allocation for all)
 
 	reports  *reports                   // room for resp's reports, until finish takes it
 	callResp *enginev1.CallToolResponse // room for a tools.call's answer, made with resp (see callResponse)
@@ -530,10 +531,12 @@ func (r *run) dirty() bool {
 func (r *run) commit(rec store.OperationRecord) error {
 	c := &store.Commit{Operations: []store.OperationRecord{rec}}
 	doc := r.dirty()
+	var changes []drawing.Change
+	reverted := len(r.reverted) > 0
 	if doc {
 		// commitOf only reads the changes: the undo log's own are passed
 		// as they are, and copied only behind stored ones undone.
-		changes := r.t.Since(r.flushed)
+		changes = r.t.Since(r.flushed)
 		if len(r.reverted) > 0 {
 			changes = append(slices.Clone(r.reverted), changes...)
 		}
@@ -556,6 +559,7 @@ func (r *run) commit(rec store.OperationRecord) error {
 		return r.e.fenced(r.d, fmt.Errorf("commit operation %s: %w", r.op.key.id, err))
 	}
 	if doc {
+		r.noteHistory(changes, reverted)
 		r.flushed = r.t.Mark()
 		r.reverted = nil
 		r.durableRev, r.pending = r.d.Revision, 0

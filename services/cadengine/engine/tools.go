@@ -138,6 +138,12 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolBlockAttributesGet:  docTool(blockAttributesGet),
 		enginev1.ToolBlockAttributesSet:  docTool(blockAttributesSet),
 		enginev1.ToolBlockReferences:     docTool(blockReferences),
+		// document: undo, redo, purge, audit, boundary (issue #37, DESIGN §11)
+		enginev1.ToolDocumentUndo:  docTool(documentUndo),
+		enginev1.ToolDocumentRedo:  docTool(documentRedo),
+		enginev1.ToolBoundaryTrace: docTool(boundaryTrace),
+		enginev1.ToolDocumentPurge: docTool(documentPurge),
+		enginev1.ToolDocumentAudit: docTool(documentAudit),
 	}
 }
 

@@ -1295,9 +1295,6 @@ func (x *HatchCreateArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
 	}
-	if n := len(x.Boundaries); n > 0 && n < 1 {
-		return &RuleViolation{Path: "/boundaries", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 1 elements"}
-	}
 	if len(x.Boundaries) > 1000 {
 		return &RuleViolation{Path: "/boundaries", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 1000 elements"}
 	}
@@ -1752,6 +1749,54 @@ func (x *EntityCreateTableArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *DocumentUndoArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Steps != nil {
+		if float64(*x.Steps) < 1.0 {
+			return &RuleViolation{Path: "/steps", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+		}
+		if float64(*x.Steps) > 100.0 {
+			return &RuleViolation{Path: "/steps", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 100"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *DocumentRedoArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Steps != nil {
+		if float64(*x.Steps) < 1.0 {
+			return &RuleViolation{Path: "/steps", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+		}
+		if float64(*x.Steps) > 100.0 {
+			return &RuleViolation{Path: "/steps", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 100"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *DocumentPurgeArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if len(x.What) > 4 {
+		return &RuleViolation{Path: "/what", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 4 elements"}
+	}
+	for i, e := range x.What {
+		if !rulePattern3.MatchString(e) {
+			return &RuleViolation{Path: "/what" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^(layers|blocks|linetypes|styles)$"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *EntityFilletArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
@@ -1961,6 +2006,7 @@ var (
 	rulePattern0 = regexp.MustCompile("^[\\x21-\\x7E]+$")
 	rulePattern1 = regexp.MustCompile("^[A-Za-z_][A-Za-z0-9_]*$")
 	rulePattern2 = regexp.MustCompile("^[A-Za-z0-9_.-]+$")
+	rulePattern3 = regexp.MustCompile("^(layers|blocks|linetypes|styles)$")
 )
 
 // inEntityLinetype reports whether s is a member of VALUE_DOMAIN_ENTITY_LINETYPE, ignoring the case

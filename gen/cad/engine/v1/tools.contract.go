@@ -103,6 +103,11 @@ const (
 	ToolEntityCreateWipeout      = "entity_create_wipeout"
 	ToolEntityCreateSolid        = "entity_create_solid"
 	ToolEntityCreateTable        = "entity_create_table"
+	ToolDocumentUndo             = "document_undo"
+	ToolDocumentRedo             = "document_redo"
+	ToolDocumentPurge            = "document_purge"
+	ToolDocumentAudit            = "document_audit"
+	ToolBoundaryTrace            = "boundary_trace"
 	ToolEntityFillet             = "entity_fillet"
 	ToolEntityChamfer            = "entity_chamfer"
 	ToolEntityTrim               = "entity_trim"
@@ -600,11 +605,11 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolHatchCreate,
-		Description:  "Hatch the inside of closed boundaries (closed polylines, circles, ellipses): the first is the outer boundary, those inside it are islands (even-odd). Solid, or a pattern: ANSI31, ANSI37, DOTS, NET. Boundaries must not cross.",
+		Description:  "Hatch the inside of closed boundaries (closed polylines, circles, ellipses): the first is the outer boundary, those inside it are islands (even-odd). Or give pick_x, pick_y instead: the region around that point is traced as boundary_trace does. Solid, or a pattern: ANSI31, ANSI37, DOTS, NET. Boundaries must not cross.",
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*HatchCreateArgs)(nil),
 		Result:       (*HatchCreateResult)(nil),
-		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"boundaries":{"items":{"type":"string","x-cad-handle":true},"maxItems":1000,"minItems":1,"type":"array"},"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"pattern":{"type":"string"},"scale":{"exclusiveMinimum":0,"type":"number"}},"type":"object"}`,
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"boundaries":{"items":{"type":"string","x-cad-handle":true},"maxItems":1000,"type":"array"},"color":{"maximum":256,"minimum":0,"type":"integer"},"layer":{"type":"string"},"pattern":{"type":"string"},"pick_x":{"type":"number"},"pick_y":{"type":"number"},"scale":{"exclusiveMinimum":0,"type":"number"}},"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"area":{"type":"number"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","area"],"type":"object"}`,
 	},
 	{
@@ -795,6 +800,51 @@ var Tools = []ToolInfo{
 		Result:       (*EntityCreateTableResult)(nil),
 		InputSchema:  `{"$defs":{"cad.engine.v1.TableCell":{"additionalProperties":false,"properties":{"column":{"maximum":2147483647,"minimum":0,"type":"integer"},"row":{"maximum":2147483647,"minimum":0,"type":"integer"},"text":{"maxLength":1000,"type":"string"}},"required":["row","column","text"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"cells":{"items":{"$ref":"#/$defs/cad.engine.v1.TableCell"},"maxItems":100000,"type":"array"},"color":{"maximum":256,"minimum":0,"type":"integer"},"column_width":{"exclusiveMinimum":0,"type":"number"},"columns":{"maximum":100,"minimum":1,"type":"integer"},"layer":{"type":"string"},"row_height":{"exclusiveMinimum":0,"type":"number"},"rows":{"maximum":1000,"minimum":1,"type":"integer"},"text_height":{"exclusiveMinimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y","rows","columns","row_height","column_width"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"block":{"type":"string"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","block"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDocumentUndo,
+		Description:  "Undo the document's last committed operations (one by default; a batch counts as one) as a new revision: entities come back with their handles, created ones go. History stays linear, so an operation id still replays its recorded result. Fails when there is nothing to undo.",
+		Annotations:  &ToolAnnotations{Destructive: true},
+		Args:         (*DocumentUndoArgs)(nil),
+		Result:       (*DocumentUndoResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"steps":{"maximum":100,"minimum":1,"type":"integer"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"operations":{"items":{"type":"string"},"type":"array"},"redo_available":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"removed":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"restored":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"undo_available":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["undo_available","redo_available"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDocumentRedo,
+		Description:  "Redo operations that document_undo took back (one by default), as a new revision, with the same handles. Works only while nothing else changed the document since the undo; otherwise it fails.",
+		Annotations:  &ToolAnnotations{Destructive: true},
+		Args:         (*DocumentRedoArgs)(nil),
+		Result:       (*DocumentUndoResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"steps":{"maximum":100,"minimum":1,"type":"integer"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"operations":{"items":{"type":"string"},"type":"array"},"redo_available":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"removed":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"restored":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"undo_available":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["undo_available","redo_available"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDocumentPurge,
+		Description:  "Remove named things nothing uses: layers without entities (not layer 0 or the current one), blocks no insert uses, linetypes and styles nothing refers to. Returns what was removed.",
+		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
+		Args:         (*DocumentPurgeArgs)(nil),
+		Result:       (*DocumentPurgeResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"what":{"items":{"pattern":"^(layers|blocks|linetypes|styles)$","type":"string"},"maxItems":4,"type":"array"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"blocks":{"items":{"type":"string"},"type":"array"},"count":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"layers":{"items":{"type":"string"},"type":"array"},"linetypes":{"items":{"type":"string"},"type":"array"},"styles":{"items":{"type":"string"},"type":"array"}},"required":["count"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDocumentAudit,
+		Description:  "Check the document for faults: zero-length and degenerate entities, exact duplicates, dimensions bound to entities that are gone, empty blocks. With fix, repair them (delete the degenerate entities and the duplicates, unbind the dimensions, remove unused empty blocks).",
+		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
+		Args:         (*DocumentAuditArgs)(nil),
+		Result:       (*DocumentAuditResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"fix":{"type":"boolean"}},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.AuditFinding":{"additionalProperties":false,"properties":{"block":{"type":"string"},"fixed":{"type":"boolean"},"handle":{"type":"string","x-cad-handle":true},"kind":{"type":"string"},"message":{"type":"string"}},"required":["kind","handle","block","message","fixed"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"findings":{"items":{"$ref":"#/$defs/cad.engine.v1.AuditFinding"},"type":"array"},"fixed":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["fixed"],"type":"object"}`,
+	},
+	{
+		Name:         ToolBoundaryTrace,
+		Description:  "Make a new closed polyline (with bulges for arcs) along the smallest region around the point that lines, arcs, circles and polylines enclose, as AutoCAD's BPOLY. Fails when the point is in no closed region.",
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*BoundaryTraceArgs)(nil),
+		Result:       (*BoundaryTraceResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"layer":{"type":"string"},"layers":{"items":{"type":"string"},"type":"array"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"area":{"type":"number"},"edges":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","area"],"type":"object"}`,
 	},
 	{
 		Name:         ToolEntityFillet,

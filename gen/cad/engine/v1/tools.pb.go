@@ -7377,7 +7377,7 @@ func (x *DimensionStyleListResult) GetStyles() []*DimensionStyle {
 // HatchCreateArgs creates a hatch.
 type HatchCreateArgs struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The boundaries.
+	// The boundaries (or none, with a pick point).
 	Boundaries []string `protobuf:"bytes,1,rep,name=boundaries,proto3" json:"boundaries,omitempty"`
 	// SOLID (the default) or a pattern name.
 	Pattern *string `protobuf:"bytes,2,opt,name=pattern,proto3,oneof" json:"pattern,omitempty"`
@@ -7388,7 +7388,12 @@ type HatchCreateArgs struct {
 	// Layer.
 	Layer *string `protobuf:"bytes,5,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour.
-	Color         *int32 `protobuf:"varint,6,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,6,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// A point inside the region to hatch, x: its boundary is traced from
+	// the lines, arcs, circles and polylines around it (with pick_y).
+	PickX *float64 `protobuf:"fixed64,7,opt,name=pick_x,json=pickX,proto3,oneof" json:"pick_x,omitempty"`
+	// A point inside the region to hatch, y (with pick_x).
+	PickY         *float64 `protobuf:"fixed64,8,opt,name=pick_y,json=pickY,proto3,oneof" json:"pick_y,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7461,6 +7466,20 @@ func (x *HatchCreateArgs) GetLayer() string {
 func (x *HatchCreateArgs) GetColor() int32 {
 	if x != nil && x.Color != nil {
 		return *x.Color
+	}
+	return 0
+}
+
+func (x *HatchCreateArgs) GetPickX() float64 {
+	if x != nil && x.PickX != nil {
+		return *x.PickX
+	}
+	return 0
+}
+
+func (x *HatchCreateArgs) GetPickY() float64 {
+	if x != nil && x.PickY != nil {
+		return *x.PickY
 	}
 	return 0
 }
@@ -8989,23 +9008,27 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\bdecimals\x18\a \x01(\x05R\bdecimals\x12*\n" +
 	"\x05units\x18\b \x01(\x0e2\x14.cad.engine.v1.UnitsR\x05units\"Q\n" +
 	"\x18DimensionStyleListResult\x125\n" +
-	"\x06styles\x18\x01 \x03(\v2\x1d.cad.engine.v1.DimensionStyleR\x06styles\"\x9f\x04\n" +
-	"\x0fHatchCreateArgs\x12+\n" +
+	"\x06styles\x18\x01 \x03(\v2\x1d.cad.engine.v1.DimensionStyleR\x06styles\"\xca\x05\n" +
+	"\x0fHatchCreateArgs\x12)\n" +
 	"\n" +
-	"boundaries\x18\x01 \x03(\tB\v\x92\xb5\x18\a0\x018\xe8\aH\x01R\n" +
+	"boundaries\x18\x01 \x03(\tB\t\x92\xb5\x18\x058\xe8\aH\x01R\n" +
 	"boundaries\x12\x1d\n" +
 	"\apattern\x18\x02 \x01(\tH\x00R\apattern\x88\x01\x01\x12(\n" +
 	"\x05scale\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x01R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05angle\x18\x04 \x01(\x01H\x02R\x05angle\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x05 \x01(\tH\x03R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x04R\x05color\x88\x01\x01:\xf8\x01\x8a\xb5\x18\xf3\x01\n" +
-	"\fhatch_create\x12\xe0\x01Hatch the inside of closed boundaries (closed polylines, circles, ellipses): the first is the outer boundary, those inside it are islands (even-odd). Solid, or a pattern: ANSI31, ANSI37, DOTS, NET. Boundaries must not cross.0\x01B\n" +
+	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x04R\x05color\x88\x01\x01\x12\x1a\n" +
+	"\x06pick_x\x18\a \x01(\x01H\x05R\x05pickX\x88\x01\x01\x12\x1a\n" +
+	"\x06pick_y\x18\b \x01(\x01H\x06R\x05pickY\x88\x01\x01:\xd7\x02\x8a\xb5\x18\xd2\x02\n" +
+	"\fhatch_create\x12\xbf\x02Hatch the inside of closed boundaries (closed polylines, circles, ellipses): the first is the outer boundary, those inside it are islands (even-odd). Or give pick_x, pick_y instead: the region around that point is traced as boundary_trace does. Solid, or a pattern: ANSI31, ANSI37, DOTS, NET. Boundaries must not cross.0\x01B\n" +
 	"\n" +
 	"\b_patternB\b\n" +
 	"\x06_scaleB\b\n" +
 	"\x06_angleB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"G\n" +
+	"\x06_colorB\t\n" +
+	"\a_pick_xB\t\n" +
+	"\a_pick_y\"G\n" +
 	"\x11HatchCreateResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x12\n" +
 	"\x04area\x18\x02 \x01(\x01R\x04area\"\xd6\x04\n" +

@@ -17937,9 +17937,6 @@ func (x *HatchCreateArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return d.Fail()
 			}
 			seen |= 1 << 0
-			if d.EmptyArrayNext() {
-				return d.Fail()
-			}
 			if !d.OpenArray() {
 				return false
 			}
@@ -18003,6 +18000,26 @@ func (x *HatchCreateArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Color = &v
+		case "pick_x":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.PickX = d.Float64Ref(v)
+		case "pick_y":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.PickY = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18046,6 +18063,14 @@ func (x *HatchCreateArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Color != nil {
 		e.Key("\"color\":")
 		e.Int64(int64((*x.Color)))
+	}
+	if x.PickX != nil {
+		e.Key("\"pick_x\":")
+		e.Float64(float64((*x.PickX)), "cad.engine.v1.HatchCreateArgs.pick_x")
+	}
+	if x.PickY != nil {
+		e.Key("\"pick_y\":")
+		e.Float64(float64((*x.PickY)), "cad.engine.v1.HatchCreateArgs.pick_y")
 	}
 	e.CloseObject()
 }
@@ -21839,6 +21864,870 @@ func (x *EntityCreateTableResult) MarshalWire(e *jsonwire.Encoder) {
 	e.String(x.Handle)
 	e.Key("\"block\":")
 	e.String(x.Block)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DocumentUndoArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "steps":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Steps = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DocumentUndoArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DocumentUndoArgs{}
+	}
+	e.OpenObject()
+	if x.Steps != nil {
+		e.Key("\"steps\":")
+		e.Int64(int64((*x.Steps)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DocumentUndoResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "operations":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Operations = append(x.Operations, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "restored":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Restored = append(x.Restored, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "removed":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Removed = append(x.Removed, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "undo_available":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.UndoAvailable = v
+		case "redo_available":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.RedoAvailable = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x30 == 0x30)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DocumentUndoResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DocumentUndoResult{}
+	}
+	e.OpenObject()
+	if len(x.Operations) > 0 {
+		e.Key("\"operations\":")
+		e.OpenArray()
+		for _, v := range x.Operations {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Restored) > 0 {
+		e.Key("\"restored\":")
+		e.OpenArray()
+		for _, v := range x.Restored {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Removed) > 0 {
+		e.Key("\"removed\":")
+		e.OpenArray()
+		for _, v := range x.Removed {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"undo_available\":")
+	e.Int64(int64(x.UndoAvailable))
+	e.Key("\"redo_available\":")
+	e.Int64(int64(x.RedoAvailable))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DocumentRedoArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "steps":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Steps = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DocumentRedoArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DocumentRedoArgs{}
+	}
+	e.OpenObject()
+	if x.Steps != nil {
+		e.Key("\"steps\":")
+		e.Int64(int64((*x.Steps)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DocumentPurgeArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "what":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.What = append(x.What, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DocumentPurgeArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DocumentPurgeArgs{}
+	}
+	e.OpenObject()
+	if len(x.What) > 0 {
+		e.Key("\"what\":")
+		e.OpenArray()
+		for _, v := range x.What {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DocumentPurgeResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "layers":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Layers = append(x.Layers, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "blocks":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Blocks = append(x.Blocks, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "linetypes":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Linetypes = append(x.Linetypes, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "styles":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Styles = append(x.Styles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "count":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x10 == 0x10)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DocumentPurgeResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DocumentPurgeResult{}
+	}
+	e.OpenObject()
+	if len(x.Layers) > 0 {
+		e.Key("\"layers\":")
+		e.OpenArray()
+		for _, v := range x.Layers {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Blocks) > 0 {
+		e.Key("\"blocks\":")
+		e.OpenArray()
+		for _, v := range x.Blocks {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Linetypes) > 0 {
+		e.Key("\"linetypes\":")
+		e.OpenArray()
+		for _, v := range x.Linetypes {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Styles) > 0 {
+		e.Key("\"styles\":")
+		e.OpenArray()
+		for _, v := range x.Styles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DocumentAuditArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "fix":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Fix = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DocumentAuditArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DocumentAuditArgs{}
+	}
+	e.OpenObject()
+	if x.Fix != nil {
+		e.Key("\"fix\":")
+		e.Bool((*x.Fix))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *AuditFinding) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "kind":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Kind = v
+		case "handle":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "block":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Block = v
+		case "message":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Message = v
+		case "fixed":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Fixed = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1f == 0x1f)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *AuditFinding) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &AuditFinding{}
+	}
+	e.OpenObject()
+	e.Key("\"kind\":")
+	e.String(x.Kind)
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"block\":")
+	e.String(x.Block)
+	e.Key("\"message\":")
+	e.String(x.Message)
+	e.Key("\"fixed\":")
+	e.Bool(x.Fixed)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DocumentAuditResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "findings":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[AuditFinding]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Findings = append(x.Findings, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "fixed":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Fixed = v
+		case "handles":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x2 == 0x2)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DocumentAuditResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DocumentAuditResult{}
+	}
+	e.OpenObject()
+	if len(x.Findings) > 0 {
+		e.Key("\"findings\":")
+		e.OpenArray()
+		for _, v := range x.Findings {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"fixed\":")
+	e.Int64(int64(x.Fixed))
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BoundaryTraceArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "x":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X = v
+		case "y":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y = v
+		case "layers":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Layers = append(x.Layers, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "layer":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BoundaryTraceArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BoundaryTraceArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"x\":")
+	e.Float64(float64(x.X), "cad.engine.v1.BoundaryTraceArgs.x")
+	e.Key("\"y\":")
+	e.Float64(float64(x.Y), "cad.engine.v1.BoundaryTraceArgs.y")
+	if len(x.Layers) > 0 {
+		e.Key("\"layers\":")
+		e.OpenArray()
+		for _, v := range x.Layers {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *BoundaryTraceResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "area":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Area = v
+		case "edges":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Edges = append(x.Edges, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *BoundaryTraceResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &BoundaryTraceResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"area\":")
+	e.Float64(float64(x.Area), "cad.engine.v1.BoundaryTraceResult.area")
+	if len(x.Edges) > 0 {
+		e.Key("\"edges\":")
+		e.OpenArray()
+		for _, v := range x.Edges {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
 	e.CloseObject()
 }
 
