@@ -75,6 +75,9 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolBlockExplode:             {"handle": h["line"]},
 		enginev1.ToolBlockList:                {},
 		enginev1.ToolBlockDelete:              {"name": "B"},
+		// catalog (issue #38)
+		enginev1.ToolToolSearch:   {"query": "fillet"},
+		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
 	}
 }
 

@@ -261,6 +261,9 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolBlockInsert:              {"name": "B", "x": 0, "y": 0},
 		enginev1.ToolBlockExplode:             {"handle": "103"},
 		enginev1.ToolBlockDelete:              {"name": "B"},
+		// catalog (issue #38)
+		enginev1.ToolToolSearch:   {"query": "line"},
+		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)

@@ -100,6 +100,10 @@ func toolTable() map[string]toolSpec {
 		// system
 		enginev1.ToolSystemStatus:       engineTool(systemStatus),
 		enginev1.ToolSystemCapabilities: engineTool(systemCapabilities),
+
+		// catalog (issue #38): find and describe tools
+		enginev1.ToolToolSearch:   engineTool(toolSearch),
+		enginev1.ToolToolDescribe: engineTool(toolDescribe),
 	}
 }
 

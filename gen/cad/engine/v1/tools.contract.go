@@ -14,6 +14,13 @@ type ToolInfo struct {
 	Name string
 	// Description is a sentence or two for the catalog.
 	Description string
+	// Keywords are the words people use for what the tool does (AutoCAD
+	// command names and aliases, everyday phrases, a few German, French and
+	// Spanish words), lower case, for tool_search.
+	Keywords []string
+	// Lean marks the tools most drafting needs, which MCP's lean profile
+	// lists.
+	Lean bool
 	// Annotations are the tool's behaviour hints.
 	Annotations *ToolAnnotations
 	// Args is a typed nil of the arguments message.
@@ -87,13 +94,17 @@ const (
 	ToolBlockExplode             = "block_explode"
 	ToolBlockList                = "block_list"
 	ToolBlockDelete              = "block_delete"
+	ToolToolSearch               = "tool_search"
+	ToolToolDescribe             = "tool_describe"
 )
 
 // Tools is the tool catalog, in declaration order.
 var Tools = []ToolInfo{
 	{
 		Name:         ToolDocumentCreate,
-		Description:  "Create an empty document with layer 0.",
+		Description:  "Create an empty drawing (layer 0, units mm unless given) and return its document_id; start here when you have no document.",
+		Keywords:     []string{"new", "qnew", "new drawing", "start a drawing", "blank document", "neue zeichnung", "nouveau dessin", "nuevo dibujo"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{},
 		Args:         (*DocumentCreateArgs)(nil),
 		Result:       (*DocumentCreateResult)(nil),
@@ -102,7 +113,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDocumentInfo,
-		Description:  "Describe the document: revision, content hash, layers, entity count.",
+		Description:  "Read the document's state: name, units, revision, content hash, entity count, layers and current layer. Use it to check where you are.",
+		Keywords:     []string{"status", "dwgprops", "properties of the drawing", "what is in the drawing", "drawing info", "revision", "zeichnungsinfo", "informations du dessin", "información del dibujo"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*DocumentInfoArgs)(nil),
 		Result:       (*DocumentInfo)(nil),
@@ -111,7 +124,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDocumentExport,
-		Description:  "Export the document as DXF (AutoCAD 2018 by default, R12 on request), SVG, PNG or PDF; SVG, PNG and PDF at a plot scale on a paper size when asked.",
+		Description:  "Write the drawing as a file: DXF (AutoCAD 2018, or R12), SVG, PNG or PDF, optionally plotted at a scale on a paper size. Use it to hand the drawing over.",
+		Keywords:     []string{"save", "saveas", "dxfout", "export", "plot", "print", "pdf", "svg", "png", "download the file", "exportieren", "drucken", "exporter", "imprimer", "exportar", "imprimir"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*DocumentExportArgs)(nil),
 		Result:       (*DocumentExportResult)(nil),
@@ -120,7 +135,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDocumentImport,
-		Description:  "Create a document from a DXF file's text, R12 to 2018 (a file in a legacy code page is best read as Latin-1, a character a byte: the engine decodes it by its $DWGCODEPAGE). Every entity becomes a native one, is preserved as type foreign (written back on DXF export), or is dropped with a reason: the result's report says which, by DXF type.",
+		Description:  "Open a DXF file (R12 to 2018) as a new document from its text; the report says which entities became native, were kept as foreign or were dropped, by DXF type.",
+		Keywords:     []string{"open", "dxfin", "import", "load a dxf", "read a file", "öffnen", "importieren", "ouvrir", "importer", "abrir", "importar"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{},
 		Args:         (*DocumentImportArgs)(nil),
 		Result:       (*DocumentImportResult)(nil),
@@ -129,7 +146,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityCreatePoint,
-		Description:  "Create a point.",
+		Description:  "Create a point entity at (x, y), in document units. For a construction point or a node marker.",
+		Keywords:     []string{"point", "po", "node", "mark a spot", "punkt", "point", "punto"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreatePointArgs)(nil),
 		Result:       (*EntityCreatePointResult)(nil),
@@ -138,7 +156,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityCreateLine,
-		Description:  "Create a line from (x1, y1) to (x2, y2).",
+		Description:  "Create a straight line segment from (x1, y1) to (x2, y2), in document units.",
+		Keywords:     []string{"line", "l", "draw a line", "segment", "straight edge", "linie", "strecke", "ligne", "línea", "linea"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreateLineArgs)(nil),
 		Result:       (*EntityCreateLineResult)(nil),
@@ -147,7 +167,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityCreateCircle,
-		Description:  "Create a circle with centre (cx, cy).",
+		Description:  "Create a circle from its centre (cx, cy) and radius, in document units. For holes, bolt circles and round parts.",
+		Keywords:     []string{"circle", "c", "draw a circle", "hole", "round", "kreis", "bohrung", "cercle", "trou", "círculo", "circulo", "agujero"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreateCircleArgs)(nil),
 		Result:       (*EntityCreateCircleResult)(nil),
@@ -156,7 +178,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityCreateArc,
-		Description:  "Create an arc, counter-clockwise from start_angle to end_angle.",
+		Description:  "Create a circular arc from centre, radius and start/end angles (degrees, counter-clockwise from +x).",
+		Keywords:     []string{"arc", "a", "draw an arc", "curve", "part of a circle", "bogen", "kreisbogen", "arc de cercle", "arco"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreateArcArgs)(nil),
 		Result:       (*EntityCreateArcResult)(nil),
@@ -165,7 +189,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityCreatePolyline,
-		Description:  "Create a polyline through points, closed or open, with optional bulges.",
+		Description:  "Create a polyline through points (open or closed), each vertex with an optional bulge for arc segments. For outlines and profiles.",
+		Keywords:     []string{"pline", "pl", "polyline", "polygon outline", "connected lines", "profile", "polylinie", "polyligne", "polilínea", "polilinea"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreatePolylineArgs)(nil),
 		Result:       (*EntityCreatePolylineResult)(nil),
@@ -174,7 +200,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityCreateRectangle,
-		Description:  "Create a closed polyline rectangle from corner (x1, y1) to the opposite corner (x2, y2).",
+		Description:  "Create a rectangle as a closed polyline from one corner (x1, y1) to the opposite corner (x2, y2).",
+		Keywords:     []string{"rectangle", "rectang", "rec", "box", "square", "draw a rectangle", "rechteck", "rectangle", "rectángulo", "rectangulo"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreateRectangleArgs)(nil),
 		Result:       (*EntityCreateRectangleResult)(nil),
@@ -183,7 +211,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityCreateText,
-		Description:  "Create a line of text at (x, y).",
+		Description:  "Create a single line of text at (x, y) with height (document units) and rotation (degrees). For labels and notes.",
+		Keywords:     []string{"text", "dtext", "dt", "single line text", "label", "write a note", "annotation", "beschriftung", "texte", "texto", "etiqueta"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreateTextArgs)(nil),
 		Result:       (*EntityCreateTextResult)(nil),
@@ -192,7 +222,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityCreateEllipse,
-		Description:  "Create an ellipse with centre (cx, cy), major axis endpoint (major_x, major_y) relative to the centre, and minor/major ratio.",
+		Description:  "Create an ellipse from its centre, major-axis endpoint (relative to the centre) and minor/major ratio.",
+		Keywords:     []string{"ellipse", "el", "oval", "ellipse", "elipse", "óvalo"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreateEllipseArgs)(nil),
 		Result:       (*EntityCreateEllipseResult)(nil),
@@ -201,7 +232,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityBatchCreate,
-		Description:  "Create many entities in one step (up to 100000), denser than a batch.",
+		Description:  "Create many entities of any types in one call (up to 100000), more compact than a batch of create steps. For bulk geometry.",
+		Keywords:     []string{"bulk create", "many entities", "mass insert", "create lots of lines", "import points", "massenerstellung", "création en masse", "creación masiva"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityBatchCreateArgs)(nil),
 		Result:       (*EntityBatchCreateResult)(nil),
@@ -210,7 +242,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityGet,
-		Description:  "Read one entity: properties, fingerprint and geometry.",
+		Description:  "Read one entity by handle: type, layer, colour, linetype, fingerprint and its geometry.",
+		Keywords:     []string{"list", "li", "read an entity", "inspect", "what is this entity", "entity details", "eigenschaften", "propriétés", "propiedades"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*EntityGetArgs)(nil),
 		Result:       (*Entity)(nil),
@@ -219,7 +253,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityList,
-		Description:  "List the entities of model space (or of one paper-space layout), filtered by type, layer or window, a page at a time.",
+		Description:  "List the entities of model space (or of a layout), filtered by type, layer or window, a page at a time. Use it to find handles.",
+		Keywords:     []string{"select all", "find entities", "what is drawn", "filter", "qselect", "entities on a layer", "objekte auflisten", "lister les objets", "listar entidades"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*EntityListArgs)(nil),
 		Result:       (*EntityListResult)(nil),
@@ -228,7 +264,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolSelectionWindow,
-		Description:  "Handles of the entities inside (or, with crossing, touching) a window.",
+		Description:  "Handles of the entities inside a rectangular window, or touching it with crossing. Like a window or crossing selection.",
+		Keywords:     []string{"window selection", "crossing", "select in a box", "what is inside this area", "fenster auswahl", "sélection par fenêtre", "selección por ventana"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*SelectionWindowArgs)(nil),
 		Result:       (*SelectionWindowResult)(nil),
@@ -237,7 +274,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolAnalysisBoundingBox,
-		Description:  "Extents of the given entities, or of the whole document.",
+		Description:  "The extents (min and max x, y) of the given entities, or of the whole drawing.",
+		Keywords:     []string{"extents", "zoom extents", "bounding box", "overall size", "limits", "how big is the drawing", "ausdehnung", "étendue", "extensión", "límites"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*AnalysisBoundingBoxArgs)(nil),
 		Result:       (*AnalysisBoundingBoxResult)(nil),
@@ -246,7 +284,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolAnalysisMeasureDistance,
-		Description:  "Distance and angle from (x1, y1) to (x2, y2).",
+		Description:  "Distance and angle (degrees) between two points (x1, y1) and (x2, y2).",
+		Keywords:     []string{"dist", "di", "distance", "measure", "how far apart", "measuregeom", "abstand", "messen", "mesurer", "distancia", "medir"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*AnalysisMeasureDistanceArgs)(nil),
 		Result:       (*AnalysisMeasureDistanceResult)(nil),
@@ -255,7 +294,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolAnalysisMeasureEntity,
-		Description:  "Length, area and perimeter of an entity, as its type allows (bulges included). The area of a closed polyline that crosses itself is the area it encloses (every point it winds around), not the signed sum of its lobes; a hatch's area is its boundary's less its islands'.",
+		Description:  "Length, area and perimeter of one entity as its type allows (bulges and hatch islands counted).",
+		Keywords:     []string{"area", "aa", "length", "perimeter", "massprop", "how long is it", "fläche", "länge", "umfang", "aire", "longueur", "área", "longitud", "perímetro"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*AnalysisMeasureEntityArgs)(nil),
 		Result:       (*AnalysisMeasureEntityResult)(nil),
@@ -264,7 +305,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityMove,
-		Description:  "Move an entity by (dx, dy).",
+		Description:  "Move an entity by (dx, dy) in document units.",
+		Keywords:     []string{"move", "m", "displace", "shift", "translate", "verschieben", "déplacer", "mover", "desplazar"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityMoveArgs)(nil),
 		Result:       (*EntityMoveResult)(nil),
@@ -273,7 +316,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityCopy,
-		Description:  "Copy an entity, displaced by (dx, dy).",
+		Description:  "Copy an entity, the copy displaced by (dx, dy); returns the new handle.",
+		Keywords:     []string{"copy", "co", "cp", "duplicate", "kopieren", "copier", "copiar", "duplicar"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCopyArgs)(nil),
 		Result:       (*EntityCopyResult)(nil),
@@ -282,7 +327,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityRotate,
-		Description:  "Rotate an entity about (base_x, base_y) by angle degrees counter-clockwise.",
+		Description:  "Rotate an entity about a base point by an angle in degrees, counter-clockwise.",
+		Keywords:     []string{"rotate", "ro", "turn", "spin", "drehen", "rotieren", "faire pivoter", "rotation", "girar", "rotar"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityRotateArgs)(nil),
 		Result:       (*EntityRotateResult)(nil),
@@ -291,7 +338,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityScale,
-		Description:  "Scale an entity about (base_x, base_y) by factor.",
+		Description:  "Scale an entity about a base point by a factor (2 doubles its size).",
+		Keywords:     []string{"scale", "sc", "resize", "enlarge", "shrink", "make bigger", "skalieren", "vergrößern", "mettre à l'échelle", "échelle", "escalar", "escala"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityScaleArgs)(nil),
 		Result:       (*EntityScaleResult)(nil),
@@ -300,7 +348,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityMirror,
-		Description:  "Mirror an entity about the line through (x1, y1) and (x2, y2), keeping or replacing the original.",
+		Description:  "Mirror an entity about the line through two points, keeping the original or replacing it.",
+		Keywords:     []string{"mirror", "mi", "flip", "reflect", "symmetric copy", "spiegeln", "symétrie", "miroir", "simetría", "reflejar"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityMirrorArgs)(nil),
 		Result:       (*EntityMirrorResult)(nil),
@@ -309,7 +359,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityOffset,
-		Description:  "Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve. A closed polyline narrower than twice the distance somewhere comes apart: every piece is created (handles, largest first); an open polyline whose offset would cross itself fails.",
+		Description:  "Make a parallel copy of a line, circle, arc, polyline or ellipse at a distance; positive is left of its direction (outside for closed curves). For walls and wall thickness, rims and clearances.",
+		Keywords:     []string{"offset", "o", "parallel", "parallel copy", "wall thickness", "versetzen", "abstand parallel", "décaler", "equidistancia", "desfase"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityOffsetArgs)(nil),
 		Result:       (*EntityOffsetResult)(nil),
@@ -318,7 +370,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityEditGeometry,
-		Description:  "Change an entity's geometry; only the fields given change, and they must fit its type.",
+		Description:  "Change an entity's geometry in place (endpoints, centre, radius, points, text…); only the fields given change.",
+		Keywords:     []string{"edit", "grip edit", "stretch a point", "change the radius", "move an endpoint", "geometrie ändern", "modifier la géométrie", "editar geometría"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityEditGeometryArgs)(nil),
 		Result:       (*EntityEditGeometryResult)(nil),
@@ -327,7 +380,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntitySetProperties,
-		Description:  "Change an entity's layer, colour or linetype.",
+		Description:  "Change an entity's layer, colour (ACI) or linetype.",
+		Keywords:     []string{"properties", "pr", "chprop", "change layer", "put on another layer", "change colour", "matchprop", "farbe ändern", "eigenschaften ändern", "changer la couleur", "cambiar color", "cambiar capa"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntitySetPropertiesArgs)(nil),
 		Result:       (*EntitySetPropertiesResult)(nil),
@@ -336,7 +391,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityDelete,
-		Description:  "Delete an entity.",
+		Description:  "Delete one entity by handle.",
+		Keywords:     []string{"erase", "e", "delete", "remove", "löschen", "entfernen", "effacer", "supprimer", "borrar", "eliminar"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
 		Args:         (*EntityDeleteArgs)(nil),
 		Result:       (*EntityDeleteResult)(nil),
@@ -345,7 +402,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityDeleteMany,
-		Description:  "Delete the given entities, or every entity on the given layers.",
+		Description:  "Delete several entities by handle, or every entity on the given layers.",
+		Keywords:     []string{"erase all", "delete many", "clear layer", "remove everything", "alles löschen", "tout effacer", "borrar todo"},
 		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
 		Args:         (*EntityDeleteManyArgs)(nil),
 		Result:       (*EntityDeleteManyResult)(nil),
@@ -354,7 +412,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolPointFromSnap,
-		Description:  "An exact point on an entity: end, mid, center, quad, perp or near, nearest the reference point where several qualify.",
+		Description:  "An exact point on an entity by object snap: end, mid, center, quad, perp or near, the one nearest a reference point.",
+		Keywords:     []string{"osnap", "snap", "endpoint", "midpoint", "center point", "centre of a circle", "quadrant", "perpendicular", "nearest", "fangen", "objektfang", "accrochage", "referencia a objetos"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*PointFromSnapArgs)(nil),
 		Result:       (*PointFromSnapResult)(nil),
@@ -363,7 +423,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolPointIntersection,
-		Description:  "The intersection of two entities nearest the reference point (lines, circles, arcs within their sweep).",
+		Description:  "The intersection point of two entities (lines, circles, arcs) nearest a reference point, with how many there are.",
+		Keywords:     []string{"int", "intersection", "where do they cross", "crossing point", "schnittpunkt", "intersection", "intersección", "interseccion"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*PointIntersectionArgs)(nil),
 		Result:       (*PointIntersectionResult)(nil),
@@ -372,7 +434,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolPointTangent,
-		Description:  "The tangent point on a circle or arc from the point (from_x, from_y), nearest the reference point.",
+		Description:  "The tangent point on a circle or arc as seen from a given point, the one nearest a reference point.",
+		Keywords:     []string{"tan", "tangent", "touch point", "tangente", "tangentenpunkt", "point de tangence", "tangente"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*PointTangentArgs)(nil),
 		Result:       (*PointTangentResult)(nil),
@@ -381,7 +444,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolLayerCreate,
-		Description:  "Create a layer.",
+		Description:  "Create a layer with colour, linetype and lineweight (hundredths of a mm).",
+		Keywords:     []string{"layer", "la", "new layer", "create a layer", "-layer", "ebene", "neue ebene", "layer anlegen", "calque", "nouveau calque", "capa", "nueva capa"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*LayerCreateArgs)(nil),
 		Result:       (*LayerCreateResult)(nil),
@@ -390,7 +455,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolLayerList,
-		Description:  "List the layers with their state.",
+		Description:  "List the layers with colour, linetype, lineweight and on/frozen/locked state.",
+		Keywords:     []string{"layer list", "layers", "which layers", "ebenen", "calques", "capas"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*LayerListArgs)(nil),
 		Result:       (*LayerListResult)(nil),
@@ -399,7 +465,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolLayerModify,
-		Description:  "Change a layer's colour, linetype, lineweight or visibility.",
+		Description:  "Change a layer's colour, linetype, lineweight, or turn it off/on, freeze or thaw it.",
+		Keywords:     []string{"layer properties", "layer colour", "layer linetype", "lineweight", "turn a layer off", "ebene ändern", "modifier le calque", "modificar capa"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*LayerModifyArgs)(nil),
 		Result:       (*LayerModifyResult)(nil),
@@ -408,7 +475,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolLayerSetCurrent,
-		Description:  "Make a layer the current layer.",
+		Description:  "Make a layer the current one: new entities without a layer go on it.",
+		Keywords:     []string{"clayer", "laymcur", "current layer", "set layer", "aktuelle ebene", "calque courant", "capa actual"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
 		Args:         (*LayerSetCurrentArgs)(nil),
 		Result:       (*LayerSetCurrentResult)(nil),
@@ -417,7 +486,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolLayerLock,
-		Description:  "Lock a layer: writes to its entities are refused.",
+		Description:  "Lock a layer: its entities can no longer be changed.",
+		Keywords:     []string{"laylck", "lock", "protect a layer", "sperren", "verrouiller", "bloquear"},
 		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
 		Args:         (*LayerLockArgs)(nil),
 		Result:       (*LayerLockResult)(nil),
@@ -426,7 +496,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolLayerUnlock,
-		Description:  "Unlock a layer.",
+		Description:  "Unlock a layer so its entities can be changed again.",
+		Keywords:     []string{"layulk", "unlock", "entsperren", "déverrouiller", "desbloquear"},
 		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
 		Args:         (*LayerUnlockArgs)(nil),
 		Result:       (*LayerUnlockResult)(nil),
@@ -436,6 +507,7 @@ var Tools = []ToolInfo{
 	{
 		Name:         ToolLayerDelete,
 		Description:  "Delete a layer and every entity on it (not layer 0 or the current layer).",
+		Keywords:     []string{"laydel", "purge layer", "remove layer", "delete layer", "ebene löschen", "supprimer le calque", "eliminar capa"},
 		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
 		Args:         (*LayerDeleteArgs)(nil),
 		Result:       (*LayerDeleteResult)(nil),
@@ -444,7 +516,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolTransactionBegin,
-		Description:  "Open a checkpoint; inside a batch it is closed with the batch's.",
+		Description:  "Set a checkpoint to roll back to later; inside a batch it closes with the batch.",
+		Keywords:     []string{"begin", "checkpoint", "mark", "undo mark", "start transaction", "sicherungspunkt", "point de reprise", "punto de control"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*TransactionBeginArgs)(nil),
 		Result:       (*TransactionBeginResult)(nil),
@@ -454,6 +527,7 @@ var Tools = []ToolInfo{
 	{
 		Name:         ToolTransactionCommit,
 		Description:  "Close the innermost checkpoint, keeping its changes.",
+		Keywords:     []string{"commit", "end", "keep changes", "confirm", "bestätigen", "valider", "confirmar"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*TransactionCommitArgs)(nil),
 		Result:       (*TransactionCommitResult)(nil),
@@ -463,6 +537,7 @@ var Tools = []ToolInfo{
 	{
 		Name:         ToolTransactionRollback,
 		Description:  "Undo every change since the innermost checkpoint and close it.",
+		Keywords:     []string{"rollback", "roll back", "revert to the checkpoint", "discard changes", "zurückrollen", "revenir au point de reprise", "revertir"},
 		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
 		Args:         (*TransactionRollbackArgs)(nil),
 		Result:       (*TransactionRollbackResult)(nil),
@@ -471,7 +546,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolPointPick,
-		Description:  "Ask the client to pick a point (server request pick.point).",
+		Description:  "Ask the user to pick a point in their viewer and return it.",
+		Keywords:     []string{"getpoint", "pick a point", "click a point", "ask the user where", "punkt wählen", "choisir un point", "elegir punto"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Batchable: true, Interactive: true},
 		Args:         (*PointPickArgs)(nil),
 		Result:       (*PointPickResult)(nil),
@@ -480,7 +556,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityPick,
-		Description:  "Ask the client to pick entities (server request pick.entities).",
+		Description:  "Ask the user to pick entities in their viewer and return their handles.",
+		Keywords:     []string{"select objects", "pick objects", "let the user choose", "objekte wählen", "choisir des objets", "seleccionar objetos"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Batchable: true, Interactive: true},
 		Args:         (*EntityPickArgs)(nil),
 		Result:       (*EntityPickResult)(nil),
@@ -489,7 +566,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolSystemStatus,
-		Description:  "Engine status and recent operations.",
+		Description:  "Engine health and recent operations.",
+		Keywords:     []string{"health", "status", "recent operations", "is the engine up", "zustand", "état", "estado"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*SystemStatusArgs)(nil),
 		Result:       (*SystemStatusResult)(nil),
@@ -498,7 +576,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolSystemCapabilities,
-		Description:  "What this engine supports: entity types, export formats, limits.",
+		Description:  "What the engine supports: entity types, export formats and limits.",
+		Keywords:     []string{"capabilities", "features", "what can you do", "supported formats", "limits", "funktionen", "fonctionnalités", "capacidades"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*SystemCapabilitiesArgs)(nil),
 		Result:       (*SystemCapabilitiesResult)(nil),
@@ -507,7 +586,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolEntityCreateMtext,
-		Description:  "Create multi-line text: lines break at newlines and wrap at width (0: no wrapping); the insertion point is the attachment point of the text's box; line spacing is a factor of 5/3 of the height.",
+		Description:  "Create multi-line text in a box: lines break at newlines and wrap at width (0: no wrap); the insertion point is the box's attachment point.",
+		Keywords:     []string{"mtext", "mt", "t", "paragraph", "multiline text", "notes block", "absatztext", "texte multiligne", "texto de líneas múltiples"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityCreateMtextArgs)(nil),
 		Result:       (*EntityCreateMtextResult)(nil),
@@ -516,7 +596,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDimensionCreateAligned,
-		Description:  "Dimension the true distance between two points (of entities, to which it is bound: it follows them when they move, scale or are edited); the dimension line is offset to the left of p1→p2 (negative: right).",
+		Description:  "Dimension the true distance between two points, parallel to them; points on entities bind it so it follows them.",
+		Keywords:     []string{"dimaligned", "dal", "aligned dimension", "dimension a slanted edge", "bemaßung", "parallel bemaßen", "cote alignée", "cota alineada"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*DimensionCreateAlignedArgs)(nil),
 		Result:       (*DimensionCreateAlignedResult)(nil),
@@ -525,7 +606,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDimensionCreateLinear,
-		Description:  "Dimension the distance between two points along a direction: angle 0 (the default) horizontal, 90 vertical. Points of entities bind the dimension to them. The dimension line is offset to the left of the direction (negative: right) from p1.",
+		Description:  "Dimension the distance between two points horizontally (angle 0), vertically (90) or along any angle; points on entities bind it.",
+		Keywords:     []string{"dimlinear", "dli", "dim", "linear dimension", "horizontal dimension", "vertical dimension", "dimension a width", "bemaßung", "maß", "cote", "coter", "cota", "acotar"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*DimensionCreateLinearArgs)(nil),
 		Result:       (*DimensionCreateLinearResult)(nil),
@@ -534,7 +617,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDimensionCreateRadial,
-		Description:  "Dimension the radius of a circle, arc or polyline bulge arc (center snap), bound to it; the leader points from the centre at angle degrees (45 by default).",
+		Description:  "Dimension the radius of a circle or arc (R), bound to it; the leader at an angle in degrees.",
+		Keywords:     []string{"dimradius", "dra", "radius dimension", "dimension a radius", "radiusbemaßung", "cote de rayon", "cota de radio"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*DimensionCreateRadialArgs)(nil),
 		Result:       (*DimensionCreateRadialResult)(nil),
@@ -543,7 +627,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDimensionCreateDiametric,
-		Description:  "Dimension the diameter of a circle or arc, bound to it; the dimension line runs through the centre at angle degrees (45 by default).",
+		Description:  "Dimension the diameter of a circle or arc (Ø), bound to it; the line through the centre at an angle in degrees.",
+		Keywords:     []string{"dimdiameter", "ddi", "diameter dimension", "dimension a hole", "durchmesser", "cote de diamètre", "diámetro"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*DimensionCreateDiametricArgs)(nil),
 		Result:       (*DimensionCreateDiametricResult)(nil),
@@ -552,7 +637,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDimensionCreateAngular,
-		Description:  "Dimension an angle: between two lines (line1, line2: at the point where they cross, from the far end of line1 to the far end of line2, the sector under 180°), or counter-clockwise from p1 to p2 about center. Bound to the entities given.",
+		Description:  "Dimension an angle between two lines, or from p1 to p2 about a centre (counter-clockwise).",
+		Keywords:     []string{"dimangular", "dan", "angle dimension", "measure an angle", "winkelbemaßung", "cote angulaire", "cota angular"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*DimensionCreateAngularArgs)(nil),
 		Result:       (*DimensionCreateAngularResult)(nil),
@@ -561,7 +647,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDimensionStyleList,
-		Description:  "The named dimension styles and their sizes (in document units, before a dimension's scale).",
+		Description:  "The named dimension styles and their sizes (text height, arrows, gaps) in document units.",
+		Keywords:     []string{"dimstyle", "d", "dimension style", "bemaßungsstil", "style de cote", "estilo de cota"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*DimensionStyleListArgs)(nil),
 		Result:       (*DimensionStyleListResult)(nil),
@@ -570,7 +657,9 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolHatchCreate,
-		Description:  "Hatch the inside of closed boundaries (closed polylines, circles, ellipses): the first is the outer boundary, those inside it are islands (even-odd). Solid, or a pattern: ANSI31, ANSI37, DOTS, NET. Boundaries must not cross.",
+		Description:  "Fill closed boundaries (closed polylines, circles, ellipses) with a solid fill or a pattern (ANSI31, ANSI37, DOTS, NET); inner boundaries are islands.",
+		Keywords:     []string{"hatch", "h", "bh", "bhatch", "fill", "solid fill", "section lines", "shade an area", "schraffur", "schraffieren", "hachures", "sombreado", "rayado"},
+		Lean:         true,
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*HatchCreateArgs)(nil),
 		Result:       (*HatchCreateResult)(nil),
@@ -579,7 +668,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolBlockDefine,
-		Description:  "Define a named block from copies of entities (they stay in the drawing) and/or new entities given in the block's own coordinates; the base point is the block's origin when inserted. A name in use fails.",
+		Description:  "Define a named block (a reusable symbol) from existing entities and/or new ones in block coordinates; the base point is its origin.",
+		Keywords:     []string{"block", "b", "bmake", "wblock", "make a symbol", "group as block", "block erstellen", "créer un bloc", "crear bloque"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*BlockDefineArgs)(nil),
 		Result:       (*BlockDefineResult)(nil),
@@ -588,7 +678,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolBlockInsert,
-		Description:  "Place a block: its base point at (x, y), scaled, rotated by rotation degrees counter-clockwise, optionally mirrored.",
+		Description:  "Place a block (a symbol) with its base point at (x, y), scaled, rotated by degrees counter-clockwise, optionally mirrored.",
+		Keywords:     []string{"insert", "i", "ddinsert", "minsert", "place a symbol", "block einfügen", "insérer un bloc", "insertar bloque"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*BlockInsertArgs)(nil),
 		Result:       (*BlockInsertResult)(nil),
@@ -597,7 +688,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolBlockExplode,
-		Description:  "Replace an insert with copies of its block's entities, placed as the insert placed them (the insert is removed; entities on layer 0 take the insert's layer).",
+		Description:  "Explode a block insert into copies of its entities, where the insert placed them; the insert is removed.",
+		Keywords:     []string{"explode block", "xplode", "break up a block", "ungroup", "block auflösen", "décomposer le bloc", "descomponer bloque"},
 		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
 		Args:         (*BlockExplodeArgs)(nil),
 		Result:       (*BlockExplodeResult)(nil),
@@ -606,7 +698,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolBlockList,
-		Description:  "Every block: name, base point, how many entities it holds and how many inserts use it.",
+		Description:  "Every block definition: name, base point, entity count and how many inserts use it.",
+		Keywords:     []string{"block list", "blocks", "which symbols", "blöcke", "blocs", "bloques"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*BlockListArgs)(nil),
 		Result:       (*BlockListResult)(nil),
@@ -615,12 +708,33 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolBlockDelete,
-		Description:  "Delete a block definition; a block that an insert uses is refused.",
+		Description:  "Delete a block definition that no insert uses.",
+		Keywords:     []string{"delete block", "remove block definition", "unused block", "block löschen", "supprimer le bloc", "eliminar bloque"},
 		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
 		Args:         (*BlockDeleteArgs)(nil),
 		Result:       (*BlockDeleteResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"minLength":1,"type":"string"}},"required":["name"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	},
+	{
+		Name:         ToolToolSearch,
+		Description:  "Find tools by what they do: an AutoCAD command or alias (FILLET, TR, BPOLY), plain words (round a corner) or German, French or Spanish; misspellings are tolerated. Returns names best first; call tool_describe for their schemas.",
+		Keywords:     []string{"search", "find a tool", "help", "which tool", "command", "what can do", "werkzeug suchen", "chercher un outil", "buscar herramienta"},
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*ToolSearchArgs)(nil),
+		Result:       (*ToolSearchResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"limit":{"maximum":50,"minimum":1,"type":"integer"},"query":{"maxLength":500,"minLength":1,"type":"string"}},"required":["query"],"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.ToolMatch":{"additionalProperties":false,"properties":{"name":{"type":"string"},"score":{"type":"number"},"summary":{"type":"string"}},"required":["name","summary","score"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"tools":{"items":{"$ref":"#/$defs/cad.engine.v1.ToolMatch"},"type":"array"}},"type":"object"}`,
+	},
+	{
+		Name:         ToolToolDescribe,
+		Description:  "Full declarations of tools by name: description, input and output JSON Schemas, annotations. Use it before calling a tool that tools/list does not show; any tool can be called by name or as a cad_batch step.",
+		Keywords:     []string{"describe", "schema", "help on a tool", "arguments of a tool", "usage", "werkzeug beschreiben", "décrire un outil", "describir herramienta"},
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*ToolDescribeArgs)(nil),
+		Result:       (*ToolDescribeResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"names":{"items":{"maxLength":100,"minLength":1,"type":"string"},"maxItems":50,"minItems":1,"type":"array"}},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.Tool":{"additionalProperties":false,"properties":{"annotations":{"$ref":"#/$defs/cad.engine.v1.ToolAnnotations"},"description":{"type":"string"},"input_schema":{"type":"object"},"name":{"type":"string"},"output_schema":{"type":"object"}},"required":["name","description","input_schema","output_schema","annotations"],"type":"object"},"cad.engine.v1.ToolAnnotations":{"additionalProperties":false,"properties":{"batchable":{"type":"boolean"},"destructive":{"type":"boolean"},"idempotent":{"type":"boolean"},"interactive":{"type":"boolean"},"read_only":{"type":"boolean"}},"required":["read_only","destructive","idempotent","batchable","interactive"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"tools":{"items":{"$ref":"#/$defs/cad.engine.v1.Tool"},"type":"array"}},"type":"object"}`,
 	},
 }
 
