@@ -102,7 +102,7 @@ const (
 var Tools = []ToolInfo{
 	{
 		Name:         ToolDocumentCreate,
-		Description:  "Create an empty drawing (layer 0, units mm unless given) and return its document_id; start here when you have no document.",
+		Description:  "Create an empty drawing (units mm unless given); returns its document_id.",
 		Keywords:     []string{"new", "qnew", "new drawing", "start a drawing", "blank document", "neue zeichnung", "nouveau dessin", "nuevo dibujo"},
 		Lean:         true,
 		Annotations:  &ToolAnnotations{},
@@ -113,7 +113,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDocumentInfo,
-		Description:  "Read the document's state: name, units, revision, content hash, entity count, layers and current layer. Use it to check where you are.",
+		Description:  "The document's units, revision, entity count, layers and current layer.",
 		Keywords:     []string{"status", "dwgprops", "properties of the drawing", "what is in the drawing", "drawing info", "revision", "zeichnungsinfo", "informations du dessin", "información del dibujo"},
 		Lean:         true,
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
@@ -124,7 +124,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDocumentExport,
-		Description:  "Write the drawing as a file: DXF (AutoCAD 2018, or R12), SVG, PNG or PDF, optionally plotted at a scale on a paper size. Use it to hand the drawing over.",
+		Description:  "The drawing as a DXF (2018 or R12), SVG, PNG or PDF file, optionally at a scale on a paper size.",
 		Keywords:     []string{"save", "saveas", "dxfout", "export", "plot", "print", "pdf", "svg", "png", "download the file", "exportieren", "drucken", "exporter", "imprimer", "exportar", "imprimir"},
 		Lean:         true,
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
@@ -135,7 +135,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDocumentImport,
-		Description:  "Open a DXF file (R12 to 2018) as a new document from its text; the report says which entities became native, were kept as foreign or were dropped, by DXF type.",
+		Description:  "Open DXF text (R12 to 2018) as a new document; the report says what became of each entity type.",
 		Keywords:     []string{"open", "dxfin", "import", "load a dxf", "read a file", "öffnen", "importieren", "ouvrir", "importer", "abrir", "importar"},
 		Lean:         true,
 		Annotations:  &ToolAnnotations{},
@@ -718,7 +718,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolToolSearch,
-		Description:  "Find tools by what they do: an AutoCAD command or alias (FILLET, TR, BPOLY), plain words (round a corner) or German, French or Spanish; misspellings are tolerated. Returns names best first; call tool_describe for their schemas.",
+		Description:  "Find tools by what they do: an AutoCAD command (FILLET, TR), plain words or German, French, Spanish; typos tolerated. Best first.",
 		Keywords:     []string{"search", "find a tool", "help", "which tool", "command", "what can do", "werkzeug suchen", "chercher un outil", "buscar herramienta"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*ToolSearchArgs)(nil),
@@ -728,7 +728,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolToolDescribe,
-		Description:  "Full declarations of tools by name: description, input and output JSON Schemas, annotations. Use it before calling a tool that tools/list does not show; any tool can be called by name or as a cad_batch step.",
+		Description:  "Tools' full schemas and annotations, by name: read them before calling a tool tools/list does not show.",
 		Keywords:     []string{"describe", "schema", "help on a tool", "arguments of a tool", "usage", "werkzeug beschreiben", "décrire un outil", "describir herramienta"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*ToolDescribeArgs)(nil),

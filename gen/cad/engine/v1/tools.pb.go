@@ -8175,21 +8175,21 @@ var File_cad_engine_v1_tools_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\n" +
-	"\x19cad/engine/v1/tools.proto\x12\rcad.engine.v1\x1a\x1ccad/engine/v1/document.proto\x1a\x1bcad/engine/v1/options.proto\"\xf8\x02\n" +
+	"\x19cad/engine/v1/tools.proto\x12\rcad.engine.v1\x1a\x1ccad/engine/v1/document.proto\x1a\x1bcad/engine/v1/options.proto\"\xc7\x02\n" +
 	"\x12DocumentCreateArgs\x12 \n" +
 	"\x04name\x18\x01 \x01(\tB\a\x92\xb5\x18\x03(\xc8\x01H\x00R\x04name\x88\x01\x01\x12/\n" +
-	"\x05units\x18\x02 \x01(\x0e2\x14.cad.engine.v1.UnitsH\x01R\x05units\x88\x01\x01:\xfb\x01\x8a\xb5\x18\xf6\x01\n" +
-	"\x0fdocument_create\x12zCreate an empty drawing (layer 0, units mm unless given) and return its document_id; start here when you have no document.J\x03newJ\x04qnewJ\vnew drawingJ\x0fstart a drawingJ\x0eblank documentJ\x0eneue zeichnungJ\x0enouveau dessinJ\fnuevo dibujoP\x01B\a\n" +
+	"\x05units\x18\x02 \x01(\x0e2\x14.cad.engine.v1.UnitsH\x01R\x05units\x88\x01\x01:\xca\x01\x8a\xb5\x18\xc5\x01\n" +
+	"\x0fdocument_create\x12ICreate an empty drawing (units mm unless given); returns its document_id.J\x03newJ\x04qnewJ\vnew drawingJ\x0fstart a drawingJ\x0eblank documentJ\x0eneue zeichnungJ\x0enouveau dessinJ\fnuevo dibujoP\x01B\a\n" +
 	"\x05_nameB\b\n" +
 	"\x06_units\"O\n" +
 	"\x14DocumentCreateResult\x127\n" +
-	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\"\xf4\x02\n" +
-	"\x10DocumentInfoArgs:\xdf\x02\x8a\xb5\x18\xda\x02\n" +
-	"\rdocument_info\x12\x86\x01Read the document's state: name, units, revision, content hash, entity count, layers and current layer. Use it to check where you are.\x18\x01(\x010\x01B\x1acad.engine.v1.DocumentInfoJ\x06statusJ\bdwgpropsJ\x19properties of the drawingJ\x16what is in the drawingJ\fdrawing infoJ\brevisionJ\x0ezeichnungsinfoJ\x16informations du dessinJ\x17información del dibujoP\x01\"\xda\x03\n" +
+	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\"\xb4\x02\n" +
+	"\x10DocumentInfoArgs:\x9f\x02\x8a\xb5\x18\x9a\x02\n" +
+	"\rdocument_info\x12GThe document's units, revision, entity count, layers and current layer.\x18\x01(\x010\x01B\x1acad.engine.v1.DocumentInfoJ\x06statusJ\bdwgpropsJ\x19properties of the drawingJ\x16what is in the drawingJ\fdrawing infoJ\brevisionJ\x0ezeichnungsinfoJ\x16informations du dessinJ\x17información del dibujoP\x01\"\xa0\x03\n" +
 	"\x12DocumentExportArgs\x123\n" +
 	"\x06format\x18\x01 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12;\n" +
-	"\aoptions\x18\x02 \x01(\v2\x1c.cad.engine.v1.ExportOptionsH\x00R\aoptions\x88\x01\x01:\xc5\x02\x8a\xb5\x18\xc0\x02\n" +
-	"\x0fdocument_export\x12\x99\x01Write the drawing as a file: DXF (AutoCAD 2018, or R12), SVG, PNG or PDF, optionally plotted at a scale on a paper size. Use it to hand the drawing over.\x18\x01(\x010\x01J\x04saveJ\x06saveasJ\x06dxfoutJ\x06exportJ\x04plotJ\x05printJ\x03pdfJ\x03svgJ\x03pngJ\x11download the fileJ\vexportierenJ\adruckenJ\bexporterJ\bimprimerJ\bexportarJ\bimprimirP\x01B\n" +
+	"\aoptions\x18\x02 \x01(\v2\x1c.cad.engine.v1.ExportOptionsH\x00R\aoptions\x88\x01\x01:\x8b\x02\x8a\xb5\x18\x86\x02\n" +
+	"\x0fdocument_export\x12`The drawing as a DXF (2018 or R12), SVG, PNG or PDF file, optionally at a scale on a paper size.\x18\x01(\x010\x01J\x04saveJ\x06saveasJ\x06dxfoutJ\x06exportJ\x04plotJ\x05printJ\x03pdfJ\x03svgJ\x03pngJ\x11download the fileJ\vexportierenJ\adruckenJ\bexporterJ\bimprimerJ\bexportarJ\bimprimirP\x01B\n" +
 	"\n" +
 	"\b_options\"\x98\x01\n" +
 	"\x14DocumentExportResult\x123\n" +
@@ -8197,12 +8197,12 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\n" +
 	"media_type\x18\x02 \x01(\tR\tmediaType\x12\x18\n" +
 	"\acontent\x18\x03 \x01(\tR\acontent\x12\x12\n" +
-	"\x04data\x18\x04 \x01(\fR\x04data\"\xa9\x03\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\"\xe8\x02\n" +
 	"\x12DocumentImportArgs\x12\x17\n" +
 	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x123\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x18\n" +
-	"\acontent\x18\x03 \x01(\tR\acontent:\xa1\x02\x8a\xb5\x18\x9c\x02\n" +
-	"\x0fdocument_import\x12\x9f\x01Open a DXF file (R12 to 2018) as a new document from its text; the report says which entities became native, were kept as foreign or were dropped, by DXF type.J\x04openJ\x05dxfinJ\x06importJ\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent:\xe0\x01\x8a\xb5\x18\xdb\x01\n" +
+	"\x0fdocument_import\x12_Open DXF text (R12 to 2018) as a new document; the report says what became of each entity type.J\x04openJ\x05dxfinJ\x06importJ\n" +
 	"load a dxfJ\vread a fileJ\aöffnenJ\vimportierenJ\x06ouvrirJ\bimporterJ\x05abrirJ\bimportarP\x01B\a\n" +
 	"\x05_name\"\xfd\x01\n" +
 	"\x14DocumentImportResult\x127\n" +
