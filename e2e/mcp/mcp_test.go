@@ -22,14 +22,21 @@ import (
 	"github.com/cadbridge/cadbridge/internal/proctest"
 )
 
-func TestMain(m *testing.M) { os.Exit(proctest.Main(m, "./cmd/cadbridge")) }
+// TestMain builds the binaries. The servers these tests start list every
+// tool (CADBRIDGE_MCP_PROFILE=full, inherited), since the scenarios check
+// the annotations of tools the default lean profile does not list;
+// TestProfiles starts its own with each profile.
+func TestMain(m *testing.M) {
+	os.Setenv("CADBRIDGE_MCP_PROFILE", "full")
+	os.Exit(proctest.Main(m, "./cmd/cadbridge"))
+}
 
 // startGateway runs an engine and a gateway binary; it returns the MCP
 // endpoint.
-func startGateway(t *testing.T) string {
+func startGateway(t *testing.T, args ...string) string {
 	t.Helper()
 	engine := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
-	gw := proctest.StartGateway(t, "127.0.0.1:0", engine.Addr, "--check-contracts")
+	gw := proctest.StartGateway(t, "127.0.0.1:0", engine.Addr, append([]string{"--check-contracts"}, args...)...)
 	return "http://" + gw.Addr + "/mcp"
 }
 
