@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -137,6 +138,9 @@ func TestCatalogTokens(t *testing.T) {
 	}
 	t.Setenv("CADBRIDGE_TOKENS_DIR", dir)
 	dir, err = FindTokenizer()
+	if err == nil {
+		_, err = exec.LookPath("node")
+	}
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("no tokenizer under CI: %v", err)
@@ -150,6 +154,18 @@ func TestCatalogTokens(t *testing.T) {
 	profiles, groups, err := CatalogCost(catalog, NodeTokenCounter(dir))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// cadbridge mcp --catalog counts in Go: the same numbers.
+	goCount, err := GoTokenCounter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goProfiles, goGroups, err := CatalogCost(catalog, goCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(profiles, goProfiles) || !slices.Equal(groups, goGroups) {
+		t.Errorf("Go counts %v %v, tiktoken's %v %v; want the same", goProfiles, goGroups, profiles, groups)
 	}
 	// The counter against a known count: o200k_base of this text.
 	if c, err := NodeTokenCounter(dir)(map[string]string{"x": `{"tools":[]}`}); err != nil || c["x"] != 4 {

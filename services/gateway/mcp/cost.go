@@ -13,6 +13,8 @@ import (
 	"slices"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cadbridge/cadbridge/internal/tokens"
 )
 
 // listOnlyListed is the middleware that makes tools/list show the
@@ -138,13 +140,10 @@ func NodeTokenCounter(dir string) TokenCounter {
 	}
 }
 
-// FindTokenizer is the tools/tokens directory with tiktoken installed:
-// $CADBRIDGE_TOKENS_DIR, else tools/tokens in the working directory or
-// one above it; it fails when there is none or node is not on PATH.
+// FindTokenizer is the tools/tokens directory with npm tiktoken
+// installed (npm ci there): $CADBRIDGE_TOKENS_DIR, else tools/tokens in
+// the working directory or one above it.
 func FindTokenizer() (string, error) {
-	if _, err := exec.LookPath("node"); err != nil {
-		return "", errors.New("node is not on PATH")
-	}
 	var dirs []string
 	if d := os.Getenv("CADBRIDGE_TOKENS_DIR"); d != "" {
 		dirs = append(dirs, d)
@@ -158,11 +157,32 @@ func FindTokenizer() (string, error) {
 		}
 	}
 	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "node_modules", "tiktoken", "package.json")); err == nil {
+		if _, err := os.Stat(rankTable(d)); err == nil {
 			return d, nil
 		}
 	}
-	return "", errors.New("no tools/tokens with tiktoken installed (run npm ci in tools/tokens, or set CADBRIDGE_TOKENS_DIR)")
+	return "", errors.New("no tools/tokens with tiktoken installed (npm ci in tools/tokens, or set CADBRIDGE_TOKENS_DIR)")
+}
+
+// rankTable is the o200k_base table in a tools/tokens directory.
+func rankTable(dir string) string {
+	return filepath.Join(dir, "node_modules", "tiktoken", "encoders", "o200k_base.json")
+}
+
+// GoTokenCounter counts tokens with package tokens over the o200k_base
+// table of the tools/tokens directory dir: no node needed.
+func GoTokenCounter(dir string) (TokenCounter, error) {
+	enc, err := tokens.Load(rankTable(dir))
+	if err != nil {
+		return nil, err
+	}
+	return func(texts map[string]string) (map[string]int, error) {
+		out := make(map[string]int, len(texts))
+		for name, text := range texts {
+			out[name] = enc.Count(text)
+		}
+		return out, nil
+	}, nil
 }
 
 // WriteCatalogCost prints what the catalog costs a model: each profile's
@@ -177,7 +197,7 @@ func WriteCatalogCost(w io.Writer, cfg Config) error {
 	var count TokenCounter
 	dir, why := FindTokenizer()
 	if why == nil {
-		count = NodeTokenCounter(dir)
+		count, why = GoTokenCounter(dir)
 	}
 	profiles, groups, err := CatalogCost(catalog, count)
 	if err != nil {
@@ -188,7 +208,7 @@ func WriteCatalogCost(w io.Writer, cfg Config) error {
 		col = "~tokens"
 		fmt.Fprintf(w, "token counts are ESTIMATES (bytes/4): %v\n", why)
 	} else {
-		fmt.Fprintf(w, "token counts: o200k_base, exact (tiktoken in %s)\n", dir)
+		fmt.Fprintf(w, "token counts: o200k_base, exact (the rank table of %s)\n", rankTable(dir))
 	}
 	fmt.Fprintf(w, "%-12s %6s %8s %8s %10s\n", "profile", "tools", "bytes", col, col+"/tool")
 	for _, c := range profiles {
