@@ -23,9 +23,10 @@ import (
 )
 
 // TestMain builds the binaries. The servers these tests start list every
-// tool (CADBRIDGE_MCP_PROFILE=full, inherited), since the scenarios check
-// the annotations of tools the default lean profile does not list;
-// TestProfiles starts its own with each profile.
+// tool (CADBRIDGE_MCP_PROFILE=full, inherited; --mcp-profile full where
+// a node client starts the server, which passes it only a few variables),
+// since the scenarios check the annotations of tools the default lean
+// profile does not list; TestProfiles starts its own with each profile.
 func TestMain(m *testing.M) {
 	os.Setenv("CADBRIDGE_MCP_PROFILE", "full")
 	os.Exit(proctest.Main(m, "./cmd/cadbridge"))
@@ -345,7 +346,7 @@ func TestTypeScriptClient(t *testing.T) {
 		args []string
 	}{
 		{"mcp-http", []string{startGateway(t)}},
-		{"cadbridge-mcp", []string{"stdio", proctest.Bin("cadbridge"), "mcp", "--store", "memory:"}},
+		{"cadbridge-mcp", []string{"stdio", proctest.Bin("cadbridge"), "mcp", "--store", "memory:", "--mcp-profile", "full"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := runNode(t, node, append([]string{"client.mjs"}, tc.args...)...)
@@ -360,7 +361,7 @@ func TestTypeScriptClient(t *testing.T) {
 func TestInspectorCLI(t *testing.T) {
 	node := needNode(t)
 	inspector := filepath.Join("node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
-	server := []string{proctest.Bin("cadbridge"), "mcp", "--store", "memory:"}
+	server := []string{proctest.Bin("cadbridge"), "mcp", "--store", "memory:", "--mcp-profile", "full"}
 	list := runNode(t, node, append(append([]string{inspector, "--cli"}, server...), "--method", "tools/list")...)
 	var tools struct {
 		Tools []struct {

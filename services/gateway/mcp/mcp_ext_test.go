@@ -178,10 +178,10 @@ func TestListTools(t *testing.T) {
 					t.Errorf("%s: annotations %+v, want openWorldHint false", name, a)
 				}
 			}
-			if a := byName["entity_get"].Annotations; !a.ReadOnlyHint || !a.IdempotentHint || *a.DestructiveHint {
-				t.Errorf("entity_get annotations = %+v, want read-only, idempotent, not destructive", a)
+			if a := byName["entity_get"].Annotations; !a.ReadOnlyHint || !a.IdempotentHint || a.DestructiveHint != nil {
+				t.Errorf("entity_get annotations = %+v, want read-only, idempotent, no destructiveHint (it means nothing when read-only)", a)
 			}
-			if a := byName["entity_delete_many"].Annotations; a.ReadOnlyHint || !*a.DestructiveHint {
+			if a := byName["entity_delete_many"].Annotations; a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
 				t.Errorf("entity_delete_many annotations = %+v, want destructive", a)
 			}
 			in, _ := json.Marshal(byName["entity_create_line"].InputSchema)

@@ -68,14 +68,16 @@ func Listed(catalog []*tool, profile string, patterns []string) ([]*tool, error)
 
 // compactInput is the listing of an input schema: without $schema (2020-12
 // is MCP's default), x-cad-handle (an engine matter), additionalProperties
-// false, the bounds that only restate a field's integer width, and
-// regular expressions (a value domain of names, whose examples say the
+// false, the bounds that only restate a field's integer width, limits of
+// lengths and counts (minLength, maxLength, minItems, maxItems: an
+// argument past one is refused with the limit named), and regular
+// expressions (a value domain of names, whose examples say the
 // names and keep only the base ones, not the …2 and …X2 sizes; a bind
 // name's).
 // Definitions used once are inlined, and the others' names shortened
 // (Point, not cad.engine.v1.Point).
 func compactInput(s map[string]any) map[string]any {
-	return compact(inlineDefs(s), false).(map[string]any)
+	return compact(inlineDefs(s)).(map[string]any)
 }
 
 // inlineDefs puts each definition of s that is referenced once, and does
@@ -155,40 +157,58 @@ func inlineDefs(s map[string]any) map[string]any {
 	return out
 }
 
-// compactOutput is the listing of an output schema: as compactInput, and
-// without required (a result has what its type has), examples, enums of
-// more than six values (the type stays) and one level deep —
-// a nested message is {"type": "object"}, its fields left to
-// tool_describe, which serves the whole schema.
+// compactOutput is the listing of an output schema: its fields, each
+// with its type only — no enum, items, nested fields (a message is
+// {"type":"object"}), required or examples. An agent reads the result
+// itself; the listing tells it which fields to expect, and tool_describe
+// serves the whole schema. A field whose schema has no type (a
+// google.protobuf.Value) lists every JSON type: bare {} would be
+// cheaper, but clients flag a schema that constrains nothing (the MCP
+// Inspector warns about each).
 func compactOutput(s map[string]any) map[string]any {
-	return compact(s, true).(map[string]any)
+	out := map[string]any{"type": "object"}
+	props, _ := s["properties"].(map[string]any)
+	if props == nil {
+		return out
+	}
+	typed := map[string]any{}
+	for k, p := range props {
+		p, _ := p.(map[string]any)
+		switch t, ok := p["type"]; {
+		case ok:
+			typed[k] = map[string]any{"type": t}
+		case p["$ref"] != nil:
+			typed[k] = map[string]any{"type": "object"}
+		default:
+			typed[k] = map[string]any{"type": []any{"object", "array", "string", "number", "boolean", "null"}}
+		}
+	}
+	out["properties"] = typed
+	return out
 }
 
-func compact(v any, output bool) any {
+// compact drops, everywhere in a schema, what compactInput says goes.
+func compact(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, e := range x {
 			switch {
-			case k == "$schema", k == "x-cad-handle":
+			case k == "$schema", k == "x-cad-handle", k == "pattern":
+			case k == "maxLength" || k == "maxItems" || k == "minItems" || k == "minLength":
 			case k == "additionalProperties" && e == false:
-			case k == "pattern":
+			case (k == "minimum" || k == "maximum") && widthBound(e):
 			case k == "examples":
 				out[k] = baseNames(e)
-			case (k == "minimum" || k == "maximum") && widthBound(e):
-			case output && (k == "required" || k == "$defs" || k == "examples"):
-			case output && k == "enum" && len(e.([]any)) > 6:
-			case output && k == "$ref":
-				out["type"] = "object"
 			default:
-				out[k] = compact(e, output)
+				out[k] = compact(e)
 			}
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = compact(e, output)
+			out[i] = compact(e)
 		}
 		return out
 	}

@@ -104,7 +104,12 @@ func engineTool(info enginev1.ToolInfo) (*tool, error) {
 		return nil, err
 	}
 	a := info.Annotations
-	destructive := a.GetDestructive()
+	// destructiveHint means something only when readOnlyHint is false
+	// (MCP's ToolAnnotations): a read-only tool's listing leaves it out.
+	var destructive *bool
+	if !a.GetReadOnly() {
+		destructive = new(a.GetDestructive())
+	}
 	return &tool{
 		name:         info.Name,
 		group:        groupOf(info.Name),
@@ -119,7 +124,7 @@ func engineTool(info enginev1.ToolInfo) (*tool, error) {
 			OutputSchema: json.RawMessage(outJSON),
 			Annotations: &mcpsdk.ToolAnnotations{
 				ReadOnlyHint:    a.GetReadOnly(),
-				DestructiveHint: &destructive,
+				DestructiveHint: destructive,
 				IdempotentHint:  a.GetIdempotent(),
 				OpenWorldHint:   new(false),
 			},
@@ -171,9 +176,8 @@ func batchTool() (*tool, error) {
 		nameJSON:     mustJSON(BatchTool),
 		mcp: &mcpsdk.Tool{
 			Name: BatchTool,
-			Description: "Run steps {tool, args, bind?} of any batchable tool in one go. " +
-				`"$name" is the handle of the step bound as name, "$name.field" a field of its result. ` +
-				"dry_run previews; expected_revision runs only if nothing changed.",
+			Description: "Run steps {tool, args, bind?} of any batchable tool in one go; " +
+				`in a later step's args "$name" is the handle of the step bound as name, "$name.field" a field of its result.`,
 			InputSchema:  json.RawMessage(inJSON),
 			OutputSchema: json.RawMessage(outJSON),
 			Annotations: &mcpsdk.ToolAnnotations{

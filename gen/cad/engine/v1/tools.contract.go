@@ -275,7 +275,7 @@ var Tools = []ToolInfo{
 	{
 		Name:         ToolAnalysisBoundingBox,
 		Description:  "The extents (min and max x, y) of the given entities, or of the whole drawing.",
-		Keywords:     []string{"extents", "zoom extents", "bounding box", "overall size", "limits", "how big is the drawing", "ausdehnung", "étendue", "extensión", "límites"},
+		Keywords:     []string{"extents", "bounding box", "overall size", "limits", "how big is the drawing", "ausdehnung", "étendue", "extensión", "límites"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*AnalysisBoundingBoxArgs)(nil),
 		Result:       (*AnalysisBoundingBoxResult)(nil),
@@ -718,7 +718,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolToolSearch,
-		Description:  "Find tools by what they do: an AutoCAD command (FILLET, TR), plain words or German, French, Spanish; typos tolerated. Best first.",
+		Description:  "Find tools by what they do, in plain words or AutoCAD commands (FILLET, TR); typos tolerated.",
 		Keywords:     []string{"search", "find a tool", "help", "which tool", "command", "what can do", "werkzeug suchen", "chercher un outil", "buscar herramienta"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*ToolSearchArgs)(nil),
@@ -728,7 +728,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolToolDescribe,
-		Description:  "Tools' full schemas and annotations, by name: read them before calling a tool tools/list does not show.",
+		Description:  "Full schemas of tools by name, to call one tools/list does not show.",
 		Keywords:     []string{"describe", "schema", "help on a tool", "arguments of a tool", "usage", "werkzeug beschreiben", "décrire un outil", "describir herramienta"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*ToolDescribeArgs)(nil),

@@ -8434,10 +8434,10 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\t_crossing\"O\n" +
 	"\x15SelectionWindowResult\x12 \n" +
 	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xaf\x02\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xa1\x02\n" +
 	"\x17AnalysisBoundingBoxArgs\x12 \n" +
-	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles:\xf1\x01\x8a\xb5\x18\xec\x01\n" +
-	"\x15analysis_bounding_box\x12NThe extents (min and max x, y) of the given entities, or of the whole drawing.\x18\x01(\x010\x01J\aextentsJ\fzoom extentsJ\fbounding boxJ\foverall sizeJ\x06limitsJ\x16how big is the drawingJ\n" +
+	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles:\xe3\x01\x8a\xb5\x18\xde\x01\n" +
+	"\x15analysis_bounding_box\x12NThe extents (min and max x, y) of the given entities, or of the whole drawing.\x18\x01(\x010\x01J\aextentsJ\fbounding boxJ\foverall sizeJ\x06limitsJ\x16how big is the drawingJ\n" +
 	"ausdehnungJ\bétendueJ\n" +
 	"extensiónJ\blímites\"\xb3\x01\n" +
 	"\x19AnalysisBoundingBoxResult\x12\x13\n" +

@@ -283,11 +283,11 @@ var File_cad_engine_v1_tools_catalog_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_tools_catalog_proto_rawDesc = "" +
 	"\n" +
-	"!cad/engine/v1/tools_catalog.proto\x12\rcad.engine.v1\x1a\x17cad/engine/v1/api.proto\x1a\x1bcad/engine/v1/options.proto\"\x82\x03\n" +
+	"!cad/engine/v1/tools_catalog.proto\x12\rcad.engine.v1\x1a\x17cad/engine/v1/api.proto\x1a\x1bcad/engine/v1/options.proto\"\xdd\x02\n" +
 	"\x0eToolSearchArgs\x12\x1f\n" +
 	"\x05query\x18\x01 \x01(\tB\t\x92\xb5\x18\x05 \x01(\xf4\x03R\x05query\x121\n" +
-	"\x05limit\x18\x02 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\xf0?\x11\x00\x00\x00\x00\x00\x00I@H\x00R\x05limit\x88\x01\x01:\x91\x02\x8a\xb5\x18\x8c\x02\n" +
-	"\vtool_search\x12\x81\x01Find tools by what they do: an AutoCAD command (FILLET, TR), plain words or German, French, Spanish; typos tolerated. Best first.\x18\x01(\x010\x01J\x06searchJ\vfind a toolJ\x04helpJ\n" +
+	"\x05limit\x18\x02 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\xf0?\x11\x00\x00\x00\x00\x00\x00I@H\x00R\x05limit\x88\x01\x01:\xec\x01\x8a\xb5\x18\xe7\x01\n" +
+	"\vtool_search\x12]Find tools by what they do, in plain words or AutoCAD commands (FILLET, TR); typos tolerated.\x18\x01(\x010\x01J\x06searchJ\vfind a toolJ\x04helpJ\n" +
 	"which toolJ\acommandJ\vwhat can doJ\x0fwerkzeug suchenJ\x11chercher un outilJ\x12buscar herramientaB\b\n" +
 	"\x06_limit\"B\n" +
 	"\x10ToolSearchResult\x12.\n" +
@@ -295,10 +295,10 @@ const file_cad_engine_v1_tools_catalog_proto_rawDesc = "" +
 	"\tToolMatch\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\asummary\x18\x02 \x01(\tR\asummary\x12\x14\n" +
-	"\x05score\x18\x03 \x01(\x01R\x05score\"\xba\x02\n" +
+	"\x05score\x18\x03 \x01(\x01R\x05score\"\x97\x02\n" +
 	"\x10ToolDescribeArgs\x12\"\n" +
-	"\x05names\x18\x01 \x03(\tB\f\x92\xb5\x18\b \x01(d0\x0182R\x05names:\x81\x02\x8a\xb5\x18\xfc\x01\n" +
-	"\rtool_describe\x12gTools' full schemas and annotations, by name: read them before calling a tool tools/list does not show.\x18\x01(\x010\x01J\bdescribeJ\x06schemaJ\x0ehelp on a toolJ\x13arguments of a toolJ\x05usageJ\x14werkzeug beschreibenJ\x11décrire un outilJ\x15describir herramienta\"?\n" +
+	"\x05names\x18\x01 \x03(\tB\f\x92\xb5\x18\b \x01(d0\x0182R\x05names:\xde\x01\x8a\xb5\x18\xd9\x01\n" +
+	"\rtool_describe\x12DFull schemas of tools by name, to call one tools/list does not show.\x18\x01(\x010\x01J\bdescribeJ\x06schemaJ\x0ehelp on a toolJ\x13arguments of a toolJ\x05usageJ\x14werkzeug beschreibenJ\x11décrire un outilJ\x15describir herramienta\"?\n" +
 	"\x12ToolDescribeResult\x12)\n" +
 	"\x05tools\x18\x01 \x03(\v2\x13.cad.engine.v1.ToolR\x05toolsB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
