@@ -22,14 +22,22 @@ import (
 	"github.com/cadbridge/cadbridge/internal/proctest"
 )
 
-func TestMain(m *testing.M) { os.Exit(proctest.Main(m, "./cmd/cadbridge")) }
+// TestMain builds the binaries. The servers these tests start list every
+// tool (CADBRIDGE_MCP_PROFILE=full, inherited; --mcp-profile full where
+// a node client starts the server, which passes it only a few variables),
+// since the scenarios check the annotations of tools the default lean
+// profile does not list; TestProfiles starts its own with each profile.
+func TestMain(m *testing.M) {
+	os.Setenv("CADBRIDGE_MCP_PROFILE", "full")
+	os.Exit(proctest.Main(m, "./cmd/cadbridge"))
+}
 
 // startGateway runs an engine and a gateway binary; it returns the MCP
 // endpoint.
-func startGateway(t *testing.T) string {
+func startGateway(t *testing.T, args ...string) string {
 	t.Helper()
 	engine := proctest.StartEngine(t, "127.0.0.1:0", "memory:")
-	gw := proctest.StartGateway(t, "127.0.0.1:0", engine.Addr, "--check-contracts")
+	gw := proctest.StartGateway(t, "127.0.0.1:0", engine.Addr, append([]string{"--check-contracts"}, args...)...)
 	return "http://" + gw.Addr + "/mcp"
 }
 
@@ -338,7 +346,7 @@ func TestTypeScriptClient(t *testing.T) {
 		args []string
 	}{
 		{"mcp-http", []string{startGateway(t)}},
-		{"cadbridge-mcp", []string{"stdio", proctest.Bin("cadbridge"), "mcp", "--store", "memory:"}},
+		{"cadbridge-mcp", []string{"stdio", proctest.Bin("cadbridge"), "mcp", "--store", "memory:", "--mcp-profile", "full"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := runNode(t, node, append([]string{"client.mjs"}, tc.args...)...)
@@ -353,7 +361,7 @@ func TestTypeScriptClient(t *testing.T) {
 func TestInspectorCLI(t *testing.T) {
 	node := needNode(t)
 	inspector := filepath.Join("node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
-	server := []string{proctest.Bin("cadbridge"), "mcp", "--store", "memory:"}
+	server := []string{proctest.Bin("cadbridge"), "mcp", "--store", "memory:", "--mcp-profile", "full"}
 	list := runNode(t, node, append(append([]string{inspector, "--cli"}, server...), "--method", "tools/list")...)
 	var tools struct {
 		Tools []struct {

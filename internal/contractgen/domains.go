@@ -147,23 +147,69 @@ func integerRange(k protoreflect.Kind) (lo, hi float64, ok bool) {
 }
 
 // namesPattern is a regular expression, valid in ECMA-262 (JSON Schema's
-// dialect) and in Go, that matches exactly the names ignoring ASCII case:
-// "ByLayer" becomes [Bb][Yy][Ll][Aa][Yy][Ee][Rr].
+// dialect) and in Go, that matches exactly the names ignoring ASCII case,
+// their common beginnings written once: "ByLayer", "ByBlock" become
+// ^(?:[Bb][Yy](?:[Ll][Aa][Yy][Ee][Rr]|[Bb][Ll][Oo][Cc][Kk]))$.
 func namesPattern(names []string) string {
-	alts := make([]string, len(names))
-	for i, n := range names {
-		var b strings.Builder
-		for _, r := range n {
-			lower, upper := strings.ToLower(string(r)), strings.ToUpper(string(r))
-			if lower != upper {
-				b.WriteString("[" + upper + lower + "]")
-			} else {
-				b.WriteString(regexp.QuoteMeta(string(r)))
-			}
+	root := &trieNode{}
+	for _, n := range names {
+		node := root
+		for _, r := range strings.ToLower(n) {
+			node = node.child(r)
 		}
-		alts[i] = b.String()
+		node.end = true
 	}
-	return "^(?:" + strings.Join(alts, "|") + ")$"
+	return "^" + root.pattern(true) + "$"
+}
+
+// trieNode is a node of the trie of a domain's names, lower-cased: the
+// pattern shares their common beginnings, so that a domain of many names
+// costs a reader (and a model) little, and matches exactly the names,
+// ignoring case.
+type trieNode struct {
+	runes    []rune // the children's letters, in the names' order
+	children map[rune]*trieNode
+	end      bool // a name ends here
+}
+
+func (n *trieNode) child(r rune) *trieNode {
+	if c, ok := n.children[r]; ok {
+		return c
+	}
+	if n.children == nil {
+		n.children = map[rune]*trieNode{}
+	}
+	c := &trieNode{}
+	n.children[r] = c
+	n.runes = append(n.runes, r)
+	return c
+}
+
+// pattern is the regular expression of what follows n; root groups it
+// even when it has one alternative, for the anchors around it.
+func (n *trieNode) pattern(root bool) string {
+	var alts []string
+	for _, r := range n.runes {
+		alts = append(alts, letterClass(r)+n.children[r].pattern(false))
+	}
+	switch {
+	case len(alts) == 0:
+		return ""
+	case n.end:
+		return "(?:" + strings.Join(alts, "|") + ")?"
+	case len(alts) == 1 && !root:
+		return alts[0]
+	}
+	return "(?:" + strings.Join(alts, "|") + ")"
+}
+
+// letterClass matches r in either case.
+func letterClass(r rune) string {
+	lower, upper := strings.ToLower(string(r)), strings.ToUpper(string(r))
+	if lower != upper {
+		return "[" + upper + lower + "]"
+	}
+	return regexp.QuoteMeta(string(r))
 }
 
 // findEnum is the enum named full in files, or nil.

@@ -11,6 +11,8 @@ import (
 
 type tool struct {
 	name, description string
+	keywords          []string
+	lean              bool
 	annotations       []string // ToolAnnotations fields that are true
 	args, result      *protogen.Message
 }
@@ -25,7 +27,12 @@ func (g *generator) tools(files []*protogen.File) error {
 		if opt == nil {
 			continue
 		}
-		t := tool{name: str(opt, "name"), description: str(opt, "description"), args: m}
+		t := tool{name: str(opt, "name"), description: str(opt, "description"), keywords: strs(opt, "keywords"), lean: boolean(opt, "lean"), args: m}
+		for _, k := range t.keywords {
+			if k != strings.ToLower(k) || strings.TrimSpace(k) != k || k == "" {
+				return fmt.Errorf("tool %s: keyword %q: keywords are lower case, without surrounding spaces", t.name, k)
+			}
+		}
 		for _, a := range []string{"read_only", "destructive", "idempotent", "batchable", "interactive"} {
 			if boolean(opt, a) {
 				t.annotations = append(t.annotations, a)
@@ -62,6 +69,13 @@ func (g *generator) tools(files []*protogen.File) error {
 	gf.P("Name string")
 	gf.P("// Description is a sentence or two for the catalog.")
 	gf.P("Description string")
+	gf.P("// Keywords are the words people use for what the tool does (AutoCAD")
+	gf.P("// command names and aliases, everyday phrases, a few German, French and")
+	gf.P("// Spanish words), lower case, for tool_search.")
+	gf.P("Keywords []string")
+	gf.P("// Lean marks the tools most drafting needs, which MCP's lean profile")
+	gf.P("// lists.")
+	gf.P("Lean bool")
 	gf.P("// Annotations are the tool's behaviour hints.")
 	gf.P("Annotations *ToolAnnotations")
 	gf.P("// Args is a typed nil of the arguments message.")
@@ -99,6 +113,16 @@ func (g *generator) tools(files []*protogen.File) error {
 		gf.P("{")
 		gf.P("Name: Tool", goName(t.name), ",")
 		gf.P("Description: ", fmt.Sprintf("%q", t.description), ",")
+		if len(t.keywords) > 0 {
+			var kw []string
+			for _, k := range t.keywords {
+				kw = append(kw, fmt.Sprintf("%q", k))
+			}
+			gf.P("Keywords: []string{", strings.Join(kw, ", "), "},")
+		}
+		if t.lean {
+			gf.P("Lean: true,")
+		}
 		gf.P("Annotations: &ToolAnnotations{", strings.Join(ann, ", "), "},")
 		gf.P("Args: (*", gf.QualifiedGoIdent(t.args.GoIdent), ")(nil),")
 		gf.P("Result: (*", gf.QualifiedGoIdent(t.result.GoIdent), ")(nil),")

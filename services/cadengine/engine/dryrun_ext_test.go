@@ -118,6 +118,9 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolDocumentPurge: {"what": []any{"layers"}},
 		enginev1.ToolDocumentAudit: {"fix": true},
 		enginev1.ToolBoundaryTrace: {"x": 0, "y": 1},
+		// catalog (issue #38)
+		enginev1.ToolToolSearch:   {"query": "fillet"},
+		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
 	}
 }
 

@@ -293,6 +293,9 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolEntityJoin:    {"handles": []any{h2, "103"}},
 		// document: undo, redo, purge, audit, boundary (issue #37, DESIGN §11)
 		enginev1.ToolBoundaryTrace: {"x": 0, "y": 0.5},
+		// catalog (issue #38)
+		enginev1.ToolToolSearch:   {"query": "line"},
+		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)

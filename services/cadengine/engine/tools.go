@@ -144,6 +144,9 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolBoundaryTrace: docTool(boundaryTrace),
 		enginev1.ToolDocumentPurge: docTool(documentPurge),
 		enginev1.ToolDocumentAudit: docTool(documentAudit),
+		// catalog (issue #38): find and describe tools
+		enginev1.ToolToolSearch:   engineTool(toolSearch),
+		enginev1.ToolToolDescribe: engineTool(toolDescribe),
 	}
 }
 

@@ -22,7 +22,8 @@ func TestEveryToolHasAHandler(t *testing.T) {
 	// Engine-scoped tools are exactly those that need no document.
 	for name, spec := range table {
 		engine := name == enginev1.ToolDocumentCreate || name == enginev1.ToolDocumentImport ||
-			name == enginev1.ToolSystemStatus || name == enginev1.ToolSystemCapabilities
+			name == enginev1.ToolSystemStatus || name == enginev1.ToolSystemCapabilities ||
+			name == enginev1.ToolToolSearch || name == enginev1.ToolToolDescribe
 		if engine != (spec.scope == scopeEngine) {
 			t.Errorf("tool %s scope = %v, want engine scope %v", name, spec.scope, engine)
 		}

@@ -3,7 +3,8 @@
 // at /mcp on the gateway's listener, and stdio ([Server.ServeStdio]).
 //
 // Every engine tool is an MCP tool with the input and output schemas of
-// tools.list (plus document_id and operation_id), and cad_batch is
+// tools.list (plus document_id; operation_id is taken too), compacted for
+// tools/list (see [compactInput]), and cad_batch is
 // cad.batch. Calls go to the engine through the gateway's own relay
 // ([gateway.Relay]), so they are checked, limited and traced as /rpc calls
 // are. Documents and their drawings are resource templates
@@ -25,6 +26,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -52,10 +54,14 @@ type Config struct {
 	// elicitation: PolicyDestructive or PolicyNone; empty means
 	// PolicyDestructive. Clients that cannot elicit never get approvals.
 	ApprovalPolicy string
-	// Tools chooses the tools served, each entry a group (the first word
-	// of a tool's name: document, entity, analysis, …, cad for cad_batch)
-	// or a pattern on names (path.Match syntax, "entity_create_*"); empty
-	// serves every tool.
+	// Profile chooses the tools tools/list shows: ProfileLean (empty),
+	// ProfileFull or ProfileDiscover. Every tool is callable whatever the
+	// profile.
+	Profile string
+	// Tools, when not empty, chooses the listed tools by hand instead of
+	// Profile, each entry a group (the first word of a tool's name:
+	// document, entity, analysis, …, cad for cad_batch) or a pattern on
+	// names (path.Match syntax, "entity_create_*").
 	Tools []string
 	// StateTTL bounds how long a call may wait for the client's next round
 	// (a multi-round-trip retry); past it the sealed state is refused and
@@ -80,9 +86,11 @@ type Server struct {
 	impl *mcpsdk.Implementation // what the server says it is
 	// implJSON is impl encoded, for the fast path.
 	implJSON []byte
-	tools    map[string]*tool // served, by MCP name
-	sealer   *sealer
-	metas    metaCache // for the fast path
+	tools    map[string]*tool // callable, by MCP name: the whole catalog
+	// listed are the names tools/list shows (the profile's).
+	listed map[string]bool
+	sealer *sealer
+	metas  metaCache // for the fast path
 
 	mu sync.Mutex // guards plain, watchers, live and closed
 	// plain are the relays of calls that need no session, by principal.
@@ -121,11 +129,12 @@ func New(gw *gateway.Gateway, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	served, err := Select(catalog, cfg.Tools)
+	served, err := Listed(catalog, cfg.Profile, cfg.Tools)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
+		listed:   map[string]bool{},
 		gw:       gw,
 		cfg:      cfg,
 		log:      gw.Logger().With("surface", "mcp"),
@@ -150,15 +159,19 @@ func New(gw *gateway.Gateway, cfg Config) (*Server, error) {
 		},
 	})
 	for _, t := range served {
+		s.listed[t.name] = true
+	}
+	for _, t := range catalog {
 		s.tools[t.name] = t
 		s.sdk.AddTool(t.mcp, s.toolHandler(t))
 	}
+	s.sdk.AddReceivingMiddleware(s.listOnlyListed)
 	s.addResources()
 	return s, nil
 }
 
 // instructions tell an agent how to use the server.
-const instructions = `cadbridge drives a CAD engine. Make a document with document_create (or use one you know), then pass its document_id to every tool. Prefer cad_batch for several steps: run it with dry_run first, then for real with expected_revision from the preview, so nothing runs if the drawing moved meanwhile. Give an operation_id to any call you may retry: a retry with the same id replays the recorded result. Read the drawing as the resource cad://documents/{id}/drawing.svg.`
+const instructions = `cadbridge drives a CAD engine. Make a document with document_create (or use one you know), then pass its document_id to every tool. tools/list shows a few tools: tool_search finds any other by what it does (command names like FILLET work), tool_describe gives its schema, and it is called by name like a listed one. Lengths are in the document's units, angles in degrees counter-clockwise. Prefer cad_batch for several steps: run it with dry_run first, then for real with expected_revision from the preview, so nothing runs if the drawing moved meanwhile. Give an operation_id argument (every tool takes one; schemas leave it out) to any call you may retry: a retry with the same id replays the recorded result. Read the drawing as the resource cad://documents/{id}/drawing.svg.`
 
 // SDK is the server of the official SDK that the surface is built on, for
 // transports of the caller's own.
@@ -311,11 +324,19 @@ func (h *HTTPSurface) Close() error {
 }
 
 // Flags registers the surface's flags on fs, filling cfg:
-// --mcp-approval-policy and --mcp-tools (a comma-separated list of groups
-// and patterns).
+// --mcp-approval-policy, --mcp-profile and --mcp-tools (a comma-separated
+// list of groups and patterns).
 func (cfg *Config) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&cfg.ApprovalPolicy, "mcp-approval-policy", PolicyDestructive, "approval policy of MCP clients that declare elicitation: destructive (ask before every destructive step) or none")
-	fs.Func("mcp-tools", "MCP tools to serve: comma-separated groups (document, entity, selection, analysis, point, layer, transaction, system, cad) and name patterns (entity_create_*); empty: all", func(v string) error {
+	cfg.Profile = ProfileLean
+	fs.Func("mcp-profile", "MCP tools that tools/list shows: lean (the ~25 most drafting needs), full (all) or discover (documents only; tool_search finds the rest); every tool stays callable by name (default lean)", func(v string) error {
+		if !slices.Contains(Profiles, v) {
+			return fmt.Errorf("want one of %s", strings.Join(Profiles, ", "))
+		}
+		cfg.Profile = v
+		return nil
+	})
+	fs.Func("mcp-tools", "MCP tools that tools/list shows, chosen by hand instead of --mcp-profile: comma-separated groups (document, entity, selection, analysis, point, layer, transaction, system, tool, cad) and name patterns (entity_create_*); every tool stays callable by name", func(v string) error {
 		cfg.Tools = nil
 		for _, p := range strings.Split(v, ",") {
 			if p = strings.TrimSpace(p); p != "" {
@@ -329,26 +350,4 @@ func (cfg *Config) Flags(fs *flag.FlagSet) {
 		_, err = Select(catalog, cfg.Tools)
 		return err
 	})
-}
-
-// WriteCatalogCost prints what the catalog that cfg serves costs a model,
-// group by group: tools, bytes of tools/list, estimated tokens.
-func WriteCatalogCost(w io.Writer, cfg Config) error {
-	catalog, err := Catalog()
-	if err != nil {
-		return err
-	}
-	served, err := Select(catalog, cfg.Tools)
-	if err != nil {
-		return err
-	}
-	costs, err := CatalogCost(served)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%-12s %6s %8s %8s\n", "group", "tools", "bytes", "~tokens")
-	for _, c := range costs {
-		fmt.Fprintf(w, "%-12s %6d %8d %8d\n", c.Name, c.Tools, c.Bytes, c.Tokens)
-	}
-	return nil
 }

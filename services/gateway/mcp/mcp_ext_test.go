@@ -154,7 +154,7 @@ func entityCount(t *testing.T, c *client, doc string) int {
 }
 
 func TestListTools(t *testing.T) {
-	endpoint := startMCP(t, mcp.Config{})
+	endpoint := startMCP(t, mcp.Config{Profile: mcp.ProfileFull})
 	for _, v := range versions {
 		t.Run(v, func(t *testing.T) {
 			c := connect(t, endpoint, v, nil)
@@ -178,14 +178,14 @@ func TestListTools(t *testing.T) {
 					t.Errorf("%s: annotations %+v, want openWorldHint false", name, a)
 				}
 			}
-			if a := byName["entity_get"].Annotations; !a.ReadOnlyHint || !a.IdempotentHint || *a.DestructiveHint {
-				t.Errorf("entity_get annotations = %+v, want read-only, idempotent, not destructive", a)
+			if a := byName["entity_get"].Annotations; !a.ReadOnlyHint || !a.IdempotentHint || a.DestructiveHint != nil {
+				t.Errorf("entity_get annotations = %+v, want read-only, idempotent, no destructiveHint (it means nothing when read-only)", a)
 			}
-			if a := byName["entity_delete_many"].Annotations; a.ReadOnlyHint || !*a.DestructiveHint {
+			if a := byName["entity_delete_many"].Annotations; a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
 				t.Errorf("entity_delete_many annotations = %+v, want destructive", a)
 			}
 			in, _ := json.Marshal(byName["entity_create_line"].InputSchema)
-			for _, want := range []string{`"document_id"`, `"operation_id"`, `"x1"`} {
+			for _, want := range []string{`"document_id"`, `"x1"`} {
 				if !strings.Contains(string(in), want) {
 					t.Errorf("entity_create_line input schema %s lacks %s", in, want)
 				}
@@ -589,5 +589,36 @@ func TestResourceUpdated(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no notifications/resources/updated for %s after a change", uri)
 		}
+	}
+}
+
+// TestUnlistedToolCallable: the discover profile lists a few tools, and a
+// tool it does not list is still called by name.
+func TestUnlistedToolCallable(t *testing.T) {
+	endpoint := startMCP(t, mcp.Config{Profile: mcp.ProfileDiscover})
+	c := connect(t, endpoint, versions[0], nil)
+	res, err := c.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, tl := range res.Tools {
+		listed = append(listed, tl.Name)
+	}
+	if slices.Contains(listed, "entity_create_line") || !slices.Contains(listed, "tool_search") || len(listed) > 8 {
+		t.Fatalf("discover lists %v, want the base and document tools", listed)
+	}
+	var created struct {
+		Document struct {
+			DocumentID string `json:"document_id"`
+		} `json:"document"`
+	}
+	structured(t, call(t, c, "document_create", map[string]any{"name": "d"}), &created)
+	var line struct {
+		Handle string `json:"handle"`
+	}
+	structured(t, call(t, c, "entity_create_line", map[string]any{"document_id": created.Document.DocumentID, "x1": 0, "y1": 0, "x2": 1, "y2": 0}), &line)
+	if line.Handle == "" {
+		t.Errorf("entity_create_line by name gave no handle")
 	}
 }

@@ -30,6 +30,8 @@ type tool struct {
 	annotations *enginev1.ToolAnnotations
 	// nameJSON is name as a JSON string.
 	nameJSON json.RawMessage
+	// lean is true for the tools of the lean profile (ToolOptions.lean).
+	lean bool
 	// paramHeaders is true when the input schema binds an argument to an
 	// HTTP header (x-mcp-header), which the SDK checks and the fast path
 	// does not.
@@ -61,13 +63,15 @@ func groupOf(name string) string {
 	return g
 }
 
-// documentIDSchema and operationIDSchema are the properties every engine
-// tool takes besides its own arguments (tools.call's document_id and
-// operation_id, as cadbridge's contracts declare them).
-var (
-	documentIDSchema  = map[string]any{"type": "string", "description": "The document to work on (doc-…); document_create and the system tools need none."}
-	operationIDSchema = map[string]any{"type": "string", "minLength": 1, "maxLength": 128, "pattern": `^[\x21-\x7E]+$`, "description": "Makes a retry safe: the same id with the same call replays the recorded result."}
-)
+// documentIDSchema is the property every engine tool that works on a
+// document lists besides its own arguments (tools.call's document_id).
+// operation_id, which every tool takes too, is not listed: the server's
+// instructions say what it is for, and the gateway checks it as on /rpc.
+var documentIDSchema = map[string]any{"type": "string"}
+
+// engineScoped are the tools that work on no document, whose listing has
+// no document_id.
+var engineScoped = []string{"document_create", "document_import", "system_status", "system_capabilities", "tool_search", "tool_describe"}
 
 func engineTool(info enginev1.ToolInfo) (*tool, error) {
 	var in map[string]any
@@ -84,17 +88,32 @@ func engineTool(info enginev1.ToolInfo) (*tool, error) {
 			return nil, fmt.Errorf("tool %s: its arguments have %s, which MCP calls carry beside them", info.Name, name)
 		}
 	}
-	props["document_id"] = documentIDSchema
-	props["operation_id"] = operationIDSchema
-	inJSON, err := json.Marshal(in)
+	if !slices.Contains(engineScoped, info.Name) {
+		props["document_id"] = documentIDSchema
+	}
+	inJSON, err := json.Marshal(compactInput(in))
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(info.OutputSchema), &out); err != nil {
+		return nil, fmt.Errorf("tool %s: output schema: %w", info.Name, err)
+	}
+	outJSON, err := json.Marshal(compactOutput(out))
 	if err != nil {
 		return nil, err
 	}
 	a := info.Annotations
-	destructive := a.GetDestructive()
+	// destructiveHint means something only when readOnlyHint is false
+	// (MCP's ToolAnnotations): a read-only tool's listing leaves it out.
+	var destructive *bool
+	if !a.GetReadOnly() {
+		destructive = new(a.GetDestructive())
+	}
 	return &tool{
 		name:         info.Name,
 		group:        groupOf(info.Name),
+		lean:         info.Lean,
 		annotations:  a,
 		paramHeaders: bytes.Contains(inJSON, []byte("x-mcp-header")),
 		nameJSON:     mustJSON(info.Name),
@@ -102,10 +121,10 @@ func engineTool(info enginev1.ToolInfo) (*tool, error) {
 			Name:         info.Name,
 			Description:  info.Description,
 			InputSchema:  json.RawMessage(inJSON),
-			OutputSchema: json.RawMessage(info.OutputSchema),
+			OutputSchema: json.RawMessage(outJSON),
 			Annotations: &mcpsdk.ToolAnnotations{
 				ReadOnlyHint:    a.GetReadOnly(),
-				DestructiveHint: &destructive,
+				DestructiveHint: destructive,
 				IdempotentHint:  a.GetIdempotent(),
 				OpenWorldHint:   new(false),
 			},
@@ -133,10 +152,19 @@ func batchTool() (*tool, error) {
 	props, _ := in["properties"].(map[string]any)
 	delete(props, "session_id")
 	delete(props, "_meta")
+	delete(props, "operation_id") // as for every tool: see documentIDSchema
 	if req, ok := in["required"].([]any); ok {
 		in["required"] = slices.DeleteFunc(req, func(v any) bool { return v == "session_id" || v == "_meta" })
 	}
-	inJSON, err := json.Marshal(in)
+	inJSON, err := json.Marshal(compactInput(in))
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(info.ResultSchema), &out); err != nil {
+		return nil, fmt.Errorf("%s result schema: %w", info.Name, err)
+	}
+	outJSON, err := json.Marshal(compactOutput(out))
 	if err != nil {
 		return nil, err
 	}
@@ -148,12 +176,10 @@ func batchTool() (*tool, error) {
 		nameJSON:     mustJSON(BatchTool),
 		mcp: &mcpsdk.Tool{
 			Name: BatchTool,
-			Description: info.Summary + " Steps are {tool, args, bind?}: any batchable tool of this server, with its own arguments; " +
-				`a later argument "$name" is the handle of the step bound as name, "$name.field" a field of its result. ` +
-				"Validation runs first and refuses the whole batch on any error; dry_run previews without running; " +
-				"expected_revision and preconditions run it only if nothing moved; on_error is stop, continue or rollback.",
+			Description: "Run steps {tool, args, bind?} of any batchable tool in one go; " +
+				`in a later step's args "$name" is the handle of the step bound as name, "$name.field" a field of its result.`,
 			InputSchema:  json.RawMessage(inJSON),
-			OutputSchema: json.RawMessage(info.ResultSchema),
+			OutputSchema: json.RawMessage(outJSON),
 			Annotations: &mcpsdk.ToolAnnotations{
 				DestructiveHint: new(true),
 				OpenWorldHint:   new(false),
@@ -208,49 +234,6 @@ func Groups(catalog []*tool) []string {
 		}
 	}
 	return out
-}
-
-// Cost is what a set of tools costs a model: the bytes of their entries
-// in a tools/list result and an estimate of the tokens (bytes/4, the usual
-// rule of thumb for JSON with English descriptions).
-type Cost struct {
-	// Name is a group's name, or "all".
-	Name string
-	// Tools is how many tools.
-	Tools int
-	// Bytes is the JSON size of the tools in a tools/list result.
-	Bytes int
-	// Tokens estimates the tokens, Bytes/4.
-	Tokens int
-}
-
-// CatalogCost measures the cost of each group of catalog and of the whole,
-// the last entry being "all". The sizes are those of the JSON the SDK
-// sends, tool by tool.
-func CatalogCost(catalog []*tool) ([]Cost, error) {
-	var out []Cost
-	all := Cost{Name: "all"}
-	for _, g := range Groups(catalog) {
-		c := Cost{Name: g}
-		for _, t := range catalog {
-			if t.group != g {
-				continue
-			}
-			data, err := json.Marshal(t.mcp)
-			if err != nil {
-				return nil, err
-			}
-			c.Tools++
-			c.Bytes += len(data) + 1 // the comma between entries
-		}
-		c.Tokens = c.Bytes / 4
-		all.Tools += c.Tools
-		all.Bytes += c.Bytes
-		out = append(out, c)
-	}
-	all.Bytes += len(`{"tools":[]}`) - 1
-	all.Tokens = all.Bytes / 4
-	return append(out, all), nil
 }
 
 // Name is the tool's MCP name.

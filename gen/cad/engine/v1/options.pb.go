@@ -118,7 +118,10 @@ type ToolOptions struct {
 	// ("round a corner"), and a few common words in German, French and
 	// Spanish ("abrunden", "congé", "empalme"). Lower case; the name and
 	// the description are searched anyway.
-	Keywords      []string `protobuf:"bytes,9,rep,name=keywords,proto3" json:"keywords,omitempty"`
+	Keywords []string `protobuf:"bytes,9,rep,name=keywords,proto3" json:"keywords,omitempty"`
+	// The tool is one of the few most drafting needs: MCP's lean profile
+	// lists it (every profile still lets any tool be called by name).
+	Lean          bool `protobuf:"varint,10,opt,name=lean,proto3" json:"lean,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -214,6 +217,13 @@ func (x *ToolOptions) GetKeywords() []string {
 		return x.Keywords
 	}
 	return nil
+}
+
+func (x *ToolOptions) GetLean() bool {
+	if x != nil {
+		return x.Lean
+	}
+	return false
 }
 
 // FieldRules constrains a field beyond its type. The generated JSON Schemas
@@ -633,7 +643,7 @@ var File_cad_engine_v1_options_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcad/engine/v1/options.proto\x12\rcad.engine.v1\x1a google/protobuf/descriptor.proto\x1a\x15google/rpc/code.proto\"\x96\x02\n" +
+	"\x1bcad/engine/v1/options.proto\x12\rcad.engine.v1\x1a google/protobuf/descriptor.proto\x1a\x15google/rpc/code.proto\"\xaa\x02\n" +
 	"\vToolOptions\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1b\n" +
@@ -645,7 +655,9 @@ const file_cad_engine_v1_options_proto_rawDesc = "" +
 	"\tbatchable\x18\x06 \x01(\bR\tbatchable\x12 \n" +
 	"\vinteractive\x18\a \x01(\bR\vinteractive\x12\x16\n" +
 	"\x06result\x18\b \x01(\tR\x06result\x12\x1a\n" +
-	"\bkeywords\x18\t \x03(\tR\bkeywords\"\xd6\x03\n" +
+	"\bkeywords\x18\t \x03(\tR\bkeywords\x12\x12\n" +
+	"\x04lean\x18\n" +
+	" \x01(\bR\x04lean\"\xd6\x03\n" +
 	"\n" +
 	"FieldRules\x12\x1d\n" +
 	"\aminimum\x18\x01 \x01(\x01H\x00R\aminimum\x88\x01\x01\x12\x1d\n" +

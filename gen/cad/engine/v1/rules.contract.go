@@ -1495,6 +1495,50 @@ func (x *BlockReferencesArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *ToolSearchArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Query) < 1 {
+		return &RuleViolation{Path: "/query", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if utf8.RuneCountInString(x.Query) > 500 {
+		return &RuleViolation{Path: "/query", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 500 characters long"}
+	}
+	if x.Limit != nil {
+		if float64(*x.Limit) < 1.0 {
+			return &RuleViolation{Path: "/limit", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+		}
+		if float64(*x.Limit) > 50.0 {
+			return &RuleViolation{Path: "/limit", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 50"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ToolDescribeArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Names); n > 0 && n < 1 {
+		return &RuleViolation{Path: "/names", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 1 elements"}
+	}
+	if len(x.Names) > 50 {
+		return &RuleViolation{Path: "/names", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 50 elements"}
+	}
+	for i, e := range x.Names {
+		if utf8.RuneCountInString(e) < 1 {
+			return &RuleViolation{Path: "/names" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+		}
+		if utf8.RuneCountInString(e) > 100 {
+			return &RuleViolation{Path: "/names" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 100 characters long"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *EntityCreateSplineArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil

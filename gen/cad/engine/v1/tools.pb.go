@@ -8306,21 +8306,21 @@ var File_cad_engine_v1_tools_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\n" +
-	"\x19cad/engine/v1/tools.proto\x12\rcad.engine.v1\x1a\x1ccad/engine/v1/document.proto\x1a\x1bcad/engine/v1/options.proto\"\xb9\x01\n" +
+	"\x19cad/engine/v1/tools.proto\x12\rcad.engine.v1\x1a\x1ccad/engine/v1/document.proto\x1a\x1bcad/engine/v1/options.proto\"\xc7\x02\n" +
 	"\x12DocumentCreateArgs\x12 \n" +
 	"\x04name\x18\x01 \x01(\tB\a\x92\xb5\x18\x03(\xc8\x01H\x00R\x04name\x88\x01\x01\x12/\n" +
-	"\x05units\x18\x02 \x01(\x0e2\x14.cad.engine.v1.UnitsH\x01R\x05units\x88\x01\x01:=\x8a\xb5\x189\n" +
-	"\x0fdocument_create\x12&Create an empty document with layer 0.B\a\n" +
+	"\x05units\x18\x02 \x01(\x0e2\x14.cad.engine.v1.UnitsH\x01R\x05units\x88\x01\x01:\xca\x01\x8a\xb5\x18\xc5\x01\n" +
+	"\x0fdocument_create\x12ICreate an empty drawing (units mm unless given); returns its document_id.J\x03newJ\x04qnewJ\vnew drawingJ\x0fstart a drawingJ\x0eblank documentJ\x0eneue zeichnungJ\x0enouveau dessinJ\fnuevo dibujoP\x01B\a\n" +
 	"\x05_nameB\b\n" +
 	"\x06_units\"O\n" +
 	"\x14DocumentCreateResult\x127\n" +
-	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\"\x8f\x01\n" +
-	"\x10DocumentInfoArgs:{\x8a\xb5\x18w\n" +
-	"\rdocument_info\x12DDescribe the document: revision, content hash, layers, entity count.\x18\x01(\x010\x01B\x1acad.engine.v1.DocumentInfo\"\xc7\x02\n" +
+	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\"\xb4\x02\n" +
+	"\x10DocumentInfoArgs:\x9f\x02\x8a\xb5\x18\x9a\x02\n" +
+	"\rdocument_info\x12GThe document's units, revision, entity count, layers and current layer.\x18\x01(\x010\x01B\x1acad.engine.v1.DocumentInfoJ\x06statusJ\bdwgpropsJ\x19properties of the drawingJ\x16what is in the drawingJ\fdrawing infoJ\brevisionJ\x0ezeichnungsinfoJ\x16informations du dessinJ\x17información del dibujoP\x01\"\xa0\x03\n" +
 	"\x12DocumentExportArgs\x123\n" +
 	"\x06format\x18\x01 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12;\n" +
-	"\aoptions\x18\x02 \x01(\v2\x1c.cad.engine.v1.ExportOptionsH\x00R\aoptions\x88\x01\x01:\xb2\x01\x8a\xb5\x18\xad\x01\n" +
-	"\x0fdocument_export\x12\x93\x01Export the document as DXF (AutoCAD 2018 by default, R12 on request), SVG, PNG or PDF; SVG, PNG and PDF at a plot scale on a paper size when asked.\x18\x01(\x010\x01B\n" +
+	"\aoptions\x18\x02 \x01(\v2\x1c.cad.engine.v1.ExportOptionsH\x00R\aoptions\x88\x01\x01:\x8b\x02\x8a\xb5\x18\x86\x02\n" +
+	"\x0fdocument_export\x12`The drawing as a DXF (2018 or R12), SVG, PNG or PDF file, optionally at a scale on a paper size.\x18\x01(\x010\x01J\x04saveJ\x06saveasJ\x06dxfoutJ\x06exportJ\x04plotJ\x05printJ\x03pdfJ\x03svgJ\x03pngJ\x11download the fileJ\vexportierenJ\adruckenJ\bexporterJ\bimprimerJ\bexportarJ\bimprimirP\x01B\n" +
 	"\n" +
 	"\b_options\"\x98\x01\n" +
 	"\x14DocumentExportResult\x123\n" +
@@ -8328,12 +8328,13 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\n" +
 	"media_type\x18\x02 \x01(\tR\tmediaType\x12\x18\n" +
 	"\acontent\x18\x03 \x01(\tR\acontent\x12\x12\n" +
-	"\x04data\x18\x04 \x01(\fR\x04data\"\xf5\x03\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\"\xe8\x02\n" +
 	"\x12DocumentImportArgs\x12\x17\n" +
 	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x123\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x18\n" +
-	"\acontent\x18\x03 \x01(\tR\acontent:\xed\x02\x8a\xb5\x18\xe8\x02\n" +
-	"\x0fdocument_import\x12\xd4\x02Create a document from a DXF file's text, R12 to 2018 (a file in a legacy code page is best read as Latin-1, a character a byte: the engine decodes it by its $DWGCODEPAGE). Every entity becomes a native one, is preserved as type foreign (written back on DXF export), or is dropped with a reason: the result's report says which, by DXF type.B\a\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent:\xe0\x01\x8a\xb5\x18\xdb\x01\n" +
+	"\x0fdocument_import\x12_Open DXF text (R12 to 2018) as a new document; the report says what became of each entity type.J\x04openJ\x05dxfinJ\x06importJ\n" +
+	"load a dxfJ\vread a fileJ\aöffnenJ\vimportierenJ\x06ouvrirJ\bimporterJ\x05abrirJ\bimportarP\x01B\a\n" +
 	"\x05_name\"\xfd\x01\n" +
 	"\x14DocumentImportResult\x127\n" +
 	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\x12\x1a\n" +
@@ -8342,19 +8343,19 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\n" +
 	"unmodelled\x18\x04 \x03(\v2!.cad.engine.v1.UnmodelledEntitiesR\n" +
 	"unmodelled\x123\n" +
-	"\x06report\x18\x05 \x01(\v2\x1b.cad.engine.v1.ImportReportR\x06report\"\xf9\x01\n" +
+	"\x06report\x18\x05 \x01(\v2\x1b.cad.engine.v1.ImportReportR\x06report\"\xfd\x02\n" +
 	"\x15EntityCreatePointArgs\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
 	"\x05layer\x18\x03 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:,\x8a\xb5\x18(\n" +
-	"\x13entity_create_point\x12\x0fCreate a point.0\x01B\b\n" +
+	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xaf\x01\x8a\xb5\x18\xaa\x01\n" +
+	"\x13entity_create_point\x12^Create a point entity at (x, y), in document units. For a construction point or a node marker.0\x01J\x05pointJ\x02poJ\x04nodeJ\vmark a spotJ\x05punktJ\x05pointJ\x05puntoB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetype\"9\n" +
 	"\x17EntityCreatePointResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xb4\x02\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xb0\x03\n" +
 	"\x14EntityCreateLineArgs\x12\x0e\n" +
 	"\x02x1\x18\x01 \x01(\x01R\x02x1\x12\x0e\n" +
 	"\x02y1\x18\x02 \x01(\x01R\x02y1\x12\x0e\n" +
@@ -8362,26 +8363,26 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x02y2\x18\x04 \x01(\x01R\x02y2\x12\x19\n" +
 	"\x05layer\x18\x05 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\a \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:D\x8a\xb5\x18@\n" +
-	"\x12entity_create_line\x12(Create a line from (x1, y1) to (x2, y2).0\x01B\b\n" +
+	"\blinetype\x18\a \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xbf\x01\x8a\xb5\x18\xba\x01\n" +
+	"\x12entity_create_line\x12LCreate a straight line segment from (x1, y1) to (x2, y2), in document units.0\x01J\x04lineJ\x01lJ\vdraw a lineJ\asegmentJ\rstraight edgeJ\x05linieJ\astreckeJ\x05ligneJ\x06líneaJ\x05lineaP\x01B\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetype\"8\n" +
 	"\x16EntityCreateLineResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xbc\x02\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xec\x03\n" +
 	"\x16EntityCreateCircleArgs\x12\x0e\n" +
 	"\x02cx\x18\x01 \x01(\x01R\x02cx\x12\x0e\n" +
 	"\x02cy\x18\x02 \x01(\x01R\x02cy\x12%\n" +
 	"\x06radius\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00R\x06radius\x12\x19\n" +
 	"\x05layer\x18\x04 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x05 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x06 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:C\x8a\xb5\x18?\n" +
-	"\x14entity_create_circle\x12%Create a circle with centre (cx, cy).0\x01B\b\n" +
+	"\blinetype\x18\x06 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xf2\x01\x8a\xb5\x18\xed\x01\n" +
+	"\x14entity_create_circle\x12pCreate a circle from its centre (cx, cy) and radius, in document units. For holes, bolt circles and round parts.0\x01J\x06circleJ\x01cJ\rdraw a circleJ\x04holeJ\x05roundJ\x05kreisJ\abohrungJ\x06cercleJ\x04trouJ\bcírculoJ\acirculoJ\aagujeroP\x01B\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetype\":\n" +
 	"\x18EntityCreateCircleResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x8e\x03\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x8d\x04\n" +
 	"\x13EntityCreateArcArgs\x12\x0e\n" +
 	"\x02cx\x18\x01 \x01(\x01R\x02cx\x12\x0e\n" +
 	"\x02cy\x18\x02 \x01(\x01R\x02cy\x12%\n" +
@@ -8391,26 +8392,28 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\tend_angle\x18\x05 \x01(\x01R\bendAngle\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\b \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:Z\x8a\xb5\x18V\n" +
-	"\x11entity_create_arc\x12?Create an arc, counter-clockwise from start_angle to end_angle.0\x01B\b\n" +
+	"\blinetype\x18\b \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xd8\x01\x8a\xb5\x18\xd3\x01\n" +
+	"\x11entity_create_arc\x12dCreate a circular arc from centre, radius and start/end angles (degrees, counter-clockwise from +x).0\x01J\x03arcJ\x01aJ\vdraw an arcJ\x05curveJ\x10part of a circleJ\x05bogenJ\n" +
+	"kreisbogenJ\rarc de cercleJ\x04arcoP\x01B\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetype\"7\n" +
 	"\x15EntityCreateArcResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xfa\x02\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa7\x04\n" +
 	"\x18EntityCreatePolylineArgs\x125\n" +
 	"\x06points\x18\x01 \x03(\v2\x15.cad.engine.v1.VertexB\x06\x92\xb5\x18\x020\x02R\x06points\x12\x1b\n" +
 	"\x06closed\x18\x02 \x01(\bH\x00R\x06closed\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x03 \x01(\tH\x01R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x02R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x03R\blinetype\x88\x01\x01:g\x8a\xb5\x18c\n" +
-	"\x16entity_create_polyline\x12GCreate a polyline through points, closed or open, with optional bulges.0\x01B\t\n" +
+	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x03R\blinetype\x88\x01\x01:\x93\x02\x8a\xb5\x18\x8e\x02\n" +
+	"\x16entity_create_polyline\x12\x82\x01Create a polyline through points (open or closed), each vertex with an optional bulge for arc segments. For outlines and profiles.0\x01J\x05plineJ\x02plJ\bpolylineJ\x0fpolygon outlineJ\x0fconnected linesJ\aprofileJ\tpolylinieJ\tpolyligneJ\n" +
+	"polilíneaJ\tpolilineaP\x01B\t\n" +
 	"\a_closedB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetype\"<\n" +
 	"\x1aEntityCreatePolylineResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xee\x02\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe1\x03\n" +
 	"\x19EntityCreateRectangleArgs\x12\x0e\n" +
 	"\x02x1\x18\x01 \x01(\x01R\x02x1\x12\x0e\n" +
 	"\x02y1\x18\x02 \x01(\x01R\x02y1\x12\x0e\n" +
@@ -8418,13 +8421,14 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x02y2\x18\x04 \x01(\x01R\x02y2\x12\x19\n" +
 	"\x05layer\x18\x05 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\a \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:y\x8a\xb5\x18u\n" +
-	"\x17entity_create_rectangle\x12XCreate a closed polyline rectangle from corner (x1, y1) to the opposite corner (x2, y2).0\x01B\b\n" +
+	"\blinetype\x18\a \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xeb\x01\x8a\xb5\x18\xe6\x01\n" +
+	"\x17entity_create_rectangle\x12aCreate a rectangle as a closed polyline from one corner (x1, y1) to the opposite corner (x2, y2).0\x01J\trectangleJ\arectangJ\x03recJ\x03boxJ\x06squareJ\x10draw a rectangleJ\brechteckJ\trectangleJ\vrectánguloJ\n" +
+	"rectanguloP\x01B\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetype\"=\n" +
 	"\x1bEntityCreateRectangleResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x89\x03\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xc8\x04\n" +
 	"\x14EntityCreateTextArgs\x12\x1a\n" +
 	"\x04text\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04text\x12\f\n" +
 	"\x01x\x18\x02 \x01(\x01R\x01x\x12\f\n" +
@@ -8433,15 +8437,16 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\brotation\x18\x05 \x01(\x01H\x01R\brotation\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x02R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x03R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\b \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x04R\blinetype\x88\x01\x01:<\x8a\xb5\x188\n" +
-	"\x12entity_create_text\x12 Create a line of text at (x, y).0\x01B\t\n" +
+	"\blinetype\x18\b \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x04R\blinetype\x88\x01\x01:\xfa\x01\x8a\xb5\x18\xf5\x01\n" +
+	"\x12entity_create_text\x12qCreate a single line of text at (x, y) with height (document units) and rotation (degrees). For labels and notes.0\x01J\x04textJ\x05dtextJ\x02dtJ\x10single line textJ\x05labelJ\fwrite a noteJ\n" +
+	"annotationJ\fbeschriftungJ\x05texteJ\x05textoJ\betiquetaP\x01B\t\n" +
 	"\a_heightB\v\n" +
 	"\t_rotationB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetype\"8\n" +
 	"\x16EntityCreateTextResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xb7\x04\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xcc\x04\n" +
 	"\x17EntityCreateEllipseArgs\x12\x0e\n" +
 	"\x02cx\x18\x01 \x01(\x01R\x02cx\x12\x0e\n" +
 	"\x02cy\x18\x02 \x01(\x01R\x02cy\x12\x17\n" +
@@ -8454,8 +8459,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05layer\x18\b \x01(\tH\x02R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\t \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x03R\x05color\x88\x01\x01\x12'\n" +
 	"\blinetype\x18\n" +
-	" \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x04R\blinetype\x88\x01\x01:\x9d\x01\x8a\xb5\x18\x98\x01\n" +
-	"\x15entity_create_ellipse\x12}Create an ellipse with centre (cx, cy), major axis endpoint (major_x, major_y) relative to the centre, and minor/major ratio.0\x01B\x0e\n" +
+	" \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x04R\blinetype\x88\x01\x01:\xb2\x01\x8a\xb5\x18\xad\x01\n" +
+	"\x15entity_create_ellipse\x12fCreate an ellipse from its centre, major-axis endpoint (relative to the centre) and minor/major ratio.0\x01J\aellipseJ\x02elJ\x04ovalJ\aellipseJ\x06elipseJ\x06óvaloB\x0e\n" +
 	"\f_start_angleB\f\n" +
 	"\n" +
 	"_end_angleB\b\n" +
@@ -8514,23 +8519,23 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_ratioB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"\xbd\x01\n" +
+	"\t_linetype\"\xfb\x02\n" +
 	"\x15EntityBatchCreateArgs\x12@\n" +
 	"\bentities\x18\x01 \x03(\v2\x18.cad.engine.v1.NewEntityB\n" +
-	"\x92\xb5\x18\x060\x018\xa0\x8d\x06R\bentities:b\x8a\xb5\x18^\n" +
-	"\x13entity_batch_create\x12ECreate many entities in one step (up to 100000), denser than a batch.0\x01\"Q\n" +
+	"\x92\xb5\x18\x060\x018\xa0\x8d\x06R\bentities:\x9f\x02\x8a\xb5\x18\x9a\x02\n" +
+	"\x13entity_batch_create\x12{Create many entities of any types in one call (up to 100000), more compact than a batch of create steps. For bulk geometry.0\x01J\vbulk createJ\rmany entitiesJ\vmass insertJ\x14create lots of linesJ\rimport pointsJ\x10massenerstellungJ\x12création en masseJ\x10creación masiva\"Q\n" +
 	"\x17EntityBatchCreateResult\x12 \n" +
 	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\x95\x01\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xac\x02\n" +
 	"\rEntityGetArgs\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:d\x8a\xb5\x18`\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:\xfa\x01\x8a\xb5\x18\xf5\x01\n" +
 	"\n" +
-	"entity_get\x126Read one entity: properties, fingerprint and geometry.\x18\x01(\x010\x01B\x14cad.engine.v1.Entity\"\\\n" +
+	"entity_get\x12WRead one entity by handle: type, layer, colour, linetype, fingerprint and its geometry.\x18\x01(\x010\x01B\x14cad.engine.v1.EntityJ\x04listJ\x02liJ\x0eread an entityJ\ainspectJ\x13what is this entityJ\x0eentity detailsJ\reigenschaftenJ\fpropriétésJ\vpropiedadesP\x01\"\\\n" +
 	"\x06Window\x12\x13\n" +
 	"\x05min_x\x18\x01 \x01(\x01R\x04minX\x12\x13\n" +
 	"\x05min_y\x18\x02 \x01(\x01R\x04minY\x12\x13\n" +
 	"\x05max_x\x18\x03 \x01(\x01R\x04maxX\x12\x13\n" +
-	"\x05max_y\x18\x04 \x01(\x01R\x04maxY\"\xcd\x03\n" +
+	"\x05max_y\x18\x04 \x01(\x01R\x04maxY\"\xe1\x04\n" +
 	"\x0eEntityListArgs\x12/\n" +
 	"\x05types\x18\x01 \x03(\x0e2\x19.cad.engine.v1.EntityTypeR\x05types\x12\x16\n" +
 	"\x06layers\x18\x02 \x03(\tR\x06layers\x122\n" +
@@ -8538,8 +8543,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\tpage_size\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\xf0?\x11\x00\x00\x00\x00\x00\x88\xc3@H\x01R\bpageSize\x88\x01\x01\x12\"\n" +
 	"\n" +
 	"page_token\x18\x05 \x01(\tH\x02R\tpageToken\x88\x01\x01\x12\x1b\n" +
-	"\x06layout\x18\x06 \x01(\tH\x03R\x06layout\x88\x01\x01:\x8f\x01\x8a\xb5\x18\x8a\x01\n" +
-	"\ventity_list\x12uList the entities of model space (or of one paper-space layout), filtered by type, layer or window, a page at a time.\x18\x01(\x010\x01B\t\n" +
+	"\x06layout\x18\x06 \x01(\tH\x03R\x06layout\x88\x01\x01:\xa3\x02\x8a\xb5\x18\x9e\x02\n" +
+	"\ventity_list\x12\x7fList the entities of model space (or of a layout), filtered by type, layer or window, a page at a time. Use it to find handles.\x18\x01(\x010\x01J\n" +
+	"select allJ\rfind entitiesJ\rwhat is drawnJ\x06filterJ\aqselectJ\x13entities on a layerJ\x11objekte auflistenJ\x11lister les objetsJ\x10listar entidadesP\x01B\t\n" +
 	"\a_windowB\f\n" +
 	"\n" +
 	"_page_sizeB\r\n" +
@@ -8548,21 +8554,23 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x10EntityListResult\x121\n" +
 	"\bentities\x18\x01 \x03(\v2\x15.cad.engine.v1.EntityR\bentities\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12\x14\n" +
-	"\x05total\x18\x03 \x01(\x03R\x05total\"\xe9\x01\n" +
+	"\x05total\x18\x03 \x01(\x03R\x05total\"\xa5\x03\n" +
 	"\x13SelectionWindowArgs\x12\x0e\n" +
 	"\x02x1\x18\x01 \x01(\x01R\x02x1\x12\x0e\n" +
 	"\x02y1\x18\x02 \x01(\x01R\x02y1\x12\x0e\n" +
 	"\x02x2\x18\x03 \x01(\x01R\x02x2\x12\x0e\n" +
 	"\x02y2\x18\x04 \x01(\x01R\x02y2\x12\x1f\n" +
-	"\bcrossing\x18\x05 \x01(\bH\x00R\bcrossing\x88\x01\x01:d\x8a\xb5\x18`\n" +
-	"\x10selection_window\x12FHandles of the entities inside (or, with crossing, touching) a window.\x18\x01(\x010\x01B\v\n" +
+	"\bcrossing\x18\x05 \x01(\bH\x00R\bcrossing\x88\x01\x01:\x9f\x02\x8a\xb5\x18\x9a\x02\n" +
+	"\x10selection_window\x12wHandles of the entities inside a rectangular window, or touching it with crossing. Like a window or crossing selection.\x18\x01(\x010\x01J\x10window selectionJ\bcrossingJ\x0fselect in a boxJ\x18what is inside this areaJ\x0ffenster auswahlJ\x17sélection par fenêtreJ\x16selección por ventanaB\v\n" +
 	"\t_crossing\"O\n" +
 	"\x15SelectionWindowResult\x12 \n" +
 	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\x98\x01\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xa1\x02\n" +
 	"\x17AnalysisBoundingBoxArgs\x12 \n" +
-	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles:[\x8a\xb5\x18W\n" +
-	"\x15analysis_bounding_box\x128Extents of the given entities, or of the whole document.\x18\x01(\x010\x01\"\xb3\x01\n" +
+	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles:\xe3\x01\x8a\xb5\x18\xde\x01\n" +
+	"\x15analysis_bounding_box\x12NThe extents (min and max x, y) of the given entities, or of the whole drawing.\x18\x01(\x010\x01J\aextentsJ\fbounding boxJ\foverall sizeJ\x06limitsJ\x16how big is the drawingJ\n" +
+	"ausdehnungJ\bétendueJ\n" +
+	"extensiónJ\blímites\"\xb3\x01\n" +
 	"\x19AnalysisBoundingBoxResult\x12\x13\n" +
 	"\x05min_x\x18\x01 \x01(\x01R\x04minX\x12\x13\n" +
 	"\x05min_y\x18\x02 \x01(\x01R\x04minY\x12\x13\n" +
@@ -8570,21 +8578,22 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05max_y\x18\x04 \x01(\x01R\x04maxY\x12\x14\n" +
 	"\x05width\x18\x05 \x01(\x01R\x05width\x12\x16\n" +
 	"\x06height\x18\x06 \x01(\x01R\x06height\x12\x14\n" +
-	"\x05count\x18\a \x01(\x03R\x05count\"\xb3\x01\n" +
+	"\x05count\x18\a \x01(\x03R\x05count\"\xb3\x02\n" +
 	"\x1bAnalysisMeasureDistanceArgs\x12\x0e\n" +
 	"\x02x1\x18\x01 \x01(\x01R\x02x1\x12\x0e\n" +
 	"\x02y1\x18\x02 \x01(\x01R\x02y1\x12\x0e\n" +
 	"\x02x2\x18\x03 \x01(\x01R\x02x2\x12\x0e\n" +
-	"\x02y2\x18\x04 \x01(\x01R\x02y2:T\x8a\xb5\x18P\n" +
-	"\x19analysis_measure_distance\x12-Distance and angle from (x1, y1) to (x2, y2).\x18\x01(\x010\x01\"q\n" +
+	"\x02y2\x18\x04 \x01(\x01R\x02y2:\xd3\x01\x8a\xb5\x18\xce\x01\n" +
+	"\x19analysis_measure_distance\x12FDistance and angle (degrees) between two points (x1, y1) and (x2, y2).\x18\x01(\x010\x01J\x04distJ\x02diJ\bdistanceJ\ameasureJ\rhow far apartJ\vmeasuregeomJ\aabstandJ\x06messenJ\amesurerJ\tdistanciaJ\x05medir\"q\n" +
 	"\x1dAnalysisMeasureDistanceResult\x12\x1a\n" +
 	"\bdistance\x18\x01 \x01(\x01R\bdistance\x12\x0e\n" +
 	"\x02dx\x18\x02 \x01(\x01R\x02dx\x12\x0e\n" +
 	"\x02dy\x18\x03 \x01(\x01R\x02dy\x12\x14\n" +
-	"\x05angle\x18\x04 \x01(\x01R\x05angle\"\xf1\x02\n" +
+	"\x05angle\x18\x04 \x01(\x01R\x05angle\"\xc2\x02\n" +
 	"\x19AnalysisMeasureEntityArgs\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:\xb3\x02\x8a\xb5\x18\xae\x02\n" +
-	"\x17analysis_measure_entity\x12\x8c\x02Length, area and perimeter of an entity, as its type allows (bulges included). The area of a closed polyline that crosses itself is the area it encloses (every point it winds around), not the signed sum of its lobes; a hatch's area is its boundary's less its islands'.\x18\x01(\x010\x01\"\x98\x01\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:\x84\x02\x8a\xb5\x18\xff\x01\n" +
+	"\x17analysis_measure_entity\x12_Length, area and perimeter of one entity as its type allows (bulges and hatch islands counted).\x18\x01(\x010\x01J\x04areaJ\x02aaJ\x06lengthJ\tperimeterJ\bmasspropJ\x0ehow long is itJ\aflächeJ\x06längeJ\x06umfangJ\x04aireJ\blongueurJ\x05áreaJ\blongitudJ\n" +
+	"perímetroP\x01\"\x98\x01\n" +
 	"\x1bAnalysisMeasureEntityResult\x12\x1b\n" +
 	"\x06length\x18\x01 \x01(\x01H\x00R\x06length\x88\x01\x01\x12\x17\n" +
 	"\x04area\x18\x02 \x01(\x01H\x01R\x04area\x88\x01\x01\x12!\n" +
@@ -8592,55 +8601,55 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\a_lengthB\a\n" +
 	"\x05_areaB\f\n" +
 	"\n" +
-	"_perimeter\"\x82\x01\n" +
+	"_perimeter\"\xe7\x01\n" +
 	"\x0eEntityMoveArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x0e\n" +
 	"\x02dx\x18\x02 \x01(\x01R\x02dx\x12\x0e\n" +
-	"\x02dy\x18\x03 \x01(\x01R\x02dy:0\x8a\xb5\x18,\n" +
-	"\ventity_move\x12\x1bMove an entity by (dx, dy).0\x01\"2\n" +
+	"\x02dy\x18\x03 \x01(\x01R\x02dy:\x94\x01\x8a\xb5\x18\x8f\x01\n" +
+	"\ventity_move\x12-Move an entity by (dx, dy) in document units.0\x01J\x04moveJ\x01mJ\bdisplaceJ\x05shiftJ\ttranslateJ\vverschiebenJ\tdéplacerJ\x05moverJ\tdesplazarP\x01\"2\n" +
 	"\x10EntityMoveResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x8d\x01\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xef\x01\n" +
 	"\x0eEntityCopyArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x0e\n" +
 	"\x02dx\x18\x02 \x01(\x01R\x02dx\x12\x0e\n" +
-	"\x02dy\x18\x03 \x01(\x01R\x02dy:;\x8a\xb5\x187\n" +
-	"\ventity_copy\x12&Copy an entity, displaced by (dx, dy).0\x01\"2\n" +
+	"\x02dy\x18\x03 \x01(\x01R\x02dy:\x9c\x01\x8a\xb5\x18\x97\x01\n" +
+	"\ventity_copy\x12GCopy an entity, the copy displaced by (dx, dy); returns the new handle.0\x01J\x04copyJ\x02coJ\x02cpJ\tduplicateJ\bkopierenJ\x06copierJ\x06copiarJ\bduplicarP\x01\"2\n" +
 	"\x10EntityCopyResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xda\x01\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xb2\x02\n" +
 	"\x10EntityRotateArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x15\n" +
 	"\x06base_x\x18\x02 \x01(\x01R\x05baseX\x12\x15\n" +
 	"\x06base_y\x18\x03 \x01(\x01R\x05baseY\x12\x14\n" +
-	"\x05angle\x18\x04 \x01(\x01R\x05angle:b\x8a\xb5\x18^\n" +
-	"\rentity_rotate\x12KRotate an entity about (base_x, base_y) by angle degrees counter-clockwise.0\x01\"4\n" +
+	"\x05angle\x18\x04 \x01(\x01R\x05angle:\xb9\x01\x8a\xb5\x18\xb4\x01\n" +
+	"\rentity_rotate\x12NRotate an entity about a base point by an angle in degrees, counter-clockwise.0\x01J\x06rotateJ\x02roJ\x04turnJ\x04spinJ\x06drehenJ\brotierenJ\rfaire pivoterJ\brotationJ\x05girarJ\x05rotarP\x01\"4\n" +
 	"\x12EntityRotateResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xcf\x01\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xdf\x02\n" +
 	"\x0fEntityScaleArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x15\n" +
 	"\x06base_x\x18\x02 \x01(\x01R\x05baseX\x12\x15\n" +
 	"\x06base_y\x18\x03 \x01(\x01R\x05baseY\x12%\n" +
-	"\x06factor\x18\x04 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00R\x06factor:G\x8a\xb5\x18C\n" +
-	"\fentity_scale\x121Scale an entity about (base_x, base_y) by factor.0\x01\"3\n" +
+	"\x06factor\x18\x04 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00R\x06factor:\xd6\x01\x8a\xb5\x18\xd1\x01\n" +
+	"\fentity_scale\x12DScale an entity about a base point by a factor (2 doubles its size).0\x01J\x05scaleJ\x02scJ\x06resizeJ\aenlargeJ\x06shrinkJ\vmake biggerJ\tskalierenJ\fvergrößernJ\x14mettre à l'échelleJ\béchelleJ\aescalarJ\x06escala\"3\n" +
 	"\x11EntityScaleResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x8e\x02\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe7\x02\n" +
 	"\x10EntityMirrorArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x0e\n" +
 	"\x02x1\x18\x02 \x01(\x01R\x02x1\x12\x0e\n" +
 	"\x02y1\x18\x03 \x01(\x01R\x02y1\x12\x0e\n" +
 	"\x02x2\x18\x04 \x01(\x01R\x02x2\x12\x0e\n" +
 	"\x02y2\x18\x05 \x01(\x01R\x02y2\x12\x17\n" +
-	"\x04copy\x18\x06 \x01(\bH\x00R\x04copy\x88\x01\x01:x\x8a\xb5\x18t\n" +
-	"\rentity_mirror\x12aMirror an entity about the line through (x1, y1) and (x2, y2), keeping or replacing the original.0\x01B\a\n" +
+	"\x04copy\x18\x06 \x01(\bH\x00R\x04copy\x88\x01\x01:\xd0\x01\x8a\xb5\x18\xcb\x01\n" +
+	"\rentity_mirror\x12YMirror an entity about the line through two points, keeping the original or replacing it.0\x01J\x06mirrorJ\x02miJ\x04flipJ\areflectJ\x0esymmetric copyJ\bspiegelnJ\tsymétrieJ\x06miroirJ\tsimetríaJ\breflejarP\x01B\a\n" +
 	"\x05_copy\"4\n" +
 	"\x12EntityMirrorResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x98\x04\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa0\x03\n" +
 	"\x10EntityOffsetArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x1a\n" +
-	"\bdistance\x18\x02 \x01(\x01R\bdistance:\xc7\x03\x8a\xb5\x18\xc2\x03\n" +
-	"\rentity_offset\x12\xae\x03Create a parallel copy of a line, circle, arc, polyline (bulges included) or ellipse at distance; positive is left of the direction (outside for circles, arcs and ellipses). The offset of an ellipse is a polyline of arcs within 1e-6 of the true curve. A closed polyline narrower than twice the distance somewhere comes apart: every piece is created (handles, largest first); an open polyline whose offset would cross itself fails.0\x01\"V\n" +
+	"\bdistance\x18\x02 \x01(\x01R\bdistance:\xcf\x02\x8a\xb5\x18\xca\x02\n" +
+	"\rentity_offset\x12\xc1\x01Make a parallel copy of a line, circle, arc, polyline or ellipse at a distance; positive is left of its direction (outside for closed curves). For walls and wall thickness, rims and clearances.0\x01J\x06offsetJ\x01oJ\bparallelJ\rparallel copyJ\x0ewall thicknessJ\tversetzenJ\x10abstand parallelJ\bdécalerJ\requidistanciaJ\adesfaseP\x01\"V\n" +
 	"\x12EntityOffsetResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
-	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\"\xa4\a\n" +
+	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\"\xc6\b\n" +
 	"\x16EntityEditGeometryArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12/\n" +
 	"\x05start\x18\x02 \x01(\v2\x14.cad.engine.v1.PointH\x00R\x05start\x88\x01\x01\x12+\n" +
@@ -8660,8 +8669,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"R\tinsertion\x88\x01\x01\x128\n" +
 	"\n" +
 	"major_axis\x18\x0e \x01(\v2\x14.cad.engine.v1.PointH\vR\tmajorAxis\x88\x01\x01\x121\n" +
-	"\x05ratio\x18\x0f \x01(\x01B\x16\x92\xb5\x18\x12\x11\x00\x00\x00\x00\x00\x00\xf0?\x19\x00\x00\x00\x00\x00\x00\x00\x00H\fR\x05ratio\x88\x01\x01:t\x8a\xb5\x18p\n" +
-	"\x14entity_edit_geometry\x12VChange an entity's geometry; only the fields given change, and they must fit its type.0\x01B\b\n" +
+	"\x05ratio\x18\x0f \x01(\x01B\x16\x92\xb5\x18\x12\x11\x00\x00\x00\x00\x00\x00\xf0?\x19\x00\x00\x00\x00\x00\x00\x00\x00H\fR\x05ratio\x88\x01\x01:\x95\x02\x8a\xb5\x18\x90\x02\n" +
+	"\x14entity_edit_geometry\x12pChange an entity's geometry in place (endpoints, centre, radius, points, text…); only the fields given change.0\x01J\x04editJ\tgrip editJ\x0fstretch a pointJ\x11change the radiusJ\x10move an endpointJ\x11geometrie ändernJ\x17modifier la géométrieJ\x11editar geometríaB\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_centerB\t\n" +
@@ -8678,85 +8687,91 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\v_major_axisB\b\n" +
 	"\x06_ratio\":\n" +
 	"\x18EntityEditGeometryResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x9f\x02\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xd6\x03\n" +
 	"\x17EntitySetPropertiesArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x19\n" +
 	"\x05layer\x18\x02 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x03 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x04 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:L\x8a\xb5\x18H\n" +
-	"\x15entity_set_properties\x12-Change an entity's layer, colour or linetype.0\x01B\b\n" +
+	"\blinetype\x18\x04 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\x82\x02\x8a\xb5\x18\xfd\x01\n" +
+	"\x15entity_set_properties\x123Change an entity's layer, colour (ACI) or linetype.0\x01J\n" +
+	"propertiesJ\x02prJ\x06chpropJ\fchange layerJ\x14put on another layerJ\rchange colourJ\tmatchpropJ\rfarbe ändernJ\x15eigenschaften ändernJ\x12changer la couleurJ\rcambiar colorJ\fcambiar capaP\x01B\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetype\";\n" +
 	"\x19EntitySetPropertiesResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"^\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xc2\x01\n" +
 	"\x10EntityDeleteArgs\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:*\x8a\xb5\x18&\n" +
-	"\rentity_delete\x12\x11Delete an entity. \x010\x01\"4\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:\x8d\x01\x8a\xb5\x18\x88\x01\n" +
+	"\rentity_delete\x12\x1cDelete one entity by handle. \x010\x01J\x05eraseJ\x01eJ\x06deleteJ\x06removeJ\blöschenJ\tentfernenJ\aeffacerJ\tsupprimerJ\x06borrarJ\beliminarP\x01\"4\n" +
 	"\x12EntityDeleteResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xaf\x01\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x9c\x02\n" +
 	"\x14EntityDeleteManyArgs\x12 \n" +
 	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x16\n" +
-	"\x06layers\x18\x02 \x03(\tR\x06layers:]\x8a\xb5\x18Y\n" +
-	"\x12entity_delete_many\x12?Delete the given entities, or every entity on the given layers. \x010\x01\"H\n" +
+	"\x06layers\x18\x02 \x03(\tR\x06layers:\xc9\x01\x8a\xb5\x18\xc4\x01\n" +
+	"\x12entity_delete_many\x12GDelete several entities by handle, or every entity on the given layers. \x010\x01J\terase allJ\vdelete manyJ\vclear layerJ\x11remove everythingJ\x0ealles löschenJ\ftout effacerJ\vborrar todo\"H\n" +
 	"\x16EntityDeleteManyResult\x12\x18\n" +
 	"\ahandles\x18\x01 \x03(\tR\ahandles\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xbe\x02\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xda\x03\n" +
 	"\x11PointFromSnapArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12+\n" +
 	"\x04snap\x18\x02 \x01(\x0e2\x17.cad.engine.v1.SnapKindR\x04snap\x12\x18\n" +
 	"\x05ref_x\x18\x03 \x01(\x01H\x00R\x04refX\x88\x01\x01\x12\x18\n" +
-	"\x05ref_y\x18\x04 \x01(\x01H\x01R\x04refY\x88\x01\x01:\x93\x01\x8a\xb5\x18\x8e\x01\n" +
-	"\x0fpoint_from_snap\x12uAn exact point on an entity: end, mid, center, quad, perp or near, nearest the reference point where several qualify.\x18\x01(\x010\x01B\b\n" +
+	"\x05ref_y\x18\x04 \x01(\x01H\x01R\x04refY\x88\x01\x01:\xaf\x02\x8a\xb5\x18\xaa\x02\n" +
+	"\x0fpoint_from_snap\x12tAn exact point on an entity by object snap: end, mid, center, quad, perp or near, the one nearest a reference point.\x18\x01(\x010\x01J\x05osnapJ\x04snapJ\bendpointJ\bmidpointJ\fcenter pointJ\x12centre of a circleJ\bquadrantJ\rperpendicularJ\anearestJ\x06fangenJ\n" +
+	"objektfangJ\n" +
+	"accrochageJ\x14referencia a objetosP\x01B\b\n" +
 	"\x06_ref_xB\b\n" +
 	"\x06_ref_y\"1\n" +
 	"\x13PointFromSnapResult\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
-	"\x01y\x18\x02 \x01(\x01R\x01y\"\xae\x02\n" +
+	"\x01y\x18\x02 \x01(\x01R\x01y\"\xab\x03\n" +
 	"\x15PointIntersectionArgs\x12 \n" +
 	"\ahandle1\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\ahandle1\x12 \n" +
 	"\ahandle2\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\ahandle2\x12\x18\n" +
 	"\x05ref_x\x18\x03 \x01(\x01H\x00R\x04refX\x88\x01\x01\x12\x18\n" +
-	"\x05ref_y\x18\x04 \x01(\x01H\x01R\x04refY\x88\x01\x01:\x88\x01\x8a\xb5\x18\x83\x01\n" +
-	"\x12point_intersection\x12gThe intersection of two entities nearest the reference point (lines, circles, arcs within their sweep).\x18\x01(\x010\x01B\b\n" +
+	"\x05ref_y\x18\x04 \x01(\x01H\x01R\x04refY\x88\x01\x01:\x85\x02\x8a\xb5\x18\x80\x02\n" +
+	"\x12point_intersection\x12qThe intersection point of two entities (lines, circles, arcs) nearest a reference point, with how many there are.\x18\x01(\x010\x01J\x03intJ\fintersectionJ\x13where do they crossJ\x0ecrossing pointJ\fschnittpunktJ\fintersectionJ\rintersecciónJ\finterseccionP\x01B\b\n" +
 	"\x06_ref_xB\b\n" +
 	"\x06_ref_y\"K\n" +
 	"\x17PointIntersectionResult\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x14\n" +
-	"\x05count\x18\x03 \x01(\x05R\x05count\"\xa7\x02\n" +
+	"\x05count\x18\x03 \x01(\x05R\x05count\"\xfc\x02\n" +
 	"\x10PointTangentArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x15\n" +
 	"\x06from_x\x18\x02 \x01(\x01R\x05fromX\x12\x15\n" +
 	"\x06from_y\x18\x03 \x01(\x01R\x05fromY\x12\x18\n" +
 	"\x05ref_x\x18\x04 \x01(\x01H\x00R\x04refX\x88\x01\x01\x12\x18\n" +
-	"\x05ref_y\x18\x05 \x01(\x01H\x01R\x04refY\x88\x01\x01:}\x8a\xb5\x18y\n" +
-	"\rpoint_tangent\x12bThe tangent point on a circle or arc from the point (from_x, from_y), nearest the reference point.\x18\x01(\x010\x01B\b\n" +
+	"\x05ref_y\x18\x05 \x01(\x01H\x01R\x04refY\x88\x01\x01:\xd1\x01\x8a\xb5\x18\xcc\x01\n" +
+	"\rpoint_tangent\x12cThe tangent point on a circle or arc as seen from a given point, the one nearest a reference point.\x18\x01(\x010\x01J\x03tanJ\atangentJ\vtouch pointJ\btangenteJ\x0etangentenpunktJ\x11point de tangenceJ\btangenteB\b\n" +
 	"\x06_ref_xB\b\n" +
 	"\x06_ref_y\"F\n" +
 	"\x12PointTangentResult\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x14\n" +
-	"\x05count\x18\x03 \x01(\x05R\x05count\"\x98\x02\n" +
+	"\x05count\x18\x03 \x01(\x05R\x05count\"\xd0\x03\n" +
 	"\x0fLayerCreateArgs\x12\x1d\n" +
 	"\x04name\x18\x01 \x01(\tB\t\x92\xb5\x18\x05 \x01(\xff\x01R\x04name\x121\n" +
 	"\x05color\x18\x02 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\xf0?\x11\x00\x00\x00\x00\x00\xe0o@H\x00R\x05color\x88\x01\x01\x12'\n" +
 	"\blinetype\x18\x03 \x01(\tB\x06\x92\xb5\x18\x02P\x02H\x01R\blinetype\x88\x01\x01\x12=\n" +
 	"\n" +
 	"lineweight\x18\x04 \x01(\x05B\x18\x92\xb5\x18\x14\t\x00\x00\x00\x00\x00\x00\b\xc0\x11\x00\x00\x00\x00\x00`j@P\x03H\x02R\n" +
-	"lineweight\x88\x01\x01:%\x8a\xb5\x18!\n" +
-	"\flayer_create\x12\x0fCreate a layer.0\x01B\b\n" +
+	"lineweight\x88\x01\x01:\xdc\x01\x8a\xb5\x18\xd7\x01\n" +
+	"\flayer_create\x12ICreate a layer with colour, linetype and lineweight (hundredths of a mm).0\x01J\x05layerJ\x02laJ\tnew layerJ\x0ecreate a layerJ\x06-layerJ\x05ebeneJ\n" +
+	"neue ebeneJ\rlayer anlegenJ\x06calqueJ\x0enouveau calqueJ\x04capaJ\n" +
+	"nueva capaP\x01B\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetypeB\r\n" +
 	"\v_lineweight\"'\n" +
 	"\x11LayerCreateResult\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"J\n" +
-	"\rLayerListArgs:9\x8a\xb5\x185\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xb2\x01\n" +
+	"\rLayerListArgs:\xa0\x01\x8a\xb5\x18\x9b\x01\n" +
 	"\n" +
-	"layer_list\x12!List the layers with their state.\x18\x01(\x010\x01\"d\n" +
+	"layer_list\x12MList the layers with colour, linetype, lineweight and on/frozen/locked state.\x18\x01(\x010\x01J\n" +
+	"layer listJ\x06layersJ\fwhich layersJ\x06ebenenJ\acalquesJ\x05capas\"d\n" +
 	"\x0fLayerListResult\x12,\n" +
 	"\x06layers\x18\x01 \x03(\v2\x14.cad.engine.v1.LayerR\x06layers\x12#\n" +
-	"\rcurrent_layer\x18\x02 \x01(\tR\fcurrentLayer\"\xfe\x02\n" +
+	"\rcurrent_layer\x18\x02 \x01(\tR\fcurrentLayer\"\x99\x04\n" +
 	"\x0fLayerModifyArgs\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x121\n" +
 	"\x05color\x18\x02 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\xf0?\x11\x00\x00\x00\x00\x00\xe0o@H\x00R\x05color\x88\x01\x01\x12'\n" +
@@ -8765,90 +8780,94 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"lineweight\x18\x04 \x01(\x05B\x18\x92\xb5\x18\x14\t\x00\x00\x00\x00\x00\x00\b\xc0\x11\x00\x00\x00\x00\x00`j@P\x03H\x02R\n" +
 	"lineweight\x88\x01\x01\x12\x13\n" +
 	"\x02on\x18\x05 \x01(\bH\x03R\x02on\x88\x01\x01\x12\x1b\n" +
-	"\x06frozen\x18\x06 \x01(\bH\x04R\x06frozen\x88\x01\x01:R\x8a\xb5\x18N\n" +
-	"\flayer_modify\x12<Change a layer's colour, linetype, lineweight or visibility.0\x01B\b\n" +
+	"\x06frozen\x18\x06 \x01(\bH\x04R\x06frozen\x88\x01\x01:\xec\x01\x8a\xb5\x18\xe7\x01\n" +
+	"\flayer_modify\x12TChange a layer's colour, linetype, lineweight, or turn it off/on, freeze or thaw it.0\x01J\x10layer propertiesJ\flayer colourJ\x0elayer linetypeJ\n" +
+	"lineweightJ\x10turn a layer offJ\rebene ändernJ\x12modifier le calqueJ\x0emodificar capaB\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetypeB\r\n" +
 	"\v_lineweightB\x05\n" +
 	"\x03_onB\t\n" +
 	"\a_frozen\"'\n" +
 	"\x11LayerModifyResult\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"g\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xe8\x01\n" +
 	"\x13LayerSetCurrentArgs\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name:<\x8a\xb5\x188\n" +
-	"\x11layer_set_current\x12\x1fMake a layer the current layer.(\x010\x01\"+\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name:\xbc\x01\x8a\xb5\x18\xb7\x01\n" +
+	"\x11layer_set_current\x12DMake a layer the current one: new entities without a layer go on it.(\x010\x01J\x06clayerJ\alaymcurJ\rcurrent layerJ\tset layerJ\x0eaktuelle ebeneJ\x0ecalque courantJ\vcapa actualP\x01\"+\n" +
 	"\x15LayerSetCurrentResult\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"l\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xb0\x01\n" +
 	"\rLayerLockArgs\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name:G\x8a\xb5\x18C\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name:\x8a\x01\x8a\xb5\x18\x85\x01\n" +
 	"\n" +
-	"layer_lock\x121Lock a layer: writes to its entities are refused.(\x010\x01\"%\n" +
+	"layer_lock\x124Lock a layer: its entities can no longer be changed.(\x010\x01J\x06laylckJ\x04lockJ\x0fprotect a layerJ\asperrenJ\vverrouillerJ\bbloquear\"%\n" +
 	"\x0fLayerLockResult\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"N\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xae\x01\n" +
 	"\x0fLayerUnlockArgs\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name:'\x8a\xb5\x18#\n" +
-	"\flayer_unlock\x12\x0fUnlock a layer.(\x010\x01\"'\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name:\x86\x01\x8a\xb5\x18\x81\x01\n" +
+	"\flayer_unlock\x124Unlock a layer so its entities can be changed again.(\x010\x01J\x06layulkJ\x06unlockJ\n" +
+	"entsperrenJ\x0edéverrouillerJ\vdesbloquear\"'\n" +
 	"\x11LayerUnlockResult\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"\x88\x01\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xef\x01\n" +
 	"\x0fLayerDeleteArgs\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name:a\x8a\xb5\x18]\n" +
-	"\flayer_delete\x12IDelete a layer and every entity on it (not layer 0 or the current layer). \x010\x01\"R\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name:\xc7\x01\x8a\xb5\x18\xc2\x01\n" +
+	"\flayer_delete\x12IDelete a layer and every entity on it (not layer 0 or the current layer). \x010\x01J\x06laydelJ\vpurge layerJ\fremove layerJ\fdelete layerJ\x0eebene löschenJ\x13supprimer le calqueJ\reliminar capa\"R\n" +
 	"\x11LayerDeleteResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12)\n" +
-	"\x10deleted_entities\x18\x02 \x01(\x03R\x0fdeletedEntities\"\x98\x01\n" +
+	"\x10deleted_entities\x18\x02 \x01(\x03R\x0fdeletedEntities\"\x96\x02\n" +
 	"\x14TransactionBeginArgs\x12\x19\n" +
-	"\x05label\x18\x01 \x01(\tH\x00R\x05label\x88\x01\x01:[\x8a\xb5\x18W\n" +
-	"\x11transaction_begin\x12@Open a checkpoint; inside a batch it is closed with the batch's.0\x01B\b\n" +
+	"\x05label\x18\x01 \x01(\tH\x00R\x05label\x88\x01\x01:\xd8\x01\x8a\xb5\x18\xd3\x01\n" +
+	"\x11transaction_begin\x12PSet a checkpoint to roll back to later; inside a batch it closes with the batch.0\x01J\x05beginJ\n" +
+	"checkpointJ\x04markJ\tundo markJ\x11start transactionJ\x0fsicherungspunktJ\x10point de repriseJ\x10punto de controlB\b\n" +
 	"\x06_label\"[\n" +
 	"\x16TransactionBeginResult\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12\x1a\n" +
-	"\brevision\x18\x02 \x01(\x03R\brevision\"i\n" +
-	"\x15TransactionCommitArgs:P\x8a\xb5\x18L\n" +
-	"\x12transaction_commit\x124Close the innermost checkpoint, keeping its changes.0\x01\"@\n" +
+	"\brevision\x18\x02 \x01(\x03R\brevision\"\xb0\x01\n" +
+	"\x15TransactionCommitArgs:\x96\x01\x8a\xb5\x18\x91\x01\n" +
+	"\x12transaction_commit\x124Close the innermost checkpoint, keeping its changes.0\x01J\x06commitJ\x03endJ\fkeep changesJ\aconfirmJ\vbestätigenJ\avaliderJ\tconfirmar\"@\n" +
 	"\x17TransactionCommitResult\x12%\n" +
-	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\"y\n" +
-	"\x17TransactionRollbackArgs:^\x8a\xb5\x18Z\n" +
-	"\x14transaction_rollback\x12>Undo every change since the innermost checkpoint and close it. \x010\x01\"v\n" +
+	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\"\xf1\x01\n" +
+	"\x17TransactionRollbackArgs:\xd5\x01\x8a\xb5\x18\xd0\x01\n" +
+	"\x14transaction_rollback\x12>Undo every change since the innermost checkpoint and close it. \x010\x01J\brollbackJ\troll backJ\x18revert to the checkpointJ\x0fdiscard changesJ\rzurückrollenJ\x1brevenir au point de repriseJ\brevertir\"v\n" +
 	"\x19TransactionRollbackResult\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12\x16\n" +
 	"\x06undone\x18\x02 \x01(\x03R\x06undone\x12\x1a\n" +
-	"\bverified\x18\x03 \x01(\bR\bverified\"\xbc\x01\n" +
+	"\bverified\x18\x03 \x01(\bR\bverified\"\xa8\x02\n" +
 	"\rPointPickArgs\x12\x1e\n" +
 	"\x06prompt\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x06prompt\x12-\n" +
-	"\x04base\x18\x02 \x01(\v2\x14.cad.engine.v1.PointH\x00R\x04base\x88\x01\x01:S\x8a\xb5\x18O\n" +
+	"\x04base\x18\x02 \x01(\v2\x14.cad.engine.v1.PointH\x00R\x04base\x88\x01\x01:\xbe\x01\x8a\xb5\x18\xb9\x01\n" +
 	"\n" +
-	"point_pick\x12;Ask the client to pick a point (server request pick.point).\x18\x010\x018\x01B\a\n" +
+	"point_pick\x12;Ask the user to pick a point in their viewer and return it.\x18\x010\x018\x01J\bgetpointJ\fpick a pointJ\rclick a pointJ\x12ask the user whereJ\rpunkt wählenJ\x10choisir un pointJ\felegir puntoB\a\n" +
 	"\x05_base\"-\n" +
 	"\x0fPointPickResult\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
-	"\x01y\x18\x02 \x01(\x01R\x01y\"\xe9\x01\n" +
+	"\x01y\x18\x02 \x01(\x01R\x01y\"\xe0\x02\n" +
 	"\x0eEntityPickArgs\x12\x1e\n" +
 	"\x06prompt\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x06prompt\x12/\n" +
 	"\x05types\x18\x02 \x03(\x0e2\x19.cad.engine.v1.EntityTypeR\x05types\x12$\n" +
-	"\x03max\x18\x03 \x01(\x05B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\xf0?H\x00R\x03max\x88\x01\x01:X\x8a\xb5\x18T\n" +
-	"\ventity_pick\x12?Ask the client to pick entities (server request pick.entities).\x18\x010\x018\x01B\x06\n" +
+	"\x03max\x18\x03 \x01(\x05B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\xf0?H\x00R\x03max\x88\x01\x01:\xce\x01\x8a\xb5\x18\xc9\x01\n" +
+	"\ventity_pick\x12GAsk the user to pick entities in their viewer and return their handles.\x18\x010\x018\x01J\x0eselect objectsJ\fpick objectsJ\x13let the user chooseJ\x0fobjekte wählenJ\x12choisir des objetsJ\x13seleccionar objetosB\x06\n" +
 	"\x04_max\"d\n" +
 	"\x10EntityPickResult\x12 \n" +
 	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12#\n" +
 	"\x06handle\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x00R\x06handle\x88\x01\x01B\t\n" +
-	"\a_handle\"S\n" +
-	"\x10SystemStatusArgs:?\x8a\xb5\x18;\n" +
-	"\rsystem_status\x12$Engine status and recent operations.\x18\x01(\x010\x01\"\xc1\x01\n" +
+	"\a_handle\"\xa2\x01\n" +
+	"\x10SystemStatusArgs:\x8d\x01\x8a\xb5\x18\x88\x01\n" +
+	"\rsystem_status\x12$Engine health and recent operations.\x18\x01(\x010\x01J\x06healthJ\x06statusJ\x11recent operationsJ\x10is the engine upJ\azustandJ\x05étatJ\x06estado\"\xc1\x01\n" +
 	"\x12SystemStatusResult\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x14\n" +
 	"\x05store\x18\x02 \x01(\tR\x05store\x12\x14\n" +
 	"\x05epoch\x18\x03 \x01(\tR\x05epoch\x12\x1c\n" +
 	"\tdocuments\x18\x04 \x01(\x03R\tdocuments\x12\x1a\n" +
 	"\bsessions\x18\x05 \x01(\x03R\bsessions\x12+\n" +
-	"\x11recent_operations\x18\x06 \x03(\tR\x10recentOperations\"{\n" +
-	"\x16SystemCapabilitiesArgs:a\x8a\xb5\x18]\n" +
-	"\x13system_capabilities\x12@What this engine supports: entity types, export formats, limits.\x18\x01(\x010\x01\"\x80\x02\n" +
+	"\x11recent_operations\x18\x06 \x03(\tR\x10recentOperations\"\xee\x01\n" +
+	"\x16SystemCapabilitiesArgs:\xd3\x01\x8a\xb5\x18\xce\x01\n" +
+	"\x13system_capabilities\x12BWhat the engine supports: entity types, export formats and limits.\x18\x01(\x010\x01J\fcapabilitiesJ\bfeaturesJ\x0fwhat can you doJ\x11supported formatsJ\x06limitsJ\n" +
+	"funktionenJ\x10fonctionnalitésJ\vcapacidades\"\x80\x02\n" +
 	"\x18SystemCapabilitiesResult\x12<\n" +
 	"\fentity_types\x18\x01 \x03(\x0e2\x19.cad.engine.v1.EntityTypeR\ventityTypes\x12B\n" +
 	"\x0eexport_formats\x18\x02 \x03(\x0e2\x1b.cad.engine.v1.ExportFormatR\rexportFormats\x12\x1c\n" +
 	"\tguarantee\x18\x03 \x01(\tR\tguarantee\x12&\n" +
 	"\x0fmax_batch_steps\x18\x04 \x01(\x05R\rmaxBatchSteps\x12\x1c\n" +
-	"\ttolerance\x18\x05 \x01(\x01R\ttolerance\"\x87\x06\n" +
+	"\ttolerance\x18\x05 \x01(\x01R\ttolerance\"\xc2\x06\n" +
 	"\x15EntityCreateMtextArgs\x12\x1a\n" +
 	"\x04text\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04text\x12\f\n" +
 	"\x01x\x18\x02 \x01(\x01R\x01x\x12\f\n" +
@@ -8863,8 +8882,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05layer\x18\t \x01(\tH\x05R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\n" +
 	" \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x06R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\v \x01(\tB\x06\x92\xb5\x18\x02P\x01H\aR\blinetype\x88\x01\x01:\xe0\x01\x8a\xb5\x18\xdb\x01\n" +
-	"\x13entity_create_mtext\x12\xc1\x01Create multi-line text: lines break at newlines and wrap at width (0: no wrapping); the insertion point is the attachment point of the text's box; line spacing is a factor of 5/3 of the height.0\x01B\t\n" +
+	"\blinetype\x18\v \x01(\tB\x06\x92\xb5\x18\x02P\x01H\aR\blinetype\x88\x01\x01:\x9b\x02\x8a\xb5\x18\x96\x02\n" +
+	"\x13entity_create_mtext\x12\x8b\x01Create multi-line text in a box: lines break at newlines and wrap at width (0: no wrap); the insertion point is the box's attachment point.0\x01J\x05mtextJ\x02mtJ\x01tJ\tparagraphJ\x0emultiline textJ\vnotes blockJ\n" +
+	"absatztextJ\x10texte multiligneJ\x1btexto de líneas múltiplesB\t\n" +
 	"\a_heightB\b\n" +
 	"\x06_widthB\v\n" +
 	"\t_rotationB\r\n" +
@@ -8883,7 +8903,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\a_handleB\a\n" +
 	"\x05_snapB\x04\n" +
 	"\x02_xB\x04\n" +
-	"\x02_y\"\x80\x05\n" +
+	"\x02_y\"\x9a\x05\n" +
 	"\x1aDimensionCreateAlignedArgs\x12.\n" +
 	"\x02p1\x18\x01 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p1\x12.\n" +
 	"\x02p2\x18\x02 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p2\x12\x1b\n" +
@@ -8892,8 +8912,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05style\x18\x05 \x01(\tH\x02R\x05style\x88\x01\x01\x12(\n" +
 	"\x05scale\x18\x06 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\a \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\xf3\x01\x8a\xb5\x18\xee\x01\n" +
-	"\x18dimension_create_aligned\x12\xcf\x01Dimension the true distance between two points (of entities, to which it is bound: it follows them when they move, scale or are edited); the dimension line is offset to the left of p1→p2 (negative: right).0\x01B\t\n" +
+	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\x8d\x02\x8a\xb5\x18\x88\x02\n" +
+	"\x18dimension_create_aligned\x12pDimension the true distance between two points, parallel to them; points on entities bind it so it follows them.0\x01J\n" +
+	"dimalignedJ\x03dalJ\x11aligned dimensionJ\x18dimension a slanted edgeJ\tbemaßungJ\x11parallel bemaßenJ\rcote alignéeJ\rcota alineadaB\t\n" +
 	"\a_offsetB\a\n" +
 	"\x05_textB\b\n" +
 	"\x06_styleB\b\n" +
@@ -8903,7 +8924,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x1cDimensionCreateAlignedResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xc3\x05\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xe7\x05\n" +
 	"\x19DimensionCreateLinearArgs\x12.\n" +
 	"\x02p1\x18\x01 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p1\x12.\n" +
 	"\x02p2\x18\x02 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p2\x12\x19\n" +
@@ -8913,8 +8934,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05style\x18\x06 \x01(\tH\x03R\x05style\x88\x01\x01\x12(\n" +
 	"\x05scale\x18\a \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x04R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\b \x01(\tH\x05R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\t \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x06R\x05color\x88\x01\x01:\x92\x02\x8a\xb5\x18\x8d\x02\n" +
-	"\x17dimension_create_linear\x12\xef\x01Dimension the distance between two points along a direction: angle 0 (the default) horizontal, 90 vertical. Points of entities bind the dimension to them. The dimension line is offset to the left of the direction (negative: right) from p1.0\x01B\b\n" +
+	"\x05color\x18\t \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x06R\x05color\x88\x01\x01:\xb6\x02\x8a\xb5\x18\xb1\x02\n" +
+	"\x17dimension_create_linear\x12\x81\x01Dimension the distance between two points horizontally (angle 0), vertically (90) or along any angle; points on entities bind it.0\x01J\tdimlinearJ\x03dliJ\x03dimJ\x10linear dimensionJ\x14horizontal dimensionJ\x12vertical dimensionJ\x11dimension a widthJ\tbemaßungJ\x04maßJ\x04coteJ\x05coterJ\x04cotaJ\x06acotarP\x01B\b\n" +
 	"\x06_angleB\t\n" +
 	"\a_offsetB\a\n" +
 	"\x05_textB\b\n" +
@@ -8925,7 +8946,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x1bDimensionCreateLinearResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\x87\x04\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xac\x04\n" +
 	"\x19DimensionCreateRadialArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x19\n" +
 	"\x05angle\x18\x02 \x01(\x01H\x00R\x05angle\x88\x01\x01\x12 \n" +
@@ -8933,8 +8954,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05style\x18\x04 \x01(\tH\x02R\x05style\x88\x01\x01\x12(\n" +
 	"\x05scale\x18\x05 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\xbe\x01\x8a\xb5\x18\xb9\x01\n" +
-	"\x17dimension_create_radial\x12\x9b\x01Dimension the radius of a circle, arc or polyline bulge arc (center snap), bound to it; the leader points from the centre at angle degrees (45 by default).0\x01B\b\n" +
+	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\xe3\x01\x8a\xb5\x18\xde\x01\n" +
+	"\x17dimension_create_radial\x12\\Dimension the radius of a circle or arc (R), bound to it; the leader at an angle in degrees.0\x01J\tdimradiusJ\x03draJ\x10radius dimensionJ\x12dimension a radiusJ\x0fradiusbemaßungJ\rcote de rayonJ\rcota de radioB\b\n" +
 	"\x06_angleB\a\n" +
 	"\x05_textB\b\n" +
 	"\x06_styleB\b\n" +
@@ -8944,7 +8965,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x1bDimensionCreateRadialResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xf6\x03\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xc4\x04\n" +
 	"\x1cDimensionCreateDiametricArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x19\n" +
 	"\x05angle\x18\x02 \x01(\x01H\x00R\x05angle\x88\x01\x01\x12 \n" +
@@ -8952,8 +8973,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05style\x18\x04 \x01(\tH\x02R\x05style\x88\x01\x01\x12(\n" +
 	"\x05scale\x18\x05 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\xaa\x01\x8a\xb5\x18\xa5\x01\n" +
-	"\x1adimension_create_diametric\x12\x84\x01Dimension the diameter of a circle or arc, bound to it; the dimension line runs through the centre at angle degrees (45 by default).0\x01B\b\n" +
+	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\xf8\x01\x8a\xb5\x18\xf3\x01\n" +
+	"\x1adimension_create_diametric\x12pDimension the diameter of a circle or arc (Ø), bound to it; the line through the centre at an angle in degrees.0\x01J\vdimdiameterJ\x03ddiJ\x12diameter dimensionJ\x10dimension a holeJ\vdurchmesserJ\x11cote de diamètreJ\tdiámetroB\b\n" +
 	"\x06_angleB\a\n" +
 	"\x05_textB\b\n" +
 	"\x06_styleB\b\n" +
@@ -8963,7 +8984,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x1eDimensionCreateDiametricResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xe7\x06\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xb6\x06\n" +
 	"\x1aDimensionCreateAngularArgs\x12!\n" +
 	"\x05line1\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x00R\x05line1\x88\x01\x01\x12!\n" +
 	"\x05line2\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x01R\x05line2\x88\x01\x01\x12;\n" +
@@ -8977,8 +8998,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05layer\x18\n" +
 	" \x01(\tH\tR\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\v \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\n" +
-	"R\x05color\x88\x01\x01:\x91\x02\x8a\xb5\x18\x8c\x02\n" +
-	"\x18dimension_create_angular\x12\xed\x01Dimension an angle: between two lines (line1, line2: at the point where they cross, from the far end of line1 to the far end of line2, the sector under 180°), or counter-clockwise from p1 to p2 about center. Bound to the entities given.0\x01B\b\n" +
+	"R\x05color\x88\x01\x01:\xe0\x01\x8a\xb5\x18\xdb\x01\n" +
+	"\x18dimension_create_angular\x12ZDimension an angle between two lines, or from p1 to p2 about a centre (counter-clockwise).0\x01J\n" +
+	"dimangularJ\x03danJ\x0fangle dimensionJ\x10measure an angleJ\x0fwinkelbemaßungJ\x0ecote angulaireJ\fcota angularB\b\n" +
 	"\x06_line1B\b\n" +
 	"\x06_line2B\t\n" +
 	"\a_centerB\x05\n" +
@@ -8993,9 +9015,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x1cDimensionCreateAngularResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\x97\x01\n" +
-	"\x16DimensionStyleListArgs:}\x8a\xb5\x18y\n" +
-	"\x14dimension_style_list\x12[The named dimension styles and their sizes (in document units, before a dimension's scale).\x18\x01(\x010\x01\"\x9d\x02\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xe4\x01\n" +
+	"\x16DimensionStyleListArgs:\xc9\x01\x8a\xb5\x18\xc4\x01\n" +
+	"\x14dimension_style_list\x12YThe named dimension styles and their sizes (text height, arrows, gaps) in document units.\x18\x01(\x010\x01J\bdimstyleJ\x01dJ\x0fdimension styleJ\x0ebemaßungsstilJ\rstyle de coteJ\x0eestilo de cota\"\x9d\x02\n" +
 	"\x0eDimensionStyle\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
 	"\vtext_height\x18\x02 \x01(\x01R\n" +
@@ -9008,7 +9030,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\bdecimals\x18\a \x01(\x05R\bdecimals\x12*\n" +
 	"\x05units\x18\b \x01(\x0e2\x14.cad.engine.v1.UnitsR\x05units\"Q\n" +
 	"\x18DimensionStyleListResult\x125\n" +
-	"\x06styles\x18\x01 \x03(\v2\x1d.cad.engine.v1.DimensionStyleR\x06styles\"\xca\x05\n" +
+	"\x06styles\x18\x01 \x03(\v2\x1d.cad.engine.v1.DimensionStyleR\x06styles\"\xc5\x05\n" +
 	"\x0fHatchCreateArgs\x12)\n" +
 	"\n" +
 	"boundaries\x18\x01 \x03(\tB\t\x92\xb5\x18\x058\xe8\aH\x01R\n" +
@@ -9019,8 +9041,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05layer\x18\x05 \x01(\tH\x03R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x04R\x05color\x88\x01\x01\x12\x1a\n" +
 	"\x06pick_x\x18\a \x01(\x01H\x05R\x05pickX\x88\x01\x01\x12\x1a\n" +
-	"\x06pick_y\x18\b \x01(\x01H\x06R\x05pickY\x88\x01\x01:\xd7\x02\x8a\xb5\x18\xd2\x02\n" +
-	"\fhatch_create\x12\xbf\x02Hatch the inside of closed boundaries (closed polylines, circles, ellipses): the first is the outer boundary, those inside it are islands (even-odd). Or give pick_x, pick_y instead: the region around that point is traced as boundary_trace does. Solid, or a pattern: ANSI31, ANSI37, DOTS, NET. Boundaries must not cross.0\x01B\n" +
+	"\x06pick_y\x18\b \x01(\x01H\x06R\x05pickY\x88\x01\x01:\xd2\x02\x8a\xb5\x18\xcd\x02\n" +
+	"\fhatch_create\x12\xbc\x01Fill closed boundaries (closed polylines, circles, ellipses), or the region around pick_x, pick_y, with a solid fill or a pattern (ANSI31, ANSI37, DOTS, NET); inner boundaries are islands.0\x01J\x05hatchJ\x01hJ\x02bhJ\x06bhatchJ\x04fillJ\n" +
+	"solid fillJ\rsection linesJ\rshade an areaJ\tschraffurJ\fschraffierenJ\bhachuresJ\tsombreadoJ\x06rayadoP\x01B\n" +
 	"\n" +
 	"\b_patternB\b\n" +
 	"\x06_scaleB\b\n" +
@@ -9031,7 +9054,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\a_pick_y\"G\n" +
 	"\x11HatchCreateResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x12\n" +
-	"\x04area\x18\x02 \x01(\x01R\x04area\"\xd6\x04\n" +
+	"\x04area\x18\x02 \x01(\x01R\x04area\"\xec\x04\n" +
 	"\x0fBlockDefineArgs\x12\x1d\n" +
 	"\x04name\x18\x01 \x01(\tB\t\x92\xb5\x18\x05 \x01(\xff\x01R\x04name\x12\x1a\n" +
 	"\x06base_x\x18\x02 \x01(\x01H\x00R\x05baseX\x88\x01\x01\x12\x1a\n" +
@@ -9040,8 +9063,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\bentities\x18\x05 \x03(\v2\x18.cad.engine.v1.NewEntityB\a\x92\xb5\x18\x038\x90NR\bentities\x12P\n" +
 	"\n" +
 	"attributes\x18\x06 \x03(\v2'.cad.engine.v1.BlockAttributeDefinitionB\a\x92\xb5\x18\x038\xe8\aR\n" +
-	"attributes:\xa2\x02\x8a\xb5\x18\x9d\x02\n" +
-	"\fblock_define\x12\x8a\x02Define a named block from copies of entities (they stay in the drawing) and/or new entities given in the block's own coordinates, with attributes each insert carries a value of (a part number); the base point is the block's origin when inserted. A name in use fails.0\x01B\t\n" +
+	"attributes:\xb8\x02\x8a\xb5\x18\xb3\x02\n" +
+	"\fblock_define\x12\xb9\x01Define a named block (a reusable symbol) from existing entities and/or new ones in block coordinates, with attributes (a part number) each insert fills in; the base point is its origin.0\x01J\x05blockJ\x01bJ\x05bmakeJ\x06wblockJ\rmake a symbolJ\x0egroup as blockJ\x0fblock erstellenJ\x0ecréer un blocJ\fcrear bloqueB\t\n" +
 	"\a_base_xB\t\n" +
 	"\a_base_y\"\x82\x02\n" +
 	"\x18BlockAttributeDefinition\x12.\n" +
@@ -9057,7 +9080,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\a_height\"=\n" +
 	"\x11BlockDefineResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\x9b\x05\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xff\x05\n" +
 	"\x0fBlockInsertArgs\x12\x1a\n" +
 	"\x04name\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04name\x12\f\n" +
 	"\x01x\x18\x02 \x01(\x01R\x01x\x12\f\n" +
@@ -9072,35 +9095,36 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"attributes\x1a=\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\xce\x01\x8a\xb5\x18\xc9\x01\n" +
-	"\fblock_insert\x12\xb6\x01Place a block: its base point at (x, y), scaled, rotated by rotation degrees counter-clockwise, optionally mirrored; its attributes take the values given by tag, else their defaults.0\x01B\b\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\xb2\x02\x8a\xb5\x18\xad\x02\n" +
+	"\fblock_insert\x12\xb8\x01Place a block (a symbol) with its base point at (x, y), scaled, rotated by degrees counter-clockwise, optionally mirrored; attributes take the values given by tag, else their defaults.0\x01J\x06insertJ\x01iJ\bddinsertJ\aminsertJ\x0eplace a symbolJ\x0fblock einfügenJ\x10insérer un blocJ\x0finsertar bloqueB\b\n" +
 	"\x06_scaleB\v\n" +
 	"\t_rotationB\v\n" +
 	"\t_mirroredB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_color\"3\n" +
 	"\x11BlockInsertResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xed\x01\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa3\x02\n" +
 	"\x10BlockExplodeArgs\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:\xb8\x01\x8a\xb5\x18\xb3\x01\n" +
-	"\rblock_explode\x12\x9d\x01Replace an insert with copies of its block's entities, placed as the insert placed them (the insert is removed; entities on layer 0 take the insert's layer). \x010\x01\"l\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle:\xee\x01\x8a\xb5\x18\xe9\x01\n" +
+	"\rblock_explode\x12hExplode a block insert into copies of its entities, where the insert placed them; the insert is removed. \x010\x01J\rexplode blockJ\x06xplodeJ\x10break up a blockJ\aungroupJ\x0fblock auflösenJ\x13décomposer le blocJ\x12descomponer bloque\"l\n" +
 	"\x12BlockExplodeResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
-	"\x05count\x18\x03 \x01(\x03R\x05count\"\x7f\n" +
-	"\rBlockListArgs:n\x8a\xb5\x18j\n" +
+	"\x05count\x18\x03 \x01(\x03R\x05count\"\xba\x01\n" +
+	"\rBlockListArgs:\xa8\x01\x8a\xb5\x18\xa3\x01\n" +
 	"\n" +
-	"block_list\x12VEvery block: name, base point, how many entities it holds and how many inserts use it.\x18\x01(\x010\x01\"\x8f\x01\n" +
+	"block_list\x12SEvery block definition: name, base point, entity count and how many inserts use it.\x18\x01(\x010\x01J\n" +
+	"block listJ\x06blocksJ\rwhich symbolsJ\ablöckeJ\x05blocsJ\abloques\"\x8f\x01\n" +
 	"\tBlockInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
 	"\x04base\x18\x02 \x01(\v2\x14.cad.engine.v1.PointR\x04base\x12!\n" +
 	"\fentity_count\x18\x03 \x01(\x03R\ventityCount\x12!\n" +
 	"\finsert_count\x18\x04 \x01(\x03R\vinsertCount\"C\n" +
 	"\x0fBlockListResult\x120\n" +
-	"\x06blocks\x18\x01 \x03(\v2\x18.cad.engine.v1.BlockInfoR\x06blocks\"\x89\x01\n" +
+	"\x06blocks\x18\x01 \x03(\v2\x18.cad.engine.v1.BlockInfoR\x06blocks\"\xe0\x01\n" +
 	"\x0fBlockDeleteArgs\x12\x1a\n" +
-	"\x04name\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04name:Z\x8a\xb5\x18V\n" +
-	"\fblock_delete\x12BDelete a block definition; a block that an insert uses is refused. \x010\x01\"'\n" +
+	"\x04name\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04name:\xb0\x01\x8a\xb5\x18\xab\x01\n" +
+	"\fblock_delete\x12.Delete a block definition that no insert uses. \x010\x01J\fdelete blockJ\x17remove block definitionJ\funused blockJ\x0eblock löschenJ\x11supprimer le blocJ\x0feliminar bloque\"'\n" +
 	"\x11BlockDeleteResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name*\x89\x01\n" +
 	"\fExportFormat\x12\x1d\n" +

@@ -6643,13 +6643,23 @@ func (x *ToolOptions) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if d.Failed() {
 				return false
 			}
+		case "lean":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Lean = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
 			}
 		}
 	}
-	return !d.Failed() && (d.Partial || seen&0xff == 0xff)
+	return !d.Failed() && (d.Partial || seen&0x2ff == 0x2ff)
 }
 
 // MarshalWire implements jsonwire.Message.
@@ -6683,6 +6693,8 @@ func (x *ToolOptions) MarshalWire(e *jsonwire.Encoder) {
 		}
 		e.CloseArray()
 	}
+	e.Key("\"lean\":")
+	e.Bool(x.Lean)
 	e.CloseObject()
 }
 
@@ -20385,6 +20397,304 @@ func (x *BlockReferencesResult) MarshalWire(e *jsonwire.Encoder) {
 	e.Int64(int64(x.Count))
 	e.Key("\"nested\":")
 	e.Int64(int64(x.Nested))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ToolSearchArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "query":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Query = v
+		case "limit":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Limit = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ToolSearchArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ToolSearchArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"query\":")
+	e.String(x.Query)
+	if x.Limit != nil {
+		e.Key("\"limit\":")
+		e.Int64(int64((*x.Limit)))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ToolSearchResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "tools":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[ToolMatch]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Tools = append(x.Tools, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ToolSearchResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ToolSearchResult{}
+	}
+	e.OpenObject()
+	if len(x.Tools) > 0 {
+		e.Key("\"tools\":")
+		e.OpenArray()
+		for _, v := range x.Tools {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ToolMatch) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "summary":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Summary = v
+		case "score":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Score = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ToolMatch) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ToolMatch{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"summary\":")
+	e.String(x.Summary)
+	e.Key("\"score\":")
+	e.Float64(float64(x.Score), "cad.engine.v1.ToolMatch.score")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ToolDescribeArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "names":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if d.EmptyArrayNext() {
+				return d.Fail()
+			}
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Names = append(x.Names, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ToolDescribeArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ToolDescribeArgs{}
+	}
+	e.OpenObject()
+	if len(x.Names) > 0 {
+		e.Key("\"names\":")
+		e.OpenArray()
+		for _, v := range x.Names {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ToolDescribeResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "tools":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Tool]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Tools = append(x.Tools, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ToolDescribeResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ToolDescribeResult{}
+	}
+	e.OpenObject()
+	if len(x.Tools) > 0 {
+		e.Key("\"tools\":")
+		e.OpenArray()
+		for _, v := range x.Tools {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
 	e.CloseObject()
 }
 
