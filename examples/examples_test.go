@@ -37,6 +37,8 @@ type example struct {
 
 var examples = []example{
 	{name: "bracket", file: "bracket.json", png: true, ok: true, status: "completed", executed: 43, succeeded: 43},
+	// The drafting toolset: fillets, a polar array, trims, a traced boundary hatched, a block with attributes.
+	{name: "flange", file: "flange.json", png: true, ok: true, status: "completed", executed: 26, succeeded: 26},
 	// The floor plan is plotted on A3 at 1:50.
 	{name: "floorplan", file: "floorplan.json", export: []string{"--paper", "a3", "--scale", "50"}, png: true, ok: true, status: "completed", executed: 33, succeeded: 33},
 	// The same failing batch under each on_error mode: step 4 moves an
