@@ -1,6 +1,7 @@
 package dxf
 
 import (
+	"math"
 	"strings"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -21,11 +22,13 @@ func (r dxfRecord) viewport(c dxfCommon, f *File) (drawing.Geometry, string, err
 	if f.inBlock != "" || !(c.paper || f.layout != "") {
 		return nil, "a viewport outside a paper-space layout", nil
 	}
-	v, err := r.values(10, 20, 40, 41, 68, 69, 12, 22, 45, 51, 16, 26)
+	v, err := r.values(10, 20, 40, 41, 68, 69, 12, 22, 45, 51, 16, 26, 36)
 	if err != nil {
 		return nil, "", err
 	}
-	if v[16] != 0 || v[26] != 0 || v[51] != 0 {
+	// The plan: a view direction along +Z (as a length, not a unit
+	// vector: AutoCAD writes the distance to the target), untwisted.
+	if plan := !r.has(16) || math.Abs(v[16]) <= 1e-9*v[36] && math.Abs(v[26]) <= 1e-9*v[36]; !plan || v[51] != 0 {
 		return nil, "a view that is not the plan or is twisted", nil
 	}
 	g := drawing.Viewport{C: geom.Pt(v[10], v[20]), W: v[40], H: v[41], Status: int32(v[68]), ID: int32(v[69]), View: geom.Pt(v[12], v[22]), ViewHeight: v[45]}
