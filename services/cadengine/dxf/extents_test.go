@@ -35,7 +35,7 @@ var extentsDisagree = map[string]string{
 	"openscad__openscad__tests__data__scad__misc__dim-all.dxf":            "DIMENSIONs without blocks",
 	"qcad__qcad__support__data__tests__dimarclength__dimarclength005.dxf": "ARC_DIMENSIONs without blocks or proxy graphics",
 	// ezdxf has no picture of a TOLERANCE; the engine bounds it by its
-	// insertion point.
+	// frame, as AutoCAD draws it.
 	"qcad__qcad__support__data__tests__tolerance__tolerance000.dxf": "a TOLERANCE, which ezdxf does not draw",
 	// ezdxf folds R2018's MTEXT columns (the continuations and their
 	// frames) into the first MTEXT, sized by the columns' total width
