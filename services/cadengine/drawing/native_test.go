@@ -73,8 +73,20 @@ func TestToleranceText(t *testing.T) {
 	if !b.Min.Same(geom.Pt(0, -3)) || !(b.Max.Y == 1) {
 		t.Errorf("Bounds() = %v, want from (0, -3) (two rows of 2) up to y 1", b)
 	}
-	if p := g.Picture(); len(p.Texts) != 5 || len(p.Strokes) != 20 {
-		t.Errorf("Picture() has %d texts and %d strokes, want 5 compartments framed", len(p.Texts), len(p.Strokes))
+	// Five compartments framed (20 edges); the symbols drawn as strokes
+	// (⌖ a circle and a cross, ⌀ a circle and a stroke, ⏥ a
+	// parallelogram), the rest as text.
+	p := g.Picture()
+	var texts []string
+	for _, x := range p.Texts {
+		texts = append(texts, x.Text)
+	}
+	if !reflect.DeepEqual(texts, []string{"0.1", "A", "0.05"}) || len(p.Strokes) != 20+3+2+4 {
+		t.Errorf("Picture() has texts %q and %d strokes, want 0.1, A, 0.05 and 29", texts, len(p.Strokes))
+	}
+	// The position symbol's circle is centred in its square compartment.
+	if c, ok := p.Strokes[20].(geom.Arc); !ok || !c.C.Same(geom.Pt(1, 0)) || c.R != 0.3 {
+		t.Errorf("the position symbol's first stroke = %+v, want a circle of 0.3 about (1, 0)", p.Strokes[20])
 	}
 	if _, err := NewTolerance(geom.Vec{}, 1, 0, "Standard", []string{"", ""}); err == nil {
 		t.Error("NewTolerance of empty compartments succeeded")

@@ -2,6 +2,7 @@ package drawing
 
 import (
 	"errors"
+	"math"
 	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -162,18 +163,18 @@ func gdtGlyph(c byte) string {
 
 // layout is the frame's compartments, in the frame's own coordinates
 // (x along it from P, y up): for each, its box's lower-left corner,
-// width and the text centred in it; rows are twice the text height
-// tall, the first centred on P, the next below it. A compartment of one
-// character (a symbol) is square; another is its text's width and a
-// text height more.
+// width and height, and the text centred in it; rows are twice the text
+// height tall, the first centred on P, the next below it. A compartment
+// of one symbol is square; another is as wide as its text (each symbol
+// in it a text height) and a text height more.
 func (g Tolerance) layout() (boxes [][4]float64, texts []string) {
 	hr := 2 * g.Height
 	for i, row := range g.rows() {
 		x, y := 0.0, -hr/2-float64(i)*hr
 		for _, s := range row {
 			w := hr
-			if len([]rune(s)) > 1 {
-				w = max(hr, drawnWidth(s, g.Height)+g.Height)
+			if len([]rune(s)) > 1 || gdtLetter(s) == 0 {
+				w = max(hr, g.runsWidth(s)+g.Height)
 			}
 			boxes = append(boxes, [4]float64{x, y, w, hr})
 			texts = append(texts, s)
@@ -181,6 +182,52 @@ func (g Tolerance) layout() (boxes [][4]float64, texts []string) {
 		}
 	}
 	return boxes, texts
+}
+
+// gdtLetter is the gdt font's letter of a string that is one GD&T
+// symbol's character, or 0.
+func gdtLetter(s string) byte {
+	for _, x := range gdtSymbols {
+		if x.glyph == s {
+			return x.letter
+		}
+	}
+	return 0
+}
+
+// runs splits a compartment's text into runs of plain text and single
+// GD&T symbols.
+func runs(s string) []string {
+	var out []string
+	text := ""
+	for _, r := range s {
+		if c := string(r); gdtLetter(c) != 0 {
+			if text != "" {
+				out, text = append(out, text), ""
+			}
+			out = append(out, c)
+			continue
+		}
+		text += string(r)
+	}
+	if text != "" {
+		out = append(out, text)
+	}
+	return out
+}
+
+// runsWidth is how wide a compartment's text is drawn: its plain text in
+// the engine's font, each symbol a text height.
+func (g Tolerance) runsWidth(s string) float64 {
+	w := 0.0
+	for _, r := range runs(s) {
+		if gdtLetter(r) != 0 {
+			w += g.Height
+		} else {
+			w += drawnWidth(r, g.Height)
+		}
+	}
+	return w
 }
 
 // frame maps a point of the frame's own coordinates to the world.
@@ -206,15 +253,104 @@ func (g Tolerance) box(b [4]float64) []geom.Vec {
 }
 
 // Picture implements [Pictured]: the compartments framed, each text
-// centred in its own.
+// centred in its own; the GD&T symbols drawn as strokes (the engine's
+// font has none of them: see gdtStrokes), the plain text as text.
 func (g Tolerance) Picture() Picture {
 	boxes, texts := g.layout()
 	p := Picture{Strokes: g.Prims()}
+	h := g.Height
 	for i, b := range boxes {
-		c := g.frame(b[0]+b[2]/2, b[1]+b[3]/2)
-		p.Texts = append(p.Texts, Text{Text: texts[i], P: c, Height: g.Height, Rotation: g.Rotation, Align: Align{H: AlignCenter, V: AlignMiddle}})
+		x, y := b[0]+(b[2]-g.runsWidth(texts[i]))/2, b[1]+b[3]/2
+		for _, r := range runs(texts[i]) {
+			if c := gdtLetter(r); c != 0 {
+				g.symbol(&p, c, x+h/2, y)
+				x += h
+				continue
+			}
+			p.Texts = append(p.Texts, Text{Text: r, P: g.frame(x, y), Height: h, Rotation: g.Rotation, Align: Align{H: AlignLeft, V: AlignMiddle}})
+			x += drawnWidth(r, h)
+		}
 	}
 	return p
+}
+
+// symbol draws the GD&T symbol of the gdt font's letter c centred at
+// (x, y) of the frame, a text height tall: its strokes, and the letter
+// of a modifier in its circle.
+func (g Tolerance) symbol(p *Picture, c byte, x, y float64) {
+	h := g.Height
+	at := func(u, v float64) geom.Vec { return g.frame(x+u*h, y+v*h) }
+	for _, s := range gdtStrokes(c) {
+		switch s := s.(type) {
+		case [2][2]float64:
+			p.Strokes = append(p.Strokes, geom.Segment{A: at(s[0][0], s[0][1]), B: at(s[1][0], s[1][1])})
+		case gdtArc:
+			p.Strokes = append(p.Strokes, geom.Arc{C: at(s.x, s.y), R: s.r * h, Start: s.start + geom.Rad(g.Rotation), Sweep: s.sweep})
+		}
+	}
+	if l := gdtModifier(c); l != "" {
+		p.Texts = append(p.Texts, Text{Text: l, P: at(0, 0), Height: 0.55 * h, Rotation: g.Rotation, Align: Align{H: AlignCenter, V: AlignMiddle}})
+	}
+}
+
+// gdtArc is an arc of a GD&T symbol, in text heights about the symbol's
+// centre: centre, radius, start and sweep (radians).
+type gdtArc struct{ x, y, r, start, sweep float64 }
+
+// gdtModifier is the letter a modifier's symbol (Ⓜ, Ⓛ, Ⓢ, Ⓟ) circles,
+// or "".
+func gdtModifier(c byte) string {
+	switch c {
+	case 'm', 'l', 's', 'p':
+		return strings.ToUpper(string(c))
+	}
+	return ""
+}
+
+// gdtStrokes are the strokes of the GD&T symbol of the gdt font's letter
+// c, in text heights about its centre (segments as [2][2]float64 and
+// arcs): as ISO 1101 draws them.
+func gdtStrokes(c byte) []any {
+	seg := func(x0, y0, x1, y1 float64) [2][2]float64 { return [2][2]float64{{x0, y0}, {x1, y1}} }
+	circle := func(r float64) gdtArc { return gdtArc{r: r, sweep: 2 * math.Pi} }
+	arrow := func(x0, y0, x1, y1 float64) []any {
+		return []any{seg(x0, y0, x1, y1), seg(x1, y1, x1-0.3, y1-0.05), seg(x1, y1, x1-0.05, y1-0.3)}
+	}
+	switch c {
+	case 'a': // angularity
+		return []any{seg(0.5, -0.4, -0.5, -0.4), seg(-0.5, -0.4, 0.35, 0.4)}
+	case 'b': // perpendicularity
+		return []any{seg(-0.5, -0.4, 0.5, -0.4), seg(0, -0.4, 0, 0.5)}
+	case 'c': // flatness
+		return []any{seg(-0.5, -0.25, 0.25, -0.25), seg(0.25, -0.25, 0.5, 0.25), seg(0.5, 0.25, -0.25, 0.25), seg(-0.25, 0.25, -0.5, -0.25)}
+	case 'd': // profile of a surface
+		return []any{gdtArc{y: -0.25, r: 0.5, sweep: math.Pi}, seg(-0.5, -0.25, 0.5, -0.25)}
+	case 'e': // circularity
+		return []any{circle(0.45)}
+	case 'f': // parallelism
+		return []any{seg(-0.4, -0.45, -0.05, 0.45), seg(0.05, -0.45, 0.4, 0.45)}
+	case 'g': // cylindricity
+		return []any{circle(0.3), seg(-0.55, -0.45, -0.05, 0.45), seg(0.05, -0.45, 0.55, 0.45)}
+	case 'h': // circular runout
+		return arrow(-0.4, -0.4, 0.4, 0.4)
+	case 'i': // symmetry
+		return []any{seg(-0.3, 0.3, 0.3, 0.3), seg(-0.5, 0, 0.5, 0), seg(-0.3, -0.3, 0.3, -0.3)}
+	case 'j': // position
+		return []any{circle(0.3), seg(-0.5, 0, 0.5, 0), seg(0, -0.5, 0, 0.5)}
+	case 'k': // profile of a line
+		return []any{gdtArc{y: -0.25, r: 0.5, sweep: math.Pi}}
+	case 'n': // diameter
+		return []any{circle(0.35), seg(-0.45, -0.45, 0.45, 0.45)}
+	case 'r': // concentricity
+		return []any{circle(0.45), circle(0.22)}
+	case 't': // total runout
+		return append(append(arrow(-0.5, -0.4, 0.05, 0.4), arrow(-0.05, -0.4, 0.5, 0.4)...), seg(-0.5, -0.4, -0.05, -0.4))
+	case 'u': // straightness
+		return []any{seg(-0.5, 0, 0.5, 0)}
+	case 'l', 'm', 'p', 's': // modifiers: a circled letter
+		return []any{circle(0.5)}
+	}
+	return nil
 }
 
 // Bounds implements [Geometry]: the frames' corners.

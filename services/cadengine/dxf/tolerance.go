@@ -71,25 +71,7 @@ func (r dxfRecord) tolerance(c dxfCommon, f *File) (drawing.Geometry, string, er
 // whatever its style's. R12 gets what it draws.
 func (w *dxfWriter) tolerance(e *drawing.Entity, g drawing.Tolerance) {
 	if !w.v2018 {
-		p := g.Picture()
-		h := e.Handle
-		next := func() uint64 {
-			defer func() { h = 0 }()
-			if h != 0 {
-				return h
-			}
-			return w.handle()
-		}
-		for _, s := range p.Strokes {
-			if s, ok := s.(geom.Segment); ok {
-				w.common("LINE", next(), e)
-				w.Point(10, s.A)
-				w.Point(11, s.B)
-			}
-		}
-		for _, t := range p.Texts {
-			w.text(next(), e, t)
-		}
+		w.pictureAs(g.Picture(), e)
 		return
 	}
 	w.common("TOLERANCE", e.Handle, e)
