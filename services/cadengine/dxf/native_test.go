@@ -229,4 +229,11 @@ func TestNativeViewport(t *testing.T) {
 	if !reflect.DeepEqual(back[0], vp) {
 		t.Errorf("read back %+v, want %+v", back[0], vp)
 	}
+	// R12 keeps all but the lock, which it cannot say.
+	r12, res := geomOf[drawing.Viewport](buildFile(t, []byte(Write(doc))))
+	want := vp
+	want.Locked = false
+	if len(r12) != 1 || res[0].Layout != "Layout1" || !reflect.DeepEqual(r12[0], want) {
+		t.Errorf("read back from R12 %+v, want %+v", r12, want)
+	}
 }

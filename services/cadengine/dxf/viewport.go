@@ -9,8 +9,8 @@ import (
 )
 
 // VIEWPORT, read into a native drawing.Viewport on its layout and
-// written back as one (2018; R12 leaves viewports out, as it did the
-// preserved ones).
+// written back as one (R12 with its view in its ACAD MVIEW extended
+// data, as R12 has it).
 
 // viewport reads a paper-space VIEWPORT: its centre 10, size 40 × 41,
 // status 68, id 69, view centre 12 and height 45, status flags 90 (the
@@ -87,10 +87,12 @@ func (f *File) layerNamed(h string) (string, bool) {
 	return "", false
 }
 
-// viewport writes a VIEWPORT (2018) on the layout, its frozen layers
-// those of the document it names; R12 leaves it out.
+// viewport writes a VIEWPORT on the layout, its frozen layers those of
+// the document it names (2018; R12 names them all, in its MVIEW data,
+// and has no lock).
 func (w *dxfWriter) viewport(e *drawing.Entity, g drawing.Viewport) {
 	if !w.v2018 {
+		w.viewportR12(e, g)
 		return
 	}
 	w.common("VIEWPORT", e.Handle, e)
@@ -137,4 +139,41 @@ func (w *dxfWriter) viewport(e *drawing.Entity, g drawing.Viewport) {
 	w.int(79, 0)
 	w.float(146, 0)
 	w.int(170, 0)
+}
+
+// viewportR12 writes an R12 VIEWPORT: its frame, status and id, its view
+// in its ACAD MVIEW extended data (as ezdxf writes it: version 16,
+// target, direction, twist, view height, view centre, lens, clip planes,
+// modes, snap and grid, then the frozen layers' names).
+func (w *dxfWriter) viewportR12(e *drawing.Entity, g drawing.Viewport) {
+	w.common("VIEWPORT", e.Handle, e)
+	w.Point(10, g.C)
+	w.float(40, g.W)
+	w.float(41, g.H)
+	w.int(68, int(g.Status))
+	w.int(69, int(g.ID))
+	w.pair(1001, "ACAD")
+	w.pair(1000, "MVIEW")
+	w.pair(1002, "{")
+	w.int(1070, 16)
+	w.Point(1010, geom.Vec{})
+	w.float(1010, 0)
+	w.float(1020, 0)
+	w.float(1030, 1)
+	for _, v := range []float64{0, g.ViewHeight, g.View.X, g.View.Y, 50, 0, 0} {
+		w.float(1040, v)
+	}
+	for _, v := range []int{0, 1000, 1, 0, 0, 0, 0, 0} {
+		w.int(1070, v)
+	}
+	for _, v := range []float64{0, 0, 0, 10, 10, 10, 10} {
+		w.float(1040, v)
+	}
+	w.int(1070, 0)
+	w.pair(1002, "{")
+	for _, l := range g.Frozen {
+		w.pair(1003, l)
+	}
+	w.pair(1002, "}")
+	w.pair(1002, "}")
 }
