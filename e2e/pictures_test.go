@@ -52,6 +52,11 @@ const (
 // agreeingPictures are the corpus files whose PNG looks like ezdxf's
 // picture of them today. A file that stops agreeing fails the test; a
 // file that starts agreeing fails it too, until it is added here.
+//
+// Not here on purpose: qcad's tolerance000.dxf, a lone TOLERANCE, which
+// ezdxf's drawing add-on does not draw (its picture is blank) and the
+// engine draws as AutoCAD does, framed (it agreed while the TOLERANCE
+// was preserved and drawn by neither).
 var agreeingPictures = map[string]bool{
 	"LibreCAD__LibreCAD__librecad__res__dxf__dim_sample.dxf":                             true,
 	"LibreCAD__LibreCAD__librecad__support__library__misc__a3.dxf":                       true,
@@ -106,7 +111,6 @@ var agreeingPictures = map[string]bool{
 	"qcad__qcad__support__data__tests__block__block_negative_scale.dxf":                  true,
 	"qcad__qcad__support__data__tests__dimarclength__dimarclength005.dxf":                true,
 	"qcad__qcad__support__data__tests__layer__teigha__visibility_007_11_11_11.dxf":       true,
-	"qcad__qcad__support__data__tests__tolerance__tolerance000.dxf":                      true,
 	"qcad__qcad__support__data__tests__xdata__xdata000.dxf":                              true,
 }
 

@@ -96,6 +96,8 @@ func ParseHandle(s string) (uint64, bool) {
 //	  attdef    see Attdef.encodeTo
 //	  wipeout   see Wipeout.encodeTo
 //	  image     see Image.encodeTo
+//	  tolerance see Tolerance.encodeTo
+//	  viewport  see Viewport.encodeTo
 //
 // A block is stored under its handle like an entity, tagged 'B' (see
 // Block.Encode). The encodings of the first seven types never change:
@@ -547,6 +549,10 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 		e.Geom = decodeWipeout(r)
 	case enginev1.EntityType_ENTITY_TYPE_IMAGE:
 		e.Geom = decodeImage(r)
+	case enginev1.EntityType_ENTITY_TYPE_TOLERANCE:
+		e.Geom = decodeTolerance(r)
+	case enginev1.EntityType_ENTITY_TYPE_VIEWPORT:
+		e.Geom = decodeViewport(r)
 	case enginev1.EntityType_ENTITY_TYPE_XLINE, enginev1.EntityType_ENTITY_TYPE_RAY:
 		e.Geom = decodeXLine(r, kind == enginev1.EntityType_ENTITY_TYPE_RAY)
 	default:

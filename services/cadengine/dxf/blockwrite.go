@@ -149,10 +149,20 @@ func (w *dxfWriter) blocks(bs []outBlock, pre ...outBlock) {
 // colour by block (so that they take the dimension's or insert's): LINE
 // and ARC strokes, SOLID fills (as trapezoids), POINT dots, TEXT.
 func (w *dxfWriter) picture(p drawing.Picture) {
-	e := &drawing.Entity{Layer: "0", Color: 0, Linetype: "ByBlock"}
+	w.pictureAs(p, &drawing.Entity{Layer: "0", Color: 0, Linetype: "ByBlock"})
+}
+
+// pictureAs writes what p draws as entities in e's style, the first
+// under e's handle when it has one.
+func (w *dxfWriter) pictureAs(p drawing.Picture, e *drawing.Entity) {
+	first := e.Handle
 	put := func(g drawing.Geometry) {
 		c := *e
-		c.Handle, c.Geom = w.handle(), g
+		c.Handle, c.Geom = first, g
+		if first == 0 {
+			c.Handle = w.handle()
+		}
+		first = 0
 		w.Entity(&c)
 	}
 	for _, s := range p.Strokes {
@@ -170,7 +180,11 @@ func (w *dxfWriter) picture(p drawing.Picture) {
 		}
 	}
 	for _, q := range trapezoids(p.Fills) {
-		w.solid(w.handle(), e, q)
+		h := first
+		if first = 0; h == 0 {
+			h = w.handle()
+		}
+		w.solid(h, e, q)
 	}
 	for _, d := range p.Dots {
 		put(drawing.Point{P: d})

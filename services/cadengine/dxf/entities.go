@@ -296,6 +296,12 @@ func (r dxfRecord) native(c dxfCommon, f *File) (drawing.Geometry, string, error
 		return r.dimension(c, f.dimScales)
 	case "LEADER":
 		return r.leader(f)
+	case "MULTILEADER":
+		return r.multileader(c)
+	case "TOLERANCE":
+		return r.tolerance(c, f)
+	case "VIEWPORT":
+		return r.viewport(c, f)
 	case "ATTDEF":
 		return r.attdef(c)
 	case "HATCH":

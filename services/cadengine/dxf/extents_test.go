@@ -3,13 +3,9 @@ package dxf
 import (
 	"fmt"
 	"math"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/internal/dxftest"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -39,7 +35,7 @@ var extentsDisagree = map[string]string{
 	"openscad__openscad__tests__data__scad__misc__dim-all.dxf":            "DIMENSIONs without blocks",
 	"qcad__qcad__support__data__tests__dimarclength__dimarclength005.dxf": "ARC_DIMENSIONs without blocks or proxy graphics",
 	// ezdxf has no picture of a TOLERANCE; the engine bounds it by its
-	// insertion point.
+	// frame, as AutoCAD draws it.
 	"qcad__qcad__support__data__tests__tolerance__tolerance000.dxf": "a TOLERANCE, which ezdxf does not draw",
 	// ezdxf folds R2018's MTEXT columns (the continuations and their
 	// frames) into the first MTEXT, sized by the columns' total width
@@ -173,77 +169,6 @@ func extentsDiff(box geom.Box, want []float64) string {
 		}
 	}
 	return ""
-}
-
-// TestPreservedMultileader: a MULTILEADER is drawn as its proxy
-// graphics say, as ezdxf draws it; without them it is bounded by the
-// points of its leaders and its text, not by its directions or its
-// block's scale (11, 13, 14; 10 after its context). Moved and written, it
-// has its points moved and its directions as they were, and no proxy
-// graphics, which would draw it where it was.
-func TestPreservedMultileader(t *testing.T) {
-	var g drawing.Foreign
-	for _, cf := range dxftest.CorpusFiles(t) {
-		if cf.Name == "LibreDWG__libredwg__test__test-data__2010__Leader.dxf" {
-			g = foreignOfType(t, buildFile(t, cf.Data), "MULTILEADER")
-		}
-	}
-	// ezdxf's extents of it, with its text.
-	want := geom.Box{Min: geom.Pt(16.758458803, 13.738008291), Max: geom.Pt(20.358157629, 14.633109496), NonEmpty: true}
-	if b := g.Bounds(); !nearBox(b, want, 1e-6) {
-		t.Errorf("Bounds() = %v, want ezdxf's %v", b, want)
-	}
-	bare := g
-	bare.Pairs = slices.DeleteFunc(slices.Clone(g.Pairs), func(p drawing.Pair) bool { return p.Code == 160 || p.Code == 310 })
-	head, subs := recordsOf(bare)
-	for _, text := range []bool{false, true} {
-		_, pts := derive(head, subs, text)
-		if len(pts) < 2 {
-			t.Errorf("derive(text %v) without proxy graphics = %v, want the leader's points", text, pts)
-		}
-		for _, p := range pts {
-			if !(p.X >= want.Min.X-0.01 && p.X <= want.Max.X+0.01 && p.Y >= want.Min.Y-0.01 && p.Y <= want.Max.Y+0.01) {
-				t.Errorf("derive(text %v) without proxy graphics has %v, outside ezdxf's %v", text, p, want)
-			}
-		}
-	}
-
-	d := drawing.NewDocument("doc-m", "moved", enginev1.Units_UNITS_MM, time.Time{})
-	d.Add(&drawing.Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: g.Transformed(geom.Translate(geom.Pt(10, 5)))})
-	moved := foreignOfType(t, buildFile(t, []byte(Write2018(d))), "MULTILEADER")
-	if slices.ContainsFunc(moved.Pairs, func(p drawing.Pair) bool { return p.Code == 310 }) {
-		t.Error("the moved MULTILEADER is written with its proxy graphics")
-	}
-	// valueAfter is the number of the first pair of code c after the
-	// first pair that is (a, v).
-	valueAfter := func(ps []drawing.Pair, a int32, v string, c int32) float64 {
-		i := slices.IndexFunc(ps, func(p drawing.Pair) bool { return p.Code == a && strings.TrimSpace(p.Value) == v })
-		j := slices.IndexFunc(ps[i+1:], func(p drawing.Pair) bool { return p.Code == c })
-		if i < 0 || j < 0 {
-			t.Fatalf("no %d after (%d, %s)", c, a, v)
-		}
-		f, _ := strconv.ParseFloat(strings.TrimSpace(ps[i+1+j].Value), 64)
-		return f
-	}
-	for _, c := range []struct {
-		what  string
-		a     int32
-		v     string
-		code  int32
-		moved float64
-	}{
-		{"the leader line's vertex x", 304, "LEADER_LINE{", 10, 10},
-		{"the leader line's vertex y", 304, "LEADER_LINE{", 20, 5},
-		{"the leader's last point x", 302, "LEADER{", 10, 10},
-		{"the dogleg's direction x", 302, "LEADER{", 11, 0},
-		{"the text's insertion point y", 300, "CONTEXT_DATA{", 22, 5},
-		{"the text's direction x", 300, "CONTEXT_DATA{", 13, 0},
-		{"the block's scale x", 301, "}", 10, 0},
-	} {
-		if got, was := valueAfter(moved.Pairs, c.a, c.v, c.code), valueAfter(g.Pairs, c.a, c.v, c.code); math.Abs(got-(was+c.moved)) > 1e-9 {
-			t.Errorf("%s (%d) of the MULTILEADER moved by (10, 5) = %g, want %g + %g", c.what, c.code, got, was, c.moved)
-		}
-	}
 }
 
 // foreignOfType is the first preserved entity of type typ in d.

@@ -28,6 +28,7 @@ type File struct {
 	ltscale   float64            // $LTSCALE; 0 when absent
 	dimScales map[string]float64 // DIMSCALE of each DIMSTYLE, by folded name
 	dimArrows map[string]float64 // DIMASZ of each DIMSTYLE, by folded name
+	dimTexts  map[string]float64 // DIMTXT of each DIMSTYLE, by folded name
 	rep       *report            // what became of every entity
 	target    *[]dxfEntity       // where put puts entities: f.entities or a block's
 	inBlock   string             // the block being read, for drop
@@ -64,6 +65,7 @@ type dxfLayer struct {
 	lineweight         int32
 	on, frozen, locked bool
 	line               int
+	handle             string // 5, upper case
 }
 
 // dxfEntity is one entity the engine can hold, with its style as read
@@ -183,7 +185,7 @@ func Read(content string) (*File, error) {
 		content = strings.ToValidUTF8(content, "\uFFFD")
 	}
 	sc := &dxfScanner{s: content}
-	f := &File{dimScales: map[string]float64{}, dimArrows: map[string]float64{}, rep: newReport(), codepage: "UTF-8"}
+	f := &File{dimScales: map[string]float64{}, dimArrows: map[string]float64{}, dimTexts: map[string]float64{}, rep: newReport(), codepage: "UTF-8"}
 	// Room for the entities up front, at about what a LINE takes in a
 	// file: growing the list as it fills copied it over and over.
 	f.entities = make([]dxfEntity, 0, len(content)/96)
@@ -495,6 +497,10 @@ func (f *File) readTables(sc *dxfScanner) error {
 				if v, err := p.float(); err == nil && v > 0 && dimstyle != "" {
 					f.dimArrows[dimstyle] = v
 				}
+			case 140:
+				if v, err := p.float(); err == nil && v > 0 && dimstyle != "" {
+					f.dimTexts[dimstyle] = v
+				}
 			}
 			continue
 		}
@@ -518,6 +524,8 @@ func (f *File) readTables(sc *dxfScanner) error {
 // set applies one pair of a LAYER entry.
 func (l *dxfLayer) set(p dxfPair) error {
 	switch p.code {
+	case 5:
+		l.handle = strings.ToUpper(strings.TrimSpace(p.value))
 	case 2:
 		l.name = decodeName(p.value)
 	case 62:

@@ -134,6 +134,12 @@ type dxfWriter struct {
 	paper uint64
 	// anon names each entity's anonymous block, by handle (see plan).
 	anon map[uint64]string
+	// layerHandles are the LAYER entries' handles, by name (2018): a
+	// viewport's frozen layers refer to them.
+	layerHandles map[string]uint64
+	// mleaderStyle is the handle of the MLEADERSTYLE the multileaders
+	// written refer to (2018), 0 until one is written.
+	mleaderStyle uint64
 
 	// What the 2018 OBJECTS section needs for the images and wipeouts
 	// written: a definition per image file and a reactor per image;
@@ -364,6 +370,10 @@ func (w *dxfWriter) Entity(e *drawing.Entity) {
 	case drawing.XLine:
 		w.xline(e, g)
 	case drawing.Leader:
+		if g.Multi {
+			w.multileader(e, g)
+			return
+		}
 		w.leader(e, g)
 	case drawing.Attdef:
 		w.attdef(e, g)
@@ -371,6 +381,10 @@ func (w *dxfWriter) Entity(e *drawing.Entity) {
 		w.wipeout(e, g)
 	case drawing.Image:
 		w.image(e, g)
+	case drawing.Tolerance:
+		w.tolerance(e, g)
+	case drawing.Viewport:
+		w.viewport(e, g)
 	case drawing.Foreign:
 		switch {
 		case !w.writes(g):

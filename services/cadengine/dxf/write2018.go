@@ -50,6 +50,7 @@ func Write2018(d *drawing.Document) string {
 	for _, l := range d.SortedLayers() {
 		layerHandles[l.Name] = w.handle()
 	}
+	w.layerHandles = layerHandles
 	ltypes := linetypeDefs(d, ents)
 	ltypeHandles := map[string]uint64{}
 	for _, lt := range ltypes {
@@ -243,6 +244,10 @@ func dimStyles(ents []*drawing.Entity) []string {
 		case drawing.Dimension:
 			add(dimStyleName(g.Style))
 		case drawing.Leader:
+			if !g.Multi { // a multileader's is a multileader style
+				add(dimStyleName(g.Style))
+			}
+		case drawing.Tolerance:
 			add(dimStyleName(g.Style))
 		}
 	}
@@ -408,6 +413,11 @@ func (w *dxfWriter) objects() {
 		wipeoutVars = w.handle()
 		root = append(root, "ACAD_WIPEOUT_VARS", wipeoutVars)
 	}
+	var mleaderDict uint64
+	if w.mleaderStyle != 0 {
+		mleaderDict = w.handle()
+		root = append(root, "ACAD_MLEADERSTYLE", mleaderDict)
+	}
 	dict(hRootDict, 0, root...)
 	dict(hGroupDict, hRootDict)
 	dict(hLayoutDict, hRootDict, "Model", uint64(hModelLayout), "Layout1", uint64(hPaperLayout))
@@ -418,6 +428,10 @@ func (w *dxfWriter) objects() {
 	}
 	if wipeoutVars != 0 {
 		w.wipeoutVariables(wipeoutVars)
+	}
+	if mleaderDict != 0 {
+		dict(mleaderDict, hRootDict, "Standard", w.mleaderStyle)
+		w.mleaderStyleObject(w.mleaderStyle, mleaderDict)
 	}
 	w.end()
 }

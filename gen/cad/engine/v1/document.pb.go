@@ -82,6 +82,16 @@ const (
 	// boundary (corners); the engine does not load the picture and draws
 	// the boundary.
 	EntityType_ENTITY_TYPE_IMAGE EntityType = 21
+	// A geometric tolerance's feature control frame (DXF's TOLERANCE):
+	// its text (compartments separated by %%v, rows by ^J, GD&T symbols as
+	// {\Fgdt;…}) framed at insertion, along direction, height tall, in
+	// its dimension style (dim_style).
+	EntityType_ENTITY_TYPE_TOLERANCE EntityType = 30
+	// A paper-space viewport (DXF's VIEWPORT): a window on a layout
+	// (center, width, height on the paper) showing model space about
+	// view_center, view_height tall (so at scale); viewport_id 1 is the
+	// layout's own view of the paper, not a window.
+	EntityType_ENTITY_TYPE_VIEWPORT EntityType = 31
 )
 
 // Enum value maps for EntityType.
@@ -109,6 +119,8 @@ var (
 		19: "ENTITY_TYPE_ATTDEF",
 		20: "ENTITY_TYPE_WIPEOUT",
 		21: "ENTITY_TYPE_IMAGE",
+		30: "ENTITY_TYPE_TOLERANCE",
+		31: "ENTITY_TYPE_VIEWPORT",
 	}
 	EntityType_value = map[string]int32{
 		"ENTITY_TYPE_UNSPECIFIED": 0,
@@ -133,6 +145,8 @@ var (
 		"ENTITY_TYPE_ATTDEF":      19,
 		"ENTITY_TYPE_WIPEOUT":     20,
 		"ENTITY_TYPE_IMAGE":       21,
+		"ENTITY_TYPE_TOLERANCE":   30,
+		"ENTITY_TYPE_VIEWPORT":    31,
 	}
 )
 
@@ -738,7 +752,7 @@ type Entity struct {
 	End *Point `protobuf:"bytes,11,opt,name=end,proto3,oneof" json:"end,omitempty"`
 	// Line length, or arc or polyline length.
 	Length *float64 `protobuf:"fixed64,12,opt,name=length,proto3,oneof" json:"length,omitempty"`
-	// Circle, arc or ellipse centre.
+	// Circle, arc or ellipse centre; a viewport's centre on the paper.
 	Center *Point `protobuf:"bytes,13,opt,name=center,proto3,oneof" json:"center,omitempty"`
 	// Circle or arc radius.
 	Radius *float64 `protobuf:"fixed64,14,opt,name=radius,proto3,oneof" json:"radius,omitempty"`
@@ -750,12 +764,12 @@ type Entity struct {
 	Points []*Vertex `protobuf:"bytes,17,rep,name=points,proto3" json:"points,omitempty"`
 	// Polyline is closed.
 	Closed *bool `protobuf:"varint,18,opt,name=closed,proto3,oneof" json:"closed,omitempty"`
-	// Text content.
+	// Text content (a tolerance's and a multileader's too).
 	Text *string `protobuf:"bytes,19,opt,name=text,proto3,oneof" json:"text,omitempty"`
 	// Text insertion point; an image's or a wipeout's: the outer corner of
 	// its bottom-left pixel.
 	Insertion *Point `protobuf:"bytes,20,opt,name=insertion,proto3,oneof" json:"insertion,omitempty"`
-	// Text height.
+	// Text height; a viewport's height on the paper.
 	Height *float64 `protobuf:"fixed64,21,opt,name=height,proto3,oneof" json:"height,omitempty"`
 	// Text rotation, degrees.
 	Rotation *float64 `protobuf:"fixed64,22,opt,name=rotation,proto3,oneof" json:"rotation,omitempty"`
@@ -765,7 +779,8 @@ type Entity struct {
 	MajorAxis *Point `protobuf:"bytes,24,opt,name=major_axis,json=majorAxis,proto3,oneof" json:"major_axis,omitempty"`
 	// Ellipse minor to major axis ratio.
 	Ratio *float64 `protobuf:"fixed64,25,opt,name=ratio,proto3,oneof" json:"ratio,omitempty"`
-	// Multi-line text: the width lines wrap at (0: no wrapping).
+	// Multi-line text (a multileader's too): the width lines wrap at (0: no
+	// wrapping); a viewport's width on the paper.
 	Width *float64 `protobuf:"fixed64,26,opt,name=width,proto3,oneof" json:"width,omitempty"`
 	// Which point of the text the insertion point is: multi-line text's
 	// corner, edge middle or centre; a line of text's too (top, middle and
@@ -782,7 +797,8 @@ type Entity struct {
 	Hatch *Hatch `protobuf:"bytes,30,opt,name=hatch,proto3,oneof" json:"hatch,omitempty"`
 	// An insert's block name.
 	Block *string `protobuf:"bytes,31,opt,name=block,proto3,oneof" json:"block,omitempty"`
-	// An insert's scale factor (uniform).
+	// An insert's scale factor (uniform); a viewport's scale, paper units
+	// per model unit.
 	Scale *float64 `protobuf:"fixed64,32,opt,name=scale,proto3,oneof" json:"scale,omitempty"`
 	// An insert is mirrored (the block's x axis reversed before the rotation).
 	Mirrored *bool `protobuf:"varint,33,opt,name=mirrored,proto3,oneof" json:"mirrored,omitempty"`
@@ -807,7 +823,7 @@ type Entity struct {
 	// i to the next.
 	HiddenEdges *int32 `protobuf:"varint,41,opt,name=hidden_edges,json=hiddenEdges,proto3,oneof" json:"hidden_edges,omitempty"`
 	// An xline's or a ray's direction, a unit vector; its base point is
-	// start.
+	// start. A tolerance's direction along its frame.
 	Direction *Point `protobuf:"bytes,42,opt,name=direction,proto3,oneof" json:"direction,omitempty"`
 	// A leader has an arrowhead at its first point.
 	Arrowhead *bool `protobuf:"varint,43,opt,name=arrowhead,proto3,oneof" json:"arrowhead,omitempty"`
@@ -815,7 +831,8 @@ type Entity struct {
 	Curved *bool `protobuf:"varint,44,opt,name=curved,proto3,oneof" json:"curved,omitempty"`
 	// A leader's arrowhead length, in document units.
 	ArrowSize *float64 `protobuf:"fixed64,45,opt,name=arrow_size,json=arrowSize,proto3,oneof" json:"arrow_size,omitempty"`
-	// A leader's dimension style name, as its file had it.
+	// A leader's or a tolerance's dimension style name (a multileader's
+	// multileader style), as its file had it.
 	DimStyle *string `protobuf:"bytes,46,opt,name=dim_style,json=dimStyle,proto3,oneof" json:"dim_style,omitempty"`
 	// An insert's block attribute values.
 	Attributes []*Attribute `protobuf:"bytes,47,rep,name=attributes,proto3" json:"attributes,omitempty"`
@@ -856,6 +873,24 @@ type Entity struct {
 	// 1: its linetype's pattern is drawn this many times as long, beside
 	// the document's linetype scale.
 	LinetypeScale *float64 `protobuf:"fixed64,59,opt,name=linetype_scale,json=linetypeScale,proto3,oneof" json:"linetype_scale,omitempty"`
+	// A viewport's model point at the centre of its view.
+	ViewCenter *Point `protobuf:"bytes,70,opt,name=view_center,json=viewCenter,proto3,oneof" json:"view_center,omitempty"`
+	// A viewport's view height in model units (its scale is height /
+	// view_height, given in scale).
+	ViewHeight *float64 `protobuf:"fixed64,71,opt,name=view_height,json=viewHeight,proto3,oneof" json:"view_height,omitempty"`
+	// A viewport's id in its layout (DXF code 69): 1 is the layout's own
+	// view of the paper (not a window; not drawn), windows count from 2.
+	ViewportId *int32 `protobuf:"varint,72,opt,name=viewport_id,json=viewportId,proto3,oneof" json:"viewport_id,omitempty"`
+	// A viewport's status (DXF code 68): 0 off, -1 on but off screen,
+	// 1 and on the stacking order.
+	ViewportStatus *int32 `protobuf:"varint,73,opt,name=viewport_status,json=viewportStatus,proto3,oneof" json:"viewport_status,omitempty"`
+	// A viewport's frozen layers: drawn elsewhere, not in it.
+	FrozenLayers []string `protobuf:"bytes,74,rep,name=frozen_layers,json=frozenLayers,proto3" json:"frozen_layers,omitempty"`
+	// A viewport's display is locked: its view (scale and centre) is kept.
+	Locked *bool `protobuf:"varint,75,opt,name=locked,proto3,oneof" json:"locked,omitempty"`
+	// A multileader's further leader lines, each from the point it points
+	// at (points holds the first).
+	LeaderLines   []*LeaderLine `protobuf:"bytes,76,rep,name=leader_lines,json=leaderLines,proto3" json:"leader_lines,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1282,6 +1317,102 @@ func (x *Entity) GetLinetypeScale() float64 {
 	return 0
 }
 
+func (x *Entity) GetViewCenter() *Point {
+	if x != nil {
+		return x.ViewCenter
+	}
+	return nil
+}
+
+func (x *Entity) GetViewHeight() float64 {
+	if x != nil && x.ViewHeight != nil {
+		return *x.ViewHeight
+	}
+	return 0
+}
+
+func (x *Entity) GetViewportId() int32 {
+	if x != nil && x.ViewportId != nil {
+		return *x.ViewportId
+	}
+	return 0
+}
+
+func (x *Entity) GetViewportStatus() int32 {
+	if x != nil && x.ViewportStatus != nil {
+		return *x.ViewportStatus
+	}
+	return 0
+}
+
+func (x *Entity) GetFrozenLayers() []string {
+	if x != nil {
+		return x.FrozenLayers
+	}
+	return nil
+}
+
+func (x *Entity) GetLocked() bool {
+	if x != nil && x.Locked != nil {
+		return *x.Locked
+	}
+	return false
+}
+
+func (x *Entity) GetLeaderLines() []*LeaderLine {
+	if x != nil {
+		return x.LeaderLines
+	}
+	return nil
+}
+
+// LeaderLine is one leader line of a multileader: its points, the first
+// where it points.
+type LeaderLine struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The points, the first where it points.
+	Points        []*Point `protobuf:"bytes,1,rep,name=points,proto3" json:"points,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaderLine) Reset() {
+	*x = LeaderLine{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaderLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaderLine) ProtoMessage() {}
+
+func (x *LeaderLine) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaderLine.ProtoReflect.Descriptor instead.
+func (*LeaderLine) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *LeaderLine) GetPoints() []*Point {
+	if x != nil {
+		return x.Points
+	}
+	return nil
+}
+
 // Transform is the affine map (x, y) → (a·x + b·y + c, d·x + e·y + f).
 type Transform struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1303,7 +1434,7 @@ type Transform struct {
 
 func (x *Transform) Reset() {
 	*x = Transform{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1315,7 +1446,7 @@ func (x *Transform) String() string {
 func (*Transform) ProtoMessage() {}
 
 func (x *Transform) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1328,7 +1459,7 @@ func (x *Transform) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transform.ProtoReflect.Descriptor instead.
 func (*Transform) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Transform) GetA() float64 {
@@ -1395,7 +1526,7 @@ type Attribute struct {
 
 func (x *Attribute) Reset() {
 	*x = Attribute{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1407,7 +1538,7 @@ func (x *Attribute) String() string {
 func (*Attribute) ProtoMessage() {}
 
 func (x *Attribute) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1420,7 +1551,7 @@ func (x *Attribute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attribute.ProtoReflect.Descriptor instead.
 func (*Attribute) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Attribute) GetTag() string {
@@ -1490,7 +1621,7 @@ type Spline struct {
 
 func (x *Spline) Reset() {
 	*x = Spline{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1502,7 +1633,7 @@ func (x *Spline) String() string {
 func (*Spline) ProtoMessage() {}
 
 func (x *Spline) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1515,7 +1646,7 @@ func (x *Spline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Spline.ProtoReflect.Descriptor instead.
 func (*Spline) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Spline) GetDegree() int32 {
@@ -1577,7 +1708,7 @@ type Extents struct {
 
 func (x *Extents) Reset() {
 	*x = Extents{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1589,7 +1720,7 @@ func (x *Extents) String() string {
 func (*Extents) ProtoMessage() {}
 
 func (x *Extents) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1602,7 +1733,7 @@ func (x *Extents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Extents.ProtoReflect.Descriptor instead.
 func (*Extents) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Extents) GetMinX() float64 {
@@ -1652,7 +1783,7 @@ type InsertGrid struct {
 
 func (x *InsertGrid) Reset() {
 	*x = InsertGrid{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1664,7 +1795,7 @@ func (x *InsertGrid) String() string {
 func (*InsertGrid) ProtoMessage() {}
 
 func (x *InsertGrid) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1677,7 +1808,7 @@ func (x *InsertGrid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertGrid.ProtoReflect.Descriptor instead.
 func (*InsertGrid) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *InsertGrid) GetColumns() int64 {
@@ -1730,7 +1861,7 @@ type DimensionBinding struct {
 
 func (x *DimensionBinding) Reset() {
 	*x = DimensionBinding{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1742,7 +1873,7 @@ func (x *DimensionBinding) String() string {
 func (*DimensionBinding) ProtoMessage() {}
 
 func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1755,7 +1886,7 @@ func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DimensionBinding.ProtoReflect.Descriptor instead.
 func (*DimensionBinding) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DimensionBinding) GetSlot() DimensionSlot {
@@ -1835,7 +1966,7 @@ type Dimension struct {
 
 func (x *Dimension) Reset() {
 	*x = Dimension{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1847,7 +1978,7 @@ func (x *Dimension) String() string {
 func (*Dimension) ProtoMessage() {}
 
 func (x *Dimension) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1860,7 +1991,7 @@ func (x *Dimension) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dimension.ProtoReflect.Descriptor instead.
 func (*Dimension) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Dimension) GetKind() DimensionKind {
@@ -1972,7 +2103,7 @@ type HatchLoop struct {
 
 func (x *HatchLoop) Reset() {
 	*x = HatchLoop{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1984,7 +2115,7 @@ func (x *HatchLoop) String() string {
 func (*HatchLoop) ProtoMessage() {}
 
 func (x *HatchLoop) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1997,7 +2128,7 @@ func (x *HatchLoop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HatchLoop.ProtoReflect.Descriptor instead.
 func (*HatchLoop) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *HatchLoop) GetPoints() []*Vertex {
@@ -2048,7 +2179,7 @@ type Hatch struct {
 
 func (x *Hatch) Reset() {
 	*x = Hatch{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2060,7 +2191,7 @@ func (x *Hatch) String() string {
 func (*Hatch) ProtoMessage() {}
 
 func (x *Hatch) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2073,7 +2204,7 @@ func (x *Hatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hatch.ProtoReflect.Descriptor instead.
 func (*Hatch) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Hatch) GetPattern() string {
@@ -2133,7 +2264,7 @@ type ExportOptions struct {
 
 func (x *ExportOptions) Reset() {
 	*x = ExportOptions{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2145,7 +2276,7 @@ func (x *ExportOptions) String() string {
 func (*ExportOptions) ProtoMessage() {}
 
 func (x *ExportOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2158,7 +2289,7 @@ func (x *ExportOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportOptions.ProtoReflect.Descriptor instead.
 func (*ExportOptions) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{12}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ExportOptions) GetDxfVersion() DxfVersion {
@@ -2217,7 +2348,7 @@ type ImportReport struct {
 
 func (x *ImportReport) Reset() {
 	*x = ImportReport{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2229,7 +2360,7 @@ func (x *ImportReport) String() string {
 func (*ImportReport) ProtoMessage() {}
 
 func (x *ImportReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2242,7 +2373,7 @@ func (x *ImportReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportReport.ProtoReflect.Descriptor instead.
 func (*ImportReport) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{13}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ImportReport) GetEntities() map[string]*ImportCounts {
@@ -2309,7 +2440,7 @@ type ImportCounts struct {
 
 func (x *ImportCounts) Reset() {
 	*x = ImportCounts{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2321,7 +2452,7 @@ func (x *ImportCounts) String() string {
 func (*ImportCounts) ProtoMessage() {}
 
 func (x *ImportCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2334,7 +2465,7 @@ func (x *ImportCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportCounts.ProtoReflect.Descriptor instead.
 func (*ImportCounts) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{14}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ImportCounts) GetImported() int64 {
@@ -2373,7 +2504,7 @@ type DroppedEntities struct {
 
 func (x *DroppedEntities) Reset() {
 	*x = DroppedEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2385,7 +2516,7 @@ func (x *DroppedEntities) String() string {
 func (*DroppedEntities) ProtoMessage() {}
 
 func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2398,7 +2529,7 @@ func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DroppedEntities.ProtoReflect.Descriptor instead.
 func (*DroppedEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DroppedEntities) GetType() string {
@@ -2435,7 +2566,7 @@ type ImportWarning struct {
 
 func (x *ImportWarning) Reset() {
 	*x = ImportWarning{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2447,7 +2578,7 @@ func (x *ImportWarning) String() string {
 func (*ImportWarning) ProtoMessage() {}
 
 func (x *ImportWarning) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2460,7 +2591,7 @@ func (x *ImportWarning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportWarning.ProtoReflect.Descriptor instead.
 func (*ImportWarning) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ImportWarning) GetLine() int64 {
@@ -2492,7 +2623,7 @@ type UnmodelledEntities struct {
 
 func (x *UnmodelledEntities) Reset() {
 	*x = UnmodelledEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2504,7 +2635,7 @@ func (x *UnmodelledEntities) String() string {
 func (*UnmodelledEntities) ProtoMessage() {}
 
 func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2517,7 +2648,7 @@ func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnmodelledEntities.ProtoReflect.Descriptor instead.
 func (*UnmodelledEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{17}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UnmodelledEntities) GetType() string {
@@ -2559,7 +2690,7 @@ type Layer struct {
 
 func (x *Layer) Reset() {
 	*x = Layer{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2571,7 +2702,7 @@ func (x *Layer) String() string {
 func (*Layer) ProtoMessage() {}
 
 func (x *Layer) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2584,7 +2715,7 @@ func (x *Layer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Layer.ProtoReflect.Descriptor instead.
 func (*Layer) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{18}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Layer) GetName() string {
@@ -2671,7 +2802,7 @@ type DocumentInfo struct {
 
 func (x *DocumentInfo) Reset() {
 	*x = DocumentInfo{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2683,7 +2814,7 @@ func (x *DocumentInfo) String() string {
 func (*DocumentInfo) ProtoMessage() {}
 
 func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2696,7 +2827,7 @@ func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentInfo.ProtoReflect.Descriptor instead.
 func (*DocumentInfo) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{19}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DocumentInfo) GetDocumentId() string {
@@ -2780,7 +2911,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x06_bulgeB\x0e\n" +
 	"\f_start_widthB\f\n" +
 	"\n" +
-	"_end_width\"\xab\x16\n" +
+	"_end_width\"\xb0\x19\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
@@ -2849,7 +2980,17 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\rclip_boundary\x188 \x03(\v2\x14.cad.engine.v1.PointR\fclipBoundary\x12 \n" +
 	"\tfile_name\x189 \x01(\tH*R\bfileName\x88\x01\x01\x12(\n" +
 	"\rwipeout_frame\x18: \x01(\bH+R\fwipeoutFrame\x88\x01\x01\x12*\n" +
-	"\x0elinetype_scale\x18; \x01(\x01H,R\rlinetypeScale\x88\x01\x01B\b\n" +
+	"\x0elinetype_scale\x18; \x01(\x01H,R\rlinetypeScale\x88\x01\x01\x12:\n" +
+	"\vview_center\x18F \x01(\v2\x14.cad.engine.v1.PointH-R\n" +
+	"viewCenter\x88\x01\x01\x12$\n" +
+	"\vview_height\x18G \x01(\x01H.R\n" +
+	"viewHeight\x88\x01\x01\x12$\n" +
+	"\vviewport_id\x18H \x01(\x05H/R\n" +
+	"viewportId\x88\x01\x01\x12,\n" +
+	"\x0fviewport_status\x18I \x01(\x05H0R\x0eviewportStatus\x88\x01\x01\x12#\n" +
+	"\rfrozen_layers\x18J \x03(\tR\ffrozenLayers\x12\x1b\n" +
+	"\x06locked\x18K \x01(\bH1R\x06locked\x88\x01\x01\x12<\n" +
+	"\fleader_lines\x18L \x03(\v2\x19.cad.engine.v1.LeaderLineR\vleaderLinesB\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_lengthB\t\n" +
@@ -2906,7 +3047,15 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\n" +
 	"_file_nameB\x10\n" +
 	"\x0e_wipeout_frameB\x11\n" +
-	"\x0f_linetype_scale\"_\n" +
+	"\x0f_linetype_scaleB\x0e\n" +
+	"\f_view_centerB\x0e\n" +
+	"\f_view_heightB\x0e\n" +
+	"\f_viewport_idB\x12\n" +
+	"\x10_viewport_statusB\t\n" +
+	"\a_locked\":\n" +
+	"\n" +
+	"LeaderLine\x12,\n" +
+	"\x06points\x18\x01 \x03(\v2\x14.cad.engine.v1.PointR\x06points\"_\n" +
 	"\tTransform\x12\f\n" +
 	"\x01a\x18\x01 \x01(\x01R\x01a\x12\f\n" +
 	"\x01b\x18\x02 \x01(\x01R\x01b\x12\f\n" +
@@ -3040,7 +3189,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\rcurrent_layer\x18\a \x01(\tR\fcurrentLayer\x12,\n" +
 	"\x06layers\x18\b \x03(\v2\x14.cad.engine.v1.LayerR\x06layers\x128\n" +
 	"\x06report\x18\t \x01(\v2\x1b.cad.engine.v1.ImportReportH\x00R\x06report\x88\x01\x01B\t\n" +
-	"\a_report*\x97\x04\n" +
+	"\a_report*\xcc\x04\n" +
 	"\n" +
 	"EntityType\x12\x1b\n" +
 	"\x17ENTITY_TYPE_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -3065,7 +3214,9 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x12ENTITY_TYPE_LEADER\x10\x12\x12\x16\n" +
 	"\x12ENTITY_TYPE_ATTDEF\x10\x13\x12\x17\n" +
 	"\x13ENTITY_TYPE_WIPEOUT\x10\x14\x12\x15\n" +
-	"\x11ENTITY_TYPE_IMAGE\x10\x15*c\n" +
+	"\x11ENTITY_TYPE_IMAGE\x10\x15\x12\x19\n" +
+	"\x15ENTITY_TYPE_TOLERANCE\x10\x1e\x12\x18\n" +
+	"\x14ENTITY_TYPE_VIEWPORT\x10\x1f*c\n" +
 	"\x05Units\x12\x15\n" +
 	"\x11UNITS_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bUNITS_MM\x10\x01\x12\f\n" +
@@ -3128,7 +3279,7 @@ func file_cad_engine_v1_document_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_document_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_cad_engine_v1_document_proto_goTypes = []any{
 	(EntityType)(0),            // 0: cad.engine.v1.EntityType
 	(Units)(0),                 // 1: cad.engine.v1.Units
@@ -3140,24 +3291,25 @@ var file_cad_engine_v1_document_proto_goTypes = []any{
 	(*Point)(nil),              // 7: cad.engine.v1.Point
 	(*Vertex)(nil),             // 8: cad.engine.v1.Vertex
 	(*Entity)(nil),             // 9: cad.engine.v1.Entity
-	(*Transform)(nil),          // 10: cad.engine.v1.Transform
-	(*Attribute)(nil),          // 11: cad.engine.v1.Attribute
-	(*Spline)(nil),             // 12: cad.engine.v1.Spline
-	(*Extents)(nil),            // 13: cad.engine.v1.Extents
-	(*InsertGrid)(nil),         // 14: cad.engine.v1.InsertGrid
-	(*DimensionBinding)(nil),   // 15: cad.engine.v1.DimensionBinding
-	(*Dimension)(nil),          // 16: cad.engine.v1.Dimension
-	(*HatchLoop)(nil),          // 17: cad.engine.v1.HatchLoop
-	(*Hatch)(nil),              // 18: cad.engine.v1.Hatch
-	(*ExportOptions)(nil),      // 19: cad.engine.v1.ExportOptions
-	(*ImportReport)(nil),       // 20: cad.engine.v1.ImportReport
-	(*ImportCounts)(nil),       // 21: cad.engine.v1.ImportCounts
-	(*DroppedEntities)(nil),    // 22: cad.engine.v1.DroppedEntities
-	(*ImportWarning)(nil),      // 23: cad.engine.v1.ImportWarning
-	(*UnmodelledEntities)(nil), // 24: cad.engine.v1.UnmodelledEntities
-	(*Layer)(nil),              // 25: cad.engine.v1.Layer
-	(*DocumentInfo)(nil),       // 26: cad.engine.v1.DocumentInfo
-	nil,                        // 27: cad.engine.v1.ImportReport.EntitiesEntry
+	(*LeaderLine)(nil),         // 10: cad.engine.v1.LeaderLine
+	(*Transform)(nil),          // 11: cad.engine.v1.Transform
+	(*Attribute)(nil),          // 12: cad.engine.v1.Attribute
+	(*Spline)(nil),             // 13: cad.engine.v1.Spline
+	(*Extents)(nil),            // 14: cad.engine.v1.Extents
+	(*InsertGrid)(nil),         // 15: cad.engine.v1.InsertGrid
+	(*DimensionBinding)(nil),   // 16: cad.engine.v1.DimensionBinding
+	(*Dimension)(nil),          // 17: cad.engine.v1.Dimension
+	(*HatchLoop)(nil),          // 18: cad.engine.v1.HatchLoop
+	(*Hatch)(nil),              // 19: cad.engine.v1.Hatch
+	(*ExportOptions)(nil),      // 20: cad.engine.v1.ExportOptions
+	(*ImportReport)(nil),       // 21: cad.engine.v1.ImportReport
+	(*ImportCounts)(nil),       // 22: cad.engine.v1.ImportCounts
+	(*DroppedEntities)(nil),    // 23: cad.engine.v1.DroppedEntities
+	(*ImportWarning)(nil),      // 24: cad.engine.v1.ImportWarning
+	(*UnmodelledEntities)(nil), // 25: cad.engine.v1.UnmodelledEntities
+	(*Layer)(nil),              // 26: cad.engine.v1.Layer
+	(*DocumentInfo)(nil),       // 27: cad.engine.v1.DocumentInfo
+	nil,                        // 28: cad.engine.v1.ImportReport.EntitiesEntry
 }
 var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	0,  // 0: cad.engine.v1.Entity.type:type_name -> cad.engine.v1.EntityType
@@ -3169,47 +3321,50 @@ var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	7,  // 6: cad.engine.v1.Entity.location:type_name -> cad.engine.v1.Point
 	7,  // 7: cad.engine.v1.Entity.major_axis:type_name -> cad.engine.v1.Point
 	2,  // 8: cad.engine.v1.Entity.attachment:type_name -> cad.engine.v1.TextAttachment
-	16, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
-	18, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
-	14, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
-	13, // 12: cad.engine.v1.Entity.extents:type_name -> cad.engine.v1.Extents
-	12, // 13: cad.engine.v1.Entity.spline:type_name -> cad.engine.v1.Spline
+	17, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
+	19, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
+	15, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
+	14, // 12: cad.engine.v1.Entity.extents:type_name -> cad.engine.v1.Extents
+	13, // 13: cad.engine.v1.Entity.spline:type_name -> cad.engine.v1.Spline
 	7,  // 14: cad.engine.v1.Entity.corners:type_name -> cad.engine.v1.Point
 	7,  // 15: cad.engine.v1.Entity.direction:type_name -> cad.engine.v1.Point
-	11, // 16: cad.engine.v1.Entity.attributes:type_name -> cad.engine.v1.Attribute
-	10, // 17: cad.engine.v1.Entity.transform:type_name -> cad.engine.v1.Transform
+	12, // 16: cad.engine.v1.Entity.attributes:type_name -> cad.engine.v1.Attribute
+	11, // 17: cad.engine.v1.Entity.transform:type_name -> cad.engine.v1.Transform
 	7,  // 18: cad.engine.v1.Entity.pixel_u:type_name -> cad.engine.v1.Point
 	7,  // 19: cad.engine.v1.Entity.pixel_v:type_name -> cad.engine.v1.Point
 	7,  // 20: cad.engine.v1.Entity.image_size:type_name -> cad.engine.v1.Point
 	7,  // 21: cad.engine.v1.Entity.clip_boundary:type_name -> cad.engine.v1.Point
-	7,  // 22: cad.engine.v1.Attribute.insertion:type_name -> cad.engine.v1.Point
-	7,  // 23: cad.engine.v1.Spline.control_points:type_name -> cad.engine.v1.Point
-	7,  // 24: cad.engine.v1.Spline.fit_points:type_name -> cad.engine.v1.Point
-	4,  // 25: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
-	3,  // 26: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
-	7,  // 27: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
-	7,  // 28: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
-	7,  // 29: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
-	15, // 30: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
-	8,  // 31: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
-	7,  // 32: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
-	7,  // 33: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
-	17, // 34: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
-	5,  // 35: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
-	6,  // 36: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
-	27, // 37: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
-	22, // 38: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
-	23, // 39: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
-	1,  // 40: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
-	1,  // 41: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
-	25, // 42: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
-	20, // 43: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
-	21, // 44: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
-	45, // [45:45] is the sub-list for method output_type
-	45, // [45:45] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	7,  // 22: cad.engine.v1.Entity.view_center:type_name -> cad.engine.v1.Point
+	10, // 23: cad.engine.v1.Entity.leader_lines:type_name -> cad.engine.v1.LeaderLine
+	7,  // 24: cad.engine.v1.LeaderLine.points:type_name -> cad.engine.v1.Point
+	7,  // 25: cad.engine.v1.Attribute.insertion:type_name -> cad.engine.v1.Point
+	7,  // 26: cad.engine.v1.Spline.control_points:type_name -> cad.engine.v1.Point
+	7,  // 27: cad.engine.v1.Spline.fit_points:type_name -> cad.engine.v1.Point
+	4,  // 28: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
+	3,  // 29: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
+	7,  // 30: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
+	7,  // 31: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
+	7,  // 32: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
+	16, // 33: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
+	8,  // 34: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
+	7,  // 35: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
+	7,  // 36: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
+	18, // 37: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
+	5,  // 38: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
+	6,  // 39: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
+	28, // 40: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
+	23, // 41: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
+	24, // 42: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
+	1,  // 43: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
+	1,  // 44: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
+	26, // 45: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
+	21, // 46: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
+	22, // 47: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
+	48, // [48:48] is the sub-list for method output_type
+	48, // [48:48] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_document_proto_init() }
@@ -3220,19 +3375,19 @@ func file_cad_engine_v1_document_proto_init() {
 	file_cad_engine_v1_options_proto_init()
 	file_cad_engine_v1_document_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[2].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[8].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[9].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[10].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[12].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[11].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[13].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[19].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[14].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[20].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_document_proto_rawDesc), len(file_cad_engine_v1_document_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -305,6 +305,8 @@ var EntityTypeByWireName = map[string]int32{
 	"attdef":    19,
 	"wipeout":   20,
 	"image":     21,
+	"tolerance": 30,
+	"viewport":  31,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number EntityType
@@ -355,6 +357,10 @@ func (x EntityType) WireName() string {
 		return "wipeout"
 	case 21:
 		return "image"
+	case 30:
+		return "tolerance"
+	case 31:
+		return "viewport"
 	}
 	return ""
 }
@@ -4426,6 +4432,93 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.LinetypeScale = d.Float64Ref(v)
+		case "view_center":
+			if seen&(1<<56) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 56
+			v := new(Point)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.ViewCenter = v
+		case "view_height":
+			if seen&(1<<57) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 57
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.ViewHeight = d.Float64Ref(v)
+		case "viewport_id":
+			if seen&(1<<58) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 58
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ViewportId = &v
+		case "viewport_status":
+			if seen&(1<<59) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 59
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ViewportStatus = &v
+		case "frozen_layers":
+			if seen&(1<<60) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 60
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.FrozenLayers = append(x.FrozenLayers, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "locked":
+			if seen&(1<<61) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 61
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Locked = &v
+		case "leader_lines":
+			if seen&(1<<62) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 62
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[LeaderLine]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.LeaderLines = append(x.LeaderLines, v)
+			}
+			if d.Failed() {
+				return false
+			}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -4685,6 +4778,102 @@ func (x *Entity) MarshalWire(e *jsonwire.Encoder) {
 	if x.LinetypeScale != nil {
 		e.Key("\"linetype_scale\":")
 		e.Float64(float64((*x.LinetypeScale)), "cad.engine.v1.Entity.linetype_scale")
+	}
+	if x.ViewCenter != nil {
+		e.Key("\"view_center\":")
+		x.ViewCenter.MarshalWire(e)
+	}
+	if x.ViewHeight != nil {
+		e.Key("\"view_height\":")
+		e.Float64(float64((*x.ViewHeight)), "cad.engine.v1.Entity.view_height")
+	}
+	if x.ViewportId != nil {
+		e.Key("\"viewport_id\":")
+		e.Int64(int64((*x.ViewportId)))
+	}
+	if x.ViewportStatus != nil {
+		e.Key("\"viewport_status\":")
+		e.Int64(int64((*x.ViewportStatus)))
+	}
+	if len(x.FrozenLayers) > 0 {
+		e.Key("\"frozen_layers\":")
+		e.OpenArray()
+		for _, v := range x.FrozenLayers {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Locked != nil {
+		e.Key("\"locked\":")
+		e.Bool((*x.Locked))
+	}
+	if len(x.LeaderLines) > 0 {
+		e.Key("\"leader_lines\":")
+		e.OpenArray()
+		for _, v := range x.LeaderLines {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LeaderLine) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "points":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Point]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Points = append(x.Points, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LeaderLine) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LeaderLine{}
+	}
+	e.OpenObject()
+	if len(x.Points) > 0 {
+		e.Key("\"points\":")
+		e.OpenArray()
+		for _, v := range x.Points {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
 	}
 	e.CloseObject()
 }
