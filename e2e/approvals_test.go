@@ -139,7 +139,9 @@ var catalogFixtures = map[string]fixture{
 	"block_delete":               literal(map[string]any{"name": "SPARE"}),
 
 	// view (issue #38)
-	"view_render": {args: func(h handles) map[string]any { return map[string]any{"width": 64, "highlight": []any{h["circle"]}} }},
+	"tool_search":   literal(map[string]any{"query": "round a corner"}),
+	"tool_describe": literal(map[string]any{"names": []any{"entity_fillet"}}),
+	"view_render":   {args: func(h handles) map[string]any { return map[string]any{"width": 64, "highlight": []any{h["circle"]}} }},
 	// create and arrange: the drafting toolset (issue #37, DESIGN §11)
 	"entity_create_spline":   literal(map[string]any{"fit_points": []any{map[string]any{"x": 0, "y": 0}, map[string]any{"x": 2, "y": 1}, map[string]any{"x": 4, "y": 0}}}),
 	"entity_create_leader":   literal(map[string]any{"points": []any{map[string]any{"x": 0, "y": 0}, map[string]any{"x": 2, "y": 2}}, "text": "note"}),
