@@ -1,0 +1,479 @@
+package geom
+
+import (
+	"errors"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+)
+
+// The drafting oracle: the fillets, chamfers, trims, extensions, breaks,
+// joins, arrays, revision clouds, polygons, boundaries and splines of the
+// drafting tools, on random figures of sizes 1e-3 to 1e6 placed up to 1e6
+// from the origin, each result checked against an independent
+// construction: distances and sides in 256-bit floating point or exact
+// rationals, closed forms of the figure that was built, a winding number
+// counted in rationals, a B-spline evaluated by the Cox–de Boor recursion
+// in big floats. The tolerance is by the figure's size, with the rounding
+// floor of where it sits (see Tol).
+
+const draftCases = 300
+
+// draftFigure is a random size (1e-3 to 1e6) and placement (the origin,
+// or anywhere up to 1e6 from it).
+func draftFigure(r *rand.Rand) (size float64, at Vec) {
+	size = math.Pow(10, -3+9*r.Float64())
+	place := 0.0
+	if r.IntN(3) > 0 {
+		place = math.Pow(10, 6*r.Float64())
+	}
+	return size, Pt(place*(2*r.Float64()-1), place*(2*r.Float64()-1))
+}
+
+// draftTol is the tolerance for points of a figure of the given size at at.
+func draftTol(size float64, at Vec) float64 { return 4 * Tol(size, at.Mag()+size) }
+
+func dirOf(a float64) Vec { return Pt(math.Cos(a), math.Sin(a)) }
+
+const bigPrec = 256
+
+func bf(x float64) *big.Float { return new(big.Float).SetPrec(bigPrec).SetFloat64(x) }
+func bnew() *big.Float         { return new(big.Float).SetPrec(bigPrec) }
+
+func bsub(a, b *big.Float) *big.Float { return bnew().Sub(a, b) }
+func badd(a, b *big.Float) *big.Float { return bnew().Add(a, b) }
+func bmul(a, b *big.Float) *big.Float { return bnew().Mul(a, b) }
+func bquo(a, b *big.Float) *big.Float { return bnew().Quo(a, b) }
+
+func f64(x *big.Float) float64 { v, _ := x.Float64(); return v }
+
+// bigDist is |p − q| in big floats.
+func bigDist(p, q Vec) float64 {
+	dx, dy := bsub(bf(p.X), bf(q.X)), bsub(bf(p.Y), bf(q.Y))
+	return f64(bnew().Sqrt(badd(bmul(dx, dx), bmul(dy, dy))))
+}
+
+// bigLineDist is the signed distance of p from the line through a and b
+// (positive to its left), in big floats.
+func bigLineDist(p, a, b Vec) float64 {
+	dx, dy := bsub(bf(b.X), bf(a.X)), bsub(bf(b.Y), bf(a.Y))
+	wx, wy := bsub(bf(p.X), bf(a.X)), bsub(bf(p.Y), bf(a.Y))
+	cr := bsub(bmul(dx, wy), bmul(dy, wx))
+	return f64(bquo(cr, bnew().Sqrt(badd(bmul(dx, dx), bmul(dy, dy)))))
+}
+
+// bigSegDist is the distance of p from the segment ab, in big floats.
+func bigSegDist(p, a, b Vec) float64 {
+	dx, dy := bsub(bf(b.X), bf(a.X)), bsub(bf(b.Y), bf(a.Y))
+	wx, wy := bsub(bf(p.X), bf(a.X)), bsub(bf(p.Y), bf(a.Y))
+	dd := badd(bmul(dx, dx), bmul(dy, dy))
+	t := bquo(badd(bmul(dx, wx), bmul(dy, wy)), dd)
+	if t.Sign() <= 0 {
+		return bigDist(p, a)
+	}
+	if t.Cmp(bf(1)) >= 0 {
+		return bigDist(p, b)
+	}
+	return math.Abs(bigLineDist(p, a, b))
+}
+
+// exactLines is where the lines through s and t meet, in rationals
+// (false when parallel).
+func exactLines(s, t Segment) (Vec, bool) {
+	sub := func(a, b *big.Rat) *big.Rat { return new(big.Rat).Sub(a, b) }
+	mul := func(a, b *big.Rat) *big.Rat { return new(big.Rat).Mul(a, b) }
+	ax, ay := ratOf(s.A.X), ratOf(s.A.Y)
+	d1x, d1y := sub(ratOf(s.B.X), ax), sub(ratOf(s.B.Y), ay)
+	d2x, d2y := sub(ratOf(t.B.X), ratOf(t.A.X)), sub(ratOf(t.B.Y), ratOf(t.A.Y))
+	den := sub(mul(d1x, d2y), mul(d1y, d2x))
+	if den.Sign() == 0 {
+		return Vec{}, false
+	}
+	wx, wy := sub(ratOf(t.A.X), ax), sub(ratOf(t.A.Y), ay)
+	u := new(big.Rat).Quo(sub(mul(wx, d2y), mul(wy, d2x)), den)
+	x, _ := new(big.Rat).Add(ax, mul(u, d1x)).Float64()
+	y, _ := new(big.Rat).Add(ay, mul(u, d1y)).Float64()
+	return Pt(x, y), true
+}
+
+// exactOrient is the sign of the turn a → b → c, exactly.
+func exactOrient(a, b, c Vec) int {
+	sub := func(a, b float64) *big.Rat { return new(big.Rat).Sub(ratOf(a), ratOf(b)) }
+	l := new(big.Rat).Mul(sub(b.X, a.X), sub(c.Y, a.Y))
+	r := new(big.Rat).Mul(sub(b.Y, a.Y), sub(c.X, a.X))
+	return l.Cmp(r)
+}
+
+// exactWinding is the winding number of the polygon around q, counted
+// exactly (Sunday's crossing rule with exact orientations).
+func exactWinding(ps []Vec, q Vec) int {
+	w := 0
+	for i := range ps {
+		a, b := ps[i], ps[(i+1)%len(ps)]
+		if a.Y <= q.Y {
+			if b.Y > q.Y && exactOrient(a, b, q) > 0 {
+				w++
+			}
+		} else if b.Y <= q.Y && exactOrient(a, b, q) < 0 {
+			w--
+		}
+	}
+	return w
+}
+
+// bigPolyDist is the distance of q from the polygon's sides.
+func bigPolyDist(ps []Vec, q Vec) float64 {
+	d := math.Inf(1)
+	for i := range ps {
+		d = math.Min(d, bigSegDist(q, ps[i], ps[(i+1)%len(ps)]))
+	}
+	return d
+}
+
+// starPolygon is a simple polygon: n corners at increasing angles round
+// c, each at its own distance (0.3 to 1 times size).
+func starPolygon(r *rand.Rand, c Vec, size float64, n int, convex bool) []Vec {
+	angles := make([]float64, n)
+	for i := range angles {
+		angles[i] = 2 * math.Pi * (float64(i) + 0.1 + 0.8*r.Float64()) / float64(n)
+	}
+	ps := make([]Vec, n)
+	for i, a := range angles {
+		rad := size * (0.3 + 0.7*r.Float64())
+		if convex {
+			rad = size
+		}
+		ps[i] = c.Add(dirOf(a).Mul(rad))
+	}
+	return ps
+}
+
+// cornerCase is two segments on rays from a corner x along u1 and u2
+// (theta apart, 15° to 165°): each from g (before the corner, or short
+// of it) to l along its ray, in a random order; pick1 and pick2 lie on the
+// rays.
+type cornerCase struct {
+	x, u1, u2    Vec
+	theta        float64
+	l1, l2       float64
+	s1, s2       Segment
+	pick1, pick2 Vec
+}
+
+func randomCorner(r *rand.Rand, size float64, at Vec) cornerCase {
+	var k cornerCase
+	k.x = at.Add(Pt(size*r.Float64(), size*r.Float64()))
+	a1 := 2 * math.Pi * r.Float64()
+	k.theta = Rad(15 + 150*r.Float64())
+	a2 := a1 + k.theta
+	if r.IntN(2) == 0 {
+		a2 = a1 - k.theta
+	}
+	k.u1, k.u2 = dirOf(a1), dirOf(a2)
+	k.l1, k.l2 = size*(0.5+r.Float64()), size*(0.5+r.Float64())
+	seg := func(u Vec, l float64) Segment {
+		g := size * 0.2 * (2*r.Float64() - 1)
+		s := Segment{k.x.Add(u.Mul(g)), k.x.Add(u.Mul(l))}
+		if r.IntN(2) == 0 {
+			s.A, s.B = s.B, s.A
+		}
+		return s
+	}
+	k.s1, k.s2 = seg(k.u1, k.l1), seg(k.u2, k.l2)
+	k.pick1, k.pick2 = k.x.Add(k.u1.Mul(0.9*k.l1)), k.x.Add(k.u2.Mul(0.9*k.l2))
+	return k
+}
+
+// segEnds reports whether the segment (an any) has the ends p and q, in
+// either order, within tol.
+func segEnds(c any, p, q Vec, tol float64) bool {
+	s, ok := c.(Segment)
+	if !ok {
+		return false
+	}
+	return (s.A.Dist(p) <= tol && s.B.Dist(q) <= tol) || (s.A.Dist(q) <= tol && s.B.Dist(p) <= tol)
+}
+
+// TestOracleFilletLines fillets two lines at a random corner: the centre
+// is r from both lines (big floats) on the picked sides, at r/sin(θ/2)
+// from the corner; each tangent point is on its line, r from the centre,
+// at r/tan(θ/2) from the corner, and the arc's radius there is square to
+// the line (its tangent along it); the arc sweeps π − θ between the
+// tangent points; each kept segment runs from its tangent point to the
+// far end of its line.
+func TestOracleFilletLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		c := randomCorner(r, size, at)
+		tdist := math.Min(c.l1, c.l2) * (0.05 + 0.6*r.Float64())
+		rad := tdist * math.Tan(c.theta/2)
+		got, err := Fillet(c.s1, c.s2, rad, c.pick1, c.pick2)
+		if err != nil {
+			t.Errorf("case %d (size %g at %v): Fillet(%v, %v, %g) = %v", k, size, at, c.s1, c.s2, rad, err)
+			continue
+		}
+		tol := draftTol(size, at)
+		ctr := got.Arc.C
+		for i, l := range []Segment{c.s1, c.s2} {
+			if d := math.Abs(bigLineDist(ctr, l.A, l.B)); math.Abs(d-rad) > tol {
+				t.Errorf("case %d (size %g at %v): centre %v is %g from line %d, want %g", k, size, at, ctr, d, i+1, rad)
+			}
+		}
+		if ctr.Sub(c.x).Dot(c.u1) <= 0 || ctr.Sub(c.x).Dot(c.u2) <= 0 {
+			t.Errorf("case %d: centre %v not between the picked rays from %v", k, ctr, c.x)
+		}
+		if d := bigDist(ctr, c.x); math.Abs(d-rad/math.Sin(c.theta/2)) > tol {
+			t.Errorf("case %d: centre %g from the corner, want %g", k, d, rad/math.Sin(c.theta/2))
+		}
+		for i, tp := range []struct {
+			p    Vec
+			l    Segment
+			u    Vec
+			keep any
+			far  Vec
+		}{{got.T1, c.s1, c.u1, got.Keep1, c.x.Add(c.u1.Mul(c.l1))}, {got.T2, c.s2, c.u2, got.Keep2, c.x.Add(c.u2.Mul(c.l2))}} {
+			if d := math.Abs(bigLineDist(tp.p, tp.l.A, tp.l.B)); d > tol {
+				t.Errorf("case %d (size %g at %v): tangent point %d %v is %g off its line", k, size, at, i+1, tp.p, d)
+			}
+			if d := bigDist(tp.p, ctr); math.Abs(d-rad) > tol {
+				t.Errorf("case %d: tangent point %d is %g from the centre, want %g", k, i+1, d, rad)
+			}
+			if d := tp.p.Sub(c.x).Dot(tp.u); math.Abs(d-tdist) > tol {
+				t.Errorf("case %d (size %g at %v): tangent point %d at %g along its line, want %g", k, size, at, i+1, d, tdist)
+			}
+			if cos := math.Abs(tp.p.Sub(ctr).Unit().Dot(tp.u)); cos*rad > tol {
+				t.Errorf("case %d: the arc's radius at tangent point %d is not square to the line (cos %g)", k, i+1, cos)
+			}
+			if !segEnds(tp.keep, tp.p, tp.far, tol) {
+				t.Errorf("case %d: kept part %d = %v, want %v to %v", k, i+1, tp.keep, tp.p, tp.far)
+			}
+		}
+		a := got.Arc
+		if math.Abs(a.R-rad) > tol {
+			t.Errorf("case %d: arc radius %g, want %g", k, a.R, rad)
+		}
+		if math.Abs(a.Sweep-(math.Pi-c.theta))*rad > tol {
+			t.Errorf("case %d: arc sweep %g, want π − θ = %g", k, a.Sweep, math.Pi-c.theta)
+		}
+		e1, e2 := a.At(a.Start), a.At(a.Start+a.Sweep)
+		if !(e1.Dist(got.T1) <= tol && e2.Dist(got.T2) <= tol) && !(e1.Dist(got.T2) <= tol && e2.Dist(got.T1) <= tol) {
+			t.Errorf("case %d: the arc runs %v to %v, not between the tangent points %v and %v", k, e1, e2, got.T1, got.T2)
+		}
+	}
+}
+
+// checkTangentCircle checks that a fillet arc (centre c, radius rad)
+// touches the circle (o, R) at p: p on both circles, and o, c, p in a
+// line (the circles' normals agree there).
+func checkTangentCircle(t *testing.T, k int, c Vec, rad float64, o Vec, R float64, p Vec, tol float64) {
+	t.Helper()
+	if d := bigDist(p, o); math.Abs(d-R) > tol {
+		t.Errorf("case %d: tangent point %v is %g from the circle's centre, want %g", k, p, d, R)
+	}
+	if d := bigDist(p, c); math.Abs(d-rad) > tol {
+		t.Errorf("case %d: tangent point %v is %g from the fillet's centre, want %g", k, p, d, rad)
+	}
+	if d := bigDist(c, o); math.Abs(d-(R+rad)) > tol && math.Abs(d-math.Abs(R-rad)) > tol {
+		t.Errorf("case %d: centres %g apart, want %g or %g", k, d, R+rad, math.Abs(R-rad))
+	}
+	if o.Dist(c) > tol {
+		if d := math.Abs(bigLineDist(p, o, c)); d > tol {
+			t.Errorf("case %d: tangent point %v is %g off the line of the centres", k, p, d)
+		}
+	}
+}
+
+// TestOracleFilletCircles fillets a line and a circle, and two circles,
+// picked at random: when a fillet is found, its centre is r from the line
+// (big floats) and R ± r from each circle's centre, and each tangent
+// point is on its curve and on the fillet, a circle's on the line of the
+// two centres. Most cases must find one.
+func TestOracleFilletCircles(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	found := 0
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		tol := draftTol(size, at)
+		o := at.Add(Pt(size*r.Float64(), size*r.Float64()))
+		R := size * (0.2 + 0.8*r.Float64())
+		circle := Arc{C: o, R: R, Sweep: 2 * math.Pi}
+		rad := size * (0.05 + 0.5*r.Float64())
+		pick2 := o.Add(dirOf(2 * math.Pi * r.Float64()).Mul(R))
+		if k%2 == 0 {
+			d := dirOf(2 * math.Pi * r.Float64())
+			foot := o.Add(d.Perp().Mul(R * 1.5 * (2*r.Float64() - 1)))
+			line := Segment{foot.Sub(d.Mul(2 * R)), foot.Add(d.Mul(2 * R))}
+			pick1 := foot.Add(d.Mul(1.8 * R))
+			if r.IntN(2) == 0 {
+				pick1 = foot.Sub(d.Mul(1.8 * R))
+			}
+			got, err := Fillet(line, circle, rad, pick1, pick2)
+			if err != nil {
+				if !errors.Is(err, ErrNoFillet) && !errors.Is(err, ErrTooLarge) {
+					t.Errorf("case %d: Fillet(%v, %v, %g) = %v", k, line, circle, rad, err)
+				}
+				continue
+			}
+			found++
+			if d := math.Abs(bigLineDist(got.Arc.C, line.A, line.B)); math.Abs(d-rad) > tol {
+				t.Errorf("case %d (size %g at %v): centre %g from the line, want %g", k, size, at, d, rad)
+			}
+			if d := math.Abs(bigLineDist(got.T1, line.A, line.B)); d > tol {
+				t.Errorf("case %d: tangent point %v is %g off the line", k, got.T1, d)
+			}
+			if d := bigDist(got.T1, got.Arc.C); math.Abs(d-rad) > tol {
+				t.Errorf("case %d: tangent point on the line is %g from the centre, want %g", k, d, rad)
+			}
+			checkTangentCircle(t, k, got.Arc.C, rad, o, R, got.T2, tol)
+			continue
+		}
+		o2 := at.Add(Pt(size*r.Float64(), size*r.Float64()))
+		R2 := size * (0.2 + 0.8*r.Float64())
+		pick1 := o2.Add(dirOf(2 * math.Pi * r.Float64()).Mul(R2))
+		got, err := Fillet(Arc{C: o2, R: R2, Sweep: 2 * math.Pi}, circle, rad, pick1, pick2)
+		if err != nil {
+			if !errors.Is(err, ErrNoFillet) && !errors.Is(err, ErrTooLarge) {
+				t.Errorf("case %d: Fillet of two circles = %v", k, err)
+			}
+			continue
+		}
+		found++
+		checkTangentCircle(t, k, got.Arc.C, rad, o2, R2, got.T1, tol)
+		checkTangentCircle(t, k, got.Arc.C, rad, o, R, got.T2, tol)
+	}
+	if found < draftCases/2 {
+		t.Errorf("only %d of %d fillets with circles found", found, draftCases)
+	}
+	t.Logf("fillets with circles: %d of %d found and checked", found, draftCases)
+}
+
+// TestOracleChamfer chamfers two lines at a random corner: each cut point
+// is on its line, d1 and d2 from where the lines meet (in rationals) on
+// the picked side, and each kept segment runs from its cut point to the
+// far end of its line.
+func TestOracleChamfer(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		c := randomCorner(r, size, at)
+		d1, d2 := c.l1*(0.05+0.6*r.Float64()), c.l2*(0.05+0.6*r.Float64())
+		got, err := Chamfer(c.s1, c.s2, d1, d2, c.pick1, c.pick2)
+		if err != nil {
+			t.Errorf("case %d (size %g at %v): Chamfer(%v, %v, %g, %g) = %v", k, size, at, c.s1, c.s2, d1, d2, err)
+			continue
+		}
+		tol := draftTol(size, at)
+		x, ok := exactLines(c.s1, c.s2)
+		if !ok {
+			t.Fatalf("case %d: the lines are parallel", k)
+		}
+		for i, cut := range []struct {
+			p, pick, far Vec
+			l            Segment
+			d            float64
+			keep         any
+		}{{got.T1, c.pick1, c.x.Add(c.u1.Mul(c.l1)), c.s1, d1, got.Keep1}, {got.T2, c.pick2, c.x.Add(c.u2.Mul(c.l2)), c.s2, d2, got.Keep2}} {
+			if d := math.Abs(bigLineDist(cut.p, cut.l.A, cut.l.B)); d > tol {
+				t.Errorf("case %d (size %g at %v): cut point %d %v is %g off its line", k, size, at, i+1, cut.p, d)
+			}
+			if d := bigDist(cut.p, x); math.Abs(d-cut.d) > tol {
+				t.Errorf("case %d (size %g at %v): cut point %d is %g from the corner, want %g", k, size, at, i+1, d, cut.d)
+			}
+			if cut.p.Sub(x).Dot(cut.pick.Sub(x)) <= 0 {
+				t.Errorf("case %d: cut point %d %v is not on the picked side of the corner %v", k, i+1, cut.p, x)
+			}
+			if !segEnds(cut.keep, cut.p, cut.far, tol) {
+				t.Errorf("case %d: kept part %d = %v, want %v to %v", k, i+1, cut.keep, cut.p, cut.far)
+			}
+		}
+	}
+}
+
+// TestOraclePolylineCorners rounds or cuts one corner of a random convex
+// polygon: a fillet's two new vertices are on the corner's sides (big
+// floats) at equal distances from the corner, and its bulge arc has the
+// radius, its centre r from both sides' lines and inside the polygon; a
+// chamfer's new vertices are on the sides, d1 back along the side into
+// the corner and d2 along the side out of it. The other vertices stay.
+func TestOraclePolylineCorners(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	done := 0
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		n := 3 + r.IntN(6)
+		ps := starPolygon(r, at, size, n, true)
+		if r.IntN(2) == 0 { // clockwise half the time
+			for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+				ps[i], ps[j] = ps[j], ps[i]
+			}
+		}
+		g := Polyline{Closed: true}
+		for _, p := range ps {
+			g.V = append(g.V, Vertex{P: p})
+		}
+		i := r.IntN(n)
+		prev, next := ps[(i-1+n)%n], ps[(i+1)%n]
+		short := math.Min(ps[i].Dist(prev), ps[i].Dist(next))
+		chamfer := k%2 == 1
+		rad := size * 0.01 * (0.1 + r.Float64())
+		d1, d2 := short*0.4*r.Float64(), short*0.4*r.Float64()
+		got, count, err := PolylineCorners(g, i, chamfer, rad, d1, d2)
+		if errors.Is(err, ErrTooLarge) {
+			continue // a sharp corner: the fillet does not fit
+		}
+		if err != nil || count != 1 || len(got.V) != n+1 {
+			t.Errorf("case %d (size %g at %v): PolylineCorners(%v, %d, %v, %g, %g, %g) = %d vertices, %d, %v", k, size, at, ps, i, chamfer, rad, d1, d2, len(got.V), count, err)
+			continue
+		}
+		done++
+		tol := draftTol(size, at)
+		// The new vertices are i and i+1; the rest are the old ones.
+		for j := 0; j < n; j++ {
+			if j == i {
+				continue
+			}
+			nj := j
+			if j > i {
+				nj = j + 1
+			}
+			if got.V[nj].P != ps[j] {
+				t.Errorf("case %d: vertex %d moved from %v to %v", k, j, ps[j], got.V[nj].P)
+			}
+		}
+		a, b := got.V[i], got.V[i+1]
+		if d := math.Abs(bigLineDist(a.P, prev, ps[i])); d > tol {
+			t.Errorf("case %d (size %g at %v): new vertex %v is %g off the side into the corner", k, size, at, a.P, d)
+		}
+		if d := math.Abs(bigLineDist(b.P, ps[i], next)); d > tol {
+			t.Errorf("case %d (size %g at %v): new vertex %v is %g off the side out of the corner", k, size, at, b.P, d)
+		}
+		da, db := bigDist(a.P, ps[i]), bigDist(b.P, ps[i])
+		if chamfer {
+			if math.Abs(da-d1) > tol || math.Abs(db-d2) > tol || a.Bulge != 0 {
+				t.Errorf("case %d (size %g at %v): chamfer cut %g and %g from the corner (bulge %g), want %g and %g", k, size, at, da, db, a.Bulge, d1, d2)
+			}
+			continue
+		}
+		if math.Abs(da-db) > tol {
+			t.Errorf("case %d: fillet's tangent points %g and %g from the corner", k, da, db)
+		}
+		arc := BulgeArc(a.P, b.P, a.Bulge)
+		if math.Abs(arc.R-rad) > tol {
+			t.Errorf("case %d (size %g at %v): fillet arc radius %g, want %g", k, size, at, arc.R, rad)
+		}
+		for _, side := range [][2]Vec{{prev, ps[i]}, {ps[i], next}} {
+			if d := math.Abs(bigLineDist(arc.C, side[0], side[1])); math.Abs(d-rad) > tol {
+				t.Errorf("case %d (size %g at %v): fillet centre %g from a side, want %g", k, size, at, d, rad)
+			}
+		}
+		if exactWinding(ps, arc.C) == 0 {
+			t.Errorf("case %d: fillet centre %v outside the polygon", k, arc.C)
+		}
+	}
+	if done < draftCases/2 {
+		t.Errorf("only %d of %d corners changed", done, draftCases)
+	}
+	t.Logf("polyline corners: %d of %d changed and checked", done, draftCases)
+}
