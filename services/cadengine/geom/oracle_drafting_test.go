@@ -39,7 +39,7 @@ func dirOf(a float64) Vec { return Pt(math.Cos(a), math.Sin(a)) }
 const bigPrec = 256
 
 func bf(x float64) *big.Float { return new(big.Float).SetPrec(bigPrec).SetFloat64(x) }
-func bnew() *big.Float         { return new(big.Float).SetPrec(bigPrec) }
+func bnew() *big.Float        { return new(big.Float).SetPrec(bigPrec) }
 
 func bsub(a, b *big.Float) *big.Float { return bnew().Sub(a, b) }
 func badd(a, b *big.Float) *big.Float { return bnew().Add(a, b) }
@@ -476,4 +476,300 @@ func TestOraclePolylineCorners(t *testing.T) {
 		t.Errorf("only %d of %d corners changed", done, draftCases)
 	}
 	t.Logf("polyline corners: %d of %d changed and checked", done, draftCases)
+}
+
+// crossingCutter is a segment of length about size through the point
+// p at 20° to 160° from the direction u.
+func crossingCutter(r *rand.Rand, p, u Vec, size float64) Segment {
+	d := dirOf(u.Angle() + Rad(20+140*r.Float64()))
+	return Segment{p.Sub(d.Mul(size * (0.2 + 0.5*r.Float64()))), p.Add(d.Mul(size * (0.2 + 0.5*r.Float64())))}
+}
+
+// TestOracleTrim trims a random segment crossed by two cutting edges, the
+// pick between the cuts (two parts kept) or before the first (one kept):
+// each kept part keeps its far end, and its new end lies on its cutter
+// and where the segment crosses it (in rationals). It trims a circle
+// crossed by a line too: the arc left has both ends on the line and on
+// the circle, and lies on the other side of the line from the pick.
+func TestOracleTrim(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		tol := draftTol(size, at)
+		if k%3 == 2 {
+			o := at.Add(Pt(size*r.Float64(), size*r.Float64()))
+			R := size * (0.3 + 0.7*r.Float64())
+			d := dirOf(2 * math.Pi * r.Float64())
+			n := d.Perp()
+			foot := o.Add(n.Mul(R * 0.8 * (2*r.Float64() - 1)))
+			line := Segment{foot.Sub(d.Mul(2 * R)), foot.Add(d.Mul(2 * R))}
+			// The pick: the circle's point furthest on one side of the line.
+			side := 1.0
+			if r.IntN(2) == 0 {
+				side = -1
+			}
+			pick := o.Add(n.Mul(side * R))
+			got, err := Trim(Arc{C: o, R: R, Sweep: 2 * math.Pi}, []any{line}, pick)
+			if err != nil || len(got) != 1 {
+				t.Errorf("case %d (size %g at %v): Trim(circle %v %g, %v, %v) = %v, %v", k, size, at, o, R, line, pick, got, err)
+				continue
+			}
+			a, ok := got[0].(Arc)
+			if !ok {
+				t.Errorf("case %d: trimmed circle is %T", k, got[0])
+				continue
+			}
+			for _, e := range []Vec{a.At(a.Start), a.At(a.Start + a.Sweep)} {
+				if dl, dc := math.Abs(bigLineDist(e, line.A, line.B)), bigDist(e, o); dl > tol || math.Abs(dc-R) > tol {
+					t.Errorf("case %d (size %g at %v): arc end %v is %g off the line and %g from the centre (radius %g)", k, size, at, e, dl, dc, R)
+				}
+			}
+			mid := a.At(a.Start + a.Sweep/2)
+			if bigLineDist(mid, line.A, line.B)*bigLineDist(pick, line.A, line.B) >= 0 {
+				t.Errorf("case %d: the arc left (middle %v) is on the pick's side of the line", k, mid)
+			}
+			continue
+		}
+		s := Segment{at.Add(Pt(size*r.Float64(), size*r.Float64())), at.Add(Pt(size*r.Float64(), size*r.Float64()))}
+		if s.Length() < size/4 {
+			s.B = s.A.Add(s.B.Sub(s.A).Unit().Mul(size / 4))
+		}
+		u := s.B.Sub(s.A).Unit()
+		t1 := 0.1 + 0.35*r.Float64()
+		t2 := t1 + 0.1 + 0.35*r.Float64()
+		c1 := crossingCutter(r, lerp(s.A, s.B, t1), u, size)
+		c2 := crossingCutter(r, lerp(s.A, s.B, t2), u, size)
+		x1, ok1 := exactSegments(s, c1)
+		x2, ok2 := exactSegments(s, c2)
+		if !ok1 || !ok2 {
+			t.Fatalf("case %d: the cutters do not cross the segment", k)
+		}
+		between := k%3 == 0
+		pick := lerp(s.A, s.B, (t1+t2)/2)
+		if !between {
+			pick = lerp(s.A, s.B, t1/2)
+		}
+		got, err := Trim(s, []any{c2, c1}, pick)
+		if err != nil {
+			t.Errorf("case %d (size %g at %v): Trim(%v, %v) = %v", k, size, at, s, []Segment{c1, c2}, err)
+			continue
+		}
+		var want [][2]Vec
+		var cutters []Segment
+		if between {
+			want, cutters = [][2]Vec{{s.A, x1}, {x2, s.B}}, []Segment{c1, c2}
+		} else {
+			want, cutters = [][2]Vec{{x1, s.B}}, []Segment{c1}
+		}
+		if len(got) != len(want) {
+			t.Errorf("case %d (size %g at %v): Trim(%v, …, %v) = %d parts, want %d", k, size, at, s, pick, len(got), len(want))
+			continue
+		}
+		for i, w := range want {
+			g, ok := got[i].(Segment)
+			if !ok || g.A.Dist(w[0]) > tol || g.B.Dist(w[1]) > tol {
+				t.Errorf("case %d (size %g at %v): part %d = %v, want %v", k, size, at, i, got[i], w)
+				continue
+			}
+			end := g.B
+			if !between {
+				end = g.A
+			}
+			if i == 1 {
+				end = g.A
+			}
+			if d := math.Abs(bigLineDist(end, cutters[i].A, cutters[i].B)); d > tol {
+				t.Errorf("case %d (size %g at %v): part %d's new end %v is %g off its cutter", k, size, at, i, end, d)
+			}
+		}
+	}
+}
+
+// TestOracleExtend extends a random segment to a boundary ahead of its
+// picked end, and an arc round its circle to a boundary line: the new end
+// lies on the boundary (big floats), where the line meets it (rationals),
+// the segment's new end on the original's line beyond the old end and the
+// other end unmoved; the arc keeps its centre and radius and its other
+// end.
+func TestOracleExtend(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		tol := draftTol(size, at)
+		if k%2 == 1 {
+			o := at.Add(Pt(size*r.Float64(), size*r.Float64()))
+			R := size * (0.3 + 0.7*r.Float64())
+			a := Arc{C: o, R: R, Start: 2 * math.Pi * r.Float64(), Sweep: 0.3 + 2*r.Float64()}
+			gap := 0.2 + 2*r.Float64()
+			ahead := a.At(a.Start + a.Sweep + gap) // on the circle beyond the end
+			radial := ahead.Sub(o).Unit()
+			bnd := Segment{ahead.Sub(radial.Mul(0.3 * R)), ahead.Add(radial.Mul(0.3 * R))}
+			got, err := Extend(a, []any{bnd}, a.At(a.Start+a.Sweep*0.9))
+			if err != nil {
+				t.Errorf("case %d (size %g at %v): Extend(%v, %v) = %v", k, size, at, a, bnd, err)
+				continue
+			}
+			g := got.(Arc)
+			end, start := g.At(g.Start+g.Sweep), g.At(g.Start)
+			if g.C != a.C || g.R != a.R || start.Dist(a.At(a.Start)) > tol {
+				t.Errorf("case %d: extended arc %v moved from %v", k, g, a)
+			}
+			if d := math.Abs(bigLineDist(end, bnd.A, bnd.B)); d > tol || end.Dist(ahead) > tol {
+				t.Errorf("case %d (size %g at %v): extended arc ends at %v, %g off the boundary; want %v", k, size, at, end, d, ahead)
+			}
+			if math.Abs(g.Sweep-(a.Sweep+gap))*R > tol {
+				t.Errorf("case %d: extended sweep %g, want %g", k, g.Sweep, a.Sweep+gap)
+			}
+			continue
+		}
+		s := Segment{at.Add(Pt(size*r.Float64(), size*r.Float64())), at.Add(Pt(size*r.Float64(), size*r.Float64()))}
+		if s.Length() < size/4 {
+			s.B = s.A.Add(s.B.Sub(s.A).Unit().Mul(size / 4))
+		}
+		atB := r.IntN(2) == 0
+		from, end := s.A, s.B
+		if !atB {
+			from, end = s.B, s.A
+		}
+		u := end.Sub(from).Unit()
+		bnd := crossingCutter(r, end.Add(u.Mul(size*(0.05+r.Float64()))), u, size)
+		want, ok := exactLines(s, bnd)
+		if !ok {
+			t.Fatalf("case %d: parallel boundary", k)
+		}
+		got, err := Extend(s, []any{bnd}, lerp(from, end, 0.9))
+		if err != nil {
+			t.Errorf("case %d (size %g at %v): Extend(%v, %v) = %v", k, size, at, s, bnd, err)
+			continue
+		}
+		g := got.(Segment)
+		kept, moved := g.A, g.B
+		if !atB {
+			kept, moved = g.B, g.A
+		}
+		if kept != from {
+			t.Errorf("case %d: the far end moved from %v to %v", k, from, kept)
+		}
+		if d := math.Abs(bigLineDist(moved, bnd.A, bnd.B)); d > tol || moved.Dist(want) > tol {
+			t.Errorf("case %d (size %g at %v): new end %v is %g off the boundary, want %v", k, size, at, moved, d, want)
+		}
+		if d := math.Abs(bigLineDist(moved, s.A, s.B)); d > tol {
+			t.Errorf("case %d (size %g at %v): new end %v is %g off the segment's line", k, size, at, moved, d)
+		}
+		if moved.Sub(end).Dot(u) <= 0 {
+			t.Errorf("case %d: new end %v is not beyond the old end %v", k, moved, end)
+		}
+	}
+}
+
+// TestOracleBreak breaks a random segment at a point near it (two parts
+// meeting at the point's foot, computed in big floats) or between two
+// (the parts from each end to the nearer foot).
+func TestOracleBreak(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		tol := draftTol(size, at)
+		s := Segment{at.Add(Pt(size*r.Float64(), size*r.Float64())), at.Add(Pt(size*r.Float64(), size*r.Float64()))}
+		if s.Length() < size/4 {
+			s.B = s.A.Add(s.B.Sub(s.A).Unit().Mul(size / 4))
+		}
+		n := s.B.Sub(s.A).Unit().Perp()
+		t1 := 0.1 + 0.35*r.Float64()
+		t2 := t1 + 0.1 + 0.35*r.Float64()
+		p1 := lerp(s.A, s.B, t1).Add(n.Mul(size * 0.1 * (2*r.Float64() - 1)))
+		p2 := lerp(s.A, s.B, t2).Add(n.Mul(size * 0.1 * (2*r.Float64() - 1)))
+		f1, f2 := bigFoot(p1, s), bigFoot(p2, s)
+		var got []any
+		var err error
+		var want [][2]Vec
+		if k%2 == 0 {
+			got, err = Break(s, p1, nil)
+			want = [][2]Vec{{s.A, f1}, {f1, s.B}}
+		} else {
+			got, err = Break(s, p2, &p1)
+			want = [][2]Vec{{s.A, f1}, {f2, s.B}}
+		}
+		if err != nil || len(got) != len(want) {
+			t.Errorf("case %d (size %g at %v): Break(%v, %v, %v) = %v, %v", k, size, at, s, p1, p2, got, err)
+			continue
+		}
+		for i, w := range want {
+			g, ok := got[i].(Segment)
+			if !ok || g.A.Dist(w[0]) > tol || g.B.Dist(w[1]) > tol {
+				t.Errorf("case %d (size %g at %v): part %d = %v, want %v", k, size, at, i, got[i], w)
+			}
+		}
+	}
+}
+
+// bigFoot is the foot of p on the line of s, in big floats.
+func bigFoot(p Vec, s Segment) Vec {
+	dx, dy := bsub(bf(s.B.X), bf(s.A.X)), bsub(bf(s.B.Y), bf(s.A.Y))
+	wx, wy := bsub(bf(p.X), bf(s.A.X)), bsub(bf(p.Y), bf(s.A.Y))
+	t := bquo(badd(bmul(dx, wx), bmul(dy, wy)), badd(bmul(dx, dx), bmul(dy, dy)))
+	return Pt(f64(badd(bf(s.A.X), bmul(t, dx))), f64(badd(bf(s.A.Y), bmul(t, dy))))
+}
+
+// TestOracleJoin joins a segment cut into three collinear pieces with
+// gaps, shuffled and some reversed (the whole segment back), and a random
+// chain of segments given end to end, some reversed (a polyline through
+// the chain's points, in order from the first segment's start).
+func TestOracleJoin(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		tol := draftTol(size, at)
+		if k%2 == 0 {
+			s := Segment{at.Add(Pt(size*r.Float64(), size*r.Float64())), at.Add(Pt(size*r.Float64(), size*r.Float64()))}
+			if s.Length() < size/4 {
+				s.B = s.A.Add(s.B.Sub(s.A).Unit().Mul(size / 4))
+			}
+			ts := []float64{0, 0.2 + 0.1*r.Float64(), 0.35 + 0.1*r.Float64(), 0.55 + 0.1*r.Float64(), 0.7 + 0.1*r.Float64(), 1}
+			var pieces []any
+			for i := 0; i < 6; i += 2 {
+				p := Segment{lerp(s.A, s.B, ts[i]), lerp(s.A, s.B, ts[i+1])}
+				if ts[i] == 0 {
+					p.A = s.A
+				}
+				if ts[i+1] == 1 {
+					p.B = s.B
+				}
+				if r.IntN(2) == 0 {
+					p.A, p.B = p.B, p.A
+				}
+				pieces = append(pieces, p)
+			}
+			r.Shuffle(len(pieces), func(i, j int) { pieces[i], pieces[j] = pieces[j], pieces[i] })
+			got, err := Join(pieces)
+			if err != nil || !segEnds(got, s.A, s.B, tol) {
+				t.Errorf("case %d (size %g at %v): Join(%v) = %v, %v; want %v", k, size, at, pieces, got, err, s)
+			}
+			continue
+		}
+		n := 3 + r.IntN(4)
+		ps := make([]Vec, n)
+		for i := range ps {
+			ps[i] = at.Add(Pt(size*float64(i)/float64(n), size*r.Float64()))
+		}
+		var cs []any
+		for i := 0; i+1 < n; i++ {
+			s := Segment{ps[i], ps[i+1]}
+			if i > 0 && r.IntN(2) == 0 {
+				s.A, s.B = s.B, s.A
+			}
+			cs = append(cs, s)
+		}
+		got, err := Join(cs)
+		g, ok := got.(Polyline)
+		if err != nil || !ok || g.Closed || len(g.V) != n {
+			t.Errorf("case %d (size %g at %v): Join(%v) = %v, %v; want a polyline through %v", k, size, at, cs, got, err, ps)
+			continue
+		}
+		for i, v := range g.V {
+			if v.P.Dist(ps[i]) > tol || v.Bulge != 0 {
+				t.Errorf("case %d: vertex %d = %v, want %v", k, i, v, ps[i])
+			}
+		}
+	}
 }
