@@ -773,3 +773,190 @@ func TestOracleJoin(t *testing.T) {
 		}
 	}
 }
+
+// bigPi is π to 100 digits.
+var bigPi, _ = new(big.Float).SetPrec(bigPrec).SetString("3.141592653589793238462643383279502884197169399375105820974944592307816406286208998628034825342117068")
+
+// bigSinCos is sin and cos of x (radians, |x| up to a few turns) by their
+// Taylor series in big floats.
+func bigSinCos(x *big.Float) (sin, cos *big.Float) {
+	sin, cos = bnew(), bf(1)
+	term := bf(1) // x^n / n!
+	for n := 1; n < 200; n++ {
+		term = bquo(bmul(term, x), bf(float64(n)))
+		switch n % 4 {
+		case 1:
+			sin = badd(sin, term)
+		case 2:
+			cos = bsub(cos, term)
+		case 3:
+			sin = bsub(sin, term)
+		case 0:
+			cos = badd(cos, term)
+		}
+	}
+	return sin, cos
+}
+
+// bigRotate turns p about c by deg degrees (a rational) in big floats.
+func bigRotate(p, c Vec, deg *big.Rat) Vec {
+	rad := bquo(bmul(bnew().SetRat(deg), bigPi), bf(180))
+	s, co := bigSinCos(rad)
+	dx, dy := bsub(bf(p.X), bf(c.X)), bsub(bf(p.Y), bf(c.Y))
+	x := badd(bf(c.X), bsub(bmul(co, dx), bmul(s, dy)))
+	y := badd(bf(c.Y), badd(bmul(s, dx), bmul(co, dy)))
+	return Pt(f64(x), f64(y))
+}
+
+// TestOracleArrays checks a polar array's angles against fill·i/steps in
+// rationals (to a unit in the last place; multiples of 90° exactly) and
+// the copies they make (RotateAbout about a random centre) against a
+// rotation in big floats with a 100-digit π; and a grid's offsets against
+// column·spacing along the angle plus row·spacing across it, in big
+// floats.
+func TestOracleArrays(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 38))
+	copies := 0
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		count := 2 + r.IntN(11)
+		var fill float64
+		switch k % 3 {
+		case 0:
+			fill = 360
+		case 1:
+			fill = -360
+		default:
+			fill = math.Round(720*r.Float64()-360) + []float64{0, 0.5, 0.25}[r.IntN(3)]
+			if fill == 0 {
+				fill = 45
+			}
+		}
+		angles, err := PolarAngles(count, fill)
+		if err != nil || len(angles) != count {
+			t.Errorf("case %d: PolarAngles(%d, %g) = %v, %v", k, count, fill, angles, err)
+			continue
+		}
+		steps := int64(count - 1)
+		if math.Abs(fill) == 360 {
+			steps = int64(count)
+		}
+		c := at.Add(Pt(size*r.Float64(), size*r.Float64()))
+		p := c.Add(dirOf(2 * math.Pi * r.Float64()).Mul(size))
+		tol := draftTol(size, at)
+		for i, a := range angles {
+			exact := new(big.Rat).Mul(ratOf(fill), big.NewRat(int64(i), steps))
+			want, _ := exact.Float64()
+			if a != want && math.Abs(a-want) > math.Abs(math.Nextafter(want, math.Inf(1))-want) {
+				t.Errorf("case %d: PolarAngles(%d, %g)[%d] = %v, exactly %v", k, count, fill, i, a, exact.FloatString(20))
+			}
+			if q := new(big.Rat).Quo(exact, big.NewRat(90, 1)); q.IsInt() && a != want {
+				t.Errorf("case %d: PolarAngles(%d, %g)[%d] = %v, not the multiple of 90° %v", k, count, fill, i, a, want)
+			}
+			got := RotateAbout(c, a).Point(p)
+			if w := bigRotate(p, c, exact); got.Dist(w) > tol {
+				t.Errorf("case %d (size %g at %v): copy %d at %v°: %v, want %v (%g off)", k, size, at, i, a, got, w, got.Dist(w))
+			}
+			copies++
+		}
+		rows, cols := 1+r.IntN(5), 1+r.IntN(5)
+		rs, cs := size*(2*r.Float64()-1), size*(2*r.Float64()-1)
+		angle := 360 * r.Float64()
+		if k%4 == 0 {
+			angle = float64(90 * r.IntN(4))
+		}
+		offs := GridOffsets(rows, cols, rs, cs, angle)
+		if len(offs) != rows*cols {
+			t.Errorf("case %d: GridOffsets(%d, %d) = %d offsets", k, rows, cols, len(offs))
+			continue
+		}
+		s, co := bigSinCos(bquo(bmul(bf(angle), bigPi), bf(180)))
+		gtol := draftTol(size*float64(rows+cols), Vec{})
+		for i, o := range offs {
+			row, col := bf(float64(i/cols)*rs), bf(float64(i%cols)*cs)
+			wx := f64(bsub(bmul(col, co), bmul(row, s)))
+			wy := f64(badd(bmul(col, s), bmul(row, co)))
+			if o.Dist(Pt(wx, wy)) > gtol {
+				t.Errorf("case %d: GridOffsets(%d, %d, %g, %g, %g)[%d] = %v, want (%v, %v)", k, rows, cols, rs, cs, angle, i, o, wx, wy)
+			}
+		}
+	}
+	t.Logf("arrays: %d polar copies and %d grids checked", copies, draftCases)
+}
+
+// TestOracleRevcloud clouds a random convex polygon: each side is cut into
+// round(length/arc length) arcs (at least one; lengths in big floats), its
+// vertices evenly spaced along the side from its first corner, every arc
+// of bulge tan 30° with its middle outside the polygon (an exact winding
+// number of 0) at the sagitta b·chord/2 from the side.
+func TestOracleRevcloud(t *testing.T) {
+	r := rand.New(rand.NewPCG(39, 40))
+	checked := 0
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		n := 3 + r.IntN(5)
+		ps := starPolygon(r, at, size, n, true)
+		if k%2 == 1 {
+			for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+				ps[i], ps[j] = ps[j], ps[i]
+			}
+		}
+		per := 0.0
+		for i := range ps {
+			per += bigDist(ps[i], ps[(i+1)%n])
+		}
+		arcLen := per / (6 + 40*r.Float64())
+		var counts []int
+		ambiguous := false
+		for i := range ps {
+			q := bigDist(ps[i], ps[(i+1)%n]) / arcLen
+			if math.Abs(q-math.Floor(q)-0.5) < 1e-6 {
+				ambiguous = true
+			}
+			counts = append(counts, max(1, int(math.Round(q))))
+		}
+		if ambiguous {
+			continue // a side of half a number of arcs: either rounding is right
+		}
+		got, err := Revcloud(ps, arcLen)
+		total := 0
+		for _, c := range counts {
+			total += c
+		}
+		if err != nil || !got.Closed || len(got.V) != total {
+			t.Errorf("case %d (size %g at %v): Revcloud(%v, %g) = %d vertices, %v; want %d", k, size, at, ps, arcLen, len(got.V), err, total)
+			continue
+		}
+		checked++
+		tol := draftTol(size, at)
+		ccw := k%2 == 0
+		j := 0
+		for i, c := range counts {
+			a, b := ps[i], ps[(i+1)%n]
+			for m := 0; m < c; m++ {
+				v := got.V[j]
+				next := got.V[(j+1)%len(got.V)].P
+				want := lerp(a, b, float64(m)/float64(c))
+				if v.P.Dist(want) > tol || math.Abs(bigLineDist(v.P, a, b)) > tol {
+					t.Errorf("case %d (size %g at %v): vertex %d = %v, want %v on side %d", k, size, at, j, v.P, want, i)
+				}
+				if math.Abs(v.Bulge) != math.Tan(math.Pi/6) || (v.Bulge > 0) != ccw {
+					t.Errorf("case %d: vertex %d bulge %v (counter-clockwise %v)", k, j, v.Bulge, ccw)
+				}
+				d := next.Sub(v.P)
+				mid := v.P.Mid(next).Sub(d.Perp().Mul(v.Bulge / 2))
+				if exactWinding(ps, mid) != 0 {
+					t.Errorf("case %d: the middle %v of arc %d is inside the polygon", k, mid, j)
+				}
+				if h := math.Abs(bigLineDist(mid, a, b)); math.Abs(h-math.Abs(v.Bulge)*d.Len()/2) > tol {
+					t.Errorf("case %d: arc %d bulges %g from its side, want %g", k, j, h, math.Abs(v.Bulge)*d.Len()/2)
+				}
+				j++
+			}
+		}
+	}
+	if checked < draftCases*9/10 {
+		t.Errorf("only %d of %d clouds checked", checked, draftCases)
+	}
+	t.Logf("revision clouds: %d of %d checked", checked, draftCases)
+}
