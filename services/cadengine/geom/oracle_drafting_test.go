@@ -960,3 +960,371 @@ func TestOracleRevcloud(t *testing.T) {
 	}
 	t.Logf("revision clouds: %d of %d checked", checked, draftCases)
 }
+
+// TestOraclePolygon checks a random simple (star-shaped) polygon's area
+// against the shoelace sum in rationals, its perimeter against the sides'
+// lengths in big floats, and Where for random points against an exact
+// winding number (points nearer a side than the tolerance left out; the
+// sides' midpoints are OnEdge). Selection by a random convex polygon:
+// Encloses a segment exactly when both its ends are inside (winding
+// number), Touches it when an end is inside or it crosses a side (in
+// rationals); segments passing within the tolerance of a corner or side
+// are left out.
+func TestOraclePolygon(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	points, segs := 0, 0
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		n := 3 + r.IntN(10)
+		convex := k%2 == 0
+		ps := starPolygon(r, at, size, n, convex)
+		if r.IntN(2) == 0 {
+			for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+				ps[i], ps[j] = ps[j], ps[i]
+			}
+		}
+		p := Polygon(ps)
+		want, _ := exactShoelace(ps).Float64()
+		want = math.Abs(want) / 2
+		if got := p.Area(); math.Abs(got-want) > 1e-9*size*size+4*float64(n)*size*RoundingFloor(at.Mag()+size) {
+			t.Errorf("case %d (size %g at %v): Area(%v) = %v, exact %v", k, size, at, ps, got, want)
+		}
+		per := bnew()
+		for i := range ps {
+			a, b := ps[i], ps[(i+1)%n]
+			dx, dy := bsub(bf(b.X), bf(a.X)), bsub(bf(b.Y), bf(a.Y))
+			per = badd(per, bnew().Sqrt(badd(bmul(dx, dx), bmul(dy, dy))))
+		}
+		if got, w := p.Perimeter(), f64(per); math.Abs(got-w) > 1e-12*w+4*float64(n)*RoundingFloor(at.Mag()+size) {
+			t.Errorf("case %d (size %g at %v): Perimeter = %v, exact %v", k, size, at, got, w)
+		}
+		tol := draftTol(2*size, at)
+		for m := 0; m < 20; m++ {
+			q := at.Add(Pt(size*(2.4*r.Float64()-1.2), size*(2.4*r.Float64()-1.2)))
+			if bigPolyDist(ps, q) <= tol {
+				continue
+			}
+			points++
+			in := exactWinding(ps, q) != 0
+			if got := p.Where(q); (got == Inside) != in || got == OnEdge {
+				t.Errorf("case %d (size %g at %v): Where(%v) in %v = %v, exact winding says inside %v", k, size, at, q, ps, got, in)
+			}
+		}
+		if i := r.IntN(n); p.Where(ps[i].Mid(ps[(i+1)%n])) != OnEdge {
+			t.Errorf("case %d: the middle of side %d is not OnEdge", k, i)
+		}
+		if !convex {
+			continue
+		}
+		for m := 0; m < 10; m++ {
+			s := Segment{at.Add(Pt(size*(2.4*r.Float64()-1.2), size*(2.4*r.Float64()-1.2))), at.Add(Pt(size*(2.4*r.Float64()-1.2), size*(2.4*r.Float64()-1.2)))}
+			near := bigPolyDist(ps, s.A) <= tol || bigPolyDist(ps, s.B) <= tol
+			for _, c := range ps {
+				near = near || bigSegDist(c, s.A, s.B) <= tol
+			}
+			if near {
+				continue
+			}
+			segs++
+			inA, inB := exactWinding(ps, s.A) != 0, exactWinding(ps, s.B) != 0
+			crosses := false
+			for i := range ps {
+				if _, ok := exactSegments(s, Segment{ps[i], ps[(i+1)%n]}); ok {
+					crosses = true
+				}
+			}
+			if got := p.Encloses(s); got != (inA && inB) {
+				t.Errorf("case %d (size %g at %v): Encloses(%v) = %v, ends inside %v %v", k, size, at, s, got, inA, inB)
+			}
+			if got := p.Touches(s); got != (inA || inB || crosses) {
+				t.Errorf("case %d (size %g at %v): Touches(%v) = %v, ends inside %v %v, crosses %v", k, size, at, s, got, inA, inB, crosses)
+			}
+		}
+	}
+	t.Logf("polygons: %d cases, %d points located, %d segments selected", draftCases, points, segs)
+}
+
+// TestOracleTraceBoundary traces the boundary around a point in a random
+// rectangle cut by a chord between two of its sides (the chord running on
+// past them, its dangling ends to be pruned): the piece around the point
+// has the area of the polygon of the rectangle's corners on its side of
+// the chord and the chord's crossings (in rationals), its sources are the
+// chord and the sides it runs along, and its outline's vertices lie on
+// them.
+func TestOracleTraceBoundary(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		w, h := size*(0.5+r.Float64()), size*(0.5+r.Float64())
+		corners := []Vec{at, at.Add(Pt(w, 0)), at.Add(Pt(w, h)), at.Add(Pt(0, h))}
+		var curves []any
+		for i := range corners {
+			curves = append(curves, Segment{corners[i], corners[(i+1)%4]})
+		}
+		s1 := r.IntN(4)
+		s2 := (s1 + 1 + r.IntN(3)) % 4
+		on := func(side int) Vec { return lerp(corners[side], corners[(side+1)%4], 0.15+0.7*r.Float64()) }
+		p1, p2 := on(s1), on(s2)
+		chord := Segment{p1.Add(p1.Sub(p2).Mul(0.2)), p2.Add(p2.Sub(p1).Mul(0.2))}
+		curves = append(curves, chord)
+		x1, ok1 := exactSegments(chord, curves[s1].(Segment))
+		x2, ok2 := exactSegments(chord, curves[s2].(Segment))
+		if !ok1 || !ok2 {
+			t.Fatalf("case %d: the chord misses its sides", k)
+		}
+		// The piece from x1 round the corners counter-clockwise to x2, or
+		// the other one.
+		from, to, a, b := s1, s2, x1, x2
+		if r.IntN(2) == 0 {
+			from, to, a, b = s2, s1, x2, x1
+		}
+		piece := []Vec{a}
+		sources := []int{4}
+		for i := from; ; i = (i + 1) % 4 {
+			sources = append(sources, i)
+			if i == to {
+				break
+			}
+			piece = append(piece, corners[(i+1)%4])
+		}
+		piece = append(piece, b)
+		var q Vec
+		for _, v := range piece {
+			q = q.Add(v.Sub(at))
+		}
+		q = at.Add(q.Mul(1 / float64(len(piece))))
+		if math.Abs(bigLineDist(q, chord.A, chord.B)) < size*1e-3 {
+			continue // the point on the chord, as far as the figure tells
+		}
+		want, _ := exactShoelace(piece).Float64()
+		want = math.Abs(want) / 2
+		got, err := TraceBoundary(curves, q)
+		if err != nil {
+			t.Errorf("case %d (size %g at %v): TraceBoundary(%v, %v) = %v", k, size, at, curves, q, err)
+			continue
+		}
+		if a := got.Area(); math.Abs(a-want) > 1e-9*size*size+32*size*RoundingFloor(at.Mag()+size) {
+			t.Errorf("case %d (size %g at %v): boundary area %v, exact %v (piece %v)", k, size, at, a, want, piece)
+		}
+		sortInts(sources)
+		if len(got.Sources) != len(sources) {
+			t.Errorf("case %d: sources %v, want %v", k, got.Sources, sources)
+		} else {
+			for i := range sources {
+				if got.Sources[i] != sources[i] {
+					t.Errorf("case %d: sources %v, want %v", k, got.Sources, sources)
+					break
+				}
+			}
+		}
+		tol := draftTol(size, at)
+		for _, v := range got.Outline.V {
+			d := math.Inf(1)
+			for _, c := range curves {
+				s := c.(Segment)
+				d = math.Min(d, bigSegDist(v.P, s.A, s.B))
+			}
+			if d > tol || v.Bulge != 0 {
+				t.Errorf("case %d (size %g at %v): outline vertex %v is %g off the figure", k, size, at, v, d)
+			}
+		}
+	}
+}
+
+func sortInts(a []int) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// bigSplineAt evaluates a (rational) B-spline at t by the Cox–de Boor
+// recursion (the basis functions of the span holding t) in big floats.
+func bigSplineAt(deg int, knots []float64, ctrl []Vec, w []float64, t float64) Vec {
+	m := len(ctrl)
+	k := deg
+	for k+1 < m && knots[k+1] <= t {
+		k++
+	}
+	bt := bf(t)
+	n := []*big.Float{bf(1)}
+	left, right := make([]*big.Float, deg+1), make([]*big.Float, deg+1)
+	for j := 1; j <= deg; j++ {
+		left[j] = bsub(bt, bf(knots[k+1-j]))
+		right[j] = bsub(bf(knots[k+j]), bt)
+		saved := bnew()
+		for i := 0; i < j; i++ {
+			tmp := bquo(n[i], badd(right[i+1], left[j-i]))
+			n[i] = badd(saved, bmul(right[i+1], tmp))
+			saved = bmul(left[j-i], tmp)
+		}
+		n = append(n, saved)
+	}
+	x, y, sw := bnew(), bnew(), bnew()
+	for i := 0; i <= deg; i++ {
+		c := n[i]
+		if w != nil {
+			c = bmul(c, bf(w[k-deg+i]))
+		}
+		p := ctrl[k-deg+i]
+		x, y, sw = badd(x, bmul(c, bf(p.X))), badd(y, bmul(c, bf(p.Y))), badd(sw, c)
+	}
+	return Pt(f64(bquo(x, sw)), f64(bquo(y, sw)))
+}
+
+// TestOracleSplineFromControl makes random splines of degree 1 to 5 from
+// control points (weights or none; open or closed) and evaluates them at
+// random parameters against the Cox–de Boor recursion in big floats over
+// the knots the documentation gives: clamped uniform (0 … n−degree, the
+// ends repeated degree+1 times), or for a closed spline the control
+// points' first degree repeated after the last over knots 0, 1, 2, ….
+// An open one starts and ends at its end control points; a closed one
+// ends where it starts.
+func TestOracleSplineFromControl(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		deg := 1 + r.IntN(5)
+		n := deg + 1 + r.IntN(6)
+		ctrl := make([]Vec, n)
+		for i := range ctrl {
+			ctrl[i] = at.Add(Pt(size*r.Float64(), size*r.Float64()))
+		}
+		var w []float64
+		if r.IntN(2) == 0 {
+			w = make([]float64, n)
+			for i := range w {
+				w[i] = 0.5 + 1.5*r.Float64()
+			}
+		}
+		closed := k%3 == 0
+		s, err := SplineFromControl(ctrl, deg, w, nil, closed)
+		if err != nil {
+			t.Errorf("case %d: SplineFromControl(%d points, degree %d, closed %v) = %v", k, n, deg, closed, err)
+			continue
+		}
+		var knots []float64
+		c, ww := ctrl, w
+		if closed {
+			c = append(append([]Vec(nil), ctrl...), ctrl[:deg]...)
+			if w != nil {
+				ww = append(append([]float64(nil), w...), w[:deg]...)
+			}
+			for i := 0; i < len(c)+deg+1; i++ {
+				knots = append(knots, float64(i))
+			}
+		} else {
+			for i := 0; i <= deg; i++ {
+				knots = append(knots, 0)
+			}
+			for i := 1; i < n-deg; i++ {
+				knots = append(knots, float64(i))
+			}
+			for i := 0; i <= deg; i++ {
+				knots = append(knots, float64(n-deg))
+			}
+		}
+		t0, t1 := knots[deg], knots[len(c)]
+		if g0, g1 := s.Domain(); g0 != t0 || g1 != t1 {
+			t.Errorf("case %d: domain [%g, %g], want [%g, %g]", k, g0, g1, t0, t1)
+			continue
+		}
+		tol := draftTol(size, at)
+		ts := []float64{t0, t1}
+		for m := 0; m < 8; m++ {
+			ts = append(ts, t0+(t1-t0)*r.Float64())
+		}
+		for _, u := range ts {
+			got, want := s.At(u), bigSplineAt(deg, knots, c, ww, u)
+			if got.Dist(want) > tol {
+				t.Errorf("case %d (size %g at %v): degree %d closed %v at t = %g: %v, Cox–de Boor %v (%g off)", k, size, at, deg, closed, u, got, want, got.Dist(want))
+			}
+		}
+		if closed {
+			if a, b := s.At(t0), s.At(t1); a.Dist(b) > tol {
+				t.Errorf("case %d: a closed spline starts at %v and ends at %v", k, a, b)
+			}
+		} else if s.At(t0).Dist(ctrl[0]) > tol || s.At(t1).Dist(ctrl[n-1]) > tol {
+			t.Errorf("case %d: an open spline runs %v to %v, not %v to %v", k, s.At(t0), s.At(t1), ctrl[0], ctrl[n-1])
+		}
+	}
+}
+
+// TestOracleSplineThrough fits random splines through 3 to 8 fit points
+// (open, with or without end tangents, or closed): the curve passes
+// through each fit point at its cumulative chord length (summed in big
+// floats), its end derivatives point along the given tangents, and a
+// closed one ends where it starts with the same derivative. The CAD
+// (ezdxf) fit passes through the fit points too, as Closest finds.
+func TestOracleSplineThrough(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 48))
+	for k := 0; k < draftCases; k++ {
+		size, at := draftFigure(r)
+		n := 3 + r.IntN(6)
+		closed := k%4 == 3
+		var fit []Vec
+		if closed {
+			fit = starPolygon(r, at, size, max(n, 4), false)
+			fit = append(fit, fit[0])
+		} else {
+			for i := 0; i < n; i++ {
+				fit = append(fit, at.Add(Pt(size*(float64(i)+0.2+0.6*r.Float64())/float64(n), size*r.Float64())))
+			}
+		}
+		var t0, t1 *Vec
+		if !closed && k%4 == 1 {
+			a, b := dirOf(Rad(120*r.Float64()-60)), dirOf(Rad(120*r.Float64()-60))
+			t0, t1 = &a, &b
+		}
+		s, err := SplineThrough(fit, t0, t1)
+		if err != nil {
+			t.Errorf("case %d: SplineThrough(%v) = %v", k, fit, err)
+			continue
+		}
+		tol := draftTol(size, at)
+		u := bnew()
+		for i, q := range fit {
+			if i > 0 {
+				u = badd(u, bf(bigDist(q, fit[i-1])))
+			}
+			if got := s.At(f64(u)); got.Dist(q) > tol {
+				t.Errorf("case %d (size %g at %v): at chord length %v the spline is at %v, not fit point %d %v (%g off)", k, size, at, f64(u), got, i, q, got.Dist(q))
+			}
+		}
+		// A derivative is a direction: points off by tol over the shortest
+		// chord turn it by tol/chord.
+		chord := math.Inf(1)
+		for i := 1; i < len(fit); i++ {
+			chord = math.Min(chord, fit[i].Dist(fit[i-1]))
+		}
+		dtol := 1e-9 + 4*tol/chord
+		d0, d1 := s.Domain()
+		if t0 != nil {
+			for _, e := range []struct {
+				d Vec
+				t Vec
+			}{{s.Derivative(d0), *t0}, {s.Derivative(d1), *t1}} {
+				if dd := e.d.Unit(); math.Abs(dd.cross(e.t)) > dtol || dd.Dot(e.t) <= 0 {
+					t.Errorf("case %d (size %g at %v): end derivative %v not along the tangent %v", k, size, at, e.d, e.t)
+				}
+			}
+		}
+		if closed {
+			a, b := s.Derivative(d0), s.Derivative(d1)
+			if s.At(d0).Dist(s.At(d1)) > tol || a.Sub(b).Len() > dtol*a.Len() {
+				t.Errorf("case %d (size %g at %v): closed spline ends %v %v, derivatives %v %v", k, size, at, s.At(d0), s.At(d1), a, b)
+			}
+		}
+		cad, err := SplineThroughCAD(fit, t0, t1)
+		if err != nil {
+			t.Errorf("case %d: SplineThroughCAD(%v) = %v", k, fit, err)
+			continue
+		}
+		for i, q := range fit {
+			if _, got := cad.Closest(q); got.Dist(q) > tol {
+				t.Errorf("case %d (size %g at %v): the CAD spline passes %g from fit point %d %v", k, size, at, got.Dist(q), i, q)
+			}
+		}
+	}
+}
