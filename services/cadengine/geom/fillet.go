@@ -84,6 +84,21 @@ func (k carrier) foot(x Vec) Vec {
 	return k.c.Add(x.Sub(k.c).Unit().Mul(k.r))
 }
 
+// touch is where a circle of radius r centred at x touches the carrier:
+// the foot, or for a circle inside the fillet's (x nearer r − R than
+// R ± r from the centre) the carrier's point opposite it.
+func (k carrier) touch(x Vec, r float64) Vec {
+	f := k.foot(x)
+	if k.line || r <= k.r {
+		return f
+	}
+	far := k.c.Sub(f.Sub(k.c))
+	if math.Abs(far.Dist(x)-r) < math.Abs(f.Dist(x)-r) {
+		return far
+	}
+	return f
+}
+
 // offsets are the carriers at distance r from k on either side.
 func (k carrier) offsets(r float64) []carrier {
 	if k.line {
@@ -251,7 +266,7 @@ func fillet(p, q any, r float64, pick1, pick2 Vec, size, mag float64) (Corner, e
 			if pass == 0 && (!sameSide(k1.side(x), want1, tol) || !sameSide(k2.side(x), want2, tol)) {
 				continue
 			}
-			score := k1.foot(x).Dist(pick1) + k2.foot(x).Dist(pick2)
+			score := k1.touch(x, r).Dist(pick1) + k2.touch(x, r).Dist(pick2)
 			if score < bestScore {
 				best, bestScore = i, score
 			}
@@ -261,7 +276,7 @@ func fillet(p, q any, r float64, pick1, pick2 Vec, size, mag float64) (Corner, e
 		return Corner{}, ErrNoFillet
 	}
 	x := cands[best]
-	t1, t2 := k1.foot(x), k2.foot(x)
+	t1, t2 := k1.touch(x, r), k2.touch(x, r)
 	a1, a2 := t1.Sub(x).Angle(), t2.Sub(x).Angle()
 	arc := Arc{C: x, R: r, Start: a1, Sweep: NormRad(a2 - a1)}
 	tau1 := t1.Sub(x).Perp() // the arc's direction at t1, into the arc

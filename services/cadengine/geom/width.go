@@ -232,11 +232,16 @@ func appendDistinct(dst []Vec, p Vec) []Vec {
 }
 
 // polygonArea is the signed area of a polygon, positive when it runs
-// counter-clockwise.
+// counter-clockwise: the shoelace sum taken relative to the first corner,
+// so that a small polygon far from the origin keeps its area (and sign).
 func polygonArea(p []Vec) float64 {
+	if len(p) == 0 {
+		return 0
+	}
 	a := 0.0
+	o := p[0]
 	for i, q := range p {
-		a += q.cross(p[(i+1)%len(p)])
+		a += q.Sub(o).cross(p[(i+1)%len(p)].Sub(o))
 	}
 	return a / 2
 }
