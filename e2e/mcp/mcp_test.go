@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -326,11 +327,17 @@ func needNode(t *testing.T) string {
 
 func runNode(t *testing.T, node string, args ...string) string {
 	t.Helper()
+	return runNodeEnv(t, node, nil, args...)
+}
+
+// runNodeEnv runs node with env added to the test's environment.
+func runNodeEnv(t *testing.T, node string, env []string, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Dir = nodeDir
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+t.TempDir(), "MCP_CATALOG_PATH="+filepath.Join(t.TempDir(), "inspector.json"))
+	cmd.Env = append(append(os.Environ(), "XDG_DATA_HOME="+t.TempDir(), "MCP_CATALOG_PATH="+filepath.Join(t.TempDir(), "inspector.json")), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -354,6 +361,40 @@ func TestTypeScriptClient(t *testing.T) {
 				t.Errorf("TypeScript client:\n%s", out)
 			}
 			t.Logf("TypeScript client:\n%s", out)
+		})
+	}
+}
+
+// TestTypeScriptDiscover: an agent on the discover profile, with the
+// TypeScript SDK's client (testdata/node/discover.mjs), on /mcp of a
+// gateway run with --mcp-profile discover and on "cadbridge mcp" run with
+// CADBRIDGE_MCP_PROFILE=discover. tools/list is exactly the eight tools
+// of the profile; tool_search finds entity_fillet for "round this corner"
+// and entity_array_polar for "put six holes around the flange" (top 3),
+// and tool_describe their schemas; a cad_batch draws with them and tools
+// it was not listed (two lines, their fillet by $references, a circle, a
+// polar array of six), and entity_get shows the arc, the trimmed lines
+// and the six holes where they belong; view_render is one image content,
+// a PNG 768 px wide, with a one-line text; document_export png is image
+// content and dxf a resource link that reads; no result carries a string
+// over 20,000 characters in structuredContent or text.
+func TestTypeScriptDiscover(t *testing.T) {
+	node := needNode(t)
+	const checks = 11 // the checks discover.mjs makes
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"mcp-http", nil, []string{startGateway(t, "--mcp-profile", "discover")}},
+		{"cadbridge-mcp", []string{"CADBRIDGE_MCP_PROFILE=discover"}, []string{"stdio", proctest.Bin("cadbridge"), "mcp", "--store", "memory:"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := runNodeEnv(t, node, tc.env, append([]string{"discover.mjs"}, tc.args...)...)
+			if !strings.Contains(out, fmt.Sprintf("\n%d passed, 0 failed", checks)) || strings.Contains(out, "FAIL") {
+				t.Errorf("TypeScript client, discover profile:\n%s", out)
+			}
+			t.Logf("TypeScript client, discover profile:\n%s", out)
 		})
 	}
 }

@@ -784,7 +784,7 @@ var Tools = []ToolInfo{
 	{
 		Name:         ToolEntityArrayPolar,
 		Description:  "Copy entities round the centre (cx, cy): count items in all, the original first; over a full circle (fill_angle 360, the default) they are 360/count degrees apart, over a smaller fill_angle fill/(count-1) apart (negative: clockwise). Copies turn with the array unless rotate is false. Use for bolt circles and spokes.",
-		Keywords:     []string{"array", "arraypolar", "polar array", "circular pattern", "bolt circle", "copy around a center", "repeat around", "polare anordnung", "lochkreis", "réseau polaire", "matriz polar"},
+		Keywords:     []string{"array", "arraypolar", "polar array", "circular pattern", "bolt circle", "bolt holes", "holes around", "hole pattern", "copy around a center", "repeat around", "polare anordnung", "lochkreis", "réseau polaire", "matriz polar"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*EntityArrayPolarArgs)(nil),
 		Result:       (*EntityArrayPolarResult)(nil),

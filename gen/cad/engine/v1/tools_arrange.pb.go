@@ -752,7 +752,7 @@ const file_cad_engine_v1_tools_arrange_proto_rawDesc = "" +
 	"\x06_angle\"V\n" +
 	"\x1cEntityArrayRectangularResult\x12 \n" +
 	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xf9\x05\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xa1\x06\n" +
 	"\x14EntityArrayPolarArgs\x12\"\n" +
 	"\ahandles\x18\x01 \x03(\tB\b\x92\xb5\x18\x040\x01H\x01R\ahandles\x12\x0e\n" +
 	"\x02cx\x18\x02 \x01(\x01R\x02cx\x12\x0e\n" +
@@ -760,9 +760,10 @@ const file_cad_engine_v1_tools_arrange_proto_rawDesc = "" +
 	"\x05count\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00@\x11\x00\x00\x00\x00\x00j\xf8@R\x05count\x12:\n" +
 	"\n" +
 	"fill_angle\x18\x05 \x01(\x01B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x80v\xc0\x11\x00\x00\x00\x00\x00\x80v@H\x00R\tfillAngle\x88\x01\x01\x12\x1b\n" +
-	"\x06rotate\x18\x06 \x01(\bH\x01R\x06rotate\x88\x01\x01:\xfb\x03\x8a\xb5\x18\xf6\x03\n" +
+	"\x06rotate\x18\x06 \x01(\bH\x01R\x06rotate\x88\x01\x01:\xa3\x04\x8a\xb5\x18\x9e\x04\n" +
 	"\x12entity_array_polar\x12\xbd\x02Copy entities round the centre (cx, cy): count items in all, the original first; over a full circle (fill_angle 360, the default) they are 360/count degrees apart, over a smaller fill_angle fill/(count-1) apart (negative: clockwise). Copies turn with the array unless rotate is false. Use for bolt circles and spokes.0\x01J\x05arrayJ\n" +
-	"arraypolarJ\vpolar arrayJ\x10circular patternJ\vbolt circleJ\x14copy around a centerJ\rrepeat aroundJ\x10polare anordnungJ\tlochkreisJ\x0fréseau polaireJ\fmatriz polarB\r\n" +
+	"arraypolarJ\vpolar arrayJ\x10circular patternJ\vbolt circleJ\n" +
+	"bolt holesJ\fholes aroundJ\fhole patternJ\x14copy around a centerJ\rrepeat aroundJ\x10polare anordnungJ\tlochkreisJ\x0fréseau polaireJ\fmatriz polarB\r\n" +
 	"\v_fill_angleB\t\n" +
 	"\a_rotate\"P\n" +
 	"\x16EntityArrayPolarResult\x12 \n" +
