@@ -23,6 +23,7 @@ func benchSizes() Sizes {
 		ReplayOpen: 100, ReplayEvents: 512, ReplayOps: 1,
 		IdleSessions: [2]int{100, 100},
 		DXFLines:     5_000, CorpusFiles: 10,
+		DraftingOps: 1, SearchOps: 100, RenderOps: 1,
 	}
 }
 
@@ -54,6 +55,7 @@ func benchmarkRow(b *testing.B, name string, sizes Sizes) {
 	sizes.HopRounds, sizes.HopConcurrentRounds, sizes.BatchRounds, sizes.CreateRounds = b.N, b.N, b.N, b.N
 	sizes.RollbackRounds, sizes.JournalRounds, sizes.ReplayRounds = b.N, b.N, b.N
 	sizes.DXFRounds, sizes.CorpusRounds = b.N, b.N
+	sizes.DraftingRounds, sizes.SearchRounds, sizes.RenderRounds = b.N, b.N, b.N
 	row := runRow(b, name, sizes, b.ResetTimer)
 	b.StopTimer()
 	for _, c := range row.Checks {
@@ -82,6 +84,24 @@ func BenchmarkBatchAmortisation(b *testing.B) {
 // the floor of making them, in process.
 func BenchmarkBatchCreate(b *testing.B) {
 	benchmarkRow(b, "batch-create", benchSizes())
+}
+
+// BenchmarkDraftingBatch is a 100-step cad.batch of fillet, trim,
+// extend and array steps against one of entity_create_line, in process.
+func BenchmarkDraftingBatch(b *testing.B) {
+	benchmarkRow(b, "drafting-batch", benchSizes())
+}
+
+// BenchmarkToolSearch is 100 tool_search calls of the query set through
+// Engine.CallTool against a substring scan of the catalog.
+func BenchmarkToolSearch(b *testing.B) {
+	benchmarkRow(b, "tool-search", benchSizes())
+}
+
+// BenchmarkViewRender is view_render at 768 px of the corpus's largest
+// drawing against its PNG export (skipped without the corpus).
+func BenchmarkViewRender(b *testing.B) {
+	benchmarkRow(b, "view-render", benchSizes())
 }
 
 // BenchmarkDXFImport is document.import of a 5k-line DXF file over POST
