@@ -171,11 +171,8 @@ func viewRender(ctx context.Context, e *env, row *Row) error {
 	row.Title = "view_render at 768 px vs document_export {format: png} (its default size) of the largest drawing of the DXF corpus, in process (Engine.CallTool, memory store)"
 	dir, ok := e.corpusDir()
 	if !ok {
-		err := fmt.Errorf("no DXF corpus at %s", dir)
-		if os.Getenv("CI") == "true" {
-			return err
-		}
-		row.Skipped = err.Error() + " (the corpus sits beside the repository, in ../shared/dxfcorpus)"
+		// Skipped even in CI: corpus-import fails there without the corpus.
+		row.Skipped = fmt.Sprintf("no DXF corpus at %s (the corpus sits beside the repository, in ../shared/dxfcorpus)", dir)
 		return nil
 	}
 	eng, err := engine.New(memory.New(), engine.Options{})

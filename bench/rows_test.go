@@ -2,7 +2,11 @@ package bench
 
 import (
 	"context"
+	"slices"
 	"testing"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 // The benchmarks run the cadbench rows at small sizes, one round (a block
@@ -187,5 +191,59 @@ func BenchmarkBatchOverWebSocket(b *testing.B) {
 		if err := runBatch(ctx, c, batch); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDraftingFixture runs the drafting-batch row's batch once, in
+// process: every step succeeds and each kind leaves what it should (a
+// fillet arc per corner, 5 copies per polar and per rectangular array),
+// so that the row measures tools that did their work.
+func TestDraftingFixture(t *testing.T) {
+	ctx := context.Background()
+	c, err := newCoreEngine(ctx, memory.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.e.Close()
+	for _, n := range []int{10, 100, 7} {
+		cells := draftingCells(n)
+		h, err := c.freshFixture(ctx, cells)
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if len(h) != cells*draftingEntitiesPerCell {
+			t.Fatalf("n=%d: fixture made %d entities, want %d", n, len(h), cells*draftingEntitiesPerCell)
+		}
+		steps := draftingSteps(n, h)
+		resp, err := c.e.ExecuteBatch(ctx, c.caller, &enginev1.ExecuteBatchRequest{DocumentId: c.doc, Steps: steps})
+		if err := okBatch(resp, err); err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		made := map[string]int{}
+		for _, s := range steps {
+			made[s.GetTool()]++
+		}
+		// A fillet adds its arc, an array its copies; trim (at an end)
+		// and extend change an entity in place.
+		want := len(h) + made[enginev1.ToolEntityFillet] + 5*made[enginev1.ToolEntityArrayPolar] + 5*made[enginev1.ToolEntityArrayRectangular]
+		info, err := c.e.GetDocument(ctx, c.doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := int(info.GetEntityCount()); got != want || len(steps) != n {
+			t.Errorf("n=%d: %d steps leave %d entities, want %d steps leaving %d", n, len(steps), got, n, want)
+		}
+	}
+}
+
+// TestSearchQueries reads the tool-search row's queries: the whole query
+// set of TestToolSearchQueries.
+func TestSearchQueries(t *testing.T) {
+	queries, _, err := searchQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(queries) < 150 || slices.Contains(queries, "") {
+		t.Errorf("searchQueries read %d queries (empty among them: %v), want at least 150, none empty", len(queries), slices.Contains(queries, ""))
 	}
 }
