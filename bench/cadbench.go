@@ -134,7 +134,7 @@ func QuickSizes() Sizes {
 		CorpusFiles: 10, CorpusRounds: 3,
 		DraftingRounds: 20, DraftingOps: 1,
 		SearchRounds: 4, SearchOps: 100,
-		RenderRounds: 5, RenderOps: 1,
+		RenderRounds: 3, RenderOps: 1,
 	}
 }
 
@@ -157,7 +157,7 @@ func TinySizes() Sizes {
 		CorpusFiles: 3, CorpusRounds: 1,
 		DraftingRounds: 2, DraftingOps: 1,
 		SearchRounds: 2, SearchOps: 20,
-		RenderRounds: 2, RenderOps: 1,
+		RenderRounds: 1, RenderOps: 1,
 	}
 }
 
