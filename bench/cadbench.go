@@ -83,6 +83,14 @@ type Sizes struct {
 	// CorpusFiles files of the DXF corpus (0: all of them);
 	// CorpusRounds rounds of one pass over them per side (corpus-import).
 	CorpusFiles, CorpusRounds int
+	// DraftingRounds blocks of DraftingOps batches of BatchSteps modify
+	// (or line) steps per side (drafting-batch).
+	DraftingRounds, DraftingOps int
+	// SearchRounds blocks of SearchOps tool_search calls per side
+	// (tool-search).
+	SearchRounds, SearchOps int
+	// RenderRounds blocks of RenderOps pictures per side (view-render).
+	RenderRounds, RenderOps int
 }
 
 // FullSizes are the sizes of a full run (under two minutes on two cores).
@@ -101,6 +109,9 @@ func FullSizes() Sizes {
 		FailoverKills: 10,
 		DXFLines:      100_000, DXFRounds: 5,
 		CorpusFiles: 0, CorpusRounds: 3,
+		DraftingRounds: 40, DraftingOps: 2,
+		SearchRounds: 8, SearchOps: 100,
+		RenderRounds: 10, RenderOps: 2,
 	}
 }
 
@@ -121,6 +132,9 @@ func QuickSizes() Sizes {
 		FailoverKills: 3,
 		DXFLines:      5_000, DXFRounds: 3,
 		CorpusFiles: 10, CorpusRounds: 3,
+		DraftingRounds: 20, DraftingOps: 1,
+		SearchRounds: 4, SearchOps: 100,
+		RenderRounds: 3, RenderOps: 1,
 	}
 }
 
@@ -141,6 +155,9 @@ func TinySizes() Sizes {
 		FailoverKills: 1,
 		DXFLines:      5_000, DXFRounds: 1,
 		CorpusFiles: 3, CorpusRounds: 1,
+		DraftingRounds: 2, DraftingOps: 1,
+		SearchRounds: 2, SearchOps: 20,
+		RenderRounds: 1, RenderOps: 1,
 	}
 }
 
@@ -246,6 +263,9 @@ func rowSpecs() []rowSpec {
 		{"core-store", coreStore},
 		{"batch-amortisation", batchAmortisation},
 		{"batch-create", batchCreate},
+		{"drafting-batch", draftingBatch},
+		{"tool-search", toolSearch},
+		{"view-render", viewRender},
 		{"dxf-import", dxfImport},
 		{"dxf-export", dxfExport},
 		{"corpus-import", corpusImport},

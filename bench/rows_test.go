@@ -2,7 +2,11 @@ package bench
 
 import (
 	"context"
+	"slices"
 	"testing"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 // The benchmarks run the cadbench rows at small sizes, one round (a block
@@ -23,6 +27,7 @@ func benchSizes() Sizes {
 		ReplayOpen: 100, ReplayEvents: 512, ReplayOps: 1,
 		IdleSessions: [2]int{100, 100},
 		DXFLines:     5_000, CorpusFiles: 10,
+		DraftingOps: 1, SearchOps: 100, RenderOps: 1,
 	}
 }
 
@@ -54,6 +59,7 @@ func benchmarkRow(b *testing.B, name string, sizes Sizes) {
 	sizes.HopRounds, sizes.HopConcurrentRounds, sizes.BatchRounds, sizes.CreateRounds = b.N, b.N, b.N, b.N
 	sizes.RollbackRounds, sizes.JournalRounds, sizes.ReplayRounds = b.N, b.N, b.N
 	sizes.DXFRounds, sizes.CorpusRounds = b.N, b.N
+	sizes.DraftingRounds, sizes.SearchRounds, sizes.RenderRounds = b.N, b.N, b.N
 	row := runRow(b, name, sizes, b.ResetTimer)
 	b.StopTimer()
 	for _, c := range row.Checks {
@@ -82,6 +88,24 @@ func BenchmarkBatchAmortisation(b *testing.B) {
 // the floor of making them, in process.
 func BenchmarkBatchCreate(b *testing.B) {
 	benchmarkRow(b, "batch-create", benchSizes())
+}
+
+// BenchmarkDraftingBatch is a 100-step cad.batch of fillet, trim,
+// extend and array steps against one of entity_create_line, in process.
+func BenchmarkDraftingBatch(b *testing.B) {
+	benchmarkRow(b, "drafting-batch", benchSizes())
+}
+
+// BenchmarkToolSearch is 100 tool_search calls of the query set through
+// Engine.CallTool against a substring scan of the catalog.
+func BenchmarkToolSearch(b *testing.B) {
+	benchmarkRow(b, "tool-search", benchSizes())
+}
+
+// BenchmarkViewRender is view_render at 768 px of the corpus's largest
+// drawing against its PNG export (skipped without the corpus).
+func BenchmarkViewRender(b *testing.B) {
+	benchmarkRow(b, "view-render", benchSizes())
 }
 
 // BenchmarkDXFImport is document.import of a 5k-line DXF file over POST
@@ -167,5 +191,59 @@ func BenchmarkBatchOverWebSocket(b *testing.B) {
 		if err := runBatch(ctx, c, batch); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDraftingFixture runs the drafting-batch row's batch once, in
+// process: every step succeeds and each kind leaves what it should (a
+// fillet arc per corner, 5 copies per polar and per rectangular array),
+// so that the row measures tools that did their work.
+func TestDraftingFixture(t *testing.T) {
+	ctx := context.Background()
+	c, err := newCoreEngine(ctx, memory.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.e.Close()
+	for _, n := range []int{10, 100, 7} {
+		cells := draftingCells(n)
+		h, err := c.freshFixture(ctx, cells)
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if len(h) != cells*draftingEntitiesPerCell {
+			t.Fatalf("n=%d: fixture made %d entities, want %d", n, len(h), cells*draftingEntitiesPerCell)
+		}
+		steps := draftingSteps(n, h)
+		resp, err := c.e.ExecuteBatch(ctx, c.caller, &enginev1.ExecuteBatchRequest{DocumentId: c.doc, Steps: steps})
+		if err := okBatch(resp, err); err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		made := map[string]int{}
+		for _, s := range steps {
+			made[s.GetTool()]++
+		}
+		// A fillet adds its arc, an array its copies; trim (at an end)
+		// and extend change an entity in place.
+		want := len(h) + made[enginev1.ToolEntityFillet] + 5*made[enginev1.ToolEntityArrayPolar] + 5*made[enginev1.ToolEntityArrayRectangular]
+		info, err := c.e.GetDocument(ctx, c.doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := int(info.GetEntityCount()); got != want || len(steps) != n {
+			t.Errorf("n=%d: %d steps leave %d entities, want %d steps leaving %d", n, len(steps), got, n, want)
+		}
+	}
+}
+
+// TestSearchQueries reads the tool-search row's queries: the whole query
+// set of TestToolSearchQueries.
+func TestSearchQueries(t *testing.T) {
+	queries, _, err := searchQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(queries) < 150 || slices.Contains(queries, "") {
+		t.Errorf("searchQueries read %d queries (empty among them: %v), want at least 150, none empty", len(queries), slices.Contains(queries, ""))
 	}
 }
