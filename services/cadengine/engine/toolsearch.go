@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"maps"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,22 +69,30 @@ func summary(d string) string {
 	return d
 }
 
-// toolIndex is the catalog prepared for search.
+// toolIndex is the catalog prepared for search. The words and phrases
+// of every tool are kept once each (many tools share them), with their
+// trigrams indexed, so that a query compares each of its words with each
+// distinct word of the catalog once, and finds the trigram-alike ones
+// through the index rather than by comparing every pair.
 type toolIndex struct {
-	tools []indexedTool
-	// df counts, for each term, the tools that have it.
-	df map[string]int
+	tools   []indexedTool
+	words   vocabulary // every tool's single words
+	phrases vocabulary // every tool's name and keywords, whole
 }
 
 // indexedTool is one tool's searchable words.
 type indexedTool struct {
 	info enginev1.ToolInfo
 	// phrases are the name (as written and with spaces) and each keyword,
-	// normalized: a query equal to one of them is the tool.
-	phrases []string
+	// normalized (ids in the index's phrases): a query equal to one of
+	// them is the tool.
+	phrases []int32
 	// terms are the single words, each with the weight of where it comes
-	// from (name and keywords 1, description less).
-	terms map[string]float64
+	// from (name and keywords 1, description less); termIDs and
+	// termWeights the same, by id in the index's words.
+	terms       map[string]float64
+	termIDs     []int32
+	termWeights []float64
 }
 
 // Weights of a word by where a tool has it.
@@ -94,7 +104,7 @@ const (
 
 // newToolIndex indexes tools.
 func newToolIndex(tools []enginev1.ToolInfo) *toolIndex {
-	x := &toolIndex{df: map[string]int{}}
+	x := &toolIndex{}
 	for _, info := range tools {
 		t := indexedTool{info: info, terms: map[string]float64{}}
 		add := func(w string, weight float64) {
@@ -103,13 +113,13 @@ func newToolIndex(tools []enginev1.ToolInfo) *toolIndex {
 			}
 		}
 		name := strings.ReplaceAll(info.Name, "_", " ")
-		t.phrases = append(t.phrases, normalize(info.Name), normalize(name))
+		phrases := []string{normalize(info.Name), normalize(name)}
 		for _, w := range strings.Fields(normalize(name)) {
 			add(w, weightName)
 		}
 		for _, k := range info.Keywords {
 			k = normalize(k)
-			t.phrases = append(t.phrases, k)
+			phrases = append(phrases, k)
 			for _, w := range contentWords(k) {
 				add(w, weightKeyword)
 			}
@@ -117,8 +127,12 @@ func newToolIndex(tools []enginev1.ToolInfo) *toolIndex {
 		for _, w := range contentWords(normalize(info.Description)) {
 			add(w, weightDescription)
 		}
-		for w := range t.terms {
-			x.df[w]++
+		for _, p := range phrases {
+			t.phrases = append(t.phrases, x.phrases.id(p))
+		}
+		for _, w := range slices.Sorted(maps.Keys(t.terms)) {
+			t.termIDs = append(t.termIDs, x.words.id(w))
+			t.termWeights = append(t.termWeights, t.terms[w])
 		}
 		x.tools = append(x.tools, t)
 	}
@@ -149,12 +163,14 @@ func (x *toolIndex) search(query string, limit int) []match {
 	// A query word's importance is how rare the tools that match it are.
 	importance := make([]float64, len(words))
 	wordMatch := make([][]float64, len(words)) // [word][tool]
+	likeness := make([]float64, len(x.words.items))
 	n := float64(len(x.tools))
 	for i, w := range words {
+		x.words.wordLikeness(w, likeness)
 		wordMatch[i] = make([]float64, len(x.tools))
 		hits := 0
 		for j := range x.tools {
-			m := x.tools[j].matchWord(w)
+			m := x.tools[j].matchWord(w, likeness)
 			wordMatch[i][j] = m
 			if m >= 0.5 {
 				hits++
@@ -166,6 +182,8 @@ func (x *toolIndex) search(query string, limit int) []match {
 	for _, imp := range importance {
 		total += imp
 	}
+	phraseMatch := make([]float64, len(x.phrases.items))
+	x.phrases.phraseLikeness(q, phraseMatch)
 	var out []match
 	for j := range x.tools {
 		t := &x.tools[j]
@@ -177,7 +195,9 @@ func (x *toolIndex) search(query string, limit int) []match {
 		if total > 0 {
 			score = 0.9 * sum / total
 		}
-		score = max(score, t.matchPhrase(q))
+		for _, p := range t.phrases {
+			score = max(score, phraseMatch[p])
+		}
 		if score >= minScore {
 			out = append(out, match{info: t.info, score: math.Round(score*1000) / 1000})
 		}
@@ -197,53 +217,143 @@ func (x *toolIndex) search(query string, limit int) []match {
 	return out
 }
 
-// matchPhrase is how well the whole query q names the tool: 1 when it is
-// its name or a keyword, less for a misspelling of one.
-func (t *indexedTool) matchPhrase(q string) float64 {
+// matchWord is how well the query word w matches one of the tool's words,
+// times that word's weight, given w's likeness to every word of the
+// index (see [vocabulary.wordLikeness]).
+func (t *indexedTool) matchWord(w string, likeness []float64) float64 {
+	if weight, ok := t.terms[w]; ok {
+		return weight
+	}
 	best := 0.0
-	for _, p := range t.phrases {
-		if p == q {
-			return 1
-		}
-		if len(q) < 4 || len(p) < 4 {
-			continue // a short alias is taken exactly or not at all
-		}
-		if d := editDistance(q, p); d <= typos(min(len(q), len(p))) {
-			best = max(best, 0.95-0.05*float64(d))
-			continue
-		}
-		if s := trigramSimilarity(q, p); s >= 0.5 {
-			best = max(best, 0.85*s)
-		}
+	for k, id := range t.termIDs {
+		best = max(best, likeness[id]*t.termWeights[k])
 	}
 	return best
 }
 
-// matchWord is how well the query word w matches one of the tool's words,
-// times that word's weight.
-func (t *indexedTool) matchWord(w string) float64 {
-	if weight, ok := t.terms[w]; ok {
-		return weight
+// vocabulary is a set of normalized strings (words, or whole phrases),
+// each with an id, and an index of their trigrams.
+type vocabulary struct {
+	items []string
+	ids   map[string]int32
+	// letters are each item's letters as a set (a bit for each of a–z,
+	// and one for anything else): two strings an edit apart differ in at
+	// most two of them.
+	letters []uint32
+	// trigrams counts each item's distinct trigrams; postings lists, for
+	// each trigram, the items that have it.
+	trigrams []int32
+	postings map[uint32][]int32
+}
+
+// id is s's id, added if new.
+func (v *vocabulary) id(s string) int32 {
+	if id, ok := v.ids[s]; ok {
+		return id
 	}
+	if v.ids == nil {
+		v.ids, v.postings = map[string]int32{}, map[uint32][]int32{}
+	}
+	id := int32(len(v.items))
+	v.ids[s] = id
+	v.items = append(v.items, s)
+	v.letters = append(v.letters, letterSet(s))
+	grams := trigrams(s)
+	v.trigrams = append(v.trigrams, int32(len(grams)))
+	for _, g := range grams {
+		v.postings[g] = append(v.postings[g], id)
+	}
+	return id
+}
+
+// similarity sets sim[i] to the Jaccard similarity of the trigrams of s
+// and of item i, for the items that share one with s (the others keep 0).
+func (v *vocabulary) similarity(s string, sim []float64) {
+	clear(sim)
+	grams := trigrams(s)
+	for _, g := range grams {
+		for _, i := range v.postings[g] {
+			sim[i]++
+		}
+	}
+	for i, common := range sim {
+		if common > 0 {
+			sim[i] = common / (float64(len(grams)) + float64(v.trigrams[i]) - common)
+		}
+	}
+}
+
+// wordLikeness sets like[i] to how well the query word w matches item i
+// without being it: a prefix of it or it of w 0.8 (plural, stem, a
+// command typed short), a misspelling of it 0.75, alike by trigrams
+// 0.7 × their similarity (from half alike), else 0.
+func (v *vocabulary) wordLikeness(w string, like []float64) {
+	v.similarity(w, like)
 	if len(w) < 3 {
-		return 0
+		clear(like)
+		return
 	}
-	best := 0.0
-	for term, weight := range t.terms {
+	letters := letterSet(w)
+	for i, term := range v.items {
+		sim := like[i]
 		var m float64
 		switch {
 		case len(term) >= 3 && (strings.HasPrefix(term, w) || strings.HasPrefix(w, term)):
-			m = 0.8 // plural, stem, a command typed short
-		case len(w) >= 4 && len(term) >= 4 && editDistance(w, term) <= typos(min(len(w), len(term))):
+			m = 0.8
+		case len(w) >= 4 && len(term) >= 4 && v.withinTypos(i, w, letters):
 			m = 0.75
-		case len(w) >= 5:
-			if s := trigramSimilarity(w, term); s >= 0.5 {
-				m = 0.7 * s
-			}
+		case len(w) >= 5 && sim >= 0.5:
+			m = 0.7 * sim
 		}
-		best = max(best, m*weight)
+		like[i] = m
 	}
-	return best
+}
+
+// phraseLikeness sets like[i] to how well the whole query q names item
+// i: 1 when it is it, 0.95 less 0.05 an edit for a misspelling of it,
+// 0.85 × their trigram similarity from half alike; a short one (under four
+// letters) is taken exactly or not at all.
+func (v *vocabulary) phraseLikeness(q string, like []float64) {
+	v.similarity(q, like)
+	letters := letterSet(q)
+	for i, p := range v.items {
+		sim := like[i]
+		like[i] = 0
+		switch {
+		case p == q:
+			like[i] = 1
+		case len(q) < 4 || len(p) < 4:
+		case v.withinTypos(i, q, letters):
+			like[i] = 0.95 - 0.05*float64(editDistance(q, p))
+		case sim >= 0.5:
+			like[i] = 0.85 * sim
+		}
+	}
+}
+
+// withinTypos reports whether s is within typos edits of item i, trying
+// first what is cheap: lengths, and the letters each has.
+func (v *vocabulary) withinTypos(i int, s string, letters uint32) bool {
+	item := v.items[i]
+	k := typos(min(len(s), len(item)))
+	if d := len(s) - len(item); d > k || -d > k || bits.OnesCount32(letters^v.letters[i]) > 2*k {
+		return false
+	}
+	return editDistance(s, item) <= k
+}
+
+// letterSet is the set of s's letters a–z, with bit 26 for any other
+// byte.
+func letterSet(s string) uint32 {
+	var set uint32
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' {
+			set |= 1 << (c - 'a')
+		} else {
+			set |= 1 << 26
+		}
+	}
+	return set
 }
 
 // typos is how many edits a word of n letters may have and still match.
@@ -346,27 +456,16 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// trigramSimilarity is the Jaccard similarity of the trigrams of a and b,
-// each padded with a space on both sides.
-func trigramSimilarity(a, b string) float64 {
-	ta, tb := trigrams(a), trigrams(b)
-	if len(ta) == 0 || len(tb) == 0 {
-		return 0
-	}
-	common := 0
-	for g := range ta {
-		if tb[g] {
-			common++
+// trigrams are the distinct trigrams of s padded with a space on both
+// sides, each as its three bytes.
+func trigrams(s string) []uint32 {
+	s = " " + s + " "
+	out := make([]uint32, 0, len(s))
+	for i := 0; i+3 <= len(s); i++ {
+		g := uint32(s[i])<<16 | uint32(s[i+1])<<8 | uint32(s[i+2])
+		if !slices.Contains(out, g) {
+			out = append(out, g)
 		}
 	}
-	return float64(common) / float64(len(ta)+len(tb)-common)
-}
-
-func trigrams(s string) map[string]bool {
-	s = " " + s + " "
-	m := map[string]bool{}
-	for i := 0; i+3 <= len(s); i++ {
-		m[s[i:i+3]] = true
-	}
-	return m
+	return out
 }
