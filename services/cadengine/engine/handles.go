@@ -29,8 +29,8 @@ func checkHandles(m protoreflect.Message) *toolError {
 // JSON with keys sorted meets it.
 func firstBadHandle(m protoreflect.Message) (bad, path string, found bool) {
 	hf := handleFieldsOf(m.Descriptor())
-	for _, fd := range hf.fields {
-		key := "/" + escapePointer(contract.Key(fd))
+	for f, fd := range hf.fields {
+		key := hf.pointers[f]
 		nested := fd.Kind() == protoreflect.MessageKind
 		switch {
 		case fd.IsList():
@@ -65,9 +65,11 @@ func validHandle(s string) bool {
 }
 
 // handleFields are the fields of a message that hold handles (string
-// fields with the handle rule) or messages that do, sorted by key.
+// fields with the handle rule) or messages that do, sorted by key, and
+// the JSON pointer of each in the message ("/handles").
 type handleFields struct {
-	fields []protoreflect.FieldDescriptor
+	fields   []protoreflect.FieldDescriptor
+	pointers []string
 }
 
 var handleFieldCache sync.Map // protoreflect.MessageDescriptor → *handleFields
@@ -93,6 +95,9 @@ func handleFieldsOf(md protoreflect.MessageDescriptor) *handleFields {
 		}
 	}
 	slices.SortFunc(hf.fields, func(a, b protoreflect.FieldDescriptor) int { return strings.Compare(contract.Key(a), contract.Key(b)) })
+	for _, fd := range hf.fields {
+		hf.pointers = append(hf.pointers, "/"+escapePointer(contract.Key(fd)))
+	}
 	v, _ := handleFieldCache.LoadOrStore(md, hf)
 	return v.(*handleFields)
 }
