@@ -109,7 +109,7 @@ type Engine struct {
 	expand   int64 // Options.ExpansionLimit
 	epoch    string
 	tools    map[string]*tool
-	catalog  *toolIndex // the tools, for tool_search
+	catalog  func() *toolIndex // the tools indexed for tool_search, on its first call
 	onCommit func(documentID string, revision int64, operationID string)
 	ops      *opTable // operations and their records
 	obs      *observer
@@ -159,7 +159,7 @@ func New(s store.Store, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.tools = tools
-	e.catalog = newToolIndex(enginev1.Tools)
+	e.catalog = sync.OnceValue(func() *toolIndex { return newToolIndex(enginev1.Tools) })
 	err = s.Load(context.Background(), func(rec *store.DocumentRecord, ents []store.EntityRecord) error {
 		d, err := loadDocument(rec, ents)
 		if err != nil {

@@ -28,7 +28,7 @@ func toolSearch(c *call, a *enginev1.ToolSearchArgs) (*enginev1.ToolSearchResult
 		limit = int(a.GetLimit())
 	}
 	res := &enginev1.ToolSearchResult{Tools: []*enginev1.ToolMatch{}}
-	for _, m := range c.e.catalog.search(a.GetQuery(), limit) {
+	for _, m := range c.e.catalog().search(a.GetQuery(), limit) {
 		res.Tools = append(res.Tools, &enginev1.ToolMatch{Name: m.info.Name, Summary: summary(m.info.Description), Score: m.score})
 	}
 	return res, nil
