@@ -284,36 +284,54 @@ func entityFillet(c *call, a *enginev1.EntityFilletArgs) (*enginev1.EntityFillet
 		return nil, failed("cannot fillet %s and %s: %v", drawing.FormatHandle(sides[0].e.Handle), drawing.FormatHandle(sides[1].e.Handle), err)
 	}
 	res := &enginev1.EntityFilletResult{}
+	var made drawing.Geometry
 	if a.Radius > 0 {
 		g, err := geometryOf(corner.Arc)
 		if err != nil {
 			return nil, failed("the fillet arc: %v", err)
 		}
-		arc, err := c.copyOf(sides[0].e, g)
-		if err != nil {
-			return nil, err
-		}
-		res.Handle = handleResult(arc)
-		res.Handles = append(res.Handles, res.Handle)
+		made = g
 	}
-	if a.Trim == nil || *a.Trim {
-		for i, kept := range []any{corner.Keep1, corner.Keep2} {
-			changed, err := c.keep(sides[i], kept)
-			if err != nil {
-				return nil, err
-			}
-			if changed {
-				res.Handles = append(res.Handles, handleResult(sides[i].e))
-			}
-		}
-	}
-	if res.Handle == "" {
-		res.Handle = handleResult(sides[0].e)
-		if len(res.Handles) == 0 {
-			res.Handles = []string{res.Handle}
-		}
+	res.Handle, res.Handles, err = c.finishCorner(sides, made, corner.Keep1, corner.Keep2, a.Trim)
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// finishCorner draws what rounds or bevels a corner (made, nil for a
+// sharp corner) with the first side's properties and, unless trim is
+// false, cuts the sides back to it (keep1, keep2): the handle of what
+// it drew (else the first side's) and of everything it made or changed.
+func (c *call) finishCorner(sides [2]cornerSide, made drawing.Geometry, keep1, keep2 any, trim *bool) (string, []string, error) {
+	var handle string
+	var handles []string
+	if made != nil {
+		e, err := c.copyOf(sides[0].e, made)
+		if err != nil {
+			return "", nil, err
+		}
+		handle = handleResult(e)
+		handles = append(handles, handle)
+	}
+	if trim == nil || *trim {
+		for i, kept := range []any{keep1, keep2} {
+			changed, err := c.keep(sides[i], kept)
+			if err != nil {
+				return "", nil, err
+			}
+			if changed {
+				handles = append(handles, handleResult(sides[i].e))
+			}
+		}
+	}
+	if handle == "" {
+		handle = handleResult(sides[0].e)
+		if len(handles) == 0 {
+			handles = []string{handle}
+		}
+	}
+	return handle, handles, nil
 }
 
 // entityChamfer bevels the corner between two lines (or open polylines'
@@ -356,34 +374,17 @@ func entityChamfer(c *call, a *enginev1.EntityChamferArgs) (*enginev1.EntityCham
 		return nil, failed("cannot chamfer %s and %s: %v", drawing.FormatHandle(sides[0].e.Handle), drawing.FormatHandle(sides[1].e.Handle), err)
 	}
 	res := &enginev1.EntityChamferResult{}
+	var made drawing.Geometry
 	if d1 > 0 {
 		g, err := lineOf("", corner.T1, corner.T2)
 		if err != nil {
 			return nil, failed("the chamfer is too short to draw")
 		}
-		cut, err := c.copyOf(sides[0].e, g)
-		if err != nil {
-			return nil, err
-		}
-		res.Handle = handleResult(cut)
-		res.Handles = append(res.Handles, res.Handle)
+		made = g
 	}
-	if a.Trim == nil || *a.Trim {
-		for i, kept := range []any{corner.Keep1, corner.Keep2} {
-			changed, err := c.keep(sides[i], kept)
-			if err != nil {
-				return nil, err
-			}
-			if changed {
-				res.Handles = append(res.Handles, handleResult(sides[i].e))
-			}
-		}
-	}
-	if res.Handle == "" {
-		res.Handle = handleResult(sides[0].e)
-		if len(res.Handles) == 0 {
-			res.Handles = []string{res.Handle}
-		}
+	res.Handle, res.Handles, err = c.finishCorner(sides, made, corner.Keep1, corner.Keep2, a.Trim)
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }
