@@ -292,6 +292,12 @@ func TestCreateTable(t *testing.T) {
 	if got := ezdxftest.Audit(t, exportOf(t, f, "dxf")); got != nil && got["ACAD_TABLE"] != 1 {
 		t.Errorf("ezdxf reads %v in the DXF export, want the table's ACAD_TABLE", got)
 	}
+	if svg := exportOf(t, f, "svg"); !strings.Contains(svg, ">POS<") || !strings.Contains(svg, ">M8<") {
+		t.Error("the SVG export does not draw the cells' texts")
+	}
+	if r12 := exportWith(t, f, "dxf", r12); strings.Contains(r12, "ACAD_TABLE") || !strings.Contains(r12, "\nM8\n") {
+		t.Error("the R12 export has an ACAD_TABLE, or not the table's texts")
+	}
 	bb := f.ok(enginev1.ToolAnalysisBoundingBox, obj{})
 	if !near(bb["min_x"].(float64), 100) || !near(bb["max_x"].(float64), 190) || !near(bb["min_y"].(float64), 34) || !near(bb["max_y"].(float64), 50) {
 		t.Errorf("bounding box %v, want (100, 34) to (190, 50)", bb)
