@@ -52,8 +52,7 @@ func (g Table) Check() error {
 	}
 	taken := map[[2]int]bool{}
 	for _, c := range g.Cells {
-		if c.Row < 0 || c.Column < 0 || c.RowSpan < 1 || c.ColumnSpan < 1 ||
-			c.Row+c.RowSpan > len(g.Rows) || c.Column+c.ColumnSpan > len(g.Columns) {
+		if !g.inGrid(c) {
 			return errors.New("a table's cell lies outside its grid")
 		}
 		if !(c.Height > 0) || !geom.IsFinite(c.Height) {
@@ -104,11 +103,11 @@ func (g Table) Prims() []any {
 	// merged[r][k] names the merged cell that covers (r, k), +1; 0 none.
 	merged := make([]int, nr*nc)
 	for i, c := range g.Cells {
-		if c.RowSpan == 1 && c.ColumnSpan == 1 {
+		if c.RowSpan == 1 && c.ColumnSpan == 1 || !g.inGrid(c) {
 			continue
 		}
-		for r := c.Row; r < min(nr, c.Row+c.RowSpan); r++ {
-			for k := c.Column; k < min(nc, c.Column+c.ColumnSpan); k++ {
+		for r := c.Row; r < c.Row+c.RowSpan; r++ {
+			for k := c.Column; k < c.Column+c.ColumnSpan; k++ {
 				merged[r*nc+k] = i + 1
 			}
 		}
@@ -149,6 +148,12 @@ func (g Table) Prims() []any {
 	return out
 }
 
+// inGrid says whether the cell lies in the grid.
+func (g Table) inGrid(c TableCell) bool {
+	return c.Row >= 0 && c.Column >= 0 && c.RowSpan >= 1 && c.ColumnSpan >= 1 &&
+		c.Row+c.RowSpan <= len(g.Rows) && c.Column+c.ColumnSpan <= len(g.Columns)
+}
+
 // CellTexts are the cells' texts as drawn: each centred in its cell
 // (merged cells' too), along the table.
 func (g Table) CellTexts() []Text {
@@ -156,7 +161,7 @@ func (g Table) CellTexts() []Text {
 	var out []Text
 	for _, c := range g.Cells {
 		s := strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(c.Text, `\P`, " "), "\n", " "))
-		if s == "" || c.Row+c.RowSpan >= len(ys) || c.Column+c.ColumnSpan >= len(xs) {
+		if s == "" || !g.inGrid(c) {
 			continue
 		}
 		x := (xs[c.Column] + xs[c.Column+c.ColumnSpan]) / 2
@@ -303,7 +308,16 @@ func decodeTable(r *decoder) Table {
 		return g
 	}
 	for i := uint64(0); i < n; i++ {
-		c := TableCell{Row: int(r.uvarint()), Column: int(r.uvarint()), RowSpan: int(r.uvarint()), ColumnSpan: int(r.uvarint())}
+		var n [4]int
+		for j := range n {
+			v := r.uvarint()
+			if v > maxTableGrid {
+				r.fail("table cell")
+				return g
+			}
+			n[j] = int(v)
+		}
+		c := TableCell{Row: n[0], Column: n[1], RowSpan: n[2], ColumnSpan: n[3]}
 		c.Text, c.Height = r.string(), r.float()
 		g.Cells = append(g.Cells, c)
 	}

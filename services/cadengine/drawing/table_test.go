@@ -107,11 +107,14 @@ func TestTableCheck(t *testing.T) {
 		"no columns":  func(g *Table) { g.Columns = nil; g.Cells = nil },
 		"text height": func(g *Table) { g.Cells[0].Height = -1 },
 	} {
-		g := sampleTable()
-		change(&g)
-		if g.Check() == nil {
-			t.Errorf("%s: Check() = nil", name)
-		}
+		t.Run(name, func(t *testing.T) {
+			g := sampleTable()
+			change(&g)
+			if g.Check() == nil {
+				t.Error("Check() = nil")
+			}
+			g.Picture() // draws what it can, without a panic
+		})
 	}
 	if err := sampleTable().Check(); err != nil {
 		t.Errorf("sample: %v", err)
