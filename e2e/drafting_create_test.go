@@ -40,7 +40,9 @@ type xy struct{ X, Y float64 }
 // gateway and engine over HTTP: six bolt holes round a flange made by a
 // polar array, each at its angle on the bolt circle (the 0° and 180°
 // ones exactly); a spline through fit points exported to DXF and read
-// back the same (and ezdxf reads it); a batch that binds an array's copies and moves them.
+// back the same (and ezdxf reads it); a batch that binds an array's copies and moves them;
+// a table whose cells keep their texts, exported as an ACAD_TABLE (ezdxf
+// audits it clean) and imported back as a table with the same cells.
 func TestDraftingCreate(t *testing.T) {
 	gateway, _ := startServices(t)
 	c := &httpClient{url: "http://" + gateway + "/rpc"}
@@ -150,5 +152,34 @@ func TestDraftingCreate(t *testing.T) {
 	tool(t, c, 41, d, "entity_get", map[string]any{"handle": grid.Handles[2]}, &last)
 	if last.Location != (xy{105, 5}) {
 		t.Errorf("copy (1, 1) moved = %v, want (105, 5)", last.Location)
+	}
+
+	// A table: a native entity whose cells keep their texts, to DXF and
+	// back.
+	var tab struct{ Handle string }
+	tool(t, c, 50, d, "entity_create_table", map[string]any{"x": 0, "y": 200, "rows": 2, "columns": 2, "row_height": 8, "column_width": 25,
+		"cells": []any{map[string]any{"row": 0, "column": 0, "text": "POS"}, map[string]any{"row": 1, "column": 1, "text": "M8"}}}, &tab)
+	var te struct {
+		Type  string          `json:"type"`
+		Table json.RawMessage `json:"table"`
+	}
+	tool(t, c, 51, d, "entity_get", map[string]any{"handle": tab.Handle}, &te)
+	const wantTable = `{"cells":[{"column":0,"column_span":1,"row":0,"row_span":1,"text":"POS","text_height":4},{"column":1,"column_span":1,"row":1,"row_span":1,"text":"M8","text_height":4}],"column_widths":[25,25],"row_heights":[8,8]}`
+	if te.Type != "table" || compactJSON(t, te.Table) != wantTable {
+		t.Errorf("table = %s %s, want a table %s", te.Type, te.Table, wantTable)
+	}
+	mustCall(t, c, 52, "document.export", map[string]any{"document_id": d, "format": "dxf"}, &out)
+	if got := ezdxftest.Audit(t, out.Content); got != nil && got["ACAD_TABLE"] != 1 {
+		t.Errorf("ezdxf reads %v, want the table's ACAD_TABLE", got)
+	}
+	mustCall(t, c, 53, "document.import", map[string]any{"name": "tables", "format": "dxf", "content": out.Content}, &back)
+	var tables struct {
+		Entities []struct {
+			Table json.RawMessage `json:"table"`
+		} `json:"entities"`
+	}
+	tool(t, c, 54, back.DocumentID, "entity_list", map[string]any{"types": []string{"table"}}, &tables)
+	if len(tables.Entities) != 1 || compactJSON(t, tables.Entities[0].Table) != wantTable {
+		t.Errorf("tables read back = %+v, want the one exported: %s", tables.Entities, wantTable)
 	}
 }

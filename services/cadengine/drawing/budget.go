@@ -122,6 +122,11 @@ func Cost(g Geometry) int64 {
 		return g.Drawn.cost()
 	case Foreign:
 		return g.Drawn.cost()
+	case Table:
+		if g.Drawn != nil {
+			return g.Drawn.cost()
+		}
+		return int64(len(g.Rows) + len(g.Columns) + 2 + len(g.Cells))
 	}
 	return 1
 }

@@ -98,6 +98,7 @@ func ParseHandle(s string) (uint64, bool) {
 //	  image     see Image.encodeTo
 //	  tolerance see Tolerance.encodeTo
 //	  viewport  see Viewport.encodeTo
+//	  table     see Table.encodeTo
 //
 // A block is stored under its handle like an entity, tagged 'B' (see
 // Block.Encode). The encodings of the first seven types never change:
@@ -553,6 +554,8 @@ func DecodeEntity(handle uint64, data []byte) (*Entity, error) {
 		e.Geom = decodeTolerance(r)
 	case enginev1.EntityType_ENTITY_TYPE_VIEWPORT:
 		e.Geom = decodeViewport(r)
+	case enginev1.EntityType_ENTITY_TYPE_TABLE:
+		e.Geom = decodeTable(r)
 	case enginev1.EntityType_ENTITY_TYPE_XLINE, enginev1.EntityType_ENTITY_TYPE_RAY:
 		e.Geom = decodeXLine(r, kind == enginev1.EntityType_ENTITY_TYPE_RAY)
 	default:

@@ -21,6 +21,7 @@ func FuzzDecodeEntity(f *testing.F) {
 		f.Add((&Entity{Layer: "walls", Color: 3, Linetype: "DASHED", Geom: g}).Encode())
 	}
 	f.Add([]byte{tagEntity, encVersion, 5, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add((&Entity{Layer: "0", Geom: sampleTable()}).Encode())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := DecodeEntity(0x100, data)
 		if err != nil {

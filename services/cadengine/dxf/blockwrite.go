@@ -25,13 +25,15 @@ type outBlock struct {
 }
 
 // The anonymous blocks of an entity are named by its kind and handle:
-// *D for a dimension's graphics, *X for an R12 hatch's, *U for a
+// *D for a dimension's graphics, *T for a table's (2018), *X for an R12
+// hatch's, *U for a
 // preserved entity turned, scaled or mirrored since it was read. A name
 // the drawing's own blocks (read from a file) already use takes a suffix
 // (see plan); the writer keeps the names by entity (dxfWriter.anon).
 func dimensionBlock(h uint64) string { return "*D" + strconv.FormatUint(h, 10) }
 func hatchBlock(h uint64) string     { return "*X" + strconv.FormatUint(h, 10) }
 func foreignBlock(h uint64) string   { return "*U" + strconv.FormatUint(h, 10) }
+func tableBlock(h uint64) string     { return "*T" + strconv.FormatUint(h, 10) }
 
 // plan lists the blocks to write: the drawing's, by name, each entity
 // written under a fresh handle; then one for each dimension (and, in R12,
@@ -72,6 +74,10 @@ func (w *dxfWriter) plan(d *drawing.Document, ents []*drawing.Entity) []outBlock
 		switch g := e.Geom.(type) {
 		case drawing.Dimension:
 			out = append(out, outBlock{name: name(e.Handle, dimensionBlock(e.Handle)), flags: 1, body: func(w *dxfWriter) { w.picture(g.Picture()) }})
+		case drawing.Table:
+			if w.v2018 {
+				out = append(out, outBlock{name: name(e.Handle, tableBlock(e.Handle)), flags: 1, body: func(w *dxfWriter) { w.picture(g.Picture()) }})
+			}
 		case drawing.Hatch:
 			if !w.v2018 {
 				out = append(out, outBlock{name: name(e.Handle, hatchBlock(e.Handle)), flags: 1, body: func(w *dxfWriter) { w.picture(g.Picture()) }})

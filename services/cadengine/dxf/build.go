@@ -116,6 +116,10 @@ func (f *File) Build(d *drawing.Document) error {
 			pic, err := drawn(fe)
 			g.Drawn = pic
 			return g, err == nil, err
+		case drawing.Table:
+			pic, err := drawn(fe)
+			g.Drawn = pic
+			return g, err == nil, err
 		}
 		return fe.geom, true, nil
 	}

@@ -300,6 +300,8 @@ func (r dxfRecord) native(c dxfCommon, f *File) (drawing.Geometry, string, error
 		return r.multileader(c)
 	case "TOLERANCE":
 		return r.tolerance(c, f)
+	case "ACAD_TABLE":
+		return r.table(c)
 	case "VIEWPORT":
 		return r.viewport(c, f)
 	case "ATTDEF":

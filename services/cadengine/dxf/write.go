@@ -385,6 +385,8 @@ func (w *dxfWriter) Entity(e *drawing.Entity) {
 		w.tolerance(e, g)
 	case drawing.Viewport:
 		w.viewport(e, g)
+	case drawing.Table:
+		w.tableEntity(e, g)
 	case drawing.Foreign:
 		switch {
 		case !w.writes(g):

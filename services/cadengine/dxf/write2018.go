@@ -2,6 +2,7 @@ package dxf
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -358,6 +359,9 @@ func (w *dxfWriter) classes(d *drawing.Document, ents []*drawing.Entity) {
 		class("IMAGE", "AcDbRasterImage", "ISM", 2175, 1)
 		class("IMAGEDEF", "AcDbRasterImageDef", "ISM", 0, 0)
 		class("IMAGEDEF_REACTOR", "AcDbRasterImageDefReactor", "ISM", 1, 0)
+	}
+	if slices.ContainsFunc(ents, func(e *drawing.Entity) bool { _, ok := e.Geom.(drawing.Table); return ok }) {
+		class("ACAD_TABLE", "AcDbTable", "ObjectDBX Classes", 1025, 1)
 	}
 	if wipeouts {
 		class("WIPEOUT", "AcDbWipeout", "WipeOut", 127, 1)

@@ -107,7 +107,7 @@ func explodeParts(g drawing.Geometry) ([]drawing.Geometry, bool) {
 			out = append(out, drawing.NewPolyline(pl.V, true))
 		}
 		return out, true
-	case drawing.Dimension, drawing.Leader, drawing.MText:
+	case drawing.Dimension, drawing.Leader, drawing.MText, drawing.Table:
 		return pictureParts(g.(drawing.Pictured).Picture()), true
 	case drawing.Foreign:
 		if g.Drawn == nil {
@@ -121,9 +121,10 @@ func explodeParts(g drawing.Geometry) ([]drawing.Geometry, bool) {
 // entityExplode replaces an entity with its parts, on its layer and in
 // its style: a polyline with its lines and arcs (widths are lost); a
 // dimension, leader or multi-line text with what it draws (lines, arcs,
-// solids for arrowheads, texts); a hatch with its boundary loops (closed
-// polylines, ellipses); a preserved entity that its writer drew (an
-// ACAD_TABLE's grid and texts, say) with that drawing; an insert as
+// solids for arrowheads, texts); a table with its grid lines and cell
+// texts (what its writer drew, for a table read from a file); a hatch
+// with its boundary loops (closed polylines, ellipses); a preserved
+// entity that its writer drew with that drawing; an insert as
 // block_explode explodes it.
 func entityExplode(c *call, a *enginev1.EntityExplodeArgs) (*enginev1.EntityExplodeResult, error) {
 	e, err := c.Entity("/handle", a.Handle)

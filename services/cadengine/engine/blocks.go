@@ -109,13 +109,23 @@ func blockInsert(c *call, a *enginev1.BlockInsertArgs) (*enginev1.BlockInsertRes
 	return &enginev1.BlockInsertResult{Handle: handleResult(e)}, nil
 }
 
-// blockExplode replaces an insert with its placed entities. As in DXF,
+// blockExplode replaces an insert with its placed entities (a table
+// with its lines and texts, as entity_explode does). As in DXF,
 // an entity on layer 0 takes the insert's layer, and colour and linetype
 // ByBlock take the insert's.
 func blockExplode(c *call, a *enginev1.BlockExplodeArgs) (*enginev1.BlockExplodeResult, error) {
 	e, err := c.Entity("/handle", a.Handle)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := e.Geom.(drawing.Table); ok {
+		// A table is drawn like an insert of its block: its lines and
+		// texts, as entity_explode gives them.
+		r, err := entityExplode(c, &enginev1.EntityExplodeArgs{Handle: a.Handle})
+		if err != nil {
+			return nil, err
+		}
+		return &enginev1.BlockExplodeResult{Handle: r.Handle, Handles: r.Handles, Count: r.Count}, nil
 	}
 	in, ok := e.Geom.(drawing.Insert)
 	if !ok {

@@ -235,37 +235,29 @@ func createSolid(c *call, a *enginev1.EntityCreateSolidArgs) (*enginev1.EntityCr
 	return &enginev1.EntityCreateSolidResult{Handle: handleResult(e)}, nil
 }
 
-// maxTableParts is the most lines and texts a table's block may hold.
+// maxTableParts is the most lines and texts a table may draw.
 const maxTableParts = 200000
 
-// createTable makes a table as a block named TABLE_n (the first n free)
-// of its grid lines and its cells' texts (each centred in its cell,
-// text_height high, by default 0.5 × the row height), base point at its
-// top-left corner, and inserts it at (x, y). It is not DXF's
-// ACAD_TABLE: an insert moves, copies and explodes like any (see
-// docs/decisions.md).
+// createTable makes a table (DXF's ACAD_TABLE): rows × columns cells
+// of the sizes given, its top-left corner at (x, y), each listed cell's
+// text centred in it, text_height high (by default 0.5 × the row
+// height). Exploding it gives its grid lines and texts (see
+// explodeParts).
 func createTable(c *call, a *enginev1.EntityCreateTableArgs) (*enginev1.EntityCreateTableResult, error) {
 	rows, cols := int(a.Rows), int(a.Columns)
-	rh, cw := a.RowHeight, a.ColumnWidth
 	if rows+cols+2+len(a.Cells) > maxTableParts {
 		return nil, invalidArgs("/rows", reasonOutOfRange, "a table of %d rows, %d columns and %d cells is more than %d parts", rows, cols, len(a.Cells), maxTableParts)
 	}
-	height := rh / 2
+	height := a.RowHeight / 2
 	if a.TextHeight != nil {
 		height = *a.TextHeight
 	}
-	w, h := float64(cols)*cw, float64(rows)*rh
-	var ents []*drawing.Entity
-	part := func(g drawing.Geometry) {
-		ents = append(ents, &drawing.Entity{Layer: "0", Color: 0, Linetype: "ByBlock", Geom: g})
+	g := drawing.Table{P: geom.Pt(a.X, a.Y), Rows: make([]float64, rows), Columns: make([]float64, cols)}
+	for i := range g.Rows {
+		g.Rows[i] = a.RowHeight
 	}
-	for r := 0; r <= rows; r++ {
-		y := -float64(r) * rh
-		part(drawing.Line{A: geom.Pt(0, y), B: geom.Pt(w, y)})
-	}
-	for k := 0; k <= cols; k++ {
-		x := float64(k) * cw
-		part(drawing.Line{A: geom.Pt(x, 0), B: geom.Pt(x, -h)})
+	for i := range g.Columns {
+		g.Columns[i] = a.ColumnWidth
 	}
 	seen := map[[2]int32]bool{}
 	for i, cell := range a.Cells {
@@ -282,22 +274,14 @@ func createTable(c *call, a *enginev1.EntityCreateTableArgs) (*enginev1.EntityCr
 		if cell.Text == "" {
 			continue
 		}
-		p := geom.Pt((float64(cell.Column)+0.5)*cw, -(float64(cell.Row)+0.5)*rh)
-		part(drawing.Text{Text: cell.Text, P: p, Height: height, Align: drawing.Align{H: drawing.AlignCenter, V: drawing.AlignMiddle}})
+		g.Cells = append(g.Cells, drawing.TableCell{Row: int(cell.Row), Column: int(cell.Column), RowSpan: 1, ColumnSpan: 1, Text: cell.Text, Height: height})
 	}
-	name := ""
-	for n := 1; ; n++ {
-		if name = "TABLE_" + strconv.Itoa(n); c.d.Block(name) == nil {
-			break
-		}
+	if err := g.Check(); err != nil {
+		return nil, failed("%v: give positive sizes", err)
 	}
-	b := drawing.NewBlock(name, geom.Vec{}, ents)
-	if err := c.tx.DefineBlock(b); err != nil {
-		return nil, err
-	}
-	e, err := c.Create("", style{a.Layer, a.Color, nil}, drawing.Insert{Name: name, P: geom.Pt(a.X, a.Y), Scale: 1, Def: b})
+	e, err := c.Create("", style{a.Layer, a.Color, nil}, g)
 	if err != nil {
 		return nil, err
 	}
-	return &enginev1.EntityCreateTableResult{Handle: handleResult(e), Block: name}, nil
+	return &enginev1.EntityCreateTableResult{Handle: handleResult(e)}, nil
 }

@@ -268,19 +268,35 @@ func TestCreateAnnotationShapes(t *testing.T) {
 	}
 }
 
-// TestCreateTable: a table is a block of its grid lines and its cells'
-// texts, inserted at its top-left corner; exploding it gives them back,
-// placed; a second table gets a block of its own; a cell outside the
-// grid is invalid at its path.
+// TestCreateTable: a table is a table entity whose cells keep their
+// texts (entity_get shows its grid and cells), exported as an
+// ACAD_TABLE (ezdxf audits it clean); its bounding box is its grid;
+// exploding it gives its grid lines and texts, placed, and block_explode
+// does the same; a cell outside the grid is invalid at its path.
 func TestCreateTable(t *testing.T) {
 	f := newFixture(t)
 	r := f.ok(enginev1.ToolEntityCreateTable, obj{"x": 100, "y": 50, "rows": 2, "columns": 3, "row_height": 8, "column_width": 30,
 		"cells": []any{obj{"row": 0, "column": 0, "text": "POS"}, obj{"row": 1, "column": 2, "text": "M8"}}})
-	if r["block"] != "TABLE_1" || f.get(r["handle"].(string))["type"] != "insert" {
-		t.Fatalf("table = %s, want an insert of TABLE_1", js(r))
+	e := f.get(r["handle"].(string))
+	if e["type"] != "table" || r["block"] != nil && r["block"] != "" {
+		t.Fatalf("table = %s (%s), want a table entity", js(r), js(e))
 	}
-	if got := ezdxftest.Audit(t, exportOf(t, f, "dxf")); got != nil && got["INSERT"] != 1 {
-		t.Errorf("ezdxf reads %v in the DXF export, want the table's insert", got)
+	tb, _ := e["table"].(map[string]any)
+	wantTable := obj{"row_heights": []any{8.0, 8.0}, "column_widths": []any{30.0, 30.0, 30.0}, "cells": []any{
+		obj{"row": 0.0, "column": 0.0, "text": "POS", "text_height": 4.0, "row_span": 1.0, "column_span": 1.0},
+		obj{"row": 1.0, "column": 2.0, "text": "M8", "text_height": 4.0, "row_span": 1.0, "column_span": 1.0},
+	}}
+	if js(tb) != js(wantTable) || !nearPt(pt(e["insertion"]), [2]float64{100, 50}) {
+		t.Errorf("entity_get = %s, want its top-left corner at (100, 50) and table %s", js(e), js(wantTable))
+	}
+	if got := ezdxftest.Audit(t, exportOf(t, f, "dxf")); got != nil && got["ACAD_TABLE"] != 1 {
+		t.Errorf("ezdxf reads %v in the DXF export, want the table's ACAD_TABLE", got)
+	}
+	if svg := exportOf(t, f, "svg"); !strings.Contains(svg, ">POS<") || !strings.Contains(svg, ">M8<") {
+		t.Error("the SVG export does not draw the cells' texts")
+	}
+	if r12 := exportWith(t, f, "dxf", r12); strings.Contains(r12, "ACAD_TABLE") || !strings.Contains(r12, "\nM8\n") {
+		t.Error("the R12 export has an ACAD_TABLE, or not the table's texts")
 	}
 	bb := f.ok(enginev1.ToolAnalysisBoundingBox, obj{})
 	if !near(bb["min_x"].(float64), 100) || !near(bb["max_x"].(float64), 190) || !near(bb["min_y"].(float64), 34) || !near(bb["max_y"].(float64), 50) {
@@ -299,8 +315,9 @@ func TestCreateTable(t *testing.T) {
 	if len(texts) != 2 || texts[1]["text"] != "M8" || !nearPt(pt(texts[1]["insertion"]), [2]float64{175, 38}) {
 		t.Errorf("texts = %s, want M8 centred in the cell (1, 2) at (175, 38)", js(texts))
 	}
-	if r2 := f.ok(enginev1.ToolEntityCreateTable, obj{"x": 0, "y": 0, "rows": 1, "columns": 1, "row_height": 5, "column_width": 5}); r2["block"] != "TABLE_2" {
-		t.Errorf("second table = %s, want block TABLE_2", js(r2))
+	r2 := f.ok(enginev1.ToolEntityCreateTable, obj{"x": 0, "y": 0, "rows": 1, "columns": 1, "row_height": 5, "column_width": 5, "cells": []any{obj{"row": 0, "column": 0, "text": "A"}}})
+	if x2 := f.ok(enginev1.ToolBlockExplode, obj{"handle": r2["handle"]}); x2["count"] != 2.0+2+1 {
+		t.Errorf("block_explode of a table = %s, want its 2 + 2 lines and its text", js(x2))
 	}
 	te := f.fail(enginev1.ToolEntityCreateTable, obj{"x": 0, "y": 0, "rows": 2, "columns": 2, "row_height": 5, "column_width": 5, "cells": []any{obj{"row": 0, "column": 0, "text": "a"}, obj{"row": 2, "column": 0, "text": "b"}}}, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS)
 	if te.GetPath() != "/cells/1/row" {

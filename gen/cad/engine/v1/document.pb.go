@@ -92,6 +92,12 @@ const (
 	// view_center, view_height tall (so at scale); viewport_id 1 is the
 	// layout's own view of the paper, not a window.
 	EntityType_ENTITY_TYPE_VIEWPORT EntityType = 31
+	// A table (DXF's ACAD_TABLE): a grid of rows (row_heights, top down)
+	// and columns (column_widths, left to right) in table, its top-left
+	// corner at insertion, its rows along direction; table.cells holds the
+	// cells' texts, each centred in its cell (merged cells span rows and
+	// columns).
+	EntityType_ENTITY_TYPE_TABLE EntityType = 32
 )
 
 // Enum value maps for EntityType.
@@ -121,6 +127,7 @@ var (
 		21: "ENTITY_TYPE_IMAGE",
 		30: "ENTITY_TYPE_TOLERANCE",
 		31: "ENTITY_TYPE_VIEWPORT",
+		32: "ENTITY_TYPE_TABLE",
 	}
 	EntityType_value = map[string]int32{
 		"ENTITY_TYPE_UNSPECIFIED": 0,
@@ -147,6 +154,7 @@ var (
 		"ENTITY_TYPE_IMAGE":       21,
 		"ENTITY_TYPE_TOLERANCE":   30,
 		"ENTITY_TYPE_VIEWPORT":    31,
+		"ENTITY_TYPE_TABLE":       32,
 	}
 )
 
@@ -890,7 +898,10 @@ type Entity struct {
 	Locked *bool `protobuf:"varint,75,opt,name=locked,proto3,oneof" json:"locked,omitempty"`
 	// A multileader's further leader lines, each from the point it points
 	// at (points holds the first).
-	LeaderLines   []*LeaderLine `protobuf:"bytes,76,rep,name=leader_lines,json=leaderLines,proto3" json:"leader_lines,omitempty"`
+	LeaderLines []*LeaderLine `protobuf:"bytes,76,rep,name=leader_lines,json=leaderLines,proto3" json:"leader_lines,omitempty"`
+	// A table's grid and cells (its top-left corner is insertion, its rows
+	// run along direction).
+	Table         *Table `protobuf:"bytes,90,opt,name=table,proto3,oneof" json:"table,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1366,6 +1377,168 @@ func (x *Entity) GetLeaderLines() []*LeaderLine {
 	return nil
 }
 
+func (x *Entity) GetTable() *Table {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+// Table is a table's grid and its cells' texts.
+type Table struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The rows' heights, top down, in document units.
+	RowHeights []float64 `protobuf:"fixed64,1,rep,packed,name=row_heights,json=rowHeights,proto3" json:"row_heights,omitempty"`
+	// The columns' widths, left to right, in document units.
+	ColumnWidths []float64 `protobuf:"fixed64,2,rep,packed,name=column_widths,json=columnWidths,proto3" json:"column_widths,omitempty"`
+	// The cells that have text.
+	Cells         []*TableCellText `protobuf:"bytes,3,rep,name=cells,proto3" json:"cells,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Table) Reset() {
+	*x = Table{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Table) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Table) ProtoMessage() {}
+
+func (x *Table) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Table.ProtoReflect.Descriptor instead.
+func (*Table) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Table) GetRowHeights() []float64 {
+	if x != nil {
+		return x.RowHeights
+	}
+	return nil
+}
+
+func (x *Table) GetColumnWidths() []float64 {
+	if x != nil {
+		return x.ColumnWidths
+	}
+	return nil
+}
+
+func (x *Table) GetCells() []*TableCellText {
+	if x != nil {
+		return x.Cells
+	}
+	return nil
+}
+
+// TableCellText is one cell of a table and its text.
+type TableCellText struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Row, 0 at the top.
+	Row int32 `protobuf:"varint,1,opt,name=row,proto3" json:"row,omitempty"`
+	// Column, 0 at the left.
+	Column int32 `protobuf:"varint,2,opt,name=column,proto3" json:"column,omitempty"`
+	// The text, centred in the cell.
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// The text's height, in document units.
+	TextHeight float64 `protobuf:"fixed64,4,opt,name=text_height,json=textHeight,proto3" json:"text_height,omitempty"`
+	// Rows the cell spans (merged cells), 1 unless merged.
+	RowSpan int32 `protobuf:"varint,5,opt,name=row_span,json=rowSpan,proto3" json:"row_span,omitempty"`
+	// Columns the cell spans (merged cells), 1 unless merged.
+	ColumnSpan    int32 `protobuf:"varint,6,opt,name=column_span,json=columnSpan,proto3" json:"column_span,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableCellText) Reset() {
+	*x = TableCellText{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableCellText) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableCellText) ProtoMessage() {}
+
+func (x *TableCellText) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableCellText.ProtoReflect.Descriptor instead.
+func (*TableCellText) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *TableCellText) GetRow() int32 {
+	if x != nil {
+		return x.Row
+	}
+	return 0
+}
+
+func (x *TableCellText) GetColumn() int32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+func (x *TableCellText) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *TableCellText) GetTextHeight() float64 {
+	if x != nil {
+		return x.TextHeight
+	}
+	return 0
+}
+
+func (x *TableCellText) GetRowSpan() int32 {
+	if x != nil {
+		return x.RowSpan
+	}
+	return 0
+}
+
+func (x *TableCellText) GetColumnSpan() int32 {
+	if x != nil {
+		return x.ColumnSpan
+	}
+	return 0
+}
+
 // LeaderLine is one leader line of a multileader: its points, the first
 // where it points.
 type LeaderLine struct {
@@ -1378,7 +1551,7 @@ type LeaderLine struct {
 
 func (x *LeaderLine) Reset() {
 	*x = LeaderLine{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1390,7 +1563,7 @@ func (x *LeaderLine) String() string {
 func (*LeaderLine) ProtoMessage() {}
 
 func (x *LeaderLine) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[3]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1403,7 +1576,7 @@ func (x *LeaderLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderLine.ProtoReflect.Descriptor instead.
 func (*LeaderLine) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{3}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *LeaderLine) GetPoints() []*Point {
@@ -1434,7 +1607,7 @@ type Transform struct {
 
 func (x *Transform) Reset() {
 	*x = Transform{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1446,7 +1619,7 @@ func (x *Transform) String() string {
 func (*Transform) ProtoMessage() {}
 
 func (x *Transform) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[4]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1459,7 +1632,7 @@ func (x *Transform) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transform.ProtoReflect.Descriptor instead.
 func (*Transform) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{4}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Transform) GetA() float64 {
@@ -1526,7 +1699,7 @@ type Attribute struct {
 
 func (x *Attribute) Reset() {
 	*x = Attribute{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1538,7 +1711,7 @@ func (x *Attribute) String() string {
 func (*Attribute) ProtoMessage() {}
 
 func (x *Attribute) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[5]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1551,7 +1724,7 @@ func (x *Attribute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attribute.ProtoReflect.Descriptor instead.
 func (*Attribute) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{5}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Attribute) GetTag() string {
@@ -1621,7 +1794,7 @@ type Spline struct {
 
 func (x *Spline) Reset() {
 	*x = Spline{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1633,7 +1806,7 @@ func (x *Spline) String() string {
 func (*Spline) ProtoMessage() {}
 
 func (x *Spline) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[6]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1646,7 +1819,7 @@ func (x *Spline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Spline.ProtoReflect.Descriptor instead.
 func (*Spline) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{6}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Spline) GetDegree() int32 {
@@ -1708,7 +1881,7 @@ type Extents struct {
 
 func (x *Extents) Reset() {
 	*x = Extents{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1720,7 +1893,7 @@ func (x *Extents) String() string {
 func (*Extents) ProtoMessage() {}
 
 func (x *Extents) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[7]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1733,7 +1906,7 @@ func (x *Extents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Extents.ProtoReflect.Descriptor instead.
 func (*Extents) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{7}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Extents) GetMinX() float64 {
@@ -1783,7 +1956,7 @@ type InsertGrid struct {
 
 func (x *InsertGrid) Reset() {
 	*x = InsertGrid{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1795,7 +1968,7 @@ func (x *InsertGrid) String() string {
 func (*InsertGrid) ProtoMessage() {}
 
 func (x *InsertGrid) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[8]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1808,7 +1981,7 @@ func (x *InsertGrid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertGrid.ProtoReflect.Descriptor instead.
 func (*InsertGrid) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{8}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *InsertGrid) GetColumns() int64 {
@@ -1861,7 +2034,7 @@ type DimensionBinding struct {
 
 func (x *DimensionBinding) Reset() {
 	*x = DimensionBinding{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +2046,7 @@ func (x *DimensionBinding) String() string {
 func (*DimensionBinding) ProtoMessage() {}
 
 func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[9]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +2059,7 @@ func (x *DimensionBinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DimensionBinding.ProtoReflect.Descriptor instead.
 func (*DimensionBinding) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{9}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DimensionBinding) GetSlot() DimensionSlot {
@@ -1966,7 +2139,7 @@ type Dimension struct {
 
 func (x *Dimension) Reset() {
 	*x = Dimension{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1978,7 +2151,7 @@ func (x *Dimension) String() string {
 func (*Dimension) ProtoMessage() {}
 
 func (x *Dimension) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[10]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1991,7 +2164,7 @@ func (x *Dimension) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dimension.ProtoReflect.Descriptor instead.
 func (*Dimension) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{10}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Dimension) GetKind() DimensionKind {
@@ -2103,7 +2276,7 @@ type HatchLoop struct {
 
 func (x *HatchLoop) Reset() {
 	*x = HatchLoop{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2115,7 +2288,7 @@ func (x *HatchLoop) String() string {
 func (*HatchLoop) ProtoMessage() {}
 
 func (x *HatchLoop) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[11]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2128,7 +2301,7 @@ func (x *HatchLoop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HatchLoop.ProtoReflect.Descriptor instead.
 func (*HatchLoop) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{11}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *HatchLoop) GetPoints() []*Vertex {
@@ -2179,7 +2352,7 @@ type Hatch struct {
 
 func (x *Hatch) Reset() {
 	*x = Hatch{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2191,7 +2364,7 @@ func (x *Hatch) String() string {
 func (*Hatch) ProtoMessage() {}
 
 func (x *Hatch) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[12]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2204,7 +2377,7 @@ func (x *Hatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hatch.ProtoReflect.Descriptor instead.
 func (*Hatch) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{12}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Hatch) GetPattern() string {
@@ -2264,7 +2437,7 @@ type ExportOptions struct {
 
 func (x *ExportOptions) Reset() {
 	*x = ExportOptions{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2276,7 +2449,7 @@ func (x *ExportOptions) String() string {
 func (*ExportOptions) ProtoMessage() {}
 
 func (x *ExportOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[13]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2289,7 +2462,7 @@ func (x *ExportOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportOptions.ProtoReflect.Descriptor instead.
 func (*ExportOptions) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{13}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ExportOptions) GetDxfVersion() DxfVersion {
@@ -2348,7 +2521,7 @@ type ImportReport struct {
 
 func (x *ImportReport) Reset() {
 	*x = ImportReport{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2360,7 +2533,7 @@ func (x *ImportReport) String() string {
 func (*ImportReport) ProtoMessage() {}
 
 func (x *ImportReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[14]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2373,7 +2546,7 @@ func (x *ImportReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportReport.ProtoReflect.Descriptor instead.
 func (*ImportReport) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{14}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ImportReport) GetEntities() map[string]*ImportCounts {
@@ -2440,7 +2613,7 @@ type ImportCounts struct {
 
 func (x *ImportCounts) Reset() {
 	*x = ImportCounts{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2452,7 +2625,7 @@ func (x *ImportCounts) String() string {
 func (*ImportCounts) ProtoMessage() {}
 
 func (x *ImportCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2465,7 +2638,7 @@ func (x *ImportCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportCounts.ProtoReflect.Descriptor instead.
 func (*ImportCounts) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ImportCounts) GetImported() int64 {
@@ -2504,7 +2677,7 @@ type DroppedEntities struct {
 
 func (x *DroppedEntities) Reset() {
 	*x = DroppedEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2516,7 +2689,7 @@ func (x *DroppedEntities) String() string {
 func (*DroppedEntities) ProtoMessage() {}
 
 func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2529,7 +2702,7 @@ func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DroppedEntities.ProtoReflect.Descriptor instead.
 func (*DroppedEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DroppedEntities) GetType() string {
@@ -2566,7 +2739,7 @@ type ImportWarning struct {
 
 func (x *ImportWarning) Reset() {
 	*x = ImportWarning{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2578,7 +2751,7 @@ func (x *ImportWarning) String() string {
 func (*ImportWarning) ProtoMessage() {}
 
 func (x *ImportWarning) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2591,7 +2764,7 @@ func (x *ImportWarning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportWarning.ProtoReflect.Descriptor instead.
 func (*ImportWarning) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{17}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ImportWarning) GetLine() int64 {
@@ -2623,7 +2796,7 @@ type UnmodelledEntities struct {
 
 func (x *UnmodelledEntities) Reset() {
 	*x = UnmodelledEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2635,7 +2808,7 @@ func (x *UnmodelledEntities) String() string {
 func (*UnmodelledEntities) ProtoMessage() {}
 
 func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2648,7 +2821,7 @@ func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnmodelledEntities.ProtoReflect.Descriptor instead.
 func (*UnmodelledEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{18}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *UnmodelledEntities) GetType() string {
@@ -2690,7 +2863,7 @@ type Layer struct {
 
 func (x *Layer) Reset() {
 	*x = Layer{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2702,7 +2875,7 @@ func (x *Layer) String() string {
 func (*Layer) ProtoMessage() {}
 
 func (x *Layer) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2715,7 +2888,7 @@ func (x *Layer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Layer.ProtoReflect.Descriptor instead.
 func (*Layer) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{19}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Layer) GetName() string {
@@ -2802,7 +2975,7 @@ type DocumentInfo struct {
 
 func (x *DocumentInfo) Reset() {
 	*x = DocumentInfo{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[20]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2814,7 +2987,7 @@ func (x *DocumentInfo) String() string {
 func (*DocumentInfo) ProtoMessage() {}
 
 func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[20]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2827,7 +3000,7 @@ func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentInfo.ProtoReflect.Descriptor instead.
 func (*DocumentInfo) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{20}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DocumentInfo) GetDocumentId() string {
@@ -2911,7 +3084,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x06_bulgeB\x0e\n" +
 	"\f_start_widthB\f\n" +
 	"\n" +
-	"_end_width\"\xb0\x19\n" +
+	"_end_width\"\xeb\x19\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
@@ -2990,7 +3163,8 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x0fviewport_status\x18I \x01(\x05H0R\x0eviewportStatus\x88\x01\x01\x12#\n" +
 	"\rfrozen_layers\x18J \x03(\tR\ffrozenLayers\x12\x1b\n" +
 	"\x06locked\x18K \x01(\bH1R\x06locked\x88\x01\x01\x12<\n" +
-	"\fleader_lines\x18L \x03(\v2\x19.cad.engine.v1.LeaderLineR\vleaderLinesB\b\n" +
+	"\fleader_lines\x18L \x03(\v2\x19.cad.engine.v1.LeaderLineR\vleaderLines\x12/\n" +
+	"\x05table\x18Z \x01(\v2\x14.cad.engine.v1.TableH2R\x05table\x88\x01\x01B\b\n" +
 	"\x06_startB\x06\n" +
 	"\x04_endB\t\n" +
 	"\a_lengthB\t\n" +
@@ -3052,7 +3226,22 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\f_view_heightB\x0e\n" +
 	"\f_viewport_idB\x12\n" +
 	"\x10_viewport_statusB\t\n" +
-	"\a_locked\":\n" +
+	"\a_lockedB\b\n" +
+	"\x06_table\"\x81\x01\n" +
+	"\x05Table\x12\x1f\n" +
+	"\vrow_heights\x18\x01 \x03(\x01R\n" +
+	"rowHeights\x12#\n" +
+	"\rcolumn_widths\x18\x02 \x03(\x01R\fcolumnWidths\x122\n" +
+	"\x05cells\x18\x03 \x03(\v2\x1c.cad.engine.v1.TableCellTextR\x05cells\"\xaa\x01\n" +
+	"\rTableCellText\x12\x10\n" +
+	"\x03row\x18\x01 \x01(\x05R\x03row\x12\x16\n" +
+	"\x06column\x18\x02 \x01(\x05R\x06column\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12\x1f\n" +
+	"\vtext_height\x18\x04 \x01(\x01R\n" +
+	"textHeight\x12\x19\n" +
+	"\brow_span\x18\x05 \x01(\x05R\arowSpan\x12\x1f\n" +
+	"\vcolumn_span\x18\x06 \x01(\x05R\n" +
+	"columnSpan\":\n" +
 	"\n" +
 	"LeaderLine\x12,\n" +
 	"\x06points\x18\x01 \x03(\v2\x14.cad.engine.v1.PointR\x06points\"_\n" +
@@ -3189,7 +3378,7 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\rcurrent_layer\x18\a \x01(\tR\fcurrentLayer\x12,\n" +
 	"\x06layers\x18\b \x03(\v2\x14.cad.engine.v1.LayerR\x06layers\x128\n" +
 	"\x06report\x18\t \x01(\v2\x1b.cad.engine.v1.ImportReportH\x00R\x06report\x88\x01\x01B\t\n" +
-	"\a_report*\xcc\x04\n" +
+	"\a_report*\xe3\x04\n" +
 	"\n" +
 	"EntityType\x12\x1b\n" +
 	"\x17ENTITY_TYPE_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -3216,7 +3405,8 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x13ENTITY_TYPE_WIPEOUT\x10\x14\x12\x15\n" +
 	"\x11ENTITY_TYPE_IMAGE\x10\x15\x12\x19\n" +
 	"\x15ENTITY_TYPE_TOLERANCE\x10\x1e\x12\x18\n" +
-	"\x14ENTITY_TYPE_VIEWPORT\x10\x1f*c\n" +
+	"\x14ENTITY_TYPE_VIEWPORT\x10\x1f\x12\x15\n" +
+	"\x11ENTITY_TYPE_TABLE\x10 *c\n" +
 	"\x05Units\x12\x15\n" +
 	"\x11UNITS_UNSPECIFIED\x10\x00\x12\f\n" +
 	"\bUNITS_MM\x10\x01\x12\f\n" +
@@ -3279,7 +3469,7 @@ func file_cad_engine_v1_document_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_document_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_cad_engine_v1_document_proto_goTypes = []any{
 	(EntityType)(0),            // 0: cad.engine.v1.EntityType
 	(Units)(0),                 // 1: cad.engine.v1.Units
@@ -3291,25 +3481,27 @@ var file_cad_engine_v1_document_proto_goTypes = []any{
 	(*Point)(nil),              // 7: cad.engine.v1.Point
 	(*Vertex)(nil),             // 8: cad.engine.v1.Vertex
 	(*Entity)(nil),             // 9: cad.engine.v1.Entity
-	(*LeaderLine)(nil),         // 10: cad.engine.v1.LeaderLine
-	(*Transform)(nil),          // 11: cad.engine.v1.Transform
-	(*Attribute)(nil),          // 12: cad.engine.v1.Attribute
-	(*Spline)(nil),             // 13: cad.engine.v1.Spline
-	(*Extents)(nil),            // 14: cad.engine.v1.Extents
-	(*InsertGrid)(nil),         // 15: cad.engine.v1.InsertGrid
-	(*DimensionBinding)(nil),   // 16: cad.engine.v1.DimensionBinding
-	(*Dimension)(nil),          // 17: cad.engine.v1.Dimension
-	(*HatchLoop)(nil),          // 18: cad.engine.v1.HatchLoop
-	(*Hatch)(nil),              // 19: cad.engine.v1.Hatch
-	(*ExportOptions)(nil),      // 20: cad.engine.v1.ExportOptions
-	(*ImportReport)(nil),       // 21: cad.engine.v1.ImportReport
-	(*ImportCounts)(nil),       // 22: cad.engine.v1.ImportCounts
-	(*DroppedEntities)(nil),    // 23: cad.engine.v1.DroppedEntities
-	(*ImportWarning)(nil),      // 24: cad.engine.v1.ImportWarning
-	(*UnmodelledEntities)(nil), // 25: cad.engine.v1.UnmodelledEntities
-	(*Layer)(nil),              // 26: cad.engine.v1.Layer
-	(*DocumentInfo)(nil),       // 27: cad.engine.v1.DocumentInfo
-	nil,                        // 28: cad.engine.v1.ImportReport.EntitiesEntry
+	(*Table)(nil),              // 10: cad.engine.v1.Table
+	(*TableCellText)(nil),      // 11: cad.engine.v1.TableCellText
+	(*LeaderLine)(nil),         // 12: cad.engine.v1.LeaderLine
+	(*Transform)(nil),          // 13: cad.engine.v1.Transform
+	(*Attribute)(nil),          // 14: cad.engine.v1.Attribute
+	(*Spline)(nil),             // 15: cad.engine.v1.Spline
+	(*Extents)(nil),            // 16: cad.engine.v1.Extents
+	(*InsertGrid)(nil),         // 17: cad.engine.v1.InsertGrid
+	(*DimensionBinding)(nil),   // 18: cad.engine.v1.DimensionBinding
+	(*Dimension)(nil),          // 19: cad.engine.v1.Dimension
+	(*HatchLoop)(nil),          // 20: cad.engine.v1.HatchLoop
+	(*Hatch)(nil),              // 21: cad.engine.v1.Hatch
+	(*ExportOptions)(nil),      // 22: cad.engine.v1.ExportOptions
+	(*ImportReport)(nil),       // 23: cad.engine.v1.ImportReport
+	(*ImportCounts)(nil),       // 24: cad.engine.v1.ImportCounts
+	(*DroppedEntities)(nil),    // 25: cad.engine.v1.DroppedEntities
+	(*ImportWarning)(nil),      // 26: cad.engine.v1.ImportWarning
+	(*UnmodelledEntities)(nil), // 27: cad.engine.v1.UnmodelledEntities
+	(*Layer)(nil),              // 28: cad.engine.v1.Layer
+	(*DocumentInfo)(nil),       // 29: cad.engine.v1.DocumentInfo
+	nil,                        // 30: cad.engine.v1.ImportReport.EntitiesEntry
 }
 var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	0,  // 0: cad.engine.v1.Entity.type:type_name -> cad.engine.v1.EntityType
@@ -3321,50 +3513,52 @@ var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	7,  // 6: cad.engine.v1.Entity.location:type_name -> cad.engine.v1.Point
 	7,  // 7: cad.engine.v1.Entity.major_axis:type_name -> cad.engine.v1.Point
 	2,  // 8: cad.engine.v1.Entity.attachment:type_name -> cad.engine.v1.TextAttachment
-	17, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
-	19, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
-	15, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
-	14, // 12: cad.engine.v1.Entity.extents:type_name -> cad.engine.v1.Extents
-	13, // 13: cad.engine.v1.Entity.spline:type_name -> cad.engine.v1.Spline
+	19, // 9: cad.engine.v1.Entity.dimension:type_name -> cad.engine.v1.Dimension
+	21, // 10: cad.engine.v1.Entity.hatch:type_name -> cad.engine.v1.Hatch
+	17, // 11: cad.engine.v1.Entity.grid:type_name -> cad.engine.v1.InsertGrid
+	16, // 12: cad.engine.v1.Entity.extents:type_name -> cad.engine.v1.Extents
+	15, // 13: cad.engine.v1.Entity.spline:type_name -> cad.engine.v1.Spline
 	7,  // 14: cad.engine.v1.Entity.corners:type_name -> cad.engine.v1.Point
 	7,  // 15: cad.engine.v1.Entity.direction:type_name -> cad.engine.v1.Point
-	12, // 16: cad.engine.v1.Entity.attributes:type_name -> cad.engine.v1.Attribute
-	11, // 17: cad.engine.v1.Entity.transform:type_name -> cad.engine.v1.Transform
+	14, // 16: cad.engine.v1.Entity.attributes:type_name -> cad.engine.v1.Attribute
+	13, // 17: cad.engine.v1.Entity.transform:type_name -> cad.engine.v1.Transform
 	7,  // 18: cad.engine.v1.Entity.pixel_u:type_name -> cad.engine.v1.Point
 	7,  // 19: cad.engine.v1.Entity.pixel_v:type_name -> cad.engine.v1.Point
 	7,  // 20: cad.engine.v1.Entity.image_size:type_name -> cad.engine.v1.Point
 	7,  // 21: cad.engine.v1.Entity.clip_boundary:type_name -> cad.engine.v1.Point
 	7,  // 22: cad.engine.v1.Entity.view_center:type_name -> cad.engine.v1.Point
-	10, // 23: cad.engine.v1.Entity.leader_lines:type_name -> cad.engine.v1.LeaderLine
-	7,  // 24: cad.engine.v1.LeaderLine.points:type_name -> cad.engine.v1.Point
-	7,  // 25: cad.engine.v1.Attribute.insertion:type_name -> cad.engine.v1.Point
-	7,  // 26: cad.engine.v1.Spline.control_points:type_name -> cad.engine.v1.Point
-	7,  // 27: cad.engine.v1.Spline.fit_points:type_name -> cad.engine.v1.Point
-	4,  // 28: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
-	3,  // 29: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
-	7,  // 30: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
-	7,  // 31: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
-	7,  // 32: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
-	16, // 33: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
-	8,  // 34: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
-	7,  // 35: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
-	7,  // 36: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
-	18, // 37: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
-	5,  // 38: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
-	6,  // 39: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
-	28, // 40: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
-	23, // 41: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
-	24, // 42: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
-	1,  // 43: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
-	1,  // 44: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
-	26, // 45: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
-	21, // 46: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
-	22, // 47: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
-	48, // [48:48] is the sub-list for method output_type
-	48, // [48:48] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	12, // 23: cad.engine.v1.Entity.leader_lines:type_name -> cad.engine.v1.LeaderLine
+	10, // 24: cad.engine.v1.Entity.table:type_name -> cad.engine.v1.Table
+	11, // 25: cad.engine.v1.Table.cells:type_name -> cad.engine.v1.TableCellText
+	7,  // 26: cad.engine.v1.LeaderLine.points:type_name -> cad.engine.v1.Point
+	7,  // 27: cad.engine.v1.Attribute.insertion:type_name -> cad.engine.v1.Point
+	7,  // 28: cad.engine.v1.Spline.control_points:type_name -> cad.engine.v1.Point
+	7,  // 29: cad.engine.v1.Spline.fit_points:type_name -> cad.engine.v1.Point
+	4,  // 30: cad.engine.v1.DimensionBinding.slot:type_name -> cad.engine.v1.DimensionSlot
+	3,  // 31: cad.engine.v1.Dimension.kind:type_name -> cad.engine.v1.DimensionKind
+	7,  // 32: cad.engine.v1.Dimension.p1:type_name -> cad.engine.v1.Point
+	7,  // 33: cad.engine.v1.Dimension.p2:type_name -> cad.engine.v1.Point
+	7,  // 34: cad.engine.v1.Dimension.center:type_name -> cad.engine.v1.Point
+	18, // 35: cad.engine.v1.Dimension.bindings:type_name -> cad.engine.v1.DimensionBinding
+	8,  // 36: cad.engine.v1.HatchLoop.points:type_name -> cad.engine.v1.Vertex
+	7,  // 37: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
+	7,  // 38: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
+	20, // 39: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
+	5,  // 40: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
+	6,  // 41: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
+	30, // 42: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
+	25, // 43: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
+	26, // 44: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
+	1,  // 45: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
+	1,  // 46: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
+	28, // 47: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
+	23, // 48: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
+	24, // 49: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
+	50, // [50:50] is the sub-list for method output_type
+	50, // [50:50] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_document_proto_init() }
@@ -3375,19 +3569,19 @@ func file_cad_engine_v1_document_proto_init() {
 	file_cad_engine_v1_options_proto_init()
 	file_cad_engine_v1_document_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[2].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[9].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[10].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[11].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[12].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[13].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[14].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[20].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[15].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[16].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[22].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_document_proto_rawDesc), len(file_cad_engine_v1_document_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   22,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

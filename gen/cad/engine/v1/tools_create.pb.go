@@ -1166,9 +1166,10 @@ func (x *EntityCreateTableArgs) GetColor() int32 {
 // EntityCreateTableResult names the new table.
 type EntityCreateTableResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The table's insert.
+	// The table.
 	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
-	// The block that holds its lines and texts.
+	// Always empty: the table is an entity of its own, no longer a block
+	// (kept for clients that read it).
 	Block         string `protobuf:"bytes,2,opt,name=block,proto3" json:"block,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1325,7 +1326,7 @@ const file_cad_engine_v1_tools_create_proto_rawDesc = "" +
 	"\tTableCell\x12\x1f\n" +
 	"\x03row\x18\x01 \x01(\x05B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00R\x03row\x12%\n" +
 	"\x06column\x18\x02 \x01(\x05B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00R\x06column\x12\x1b\n" +
-	"\x04text\x18\x03 \x01(\tB\a\x92\xb5\x18\x03(\xe8\aR\x04text\"\xd1\x06\n" +
+	"\x04text\x18\x03 \x01(\tB\a\x92\xb5\x18\x03(\xe8\aR\x04text\"\xd7\x06\n" +
 	"\x15EntityCreateTableArgs\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12*\n" +
@@ -1339,8 +1340,8 @@ const file_cad_engine_v1_tools_create_proto_rawDesc = "" +
 	"textHeight\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\t \x01(\tH\x01R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\n" +
-	" \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x02R\x05color\x88\x01\x01:\xfc\x02\x8a\xb5\x18\xf7\x02\n" +
-	"\x13entity_create_table\x12\xe6\x01Create a table: a grid of rows × columns cells, its top-left corner at (x, y), with the given cells' texts centred in them. It is made as a block (TABLE_n) of lines and texts and placed as an insert; explode it to edit its parts.0\x01J\x05tableJ\x02tbJ\rgrid of cellsJ\bscheduleJ\x11bill of materialsJ\n" +
+	" \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x02R\x05color\x88\x01\x01:\x82\x03\x8a\xb5\x18\xfd\x02\n" +
+	"\x13entity_create_table\x12\xec\x01Create a table: a grid of rows × columns cells, its top-left corner at (x, y), with the given cells' texts centred in them. It is a table entity (DXF ACAD_TABLE) whose cells keep their texts; explode it to get its grid lines and texts.0\x01J\x05tableJ\x02tbJ\rgrid of cellsJ\bscheduleJ\x11bill of materialsJ\n" +
 	"parts listJ\atabelleJ\vstücklisteJ\atableauJ\fnomenclatureJ\x05tablaB\x0e\n" +
 	"\f_text_heightB\b\n" +
 	"\x06_layerB\b\n" +

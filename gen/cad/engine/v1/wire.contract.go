@@ -307,6 +307,7 @@ var EntityTypeByWireName = map[string]int32{
 	"image":     21,
 	"tolerance": 30,
 	"viewport":  31,
+	"table":     32,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number EntityType
@@ -361,6 +362,8 @@ func (x EntityType) WireName() string {
 		return "tolerance"
 	case 31:
 		return "viewport"
+	case 32:
+		return "table"
 	}
 	return ""
 }
@@ -4519,6 +4522,16 @@ func (x *Entity) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if d.Failed() {
 				return false
 			}
+		case "table":
+			if seen&(1<<63) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 63
+			v := new(Table)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Table = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -4817,6 +4830,224 @@ func (x *Entity) MarshalWire(e *jsonwire.Encoder) {
 		}
 		e.CloseArray()
 	}
+	if x.Table != nil {
+		e.Key("\"table\":")
+		x.Table.MarshalWire(e)
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *Table) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "row_heights":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.Float64()
+				if !ok {
+					return false
+				}
+				x.RowHeights = append(x.RowHeights, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "column_widths":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.Float64()
+				if !ok {
+					return false
+				}
+				x.ColumnWidths = append(x.ColumnWidths, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "cells":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[TableCellText]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Cells = append(x.Cells, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *Table) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &Table{}
+	}
+	e.OpenObject()
+	if len(x.RowHeights) > 0 {
+		e.Key("\"row_heights\":")
+		e.OpenArray()
+		for _, v := range x.RowHeights {
+			e.Element()
+			e.Float64(float64(v), "cad.engine.v1.Table.row_heights")
+		}
+		e.CloseArray()
+	}
+	if len(x.ColumnWidths) > 0 {
+		e.Key("\"column_widths\":")
+		e.OpenArray()
+		for _, v := range x.ColumnWidths {
+			e.Element()
+			e.Float64(float64(v), "cad.engine.v1.Table.column_widths")
+		}
+		e.CloseArray()
+	}
+	if len(x.Cells) > 0 {
+		e.Key("\"cells\":")
+		e.OpenArray()
+		for _, v := range x.Cells {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TableCellText) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "row":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Row = v
+		case "column":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Column = v
+		case "text":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = v
+		case "text_height":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.TextHeight = v
+		case "row_span":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.RowSpan = v
+		case "column_span":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ColumnSpan = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3f == 0x3f)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TableCellText) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TableCellText{}
+	}
+	e.OpenObject()
+	e.Key("\"row\":")
+	e.Int64(int64(x.Row))
+	e.Key("\"column\":")
+	e.Int64(int64(x.Column))
+	e.Key("\"text\":")
+	e.String(x.Text)
+	e.Key("\"text_height\":")
+	e.Float64(float64(x.TextHeight), "cad.engine.v1.TableCellText.text_height")
+	e.Key("\"row_span\":")
+	e.Int64(int64(x.RowSpan))
+	e.Key("\"column_span\":")
+	e.Int64(int64(x.ColumnSpan))
 	e.CloseObject()
 }
 
