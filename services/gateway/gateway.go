@@ -62,7 +62,7 @@ type Config struct {
 	// MaxBatch caps a JSON-RPC batch array; 0 means 100.
 	MaxBatch int
 	// MaxInFlight caps the calls one connection may have running; more
-	// answer 4029 (overloaded). 0 means 64.
+	// answer 4029 (overloaded). 0 means 32.
 	MaxInFlight int
 	// WriteTimeout bounds one write to a client; a slower reader is
 	// disconnected. 0 means 10 s.
@@ -164,7 +164,7 @@ func New(cfg Config) (*Gateway, error) {
 		cfg.MaxBatch = 100
 	}
 	if cfg.MaxInFlight == 0 {
-		cfg.MaxInFlight = 64
+		cfg.MaxInFlight = 32
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = 10 * time.Second
