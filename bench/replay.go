@@ -60,9 +60,9 @@ func replay(ctx context.Context, e *env, row *Row) error {
 	}
 
 	// nOpen batches wait for approval of a destructive step. The gateway
-	// serves 64 calls at once per connection, so they come from drivers
-	// of at most 50 each.
-	const perDriver = 50
+	// serves 32 calls at once per connection (its MaxInFlight), so they
+	// come from drivers of at most 25 each.
+	const perDriver = 25
 	var drivers []*Client
 	defer func() {
 		for _, d := range drivers {

@@ -72,7 +72,7 @@ func benchmarkRow(b *testing.B, name string, sizes Sizes) {
 }
 
 // BenchmarkGatewayHop is WebSocket tools.call against direct gRPC
-// CallTool, by one session and by 64 at once.
+// CallTool, by one session and by 64 at once (each on a connection of its own).
 func BenchmarkGatewayHop(b *testing.B) {
 	b.Run("sessions=1", func(b *testing.B) { benchmarkRow(b, "gateway-hop/1", benchSizes()) })
 	b.Run("sessions=64", func(b *testing.B) { benchmarkRow(b, "gateway-hop/64", benchSizes()) })
