@@ -48,10 +48,23 @@ func (r dxfRecord) leader(f *File) (drawing.Geometry, string, error) {
 	if len(g.V) < 2 {
 		return nil, "degenerate (fewer than two vertices)", nil
 	}
-	key := foldName(g.Style)
-	size, ok := f.dimArrows[key]
+	size, err := f.dimSize(r, g.Style, f.dimArrows, drawing.DefaultDimStyle(f.Units).ArrowSize, 41)
+	if err != nil {
+		return nil, "", err
+	}
+	g.Size = size
+	return g, "", nil
+}
+
+// dimSize is a size an annotation takes from its dimension style (named
+// style; its value in table, fallback for a style the file does not
+// define) unless the entity's own style overrides (ACAD DSTYLE data) set
+// it at code, times the style's DIMSCALE (overridden at 40).
+func (f *File) dimSize(r dxfRecord, style string, table map[string]float64, fallback float64, code int) (float64, error) {
+	key := foldName(style)
+	size, ok := table[key]
 	if !ok {
-		size = drawing.DefaultDimStyle(f.Units).ArrowSize
+		size = fallback
 	}
 	scale, ok := f.dimScales[key]
 	if !ok {
@@ -59,16 +72,15 @@ func (r dxfRecord) leader(f *File) (drawing.Geometry, string, error) {
 	}
 	over, err := r.dstyle()
 	if err != nil {
-		return nil, "", err
+		return 0, err
 	}
-	if v, ok := over[41]; ok {
+	if v, ok := over[code]; ok {
 		size = v
 	}
 	if v, ok := over[40]; ok {
 		scale = v
 	}
-	g.Size = size * scale
-	return g, "", nil
+	return size * scale, nil
 }
 
 // dstyle are the dimension style's variables the entity overrides (its

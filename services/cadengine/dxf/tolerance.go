@@ -37,26 +37,11 @@ func (r dxfRecord) tolerance(c dxfCommon, f *File) (drawing.Geometry, string, er
 	if v[11] != 0 || v[21] != 0 {
 		g.Rotation = geom.NormDeg(geom.Deg(math.Atan2(v[21], v[11])))
 	}
-	key := foldName(g.Style)
-	height, ok := f.dimTexts[key]
-	if !ok {
-		height = drawing.DefaultDimStyle(f.Units).TextHeight
-	}
-	scale, ok := f.dimScales[key]
-	if !ok {
-		scale = 1
-	}
-	over, err := r.dstyle()
+	height, err := f.dimSize(r, g.Style, f.dimTexts, drawing.DefaultDimStyle(f.Units).TextHeight, 140)
 	if err != nil {
 		return nil, "", err
 	}
-	if x, ok := over[140]; ok {
-		height = x
-	}
-	if x, ok := over[40]; ok {
-		scale = x
-	}
-	g.Height = height * scale
+	g.Height = height
 	if v[40] > 0 {
 		g.Height = v[40]
 	}
