@@ -43,18 +43,29 @@ func TestSideCountsIOCalls(t *testing.T) {
 		}
 		return err
 	}
+	// The kernel counts the whole process's calls: another goroutine's
+	// stray write (a previous test's server shutting down) can only add
+	// to a measure, never take from it, so a measure is taken again, up
+	// to five times, until one is exact.
 	for _, c := range []*contender{
 		{name: "blocks", perBlock: 50, op: op},
 		{name: "with prep", perBlock: 50, op: op, prep: prep},
 	} {
-		var s sample
-		for range 3 {
-			if err := c.block(context.Background(), &s); err != nil {
-				t.Fatal(err)
+		var reads, writes float64
+		for range 5 {
+			var s sample
+			for range 3 {
+				if err := c.block(context.Background(), &s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			side := s.side(c)
+			if reads, writes = side.ReadsPerOp, side.WritesPerOp; reads == 1 && writes == 2 {
+				break
 			}
 		}
-		if side := s.side(c); side.ReadsPerOp != 1 || side.WritesPerOp != 2 {
-			t.Errorf("%s: %v reads and %v writes per op, want 1 and 2", c.name, side.ReadsPerOp, side.WritesPerOp)
+		if reads != 1 || writes != 2 {
+			t.Errorf("%s: %v reads and %v writes per op in the best of five measures, want 1 and 2", c.name, reads, writes)
 		}
 	}
 }
