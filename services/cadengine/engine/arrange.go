@@ -13,27 +13,14 @@ import (
 
 // ---- explode ----
 
-// arcGeometry is the drawing entity of a geom.Arc: a circle when it is
-// whole.
-func arcGeometry(a geom.Arc) drawing.Geometry {
-	if a.Full() {
-		return drawing.Circle{C: a.C, R: a.R}
-	}
-	return drawing.Arc{C: a.C, R: a.R, Start: geom.NormDeg(geom.Deg(a.Start)), End: geom.NormDeg(geom.Deg(a.Start + a.Sweep))}
-}
-
-// primGeometry is the entity of a stroke: a line or an arc.
+// primGeometry is the entity of a stroke (see geometryOf), nil for one
+// too short to be an entity.
 func primGeometry(p any) drawing.Geometry {
-	switch p := p.(type) {
-	case geom.Segment:
-		if p.A.Same(p.B) {
-			return nil
-		}
-		return drawing.Line{A: p.A, B: p.B}
-	case geom.Arc:
-		return arcGeometry(p)
+	g, err := geometryOf(p)
+	if err != nil {
+		return nil
 	}
-	return nil
+	return g
 }
 
 // pictureParts are the entities of what a picture draws: its strokes as
@@ -200,7 +187,10 @@ func stretched(g drawing.Geometry, in func(geom.Vec) bool, d geom.Vec) (drawing.
 			return g.Transformed(geom.Translate(d)), true
 		}
 		bulge := tanQuarterDeg(geom.SweepDeg(g.Start, g.End))
-		return arcGeometry(geom.BulgeArc(a, b, bulge)), true
+		if ng := primGeometry(geom.BulgeArc(a, b, bulge)); ng != nil {
+			return ng, true
+		}
+		return g, false
 	case drawing.Polyline:
 		v := make([]geom.Vertex, len(g.V))
 		any := false

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"strconv"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -22,13 +23,9 @@ const maxBoundaryCurves = 20000
 // visible layers when empty); layersPath is the argument path of layers.
 // It returns the boundary and the handles of the entities it lies on.
 func (c *call) traceAround(p geom.Vec, layers []string, layersPath string) (geom.Boundary, []uint64, error) {
-	only := map[string]bool{}
-	for i, name := range layers {
-		l := c.d.LayerFold(name)
-		if l == nil {
-			return geom.Boundary{}, nil, invalidArgs(layersPath+"/"+itoa(i), reasonInvalid, "the document has no layer %q", name)
-		}
-		only[l.Name] = true
+	only, bad := c.layerSet(layers)
+	if bad >= 0 {
+		return geom.Boundary{}, nil, invalidArgs(layersPath+"/"+strconv.Itoa(bad), reasonInvalid, "the document has no layer %q", layers[bad])
 	}
 	var (
 		curves []any

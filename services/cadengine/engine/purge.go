@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -31,7 +32,7 @@ func documentPurge(c *call, a *enginev1.DocumentPurgeArgs) (*enginev1.DocumentPu
 	want := map[string]bool{}
 	for i, w := range a.What {
 		if !slices.Contains(purgeKinds, w) { // the contract's pattern checks it first
-			return nil, invalidArgs("/what/"+itoa(i), reasonInvalid, "%q is not something to purge (%s)", w, strings.Join(purgeKinds, ", "))
+			return nil, invalidArgs("/what/"+strconv.Itoa(i), reasonInvalid, "%q is not something to purge (%s)", w, strings.Join(purgeKinds, ", "))
 		}
 		want[w] = true
 	}
@@ -157,7 +158,7 @@ func documentAudit(c *call, a *enginev1.DocumentAuditArgs) (*enginev1.DocumentAu
 			continue
 		}
 		if n := c.d.BlockUses(b.Name); n > 0 {
-			f.Message += " (not repaired: " + itoa(n) + " insert(s) use it)"
+			f.Message += " (not repaired: " + strconv.Itoa(n) + " insert(s) use it)"
 			continue
 		}
 		if err := c.tx.RemoveBlock(b.Name); err != nil {

@@ -46,18 +46,19 @@ func (c *call) selectable(e *drawing.Entity) bool {
 	return e.Layout == "" && l != nil && l.On && !l.Frozen
 }
 
-// layerNames resolves layer names given at path, ignoring case, to the
-// document's spelling; a name no layer has fails.
-func (c *call) layerNames(path string, names []string) (map[string]bool, error) {
-	out := make(map[string]bool, len(names))
+// layerSet resolves layer names, ignoring case, to the document's
+// spelling; bad is the index of the first name no layer has (-1 when
+// every name has one).
+func (c *call) layerSet(names []string) (set map[string]bool, bad int) {
+	set = make(map[string]bool, len(names))
 	for i, n := range names {
 		l := c.d.LayerFold(n)
 		if l == nil {
-			return nil, failed("the document has no layer %q (at %s/%d)", n, path, i)
+			return nil, i
 		}
-		out[l.Name] = true
+		set[l.Name] = true
 	}
-	return out, nil
+	return set, -1
 }
 
 // between reports whether v lies in [lo, hi] (either absent: unbounded),
@@ -83,9 +84,9 @@ func selectionFilter(c *call, a *enginev1.SelectionFilterArgs) (*enginev1.Select
 	for _, t := range a.Types {
 		types[t] = true
 	}
-	layers, err := c.layerNames("/layers", a.Layers)
-	if err != nil {
-		return nil, err
+	layers, bad := c.layerSet(a.Layers)
+	if bad >= 0 {
+		return nil, failed("the document has no layer %q (at /layers/%d)", a.Layers[bad], bad)
 	}
 	linetype := ""
 	if a.Linetype != nil {
@@ -105,7 +106,7 @@ func selectionFilter(c *call, a *enginev1.SelectionFilterArgs) (*enginev1.Select
 	byLength := a.MinLength != nil || a.MaxLength != nil
 	byArea := a.MinArea != nil || a.MaxArea != nil
 	res := &enginev1.SelectionFilterResult{Handles: []string{}}
-	err = c.walk(false, func(e *drawing.Entity) error {
+	err := c.walk(false, func(e *drawing.Entity) error {
 		switch {
 		case !c.selectable(e),
 			len(types) > 0 && !types[e.Geom.Kind()],

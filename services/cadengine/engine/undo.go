@@ -3,6 +3,7 @@ package engine
 import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"strconv"
 )
 
 // Undo and redo (document_undo, document_redo) as new revisions.
@@ -183,7 +184,7 @@ func nothingTo(h *history, redo bool, n int, revision int64) string {
 	if redo {
 		switch {
 		case len(h.undone) > 0:
-			return "only " + itoa(len(h.undone)) + " undone operation(s) can be redone"
+			return "only " + strconv.Itoa(len(h.undone)) + " undone operation(s) can be redone"
 		case h.redoLost != "":
 			return "nothing to redo: operation " + h.redoLost + " changed the document after the last undo (redo works only while nothing else changed)"
 		}
@@ -191,17 +192,14 @@ func nothingTo(h *history, redo bool, n int, revision int64) string {
 	}
 	switch {
 	case len(h.done) > 0:
-		return "only " + itoa(len(h.done)) + " operation(s) can be undone"
+		return "only " + strconv.Itoa(len(h.done)) + " operation(s) can be undone"
 	case revision == 0:
 		return "nothing to undo: the document is at revision 0"
 	case h.why != "":
 		return "nothing to undo: " + h.why
 	}
-	return "nothing to undo at revision " + itoa64(revision) + ": the engine keeps the history of the writes it made since it loaded the document"
+	return "nothing to undo at revision " + strconv.FormatInt(revision, 10) + ": the engine keeps the history of the writes it made since it loaded the document"
 }
-
-func itoa(n int) string     { return string(appendInt(nil, n)) }
-func itoa64(n int64) string { return string(appendInt(nil, int(n))) }
 
 func formatHandles(hs []uint64) []string {
 	if len(hs) == 0 {

@@ -18,12 +18,9 @@ func viewRender(c *call, a *enginev1.ViewRenderArgs) (*enginev1.ViewRenderResult
 		o.Window = windowBox(w.X1, w.Y1, w.X2, w.Y2)
 	}
 	if len(a.Layers) > 0 {
-		o.Layers = make(map[string]bool, len(a.Layers))
-		for i, name := range a.Layers {
-			if c.d.Layer(name) == nil {
-				return nil, invalidArgs(fmt.Sprintf("/layers/%d", i), reasonInvalid, "the document has no layer %q", name)
-			}
-			o.Layers[name] = true
+		var bad int
+		if o.Layers, bad = c.layerSet(a.Layers); bad >= 0 {
+			return nil, invalidArgs(fmt.Sprintf("/layers/%d", bad), reasonInvalid, "the document has no layer %q", a.Layers[bad])
 		}
 	}
 	o.Highlight = make(map[uint64]bool, len(a.Highlight))
