@@ -11,6 +11,7 @@ import (
 	"github.com/cadbridge/cadbridge/bridge/jsonrpc"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+	"github.com/cadbridge/cadbridge/services/gateway"
 )
 
 // replay measures session.resume at its heaviest: a session with many
@@ -59,10 +60,9 @@ func replay(ctx context.Context, e *env, row *Row) error {
 		return err
 	}
 
-	// nOpen batches wait for approval of a destructive step. The gateway
-	// serves 32 calls at once per connection (its MaxInFlight), so they
-	// come from drivers of at most 25 each.
-	const perDriver = 25
+	// nOpen batches wait for approval of a destructive step, from drivers
+	// of as many as the gateway serves at once on one connection.
+	const perDriver = gateway.DefaultMaxInFlight
 	var drivers []*Client
 	defer func() {
 		for _, d := range drivers {

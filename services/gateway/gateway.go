@@ -38,6 +38,11 @@ const version = "0.1.0"
 // configured (loopback-only open mode).
 const localPrincipal = "local"
 
+// DefaultMaxInFlight is Config.MaxInFlight's default: each call in flight
+// may hold its answer beside its connection's byte budget while the
+// client does not read it (see [connBudget]).
+const DefaultMaxInFlight = 32
+
 // Config configures a gateway.
 type Config struct {
 	// Listen is the HTTP address, for example "127.0.0.1:7400".
@@ -62,7 +67,7 @@ type Config struct {
 	// MaxBatch caps a JSON-RPC batch array; 0 means 100.
 	MaxBatch int
 	// MaxInFlight caps the calls one connection may have running; more
-	// answer 4029 (overloaded). 0 means 32.
+	// answer 4029 (overloaded). 0 means DefaultMaxInFlight.
 	MaxInFlight int
 	// WriteTimeout bounds one write to a client; a slower reader is
 	// disconnected. 0 means 10 s.
@@ -164,7 +169,7 @@ func New(cfg Config) (*Gateway, error) {
 		cfg.MaxBatch = 100
 	}
 	if cfg.MaxInFlight == 0 {
-		cfg.MaxInFlight = 32
+		cfg.MaxInFlight = DefaultMaxInFlight
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = 10 * time.Second

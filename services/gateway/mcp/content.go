@@ -54,7 +54,7 @@ func media(tool string, rc *relayCall, rev int64, result json.RawMessage) (json.
 	if json.Unmarshal(result, &r) != nil {
 		return result, nil
 	}
-	blanked := blank(result, "content", "data")
+	blanked := blank(result)
 	if r.MediaType == "image/png" {
 		return blanked, []mcpsdk.Content{&mcpsdk.ImageContent{Data: r.Data, MIMEType: r.MediaType}}
 	}
@@ -72,17 +72,27 @@ func media(tool string, rc *relayCall, rev int64, result json.RawMessage) (json.
 	return blanked, []mcpsdk.Content{&mcpsdk.ResourceLink{URI: uri, Name: "drawing." + r.Format, Title: fmt.Sprintf("%s at revision %d", rc.documentID, rev), MIMEType: mime}}
 }
 
-// blank is a JSON object with the string members named set to "".
-func blank(obj json.RawMessage, names ...string) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(obj, &m) != nil {
-		return obj
-	}
-	for _, n := range names {
+// fileMembers are the members of an export's or a view's result that
+// hold the file.
+var fileMembers = []string{"content", "data"}
+
+// blankFiles sets the file members of a decoded result to "".
+func blankFiles(m map[string]json.RawMessage) {
+	for _, n := range fileMembers {
 		if _, ok := m[n]; ok {
 			m[n] = json.RawMessage(`""`)
 		}
 	}
+}
+
+// blank is a JSON result with its file members set to "" (see
+// blankFiles).
+func blank(obj json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(obj, &m) != nil {
+		return obj
+	}
+	blankFiles(m)
 	out, err := json.Marshal(m)
 	if err != nil {
 		return obj
@@ -152,11 +162,7 @@ func batchMedia(rc *relayCall, raw json.RawMessage, status enginev1.BatchStatus,
 		if json.Unmarshal(r["result"], &res) != nil {
 			continue
 		}
-		for _, k := range []string{"content", "data"} {
-			if _, ok := res[k]; ok {
-				res[k] = json.RawMessage(`""`)
-			}
-		}
+		blankFiles(res)
 		if status != enginev1.BatchStatus_BATCH_STATUS_ROLLED_BACK && params.DocumentID != "" {
 			rev := after - laterChanges(results[i+1:])
 			var args map[string]any
