@@ -79,10 +79,7 @@ func measureArea(c *call, a *enginev1.AnalysisMeasureAreaArgs) (*enginev1.Analys
 		if len(a.Points) < 3 {
 			return nil, invalidArgs("/points", reasonOutOfRange, "a polygon needs at least 3 points")
 		}
-		p := make(geom.Polygon, len(a.Points))
-		for i, q := range a.Points {
-			p[i] = geom.Pt(q.X, q.Y)
-		}
+		p := geom.Polygon(vecs(a.Points))
 		return &enginev1.AnalysisMeasureAreaResult{Area: p.Area(), Perimeter: p.Perimeter(), Items: []*enginev1.MeasuredArea{}}, nil
 	case len(a.Handles) == 0:
 		return nil, invalidArgs("", reasonMissing, "give the corners of a polygon (points) or closed entities (handles)")

@@ -148,10 +148,7 @@ func selectionPolygon(c *call, a *enginev1.SelectionPolygonArgs) (*enginev1.Sele
 	if len(a.Points) < 3 {
 		return nil, invalidArgs("/points", reasonMissing, "a polygon needs at least 3 points")
 	}
-	poly := make(geom.Polygon, len(a.Points))
-	for i, q := range a.Points {
-		poly[i] = geom.Pt(q.X, q.Y)
-	}
+	poly := geom.Polygon(vecs(a.Points))
 	if poly.Area() == 0 {
 		return nil, invalidArgs("/points", reasonInvalid, "the polygon encloses nothing: its points lie on a line")
 	}
