@@ -549,6 +549,9 @@ func (d *Document) AppendEncoded(dst []byte, h uint64) ([]byte, bool) {
 	if t := d.ltypes; t != nil && t.Handle == h {
 		return append(dst, t.Encode()...), true
 	}
+	if t := d.layouts; t != nil && t.Handle == h {
+		return append(dst, t.Encode()...), true
+	}
 	return dst, false
 }
 
@@ -556,6 +559,9 @@ func (d *Document) AppendEncoded(dst []byte, h uint64) ([]byte, bool) {
 // block, and of the linetype table, blocks and the table first.
 func (d *Document) EachStored(fn func(h uint64, data []byte)) {
 	if t := d.ltypes; t != nil {
+		fn(t.Handle, t.Encode())
+	}
+	if t := d.layouts; t != nil {
 		fn(t.Handle, t.Encode())
 	}
 	for _, b := range d.Blocks() {
@@ -587,6 +593,14 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 			d.SetLinetypes(t)
 			continue
 		}
+		if len(data) > 0 && data[0] == tagLayouts {
+			t, err := decodeLayouts(h, data)
+			if err != nil {
+				return err
+			}
+			d.SetLayouts(t)
+			continue
+		}
 		if len(data) == 0 || data[0] != tagBlock {
 			continue
 		}
@@ -607,7 +621,7 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 	}
 	for _, h := range hs {
 		data := records[h]
-		if len(data) > 0 && (data[0] == tagBlock || data[0] == tagLinetypes) {
+		if len(data) > 0 && (data[0] == tagBlock || data[0] == tagLinetypes || data[0] == tagLayouts) {
 			continue
 		}
 		e, err := DecodeEntity(h, data)

@@ -11,6 +11,7 @@ const (
 	changeCurrent                       // the current layer changed
 	ChangeBlock                         // a block was defined or removed
 	ChangeLtypes                        // the linetype table was replaced
+	ChangeLayouts                       // the layout table was replaced
 )
 
 // Change is one record of the undo log: what a thing was before and after.
@@ -27,13 +28,15 @@ type undoOther struct {
 	name  string // the layer's or block's name, or the current layer before
 	layer *Layer
 	block *Block
-	table *Linetypes
+	table   *Linetypes
+	layouts *Layouts
 }
 
 // Stored reports whether the change is to a record the store keeps under
-// a handle (an entity, a block or the linetype table), and which.
+// a handle (an entity, a block, the linetype or the layout table), and
+// which.
 func (c Change) Stored() (uint64, bool) {
-	return c.Handle, c.Kind == ChangeEntity || c.Kind == ChangeBlock || c.Kind == ChangeLtypes
+	return c.Handle, c.Kind == ChangeEntity || c.Kind == ChangeBlock || c.Kind == ChangeLtypes || c.Kind == ChangeLayouts
 }
 
 // Tx is a write in progress on one document. Its owner holds the
@@ -166,6 +169,8 @@ func (t *Tx) UndoTo(mark int) []Change {
 			t.d.SetBlock(c.undo.name, c.undo.block)
 		case ChangeLtypes:
 			t.d.SetLinetypes(c.undo.table)
+		case ChangeLayouts:
+			t.d.SetLayouts(c.undo.layouts)
 		}
 	}
 	t.log = t.log[:mark]

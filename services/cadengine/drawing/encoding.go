@@ -117,6 +117,9 @@ const (
 	// tagLinetypes is a document's linetype table, stored under its
 	// handle (see Linetypes.Encode).
 	tagLinetypes = 'T'
+	// tagLayouts is a document's layout table, stored under its handle
+	// (see Layouts.Encode).
+	tagLayouts = 'P'
 	encVersion   = 1
 	// encLayout is the version of an entity's encoding that names its
 	// paper-space layout; a model-space entity encodes as encVersion, as

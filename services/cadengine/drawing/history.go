@@ -21,6 +21,7 @@ type Diff struct {
 	blocks   map[string]*blockDiff
 	current  *[2]string
 	ltypes   *[2]*Linetypes
+	layouts  *[2]*Layouts
 }
 
 type blockDiff struct {
@@ -66,6 +67,10 @@ func (d *Document) DiffOf(changes []Change) *Diff {
 		case ChangeLtypes:
 			if df.ltypes == nil {
 				df.ltypes = &[2]*Linetypes{c.undo.table, d.ltypes}
+			}
+		case ChangeLayouts:
+			if df.layouts == nil {
+				df.layouts = &[2]*Layouts{c.undo.layouts, d.layouts}
 			}
 		case ChangeBlock:
 			if df.blocks == nil {
@@ -162,21 +167,11 @@ func (df *Diff) Then(later *Diff) *Diff {
 			out.blocks[n] = &c
 		}
 	}
-	switch {
-	case df.ltypes != nil && later.ltypes != nil:
-		out.ltypes = &[2]*Linetypes{df.ltypes[0], later.ltypes[1]}
-	case df.ltypes != nil:
-		out.ltypes = &[2]*Linetypes{df.ltypes[0], df.ltypes[1]}
-	case later.ltypes != nil:
-		out.ltypes = &[2]*Linetypes{later.ltypes[0], later.ltypes[1]}
-	}
-	switch {
-	case df.current != nil && later.current != nil:
-		out.current = &[2]string{df.current[0], later.current[1]}
-	case df.current != nil:
-		out.current = &[2]string{df.current[0], df.current[1]}
-	case later.current != nil:
-		out.current = &[2]string{later.current[0], later.current[1]}
+	out.ltypes = then(df.ltypes, later.ltypes)
+	out.layouts = then(df.layouts, later.layouts)
+	if df.current != nil || later.current != nil {
+		out.current = new(*cmp.Or(df.current, later.current))
+		out.current[1] = cmp.Or(later.current, df.current)[1]
 	}
 	return out
 }
@@ -188,6 +183,9 @@ func (df *Diff) Size() int {
 		n++
 	}
 	if df.ltypes != nil {
+		n++
+	}
+	if df.layouts != nil {
 		n++
 	}
 	return n
@@ -238,6 +236,14 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 	}
 	if df.ltypes != nil && d.ltypes != df.ltypes[from] {
 		return DiffEffect{}, "the linetype table", false
+	}
+	if df.layouts != nil && d.layouts != df.layouts[from] {
+		return DiffEffect{}, "the layout table", false
+	}
+	if df.layouts != nil {
+		h := cmp.Or(df.layouts[0], df.layouts[1]).Handle
+		t.log = append(t.log, Change{Kind: ChangeLayouts, Handle: h, undo: &undoOther{layouts: d.layouts}})
+		d.SetLayouts(df.layouts[to])
 	}
 	if df.ltypes != nil && df.ltypes[to] != nil && d.ltypes != nil {
 		// Both states are tables under one handle (see Tx.SetLinetypes).
@@ -313,4 +319,14 @@ func sameBlock(a, b *Block) bool {
 		return a == b
 	}
 	return a == b || a.Handle == b.Handle && a.digest == b.digest
+}
+
+// then is the states of a table across two diffs, either of which may
+// not have touched it: before from the first that did, after from the
+// last that did.
+func then[T any](first, later *[2]*T) *[2]*T {
+	if first == nil && later == nil {
+		return nil
+	}
+	return &[2]*T{cmp.Or(first, later)[0], cmp.Or(later, first)[1]}
 }
