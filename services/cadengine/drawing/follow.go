@@ -1,6 +1,6 @@
 package drawing
 
-import "sort"
+import "slices"
 
 // Bound is a geometry whose definition depends on other entities: a
 // dimension bound to the entities it measures. Refs are the handles it
@@ -49,11 +49,14 @@ func (d *Document) index(e *Entity, delta int) {
 // Dependents are the handles of the entities that depend on h, ascending.
 func (d *Document) Dependents(h uint64) []uint64 {
 	m := d.deps[h]
+	if len(m) == 0 {
+		return nil // most entities: nothing to sort
+	}
 	out := make([]uint64, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
 }
 

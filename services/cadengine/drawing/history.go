@@ -16,7 +16,7 @@ type Diff struct {
 	// they are after it (most writes: a slice, not a map, for the
 	// thousands a batch creates); entities the states of the others.
 	created  []*Entity
-	entities map[uint64]*[2]*Entity
+	entities []entityStates // handles ascending, each once
 	layers   map[string]*[2]*Layer
 	blocks   map[string]*blockDiff
 	current  *[2]string
@@ -44,14 +44,8 @@ func (d *Document) DiffOf(changes []Change) *Diff {
 	for _, c := range changes {
 		switch c.Kind {
 		case ChangeEntity:
-			if df.created != nil {
-				continue
-			}
-			if df.entities == nil {
-				df.entities = map[uint64]*[2]*Entity{}
-			}
-			if df.entities[c.Handle] == nil {
-				df.entities[c.Handle] = &[2]*Entity{c.before, d.Entity(c.Handle)}
+			if df.created == nil {
+				df.entities = append(df.entities, entityStates{c.Handle, [2]*Entity{c.before, nil}})
 			}
 		case changeLayer:
 			if df.layers == nil {
@@ -81,7 +75,28 @@ func (d *Document) DiffOf(changes []Change) *Diff {
 			}
 		}
 	}
+	// The state before is the first change's, the state after d's.
+	df.entities = firstOfEach(df.entities)
+	for i := range df.entities {
+		df.entities[i].s[1] = d.Entity(df.entities[i].h)
+	}
 	return df
+}
+
+// firstOfEach sorts states by handle, keeping the first of each handle
+// (the sort is stable) and, for a handle also later in states, the later's
+// state after.
+func firstOfEach(states []entityStates) []entityStates {
+	slices.SortStableFunc(states, func(a, b entityStates) int { return cmp.Compare(a.h, b.h) })
+	out := states[:0]
+	for _, x := range states {
+		if n := len(out); n > 0 && out[n-1].h == x.h {
+			out[n-1].s[1] = x.s[1]
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // onlyCreates reports whether the entity changes are creations, handles
@@ -102,14 +117,13 @@ func onlyCreates(changes []Change) bool {
 
 // states are the entity states of df, handles ascending.
 func (df *Diff) states() []entityStates {
-	out := make([]entityStates, 0, len(df.created)+len(df.entities))
-	for _, e := range df.created {
-		out = append(out, entityStates{e.Handle, [2]*Entity{nil, e}})
+	if df.created == nil {
+		return df.entities
 	}
-	for h, s := range df.entities {
-		out = append(out, entityStates{h, *s})
+	out := make([]entityStates, len(df.created))
+	for i, e := range df.created {
+		out[i] = entityStates{e.Handle, [2]*Entity{nil, e}}
 	}
-	slices.SortFunc(out, func(a, b entityStates) int { return cmp.Compare(a.h, b.h) })
 	return out
 }
 
@@ -122,20 +136,7 @@ type entityStates struct {
 // the states before are df's, the states after later's.
 func (df *Diff) Then(later *Diff) *Diff {
 	out := &Diff{}
-	first, second := df.states(), later.states()
-	if len(first)+len(second) > 0 {
-		out.entities = make(map[uint64]*[2]*Entity, len(first)+len(second))
-	}
-	for _, x := range first {
-		out.entities[x.h] = &[2]*Entity{x.s[0], x.s[1]}
-	}
-	for _, x := range second {
-		if o := out.entities[x.h]; o != nil {
-			o[1] = x.s[1]
-		} else {
-			out.entities[x.h] = &[2]*Entity{x.s[0], x.s[1]}
-		}
-	}
+	out.entities = firstOfEach(slices.Concat(df.states(), later.states()))
 	if len(df.layers)+len(later.layers) > 0 {
 		out.layers = map[string]*[2]*Layer{}
 	}

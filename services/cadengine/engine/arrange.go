@@ -345,13 +345,19 @@ func (c *call) copies(es []*drawing.Entity, xs []geom.Xform) ([]string, error) {
 		return nil, err
 	}
 	out := make([]string, 0, len(es)*len(xs))
+	// The copies are made in one allocation rather than one each: an
+	// array makes many at once, and the slab lives as long as any of them.
+	made := make([]drawing.Entity, len(es)*len(xs))
+	c.tx.Grow(len(made))
 	for _, x := range xs {
 		for _, e := range es {
 			if err := budget.Spend(1); err != nil {
 				return nil, err
 			}
-			n, err := c.copyOf(e, e.Geom.Transformed(x))
-			if err != nil {
+			n := &made[len(out)]
+			*n = *e
+			n.Geom = e.Geom.Transformed(x)
+			if _, err := c.tx.Create(n); err != nil {
 				return nil, err
 			}
 			out = append(out, handleResult(n))
