@@ -231,6 +231,7 @@ func TestBatchValidationRefusesEverything(t *testing.T) {
 		st(enginev1.ToolEntityMove, obj{"handle": "$later", "dx": 1, "dy": 1}),
 		st(enginev1.ToolEntityCreatePoint, obj{"x": 0, "y": 0}, "later"),
 		st(enginev1.ToolEntityGet, obj{"handle": "zz"}),
+		st(enginev1.ToolEntityDeleteMany, obj{"handles": []string{line, "zz"}}),
 	)
 	resp := f.batch(req)
 	type want struct {
@@ -248,6 +249,7 @@ func TestBatchValidationRefusesEverything(t *testing.T) {
 		{6, kindInvalid, "/dx", enginev1.ViolationReason_VIOLATION_REASON_WRONG_TYPE}, // a reference of the wrong type
 		{7, kindUnresolved, "/handle", 0},
 		{9, kindInvalid, "/handle", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
+		{10, kindInvalid, "/handles/1", enginev1.ViolationReason_VIOLATION_REASON_INVALID},
 	}
 	if resp.Ok || resp.Status != statusRefused || len(resp.Errors) != len(wants) {
 		t.Fatalf("batch = ok %v status %v errors %v; want refused with %d errors", resp.Ok, resp.Status, resp.Errors, len(wants))
@@ -264,7 +266,7 @@ func TestBatchValidationRefusesEverything(t *testing.T) {
 	if top := resp.Error; top.GetKind() != kindUnknownTool || top.GetStep() != 1 || top.GetOperationId() != resp.OperationId {
 		t.Errorf("top-level error = %v, want the first failure (unknown_tool, step 1) with the batch's operation id", top)
 	}
-	if statuses(resp) != "----------" || resp.Counts.Executed != 0 {
+	if statuses(resp) != "-----------" || resp.Counts.Executed != 0 {
 		t.Errorf("steps = %s, counts %v; want every step skipped", statuses(resp), resp.Counts)
 	}
 	if after := f.info(); after.Revision != before.Revision || after.ContentHash != before.ContentHash || resp.Revision.GetAfter() != before.Revision {

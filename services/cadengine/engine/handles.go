@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -8,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -33,6 +36,15 @@ func firstBadHandle(m protoreflect.Message) (bad, path string, found bool) {
 		key := hf.pointers[f]
 		nested := fd.Kind() == protoreflect.MessageKind
 		switch {
+		case fd.IsList() && hf.goFields[f] >= 0:
+			// Read through the generated struct: protoreflect's list
+			// allocates for every string it hands out.
+			list := hf.strings(m, f)
+			for i := range list.Len() {
+				if s := list.Index(i).String(); !validHandle(s) {
+					return s, key + "/" + strconv.Itoa(i), true
+				}
+			}
 		case fd.IsList():
 			list := m.Get(fd).List()
 			for i := range list.Len() {
@@ -70,6 +82,24 @@ func validHandle(s string) bool {
 type handleFields struct {
 	fields   []protoreflect.FieldDescriptor
 	pointers []string
+	goFields []int // each field's index in the generated struct
+}
+
+// strings is the list of strings of the fth field of m, a generated
+// message.
+func (hf *handleFields) strings(m protoreflect.Message, f int) reflect.Value {
+	return reflect.ValueOf(m.Interface()).Elem().Field(hf.goFields[f])
+}
+
+// goField is the index in the generated struct t of the field fd.
+func goField(t reflect.Type, fd protoreflect.FieldDescriptor) int {
+	name := "name=" + string(fd.Name()) + ","
+	for i := range t.NumField() {
+		if strings.Contains(t.Field(i).Tag.Get("protobuf")+",", name) {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("engine: %s has no field %s", t, fd.Name()))
 }
 
 var handleFieldCache sync.Map // protoreflect.MessageDescriptor → *handleFields
@@ -95,8 +125,14 @@ func handleFieldsOf(md protoreflect.MessageDescriptor) *handleFields {
 		}
 	}
 	slices.SortFunc(hf.fields, func(a, b protoreflect.FieldDescriptor) int { return strings.Compare(contract.Key(a), contract.Key(b)) })
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
 	for _, fd := range hf.fields {
 		hf.pointers = append(hf.pointers, "/"+escapePointer(contract.Key(fd)))
+		f := -1
+		if err == nil && fd.IsList() && fd.Kind() == protoreflect.StringKind {
+			f = goField(reflect.TypeOf(mt.Zero().Interface()).Elem(), fd)
+		}
+		hf.goFields = append(hf.goFields, f)
 	}
 	v, _ := handleFieldCache.LoadOrStore(md, hf)
 	return v.(*handleFields)
