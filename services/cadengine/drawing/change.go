@@ -25,9 +25,9 @@ type Change struct {
 
 // undoOther is what a layer, current-layer or block change undoes to.
 type undoOther struct {
-	name  string // the layer's or block's name, or the current layer before
-	layer *Layer
-	block *Block
+	name    string // the layer's or block's name, or the current layer before
+	layer   *Layer
+	block   *Block
 	table   *Linetypes
 	layouts *Layouts
 }

@@ -120,7 +120,7 @@ const (
 	// tagLayouts is a document's layout table, stored under its handle
 	// (see Layouts.Encode).
 	tagLayouts = 'P'
-	encVersion   = 1
+	encVersion = 1
 	// encLayout is the version of an entity's encoding that names its
 	// paper-space layout; a model-space entity encodes as encVersion, as
 	// it always did.
