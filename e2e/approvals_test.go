@@ -212,6 +212,22 @@ var catalogFixtures = map[string]fixture{
 		args:   func(handles) map[string]any { return map[string]any{"fix": true} },
 	},
 	"boundary_trace": literal(map[string]any{"x": 5, "y": 1}), // the half of the circle above the line
+	// annotate: hatch edits, dimensions at once
+	"hatch_edit": {
+		before: []catalogStep{{Tool: "hatch_create", Args: map[string]any{"pick_x": 5, "pick_y": 1}, Bind: "hatch"}},
+		args:   func(handles) map[string]any { return map[string]any{"handle": "$hatch", "pattern": "ANSI31"} },
+	},
+	"hatch_add_boundary": {
+		before: []catalogStep{
+			{Tool: "entity_create_circle", Args: map[string]any{"cx": 30, "cy": 30, "radius": 5}, Bind: "outer"},
+			{Tool: "entity_create_circle", Args: map[string]any{"cx": 30, "cy": 30, "radius": 1}, Bind: "island"},
+			{Tool: "hatch_create", Args: map[string]any{"boundaries": []any{"$outer"}}, Bind: "hatch"},
+		},
+		args: func(handles) map[string]any { return map[string]any{"handle": "$hatch", "boundaries": []any{"$island"}} },
+	},
+	"dimension_auto": {args: func(h handles) map[string]any {
+		return map[string]any{"handles": []any{h["line"], h["circle"]}}
+	}},
 }
 
 // catalogState is what a document holds: its entities' handles (and its

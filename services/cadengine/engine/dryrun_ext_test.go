@@ -121,6 +121,10 @@ func dryRunCases(h map[string]string) map[string]obj {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "fillet"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// annotate: hatch edits, dimensions at once
+		enginev1.ToolHatchEdit:        {"handle": h["circle"], "scale": 2},
+		enginev1.ToolHatchAddBoundary: {"handle": h["circle"], "boundaries": []any{h["circle"]}},
+		enginev1.ToolDimensionAuto:    {"handles": []any{h["line"], h["circle"]}},
 	}
 }
 

@@ -296,6 +296,10 @@ func TestEveryToolAnswers(t *testing.T) {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "line"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// annotate: hatch edits, dimensions at once
+		enginev1.ToolHatchEdit:        {"handle": "103", "scale": 2},
+		enginev1.ToolHatchAddBoundary: {"handle": "103", "boundaries": []any{"104"}},
+		enginev1.ToolDimensionAuto:    {"handles": []any{h, h2}},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -310,7 +314,8 @@ func TestEveryToolAnswers(t *testing.T) {
 		// For the text and block attribute tools: block BA (103) with an
 		// attribute T, an insert of it (104) and a text (105). For modify
 		// (issue #37): line 103, a boundary ahead of line 101 to extend
-		// to, or a line from its end to join.
+		// to, or a line from its end to join. For the hatch edits, a
+		// hatch (103).
 		switch tool.Name {
 		case enginev1.ToolTextEdit, enginev1.ToolBlockAttributesGet, enginev1.ToolBlockAttributesSet:
 			f.ok(enginev1.ToolBlockDefine, obj{"name": "BA", "attributes": []any{obj{"tag": "T", "x": 0, "y": 0}}})
@@ -322,6 +327,10 @@ func TestEveryToolAnswers(t *testing.T) {
 			f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 2, "y1": 0, "x2": 3, "y2": 1})
 		case enginev1.ToolDocumentRedo:
 			f.ok(enginev1.ToolDocumentUndo, obj{}) // something to redo
+		case enginev1.ToolHatchEdit, enginev1.ToolHatchAddBoundary:
+			// A hatch of circle 100 (103) and a circle inside it (104).
+			f.handle(enginev1.ToolHatchCreate, obj{"boundaries": []any{h}})
+			f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 0.5})
 		}
 		args := minimal[tool.Name]
 		if args == nil {

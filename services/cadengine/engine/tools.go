@@ -147,6 +147,10 @@ func toolTable() map[string]toolSpec {
 		// catalog (issue #38): find and describe tools
 		enginev1.ToolToolSearch:   engineTool(toolSearch),
 		enginev1.ToolToolDescribe: engineTool(toolDescribe),
+		// annotate: edit hatches, dimension many entities at once
+		enginev1.ToolHatchEdit:        docTool(hatchEdit),
+		enginev1.ToolHatchAddBoundary: docTool(hatchAddBoundary),
+		enginev1.ToolDimensionAuto:    docTool(dimensionAuto),
 	}
 }
 

@@ -1412,6 +1412,57 @@ func (x *BlockDeleteArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *HatchEditArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) <= 0.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *HatchAddBoundaryArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Boundaries); n > 0 && n < 1 {
+		return &RuleViolation{Path: "/boundaries", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 1 elements"}
+	}
+	if len(x.Boundaries) > 1000 {
+		return &RuleViolation{Path: "/boundaries", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 1000 elements"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *DimensionAutoArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Handles); n > 0 && n < 1 {
+		return &RuleViolation{Path: "/handles", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 1 elements"}
+	}
+	if len(x.Handles) > 1000 {
+		return &RuleViolation{Path: "/handles", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 1000 elements"}
+	}
+	if x.Offset != nil {
+		if float64(*x.Offset) <= 0.0 {
+			return &RuleViolation{Path: "/offset", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) <= 0.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *EntityArrayRectangularArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil

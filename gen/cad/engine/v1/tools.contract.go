@@ -94,6 +94,9 @@ const (
 	ToolBlockExplode             = "block_explode"
 	ToolBlockList                = "block_list"
 	ToolBlockDelete              = "block_delete"
+	ToolHatchEdit                = "hatch_edit"
+	ToolHatchAddBoundary         = "hatch_add_boundary"
+	ToolDimensionAuto            = "dimension_auto"
 	ToolEntityExplode            = "entity_explode"
 	ToolEntityStretch            = "entity_stretch"
 	ToolEntityArrayRectangular   = "entity_array_rectangular"
@@ -750,6 +753,36 @@ var Tools = []ToolInfo{
 		Result:       (*BlockDeleteResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"minLength":1,"type":"string"}},"required":["name"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	},
+	{
+		Name:         ToolHatchEdit,
+		Description:  "Change a hatch's pattern, scale or angle; what is not given stays. Colour and layer: entity_set_properties.",
+		Keywords:     []string{"hatchedit", "he", "edit hatch", "change hatch pattern", "hatch scale", "hatching coarser or finer", "schraffur bearbeiten", "modifier hachure", "editar sombreado"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*HatchEditArgs)(nil),
+		Result:       (*HatchEditResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"handle":{"type":"string","x-cad-handle":true},"pattern":{"type":"string"},"scale":{"exclusiveMinimum":0,"type":"number"}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolHatchAddBoundary,
+		Description:  "Add closed boundaries (closed polylines, circles, whole ellipses) to a hatch as loops: one inside its area is an island left unfilled, one outside fills a region more.",
+		Keywords:     []string{"hatchedit add boundary", "add boundary", "add island", "schraffurgrenze hinzufügen", "ajouter un contour", "añadir contorno"},
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*HatchAddBoundaryArgs)(nil),
+		Result:       (*HatchAddBoundaryResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"boundaries":{"items":{"type":"string","x-cad-handle":true},"maxItems":1000,"minItems":1,"type":"array"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"area":{"type":"number"},"handle":{"type":"string","x-cad-handle":true},"loops":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["handle","loops","area"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDimensionAuto,
+		Description:  "Dimension entities at once: a chain or baseline run of linear dimensions through their ends, vertices and centres, below (x) and left of (y) their extents, each bound to its points.",
+		Keywords:     []string{"qdim", "quick dimension", "dimension everything", "auto dimension", "chain dimensions", "baseline dimensions", "schnellbemaßung", "kettenmaß", "cotation rapide", "acotación rápida"},
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*DimensionAutoArgs)(nil),
+		Result:       (*DimensionAutoResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"direction":{"enum":["horizontal","vertical","both"],"type":"string"},"handles":{"items":{"type":"string","x-cad-handle":true},"maxItems":1000,"minItems":1,"type":"array"},"layer":{"type":"string"},"offset":{"exclusiveMinimum":0,"type":"number"},"run":{"enum":["chain","baseline"],"type":"string"},"scale":{"exclusiveMinimum":0,"type":"number"},"style":{"type":"string"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"}},"required":["count"],"type":"object"}`,
 	},
 	{
 		Name:         ToolEntityExplode,

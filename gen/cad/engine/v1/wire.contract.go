@@ -716,6 +716,51 @@ func (x SnapKind) WireName() string {
 	return ""
 }
 
+// DimensionRunByWireName maps the wire names of DimensionRun to its values (the
+// unspecified value has none).
+var DimensionRunByWireName = map[string]int32{
+	"chain":    1,
+	"baseline": 2,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number DimensionRun
+// does not declare.
+func (x DimensionRun) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "chain"
+	case 2:
+		return "baseline"
+	}
+	return ""
+}
+
+// DimensionDirectionByWireName maps the wire names of DimensionDirection to its values (the
+// unspecified value has none).
+var DimensionDirectionByWireName = map[string]int32{
+	"horizontal": 1,
+	"vertical":   2,
+	"both":       3,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number DimensionDirection
+// does not declare.
+func (x DimensionDirection) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "horizontal"
+	case 2:
+		return "vertical"
+	case 3:
+		return "both"
+	}
+	return ""
+}
+
 // SelectionPolygonModeByWireName maps the wire names of SelectionPolygonMode to its values (the
 // unspecified value has none).
 var SelectionPolygonModeByWireName = map[string]int32{
@@ -19455,6 +19500,493 @@ func (x *BlockDeleteResult) MarshalWire(e *jsonwire.Encoder) {
 	e.OpenObject()
 	e.Key("\"name\":")
 	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *HatchEditArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "pattern":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Pattern = &v
+		case "scale":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = d.Float64Ref(v)
+		case "angle":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Angle = d.Float64Ref(v)
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *HatchEditArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &HatchEditArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if x.Pattern != nil {
+		e.Key("\"pattern\":")
+		e.String((*x.Pattern))
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.HatchEditArgs.scale")
+	}
+	if x.Angle != nil {
+		e.Key("\"angle\":")
+		e.Float64(float64((*x.Angle)), "cad.engine.v1.HatchEditArgs.angle")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *HatchEditResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *HatchEditResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &HatchEditResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *HatchAddBoundaryArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "boundaries":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if d.EmptyArrayNext() {
+				return d.Fail()
+			}
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Boundaries = append(x.Boundaries, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *HatchAddBoundaryArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &HatchAddBoundaryArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if len(x.Boundaries) > 0 {
+		e.Key("\"boundaries\":")
+		e.OpenArray()
+		for _, v := range x.Boundaries {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *HatchAddBoundaryResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "loops":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Loops = v
+		case "area":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Area = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *HatchAddBoundaryResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &HatchAddBoundaryResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"loops\":")
+	e.Int64(int64(x.Loops))
+	e.Key("\"area\":")
+	e.Float64(float64(x.Area), "cad.engine.v1.HatchAddBoundaryResult.area")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionAutoArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handles":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if d.EmptyArrayNext() {
+				return d.Fail()
+			}
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "run":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			n, ok := d.Enum(DimensionRunByWireName)
+			if !ok {
+				return false
+			}
+			v := DimensionRun(n)
+			x.Run = &v
+		case "direction":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			n, ok := d.Enum(DimensionDirectionByWireName)
+			if !ok {
+				return false
+			}
+			v := DimensionDirection(n)
+			x.Direction = &v
+		case "offset":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Offset = d.Float64Ref(v)
+		case "style":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Style = &v
+		case "scale":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = d.Float64Ref(v)
+		case "layer":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionAutoArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionAutoArgs{}
+	}
+	e.OpenObject()
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Run != nil {
+		e.Key("\"run\":")
+		if n := (*x.Run).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Run)))
+		}
+	}
+	if x.Direction != nil {
+		e.Key("\"direction\":")
+		if n := (*x.Direction).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Direction)))
+		}
+	}
+	if x.Offset != nil {
+		e.Key("\"offset\":")
+		e.Float64(float64((*x.Offset)), "cad.engine.v1.DimensionAutoArgs.offset")
+	}
+	if x.Style != nil {
+		e.Key("\"style\":")
+		e.String((*x.Style))
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.DimensionAutoArgs.scale")
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DimensionAutoResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handles":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x2 == 0x2)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DimensionAutoResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DimensionAutoResult{}
+	}
+	e.OpenObject()
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
 	e.CloseObject()
 }
 
