@@ -223,7 +223,9 @@ var catalogFixtures = map[string]fixture{
 			{Tool: "entity_create_circle", Args: map[string]any{"cx": 30, "cy": 30, "radius": 1}, Bind: "island"},
 			{Tool: "hatch_create", Args: map[string]any{"boundaries": []any{"$outer"}}, Bind: "hatch"},
 		},
-		args: func(handles) map[string]any { return map[string]any{"handle": "$hatch", "boundaries": []any{"$island"}} },
+		args: func(handles) map[string]any {
+			return map[string]any{"handle": "$hatch", "boundaries": []any{"$island"}}
+		},
 	},
 	"dimension_auto": {args: func(h handles) map[string]any {
 		return map[string]any{"handles": []any{h["line"], h["circle"]}}
