@@ -48,3 +48,20 @@ func BenchmarkResolveOneGroup(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSolveChain solves one group of 300 constraints (a polyline
+// of 100 segments with lengths and angles): what the dense algebra of
+// one big group costs.
+func BenchmarkSolveChain(b *testing.B) {
+	k := chain(1, 0.01, 100)
+	ctx := context.Background()
+	for b.Loop() {
+		b.StopTimer()
+		s := k.s.Clone()
+		b.StartTimer()
+		res, err := s.Solve(ctx)
+		if err != nil || res.Status != solve.Solved {
+			b.Fatalf("Solve = %v, %v; want solved", res.Status, err)
+		}
+	}
+}

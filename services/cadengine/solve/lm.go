@@ -11,6 +11,12 @@ import (
 // of one group; a well-posed group converges in a handful.
 const maxIterations = 100
 
+// lambdaDrop is the most the damping shrinks after a good step
+// (Nielsen's rule has 1/3): a long chain of constraints has small
+// singular values, which a damping shrinking by thirds approaches only
+// linearly.
+const lambdaDrop = 1e-3
+
 // work is the scratch space of solving one group: the columns of its
 // free parameters and the matrices, reused from group to group.
 type work struct {
@@ -88,7 +94,7 @@ func (p *problem) tolerances() (done, held float64) {
 		size = math.Max(1, hi-lo)
 	}
 	held = geom.Tol(size, mag)
-	return math.Max(held*1e-4, geom.RoundingFloor(mag)/64), held
+	return math.Max(held*1e-6, geom.RoundingFloor(mag)/8), held
 }
 
 // solve runs Levenberg–Marquardt on p from the current values and
@@ -193,7 +199,7 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 			if rho := (cost - tcost) / pred; pred > 0 && rho > 0 && !math.IsNaN(tcost) && !math.IsInf(tcost, 0) {
 				accepted = true
 				cost = tcost
-				lambda *= math.Max(1.0/3, 1-math.Pow(2*rho-1, 3))
+				lambda *= math.Max(lambdaDrop, 1-math.Pow(2*rho-1, 3))
 				nu = 2
 				p.eval(w.r, w.j)
 				continue

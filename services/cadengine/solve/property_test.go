@@ -40,3 +40,18 @@ func TestSolvesBackToKnownSolution(t *testing.T) {
 		}
 	}
 }
+
+// TestChainSolvesBack: one group of 300 constraints comes back to its
+// known solution.
+func TestChainSolvesBack(t *testing.T) {
+	k := chain(2, 0.01, 100)
+	res := mustSolve(t, k.s)
+	if res.Status != solve.Solved || res.Groups != 1 || res.DOF != 0 {
+		t.Errorf("status %v, %d groups, dof %d; want solved, 1, 0", res.Status, res.Groups, res.DOF)
+	}
+	for p, want := range k.want {
+		if got := k.s.Value(solve.Param(p)); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Errorf("parameter %d = %.12g, want %.12g", p, got, want)
+		}
+	}
+}

@@ -151,3 +151,34 @@ func document(seed uint64, noise float64, n int) *sketch {
 	}
 	return k
 }
+
+// chain is one open polyline of n segments, the first horizontal from
+// a fixed start, each with its length and its angle to the one before:
+// one group of 3n constraints over 4n parameters.
+func chain(seed uint64, noise float64, n int) *sketch {
+	k := newSketch(seed, noise)
+	k.size = 5
+	p := geom.Pt(0, 0)
+	dir := 0.0
+	var prev solve.Line
+	for i := range n {
+		turn := 0.0
+		if i > 0 {
+			turn = geom.Rad(-60 + k.rng.Float64()*120)
+		}
+		dir += turn
+		length := 5 + k.rng.Float64()*10
+		q := p.Add(geom.Pt(math.Cos(dir), math.Sin(dir)).Mul(length))
+		l := k.line(p, q)
+		k.add(solve.Distance{A: l.A, B: l.B, Value: length})
+		if i == 0 {
+			k.fixAt(l.A)
+			k.add(solve.Horizontal{A: l.A, B: l.B})
+		} else {
+			k.add(solve.Coincident{A: prev.B, B: l.A})
+			k.add(solve.Angle{L1: prev, L2: l, Value: turn})
+		}
+		prev, p = l, q
+	}
+	return k
+}
