@@ -8,7 +8,7 @@ import (
 // rankOf is the degrees of freedom of g at the current values (its free
 // parameters minus the rank of its Jacobian) and its redundant
 // constraints: those with a row in the span of the rows before it, in
-// diagnosis order.
+// diagnosis order. The rank is the number of rows that are not.
 func (s *System) rankOf(w *work, g *group) (int, []ID) {
 	n := len(g.params)
 	pr := s.problem(w, g.entries, g.params)
@@ -32,7 +32,7 @@ func (s *System) rankOf(w *work, g *group) (int, []ID) {
 			redundant = append(redundant, e.id)
 		}
 	}
-	return n - rank(jm, pr.rows, n), redundant
+	return n - basis.k, redundant
 }
 
 // conflicting is a smallest set of g's constraints that cannot all hold,

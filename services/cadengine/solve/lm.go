@@ -20,16 +20,17 @@ const lambdaDrop = 1e-3
 // work is the scratch space of solving one group: the columns of its
 // free parameters and the matrices, reused from group to group.
 type work struct {
-	col []int32 // by Param: the column in the group being solved, or -1
-	r   []float64
-	rt  []float64 // residuals at a trial point
-	j   []float64 // m × n
-	a   []float64 // n × n
-	g   []float64
-	d   []float64
-	fac []float64 // A + λI and its factor
-	old []float64 // the parameters before a trial step
-	nz  []int32
+	col   []int32 // by Param: the column in the group being solved, or -1
+	r     []float64
+	rt    []float64 // residuals at a trial point
+	j     []float64 // m × n
+	a     []float64 // n × n
+	g     []float64
+	d     []float64
+	fac   []float64 // A + λI and its factor
+	old   []float64 // the parameters before a trial step
+	first []int32   // by column: the envelope of JᵀJ (see cholSolve)
+	nz    []int32
 }
 
 func grow(s []float64, n int) []float64 {
@@ -97,6 +98,34 @@ func (p *problem) tolerances() (done, held float64) {
 	return math.Max(held*1e-6, geom.RoundingFloor(mag)/8), held
 }
 
+// envelope sets w.first: for each column of JᵀJ, the first column it
+// shares a constraint with.
+func (p *problem) envelope() {
+	n := len(p.params)
+	w := p.w
+	if cap(w.first) < n {
+		w.first = make([]int32, n)
+	}
+	w.first = w.first[:n]
+	for c := range w.first {
+		w.first[c] = int32(c)
+	}
+	for _, k := range p.entries {
+		ps := p.s.entries[k].ps
+		lo := int32(n)
+		for _, q := range ps {
+			if c := w.col[q]; c >= 0 {
+				lo = min(lo, c)
+			}
+		}
+		for _, q := range ps {
+			if c := w.col[q]; c >= 0 {
+				w.first[c] = min(w.first[c], lo)
+			}
+		}
+	}
+}
+
 // solve runs Levenberg–Marquardt on p from the current values and
 // reports whether the constraints hold at the end.
 func (p *problem) solve(ctx context.Context) (bool, error) {
@@ -111,6 +140,7 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 	w.fac = grow(w.fac, n*n)
 	w.old = grow(w.old, n)
 	x := p.s.x
+	p.envelope()
 	done, held := p.tolerances()
 	p.eval(w.r, w.j)
 	cost := dot(w.r, w.r) / 2
@@ -167,7 +197,7 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 				fac[c*n+c] += lambda
 				step[c] = -w.g[c]
 			}
-			if !cholSolve(fac, step, n) {
+			if !cholSolve(fac, step, w.first, n) {
 				lambda *= nu
 				nu *= 2
 				continue
