@@ -42,22 +42,29 @@ type configured interface {
 	resolve(x []float64) Constraint
 }
 
-// jac receives the partial derivatives of the constraint being evaluated
-// into a dense row-major matrix of the group's rows and free parameters.
+// jac receives the nonzero partial derivatives of the constraints being
+// evaluated, by row of the group and column of its free parameters.
 type jac struct {
-	col []int32   // by Param: the parameter's column, or -1 when it is not solved for
-	m   []float64 // rows × n
-	n   int
-	row int // the first row of the constraint being evaluated
+	col   []int32 // by Param: the parameter's column, or -1 when it is not solved for
+	terms []term
+	spans []int32 // where each constraint's terms start in terms, and the end
+	row   int     // the first row of the constraint being evaluated
 }
 
-// add adds v to ∂r[k]/∂p.
+// term is one partial derivative; a row may have two for one column
+// (a constraint reading a point twice): they add.
+type term struct {
+	row, col int32
+	v        float64
+}
+
+// add records v as (a part of) ∂r[k]/∂p.
 func (j *jac) add(k int, p Param, v float64) {
 	if j == nil {
 		return
 	}
 	if c := j.col[p]; c >= 0 {
-		j.m[(j.row+k)*j.n+int(c)] += v
+		j.terms = append(j.terms, term{int32(j.row + k), c, v})
 	}
 }
 

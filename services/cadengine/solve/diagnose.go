@@ -8,21 +8,27 @@ import (
 // rankOf is the degrees of freedom of g at the current values (its free
 // parameters minus the rank of its Jacobian) and its redundant
 // constraints: those with a row in the span of the rows before it, in
-// diagnosis order. The rank is the number of rows that are not.
+// diagnosis order (see [rowBasis]). The rank is the number of rows that
+// are not.
 func (s *System) rankOf(w *work, g *group) (int, []ID) {
 	n := len(g.params)
 	pr := s.problem(w, g.entries, g.params)
-	r := make([]float64, pr.rows)
-	jm := make([]float64, pr.rows*n)
-	pr.eval(r, jm)
-	basis := rowBasis{n: n}
+	pr.eval(make([]float64, pr.rows), true)
+	basis := rowBasis{n: n, q: make([]float64, 0, n*min(n, pr.rows))}
 	var redundant []ID
-	row := 0
-	for _, k := range g.entries {
+	v := make([]float64, n)
+	row := int32(0)
+	for ei, k := range g.entries {
 		e := &s.entries[k]
+		ts := w.j.terms[w.j.spans[ei]:w.j.spans[ei+1]]
 		dependent := false
 		for range e.c.rows() {
-			v := slices.Clone(jm[row*n : row*n+n])
+			clear(v)
+			for _, t := range ts {
+				if t.row == row {
+					v[t.col] += t.v
+				}
+			}
 			if !basis.add(v) {
 				dependent = true
 			}

@@ -52,22 +52,26 @@ func cholSolve(a, b []float64, first []int32, n int) bool {
 	return true
 }
 
-// rankTol is the relative size below which what is left of a row once
-// projected off the rows before it counts as zero. The residuals are all lengths and the derivatives mostly of
-// order one, so one relative threshold serves every sketch.
+// rankTol is the relative distance from the span of the rows before it
+// below which a row counts as dependent.
 const rankTol = 1e-8
 
 // rowBasis grows an orthonormal basis of the span of rows, one row at a
 // time: a QR factorization of the Jacobian's transpose, its columns (the
 // constraints' rows) taken in order and those in the span of the ones
-// before skipped. Classical Gram–Schmidt, the first pass over the new
-// row's nonzeros only (a constraint reads a few parameters), and a
-// second pass when the first took away much of it ("twice is enough").
+// before skipped. Classical Gram–Schmidt: the row's components along the
+// basis come from its own nonzeros (a constraint reads a few
+// parameters), so only the basis vectors it overlaps are subtracted,
+// and when that took away much of it, a second pass over the same
+// vectors restores what rounding lost ("twice is enough"; the vectors it
+// did not overlap are orthogonal to what was subtracted to rounding).
+// A chain of constraints costs a few vectors a row, not the whole basis.
 type rowBasis struct {
-	n int
-	q []float64 // the basis, row-major
-	k int       // how many rows q has
-	d []float64 // scratch: the row's components along the basis
+	n    int
+	q    []float64 // the basis, row-major
+	k    int       // how many rows q has
+	used []int32   // scratch: the basis vectors the row overlaps
+	d    []float64 // scratch: its components along them
 }
 
 // add reports whether row v (length n) is independent of the rows added
@@ -84,20 +88,23 @@ func (b *rowBasis) add(v []float64) bool {
 			nzs = append(nzs, int32(j))
 		}
 	}
-	b.d = grow(b.d, b.k)
+	b.used, b.d = b.used[:0], b.d[:0]
 	for i := range b.k {
 		qi := b.q[i*b.n : i*b.n+b.n]
 		s := 0.0
 		for _, j := range nzs {
 			s += qi[j] * v[j]
 		}
-		b.d[i] = s
+		if s != 0 {
+			b.used = append(b.used, int32(i))
+			b.d = append(b.d, s)
+		}
 	}
 	b.subtract(v)
 	left := math.Sqrt(dot(v, v))
 	if left < 0.5*norm {
-		for i := range b.k {
-			b.d[i] = dot(b.q[i*b.n:i*b.n+b.n], v)
+		for u, i := range b.used {
+			b.d[u] = dot(b.q[int(i)*b.n:int(i)*b.n+b.n], v)
 		}
 		b.subtract(v)
 		left = math.Sqrt(dot(v, v))
@@ -113,13 +120,12 @@ func (b *rowBasis) add(v []float64) bool {
 	return true
 }
 
-// subtract takes v's components d along the basis away from v.
+// subtract takes v's components b.d along the basis vectors b.used
+// away from v.
 func (b *rowBasis) subtract(v []float64) {
-	for i, d := range b.d[:b.k] {
-		if d == 0 {
-			continue
-		}
-		qi := b.q[i*b.n : i*b.n+b.n]
+	for u, i := range b.used {
+		d := b.d[u]
+		qi := b.q[int(i)*b.n : int(i)*b.n+b.n]
 		for j := range v {
 			v[j] -= d * qi[j]
 		}

@@ -23,16 +23,24 @@ type work struct {
 	col   []int32 // by Param: the column in the group being solved, or -1
 	r     []float64
 	rt    []float64 // residuals at a trial point
-	j     []float64 // m × n
-	a     []float64 // n × n
+	j     jac       // the Jacobian's nonzeros
+	a     []float64 // n × n, JᵀJ's lower triangle within its envelope
 	g     []float64
 	d     []float64
 	fac   []float64 // A + λI and its factor
 	old   []float64 // the parameters before a trial step
 	first []int32   // by column: the envelope of JᵀJ (see cholSolve)
-	nz    []int32
 }
 
+// growKeep is s at length n, its contents left as they are.
+func growKeep(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+// grow is s at length n, zeroed.
 func grow(s []float64, n int) []float64 {
 	if cap(s) < n {
 		return make([]float64, n)
@@ -59,22 +67,28 @@ func (s *System) problem(w *work, entries []int32, params []Param) *problem {
 	return &problem{s: s, entries: entries, params: params, rows: rows, w: w}
 }
 
-// eval writes the residuals into r and, when jm is not nil, the
-// Jacobian into jm (rows × len(params), zeroed here).
-func (p *problem) eval(r, jm []float64) {
+// eval writes the residuals into r and, when withJ, the Jacobian's
+// nonzeros into p.w.j.
+func (p *problem) eval(r []float64, withJ bool) {
 	var j *jac
-	if jm != nil {
-		clear(jm)
-		j = &jac{col: p.w.col, m: jm, n: len(p.params)}
+	if withJ {
+		j = &p.w.j
+		j.col = p.w.col
+		j.terms = j.terms[:0]
+		j.spans = j.spans[:0]
 	}
 	row := 0
 	for _, k := range p.entries {
 		c := p.s.entries[k].c
 		if j != nil {
 			j.row = row
+			j.spans = append(j.spans, int32(len(j.terms)))
 		}
 		c.eval(p.s.x, r[row:row+c.rows()], j)
 		row += c.rows()
+	}
+	if j != nil {
+		j.spans = append(j.spans, int32(len(j.terms)))
 	}
 }
 
@@ -133,16 +147,15 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 	w := p.w
 	w.r = grow(w.r, m)
 	w.rt = grow(w.rt, m)
-	w.j = grow(w.j, m*n)
-	w.a = grow(w.a, n*n)
+	w.a = growKeep(w.a, n*n)
 	w.g = grow(w.g, n)
 	w.d = grow(w.d, n)
-	w.fac = grow(w.fac, n*n)
+	w.fac = growKeep(w.fac, n*n)
 	w.old = grow(w.old, n)
 	x := p.s.x
 	p.envelope()
 	done, held := p.tolerances()
-	p.eval(w.r, w.j)
+	p.eval(w.r, true)
 	cost := dot(w.r, w.r) / 2
 	if n == 0 {
 		return maxAbs(w.r) <= held, nil
@@ -156,23 +169,23 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		// A = JᵀJ and g = Jᵀr, from each row's nonzeros.
-		clear(w.a)
+		// A = JᵀJ (its lower triangle) and g = Jᵀr, from each
+		// constraint's nonzeros: a column may come twice in a row (a
+		// point read twice), and the products add up right.
+		for c := range n {
+			clear(w.a[c*n+int(w.first[c]) : c*n+c+1])
+		}
 		clear(w.g)
-		for i := range m {
-			row := w.j[i*n : i*n+n]
-			w.nz = w.nz[:0]
-			for c, v := range row {
-				if v != 0 {
-					w.nz = append(w.nz, int32(c))
-				}
-			}
-			for _, c := range w.nz {
-				v := row[c]
-				w.g[c] += v * w.r[i]
-				ac := w.a[int(c)*n : int(c)*n+n]
-				for _, c2 := range w.nz {
-					ac[c2] += v * row[c2]
+		t := w.j.terms
+		for e := range len(w.j.spans) - 1 {
+			ts := t[w.j.spans[e]:w.j.spans[e+1]]
+			for _, a := range ts {
+				w.g[a.col] += a.v * w.r[a.row]
+				ac := w.a[int(a.col)*n : int(a.col)*n+n]
+				for _, b := range ts {
+					if b.row == a.row && b.col <= a.col {
+						ac[b.col] += a.v * b.v
+					}
 				}
 			}
 		}
@@ -192,8 +205,8 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 			}
 			// (A + λI) δ = -g, on a copy: A is kept for the next λ.
 			step, fac := w.d, w.fac
-			copy(fac, w.a)
 			for c := range n {
+				copy(fac[c*n+int(w.first[c]):c*n+c+1], w.a[c*n+int(w.first[c]):c*n+c+1])
 				fac[c*n+c] += lambda
 				step[c] = -w.g[c]
 			}
@@ -224,14 +237,14 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 				x[q] += step[c]
 			}
 			trial := w.rt
-			p.eval(trial, nil)
+			p.eval(trial, false)
 			tcost := dot(trial, trial) / 2
 			if rho := (cost - tcost) / pred; pred > 0 && rho > 0 && !math.IsNaN(tcost) && !math.IsInf(tcost, 0) {
 				accepted = true
 				cost = tcost
 				lambda *= math.Max(lambdaDrop, 1-math.Pow(2*rho-1, 3))
 				nu = 2
-				p.eval(w.r, w.j)
+				p.eval(w.r, true)
 				continue
 			}
 			for c, q := range p.params {
