@@ -34,20 +34,29 @@
 // predicted the step. The plain λI (Levenberg's, not Marquardt's
 // diag(JᵀJ)) makes each step the smallest change that reduces the
 // residuals, so an under-constrained sketch moves as little as it can.
+// The Jacobian is kept as its nonzeros and JᵀJ + λI is factored by a
+// Cholesky within its envelope, which is narrow when the parameters are
+// numbered along the figure (as entities made one after the other are).
 //
-// At the solution a Householder QR with column pivoting of the group's
-// Jacobian gives its rank: the degrees of freedom are the free
-// parameters minus the rank (plus every free parameter no constraint
-// reads). Rows are then taken in id order, each kept when it is not in
-// the span of the rows kept before it (modified Gram–Schmidt):
-// constraints with a dropped row are redundant. A group whose residuals
-// cannot be brought to zero is over-constrained; its conflicting set is
-// found by solving prefixes of its constraints in id order (the shortest
+// At the solution the rows of the group's Jacobian are taken in
+// diagnosis order (an arc's own equations, then constraints by id) and
+// orthogonalized (Gram–Schmidt, a QR factorization of Jᵀ): a row within
+// 1e-8 of its length of the span of the rows before it is dependent, and
+// its constraint redundant. The rank is the number of the others; the
+// degrees of freedom are the free parameters minus the rank (plus every
+// free parameter no constraint reads). A group whose residuals cannot
+// be brought to zero is over-constrained; its conflicting set is found
+// by solving prefixes of its constraints in id order (the shortest
 // prefix that cannot hold ends in a constraint that must be in the set)
 // and then dropping, one by one from the highest id, every constraint
 // without which the rest still cannot hold (a deletion filter): what
 // remains cannot all hold, and every constraint in it is needed for
 // that. Its parameters are left as they were.
+//
+// Primitives may share points (a polyline's segments their vertices, an
+// arc its end with a line), which needs no coincidence at all; the
+// engine ties auxiliary points where a reference is not a parameter
+// ([System.Tie]).
 //
 // Everything is deterministic: groups, rows and columns are ordered by
 // parameter index and constraint id, never by map iteration, so the same
@@ -150,6 +159,26 @@ func (s *System) Arc(center Point, r float64, start, end Point) Arc {
 	s.addEntry(entry{c: PointOnCircle{start, a.Circle}, internal: true})
 	s.addEntry(entry{c: PointOnCircle{end, a.Circle}, internal: true})
 	return a
+}
+
+// Tie adds c as one of the system's own equations, as [System.Arc] does
+// for an arc's ends: it holds like any constraint, but has no id, is
+// never named redundant or conflicting, and comes first in the
+// diagnosis. The engine ties the auxiliary points it makes for
+// references that are not parameters: a line's `mid` is a point tied by
+// a [Midpoint]; an arc's is a point P tied by a [PointOnCircle] and a
+// [Symmetric] of the arc's ends about the line from its center to P.
+func (s *System) Tie(c Constraint) error {
+	for _, p := range c.params(nil) {
+		if p < 0 || int(p) >= len(s.x) {
+			return fmt.Errorf("tie (%s): no parameter %d", c.Kind(), p)
+		}
+	}
+	if f, ok := c.(configured); ok {
+		c = f.resolve(s.x)
+	}
+	s.addEntry(entry{c: c, internal: true})
+	return nil
 }
 
 // Len is how many parameters s has.

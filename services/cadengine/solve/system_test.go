@@ -3,6 +3,7 @@ package solve_test
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"testing"
 
@@ -156,5 +157,60 @@ func TestTangentAtAFilletCorner(t *testing.T) {
 				t.Errorf("%v, dof %d, center %v; want under_constrained, %d, (10, 2) within %g", res.Status, res.DOF, vec(s, a.Center), tc.dof, tc.size*geom.Tolerance)
 			}
 		})
+	}
+}
+
+// TestTie: a line's midpoint as a tied point, held where a constraint
+// says, counted in the freedoms but never named.
+func TestTie(t *testing.T) {
+	s := solve.New()
+	l := s.Line(0, 0, 10, 1)
+	mid := s.Point(5, 0.5)
+	if err := s.Tie(solve.Midpoint{P: mid, L: l}); err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, s, 1, solve.Fixed{Params: mid.Params(), Values: []float64{6, 2}})
+	mustAdd(t, s, 2, solve.Horizontal{A: l.A, B: l.B})
+	res := mustSolve(t, s)
+	// The line's 4 coordinates and the point's 2, less the tie's 2,
+	// the fix's 2 and the horizontal's 1.
+	if res.Status != solve.UnderConstrained || res.DOF != 1 {
+		t.Errorf("%v, dof %d; want under_constrained, 1", res.Status, res.DOF)
+	}
+	if got := vec(s, l.A).Mid(vec(s, l.B)); !got.Same(geom.Pt(6, 2)) {
+		t.Errorf("the line's middle %v, want (6, 2)", got)
+	}
+	// A second place for the middle conflicts with the first; the tie
+	// is not named.
+	mustAdd(t, s, 3, solve.DistanceY{A: l.A, B: mid, Value: 1})
+	if res := mustSolve(t, s); res.Status != solve.OverConstrained || !slices.Equal(res.Conflicting, []solve.ID{2, 3}) {
+		t.Errorf("%v, conflicting %v; want over_constrained, [2 3]", res.Status, res.Conflicting)
+	}
+}
+
+// TestArcMidpoint: an arc's middle as the engine ties it (see
+// [solve.System.Tie]), held at 60° with the start at 0°: the end goes to
+// 120°.
+func TestArcMidpoint(t *testing.T) {
+	s := solve.New()
+	c := s.Point(0, 0)
+	a := s.Arc(c, 5, s.Point(5, 0), s.Point(0, 5))
+	mid := s.Point(3.5, 3.5)
+	for _, tie := range []solve.Constraint{
+		solve.PointOnCircle{P: mid, C: a.Circle},
+		solve.Symmetric{P: a.Start, Q: a.End, L: solve.Line{A: c, B: mid}},
+	} {
+		if err := s.Tie(tie); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fix(s, a.Circle.Params()...)
+	fix(s, a.Start.Params()...)
+	sin, cos := math.Sincos(geom.Rad(60))
+	mustAdd(t, s, 1, solve.Fixed{Params: mid.Params(), Values: []float64{5 * cos, 5 * sin}})
+	res := mustSolve(t, s)
+	sin, cos = math.Sincos(geom.Rad(120))
+	if want := geom.Pt(5*cos, 5*sin); res.Status != solve.Solved || !vec(s, a.End).Same(want) {
+		t.Errorf("%v (dof %d), end %v; want solved, %v", res.Status, res.DOF, vec(s, a.End), want)
 	}
 }
