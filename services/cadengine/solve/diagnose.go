@@ -10,9 +10,9 @@ import (
 // constraints: those with a row in the span of the rows before it, in
 // diagnosis order (see [rowBasis]). The rank is the number of rows that
 // are not.
-func (s *System) rankOf(w *work, g *group) (int, []ID) {
+func (s *System) rankOf(w *work, g *group, sc scale) (int, []ID) {
 	n := len(g.params)
-	pr := s.problem(w, g.entries, g.params)
+	pr := s.problem(w, g.entries, g.params, sc)
 	pr.eval(make([]float64, pr.rows), true)
 	basis := rowBasis{n: n, q: make([]float64, 0, n*min(n, pr.rows))}
 	var redundant []ID
@@ -47,10 +47,10 @@ func (s *System) rankOf(w *work, g *group) (int, []ID) {
 // the set; then every constraint before it without which the rest still
 // cannot hold is dropped, from the highest id down. An arc's own
 // equations are always kept and never named.
-func (s *System) conflicting(ctx context.Context, w *work, g *group, x0 []float64) ([]ID, error) {
+func (s *System) conflicting(ctx context.Context, w *work, g *group, x0 []float64, sc scale) ([]ID, error) {
 	fails := func(entries []int32) (bool, error) {
 		s.restore(g.params, x0)
-		ok, err := s.problem(w, entries, g.params).solve(ctx)
+		ok, err := s.holds(ctx, w, g, entries, sc)
 		return !ok, err
 	}
 	order := g.entries
@@ -99,4 +99,84 @@ func (s *System) conflicting(ctx context.Context, w *work, g *group, x0 []float6
 	ids = append(ids, s.entries[last].id)
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// holds solves entries, some of g's, from the current values and reports
+// whether they all hold. Each connected part of them is solved on its
+// own, as [System.Solve] would solve them alone: one part that cannot
+// hold does not stop another from converging.
+func (s *System) holds(ctx context.Context, w *work, g *group, entries []int32, sc scale) (bool, error) {
+	n := len(g.params)
+	parent := make([]int32, n)
+	for c := range parent {
+		parent[c] = int32(c)
+	}
+	find := func(c int32) int32 {
+		for parent[c] != c {
+			parent[c] = parent[parent[c]]
+			c = parent[c]
+		}
+		return c
+	}
+	root := func(k int32) int32 { // the root of entry k's columns, or -1
+		r := int32(-1)
+		for _, p := range s.entries[k].ps {
+			c := w.col[p]
+			if c < 0 {
+				continue
+			}
+			if r < 0 {
+				r = find(c)
+			} else if rc := find(c); rc != r {
+				parent[max(rc, r)] = min(rc, r)
+				r = min(rc, r)
+			}
+		}
+		return r
+	}
+	for _, k := range entries {
+		root(k)
+	}
+	// The parts in the order of their first entry (entries that read
+	// no free parameter each a part of their own), with their entries
+	// and their columns.
+	var parts [][]int32
+	partOfRoot := make([]int32, n)
+	for c := range partOfRoot {
+		partOfRoot[c] = -1
+	}
+	for _, k := range entries {
+		switch r := root(k); {
+		case r < 0:
+			parts = append(parts, []int32{k})
+		case partOfRoot[r] < 0:
+			partOfRoot[r] = int32(len(parts))
+			parts = append(parts, []int32{k})
+		default:
+			parts[partOfRoot[r]] = append(parts[partOfRoot[r]], k)
+		}
+	}
+	params := make([][]Param, len(parts))
+	for c, p := range g.params {
+		if i := partOfRoot[find(int32(c))]; i >= 0 {
+			params[i] = append(params[i], p)
+		}
+	}
+	all := true
+	for i, sub := range parts {
+		// The part's own columns while it is solved, then the group's.
+		for c, p := range params[i] {
+			w.col[p] = int32(c)
+		}
+		ok, err := s.problem(w, sub, params[i], sc).solve(ctx)
+		for _, p := range params[i] {
+			c, _ := slices.BinarySearch(g.params, p)
+			w.col[p] = int32(c)
+		}
+		if err != nil {
+			return false, err
+		}
+		all = all && ok
+	}
+	return all, nil
 }

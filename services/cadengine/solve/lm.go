@@ -57,37 +57,71 @@ type problem struct {
 	params  []Param
 	rows    int
 	w       *work
+	scale
 }
 
-func (s *System) problem(w *work, entries []int32, params []Param) *problem {
+func (s *System) problem(w *work, entries []int32, params []Param, sc scale) *problem {
 	rows := 0
 	for _, k := range entries {
 		rows += s.entries[k].c.rows()
 	}
-	return &problem{s: s, entries: entries, params: params, rows: rows, w: w}
+	return &problem{s: s, entries: entries, params: params, rows: rows, w: w, scale: sc}
+}
+
+// scale is the size of a group's figure and the magnitude of its
+// coordinates, taken once before it is solved: the tolerances and the
+// angle residuals of every solve of the group (its subsets' included)
+// are in its terms.
+type scale struct{ size, mag float64 }
+
+// measure is the scale of the parameters the entries read: the size the
+// larger of the points' spans in x and in y and the other lengths (at
+// least 1), the magnitude the largest absolute value.
+func (s *System) measure(entries []int32) scale {
+	var lo, hi [3]float64
+	for k := range lo {
+		lo[k], hi[k] = math.Inf(1), math.Inf(-1)
+	}
+	sc := scale{size: 1}
+	for _, k := range entries {
+		for _, q := range s.entries[k].ps {
+			v := s.x[q]
+			sc.mag = math.Max(sc.mag, math.Abs(v))
+			if kd := s.kind[q]; kd == kindLength {
+				sc.size = math.Max(sc.size, math.Abs(v))
+			} else {
+				lo[kd], hi[kd] = math.Min(lo[kd], v), math.Max(hi[kd], v)
+			}
+		}
+	}
+	for k := range lo {
+		if hi[k] > lo[k] {
+			sc.size = math.Max(sc.size, hi[k]-lo[k])
+		}
+	}
+	return sc
 }
 
 // eval writes the residuals into r and, when withJ, the Jacobian's
 // nonzeros into p.w.j.
 func (p *problem) eval(r []float64, withJ bool) {
-	var j *jac
+	j := &p.w.j
+	j.on, j.size, j.col = withJ, p.size, p.w.col
 	if withJ {
-		j = &p.w.j
-		j.col = p.w.col
 		j.terms = j.terms[:0]
 		j.spans = j.spans[:0]
 	}
 	row := 0
 	for _, k := range p.entries {
 		c := p.s.entries[k].c
-		if j != nil {
+		if withJ {
 			j.row = row
 			j.spans = append(j.spans, int32(len(j.terms)))
 		}
 		c.eval(p.s.x, r[row:row+c.rows()], j)
 		row += c.rows()
 	}
-	if j != nil {
+	if withJ {
 		j.spans = append(j.spans, int32(len(j.terms)))
 	}
 }
@@ -97,19 +131,8 @@ func (p *problem) eval(r []float64, withJ bool) {
 // (see [geom.Tol]: relative to the size of the figure, never finer than
 // the rounding of its coordinates).
 func (p *problem) tolerances() (done, held float64) {
-	lo, hi, mag := math.Inf(1), math.Inf(-1), 0.0
-	for _, k := range p.entries {
-		for _, q := range p.s.entries[k].ps {
-			v := p.s.x[q]
-			lo, hi, mag = math.Min(lo, v), math.Max(hi, v), math.Max(mag, math.Abs(v))
-		}
-	}
-	size := 1.0
-	if hi > lo {
-		size = math.Max(1, hi-lo)
-	}
-	held = geom.Tol(size, mag)
-	return math.Max(held*1e-6, geom.RoundingFloor(mag)/8), held
+	held = geom.Tol(p.size, p.mag)
+	return math.Max(held*1e-6, geom.RoundingFloor(p.mag)/8), held
 }
 
 // envelope sets w.first: for each column of JᵀJ, the first column it

@@ -112,6 +112,7 @@ type entry struct {
 // see what a solve would move without moving it).
 type System struct {
 	x       []float64
+	kind    []paramKind
 	fixed   []bool
 	dirty   []bool // by parameter: set since the last solve
 	entries []entry
@@ -124,12 +125,23 @@ type System struct {
 	readers      [][]int32 // by parameter: the entries that read it
 }
 
+// paramKind is what a parameter measures: the size of a group is the
+// larger of its points' spans in x and in y and its other lengths.
+type paramKind uint8
+
+const (
+	kindLength paramKind = iota // a radius, or a parameter made alone
+	kindX
+	kindY
+)
+
 // New returns an empty system.
 func New() *System { return &System{byID: map[ID]int{}} }
 
 // Param adds an unknown with the value v.
 func (s *System) Param(v float64) Param {
 	s.x = append(s.x, v)
+	s.kind = append(s.kind, kindLength)
 	s.fixed = append(s.fixed, false)
 	s.dirty = append(s.dirty, true)
 	s.readers = append(s.readers, nil)
@@ -139,7 +151,11 @@ func (s *System) Param(v float64) Param {
 }
 
 // Point adds a point at (x, y).
-func (s *System) Point(x, y float64) Point { return Point{s.Param(x), s.Param(y)} }
+func (s *System) Point(x, y float64) Point {
+	p := Point{s.Param(x), s.Param(y)}
+	s.kind[p.X], s.kind[p.Y] = kindX, kindY
+	return p
+}
 
 // Line adds a line from (x1, y1) to (x2, y2).
 func (s *System) Line(x1, y1, x2, y2 float64) Line {
@@ -311,6 +327,7 @@ func (s *System) SetConstraintValue(id ID, v float64) error {
 func (s *System) Clone() *System {
 	c := *s
 	c.x = slices.Clone(s.x)
+	c.kind = slices.Clone(s.kind)
 	c.fixed = slices.Clone(s.fixed)
 	c.dirty = slices.Clone(s.dirty)
 	c.entries = slices.Clone(s.entries)
