@@ -132,7 +132,9 @@ func (p *problem) eval(r []float64, withJ bool) {
 // the rounding of its coordinates).
 func (p *problem) tolerances() (done, held float64) {
 	held = geom.Tol(p.size, p.mag)
-	return math.Max(held*1e-6, geom.RoundingFloor(p.mag)/8), held
+	// Residuals are lengths of the figure's size at coordinates of its
+	// magnitude: their rounding is about that of the larger.
+	return math.Max(held*1e-6, geom.RoundingFloor(math.Max(p.size, p.mag))), held
 }
 
 // envelope sets w.first: for each column of JᵀJ, the first column it
