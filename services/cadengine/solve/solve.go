@@ -48,10 +48,11 @@
 // be brought to zero is over-constrained; its conflicting set is found
 // by solving prefixes of its constraints in id order (the shortest
 // prefix that cannot hold ends in a constraint that must be in the set)
-// and then dropping, one by one from the highest id, every constraint
-// without which the rest still cannot hold (a deletion filter): what
-// remains cannot all hold, and every constraint in it is needed for
-// that. Its parameters are left as they were.
+// and then keeping, of the constraints before it, those without any one
+// of which the set could hold (QuickXplain: halves, a few solves for a
+// small set in a big group): what remains cannot all hold, and every
+// constraint in it is needed for that. Its parameters are left as they
+// were.
 //
 // Primitives may share points (a polyline's segments their vertices, an
 // arc its end with a line), which needs no coincidence at all; the
