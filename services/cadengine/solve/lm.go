@@ -20,16 +20,16 @@ const lambdaDrop = 1e-3
 // work is the scratch space of solving one group: the columns of its
 // free parameters and the matrices, reused from group to group.
 type work struct {
-	col   []int32 // by Param: the column in the group being solved, or -1
-	r     []float64
-	rt    []float64 // residuals at a trial point
-	j     jac       // the Jacobian's nonzeros
-	a     []float64 // n × n, JᵀJ's lower triangle within its envelope
-	g     []float64
-	d     []float64
-	fac   []float64 // A + λI and its factor
-	old   []float64 // the parameters before a trial step
-	first []int32   // by column: the envelope of JᵀJ (see cholSolve)
+	col []int32 // by Param: the column in the group being solved, or -1
+	r   []float64
+	rt  []float64 // residuals at a trial point
+	j   jac       // the Jacobian's nonzeros
+	env envelope  // the shape of JᵀJ
+	a   []float64 // JᵀJ within env
+	g   []float64
+	d   []float64
+	fac []float64 // A + λI and its factor, within env
+	old []float64 // the parameters before a trial step
 }
 
 // growKeep is s at length n, its contents left as they are.
@@ -137,31 +137,32 @@ func (p *problem) tolerances() (done, held float64) {
 	return math.Max(held*1e-6, geom.RoundingFloor(math.Max(p.size, p.mag))), held
 }
 
-// envelope sets w.first: for each column of JᵀJ, the first column it
-// shares a constraint with.
-func (p *problem) envelope() {
+// shape sets w.env to the envelope of JᵀJ: each column's first is the
+// first column it shares a constraint with.
+func (p *problem) shape() {
 	n := len(p.params)
-	w := p.w
-	if cap(w.first) < n {
-		w.first = make([]int32, n)
-	}
-	w.first = w.first[:n]
-	for c := range w.first {
-		w.first[c] = int32(c)
+	e := &p.w.env
+	e.first = e.first[:0]
+	for c := range n {
+		e.first = append(e.first, int32(c))
 	}
 	for _, k := range p.entries {
 		ps := p.s.entries[k].ps
 		lo := int32(n)
 		for _, q := range ps {
-			if c := w.col[q]; c >= 0 {
+			if c := p.w.col[q]; c >= 0 {
 				lo = min(lo, c)
 			}
 		}
 		for _, q := range ps {
-			if c := w.col[q]; c >= 0 {
-				w.first[c] = min(w.first[c], lo)
+			if c := p.w.col[q]; c >= 0 {
+				e.first[c] = min(e.first[c], lo)
 			}
 		}
+	}
+	e.off = append(e.off[:0], 0)
+	for c := range n {
+		e.off = append(e.off, e.off[c]+c-int(e.first[c])+1)
 	}
 }
 
@@ -172,13 +173,14 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 	w := p.w
 	w.r = grow(w.r, m)
 	w.rt = grow(w.rt, m)
-	w.a = growKeep(w.a, n*n)
 	w.g = grow(w.g, n)
 	w.d = grow(w.d, n)
-	w.fac = growKeep(w.fac, n*n)
 	w.old = grow(w.old, n)
 	x := p.s.x
-	p.envelope()
+	p.shape()
+	env := &w.env
+	w.a = growKeep(w.a, env.off[n])
+	w.fac = growKeep(w.fac, env.off[n])
 	done, held := p.tolerances()
 	p.eval(w.r, true)
 	cost := dot(w.r, w.r) / 2
@@ -197,26 +199,24 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 		// A = JᵀJ (its lower triangle) and g = Jᵀr, from each
 		// constraint's nonzeros: a column may come twice in a row (a
 		// point read twice), and the products add up right.
-		for c := range n {
-			clear(w.a[c*n+int(w.first[c]) : c*n+c+1])
-		}
+		clear(w.a)
 		clear(w.g)
 		t := w.j.terms
 		for e := range len(w.j.spans) - 1 {
 			ts := t[w.j.spans[e]:w.j.spans[e+1]]
 			for _, a := range ts {
 				w.g[a.col] += a.v * w.r[a.row]
-				ac := w.a[int(a.col)*n : int(a.col)*n+n]
+				ac, fc := env.row(w.a, int(a.col)), env.first[a.col]
 				for _, b := range ts {
 					if b.row == a.row && b.col <= a.col {
-						ac[b.col] += a.v * b.v
+						ac[b.col-fc] += a.v * b.v
 					}
 				}
 			}
 		}
 		maxDiag = 0
 		for c := range n {
-			maxDiag = math.Max(maxDiag, w.a[c*n+c])
+			maxDiag = math.Max(maxDiag, w.a[env.off[c+1]-1])
 		}
 		scale := math.Max(1, maxDiag)
 		if lambda < 0 {
@@ -230,12 +230,12 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 			}
 			// (A + λI) δ = -g, on a copy: A is kept for the next λ.
 			step, fac := w.d, w.fac
+			copy(fac, w.a)
 			for c := range n {
-				copy(fac[c*n+int(w.first[c]):c*n+c+1], w.a[c*n+int(w.first[c]):c*n+c+1])
-				fac[c*n+c] += lambda
+				fac[env.off[c+1]-1] += lambda
 				step[c] = -w.g[c]
 			}
-			if !cholSolve(fac, step, w.first, n) {
+			if !cholSolve(env, fac, step) {
 				lambda *= nu
 				nu *= 2
 				continue
