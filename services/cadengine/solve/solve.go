@@ -22,6 +22,22 @@
 // derivatives. [System.Add] adds one under the caller's [ID] (the
 // document's constraint id); ids order the diagnosis, lower first.
 //
+// # Kinds
+//
+// The kinds of DESIGN §14 and their types (a [Constraint.Kind] is the
+// kind's name): coincident [Coincident]; horizontal [Horizontal];
+// vertical [Vertical]; parallel [Parallel]; perpendicular
+// [Perpendicular]; tangent [TangentLine] (a line's infinite extension
+// and a circle or arc), [TangentCircles] (external or internal), and at
+// a point the two share [TangentAt], [TangentCirclesAt]; equal
+// [EqualLength], [EqualRadius]; concentric [Concentric]; fixed [Fixed]
+// ([FixPoint]); point_on [PointOnLine] (the infinite extension),
+// [PointOnCircle]; midpoint [Midpoint]; symmetric [Symmetric];
+// distance [Distance] (two points), [DistancePointLine]; distance_x
+// [DistanceX], distance_y [DistanceY] (signed, second minus first);
+// angle [Angle] (radians, from the first line to the second); radius
+// [Radius]; diameter [Diameter].
+//
 // # Solving
 //
 // [System.Solve] splits the system into independent groups — the
@@ -39,7 +55,8 @@
 // numbered along the figure (as entities made one after the other are).
 //
 // At the solution the rows of the group's Jacobian are taken in
-// diagnosis order (an arc's own equations, then constraints by id) and
+// diagnosis order (an arc's own equations and the ties, then constraints
+// by id) and
 // orthogonalized (Gram–Schmidt, a QR factorization of Jᵀ): a row within
 // 1e-8 of its length of the span of the rows before it is dependent, and
 // its constraint redundant. The rank is the number of the others; the
