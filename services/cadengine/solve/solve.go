@@ -58,9 +58,10 @@
 // diagnosis order (an arc's own equations and the ties, then
 // constraints by id) and orthogonalized (Gram–Schmidt, a QR
 // factorization of Jᵀ): a row within 1e-8 of its length of the span of
-// the rows before it is dependent, and its constraint redundant. The rank is the number of the others; the
-// degrees of freedom are the free parameters minus the rank (plus every
-// free parameter no constraint reads). A group whose residuals cannot
+// the rows before it is dependent, and its constraint redundant. The
+// rank is the number of the others; the degrees of freedom are the free
+// parameters minus the rank (plus every free parameter no constraint
+// reads). A group whose residuals cannot
 // be brought to zero is over-constrained; its conflicting set is found
 // by solving prefixes of its constraints in id order (the shortest
 // prefix that cannot hold ends in a constraint that must be in the set)
