@@ -55,21 +55,20 @@
 // numbered along the figure (as entities made one after the other are).
 //
 // At the solution the rows of the group's Jacobian are taken in
-// diagnosis order (an arc's own equations and the ties, then
-// constraints by id) and orthogonalized (Gram–Schmidt, a QR
-// factorization of Jᵀ): a row within 1e-8 of its length of the span of
-// the rows before it is dependent, and its constraint redundant. The
-// rank is the number of the others; the degrees of freedom are the free
-// parameters minus the rank (plus every free parameter no constraint
-// reads). A group whose residuals cannot
-// be brought to zero is over-constrained; its conflicting set is found
-// by solving prefixes of its constraints in id order (the shortest
-// prefix that cannot hold ends in a constraint that must be in the set)
-// and then keeping, of the constraints before it, those without any one
-// of which the set could hold (QuickXplain: halves, a few solves for a
-// small set in a big group): what remains cannot all hold, and every
-// constraint in it is needed for that. Its parameters are left as they
-// were.
+// diagnosis order (an arc's own equations and the ties, then constraints
+// by id) and orthogonalized (Gram–Schmidt, a QR factorization of Jᵀ): a
+// row within 1e-8 of its length of the span of the rows before it is
+// dependent, and its constraint redundant. The rank is the number of the
+// others; the degrees of freedom are the free parameters minus the rank
+// (plus every free parameter no constraint reads). A group whose
+// residuals cannot be brought to zero is over-constrained; its
+// conflicting set is found by solving prefixes of its constraints in id
+// order (the shortest prefix that cannot hold ends in a constraint that
+// must be in the set) and then keeping, of the constraints before it,
+// those without any one of which the set could hold (QuickXplain:
+// halves, a few solves for a small set in a big group): what remains
+// cannot all hold, and every constraint in it is needed for that. Its
+// parameters are left as they were.
 //
 // Primitives may share points (a polyline's segments their vertices, an
 // arc its end with a line), which needs no coincidence at all; the
