@@ -121,6 +121,10 @@ func dryRunCases(h map[string]string) map[string]obj {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "fillet"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// parts (issue 39, DESIGN §12)
+		enginev1.ToolPartSpurGear: {"cx": 0, "cy": 0, "module": 2, "teeth": 20, "bore": 10},
+		enginev1.ToolPartKeyway:   {"cx": 0, "cy": 0, "bore": 20, "kind": "shaft"},
+		enginev1.ToolGdtFrame:     {"x": 0, "y": 0, "symbol": "position", "tolerance": "0.1", "diameter": true, "datums": []any{"A", "B"}},
 	}
 }
 

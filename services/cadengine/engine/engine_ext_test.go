@@ -296,6 +296,10 @@ func TestEveryToolAnswers(t *testing.T) {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "line"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// parts (issue 39, DESIGN §12)
+		enginev1.ToolPartSpurGear: {"cx": 0, "cy": 0, "module": 1, "teeth": 12},
+		enginev1.ToolPartKeyway:   {"cx": 0, "cy": 0, "bore": 10},
+		enginev1.ToolGdtFrame:     {"x": 0, "y": 0, "symbol": "flatness", "tolerance": "0.05"},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)

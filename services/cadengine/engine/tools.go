@@ -147,6 +147,10 @@ func toolTable() map[string]toolSpec {
 		// catalog (issue #38): find and describe tools
 		enginev1.ToolToolSearch:   engineTool(toolSearch),
 		enginev1.ToolToolDescribe: engineTool(toolDescribe),
+		// parts (issue 39, DESIGN §12): standard parts
+		enginev1.ToolPartSpurGear: docTool(partSpurGear),
+		enginev1.ToolPartKeyway:   docTool(partKeyway),
+		enginev1.ToolGdtFrame:     docTool(gdtFrame),
 	}
 }
 
