@@ -1046,7 +1046,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolPartSpurGear,
-		Description:  "Draw a standard spur gear (ISO 53 rack, no profile shift): one closed polyline with true involute flanks, tip diameter m(z+2), root m(z-2.5), the first tooth on +x; a bore circle if given.",
+		Description:  "Draw a standard spur gear (ISO 53 rack): a closed polyline with true involute teeth, tip diameter m(z+2), root m(z-2.5), a tooth on +x; a bore circle if given.",
 		Keywords:     []string{"gear", "spur gear", "draw a gear", "involute teeth", "cog", "gear wheel", "zahnrad", "stirnrad", "engrenage", "roue dentée", "engranaje", "rueda dentada"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*PartSpurGearArgs)(nil),
@@ -1056,7 +1056,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolPartKeyway,
-		Description:  "Draw a bore (or shaft) with its DIN 6885-1 / ISO 773 parallel-key groove as one closed polyline, the key sized from the diameter (6 to 500 mm).",
+		Description:  "Draw a bore or shaft with its DIN 6885-1 parallel-key groove, sized from the diameter (6-500 mm), as one closed polyline.",
 		Keywords:     []string{"keyway", "keyseat", "key slot", "parallel key", "keyed bore", "din 6885", "passfeder", "passfedernut", "nut", "rainure de clavette", "clavette", "chavetero", "chaveta"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*PartKeywayArgs)(nil),
@@ -1066,7 +1066,7 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolGdtFrame,
-		Description:  "Draw a GD&T feature control frame (ISO 1101): symbol, tolerance and datums as a TOLERANCE entity, its first compartment's left edge centred on x, y.",
+		Description:  "Draw a GD&T feature control frame (a TOLERANCE entity): symbol, tolerance, datums; its left edge centred on x, y.",
 		Keywords:     []string{"tolerance", "tol", "gd&t", "gdt", "feature control frame", "geometric tolerance", "datum", "form- und lagetoleranz", "toleranzrahmen", "tolérance géométrique", "cadre de tolérance", "tolerancia geométrica"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*GdtFrameArgs)(nil),

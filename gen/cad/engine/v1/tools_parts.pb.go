@@ -780,7 +780,7 @@ var File_cad_engine_v1_tools_parts_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_tools_parts_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcad/engine/v1/tools_parts.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\"\x92\x05\n" +
+	"\x1fcad/engine/v1/tools_parts.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\"\xf5\x04\n" +
 	"\x10PartSpurGearArgs\x12\x0e\n" +
 	"\x02cx\x18\x01 \x01(\x01R\x02cx\x12\x0e\n" +
 	"\x02cy\x18\x02 \x01(\x01R\x02cy\x12%\n" +
@@ -788,8 +788,8 @@ const file_cad_engine_v1_tools_parts_proto_rawDesc = "" +
 	"\x05teeth\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x18@\x11\x00\x00\x00\x00\x00@\x8f@R\x05teeth\x12B\n" +
 	"\x0epressure_angle\x18\x05 \x01(\x01B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00$@\x11\x00\x00\x00\x00\x00\x00>@H\x00R\rpressureAngle\x88\x01\x01\x12&\n" +
 	"\x04bore\x18\x06 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x01R\x04bore\x88\x01\x01\x12\x19\n" +
-	"\x05layer\x18\a \x01(\tH\x02R\x05layer\x88\x01\x01:\xdb\x02\x8a\xb5\x18\xd6\x02\n" +
-	"\x0epart_spur_gear\x12\xbc\x01Draw a standard spur gear (ISO 53 rack, no profile shift): one closed polyline with true involute flanks, tip diameter m(z+2), root m(z-2.5), the first tooth on +x; a bore circle if given.0\x01J\x04gearJ\tspur gearJ\vdraw a gearJ\x0einvolute teethJ\x03cogJ\n" +
+	"\x05layer\x18\a \x01(\tH\x02R\x05layer\x88\x01\x01:\xbe\x02\x8a\xb5\x18\xb9\x02\n" +
+	"\x0epart_spur_gear\x12\x9f\x01Draw a standard spur gear (ISO 53 rack): a closed polyline with true involute teeth, tip diameter m(z+2), root m(z-2.5), a tooth on +x; a bore circle if given.0\x01J\x04gearJ\tspur gearJ\vdraw a gearJ\x0einvolute teethJ\x03cogJ\n" +
 	"gear wheelJ\azahnradJ\bstirnradJ\tengrenageJ\froue dentéeJ\tengranajeJ\rrueda dentadaB\x11\n" +
 	"\x0f_pressure_angleB\a\n" +
 	"\x05_boreB\b\n" +
@@ -802,15 +802,15 @@ const file_cad_engine_v1_tools_parts_proto_rawDesc = "" +
 	"\rroot_diameter\x18\x05 \x01(\x01R\frootDiameter\x12#\n" +
 	"\rbase_diameter\x18\x06 \x01(\x01R\fbaseDiameter\x12\x1a\n" +
 	"\bundercut\x18\a \x01(\bR\bundercutB\a\n" +
-	"\x05_bore\"\x93\x04\n" +
+	"\x05_bore\"\xfc\x03\n" +
 	"\x0ePartKeywayArgs\x12\x0e\n" +
 	"\x02cx\x18\x01 \x01(\x01R\x02cx\x12\x0e\n" +
 	"\x02cy\x18\x02 \x01(\x01R\x02cy\x12!\n" +
 	"\x04bore\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00R\x04bore\x12\x19\n" +
 	"\x05angle\x18\x04 \x01(\x01H\x00R\x05angle\x88\x01\x01\x122\n" +
 	"\x04kind\x18\x05 \x01(\x0e2\x19.cad.engine.v1.KeywayKindH\x01R\x04kind\x88\x01\x01\x12\x19\n" +
-	"\x05layer\x18\x06 \x01(\tH\x02R\x05layer\x88\x01\x01:\xb6\x02\x8a\xb5\x18\xb1\x02\n" +
-	"\vpart_keyway\x12\x8f\x01Draw a bore (or shaft) with its DIN 6885-1 / ISO 773 parallel-key groove as one closed polyline, the key sized from the diameter (6 to 500 mm).0\x01J\x06keywayJ\akeyseatJ\bkey slotJ\fparallel keyJ\n" +
+	"\x05layer\x18\x06 \x01(\tH\x02R\x05layer\x88\x01\x01:\x9f\x02\x8a\xb5\x18\x9a\x02\n" +
+	"\vpart_keyway\x12yDraw a bore or shaft with its DIN 6885-1 parallel-key groove, sized from the diameter (6-500 mm), as one closed polyline.0\x01J\x06keywayJ\akeyseatJ\bkey slotJ\fparallel keyJ\n" +
 	"keyed boreJ\bdin 6885J\tpassfederJ\fpassfedernutJ\x03nutJ\x13rainure de clavetteJ\bclavetteJ\tchaveteroJ\achavetaB\b\n" +
 	"\x06_angleB\a\n" +
 	"\x05_kindB\b\n" +
@@ -821,7 +821,7 @@ const file_cad_engine_v1_tools_parts_proto_rawDesc = "" +
 	"\n" +
 	"key_height\x18\x03 \x01(\x01R\tkeyHeight\x12\x14\n" +
 	"\x05depth\x18\x04 \x01(\x01R\x05depth\x12\x14\n" +
-	"\x05check\x18\x05 \x01(\x01R\x05check\"\x86\x06\n" +
+	"\x05check\x18\x05 \x01(\x01R\x05check\"\xe2\x05\n" +
 	"\fGdtFrameArgs\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x120\n" +
@@ -831,8 +831,8 @@ const file_cad_engine_v1_tools_parts_proto_rawDesc = "" +
 	"\bmodifier\x18\x06 \x01(\x0e2\x1a.cad.engine.v1.GdtModifierH\x01R\bmodifier\x88\x01\x01\x120\n" +
 	"\x06datums\x18\a \x03(\tB\x18\x92\xb5\x18\x148\x03B\x10^[A-Z](-[A-Z])?$R\x06datums\x12*\n" +
 	"\x06height\x18\b \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x02R\x06height\x88\x01\x01\x12\x19\n" +
-	"\x05layer\x18\t \x01(\tH\x03R\x05layer\x88\x01\x01:\xe6\x02\x8a\xb5\x18\xe1\x02\n" +
-	"\tgdt_frame\x12\x94\x01Draw a GD&T feature control frame (ISO 1101): symbol, tolerance and datums as a TOLERANCE entity, its first compartment's left edge centred on x, y.0\x01J\ttoleranceJ\x03tolJ\x04gd&tJ\x03gdtJ\x15feature control frameJ\x13geometric toleranceJ\x05datumJ\x16form- und lagetoleranzJ\x0etoleranzrahmenJ\x18tolérance géométriqueJ\x13cadre de toléranceJ\x16tolerancia geométricaB\v\n" +
+	"\x05layer\x18\t \x01(\tH\x03R\x05layer\x88\x01\x01:\xc2\x02\x8a\xb5\x18\xbd\x02\n" +
+	"\tgdt_frame\x12qDraw a GD&T feature control frame (a TOLERANCE entity): symbol, tolerance, datums; its left edge centred on x, y.0\x01J\ttoleranceJ\x03tolJ\x04gd&tJ\x03gdtJ\x15feature control frameJ\x13geometric toleranceJ\x05datumJ\x16form- und lagetoleranzJ\x0etoleranzrahmenJ\x18tolérance géométriqueJ\x13cadre de toléranceJ\x16tolerancia geométricaB\v\n" +
 	"\t_diameterB\v\n" +
 	"\t_modifierB\t\n" +
 	"\a_heightB\b\n" +
