@@ -126,11 +126,11 @@ func (g SpurGear) check() error {
 
 // flankRolls are the roll angles of a flank's points, from the base
 // circle or the root circle (whichever is larger) to the tip circle.
-// A chord across roll angles Δt of an involute whose radius of curvature
-// is at most R is off it by about R Δt² / 8, so an even step of
-// sqrt(8 e / R), R the curvature at the tip, keeps every chord within e
-// (half GearChordError modules, for margin). The pitch circle's roll
-// angle, tan α, is put in among them.
+// The involute's radius of curvature at roll angle t is r_b t, and its
+// tangent turns by the change of t, so a chord across roll angles t to
+// t + d is off the curve by at most r_b (t + d) d² / 8; each step is the
+// d that makes this e, 0.9 GearChordError modules (a margin for
+// rounding). The pitch circle's roll angle, tan α, is put in among them.
 func (g SpurGear) flankRolls() []float64 {
 	rb, ra := g.BaseRadius(), g.TipRadius()
 	from := 0.0
@@ -138,23 +138,32 @@ func (g SpurGear) flankRolls() []float64 {
 		from = math.Sqrt(rf*rf/(rb*rb) - 1)
 	}
 	to := math.Sqrt(ra*ra/(rb*rb) - 1)
-	step := math.Sqrt(8 * GearChordError / 2 * g.Module / (rb * to))
-	n := int(math.Ceil((to - from) / step))
+	k := 8 * 0.9 * GearChordError * g.Module / rb // r_b (t + d) d² / 8 = e is (t + d) d² = k
 	pitch := math.Tan(g.PressureAngle)
-	out := make([]float64, 0, n+2)
-	for i := 0; i <= n; i++ {
-		t := from + (to-from)*float64(i)/float64(n)
-		if i == n {
-			t = to
+	out := []float64{from}
+	for t := from; t < to; {
+		// Newton's method on (t + d) d² − k from above, where it is
+		// convex and increasing: from the smaller of the roots of t d² = k
+		// and d³ = k, both at least d.
+		d := math.Cbrt(k)
+		if t > 0 {
+			d = math.Min(d, math.Sqrt(k/t))
 		}
-		prev := from
-		if i > 0 {
-			prev = out[len(out)-1]
+		for range 8 {
+			d -= ((t+d)*d*d - k) / (2*t*d + 3*d*d)
 		}
-		if pitch > prev && pitch < t {
+		next := t + d
+		switch {
+		case next >= to:
+			next = to
+		case to-next < d/2: // two even steps to the tip, not a sliver
+			next = (t + to) / 2
+		}
+		if pitch > t && pitch < next {
 			out = append(out, pitch)
 		}
-		out = append(out, t)
+		out = append(out, next)
+		t = next
 	}
 	return out
 }
