@@ -1057,7 +1057,7 @@ var Tools = []ToolInfo{
 	{
 		Name:         ToolPartKeyway,
 		Description:  "Draw a bore or shaft with its DIN 6885-1 parallel-key groove, sized from the diameter (6-500 mm), as one closed polyline.",
-		Keywords:     []string{"keyway", "keyseat", "key slot", "parallel key", "keyed bore", "din 6885", "passfeder", "passfedernut", "nut", "rainure de clavette", "clavette", "chavetero", "chaveta"},
+		Keywords:     []string{"keyway", "keyseat", "key slot", "parallel key", "keyed bore", "din 6885", "passfeder", "passfedernut", "nabennut", "rainure de clavette", "clavette", "chavetero", "chaveta"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*PartKeywayArgs)(nil),
 		Result:       (*PartKeywayResult)(nil),

@@ -802,16 +802,16 @@ const file_cad_engine_v1_tools_parts_proto_rawDesc = "" +
 	"\rroot_diameter\x18\x05 \x01(\x01R\frootDiameter\x12#\n" +
 	"\rbase_diameter\x18\x06 \x01(\x01R\fbaseDiameter\x12\x1a\n" +
 	"\bundercut\x18\a \x01(\bR\bundercutB\a\n" +
-	"\x05_bore\"\xfc\x03\n" +
+	"\x05_bore\"\x81\x04\n" +
 	"\x0ePartKeywayArgs\x12\x0e\n" +
 	"\x02cx\x18\x01 \x01(\x01R\x02cx\x12\x0e\n" +
 	"\x02cy\x18\x02 \x01(\x01R\x02cy\x12!\n" +
 	"\x04bore\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00R\x04bore\x12\x19\n" +
 	"\x05angle\x18\x04 \x01(\x01H\x00R\x05angle\x88\x01\x01\x122\n" +
 	"\x04kind\x18\x05 \x01(\x0e2\x19.cad.engine.v1.KeywayKindH\x01R\x04kind\x88\x01\x01\x12\x19\n" +
-	"\x05layer\x18\x06 \x01(\tH\x02R\x05layer\x88\x01\x01:\x9f\x02\x8a\xb5\x18\x9a\x02\n" +
+	"\x05layer\x18\x06 \x01(\tH\x02R\x05layer\x88\x01\x01:\xa4\x02\x8a\xb5\x18\x9f\x02\n" +
 	"\vpart_keyway\x12yDraw a bore or shaft with its DIN 6885-1 parallel-key groove, sized from the diameter (6-500 mm), as one closed polyline.0\x01J\x06keywayJ\akeyseatJ\bkey slotJ\fparallel keyJ\n" +
-	"keyed boreJ\bdin 6885J\tpassfederJ\fpassfedernutJ\x03nutJ\x13rainure de clavetteJ\bclavetteJ\tchaveteroJ\achavetaB\b\n" +
+	"keyed boreJ\bdin 6885J\tpassfederJ\fpassfedernutJ\bnabennutJ\x13rainure de clavetteJ\bclavetteJ\tchaveteroJ\achavetaB\b\n" +
 	"\x06_angleB\a\n" +
 	"\x05_kindB\b\n" +
 	"\x06_layer\"\x93\x01\n" +
