@@ -74,8 +74,7 @@ func (g SpurGear) Profile() (Polyline, error) {
 	}
 	rb, rf := g.BaseRadius(), g.RootRadius()
 	rolls := g.flankRolls()
-	start := rolls[0]
-	tip, root := g.halfThickness(rolls[len(rolls)-1]), g.halfThickness(start)
+	tip, root := g.halfThickness(rolls[len(rolls)-1]), g.halfThickness(rolls[0])
 	pitch := 2 * math.Pi / float64(g.Teeth)
 	tipBulge := math.Tan(2 * tip / 4)
 	rootBulge := math.Tan((pitch - 2*root) / 4)
