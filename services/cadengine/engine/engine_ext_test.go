@@ -300,6 +300,10 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolHatchEdit:        {"handle": "103", "scale": 2},
 		enginev1.ToolHatchAddBoundary: {"handle": "103", "boundaries": []any{"104"}},
 		enginev1.ToolDimensionAuto:    {"handles": []any{h, h2}},
+		// parts (issue 39, DESIGN §12)
+		enginev1.ToolPartSpurGear: {"cx": 0, "cy": 0, "module": 1, "teeth": 12},
+		enginev1.ToolPartKeyway:   {"cx": 0, "cy": 0, "bore": 10},
+		enginev1.ToolGdtFrame:     {"x": 0, "y": 0, "symbol": "flatness", "tolerance": "0.05"},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)

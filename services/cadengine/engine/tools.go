@@ -151,6 +151,10 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolHatchEdit:        docTool(hatchEdit),
 		enginev1.ToolHatchAddBoundary: docTool(hatchAddBoundary),
 		enginev1.ToolDimensionAuto:    docTool(dimensionAuto),
+		// parts (issue 39, DESIGN §12): standard parts
+		enginev1.ToolPartSpurGear: docTool(partSpurGear),
+		enginev1.ToolPartKeyway:   docTool(partKeyway),
+		enginev1.ToolGdtFrame:     docTool(gdtFrame),
 	}
 }
 

@@ -1965,6 +1965,71 @@ func (x *EntityJoinArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *PartSpurGearArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if float64(x.Module) <= 0.0 {
+		return &RuleViolation{Path: "/module", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+	}
+	if float64(x.Teeth) < 6.0 {
+		return &RuleViolation{Path: "/teeth", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 6"}
+	}
+	if float64(x.Teeth) > 1000.0 {
+		return &RuleViolation{Path: "/teeth", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 1000"}
+	}
+	if x.PressureAngle != nil {
+		if float64(*x.PressureAngle) < 10.0 {
+			return &RuleViolation{Path: "/pressure_angle", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 10"}
+		}
+		if float64(*x.PressureAngle) > 30.0 {
+			return &RuleViolation{Path: "/pressure_angle", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 30"}
+		}
+	}
+	if x.Bore != nil {
+		if float64(*x.Bore) <= 0.0 {
+			return &RuleViolation{Path: "/bore", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *PartKeywayArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if float64(x.Bore) <= 0.0 {
+		return &RuleViolation{Path: "/bore", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *GdtFrameArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if !rulePattern4.MatchString(x.Tolerance) {
+		return &RuleViolation{Path: "/tolerance", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^[0-9][0-9.,/]{0,19}$"}
+	}
+	if len(x.Datums) > 3 {
+		return &RuleViolation{Path: "/datums", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 3 elements"}
+	}
+	for i, e := range x.Datums {
+		if !rulePattern5.MatchString(e) {
+			return &RuleViolation{Path: "/datums" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^[A-Z](-[A-Z])?$"}
+		}
+	}
+	if x.Height != nil {
+		if float64(*x.Height) <= 0.0 {
+			return &RuleViolation{Path: "/height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *TextEditArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
@@ -2102,6 +2167,8 @@ var (
 	rulePattern1 = regexp.MustCompile("^[A-Za-z_][A-Za-z0-9_]*$")
 	rulePattern2 = regexp.MustCompile("^[A-Za-z0-9_.-]+$")
 	rulePattern3 = regexp.MustCompile("^(layers|blocks|linetypes|styles)$")
+	rulePattern4 = regexp.MustCompile("^[0-9][0-9.,/]{0,19}$")
+	rulePattern5 = regexp.MustCompile("^[A-Z](-[A-Z])?$")
 )
 
 // inEntityLinetype reports whether s is a member of VALUE_DOMAIN_ENTITY_LINETYPE, ignoring the case

@@ -126,6 +126,9 @@ const (
 	ToolEntityExtend             = "entity_extend"
 	ToolEntityBreak              = "entity_break"
 	ToolEntityJoin               = "entity_join"
+	ToolPartSpurGear             = "part_spur_gear"
+	ToolPartKeyway               = "part_keyway"
+	ToolGdtFrame                 = "gdt_frame"
 	ToolTextEdit                 = "text_edit"
 	ToolTextFindReplace          = "text_find_replace"
 	ToolSelectionFilter          = "selection_filter"
@@ -1073,6 +1076,36 @@ var Tools = []ToolInfo{
 		Result:       (*EntityJoinResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handles":{"items":{"type":"string","x-cad-handle":true},"maxItems":10000,"minItems":2,"type":"array"}},"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"deleted":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle"],"type":"object"}`,
+	},
+	{
+		Name:         ToolPartSpurGear,
+		Description:  "Draw a standard spur gear (ISO 53 rack): a closed polyline with true involute teeth, tip diameter m(z+2), root m(z-2.5), a tooth on +x; a bore circle if given.",
+		Keywords:     []string{"gear", "spur gear", "draw a gear", "involute teeth", "cog", "gear wheel", "zahnrad", "stirnrad", "engrenage", "roue dentée", "engranaje", "rueda dentada"},
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*PartSpurGearArgs)(nil),
+		Result:       (*PartSpurGearResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"bore":{"exclusiveMinimum":0,"type":"number"},"cx":{"type":"number"},"cy":{"type":"number"},"layer":{"type":"string"},"module":{"exclusiveMinimum":0,"type":"number"},"pressure_angle":{"maximum":30,"minimum":10,"type":"number"},"teeth":{"maximum":1000,"minimum":6,"type":"integer"}},"required":["cx","cy","module","teeth"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"base_diameter":{"type":"number"},"bore":{"type":"string","x-cad-handle":true},"handle":{"type":"string","x-cad-handle":true},"pitch_diameter":{"type":"number"},"root_diameter":{"type":"number"},"tip_diameter":{"type":"number"},"undercut":{"type":"boolean"}},"required":["handle","pitch_diameter","tip_diameter","root_diameter","base_diameter","undercut"],"type":"object"}`,
+	},
+	{
+		Name:         ToolPartKeyway,
+		Description:  "Draw a bore or shaft with its DIN 6885-1 parallel-key groove, sized from the diameter (6-500 mm), as one closed polyline.",
+		Keywords:     []string{"keyway", "keyseat", "key slot", "parallel key", "keyed bore", "din 6885", "passfeder", "passfedernut", "nabennut", "rainure de clavette", "clavette", "chavetero", "chaveta"},
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*PartKeywayArgs)(nil),
+		Result:       (*PartKeywayResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"angle":{"type":"number"},"bore":{"exclusiveMinimum":0,"type":"number"},"cx":{"type":"number"},"cy":{"type":"number"},"kind":{"enum":["hub","shaft"],"type":"string"},"layer":{"type":"string"}},"required":["cx","cy","bore"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"check":{"type":"number"},"depth":{"type":"number"},"handle":{"type":"string","x-cad-handle":true},"key_height":{"type":"number"},"width":{"type":"number"}},"required":["handle","width","key_height","depth","check"],"type":"object"}`,
+	},
+	{
+		Name:         ToolGdtFrame,
+		Description:  "Draw a GD&T feature control frame (a TOLERANCE entity): symbol, tolerance, datums; its left edge centred on x, y.",
+		Keywords:     []string{"tolerance", "tol", "gd&t", "gdt", "feature control frame", "geometric tolerance", "datum", "form- und lagetoleranz", "toleranzrahmen", "tolérance géométrique", "cadre de tolérance", "tolerancia geométrica"},
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*GdtFrameArgs)(nil),
+		Result:       (*GdtFrameResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"datums":{"items":{"pattern":"^[A-Z](-[A-Z])?$","type":"string"},"maxItems":3,"type":"array"},"diameter":{"type":"boolean"},"height":{"exclusiveMinimum":0,"type":"number"},"layer":{"type":"string"},"modifier":{"enum":["mmc","lmc"],"type":"string"},"symbol":{"enum":["position","flatness","straightness","circularity","cylindricity","profile_line","profile_surface","perpendicularity","parallelism","angularity","concentricity","symmetry","circular_runout","total_runout"],"type":"string"},"tolerance":{"pattern":"^[0-9][0-9.,/]{0,19}$","type":"string"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y","symbol","tolerance"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"text":{"type":"string"}},"required":["handle","text"],"type":"object"}`,
 	},
 	{
 		Name:         ToolTextEdit,

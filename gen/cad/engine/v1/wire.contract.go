@@ -761,6 +761,105 @@ func (x DimensionDirection) WireName() string {
 	return ""
 }
 
+// KeywayKindByWireName maps the wire names of KeywayKind to its values (the
+// unspecified value has none).
+var KeywayKindByWireName = map[string]int32{
+	"hub":   1,
+	"shaft": 2,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number KeywayKind
+// does not declare.
+func (x KeywayKind) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "hub"
+	case 2:
+		return "shaft"
+	}
+	return ""
+}
+
+// GdtSymbolByWireName maps the wire names of GdtSymbol to its values (the
+// unspecified value has none).
+var GdtSymbolByWireName = map[string]int32{
+	"position":         1,
+	"flatness":         2,
+	"straightness":     3,
+	"circularity":      4,
+	"cylindricity":     5,
+	"profile_line":     6,
+	"profile_surface":  7,
+	"perpendicularity": 8,
+	"parallelism":      9,
+	"angularity":       10,
+	"concentricity":    11,
+	"symmetry":         12,
+	"circular_runout":  13,
+	"total_runout":     14,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number GdtSymbol
+// does not declare.
+func (x GdtSymbol) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "position"
+	case 2:
+		return "flatness"
+	case 3:
+		return "straightness"
+	case 4:
+		return "circularity"
+	case 5:
+		return "cylindricity"
+	case 6:
+		return "profile_line"
+	case 7:
+		return "profile_surface"
+	case 8:
+		return "perpendicularity"
+	case 9:
+		return "parallelism"
+	case 10:
+		return "angularity"
+	case 11:
+		return "concentricity"
+	case 12:
+		return "symmetry"
+	case 13:
+		return "circular_runout"
+	case 14:
+		return "total_runout"
+	}
+	return ""
+}
+
+// GdtModifierByWireName maps the wire names of GdtModifier to its values (the
+// unspecified value has none).
+var GdtModifierByWireName = map[string]int32{
+	"mmc": 1,
+	"lmc": 2,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number GdtModifier
+// does not declare.
+func (x GdtModifier) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "mmc"
+	case 2:
+		return "lmc"
+	}
+	return ""
+}
+
 // SelectionPolygonModeByWireName maps the wire names of SelectionPolygonMode to its values (the
 // unspecified value has none).
 var SelectionPolygonModeByWireName = map[string]int32{
@@ -25114,6 +25213,670 @@ func (x *EntityJoinResult) MarshalWire(e *jsonwire.Encoder) {
 		}
 		e.CloseArray()
 	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *PartSpurGearArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "cx":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Cx = v
+		case "cy":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Cy = v
+		case "module":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Module = v
+		case "teeth":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Teeth = v
+		case "pressure_angle":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.PressureAngle = d.Float64Ref(v)
+		case "bore":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Bore = d.Float64Ref(v)
+		case "layer":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xf == 0xf)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *PartSpurGearArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &PartSpurGearArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"cx\":")
+	e.Float64(float64(x.Cx), "cad.engine.v1.PartSpurGearArgs.cx")
+	e.Key("\"cy\":")
+	e.Float64(float64(x.Cy), "cad.engine.v1.PartSpurGearArgs.cy")
+	e.Key("\"module\":")
+	e.Float64(float64(x.Module), "cad.engine.v1.PartSpurGearArgs.module")
+	e.Key("\"teeth\":")
+	e.Int64(int64(x.Teeth))
+	if x.PressureAngle != nil {
+		e.Key("\"pressure_angle\":")
+		e.Float64(float64((*x.PressureAngle)), "cad.engine.v1.PartSpurGearArgs.pressure_angle")
+	}
+	if x.Bore != nil {
+		e.Key("\"bore\":")
+		e.Float64(float64((*x.Bore)), "cad.engine.v1.PartSpurGearArgs.bore")
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *PartSpurGearResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "bore":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Bore = &v
+		case "pitch_diameter":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.PitchDiameter = v
+		case "tip_diameter":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.TipDiameter = v
+		case "root_diameter":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.RootDiameter = v
+		case "base_diameter":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.BaseDiameter = v
+		case "undercut":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Undercut = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7d == 0x7d)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *PartSpurGearResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &PartSpurGearResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if x.Bore != nil {
+		e.Key("\"bore\":")
+		e.String((*x.Bore))
+	}
+	e.Key("\"pitch_diameter\":")
+	e.Float64(float64(x.PitchDiameter), "cad.engine.v1.PartSpurGearResult.pitch_diameter")
+	e.Key("\"tip_diameter\":")
+	e.Float64(float64(x.TipDiameter), "cad.engine.v1.PartSpurGearResult.tip_diameter")
+	e.Key("\"root_diameter\":")
+	e.Float64(float64(x.RootDiameter), "cad.engine.v1.PartSpurGearResult.root_diameter")
+	e.Key("\"base_diameter\":")
+	e.Float64(float64(x.BaseDiameter), "cad.engine.v1.PartSpurGearResult.base_diameter")
+	e.Key("\"undercut\":")
+	e.Bool(x.Undercut)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *PartKeywayArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "cx":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Cx = v
+		case "cy":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Cy = v
+		case "bore":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Bore = v
+		case "angle":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Angle = d.Float64Ref(v)
+		case "kind":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			n, ok := d.Enum(KeywayKindByWireName)
+			if !ok {
+				return false
+			}
+			v := KeywayKind(n)
+			x.Kind = &v
+		case "layer":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *PartKeywayArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &PartKeywayArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"cx\":")
+	e.Float64(float64(x.Cx), "cad.engine.v1.PartKeywayArgs.cx")
+	e.Key("\"cy\":")
+	e.Float64(float64(x.Cy), "cad.engine.v1.PartKeywayArgs.cy")
+	e.Key("\"bore\":")
+	e.Float64(float64(x.Bore), "cad.engine.v1.PartKeywayArgs.bore")
+	if x.Angle != nil {
+		e.Key("\"angle\":")
+		e.Float64(float64((*x.Angle)), "cad.engine.v1.PartKeywayArgs.angle")
+	}
+	if x.Kind != nil {
+		e.Key("\"kind\":")
+		if n := (*x.Kind).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Kind)))
+		}
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *PartKeywayResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "width":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Width = v
+		case "key_height":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.KeyHeight = v
+		case "depth":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Depth = v
+		case "check":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Check = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1f == 0x1f)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *PartKeywayResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &PartKeywayResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"width\":")
+	e.Float64(float64(x.Width), "cad.engine.v1.PartKeywayResult.width")
+	e.Key("\"key_height\":")
+	e.Float64(float64(x.KeyHeight), "cad.engine.v1.PartKeywayResult.key_height")
+	e.Key("\"depth\":")
+	e.Float64(float64(x.Depth), "cad.engine.v1.PartKeywayResult.depth")
+	e.Key("\"check\":")
+	e.Float64(float64(x.Check), "cad.engine.v1.PartKeywayResult.check")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *GdtFrameArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "x":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X = v
+		case "y":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y = v
+		case "symbol":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			n, ok := d.Enum(GdtSymbolByWireName)
+			if !ok {
+				return false
+			}
+			v := GdtSymbol(n)
+			x.Symbol = v
+		case "tolerance":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Tolerance = v
+		case "diameter":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Diameter = &v
+		case "modifier":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			n, ok := d.Enum(GdtModifierByWireName)
+			if !ok {
+				return false
+			}
+			v := GdtModifier(n)
+			x.Modifier = &v
+		case "datums":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Datums = append(x.Datums, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "height":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Height = d.Float64Ref(v)
+		case "layer":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layer = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xf == 0xf)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *GdtFrameArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &GdtFrameArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"x\":")
+	e.Float64(float64(x.X), "cad.engine.v1.GdtFrameArgs.x")
+	e.Key("\"y\":")
+	e.Float64(float64(x.Y), "cad.engine.v1.GdtFrameArgs.y")
+	e.Key("\"symbol\":")
+	if n := x.Symbol.WireName(); n != "" {
+		e.String(n)
+	} else {
+		e.Int64(int64(x.Symbol))
+	}
+	e.Key("\"tolerance\":")
+	e.String(x.Tolerance)
+	if x.Diameter != nil {
+		e.Key("\"diameter\":")
+		e.Bool((*x.Diameter))
+	}
+	if x.Modifier != nil {
+		e.Key("\"modifier\":")
+		if n := (*x.Modifier).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Modifier)))
+		}
+	}
+	if len(x.Datums) > 0 {
+		e.Key("\"datums\":")
+		e.OpenArray()
+		for _, v := range x.Datums {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Height != nil {
+		e.Key("\"height\":")
+		e.Float64(float64((*x.Height)), "cad.engine.v1.GdtFrameArgs.height")
+	}
+	if x.Layer != nil {
+		e.Key("\"layer\":")
+		e.String((*x.Layer))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *GdtFrameResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "text":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Text = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *GdtFrameResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &GdtFrameResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"text\":")
+	e.String(x.Text)
 	e.CloseObject()
 }
 
