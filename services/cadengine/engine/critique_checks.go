@@ -1,0 +1,707 @@
+package engine
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// The checks of drawing_critique. Each is a method of critic that adds
+// to its findings; none is worse than about n log n in the entities it
+// looks at: ends are matched through a grid of cells the gap tolerance
+// wide, duplicates through a map of shape keys, texts against texts and
+// curves through grids of boxes (see geom.Grid).
+
+// critic is one critique: the snapshot it looks at and what it found.
+type critic struct {
+	c      *call
+	layout *string           // the one layout looked at; nil for every space
+	ents   []*drawing.Entity // the entities looked at, in handle order
+	model  []*drawing.Entity // model space's entities, in handle order
+	size   float64           // the larger side of the looked-at extents
+	eps    float64           // points nearer are the same point
+	tol    float64           // gaps shorter are reported
+	curves *curveIndex       // built on first use
+	found  []finding
+	n      int // entities looked at so far, for the context's checks
+}
+
+// newCritic takes the entities of the space asked for: those of layout
+// (which must exist: an entity must be on it, or it must have a paper),
+// or of every space when layout is nil. The default gap tolerance is a
+// thousandth of the drawing's size.
+func newCritic(c *call, layout *string, tol *float64) (*critic, error) {
+	k := &critic{c: c, layout: layout}
+	var err error
+	c.d.Each(0, func(e *drawing.Entity) bool {
+		if err = k.tick(); err != nil {
+			return false
+		}
+		if e.Layout == "" {
+			k.model = append(k.model, e)
+		}
+		if layout == nil || e.Layout == *layout {
+			k.ents = append(k.ents, e)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if layout != nil && len(k.ents) == 0 {
+		if _, _, ok := paperOf(*layout); !ok {
+			return nil, failed("the document has no layout named %q (no entity is on it)", *layout)
+		}
+	}
+	k.size = extentOf(k.ents)
+	k.eps = geom.Tol(k.size, k.size)
+	k.tol = k.size / 1000
+	if tol != nil {
+		k.tol = *tol
+	}
+	return k, nil
+}
+
+// tick checks the call's context every walkEvery entities.
+func (k *critic) tick() error {
+	if k.n++; k.n%walkEvery == 0 {
+		return k.c.ctx.Err()
+	}
+	return nil
+}
+
+func (k *critic) add(f finding) { k.found = append(k.found, f) }
+
+// paperOf is the size of a layout's paper, in millimetres. The drawing
+// model has no layout table yet (issue 39 adds one), so no layout has a
+// paper and paper-space entities are never found off it.
+func paperOf(layout string) (w, h float64, ok bool) { return 0, 0, false }
+
+// ---- geometry ----
+
+// zeroLength finds lines, arcs and polylines of no length and circles
+// and arcs of no radius: errors, repaired by deleting them.
+func (k *critic) zeroLength() error {
+	for _, e := range k.ents {
+		if err := k.tick(); err != nil {
+			return err
+		}
+		if k.degenerate(e) {
+			_, why := faultOf(e, k.size)
+			k.add(finding{code: codeZeroLength, severity: severityError, message: why, handles: []uint64{e.Handle}, fix: k.deleteFix(e.Handle)})
+		}
+	}
+	return nil
+}
+
+// degenerate reports whether e is a curve of no length (see faultOf).
+func (k *critic) degenerate(e *drawing.Entity) bool {
+	kind, _ := faultOf(e, k.size)
+	_, arc := e.Geom.(drawing.Arc)
+	return kind == findingZeroLength || kind == findingDegenerate && arc
+}
+
+// duplicates finds entities drawn on others: the same type, layer, layout
+// and geometry (a line or open polyline either way round; colour and
+// linetype aside). The later handle is the duplicate, repaired by
+// deleting it.
+func (k *critic) duplicates() error {
+	first := make(map[[32]byte]uint64, len(k.ents))
+	for _, e := range k.ents {
+		if err := k.tick(); err != nil {
+			return err
+		}
+		if _, ok := e.Geom.(drawing.Viewport); ok {
+			continue
+		}
+		key := e.ShapeKey()
+		h, ok := first[key]
+		if !ok {
+			first[key] = e.Handle
+			continue
+		}
+		k.add(finding{
+			code: codeDuplicate, severity: severityError,
+			message: "a " + e.Geom.Kind().WireName() + " drawn on " + drawing.FormatHandle(h) + " (the same geometry on layer " + e.Layer + ")",
+			handles: []uint64{e.Handle, h}, fix: k.deleteFix(e.Handle),
+		})
+	}
+	return nil
+}
+
+// curveEnd is an end of an open curve: entity ents[i]'s start (last
+// false) or end.
+type curveEnd struct {
+	p    geom.Vec
+	i    int
+	last bool
+}
+
+// openEnds are the ends of g when it is an open curve of some length.
+func openEnds(g drawing.Geometry) []geom.Vec {
+	switch g := g.(type) {
+	case drawing.Line:
+		return []geom.Vec{g.A, g.B}
+	case drawing.Arc:
+		a := g.Arc()
+		return []geom.Vec{a.First(), a.Last()}
+	case drawing.Polyline:
+		if !g.Closed && len(g.V) >= 2 {
+			return []geom.Vec{g.V[0].P, g.V[len(g.V)-1].P}
+		}
+	case drawing.Ellipse:
+		if !g.Full() {
+			a := g.Arc()
+			return []geom.Vec{a.At(a.Start), a.At(a.Start + a.Sweep)}
+		}
+	case drawing.Spline:
+		if e := g.Ends(); len(e) == 2 {
+			return e
+		}
+	}
+	return nil
+}
+
+// gaps finds ends of open curves that almost meet another's end: further
+// apart than the same point and nearer than the tolerance, where the end
+// meets no other end and lies on no other curve. Repaired by moving the
+// end of a line or polyline onto the other (the later handle's, when
+// both can move).
+func (k *critic) gaps() error {
+	var ends []curveEnd
+	grid := geom.NewGrid(k.tol)
+	for i, e := range k.ents {
+		if k.degenerate(e) {
+			continue
+		}
+		for j, p := range openEnds(e.Geom) {
+			ends = append(ends, curveEnd{p: p, i: i, last: j == 1})
+			grid.Add(geom.Box{Min: p, Max: p, NonEmpty: true})
+		}
+	}
+	seen := map[[2]int]bool{}
+	for a, x := range ends {
+		if err := k.tick(); err != nil {
+			return err
+		}
+		near, nd, joined := -1, math.Inf(1), false
+		grid.Near(pointBox(x.p, k.tol), func(b int) bool {
+			y := ends[b]
+			if b == a || k.ents[y.i].Layout != k.ents[x.i].Layout {
+				return true
+			}
+			d := x.p.Dist(y.p)
+			if d <= k.eps {
+				joined = true
+				return false
+			}
+			if y.i == x.i && !selfGap(k.ents[x.i].Geom) {
+				return true
+			}
+			if d < k.tol && (d < nd || d == nd && b < near) {
+				near, nd = b, d
+			}
+			return true
+		})
+		if joined || near < 0 || seen[[2]int{min(a, near), max(a, near)}] || k.onCurve(x.p, x.i) {
+			continue
+		}
+		seen[[2]int{min(a, near), max(a, near)}] = true
+		k.add(k.gapFinding(x, ends[near], nd))
+	}
+	return nil
+}
+
+// selfGap reports whether the two ends of g may almost meet as a gap: a
+// polyline of three or more vertices left open at its start.
+func selfGap(g drawing.Geometry) bool {
+	p, ok := g.(drawing.Polyline)
+	return ok && len(p.V) >= 3
+}
+
+// gapFinding is the finding of the gap between ends x and y, d apart.
+func (k *critic) gapFinding(x, y curveEnd, d float64) finding {
+	ex, ey := k.ents[x.i], k.ents[y.i]
+	if movable(ey.Geom) && (!movable(ex.Geom) || ey.Handle > ex.Handle) {
+		x, y, ex, ey = y, x, ey, ex
+	}
+	f := finding{
+		code: codeGap, severity: severityWarning,
+		message: "the " + endName(x.last) + " of " + drawing.FormatHandle(ex.Handle) + " stops " + num(d) + " short of the " + endName(y.last) + " of " + drawing.FormatHandle(ey.Handle),
+		handles: []uint64{ex.Handle, ey.Handle},
+	}
+	if ex == ey {
+		f.handles = f.handles[:1]
+	}
+	to := map[string]any{"x": y.p.X, "y": y.p.Y}
+	switch g := ex.Geom.(type) {
+	case drawing.Line:
+		slot := "start"
+		if x.last {
+			slot = "end"
+		}
+		f.fix = k.fixCall(enginev1.ToolEntityEditGeometry, map[string]any{"handle": drawing.FormatHandle(ex.Handle), slot: to})
+	case drawing.Polyline:
+		if g.Widths != nil {
+			break
+		}
+		pts := make([]map[string]any, len(g.V))
+		for i, v := range g.V {
+			pts[i] = map[string]any{"x": v.P.X, "y": v.P.Y}
+			if v.Bulge != 0 {
+				pts[i]["bulge"] = v.Bulge
+			}
+		}
+		n := 0
+		if x.last {
+			n = len(pts) - 1
+		}
+		pts[n]["x"], pts[n]["y"] = y.p.X, y.p.Y
+		f.fix = k.fixCall(enginev1.ToolEntityEditGeometry, map[string]any{"handle": drawing.FormatHandle(ex.Handle), "points": pts})
+	}
+	return f
+}
+
+// movable reports whether a gap's fix can move an end of g.
+func movable(g drawing.Geometry) bool {
+	switch g := g.(type) {
+	case drawing.Line:
+		return true
+	case drawing.Polyline:
+		return g.Widths == nil
+	}
+	return false
+}
+
+func endName(last bool) string {
+	if last {
+		return "end"
+	}
+	return "start"
+}
+
+// pointBox is the square of half-side r about p.
+func pointBox(p geom.Vec, r float64) geom.Box {
+	return geom.Box{Min: p.Sub(geom.Pt(r, r)), Max: p.Add(geom.Pt(r, r)), NonEmpty: true}
+}
+
+// curveIndex files the pieces of the curves looked at (lines, arcs,
+// circles, polylines, ellipses, splines) by their boxes.
+type curveIndex struct {
+	grid  *geom.Grid
+	prims []any
+	owner []int // the index in ents of each prim's entity
+}
+
+// curveIndex builds the index on first use: cells about four times the
+// side of the square each piece would have if they tiled the drawing.
+func (k *critic) curveIndex() *curveIndex {
+	if k.curves != nil {
+		return k.curves
+	}
+	x := &curveIndex{}
+	for i, e := range k.ents {
+		switch e.Geom.(type) {
+		case drawing.Line, drawing.Arc, drawing.Circle, drawing.Polyline, drawing.Ellipse, drawing.Spline:
+			for _, p := range e.Geom.Prims() {
+				x.prims = append(x.prims, p)
+				x.owner = append(x.owner, i)
+			}
+		}
+	}
+	x.grid = geom.NewGrid(math.Max(k.tol, 4*k.size/math.Sqrt(float64(max(1, len(x.prims))))))
+	for _, p := range x.prims {
+		x.grid.Add(geom.PrimBounds([]any{p}))
+	}
+	k.curves = x
+	return x
+}
+
+// onCurve reports whether p lies on a curve of the looked-at entities
+// other than ents[skip] (skip -1: any), in ents[skip]'s space.
+func (k *critic) onCurve(p geom.Vec, skip int) bool {
+	x := k.curveIndex()
+	layout := ""
+	if skip >= 0 {
+		layout = k.ents[skip].Layout
+	}
+	on := false
+	x.grid.Near(pointBox(p, k.eps), func(id int) bool {
+		o := x.owner[id]
+		if o == skip || k.ents[o].Layout != layout {
+			return true
+		}
+		on = geom.PrimDistance(x.prims[id], p) <= k.eps
+		return !on
+	})
+	return on
+}
+
+// hatchBoundaries finds hatches whose boundaries leave no inside: the
+// model keeps every loop closed, so a boundary that was open where it
+// came from (a file's edges that do not meet, closed on reading) shows as
+// a loop that encloses no area, or as loops that cross themselves or
+// each other. Errors; no tool repairs them but drawing the hatch again.
+func (k *critic) hatchBoundaries() error {
+	for _, e := range k.ents {
+		if err := k.tick(); err != nil {
+			return err
+		}
+		g, ok := e.Geom.(drawing.Hatch)
+		if !ok {
+			continue
+		}
+		why := ""
+		for i, l := range g.Loops {
+			if !(math.Abs(l.Area()) > k.eps*math.Max(k.eps, boxSide(l.Bounds()))) {
+				why = "boundary " + strconv.Itoa(i) + " of the hatch encloses no area: it does not close around anything"
+				break
+			}
+		}
+		if why == "" {
+			if err := drawing.CheckLoops(g.Loops); err != nil {
+				why = "the hatch's " + err.Error() + ": its inside is not closed off"
+			}
+		}
+		if why != "" {
+			k.add(finding{code: codeOpenHatch, severity: severityError, message: why, handles: []uint64{e.Handle}})
+		}
+	}
+	return nil
+}
+
+func boxSide(b geom.Box) float64 { return math.Max(b.Max.X-b.Min.X, b.Max.Y-b.Min.Y) }
+
+// ---- annotation ----
+
+// dimensions finds dimensions that measure nothing (a zero distance,
+// radius or angle: errors, repaired by deleting them), dimensions bound
+// to entities the drawing no longer has (errors), and model-space linear,
+// radial and diametric dimensions bound to nothing whose measured points
+// lie on no curve and at no curve's end (warnings: they measure nothing
+// drawn, and will not follow the geometry).
+func (k *critic) dimensions() error {
+	for i, e := range k.ents {
+		if err := k.tick(); err != nil {
+			return err
+		}
+		g, ok := e.Geom.(drawing.Dimension)
+		if !ok {
+			continue
+		}
+		m := g.Measurement()
+		if g.Type == enginev1.DimensionKind_DIMENSION_KIND_ANGULAR {
+			m = math.Min(m, 360-m) * math.Pi / 180 * math.Max(g.P1.Dist(g.Center), g.P2.Dist(g.Center))
+		}
+		if !(m > k.eps) {
+			k.add(finding{code: codeDimensionZero, severity: severityError, message: "the " + dimensionName(g) + " dimension measures " + num(g.Measurement()) + ": nothing", handles: []uint64{e.Handle}, fix: k.deleteFix(e.Handle)})
+			continue
+		}
+		var gone []uint64
+		for _, r := range g.Refs() {
+			if k.c.d.Entity(r) == nil {
+				gone = append(gone, r)
+			}
+		}
+		if len(gone) > 0 {
+			k.add(finding{code: codeDimensionUnbound, severity: severityError, message: "the dimension is bound to " + handlesText(gone) + ", which the drawing no longer has", handles: []uint64{e.Handle}})
+			continue
+		}
+		if len(g.Binds) > 0 || e.Layout != "" {
+			continue
+		}
+		var pts []geom.Vec
+		switch g.Type {
+		case enginev1.DimensionKind_DIMENSION_KIND_ALIGNED, enginev1.DimensionKind_DIMENSION_KIND_ROTATED:
+			pts = []geom.Vec{g.P1, g.P2}
+		case enginev1.DimensionKind_DIMENSION_KIND_RADIAL, enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC:
+			s, c := geom.SinCosDeg(g.Angle)
+			pts = []geom.Vec{g.Center.Add(geom.Pt(c, s).Mul(g.Radius))}
+		}
+		if len(pts) > 0 && !slices.ContainsFunc(pts, func(p geom.Vec) bool { return k.onCurve(p, i) }) {
+			k.add(finding{code: codeDimensionUnbound, severity: severityWarning, message: "the " + dimensionName(g) + " dimension is bound to nothing and its points lie on no geometry", handles: []uint64{e.Handle}})
+		}
+	}
+	return nil
+}
+
+func dimensionName(g drawing.Dimension) string {
+	return strings.TrimPrefix(strings.ToLower(g.Type.String()), "dimension_kind_")
+}
+
+// textBox is a text's box as a convex polygon, and the height of its
+// letters.
+type textBox struct {
+	i      int // in ents
+	poly   geom.Polygon
+	height float64
+}
+
+// textBoxes are the boxes of the looked-at texts, multi-line texts and
+// attribute definitions outside blocks.
+func (k *critic) textBoxes() []textBox {
+	var out []textBox
+	for i, e := range k.ents {
+		switch g := e.Geom.(type) {
+		case drawing.Text:
+			out = append(out, textBox{i, g.Box(), g.Height})
+		case drawing.Attdef:
+			out = append(out, textBox{i, g.Text.Box(), g.Text.Height})
+		case drawing.MText:
+			b := g.Bounds()
+			out = append(out, textBox{i, geom.Polygon{b.Min, geom.Pt(b.Max.X, b.Min.Y), b.Max, geom.Pt(b.Min.X, b.Max.Y)}, g.Height})
+		}
+	}
+	return slices.DeleteFunc(out, func(t textBox) bool { return !(t.height > 0) || !t.poly.Bounds().NonEmpty })
+}
+
+// textOverlaps finds texts over texts (their boxes overlapping by more
+// than a tenth of the smaller height: the later text, to move, first) and
+// texts that curves run through (a line, arc, circle, polyline, ellipse or
+// spline within the text's box shrunk by a fifth of its height all
+// round, so one that only grazes it does not count). Warnings; where to
+// move a text is the draughtsman's call.
+func (k *critic) textOverlaps() error {
+	texts := k.textBoxes()
+	if len(texts) == 0 {
+		return nil
+	}
+	cell := 0.0
+	for _, t := range texts {
+		cell += boxSide(t.poly.Bounds())
+	}
+	grid := geom.NewGrid(2 * cell / float64(len(texts)))
+	for _, t := range texts {
+		grid.Add(t.poly.Bounds())
+	}
+	curves := k.curveIndex()
+	for a, t := range texts {
+		if err := k.tick(); err != nil {
+			return err
+		}
+		et := k.ents[t.i]
+		var over []int
+		grid.Near(t.poly.Bounds(), func(b int) bool {
+			u := texts[b]
+			if b != a && k.ents[u.i].Layout == et.Layout && geom.ConvexOverlap(t.poly, u.poly, 0.1*math.Min(t.height, u.height)) {
+				over = append(over, b)
+			}
+			return true
+		})
+		for _, b := range over {
+			if b < a { // each pair once, from the later text
+				eu := k.ents[texts[b].i]
+				k.add(finding{code: codeTextOverlap, severity: severityWarning, message: "text " + drawing.FormatHandle(et.Handle) + " lies over text " + drawing.FormatHandle(eu.Handle), handles: []uint64{et.Handle, eu.Handle}})
+			}
+		}
+		inner := shrink(t.poly, 0.2*t.height)
+		if inner == nil {
+			continue
+		}
+		var through []uint64
+		curves.grid.Near(inner.Bounds(), func(id int) bool {
+			e := k.ents[curves.owner[id]]
+			if e.Layout == et.Layout && !slices.Contains(through, e.Handle) && inner.Touches(curves.prims[id]) {
+				through = append(through, e.Handle)
+			}
+			return true
+		})
+		if len(through) > 0 {
+			slices.Sort(through)
+			k.add(finding{code: codeTextOverlap, severity: severityWarning, message: "text " + drawing.FormatHandle(et.Handle) + " is crossed by " + handlesText(through) + ", which make it hard to read", handles: append([]uint64{et.Handle}, through...)})
+		}
+	}
+	return nil
+}
+
+// shrink is the rectangle p (its corners counter-clockwise from the
+// start of its bottom edge) moved in by d on every side; nil when that
+// leaves nothing.
+func shrink(p geom.Polygon, d float64) geom.Polygon {
+	if len(p) != 4 {
+		return nil
+	}
+	u, v := p[1].Sub(p[0]), p[3].Sub(p[0])
+	if u.Len() <= 2*d || v.Len() <= 2*d {
+		return nil
+	}
+	du, dv := u.Unit().Mul(d), v.Unit().Mul(d)
+	return geom.Polygon{p[0].Add(du).Add(dv), p[1].Sub(du).Add(dv), p[2].Sub(du).Sub(dv), p[3].Add(du).Sub(dv)}
+}
+
+// ---- sheet ----
+
+// windows are the viewports looked at that show model space (not a
+// layout's own view, not off), with the model-space box each shows.
+func (k *critic) windows() (vps []*drawing.Entity, shows []geom.Box) {
+	for _, e := range k.c.d.Entities() {
+		g, ok := e.Geom.(drawing.Viewport)
+		if !ok || g.Paper() || g.Status < 1 || k.layout != nil && e.Layout != *k.layout || !(g.ViewHeight > 0 && g.H > 0) {
+			continue
+		}
+		hw, hh := g.ViewHeight*g.W/g.H/2, g.ViewHeight/2
+		vps = append(vps, e)
+		shows = append(shows, geom.Box{Min: g.View.Sub(geom.Pt(hw, hh)), Max: g.View.Add(geom.Pt(hw, hh)), NonEmpty: true})
+	}
+	return vps, shows
+}
+
+// outsideSheet finds paper-space entities off their layout's paper (each
+// an error), and, when some layout has viewports, the model-space entities
+// on visible layers that no viewport shows (one warning listing them: no
+// sheet prints them).
+func (k *critic) outsideSheet() error {
+	for _, e := range k.ents {
+		if err := k.tick(); err != nil {
+			return err
+		}
+		if e.Layout == "" {
+			continue
+		}
+		w, h, ok := paperOf(e.Layout)
+		if !ok {
+			continue
+		}
+		if v, isVP := e.Geom.(drawing.Viewport); isVP && v.Paper() {
+			continue
+		}
+		paper := geom.Box{Max: geom.Pt(w, h), NonEmpty: true}
+		if b := e.Geom.Bounds(); b.NonEmpty && !b.Inside(paper) {
+			k.add(finding{code: codeOutsideSheet, severity: severityError, message: "it lies off the paper of layout " + e.Layout, handles: []uint64{e.Handle}})
+		}
+	}
+	_, shows := k.windows()
+	if len(shows) == 0 {
+		return nil
+	}
+	var off []uint64
+	for _, e := range k.model {
+		if err := k.tick(); err != nil {
+			return err
+		}
+		l := k.c.d.Layer(e.Layer)
+		b := e.Geom.Bounds()
+		if l == nil || !l.On || l.Frozen || !b.NonEmpty || !(boxSide(b) < 1e100) {
+			continue
+		}
+		if !slices.ContainsFunc(shows, b.Overlaps) {
+			off = append(off, e.Handle)
+		}
+	}
+	if len(off) > 0 {
+		where := "any layout"
+		if k.layout != nil {
+			where = "layout " + *k.layout
+		}
+		k.add(finding{code: codeOutsideSheet, severity: severityWarning, message: strconv.Itoa(len(off)) + " model-space entities lie outside every viewport of " + where + ": no sheet shows them", handles: off})
+	}
+	return nil
+}
+
+// standardScales are the scales a viewport may have, as paper length per
+// model length: ISO 5455's (1:1 to 1:10000, 2:1 to 50:1), the
+// architectural ones (3" to 1/32" to the foot: 1:4 to 1:384) and the
+// engineering ones (1" to 10' … 100': 1:120 to 1:1200).
+var standardScales = func() []float64 {
+	var out []float64
+	for _, n := range []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000,
+		4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 384,
+		120, 240, 360, 480, 600, 720, 1200} {
+		out = append(out, 1/n)
+	}
+	out = append(out, 2, 5, 10, 20, 50)
+	slices.Sort(out)
+	return out
+}()
+
+// nearestScale is the standard scale nearest r (by ratio), and whether r
+// is it (within a millionth).
+func nearestScale(r float64) (float64, bool) {
+	best := standardScales[0]
+	for _, s := range standardScales {
+		if math.Abs(math.Log(r/s)) < math.Abs(math.Log(r/best)) {
+			best = s
+		}
+	}
+	return best, math.Abs(r/best-1) <= 1e-6
+}
+
+// scaleName spells a scale as a ratio: "1:50", "2:1", "1:37.5".
+func scaleName(r float64) string {
+	if r >= 1 {
+		return num(r) + ":1"
+	}
+	return "1:" + num(1/r)
+}
+
+// viewportScales finds viewports at a scale not among standardScales:
+// the paper millimetres per model millimetre (the document's units
+// converted). Warnings, repaired by viewport_set_scale to the nearest
+// standard scale.
+func (k *critic) viewportScales() error {
+	vps, _ := k.windows()
+	mm := drawing.UnitMM(k.c.d.Units)
+	for _, e := range vps {
+		s := e.Geom.(drawing.Viewport).Scale()
+		r := s / mm
+		best, ok := nearestScale(r)
+		if ok {
+			continue
+		}
+		var scale any = scaleName(best)
+		if mm != 1 {
+			scale = best * mm // the viewport's own paper units per model unit
+		}
+		k.add(finding{
+			code: codeViewportScale, severity: severityWarning,
+			message: "viewport at " + scaleName(r) + ", not a standard scale (the nearest is " + scaleName(best) + ")",
+			handles: []uint64{e.Handle},
+			fix:     k.fixCall("viewport_set_scale", map[string]any{"handle": drawing.FormatHandle(e.Handle), "scale": scale}),
+		})
+	}
+	return nil
+}
+
+// titleFields are the attributes of a title block that must be filled.
+var titleFields = []string{"TITLE", "DRAWING_NUMBER", "DATE", "DRAWN_BY", "SCALE"}
+
+// titleBlocks finds inserts of blocks named TITLEBLOCK_… (any case)
+// whose TITLE, DRAWING_NUMBER, DATE, DRAWN_BY or SCALE attribute is empty
+// (blank, or the block defines it and the insert lacks it). Warnings: the
+// values are the author's to give (block_attributes_set).
+func (k *critic) titleBlocks() error {
+	for _, e := range k.ents {
+		g, ok := e.Geom.(drawing.Insert)
+		if !ok || !strings.HasPrefix(strings.ToUpper(g.Name), "TITLEBLOCK_") {
+			continue
+		}
+		filled, defined := map[string]bool{}, map[string]bool{}
+		for _, a := range g.Attribs {
+			tag := strings.ToUpper(a.Tag)
+			defined[tag] = true
+			filled[tag] = filled[tag] || strings.TrimSpace(a.Text.Text) != ""
+		}
+		if g.Def != nil {
+			for _, be := range g.Def.Entities {
+				if d, ok := be.Geom.(drawing.Attdef); ok {
+					defined[strings.ToUpper(d.Tag)] = true
+				}
+			}
+		}
+		var empty []string
+		for _, f := range titleFields {
+			if defined[f] && !filled[f] {
+				empty = append(empty, f)
+			}
+		}
+		if len(empty) > 0 {
+			k.add(finding{code: codeTitleblockEmpty, severity: severityWarning, message: "title block " + g.Name + " has empty fields: " + strings.Join(empty, ", "), handles: []uint64{e.Handle}})
+		}
+	}
+	return nil
+}
