@@ -212,6 +212,8 @@ var catalogFixtures = map[string]fixture{
 		args:   func(handles) map[string]any { return map[string]any{"fix": true} },
 	},
 	"boundary_trace": literal(map[string]any{"x": 5, "y": 1}), // the half of the circle above the line
+	// critique (issue 39, DESIGN §12)
+	"drawing_critique": literal(map[string]any{}),
 }
 
 // catalogState is what a document holds: its entities' handles (and its

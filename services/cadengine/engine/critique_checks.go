@@ -323,32 +323,37 @@ func (k *critic) curveIndex() *curveIndex {
 }
 
 // onCurve reports whether p lies on a curve of the looked-at entities
-// other than ents[skip] (skip -1: any), in ents[skip]'s space.
-func (k *critic) onCurve(p geom.Vec, skip int) bool {
+// other than ents[skip], in ents[skip]'s space.
+func (k *critic) onCurve(p geom.Vec, skip int) bool { return k.onCurveWithin(p, skip, k.eps) }
+
+// onCurveWithin reports whether p lies within r of a curve of the
+// looked-at entities other than ents[skip], in ents[skip]'s space.
+func (k *critic) onCurveWithin(p geom.Vec, skip int, r float64) bool {
 	x := k.curveIndex()
-	layout := ""
-	if skip >= 0 {
-		layout = k.ents[skip].Layout
-	}
+	layout := k.ents[skip].Layout
 	on := false
-	x.grid.Near(pointBox(p, k.eps), func(id int) bool {
+	x.grid.Near(pointBox(p, r), func(id int) bool {
 		o := x.owner[id]
 		if o == skip || k.ents[o].Layout != layout {
 			return true
 		}
-		on = geom.PrimDistance(x.prims[id], p) <= k.eps
+		on = geom.PrimDistance(x.prims[id], p) <= r
 		return !on
 	})
 	return on
 }
 
-// hatchBoundaries finds hatches whose boundaries leave no inside: the
-// model keeps every loop closed, so a boundary that was open where it
-// came from (a file's edges that do not meet, closed on reading) shows as
-// a loop that encloses no area, or as loops that cross themselves or
-// each other. Errors; no tool repairs them but drawing the hatch again.
+// hatchBoundaries finds hatches whose profile is open. The model keeps
+// every loop of a hatch closed, so a boundary that was open where it came
+// from shows as a loop that encloses no area, or as loops that cross
+// themselves or each other (errors: the hatch has no inside); and a hatch
+// whose outline was drawn and then opened (broken, trimmed, a vertex
+// moved) shows as a loop some of whose points lie on the drawn curves and
+// some on none (warnings: the profile under the hatch is open there). A
+// hatch none of whose boundary is drawn is a free fill, not a mistake.
+// No tool repairs them but drawing the profile or the hatch again.
 func (k *critic) hatchBoundaries() error {
-	for _, e := range k.ents {
+	for i, e := range k.ents {
 		if err := k.tick(); err != nil {
 			return err
 		}
@@ -356,10 +361,10 @@ func (k *critic) hatchBoundaries() error {
 		if !ok {
 			continue
 		}
-		why := ""
-		for i, l := range g.Loops {
+		sev, why := severityError, ""
+		for j, l := range g.Loops {
 			if !(math.Abs(l.Area()) > k.eps*math.Max(k.eps, boxSide(l.Bounds()))) {
-				why = "boundary " + strconv.Itoa(i) + " of the hatch encloses no area: it does not close around anything"
+				why = "boundary " + strconv.Itoa(j) + " of the hatch encloses no area: it does not close around anything"
 				break
 			}
 		}
@@ -368,11 +373,55 @@ func (k *critic) hatchBoundaries() error {
 				why = "the hatch's " + err.Error() + ": its inside is not closed off"
 			}
 		}
+		if why == "" {
+			sev, why = severityWarning, k.openProfile(g, i)
+		}
 		if why != "" {
-			k.add(finding{code: codeOpenHatch, severity: severityError, message: why, handles: []uint64{e.Handle}})
+			k.add(finding{code: codeOpenHatch, severity: sev, message: why, handles: []uint64{e.Handle}})
 		}
 	}
 	return nil
+}
+
+// openProfile says where the curves drawn along hatch g's boundary leave
+// it open: the first of the points along its loops (each piece's ends,
+// quarters and middle) that lies on no curve, when others do; "" when
+// every point lies on a curve, or none does.
+func (k *critic) openProfile(g drawing.Hatch, self int) string {
+	r := math.Max(k.eps, 1e-6*k.size)
+	on, off := 0, []geom.Vec(nil)
+	for _, l := range g.Loops {
+		for _, p := range l.Prims() {
+			for _, t := range []float64{0, 0.25, 0.5, 0.75} {
+				q, ok := primPoint(p, t)
+				if !ok {
+					continue
+				}
+				if k.onCurveWithin(q, self, r) {
+					on++
+				} else {
+					off = append(off, q)
+				}
+			}
+		}
+	}
+	if on == 0 || len(off) == 0 {
+		return ""
+	}
+	return "the profile under the hatch is open: no curve draws its boundary at (" + num(off[0].X) + ", " + num(off[0].Y) + ")"
+}
+
+// primPoint is the point a share t along a segment, arc or elliptical arc.
+func primPoint(p any, t float64) (geom.Vec, bool) {
+	switch p := p.(type) {
+	case geom.Segment:
+		return p.A.Add(p.B.Sub(p.A).Mul(t)), true
+	case geom.Arc:
+		return p.At(p.Start + p.Sweep*t), true
+	case geom.EllipseArc:
+		return p.At(p.Start + p.Sweep*t), true
+	}
+	return geom.Vec{}, false
 }
 
 func boxSide(b geom.Box) float64 { return math.Max(b.Max.X-b.Min.X, b.Max.Y-b.Min.Y) }
@@ -603,32 +652,42 @@ func (k *critic) outsideSheet() error {
 	return nil
 }
 
-// standardScales are the scales a viewport may have, as paper length per
-// model length: ISO 5455's (1:1 to 1:10000, 2:1 to 50:1), the
-// architectural ones (3" to 1/32" to the foot: 1:4 to 1:384) and the
-// engineering ones (1" to 10' … 100': 1:120 to 1:1200).
-var standardScales = func() []float64 {
+// The standard scales a viewport may have, as paper length per model
+// length: ISO 5455's (1:1 to 1:10000, 2:1 to 50:1), and the imperial
+// ones: architectural (3" to 1/32" to the foot: 1:4 to 1:384) and
+// engineering (1" to 10' … 100': 1:120 to 1:1200).
+var (
+	isoScales      = ratios([]float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000}, []float64{2, 5, 10, 20, 50})
+	imperialScales = ratios([]float64{1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 384, 120, 240, 360, 480, 600, 720, 1200}, []float64{2, 4})
+)
+
+// ratios are 1:n for each of down and n:1 for each of up.
+func ratios(down, up []float64) []float64 {
 	var out []float64
-	for _, n := range []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000,
-		4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 384,
-		120, 240, 360, 480, 600, 720, 1200} {
+	for _, n := range down {
 		out = append(out, 1/n)
 	}
-	out = append(out, 2, 5, 10, 20, 50)
-	slices.Sort(out)
-	return out
-}()
+	return append(out, up...)
+}
 
-// nearestScale is the standard scale nearest r (by ratio), and whether r
-// is it (within a millionth).
-func nearestScale(r float64) (float64, bool) {
-	best := standardScales[0]
-	for _, s := range standardScales {
-		if math.Abs(math.Log(r/s)) < math.Abs(math.Log(r/best)) {
-			best = s
+// standardScale reports whether r is a standard scale (of either series,
+// within a millionth), and the one of the drawing's series (imperial for
+// a drawing in inches or feet, else ISO) nearest it by ratio.
+func standardScale(r float64, imperial bool) (nearest float64, ok bool) {
+	for _, s := range slices.Concat(isoScales, imperialScales) {
+		ok = ok || math.Abs(r/s-1) <= 1e-6
+	}
+	series := isoScales
+	if imperial {
+		series = imperialScales
+	}
+	nearest = series[0]
+	for _, s := range series {
+		if math.Abs(math.Log(r/s)) < math.Abs(math.Log(r/nearest)) {
+			nearest = s
 		}
 	}
-	return best, math.Abs(r/best-1) <= 1e-6
+	return nearest, ok
 }
 
 // scaleName spells a scale as a ratio: "1:50", "2:1", "1:37.5".
@@ -639,17 +698,18 @@ func scaleName(r float64) string {
 	return "1:" + num(1/r)
 }
 
-// viewportScales finds viewports at a scale not among standardScales:
-// the paper millimetres per model millimetre (the document's units
-// converted). Warnings, repaired by viewport_set_scale to the nearest
-// standard scale.
+// viewportScales finds viewports at a scale that is not standard (see
+// standardScale): the paper millimetres per model millimetre (the
+// document's units converted). Warnings, repaired by viewport_set_scale
+// to the nearest standard scale of the drawing's series.
 func (k *critic) viewportScales() error {
 	vps, _ := k.windows()
 	mm := drawing.UnitMM(k.c.d.Units)
+	imperial := k.c.d.Units == enginev1.Units_UNITS_IN || k.c.d.Units == enginev1.Units_UNITS_FT
 	for _, e := range vps {
 		s := e.Geom.(drawing.Viewport).Scale()
 		r := s / mm
-		best, ok := nearestScale(r)
+		best, ok := standardScale(r, imperial)
 		if ok {
 			continue
 		}

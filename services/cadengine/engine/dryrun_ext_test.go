@@ -121,6 +121,8 @@ func dryRunCases(h map[string]string) map[string]obj {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "fillet"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// critique (issue 39, DESIGN §12)
+		enginev1.ToolDrawingCritique: {"focus": []any{"geometry"}, "tolerance": 0.5},
 	}
 }
 

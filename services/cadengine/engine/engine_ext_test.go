@@ -296,6 +296,8 @@ func TestEveryToolAnswers(t *testing.T) {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "line"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// critique (issue 39, DESIGN §12)
+		enginev1.ToolDrawingCritique: {},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
