@@ -58,8 +58,14 @@ func newCritic(c *call, layout *string, tol *float64) (*critic, error) {
 			return nil, failed("the document has no layout named %q (no entity is on it)", *layout)
 		}
 	}
-	k.size = extentOf(k.ents)
-	k.eps = geom.Tol(k.size, k.size)
+	var box geom.Box
+	for _, e := range k.ents {
+		if b := e.Geom.Bounds(); b.NonEmpty && b.Min.Finite() && b.Max.Finite() {
+			box.AddBox(b)
+		}
+	}
+	k.size = math.Max(1, boxSide(box))
+	k.eps = geom.Tol(k.size, math.Max(box.Min.Mag(), box.Max.Mag()))
 	k.tol = k.size / 1000
 	if tol != nil {
 		k.tol = *tol
