@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -82,7 +83,7 @@ func drawingCritique(c *call, a *enginev1.DrawingCritiqueArgs) (*enginev1.Drawin
 		checks = append(checks, k.outsideSheet, k.viewportScales, k.titleBlocks)
 	}
 	for _, check := range checks {
-		if err := check(); err != nil {
+		if err := cmp.Or(check(), k.err); err != nil {
 			return nil, err
 		}
 	}
@@ -133,20 +134,21 @@ func (k *critic) deleteFix(h uint64) *enginev1.CritiqueFix {
 	return k.fixCall(enginev1.ToolEntityDelete, map[string]any{"handle": drawing.FormatHandle(h)})
 }
 
-// handlesText is "a, b and c" of the handles hs.
+// handlesText is "a, b and c" of the handles hs; past maxOthers of
+// them, the first maxOthers and how many more.
 func handlesText(hs []uint64) string {
-	s := ""
-	for i, h := range hs {
-		switch {
-		case i == 0:
-		case i == len(hs)-1:
-			s += " and "
-		default:
-			s += ", "
-		}
-		s += drawing.FormatHandle(h)
+	more := 0
+	if len(hs) > maxOthers {
+		hs, more = hs[:maxOthers], len(hs)-maxOthers
 	}
-	return s
+	parts := formatHandles(hs)
+	switch {
+	case more > 0:
+		return strings.Join(parts, ", ") + " and " + strconv.Itoa(more) + " more"
+	case len(parts) < 2:
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // num spells a length for a message: at most 6 significant digits.

@@ -23,12 +23,17 @@ type critic struct {
 	layout *string           // the one layout looked at; nil for every space
 	ents   []*drawing.Entity // the entities looked at, in handle order
 	model  []*drawing.Entity // model space's entities, in handle order
-	size   float64           // the larger side of the looked-at extents
-	eps    float64           // points nearer are the same point
+	size   float64           // the larger side of the looked-at extents (at least 1)
+	eps    float64           // points nearer are the same point (see newCritic)
 	tol    float64           // gaps shorter are reported
 	curves *curveIndex       // built on first use
 	found  []finding
 	n      int // entities looked at so far, for the context's checks
+	// budget is spent one for each pair of things compared (an end and
+	// an end, a text and a curve…): drawings made to put thousands in
+	// one spot end in too_large rather than hold the engine.
+	budget *drawing.Budget
+	err    error // the budget's failure, which ends the critique
 }
 
 // newCritic takes the entities of the space asked for: those of layout
@@ -36,7 +41,7 @@ type critic struct {
 // or of every space when layout is nil. The default gap tolerance is a
 // thousandth of the drawing's size.
 func newCritic(c *call, layout *string, tol *float64) (*critic, error) {
-	k := &critic{c: c, layout: layout}
+	k := &critic{c: c, layout: layout, budget: c.budget()}
 	var err error
 	c.d.Each(0, func(e *drawing.Entity) bool {
 		if err = k.tick(); err != nil {
@@ -73,8 +78,12 @@ func newCritic(c *call, layout *string, tol *float64) (*critic, error) {
 	return k, nil
 }
 
-// tick checks the call's context every walkEvery entities.
+// tick checks the call's context every walkEvery entities, and returns
+// the budget's failure if it failed.
 func (k *critic) tick() error {
+	if k.err != nil {
+		return k.err
+	}
 	if k.n++; k.n%walkEvery == 0 {
 		return k.c.ctx.Err()
 	}
@@ -82,6 +91,15 @@ func (k *critic) tick() error {
 }
 
 func (k *critic) add(f finding) { k.found = append(k.found, f) }
+
+// spend takes one comparison from the budget, and reports whether there
+// was one (else k.err says why not).
+func (k *critic) spend() bool {
+	if k.err == nil {
+		k.err = k.budget.Spend(1)
+	}
+	return k.err == nil
+}
 
 // paperOf is the size of a layout's paper, in millimetres. The drawing
 // model has no layout table yet (issue 39 adds one), so no layout has a
@@ -197,6 +215,9 @@ func (k *critic) gaps() error {
 		}
 		near, nd, joined := -1, math.Inf(1), false
 		grid.Near(pointBox(x.p, k.tol), func(b int) bool {
+			if !k.spend() {
+				return false
+			}
 			y := ends[b]
 			if b == a || k.ents[y.i].Layout != k.ents[x.i].Layout {
 				return true
@@ -339,6 +360,9 @@ func (k *critic) onCurveWithin(p geom.Vec, skip int, r float64) bool {
 	layout := k.ents[skip].Layout
 	on := false
 	x.grid.Near(pointBox(p, r), func(id int) bool {
+		if !k.spend() {
+			return false
+		}
 		o := x.owner[id]
 		if o == skip || k.ents[o].Layout != layout {
 			return true
@@ -516,7 +540,8 @@ func (k *critic) textBoxes() []textBox {
 }
 
 // textOverlaps finds texts over texts (their boxes overlapping by more
-// than a tenth of the smaller height: the later text, to move, first) and
+// than a tenth of the smaller height: one finding for each text that
+// lies over earlier ones, the later text, to move, first) and
 // texts that curves run through (a line, arc, circle, polyline, ellipse or
 // spline within the text's box shrunk by a fifth of its height all
 // round, so one that only grazes it does not count). Warnings; where to
@@ -540,19 +565,20 @@ func (k *critic) textOverlaps() error {
 			return err
 		}
 		et := k.ents[t.i]
-		var over []int
+		var under []uint64 // the earlier texts it lies over
 		grid.Near(t.poly.Bounds(), func(b int) bool {
+			if !k.spend() {
+				return false
+			}
 			u := texts[b]
-			if b != a && k.ents[u.i].Layout == et.Layout && geom.ConvexOverlap(t.poly, u.poly, 0.1*math.Min(t.height, u.height)) {
-				over = append(over, b)
+			if b < a && k.ents[u.i].Layout == et.Layout && geom.ConvexOverlap(t.poly, u.poly, 0.1*math.Min(t.height, u.height)) {
+				under = append(under, k.ents[u.i].Handle)
 			}
 			return true
 		})
-		for _, b := range over {
-			if b < a { // each pair once, from the later text
-				eu := k.ents[texts[b].i]
-				k.add(finding{code: codeTextOverlap, severity: severityWarning, message: "text " + drawing.FormatHandle(et.Handle) + " lies over text " + drawing.FormatHandle(eu.Handle), handles: []uint64{et.Handle, eu.Handle}})
-			}
+		if len(under) > 0 {
+			slices.Sort(under)
+			k.add(finding{code: codeTextOverlap, severity: severityWarning, message: "text " + drawing.FormatHandle(et.Handle) + " lies over text " + handlesText(under), handles: append([]uint64{et.Handle}, capHandles(under)...)})
 		}
 		inner := shrink(t.poly, 0.2*t.height)
 		if inner == nil {
@@ -560,6 +586,9 @@ func (k *critic) textOverlaps() error {
 		}
 		var through []uint64
 		curves.grid.Near(inner.Bounds(), func(id int) bool {
+			if !k.spend() {
+				return false
+			}
 			e := k.ents[curves.owner[id]]
 			if e.Layout == et.Layout && !slices.Contains(through, e.Handle) && inner.Touches(curves.prims[id]) {
 				through = append(through, e.Handle)
@@ -568,11 +597,18 @@ func (k *critic) textOverlaps() error {
 		})
 		if len(through) > 0 {
 			slices.Sort(through)
-			k.add(finding{code: codeTextOverlap, severity: severityWarning, message: "text " + drawing.FormatHandle(et.Handle) + " is crossed by " + handlesText(through) + ", which make it hard to read", handles: append([]uint64{et.Handle}, through...)})
+			k.add(finding{code: codeTextOverlap, severity: severityWarning, message: "text " + drawing.FormatHandle(et.Handle) + " is crossed by " + handlesText(through) + ", which make it hard to read", handles: append([]uint64{et.Handle}, capHandles(through)...)})
 		}
 	}
 	return nil
 }
+
+// maxOthers is the most handles a finding lists beside the one it is
+// about (its message counts them all).
+const maxOthers = 20
+
+// capHandles is the first maxOthers of hs.
+func capHandles(hs []uint64) []uint64 { return hs[:min(len(hs), maxOthers)] }
 
 // shrink is the rectangle p (its corners counter-clockwise from the
 // start of its bottom edge) moved in by d on every side; nil when that

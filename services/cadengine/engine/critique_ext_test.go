@@ -15,6 +15,7 @@ import (
 	"github.com/cadbridge/cadbridge/services/cadengine/dxf"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
 // critiqueStep is one call that builds a drawing to critique; key names
@@ -388,6 +389,51 @@ func TestCritiqueSheet(t *testing.T) {
 		t.Errorf("focus geometry: %s", js(got))
 	}
 	f.fail(enginev1.ToolDrawingCritique, obj{"layout": "Nope"}, kindFailed)
+}
+
+// TestCritiqueBounded: a drawing made to pile texts on one spot costs
+// one comparison a pair, which the engine's expansion budget bounds: with
+// a budget of 1,000, 100 texts (4,950 pairs) fail too_large; with the
+// default, each text after the first is one finding, which lists at most
+// 20 of the texts under it and counts the rest.
+func TestCritiqueBounded(t *testing.T) {
+	pile := func(e *engine.Engine) string {
+		t.Helper()
+		info, err := e.CreateDocument(t.Context(), &enginev1.CreateDocumentRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var es []any
+		for i := range 100 {
+			es = append(es, obj{"type": "text", "x": float64(i) * 0.01, "y": 0, "text": "PILE", "height": 5})
+		}
+		if r := callTool(t, e, info.DocumentId, enginev1.ToolEntityBatchCreate, obj{"entities": es}); !r.Ok {
+			t.Fatal(r.Error)
+		}
+		return info.DocumentId
+	}
+	small, err := engine.New(memory.New(), engine.Options{ExpansionLimit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { small.Close() })
+	if r := callTool(t, small, pile(small), enginev1.ToolDrawingCritique, obj{}); r.Ok || r.Error.GetKind() != enginev1.ErrorKind_ERROR_KIND_TOO_LARGE {
+		t.Errorf("critique of 100 piled texts with a budget of 1000 = ok %v, %v; want too_large", r.Ok, r.Error)
+	}
+	e := newEngine(t, nil)
+	r := critique(t, e, pile(e), obj{"focus": []any{"annotation"}})
+	if len(r.Findings) != 99 {
+		t.Fatalf("%d findings, want 99", len(r.Findings))
+	}
+	for _, f := range r.Findings {
+		if f.Code != "text_overlap" || len(f.Handles) > 21 {
+			t.Errorf("finding %s with %d handles, want text_overlap with at most 21", f.Code, len(f.Handles))
+		}
+	}
+	last := r.Findings[len(r.Findings)-1] // the last text's: over the 99 before it
+	if len(last.Handles) != 21 || !strings.HasSuffix(last.Message, " and 79 more") {
+		t.Errorf("the last text's finding: %d handles, %q; want 21 and \"… and 79 more\"", len(last.Handles), last.Message)
+	}
 }
 
 // BenchmarkCritique10k critiques a drawing of 10,000 entities: a grid of
