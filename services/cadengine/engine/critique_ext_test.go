@@ -460,11 +460,11 @@ func BenchmarkCritique10k(b *testing.B) {
 		}
 	}
 	f.ok(enginev1.ToolEntityBatchCreate, obj{"entities": es[:10000]})
-	b.ResetTimer()
+	var r *enginev1.CallToolResponse
 	for b.Loop() {
-		r := callTool(b, f.e, f.doc, enginev1.ToolDrawingCritique, obj{})
-		if !r.Ok {
+		if r = callTool(b, f.e, f.doc, enginev1.ToolDrawingCritique, obj{}); !r.Ok {
 			b.Fatal(r.Error)
 		}
 	}
+	b.ReportMetric(float64(len(resultObj(r.ResultJson)["findings"].([]any))), "findings")
 }
