@@ -37,8 +37,8 @@ type critic struct {
 }
 
 // newCritic takes the entities of the space asked for: those of layout
-// (which must exist: an entity must be on it, or it must have a paper),
-// or of every space when layout is nil. The default gap tolerance is a
+// (which must exist: an entity must be on it, or it must have a paper;
+// "" is model space), or of every space when layout is nil. The default gap tolerance is a
 // thousandth of the drawing's size.
 func newCritic(c *call, layout *string, tol *float64) (*critic, error) {
 	k := &critic{c: c, layout: layout, budget: c.budget()}
@@ -58,7 +58,7 @@ func newCritic(c *call, layout *string, tol *float64) (*critic, error) {
 	if err != nil {
 		return nil, err
 	}
-	if layout != nil && len(k.ents) == 0 {
+	if layout != nil && *layout != "" && len(k.ents) == 0 {
 		if _, _, ok := paperOf(*layout); !ok {
 			return nil, failed("the document has no layout named %q (no entity is on it)", *layout)
 		}

@@ -389,6 +389,10 @@ func TestCritiqueSheet(t *testing.T) {
 		t.Errorf("focus geometry: %s", js(got))
 	}
 	f.fail(enginev1.ToolDrawingCritique, obj{"layout": "Nope"}, kindFailed)
+	// "" is model space: its geometry, no viewport of its own.
+	if got := critique(t, e, id, obj{"layout": ""}); len(got.Findings) != 0 {
+		t.Errorf("model space alone: %s", js(got))
+	}
 }
 
 // TestCritiqueBounded: a drawing made to pile texts on one spot costs

@@ -26,7 +26,7 @@ type DrawingCritiqueArgs struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only these categories: geometry, annotation, sheet (all when empty).
 	Focus []string `protobuf:"bytes,1,rep,name=focus,proto3" json:"focus,omitempty"`
-	// Only this layout (every space when absent).
+	// Only this layout ("" model space; all when absent).
 	Layout *string `protobuf:"bytes,2,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	// Largest gap reported (drawing size / 1000 by default).
 	Tolerance     *float64 `protobuf:"fixed64,3,opt,name=tolerance,proto3,oneof" json:"tolerance,omitempty"`
