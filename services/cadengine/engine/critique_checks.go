@@ -209,6 +209,7 @@ func (k *critic) gaps() error {
 		}
 	}
 	seen := map[[2]int]bool{}
+	var gaps []gap
 	for a, x := range ends {
 		if err := k.tick(); err != nil {
 			return err
@@ -239,9 +240,40 @@ func (k *critic) gaps() error {
 			continue
 		}
 		seen[[2]int{min(a, near), max(a, near)}] = true
-		k.add(k.gapFinding(x, ends[near], nd))
+		gaps = append(gaps, orient(k, x, ends[near], nd))
+	}
+	// Every end a fix moves, by entity: the fixes of two gaps at the two
+	// ends of one polyline each move both, so that either order of
+	// running them, or running one, leaves no end moved back.
+	moves := map[int]map[bool]geom.Vec{}
+	for _, g := range gaps {
+		if movable(k.ents[g.x.i].Geom) {
+			if moves[g.x.i] == nil {
+				moves[g.x.i] = map[bool]geom.Vec{}
+			}
+			moves[g.x.i][g.x.last] = g.y.p
+		}
+	}
+	for _, g := range gaps {
+		k.add(k.gapFinding(g, moves[g.x.i]))
 	}
 	return nil
+}
+
+// gap is two ends d apart; x is the one to move (see orient).
+type gap struct {
+	x, y curveEnd
+	d    float64
+}
+
+// orient is the gap between ends x and y with the end to move first:
+// a line's or polyline's, the later handle's when both are.
+func orient(k *critic, x, y curveEnd, d float64) gap {
+	ex, ey := k.ents[x.i], k.ents[y.i]
+	if movable(ey.Geom) && (!movable(ex.Geom) || ey.Handle > ex.Handle) {
+		x, y = y, x
+	}
+	return gap{x: x, y: y, d: d}
 }
 
 // selfGap reports whether the two ends of g may almost meet as a gap: a
@@ -251,46 +283,45 @@ func selfGap(g drawing.Geometry) bool {
 	return ok && len(p.V) >= 3
 }
 
-// gapFinding is the finding of the gap between ends x and y, d apart.
-func (k *critic) gapFinding(x, y curveEnd, d float64) finding {
-	ex, ey := k.ents[x.i], k.ents[y.i]
-	if movable(ey.Geom) && (!movable(ex.Geom) || ey.Handle > ex.Handle) {
-		x, y, ex, ey = y, x, ey, ex
-	}
+// gapFinding is the finding of gap g, its fix moving the ends of g.x's
+// entity that moves says (ends to their new points).
+func (k *critic) gapFinding(g gap, moves map[bool]geom.Vec) finding {
+	ex, ey := k.ents[g.x.i], k.ents[g.y.i]
 	f := finding{
 		code: codeGap, severity: severityWarning,
-		message: "the " + endName(x.last) + " of " + drawing.FormatHandle(ex.Handle) + " stops " + num(d) + " short of the " + endName(y.last) + " of " + drawing.FormatHandle(ey.Handle),
+		message: "the " + endName(g.x.last) + " of " + drawing.FormatHandle(ex.Handle) + " stops " + num(g.d) + " short of the " + endName(g.y.last) + " of " + drawing.FormatHandle(ey.Handle),
 		handles: []uint64{ex.Handle, ey.Handle},
 	}
 	if ex == ey {
 		f.handles = f.handles[:1]
 	}
-	to := map[string]any{"x": y.p.X, "y": y.p.Y}
-	switch g := ex.Geom.(type) {
+	if len(moves) == 0 {
+		return f
+	}
+	args := map[string]any{"handle": drawing.FormatHandle(ex.Handle)}
+	switch geo := ex.Geom.(type) {
 	case drawing.Line:
-		slot := "start"
-		if x.last {
-			slot = "end"
+		for last, p := range moves {
+			args[endName(last)] = map[string]any{"x": p.X, "y": p.Y}
 		}
-		f.fix = k.fixCall(enginev1.ToolEntityEditGeometry, map[string]any{"handle": drawing.FormatHandle(ex.Handle), slot: to})
 	case drawing.Polyline:
-		if g.Widths != nil {
-			break
-		}
-		pts := make([]map[string]any, len(g.V))
-		for i, v := range g.V {
+		pts := make([]map[string]any, len(geo.V))
+		for i, v := range geo.V {
 			pts[i] = map[string]any{"x": v.P.X, "y": v.P.Y}
 			if v.Bulge != 0 {
 				pts[i]["bulge"] = v.Bulge
 			}
 		}
-		n := 0
-		if x.last {
-			n = len(pts) - 1
+		for last, p := range moves {
+			n := 0
+			if last {
+				n = len(pts) - 1
+			}
+			pts[n]["x"], pts[n]["y"] = p.X, p.Y
 		}
-		pts[n]["x"], pts[n]["y"] = y.p.X, y.p.Y
-		f.fix = k.fixCall(enginev1.ToolEntityEditGeometry, map[string]any{"handle": drawing.FormatHandle(ex.Handle), "points": pts})
+		args["points"] = pts
 	}
+	f.fix = k.fixCall(enginev1.ToolEntityEditGeometry, args)
 	return f
 }
 

@@ -240,6 +240,46 @@ func TestCritiqueTolerance(t *testing.T) {
 	}
 }
 
+// TestCritiqueFixesInOneBatch: the fixes, as the findings give them,
+// are the steps of one batch; after it the geometry is clean. The gap
+// between an arc and a line is closed by moving the line's end (an arc's
+// is not moved), whichever was drawn first.
+func TestCritiqueFixesInOneBatch(t *testing.T) {
+	f := newFixture(t)
+	line := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 10.005, "y2": 0}) // size 15: tolerance 0.015
+	arc := f.handle(enginev1.ToolEntityCreateArc, obj{"cx": 10, "cy": 5, "radius": 5, "start_angle": 270, "end_angle": 90})
+	dup := f.handle(enginev1.ToolEntityCreateArc, obj{"cx": 10, "cy": 5, "radius": 5, "start_angle": 270, "end_angle": 90})
+	poly := f.handle(enginev1.ToolEntityCreatePolyline, obj{"points": []any{obj{"x": 10.01, "y": 10}, obj{"x": 0, "y": 10}, obj{"x": 0, "y": 0.01}}})
+	r := critique(t, f.e, f.doc, obj{"focus": []any{"geometry"}})
+	got := byCode(r.Findings)
+	want := map[string][]string{
+		"duplicate": {dup + "+" + arc},
+		"gap":       {line + "+" + arc, poly + "+" + arc, poly + "+" + line},
+	}
+	for _, v := range want {
+		sort.Strings(v)
+	}
+	if js(got) != js(want) {
+		t.Fatalf("findings %v, want %v", got, want)
+	}
+	req := &enginev1.ExecuteBatchRequest{DocumentId: f.doc}
+	for _, fd := range r.Findings {
+		if fd.Fix == nil {
+			t.Fatalf("finding %+v has no fix", fd)
+		}
+		req.Steps = append(req.Steps, &enginev1.BatchStep{Tool: fd.Fix.Tool, ArgsJson: mustJSON(fd.Fix.Args)})
+	}
+	if resp := f.batch(req); !resp.Ok {
+		t.Fatalf("the fixes as one batch: %v", resp)
+	}
+	if after := critique(t, f.e, f.doc, obj{"focus": []any{"geometry"}}); len(after.Findings) != 0 {
+		t.Errorf("after the fixes: %s", js(after))
+	}
+	if end := pt(f.get(line)["end"]); !nearPt(end, [2]float64{10, 0}) {
+		t.Errorf("the line ends at %v, want the arc's start (10, 0)", end)
+	}
+}
+
 // TestCritiqueCleanDrawing: the drawings of examples/ (the flange, the
 // bracket, the floor plan), made with the engine's tools, have no error.
 func TestCritiqueCleanDrawing(t *testing.T) {
