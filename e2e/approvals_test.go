@@ -234,6 +234,8 @@ var catalogFixtures = map[string]fixture{
 	"part_spur_gear": literal(map[string]any{"cx": 50, "cy": 0, "module": 1, "teeth": 12, "bore": 4}),
 	"part_keyway":    literal(map[string]any{"cx": 80, "cy": 0, "bore": 20, "angle": 0}),
 	"gdt_frame":      literal(map[string]any{"x": 0, "y": 20, "symbol": "perpendicularity", "tolerance": "0.02", "datums": []any{"A"}}),
+	// critique (issue 39, DESIGN §12)
+	"drawing_critique": literal(map[string]any{}),
 }
 
 // catalogState is what a document holds: its entities' handles (and its

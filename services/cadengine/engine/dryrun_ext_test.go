@@ -129,6 +129,8 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolPartSpurGear: {"cx": 0, "cy": 0, "module": 2, "teeth": 20, "bore": 10},
 		enginev1.ToolPartKeyway:   {"cx": 0, "cy": 0, "bore": 20, "kind": "shaft"},
 		enginev1.ToolGdtFrame:     {"x": 0, "y": 0, "symbol": "position", "tolerance": "0.1", "diameter": true, "datums": []any{"A", "B"}},
+		// critique (issue 39, DESIGN §12)
+		enginev1.ToolDrawingCritique: {"focus": []any{"geometry"}, "tolerance": 0.5},
 	}
 }
 

@@ -304,6 +304,8 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolPartSpurGear: {"cx": 0, "cy": 0, "module": 1, "teeth": 12},
 		enginev1.ToolPartKeyway:   {"cx": 0, "cy": 0, "bore": 10},
 		enginev1.ToolGdtFrame:     {"x": 0, "y": 0, "symbol": "flatness", "tolerance": "0.05"},
+		// critique (issue 39, DESIGN §12)
+		enginev1.ToolDrawingCritique: {},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)

@@ -155,6 +155,8 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolPartSpurGear: docTool(partSpurGear),
 		enginev1.ToolPartKeyway:   docTool(partKeyway),
 		enginev1.ToolGdtFrame:     docTool(gdtFrame),
+		// critique (issue 39, DESIGN §12)
+		enginev1.ToolDrawingCritique: docTool(drawingCritique),
 	}
 }
 

@@ -1844,6 +1844,27 @@ func (x *EntityCreateTableArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *DrawingCritiqueArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if len(x.Focus) > 3 {
+		return &RuleViolation{Path: "/focus", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 3 elements"}
+	}
+	for i, e := range x.Focus {
+		if !rulePattern3.MatchString(e) {
+			return &RuleViolation{Path: "/focus" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^(geometry|annotation|sheet)$"}
+		}
+	}
+	if x.Tolerance != nil {
+		if float64(*x.Tolerance) <= 0.0 {
+			return &RuleViolation{Path: "/tolerance", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *DocumentUndoArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
@@ -1884,7 +1905,7 @@ func (x *DocumentPurgeArgs) CheckRules() *RuleViolation {
 		return &RuleViolation{Path: "/what", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 4 elements"}
 	}
 	for i, e := range x.What {
-		if !rulePattern3.MatchString(e) {
+		if !rulePattern4.MatchString(e) {
 			return &RuleViolation{Path: "/what" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^(layers|blocks|linetypes|styles)$"}
 		}
 	}
@@ -2010,14 +2031,14 @@ func (x *GdtFrameArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
 	}
-	if !rulePattern4.MatchString(x.Tolerance) {
+	if !rulePattern5.MatchString(x.Tolerance) {
 		return &RuleViolation{Path: "/tolerance", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^[0-9][0-9.,/]{0,19}$"}
 	}
 	if len(x.Datums) > 3 {
 		return &RuleViolation{Path: "/datums", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 3 elements"}
 	}
 	for i, e := range x.Datums {
-		if !rulePattern5.MatchString(e) {
+		if !rulePattern6.MatchString(e) {
 			return &RuleViolation{Path: "/datums" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^[A-Z](-[A-Z])?$"}
 		}
 	}
@@ -2166,9 +2187,10 @@ var (
 	rulePattern0 = regexp.MustCompile("^[\\x21-\\x7E]+$")
 	rulePattern1 = regexp.MustCompile("^[A-Za-z_][A-Za-z0-9_]*$")
 	rulePattern2 = regexp.MustCompile("^[A-Za-z0-9_.-]+$")
-	rulePattern3 = regexp.MustCompile("^(layers|blocks|linetypes|styles)$")
-	rulePattern4 = regexp.MustCompile("^[0-9][0-9.,/]{0,19}$")
-	rulePattern5 = regexp.MustCompile("^[A-Z](-[A-Z])?$")
+	rulePattern3 = regexp.MustCompile("^(geometry|annotation|sheet)$")
+	rulePattern4 = regexp.MustCompile("^(layers|blocks|linetypes|styles)$")
+	rulePattern5 = regexp.MustCompile("^[0-9][0-9.,/]{0,19}$")
+	rulePattern6 = regexp.MustCompile("^[A-Z](-[A-Z])?$")
 )
 
 // inEntityLinetype reports whether s is a member of VALUE_DOMAIN_ENTITY_LINETYPE, ignoring the case

@@ -115,6 +115,7 @@ const (
 	ToolEntityCreateWipeout      = "entity_create_wipeout"
 	ToolEntityCreateSolid        = "entity_create_solid"
 	ToolEntityCreateTable        = "entity_create_table"
+	ToolDrawingCritique          = "drawing_critique"
 	ToolDocumentUndo             = "document_undo"
 	ToolDocumentRedo             = "document_redo"
 	ToolDocumentPurge            = "document_purge"
@@ -966,6 +967,16 @@ var Tools = []ToolInfo{
 		Result:       (*EntityCreateTableResult)(nil),
 		InputSchema:  `{"$defs":{"cad.engine.v1.TableCell":{"additionalProperties":false,"properties":{"column":{"maximum":2147483647,"minimum":0,"type":"integer"},"row":{"maximum":2147483647,"minimum":0,"type":"integer"},"text":{"maxLength":1000,"type":"string"}},"required":["row","column","text"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"cells":{"items":{"$ref":"#/$defs/cad.engine.v1.TableCell"},"maxItems":100000,"type":"array"},"color":{"maximum":256,"minimum":0,"type":"integer"},"column_width":{"exclusiveMinimum":0,"type":"number"},"columns":{"maximum":100,"minimum":1,"type":"integer"},"layer":{"type":"string"},"row_height":{"exclusiveMinimum":0,"type":"number"},"rows":{"maximum":1000,"minimum":1,"type":"integer"},"text_height":{"exclusiveMinimum":0,"type":"number"},"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y","rows","columns","row_height","column_width"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"block":{"type":"string"},"handle":{"type":"string","x-cad-handle":true}},"required":["handle","block"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDrawingCritique,
+		Description:  "Review the drawing for drafting mistakes: zero-length and duplicate entities, near-miss gaps, open hatch profiles, overlapping text, empty or unbound dimensions, geometry off its sheet, odd viewport scales, empty title-block fields. Each finding names its handles and the call that repairs it (fix), if any.",
+		Keywords:     []string{"critique", "review", "check the drawing for mistakes", "lint", "checkstandards", "overkill", "drafting errors", "zeichnungsprüfung", "vérifier le dessin", "revisar dibujo"},
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*DrawingCritiqueArgs)(nil),
+		Result:       (*DrawingCritiqueResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"focus":{"items":{"pattern":"^(geometry|annotation|sheet)$","type":"string"},"maxItems":3,"type":"array"},"layout":{"type":"string"},"tolerance":{"exclusiveMinimum":0,"type":"number"}},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.CritiqueFinding":{"additionalProperties":false,"properties":{"code":{"type":"string"},"fix":{"$ref":"#/$defs/cad.engine.v1.CritiqueFix"},"handles":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"message":{"type":"string"},"severity":{"type":"string"}},"required":["code","severity","message"],"type":"object"},"cad.engine.v1.CritiqueFix":{"additionalProperties":false,"properties":{"args":{"type":"object"},"tool":{"type":"string"}},"required":["tool","args"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"findings":{"items":{"$ref":"#/$defs/cad.engine.v1.CritiqueFinding"},"type":"array"},"score":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}},"required":["score"],"type":"object"}`,
 	},
 	{
 		Name:         ToolDocumentUndo,

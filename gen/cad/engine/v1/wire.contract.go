@@ -23229,6 +23229,322 @@ func (x *EntityCreateTableResult) MarshalWire(e *jsonwire.Encoder) {
 }
 
 // UnmarshalWire implements jsonwire.Message.
+func (x *DrawingCritiqueArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "focus":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Focus = append(x.Focus, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "layout":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
+		case "tolerance":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Tolerance = d.Float64Ref(v)
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DrawingCritiqueArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DrawingCritiqueArgs{}
+	}
+	e.OpenObject()
+	if len(x.Focus) > 0 {
+		e.Key("\"focus\":")
+		e.OpenArray()
+		for _, v := range x.Focus {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
+	}
+	if x.Tolerance != nil {
+		e.Key("\"tolerance\":")
+		e.Float64(float64((*x.Tolerance)), "cad.engine.v1.DrawingCritiqueArgs.tolerance")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *CritiqueFix) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "tool":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Tool = v
+		case "args":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Raw("object")
+			if !ok {
+				return false
+			}
+			x.ArgsJson = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *CritiqueFix) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &CritiqueFix{}
+	}
+	e.OpenObject()
+	e.Key("\"tool\":")
+	e.String(x.Tool)
+	e.Key("\"args\":")
+	e.Raw(x.ArgsJson, "object")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *CritiqueFinding) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "code":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Code = v
+		case "severity":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Severity = v
+		case "message":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Message = v
+		case "handles":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "fix":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v := new(CritiqueFix)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Fix = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *CritiqueFinding) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &CritiqueFinding{}
+	}
+	e.OpenObject()
+	e.Key("\"code\":")
+	e.String(x.Code)
+	e.Key("\"severity\":")
+	e.String(x.Severity)
+	e.Key("\"message\":")
+	e.String(x.Message)
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Fix != nil {
+		e.Key("\"fix\":")
+		x.Fix.MarshalWire(e)
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DrawingCritiqueResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "findings":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[CritiqueFinding]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Findings = append(x.Findings, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "score":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Score = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x2 == 0x2)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DrawingCritiqueResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DrawingCritiqueResult{}
+	}
+	e.OpenObject()
+	if len(x.Findings) > 0 {
+		e.Key("\"findings\":")
+		e.OpenArray()
+		for _, v := range x.Findings {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"score\":")
+	e.Int64(int64(x.Score))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
 func (x *DocumentUndoArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
 		return false
