@@ -6,11 +6,12 @@ import "slices"
 type changeKind uint8
 
 const (
-	ChangeEntity  changeKind = iota + 1 // an entity was created, replaced or removed
-	changeLayer                         // a layer was created, modified or removed
-	changeCurrent                       // the current layer changed
-	ChangeBlock                         // a block was defined or removed
-	ChangeLtypes                        // the linetype table was replaced
+	ChangeEntity   changeKind = iota + 1 // an entity was created, replaced or removed
+	changeLayer                          // a layer was created, modified or removed
+	changeCurrent                        // the current layer changed
+	ChangeBlock                          // a block was defined or removed
+	ChangeLtypes                         // the linetype table was replaced
+	ChangeSettings                       // the settings were replaced
 )
 
 // Change is one record of the undo log: what a thing was before and after.
@@ -24,16 +25,18 @@ type Change struct {
 
 // undoOther is what a layer, current-layer or block change undoes to.
 type undoOther struct {
-	name  string // the layer's or block's name, or the current layer before
-	layer *Layer
-	block *Block
-	table *Linetypes
+	name     string // the layer's or block's name, or the current layer before
+	layer    *Layer
+	block    *Block
+	table    *Linetypes
+	settings *settingsState
 }
 
 // Stored reports whether the change is to a record the store keeps under
-// a handle (an entity, a block or the linetype table), and which.
+// a handle (an entity, a block, the linetype table or the settings), and
+// which.
 func (c Change) Stored() (uint64, bool) {
-	return c.Handle, c.Kind == ChangeEntity || c.Kind == ChangeBlock || c.Kind == ChangeLtypes
+	return c.Handle, c.Kind == ChangeEntity || c.Kind == ChangeBlock || c.Kind == ChangeLtypes || c.Kind == ChangeSettings
 }
 
 // Tx is a write in progress on one document. Its owner holds the
@@ -166,6 +169,8 @@ func (t *Tx) UndoTo(mark int) []Change {
 			t.d.SetBlock(c.undo.name, c.undo.block)
 		case ChangeLtypes:
 			t.d.SetLinetypes(c.undo.table)
+		case ChangeSettings:
+			t.d.setSettings(*c.undo.settings)
 		}
 	}
 	t.log = t.log[:mark]

@@ -38,6 +38,7 @@ type Document struct {
 	blockUses     map[string]int                 // inserts of each block, in the drawing and in blocks
 	deps          map[uint64]map[uint64]struct{} // handle → entities bound to it (see Bound)
 	ltypes        *Linetypes                     // nil: the standard linetypes at scale 1
+	settings      *Settings                      // nil: DefaultSettings in Units
 }
 
 // Layer is a layer's state. Like entities, a layer in a document is never

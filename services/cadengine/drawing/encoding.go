@@ -117,7 +117,10 @@ const (
 	// tagLinetypes is a document's linetype table, stored under its
 	// handle (see Linetypes.Encode).
 	tagLinetypes = 'T'
-	encVersion   = 1
+	// tagHeader is a document's settings, stored under their handle (see
+	// Settings.Encode).
+	tagHeader  = 'H'
+	encVersion = 1
 	// encLayout is the version of an entity's encoding that names its
 	// paper-space layout; a model-space entity encodes as encVersion, as
 	// it always did.

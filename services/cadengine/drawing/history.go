@@ -21,6 +21,7 @@ type Diff struct {
 	blocks   map[string]*blockDiff
 	current  *[2]string
 	ltypes   *[2]*Linetypes
+	settings *[2]settingsState
 }
 
 type blockDiff struct {
@@ -66,6 +67,10 @@ func (d *Document) DiffOf(changes []Change) *Diff {
 		case ChangeLtypes:
 			if df.ltypes == nil {
 				df.ltypes = &[2]*Linetypes{c.undo.table, d.ltypes}
+			}
+		case ChangeSettings:
+			if df.settings == nil {
+				df.settings = &[2]settingsState{*c.undo.settings, {d.settings, d.Units}}
 			}
 		case ChangeBlock:
 			if df.blocks == nil {
@@ -171,6 +176,14 @@ func (df *Diff) Then(later *Diff) *Diff {
 		out.ltypes = &[2]*Linetypes{later.ltypes[0], later.ltypes[1]}
 	}
 	switch {
+	case df.settings != nil && later.settings != nil:
+		out.settings = &[2]settingsState{df.settings[0], later.settings[1]}
+	case df.settings != nil:
+		out.settings = &[2]settingsState{df.settings[0], df.settings[1]}
+	case later.settings != nil:
+		out.settings = &[2]settingsState{later.settings[0], later.settings[1]}
+	}
+	switch {
 	case df.current != nil && later.current != nil:
 		out.current = &[2]string{df.current[0], later.current[1]}
 	case df.current != nil:
@@ -188,6 +201,9 @@ func (df *Diff) Size() int {
 		n++
 	}
 	if df.ltypes != nil {
+		n++
+	}
+	if df.settings != nil {
 		n++
 	}
 	return n
@@ -239,10 +255,20 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 	if df.ltypes != nil && d.ltypes != df.ltypes[from] {
 		return DiffEffect{}, "the linetype table", false
 	}
-	if df.ltypes != nil && df.ltypes[to] != nil && d.ltypes != nil {
-		// Both states are tables under one handle (see Tx.SetLinetypes).
-		t.log = append(t.log, Change{Kind: ChangeLtypes, Handle: d.ltypes.Handle, undo: &undoOther{table: d.ltypes}})
-		d.SetLinetypes(df.ltypes[to])
+	if df.settings != nil && d.settings != df.settings[from].settings {
+		return DiffEffect{}, "the drawing settings", false
+	}
+	if df.ltypes != nil {
+		// The states are tables under one handle, or none (see
+		// Tx.SetLinetypes).
+		cur, next := d.ltypes, df.ltypes[to]
+		t.log = append(t.log, Change{Kind: ChangeLtypes, Handle: handleOf(cur, next), undo: &undoOther{table: cur}})
+		d.SetLinetypes(next)
+	}
+	if df.settings != nil {
+		cur, next := d.settings, df.settings[to]
+		t.log = append(t.log, Change{Kind: ChangeSettings, Handle: handleOf(cur, next.settings), undo: &undoOther{settings: &settingsState{cur, d.Units}}})
+		d.setSettings(next)
 	}
 
 	// Layers and blocks first, so that the entities land where they exist.
@@ -292,6 +318,15 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 		t.logEntity(h, cur, next)
 	}
 	return eff, "", true
+}
+
+// handleOf is the handle of whichever of two states of a record is not
+// nil (both have the same).
+func handleOf[T interface{ handle() uint64 }](cur, next T) uint64 {
+	if h := cur.handle(); h != 0 {
+		return h
+	}
+	return next.handle()
 }
 
 func sameEntity(a, b *Entity) bool {

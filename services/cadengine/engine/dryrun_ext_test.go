@@ -121,6 +121,17 @@ func dryRunCases(h map[string]string) map[string]obj {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "fillet"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// standards (issue #39)
+		enginev1.ToolTemplateList:        {},
+		enginev1.ToolTemplateApplyLayers: {"template": "iso"},
+		enginev1.ToolLinetypeList:        {},
+		enginev1.ToolLinetypeLoad:        {"name": "center2"},
+		enginev1.ToolLayerFreeze:         {"name": "L1"},
+		enginev1.ToolLayerThaw:           {"name": "L1"},
+		enginev1.ToolLayerHide:           {"name": "L1"},
+		enginev1.ToolLayerShow:           {"name": "L1"},
+		enginev1.ToolLayerIsolate:        {"name": "L1"},
+		enginev1.ToolDrawingSettings:     {"units": "in", "precision": 2, "ltscale": 0.5},
 	}
 }
 

@@ -296,6 +296,14 @@ func TestEveryToolAnswers(t *testing.T) {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "line"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// standards (issue #39)
+		enginev1.ToolTemplateApplyLayers: {"template": "iso"},
+		enginev1.ToolLinetypeLoad:        {"name": "HIDDEN"},
+		enginev1.ToolLayerFreeze:         {"name": "L1"},
+		enginev1.ToolLayerThaw:           {"name": "L1"},
+		enginev1.ToolLayerHide:           {"name": "L1"},
+		enginev1.ToolLayerShow:           {"name": "L1"},
+		enginev1.ToolLayerIsolate:        {"name": "L1"},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)

@@ -147,6 +147,17 @@ func toolTable() map[string]toolSpec {
 		// catalog (issue #38): find and describe tools
 		enginev1.ToolToolSearch:   engineTool(toolSearch),
 		enginev1.ToolToolDescribe: engineTool(toolDescribe),
+		// standards (issue #39, DESIGN §12): templates, linetypes, layer visibility, settings
+		enginev1.ToolTemplateList:        engineTool(templateList),
+		enginev1.ToolTemplateApplyLayers: docTool(templateApplyLayers),
+		enginev1.ToolLinetypeList:        docTool(linetypeList),
+		enginev1.ToolLinetypeLoad:        docTool(linetypeLoad),
+		enginev1.ToolLayerFreeze:         docTool(layerFreeze),
+		enginev1.ToolLayerThaw:           docTool(layerThaw),
+		enginev1.ToolLayerHide:           docTool(layerHide),
+		enginev1.ToolLayerShow:           docTool(layerShow),
+		enginev1.ToolLayerIsolate:        docTool(layerIsolate),
+		enginev1.ToolDrawingSettings:     docTool(drawingSettings),
 	}
 }
 
