@@ -148,7 +148,7 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolToolSearch:   engineTool(toolSearch),
 		enginev1.ToolToolDescribe: engineTool(toolDescribe),
 		// standards (issue #39, DESIGN §12): templates, linetypes, layer visibility, settings
-		enginev1.ToolTemplateList:        engineTool(templateList),
+		enginev1.ToolTemplateList:        docTool(templateList),
 		enginev1.ToolTemplateApplyLayers: docTool(templateApplyLayers),
 		enginev1.ToolLinetypeList:        docTool(linetypeList),
 		enginev1.ToolLinetypeLoad:        docTool(linetypeLoad),
