@@ -84,7 +84,7 @@ var Templates = []Template{
 	},
 	{
 		Name:        "piping",
-		Description: "US National CAD Standard: discipline P (plumbing and process piping), ISO 6412 line weights",
+		Description: "US National CAD Standard: discipline P (plumbing and piping), pipes wide and the rest narrow",
 		Layers: templateLayers([]templateLayer{
 			{"P-PIPE", 7, "Continuous", 50}, // piping, visible
 			{"P-PIPE-HIDN", 2, "HIDDEN", 35},
