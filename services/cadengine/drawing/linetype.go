@@ -119,6 +119,9 @@ func NewLinetypes(scale float64, defined []Linetype) *Linetypes {
 	return t
 }
 
+// Defines reports whether the table defines name (ignoring case).
+func (t *Linetypes) Defines(name string) bool { return t.index(name) >= 0 }
+
 // index is where the table defines name (ignoring case), or -1.
 func (t *Linetypes) index(name string) int {
 	for i, l := range t.Defined {

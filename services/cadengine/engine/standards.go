@@ -100,7 +100,7 @@ func linetypeLoad(c *call, a *enginev1.LinetypeLoadArgs) (*enginev1.LinetypeLoad
 	}
 	l, _ := c.d.Linetype(name)
 	t := c.d.Linetypes()
-	if name == "Continuous" || t != nil && slicesHasFold(t.Defined, name) {
+	if name == "Continuous" || t != nil && t.Defines(name) {
 		return &enginev1.LinetypeLoadResult{Linetype: linetypeInfo(l, name != "Continuous", true)}, nil
 	}
 	if t == nil {
@@ -108,15 +108,6 @@ func linetypeLoad(c *call, a *enginev1.LinetypeLoadArgs) (*enginev1.LinetypeLoad
 	}
 	c.tx.SetLinetypes(t.WithLinetype(l))
 	return &enginev1.LinetypeLoadResult{Linetype: linetypeInfo(l, true, true), Loaded: true}, nil
-}
-
-func slicesHasFold(ls []drawing.Linetype, name string) bool {
-	for _, l := range ls {
-		if strings.EqualFold(l.Name, name) {
-			return true
-		}
-	}
-	return false
 }
 
 // ---- layer visibility ----
