@@ -236,6 +236,17 @@ var catalogFixtures = map[string]fixture{
 	"gdt_frame":      literal(map[string]any{"x": 0, "y": 20, "symbol": "perpendicularity", "tolerance": "0.02", "datums": []any{"A"}}),
 	// critique (issue 39, DESIGN §12)
 	"drawing_critique": literal(map[string]any{}),
+	// standards (issue #39, DESIGN §12)
+	"template_list":         literal(map[string]any{}),
+	"template_apply_layers": literal(map[string]any{"template": "iso"}),
+	"linetype_list":         literal(map[string]any{}),
+	"linetype_load":         literal(map[string]any{"name": "CENTER"}),
+	"layer_freeze":          literal(map[string]any{"name": "spare"}),
+	"layer_thaw":            literal(map[string]any{"name": "spare"}),
+	"layer_hide":            literal(map[string]any{"name": "spare"}),
+	"layer_show":            literal(map[string]any{"name": "spare"}),
+	"layer_isolate":         literal(map[string]any{"name": "spare"}),
+	"drawing_settings":      literal(map[string]any{"units": "in", "ltscale": 2}),
 }
 
 // catalogState is what a document holds: its entities' handles (and its

@@ -529,7 +529,7 @@ func (d *Document) Resolve(g Geometry) (Geometry, bool) {
 }
 
 // AppendEncoded appends the stored form of what lives under handle h — an
-// entity or a block — to dst, and reports false when nothing does.
+// entity, a block, the linetype table or the settings — to dst, and reports false when nothing does.
 func (d *Document) AppendEncoded(dst []byte, h uint64) ([]byte, bool) {
 	if e := d.Entity(h); e != nil {
 		if out, ok := e.appendSmall(dst); ok {
@@ -552,17 +552,24 @@ func (d *Document) AppendEncoded(dst []byte, h uint64) ([]byte, bool) {
 	if t := d.layouts; t != nil && t.Handle == h {
 		return append(dst, t.Encode()...), true
 	}
+	if s := d.settings; s != nil && s.Handle == h {
+		return append(dst, s.Encode()...), true
+	}
 	return dst, false
 }
 
 // EachStored calls fn with the handle and stored form of every entity and
-// block, and of the linetype table, blocks and the table first.
+// block, and of the linetype table and the settings, which go first, then
+// blocks.
 func (d *Document) EachStored(fn func(h uint64, data []byte)) {
 	if t := d.ltypes; t != nil {
 		fn(t.Handle, t.Encode())
 	}
 	if t := d.layouts; t != nil {
 		fn(t.Handle, t.Encode())
+	}
+	if s := d.settings; s != nil {
+		fn(s.Handle, s.Encode())
 	}
 	for _, b := range d.Blocks() {
 		fn(b.Handle, b.Encode())
@@ -573,9 +580,9 @@ func (d *Document) EachStored(fn func(h uint64, data []byte)) {
 	})
 }
 
-// Restore puts stored records (entities, blocks and the linetype table,
-// in any order) into a document being loaded: the linetype table and
-// blocks first, blocks in handle order (a block's inserts name blocks
+// Restore puts stored records (entities, blocks, the linetype table and
+// the settings, in any order) into a document being loaded: the table, the
+// settings and blocks first, blocks in handle order (a block's inserts name blocks
 // defined before it), then entities.
 func (d *Document) Restore(records map[uint64][]byte) error {
 	hs := make([]uint64, 0, len(records))
@@ -601,6 +608,14 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 			d.SetLayouts(t)
 			continue
 		}
+		if len(data) > 0 && data[0] == tagHeader {
+			s, err := decodeSettings(h, data)
+			if err != nil {
+				return err
+			}
+			d.SetSettings(s)
+			continue
+		}
 		if len(data) == 0 || data[0] != tagBlock {
 			continue
 		}
@@ -621,7 +636,7 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 	}
 	for _, h := range hs {
 		data := records[h]
-		if len(data) > 0 && (data[0] == tagBlock || data[0] == tagLinetypes || data[0] == tagLayouts) {
+		if len(data) > 0 && (data[0] == tagBlock || data[0] == tagLinetypes || data[0] == tagLayouts || data[0] == tagHeader) {
 			continue
 		}
 		e, err := DecodeEntity(h, data)

@@ -6,12 +6,13 @@ import "slices"
 type changeKind uint8
 
 const (
-	ChangeEntity  changeKind = iota + 1 // an entity was created, replaced or removed
-	changeLayer                         // a layer was created, modified or removed
-	changeCurrent                       // the current layer changed
-	ChangeBlock                         // a block was defined or removed
-	ChangeLtypes                        // the linetype table was replaced
-	ChangeLayouts                       // the layout table was replaced
+	ChangeEntity   changeKind = iota + 1 // an entity was created, replaced or removed
+	changeLayer                          // a layer was created, modified or removed
+	changeCurrent                        // the current layer changed
+	ChangeBlock                          // a block was defined or removed
+	ChangeLtypes                         // the linetype table was replaced
+	ChangeLayouts                        // the layout table was replaced
+	ChangeSettings                       // the settings were replaced
 )
 
 // Change is one record of the undo log: what a thing was before and after.
@@ -25,18 +26,23 @@ type Change struct {
 
 // undoOther is what a layer, current-layer or block change undoes to.
 type undoOther struct {
-	name    string // the layer's or block's name, or the current layer before
-	layer   *Layer
-	block   *Block
-	table   *Linetypes
-	layouts *Layouts
+	name     string // the layer's or block's name, or the current layer before
+	layer    *Layer
+	block    *Block
+	table    *Linetypes
+	layouts  *Layouts
+	settings *settingsState
 }
 
 // Stored reports whether the change is to a record the store keeps under
-// a handle (an entity, a block, the linetype or the layout table), and
-// which.
+// a handle (an entity, a block, the linetype or the layout table, or the
+// settings), and which.
 func (c Change) Stored() (uint64, bool) {
-	return c.Handle, c.Kind == ChangeEntity || c.Kind == ChangeBlock || c.Kind == ChangeLtypes || c.Kind == ChangeLayouts
+	switch c.Kind {
+	case ChangeEntity, ChangeBlock, ChangeLtypes, ChangeLayouts, ChangeSettings:
+		return c.Handle, true
+	}
+	return c.Handle, false
 }
 
 // Tx is a write in progress on one document. Its owner holds the
@@ -171,6 +177,8 @@ func (t *Tx) UndoTo(mark int) []Change {
 			t.d.SetLinetypes(c.undo.table)
 		case ChangeLayouts:
 			t.d.SetLayouts(c.undo.layouts)
+		case ChangeSettings:
+			t.d.setSettings(*c.undo.settings)
 		}
 	}
 	t.log = t.log[:mark]

@@ -39,6 +39,7 @@ type Document struct {
 	deps          map[uint64]map[uint64]struct{} // handle → entities bound to it (see Bound)
 	ltypes        *Linetypes                     // nil: the standard linetypes at scale 1
 	layouts       *Layouts                       // nil: no layouts
+	settings      *Settings                      // nil: DefaultSettings in Units
 }
 
 // Layer is a layer's state. Like entities, a layer in a document is never

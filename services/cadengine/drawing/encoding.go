@@ -120,6 +120,9 @@ const (
 	// tagLayouts is a document's layout table, stored under its handle
 	// (see Layouts.Encode).
 	tagLayouts = 'P'
+	// tagHeader is a document's settings, stored under their handle (see
+	// Settings.Encode).
+	tagHeader  = 'H'
 	encVersion = 1
 	// encLayout is the version of an entity's encoding that names its
 	// paper-space layout; a model-space entity encodes as encVersion, as

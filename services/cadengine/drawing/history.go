@@ -22,6 +22,7 @@ type Diff struct {
 	current  *[2]string
 	ltypes   *[2]*Linetypes
 	layouts  *[2]*Layouts
+	settings *[2]settingsState
 }
 
 type blockDiff struct {
@@ -65,6 +66,10 @@ func (d *Document) DiffOf(changes []Change) *Diff {
 		case ChangeLayouts:
 			if df.layouts == nil {
 				df.layouts = &[2]*Layouts{c.undo.layouts, d.layouts}
+			}
+		case ChangeSettings:
+			if df.settings == nil {
+				df.settings = &[2]settingsState{*c.undo.settings, {d.settings, d.Units}}
 			}
 		case ChangeBlock:
 			if df.blocks == nil {
@@ -170,10 +175,8 @@ func (df *Diff) Then(later *Diff) *Diff {
 	}
 	out.ltypes = then(df.ltypes, later.ltypes)
 	out.layouts = then(df.layouts, later.layouts)
-	if df.current != nil || later.current != nil {
-		out.current = new(*cmp.Or(df.current, later.current))
-		out.current[1] = cmp.Or(later.current, df.current)[1]
-	}
+	out.settings = then(df.settings, later.settings)
+	out.current = then(df.current, later.current)
 	return out
 }
 
@@ -187,6 +190,9 @@ func (df *Diff) Size() int {
 		n++
 	}
 	if df.layouts != nil {
+		n++
+	}
+	if df.settings != nil {
 		n++
 	}
 	return n
@@ -241,15 +247,25 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 	if df.layouts != nil && d.layouts != df.layouts[from] {
 		return DiffEffect{}, "the layout table", false
 	}
-	if df.layouts != nil {
-		h := cmp.Or(df.layouts[0], df.layouts[1]).Handle
-		t.log = append(t.log, Change{Kind: ChangeLayouts, Handle: h, undo: &undoOther{layouts: d.layouts}})
-		d.SetLayouts(df.layouts[to])
+	if df.settings != nil && d.settings != df.settings[from].settings {
+		return DiffEffect{}, "the drawing settings", false
 	}
-	if df.ltypes != nil && df.ltypes[to] != nil && d.ltypes != nil {
-		// Both states are tables under one handle (see Tx.SetLinetypes).
-		t.log = append(t.log, Change{Kind: ChangeLtypes, Handle: d.ltypes.Handle, undo: &undoOther{table: d.ltypes}})
-		d.SetLinetypes(df.ltypes[to])
+	if df.layouts != nil {
+		cur, next := d.layouts, df.layouts[to]
+		t.log = append(t.log, Change{Kind: ChangeLayouts, Handle: handleOf(cur, next), undo: &undoOther{layouts: cur}})
+		d.SetLayouts(next)
+	}
+	if df.ltypes != nil {
+		// The states are tables under one handle, or none (see
+		// Tx.SetLinetypes).
+		cur, next := d.ltypes, df.ltypes[to]
+		t.log = append(t.log, Change{Kind: ChangeLtypes, Handle: handleOf(cur, next), undo: &undoOther{table: cur}})
+		d.SetLinetypes(next)
+	}
+	if df.settings != nil {
+		cur, next := d.settings, df.settings[to]
+		t.log = append(t.log, Change{Kind: ChangeSettings, Handle: handleOf(cur, next.settings), undo: &undoOther{settings: &settingsState{cur, d.Units}}})
+		d.setSettings(next)
 	}
 
 	// Layers and blocks first, so that the entities land where they exist.
@@ -301,6 +317,15 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 	return eff, "", true
 }
 
+// handleOf is the handle of whichever of two states of a record is not
+// nil (both have the same).
+func handleOf[T interface{ handle() uint64 }](cur, next T) uint64 {
+	if h := cur.handle(); h != 0 {
+		return h
+	}
+	return next.handle()
+}
+
 func sameEntity(a, b *Entity) bool {
 	if a == nil || b == nil {
 		return a == b
@@ -325,9 +350,9 @@ func sameBlock(a, b *Block) bool {
 // then is the states of a table across two diffs, either of which may
 // not have touched it: before from the first that did, after from the
 // last that did.
-func then[T any](first, later *[2]*T) *[2]*T {
+func then[T any](first, later *[2]T) *[2]T {
 	if first == nil && later == nil {
 		return nil
 	}
-	return &[2]*T{cmp.Or(first, later)[0], cmp.Or(later, first)[1]}
+	return &[2]T{cmp.Or(first, later)[0], cmp.Or(later, first)[1]}
 }

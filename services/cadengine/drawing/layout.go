@@ -149,3 +149,11 @@ func (d *Document) Layout(name string) (Layout, bool) {
 	}
 	return Layout{}, false
 }
+
+// handle is the table's handle, 0 for none.
+func (t *Layouts) handle() uint64 {
+	if t == nil {
+		return 0
+	}
+	return t.Handle
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,6 +119,9 @@ func NewLinetypes(scale float64, defined []Linetype) *Linetypes {
 	return t
 }
 
+// Defines reports whether the table defines name (ignoring case).
+func (t *Linetypes) Defines(name string) bool { return t.index(name) >= 0 }
+
 // index is where the table defines name (ignoring case), or -1.
 func (t *Linetypes) index(name string) int {
 	for i, l := range t.Defined {
@@ -214,13 +218,34 @@ func (t *Linetypes) Without(names []string) *Linetypes {
 	return out
 }
 
-// SetLinetypes replaces the document's linetype table, which it has, by
-// t (under the same handle), in the undo log.
+// SetLinetypes replaces the document's linetype table by t, in the undo
+// log: under the same handle, or a new one when the document had none.
 func (tx *Tx) SetLinetypes(t *Linetypes) {
 	old := tx.d.ltypes
-	t.Handle = old.Handle
-	tx.log = append(tx.log, Change{Kind: ChangeLtypes, Handle: old.Handle, undo: &undoOther{table: old}})
+	if old != nil {
+		t.Handle = old.Handle
+	} else {
+		t.Handle = 0
+	}
 	tx.d.SetLinetypes(t)
+	tx.log = append(tx.log, Change{Kind: ChangeLtypes, Handle: t.Handle, undo: &undoOther{table: old}})
+}
+
+// WithLinetype is the table with l defined (replacing one of its name,
+// ignoring case), under the same handle: a new table, for
+// Tx.SetLinetypes.
+func (t *Linetypes) WithLinetype(l Linetype) *Linetypes {
+	out := NewLinetypes(t.Scale, append(slices.Clone(t.Defined), l))
+	out.Handle = t.Handle
+	return out
+}
+
+// WithScale is the table at linetype scale s, under the same handle: a
+// new table, for Tx.SetLinetypes.
+func (t *Linetypes) WithScale(s float64) *Linetypes {
+	out := NewLinetypes(s, t.Defined)
+	out.Handle = t.Handle
+	return out
 }
 
 // Linetypes is the document's linetype table, nil when it has none of its
@@ -369,4 +394,12 @@ func (d *Document) Dashed(e *Entity, finest float64, budget *Budget) (Picture, b
 		return Picture{}, false, err
 	}
 	return Picture{Strokes: strokes, Dots: dots}, true, nil
+}
+
+// handle is the table's handle, 0 for none.
+func (t *Linetypes) handle() uint64 {
+	if t == nil {
+		return 0
+	}
+	return t.Handle
 }

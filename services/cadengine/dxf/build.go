@@ -204,6 +204,9 @@ func (f *File) Build(d *drawing.Document) error {
 	if len(own) > 0 || (f.ltscale != 0 && f.ltscale != 1) {
 		d.SetLinetypes(drawing.NewLinetypes(f.ltscale, own))
 	}
+	if s, ok := f.settings.of(d.Units); ok {
+		d.SetSettings(&s)
+	}
 	d.SetCurrent(f.CurrentLayer(d))
 	return nil
 }

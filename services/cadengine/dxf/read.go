@@ -26,6 +26,7 @@ type File struct {
 	blocks    []dxfBlock         // the BLOCKS section's blocks the engine keeps, in file order
 	ltypes    []drawing.Linetype // the LTYPE table's entries but the three every file has, in file order
 	ltscale   float64            // $LTSCALE; 0 when absent
+	settings  headerSettings     // $LUPREC, $DIMSCALE, $TEXTSIZE
 	dimScales map[string]float64 // DIMSCALE of each DIMSTYLE, by folded name
 	dimArrows map[string]float64 // DIMASZ of each DIMSTYLE, by folded name
 	dimTexts  map[string]float64 // DIMTXT of each DIMSTYLE, by folded name
@@ -430,6 +431,14 @@ func (f *File) readHeader(sc *dxfScanner) error {
 			if v, err := p.float(); err == nil && v > 0 && !math.IsInf(v, 1) {
 				f.ltscale = v
 			}
+		case variable == "$LUPREC" && p.code == 70:
+			if n, err := p.int(); err == nil && n >= 0 && n <= 8 {
+				f.settings.precision = new(int32(n))
+			}
+		case variable == "$DIMSCALE" && p.code == 40:
+			f.settings.dimScale = positive(p)
+		case variable == "$TEXTSIZE" && p.code == 40:
+			f.settings.textHeight = positive(p)
 		case variable == "$LASTSAVEDBY" && p.code == 1:
 			if w := strings.TrimSpace(p.value); w != "" {
 				f.writer = w
@@ -561,4 +570,38 @@ func (l *dxfLayer) set(p dxfPair) error {
 		}
 	}
 	return nil
+}
+
+// headerSettings are the HEADER variables the document's settings hold
+// (see drawing.Settings), each nil when the file has none that reads.
+type headerSettings struct {
+	precision            *int32
+	dimScale, textHeight *float64
+}
+
+// positive is the pair's value when it reads as a positive finite
+// number, else nil.
+func positive(p dxfPair) *float64 {
+	if v, err := p.float(); err == nil && v > 0 && !math.IsInf(v, 1) {
+		return &v
+	}
+	return nil
+}
+
+// of are the settings of a document in units u with the file's
+// variables, and whether they differ from the defaults (a file the
+// engine wrote of a document without settings of its own comes back
+// without them, and with its content hash).
+func (h headerSettings) of(u enginev1.Units) (drawing.Settings, bool) {
+	s := drawing.DefaultSettings(u)
+	if h.precision != nil {
+		s.Precision = *h.precision
+	}
+	if h.dimScale != nil {
+		s.DimScale = *h.dimScale
+	}
+	if h.textHeight != nil {
+		s.TextHeight = *h.textHeight
+	}
+	return s, s != drawing.DefaultSettings(u)
 }

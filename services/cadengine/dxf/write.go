@@ -590,5 +590,14 @@ func (w *dxfWriter) header(d *drawing.Document, ents []*drawing.Entity, version 
 		w.pair(9, "$LTSCALE")
 		w.float(40, s)
 	}
+	if d.OwnSettings() != nil { // a document without its own writes none, as it always did
+		s := d.Settings()
+		w.pair(9, "$LUPREC")
+		w.int(70, int(s.Precision))
+		w.pair(9, "$DIMSCALE")
+		w.float(40, s.DimScale)
+		w.pair(9, "$TEXTSIZE")
+		w.float(40, s.TextHeight)
+	}
 	return ext
 }

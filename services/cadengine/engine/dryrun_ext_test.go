@@ -131,6 +131,17 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolGdtFrame:     {"x": 0, "y": 0, "symbol": "position", "tolerance": "0.1", "diameter": true, "datums": []any{"A", "B"}},
 		// critique (issue 39, DESIGN §12)
 		enginev1.ToolDrawingCritique: {"focus": []any{"geometry"}, "tolerance": 0.5},
+		// standards (issue #39)
+		enginev1.ToolTemplateList:        {},
+		enginev1.ToolTemplateApplyLayers: {"template": "iso"},
+		enginev1.ToolLinetypeList:        {},
+		enginev1.ToolLinetypeLoad:        {"name": "center2"},
+		enginev1.ToolLayerFreeze:         {"name": "L1"},
+		enginev1.ToolLayerThaw:           {"name": "L1"},
+		enginev1.ToolLayerHide:           {"name": "L1"},
+		enginev1.ToolLayerShow:           {"name": "L1"},
+		enginev1.ToolLayerIsolate:        {"name": "L1"},
+		enginev1.ToolDrawingSettings:     {"units": "in", "precision": 2, "ltscale": 0.5},
 	}
 }
 

@@ -306,6 +306,14 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolGdtFrame:     {"x": 0, "y": 0, "symbol": "flatness", "tolerance": "0.05"},
 		// critique (issue 39, DESIGN §12)
 		enginev1.ToolDrawingCritique: {},
+		// standards (issue #39)
+		enginev1.ToolTemplateApplyLayers: {"template": "iso"},
+		enginev1.ToolLinetypeLoad:        {"name": "HIDDEN"},
+		enginev1.ToolLayerFreeze:         {"name": "L1"},
+		enginev1.ToolLayerThaw:           {"name": "L1"},
+		enginev1.ToolLayerHide:           {"name": "L1"},
+		enginev1.ToolLayerShow:           {"name": "L1"},
+		enginev1.ToolLayerIsolate:        {"name": "L1"},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)

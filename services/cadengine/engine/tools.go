@@ -157,6 +157,17 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolGdtFrame:     docTool(gdtFrame),
 		// critique (issue 39, DESIGN §12)
 		enginev1.ToolDrawingCritique: docTool(drawingCritique),
+		// standards (issue #39, DESIGN §12): templates, linetypes, layer visibility, settings
+		enginev1.ToolTemplateList:        docTool(templateList),
+		enginev1.ToolTemplateApplyLayers: docTool(templateApplyLayers),
+		enginev1.ToolLinetypeList:        docTool(linetypeList),
+		enginev1.ToolLinetypeLoad:        docTool(linetypeLoad),
+		enginev1.ToolLayerFreeze:         docTool(layerFreeze),
+		enginev1.ToolLayerThaw:           docTool(layerThaw),
+		enginev1.ToolLayerHide:           docTool(layerHide),
+		enginev1.ToolLayerShow:           docTool(layerShow),
+		enginev1.ToolLayerIsolate:        docTool(layerIsolate),
+		enginev1.ToolDrawingSettings:     docTool(drawingSettings),
 	}
 }
 

@@ -73,8 +73,8 @@ func TestProfiles(t *testing.T) {
 	if _, err := Listed(catalog, "tiny", nil); err == nil {
 		t.Errorf("Listed(tiny) = nil error, want an unknown profile")
 	}
-	if got, err := Listed(catalog, ProfileDiscover, []string{"layer"}); err != nil || len(got) != 7 {
-		t.Errorf("Listed with --mcp-tools layer = %v, %v; want the 7 layer tools", names(got), err)
+	if got, err := Listed(catalog, ProfileDiscover, []string{"layer"}); err != nil || len(got) != 12 {
+		t.Errorf("Listed with --mcp-tools layer = %v, %v; want the 12 layer tools (7, and issue 39's freeze, thaw, hide, show, isolate)", names(got), err)
 	}
 }
 

@@ -2155,6 +2155,85 @@ func (x *AnalysisMeasureAreaArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *TemplateListResult) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	for i, e := range x.Templates {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/templates" + "/" + strconv.Itoa(i))
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *Template) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	for i, e := range x.Layers {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/layers" + "/" + strconv.Itoa(i))
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *TemplateApplyLayersArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Template) < 1 {
+		return &RuleViolation{Path: "/template", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *LinetypeLoadArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if !inLayerLinetype(x.Name) {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *DrawingSettingsArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Precision != nil {
+		if float64(*x.Precision) < 0.0 {
+			return &RuleViolation{Path: "/precision", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 0"}
+		}
+		if float64(*x.Precision) > 8.0 {
+			return &RuleViolation{Path: "/precision", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 8"}
+		}
+	}
+	if x.Dimscale != nil {
+		if float64(*x.Dimscale) <= 0.0 {
+			return &RuleViolation{Path: "/dimscale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Ltscale != nil {
+		if float64(*x.Ltscale) <= 0.0 {
+			return &RuleViolation{Path: "/ltscale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.TextHeight != nil {
+		if float64(*x.TextHeight) <= 0.0 {
+			return &RuleViolation{Path: "/text_height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *ViewRenderArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil

@@ -137,6 +137,16 @@ const (
 	ToolAnalysisMeasureArea      = "analysis_measure_area"
 	ToolAnalysisEntityStats      = "analysis_entity_stats"
 	ToolAnalysisLayerStats       = "analysis_layer_stats"
+	ToolTemplateList             = "template_list"
+	ToolTemplateApplyLayers      = "template_apply_layers"
+	ToolLinetypeList             = "linetype_list"
+	ToolLinetypeLoad             = "linetype_load"
+	ToolLayerFreeze              = "layer_freeze"
+	ToolLayerThaw                = "layer_thaw"
+	ToolLayerHide                = "layer_hide"
+	ToolLayerShow                = "layer_show"
+	ToolLayerIsolate             = "layer_isolate"
+	ToolDrawingSettings          = "drawing_settings"
 	ToolViewRender               = "view_render"
 )
 
@@ -1187,6 +1197,106 @@ var Tools = []ToolInfo{
 		Result:       (*AnalysisLayerStatsResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"}`,
 		OutputSchema: `{"$defs":{"cad.engine.v1.EntityTypeCount":{"additionalProperties":false,"properties":{"count":{"type":"integer"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert","foreign","spline","solid","face","xline","ray","leader","attdef","wipeout","image","tolerance","viewport","table"],"type":"string"}},"required":["type","count"],"type":"object"},"cad.engine.v1.LayerStatsEntry":{"additionalProperties":false,"properties":{"by_type":{"items":{"$ref":"#/$defs/cad.engine.v1.EntityTypeCount"},"type":"array"},"count":{"type":"integer"},"extents":{"$ref":"#/$defs/cad.engine.v1.Window"},"length":{"type":"number"},"name":{"type":"string"}},"required":["name","count","length"],"type":"object"},"cad.engine.v1.Window":{"additionalProperties":false,"properties":{"max_x":{"type":"number"},"max_y":{"type":"number"},"min_x":{"type":"number"},"min_y":{"type":"number"}},"required":["min_x","min_y","max_x","max_y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.LayerStatsEntry"},"type":"array"}},"type":"object"}`,
+	},
+	{
+		Name:         ToolTemplateList,
+		Description:  "List the layer templates (iso, architectural, mechanical, electrical, piping) with their layers.",
+		Keywords:     []string{"layer standard", "drawing standard", "cad standard", "which templates", "vorlagen", "modèles", "plantillas"},
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*TemplateListArgs)(nil),
+		Result:       (*TemplateListResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.Layer":{"additionalProperties":false,"properties":{"color":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"entity_count":{"type":"integer"},"frozen":{"type":"boolean"},"linetype":{"examples":["Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Cc](?:[Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Ee][Nn][Tt][Ee][Rr](?:2|[Xx]2)?)|[Dd](?:[Aa][Ss][Hh](?:[Ee][Dd](?:2|[Xx]2)?|[Dd][Oo][Tt](?:2|[Xx]2)?)|[Oo][Tt](?:2|[Xx]2)?|[Ii][Vv][Ii][Dd][Ee](?:2|[Xx]2)?)|[Hh][Ii][Dd][Dd][Ee][Nn](?:2|[Xx]2)?|[Pp][Hh][Aa][Nn][Tt][Oo][Mm](?:2|[Xx]2)?|[Bb][Oo][Rr][Dd][Ee][Rr](?:2|[Xx]2)?)$","type":"string"},"lineweight":{"allOf":[{"enum":[-3,0,5,9,13,15,18,20,25,30,35,40,50,53,60,70,80,90,100,106,120,140,158,200,211]}],"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"locked":{"type":"boolean"},"name":{"type":"string"},"on":{"type":"boolean"}},"required":["name","color","linetype","lineweight","on","frozen","locked","entity_count"],"type":"object"},"cad.engine.v1.Template":{"additionalProperties":false,"properties":{"description":{"type":"string"},"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.Layer"},"type":"array"},"name":{"type":"string"}},"required":["name","description"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"templates":{"items":{"$ref":"#/$defs/cad.engine.v1.Template"},"type":"array"}},"type":"object"}`,
+	},
+	{
+		Name:         ToolTemplateApplyLayers,
+		Description:  "Add a drafting standard's named layers (colours, linetypes, lineweights); existing ones of the same name are updated, none removed.",
+		Keywords:     []string{"iso layers", "layer template", "layer standard", "aia", "ebenen nach norm", "calques normalisés", "capas estándar"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*TemplateApplyLayersArgs)(nil),
+		Result:       (*TemplateApplyLayersResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"template":{"minLength":1,"type":"string"}},"required":["template"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"created":{"items":{"type":"string"},"type":"array"},"template":{"type":"string"},"unchanged":{"items":{"type":"string"},"type":"array"},"updated":{"items":{"type":"string"},"type":"array"}},"required":["template"],"type":"object"}`,
+	},
+	{
+		Name:         ToolLinetypeList,
+		Description:  "List the document's linetypes and the standard ones, with their dash patterns in document units and the linetype scale.",
+		Keywords:     []string{"list linetypes", "dash patterns", "linientypen", "types de ligne", "tipos de línea"},
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*LinetypeListArgs)(nil),
+		Result:       (*LinetypeListResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.LinetypeInfo":{"additionalProperties":false,"properties":{"description":{"type":"string"},"loaded":{"type":"boolean"},"name":{"type":"string"},"pattern":{"items":{"type":"number"},"type":"array"},"standard":{"type":"boolean"}},"required":["name","description","loaded","standard"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"linetypes":{"items":{"$ref":"#/$defs/cad.engine.v1.LinetypeInfo"},"type":"array"},"scale":{"type":"number"}},"required":["scale"],"type":"object"}`,
+	},
+	{
+		Name:         ToolLinetypeLoad,
+		Description:  "Define a standard linetype in the document's linetype table, so exports carry its pattern.",
+		Keywords:     []string{"linetype", "lt", "load linetype", "-linetype", "linientyp laden", "charger type de ligne", "cargar tipo de línea"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*LinetypeLoadArgs)(nil),
+		Result:       (*LinetypeLoadResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"examples":["Continuous","DASHED","HIDDEN","CENTER","DOT","DASHDOT","PHANTOM","BORDER","DIVIDE","DASHED2","DASHEDX2","HIDDEN2","HIDDENX2","CENTER2","CENTERX2","DOT2","DOTX2","DASHDOT2","DASHDOTX2","PHANTOM2","PHANTOMX2","BORDER2","BORDERX2","DIVIDE2","DIVIDEX2"],"pattern":"^(?:[Cc](?:[Oo][Nn][Tt][Ii][Nn][Uu][Oo][Uu][Ss]|[Ee][Nn][Tt][Ee][Rr](?:2|[Xx]2)?)|[Dd](?:[Aa][Ss][Hh](?:[Ee][Dd](?:2|[Xx]2)?|[Dd][Oo][Tt](?:2|[Xx]2)?)|[Oo][Tt](?:2|[Xx]2)?|[Ii][Vv][Ii][Dd][Ee](?:2|[Xx]2)?)|[Hh][Ii][Dd][Dd][Ee][Nn](?:2|[Xx]2)?|[Pp][Hh][Aa][Nn][Tt][Oo][Mm](?:2|[Xx]2)?|[Bb][Oo][Rr][Dd][Ee][Rr](?:2|[Xx]2)?)$","type":"string"}},"required":["name"],"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.LinetypeInfo":{"additionalProperties":false,"properties":{"description":{"type":"string"},"loaded":{"type":"boolean"},"name":{"type":"string"},"pattern":{"items":{"type":"number"},"type":"array"},"standard":{"type":"boolean"}},"required":["name","description","loaded","standard"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"linetype":{"$ref":"#/$defs/cad.engine.v1.LinetypeInfo"},"loaded":{"type":"boolean"}},"required":["linetype","loaded"],"type":"object"}`,
+	},
+	{
+		Name:         ToolLayerFreeze,
+		Description:  "Freeze a layer: its entities are not drawn, plotted or selected (not the current layer).",
+		Keywords:     []string{"layfrz", "freeze", "freeze the layer", "ebene frieren", "geler le calque", "inutilizar capa"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*LayerFreezeArgs)(nil),
+		Result:       (*LayerFreezeResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	},
+	{
+		Name:         ToolLayerThaw,
+		Description:  "Thaw a frozen layer.",
+		Keywords:     []string{"laythw", "thaw", "unfreeze", "ebene tauen", "libérer le calque", "reutilizar capa"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*LayerThawArgs)(nil),
+		Result:       (*LayerThawResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	},
+	{
+		Name:         ToolLayerHide,
+		Description:  "Turn a layer off: its entities are not drawn or plotted.",
+		Keywords:     []string{"layoff", "layer off", "turn off", "hide layer", "ebene ausschalten", "désactiver le calque", "desactivar capa"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*LayerHideArgs)(nil),
+		Result:       (*LayerHideResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	},
+	{
+		Name:         ToolLayerShow,
+		Description:  "Turn a layer on.",
+		Keywords:     []string{"layon", "layer on", "turn on", "show layer", "ebene einschalten", "activer le calque", "activar capa"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*LayerShowArgs)(nil),
+		Result:       (*LayerShowResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	},
+	{
+		Name:         ToolLayerIsolate,
+		Description:  "Turn every other layer off and this one on (nothing is frozen; layer_show turns them on again).",
+		Keywords:     []string{"layiso", "isolate", "only this layer", "ebene isolieren", "isoler le calque", "aislar capa"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*LayerIsolateArgs)(nil),
+		Result:       (*LayerIsolateResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"hidden":{"items":{"type":"string"},"type":"array"},"name":{"type":"string"}},"required":["name"],"type":"object"}`,
+	},
+	{
+		Name:         ToolDrawingSettings,
+		Description:  "Read or change units, precision, dimension scale, linetype scale and text height (nothing given: read). Changing units does not scale geometry.",
+		Keywords:     []string{"units", "un", "ddunits", "ltscale", "lts", "dimscale", "luprec", "textsize", "set variable", "setvar", "einheiten", "unités", "unidades"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*DrawingSettingsArgs)(nil),
+		Result:       (*DrawingSettingsResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"dimscale":{"exclusiveMinimum":0,"type":"number"},"ltscale":{"exclusiveMinimum":0,"type":"number"},"precision":{"maximum":8,"minimum":0,"type":"integer"},"text_height":{"exclusiveMinimum":0,"type":"number"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"dimscale":{"type":"number"},"ltscale":{"type":"number"},"precision":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"text_height":{"type":"number"},"units":{"enum":["mm","cm","m","in","ft"],"type":"string"}},"required":["units","precision","dimscale","ltscale","text_height"],"type":"object"}`,
 	},
 	{
 		Name:         ToolViewRender,

@@ -27588,6 +27588,1275 @@ func (x *AnalysisLayerStatsResult) MarshalWire(e *jsonwire.Encoder) {
 }
 
 // UnmarshalWire implements jsonwire.Message.
+func (x *TemplateListArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		if !d.Unknown(key) {
+			return d.Fail()
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TemplateListArgs) MarshalWire(e *jsonwire.Encoder) {
+	e.OpenObject()
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TemplateListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "templates":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Template]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Templates = append(x.Templates, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TemplateListResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TemplateListResult{}
+	}
+	e.OpenObject()
+	if len(x.Templates) > 0 {
+		e.Key("\"templates\":")
+		e.OpenArray()
+		for _, v := range x.Templates {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *Template) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "description":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Description = v
+		case "layers":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[Layer]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Layers = append(x.Layers, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *Template) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &Template{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"description\":")
+	e.String(x.Description)
+	if len(x.Layers) > 0 {
+		e.Key("\"layers\":")
+		e.OpenArray()
+		for _, v := range x.Layers {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TemplateApplyLayersArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "template":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Template = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TemplateApplyLayersArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TemplateApplyLayersArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"template\":")
+	e.String(x.Template)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TemplateApplyLayersResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "template":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Template = v
+		case "created":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Created = append(x.Created, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "updated":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Updated = append(x.Updated, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "unchanged":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Unchanged = append(x.Unchanged, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TemplateApplyLayersResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TemplateApplyLayersResult{}
+	}
+	e.OpenObject()
+	e.Key("\"template\":")
+	e.String(x.Template)
+	if len(x.Created) > 0 {
+		e.Key("\"created\":")
+		e.OpenArray()
+		for _, v := range x.Created {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Updated) > 0 {
+		e.Key("\"updated\":")
+		e.OpenArray()
+		for _, v := range x.Updated {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if len(x.Unchanged) > 0 {
+		e.Key("\"unchanged\":")
+		e.OpenArray()
+		for _, v := range x.Unchanged {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LinetypeListArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		if !d.Unknown(key) {
+			return d.Fail()
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LinetypeListArgs) MarshalWire(e *jsonwire.Encoder) {
+	e.OpenObject()
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LinetypeListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "linetypes":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[LinetypeInfo]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Linetypes = append(x.Linetypes, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "scale":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x2 == 0x2)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LinetypeListResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LinetypeListResult{}
+	}
+	e.OpenObject()
+	if len(x.Linetypes) > 0 {
+		e.Key("\"linetypes\":")
+		e.OpenArray()
+		for _, v := range x.Linetypes {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"scale\":")
+	e.Float64(float64(x.Scale), "cad.engine.v1.LinetypeListResult.scale")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LinetypeInfo) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "description":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Description = v
+		case "pattern":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.Float64()
+				if !ok {
+					return false
+				}
+				x.Pattern = append(x.Pattern, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "loaded":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Loaded = v
+		case "standard":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Standard = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1b == 0x1b)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LinetypeInfo) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LinetypeInfo{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"description\":")
+	e.String(x.Description)
+	if len(x.Pattern) > 0 {
+		e.Key("\"pattern\":")
+		e.OpenArray()
+		for _, v := range x.Pattern {
+			e.Element()
+			e.Float64(float64(v), "cad.engine.v1.LinetypeInfo.pattern")
+		}
+		e.CloseArray()
+	}
+	e.Key("\"loaded\":")
+	e.Bool(x.Loaded)
+	e.Key("\"standard\":")
+	e.Bool(x.Standard)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LinetypeLoadArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LinetypeLoadArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LinetypeLoadArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LinetypeLoadResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "linetype":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v := new(LinetypeInfo)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Linetype = v
+		case "loaded":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Loaded = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LinetypeLoadResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LinetypeLoadResult{}
+	}
+	e.OpenObject()
+	e.Key("\"linetype\":")
+	x.Linetype.MarshalWire(e)
+	e.Key("\"loaded\":")
+	e.Bool(x.Loaded)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerFreezeArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerFreezeArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerFreezeArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerFreezeResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerFreezeResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerFreezeResult{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerThawArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerThawArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerThawArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerThawResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerThawResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerThawResult{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerHideArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerHideArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerHideArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerHideResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerHideResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerHideResult{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerShowArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerShowArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerShowArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerShowResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerShowResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerShowResult{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerIsolateArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerIsolateArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerIsolateArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayerIsolateResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "hidden":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Hidden = append(x.Hidden, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayerIsolateResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayerIsolateResult{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	if len(x.Hidden) > 0 {
+		e.Key("\"hidden\":")
+		e.OpenArray()
+		for _, v := range x.Hidden {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DrawingSettingsArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "units":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			n, ok := d.Enum(UnitsByWireName)
+			if !ok {
+				return false
+			}
+			v := Units(n)
+			x.Units = &v
+		case "precision":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Precision = &v
+		case "dimscale":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Dimscale = d.Float64Ref(v)
+		case "ltscale":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Ltscale = d.Float64Ref(v)
+		case "text_height":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.TextHeight = d.Float64Ref(v)
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DrawingSettingsArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DrawingSettingsArgs{}
+	}
+	e.OpenObject()
+	if x.Units != nil {
+		e.Key("\"units\":")
+		if n := (*x.Units).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Units)))
+		}
+	}
+	if x.Precision != nil {
+		e.Key("\"precision\":")
+		e.Int64(int64((*x.Precision)))
+	}
+	if x.Dimscale != nil {
+		e.Key("\"dimscale\":")
+		e.Float64(float64((*x.Dimscale)), "cad.engine.v1.DrawingSettingsArgs.dimscale")
+	}
+	if x.Ltscale != nil {
+		e.Key("\"ltscale\":")
+		e.Float64(float64((*x.Ltscale)), "cad.engine.v1.DrawingSettingsArgs.ltscale")
+	}
+	if x.TextHeight != nil {
+		e.Key("\"text_height\":")
+		e.Float64(float64((*x.TextHeight)), "cad.engine.v1.DrawingSettingsArgs.text_height")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *DrawingSettingsResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "units":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			n, ok := d.Enum(UnitsByWireName)
+			if !ok {
+				return false
+			}
+			v := Units(n)
+			x.Units = v
+		case "precision":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Precision = v
+		case "dimscale":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Dimscale = v
+		case "ltscale":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Ltscale = v
+		case "text_height":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.TextHeight = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1f == 0x1f)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *DrawingSettingsResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &DrawingSettingsResult{}
+	}
+	e.OpenObject()
+	e.Key("\"units\":")
+	if n := x.Units.WireName(); n != "" {
+		e.String(n)
+	} else {
+		e.Int64(int64(x.Units))
+	}
+	e.Key("\"precision\":")
+	e.Int64(int64(x.Precision))
+	e.Key("\"dimscale\":")
+	e.Float64(float64(x.Dimscale), "cad.engine.v1.DrawingSettingsResult.dimscale")
+	e.Key("\"ltscale\":")
+	e.Float64(float64(x.Ltscale), "cad.engine.v1.DrawingSettingsResult.ltscale")
+	e.Key("\"text_height\":")
+	e.Float64(float64(x.TextHeight), "cad.engine.v1.DrawingSettingsResult.text_height")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
 func (x *ViewWindow) UnmarshalWire(d *jsonwire.Decoder) bool {
 	if !d.OpenObject() {
 		return false
