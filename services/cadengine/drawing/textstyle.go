@@ -1,0 +1,100 @@
+package drawing
+
+import (
+	"math"
+	"strings"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// TextStyle is how a text's glyphs are set, as a DXF text style (its
+// STYLE table entry) says: in which font, how wide and how slanted. The
+// zero TextStyle is the engine's own: "Standard", in txt, upright, at
+// width factor 1. A TEXT (or ATTRIB, ATTDEF) carries its own width and
+// slant (DXF's 41 and 51, which a program copies from the style when it
+// makes the text); an MTEXT takes its style's.
+type TextStyle struct {
+	Name    string  // the style's name; "" is Standard
+	Font    string  // the font file as the file names it: "romans.shx", "arial.ttf"; "" is txt
+	BigFont string  // the SHX big font for Asian characters, kept for export
+	Width   float64 // the width factor: glyph advances × it; 0 is 1
+	Oblique float64 // degrees the glyphs lean right from upright
+	Fixed   float64 // the style's fixed height, 0 for none; kept for export
+}
+
+// WidthFactor is the style's width factor, 1 when unset.
+func (s TextStyle) WidthFactor() float64 {
+	if s.Width > 0 && geom.IsFinite(s.Width) {
+		return s.Width
+	}
+	return 1
+}
+
+// Slant is how far a glyph's top moves right of its foot, per unit of
+// height: the tangent of the oblique angle, which DXF keeps within ±85°
+// (larger angles are clamped there).
+func (s TextStyle) Slant() float64 {
+	a := math.Remainder(s.Oblique, 360)
+	if !geom.IsFinite(a) {
+		return 0
+	}
+	return math.Tan(geom.Rad(max(-85, min(85, a))))
+}
+
+// encodeTo writes name, font, big font (strings), width, oblique, fixed
+// height.
+func (s TextStyle) encodeTo(w *encoder) {
+	w.string(s.Name)
+	w.string(s.Font)
+	w.string(s.BigFont)
+	w.float(s.Width)
+	w.float(s.Oblique)
+	w.float(s.Fixed)
+}
+
+func decodeTextStyle(r *decoder) TextStyle {
+	s := TextStyle{Name: r.string(), Font: r.string(), BigFont: r.string()}
+	s.Width = r.float()
+	s.Oblique = r.float()
+	s.Fixed = r.float()
+	return s
+}
+
+// Typeface is one of the bundled fonts text is drawn in (the Go fonts).
+type Typeface uint8
+
+// The bundled faces.
+const (
+	TypefaceRegular Typeface = iota // Go Regular: a sans face, for txt, simplex, romans, isocp, arial…
+	TypefaceMono                    // Go Mono: for monotxt, courier, consolas…
+	TypefaceBold                    // Go Bold: for arial bold and other bold faces
+	TypefaceItalic                  // Go Italic: for italic.shx and italic faces
+)
+
+// TypefaceOf is the bundled face a font file is drawn in: SHX and TrueType
+// names alike, by what their names say (see docs/decisions.md): a
+// monospaced font in Go Mono, a bold one in Go Bold, an italic one in Go
+// Italic, every other (txt, simplex, romans, isocp, gdt, arial…) in Go
+// Regular.
+func TypefaceOf(font string) Typeface {
+	f := strings.ToLower(font)
+	if i := strings.LastIndexAny(f, `/\`); i >= 0 {
+		f = f[i+1:]
+	}
+	f = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(f, ".shx"), ".ttf"), ".otf")
+	for _, m := range [...]string{"mono", "cour", "consol", "lucon", "typewriter"} {
+		if strings.Contains(f, m) {
+			return TypefaceMono
+		}
+	}
+	switch {
+	case strings.Contains(f, "bold") || strings.HasSuffix(f, "bd") || strings.HasSuffix(f, "bi"):
+		return TypefaceBold
+	case strings.Contains(f, "italic") || italicFiles[f]:
+		return TypefaceItalic
+	}
+	return TypefaceRegular
+}
+
+// italicFiles are Windows's italic font files, by name.
+var italicFiles = map[string]bool{"ariali": true, "timesi": true, "verdanai": true, "calibrii": true, "georgiai": true, "cambriai": true, "segoeuii": true, "tahomai": true}
