@@ -363,11 +363,11 @@ func (g Text) fitted(natural float64) (length, k float64, ok bool) {
 // slanted right by the style's oblique angle. A text set between two
 // points spans them, its height scaled as an aligned text's is.
 func (g Text) corners() [4]geom.Vec {
-	w, h := g.estimatedWidth(), g.Height
+	w, h, rot := g.estimatedWidth(), g.Height, g.Rotation
 	if length, k, ok := g.fitted(w); ok {
-		w, h = length, h*k
+		w, h, rot = length, h*k, geom.Deg(g.End.Sub(g.P).Angle())
 	}
-	s, c := geom.SinCosDeg(g.Rotation)
+	s, c := geom.SinCosDeg(rot)
 	u, v := geom.Pt(c, s), geom.Pt(-s, c)
 	t := g.Style.Slant()
 	start := g.Start()
@@ -390,6 +390,10 @@ type Setting struct {
 	XScale   float64
 	Slant    float64
 	Typeface Typeface
+	// Length is a text set between two points: its length along the
+	// baseline, which XScale stretches it to in the bundled face (a
+	// painter in another face stretches it there itself); 0 otherwise.
+	Length float64
 }
 
 // Setting is how the text is drawn, in its face of the bundled fonts
@@ -400,7 +404,8 @@ func (g Text) Setting() Setting {
 	st := Setting{Anchor: g.P, H: g.Align.H, Rotation: g.Rotation, Height: g.Height, XScale: g.Style.WidthFactor(), Slant: g.Style.Slant(), Typeface: TypefaceOf(g.Style.Font)}
 	natural := drawnWidthIn(st.Typeface, g.Text, g.Height) * st.XScale
 	if length, k, ok := g.fitted(natural); ok {
-		st.H, st.Height = AlignLeft, g.Height*k
+		st.H, st.Height, st.Length = AlignLeft, g.Height*k, length
+		st.Rotation = geom.Deg(g.End.Sub(g.P).Angle())
 		if g.Fit == FitWidth {
 			st.XScale *= length / natural
 		}
