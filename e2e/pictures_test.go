@@ -98,6 +98,7 @@ var agreeingPictures = map[string]bool{
 	"mozman__ezdxf__integration_tests__data__issue_1359_1.dxf":                           true,
 	"mozman__ezdxf__integration_tests__data__no_layouts.dxf":                             true,
 	"mozman__ezdxf__integration_tests__data__recover01.dxf":                              true,
+	"mozman__ezdxf__integration_tests__data__recover02.dxf":                              true,
 	"mozman__ezdxf__integration_tests__data__small_r13.dxf":                              true,
 	"mozman__ezdxf__integration_tests__data__small_r14.dxf":                              true,
 	"mozman__ezdxf__tests__test_01_dxf_entities__houses_of_parliament_georeferenced.dxf": true,

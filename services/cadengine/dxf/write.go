@@ -75,6 +75,7 @@ func Write(d *drawing.Document) string {
 	w.pair(0, "ENDTAB")
 	textStyles := textStyleTable(d, ents)
 	w.table("STYLE", len(textStyles))
+	textStyles[0].Name = "STANDARD" // as R12 spells it
 	for _, s := range textStyles {
 		w.pair(0, "STYLE")
 		w.textStyle(s)
