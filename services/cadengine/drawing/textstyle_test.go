@@ -179,3 +179,21 @@ func TestFitTextTransformed(t *testing.T) {
 		t.Errorf("mirrored = %+v, want from (-1, 0) to (3, 0), readable", m)
 	}
 }
+
+// An MTEXT's lines are laid out at its style's width factor and drawn in
+// its style: right-attached, a line of half the width starts half as far
+// left of the attachment point.
+func TestMTextStyle(t *testing.T) {
+	g := MText{Text: "Right", P: geom.Pt(100, 0), Height: 2, Attach: 3, Spacing: 1, Style: TextStyle{Name: "Half", Width: 0.5, Oblique: 10}}
+	p := g.Picture()
+	if len(p.Texts) != 1 {
+		t.Fatalf("Picture = %+v, want one line", p)
+	}
+	line := p.Texts[0]
+	if want := 100 - goAdvance(t, "Right")*2*0.5; math.Abs(line.P.X-want) > 1e-3 {
+		t.Errorf("the line starts at x = %v, want %v", line.P.X, want)
+	}
+	if line.Style != g.Style {
+		t.Errorf("the line's style = %+v, want the MTEXT's %+v", line.Style, g.Style)
+	}
+}

@@ -73,11 +73,11 @@ func (t textStyles) of(r dxfRecord, v codeValues, own bool) drawing.TextStyle {
 	}
 	if own {
 		s.Width, s.Oblique = 0, 0
-		if w := v[41]; r.has(41) && w > 0 && w != 1 {
+		if w := v[41]; r.has(41) && w > 0 && w != 1 && geom.IsFinite(w) {
 			s.Width = w
 		}
-		if r.has(51) {
-			s.Oblique = math.Remainder(v[51], 360)
+		if a := v[51]; r.has(51) && geom.IsFinite(a) {
+			s.Oblique = math.Remainder(a, 360)
 		}
 	}
 	return plainStandard(s)
