@@ -13,10 +13,12 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// The font text is drawn in: the Go font's regular face, which the PNG
-// and PDF exports set text in (SVG names sans-serif, which viewers set
-// in a face of about its widths). Its advance widths lay multi-line text
-// out as it is drawn; extents keep ezdxf's estimate (see textCharWidth).
+// The fonts text is drawn in: the Go fonts' faces, one for each
+// Typeface a text's style maps to (see TypefaceOf; Go Regular for text
+// without a style), which the PNG and PDF exports set text in (SVG names
+// generic families, which viewers set in faces of about their widths).
+// Their advance widths lay multi-line and fitted text out as it is drawn;
+// extents keep ezdxf's estimate (see textCharWidth).
 
 // typefaceFonts are the bundled faces' TrueType files.
 var typefaceFonts = [...][]byte{TypefaceRegular: goregular.TTF, TypefaceMono: gomono.TTF, TypefaceBold: gobold.TTF, TypefaceItalic: goitalic.TTF}
