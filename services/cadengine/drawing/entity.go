@@ -376,58 +376,6 @@ func (g Text) corners() [4]geom.Vec {
 	return [4]geom.Vec{bottom, bottom.Add(u.Mul(w)), top.Add(u.Mul(w)), top}
 }
 
-// Setting is how a painter sets a line of text: its baseline through
-// Anchor, which is the text's start, centre or end as H says
-// (AlignLeft, AlignCenter, AlignRight), turned Rotation degrees, its
-// capitals Height tall, its glyphs scaled across by XScale (the width
-// factor, or a fitted text's stretch) and leaning right by Slant (the
-// top's shift per unit of height).
-type Setting struct {
-	Anchor   geom.Vec
-	H        uint8
-	Rotation float64
-	Height   float64
-	XScale   float64
-	Slant    float64
-	Typeface Typeface
-	// Length is a text set between two points: its length along the
-	// baseline, which XScale stretches it to in the bundled face (a
-	// painter in another face stretches it there itself); 0 otherwise.
-	Length float64
-}
-
-// Setting is how the text is drawn, in its face of the bundled fonts
-// (see TypefaceOf): a text set at its point is anchored there as its
-// alignment says; one set between two points from P, stretched (by the
-// face's advances) to end at End.
-func (g Text) Setting() Setting {
-	st := Setting{Anchor: g.P, H: g.Align.H, Rotation: g.Rotation, Height: g.Height, XScale: g.Style.WidthFactor(), Slant: g.Style.Slant(), Typeface: TypefaceOf(g.Style.Font)}
-	natural := drawnWidthIn(st.Typeface, g.Text, g.Height) * st.XScale
-	if length, k, ok := g.fitted(natural); ok {
-		st.H, st.Height, st.Length = AlignLeft, g.Height*k, length
-		st.Rotation = geom.Deg(g.End.Sub(g.P).Angle())
-		if g.Fit == FitWidth {
-			st.XScale *= length / natural
-		}
-		return st
-	}
-	if _, above := g.Shift(); above != 0 {
-		s, c := geom.SinCosDeg(g.Rotation)
-		st.Anchor = g.P.Add(geom.Pt(-s, c).Mul(above))
-	}
-	return st
-}
-
-// FontSize is the font size that draws the setting's capitals Height
-// tall (see Text.FontSize).
-func (st Setting) FontSize() float64 { return st.Height / capHeight }
-
-// Plain reports whether the setting is upright at width factor 1 in the
-// regular face, as text without a style is drawn.
-func (st Setting) Plain() bool {
-	return st.XScale == 1 && st.Slant == 0 && st.Typeface == TypefaceRegular
-}
-
 // Bounds implements [Geometry].
 func (g Text) Bounds() geom.Box {
 	var b geom.Box
