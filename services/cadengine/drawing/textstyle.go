@@ -104,7 +104,7 @@ var italicFiles = map[string]bool{"ariali": true, "timesi": true, "verdanai": tr
 // (AlignLeft, AlignCenter, AlignRight), turned Rotation degrees, its
 // capitals Height tall, its glyphs scaled across by XScale (the width
 // factor, or a fitted text's stretch) and leaning right by Slant (the
-// top's shift per unit of height).
+// top's shift per unit of height), in the bundled Typeface.
 type Setting struct {
 	Anchor   geom.Vec
 	H        uint8
