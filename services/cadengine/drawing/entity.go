@@ -360,20 +360,26 @@ func (g Text) fitted(natural float64) (length, k float64, ok bool) {
 // TextLinePrimitive makes it: characters × height × width factor long
 // along the rotation from where it starts (see Shift), from
 // textDescender × height below the baseline to height above it, the top
-// slanted right by the style's oblique angle. A text set between two
-// points spans them, its height scaled as an aligned text's is.
+// slanted right by the style's oblique angle, then mirrored about P as
+// its generation flags say. A text set between two points spans them
+// (mirrored about their middle), its height scaled as an aligned text's
+// is.
 func (g Text) corners() [4]geom.Vec {
-	w, h, rot := g.estimatedWidth(), g.Height, g.Rotation
+	w, h, rot, at := g.estimatedWidth(), g.Height, g.Rotation, g.P
+	along, above := g.Shift()
 	if length, k, ok := g.fitted(w); ok {
 		w, h, rot = length, h*k, geom.Deg(g.End.Sub(g.P).Angle())
+		at, along, above = g.P.Mid(g.End), 0.5, 0
 	}
 	s, c := geom.SinCosDeg(rot)
 	u, v := geom.Pt(c, s), geom.Pt(-s, c)
-	t := g.Style.Slant()
-	start := g.Start()
-	bottom := start.Sub(v.Mul(textDescender * h)).Sub(u.Mul(textDescender * h * t))
-	top := start.Add(v.Mul(h)).Add(u.Mul(h * t))
-	return [4]geom.Vec{bottom, bottom.Add(u.Mul(w)), top.Add(u.Mul(w)), top}
+	t, d := g.Style.Slant(), textDescender*h
+	mx, my := g.Style.mirrors()
+	var out [4]geom.Vec
+	for i, q := range [4]geom.Vec{{X: -d * t, Y: -d}, {X: w - d*t, Y: -d}, {X: w + h*t, Y: h}, {X: h * t, Y: h}} {
+		out[i] = at.Add(u.Mul(mx * (q.X - along*w))).Add(v.Mul(my * (q.Y + above)))
+	}
+	return out
 }
 
 // Bounds implements [Geometry].

@@ -20,6 +20,29 @@ type TextStyle struct {
 	Width   float64 // the width factor: glyph advances × it; 0 is 1
 	Oblique float64 // degrees the glyphs lean right from upright
 	Fixed   float64 // the style's fixed height, 0 for none; kept for export
+	// Mirror is DXF's text generation flags (TEXT's 71): MirrorBackward
+	// draws the glyphs mirrored along the baseline, MirrorUpsideDown
+	// across it, each about the text's alignment point.
+	Mirror uint8
+}
+
+// The bits of TextStyle.Mirror.
+const (
+	MirrorBackward   = 2
+	MirrorUpsideDown = 4
+)
+
+// mirrors are the factors the text is mirrored by along and across its
+// baseline: 1, or -1 for a text drawn backwards or upside down.
+func (s TextStyle) mirrors() (mx, my float64) {
+	mx, my = 1, 1
+	if s.Mirror&MirrorBackward != 0 {
+		mx = -1
+	}
+	if s.Mirror&MirrorUpsideDown != 0 {
+		my = -1
+	}
+	return mx, my
 }
 
 // WidthFactor is the style's width factor, 1 when unset.
@@ -42,7 +65,7 @@ func (s TextStyle) Slant() float64 {
 }
 
 // encodeTo writes name, font, big font (strings), width, oblique, fixed
-// height.
+// height, mirror (1 byte).
 func (s TextStyle) encodeTo(w *encoder) {
 	w.string(s.Name)
 	w.string(s.Font)
@@ -50,6 +73,7 @@ func (s TextStyle) encodeTo(w *encoder) {
 	w.float(s.Width)
 	w.float(s.Oblique)
 	w.float(s.Fixed)
+	w.byte(s.Mirror)
 }
 
 func decodeTextStyle(r *decoder) TextStyle {
@@ -57,6 +81,9 @@ func decodeTextStyle(r *decoder) TextStyle {
 	s.Width = r.float()
 	s.Oblique = r.float()
 	s.Fixed = r.float()
+	if s.Mirror = r.byte(); s.Mirror&^(MirrorBackward|MirrorUpsideDown) != 0 {
+		r.fail("text generation flags")
+	}
 	return s
 }
 
@@ -104,7 +131,9 @@ var italicFiles = map[string]bool{"ariali": true, "timesi": true, "verdanai": tr
 // (AlignLeft, AlignCenter, AlignRight), turned Rotation degrees, its
 // capitals Height tall, its glyphs scaled across by XScale (the width
 // factor, or a fitted text's stretch) and leaning right by Slant (the
-// top's shift per unit of height), in the bundled Typeface.
+// top's shift per unit of height), in the bundled Typeface, then
+// mirrored about Anchor along the baseline (MirrorX -1: drawn backwards)
+// and across it (MirrorY -1: upside down).
 type Setting struct {
 	Anchor   geom.Vec
 	H        uint8
@@ -113,6 +142,8 @@ type Setting struct {
 	XScale   float64
 	Slant    float64
 	Typeface Typeface
+	MirrorX  float64
+	MirrorY  float64
 	// Length is a text set between two points: its length along the
 	// baseline, which XScale stretches it to in the bundled face (a
 	// painter in another face stretches it there itself); 0 otherwise.
@@ -121,13 +152,16 @@ type Setting struct {
 
 // Setting is how the text is drawn, in its face of the bundled fonts
 // (see TypefaceOf): a text set at its point is anchored there as its
-// alignment says; one set between two points from P, stretched (by the
-// face's advances) to end at End.
+// alignment says; one set between two points centred between them,
+// stretched (by the face's advances) to run from P to End.
 func (g Text) Setting() Setting {
 	st := Setting{Anchor: g.P, H: g.Align.H, Rotation: g.Rotation, Height: g.Height, XScale: g.Style.WidthFactor(), Slant: g.Style.Slant(), Typeface: TypefaceOf(g.Style.Font)}
+	st.MirrorX, st.MirrorY = g.Style.mirrors()
 	natural := drawnWidthIn(st.Typeface, g.Text, g.Height) * st.XScale
 	if length, k, ok := g.fitted(natural); ok {
-		st.H, st.Height, st.Length = AlignLeft, g.Height*k, length
+		// Centred between the points, as ezdxf sets it (a text drawn
+		// backwards is mirrored about the middle).
+		st.Anchor, st.H, st.Height, st.Length = g.P.Mid(g.End), AlignCenter, g.Height*k, length
 		st.Rotation = geom.Deg(g.End.Sub(g.P).Angle())
 		if g.Fit == FitWidth {
 			st.XScale *= length / natural
@@ -145,8 +179,8 @@ func (g Text) Setting() Setting {
 // tall (see Text.FontSize).
 func (st Setting) FontSize() float64 { return st.Height / capHeight }
 
-// Plain reports whether the setting is upright at width factor 1 in the
-// regular face, as text without a style is drawn.
+// Plain reports whether the setting is upright, unmirrored, at width
+// factor 1 in the regular face, as text without a style is drawn.
 func (st Setting) Plain() bool {
-	return st.XScale == 1 && st.Slant == 0 && st.Typeface == TypefaceRegular
+	return st.XScale == 1 && st.Slant == 0 && st.Typeface == TypefaceRegular && st.MirrorX == 1 && st.MirrorY == 1
 }

@@ -49,6 +49,12 @@ func TestTextStyleBounds(t *testing.T) {
 		// grows by 10 as the length does.
 		{"aligned at width 0.5", Text{Text: "AB", P: geom.Pt(0, 0), Height: 1, Fit: FitAligned, End: geom.Pt(10, 0), Style: TextStyle{Width: 0.5}},
 			box(0, -3.33, 10, 10)},
+		// Backwards and upside down: mirrored about P along and across
+		// the baseline.
+		{"backwards", Text{Text: "ABCD", P: geom.Pt(10, 5), Height: 2, Style: TextStyle{Mirror: MirrorBackward}},
+			box(2, 5-0.666, 10, 7)},
+		{"upside down, centred", Text{Text: "ABCD", P: geom.Pt(10, 5), Height: 2, Align: Align{H: AlignCenter}, Style: TextStyle{Mirror: MirrorUpsideDown}},
+			box(6, 3, 14, 5+0.666)},
 		// Upwards: the baseline along y, the text's top towards -x.
 		{"fit upwards", Text{Text: "AB", P: geom.Pt(0, 0), Height: 1, Rotation: 90, Fit: FitWidth, End: geom.Pt(0, 10)},
 			box(-1, 0, 0.333, 10)},
@@ -82,8 +88,8 @@ func TestTextSetting(t *testing.T) {
 	natural := goAdvance(t, "Fit me") * 2 // at height 2
 	fit := Text{Text: "Fit me", P: geom.Pt(1, 1), Height: 2, Fit: FitWidth, End: geom.Pt(1+30, 1), Style: TextStyle{Width: 0.8}}
 	st := fit.Setting()
-	if st.Anchor != fit.P || st.H != AlignLeft || st.Height != 2 || st.Length != 30 {
-		t.Errorf("fit Setting = %+v, want anchored at the start, height 2, 30 long", st)
+	if st.Anchor != geom.Pt(16, 1) || st.H != AlignCenter || st.Height != 2 || st.Length != 30 {
+		t.Errorf("fit Setting = %+v, want centred at (16, 1), height 2, 30 long", st)
 	}
 	// The font package rounds each advance to 1/64 of a pixel (at 1000
 	// pixels to the em): a few millionths.
@@ -104,7 +110,7 @@ func TestTextSetting(t *testing.T) {
 
 	styled := Text{Text: "x", P: geom.Pt(3, 4), Height: 1, Align: Align{H: AlignCenter, V: AlignTop}, Style: TextStyle{Width: 0.7, Oblique: 20, Font: "COUR.TTF"}}
 	st = styled.Setting()
-	want := Setting{Anchor: geom.Pt(3, 3), H: AlignCenter, Height: 1, XScale: 0.7, Slant: math.Tan(20 * math.Pi / 180), Typeface: TypefaceMono}
+	want := Setting{Anchor: geom.Pt(3, 3), H: AlignCenter, Height: 1, XScale: 0.7, Slant: math.Tan(20 * math.Pi / 180), Typeface: TypefaceMono, MirrorX: 1, MirrorY: 1}
 	if math.Abs(st.Slant-want.Slant) > 1e-12 {
 		t.Errorf("Slant = %v, want %v", st.Slant, want.Slant)
 	}
@@ -142,7 +148,7 @@ func TestTextStyleEncoding(t *testing.T) {
 	if !bytes.HasSuffix(old, []byte{'J', AlignCenter}) {
 		t.Errorf("Encode(plain) = %x, want it to end at its alignment", old)
 	}
-	style := TextStyle{Name: "Narrow", Font: "romans.shx", BigFont: "big.shx", Width: 0.7, Oblique: 15, Fixed: 2}
+	style := TextStyle{Name: "Narrow", Font: "romans.shx", BigFont: "big.shx", Width: 0.7, Oblique: 15, Fixed: 2, Mirror: MirrorBackward | MirrorUpsideDown}
 	for _, g := range []Geometry{
 		Text{Text: "a", P: geom.Pt(1, 2), Height: 3, Rotation: 10, Fit: FitAligned, End: geom.Pt(5, 2), Style: style},
 		Text{Text: "a", P: geom.Pt(1, 2), Height: 3, Style: style},

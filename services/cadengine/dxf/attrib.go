@@ -19,7 +19,7 @@ import (
 // between two points, the points (see fitted); false for one out of the
 // plan.
 func (r dxfRecord) textLine(c dxfCommon, vertical int, styles textStyles) (drawing.Text, bool, error) {
-	v, err := r.values(10, 20, 11, 21, 40, 41, 50, 51, 72, 73, 74)
+	v, err := r.values(10, 20, 11, 21, 40, 41, 50, 51, 71, 72, 73, 74)
 	if err != nil {
 		return drawing.Text{}, false, err
 	}

@@ -52,12 +52,13 @@ func (t textStyles) add(s *drawing.TextStyle, shape bool) {
 }
 
 // of is the style a record names (7; Standard when it names none or one
-// the table has not), with the record's own width factor 41 and oblique
-// angle 51 for a TEXT, ATTRIB or ATTDEF (own), and the style's for an
-// MTEXT. A TEXT without 41 or 51 is at DXF's defaults, 1 and 0, as
-// AutoCAD and ezdxf read it: a program writes the style's values into the
-// text it makes. The plain Standard style (txt, upright, width 1) is the
-// zero TextStyle.
+// the table has not), with the record's own width factor 41, oblique
+// angle 51 and generation flags 71 (backwards, upside down) for a TEXT,
+// ATTRIB or ATTDEF (own), and the style's width and angle for an MTEXT.
+// A TEXT without 41 or 51 is at DXF's defaults, 1 and 0, as AutoCAD and
+// ezdxf read it: a program writes the style's values into the text it
+// makes. The plain Standard style (txt, upright, width 1) is the zero
+// TextStyle.
 func (t textStyles) of(r dxfRecord, v codeValues, own bool) drawing.TextStyle {
 	name := "Standard"
 	for _, p := range r.pairs {
@@ -79,20 +80,26 @@ func (t textStyles) of(r dxfRecord, v codeValues, own bool) drawing.TextStyle {
 		if a := v[51]; r.has(51) && geom.IsFinite(a) {
 			s.Oblique = math.Remainder(a, 360)
 		}
+		s.Mirror = uint8(v[71]) & (drawing.MirrorBackward | drawing.MirrorUpsideDown)
 	}
 	return plainStandard(s)
 }
 
 // plainStandard is s, or the zero TextStyle for the Standard style in
 // txt without width, slant or sizes of its own, as every file has it.
+// Standard is spelled so, and txt as no font.
 func plainStandard(s drawing.TextStyle) drawing.TextStyle {
-	font := strings.TrimSuffix(strings.ToLower(s.Font), ".shx")
-	if strings.EqualFold(s.Name, "Standard") && (font == "" || font == "txt") && s.BigFont == "" &&
-		(s.Width == 0 || s.Width == 1) && s.Oblique == 0 && s.Fixed == 0 {
-		return drawing.TextStyle{}
-	}
 	if s.Width == 1 {
 		s.Width = 0
+	}
+	if font := strings.TrimSuffix(strings.ToLower(s.Font), ".shx"); font == "txt" {
+		s.Font = ""
+	}
+	if strings.EqualFold(s.Name, "Standard") {
+		s.Name = "Standard"
+		if (s == drawing.TextStyle{Name: "Standard"}) {
+			return drawing.TextStyle{}
+		}
 	}
 	return s
 }
@@ -194,14 +201,18 @@ func (w *dxfWriter) textStyle(s drawing.TextStyle) {
 	w.pair(4, s.BigFont)
 }
 
-// textSet writes how a TEXT's glyphs are set: its width factor 41 and
-// oblique angle 51 when not 1 and 0, and its style 7 when not Standard.
+// textSet writes how a TEXT's glyphs are set: its width factor 41,
+// oblique angle 51 and generation flags 71 when not 1, 0 and 0, and its
+// style 7 when not Standard.
 func (w *dxfWriter) textSet(s drawing.TextStyle) {
 	if wf := s.WidthFactor(); wf != 1 {
 		w.float(41, wf)
 	}
 	if s.Oblique != 0 {
 		w.float(51, s.Oblique)
+	}
+	if s.Mirror != 0 {
+		w.int(71, int(s.Mirror))
 	}
 	if s.Name != "" && !strings.EqualFold(s.Name, "Standard") {
 		w.pair(7, s.Name)

@@ -16,7 +16,8 @@ import (
 
 // styledDXF is an R12 file with a text style of width factor 0.7 and
 // oblique angle 15 in romans.shx, and texts in it, aligned and fitted
-// between two points, and an MTEXT in it.
+// between two points, and an MTEXT in it; and texts drawn backwards and
+// upside down.
 var styledDXF = dxfLines(
 	"0", "SECTION", "2", "TABLES",
 	"0", "TABLE", "2", "STYLE", "70", "3",
@@ -30,6 +31,8 @@ var styledDXF = dxfLines(
 	"0", "TEXT", "8", "0", "10", "0", "20", "-5", "40", "1", "1", "Aligned", "72", "3", "11", "10", "21", "-5",
 	"0", "TEXT", "8", "0", "10", "20", "20", "0", "40", "1", "1", "Fit", "72", "5", "11", "20", "21", "15", "7", "NARROW", "41", "0.7",
 	"0", "TEXT", "8", "0", "10", "0", "20", "20", "40", "1", "1", "Standard",
+	"0", "TEXT", "8", "0", "10", "5", "20", "40", "40", "2", "1", "Backwards", "71", "2", "51", "10",
+	"0", "TEXT", "8", "0", "10", "5", "20", "50", "40", "2", "1", "Upside down", "71", "4", "72", "1", "11", "5", "21", "50",
 	"0", "MTEXT", "8", "0", "10", "0", "20", "30", "40", "1", "1", "Mtext", "7", "NARROW",
 	"0", "ENDSEC", "0", "EOF")
 
@@ -61,9 +64,9 @@ func texts(d *drawing.Document) map[string]drawing.Geometry {
 }
 
 // The STYLE table's font, width factor and oblique angle reach the texts
-// that name it: a TEXT at its own width factor and slant (41, 51; DXF's 1
-// and 0 without them), an MTEXT at its style's; a text justified between
-// two points is set between them.
+// that name it: a TEXT at its own width factor, slant and generation
+// flags (41, 51, 71; DXF's 1, 0 and 0 without them), an MTEXT at its
+// style's; a text justified between two points is set between them.
 func TestReadTextStyles(t *testing.T) {
 	got := texts(styledDocument(t, styledDXF))
 	narrow := drawing.TextStyle{Name: "NARROW", Font: "romans.shx", Width: 0.7, Oblique: 15}
@@ -73,7 +76,10 @@ func TestReadTextStyles(t *testing.T) {
 		"Aligned":   drawing.Text{Text: "Aligned", P: geom.Pt(0, -5), Height: 1, Fit: drawing.FitAligned, End: geom.Pt(10, -5)},
 		"Fit":       drawing.Text{Text: "Fit", P: geom.Pt(20, 0), Height: 1, Rotation: 90, Fit: drawing.FitWidth, End: geom.Pt(20, 15), Style: drawing.TextStyle{Name: "NARROW", Font: "romans.shx", Width: 0.7}},
 		"Standard":  drawing.Text{Text: "Standard", P: geom.Pt(0, 20), Height: 1},
-		"Mtext":     drawing.MText{Text: "Mtext", P: geom.Pt(0, 30), Height: 1, Attach: 1, Spacing: 1, Style: narrow},
+		"Backwards": drawing.Text{Text: "Backwards", P: geom.Pt(5, 40), Height: 2, Style: drawing.TextStyle{Name: "Standard", Oblique: 10, Mirror: drawing.MirrorBackward}},
+		"Upside down": drawing.Text{Text: "Upside down", P: geom.Pt(5, 50), Height: 2, Align: drawing.Align{H: drawing.AlignCenter},
+			Style: drawing.TextStyle{Name: "Standard", Mirror: drawing.MirrorUpsideDown}},
+		"Mtext": drawing.MText{Text: "Mtext", P: geom.Pt(0, 30), Height: 1, Attach: 1, Spacing: 1, Style: narrow},
 	}
 	if !reflect.DeepEqual(got, want) {
 		for k := range want {

@@ -147,7 +147,8 @@ var textAlign = [...]canvas.TextAlign{drawing.AlignLeft: canvas.Left, drawing.Al
 // text sets a line of text at its insertion point as its alignment says,
 // its capitals its height tall, as in the SVG export, in its typeface,
 // scaled across by its width factor (or stretched between its two
-// points) and slanted by its oblique angle (see drawing.Text.Setting).
+// points), slanted by its oblique angle and mirrored as its generation
+// flags say (see drawing.Text.Setting).
 func (p *painter) text(t drawing.Text, c color.RGBA) {
 	st := t.Setting()
 	size := st.FontSize() * p.sheet.Factor
@@ -157,6 +158,9 @@ func (p *painter) text(t drawing.Text, c color.RGBA) {
 	face := p.fams[st.Typeface].Face(size/0.352778, c, canvas.FontRegular, canvas.FontNormal)
 	x, y := p.at(st.Anchor)
 	view := canvas.Identity.Translate(x, y).Rotate(st.Rotation)
+	if st.MirrorX != 1 || st.MirrorY != 1 {
+		view = view.Scale(st.MirrorX, st.MirrorY)
+	}
 	if st.Slant != 0 {
 		view = view.Shear(st.Slant, 0)
 	}

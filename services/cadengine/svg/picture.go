@@ -155,9 +155,9 @@ var typefaceAttrs = [...]string{
 
 // styledText draws a line of text set as st says: at the origin of a
 // transform that puts its baseline through st.Anchor along st.Rotation,
-// scales its glyphs across by st.XScale and slants them by st.Slant
-// (SVG's y runs down, so the matrix maps the glyphs' (x, y) to (a x + c
-// y + e, b x + d y + f)). A text set between two points is stretched to
+// scales its glyphs across by st.XScale, slants them by st.Slant and
+// mirrors them (SVG's y runs down, so the matrix maps the glyphs' (x, y)
+// to (a x + c y + e, b x + d y + f)). A text set between two points is stretched to
 // its length by the viewer (textLength), whatever font it sets it in.
 func styledText(b *strings.Builder, id string, st drawing.Setting, text, fill string) {
 	sx := st.XScale
@@ -165,8 +165,9 @@ func styledText(b *strings.Builder, id string, st drawing.Setting, text, fill st
 		sx = 1
 	}
 	sin, cos := geom.SinCosDeg(st.Rotation)
-	a, bb := sx*cos, -sx*sin
-	c, d := sin-st.Slant*cos, cos+st.Slant*sin
+	mx, my := st.MirrorX, st.MirrorY
+	a, bb := mx*sx*cos, -mx*sx*sin
+	c, d := my*sin-mx*st.Slant*cos, my*cos+mx*st.Slant*sin
 	fmt.Fprintf(b, `<text%s x="0" y="0" font-size="%s" %s%s stroke="none" fill="%s" transform="matrix(%s %s %s %s %s %s)"`,
 		id, num(st.FontSize()), typefaceAttrs[st.Typeface], textAnchor[st.H], fill, num(a), num(bb), num(c), num(d), num(st.Anchor.X), num(-st.Anchor.Y))
 	if st.Length > 0 {

@@ -25,6 +25,8 @@ func TestTextStyles(t *testing.T) {
 	add(drawing.Text{Text: "narrow", P: geom.Pt(1, 2), Height: 0.72, Style: drawing.TextStyle{Name: "N", Width: 0.7}})
 	add(drawing.Text{Text: "lean", P: geom.Pt(1, 2), Height: 0.72, Rotation: 90, Style: drawing.TextStyle{Oblique: 45, Font: "cour.ttf"}})
 	add(drawing.Text{Text: "fit", P: geom.Pt(0, 0), Height: 0.72, Fit: drawing.FitWidth, End: geom.Pt(3, 4)})
+	add(drawing.Text{Text: "back", P: geom.Pt(1, 2), Height: 0.72, Style: drawing.TextStyle{Mirror: drawing.MirrorBackward}})
+	add(drawing.Text{Text: "down", P: geom.Pt(1, 2), Height: 0.72, Style: drawing.TextStyle{Mirror: drawing.MirrorUpsideDown}})
 	s := Write(d)
 	for _, want := range []string{
 		`<text id="e100" data-handle="100" data-layer="0" data-type="text" x="1" y="-2" font-size="1" font-family="sans-serif" stroke="none" fill="#000000">plain</text>`,
@@ -35,8 +37,13 @@ func TestTextStyles(t *testing.T) {
 		// by tan 45° = 1: (x, y) ↦ (1 + y, -2 - x + y), so the top of
 		// its foot (0, -1) is at world (0, 3), one up from (0, 2).
 		`x="0" y="0" font-size="1" font-family="monospace" stroke="none" fill="#000000" transform="matrix(0 -1 1 1 1 -2)">lean</text>`,
-		// Fitted from (0, 0) to (3, 4): 5 long, turned atan2(4, 3).
-		fmt.Sprintf(`transform="matrix(%s %s %s %s 0 0)" textLength="5" lengthAdjust="spacingAndGlyphs">fit</text>`, num(0.6), num(-0.8), num(0.8), num(0.6)),
+		// Fitted from (0, 0) to (3, 4): 5 long, turned atan2(4, 3),
+		// centred between them.
+		fmt.Sprintf(`text-anchor="middle" stroke="none" fill="#000000" transform="matrix(%s %s %s %s 1.5 -2)" textLength="5" lengthAdjust="spacingAndGlyphs">fit</text>`, num(0.6), num(-0.8), num(0.8), num(0.6)),
+		// Backwards: x' = -x about its point.
+		`transform="matrix(-1 0 0 1 1 -2)">back</text>`,
+		// Upside down: y' = -y about its point.
+		`transform="matrix(1 0 0 -1 1 -2)">down</text>`,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Write has no %s:\n%s", want, s)
