@@ -13,7 +13,7 @@ import (
 
 // A text's ink is as wide as its width factor says; a fitted text's runs
 // from its first point to its second; an oblique text's top leans right
-// of its foot.
+// of its foot; a backwards text runs left of its point.
 func TestPNGTextStyles(t *testing.T) {
 	d := drawing.NewDocument("doc-1", "styles", enginev1.Units_UNITS_MM, time.Time{})
 	add := func(g drawing.Geometry) {
@@ -24,6 +24,7 @@ func TestPNGTextStyles(t *testing.T) {
 	add(drawing.Text{Text: "HHHH", P: geom.Pt(5, 30), Height: 8, Style: drawing.TextStyle{Width: 0.5}})
 	add(drawing.Text{Text: "HH", P: geom.Pt(5, 15), Height: 8, Fit: drawing.FitWidth, End: geom.Pt(95, 15)})
 	add(drawing.Text{Text: "I", P: geom.Pt(50, 2), Height: 8, Style: drawing.TextStyle{Oblique: 30}})
+	add(drawing.Text{Text: "HH", P: geom.Pt(95, 55), Height: 3, Style: drawing.TextStyle{Mirror: drawing.MirrorBackward}})
 	b, err := PNG(d, &enginev1.ExportOptions{Paper: enginev1.PaperSize_PAPER_SIZE_A4.Enum(), Scale: new(1.0)}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -66,5 +67,11 @@ func TestPNGTextStyles(t *testing.T) {
 	t0, t1 := ink(8.5, 9)
 	if shift := (t0 + t1 - f0 - f1) / 2; math.Abs(shift-6*math.Tan(math.Pi/6)) > 0.5 {
 		t.Errorf("the oblique I's top is %v right of its foot, want 6 tan 30° = %v", shift, 6*math.Tan(math.Pi/6))
+	}
+	// HH drawn backwards from x = 95: its ink ends at 95 less H's
+	// bearing (within a pixel, 0.26 mm), and reaches left of it by about
+	// two advances (2 × 0.74 × 3 / 0.72 ≈ 6 mm).
+	if b0, b1 := ink(55.5, 57.5); b1 > 95.3 || b1 < 93 || b0 > 90.5 || b0 < 87 {
+		t.Errorf("ink of HH drawn backwards from 95 is %v–%v, want it left of 95, about 6 mm long", b0, b1)
 	}
 }

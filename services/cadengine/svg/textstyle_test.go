@@ -13,9 +13,9 @@ import (
 
 // A text in a style is drawn through a matrix that scales its glyphs
 // across by the width factor and slants them by the oblique angle, in the
-// family of its font; a text set between two points is stretched to
-// their distance by textLength; a text without either is drawn as it
-// always was.
+// family of its font, and mirrors them as its generation flags say; a
+// text set between two points is stretched to their distance by
+// textLength; a text without either is drawn as it always was.
 func TestTextStyles(t *testing.T) {
 	d := drawing.NewDocument("doc-1", "styles", enginev1.Units_UNITS_MM, time.Time{})
 	add := func(g drawing.Geometry) {
