@@ -87,6 +87,7 @@ var agreeingPictures = map[string]bool{
 	"mozman__ezdxf__examples_dxf__dimension_in_nested_blocks.dxf":                        true,
 	"mozman__ezdxf__examples_dxf__hatches_1.dxf":                                         true,
 	"mozman__ezdxf__examples_dxf__multi_insert_with_attribs.dxf":                         true,
+	"mozman__ezdxf__examples_dxf__text.dxf":                                              true,
 	"mozman__ezdxf__exploration__acis__torus_r2004.dxf":                                  true,
 	"mozman__ezdxf__integration_tests__data__AC1003_LINE_Example.dxf":                    true,
 	"mozman__ezdxf__integration_tests__data__ASCII_R12.dxf":                              true,

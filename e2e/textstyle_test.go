@@ -31,7 +31,8 @@ var textStyleDXF = strings.Join([]string{
 // TestTextStyles imports a drawing with a styled and an aligned text
 // through the built gateway and engine: the SVG export draws the styled
 // text's glyphs 0.7 as wide (its transform), and the aligned text 30
-// long, at the height at which the Go font sets it 30 long; the DXF
+// long centred between its points, at the height at which the Go font
+// sets it 30 long; the DXF
 // export keeps the style and the alignment (ezdxf audits it clean).
 func TestTextStyles(t *testing.T) {
 	gateway, _ := startServices(t)
@@ -66,8 +67,11 @@ func TestTextStyles(t *testing.T) {
 	}
 
 	aligned := element("Aligned")
-	if got := attr(aligned, "transform"); got != "matrix(1 0 0 1 0 10)" {
-		t.Errorf("the aligned text's transform = %q, want it from (0, -10) along x: matrix(1 0 0 1 0 10)", got)
+	if got := attr(aligned, "transform"); got != "matrix(1 0 0 1 15 10)" {
+		t.Errorf("the aligned text's transform = %q, want it centred on (15, -10), along x: matrix(1 0 0 1 15 10)", got)
+	}
+	if got := attr(aligned, "text-anchor"); got != "middle" {
+		t.Errorf("the aligned text's text-anchor = %q, want middle", got)
 	}
 	if got := attr(aligned, "textLength"); got != "30" {
 		t.Errorf("the aligned text's textLength = %q, want 30", got)
