@@ -157,7 +157,10 @@ type Setting struct {
 func (g Text) Setting() Setting {
 	st := Setting{Anchor: g.P, H: g.Align.H, Rotation: g.Rotation, Height: g.Height, XScale: g.Style.WidthFactor(), Slant: g.Style.Slant(), Typeface: TypefaceOf(g.Style.Font)}
 	st.MirrorX, st.MirrorY = g.Style.mirrors()
-	natural := drawnWidthIn(st.Typeface, g.Text, g.Height) * st.XScale
+	natural := 0.0 // measured only for a text that is stretched
+	if g.Fit != FitNone {
+		natural = drawnWidthIn(st.Typeface, g.Text, g.Height) * st.XScale
+	}
 	if length, k, ok := g.fitted(natural); ok {
 		// Centred between the points, as ezdxf sets it (a text drawn
 		// backwards is mirrored about the middle).
