@@ -15,9 +15,9 @@ import (
 // its vertical justification, TEXT's 73, an attribute's 74), height 40
 // (the default when not positive), rotation 50, value 1 (which may be
 // empty), in its object coordinate system, its style 7 with its own width
-// factor 41 and oblique angle 51 (see textStyles.of), and, justified
-// between two points, the points (see fitted); false for one out of the
-// plan.
+// factor 41, oblique angle 51 and generation flags 71 (see
+// textStyles.of), and, justified between two points, the points (see
+// fitted); false for one out of the plan.
 func (r dxfRecord) textLine(c dxfCommon, vertical int, styles textStyles) (drawing.Text, bool, error) {
 	v, err := r.values(10, 20, 11, 21, 40, 41, 50, 51, 71, 72, 73, 74)
 	if err != nil {

@@ -165,10 +165,10 @@ func (fe *dxfEntity) refs() *dxfRef {
 //     alignment 72/73 at 11/21 (see aligned; between the two points for
 //     72 = 3 and 5, see fitted), style 7 (from the STYLE table: font 3,
 //     big font 4, fixed height 40, width factor 41, oblique angle 50)
-//     with its own width factor 41 and oblique angle 51; an MTEXT takes
-//     its style's width factor and oblique angle. ELLIPSE: centre 10/20, major
-//     axis 11/21, ratio 40, start and end parameters 41/42 in radians,
-//     kept as degrees.
+//     with its own width factor 41, oblique angle 51 and generation
+//     flags 71; an MTEXT takes its style's width factor and oblique
+//     angle. ELLIPSE: centre 10/20, major axis 11/21, ratio 40, start
+//     and end parameters 41/42 in radians, kept as degrees.
 //   - WIPEOUT and IMAGE: their pixels' placement and boundary (see
 //     raster); an image's file is its IMAGEDEF's (340, in OBJECTS), a
 //     wipeout's frame setting the file's WIPEOUTVARIABLES'. The model
