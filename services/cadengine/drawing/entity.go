@@ -467,7 +467,8 @@ func scaledWidths(w []geom.Width, f float64) []geom.Width {
 
 // Transformed moves the insertion point. A reflection keeps the text
 // readable (as CAD programs do with MIRRTEXT=0): the insertion point is
-// mirrored and the rotation kept.
+// mirrored and the rotation kept; a text set between two points is set
+// between their images, from the one it reads from.
 func (g Text) Transformed(x geom.Xform) Geometry {
 	out := g
 	out.P, out.Height = x.Point(g.P), g.Height*x.Scale
@@ -475,9 +476,14 @@ func (g Text) Transformed(x geom.Xform) Geometry {
 		out.Rotation = x.Direction(g.Rotation)
 	}
 	if g.Fit != FitNone {
-		// The baseline keeps its direction and scales with the text.
-		s, c := geom.SinCosDeg(out.Rotation)
-		out.End = out.P.Add(geom.Pt(c, s).Mul(g.End.Sub(g.P).Len() * x.Scale))
+		// Between the images of its points; a reflection that turns the
+		// baseline back swaps them, so that it reads the right way.
+		a, b := x.Point(g.P), x.Point(g.End)
+		if x.Mirror && b.Sub(a).Dot(g.End.Sub(g.P)) < 0 {
+			a, b = b, a
+		}
+		out.P, out.End = a, b
+		out.Rotation = geom.NormDeg(geom.Deg(b.Sub(a).Angle()))
 	}
 	return out
 }

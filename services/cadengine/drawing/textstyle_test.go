@@ -171,18 +171,25 @@ func TestTextStyleEncoding(t *testing.T) {
 	}
 }
 
-// A text set between two points keeps its length and direction as it is
-// moved, turned, scaled and mirrored (read the right way, as a text at a
-// point is).
+// A text set between two points stays between the images of its points
+// as it is moved, turned, scaled and mirrored (read the right way, as a
+// text at a point is).
 func TestFitTextTransformed(t *testing.T) {
 	g := Text{Text: "ab", P: geom.Pt(1, 0), Height: 1, Fit: FitWidth, End: geom.Pt(5, 0)}
 	got := g.Transformed(geom.RotateAbout(geom.Vec{}, 90).Then(geom.ScaleAbout(geom.Vec{}, 2))).(Text)
 	if !got.P.Same(geom.Pt(0, 2)) || !got.End.Same(geom.Pt(0, 10)) || math.Abs(got.Rotation-90) > 1e-9 || math.Abs(got.Height-2) > 1e-12 {
 		t.Errorf("turned and scaled = %+v, want from (0, 2) to (0, 10) at 90°, 2 tall", got)
 	}
+	// Mirrored in the y axis: over the image of its span, from -5 to -1,
+	// read left to right.
 	m := g.Transformed(geom.MirrorAbout(geom.Vec{}, geom.Pt(0, 1))).(Text)
-	if !m.P.Same(geom.Pt(-1, 0)) || !m.End.Same(geom.Pt(3, 0)) || m.Rotation != 0 {
-		t.Errorf("mirrored = %+v, want from (-1, 0) to (3, 0), readable", m)
+	if !m.P.Same(geom.Pt(-5, 0)) || !m.End.Same(geom.Pt(-1, 0)) || m.Rotation != 0 {
+		t.Errorf("mirrored in the y axis = %+v, want from (-5, 0) to (-1, 0)", m)
+	}
+	// Mirrored in the x axis: the baseline keeps its way.
+	m = g.Transformed(geom.MirrorAbout(geom.Vec{}, geom.Pt(1, 0))).(Text)
+	if !m.P.Same(geom.Pt(1, 0)) || !m.End.Same(geom.Pt(5, 0)) || m.Rotation != 0 {
+		t.Errorf("mirrored in the x axis = %+v, want from (1, 0) to (5, 0)", m)
 	}
 }
 
