@@ -102,7 +102,8 @@ func shownAttribs(as []Attrib) []Text {
 
 // encodeAttribs writes n (uvarint) and n × (tag, invisible (byte), the
 // text's line (see Text.encodeLine)), then, when any is aligned
-// otherwise than at the start of its baseline, 'J' and n alignments.
+// otherwise than at the start of its baseline, 'J' and n alignments;
+// then fits and styles alike.
 func encodeAttribs(w *encoder, as []Attrib) {
 	w.uvarint(uint64(len(as)))
 	aligned := false
@@ -116,6 +117,25 @@ func encodeAttribs(w *encoder, as []Attrib) {
 		w.byte(textAlign)
 		for _, a := range as {
 			w.byte(a.Text.Align.byte())
+		}
+	}
+	// Then, when any is set between two points or in a style, 'F' or 'S'
+	// and n × what each text's encodeSet writes after its own tag.
+	fit, styled := false, false
+	for _, a := range as {
+		fit, styled = fit || a.Text.Fit != FitNone, styled || a.Text.Style != (TextStyle{})
+	}
+	if fit {
+		w.byte(textFit)
+		for _, a := range as {
+			w.byte(a.Text.Fit)
+			w.vec(a.Text.End)
+		}
+	}
+	if styled {
+		w.byte(textStyle)
+		for _, a := range as {
+			a.Text.Style.encodeTo(w)
 		}
 	}
 }
@@ -135,6 +155,21 @@ func decodeAttribs(r *decoder) []Attrib {
 		r.byte()
 		for i := range as {
 			as[i].Text.Align = r.align()
+		}
+	}
+	if len(r.b) > 0 && r.b[0] == textFit {
+		r.byte()
+		for i := range as {
+			if as[i].Text.Fit = r.byte(); as[i].Text.Fit > FitWidth {
+				r.fail("attribute fit")
+			}
+			as[i].Text.End = r.vec()
+		}
+	}
+	if len(r.b) > 0 && r.b[0] == textStyle {
+		r.byte()
+		for i := range as {
+			as[i].Text.Style = decodeTextStyle(r)
 		}
 	}
 	return as

@@ -72,10 +72,12 @@ func ParseHandle(s string) (uint64, bool) {
 //	  polyline  closed(1 byte) n(uvarint) then n × (x y bulge), then
 //	            for one with widths 'W' and n × (start_width end_width)
 //	  text      text(string) x y height rotation, then 'J' and the
-//	            alignment (H | V<<4) when it is not the baseline's start
+//	            alignment (H | V<<4) when it is not the baseline's start,
+//	            'F' fit(1 byte) end_x end_y when set between two points,
+//	            'S' and its style (see TextStyle.encodeTo) when it has one
 //	  ellipse   cx cy major_x major_y ratio start end
 //	  mtext     text(string) x y height width rotation attachment(1 byte)
-//	            line_spacing
+//	            line_spacing, then 'S' and its style when it has one
 //	  dimension kind(1 byte) p1 p2 center (x y each) radius offset angle
 //	            scale text(string) style(string) n(uvarint) then
 //	            n × (slot(1 byte) handle(uvarint) snap(1 byte)
@@ -258,6 +260,38 @@ func (g Text) encodeTo(w *encoder) {
 		w.byte(textAlign)
 		w.byte(g.Align.byte())
 	}
+	g.encodeSet(w)
+}
+
+// encodeSet writes what a text set between two points or in a style has
+// beyond its line and alignment: 'F', the fit (1 byte) and the end
+// point; 'S' and the style (see TextStyle.encodeTo). A text without
+// either writes nothing, and encodes as it always did.
+func (g Text) encodeSet(w *encoder) {
+	if g.Fit != FitNone {
+		w.byte(textFit)
+		w.byte(g.Fit)
+		w.vec(g.End)
+	}
+	if g.Style != (TextStyle{}) {
+		w.byte(textStyle)
+		g.Style.encodeTo(w)
+	}
+}
+
+// decodeSet reads what encodeSet wrote into t.
+func (r *decoder) decodeSet(t *Text) {
+	if len(r.b) > 0 && r.b[0] == textFit {
+		r.byte()
+		if t.Fit = r.byte(); t.Fit != FitAligned && t.Fit != FitWidth {
+			r.fail("text fit")
+		}
+		t.End = r.vec()
+	}
+	if len(r.b) > 0 && r.b[0] == textStyle {
+		r.byte()
+		t.Style = decodeTextStyle(r)
+	}
 }
 
 // encodeLine writes text, x, y, height, rotation.
@@ -268,8 +302,13 @@ func (g Text) encodeLine(w *encoder) {
 	w.float(g.Rotation)
 }
 
-// textAlign tags a text's alignment at the end of its encoding.
-const textAlign = 'J'
+// These tag what may follow a text's line in its encoding, in this
+// order: its alignment, its fit between two points, its style.
+const (
+	textAlign = 'J'
+	textFit   = 'F'
+	textStyle = 'S'
+)
 
 // decodeTextEntity reads what Text.encodeTo writes.
 func decodeTextEntity(r *decoder) Text {
@@ -278,6 +317,7 @@ func decodeTextEntity(r *decoder) Text {
 		r.byte()
 		t.Align = r.align()
 	}
+	r.decodeSet(&t)
 	return t
 }
 

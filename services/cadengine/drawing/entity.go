@@ -87,14 +87,30 @@ type Polyline struct {
 
 // Text is a line of text at P, Height tall, turned by Rotation degrees
 // (in [0, 360)); Align says which point of the text P is (the start of
-// its baseline unless set).
+// its baseline unless set). A text set between two points (Fit, DXF's
+// justification 3 aligned and 5 fit) runs from P, the start of its
+// baseline, to End, along Rotation (End's direction from P); Align is
+// then zero. Style says how its glyphs are set: its width factor and
+// slant (DXF's 41 and 51) and font.
 type Text struct {
 	Text     string
 	P        geom.Vec
 	Height   float64
 	Rotation float64 // degrees, in [0, 360)
 	Align    Align
+	Fit      uint8 // FitNone, FitAligned or FitWidth
+	End      geom.Vec
+	Style    TextStyle
 }
+
+// The values of Text.Fit: a text set at its point, or between two: an
+// aligned one's height and width scale together to fill the space, a
+// fitted one keeps its height and is stretched or squeezed across.
+const (
+	FitNone    = 0
+	FitAligned = 1
+	FitWidth   = 2
+)
 
 // Align is which point of a line of text its insertion point is, as DXF's
 // TEXT justifies it: H, along the text, its start (AlignLeft), centre or
@@ -303,28 +319,67 @@ const capHeight = 0.72
 func (g Text) FontSize() float64 { return g.Height / capHeight }
 
 // Start is where the text's baseline starts, by the estimate of its
-// width (see corners): P itself for text aligned there.
+// width (see corners): P itself for text aligned there or set between two
+// points.
 func (g Text) Start() geom.Vec {
-	if g.Align == (Align{}) {
+	if g.Align == (Align{}) || g.Fit != FitNone {
 		return g.P
 	}
-	w := float64(utf8.RuneCountInString(g.Text)) * textCharWidth * g.Height
+	w := g.estimatedWidth()
 	s, c := geom.SinCosDeg(g.Rotation)
 	along, above := g.Shift()
 	return g.P.Sub(geom.Pt(c, s).Mul(along * w)).Add(geom.Pt(-s, c).Mul(above))
 }
 
+// estimatedWidth is ezdxf's estimate of the text's length (see
+// textCharWidth) at its width factor.
+func (g Text) estimatedWidth() float64 {
+	return float64(utf8.RuneCountInString(g.Text)) * textCharWidth * g.Height * g.Style.WidthFactor()
+}
+
+// fitted is the length of a text set between two points, and the factor
+// its height is drawn at (1 for a fitted one, the length over natural,
+// its length at its height, for an aligned one); ok false for a text set
+// at its point, or between points too close or of no natural length to
+// stretch (which is set at its point).
+func (g Text) fitted(natural float64) (length, k float64, ok bool) {
+	if g.Fit == FitNone {
+		return 0, 1, false
+	}
+	length = g.End.Sub(g.P).Len()
+	if !(length > geom.Tolerance) || !(natural > 0) {
+		return 0, 1, false
+	}
+	if g.Fit == FitAligned {
+		return length, length / natural, true
+	}
+	return length, 1, true
+}
+
 // corners are the corners of the text's estimated box, as ezdxf's
-// TextLinePrimitive makes it: characters × height long along the
-// rotation from where it starts (see Shift), from textDescender × height
-// below the baseline to height above it.
+// TextLinePrimitive makes it: characters × height × width factor long
+// along the rotation from where it starts (see Shift), from
+// textDescender × height below the baseline to height above it, the top
+// slanted right by the style's oblique angle, then mirrored about P as
+// its generation flags say. A text set between two points spans them
+// (mirrored about their middle), its height scaled as an aligned text's
+// is.
 func (g Text) corners() [4]geom.Vec {
-	w := float64(utf8.RuneCountInString(g.Text)) * textCharWidth * g.Height
-	s, c := geom.SinCosDeg(g.Rotation)
+	w, h, rot, at := g.estimatedWidth(), g.Height, g.Rotation, g.P
+	along, above := g.Shift()
+	if length, k, ok := g.fitted(w); ok {
+		w, h, rot = length, h*k, geom.Deg(g.End.Sub(g.P).Angle())
+		at, along, above = g.P.Mid(g.End), 0.5, 0
+	}
+	s, c := geom.SinCosDeg(rot)
 	u, v := geom.Pt(c, s), geom.Pt(-s, c)
-	start := g.Start()
-	bottom, top := start.Sub(v.Mul(textDescender*g.Height)), start.Add(v.Mul(g.Height))
-	return [4]geom.Vec{bottom, bottom.Add(u.Mul(w)), top.Add(u.Mul(w)), top}
+	t, d := g.Style.Slant(), textDescender*h
+	mx, my := g.Style.mirrors()
+	var out [4]geom.Vec
+	for i, q := range [4]geom.Vec{{X: -d * t, Y: -d}, {X: w - d*t, Y: -d}, {X: w + h*t, Y: h}, {X: h * t, Y: h}} {
+		out[i] = at.Add(u.Mul(mx * (q.X - along*w))).Add(v.Mul(my * (q.Y + above)))
+	}
+	return out
 }
 
 // Bounds implements [Geometry].
@@ -351,7 +406,9 @@ func (g Circle) Finite() bool { return g.C.Finite() && geom.IsFinite(g.R) }
 func (g Arc) Finite() bool { return g.C.Finite() && geom.IsFinite(g.R) }
 
 // Finite implements [Geometry].
-func (g Text) Finite() bool { return g.P.Finite() && geom.IsFinite(g.Height) }
+func (g Text) Finite() bool {
+	return g.P.Finite() && geom.IsFinite(g.Height) && g.End.Finite() && geom.IsFinite(g.Style.Width) && geom.IsFinite(g.Style.Oblique)
+}
 
 // Finite implements [Geometry].
 func (g Ellipse) Finite() bool {
@@ -410,11 +467,23 @@ func scaledWidths(w []geom.Width, f float64) []geom.Width {
 
 // Transformed moves the insertion point. A reflection keeps the text
 // readable (as CAD programs do with MIRRTEXT=0): the insertion point is
-// mirrored and the rotation kept.
+// mirrored and the rotation kept; a text set between two points is set
+// between their images, from the one it reads from.
 func (g Text) Transformed(x geom.Xform) Geometry {
-	out := Text{Text: g.Text, P: x.Point(g.P), Height: g.Height * x.Scale, Rotation: g.Rotation, Align: g.Align}
+	out := g
+	out.P, out.Height = x.Point(g.P), g.Height*x.Scale
 	if !x.Mirror {
 		out.Rotation = x.Direction(g.Rotation)
+	}
+	if g.Fit != FitNone {
+		// Between the images of its points; a reflection that turns the
+		// baseline back swaps them, so that it reads the right way.
+		a, b := x.Point(g.P), x.Point(g.End)
+		if x.Mirror && b.Sub(a).Dot(g.End.Sub(g.P)) < 0 {
+			a, b = b, a
+		}
+		out.P, out.End = a, b
+		out.Rotation = geom.NormDeg(geom.Deg(b.Sub(a).Angle()))
 	}
 	return out
 }

@@ -22,6 +22,7 @@ type MText struct {
 	Rotation float64 // degrees, in [0, 360)
 	Attach   uint8   // 1..9
 	Spacing  float64
+	Style    TextStyle // its style: the width factor, slant and font of every line
 }
 
 // Kind implements [Geometry].
@@ -111,19 +112,22 @@ func (g MText) frame(x, y float64) geom.Vec {
 	return g.P.Add(geom.Pt(c*x-s*y, s*x+c*y))
 }
 
-// Picture implements [Pictured]: one Text per line, wrapped and aligned
-// as the engine draws them (in the Go font; see drawnWidth).
+// Picture implements [Pictured]: one Text per line, in the text's
+// style, wrapped and aligned as the engine draws them (in the Go font
+// face of its style, at its width factor; see drawnWidth).
 func (g MText) Picture() Picture {
-	x0, y0, w, h, lines := g.box(drawnWidth)
+	face, wf := TypefaceOf(g.Style.Font), g.Style.WidthFactor()
+	drawn := func(s string, height float64) float64 { return drawnWidthIn(face, s, height) * wf }
+	x0, y0, w, h, lines := g.box(drawn)
 	col := int(g.attach()-1) % 3
 	var p Picture
 	for i, l := range lines {
 		if l == "" {
 			continue
 		}
-		x := x0 + (w-drawnWidth(l, g.Height))*float64(col)/2
+		x := x0 + (w-drawn(l, g.Height))*float64(col)/2
 		y := y0 + h - g.Height - float64(i)*g.pitch()
-		p.Texts = append(p.Texts, Text{Text: l, P: g.frame(x, y), Height: g.Height, Rotation: g.Rotation})
+		p.Texts = append(p.Texts, Text{Text: l, P: g.frame(x, y), Height: g.Height, Rotation: g.Rotation, Style: g.Style})
 	}
 	return p
 }
@@ -165,6 +169,10 @@ func (g MText) encodeTo(w *encoder) {
 	w.float(g.Rotation)
 	w.byte(g.Attach)
 	w.float(g.Spacing)
+	if g.Style != (TextStyle{}) {
+		w.byte(textStyle)
+		g.Style.encodeTo(w)
+	}
 }
 
 func decodeMText(r *decoder) MText {
@@ -174,7 +182,12 @@ func decodeMText(r *decoder) MText {
 	wd := r.float()
 	rot := r.float()
 	a := r.byte()
-	return MText{Text: t, P: p, Height: h, Width: wd, Rotation: rot, Attach: a, Spacing: r.float()}
+	g := MText{Text: t, P: p, Height: h, Width: wd, Rotation: rot, Attach: a, Spacing: r.float()}
+	if len(r.b) > 0 && r.b[0] == textStyle {
+		r.byte()
+		g.Style = decodeTextStyle(r)
+	}
+	return g
 }
 
 func (g MText) fill(w *wire) {

@@ -103,7 +103,7 @@ func (w *dxfWriter) mtext(e *drawing.Entity, g drawing.MText) {
 		v = v[i:]
 	}
 	w.pair(1, v)
-	w.pair(7, "Standard")
+	w.pair(7, styleName(g.Style))
 	if g.Rotation != 0 {
 		w.float(50, g.Rotation)
 	}

@@ -14,15 +14,18 @@ import (
 // is and how it is aligned there (see aligned; vertical is the code of
 // its vertical justification, TEXT's 73, an attribute's 74), height 40
 // (the default when not positive), rotation 50, value 1 (which may be
-// empty), in its object coordinate system; false for one out of the
-// plan.
-func (r dxfRecord) textLine(c dxfCommon, vertical int) (drawing.Text, bool, error) {
-	v, err := r.values(10, 20, 11, 21, 40, 50, 72, 73, 74)
+// empty), in its object coordinate system, its style 7 with its own width
+// factor 41, oblique angle 51 and generation flags 71 (see
+// textStyles.of), and, justified between two points, the points (see
+// fitted); false for one out of the plan.
+func (r dxfRecord) textLine(c dxfCommon, vertical int, styles textStyles) (drawing.Text, bool, error) {
+	v, err := r.values(10, 20, 11, 21, 40, 41, 50, 51, 71, 72, 73, 74)
 	if err != nil {
 		return drawing.Text{}, false, err
 	}
-	t := drawing.Text{Height: v[40], Rotation: v[50]}
+	t := drawing.Text{Height: v[40], Rotation: v[50], Style: styles.of(r, v, true)}
 	t.P, t.Align = r.aligned(v, vertical)
+	fit := r.fitted(v, &t)
 	for _, p := range r.pairs {
 		if p.code == 1 {
 			t.Text = decodeDXFText(p.value)
@@ -32,7 +35,11 @@ func (r dxfRecord) textLine(c dxfCommon, vertical int) (drawing.Text, bool, erro
 		t.Height = drawing.DefaultTextHeight
 	}
 	mirrored, ok := c.ocs()
-	if mirrored {
+	switch {
+	case mirrored && fit:
+		t.P.X, t.End.X = -t.P.X, -t.End.X
+		t = readableFit(t)
+	case mirrored:
 		t.P.X = -t.P.X
 		t.Rotation, t.Align = readable(t.Rotation, t.Align)
 	}
@@ -60,8 +67,8 @@ func (r dxfRecord) tagAndFlags() (tag, prompt string, flags int32, err error) {
 }
 
 // attdef reads an ATTDEF.
-func (r dxfRecord) attdef(c dxfCommon) (drawing.Geometry, string, error) {
-	t, ok, err := r.textLine(c, 74)
+func (r dxfRecord) attdef(c dxfCommon, styles textStyles) (drawing.Geometry, string, error) {
+	t, ok, err := r.textLine(c, 74, styles)
 	if err != nil || !ok {
 		return nil, "3D (its extrusion direction is not ±Z)", err
 	}
@@ -78,13 +85,13 @@ func (r dxfRecord) attdef(c dxfCommon) (drawing.Geometry, string, error) {
 // attribsOf are the attribute values of an insert, from the records that
 // follow it (ATTRIBs up to a SEQEND; any other is passed over), in the
 // insert's object coordinate system (c).
-func attribsOf(subs []dxfRecord, c dxfCommon) ([]drawing.Attrib, error) {
+func attribsOf(subs []dxfRecord, c dxfCommon, styles textStyles) ([]drawing.Attrib, error) {
 	var out []drawing.Attrib
 	for _, s := range subs {
 		if s.kind != "ATTRIB" {
 			continue
 		}
-		t, _, err := s.textLine(c, 74)
+		t, _, err := s.textLine(c, 74, styles)
 		if err != nil {
 			return nil, err
 		}

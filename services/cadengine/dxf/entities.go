@@ -228,8 +228,9 @@ func (r dxfRecord) values(codes ...int) (codeValues, error) {
 // there, from its codes v: its justification 72 and the code of its
 // vertical one (73, or an attribute's 74). An aligned text is at its
 // alignment point (11, or 10 without it); one fitted or aligned between
-// two points (72 = 3 or 5) is drawn from the first, at its height; a
-// middle one (72 = 4) at the centre of its capitals.
+// two points (72 = 3 or 5) is set between them (see fitted), or, without
+// a second point, at the first; a middle one (72 = 4) at the centre of
+// its capitals.
 func (r dxfRecord) aligned(v codeValues, vertical int) (geom.Vec, drawing.Align) {
 	h, vert := int(v[72]), int(v[vertical])
 	var a drawing.Align
@@ -262,7 +263,7 @@ func (f *File) add(r dxfRecord, subs []dxfRecord) error {
 		return err
 	}
 	if in, ok := g.(drawing.Insert); ok && len(subs) > 0 {
-		if in.Attribs, err = attribsOf(subs, c); err != nil {
+		if in.Attribs, err = attribsOf(subs, c, f.styles); err != nil {
 			return err
 		}
 		g = in
@@ -287,11 +288,11 @@ func (r dxfRecord) native(c dxfCommon, f *File) (drawing.Geometry, string, error
 	case "LWPOLYLINE":
 		g, err = r.lwpolyline(c)
 	case "TEXT":
-		g, err = r.text(c)
+		g, err = r.text(c, f.styles)
 	case "ELLIPSE":
 		g, err = r.ellipse(c)
 	case "MTEXT":
-		g, err = r.mtext(c)
+		g, err = r.mtext(c, f.styles)
 	case "DIMENSION":
 		return r.dimension(c, f.dimScales)
 	case "LEADER":
@@ -305,7 +306,7 @@ func (r dxfRecord) native(c dxfCommon, f *File) (drawing.Geometry, string, error
 	case "VIEWPORT":
 		return r.viewport(c, f)
 	case "ATTDEF":
-		return r.attdef(c)
+		return r.attdef(c, f.styles)
 	case "HATCH":
 		return r.hatch(c)
 	case "INSERT":
@@ -607,8 +608,8 @@ func (f *File) readPolyline(sc *dxfScanner, r dxfRecord) error {
 	return nil
 }
 
-func (r dxfRecord) text(c dxfCommon) (drawing.Geometry, error) {
-	g, ok, err := r.textLine(c, 73)
+func (r dxfRecord) text(c dxfCommon, styles textStyles) (drawing.Geometry, error) {
+	g, ok, err := r.textLine(c, 73, styles)
 	if err != nil || !ok || g.Text == "" {
 		return nil, err
 	}

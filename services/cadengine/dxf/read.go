@@ -30,6 +30,7 @@ type File struct {
 	dimScales map[string]float64 // DIMSCALE of each DIMSTYLE, by folded name
 	dimArrows map[string]float64 // DIMASZ of each DIMSTYLE, by folded name
 	dimTexts  map[string]float64 // DIMTXT of each DIMSTYLE, by folded name
+	styles    textStyles         // the STYLE table's text styles
 	rep       *report            // what became of every entity
 	target    *[]dxfEntity       // where put puts entities: f.entities or a block's
 	inBlock   string             // the block being read, for drop
@@ -161,10 +162,14 @@ func (fe *dxfEntity) refs() *dxfRef {
 //     boundary paths of polylines (bulges included), lines and circular
 //     arcs, or one whole ellipse. Others are preserved.
 //   - TEXT: insertion 10/20, height 40 (the default when not positive),
-//     rotation 50, text 1 with its codes decoded (see decodeDXFText);
-//     alignment (72/73, 11/21) is not kept. ELLIPSE: centre 10/20, major
-//     axis 11/21, ratio 40, start and end parameters 41/42 in radians,
-//     kept as degrees.
+//     rotation 50, text 1 with its codes decoded (see decodeDXFText),
+//     alignment 72/73 at 11/21 (see aligned; between the two points for
+//     72 = 3 and 5, see fitted), style 7 (from the STYLE table: font 3,
+//     big font 4, fixed height 40, width factor 41, oblique angle 50)
+//     with its own width factor 41, oblique angle 51 and generation
+//     flags 71; an MTEXT takes its style's width factor and oblique
+//     angle. ELLIPSE: centre 10/20, major axis 11/21, ratio 40, start
+//     and end parameters 41/42 in radians, kept as degrees.
 //   - WIPEOUT and IMAGE: their pixels' placement and boundary (see
 //     raster); an image's file is its IMAGEDEF's (340, in OBJECTS), a
 //     wipeout's frame setting the file's WIPEOUTVARIABLES'. The model
@@ -186,7 +191,7 @@ func Read(content string) (*File, error) {
 		content = strings.ToValidUTF8(content, "\uFFFD")
 	}
 	sc := &dxfScanner{s: content}
-	f := &File{dimScales: map[string]float64{}, dimArrows: map[string]float64{}, dimTexts: map[string]float64{}, rep: newReport(), codepage: "UTF-8"}
+	f := &File{dimScales: map[string]float64{}, dimArrows: map[string]float64{}, dimTexts: map[string]float64{}, styles: textStyles{}, rep: newReport(), codepage: "UTF-8"}
 	// Room for the entities up front, at about what a LINE takes in a
 	// file: growing the list as it fills copied it over and over.
 	f.entities = make([]dxfEntity, 0, len(content)/96)
@@ -456,8 +461,12 @@ func (f *File) readTables(sc *dxfScanner) error {
 	state, table := inNothing, ""
 	var l *dxfLayer
 	var lt *dxfLtype
+	var style *drawing.TextStyle
+	shape := false // the STYLE entry is a shape file's (70 & 1)
 	dimstyle, inDimstyle := "", false
 	flush := func() {
+		f.styles.add(style, shape)
+		style, shape = nil, false
 		if l != nil && l.name != "" {
 			f.layers = append(f.layers, *l)
 		}
@@ -491,7 +500,18 @@ func (f *File) readTables(sc *dxfScanner) error {
 					lt = &dxfLtype{line: p.line}
 				}
 				inDimstyle = table == "DIMSTYLE" && w == "DIMSTYLE"
+				if table == "STYLE" && w == "STYLE" {
+					style = &drawing.TextStyle{}
+				}
 			}
+			continue
+		}
+		if style != nil {
+			if p.code == 70 {
+				n, err := p.int()
+				shape = err == nil && n&1 != 0
+			}
+			setStyle(style, p)
 			continue
 		}
 		if inDimstyle && state == inEntry {

@@ -174,7 +174,7 @@ func (r dxfRecord) insert(c dxfCommon) (drawing.Geometry, string, error) {
 //
 // What an R2018 MTEXT writes after "101 Embedded Object" (its columns, in
 // codes that repeat 10, 11, 40 and others) is not its own: it is left out.
-func (r dxfRecord) mtext(c dxfCommon) (drawing.Geometry, error) {
+func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, error) {
 	if i := slices.IndexFunc(r.pairs, func(p dxfPair) bool { return p.code == 101 }); i >= 0 {
 		r.pairs = r.pairs[:i]
 	}
@@ -204,7 +204,7 @@ func (r dxfRecord) mtext(c dxfCommon) (drawing.Geometry, error) {
 	// The insertion point and the direction (11) are in the world; the
 	// rotation (50) in the OCS, whose x runs the other way seen from
 	// below.
-	g := drawing.MText{Text: text, P: geom.Pt(v[10], v[20]), Height: v[40], Width: math.Max(0, v[41]), Rotation: v[50], Attach: uint8(v[71]), Spacing: v[44]}
+	g := drawing.MText{Text: text, P: geom.Pt(v[10], v[20]), Height: v[40], Width: math.Max(0, v[41]), Rotation: v[50], Attach: uint8(v[71]), Spacing: v[44], Style: styles.of(r, v, false)}
 	if mirrored {
 		g.Rotation = 180 - g.Rotation
 	}

@@ -73,17 +73,13 @@ func Write(d *drawing.Document) string {
 		w.pair(6, strings.ToUpper(l.Linetype))
 	}
 	w.pair(0, "ENDTAB")
-	w.table("STYLE", 1)
-	w.pair(0, "STYLE")
-	w.pair(2, "STANDARD")
-	w.int(70, 0)
-	w.float(40, 0)
-	w.float(41, 1)
-	w.float(50, 0)
-	w.int(71, 0)
-	w.float(42, drawing.DefaultTextHeight)
-	w.pair(3, "txt")
-	w.pair(4, "")
+	textStyles := textStyleTable(d, ents)
+	w.table("STYLE", len(textStyles))
+	textStyles[0].Name = "STANDARD" // as R12 spells it
+	for _, s := range textStyles {
+		w.pair(0, "STYLE")
+		w.textStyle(s)
+	}
 	w.pair(0, "ENDTAB")
 	if apps := foreignApps(d); hasDimensions(ents) || len(apps) > 0 {
 		// Dimensions name their style and carry their scale as XDATA of
@@ -417,10 +413,12 @@ func (w *dxfWriter) text(h uint64, e *drawing.Entity, g drawing.Text) {
 }
 
 // textLine writes what a TEXT, ATTRIB and ATTDEF have alike: where it
-// starts (10), height, value, rotation and, aligned otherwise than at the
-// start of its baseline, its horizontal justification (72) and the point
-// it is aligned at (11); where it starts is then the engine's estimate,
-// which programs that have the font compute again.
+// starts (10), height, value, rotation, how its glyphs are set (see
+// textSet) and, aligned otherwise than at the start of its baseline, its
+// horizontal justification (72) and the point it is aligned at (11);
+// where it starts is then the engine's estimate, which programs that have
+// the font compute again. A text set between two points writes them, 10
+// and 11, with 72 = 3 (aligned) or 5 (fit).
 func (w *dxfWriter) textLine(g drawing.Text) {
 	w.Point(10, g.Start())
 	w.float(40, g.Height)
@@ -432,7 +430,12 @@ func (w *dxfWriter) textLine(g drawing.Text) {
 	if g.Rotation != 0 {
 		w.float(50, g.Rotation)
 	}
-	if g.Align != (drawing.Align{}) {
+	w.textSet(g.Style)
+	switch {
+	case g.Fit != drawing.FitNone:
+		w.int(72, fitCode[g.Fit])
+		w.Point(11, g.End)
+	case g.Align != (drawing.Align{}):
 		w.int(72, int(g.Align.H))
 		w.Point(11, g.P)
 	}

@@ -127,17 +127,16 @@ func Write2018(d *drawing.Document) string {
 	}
 	w.pair(0, "ENDTAB")
 
-	w.table2018("STYLE", hStyleTable, 1)
-	w.record("STYLE", hStyle, hStyleTable, "AcDbTextStyleTableRecord")
-	w.pair(2, "Standard")
-	w.int(70, 0)
-	w.float(40, 0)
-	w.float(41, 1)
-	w.float(50, 0)
-	w.int(71, 0)
-	w.float(42, drawing.DefaultTextHeight)
-	w.pair(3, "txt")
-	w.pair(4, "")
+	textStyles := textStyleTable(d, ents)
+	w.table2018("STYLE", hStyleTable, len(textStyles))
+	for i, s := range textStyles {
+		h := uint64(hStyle)
+		if i > 0 {
+			h = w.handle()
+		}
+		w.record("STYLE", h, hStyleTable, "AcDbTextStyleTableRecord")
+		w.textStyle(s)
+	}
 	w.pair(0, "ENDTAB")
 	w.table2018("VIEW", hViewTable, 0)
 	w.pair(0, "ENDTAB")

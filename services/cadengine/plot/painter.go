@@ -14,7 +14,7 @@ import (
 type painter struct {
 	ctx    *canvas.Context
 	sheet  drawing.Sheet
-	fam    *canvas.FontFamily
+	fams   []*canvas.FontFamily // by drawing.Typeface
 	d      *drawing.Document
 	budget *drawing.Budget // what inserts may expand to
 	// emphasis, when set, is the colour everything is drawn in (a
@@ -145,18 +145,31 @@ func (p *painter) fill(outlines [][]geom.Vec, nonZero bool, c color.RGBA) {
 var textAlign = [...]canvas.TextAlign{drawing.AlignLeft: canvas.Left, drawing.AlignCenter: canvas.Center, drawing.AlignRight: canvas.Right}
 
 // text sets a line of text at its insertion point as its alignment says,
-// its capitals its height tall, as in the SVG export.
+// its capitals its height tall, as in the SVG export, in its typeface,
+// scaled across by its width factor (or stretched between its two
+// points), slanted by its oblique angle and mirrored as its generation
+// flags say (see drawing.Text.Setting).
 func (p *painter) text(t drawing.Text, c color.RGBA) {
-	size := t.FontSize() * p.sheet.Factor
+	st := t.Setting()
+	size := st.FontSize() * p.sheet.Factor
 	if size <= 0.05 {
 		return // under a twentieth of a millimetre: nothing to read
 	}
-	face := p.fam.Face(size/0.352778, c, canvas.FontRegular, canvas.FontNormal)
-	x, y := p.at(t.P)
+	face := p.fams[st.Typeface].Face(size/0.352778, c, canvas.FontRegular, canvas.FontNormal)
+	x, y := p.at(st.Anchor)
+	view := canvas.Identity.Translate(x, y).Rotate(st.Rotation)
+	if st.MirrorX != 1 || st.MirrorY != 1 {
+		view = view.Scale(st.MirrorX, st.MirrorY)
+	}
+	if st.Slant != 0 {
+		view = view.Shear(st.Slant, 0)
+	}
+	if st.XScale != 1 {
+		view = view.Scale(st.XScale, 1)
+	}
 	p.ctx.Push()
-	p.ctx.ComposeView(canvas.Identity.Translate(x, y).Rotate(t.Rotation))
-	_, above := t.Shift()
-	p.ctx.DrawText(0, above*p.sheet.Factor, canvas.NewTextLine(face, t.Text, textAlign[t.Align.H]))
+	p.ctx.ComposeView(view)
+	p.ctx.DrawText(0, 0, canvas.NewTextLine(face, t.Text, textAlign[st.H]))
 	p.ctx.Pop()
 }
 

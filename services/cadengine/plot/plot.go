@@ -23,7 +23,6 @@ import (
 	"github.com/tdewolff/canvas"
 	"github.com/tdewolff/canvas/renderers/pdf"
 	"github.com/tdewolff/canvas/renderers/rasterizer"
-	"golang.org/x/image/font/gofont/goregular"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -50,28 +49,31 @@ var pageColor = canvas.White
 
 var (
 	fontOnce sync.Once
-	fontFam  *canvas.FontFamily
+	fontFams []*canvas.FontFamily
 	fontErr  error
 )
 
-// family is the embedded Go font, loaded once.
-func family() (*canvas.FontFamily, error) {
+// families are the bundled typefaces (the Go fonts), by drawing.Typeface,
+// loaded once.
+func families() ([]*canvas.FontFamily, error) {
 	fontOnce.Do(func() {
-		f := canvas.NewFontFamily("Go")
-		if err := f.LoadFont(goregular.TTF, 0, canvas.FontRegular); err != nil {
-			fontErr = fmt.Errorf("load the Go font: %w", err)
-			return
+		for f := drawing.TypefaceRegular; f <= drawing.TypefaceItalic; f++ {
+			fam := canvas.NewFontFamily("Go")
+			if err := fam.LoadFont(drawing.TypefaceTTF(f), 0, canvas.FontRegular); err != nil {
+				fontErr = fmt.Errorf("load the Go fonts: %w", err)
+				return
+			}
+			fontFams = append(fontFams, fam)
 		}
-		fontFam = f
 	})
-	return fontFam, fontErr
+	return fontFams, fontErr
 }
 
 // Render draws the document on a canvas the size of its sheet, in paper
 // millimetres, expanding inserts within budget (nil: no limit; see
 // svg.WriteWith).
 func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.Budget) (*canvas.Canvas, drawing.Sheet, error) {
-	fam, err := family()
+	fams, err := families()
 	if err != nil {
 		return nil, drawing.Sheet{}, err
 	}
@@ -106,7 +108,7 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.B
 	ctx.SetStrokeCapper(canvas.RoundCap)
 	ctx.SetStrokeJoiner(canvas.RoundJoin)
 	ctx.SetFillRule(canvas.EvenOdd)
-	p := &painter{ctx: ctx, sheet: sheet, fam: fam, d: d, budget: budget}
+	p := &painter{ctx: ctx, sheet: sheet, fams: fams, d: d, budget: budget}
 	if err := p.entities(shown); err != nil {
 		return nil, drawing.Sheet{}, err
 	}

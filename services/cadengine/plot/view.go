@@ -71,7 +71,7 @@ type ViewPicture struct {
 // rasterising stops when the budget's call ends. Highlighted entities
 // are drawn last, in HighlightColor and heavier.
 func View(d *drawing.Document, o ViewOptions, budget *drawing.Budget) (ViewPicture, error) {
-	fam, err := family()
+	fams, err := families()
 	if err != nil {
 		return ViewPicture{}, err
 	}
@@ -133,7 +133,7 @@ func View(d *drawing.Document, o ViewOptions, budget *drawing.Budget) (ViewPictu
 	ctx.SetStrokeCapper(canvas.RoundCap)
 	ctx.SetStrokeJoiner(canvas.RoundJoin)
 	ctx.SetFillRule(canvas.EvenOdd)
-	p := &painter{ctx: ctx, sheet: sheet, fam: fam, d: d, budget: budget}
+	p := &painter{ctx: ctx, sheet: sheet, fams: fams, d: d, budget: budget}
 	if err := p.entities(plain); err != nil {
 		return ViewPicture{}, err
 	}

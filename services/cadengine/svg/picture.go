@@ -86,8 +86,13 @@ func strokePath(d *strings.Builder, strokes []any) {
 var textAnchor = [...]string{drawing.AlignLeft: "", drawing.AlignCenter: ` text-anchor="middle"`, drawing.AlignRight: ` text-anchor="end"`}
 
 // svgText draws a line of text at its insertion point as its alignment
-// says, its capitals its height tall.
+// says, its capitals its height tall; one in a style or set between two
+// points as styledText draws it.
 func svgText(b *strings.Builder, id string, g drawing.Text, fill string) {
+	if st := g.Setting(); !st.Plain() || st.Length > 0 {
+		styledText(b, id, st, g.Text, fill)
+		return
+	}
 	// The baseline through p, the text anchored at it by its alignment.
 	p := g.P
 	if _, above := g.Shift(); above != 0 {
@@ -137,4 +142,38 @@ func outlines(areas [][]geom.Vec) string {
 		d.WriteString(" Z ")
 	}
 	return strings.TrimSpace(d.String())
+}
+
+// typefaceAttrs are the SVG font attributes of each bundled typeface: the
+// generic family a viewer sets it in, and its weight or style.
+var typefaceAttrs = [...]string{
+	drawing.TypefaceRegular: `font-family="sans-serif"`,
+	drawing.TypefaceMono:    `font-family="monospace"`,
+	drawing.TypefaceBold:    `font-family="sans-serif" font-weight="bold"`,
+	drawing.TypefaceItalic:  `font-family="sans-serif" font-style="italic"`,
+}
+
+// styledText draws a line of text set as st says: at the origin of a
+// transform that puts its baseline through st.Anchor along st.Rotation,
+// scales its glyphs across by st.XScale, slants them by st.Slant and
+// mirrors them (SVG's y runs down, so the matrix maps the glyphs' (x, y)
+// to (a x + c y + e, b x + d y + f)). A text set between two points is stretched to
+// its length by the viewer (textLength), whatever font it sets it in.
+func styledText(b *strings.Builder, id string, st drawing.Setting, text, fill string) {
+	sx := st.XScale
+	if st.Length > 0 {
+		sx = 1
+	}
+	sin, cos := geom.SinCosDeg(st.Rotation)
+	mx, my := st.MirrorX, st.MirrorY
+	a, bb := mx*sx*cos, -mx*sx*sin
+	c, d := my*sin-mx*st.Slant*cos, my*cos+mx*st.Slant*sin
+	fmt.Fprintf(b, `<text%s x="0" y="0" font-size="%s" %s%s stroke="none" fill="%s" transform="matrix(%s %s %s %s %s %s)"`,
+		id, num(st.FontSize()), typefaceAttrs[st.Typeface], textAnchor[st.H], fill, num(a), num(bb), num(c), num(d), num(st.Anchor.X), num(-st.Anchor.Y))
+	if st.Length > 0 {
+		fmt.Fprintf(b, ` textLength="%s" lengthAdjust="spacingAndGlyphs"`, num(st.Length))
+	}
+	b.WriteString(">")
+	xml.EscapeText(b, []byte(text))
+	b.WriteString("</text>\n")
 }

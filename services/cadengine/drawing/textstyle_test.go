@@ -1,0 +1,212 @@
+package drawing
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"testing"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// near reports whether two boxes agree within 1e-9.
+func nearBox(a, b geom.Box) bool {
+	return math.Abs(a.Min.X-b.Min.X) < 1e-9 && math.Abs(a.Min.Y-b.Min.Y) < 1e-9 &&
+		math.Abs(a.Max.X-b.Max.X) < 1e-9 && math.Abs(a.Max.Y-b.Max.Y) < 1e-9
+}
+
+func box(x0, y0, x1, y1 float64) geom.Box {
+	return geom.Box{Min: geom.Pt(x0, y0), Max: geom.Pt(x1, y1), NonEmpty: true}
+}
+
+// A text's estimated box is ezdxf's (ezdxf.tools.text.TextLine with its
+// MonospaceFont): characters × height × width factor long, 0.333 × height
+// below the baseline to height above it, its corners slanted right by
+// the oblique angle (tan × their height above the baseline).
+func TestTextStyleBounds(t *testing.T) {
+	tan15 := math.Tan(15 * math.Pi / 180)
+	for _, c := range []struct {
+		name string
+		g    Text
+		want geom.Box
+	}{
+		{"width 0.7", Text{Text: "ABCD", P: geom.Pt(10, 5), Height: 2, Style: TextStyle{Width: 0.7}},
+			box(10, 5-0.666, 10+4*2*0.7, 7)},
+		{"width 0.7, right aligned", Text{Text: "ABCD", P: geom.Pt(10, 5), Height: 2, Align: Align{H: AlignRight}, Style: TextStyle{Width: 0.7}},
+			box(10-5.6, 5-0.666, 10, 7)},
+		{"oblique 15", Text{Text: "ABCD", P: geom.Pt(10, 5), Height: 2, Style: TextStyle{Oblique: 15}},
+			box(10-0.666*tan15, 5-0.666, 18+2*tan15, 7)},
+		{"oblique -15 (345)", Text{Text: "ABCD", P: geom.Pt(10, 5), Height: 2, Style: TextStyle{Oblique: 345}},
+			box(10-2*tan15, 5-0.666, 18+0.666*tan15, 7)},
+		// Fitted: from P to End, the height kept.
+		{"fit", Text{Text: "AB", P: geom.Pt(0, 0), Height: 1, Fit: FitWidth, End: geom.Pt(10, 0)},
+			box(0, -0.333, 10, 1)},
+		// Aligned: the natural length is 2 × 1 × 0.5 = 1, so the height
+		// grows by 10 as the length does.
+		{"aligned at width 0.5", Text{Text: "AB", P: geom.Pt(0, 0), Height: 1, Fit: FitAligned, End: geom.Pt(10, 0), Style: TextStyle{Width: 0.5}},
+			box(0, -3.33, 10, 10)},
+		// Backwards and upside down: mirrored about P along and across
+		// the baseline.
+		{"backwards", Text{Text: "ABCD", P: geom.Pt(10, 5), Height: 2, Style: TextStyle{Mirror: MirrorBackward}},
+			box(2, 5-0.666, 10, 7)},
+		{"upside down, centred", Text{Text: "ABCD", P: geom.Pt(10, 5), Height: 2, Align: Align{H: AlignCenter}, Style: TextStyle{Mirror: MirrorUpsideDown}},
+			box(6, 3, 14, 5+0.666)},
+		// Upwards: the baseline along y, the text's top towards -x.
+		{"fit upwards", Text{Text: "AB", P: geom.Pt(0, 0), Height: 1, Rotation: 90, Fit: FitWidth, End: geom.Pt(0, 10)},
+			box(-1, 0, 0.333, 10)},
+	} {
+		if got := c.g.Bounds(); !nearBox(got, c.want) {
+			t.Errorf("%s: Bounds = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// goAdvance is how wide s is set in Go Regular at a cap height of 1, by
+// the font package's own measure (golang.org/x/image/font), apart from
+// the engine's table of advances.
+func goAdvance(t *testing.T, s string) float64 {
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 1000, DPI: 72, Hinting: font.HintingNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return float64(font.MeasureString(face, s)) / 64 / 1000 / capHeight
+}
+
+// A text set between two points is drawn from the first to the second:
+// a fitted one stretched across at its height, an aligned one scaled
+// both ways at its width factor; a text in a style is drawn at its width
+// factor and slant.
+func TestTextSetting(t *testing.T) {
+	natural := goAdvance(t, "Fit me") * 2 // at height 2
+	fit := Text{Text: "Fit me", P: geom.Pt(1, 1), Height: 2, Fit: FitWidth, End: geom.Pt(1+30, 1), Style: TextStyle{Width: 0.8}}
+	st := fit.Setting()
+	if st.Anchor != geom.Pt(16, 1) || st.H != AlignCenter || st.Height != 2 || st.Length != 30 {
+		t.Errorf("fit Setting = %+v, want centred at (16, 1), height 2, 30 long", st)
+	}
+	// The font package rounds each advance to 1/64 of a pixel (at 1000
+	// pixels to the em): a few millionths.
+	if got := st.XScale * natural; math.Abs(got-30) > 30e-5 {
+		t.Errorf("fit Setting's XScale %v × natural length %v = %v, want 30", st.XScale, natural, got)
+	}
+
+	aligned := fit
+	aligned.Fit = FitAligned
+	st = aligned.Setting()
+	if st.XScale != 0.8 {
+		t.Errorf("aligned Setting's XScale = %v, want the width factor 0.8", st.XScale)
+	}
+	// At height h the text is natural × h/2 × 0.8 long: 30 at h below.
+	if want := 2 * 30 / (natural * 0.8); math.Abs(st.Height-want) > want*1e-5 {
+		t.Errorf("aligned Setting's Height = %v, want %v", st.Height, want)
+	}
+
+	styled := Text{Text: "x", P: geom.Pt(3, 4), Height: 1, Align: Align{H: AlignCenter, V: AlignTop}, Style: TextStyle{Width: 0.7, Oblique: 20, Font: "COUR.TTF"}}
+	st = styled.Setting()
+	want := Setting{Anchor: geom.Pt(3, 3), H: AlignCenter, Height: 1, XScale: 0.7, Slant: math.Tan(20 * math.Pi / 180), Typeface: TypefaceMono, MirrorX: 1, MirrorY: 1}
+	if math.Abs(st.Slant-want.Slant) > 1e-12 {
+		t.Errorf("Slant = %v, want %v", st.Slant, want.Slant)
+	}
+	st.Slant = want.Slant
+	if st != want {
+		t.Errorf("Setting = %+v, want %+v", st, want)
+	}
+	if !(Text{Text: "x", Height: 1}).Setting().Plain() {
+		t.Errorf("a text without a style is not set plain")
+	}
+}
+
+// SHX and TrueType names map to the bundled faces by what they say.
+func TestTypefaceOf(t *testing.T) {
+	for font, want := range map[string]Typeface{
+		"": TypefaceRegular, "txt": TypefaceRegular, "TXT.SHX": TypefaceRegular, "simplex.shx": TypefaceRegular,
+		"romans.shx": TypefaceRegular, "isocp.shx": TypefaceRegular, "gdt.shx": TypefaceRegular, "arial.ttf": TypefaceRegular,
+		"monotxt.shx": TypefaceMono, "cour.ttf": TypefaceMono, "consola.ttf": TypefaceMono, `C:\Fonts\Lucida Console.ttf`: TypefaceMono,
+		"arialbd.ttf": TypefaceBold, "Arial Bold.ttf": TypefaceBold, "italic.shx": TypefaceItalic, "ariali.ttf": TypefaceItalic,
+		"segoeui.ttf": TypefaceRegular,
+	} {
+		if got := TypefaceOf(font); got != want {
+			t.Errorf("TypefaceOf(%q) = %v, want %v", font, got, want)
+		}
+	}
+}
+
+// A text without a style or fit encodes as it always did; one with them
+// adds them, and decodes back with them; so do an insert's attributes
+// and an MTEXT.
+func TestTextStyleEncoding(t *testing.T) {
+	plain := Text{Text: "a", P: geom.Pt(1, 2), Height: 3, Rotation: 10, Align: Align{H: AlignCenter}}
+	e := &Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: plain}
+	old := e.Encode()
+	if !bytes.HasSuffix(old, []byte{'J', AlignCenter}) {
+		t.Errorf("Encode(plain) = %x, want it to end at its alignment", old)
+	}
+	style := TextStyle{Name: "Narrow", Font: "romans.shx", BigFont: "big.shx", Width: 0.7, Oblique: 15, Fixed: 2, Mirror: MirrorBackward | MirrorUpsideDown}
+	for _, g := range []Geometry{
+		Text{Text: "a", P: geom.Pt(1, 2), Height: 3, Rotation: 10, Fit: FitAligned, End: geom.Pt(5, 2), Style: style},
+		Text{Text: "a", P: geom.Pt(1, 2), Height: 3, Style: style},
+		Attdef{Tag: "T", Text: Text{Text: "a", Height: 1, Fit: FitWidth, End: geom.Pt(3, 0)}},
+		Insert{Name: "B", Scale: 1, Attribs: []Attrib{{Tag: "A", Text: Text{Text: "x", Height: 1}}, {Tag: "B", Text: Text{Text: "y", Height: 1, Fit: FitWidth, End: geom.Pt(4, 0), Style: style}}}},
+		MText{Text: "m", Height: 1, Attach: 1, Spacing: 1, Style: style},
+	} {
+		e := &Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: g}
+		enc := e.Encode()
+		back, err := DecodeEntity(0x100, enc)
+		if err != nil {
+			t.Fatalf("DecodeEntity(%+v): %v", g, err)
+		}
+		if !reflect.DeepEqual(back.Geom, g) {
+			t.Errorf("DecodeEntity = %+v, want %+v", back.Geom, g)
+		}
+		if _, err := DecodeEntity(0x100, enc[:len(enc)-4]); err == nil {
+			t.Errorf("DecodeEntity of %T cut short succeeded", g)
+		}
+	}
+}
+
+// A text set between two points stays between the images of its points
+// as it is moved, turned, scaled and mirrored (read the right way, as a
+// text at a point is).
+func TestFitTextTransformed(t *testing.T) {
+	g := Text{Text: "ab", P: geom.Pt(1, 0), Height: 1, Fit: FitWidth, End: geom.Pt(5, 0)}
+	got := g.Transformed(geom.RotateAbout(geom.Vec{}, 90).Then(geom.ScaleAbout(geom.Vec{}, 2))).(Text)
+	if !got.P.Same(geom.Pt(0, 2)) || !got.End.Same(geom.Pt(0, 10)) || math.Abs(got.Rotation-90) > 1e-9 || math.Abs(got.Height-2) > 1e-12 {
+		t.Errorf("turned and scaled = %+v, want from (0, 2) to (0, 10) at 90°, 2 tall", got)
+	}
+	// Mirrored in the y axis: over the image of its span, from -5 to -1,
+	// read left to right.
+	m := g.Transformed(geom.MirrorAbout(geom.Vec{}, geom.Pt(0, 1))).(Text)
+	if !m.P.Same(geom.Pt(-5, 0)) || !m.End.Same(geom.Pt(-1, 0)) || m.Rotation != 0 {
+		t.Errorf("mirrored in the y axis = %+v, want from (-5, 0) to (-1, 0)", m)
+	}
+	// Mirrored in the x axis: the baseline keeps its way.
+	m = g.Transformed(geom.MirrorAbout(geom.Vec{}, geom.Pt(1, 0))).(Text)
+	if !m.P.Same(geom.Pt(1, 0)) || !m.End.Same(geom.Pt(5, 0)) || m.Rotation != 0 {
+		t.Errorf("mirrored in the x axis = %+v, want from (1, 0) to (5, 0)", m)
+	}
+}
+
+// An MTEXT's lines are laid out at its style's width factor and drawn in
+// its style: right-attached, a line of half the width starts half as far
+// left of the attachment point.
+func TestMTextStyle(t *testing.T) {
+	g := MText{Text: "Right", P: geom.Pt(100, 0), Height: 2, Attach: 3, Spacing: 1, Style: TextStyle{Name: "Half", Width: 0.5, Oblique: 10}}
+	p := g.Picture()
+	if len(p.Texts) != 1 {
+		t.Fatalf("Picture = %+v, want one line", p)
+	}
+	line := p.Texts[0]
+	if want := 100 - goAdvance(t, "Right")*2*0.5; math.Abs(line.P.X-want) > 1e-3 {
+		t.Errorf("the line starts at x = %v, want %v", line.P.X, want)
+	}
+	if line.Style != g.Style {
+		t.Errorf("the line's style = %+v, want the MTEXT's %+v", line.Style, g.Style)
+	}
+}
