@@ -15,31 +15,8 @@ import (
 // modelSpace is the name model space goes by, reserved for it.
 const modelSpace = "Model"
 
-// paperSizes are the standard papers, landscape, in millimetres: ISO 216
-// A0…A4 and ANSI Y14.1 A…E (inches × 25.4).
-var paperSizes = []struct {
-	name          string
-	width, height float64
-}{
-	{"A0", 1189, 841}, {"A1", 841, 594}, {"A2", 594, 420}, {"A3", 420, 297}, {"A4", 297, 210},
-	{"ANSI_A", 11 * 25.4, 8.5 * 25.4}, {"ANSI_B", 17 * 25.4, 11 * 25.4}, {"ANSI_C", 22 * 25.4, 17 * 25.4},
-	{"ANSI_D", 34 * 25.4, 22 * 25.4}, {"ANSI_E", 44 * 25.4, 34 * 25.4},
-}
-
 // paperNames lists the standard papers, for messages.
 const paperNames = "A0, A1, A2, A3, A4, ANSI_A, ANSI_B, ANSI_C, ANSI_D, ANSI_E"
-
-// standardPaper is the standard paper named name (any case, "ANSI A" and
-// "ANSI-A" as "ANSI_A"), landscape.
-func standardPaper(name string) (canon string, w, h float64, ok bool) {
-	n := strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToUpper(strings.TrimSpace(name)))
-	for _, p := range paperSizes {
-		if p.name == n {
-			return p.name, p.width, p.height, true
-		}
-	}
-	return "", 0, 0, false
-}
 
 // space resolves a layout argument (at path) to the name its entities
 // carry: "" for model space ("" or "Model", any case), else the layout's
@@ -123,13 +100,13 @@ func layoutCreate(c *call, a *enginev1.LayoutCreateArgs) (*enginev1.LayoutCreate
 		if a.Width != nil || a.Height != nil {
 			return nil, invalidArgs("/width", reasonInvalid, "give paper or width and height, not both")
 		}
-		p, w, h, ok := standardPaper(*a.Paper)
+		p, ok := drawing.PaperNamed(*a.Paper)
 		if !ok {
 			return nil, invalidArgs("/paper", reasonInvalid, "unknown paper %q (one of %s, or width and height in mm)", *a.Paper, paperNames)
 		}
-		l.Paper, l.Width, l.Height = p, w, h
+		l.Paper, l.Width, l.Height = p.Name, p.Width, p.Height
 		if a.GetOrientation() == enginev1.LayoutOrientation_LAYOUT_ORIENTATION_PORTRAIT {
-			l.Width, l.Height = h, w
+			l.Width, l.Height = p.Height, p.Width
 		}
 	case a.Width != nil && a.Height != nil:
 		if a.Orientation != nil {
