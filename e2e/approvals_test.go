@@ -247,6 +247,59 @@ var catalogFixtures = map[string]fixture{
 	"layer_show":            literal(map[string]any{"name": "spare"}),
 	"layer_isolate":         literal(map[string]any{"name": "spare"}),
 	"drawing_settings":      literal(map[string]any{"units": "in", "ltscale": 2}),
+	// layout: sheets, viewports and paper space (issue #39, DESIGN §12)
+	"layout_create": literal(map[string]any{"name": "WalkA", "paper": "A3"}),
+	"layout_list":   literal(map[string]any{}),
+	"layout_rename": {
+		before: []catalogStep{{Tool: "layout_create", Args: map[string]any{"name": "WalkB", "paper": "A4"}}},
+		args:   func(handles) map[string]any { return map[string]any{"name": "WalkB", "new_name": "WalkB2"} },
+	},
+	"layout_copy": {
+		before: []catalogStep{{Tool: "layout_create", Args: map[string]any{"name": "WalkC", "paper": "A4"}}},
+		args:   func(handles) map[string]any { return map[string]any{"name": "WalkC", "new_name": "WalkC2"} },
+	},
+	"layout_delete": {
+		before: []catalogStep{
+			{Tool: "layout_create", Args: map[string]any{"name": "WalkD", "paper": "A4"}},
+			{Tool: "entity_create_line", Args: map[string]any{"x1": 0, "y1": 0, "x2": 10, "y2": 0, "layout": "WalkD"}},
+		},
+		args: func(handles) map[string]any { return map[string]any{"name": "WalkD"} }, // and its line
+	},
+	"viewport_create": {
+		before: []catalogStep{{Tool: "layout_create", Args: map[string]any{"name": "WalkE", "paper": "A3"}}},
+		args: func(handles) map[string]any {
+			return map[string]any{"layout": "WalkE", "x": 10, "y": 10, "width": 200, "height": 150, "center_x": 5, "center_y": 0, "scale": "1:1"}
+		},
+	},
+	"viewport_list": {
+		before: viewportFixture("WalkJ", nil).before,
+		args:   func(handles) map[string]any { return map[string]any{"layout": "WalkJ"} },
+	},
+	"viewport_set_scale": viewportFixture("WalkF", map[string]any{"scale": "1:2"}),
+	"viewport_lock":      viewportFixture("WalkG", map[string]any{}),
+	"viewport_delete":    viewportFixture("WalkH", map[string]any{}),
+	"entity_change_space": {
+		before: viewportFixture("WalkI", nil).before,
+		args: func(h handles) map[string]any {
+			return map[string]any{"handles": []any{h["circle"]}, "viewport": "$vp"}
+		},
+	},
+}
+
+// viewportFixture is a fixture whose args name a viewport made in the
+// same batch on a new layout.
+func viewportFixture(layout string, args map[string]any) fixture {
+	return fixture{
+		before: []catalogStep{
+			{Tool: "layout_create", Args: map[string]any{"name": layout, "paper": "A3"}},
+			{Tool: "viewport_create", Args: map[string]any{"layout": layout, "x": 10, "y": 10, "width": 200, "height": 150, "center_x": 5, "center_y": 0, "scale": "1:1"}, Bind: "vp"},
+		},
+		args: func(handles) map[string]any {
+			out := maps.Clone(args)
+			out["handle"] = "$vp"
+			return out
+		},
+	}
 }
 
 // catalogState is what a document holds: its entities' handles (and its
@@ -401,7 +454,8 @@ func (w *walker) setup() (string, handles) {
 	return doc.DocumentID, b.Bindings
 }
 
-// state reads what the document holds.
+// state reads what the document holds: the entities of model space and
+// of each layout, the layers and the blocks.
 func (w *walker) state(doc string) catalogState {
 	w.t.Helper()
 	st := catalogState{entities: map[string]bool{}, layers: map[string]bool{}}
@@ -416,6 +470,24 @@ func (w *walker) state(doc string) catalogState {
 	json.Unmarshal(res, &list)
 	for _, e := range list.Result.Entities {
 		st.entities[e.Handle] = true
+	}
+	// And those of every paper-space layout (issue #39).
+	res, _ = w.call("tools.call", map[string]any{"document_id": doc, "tool": "layout_list", "args": map[string]any{}}, "", nil)
+	var sheets struct {
+		Result struct {
+			Layouts []struct {
+				Name string `json:"name"`
+			} `json:"layouts"`
+		} `json:"result"`
+	}
+	json.Unmarshal(res, &sheets)
+	for _, l := range sheets.Result.Layouts {
+		list.Result.Entities = nil
+		res, _ = w.call("tools.call", map[string]any{"document_id": doc, "tool": "entity_list", "args": map[string]any{"page_size": 10000, "layout": l.Name}}, "", nil)
+		json.Unmarshal(res, &list)
+		for _, e := range list.Result.Entities {
+			st.entities[e.Handle] = true
+		}
 	}
 	res, _ = w.call("tools.call", map[string]any{"document_id": doc, "tool": "layer_list", "args": map[string]any{}}, "", nil)
 	var layers struct {

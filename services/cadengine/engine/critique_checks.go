@@ -59,7 +59,7 @@ func newCritic(c *call, layout *string, tol *float64) (*critic, error) {
 		return nil, err
 	}
 	if layout != nil && *layout != "" && len(k.ents) == 0 {
-		if _, _, ok := paperOf(*layout); !ok {
+		if _, _, ok := k.paperOf(*layout); !ok {
 			return nil, failed("the document has no layout named %q (no entity is on it)", *layout)
 		}
 	}
@@ -101,10 +101,12 @@ func (k *critic) spend() bool {
 	return k.err == nil
 }
 
-// paperOf is the size of a layout's paper, in millimetres. The drawing
-// model has no layout table yet (issue 39 adds one), so no layout has a
-// paper and paper-space entities are never found off it.
-func paperOf(layout string) (w, h float64, ok bool) { return 0, 0, false }
+// paperOf is the size of a layout's paper, in millimetres (the units of
+// paper space), and whether the document's layout table has it.
+func (k *critic) paperOf(layout string) (w, h float64, ok bool) {
+	l, ok := k.c.d.Layout(layout)
+	return l.Width, l.Height, ok
+}
 
 // ---- geometry ----
 
@@ -685,7 +687,7 @@ func (k *critic) outsideSheet() error {
 		if e.Layout == "" {
 			continue
 		}
-		w, h, ok := paperOf(e.Layout)
+		w, h, ok := k.paperOf(e.Layout)
 		if !ok {
 			continue
 		}
@@ -761,14 +763,6 @@ func standardScale(r float64, imperial bool) (nearest float64, ok bool) {
 		}
 	}
 	return nearest, ok
-}
-
-// scaleName spells a scale as a ratio: "1:50", "2:1", "1:37.5".
-func scaleName(r float64) string {
-	if r >= 1 {
-		return num(r) + ":1"
-	}
-	return "1:" + num(1/r)
 }
 
 // viewportScales finds viewports at a scale that is not standard (see

@@ -512,3 +512,16 @@ func BenchmarkCritique10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(resultObj(r.ResultJson)["findings"].([]any))), "findings")
 }
+
+// TestCritiquePaper: a paper-space line off its layout's paper (A4
+// landscape, 297 × 210 mm) is an error; one on it is not.
+func TestCritiquePaper(t *testing.T) {
+	f := newFixture(t)
+	f.ok(enginev1.ToolLayoutCreate, obj{"name": "Sheet", "paper": "A4"})
+	f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 10, "y1": 10, "x2": 280, "y2": 200, "layout": "Sheet"})
+	off := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 10, "y1": 10, "x2": 300, "y2": 10, "layout": "Sheet"})
+	r := critique(t, f.e, f.doc, obj{})
+	if got, want := byCode(r.Findings), map[string][]string{"outside_sheet": {off}}; js(got) != js(want) {
+		t.Errorf("findings = %v, want %v", got, want)
+	}
+}

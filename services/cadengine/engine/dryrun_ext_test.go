@@ -142,6 +142,18 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolLayerShow:           {"name": "L1"},
 		enginev1.ToolLayerIsolate:        {"name": "L1"},
 		enginev1.ToolDrawingSettings:     {"units": "in", "precision": 2, "ltscale": 0.5},
+		// layout (issue #39, DESIGN §12)
+		enginev1.ToolLayoutCreate:      {"name": "S1", "paper": "A3"},
+		enginev1.ToolLayoutList:        {},
+		enginev1.ToolLayoutRename:      {"name": "S1", "new_name": "S2"},
+		enginev1.ToolLayoutCopy:        {"name": "S1", "new_name": "S2"},
+		enginev1.ToolLayoutDelete:      {"name": "S1"},
+		enginev1.ToolViewportCreate:    {"layout": "S1", "x": 10, "y": 10, "width": 100, "height": 80, "center_x": 0, "center_y": 0, "scale": "1:50"},
+		enginev1.ToolViewportList:      {"layout": "S1"},
+		enginev1.ToolViewportSetScale:  {"handle": h["line"], "scale": "1:2"},
+		enginev1.ToolViewportLock:      {"handle": h["line"]},
+		enginev1.ToolViewportDelete:    {"handle": h["line"]},
+		enginev1.ToolEntityChangeSpace: {"handles": []any{h["line"]}, "layout": "S1"},
 	}
 }
 

@@ -314,6 +314,17 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolLayerHide:           {"name": "L1"},
 		enginev1.ToolLayerShow:           {"name": "L1"},
 		enginev1.ToolLayerIsolate:        {"name": "L1"},
+		// layout (issue #39): layout S (table 103) and its viewport 104
+		enginev1.ToolLayoutCreate:      {"name": "N", "paper": "A4"},
+		enginev1.ToolLayoutRename:      {"name": "S", "new_name": "T"},
+		enginev1.ToolLayoutCopy:        {"name": "S", "new_name": "T"},
+		enginev1.ToolLayoutDelete:      {"name": "S"},
+		enginev1.ToolViewportCreate:    {"layout": "S", "x": 10, "y": 10, "width": 100, "height": 80, "center_x": 0, "center_y": 0, "scale": "1:50"},
+		enginev1.ToolViewportList:      {"layout": "S"},
+		enginev1.ToolViewportSetScale:  {"handle": "104", "scale": "1:2"},
+		enginev1.ToolViewportLock:      {"handle": "104"},
+		enginev1.ToolViewportDelete:    {"handle": "104"},
+		enginev1.ToolEntityChangeSpace: {"handles": []any{h}, "layout": "S"},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -345,6 +356,10 @@ func TestEveryToolAnswers(t *testing.T) {
 			// A hatch of circle 100 (103) and a circle inside it (104).
 			f.handle(enginev1.ToolHatchCreate, obj{"boundaries": []any{h}})
 			f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 0.5})
+		case enginev1.ToolLayoutRename, enginev1.ToolLayoutCopy, enginev1.ToolLayoutDelete, enginev1.ToolViewportCreate, enginev1.ToolViewportList,
+			enginev1.ToolViewportSetScale, enginev1.ToolViewportLock, enginev1.ToolViewportDelete, enginev1.ToolEntityChangeSpace:
+			f.ok(enginev1.ToolLayoutCreate, obj{"name": "S", "paper": "A3"})
+			f.handle(enginev1.ToolViewportCreate, obj{"layout": "S", "x": 10, "y": 10, "width": 200, "height": 150, "center_x": 0, "center_y": 0, "scale": "1:1"})
 		}
 		args := minimal[tool.Name]
 		if args == nil {
