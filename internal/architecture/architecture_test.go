@@ -32,6 +32,7 @@ var rules = []rule{
 	{from: "services/gateway", to: []string{"services/cadengine"}, why: "the gateway reaches the engine over gRPC only"},
 	{from: "services/gateway/viewer", stdlibOnly: true, why: "the viewer is static files and their handler, standard library only"},
 	{from: "services/cadengine/geom", stdlibOnly: true, why: "geometry is standard library only"},
+	{from: "services/cadengine/solve", stdlibOnly: true, also: []string{module + "/services/cadengine/geom"}, why: "the constraint solver is standard library and geom only"},
 	{from: "services/cadengine/drawing", to: []string{"services/cadengine/engine", "services/cadengine/dxf", "services/cadengine/svg", "services/cadengine/plot", "services/cadengine/store"}, why: "the drawing model sits below the engine, its file formats and the stores"},
 	{from: "services/cadengine/dxf", to: []string{"services/cadengine/engine", "services/cadengine/store", "services/cadengine/svg"}, why: "file formats never import the engine or the stores"},
 	{from: "services/cadengine/svg", to: []string{"services/cadengine/engine", "services/cadengine/store", "services/cadengine/dxf"}, why: "file formats never import the engine or the stores"},
