@@ -552,6 +552,9 @@ func (d *Document) AppendEncoded(dst []byte, h uint64) ([]byte, bool) {
 	if t := d.layouts; t != nil && t.Handle == h {
 		return append(dst, t.Encode()...), true
 	}
+	if t := d.constraints; t != nil && t.Handle == h {
+		return append(dst, t.Encode()...), true
+	}
 	return dst, false
 }
 
@@ -562,6 +565,9 @@ func (d *Document) EachStored(fn func(h uint64, data []byte)) {
 		fn(t.Handle, t.Encode())
 	}
 	if t := d.layouts; t != nil {
+		fn(t.Handle, t.Encode())
+	}
+	if t := d.constraints; t != nil {
 		fn(t.Handle, t.Encode())
 	}
 	for _, b := range d.Blocks() {
@@ -601,6 +607,14 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 			d.SetLayouts(t)
 			continue
 		}
+		if len(data) > 0 && data[0] == tagConstraints {
+			t, err := decodeConstraints(h, data)
+			if err != nil {
+				return err
+			}
+			d.SetConstraints(t)
+			continue
+		}
 		if len(data) == 0 || data[0] != tagBlock {
 			continue
 		}
@@ -621,7 +635,7 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 	}
 	for _, h := range hs {
 		data := records[h]
-		if len(data) > 0 && (data[0] == tagBlock || data[0] == tagLinetypes || data[0] == tagLayouts) {
+		if len(data) > 0 && (data[0] == tagBlock || data[0] == tagLinetypes || data[0] == tagLayouts || data[0] == tagConstraints) {
 			continue
 		}
 		e, err := DecodeEntity(h, data)

@@ -6,12 +6,13 @@ import "slices"
 type changeKind uint8
 
 const (
-	ChangeEntity  changeKind = iota + 1 // an entity was created, replaced or removed
-	changeLayer                         // a layer was created, modified or removed
-	changeCurrent                       // the current layer changed
-	ChangeBlock                         // a block was defined or removed
-	ChangeLtypes                        // the linetype table was replaced
-	ChangeLayouts                       // the layout table was replaced
+	ChangeEntity      changeKind = iota + 1 // an entity was created, replaced or removed
+	changeLayer                             // a layer was created, modified or removed
+	changeCurrent                           // the current layer changed
+	ChangeBlock                             // a block was defined or removed
+	ChangeLtypes                            // the linetype table was replaced
+	ChangeLayouts                           // the layout table was replaced
+	ChangeConstraints                       // the constraint table was replaced
 )
 
 // Change is one record of the undo log: what a thing was before and after.
@@ -25,18 +26,19 @@ type Change struct {
 
 // undoOther is what a layer, current-layer or block change undoes to.
 type undoOther struct {
-	name    string // the layer's or block's name, or the current layer before
-	layer   *Layer
-	block   *Block
-	table   *Linetypes
-	layouts *Layouts
+	name        string // the layer's or block's name, or the current layer before
+	layer       *Layer
+	block       *Block
+	table       *Linetypes
+	layouts     *Layouts
+	constraints *Constraints
 }
 
 // Stored reports whether the change is to a record the store keeps under
 // a handle (an entity, a block, the linetype or the layout table), and
 // which.
 func (c Change) Stored() (uint64, bool) {
-	return c.Handle, c.Kind == ChangeEntity || c.Kind == ChangeBlock || c.Kind == ChangeLtypes || c.Kind == ChangeLayouts
+	return c.Handle, c.Kind == ChangeEntity || c.Kind == ChangeBlock || c.Kind == ChangeLtypes || c.Kind == ChangeLayouts || c.Kind == ChangeConstraints
 }
 
 // Tx is a write in progress on one document. Its owner holds the
@@ -122,10 +124,15 @@ func (t *Tx) Replace(old, next *Entity) error {
 	return nil
 }
 
-// Remove deletes e, which is in the document.
+// Remove deletes e, which is in the document. An entity that
+// constraints name is refused: they must be deleted first (see
+// docs/decisions.md, "Constraints").
 func (t *Tx) Remove(e *Entity) error {
 	if err := t.writable(e.Layer); err != nil {
 		return err
+	}
+	if ids := t.d.ConstraintsOf(e.Handle); len(ids) > 0 {
+		return ruleRefused("the %s %s is held by constraint(s) %s: delete them first with constraint_delete", e.Geom.Kind().WireName(), FormatHandle(e.Handle), formatIDs(ids))
 	}
 	t.logEntity(e.Handle, e, nil)
 	t.follow(e.Handle)
@@ -171,6 +178,8 @@ func (t *Tx) UndoTo(mark int) []Change {
 			t.d.SetLinetypes(c.undo.table)
 		case ChangeLayouts:
 			t.d.SetLayouts(c.undo.layouts)
+		case ChangeConstraints:
+			t.d.SetConstraints(c.undo.constraints)
 		}
 	}
 	t.log = t.log[:mark]

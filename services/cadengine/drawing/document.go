@@ -39,6 +39,8 @@ type Document struct {
 	deps          map[uint64]map[uint64]struct{} // handle → entities bound to it (see Bound)
 	ltypes        *Linetypes                     // nil: the standard linetypes at scale 1
 	layouts       *Layouts                       // nil: no layouts
+	constraints   *Constraints                   // nil: none ever added
+	constrained   map[uint64]int                 // handle → constraints that name it (see Constraints)
 }
 
 // Layer is a layer's state. Like entities, a layer in a document is never

@@ -120,7 +120,10 @@ const (
 	// tagLayouts is a document's layout table, stored under its handle
 	// (see Layouts.Encode).
 	tagLayouts = 'P'
-	encVersion = 1
+	// tagConstraints is a document's constraint table, stored under its
+	// handle (see Constraints.Encode).
+	tagConstraints = 'K'
+	encVersion     = 1
 	// encLayout is the version of an entity's encoding that names its
 	// paper-space layout; a model-space entity encodes as encVersion, as
 	// it always did.

@@ -22,6 +22,7 @@ type Diff struct {
 	current  *[2]string
 	ltypes   *[2]*Linetypes
 	layouts  *[2]*Layouts
+	cons     *[2]*Constraints
 }
 
 type blockDiff struct {
@@ -65,6 +66,10 @@ func (d *Document) DiffOf(changes []Change) *Diff {
 		case ChangeLayouts:
 			if df.layouts == nil {
 				df.layouts = &[2]*Layouts{c.undo.layouts, d.layouts}
+			}
+		case ChangeConstraints:
+			if df.cons == nil {
+				df.cons = &[2]*Constraints{c.undo.constraints, d.constraints}
 			}
 		case ChangeBlock:
 			if df.blocks == nil {
@@ -170,6 +175,7 @@ func (df *Diff) Then(later *Diff) *Diff {
 	}
 	out.ltypes = then(df.ltypes, later.ltypes)
 	out.layouts = then(df.layouts, later.layouts)
+	out.cons = then(df.cons, later.cons)
 	if df.current != nil || later.current != nil {
 		out.current = new(*cmp.Or(df.current, later.current))
 		out.current[1] = cmp.Or(later.current, df.current)[1]
@@ -187,6 +193,9 @@ func (df *Diff) Size() int {
 		n++
 	}
 	if df.layouts != nil {
+		n++
+	}
+	if df.cons != nil {
 		n++
 	}
 	return n
@@ -240,6 +249,9 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 	}
 	if df.layouts != nil && d.layouts != df.layouts[from] {
 		return DiffEffect{}, "the layout table", false
+	}
+	if df.cons != nil && d.constraints != df.cons[from] {
+		return DiffEffect{}, "the constraints", false
 	}
 	if df.layouts != nil {
 		h := cmp.Or(df.layouts[0], df.layouts[1]).Handle
@@ -297,6 +309,11 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 			continue // created and removed by the same write
 		}
 		t.logEntity(h, cur, next)
+	}
+	if df.cons != nil {
+		h := cmp.Or(df.cons[0], df.cons[1]).Handle
+		t.log = append(t.log, Change{Kind: ChangeConstraints, Handle: h, undo: &undoOther{constraints: d.constraints}})
+		d.SetConstraints(df.cons[to])
 	}
 	return eff, "", true
 }
