@@ -345,6 +345,11 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	} else {
 		out, err = s.tool.spec.run(c, args)
 	}
+	if err == nil && r.writer {
+		// Constraints hold through every edit (DESIGN §14): re-solved in
+		// the same step, or the step is refused.
+		err = c.holdConstraints(s.name, mark)
+	}
 	if err != nil {
 		if r.writer {
 			r.UndoTo(mark)

@@ -147,6 +147,12 @@ func toolTable() map[string]toolSpec {
 		// catalog (issue #38): find and describe tools
 		enginev1.ToolToolSearch:   engineTool(toolSearch),
 		enginev1.ToolToolDescribe: engineTool(toolDescribe),
+		// constraints (issue #40, DESIGN §14)
+		enginev1.ToolConstraintAdd:      docTool(constraintAdd),
+		enginev1.ToolConstraintList:     docTool(constraintList),
+		enginev1.ToolConstraintDelete:   docTool(constraintDelete),
+		enginev1.ToolConstraintSetValue: docTool(constraintSetValue),
+		enginev1.ToolSketchSolve:        docTool(sketchSolve),
 	}
 }
 

@@ -1,0 +1,358 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+	"github.com/cadbridge/cadbridge/services/cadengine/solve"
+)
+
+// The constraint tools (DESIGN §14). Every change to the constraints
+// solves at once; a change that cannot hold is refused over_constrained
+// and, the step failing, leaves nothing behind (run.runStep undoes it).
+// Edits by any other tool are re-solved by holdConstraints.
+
+func constraintAdd(c *call, a *enginev1.ConstraintAddArgs) (*enginev1.ConstraintAddResult, error) {
+	con := drawing.Constraint{Kind: a.Kind}
+	for i, r := range a.Refs {
+		h, ok := drawing.ParseHandle(r.Handle)
+		if !ok {
+			return nil, invalidArgs(fmt.Sprintf("/refs/%d/handle", i), reasonInvalid, "%q is not an entity handle (hex digits)", r.Handle)
+		}
+		if c.d.Entity(h) == nil {
+			return nil, failed("the document has no entity %s (refs/%d)", drawing.FormatHandle(h), i)
+		}
+		con.Refs = append(con.Refs, drawing.Ref{Handle: h, Point: r.GetPoint()})
+	}
+	table := c.d.Constraints()
+	next := int64(1)
+	if table != nil {
+		next = table.Next
+	}
+	con.ID = next
+	switch {
+	case drawing.Dimensional(a.Kind) && a.Value != nil:
+		con.Value = a.GetValue()
+		if err := checkValue(con.Kind, con.Value); err != nil {
+			return nil, err
+		}
+	case drawing.Dimensional(a.Kind):
+		v, err := c.measure(con)
+		if err != nil {
+			return nil, err
+		}
+		con.Value = v
+	case a.Value != nil:
+		return nil, invalidArgs("/value", reasonInvalid, "a %s constraint takes no value (only distance, distance_x, distance_y, angle, radius and diameter do)", a.Kind)
+	case a.Kind == drawing.KindFixed:
+		pins, err := c.pins(con)
+		if err != nil {
+			return nil, err
+		}
+		con.Pins = pins
+	}
+	con.ID = 0
+	table, id := table.With(con)
+	c.tx.SetConstraints(table)
+	res, moved, err := c.solveSketch(nil, false)
+	if err != nil {
+		return nil, sketchError(err, id)
+	}
+	if res.Status == solve.OverConstrained {
+		return nil, overConstrained(res.Conflicting, "constraint %d (%s) cannot hold with the others", id, a.Kind)
+	}
+	return &enginev1.ConstraintAddResult{ConstraintId: int32(id), Status: res.Status.String(), Dof: int32(res.DOF), Moved: moved}, nil
+}
+
+func constraintList(c *call, a *enginev1.ConstraintListArgs) (*enginev1.ConstraintListResult, error) {
+	out := &enginev1.ConstraintListResult{}
+	var only uint64
+	if a.Handle != nil {
+		e, err := c.Entity("/handle", a.GetHandle())
+		if err != nil {
+			return nil, err
+		}
+		only = e.Handle
+	}
+	t := c.d.Constraints()
+	if t == nil {
+		return out, nil
+	}
+	for i := range t.List {
+		con := &t.List[i]
+		if only != 0 && !con.Names(only) {
+			continue
+		}
+		info := &enginev1.ConstraintInfo{ConstraintId: int32(con.ID), Kind: con.Kind}
+		for _, r := range con.Refs {
+			ref := &enginev1.ConstraintRef{Handle: drawing.FormatHandle(r.Handle)}
+			if r.Point != "" {
+				ref.Point = new(r.Point)
+			}
+			info.Refs = append(info.Refs, ref)
+		}
+		if drawing.Dimensional(con.Kind) {
+			info.Value = new(con.Value)
+		}
+		out.Constraints = append(out.Constraints, info)
+	}
+	return out, nil
+}
+
+func constraintDelete(c *call, a *enginev1.ConstraintDeleteArgs) (*enginev1.ConstraintDeleteResult, error) {
+	if _, err := c.constraint(a.ConstraintId); err != nil {
+		return nil, err
+	}
+	c.tx.SetConstraints(c.d.Constraints().Without(int64(a.ConstraintId)))
+	res, _, err := c.solveSketch(nil, true)
+	if err != nil {
+		return nil, sketchError(err, 0)
+	}
+	return &enginev1.ConstraintDeleteResult{ConstraintId: a.ConstraintId, Status: res.Status.String(), Dof: int32(res.DOF)}, nil
+}
+
+func constraintSetValue(c *call, a *enginev1.ConstraintSetValueArgs) (*enginev1.ConstraintSetValueResult, error) {
+	con, err := c.constraint(a.ConstraintId)
+	if err != nil {
+		return nil, err
+	}
+	if !drawing.Dimensional(con.Kind) {
+		return nil, invalidArgs("/constraint_id", reasonInvalid, "constraint %d is %s, which has no value (only distance, distance_x, distance_y, angle, radius and diameter do)", con.ID, con.Kind)
+	}
+	if err := checkValue(con.Kind, a.Value); err != nil {
+		return nil, err
+	}
+	con.Value = a.Value
+	table, _ := c.d.Constraints().With(con)
+	c.tx.SetConstraints(table)
+	res, moved, err := c.solveSketch(nil, false)
+	if err != nil {
+		return nil, sketchError(err, 0)
+	}
+	if res.Status == solve.OverConstrained {
+		return nil, overConstrained(res.Conflicting, "constraint %d (%s) cannot be %g with the others", con.ID, con.Kind, a.Value)
+	}
+	return &enginev1.ConstraintSetValueResult{ConstraintId: a.ConstraintId, Status: res.Status.String(), Dof: int32(res.DOF), Moved: moved}, nil
+}
+
+func sketchSolve(c *call, a *enginev1.SketchSolveArgs) (*enginev1.SketchSolveResult, error) {
+	res, moved, err := c.solveSketch(nil, a.GetDryRun())
+	if err != nil {
+		return nil, sketchError(err, 0)
+	}
+	out := &enginev1.SketchSolveResult{Status: res.Status.String(), Dof: int32(res.DOF), Moved: moved}
+	for _, id := range res.Conflicting {
+		out.Conflicting = append(out.Conflicting, int32(id))
+	}
+	return out, nil
+}
+
+// ---- solving ----
+
+// solveSketch solves the document's constraints, the entities pinned
+// held where they are (an edit's), and, unless dry, writes what moved
+// through the call's Tx: the entities keep their handles. It returns the
+// solve's result and the handles of what moved (or would move), ascending.
+// A document without constraints is solved, with no degrees of freedom.
+func (c *call) solveSketch(pinned []uint64, dry bool) (solve.Result, []string, error) {
+	t := c.d.Constraints()
+	if t.Len() == 0 {
+		return solve.Result{Status: solve.Solved}, nil, nil
+	}
+	sk, err := newSketch(c.d.Document, t.List)
+	if err != nil {
+		return solve.Result{}, nil, err
+	}
+	for _, h := range pinned {
+		sk.pin(h, true)
+	}
+	res, err := sk.sys.Solve(c.ctx)
+	if err != nil {
+		return solve.Result{}, nil, err
+	}
+	if res.Status == solve.OverConstrained && !dry {
+		return res, nil, nil
+	}
+	var moved []string
+	for _, p := range sk.moved(&res) {
+		moved = append(moved, drawing.FormatHandle(p.e.Handle))
+		if dry {
+			continue
+		}
+		g := sk.geometry(p)
+		if !g.Finite() {
+			return solve.Result{}, nil, failed("the solve put the %s %s at infinity", p.e.Geom.Kind().WireName(), drawing.FormatHandle(p.e.Handle))
+		}
+		if err := c.tx.Replace(p.e, p.e.With(g)); err != nil {
+			return solve.Result{}, nil, err
+		}
+	}
+	return res, moved, nil
+}
+
+// constrainedTools change the constraints themselves (and solve), or
+// bring back states the document had (whose constraints held): the
+// tools holdConstraints leaves alone.
+var constrainedTools = []string{
+	enginev1.ToolConstraintAdd, enginev1.ToolConstraintDelete, enginev1.ToolConstraintSetValue,
+	enginev1.ToolSketchSolve, enginev1.ToolDocumentUndo, enginev1.ToolDocumentRedo,
+}
+
+// holdConstraints re-solves the document's constraints after a step
+// changed entities they name (the changes after mark): the changed
+// entities stay as the tool left them and the rest of their groups
+// follow. An edit they cannot follow — one that moves a fixed point, or
+// breaks a driving value — is refused over_constrained; the caller then
+// undoes the step. It costs nothing in a document without constraints.
+func (c *call) holdConstraints(tool string, mark int) error {
+	if c.tx == nil || c.d.Constraints().Len() == 0 || slices.Contains(constrainedTools, tool) {
+		return nil
+	}
+	var pinned []uint64
+	for _, ch := range c.tx.Since(mark) {
+		if ch.Kind == drawing.ChangeEntity && c.d.Constrained(ch.Handle) && c.d.Entity(ch.Handle) != nil && !slices.Contains(pinned, ch.Handle) {
+			pinned = append(pinned, ch.Handle)
+		}
+	}
+	if len(pinned) == 0 {
+		return nil
+	}
+	res, _, err := c.solveSketch(pinned, false)
+	if err != nil {
+		return sketchError(err, 0)
+	}
+	if res.Status == solve.OverConstrained {
+		names := make([]string, len(pinned))
+		for i, h := range pinned {
+			names[i] = drawing.FormatHandle(h)
+		}
+		return overConstrained(res.Conflicting, "the edit of %s cannot hold with its constraints", strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// ---- helpers ----
+
+// constraint is the document's constraint id, or failed.
+func (c *call) constraint(id int32) (drawing.Constraint, error) {
+	t := c.d.Constraints()
+	i := t.Index(int64(id))
+	if i < 0 {
+		return drawing.Constraint{}, failed("the document has no constraint %d (constraint_list lists them)", id)
+	}
+	return t.List[i], nil
+}
+
+// pins are where a fixed constraint holds its refs now.
+func (c *call) pins(con drawing.Constraint) ([]float64, error) {
+	sk, err := newSketch(c.d.Document, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	for i, r := range con.Refs {
+		ps, err := sk.params(r, i)
+		if err != nil {
+			return nil, sketchError(err, con.ID)
+		}
+		for _, p := range ps {
+			out = append(out, sk.sys.Value(p))
+		}
+	}
+	return out, nil
+}
+
+// measure is a dimensional constraint's value as the geometry is now.
+func (c *call) measure(con drawing.Constraint) (float64, error) {
+	sk, err := newSketch(c.d.Document, nil)
+	if err != nil {
+		return 0, err
+	}
+	xs, err := sk.constraint(con)
+	if err != nil {
+		err.(*refError).id = con.ID
+		return 0, sketchError(err, con.ID)
+	}
+	pt := func(q solve.Point) geom.Vec { x, y := sk.sys.PointAt(q); return geom.Pt(x, y) }
+	switch x := xs[0].(type) {
+	case solve.Distance:
+		return pt(x.A).Dist(pt(x.B)), nil
+	case solve.DistancePointLine:
+		a, b, p := pt(x.L.A), pt(x.L.B), pt(x.P)
+		d := b.Sub(a)
+		if d.Len() == 0 {
+			return p.Dist(a), nil
+		}
+		return math.Abs(d.X*(p.Y-a.Y)-d.Y*(p.X-a.X)) / d.Len(), nil
+	case solve.DistanceX:
+		return pt(x.B).X - pt(x.A).X, nil
+	case solve.DistanceY:
+		return pt(x.B).Y - pt(x.A).Y, nil
+	case solve.Angle:
+		d1, d2 := pt(x.L1.B).Sub(pt(x.L1.A)), pt(x.L2.B).Sub(pt(x.L2.A))
+		return geom.NormDeg((d2.Angle() - d1.Angle()) * 180 / math.Pi), nil
+	case solve.Radius:
+		return sk.sys.Value(x.C.R), nil
+	case solve.Diameter:
+		return 2 * sk.sys.Value(x.C.R), nil
+	}
+	return 0, failed("cannot measure a %s constraint", con.Kind)
+}
+
+// checkValue refuses values a kind cannot take.
+func checkValue(kind string, v float64) error {
+	switch kind {
+	case drawing.KindRadius, drawing.KindDiameter:
+		if !(v > 0) {
+			return invalidArgs("/value", reasonOutOfRange, "a %s must be greater than 0, not %g", kind, v)
+		}
+	case drawing.KindDistance:
+		if v < 0 {
+			return invalidArgs("/value", reasonOutOfRange, "a distance is not negative (%g); distance_x and distance_y are signed", v)
+		}
+	}
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return invalidArgs("/value", reasonOutOfRange, "the value must be finite")
+	}
+	return nil
+}
+
+// sketchError is the step failure for a sketch that could not be built:
+// a ref of the constraint being added (id added) is invalid_args with
+// its path; a stored constraint's is failed, naming it.
+func sketchError(err error, added int64) error {
+	var re *refError
+	if !errors.As(err, &re) {
+		return err
+	}
+	if (re.id == added || re.id == 0) && added != 0 {
+		if strings.HasPrefix(re.msg, "the document has no entity") {
+			return failed("%s", re.msg)
+		}
+		path := "/refs"
+		if re.ref >= 0 {
+			path = fmt.Sprintf("/refs/%d", re.ref)
+		}
+		return invalidArgs(path, reasonInvalid, "%s", re.msg)
+	}
+	return failed("constraint %d: %s (delete it with constraint_delete)", re.id, re.msg)
+}
+
+// overConstrained is the step failure for constraints that cannot all
+// hold: the smallest set of them that cannot, in conflicting.
+func overConstrained(ids []solve.ID, format string, args ...any) *toolError {
+	te := toolErr(enginev1.ErrorKind_ERROR_KIND_OVER_CONSTRAINED, format, args...)
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		te.pb.Conflicting = append(te.pb.Conflicting, int32(id))
+		names[i] = fmt.Sprint(id)
+	}
+	te.pb.Message += fmt.Sprintf(": constraints %s cannot all hold; delete one (constraint_delete) or change a value (constraint_set_value)", strings.Join(names, ", "))
+	return te
+}
