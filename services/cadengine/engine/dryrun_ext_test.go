@@ -121,6 +121,12 @@ func dryRunCases(h map[string]string) map[string]obj {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "fillet"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// constraints (issue #40, DESIGN §14)
+		enginev1.ToolConstraintAdd:      {"kind": "horizontal", "refs": []any{obj{"handle": h["line"]}}},
+		enginev1.ToolConstraintList:     {},
+		enginev1.ToolConstraintDelete:   {"constraint_id": 1},
+		enginev1.ToolConstraintSetValue: {"constraint_id": 1, "value": 3},
+		enginev1.ToolSketchSolve:        {"dry_run": true},
 	}
 }
 

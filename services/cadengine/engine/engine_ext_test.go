@@ -296,6 +296,10 @@ func TestEveryToolAnswers(t *testing.T) {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "line"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// constraints (issue #40, DESIGN §14): constraint 1 is circle 100's radius
+		enginev1.ToolConstraintAdd:      {"kind": "horizontal", "refs": []any{obj{"handle": h2}}},
+		enginev1.ToolConstraintDelete:   {"constraint_id": 1},
+		enginev1.ToolConstraintSetValue: {"constraint_id": 1, "value": 2},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -322,6 +326,8 @@ func TestEveryToolAnswers(t *testing.T) {
 			f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 2, "y1": 0, "x2": 3, "y2": 1})
 		case enginev1.ToolDocumentRedo:
 			f.ok(enginev1.ToolDocumentUndo, obj{}) // something to redo
+		case enginev1.ToolConstraintDelete, enginev1.ToolConstraintSetValue:
+			f.ok(enginev1.ToolConstraintAdd, obj{"kind": "radius", "refs": []any{obj{"handle": h}}})
 		}
 		args := minimal[tool.Name]
 		if args == nil {

@@ -858,8 +858,8 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolConstraintAdd,
-		Description:  "Add a geometric constraint or driving dimension and solve at once: the geometry moves to satisfy it. Refused with over_constrained (nothing changes) when it cannot hold with the others.",
-		Keywords:     []string{"geomconstraint", "dimconstraint", "parameters", "constraint", "make parallel", "make tangent", "coincident", "tangent", "perpendicular", "driving dimension", "parametric", "abhängigkeit", "zwangsbedingung", "contrainte", "restricción"},
+		Description:  "Constrain geometry by a geometric constraint or driving dimension, solved at once: the geometry moves to satisfy it. Refused with over_constrained (nothing changes) when it cannot hold with the others.",
+		Keywords:     []string{"geomconstraint", "dimconstraint", "constraint", "make parallel", "make tangent", "coincident", "tangent", "perpendicular", "driving dimension", "parametric", "abhängigkeit", "zwangsbedingung", "contrainte", "restricción"},
 		Annotations:  &ToolAnnotations{Batchable: true},
 		Args:         (*ConstraintAddArgs)(nil),
 		Result:       (*ConstraintAddResult)(nil),

@@ -748,13 +748,12 @@ const file_cad_engine_v1_tools_constraints_proto_rawDesc = "" +
 	"\rConstraintRef\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12G\n" +
 	"\x05point\x18\x02 \x01(\tB,\x92\xb5\x18(B&^(start|end|center|mid|vertex:[0-9]+)$H\x00R\x05point\x88\x01\x01B\b\n" +
-	"\x06_point\"\xe4\x05\n" +
+	"\x06_point\"\xe8\x05\n" +
 	"\x11ConstraintAddArgs\x12\xc6\x01\n" +
 	"\x04kind\x18\x01 \x01(\tB\xb1\x01\x92\xb5\x18\xac\x01B\xa9\x01^(coincident|horizontal|vertical|parallel|perpendicular|tangent|equal|concentric|fixed|point_on|midpoint|symmetric|distance|distance_x|distance_y|angle|radius|diameter)$R\x04kind\x12:\n" +
 	"\x04refs\x18\x02 \x03(\v2\x1c.cad.engine.v1.ConstraintRefB\b\x92\xb5\x18\x040\x018\x03R\x04refs\x12\x19\n" +
-	"\x05value\x18\x03 \x01(\x01H\x00R\x05value\x88\x01\x01:\xa4\x03\x8a\xb5\x18\x9f\x03\n" +
-	"\x0econstraint_add\x12\xb9\x01Add a geometric constraint or driving dimension and solve at once: the geometry moves to satisfy it. Refused with over_constrained (nothing changes) when it cannot hold with the others.0\x01J\x0egeomconstraintJ\rdimconstraintJ\n" +
-	"parametersJ\n" +
+	"\x05value\x18\x03 \x01(\x01H\x00R\x05value\x88\x01\x01:\xa8\x03\x8a\xb5\x18\xa3\x03\n" +
+	"\x0econstraint_add\x12\xc9\x01Constrain geometry by a geometric constraint or driving dimension, solved at once: the geometry moves to satisfy it. Refused with over_constrained (nothing changes) when it cannot hold with the others.0\x01J\x0egeomconstraintJ\rdimconstraintJ\n" +
 	"constraintJ\rmake parallelJ\fmake tangentJ\n" +
 	"coincidentJ\atangentJ\rperpendicularJ\x11driving dimensionJ\n" +
 	"parametricJ\rabhängigkeitJ\x0fzwangsbedingungJ\n" +
