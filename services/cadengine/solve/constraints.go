@@ -23,8 +23,8 @@ type Constraint interface {
 	rows() int
 	// params appends the parameters the constraint reads to dst.
 	params(dst []Param) []Param
-	// eval writes the residuals into r (rows() of them) and, when j
-	// is not nil, their partial derivatives into j.
+	// eval writes the residuals into r (rows() of them) and, when
+	// j.on, their partial derivatives into j.
 	eval(x []float64, r []float64, j *jac)
 }
 
@@ -43,8 +43,11 @@ type configured interface {
 }
 
 // jac receives the nonzero partial derivatives of the constraints being
-// evaluated, by row of the group and column of its free parameters.
+// evaluated, by row of the group and column of its free parameters, and
+// carries the group's size.
 type jac struct {
+	size  float64 // the group's size, which angle residuals are scaled by (see lineAngle)
+	on    bool    // whether to record derivatives
 	col   []int32 // by Param: the parameter's column, or -1 when it is not solved for
 	terms []term
 	spans []int32 // where each constraint's terms start in terms, and the end
@@ -60,7 +63,7 @@ type term struct {
 
 // add records v as (a part of) ∂r[k]/∂p.
 func (j *jac) add(k int, p Param, v float64) {
-	if j == nil {
+	if !j.on {
 		return
 	}
 	if c := j.col[p]; c >= 0 {
@@ -146,17 +149,18 @@ func (c Vertical) eval(x, r []float64, j *jac) {
 
 // lineAngle is the residual of the angle-type constraints: the sine of
 // (φ - θ), φ the angle from L1's direction to L2's and θ the wanted one,
-// times the mean length of the two lines,
+// times the size of the group being solved (j.size),
 //
-//	r = (|d1|+|d2|)/2 · (cross(d1,d2)·cos θ - dot(d1,d2)·sin θ) / (|d1||d2|).
+//	r = size · (cross(d1,d2)·cos θ - dot(d1,d2)·sin θ) / (|d1||d2|).
 //
-// The sine alone is dimensionless and the raw cross product is an area:
-// the first would weigh an angle the same on a 1 mm line and a 100 m one,
-// the second grows with the square of the lines. Scaled by the mean
-// length, the residual is how far (in drawing units) the lines' ends are
-// off the wanted directions, like every other residual. It vanishes at
-// φ = θ and at φ = θ + π: lines, not vectors (a parallel line may point
-// either way).
+// The sine alone is dimensionless, and the raw cross product is an area
+// that grows with the square of the lines; scaled by the figure's size,
+// the residual is how far (in drawing units) the figure's far side is
+// off for that angle error, comparable with every other residual. A
+// scale of the lines' own lengths would be that too, but would reward
+// shrinking them: a solve could collapse a line to make an angle hold.
+// The residual vanishes at φ = θ and at φ = θ + π: lines, not vectors (a
+// parallel line may point either way).
 func lineAngle(x, r []float64, j *jac, l1, l2 Line, sin, cos float64) {
 	d1 := at(x, l1.B).Sub(at(x, l1.A))
 	d2 := at(x, l2.B).Sub(at(x, l2.A))
@@ -168,16 +172,13 @@ func lineAngle(x, r []float64, j *jac, l1, l2 Line, sin, cos float64) {
 	}
 	h := cross(d1, d2)*cos - d1.Dot(d2)*sin
 	g := h / (n1 * n2)
-	l := (n1 + n2) / 2
-	r[0] = l * g
+	r[0] = j.size * g
 	// ∂h/∂d1 = cos·(d2.y, -d2.x) - sin·d2, ∂h/∂d2 = cos·(-d1.y, d1.x) - sin·d1;
-	// ∂g/∂d = ∂h/∂d / (n1 n2) - g·d/n²; ∂r/∂d = l·∂g/∂d + g·u/2.
+	// ∂g/∂d = ∂h/∂d / (n1 n2) - g·d/n².
 	h1 := geom.Vec{X: d2.Y, Y: -d2.X}.Mul(cos).Sub(d2.Mul(sin))
 	h2 := geom.Vec{X: -d1.Y, Y: d1.X}.Mul(cos).Sub(d1.Mul(sin))
-	g1 := h1.Mul(1 / (n1 * n2)).Sub(u1.Mul(g / n1))
-	g2 := h2.Mul(1 / (n1 * n2)).Sub(u2.Mul(g / n2))
-	r1 := g1.Mul(l).Add(u1.Mul(g / 2))
-	r2 := g2.Mul(l).Add(u2.Mul(g / 2))
+	r1 := h1.Mul(1 / (n1 * n2)).Sub(u1.Mul(g / n1)).Mul(j.size)
+	r2 := h2.Mul(1 / (n1 * n2)).Sub(u2.Mul(g / n2)).Mul(j.size)
 	j.pt(0, l1.B, r1)
 	j.pt(0, l1.A, r1.Mul(-1))
 	j.pt(0, l2.B, r2)

@@ -216,3 +216,22 @@ func TestResolvesOnlyTheChangedGroup(t *testing.T) {
 }
 
 func s0dx(s *solve.System, l solve.Line) float64 { return s.Value(l.B.X) - s.Value(l.A.X) }
+
+// TestConflictInABigGroup: in one group of 300 constraints, a second
+// length for one segment conflicts with its first, and with nothing
+// else.
+func TestConflictInABigGroup(t *testing.T) {
+	k := chain(4, 0, 100)
+	// The 51st segment's length is constraint 3·50+1 (each segment adds
+	// its length, then its coincidence and angle, the first its fix and
+	// horizontal instead).
+	first := solve.ID(151)
+	c, _ := k.s.Constraint(first)
+	d := c.(solve.Distance)
+	d.Value += 1
+	mustAdd(t, k.s, 1000, d)
+	res := mustSolve(t, k.s)
+	if want := []solve.ID{first, 1000}; res.Status != solve.OverConstrained || !slices.Equal(res.Conflicting, want) {
+		t.Errorf("%v, conflicting %v; want over_constrained, %v", res.Status, res.Conflicting, want)
+	}
+}

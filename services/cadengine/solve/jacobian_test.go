@@ -62,7 +62,7 @@ func TestJacobians(t *testing.T) {
 		for _, c := range cs {
 			m := c.rows()
 			r := make([]float64, m)
-			j := &jac{col: col}
+			j := &jac{col: col, on: true, size: 7}
 			c.eval(s.x, r, j)
 			jm := make([]float64, m*n)
 			for _, t := range j.terms {
@@ -73,9 +73,9 @@ func TestJacobians(t *testing.T) {
 				h := 1e-6 * math.Max(1, math.Abs(s.x[p]))
 				x0 := s.x[p]
 				s.x[p] = x0 + h
-				c.eval(s.x, rp, nil)
+				c.eval(s.x, rp, &jac{size: 7})
 				s.x[p] = x0 - h
-				c.eval(s.x, rm, nil)
+				c.eval(s.x, rm, &jac{size: 7})
 				s.x[p] = x0
 				for k := range m {
 					fd := (rp[k] - rm[k]) / (2 * h)

@@ -5,48 +5,50 @@ import "math"
 // Dense linear algebra for the small matrices of one group, written out
 // so that the order of every sum is fixed (the same bits every time).
 
-// cholSolve solves A z = b for a symmetric positive definite n×n A
-// (row-major), overwriting A with its Cholesky factor L and b with z.
-// first[i] is the first column of row i of A's lower triangle that can
-// be nonzero (its envelope): the factor stays within it, so only the
-// envelope is worked on, and a group whose parameters are numbered
-// along its figure (a chain of lines) factors in time linear in its
-// size, not cubic. It reports false when a pivot is not positive (A not
-// safely definite).
-func cholSolve(a, b []float64, first []int32, n int) bool {
+// envelope is the shape of a symmetric n×n matrix's lower triangle
+// kept row by row from each row's first column that can be nonzero to
+// its diagonal: row i is v[off[i]:off[i+1]], holding columns first[i]
+// to i. A Cholesky factor stays within its matrix's envelope, so only
+// the envelope is stored and worked on, and a group whose parameters
+// are numbered along its figure (a chain of lines) factors in time and
+// memory linear in its size, not cubic and square.
+type envelope struct {
+	first []int32
+	off   []int
+}
+
+// row is row i of the matrix v shaped by e.
+func (e *envelope) row(v []float64, i int) []float64 { return v[e.off[i]:e.off[i+1]] }
+
+// cholSolve solves A z = b for a symmetric positive definite A in the
+// envelope e, overwriting a with its Cholesky factor L and b with z. It
+// reports false when a pivot is not positive (A not safely definite).
+func cholSolve(e *envelope, a, b []float64) bool {
+	n := len(e.first)
 	for i := range n {
-		ri := a[i*n : i*n+n]
-		fi := int(first[i])
+		ri, fi := e.row(a, i), int(e.first[i])
 		for j := fi; j < i; j++ {
-			rj := a[j*n : j*n+n]
-			v := ri[j]
-			for k := max(fi, int(first[j])); k < j; k++ {
-				v -= ri[k] * rj[k]
-			}
-			ri[j] = v / rj[j]
+			rj, fj := e.row(a, j), int(e.first[j])
+			lo := max(fi, fj)
+			ri[j-fi] = (ri[j-fi] - dot(ri[lo-fi:j-fi], rj[lo-fj:j-fj])) / rj[j-fj]
 		}
-		d := ri[i]
-		for k := fi; k < i; k++ {
-			d -= ri[k] * ri[k]
-		}
+		d := ri[i-fi] - dot(ri[:i-fi], ri[:i-fi])
 		if !(d > 0) {
 			return false
 		}
-		ri[i] = math.Sqrt(d)
+		ri[i-fi] = math.Sqrt(d)
 	}
 	// L y = b, then Lᵀ z = y (a column at a time, within the envelope).
 	for i := range n {
-		v := b[i]
-		for k := int(first[i]); k < i; k++ {
-			v -= a[i*n+k] * b[k]
-		}
-		b[i] = v / a[i*n+i]
+		ri, fi := e.row(a, i), int(e.first[i])
+		b[i] = (b[i] - dot(ri[:i-fi], b[fi:i])) / ri[i-fi]
 	}
 	for i := n - 1; i >= 0; i-- {
-		b[i] /= a[i*n+i]
+		ri, fi := e.row(a, i), int(e.first[i])
+		b[i] /= ri[i-fi]
 		zi := b[i]
-		for k := int(first[i]); k < i; k++ {
-			b[k] -= a[i*n+k] * zi
+		for k, l := range ri[:i-fi] {
+			b[fi+k] -= l * zi
 		}
 	}
 	return true

@@ -20,16 +20,16 @@ const lambdaDrop = 1e-3
 // work is the scratch space of solving one group: the columns of its
 // free parameters and the matrices, reused from group to group.
 type work struct {
-	col   []int32 // by Param: the column in the group being solved, or -1
-	r     []float64
-	rt    []float64 // residuals at a trial point
-	j     jac       // the Jacobian's nonzeros
-	a     []float64 // n × n, JᵀJ's lower triangle within its envelope
-	g     []float64
-	d     []float64
-	fac   []float64 // A + λI and its factor
-	old   []float64 // the parameters before a trial step
-	first []int32   // by column: the envelope of JᵀJ (see cholSolve)
+	col []int32 // by Param: the column in the group being solved, or -1
+	r   []float64
+	rt  []float64 // residuals at a trial point
+	j   jac       // the Jacobian's nonzeros
+	env envelope  // the shape of JᵀJ
+	a   []float64 // JᵀJ within env
+	g   []float64
+	d   []float64
+	fac []float64 // A + λI and its factor, within env
+	old []float64 // the parameters before a trial step
 }
 
 // growKeep is s at length n, its contents left as they are.
@@ -57,37 +57,71 @@ type problem struct {
 	params  []Param
 	rows    int
 	w       *work
+	scale
 }
 
-func (s *System) problem(w *work, entries []int32, params []Param) *problem {
+func (s *System) problem(w *work, entries []int32, params []Param, sc scale) *problem {
 	rows := 0
 	for _, k := range entries {
 		rows += s.entries[k].c.rows()
 	}
-	return &problem{s: s, entries: entries, params: params, rows: rows, w: w}
+	return &problem{s: s, entries: entries, params: params, rows: rows, w: w, scale: sc}
+}
+
+// scale is the size of a group's figure and the magnitude of its
+// coordinates, taken once before it is solved: the tolerances and the
+// angle residuals of every solve of the group (its subsets' included)
+// are in its terms.
+type scale struct{ size, mag float64 }
+
+// measure is the scale of the parameters the entries read: the size the
+// larger of the points' spans in x and in y and the other lengths (at
+// least 1), the magnitude the largest absolute value.
+func (s *System) measure(entries []int32) scale {
+	var lo, hi [3]float64
+	for k := range lo {
+		lo[k], hi[k] = math.Inf(1), math.Inf(-1)
+	}
+	sc := scale{size: 1}
+	for _, k := range entries {
+		for _, q := range s.entries[k].ps {
+			v := s.x[q]
+			sc.mag = math.Max(sc.mag, math.Abs(v))
+			if kd := s.kind[q]; kd == kindLength {
+				sc.size = math.Max(sc.size, math.Abs(v))
+			} else {
+				lo[kd], hi[kd] = math.Min(lo[kd], v), math.Max(hi[kd], v)
+			}
+		}
+	}
+	for k := range lo {
+		if hi[k] > lo[k] {
+			sc.size = math.Max(sc.size, hi[k]-lo[k])
+		}
+	}
+	return sc
 }
 
 // eval writes the residuals into r and, when withJ, the Jacobian's
 // nonzeros into p.w.j.
 func (p *problem) eval(r []float64, withJ bool) {
-	var j *jac
+	j := &p.w.j
+	j.on, j.size, j.col = withJ, p.size, p.w.col
 	if withJ {
-		j = &p.w.j
-		j.col = p.w.col
 		j.terms = j.terms[:0]
 		j.spans = j.spans[:0]
 	}
 	row := 0
 	for _, k := range p.entries {
 		c := p.s.entries[k].c
-		if j != nil {
+		if withJ {
 			j.row = row
 			j.spans = append(j.spans, int32(len(j.terms)))
 		}
 		c.eval(p.s.x, r[row:row+c.rows()], j)
 		row += c.rows()
 	}
-	if j != nil {
+	if withJ {
 		j.spans = append(j.spans, int32(len(j.terms)))
 	}
 }
@@ -97,46 +131,38 @@ func (p *problem) eval(r []float64, withJ bool) {
 // (see [geom.Tol]: relative to the size of the figure, never finer than
 // the rounding of its coordinates).
 func (p *problem) tolerances() (done, held float64) {
-	lo, hi, mag := math.Inf(1), math.Inf(-1), 0.0
-	for _, k := range p.entries {
-		for _, q := range p.s.entries[k].ps {
-			v := p.s.x[q]
-			lo, hi, mag = math.Min(lo, v), math.Max(hi, v), math.Max(mag, math.Abs(v))
-		}
-	}
-	size := 1.0
-	if hi > lo {
-		size = math.Max(1, hi-lo)
-	}
-	held = geom.Tol(size, mag)
-	return math.Max(held*1e-6, geom.RoundingFloor(mag)/8), held
+	held = geom.Tol(p.size, p.mag)
+	// Residuals are lengths of the figure's size at coordinates of its
+	// magnitude: their rounding is about that of the larger.
+	return math.Max(held*1e-6, geom.RoundingFloor(math.Max(p.size, p.mag))), held
 }
 
-// envelope sets w.first: for each column of JᵀJ, the first column it
-// shares a constraint with.
-func (p *problem) envelope() {
+// shape sets w.env to the envelope of JᵀJ: each column's first is the
+// first column it shares a constraint with.
+func (p *problem) shape() {
 	n := len(p.params)
-	w := p.w
-	if cap(w.first) < n {
-		w.first = make([]int32, n)
-	}
-	w.first = w.first[:n]
-	for c := range w.first {
-		w.first[c] = int32(c)
+	e := &p.w.env
+	e.first = e.first[:0]
+	for c := range n {
+		e.first = append(e.first, int32(c))
 	}
 	for _, k := range p.entries {
 		ps := p.s.entries[k].ps
 		lo := int32(n)
 		for _, q := range ps {
-			if c := w.col[q]; c >= 0 {
+			if c := p.w.col[q]; c >= 0 {
 				lo = min(lo, c)
 			}
 		}
 		for _, q := range ps {
-			if c := w.col[q]; c >= 0 {
-				w.first[c] = min(w.first[c], lo)
+			if c := p.w.col[q]; c >= 0 {
+				e.first[c] = min(e.first[c], lo)
 			}
 		}
+	}
+	e.off = append(e.off[:0], 0)
+	for c := range n {
+		e.off = append(e.off, e.off[c]+c-int(e.first[c])+1)
 	}
 }
 
@@ -147,13 +173,14 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 	w := p.w
 	w.r = grow(w.r, m)
 	w.rt = grow(w.rt, m)
-	w.a = growKeep(w.a, n*n)
 	w.g = grow(w.g, n)
 	w.d = grow(w.d, n)
-	w.fac = growKeep(w.fac, n*n)
 	w.old = grow(w.old, n)
 	x := p.s.x
-	p.envelope()
+	p.shape()
+	env := &w.env
+	w.a = growKeep(w.a, env.off[n])
+	w.fac = growKeep(w.fac, env.off[n])
 	done, held := p.tolerances()
 	p.eval(w.r, true)
 	cost := dot(w.r, w.r) / 2
@@ -172,26 +199,24 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 		// A = JᵀJ (its lower triangle) and g = Jᵀr, from each
 		// constraint's nonzeros: a column may come twice in a row (a
 		// point read twice), and the products add up right.
-		for c := range n {
-			clear(w.a[c*n+int(w.first[c]) : c*n+c+1])
-		}
+		clear(w.a)
 		clear(w.g)
 		t := w.j.terms
 		for e := range len(w.j.spans) - 1 {
 			ts := t[w.j.spans[e]:w.j.spans[e+1]]
 			for _, a := range ts {
 				w.g[a.col] += a.v * w.r[a.row]
-				ac := w.a[int(a.col)*n : int(a.col)*n+n]
+				ac, fc := env.row(w.a, int(a.col)), env.first[a.col]
 				for _, b := range ts {
 					if b.row == a.row && b.col <= a.col {
-						ac[b.col] += a.v * b.v
+						ac[b.col-fc] += a.v * b.v
 					}
 				}
 			}
 		}
 		maxDiag = 0
 		for c := range n {
-			maxDiag = math.Max(maxDiag, w.a[c*n+c])
+			maxDiag = math.Max(maxDiag, w.a[env.off[c+1]-1])
 		}
 		scale := math.Max(1, maxDiag)
 		if lambda < 0 {
@@ -205,12 +230,12 @@ func (p *problem) solve(ctx context.Context) (bool, error) {
 			}
 			// (A + λI) δ = -g, on a copy: A is kept for the next λ.
 			step, fac := w.d, w.fac
+			copy(fac, w.a)
 			for c := range n {
-				copy(fac[c*n+int(w.first[c]):c*n+c+1], w.a[c*n+int(w.first[c]):c*n+c+1])
-				fac[c*n+c] += lambda
+				fac[env.off[c+1]-1] += lambda
 				step[c] = -w.g[c]
 			}
-			if !cholSolve(fac, step, w.first, n) {
+			if !cholSolve(env, fac, step) {
 				lambda *= nu
 				nu *= 2
 				continue

@@ -157,7 +157,8 @@ func (s *System) solveGroup(ctx context.Context, w *work, g *group, moved []bool
 		x0[c] = s.x[p]
 	}
 	ng := &group{entries: g.entries, params: g.params, rows: g.rows}
-	pr := s.problem(w, g.entries, g.params)
+	sc := s.measure(g.entries)
+	pr := s.problem(w, g.entries, g.params, sc)
 	ok, err := pr.solve(ctx)
 	if err != nil {
 		s.restore(g.params, x0)
@@ -165,13 +166,13 @@ func (s *System) solveGroup(ctx context.Context, w *work, g *group, moved []bool
 	}
 	ng.satisfied = ok
 	if !ok {
-		ng.conflicting, err = s.conflicting(ctx, w, g, x0)
+		ng.conflicting, err = s.conflicting(ctx, w, g, x0, sc)
 		s.restore(g.params, x0)
 		if err != nil {
 			return nil, err
 		}
 	}
-	ng.dof, ng.redundant = s.rankOf(w, g)
+	ng.dof, ng.redundant = s.rankOf(w, g, sc)
 	_, held := pr.tolerances()
 	for c, p := range g.params {
 		if math.Abs(s.x[p]-x0[c]) > math.Max(held, geom.RoundingFloor(x0[c])) {

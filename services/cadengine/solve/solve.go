@@ -22,6 +22,22 @@
 // derivatives. [System.Add] adds one under the caller's [ID] (the
 // document's constraint id); ids order the diagnosis, lower first.
 //
+// # Kinds
+//
+// The kinds of DESIGN §14 and their types (a [Constraint.Kind] is the
+// kind's name): coincident [Coincident]; horizontal [Horizontal];
+// vertical [Vertical]; parallel [Parallel]; perpendicular
+// [Perpendicular]; tangent [TangentLine] (a line's infinite extension
+// and a circle or arc), [TangentCircles] (external or internal), and at
+// a point the two share [TangentAt], [TangentCirclesAt]; equal
+// [EqualLength], [EqualRadius]; concentric [Concentric]; fixed [Fixed]
+// ([FixPoint]); point_on [PointOnLine] (the infinite extension),
+// [PointOnCircle]; midpoint [Midpoint]; symmetric [Symmetric];
+// distance [Distance] (two points), [DistancePointLine]; distance_x
+// [DistanceX], distance_y [DistanceY] (signed, second minus first);
+// angle [Angle] (radians, from the first line to the second); radius
+// [Radius]; diameter [Diameter].
+//
 // # Solving
 //
 // [System.Solve] splits the system into independent groups — the
@@ -39,19 +55,20 @@
 // numbered along the figure (as entities made one after the other are).
 //
 // At the solution the rows of the group's Jacobian are taken in
-// diagnosis order (an arc's own equations, then constraints by id) and
-// orthogonalized (Gram–Schmidt, a QR factorization of Jᵀ): a row within
-// 1e-8 of its length of the span of the rows before it is dependent, and
-// its constraint redundant. The rank is the number of the others; the
-// degrees of freedom are the free parameters minus the rank (plus every
-// free parameter no constraint reads). A group whose residuals cannot
-// be brought to zero is over-constrained; its conflicting set is found
-// by solving prefixes of its constraints in id order (the shortest
-// prefix that cannot hold ends in a constraint that must be in the set)
-// and then dropping, one by one from the highest id, every constraint
-// without which the rest still cannot hold (a deletion filter): what
-// remains cannot all hold, and every constraint in it is needed for
-// that. Its parameters are left as they were.
+// diagnosis order (an arc's own equations and the ties, then constraints
+// by id) and orthogonalized (Gram–Schmidt, a QR factorization of Jᵀ): a
+// row within 1e-8 of its length of the span of the rows before it is
+// dependent, and its constraint redundant. The rank is the number of the
+// others; the degrees of freedom are the free parameters minus the rank
+// (plus every free parameter no constraint reads). A group whose
+// residuals cannot be brought to zero is over-constrained; its
+// conflicting set is found by solving prefixes of its constraints in id
+// order (the shortest prefix that cannot hold ends in a constraint that
+// must be in the set) and then keeping, of the constraints before it,
+// those without any one of which the set could hold (QuickXplain:
+// halves, a few solves for a small set in a big group): what remains
+// cannot all hold, and every constraint in it is needed for that. Its
+// parameters are left as they were.
 //
 // Primitives may share points (a polyline's segments their vertices, an
 // arc its end with a line), which needs no coincidence at all; the
@@ -112,6 +129,7 @@ type entry struct {
 // see what a solve would move without moving it).
 type System struct {
 	x       []float64
+	kind    []paramKind
 	fixed   []bool
 	dirty   []bool // by parameter: set since the last solve
 	entries []entry
@@ -124,12 +142,23 @@ type System struct {
 	readers      [][]int32 // by parameter: the entries that read it
 }
 
+// paramKind is what a parameter measures: the size of a group is the
+// larger of its points' spans in x and in y and its other lengths.
+type paramKind uint8
+
+const (
+	kindLength paramKind = iota // a radius, or a parameter made alone
+	kindX
+	kindY
+)
+
 // New returns an empty system.
 func New() *System { return &System{byID: map[ID]int{}} }
 
 // Param adds an unknown with the value v.
 func (s *System) Param(v float64) Param {
 	s.x = append(s.x, v)
+	s.kind = append(s.kind, kindLength)
 	s.fixed = append(s.fixed, false)
 	s.dirty = append(s.dirty, true)
 	s.readers = append(s.readers, nil)
@@ -139,7 +168,11 @@ func (s *System) Param(v float64) Param {
 }
 
 // Point adds a point at (x, y).
-func (s *System) Point(x, y float64) Point { return Point{s.Param(x), s.Param(y)} }
+func (s *System) Point(x, y float64) Point {
+	p := Point{s.Param(x), s.Param(y)}
+	s.kind[p.X], s.kind[p.Y] = kindX, kindY
+	return p
+}
 
 // Line adds a line from (x1, y1) to (x2, y2).
 func (s *System) Line(x1, y1, x2, y2 float64) Line {
@@ -311,6 +344,7 @@ func (s *System) SetConstraintValue(id ID, v float64) error {
 func (s *System) Clone() *System {
 	c := *s
 	c.x = slices.Clone(s.x)
+	c.kind = slices.Clone(s.kind)
 	c.fixed = slices.Clone(s.fixed)
 	c.dirty = slices.Clone(s.dirty)
 	c.entries = slices.Clone(s.entries)
