@@ -142,7 +142,8 @@ func constraintSetValue(c *call, a *enginev1.ConstraintSetValueArgs) (*enginev1.
 }
 
 func sketchSolve(c *call, a *enginev1.SketchSolveArgs) (*enginev1.SketchSolveResult, error) {
-	res, moved, err := c.solveSketch(nil, a.GetDryRun())
+	c.dry = a.GetDryRun()
+	res, moved, err := c.solveSketch(nil, c.dry)
 	if err != nil {
 		return nil, sketchError(err, 0)
 	}

@@ -79,9 +79,13 @@ func (f *fixture) corners(s [4]string, w, h float64) {
 func TestConstraintSloppyRectangle(t *testing.T) {
 	f := newFixture(t)
 	s := f.sloppyRectangle(false)
+	drawn := f.info()
 	res := f.ok(enginev1.ToolSketchSolve, obj{"dry_run": true})
 	if res["status"] != "under_constrained" || res["dof"] != 1.0 || res["moved"] != nil {
 		t.Errorf("sketch_solve before the height = %s, want under_constrained, 1 dof, nothing moved", js(res))
+	}
+	if got := f.info(); got.Revision != drawn.Revision || got.ContentHash != drawn.ContentHash {
+		t.Errorf("a dry sketch_solve changed the document: revision %d → %d", drawn.Revision, got.Revision)
 	}
 	res = f.constrain("distance_y", 80, ref(s[1], "start"), ref(s[1], "end"))
 	if res["status"] != "solved" || res["dof"] != 0.0 || res["constraint_id"] != 11.0 {

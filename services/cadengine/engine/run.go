@@ -362,7 +362,7 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	if c.created != nil {
 		r.created = c.created
 	}
-	if mutating(s.tool) {
+	if mutating(s.tool) && !c.dry {
 		r.pending++
 		if r.live == nil {
 			r.live = make([]int32, 0, len(r.steps)) // at most one a step: no growing

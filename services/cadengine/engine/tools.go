@@ -252,6 +252,7 @@ type call struct {
 	r         *run        // the running operation; nil outside one
 	step      int         // the step's index in r
 	created   *document   // set by document_create and document_import: the run commits and publishes it
+	dry       bool        // set by a mutating tool's own dry run (sketch_solve's): the step changed nothing and takes no revision
 }
 
 func adapt[A, R proto.Message](f func(*call, A) (R, error)) handler {
