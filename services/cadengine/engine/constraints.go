@@ -203,6 +203,7 @@ func (c *call) solveSketch(pinned []uint64, dry bool) (solve.Result, []string, e
 var constrainedTools = []string{
 	enginev1.ToolConstraintAdd, enginev1.ToolConstraintDelete, enginev1.ToolConstraintSetValue,
 	enginev1.ToolSketchSolve, enginev1.ToolDocumentUndo, enginev1.ToolDocumentRedo,
+	enginev1.ToolTransactionBegin, enginev1.ToolTransactionCommit, enginev1.ToolTransactionRollback,
 }
 
 // holdConstraints re-solves the document's constraints after a step
@@ -212,8 +213,8 @@ var constrainedTools = []string{
 // breaks a driving value — is refused over_constrained; the caller then
 // undoes the step. It costs nothing in a document without constraints.
 func (c *call) holdConstraints(tool string, mark int) error {
-	if c.tx == nil || c.d.Constraints().Len() == 0 || slices.Contains(constrainedTools, tool) {
-		return nil
+	if c.tx == nil || c.d.Constraints().Len() == 0 || slices.Contains(constrainedTools, tool) || mark > c.tx.Mark() {
+		return nil // (a rollback may have cut the log below mark)
 	}
 	var pinned []uint64
 	for _, ch := range c.tx.Since(mark) {

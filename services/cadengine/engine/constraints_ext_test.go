@@ -1,11 +1,15 @@
 package engine_test
 
 import (
+	"context"
 	"math"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/engine"
+	"github.com/cadbridge/cadbridge/services/cadengine/store/sqlite"
 )
 
 // ref is a constraint ref: a handle and, optionally, a point.
@@ -404,5 +408,80 @@ func TestConstraintInvalidRefs(t *testing.T) {
 	f.fail(enginev1.ToolConstraintDelete, obj{"constraint_id": 7}, enginev1.ErrorKind_ERROR_KIND_FAILED)
 	if f.info().Revision != 3 {
 		t.Errorf("refused constraints changed the revision: %d, want 3", f.info().Revision)
+	}
+}
+
+// TestConstraintsSurviveReopen checks the constraints are stored with the
+// document: after the engine reopens its SQLite store they are listed as
+// they were, the content hash is the same, and the driving width still
+// drives the rectangle.
+func TestConstraintsSurviveReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cad.db")
+	st, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(st, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := e.CreateDocument(context.Background(), &enginev1.CreateDocumentRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, e: e, doc: info.DocumentId}
+	s := f.sloppyRectangle(true)
+	want, list := f.info(), js(f.ok(enginev1.ToolConstraintList, obj{}))
+	e.Close()
+	st.Close()
+
+	st, err = sqlite.Open(path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer st.Close()
+	f = &fixture{t: t, e: newEngine(t, st), doc: info.DocumentId}
+	if got := f.info(); got.ContentHash != want.ContentHash || got.Revision != want.Revision {
+		t.Errorf("after reopen: hash %s revision %d, want %s %d", got.ContentHash, got.Revision, want.ContentHash, want.Revision)
+	}
+	if got := js(f.ok(enginev1.ToolConstraintList, obj{})); got != list {
+		t.Errorf("constraint_list after reopen:\n%s\nwant\n%s", got, list)
+	}
+	f.ok(enginev1.ToolConstraintSetValue, obj{"constraint_id": 10, "value": 90})
+	f.corners(s, 90, 80)
+}
+
+// TestConstraintsInBatches checks constraints in batches: a checkpoint
+// rolled back takes its constraints and their moves back, and a batch
+// whose later step cannot hold the constraints rolls back whole under
+// on_error rollback.
+func TestConstraintsInBatches(t *testing.T) {
+	f := newFixture(t)
+	l := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 10, "y2": 1})
+	f.constrain("fixed", nil, ref(l, "start"))
+	before := f.info()
+	resp := f.batch(f.batchReq(
+		st(enginev1.ToolTransactionBegin, obj{}),
+		st(enginev1.ToolConstraintAdd, obj{"kind": "horizontal", "refs": []any{ref(l)}}),
+		st(enginev1.ToolEntityMove, obj{"handle": l, "dx": 0, "dy": 0}),
+		st(enginev1.ToolTransactionRollback, obj{}),
+	))
+	if resp.Status != enginev1.BatchStatus_BATCH_STATUS_COMPLETED {
+		t.Fatalf("batch = %v", resp)
+	}
+	if got := f.info(); got.ContentHash != before.ContentHash {
+		t.Errorf("after the rollback: hash %s, want %s", got.ContentHash, before.ContentHash)
+	}
+	req := f.batchReq(
+		st(enginev1.ToolConstraintAdd, obj{"kind": "horizontal", "refs": []any{ref(l)}}),
+		st(enginev1.ToolEntityRotate, obj{"handle": l, "base_x": 0, "base_y": 0, "angle": 30}),
+	)
+	req.OnError = enginev1.OnError_ON_ERROR_ROLLBACK.Enum()
+	resp = f.batch(req)
+	if resp.Status != enginev1.BatchStatus_BATCH_STATUS_ROLLED_BACK || resp.Results[1].Error.GetKind() != enginev1.ErrorKind_ERROR_KIND_OVER_CONSTRAINED {
+		t.Fatalf("rotating a horizontal line = %v, want rolled back over_constrained", resp)
+	}
+	if got := f.info(); got.ContentHash != before.ContentHash || got.Revision != before.Revision {
+		t.Errorf("after the rolled-back batch: %v, want %v", got, before)
 	}
 }
