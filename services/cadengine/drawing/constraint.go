@@ -185,7 +185,7 @@ func (t *Constraints) Without(ids ...int64) *Constraints {
 // n(uvarint), then n × (id(uvarint), kind, refs — n × (handle(uvarint),
 // point) —, value, pins — n × float —, dimension(uvarint)).
 func (t *Constraints) Encode() []byte {
-	w := encoder{}
+	w := encoder{b: make([]byte, 0, 16+64*len(t.List))} // a constraint of two refs is about 40 bytes
 	w.byte(tagConstraints)
 	w.byte(encVersion)
 	w.uvarint(uint64(t.Next))

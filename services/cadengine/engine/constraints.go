@@ -60,7 +60,7 @@ func constraintAdd(c *call, a *enginev1.ConstraintAddArgs) (*enginev1.Constraint
 	con.ID = 0
 	table, id := table.With(con)
 	c.tx.SetConstraints(table)
-	res, moved, err := c.solveSketch(nil, false)
+	res, moved, err := c.solveSketch(refHandles(con), nil, false)
 	if err != nil {
 		return nil, sketchError(err, id)
 	}
@@ -106,11 +106,12 @@ func constraintList(c *call, a *enginev1.ConstraintListArgs) (*enginev1.Constrai
 }
 
 func constraintDelete(c *call, a *enginev1.ConstraintDeleteArgs) (*enginev1.ConstraintDeleteResult, error) {
-	if _, err := c.constraint(a.ConstraintId); err != nil {
+	con, err := c.constraint(a.ConstraintId)
+	if err != nil {
 		return nil, err
 	}
 	c.tx.SetConstraints(c.d.Constraints().Without(int64(a.ConstraintId)))
-	res, _, err := c.solveSketch(nil, true)
+	res, _, err := c.solveSketch(refHandles(con), nil, true)
 	if err != nil {
 		return nil, sketchError(err, 0)
 	}
@@ -131,7 +132,7 @@ func constraintSetValue(c *call, a *enginev1.ConstraintSetValueArgs) (*enginev1.
 	con.Value = a.Value
 	table, _ := c.d.Constraints().With(con)
 	c.tx.SetConstraints(table)
-	res, moved, err := c.solveSketch(nil, false)
+	res, moved, err := c.solveSketch(refHandles(con), nil, false)
 	if err != nil {
 		return nil, sketchError(err, 0)
 	}
@@ -143,7 +144,7 @@ func constraintSetValue(c *call, a *enginev1.ConstraintSetValueArgs) (*enginev1.
 
 func sketchSolve(c *call, a *enginev1.SketchSolveArgs) (*enginev1.SketchSolveResult, error) {
 	c.dry = a.GetDryRun()
-	res, moved, err := c.solveSketch(nil, c.dry)
+	res, moved, err := c.solveSketch(nil, nil, c.dry)
 	if err != nil {
 		return nil, sketchError(err, 0)
 	}
@@ -156,17 +157,26 @@ func sketchSolve(c *call, a *enginev1.SketchSolveArgs) (*enginev1.SketchSolveRes
 
 // ---- solving ----
 
-// solveSketch solves the document's constraints, the entities pinned
-// held where they are (an edit's), and, unless dry, writes what moved
-// through the call's Tx: the entities keep their handles. It returns the
-// solve's result and the handles of what moved (or would move), ascending.
-// A document without constraints is solved, with no degrees of freedom.
-func (c *call) solveSketch(pinned []uint64, dry bool) (solve.Result, []string, error) {
+// solveSketch solves the sketch of the entities seeds — the constraints
+// that reach them through shared entities (all of the document's for nil
+// seeds) —, the entities pinned held where they are (an edit's), and,
+// unless dry, writes what moved through the call's Tx: the entities keep
+// their handles. It returns the solve's result (status and degrees of
+// freedom of that sketch) and the handles of what moved (or would move),
+// ascending. No constraints are solved, with no degrees of freedom.
+func (c *call) solveSketch(seeds, pinned []uint64, dry bool) (solve.Result, []string, error) {
 	t := c.d.Constraints()
 	if t.Len() == 0 {
 		return solve.Result{Status: solve.Solved}, nil, nil
 	}
-	sk, err := newSketch(c.d.Document, t.List)
+	cons := t.List
+	if seeds != nil {
+		cons = reaching(t.List, seeds)
+		if len(cons) == 0 {
+			return solve.Result{Status: solve.Solved}, nil, nil
+		}
+	}
+	sk, err := newSketch(c.d.Document, cons)
 	if err != nil {
 		return solve.Result{}, nil, err
 	}
@@ -225,7 +235,7 @@ func (c *call) holdConstraints(tool string, mark int) error {
 	if len(pinned) == 0 {
 		return nil
 	}
-	res, _, err := c.solveSketch(pinned, false)
+	res, _, err := c.solveSketch(pinned, pinned, false)
 	if err != nil {
 		return sketchError(err, 0)
 	}
@@ -240,6 +250,57 @@ func (c *call) holdConstraints(tool string, mark int) error {
 }
 
 // ---- helpers ----
+
+// reaching are the constraints of list (ids ascending) connected to the
+// entities seeds: those that name one, then those that name an entity
+// those name, and so on. An edit changes nothing beyond them, so only
+// they are solved. O(refs of list).
+func reaching(list []drawing.Constraint, seeds []uint64) []drawing.Constraint {
+	by := map[uint64][]int{}
+	for i := range list {
+		for _, r := range list[i].Refs {
+			by[r.Handle] = append(by[r.Handle], i)
+		}
+	}
+	seen := map[uint64]bool{}
+	in := make([]bool, len(list))
+	queue := slices.Clone(seeds)
+	for len(queue) > 0 {
+		h := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		for _, i := range by[h] {
+			if in[i] {
+				continue
+			}
+			in[i] = true
+			for _, r := range list[i].Refs {
+				if !seen[r.Handle] {
+					queue = append(queue, r.Handle)
+				}
+			}
+		}
+	}
+	var out []drawing.Constraint
+	for i := range list {
+		if in[i] {
+			out = append(out, list[i])
+		}
+	}
+	return out
+}
+
+// refHandles are the entities c names.
+func refHandles(c drawing.Constraint) []uint64 {
+	out := make([]uint64, len(c.Refs))
+	for i, r := range c.Refs {
+		out[i] = r.Handle
+	}
+	return out
+}
 
 // constraint is the document's constraint id, or failed.
 func (c *call) constraint(id int32) (drawing.Constraint, error) {

@@ -163,8 +163,11 @@ func TestConstraintUnderConstrained(t *testing.T) {
 	}
 	c := f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 4})
 	res = f.constrain("radius", 5, ref(c))
-	if res["status"] != "under_constrained" || res["dof"] != 5.0 {
-		t.Errorf("with a circle of fixed radius = %s, want 3 + 2 dof", js(res))
+	if res["status"] != "under_constrained" || res["dof"] != 2.0 {
+		t.Errorf("a circle of fixed radius = %s, want its sketch under_constrained with 2 dof", js(res))
+	}
+	if res = f.ok(enginev1.ToolSketchSolve, obj{"dry_run": true}); res["dof"] != 5.0 {
+		t.Errorf("sketch_solve = %s, want the document's 3 + 2 dof", js(res))
 	}
 }
 
@@ -483,5 +486,34 @@ func TestConstraintsInBatches(t *testing.T) {
 	}
 	if got := f.info(); got.ContentHash != before.ContentHash || got.Revision != before.Revision {
 		t.Errorf("after the rolled-back batch: %v, want %v", got, before)
+	}
+}
+
+// BenchmarkConstraintSetValue changes one rectangle's driving width in a
+// document of 100 constrained rectangles (1,100 constraints): only that
+// rectangle's sketch is built and solved, then written back and committed
+// (a tools.call on the memory store).
+func BenchmarkConstraintSetValue(b *testing.B) {
+	f := newFixture(b)
+	for range 100 {
+		f.sloppyRectangle(true)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		f.ok(enginev1.ToolConstraintSetValue, obj{"constraint_id": 10, "value": 100 + float64(i%50)})
+	}
+}
+
+// BenchmarkMoveUnconstrained is entity_move of a free line in that
+// document: what the constraints cost an edit they do not hold.
+func BenchmarkMoveUnconstrained(b *testing.B) {
+	f := newFixture(b)
+	for range 100 {
+		f.sloppyRectangle(true)
+	}
+	l := f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 0, "y1": 0, "x2": 1, "y2": 1})
+	b.ResetTimer()
+	for range b.N {
+		f.ok(enginev1.ToolEntityMove, obj{"handle": l, "dx": 1, "dy": 0})
 	}
 }
