@@ -339,8 +339,7 @@ func (c *call) measure(con drawing.Constraint) (float64, error) {
 	}
 	xs, err := sk.constraint(con)
 	if err != nil {
-		err.(*refError).id = con.ID
-		return 0, sketchError(err, con.ID)
+		return 0, sketchError(withID(err, con.ID), con.ID)
 	}
 	pt := func(q solve.Point) geom.Vec { x, y := sk.sys.PointAt(q); return geom.Pt(x, y) }
 	switch x := xs[0].(type) {

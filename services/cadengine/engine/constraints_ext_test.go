@@ -2,9 +2,11 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -411,6 +413,19 @@ func TestConstraintInvalidRefs(t *testing.T) {
 	f.fail(enginev1.ToolConstraintDelete, obj{"constraint_id": 7}, enginev1.ErrorKind_ERROR_KIND_FAILED)
 	if f.info().Revision != 3 {
 		t.Errorf("refused constraints changed the revision: %d, want 3", f.info().Revision)
+	}
+
+	// An edit that takes away a vertex a constraint holds fails, naming
+	// the constraint, and changes nothing.
+	p := f.handle(enginev1.ToolEntityCreatePolyline, obj{"points": []obj{{"x": 0, "y": 0}, {"x": 10, "y": 0.5}, {"x": 10.5, "y": 8}}})
+	id := f.constrain("vertical", nil, ref(p, "vertex:1"), ref(p, "vertex:2"))["constraint_id"]
+	before := f.info()
+	te := f.fail(enginev1.ToolEntityEditGeometry, obj{"handle": p, "points": []obj{{"x": 0, "y": 0}, {"x": 10, "y": 0}}}, enginev1.ErrorKind_ERROR_KIND_FAILED)
+	if !strings.Contains(te.Message, fmt.Sprintf("constraint %v", id)) {
+		t.Errorf("the edit's error %q does not name constraint %v", te.Message, id)
+	}
+	if got := f.info(); got.ContentHash != before.ContentHash || got.Revision != before.Revision {
+		t.Errorf("the failed edit changed the document")
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -47,6 +48,17 @@ type refError struct {
 
 func (e *refError) Error() string { return e.msg }
 
+// withID is err naming the constraint id, when it is a refError (else a
+// refError of the constraint as a whole).
+func withID(err error, id int64) error {
+	var re *refError
+	if !errors.As(err, &re) {
+		return &refError{id: id, ref: -1, msg: err.Error()}
+	}
+	re.id = id
+	return re
+}
+
 func refErr(ref int, format string, args ...any) *refError {
 	return &refError{ref: ref, msg: fmt.Sprintf(format, args...)}
 }
@@ -57,8 +69,7 @@ func newSketch(d *drawing.Document, cons []drawing.Constraint) (*sketch, error) 
 	for _, c := range cons {
 		sc, err := s.constraint(c)
 		if err != nil {
-			err.(*refError).id = c.ID
-			return nil, err
+			return nil, withID(err, c.ID)
 		}
 		for _, x := range sc {
 			if err := s.sys.Add(solve.ID(c.ID), x); err != nil {
