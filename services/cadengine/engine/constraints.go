@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"google.golang.org/protobuf/proto"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -19,46 +22,11 @@ import (
 // Edits by any other tool are re-solved by holdConstraints.
 
 func constraintAdd(c *call, a *enginev1.ConstraintAddArgs) (*enginev1.ConstraintAddResult, error) {
-	con := drawing.Constraint{Kind: a.Kind}
-	for i, r := range a.Refs {
-		h, ok := drawing.ParseHandle(r.Handle)
-		if !ok {
-			return nil, invalidArgs(fmt.Sprintf("/refs/%d/handle", i), reasonInvalid, "%q is not an entity handle (hex digits)", r.Handle)
-		}
-		if c.d.Entity(h) == nil {
-			return nil, failed("the document has no entity %s (refs/%d)", drawing.FormatHandle(h), i)
-		}
-		con.Refs = append(con.Refs, drawing.Ref{Handle: h, Point: r.GetPoint()})
+	con, err := newConstraint(c.d.Document, a)
+	if err != nil {
+		return nil, err
 	}
-	table := c.d.Constraints()
-	next := int64(1)
-	if table != nil {
-		next = table.Next
-	}
-	con.ID = next
-	switch {
-	case drawing.Dimensional(a.Kind) && a.Value != nil:
-		con.Value = a.GetValue()
-		if err := checkValue(con.Kind, con.Value); err != nil {
-			return nil, err
-		}
-	case drawing.Dimensional(a.Kind):
-		v, err := c.measure(con)
-		if err != nil {
-			return nil, err
-		}
-		con.Value = v
-	case a.Value != nil:
-		return nil, invalidArgs("/value", reasonInvalid, "a %s constraint takes no value (only distance, distance_x, distance_y, angle, radius and diameter do)", a.Kind)
-	case a.Kind == drawing.KindFixed:
-		pins, err := c.pins(con)
-		if err != nil {
-			return nil, err
-		}
-		con.Pins = pins
-	}
-	con.ID = 0
-	table, id := table.With(con)
+	table, id := c.d.Constraints().With(con)
 	c.tx.SetConstraints(table)
 	res, moved, err := c.solveSketch(refHandles(con), nil, false)
 	if err != nil {
@@ -251,6 +219,82 @@ func (c *call) holdConstraints(tool string, mark int) error {
 
 // ---- helpers ----
 
+// newConstraint is the constraint a constraint_add of a would add to d,
+// without its id: its refs checked, its value (the current measurement
+// when a has none) or its pins (a fixed one's, where its refs are).
+func newConstraint(d *drawing.Document, a *enginev1.ConstraintAddArgs) (drawing.Constraint, error) {
+	con := drawing.Constraint{Kind: a.Kind}
+	for i, r := range a.Refs {
+		h, ok := drawing.ParseHandle(r.Handle)
+		if !ok {
+			return con, invalidArgs(fmt.Sprintf("/refs/%d/handle", i), reasonInvalid, "%q is not an entity handle (hex digits)", r.Handle)
+		}
+		if d.Entity(h) == nil {
+			return con, failed("the document has no entity %s (refs/%d)", drawing.FormatHandle(h), i)
+		}
+		con.Refs = append(con.Refs, drawing.Ref{Handle: h, Point: r.GetPoint()})
+	}
+	con.ID = 1
+	if t := d.Constraints(); t != nil {
+		con.ID = t.Next // for the errors of measure and pins
+	}
+	var err error
+	switch {
+	case drawing.Dimensional(a.Kind) && a.Value != nil:
+		con.Value = a.GetValue()
+		err = checkValue(con.Kind, con.Value)
+	case drawing.Dimensional(a.Kind):
+		con.Value, err = measure(d, con)
+	case a.Value != nil:
+		err = invalidArgs("/value", reasonInvalid, "a %s constraint takes no value (only distance, distance_x, distance_y, angle, radius and diameter do)", a.Kind)
+	case a.Kind == drawing.KindFixed:
+		con.Pins, err = pins(d, con)
+	}
+	con.ID = 0
+	return con, err
+}
+
+// wouldMove is what a constraint_add or constraint_set_value step would
+// move in d as it is now, for a dry run's preview: nil for other tools,
+// for arguments that do not make a constraint, and for a change that
+// cannot hold.
+func wouldMove(d *drawing.Document, args proto.Message) []string {
+	t := d.Constraints()
+	var con drawing.Constraint
+	switch a := args.(type) {
+	case *enginev1.ConstraintAddArgs:
+		c, err := newConstraint(d, a)
+		if err != nil {
+			return nil
+		}
+		t, _ = t.With(c)
+		con = c
+	case *enginev1.ConstraintSetValueArgs:
+		i := t.Index(int64(a.ConstraintId))
+		if i < 0 || !drawing.Dimensional(t.List[i].Kind) || checkValue(t.List[i].Kind, a.Value) != nil {
+			return nil
+		}
+		con = t.List[i]
+		con.Value = a.Value
+		t, _ = t.With(con)
+	default:
+		return nil
+	}
+	sk, err := newSketch(d, reaching(t.List, refHandles(con)))
+	if err != nil {
+		return nil
+	}
+	res, err := sk.sys.Solve(context.Background())
+	if err != nil || res.Status == solve.OverConstrained {
+		return nil
+	}
+	var out []string
+	for _, p := range sk.moved(&res) {
+		out = append(out, drawing.FormatHandle(p.e.Handle))
+	}
+	return out
+}
+
 // reaching are the constraints of list (ids ascending) connected to the
 // entities seeds: those that name one, then those that name an entity
 // those name, and so on. An edit changes nothing beyond them, so only
@@ -313,8 +357,8 @@ func (c *call) constraint(id int32) (drawing.Constraint, error) {
 }
 
 // pins are where a fixed constraint holds its refs now.
-func (c *call) pins(con drawing.Constraint) ([]float64, error) {
-	sk, err := newSketch(c.d.Document, nil)
+func pins(d *drawing.Document, con drawing.Constraint) ([]float64, error) {
+	sk, err := newSketch(d, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -332,8 +376,8 @@ func (c *call) pins(con drawing.Constraint) ([]float64, error) {
 }
 
 // measure is a dimensional constraint's value as the geometry is now.
-func (c *call) measure(con drawing.Constraint) (float64, error) {
-	sk, err := newSketch(c.d.Document, nil)
+func measure(d *drawing.Document, con drawing.Constraint) (float64, error) {
+	sk, err := newSketch(d, nil)
 	if err != nil {
 		return 0, err
 	}

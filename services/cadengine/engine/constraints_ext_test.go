@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/engine"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/sqlite"
@@ -530,5 +532,34 @@ func BenchmarkMoveUnconstrained(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		f.ok(enginev1.ToolEntityMove, obj{"handle": l, "dx": 1, "dy": 0})
+	}
+}
+
+// TestConstraintDryRun checks a batch's dry run previews what its
+// constraint steps would move, the document as it is, and changes nothing.
+func TestConstraintDryRun(t *testing.T) {
+	f := newFixture(t)
+	s := f.sloppyRectangle(true)
+	c := f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 4})
+	before := f.info()
+	req := f.batchReq(
+		st(enginev1.ToolConstraintSetValue, obj{"constraint_id": 10, "value": 150}),
+		st(enginev1.ToolConstraintAdd, obj{"kind": "radius", "refs": []any{ref(c)}, "value": 5}),
+		st(enginev1.ToolConstraintAdd, obj{"kind": "radius", "refs": []any{ref(c)}}),
+	)
+	req.DryRun = proto.Bool(true)
+	resp := f.batch(req)
+	if resp.Status != enginev1.BatchStatus_BATCH_STATUS_VALIDATED {
+		t.Fatalf("dry run = %v", resp)
+	}
+	steps := resp.Preview.Steps
+	if want := []string{s[0], s[1], s[2]}; !slices.Equal(steps[0].Moves, want) {
+		t.Errorf("the width's preview moves %v, want %v", steps[0].Moves, want)
+	}
+	if !slices.Equal(steps[1].Moves, []string{c}) || steps[2].Moves != nil {
+		t.Errorf("the radii's previews move %v and %v, want the circle and nothing (it is 4 already)", steps[1].Moves, steps[2].Moves)
+	}
+	if got := f.info(); got.Revision != before.Revision || got.ContentHash != before.ContentHash {
+		t.Errorf("the dry run changed the document")
 	}
 }

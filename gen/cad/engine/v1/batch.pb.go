@@ -1114,7 +1114,10 @@ type PlannedStep struct {
 	// Binding name.
 	Bind *string `protobuf:"bytes,4,opt,name=bind,proto3,oneof" json:"bind,omitempty"`
 	// The tool is destructive.
-	Destructive   bool `protobuf:"varint,5,opt,name=destructive,proto3" json:"destructive,omitempty"`
+	Destructive bool `protobuf:"varint,5,opt,name=destructive,proto3" json:"destructive,omitempty"`
+	// For constraint_add and constraint_set_value on existing entities: the
+	// entities its solve would move, the document as it is now (DESIGN §14).
+	Moves         []string `protobuf:"bytes,7,rep,name=moves,proto3" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1190,6 +1193,13 @@ func (x *PlannedStep) GetDestructive() bool {
 		return x.Destructive
 	}
 	return false
+}
+
+func (x *PlannedStep) GetMoves() []string {
+	if x != nil {
+		return x.Moves
+	}
+	return nil
 }
 
 // Preview is what a dry run would do.
@@ -1729,7 +1739,7 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"rolledBack\x12\x1a\n" +
 	"\bverified\x18\x05 \x01(\bR\bverified\x12\x12\n" +
 	"\x04note\x18\x06 \x01(\tR\x04note\x12\x16\n" +
-	"\x06undone\x18\a \x03(\tR\x06undone\"\xdb\x01\n" +
+	"\x06undone\x18\a \x03(\tR\x06undone\"\xf1\x01\n" +
 	"\vPlannedStep\x12\f\n" +
 	"\x01i\x18\x01 \x01(\x05R\x01i\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x125\n" +
@@ -1737,7 +1747,8 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\targs_json\x18\x06 \x01(\fB\x12\xaa\xb5\x18\x0e\n" +
 	"\x04args\x12\x06objectR\bargsJson\x12\x17\n" +
 	"\x04bind\x18\x04 \x01(\tH\x00R\x04bind\x88\x01\x01\x12 \n" +
-	"\vdestructive\x18\x05 \x01(\bR\vdestructiveB\a\n" +
+	"\vdestructive\x18\x05 \x01(\bR\vdestructive\x12\x14\n" +
+	"\x05moves\x18\a \x03(\tR\x05movesB\a\n" +
 	"\x05_bind\"\xbb\x01\n" +
 	"\aPreview\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +

@@ -2952,6 +2952,24 @@ func (x *PlannedStep) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Destructive = v
+		case "moves":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Moves = append(x.Moves, v)
+			}
+			if d.Failed() {
+				return false
+			}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -2979,6 +2997,15 @@ func (x *PlannedStep) MarshalWire(e *jsonwire.Encoder) {
 	}
 	e.Key("\"destructive\":")
 	e.Bool(x.Destructive)
+	if len(x.Moves) > 0 {
+		e.Key("\"moves\":")
+		e.OpenArray()
+		for _, v := range x.Moves {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
 	e.CloseObject()
 }
 
