@@ -155,9 +155,8 @@ func (c *call) solveSketch(seeds, pinned []uint64, dry bool) (solve.Result, []st
 	if err != nil {
 		return solve.Result{}, nil, err
 	}
-	if res.Status == solve.OverConstrained && !dry {
-		return res, nil, nil
-	}
+	// An over-constrained group is left as it was (its entities do not
+	// move); the callers that change the constraints refuse it.
 	var moved []string
 	for _, p := range sk.moved(&res) {
 		moved = append(moved, drawing.FormatHandle(p.e.Handle))
@@ -165,8 +164,8 @@ func (c *call) solveSketch(seeds, pinned []uint64, dry bool) (solve.Result, []st
 			continue
 		}
 		g := sk.geometry(p)
-		if !g.Finite() {
-			return solve.Result{}, nil, failed("the solve put the %s %s at infinity", p.e.Geom.Kind().WireName(), drawing.FormatHandle(p.e.Handle))
+		if a, ok := g.(drawing.Arc); !g.Finite() || ok && (a.Start == a.End || a.R == 0) {
+			return solve.Result{}, nil, failed("the solve collapses the %s %s: constrain its size or ends", p.e.Geom.Kind().WireName(), drawing.FormatHandle(p.e.Handle))
 		}
 		if err := c.tx.Replace(p.e, p.e.With(g)); err != nil {
 			return solve.Result{}, nil, err
