@@ -284,6 +284,26 @@ var catalogFixtures = map[string]fixture{
 			return map[string]any{"handles": []any{h["circle"]}, "viewport": "$vp"}
 		},
 	},
+	// constraints (issue #40, DESIGN §14)
+	"constraint_add": {args: func(h handles) map[string]any {
+		return map[string]any{"kind": "radius", "refs": []any{map[string]any{"handle": h["circle"]}}}
+	}},
+	"constraint_list": literal(map[string]any{}),
+	"constraint_delete": {
+		before: []catalogStep{
+			{Tool: "entity_create_line", Args: map[string]any{"x1": 0, "y1": 5, "x2": 4, "y2": 6}, Bind: "ln"},
+			{Tool: "constraint_add", Args: map[string]any{"kind": "horizontal", "refs": []any{map[string]any{"handle": "$ln"}}}},
+		},
+		args: func(handles) map[string]any { return map[string]any{"constraint_id": 1} },
+	},
+	"constraint_set_value": {
+		before: []catalogStep{
+			{Tool: "entity_create_circle", Args: map[string]any{"cx": 20, "cy": 20, "radius": 1}, Bind: "c"},
+			{Tool: "constraint_add", Args: map[string]any{"kind": "radius", "refs": []any{map[string]any{"handle": "$c"}}}},
+		},
+		args: func(handles) map[string]any { return map[string]any{"constraint_id": 1, "value": 3} },
+	},
+	"sketch_solve": literal(map[string]any{"dry_run": true}),
 }
 
 // viewportFixture is a fixture whose args name a viewport made in the
@@ -513,6 +533,18 @@ func (w *walker) state(doc string) catalogState {
 	for _, b := range blocks.Result.Blocks {
 		st.entities["block "+b.Name] = true // a block removed is something removed
 	}
+	res, _ = w.call("tools.call", map[string]any{"document_id": doc, "tool": "constraint_list", "args": map[string]any{}}, "", nil)
+	var cons struct {
+		Result struct {
+			Constraints []struct {
+				ID int `json:"constraint_id"`
+			} `json:"constraints"`
+		} `json:"result"`
+	}
+	json.Unmarshal(res, &cons)
+	for _, c := range cons.Result.Constraints {
+		st.entities[fmt.Sprintf("constraint %d", c.ID)] = true // so is a constraint
+	}
 	if len(st.entities) == 0 || len(st.layers) == 0 {
 		w.t.Fatalf("state of %s: entity_list %s, layer_list %s", doc, res, res)
 	}
@@ -567,7 +599,8 @@ func (w *walker) run(doc string, tool enginev1.ToolInfo, fx fixture, h handles, 
 			Status string `json:"status"`
 			Handle string `json:"handle"`
 			Result struct {
-				Name string `json:"name"`
+				Name         string `json:"name"`
+				ConstraintID int    `json:"constraint_id"`
 			} `json:"result"`
 			Error *struct {
 				Kind string `json:"kind"`
@@ -586,6 +619,9 @@ func (w *walker) run(doc string, tool enginev1.ToolInfo, fx fixture, h handles, 
 		}
 		if r.Tool == "layer_create" {
 			out.created.layers[r.Result.Name] = true
+		}
+		if r.Tool == "constraint_add" {
+			out.created.entities[fmt.Sprintf("constraint %d", r.Result.ConstraintID)] = true
 		}
 	}
 	last := b.Results[len(steps)-1]

@@ -47,6 +47,10 @@ var examples = []example{
 	{name: "failing-stop", file: "failing.json", args: []string{"--on-error", "stop"}, status: "failed", executed: 5, succeeded: 4, failed: 1, skipped: 2},
 	{name: "failing-continue", file: "failing.json", args: []string{"--on-error", "continue"}, status: "completed", executed: 7, succeeded: 6, failed: 1},
 	{name: "failing-rollback", file: "failing.json", args: []string{"--on-error", "rollback"}, status: "rolled_back", executed: 5, succeeded: 4, failed: 1, skipped: 2},
+	// Constraints (issue #40): a plate drawn roughly and made exact, its bore
+	// centred; then the same made 160 wide by one constraint_set_value.
+	{name: "sketch", file: "sketch.json", png: true, ok: true, status: "completed", executed: 24, succeeded: 24},
+	{name: "sketch-wider", file: "sketch-wider.json", png: true, ok: true, status: "completed", executed: 25, succeeded: 25},
 }
 
 var createdDocument = regexp.MustCompile(`created document (doc-[0-9a-f]+)`)

@@ -555,6 +555,9 @@ func (d *Document) AppendEncoded(dst []byte, h uint64) ([]byte, bool) {
 	if s := d.settings; s != nil && s.Handle == h {
 		return append(dst, s.Encode()...), true
 	}
+	if t := d.constraints; t != nil && t.Handle == h {
+		return append(dst, t.Encode()...), true
+	}
 	return dst, false
 }
 
@@ -570,6 +573,9 @@ func (d *Document) EachStored(fn func(h uint64, data []byte)) {
 	}
 	if s := d.settings; s != nil {
 		fn(s.Handle, s.Encode())
+	}
+	if t := d.constraints; t != nil {
+		fn(t.Handle, t.Encode())
 	}
 	for _, b := range d.Blocks() {
 		fn(b.Handle, b.Encode())
@@ -616,6 +622,14 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 			d.SetSettings(s)
 			continue
 		}
+		if len(data) > 0 && data[0] == tagConstraints {
+			t, err := decodeConstraints(h, data)
+			if err != nil {
+				return err
+			}
+			d.SetConstraints(t)
+			continue
+		}
 		if len(data) == 0 || data[0] != tagBlock {
 			continue
 		}
@@ -636,7 +650,7 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 	}
 	for _, h := range hs {
 		data := records[h]
-		if len(data) > 0 && (data[0] == tagBlock || data[0] == tagLinetypes || data[0] == tagLayouts || data[0] == tagHeader) {
+		if len(data) > 0 && (data[0] == tagBlock || data[0] == tagLinetypes || data[0] == tagLayouts || data[0] == tagHeader || data[0] == tagConstraints) {
 			continue
 		}
 		e, err := DecodeEntity(h, data)

@@ -6,13 +6,14 @@ import "slices"
 type changeKind uint8
 
 const (
-	ChangeEntity   changeKind = iota + 1 // an entity was created, replaced or removed
-	changeLayer                          // a layer was created, modified or removed
-	changeCurrent                        // the current layer changed
-	ChangeBlock                          // a block was defined or removed
-	ChangeLtypes                         // the linetype table was replaced
-	ChangeLayouts                        // the layout table was replaced
-	ChangeSettings                       // the settings were replaced
+	ChangeEntity      changeKind = iota + 1 // an entity was created, replaced or removed
+	changeLayer                             // a layer was created, modified or removed
+	changeCurrent                           // the current layer changed
+	ChangeBlock                             // a block was defined or removed
+	ChangeLtypes                            // the linetype table was replaced
+	ChangeLayouts                           // the layout table was replaced
+	ChangeSettings                          // the settings were replaced
+	ChangeConstraints                       // the constraint table was replaced
 )
 
 // Change is one record of the undo log: what a thing was before and after.
@@ -26,12 +27,13 @@ type Change struct {
 
 // undoOther is what a layer, current-layer or block change undoes to.
 type undoOther struct {
-	name     string // the layer's or block's name, or the current layer before
-	layer    *Layer
-	block    *Block
-	table    *Linetypes
-	layouts  *Layouts
-	settings *settingsState
+	name        string // the layer's or block's name, or the current layer before
+	layer       *Layer
+	block       *Block
+	table       *Linetypes
+	layouts     *Layouts
+	settings    *settingsState
+	constraints *Constraints
 }
 
 // Stored reports whether the change is to a record the store keeps under
@@ -39,7 +41,7 @@ type undoOther struct {
 // settings), and which.
 func (c Change) Stored() (uint64, bool) {
 	switch c.Kind {
-	case ChangeEntity, ChangeBlock, ChangeLtypes, ChangeLayouts, ChangeSettings:
+	case ChangeEntity, ChangeBlock, ChangeLtypes, ChangeLayouts, ChangeSettings, ChangeConstraints:
 		return c.Handle, true
 	}
 	return c.Handle, false
@@ -128,10 +130,15 @@ func (t *Tx) Replace(old, next *Entity) error {
 	return nil
 }
 
-// Remove deletes e, which is in the document.
+// Remove deletes e, which is in the document. An entity that
+// constraints name is refused: they must be deleted first (see
+// docs/decisions.md, "Constraints").
 func (t *Tx) Remove(e *Entity) error {
 	if err := t.writable(e.Layer); err != nil {
 		return err
+	}
+	if ids := t.d.ConstraintsOf(e.Handle); len(ids) > 0 {
+		return ruleRefused("the %s %s is held by constraint(s) %s: delete them first with constraint_delete", e.Geom.Kind().WireName(), FormatHandle(e.Handle), formatIDs(ids))
 	}
 	t.logEntity(e.Handle, e, nil)
 	t.follow(e.Handle)
@@ -179,6 +186,8 @@ func (t *Tx) UndoTo(mark int) []Change {
 			t.d.SetLayouts(c.undo.layouts)
 		case ChangeSettings:
 			t.d.setSettings(*c.undo.settings)
+		case ChangeConstraints:
+			t.d.SetConstraints(c.undo.constraints)
 		}
 	}
 	t.log = t.log[:mark]

@@ -40,6 +40,8 @@ type Document struct {
 	ltypes        *Linetypes                     // nil: the standard linetypes at scale 1
 	layouts       *Layouts                       // nil: no layouts
 	settings      *Settings                      // nil: DefaultSettings in Units
+	constraints   *Constraints                   // nil: none ever added
+	constrained   map[uint64]int                 // handle → constraints that name it (see Constraints)
 }
 
 // Layer is a layer's state. Like entities, a layer in a document is never

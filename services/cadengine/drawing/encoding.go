@@ -124,8 +124,11 @@ const (
 	tagLayouts = 'P'
 	// tagHeader is a document's settings, stored under their handle (see
 	// Settings.Encode).
-	tagHeader  = 'H'
-	encVersion = 1
+	tagHeader = 'H'
+	// tagConstraints is a document's constraint table, stored under its
+	// handle (see Constraints.Encode).
+	tagConstraints = 'K'
+	encVersion     = 1
 	// encLayout is the version of an entity's encoding that names its
 	// paper-space layout; a model-space entity encodes as encVersion, as
 	// it always did.

@@ -23,6 +23,7 @@ type Diff struct {
 	ltypes   *[2]*Linetypes
 	layouts  *[2]*Layouts
 	settings *[2]settingsState
+	cons     *[2]*Constraints
 }
 
 type blockDiff struct {
@@ -70,6 +71,10 @@ func (d *Document) DiffOf(changes []Change) *Diff {
 		case ChangeSettings:
 			if df.settings == nil {
 				df.settings = &[2]settingsState{*c.undo.settings, {d.settings, d.Units}}
+			}
+		case ChangeConstraints:
+			if df.cons == nil {
+				df.cons = &[2]*Constraints{c.undo.constraints, d.constraints}
 			}
 		case ChangeBlock:
 			if df.blocks == nil {
@@ -177,6 +182,7 @@ func (df *Diff) Then(later *Diff) *Diff {
 	out.layouts = then(df.layouts, later.layouts)
 	out.settings = then(df.settings, later.settings)
 	out.current = then(df.current, later.current)
+	out.cons = then(df.cons, later.cons)
 	return out
 }
 
@@ -193,6 +199,9 @@ func (df *Diff) Size() int {
 		n++
 	}
 	if df.settings != nil {
+		n++
+	}
+	if df.cons != nil {
 		n++
 	}
 	return n
@@ -249,6 +258,9 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 	}
 	if df.settings != nil && d.settings != df.settings[from].settings {
 		return DiffEffect{}, "the drawing settings", false
+	}
+	if df.cons != nil && d.constraints != df.cons[from] {
+		return DiffEffect{}, "the constraints", false
 	}
 	if df.layouts != nil {
 		cur, next := d.layouts, df.layouts[to]
@@ -313,6 +325,11 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 			continue // created and removed by the same write
 		}
 		t.logEntity(h, cur, next)
+	}
+	if df.cons != nil {
+		h := cmp.Or(df.cons[0], df.cons[1]).Handle
+		t.log = append(t.log, Change{Kind: ChangeConstraints, Handle: h, undo: &undoOther{constraints: d.constraints}})
+		d.SetConstraints(df.cons[to])
 	}
 	return eff, "", true
 }

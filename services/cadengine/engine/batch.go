@@ -580,6 +580,9 @@ func preview(d *document, plans []*stepPlan) *enginev1.Preview {
 		}
 		if s.tool != nil {
 			ps.Destructive = s.tool.info.Annotations.GetDestructive()
+			if s.decoded != nil {
+				ps.Moves = wouldMove(d.Document, s.decoded)
+			}
 			v, err := contract.ParseJSON(s.raw)
 			if err != nil {
 				v = map[string]any{}

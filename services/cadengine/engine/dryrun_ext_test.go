@@ -154,6 +154,12 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolViewportLock:      {"handle": h["line"]},
 		enginev1.ToolViewportDelete:    {"handle": h["line"]},
 		enginev1.ToolEntityChangeSpace: {"handles": []any{h["line"]}, "layout": "S1"},
+		// constraints (issue #40, DESIGN §14)
+		enginev1.ToolConstraintAdd:      {"kind": "horizontal", "refs": []any{obj{"handle": h["line"]}}},
+		enginev1.ToolConstraintList:     {},
+		enginev1.ToolConstraintDelete:   {"constraint_id": 1},
+		enginev1.ToolConstraintSetValue: {"constraint_id": 1, "value": 3},
+		enginev1.ToolSketchSolve:        {"dry_run": true},
 	}
 }
 

@@ -325,6 +325,10 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolViewportLock:      {"handle": "104"},
 		enginev1.ToolViewportDelete:    {"handle": "104"},
 		enginev1.ToolEntityChangeSpace: {"handles": []any{h}, "layout": "S"},
+		// constraints (issue #40, DESIGN §14): constraint 1 is circle 100's radius
+		enginev1.ToolConstraintAdd:      {"kind": "horizontal", "refs": []any{obj{"handle": h2}}},
+		enginev1.ToolConstraintDelete:   {"constraint_id": 1},
+		enginev1.ToolConstraintSetValue: {"constraint_id": 1, "value": 2},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -360,6 +364,8 @@ func TestEveryToolAnswers(t *testing.T) {
 			enginev1.ToolViewportSetScale, enginev1.ToolViewportLock, enginev1.ToolViewportDelete, enginev1.ToolEntityChangeSpace:
 			f.ok(enginev1.ToolLayoutCreate, obj{"name": "S", "paper": "A3"})
 			f.handle(enginev1.ToolViewportCreate, obj{"layout": "S", "x": 10, "y": 10, "width": 200, "height": 150, "center_x": 0, "center_y": 0, "scale": "1:1"})
+		case enginev1.ToolConstraintDelete, enginev1.ToolConstraintSetValue:
+			f.ok(enginev1.ToolConstraintAdd, obj{"kind": "radius", "refs": []any{obj{"handle": h}}})
 		}
 		args := minimal[tool.Name]
 		if args == nil {

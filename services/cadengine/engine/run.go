@@ -345,6 +345,11 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	} else {
 		out, err = s.tool.spec.run(c, args)
 	}
+	if err == nil && r.writer {
+		// Constraints hold through every edit (DESIGN §14): re-solved in
+		// the same step, or the step is refused.
+		err = c.holdConstraints(s.name, mark)
+	}
 	if err != nil {
 		if r.writer {
 			r.UndoTo(mark)
@@ -357,7 +362,7 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 	if c.created != nil {
 		r.created = c.created
 	}
-	if mutating(s.tool) {
+	if mutating(s.tool) && !c.dry {
 		r.pending++
 		if r.live == nil {
 			r.live = make([]int32, 0, len(r.steps)) // at most one a step: no growing

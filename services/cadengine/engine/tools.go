@@ -180,6 +180,12 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolViewportLock:      docTool(viewportLock),
 		enginev1.ToolViewportDelete:    docTool(viewportDelete),
 		enginev1.ToolEntityChangeSpace: docTool(entityChangeSpace),
+		// constraints (issue #40, DESIGN §14)
+		enginev1.ToolConstraintAdd:      docTool(constraintAdd),
+		enginev1.ToolConstraintList:     docTool(constraintList),
+		enginev1.ToolConstraintDelete:   docTool(constraintDelete),
+		enginev1.ToolConstraintSetValue: docTool(constraintSetValue),
+		enginev1.ToolSketchSolve:        docTool(sketchSolve),
 	}
 }
 
@@ -280,6 +286,7 @@ type call struct {
 	step      int           // the step's index in r
 	created   *document     // set by document_create and document_import: the run commits and publishes it
 	args      proto.Message // the step's decoded arguments; nil for a tool's dense form
+	dry       bool          // set by a mutating tool's own dry run (sketch_solve's): the step changed nothing and takes no revision
 }
 
 func adapt[A, R proto.Message](f func(*call, A) (R, error)) handler {

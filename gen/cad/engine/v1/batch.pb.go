@@ -71,6 +71,9 @@ const (
 	// primitives: nested or gridded inserts, dense hatch patterns); see
 	// ToolError.needed and limit.
 	ErrorKind_ERROR_KIND_TOO_LARGE ErrorKind = 19
+	// The document's constraints cannot all hold with the change (DESIGN
+	// §14); see ToolError.conflicting.
+	ErrorKind_ERROR_KIND_OVER_CONSTRAINED ErrorKind = 20
 )
 
 // Enum value maps for ErrorKind.
@@ -96,6 +99,7 @@ var (
 		17: "ERROR_KIND_OPERATION_CONFLICT",
 		18: "ERROR_KIND_REQUIRES_RECONCILE",
 		19: "ERROR_KIND_TOO_LARGE",
+		20: "ERROR_KIND_OVER_CONSTRAINED",
 	}
 	ErrorKind_value = map[string]int32{
 		"ERROR_KIND_UNSPECIFIED":             0,
@@ -118,6 +122,7 @@ var (
 		"ERROR_KIND_OPERATION_CONFLICT":      17,
 		"ERROR_KIND_REQUIRES_RECONCILE":      18,
 		"ERROR_KIND_TOO_LARGE":               19,
+		"ERROR_KIND_OVER_CONSTRAINED":        20,
 	}
 )
 
@@ -479,7 +484,10 @@ type ToolError struct {
 	// For too_large: the primitives the work would have drawn.
 	Needed *int64 `protobuf:"varint,11,opt,name=needed,proto3,oneof" json:"needed,omitempty"`
 	// For too_large: the most one call may draw (--expansion-limit).
-	Limit         *int64 `protobuf:"varint,12,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	Limit *int64 `protobuf:"varint,12,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// For over_constrained: a smallest set of constraint ids that cannot
+	// all hold.
+	Conflicting   []int32 `protobuf:"varint,13,rep,packed,name=conflicting,proto3" json:"conflicting,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -596,6 +604,13 @@ func (x *ToolError) GetLimit() int64 {
 		return *x.Limit
 	}
 	return 0
+}
+
+func (x *ToolError) GetConflicting() []int32 {
+	if x != nil {
+		return x.Conflicting
+	}
+	return nil
 }
 
 // BatchStep is one tool call of a batch.
@@ -1099,7 +1114,10 @@ type PlannedStep struct {
 	// Binding name.
 	Bind *string `protobuf:"bytes,4,opt,name=bind,proto3,oneof" json:"bind,omitempty"`
 	// The tool is destructive.
-	Destructive   bool `protobuf:"varint,5,opt,name=destructive,proto3" json:"destructive,omitempty"`
+	Destructive bool `protobuf:"varint,5,opt,name=destructive,proto3" json:"destructive,omitempty"`
+	// For constraint_add and constraint_set_value on existing entities: the
+	// entities its solve would move, the document as it is now (DESIGN §14).
+	Moves         []string `protobuf:"bytes,7,rep,name=moves,proto3" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1175,6 +1193,13 @@ func (x *PlannedStep) GetDestructive() bool {
 		return x.Destructive
 	}
 	return false
+}
+
+func (x *PlannedStep) GetMoves() []string {
+	if x != nil {
+		return x.Moves
+	}
+	return nil
 }
 
 // Preview is what a dry run would do.
@@ -1644,7 +1669,7 @@ var File_cad_engine_v1_batch_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\n" +
-	"\x19cad/engine/v1/batch.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc1\x04\n" +
+	"\x19cad/engine/v1/batch.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe3\x04\n" +
 	"\tToolError\x12,\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x18.cad.engine.v1.ErrorKindR\x04kind\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12&\n" +
@@ -1660,7 +1685,8 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\x06reason\x18\n" +
 	" \x01(\x0e2\x1e.cad.engine.v1.ViolationReasonH\x06R\x06reason\x88\x01\x01\x12\x1b\n" +
 	"\x06needed\x18\v \x01(\x03H\aR\x06needed\x88\x01\x01\x12\x19\n" +
-	"\x05limit\x18\f \x01(\x03H\bR\x05limit\x88\x01\x01B\x0f\n" +
+	"\x05limit\x18\f \x01(\x03H\bR\x05limit\x88\x01\x01\x12 \n" +
+	"\vconflicting\x18\r \x03(\x05R\vconflictingB\x0f\n" +
 	"\r_operation_idB\a\n" +
 	"\x05_pathB\r\n" +
 	"\v_capabilityB\x13\n" +
@@ -1713,7 +1739,7 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"rolledBack\x12\x1a\n" +
 	"\bverified\x18\x05 \x01(\bR\bverified\x12\x12\n" +
 	"\x04note\x18\x06 \x01(\tR\x04note\x12\x16\n" +
-	"\x06undone\x18\a \x03(\tR\x06undone\"\xdb\x01\n" +
+	"\x06undone\x18\a \x03(\tR\x06undone\"\xf1\x01\n" +
 	"\vPlannedStep\x12\f\n" +
 	"\x01i\x18\x01 \x01(\x05R\x01i\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x125\n" +
@@ -1721,7 +1747,8 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\targs_json\x18\x06 \x01(\fB\x12\xaa\xb5\x18\x0e\n" +
 	"\x04args\x12\x06objectR\bargsJson\x12\x17\n" +
 	"\x04bind\x18\x04 \x01(\tH\x00R\x04bind\x88\x01\x01\x12 \n" +
-	"\vdestructive\x18\x05 \x01(\bR\vdestructiveB\a\n" +
+	"\vdestructive\x18\x05 \x01(\bR\vdestructive\x12\x14\n" +
+	"\x05moves\x18\a \x03(\tR\x05movesB\a\n" +
 	"\x05_bind\"\xbb\x01\n" +
 	"\aPreview\x12\x1f\n" +
 	"\vdocument_id\x18\x01 \x01(\tR\n" +
@@ -1785,7 +1812,7 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\brevision\x18\n" +
 	" \x01(\x03R\brevisionB\t\n" +
 	"\a_resultB\x0e\n" +
-	"\f_finished_at*\xcc\x04\n" +
+	"\f_finished_at*\xed\x04\n" +
 	"\tErrorKind\x12\x1a\n" +
 	"\x16ERROR_KIND_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16ERROR_KIND_UNSUPPORTED\x10\x01\x12\x1b\n" +
@@ -1807,7 +1834,8 @@ const file_cad_engine_v1_batch_proto_rawDesc = "" +
 	"\x14ERROR_KIND_CANCELLED\x10\x10\x12!\n" +
 	"\x1dERROR_KIND_OPERATION_CONFLICT\x10\x11\x12!\n" +
 	"\x1dERROR_KIND_REQUIRES_RECONCILE\x10\x12\x12\x18\n" +
-	"\x14ERROR_KIND_TOO_LARGE\x10\x13*\xd7\x01\n" +
+	"\x14ERROR_KIND_TOO_LARGE\x10\x13\x12\x1f\n" +
+	"\x1bERROR_KIND_OVER_CONSTRAINED\x10\x14*\xd7\x01\n" +
 	"\x0fViolationReason\x12 \n" +
 	"\x1cVIOLATION_REASON_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eVIOLATION_REASON_UNKNOWN_FIELD\x10\x01\x12\x1f\n" +

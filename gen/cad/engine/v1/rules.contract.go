@@ -1590,6 +1590,89 @@ func (x *ToolDescribeArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *ConstraintRef) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Point != nil {
+		if !rulePattern3.MatchString(*x.Point) {
+			return &RuleViolation{Path: "/point", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^(start|end|center|mid|vertex:[0-9]+)$"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ConstraintAddArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if !rulePattern4.MatchString(x.Kind) {
+		return &RuleViolation{Path: "/kind", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^(coincident|horizontal|vertical|parallel|perpendicular|tangent|equal|concentric|fixed|point_on|midpoint|symmetric|distance|distance_x|distance_y|angle|radius|diameter)$"}
+	}
+	if n := len(x.Refs); n > 0 && n < 1 {
+		return &RuleViolation{Path: "/refs", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 1 elements"}
+	}
+	if len(x.Refs) > 3 {
+		return &RuleViolation{Path: "/refs", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 3 elements"}
+	}
+	for i, e := range x.Refs {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/refs" + "/" + strconv.Itoa(i))
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ConstraintInfo) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	for i, e := range x.Refs {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/refs" + "/" + strconv.Itoa(i))
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ConstraintListResult) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	for i, e := range x.Constraints {
+		if r := e.CheckRules(); r != nil {
+			return r.Under("/constraints" + "/" + strconv.Itoa(i))
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ConstraintDeleteArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if float64(x.ConstraintId) < 1.0 {
+		return &RuleViolation{Path: "/constraint_id", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ConstraintSetValueArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if float64(x.ConstraintId) < 1.0 {
+		return &RuleViolation{Path: "/constraint_id", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *EntityCreateSplineArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
@@ -1852,7 +1935,7 @@ func (x *DrawingCritiqueArgs) CheckRules() *RuleViolation {
 		return &RuleViolation{Path: "/focus", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 3 elements"}
 	}
 	for i, e := range x.Focus {
-		if !rulePattern3.MatchString(e) {
+		if !rulePattern5.MatchString(e) {
 			return &RuleViolation{Path: "/focus" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^(geometry|annotation|sheet)$"}
 		}
 	}
@@ -1905,7 +1988,7 @@ func (x *DocumentPurgeArgs) CheckRules() *RuleViolation {
 		return &RuleViolation{Path: "/what", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 4 elements"}
 	}
 	for i, e := range x.What {
-		if !rulePattern4.MatchString(e) {
+		if !rulePattern6.MatchString(e) {
 			return &RuleViolation{Path: "/what" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^(layers|blocks|linetypes|styles)$"}
 		}
 	}
@@ -2153,14 +2236,14 @@ func (x *GdtFrameArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
 	}
-	if !rulePattern5.MatchString(x.Tolerance) {
+	if !rulePattern7.MatchString(x.Tolerance) {
 		return &RuleViolation{Path: "/tolerance", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^[0-9][0-9.,/]{0,19}$"}
 	}
 	if len(x.Datums) > 3 {
 		return &RuleViolation{Path: "/datums", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "has more than 3 elements"}
 	}
 	for i, e := range x.Datums {
-		if !rulePattern6.MatchString(e) {
+		if !rulePattern8.MatchString(e) {
 			return &RuleViolation{Path: "/datums" + "/" + strconv.Itoa(i), Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "does not match ^[A-Z](-[A-Z])?$"}
 		}
 	}
@@ -2388,10 +2471,12 @@ var (
 	rulePattern0 = regexp.MustCompile("^[\\x21-\\x7E]+$")
 	rulePattern1 = regexp.MustCompile("^[A-Za-z_][A-Za-z0-9_]*$")
 	rulePattern2 = regexp.MustCompile("^[A-Za-z0-9_.-]+$")
-	rulePattern3 = regexp.MustCompile("^(geometry|annotation|sheet)$")
-	rulePattern4 = regexp.MustCompile("^(layers|blocks|linetypes|styles)$")
-	rulePattern5 = regexp.MustCompile("^[0-9][0-9.,/]{0,19}$")
-	rulePattern6 = regexp.MustCompile("^[A-Z](-[A-Z])?$")
+	rulePattern3 = regexp.MustCompile("^(start|end|center|mid|vertex:[0-9]+)$")
+	rulePattern4 = regexp.MustCompile("^(coincident|horizontal|vertical|parallel|perpendicular|tangent|equal|concentric|fixed|point_on|midpoint|symmetric|distance|distance_x|distance_y|angle|radius|diameter)$")
+	rulePattern5 = regexp.MustCompile("^(geometry|annotation|sheet)$")
+	rulePattern6 = regexp.MustCompile("^(layers|blocks|linetypes|styles)$")
+	rulePattern7 = regexp.MustCompile("^[0-9][0-9.,/]{0,19}$")
+	rulePattern8 = regexp.MustCompile("^[A-Z](-[A-Z])?$")
 )
 
 // inEntityLinetype reports whether s is a member of VALUE_DOMAIN_ENTITY_LINETYPE, ignoring the case

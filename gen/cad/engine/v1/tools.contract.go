@@ -107,6 +107,11 @@ const (
 	ToolBlockReferences          = "block_references"
 	ToolToolSearch               = "tool_search"
 	ToolToolDescribe             = "tool_describe"
+	ToolConstraintAdd            = "constraint_add"
+	ToolConstraintList           = "constraint_list"
+	ToolConstraintDelete         = "constraint_delete"
+	ToolConstraintSetValue       = "constraint_set_value"
+	ToolSketchSolve              = "sketch_solve"
 	ToolEntityCreateSpline       = "entity_create_spline"
 	ToolEntityCreateLeader       = "entity_create_leader"
 	ToolEntityCreateXline        = "entity_create_xline"
@@ -908,6 +913,56 @@ var Tools = []ToolInfo{
 		Result:       (*ToolDescribeResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"names":{"items":{"maxLength":100,"minLength":1,"type":"string"},"maxItems":50,"minItems":1,"type":"array"}},"type":"object"}`,
 		OutputSchema: `{"$defs":{"cad.engine.v1.Tool":{"additionalProperties":false,"properties":{"annotations":{"$ref":"#/$defs/cad.engine.v1.ToolAnnotations"},"description":{"type":"string"},"input_schema":{"type":"object"},"name":{"type":"string"},"output_schema":{"type":"object"}},"required":["name","description","input_schema","output_schema","annotations"],"type":"object"},"cad.engine.v1.ToolAnnotations":{"additionalProperties":false,"properties":{"batchable":{"type":"boolean"},"destructive":{"type":"boolean"},"idempotent":{"type":"boolean"},"interactive":{"type":"boolean"},"read_only":{"type":"boolean"}},"required":["read_only","destructive","idempotent","batchable","interactive"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"tools":{"items":{"$ref":"#/$defs/cad.engine.v1.Tool"},"type":"array"}},"type":"object"}`,
+	},
+	{
+		Name:         ToolConstraintAdd,
+		Description:  "Constrain geometry by a geometric constraint or driving dimension, solved at once: the geometry moves to satisfy it. Refused with over_constrained (nothing changes) when it cannot hold with the others.",
+		Keywords:     []string{"geomconstraint", "dimconstraint", "constraint", "make parallel", "make tangent", "coincident", "tangent", "perpendicular", "driving dimension", "parametric", "abhängigkeit", "zwangsbedingung", "contrainte", "restricción"},
+		Annotations:  &ToolAnnotations{Batchable: true},
+		Args:         (*ConstraintAddArgs)(nil),
+		Result:       (*ConstraintAddResult)(nil),
+		InputSchema:  `{"$defs":{"cad.engine.v1.ConstraintRef":{"additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"point":{"pattern":"^(start|end|center|mid|vertex:[0-9]+)$","type":"string"}},"required":["handle"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"kind":{"pattern":"^(coincident|horizontal|vertical|parallel|perpendicular|tangent|equal|concentric|fixed|point_on|midpoint|symmetric|distance|distance_x|distance_y|angle|radius|diameter)$","type":"string"},"refs":{"items":{"$ref":"#/$defs/cad.engine.v1.ConstraintRef"},"maxItems":3,"minItems":1,"type":"array"},"value":{"type":"number"}},"required":["kind"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"constraint_id":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"dof":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"moved":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"status":{"type":"string"}},"required":["constraint_id","status","dof"],"type":"object"}`,
+	},
+	{
+		Name:         ToolConstraintList,
+		Description:  "List the document's constraints and driving dimensions with their refs and values.",
+		Keywords:     []string{"parameters", "constraintbar", "list constraints", "show constraints", "abhängigkeiten anzeigen", "contraintes", "restricciones"},
+		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
+		Args:         (*ConstraintListArgs)(nil),
+		Result:       (*ConstraintListResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true}},"type":"object"}`,
+		OutputSchema: `{"$defs":{"cad.engine.v1.ConstraintInfo":{"additionalProperties":false,"properties":{"constraint_id":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"kind":{"type":"string"},"refs":{"items":{"$ref":"#/$defs/cad.engine.v1.ConstraintRef"},"type":"array"},"value":{"type":"number"}},"required":["constraint_id","kind"],"type":"object"},"cad.engine.v1.ConstraintRef":{"additionalProperties":false,"properties":{"handle":{"type":"string","x-cad-handle":true},"point":{"pattern":"^(start|end|center|mid|vertex:[0-9]+)$","type":"string"}},"required":["handle"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"constraints":{"items":{"$ref":"#/$defs/cad.engine.v1.ConstraintInfo"},"type":"array"}},"type":"object"}`,
+	},
+	{
+		Name:         ToolConstraintDelete,
+		Description:  "Delete a constraint; the geometry stays where it is.",
+		Keywords:     []string{"delconstraint", "remove constraint", "unconstrain", "abhängigkeit löschen", "supprimer contrainte", "eliminar restricción"},
+		Annotations:  &ToolAnnotations{Destructive: true, Batchable: true},
+		Args:         (*ConstraintDeleteArgs)(nil),
+		Result:       (*ConstraintDeleteResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"constraint_id":{"maximum":2147483647,"minimum":1,"type":"integer"}},"required":["constraint_id"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"constraint_id":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"dof":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"status":{"type":"string"}},"required":["constraint_id","status","dof"],"type":"object"}`,
+	},
+	{
+		Name:         ToolConstraintSetValue,
+		Description:  "Change a dimensional constraint's value (a driving dimension) and solve: the geometry follows. Refused with over_constrained when it cannot hold.",
+		Keywords:     []string{"change dimension value", "resize by dimension", "set parameter", "make it wider", "maß ändern", "modifier cote", "cambiar cota"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*ConstraintSetValueArgs)(nil),
+		Result:       (*ConstraintSetValueResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"constraint_id":{"maximum":2147483647,"minimum":1,"type":"integer"},"value":{"type":"number"}},"required":["constraint_id","value"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"constraint_id":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"dof":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"moved":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"status":{"type":"string"}},"required":["constraint_id","status","dof"],"type":"object"}`,
+	},
+	{
+		Name:         ToolSketchSolve,
+		Description:  "Solve the document's constraints and report status (solved, under_constrained, over_constrained), degrees of freedom, conflicting constraints and what moved; dry_run changes nothing.",
+		Keywords:     []string{"solve sketch", "solve constraints", "degrees of freedom", "fully constrained", "lösen", "résoudre", "resolver"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*SketchSolveArgs)(nil),
+		Result:       (*SketchSolveResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"dry_run":{"type":"boolean"}},"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"conflicting":{"items":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"type":"array"},"dof":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"},"moved":{"items":{"type":"string","x-cad-handle":true},"type":"array"},"status":{"type":"string"}},"required":["status","dof"],"type":"object"}`,
 	},
 	{
 		Name:         ToolEntityCreateSpline,

@@ -96,6 +96,7 @@ var ErrorKindByWireName = map[string]int32{
 	"operation_conflict":      17,
 	"requires_reconcile":      18,
 	"too_large":               19,
+	"over_constrained":        20,
 }
 
 // WireName is x's name on the JSON wire, or "" for a number ErrorKind
@@ -142,6 +143,8 @@ func (x ErrorKind) WireName() string {
 		return "requires_reconcile"
 	case 19:
 		return "too_large"
+	case 20:
+		return "over_constrained"
 	}
 	return ""
 }
@@ -2410,6 +2413,24 @@ func (x *ToolError) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Limit = &v
+		case "conflicting":
+			if seen&(1<<12) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 12
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.Int32()
+				if !ok {
+					return false
+				}
+				x.Conflicting = append(x.Conflicting, v)
+			}
+			if d.Failed() {
+				return false
+			}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -2481,6 +2502,15 @@ func (x *ToolError) MarshalWire(e *jsonwire.Encoder) {
 	if x.Limit != nil {
 		e.Key("\"limit\":")
 		e.Int64(int64((*x.Limit)))
+	}
+	if len(x.Conflicting) > 0 {
+		e.Key("\"conflicting\":")
+		e.OpenArray()
+		for _, v := range x.Conflicting {
+			e.Element()
+			e.Int64(int64(v))
+		}
+		e.CloseArray()
 	}
 	e.CloseObject()
 }
@@ -3087,6 +3117,24 @@ func (x *PlannedStep) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Destructive = v
+		case "moves":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Moves = append(x.Moves, v)
+			}
+			if d.Failed() {
+				return false
+			}
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -3114,6 +3162,15 @@ func (x *PlannedStep) MarshalWire(e *jsonwire.Encoder) {
 	}
 	e.Key("\"destructive\":")
 	e.Bool(x.Destructive)
+	if len(x.Moves) > 0 {
+		e.Key("\"moves\":")
+		e.OpenArray()
+		for _, v := range x.Moves {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
 	e.CloseObject()
 }
 
@@ -22030,6 +22087,847 @@ func (x *ToolDescribeResult) MarshalWire(e *jsonwire.Encoder) {
 		for _, v := range x.Tools {
 			e.Element()
 			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ConstraintRef) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "point":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Point = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ConstraintRef) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ConstraintRef{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if x.Point != nil {
+		e.Key("\"point\":")
+		e.String((*x.Point))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ConstraintAddArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "kind":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Kind = v
+		case "refs":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if d.EmptyArrayNext() {
+				return d.Fail()
+			}
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[ConstraintRef]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Refs = append(x.Refs, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "value":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Value = d.Float64Ref(v)
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ConstraintAddArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ConstraintAddArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"kind\":")
+	e.String(x.Kind)
+	if len(x.Refs) > 0 {
+		e.Key("\"refs\":")
+		e.OpenArray()
+		for _, v := range x.Refs {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if x.Value != nil {
+		e.Key("\"value\":")
+		e.Float64(float64((*x.Value)), "cad.engine.v1.ConstraintAddArgs.value")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ConstraintAddResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "constraint_id":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = v
+		case "status":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Status = v
+		case "dof":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Dof = v
+		case "moved":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Moved = append(x.Moved, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ConstraintAddResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ConstraintAddResult{}
+	}
+	e.OpenObject()
+	e.Key("\"constraint_id\":")
+	e.Int64(int64(x.ConstraintId))
+	e.Key("\"status\":")
+	e.String(x.Status)
+	e.Key("\"dof\":")
+	e.Int64(int64(x.Dof))
+	if len(x.Moved) > 0 {
+		e.Key("\"moved\":")
+		e.OpenArray()
+		for _, v := range x.Moved {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ConstraintListArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ConstraintListArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ConstraintListArgs{}
+	}
+	e.OpenObject()
+	if x.Handle != nil {
+		e.Key("\"handle\":")
+		e.String((*x.Handle))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ConstraintInfo) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "constraint_id":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = v
+		case "kind":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Kind = v
+		case "refs":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[ConstraintRef]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Refs = append(x.Refs, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "value":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Value = d.Float64Ref(v)
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ConstraintInfo) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ConstraintInfo{}
+	}
+	e.OpenObject()
+	e.Key("\"constraint_id\":")
+	e.Int64(int64(x.ConstraintId))
+	e.Key("\"kind\":")
+	e.String(x.Kind)
+	if len(x.Refs) > 0 {
+		e.Key("\"refs\":")
+		e.OpenArray()
+		for _, v := range x.Refs {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	if x.Value != nil {
+		e.Key("\"value\":")
+		e.Float64(float64((*x.Value)), "cad.engine.v1.ConstraintInfo.value")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ConstraintListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "constraints":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[ConstraintInfo]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Constraints = append(x.Constraints, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ConstraintListResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ConstraintListResult{}
+	}
+	e.OpenObject()
+	if len(x.Constraints) > 0 {
+		e.Key("\"constraints\":")
+		e.OpenArray()
+		for _, v := range x.Constraints {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ConstraintDeleteArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "constraint_id":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ConstraintDeleteArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ConstraintDeleteArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"constraint_id\":")
+	e.Int64(int64(x.ConstraintId))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ConstraintDeleteResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "constraint_id":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = v
+		case "status":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Status = v
+		case "dof":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Dof = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ConstraintDeleteResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ConstraintDeleteResult{}
+	}
+	e.OpenObject()
+	e.Key("\"constraint_id\":")
+	e.Int64(int64(x.ConstraintId))
+	e.Key("\"status\":")
+	e.String(x.Status)
+	e.Key("\"dof\":")
+	e.Int64(int64(x.Dof))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ConstraintSetValueArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "constraint_id":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = v
+		case "value":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Value = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ConstraintSetValueArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ConstraintSetValueArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"constraint_id\":")
+	e.Int64(int64(x.ConstraintId))
+	e.Key("\"value\":")
+	e.Float64(float64(x.Value), "cad.engine.v1.ConstraintSetValueArgs.value")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ConstraintSetValueResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "constraint_id":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = v
+		case "status":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Status = v
+		case "dof":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Dof = v
+		case "moved":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Moved = append(x.Moved, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ConstraintSetValueResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ConstraintSetValueResult{}
+	}
+	e.OpenObject()
+	e.Key("\"constraint_id\":")
+	e.Int64(int64(x.ConstraintId))
+	e.Key("\"status\":")
+	e.String(x.Status)
+	e.Key("\"dof\":")
+	e.Int64(int64(x.Dof))
+	if len(x.Moved) > 0 {
+		e.Key("\"moved\":")
+		e.OpenArray()
+		for _, v := range x.Moved {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *SketchSolveArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "dry_run":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.DryRun = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *SketchSolveArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &SketchSolveArgs{}
+	}
+	e.OpenObject()
+	if x.DryRun != nil {
+		e.Key("\"dry_run\":")
+		e.Bool((*x.DryRun))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *SketchSolveResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "status":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Status = v
+		case "dof":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Dof = v
+		case "conflicting":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.Int32()
+				if !ok {
+					return false
+				}
+				x.Conflicting = append(x.Conflicting, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "moved":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Moved = append(x.Moved, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *SketchSolveResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &SketchSolveResult{}
+	}
+	e.OpenObject()
+	e.Key("\"status\":")
+	e.String(x.Status)
+	e.Key("\"dof\":")
+	e.Int64(int64(x.Dof))
+	if len(x.Conflicting) > 0 {
+		e.Key("\"conflicting\":")
+		e.OpenArray()
+		for _, v := range x.Conflicting {
+			e.Element()
+			e.Int64(int64(v))
+		}
+		e.CloseArray()
+	}
+	if len(x.Moved) > 0 {
+		e.Key("\"moved\":")
+		e.OpenArray()
+		for _, v := range x.Moved {
+			e.Element()
+			e.String(v)
 		}
 		e.CloseArray()
 	}
