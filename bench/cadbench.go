@@ -91,6 +91,9 @@ type Sizes struct {
 	SearchRounds, SearchOps int
 	// RenderRounds blocks of RenderOps pictures per side (view-render).
 	RenderRounds, RenderOps int
+	// ConstraintRounds blocks of ConstraintOps solves or calls per side
+	// (constraint-solve, constraint-resolve).
+	ConstraintRounds, ConstraintOps int
 }
 
 // FullSizes are the sizes of a full run (under two minutes on two cores).
@@ -112,6 +115,7 @@ func FullSizes() Sizes {
 		DraftingRounds: 40, DraftingOps: 2,
 		SearchRounds: 8, SearchOps: 100,
 		RenderRounds: 10, RenderOps: 2,
+		ConstraintRounds: 20, ConstraintOps: 10,
 	}
 }
 
@@ -135,6 +139,7 @@ func QuickSizes() Sizes {
 		DraftingRounds: 20, DraftingOps: 1,
 		SearchRounds: 4, SearchOps: 100,
 		RenderRounds: 3, RenderOps: 1,
+		ConstraintRounds: 10, ConstraintOps: 5,
 	}
 }
 
@@ -158,6 +163,7 @@ func TinySizes() Sizes {
 		DraftingRounds: 2, DraftingOps: 1,
 		SearchRounds: 2, SearchOps: 20,
 		RenderRounds: 1, RenderOps: 1,
+		ConstraintRounds: 2, ConstraintOps: 2,
 	}
 }
 
@@ -266,6 +272,8 @@ func rowSpecs() []rowSpec {
 		{"drafting-batch", draftingBatch},
 		{"tool-search", toolSearch},
 		{"view-render", viewRender},
+		{"constraint-solve", constraintSolve},
+		{"constraint-resolve", constraintResolve},
 		{"dxf-import", dxfImport},
 		{"dxf-export", dxfExport},
 		{"corpus-import", corpusImport},

@@ -27,7 +27,7 @@ func benchSizes() Sizes {
 		ReplayOpen: 100, ReplayEvents: 512, ReplayOps: 1,
 		IdleSessions: [2]int{100, 100},
 		DXFLines:     5_000, CorpusFiles: 10,
-		DraftingOps: 1, SearchOps: 100, RenderOps: 1,
+		DraftingOps: 1, SearchOps: 100, RenderOps: 1, ConstraintOps: 5,
 	}
 }
 
@@ -60,6 +60,7 @@ func benchmarkRow(b *testing.B, name string, sizes Sizes) {
 	sizes.RollbackRounds, sizes.JournalRounds, sizes.ReplayRounds = b.N, b.N, b.N
 	sizes.DXFRounds, sizes.CorpusRounds = b.N, b.N
 	sizes.DraftingRounds, sizes.SearchRounds, sizes.RenderRounds = b.N, b.N, b.N
+	sizes.ConstraintRounds = b.N
 	row := runRow(b, name, sizes, b.ResetTimer)
 	b.StopTimer()
 	for _, c := range row.Checks {
@@ -246,4 +247,16 @@ func TestSearchQueries(t *testing.T) {
 	if len(queries) < 150 || slices.Contains(queries, "") {
 		t.Errorf("searchQueries read %d queries (empty among them: %v), want at least 150, none empty", len(queries), slices.Contains(queries, ""))
 	}
+}
+
+// BenchmarkConstraintSolve is solving a 1,001-constraint sketch from
+// scratch against making it.
+func BenchmarkConstraintSolve(b *testing.B) {
+	benchmarkRow(b, "constraint-solve", benchSizes())
+}
+
+// BenchmarkConstraintResolve is constraint_set_value of one part's width
+// in a document of 1,001 constraints against an entity_move there.
+func BenchmarkConstraintResolve(b *testing.B) {
+	benchmarkRow(b, "constraint-resolve", benchSizes())
 }
