@@ -598,36 +598,10 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 	sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
 	for _, h := range hs {
 		data := records[h]
-		if len(data) > 0 && data[0] == tagLinetypes {
-			t, err := decodeLinetypes(h, data)
-			if err != nil {
+		if restore := tableRestorers[tagOf(data)]; restore != nil {
+			if err := restore(d, h, data); err != nil {
 				return err
 			}
-			d.SetLinetypes(t)
-			continue
-		}
-		if len(data) > 0 && data[0] == tagLayouts {
-			t, err := decodeLayouts(h, data)
-			if err != nil {
-				return err
-			}
-			d.SetLayouts(t)
-			continue
-		}
-		if len(data) > 0 && data[0] == tagHeader {
-			s, err := decodeSettings(h, data)
-			if err != nil {
-				return err
-			}
-			d.SetSettings(s)
-			continue
-		}
-		if len(data) > 0 && data[0] == tagConstraints {
-			t, err := decodeConstraints(h, data)
-			if err != nil {
-				return err
-			}
-			d.SetConstraints(t)
 			continue
 		}
 		if len(data) == 0 || data[0] != tagBlock {
@@ -650,7 +624,7 @@ func (d *Document) Restore(records map[uint64][]byte) error {
 	}
 	for _, h := range hs {
 		data := records[h]
-		if len(data) > 0 && (data[0] == tagBlock || data[0] == tagLinetypes || data[0] == tagLayouts || data[0] == tagHeader || data[0] == tagConstraints) {
+		if tag := tagOf(data); tag == tagBlock || tableRestorers[tag] != nil {
 			continue
 		}
 		e, err := DecodeEntity(h, data)
@@ -699,4 +673,32 @@ func (t *Tx) RemoveBlock(name string) error {
 	t.log = append(t.log, Change{Kind: ChangeBlock, Handle: b.Handle, undo: &undoOther{name: name, block: b}})
 	t.d.SetBlock(name, nil)
 	return nil
+}
+
+// tagOf is the tag a stored record starts with (0 for none).
+func tagOf(data []byte) byte {
+	if len(data) == 0 {
+		return 0
+	}
+	return data[0]
+}
+
+// tableRestorers put each kind of table record (see table) into a
+// document being loaded, by tag.
+var tableRestorers = map[byte]func(d *Document, h uint64, data []byte) error{
+	tagLinetypes:   restoreWith(decodeLinetypes, (*Document).SetLinetypes),
+	tagLayouts:     restoreWith(decodeLayouts, (*Document).SetLayouts),
+	tagHeader:      restoreWith(decodeSettings, (*Document).SetSettings),
+	tagConstraints: restoreWith(decodeConstraints, (*Document).SetConstraints),
+}
+
+// restoreWith is a table restorer: decode, then set.
+func restoreWith[T any](decode func(uint64, []byte) (T, error), set func(*Document, T)) func(*Document, uint64, []byte) error {
+	return func(d *Document, h uint64, data []byte) error {
+		t, err := decode(h, data)
+		if err == nil {
+			set(d, t)
+		}
+		return err
+	}
 }

@@ -1,7 +1,6 @@
 package drawing
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"math"
 	"slices"
@@ -257,20 +256,11 @@ func decodeConstraints(handle uint64, data []byte) (*Constraints, error) {
 // for loaders and for Tx.SetConstraints; it bypasses the undo log. A
 // table without a handle takes the next.
 func (d *Document) SetConstraints(t *Constraints) {
-	if d.constraints != nil {
-		d.sum.Sub(d.constraints.digest)
-	}
-	d.constraints = t
+	putTable(d, &d.constraints, t)
 	d.constrained = nil
 	if t == nil {
 		return
 	}
-	if t.Handle == 0 {
-		t.Handle = d.NextHandle
-		d.NextHandle++
-	}
-	t.digest = sha256.Sum256(t.Encode())
-	d.sum.Add(t.digest)
 	if len(t.List) > 0 {
 		d.constrained = map[uint64]int{}
 		for _, c := range t.List {

@@ -327,20 +327,11 @@ func (t *Tx) apply(df *Diff, from, to int) (DiffEffect, string, bool) {
 		t.logEntity(h, cur, next)
 	}
 	if df.cons != nil {
-		h := cmp.Or(df.cons[0], df.cons[1]).Handle
-		t.log = append(t.log, Change{Kind: ChangeConstraints, Handle: h, undo: &undoOther{constraints: d.constraints}})
-		d.SetConstraints(df.cons[to])
+		cur, next := d.constraints, df.cons[to]
+		t.log = append(t.log, Change{Kind: ChangeConstraints, Handle: handleOf(cur, next), undo: &undoOther{constraints: cur}})
+		d.SetConstraints(next)
 	}
 	return eff, "", true
-}
-
-// handleOf is the handle of whichever of two states of a record is not
-// nil (both have the same).
-func handleOf[T interface{ handle() uint64 }](cur, next T) uint64 {
-	if h := cur.handle(); h != 0 {
-		return h
-	}
-	return next.handle()
 }
 
 func sameEntity(a, b *Entity) bool {

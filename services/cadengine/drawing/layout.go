@@ -1,7 +1,6 @@
 package drawing
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"math"
 	"strings"
@@ -110,21 +109,7 @@ func decodeLayouts(handle uint64, data []byte) (*Layouts, error) {
 // SetLayouts makes t the document's layout table (nil for none), for
 // loaders and for Tx.SetLayouts; it bypasses the undo log. A table
 // without a handle takes the next.
-func (d *Document) SetLayouts(t *Layouts) {
-	if d.layouts != nil {
-		d.sum.Sub(d.layouts.digest)
-	}
-	d.layouts = t
-	if t == nil {
-		return
-	}
-	if t.Handle == 0 {
-		t.Handle = d.NextHandle
-		d.NextHandle++
-	}
-	t.digest = sha256.Sum256(t.Encode())
-	d.sum.Add(t.digest)
-}
+func (d *Document) SetLayouts(t *Layouts) { putTable(d, &d.layouts, t) }
 
 // SetLayouts replaces the document's layout table by t, in the undo log:
 // t keeps the handle of the table it replaces, or takes a new one when the
@@ -148,12 +133,4 @@ func (d *Document) Layout(name string) (Layout, bool) {
 		return d.layouts.List[i], true
 	}
 	return Layout{}, false
-}
-
-// handle is the table's handle, 0 for none.
-func (t *Layouts) handle() uint64 {
-	if t == nil {
-		return 0
-	}
-	return t.Handle
 }

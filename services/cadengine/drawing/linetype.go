@@ -1,7 +1,6 @@
 package drawing
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"math"
 	"slices"
@@ -183,19 +182,10 @@ func decodeLinetypes(handle uint64, data []byte) (*Linetypes, error) {
 // set at scale 1 for nil: for loaders that build a new drawing, which it
 // bypasses the undo log for. A table without a handle takes the next.
 func (d *Document) SetLinetypes(t *Linetypes) {
-	if d.ltypes != nil {
-		d.sum.Sub(d.ltypes.digest)
-	}
-	d.ltypes = t
+	putTable(d, &d.ltypes, t)
 	if t == nil {
 		return
 	}
-	if t.Handle == 0 {
-		t.Handle = d.NextHandle
-		d.NextHandle++
-	}
-	t.digest = sha256.Sum256(t.Encode())
-	d.sum.Add(t.digest)
 	t.byName = make(map[string]int, len(t.Defined))
 	for i, l := range t.Defined {
 		t.byName[strings.ToUpper(l.Name)] = i
@@ -394,12 +384,4 @@ func (d *Document) Dashed(e *Entity, finest float64, budget *Budget) (Picture, b
 		return Picture{}, false, err
 	}
 	return Picture{Strokes: strokes, Dots: dots}, true, nil
-}
-
-// handle is the table's handle, 0 for none.
-func (t *Linetypes) handle() uint64 {
-	if t == nil {
-		return 0
-	}
-	return t.Handle
 }

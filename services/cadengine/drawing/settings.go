@@ -1,7 +1,6 @@
 package drawing
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"math"
 
@@ -85,20 +84,10 @@ func (d *Document) OwnSettings() *Settings { return d.settings }
 // stay): for loaders that build a new drawing, which it bypasses the undo
 // log for. Settings without a handle take the next.
 func (d *Document) SetSettings(s *Settings) {
-	if d.settings != nil {
-		d.sum.Sub(d.settings.digest)
+	putTable(d, &d.settings, s)
+	if s != nil {
+		d.Units = s.Units
 	}
-	d.settings = s
-	if s == nil {
-		return
-	}
-	if s.Handle == 0 {
-		s.Handle = d.NextHandle
-		d.NextHandle++
-	}
-	s.digest = sha256.Sum256(s.Encode())
-	d.sum.Add(s.digest)
-	d.Units = s.Units
 }
 
 // setSettings puts back a state of the settings and the units with them
@@ -127,12 +116,4 @@ func (tx *Tx) SetSettings(s *Settings) {
 	before := settingsState{old, tx.d.Units}
 	tx.d.SetSettings(s)
 	tx.log = append(tx.log, Change{Kind: ChangeSettings, Handle: s.Handle, undo: &undoOther{settings: &before}})
-}
-
-// handle is the settings' handle, 0 for none.
-func (s *Settings) handle() uint64 {
-	if s == nil {
-		return 0
-	}
-	return s.Handle
 }
