@@ -18,7 +18,7 @@ import (
 // and nothing else one; a constraint deleted takes a revision, announced
 // to a subscribed session by document.changed, after which the export
 // marks the entity without it; constraint_list of an entity lists what
-// its card shows.
+// its card shows, its sketch's status and degrees of freedom included.
 func TestViewerConstraintData(t *testing.T) {
 	gateway, _ := startServices(t)
 	c := &httpClient{url: "http://" + gateway + "/rpc"}
@@ -150,6 +150,8 @@ func TestViewerConstraintData(t *testing.T) {
 				Kind  string   `json:"kind"`
 				Value *float64 `json:"value"`
 			} `json:"constraints"`
+			Status string `json:"status"`
+			DOF    *int   `json:"dof"`
 		} `json:"result"`
 	}
 	mustCall(t, c, 6, "tools.call", map[string]any{"document_id": doc.DocumentID, "tool": "constraint_list", "args": map[string]any{"handle": h["bottom"]}}, &list)
@@ -162,6 +164,10 @@ func TestViewerConstraintData(t *testing.T) {
 	}
 	if want := []string{"fixed", "coincident", "coincident", "distance_x"}; !list.OK || !slices.Equal(got, want) {
 		t.Errorf("constraint_list of the bottom = %v (ok %v), want %v", got, list.OK, want)
+	}
+	// Without the bottom's horizontal its right end slides up and down.
+	if list.Result.Status != "under_constrained" || list.Result.DOF == nil || *list.Result.DOF != 1 {
+		t.Errorf("constraint_list of the bottom: sketch %q with %v dof, want under_constrained with 1", list.Result.Status, list.Result.DOF)
 	}
 }
 

@@ -64,8 +64,9 @@ func constrainedRectangle() []map[string]any {
 // rectangle are marked (data-constraints from the export, drawn with a
 // heavier stroke) and an unconstrained circle is not; hovering a side
 // shows a card of its constraints (ids, kinds, the driving value, the
-// other entities named, which are marked related), which follows a value
-// changed meanwhile; deleting constraints updates the marks.
+// other entities named, which are marked related) and of its sketch's
+// state, which follows a value changed meanwhile; deleting constraints
+// updates the marks and the card.
 func TestViewerMarksConstrainedEntities(t *testing.T) {
 	s := startStack(t)
 	a := dialAgent(t, s)
@@ -141,6 +142,13 @@ func TestViewerMarksConstrainedEntities(t *testing.T) {
 			t.Errorf("the card's constraint %s reads %q, want it to say %q", rs[i].ID, rs[i].Text, want)
 		}
 	}
+	sketch := func() string {
+		t.Helper()
+		return eval[string](p, `document.querySelector("#constraint-card .sketch")?.textContent || ""`)
+	}
+	if got := sketch(); got != "sketch solved" {
+		t.Errorf("the bottom's card says %q of its sketch, want \"sketch solved\"", got)
+	}
 	related := func() string {
 		return eval[string](p, `[...document.querySelectorAll("[data-handle].related")].map(e => e.dataset.handle).sort().join(",")`)
 	}
@@ -172,6 +180,10 @@ func TestViewerMarksConstrainedEntities(t *testing.T) {
 	p.waitFor("the card without 6", ready+` && !document.querySelector('#constraint-card [data-constraint-id="6"]')`)
 	if got, want := summary(rows()), "1 fixed, 2 coincident, 5 coincident, 10 distance_x"; got != want {
 		t.Errorf("after constraint_delete 6 the bottom's card lists %s, want %s", got, want)
+	}
+	// The bottom's right end may now slide up and down the right side.
+	if got, want := sketch(), "sketch under-constrained, 1 degree of freedom left"; got != want {
+		t.Errorf("after constraint_delete 6 the bottom's card says %q of its sketch, want %q", got, want)
 	}
 
 	// The loose line's only constraint goes: it is marked no more.

@@ -336,8 +336,9 @@ const app = {
   },
 
   /**
-   * constraintsOf resolves to the constraints that name handle (as
-   * constraint_list answers them), fetched once per drawn revision.
+   * constraintsOf resolves to constraint_list's answer for handle: the
+   * constraints that name it, and the status and degrees of freedom of
+   * its sketch; fetched once per drawn revision.
    */
   constraintsOf(handle) {
     if (this.consRevision !== this.drawnRevision || this.consDoc !== this.docId) {
@@ -350,7 +351,7 @@ const app = {
       const conn = this.own.conn.ready ? this.own.conn : this.attached?.conn;
       p = (conn ? conn.call("tools.call", { document_id: this.docId, tool: "constraint_list", args: { handle } }) : Promise.reject(new RpcError(0, "disconnected"))).then((res) => {
         if (!res.ok) throw new Error(res.error?.message || "constraint_list failed");
-        return res.result?.constraints || [];
+        return { constraints: [], ...res.result };
       });
       p.catch(() => this.consCache.delete(handle)); // a failure is not kept
       this.consCache.set(handle, p);
@@ -385,11 +386,11 @@ const app = {
       head.textContent = `${e.handle}: ${n} constraint${n === 1 ? "" : "s"}`;
       card.replaceChildren(head);
       this.constraintsOf(e.handle).then(
-        (list) => {
+        (listed) => {
           if (this.consCard !== shown) return;
-          renderConstraints(card, e.handle, list);
+          renderConstraints(card, e.handle, listed);
           card.dataset.state = "ready";
-          this.drawing.setRelated(relatedHandles(e.handle, list));
+          this.drawing.setRelated(relatedHandles(e.handle, listed.constraints));
           placeCard(card, this.consAt);
         },
         (err) => {
@@ -708,8 +709,19 @@ function buildCard(app, card) {
   return el;
 }
 
-/** renderConstraints fills the constraint card of handle with list. */
-function renderConstraints(card, handle, list) {
+/**
+ * renderConstraints fills the constraint card of handle with what
+ * constraint_list answered: {constraints, status?, dof?}.
+ */
+function renderConstraints(card, handle, listed) {
+  const list = listed.constraints;
+  if (listed.status) {
+    const state = document.createElement("p");
+    state.className = "sketch";
+    state.dataset.status = listed.status;
+    state.textContent = `sketch ${listed.status.replace("_", "-")}${listed.dof ? `, ${listed.dof} degree${listed.dof === 1 ? "" : "s"} of freedom left` : ""}`;
+    card.append(state);
+  }
   const ul = document.createElement("ul");
   for (const c of list) {
     const li = document.createElement("li");
