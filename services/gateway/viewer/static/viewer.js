@@ -161,7 +161,7 @@ const app = {
   consRevision: -1,
   consDoc: "",
   consAt: null, // where the cursor is in the stage, for the card
-  consCard: null, // {handle, ids} of the constraint card shown, or null
+  consCard: null, // {handle, ids, revision} of the constraint card shown, or null
   documents: [],
 
   start() {
