@@ -70,6 +70,15 @@ func constraintList(c *call, a *enginev1.ConstraintListArgs) (*enginev1.Constrai
 		}
 		out.Constraints = append(out.Constraints, info)
 	}
+	if only != 0 && len(out.Constraints) > 0 {
+		// The state of the entity's sketch, by a dry solve of it alone
+		// (the viewer's hover card shows it).
+		res, _, err := c.solveSketch([]uint64{only}, nil, true)
+		if err != nil {
+			return nil, sketchError(err, 0)
+		}
+		out.Status, out.Dof = new(res.Status.String()), new(int32(res.DOF))
+	}
 	return out, nil
 }
 

@@ -66,3 +66,84 @@ func TestEntityAttributes(t *testing.T) {
 		}
 	}
 }
+
+// dataAttr is, for each element of an export with data-handle, the value
+// of its attribute name, and whether it has one.
+func dataAttr(t *testing.T, out, name string) map[string]*string {
+	t.Helper()
+	got := map[string]*string{}
+	dec := xml.NewDecoder(strings.NewReader(out))
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return got
+		}
+		if err != nil {
+			t.Fatalf("svg.Write is not well-formed XML: %v", err)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		var h string
+		var v *string
+		for _, at := range se.Attr {
+			switch at.Name.Local {
+			case "data-handle":
+				h = at.Value
+			case name:
+				v = &at.Value
+			}
+		}
+		if h != "" {
+			got[h] = v
+		}
+	}
+}
+
+// TestConstrainedAttributes checks that a constrained entity's element
+// lists the ids of the constraints that name it (a ref or the dimension
+// that shows one), ascending, each once, and that nothing else has the
+// attribute; a document without constraints has none at all.
+func TestConstrainedAttributes(t *testing.T) {
+	d := drawing.NewDocument("doc-1", "constrained", enginev1.Units_UNITS_MM, time.Unix(0, 0))
+	add := func(g drawing.Geometry) uint64 {
+		return d.Add(&drawing.Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: g}).Handle
+	}
+	a := add(drawing.Line{A: geom.Pt(0, 0), B: geom.Pt(10, 0)})
+	b := add(drawing.Line{A: geom.Pt(10, 0), B: geom.Pt(10, 5)})
+	free := add(drawing.Circle{C: geom.Pt(5, 5), R: 2})
+	dim := add(drawing.Line{A: geom.Pt(0, -3), B: geom.Pt(10, -3)}) // stands in for a driving dimension
+	if out := svg.Write(d); strings.Contains(out, "data-constraints") {
+		t.Fatalf("svg.Write of a document without constraints has data-constraints:\n%s", out)
+	}
+	var table *drawing.Constraints
+	for _, c := range []drawing.Constraint{
+		{Kind: drawing.KindHorizontal, Refs: []drawing.Ref{{Handle: a}}},
+		{Kind: drawing.KindCoincident, Refs: []drawing.Ref{{Handle: a, Point: "end"}, {Handle: b, Point: "start"}}},
+		{Kind: drawing.KindDistance, Refs: []drawing.Ref{{Handle: a, Point: "start"}, {Handle: a, Point: "end"}}, Value: 10, Dimension: dim},
+		{Kind: drawing.KindVertical, Refs: []drawing.Ref{{Handle: b}}},
+	} {
+		table, _ = table.With(c)
+	}
+	d.SetConstraints(table)
+	check := func(want map[uint64]string) {
+		t.Helper()
+		got := dataAttr(t, svg.Write(d), "data-constraints")
+		for _, h := range []uint64{a, b, free, dim} {
+			w, marked := want[h]
+			g := got[drawing.FormatHandle(h)]
+			switch {
+			case !marked && g != nil:
+				t.Errorf("entity %s: data-constraints = %q, want none", drawing.FormatHandle(h), *g)
+			case marked && (g == nil || *g != w):
+				t.Errorf("entity %s: data-constraints = %v, want %q", drawing.FormatHandle(h), g, w)
+			}
+		}
+	}
+	check(map[uint64]string{a: "1 2 3", b: "2 4", dim: "3"})
+	d.SetConstraints(table.Without(2, 3))
+	check(map[uint64]string{a: "1", b: "4"})
+	d.SetConstraints(table.Without(1, 2, 3, 4))
+	check(map[uint64]string{})
+}

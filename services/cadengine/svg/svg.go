@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +20,8 @@ import (
 // viewBox of the extents with a 2% margin. Curves are drawn with their
 // linetypes' dashes (see drawing.Document.Dashed), a pattern finer than
 // the stroke's width solid. Each entity's element carries its handle,
-// layer and type (entityAttrs).
+// layer and type, and the ids of the constraints that name it
+// (entityAttrs).
 func Write(d *drawing.Document) string {
 	out, _ := WriteWith(d, nil, nil) // no budget: nothing to refuse
 	return out
@@ -101,6 +103,7 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawin
 	}
 	dr := &drawer{doc: d, colorOf: colorOf, stroke: stroke, budget: budget,
 		view: geom.Box{Min: geom.Pt(vx, -(vy + vh)), Max: geom.Pt(vx+vw, -vy), NonEmpty: true}}
+	cons := constraintIDs(d)
 	for i, l := range d.SortedLayers() {
 		es := byLayer[l.Name]
 		if len(es) == 0 {
@@ -112,7 +115,7 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawin
 		}
 		fmt.Fprintf(&b, `<g id="layer-%d" data-layer="%s" stroke="%s"%s>`+"\n", i, attr(l.Name), aciRGB(l.Color), width)
 		for _, e := range es {
-			if err := dr.entity(&b, e, entityAttrs(e)); err != nil {
+			if err := dr.entity(&b, e, entityAttrs(e, cons)); err != nil {
 				return "", err
 			}
 		}
@@ -279,8 +282,54 @@ func aciRGB(c int32) string {
 
 // entityAttrs are the attributes that name an entity's element: id
 // "e<handle>", and data-handle, data-layer and data-type (the entity type's
-// wire name), for pages and scripts that look entities up in the drawing.
-func entityAttrs(e *drawing.Entity) string {
+// wire name), for pages and scripts that look entities up in the drawing;
+// a constrained entity's also data-constraints, the ids of the constraints
+// that name it (cons, see constraintIDs), so that the viewer marks it from
+// the same export as its geometry.
+func entityAttrs(e *drawing.Entity, cons map[uint64]string) string {
 	h := drawing.FormatHandle(e.Handle)
-	return fmt.Sprintf(`id="e%s" data-handle="%s" data-layer="%s" data-type="%s"`, h, h, attr(e.Layer), e.Geom.Kind().WireName())
+	s := fmt.Sprintf(`id="e%s" data-handle="%s" data-layer="%s" data-type="%s"`, h, h, attr(e.Layer), e.Geom.Kind().WireName())
+	if ids, ok := cons[e.Handle]; ok {
+		s += ` data-constraints="` + ids + `"`
+	}
+	return s
+}
+
+// constraintIDs maps each entity that constraints name (a ref, or the
+// dimension that shows one, as drawing.Constraint.Names) to their ids,
+// ascending and space-separated ("1 4 7"); nil for a document without
+// constraints. One pass over the table.
+func constraintIDs(d *drawing.Document) map[uint64]string {
+	t := d.Constraints()
+	if t.Len() == 0 {
+		return nil
+	}
+	out := map[uint64]string{}
+	for i := range t.List {
+		c := &t.List[i]
+		id := strconv.FormatInt(c.ID, 10)
+		seen := make([]uint64, 0, len(c.Refs)+1)
+		for _, r := range c.Refs {
+			seen = appendOnce(seen, r.Handle)
+		}
+		if c.Dimension != 0 {
+			seen = appendOnce(seen, c.Dimension)
+		}
+		for _, h := range seen {
+			if ids, ok := out[h]; ok {
+				out[h] = ids + " " + id
+			} else {
+				out[h] = id
+			}
+		}
+	}
+	return out
+}
+
+// appendOnce appends h to hs unless hs has it.
+func appendOnce(hs []uint64, h uint64) []uint64 {
+	if slices.Contains(hs, h) {
+		return hs
+	}
+	return append(hs, h)
 }

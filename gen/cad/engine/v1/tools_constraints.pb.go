@@ -341,7 +341,12 @@ func (x *ConstraintInfo) GetValue() float64 {
 type ConstraintListResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The constraints.
-	Constraints   []*ConstraintInfo `protobuf:"bytes,1,rep,name=constraints,proto3" json:"constraints,omitempty"`
+	Constraints []*ConstraintInfo `protobuf:"bytes,1,rep,name=constraints,proto3" json:"constraints,omitempty"`
+	// With handle: its sketch's status (solved, under_constrained,
+	// over_constrained).
+	Status *string `protobuf:"bytes,2,opt,name=status,proto3,oneof" json:"status,omitempty"`
+	// With handle: its sketch's degrees of freedom left.
+	Dof           *int32 `protobuf:"varint,3,opt,name=dof,proto3,oneof" json:"dof,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -381,6 +386,20 @@ func (x *ConstraintListResult) GetConstraints() []*ConstraintInfo {
 		return x.Constraints
 	}
 	return nil
+}
+
+func (x *ConstraintListResult) GetStatus() string {
+	if x != nil && x.Status != nil {
+		return *x.Status
+	}
+	return ""
+}
+
+func (x *ConstraintListResult) GetDof() int32 {
+	if x != nil && x.Dof != nil {
+		return *x.Dof
+	}
+	return 0
 }
 
 // ConstraintDeleteArgs deletes a constraint.
@@ -774,9 +793,13 @@ const file_cad_engine_v1_tools_constraints_proto_rawDesc = "" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x120\n" +
 	"\x04refs\x18\x03 \x03(\v2\x1c.cad.engine.v1.ConstraintRefR\x04refs\x12\x19\n" +
 	"\x05value\x18\x04 \x01(\x01H\x00R\x05value\x88\x01\x01B\b\n" +
-	"\x06_value\"W\n" +
+	"\x06_value\"\x9e\x01\n" +
 	"\x14ConstraintListResult\x12?\n" +
-	"\vconstraints\x18\x01 \x03(\v2\x1d.cad.engine.v1.ConstraintInfoR\vconstraints\"\x93\x02\n" +
+	"\vconstraints\x18\x01 \x03(\v2\x1d.cad.engine.v1.ConstraintInfoR\vconstraints\x12\x1b\n" +
+	"\x06status\x18\x02 \x01(\tH\x00R\x06status\x88\x01\x01\x12\x15\n" +
+	"\x03dof\x18\x03 \x01(\x05H\x01R\x03dof\x88\x01\x01B\t\n" +
+	"\a_statusB\x06\n" +
+	"\x04_dof\"\x93\x02\n" +
 	"\x14ConstraintDeleteArgs\x122\n" +
 	"\rconstraint_id\x18\x01 \x01(\x05B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\xf0?R\fconstraintId:\xc6\x01\x8a\xb5\x18\xc1\x01\n" +
 	"\x11constraint_delete\x124Delete a constraint; the geometry stays where it is. \x010\x01J\rdelconstraintJ\x11remove constraintJ\vunconstrainJ\x16abhängigkeit löschenJ\x14supprimer contrainteJ\x15eliminar restricción\"g\n" +
@@ -852,6 +875,7 @@ func file_cad_engine_v1_tools_constraints_proto_init() {
 	file_cad_engine_v1_tools_constraints_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_constraints_proto_msgTypes[3].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_constraints_proto_msgTypes[4].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_constraints_proto_msgTypes[5].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_constraints_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -22500,6 +22500,26 @@ func (x *ConstraintListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if d.Failed() {
 				return false
 			}
+		case "status":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Status = &v
+		case "dof":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Dof = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -22523,6 +22543,14 @@ func (x *ConstraintListResult) MarshalWire(e *jsonwire.Encoder) {
 			v.MarshalWire(e)
 		}
 		e.CloseArray()
+	}
+	if x.Status != nil {
+		e.Key("\"status\":")
+		e.String((*x.Status))
+	}
+	if x.Dof != nil {
+		e.Key("\"dof\":")
+		e.Int64(int64((*x.Dof)))
 	}
 	e.CloseObject()
 }

@@ -24,6 +24,7 @@ export class Drawing {
     this.hiddenLayers = new Set();
     this.highlights = new Set();
     this.selected = new Set();
+    this.related = new Set(); // the other entities the hovered one's constraints name
     this.hovered = null;
     this.index = null; // entity geometry, built on demand
   }
@@ -237,6 +238,13 @@ export class Drawing {
     this.decorate();
   }
 
+  setRelated(handles) {
+    const next = new Set(handles);
+    if (next.size === this.related.size && [...next].every((h) => this.related.has(h))) return;
+    this.related = next;
+    this.decorate();
+  }
+
   setHovered(handle) {
     if (this.hovered === handle) return;
     const old = this.hovered && this.live.get(this.hovered);
@@ -252,9 +260,10 @@ export class Drawing {
     for (const g of this.svg.querySelectorAll("g[data-layer]")) {
       g.classList.toggle("hidden-layer", this.hiddenLayers.has(g.getAttribute("data-layer")));
     }
-    for (const el of this.svg.querySelectorAll(".highlight, .selected")) {
-      el.classList.remove("highlight", "selected");
+    for (const el of this.svg.querySelectorAll(".highlight, .selected, .related")) {
+      el.classList.remove("highlight", "selected", "related");
     }
+    for (const h of this.related) this.live.get(h)?.classList.add("related");
     for (const h of this.highlights) this.live.get(h)?.classList.add("highlight");
     for (const h of this.selected) this.live.get(h)?.classList.add("selected");
     const hov = this.hovered && this.live.get(this.hovered);

@@ -14,9 +14,18 @@
 // beside cadbridge.jsonrpc, the one the gateway answers. The page keeps
 // the token in sessionStorage and takes it out of the address bar.
 //
+// Constrained entities are marked from the export itself (the SVG export
+// gives each one data-constraints, the ids of the constraints that name
+// it), so a mark is always of the revision its geometry is; hovering one
+// shows a card of its constraints, fetched then (constraint_list) and kept
+// until the next redraw.
+//
 // Hooks for tests and scripts: ?document=doc-… opens a document; every
 // drawn entity carries data-handle; each open request is an element with
-// data-request-id and data-method; window.cadViewer exposes the state.
+// data-request-id and data-method; the constraint card is
+// #constraint-card (data-entity the hovered handle), one
+// [data-constraint-id][data-kind] per constraint;
+// window.cadViewer exposes the state.
 
 import { RpcConnection, RpcError } from "./rpc.js";
 import { Drawing } from "./drawing.js";
@@ -148,6 +157,11 @@ const app = {
   mode: new URLSearchParams(location.search).get("redraw") || "incremental",
   cards: new Map(), // request id → card
   activeCard: "",
+  consCache: new Map(), // handle → Promise of its constraints, at consRevision
+  consRevision: -1,
+  consDoc: "",
+  consAt: null, // where the cursor is in the stage, for the card
+  consCard: null, // {handle, ids, revision} of the constraint card shown, or null
   documents: [],
 
   start() {
@@ -318,6 +332,84 @@ const app = {
     for (const w of this.drawnWaiters.filter((w) => w.revision <= this.drawnRevision)) w.resolve(t3);
     this.drawnWaiters = this.drawnWaiters.filter((w) => w.revision > this.drawnRevision);
     this.updateHighlights();
+    this.refreshConstraintCard();
+  },
+
+  /**
+   * constraintsOf resolves to constraint_list's answer for handle: the
+   * constraints that name it, and the status and degrees of freedom of
+   * its sketch; fetched once per drawn revision.
+   */
+  constraintsOf(handle) {
+    if (this.consRevision !== this.drawnRevision || this.consDoc !== this.docId) {
+      this.consCache.clear();
+      this.consRevision = this.drawnRevision;
+      this.consDoc = this.docId;
+    }
+    let p = this.consCache.get(handle);
+    if (!p) {
+      const conn = this.own.conn.ready ? this.own.conn : this.attached?.conn;
+      p = (conn ? conn.call("tools.call", { document_id: this.docId, tool: "constraint_list", args: { handle } }) : Promise.reject(new RpcError(0, "disconnected"))).then((res) => {
+        if (!res.ok) throw new Error(res.error?.message || "constraint_list failed");
+        return { constraints: [], ...res.result };
+      });
+      p.catch(() => this.consCache.delete(handle)); // a failure is not kept
+      this.consCache.set(handle, p);
+    }
+    return p;
+  },
+
+  /**
+   * showConstraints shows the card of the hovered entity's constraints
+   * beside the cursor at (x, y) in the stage, below the tooltip (when x is
+   * undefined, where it is), or hides it when e is null or unconstrained;
+   * the other entities they name are marked related.
+   */
+  showConstraints(e, x, y) {
+    const card = $("#constraint-card");
+    const ids = e?.el?.dataset.constraints || "";
+    if (!ids) {
+      this.consCard = null;
+      card.hidden = true;
+      this.drawing.setRelated([]);
+      return;
+    }
+    if (x !== undefined) this.consAt = { x, y };
+    const same = this.consCard && this.consCard.handle === e.handle && this.consCard.ids === ids && this.consCard.revision === this.drawnRevision;
+    if (!same) {
+      const shown = { handle: e.handle, ids, revision: this.drawnRevision };
+      this.consCard = shown;
+      card.dataset.entity = e.handle;
+      card.dataset.state = "loading";
+      const head = document.createElement("h4");
+      const n = ids.split(" ").length;
+      head.textContent = `${e.handle}: ${n} constraint${n === 1 ? "" : "s"}`;
+      card.replaceChildren(head);
+      this.constraintsOf(e.handle).then(
+        (listed) => {
+          if (this.consCard !== shown) return;
+          renderConstraints(card, e.handle, listed);
+          card.dataset.state = "ready";
+          this.drawing.setRelated(relatedHandles(e.handle, listed.constraints));
+          placeCard(card, this.consAt);
+        },
+        (err) => {
+          if (this.consCard !== shown) return;
+          card.dataset.state = "error";
+          card.append(`could not list them: ${err.message}`);
+          placeCard(card, this.consAt);
+        },
+      );
+    }
+    card.hidden = false;
+    placeCard(card, this.consAt);
+  },
+
+  /** refreshConstraintCard brings a shown card to the drawing just redrawn. */
+  refreshConstraintCard() {
+    if (!this.consCard) return;
+    const el = this.drawing.live.get(this.consCard.handle);
+    this.showConstraints(el ? { handle: this.consCard.handle, el } : null);
   },
 
   onNotification(surface, method, params) {
@@ -617,6 +709,74 @@ function buildCard(app, card) {
   return el;
 }
 
+/**
+ * renderConstraints fills the constraint card of handle with what
+ * constraint_list answered: {constraints, status?, dof?}.
+ */
+function renderConstraints(card, handle, listed) {
+  const list = listed.constraints;
+  if (listed.status) {
+    const state = document.createElement("p");
+    state.className = "sketch";
+    state.dataset.status = listed.status;
+    state.textContent = `sketch ${listed.status.replace("_", "-")}${listed.dof ? `, ${listed.dof} degree${listed.dof === 1 ? "" : "s"} of freedom left` : ""}`;
+    card.append(state);
+  }
+  const ul = document.createElement("ul");
+  for (const c of list) {
+    const li = document.createElement("li");
+    li.dataset.constraintId = String(c.constraint_id);
+    li.dataset.kind = c.kind;
+    const id = document.createElement("span");
+    id.className = "id";
+    id.textContent = `#${c.constraint_id}`;
+    const kind = document.createElement("strong");
+    kind.textContent = c.kind;
+    li.append(id, " ", kind);
+    if (c.value !== undefined) li.append(` = ${fmtValue(c.value)}${c.kind === "angle" ? "°" : ""}`);
+    for (const r of c.refs || []) {
+      const ref = document.createElement("span");
+      ref.className = r.handle === handle ? "ref" : "ref other";
+      ref.textContent = r.point ? `${r.handle}:${r.point}` : r.handle;
+      li.append(" ", ref);
+    }
+    ul.append(li);
+  }
+  if (list.length === 0) ul.append("none any more (the drawing is about to change)");
+  card.append(ul);
+}
+
+/** relatedHandles are the entities other than handle that list names. */
+function relatedHandles(handle, list) {
+  const out = new Set();
+  for (const c of list) for (const r of c.refs || []) if (r.handle !== handle) out.add(r.handle);
+  return [...out];
+}
+
+/**
+ * placeCard puts the constraint card below the tooltip of the cursor at
+ * at ({x, y} in the stage), or above the cursor, or left of it, where the
+ * stage has room.
+ */
+function placeCard(card, at) {
+  if (!at) return;
+  const stage = $("#stage").getBoundingClientRect();
+  const tip = $("#tooltip");
+  const w = card.offsetWidth;
+  const h = card.offsetHeight;
+  let left = at.x + 14;
+  let top = at.y + 14 + (tip.hidden ? 0 : tip.offsetHeight + 4);
+  if (left + w > stage.width) left = Math.max(0, at.x - 14 - w);
+  if (top + h > stage.height) top = Math.max(0, at.y - 10 - h);
+  card.style.left = `${left}px`;
+  card.style.top = `${top}px`;
+}
+
+/** fmtValue is a constraint's value as people read it: at most 6 decimals. */
+function fmtValue(v) {
+  return String(Number(v.toFixed(6)));
+}
+
 function renderPicked(card) {
   card.el.querySelector(".picked").textContent = card.picked.length ? `picked: ${card.picked.join(", ")}` : "none picked";
 }
@@ -659,8 +819,10 @@ function wireStage(app) {
       tooltip.textContent = `${e.handle} · ${e.type} · layer ${e.layer}`;
       tooltip.style.left = `${x - r.left + 14}px`;
       tooltip.style.top = `${y - r.top + 14}px`;
+      app.showConstraints(e, x - r.left, y - r.top);
     } else {
       tooltip.hidden = true;
+      app.showConstraints(null);
     }
     const pick = app.activePick();
     const s = pick && pick.method === "pick.point" ? app.drawing.snap(x, y) : null;
@@ -706,6 +868,7 @@ function wireStage(app) {
   canvas.addEventListener("pointerleave", () => {
     tooltip.hidden = true;
     marker.hidden = true;
+    app.showConstraints(null);
     app.drawing.setHovered(null);
   });
   canvas.addEventListener(
