@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
 
@@ -20,7 +21,10 @@ import (
 //	  330 a ref's entity (a soft pointer: programs that renumber
 //	  handles translate it), 3 the ref's point when it names one,
 //	  41 a pin of a fixed constraint (each, in order),
-//	  331 the dimension that shows it, when it has one.
+//	  331 the dimension that shows it, when it has one, and the points
+//	  it is bound to (DXF has no word for that binding): a bind each,
+//	  94 slot, 332 entity, 95 snap, 96 index, 333 the second line of
+//	  an angle's vertex.
 //
 // R12 files carry the geometry only. Entities keep their handles in a
 // 2018 file (see Write2018), so a ref's pointer is the entity's handle;
@@ -68,6 +72,16 @@ func (w *dxfWriter) constraintRecord(d *drawing.Document, h uint64, t *drawing.C
 		}
 		if c.Dimension != 0 && held(c.Dimension) {
 			w.pairHandle(331, c.Dimension)
+			g, _ := d.Entity(c.Dimension).Geom.(drawing.Dimension)
+			for _, b := range g.Binds {
+				w.int(94, int(b.Slot))
+				w.pairHandle(332, b.Handle)
+				w.int(95, int(b.Snap))
+				w.int(96, b.Index)
+				if b.With != 0 {
+					w.pairHandle(333, b.With)
+				}
+			}
 		}
 	}
 }
@@ -77,7 +91,10 @@ func (w *dxfWriter) constraintRecord(d *drawing.Document, h uint64, t *drawing.C
 type fileConstraints struct {
 	next int64
 	list []drawing.Constraint
-	line int
+	// binds are the points each constraint's dimension is bound to, by
+	// the constraint's index in list.
+	binds map[int][]drawing.Bind
+	line  int
 }
 
 // readConstraintRecord reads cadbridge's XRECORD of constraints (r, whose
@@ -91,7 +108,7 @@ func (f *File) readConstraintRecord(r dxfRecord) {
 			break
 		}
 	}
-	t := &fileConstraints{line: r.line}
+	t := &fileConstraints{line: r.line, binds: map[int][]drawing.Bind{}}
 	var c *drawing.Constraint
 	bad := func(p dxfPair) {
 		f.rep.warn(p.line, "cadbridge's constraints: a %d pair of %q that does not read: the constraints are not imported", p.code, clip(p.value))
@@ -118,6 +135,38 @@ func (f *File) readConstraintRecord(r dxfRecord) {
 			}
 			t.list = append(t.list, drawing.Constraint{ID: n})
 			c = &t.list[len(t.list)-1]
+		case 94, 95, 96, 332, 333:
+			if c == nil {
+				continue
+			}
+			i := len(t.list) - 1
+			if p.code == 94 {
+				t.binds[i] = append(t.binds[i], drawing.Bind{})
+			}
+			if len(t.binds[i]) == 0 {
+				continue
+			}
+			b := &t.binds[i][len(t.binds[i])-1]
+			switch p.code {
+			case 332:
+				b.Handle = hexHandle(p.value)
+			case 333:
+				b.With = hexHandle(p.value)
+			default:
+				n, err := p.int()
+				if err != nil || n < 0 || n > math.MaxInt32 {
+					bad(p)
+					return
+				}
+				switch p.code {
+				case 94:
+					b.Slot = enginev1.DimensionSlot(n)
+				case 95:
+					b.Snap = enginev1.SnapKind(n)
+				case 96:
+					b.Index = int(n)
+				}
+			}
 		case 1, 40, 330, 3, 41, 331:
 			if c == nil {
 				continue
@@ -162,7 +211,7 @@ func (f *File) buildConstraints(d *drawing.Document, byFile map[uint64]uint64) {
 		return
 	}
 	t := &drawing.Constraints{Next: 1}
-	for _, c := range fc.list {
+	for i, c := range fc.list {
 		if !slices.Contains(drawing.ConstraintKinds, c.Kind) {
 			f.rep.warn(fc.line, "constraint %d is of kind %q, which this engine does not know: dropped", c.ID, clip(c.Kind))
 			continue
@@ -190,6 +239,9 @@ func (f *File) buildConstraints(d *drawing.Document, byFile map[uint64]uint64) {
 				f.rep.warn(fc.line, "constraint %d (%s) was shown by the dimension %s, which the file does not hold: kept as a constraint", c.ID, c.Kind, drawing.FormatHandle(c.Dimension))
 			}
 			c.Dimension = h
+			if ok {
+				f.rebind(d, h, fc.binds[i], byFile)
+			}
 		}
 		t.List = append(t.List, c)
 		t.Next = max(t.Next, c.ID+1)
@@ -198,6 +250,33 @@ func (f *File) buildConstraints(d *drawing.Document, byFile map[uint64]uint64) {
 	if len(t.List) > 0 {
 		d.SetConstraints(t)
 	}
+}
+
+// rebind binds the imported dimension h to the points binds name (in the
+// file's handles), as it was bound when it was written, so that it follows
+// its entities again. It is left unbound when one of them is gone, or is
+// not older than the dimension (entities bind only to older ones).
+func (f *File) rebind(d *drawing.Document, h uint64, binds []drawing.Bind, byFile map[uint64]uint64) {
+	e := d.Entity(h)
+	g, ok := e.Geom.(drawing.Dimension)
+	if !ok || len(binds) == 0 || len(g.Binds) > 0 {
+		return
+	}
+	mapped := make([]drawing.Bind, len(binds))
+	for i, b := range binds {
+		b.Handle, ok = byFile[b.Handle]
+		if !ok || b.Handle >= h {
+			return
+		}
+		if b.With != 0 {
+			if b.With, ok = byFile[b.With]; !ok || b.With >= h {
+				return
+			}
+		}
+		mapped[i] = b
+	}
+	g.Binds = mapped
+	d.SetEntity(h, e.With(g))
 }
 
 // entityWords is "the entity 1F" or "the entities 1F, 20".

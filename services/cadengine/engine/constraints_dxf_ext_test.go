@@ -201,3 +201,52 @@ func TestConstraintsNotInR12(t *testing.T) {
 		t.Errorf("constraints from an R12 file: %v", list)
 	}
 }
+
+// TestDrivingDimensionTravelsInDXF: a rectangle whose width a driving
+// dimension sets comes back from its DXF file with the dimension still
+// driving — bound to the same corners, refused deletion while it drives,
+// following constraint_set_value.
+func TestDrivingDimensionTravelsInDXF(t *testing.T) {
+	f := newFixture(t)
+	s := f.sloppyRectangle(true)
+	f.ok(enginev1.ToolConstraintDelete, obj{"constraint_id": 10})
+	f.ok(enginev1.ToolDimensionCreateLinear, obj{"p1": anchor(s[0], "end", 0, 0), "p2": anchor(s[0], "end", 120, 0), "angle": 0, "driving": true, "value": 130})
+	content := f.exportDXF()
+	if counts := ezdxftest.Audit(t, content); counts != nil && (counts["LINE"] != 4 || counts["DIMENSION"] != 1) {
+		t.Errorf("ezdxf reads %v, want 4 lines and a dimension", counts)
+	}
+	g, res := f.importDXF(content)
+	if ws := importWarnings(res); len(ws) != 0 {
+		t.Errorf("import warnings %q, want none", ws)
+	}
+	var dim string
+	var sides [4]string
+	for _, x := range g.ok(enginev1.ToolEntityList, obj{})["entities"].([]any) {
+		m := x.(obj)
+		if m["type"] == "dimension" {
+			dim = m["handle"].(string)
+			continue
+		}
+		a, b := pt(m["start"]), pt(m["end"])
+		for i, h := range s {
+			if ea, eb := f.ends(h); closePt(a, ea) && closePt(b, eb) {
+				sides[i] = m["handle"].(string)
+			}
+		}
+	}
+	if dim == "" || !closeTo(g.measured(dim), 130) {
+		t.Fatalf("the imported dimension %q does not measure 130: %s", dim, js(g.get(dim)))
+	}
+	binds := g.get(dim)["dimension"].(obj)["bindings"].([]any)
+	if len(binds) != 2 || binds[0].(obj)["handle"] != sides[0] || binds[1].(obj)["handle"] != sides[0] {
+		t.Errorf("the imported dimension's bindings = %s, want both on the bottom %s", js(binds), sides[0])
+	}
+	g.fail(enginev1.ToolEntityDelete, obj{"handle": dim}, enginev1.ErrorKind_ERROR_KIND_REFUSED)
+	list := g.ok(enginev1.ToolConstraintList, obj{"handle": sides[0]})["constraints"].([]any)
+	id := list[len(list)-1].(obj)["constraint_id"]
+	g.ok(enginev1.ToolConstraintSetValue, obj{"constraint_id": id, "value": 90})
+	g.corners(sides, 90, 80)
+	if got := g.measured(dim); !closeTo(got, 90) {
+		t.Errorf("the imported driving dimension measures %v after its value became 90, want 90", got)
+	}
+}
