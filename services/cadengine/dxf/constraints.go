@@ -235,8 +235,12 @@ func (f *File) buildConstraints(d *drawing.Document, byFile map[uint64]uint64) {
 		}
 		if c.Dimension != 0 {
 			h, ok := byFile[c.Dimension]
+			if ok {
+				_, ok = d.Entity(h).Geom.(drawing.Dimension)
+			}
 			if !ok {
 				f.rep.warn(fc.line, "constraint %d (%s) was shown by the dimension %s, which the file does not hold: kept as a constraint", c.ID, c.Kind, drawing.FormatHandle(c.Dimension))
+				h = 0
 			}
 			c.Dimension = h
 			if ok {

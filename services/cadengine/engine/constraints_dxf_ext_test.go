@@ -242,8 +242,11 @@ func TestDrivingDimensionTravelsInDXF(t *testing.T) {
 		t.Errorf("the imported dimension's bindings = %s, want both on the bottom %s", js(binds), sides[0])
 	}
 	g.fail(enginev1.ToolEntityDelete, obj{"handle": dim}, enginev1.ErrorKind_ERROR_KIND_REFUSED)
-	list := g.ok(enginev1.ToolConstraintList, obj{"handle": sides[0]})["constraints"].([]any)
-	id := list[len(list)-1].(obj)["constraint_id"]
+	list := g.ok(enginev1.ToolConstraintList, obj{"handle": dim})["constraints"].([]any)
+	if len(list) != 1 || list[0].(obj)["kind"] != "distance_x" || list[0].(obj)["dimension"] != dim {
+		t.Fatalf("the imported dimension's constraints = %s, want one distance_x it shows", js(list))
+	}
+	id := list[0].(obj)["constraint_id"]
 	g.ok(enginev1.ToolConstraintSetValue, obj{"constraint_id": id, "value": 90})
 	g.corners(sides, 90, 80)
 	if got := g.measured(dim); !closeTo(got, 90) {

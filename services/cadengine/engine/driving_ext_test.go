@@ -38,8 +38,8 @@ func TestDrivingDimensionLinear(t *testing.T) {
 	f.corners(s, 140, 80)
 	list := f.ok(enginev1.ToolConstraintList, obj{"handle": s[0]})["constraints"].([]any)
 	last := list[len(list)-1].(obj)
-	if last["kind"] != "distance_x" || last["value"] != 140.0 || js(last["refs"]) != js([]obj{ref(s[0], "start"), ref(s[0], "end")}) {
-		t.Errorf("the driving dimension's constraint = %s, want distance_x 140 from the bottom's start to its end", js(last))
+	if last["kind"] != "distance_x" || last["value"] != 140.0 || js(last["refs"]) != js([]obj{ref(s[0], "start"), ref(s[0], "end")}) || last["dimension"] != dim["handle"] {
+		t.Errorf("the driving dimension's constraint = %s, want distance_x 140 from the bottom's start to its end, shown by %v", js(last), dim["handle"])
 	}
 	if res := f.ok(enginev1.ToolSketchSolve, obj{"dry_run": true}); res["status"] != "solved" || res["dof"] != 0.0 {
 		t.Errorf("sketch_solve = %s, want solved, 0 dof", js(res))
@@ -65,6 +65,33 @@ func TestDrivingDimensionLinear(t *testing.T) {
 		t.Errorf("the ordinary dimension measures %v after the right side moved 10, want 110 (it follows)", got)
 	}
 	f.ok(enginev1.ToolEntityDelete, obj{"handle": h})
+	if list := f.ok(enginev1.ToolConstraintList, obj{})["constraints"].([]any); len(list) != 10 {
+		t.Errorf("%d constraints after the ordinary dimension was deleted, want 10", len(list))
+	}
+}
+
+// TestDrivingDimensionUndo: one document_undo takes back the driving
+// dimension, its constraint and what its value moved.
+func TestDrivingDimensionUndo(t *testing.T) {
+	f := newFixture(t)
+	s := f.sloppyRectangle(true)
+	f.ok(enginev1.ToolConstraintDelete, obj{"constraint_id": 11})
+	f.corners(s, 120, 80)
+	before := f.info()
+	dim := f.ok(enginev1.ToolDimensionCreateAligned, obj{"p1": anchor(s[1], "end", 120, 0), "p2": anchor(s[1], "end", 120, 80), "driving": true, "value": 50})
+	f.corners(s, 120, 50)
+	if got := f.info(); got.Revision != before.Revision+1 {
+		t.Errorf("revision %d after a driving dimension, want %d (one)", got.Revision, before.Revision+1)
+	}
+	f.ok(enginev1.ToolDocumentUndo, obj{})
+	f.corners(s, 120, 80)
+	if got := f.info(); got.ContentHash != before.ContentHash {
+		t.Errorf("document_undo left the document unlike before the driving dimension")
+	}
+	if list := f.ok(enginev1.ToolConstraintList, obj{})["constraints"].([]any); len(list) != 10 {
+		t.Errorf("%d constraints after the undo, want 10", len(list))
+	}
+	f.fail(enginev1.ToolEntityGet, obj{"handle": dim["handle"]}, enginev1.ErrorKind_ERROR_KIND_FAILED)
 }
 
 // TestDrivingDimensionKinds makes each kind of dimension driving, with a

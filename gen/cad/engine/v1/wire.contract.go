@@ -22644,6 +22644,16 @@ func (x *ConstraintInfo) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Value = d.Float64Ref(v)
+		case "dimension":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Dimension = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -22675,6 +22685,10 @@ func (x *ConstraintInfo) MarshalWire(e *jsonwire.Encoder) {
 	if x.Value != nil {
 		e.Key("\"value\":")
 		e.Float64(float64((*x.Value)), "cad.engine.v1.ConstraintInfo.value")
+	}
+	if x.Dimension != nil {
+		e.Key("\"dimension\":")
+		e.String((*x.Dimension))
 	}
 	e.CloseObject()
 }
