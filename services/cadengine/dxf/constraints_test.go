@@ -101,3 +101,33 @@ func TestConstraintRecordOfAnotherFormat(t *testing.T) {
 		t.Errorf("warnings %v, want one naming format 2", ws)
 	}
 }
+
+// BenchmarkConstraintRecord writes and reads back a document of 1,000
+// lines held by 1,000 constraints (a horizontal and a length each half).
+func BenchmarkConstraintRecord(b *testing.B) {
+	d := drawing.NewDocument("doc-00000000000000ff", "c", enginev1.Units_UNITS_MM, time.Time{})
+	t := &drawing.Constraints{Next: 1}
+	for i := range 1000 {
+		e := d.Add(&drawing.Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: drawing.Line{A: geom.Pt(0, float64(i)), B: geom.Pt(10, float64(i))}})
+		c := drawing.Constraint{Kind: drawing.KindHorizontal, Refs: []drawing.Ref{{Handle: e.Handle}}}
+		if i%2 == 1 {
+			c = drawing.Constraint{Kind: drawing.KindDistance, Refs: []drawing.Ref{{Handle: e.Handle, Point: "start"}, {Handle: e.Handle, Point: "end"}}, Value: 10}
+		}
+		t, _ = t.With(c)
+	}
+	d.SetConstraints(t)
+	content := Write2018(d)
+	b.Run("write", func(b *testing.B) {
+		for b.Loop() {
+			Write2018(d)
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			got, err := importText(content)
+			if err != nil || got.Constraints().Len() != 1000 {
+				b.Fatalf("read back %d constraints, %v", got.Constraints().Len(), err)
+			}
+		}
+	})
+}
