@@ -169,6 +169,7 @@ func (f *File) Build(d *drawing.Document) error {
 	}
 	f.redrawOrder()
 	layouts, byRecord := f.layoutTable()
+	byFile := map[uint64]uint64{} // the entities' handles, by the file's
 	for _, fe := range f.entities {
 		if n, ok := byRecord[fe.owner]; ok && fe.layout != "" {
 			fe.layout = n // the layout whose block holds it, as ezdxf reads it
@@ -188,6 +189,9 @@ func (f *File) Build(d *drawing.Document) error {
 		e := &drawing.Entity{Layer: layer, Color: fe.color, Linetype: fe.linetype, Layout: fe.layout, Geom: g}
 		e.SetLtScale(fe.ltscale)
 		d.Add(e)
+		if fe.handle != 0 && f.constraints != nil {
+			byFile[fe.handle] = e.Handle
+		}
 		if fe.preserved {
 			f.rep.preserve(fe.kind, fe.why, fe.line)
 		} else {
@@ -213,6 +217,7 @@ func (f *File) Build(d *drawing.Document) error {
 	}
 	d.SetLayouts(f.untabled(layouts, d))
 	d.SetCurrent(f.CurrentLayer(d))
+	f.buildConstraints(d, byFile)
 	return nil
 }
 

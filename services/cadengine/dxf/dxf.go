@@ -19,7 +19,11 @@
 // text and multi-line text lose control characters (multi-line text keeps
 // its line breaks), and a dimension's definition points come back within
 // rounding (DXF keeps other points than the engine: the definition point
-// of the dimension line, a point on the circle).
+// of the dimension line, a point on the circle). The document's
+// constraints come back too (cadbridge's own application data, see
+// [File.DropConstraint] and the XRECORD CADBRIDGE_CONSTRAINTS), over the
+// entities' new handles, and a driving dimension bound as it was; other
+// programs see the solved geometry.
 //
 // Through Write, the same holds for the entity types R12 has, except for
 // what R12 cannot say:
@@ -30,7 +34,8 @@
 //     and so come back, as "?", and control characters as spaces;
 //   - multi-line text is written, and comes back, as one TEXT per line;
 //   - a hatch is written as R12 itself stored them, an insert of an
-//     anonymous block (*X) of what it draws, and comes back as that.
+//     anonymous block (*X) of what it draws, and comes back as that;
+//   - constraints are not written: the file is the geometry only.
 //
 // A second round trip changes nothing.
 package dxf

@@ -13,11 +13,12 @@ import (
 // What the engine takes from the OBJECTS section: the file name of each
 // image definition (IMAGEDEF), whether wipeouts show their frames
 // (WIPEOUTVARIABLES), the order the model space is drawn in
-// (SORTENTSTABLE), and the layouts (LAYOUT, see layoutTable). The section comes after the entities, so what it says
+// (SORTENTSTABLE), the layouts (LAYOUT, see layoutTable) and cadbridge's
+// constraints (an XRECORD, see constraintRecord). The section comes after the entities, so what it says
 // is given to them once the file is read (resolveObjects, redrawOrder).
 
 // objectKinds are the objects whose codes the reader keeps.
-var objectKinds = map[string]bool{"IMAGEDEF": true, "WIPEOUTVARIABLES": true, "SORTENTSTABLE": true, "LAYOUT": true}
+var objectKinds = map[string]bool{"IMAGEDEF": true, "WIPEOUTVARIABLES": true, "SORTENTSTABLE": true, "LAYOUT": true, "XRECORD": true}
 
 // readObjects reads the OBJECTS section, keeping the codes of the
 // objects in objectKinds and passing over the rest.
@@ -63,6 +64,17 @@ func (f *File) object(r dxfRecord) {
 		}
 	case "LAYOUT":
 		f.layouts = append(f.layouts, layoutObjectOf(r))
+	case "XRECORD":
+		// cadbridge's constraints (see constraintRecord): the record
+		// whose data begins with their marker, the first one.
+		for i, p := range r.pairs {
+			if p.code == 100 {
+				if f.constraints == nil && slices.ContainsFunc(r.pairs[i+1:min(i+3, len(r.pairs))], func(p dxfPair) bool { return p.code == 1 && p.word() == constraintsEntry }) {
+					f.readConstraintRecord(r)
+				}
+				break
+			}
+		}
 	case "WIPEOUTVARIABLES":
 		f.wipeoutFrame = firstInt(r.pairs, 70, 0) != 0
 	case "SORTENTSTABLE":

@@ -47,6 +47,9 @@ type File struct {
 	sortents map[uint64]map[uint64]uint64
 	// layouts are the LAYOUT objects, in file order.
 	layouts []dxfLayout
+	// constraints is cadbridge's constraint table (see constraintRecord),
+	// nil when the file has none.
+	constraints *fileConstraints
 }
 
 // dxfBlock is one block definition of the BLOCKS section.
@@ -87,8 +90,9 @@ type dxfEntity struct {
 	// engine models.
 	preserved bool
 	why       string
-	// handle and owner are a model-space entity's own (5, 330), by which
-	// a SORTENTSTABLE orders it; 0 when the file gives none.
+	// handle and owner are a drawing entity's own (5, 330), by which a
+	// SORTENTSTABLE orders it and the constraints name it; 0 when the
+	// file gives none (and in blocks).
 	handle, owner uint64
 	// ref is what the few entities that refer to more than their codes
 	// refer to; nil for the others (a file's list of entities is sized

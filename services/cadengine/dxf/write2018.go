@@ -183,7 +183,7 @@ func Write2018(d *drawing.Document) string {
 	}
 	w.writeSheet(sheets[0])
 	w.end()
-	w.objects(sheets)
+	w.objects(d, sheets)
 	w.pair(0, "EOF")
 	return w.finish(seedAt, drawing.FormatHandle(w.next))
 }
@@ -398,8 +398,9 @@ func rasterTypes(d *drawing.Document, ents []*drawing.Entity) (images, wipeouts 
 
 // objects writes the OBJECTS section: the root dictionary with the groups
 // and the layouts, and the Model layout and the sheets'; the images' and
-// wipeouts' objects when they were written.
-func (w *dxfWriter) objects(sheets []*sheet) {
+// wipeouts' objects when they were written; the document's constraints
+// (see constraintRecord).
+func (w *dxfWriter) objects(d *drawing.Document, sheets []*sheet) {
 	w.section("OBJECTS")
 	dict := func(h, owner uint64, entries ...any) {
 		w.pair(0, "DICTIONARY")
@@ -427,6 +428,11 @@ func (w *dxfWriter) objects(sheets []*sheet) {
 		mleaderDict = w.handle()
 		root = append(root, "ACAD_MLEADERSTYLE", mleaderDict)
 	}
+	var constraints uint64
+	if d.Constraints().Len() > 0 {
+		constraints = w.handle()
+		root = append(root, constraintsEntry, constraints)
+	}
 	dict(hRootDict, 0, root...)
 	dict(hGroupDict, hRootDict)
 	layouts := []any{"Model", uint64(hModelLayout)}
@@ -447,6 +453,9 @@ func (w *dxfWriter) objects(sheets []*sheet) {
 	if mleaderDict != 0 {
 		dict(mleaderDict, hRootDict, "Standard", w.mleaderStyle)
 		w.mleaderStyleObject(w.mleaderStyle, mleaderDict)
+	}
+	if constraints != 0 {
+		w.constraintRecord(d, constraints, d.Constraints())
 	}
 	w.end()
 }

@@ -68,6 +68,9 @@ func constraintList(c *call, a *enginev1.ConstraintListArgs) (*enginev1.Constrai
 		if drawing.Dimensional(con.Kind) {
 			info.Value = new(con.Value)
 		}
+		if con.Dimension != 0 {
+			info.Dimension = new(drawing.FormatHandle(con.Dimension))
+		}
 		out.Constraints = append(out.Constraints, info)
 	}
 	if only != 0 && len(out.Constraints) > 0 {

@@ -121,6 +121,10 @@ func (c *call) twoAnchors(p1, p2 *enginev1.DimensionAnchor) (geom.Vec, geom.Vec,
 }
 
 func dimensionAligned(c *call, a *enginev1.DimensionCreateAlignedArgs) (*enginev1.DimensionCreateAlignedResult, error) {
+	dr := driving{a.GetDriving(), a.Value}
+	if err := dr.check(); err != nil {
+		return nil, err
+	}
 	p, q, binds, err := c.twoAnchors(a.P1, a.P2)
 	if err != nil {
 		return nil, err
@@ -130,10 +134,18 @@ func dimensionAligned(c *call, a *enginev1.DimensionCreateAlignedArgs) (*enginev
 	if err != nil {
 		return nil, err
 	}
-	return &enginev1.DimensionCreateAlignedResult{Handle: h, Measurement: m, Text: t}, nil
+	id, m, t, err := c.drive(h, dr, m, t)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.DimensionCreateAlignedResult{Handle: h, Measurement: m, Text: t, ConstraintId: id}, nil
 }
 
 func dimensionLinear(c *call, a *enginev1.DimensionCreateLinearArgs) (*enginev1.DimensionCreateLinearResult, error) {
+	dr := driving{a.GetDriving(), a.Value}
+	if err := dr.check(); err != nil {
+		return nil, err
+	}
 	p, q, binds, err := c.twoAnchors(a.P1, a.P2)
 	if err != nil {
 		return nil, err
@@ -146,7 +158,11 @@ func dimensionLinear(c *call, a *enginev1.DimensionCreateLinearArgs) (*enginev1.
 	if err != nil {
 		return nil, err
 	}
-	return &enginev1.DimensionCreateLinearResult{Handle: h, Measurement: m, Text: t}, nil
+	id, m, t, err := c.drive(h, dr, m, t)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.DimensionCreateLinearResult{Handle: h, Measurement: m, Text: t, ConstraintId: id}, nil
 }
 
 // circleOf is the centre and radius of a circle or arc, bound to it.
@@ -171,6 +187,10 @@ func (c *call) circleOf(handle string, kind enginev1.DimensionKind, angle *float
 }
 
 func dimensionRadial(c *call, a *enginev1.DimensionCreateRadialArgs) (*enginev1.DimensionCreateRadialResult, error) {
+	dr := driving{a.GetDriving(), a.Value}
+	if err := dr.check(); err != nil {
+		return nil, err
+	}
 	g, err := c.circleOf(a.Handle, enginev1.DimensionKind_DIMENSION_KIND_RADIAL, a.Angle)
 	if err != nil {
 		return nil, err
@@ -179,10 +199,18 @@ func dimensionRadial(c *call, a *enginev1.DimensionCreateRadialArgs) (*enginev1.
 	if err != nil {
 		return nil, err
 	}
-	return &enginev1.DimensionCreateRadialResult{Handle: h, Measurement: m, Text: t}, nil
+	id, m, t, err := c.drive(h, dr, m, t)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.DimensionCreateRadialResult{Handle: h, Measurement: m, Text: t, ConstraintId: id}, nil
 }
 
 func dimensionDiametric(c *call, a *enginev1.DimensionCreateDiametricArgs) (*enginev1.DimensionCreateDiametricResult, error) {
+	dr := driving{a.GetDriving(), a.Value}
+	if err := dr.check(); err != nil {
+		return nil, err
+	}
 	g, err := c.circleOf(a.Handle, enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC, a.Angle)
 	if err != nil {
 		return nil, err
@@ -191,13 +219,21 @@ func dimensionDiametric(c *call, a *enginev1.DimensionCreateDiametricArgs) (*eng
 	if err != nil {
 		return nil, err
 	}
-	return &enginev1.DimensionCreateDiametricResult{Handle: h, Measurement: m, Text: t}, nil
+	id, m, t, err := c.drive(h, dr, m, t)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.DimensionCreateDiametricResult{Handle: h, Measurement: m, Text: t, ConstraintId: id}, nil
 }
 
 // dimensionAngular dimensions the angle between two lines (at their
 // crossing, from the far end of each, the sector under 180°) or about a
 // vertex from p1 to p2 counter-clockwise.
 func dimensionAngular(c *call, a *enginev1.DimensionCreateAngularArgs) (*enginev1.DimensionCreateAngularResult, error) {
+	dr := driving{a.GetDriving(), a.Value}
+	if err := dr.check(); err != nil {
+		return nil, err
+	}
 	g := drawing.Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ANGULAR}
 	switch {
 	case a.Line1 != nil || a.Line2 != nil:
@@ -261,7 +297,11 @@ func dimensionAngular(c *call, a *enginev1.DimensionCreateAngularArgs) (*enginev
 	if err != nil {
 		return nil, err
 	}
-	return &enginev1.DimensionCreateAngularResult{Handle: h, Measurement: m, Text: t}, nil
+	id, m, t, err := c.drive(h, dr, m, t)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.DimensionCreateAngularResult{Handle: h, Measurement: m, Text: t, ConstraintId: id}, nil
 }
 
 func dimensionStyleList(*call, *enginev1.DimensionStyleListArgs) (*enginev1.DimensionStyleListResult, error) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/dxf"
 )
 
@@ -51,6 +52,7 @@ func (e *Engine) importDXF(name string, format enginev1.ExportFormat, content st
 	if err := f.Build(d.Document); err != nil {
 		return nil, invalid(err)
 	}
+	checkConstraints(f, d.Document)
 	kept, dropped := f.Counts()
 	return &importFile{d: d, kept: kept, dropped: dropped, unmodelled: f.Unmodelled(), report: f.Report()}, nil
 }
@@ -106,4 +108,20 @@ func documentImport(c *call, a *enginev1.DocumentImportArgs) (*enginev1.Document
 	}
 	c.created = imp.d
 	return &enginev1.DocumentImportResult{Document: imp.d.Info(), Imported: imp.kept, Skipped: imp.dropped, Unmodelled: imp.unmodelled, Report: imp.report}, nil
+}
+
+// checkConstraints drops, with a warning, each constraint the file
+// brought that the engine cannot solve over the entities it names (a ref
+// to an entity another program changed into one constraints do not hold,
+// a point it does not have, a count of refs its kind does not take).
+func checkConstraints(f *dxf.File, d *drawing.Document) {
+	t := d.Constraints()
+	for i := 0; i < t.Len(); i++ {
+		c := t.List[i]
+		if _, err := newSketch(d, []drawing.Constraint{c}); err != nil {
+			f.DropConstraint(d, c.ID, err.Error())
+			t = d.Constraints()
+			i--
+		}
+	}
 }

@@ -6424,7 +6424,11 @@ type DimensionCreateAlignedArgs struct {
 	// ACI colour.
 	Color *int32 `protobuf:"varint,8,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Layout to draw on (model space by default).
-	Layout        *string `protobuf:"bytes,9,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	Layout *string `protobuf:"bytes,9,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	// A driving dimension: a constraint on its entities that sizes them.
+	Driving *bool `protobuf:"varint,10,opt,name=driving,proto3,oneof" json:"driving,omitempty"`
+	// The driving value (the current measurement by default).
+	Value         *float64 `protobuf:"fixed64,11,opt,name=value,proto3,oneof" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6522,6 +6526,20 @@ func (x *DimensionCreateAlignedArgs) GetLayout() string {
 	return ""
 }
 
+func (x *DimensionCreateAlignedArgs) GetDriving() bool {
+	if x != nil && x.Driving != nil {
+		return *x.Driving
+	}
+	return false
+}
+
+func (x *DimensionCreateAlignedArgs) GetValue() float64 {
+	if x != nil && x.Value != nil {
+		return *x.Value
+	}
+	return 0
+}
+
 // DimensionCreateAlignedResult is the new dimension and what it measures.
 type DimensionCreateAlignedResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -6530,7 +6548,9 @@ type DimensionCreateAlignedResult struct {
 	// The measurement.
 	Measurement float64 `protobuf:"fixed64,2,opt,name=measurement,proto3" json:"measurement,omitempty"`
 	// The text it shows.
-	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// A driving dimension's constraint.
+	ConstraintId  *int32 `protobuf:"varint,4,opt,name=constraint_id,json=constraintId,proto3,oneof" json:"constraint_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6586,6 +6606,13 @@ func (x *DimensionCreateAlignedResult) GetText() string {
 	return ""
 }
 
+func (x *DimensionCreateAlignedResult) GetConstraintId() int32 {
+	if x != nil && x.ConstraintId != nil {
+		return *x.ConstraintId
+	}
+	return 0
+}
+
 // DimensionCreateLinearArgs creates a rotated (horizontal, vertical or
 // any direction) linear dimension.
 type DimensionCreateLinearArgs struct {
@@ -6610,7 +6637,11 @@ type DimensionCreateLinearArgs struct {
 	// ACI colour.
 	Color *int32 `protobuf:"varint,9,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Layout to draw on (model space by default).
-	Layout        *string `protobuf:"bytes,10,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	Layout *string `protobuf:"bytes,10,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	// A driving dimension: a constraint on its entities that sizes them.
+	Driving *bool `protobuf:"varint,11,opt,name=driving,proto3,oneof" json:"driving,omitempty"`
+	// The driving value (the current measurement by default).
+	Value         *float64 `protobuf:"fixed64,12,opt,name=value,proto3,oneof" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6715,6 +6746,20 @@ func (x *DimensionCreateLinearArgs) GetLayout() string {
 	return ""
 }
 
+func (x *DimensionCreateLinearArgs) GetDriving() bool {
+	if x != nil && x.Driving != nil {
+		return *x.Driving
+	}
+	return false
+}
+
+func (x *DimensionCreateLinearArgs) GetValue() float64 {
+	if x != nil && x.Value != nil {
+		return *x.Value
+	}
+	return 0
+}
+
 // DimensionCreateLinearResult is the new dimension and what it measures.
 type DimensionCreateLinearResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -6723,7 +6768,9 @@ type DimensionCreateLinearResult struct {
 	// The measurement.
 	Measurement float64 `protobuf:"fixed64,2,opt,name=measurement,proto3" json:"measurement,omitempty"`
 	// The text it shows.
-	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// A driving dimension's constraint.
+	ConstraintId  *int32 `protobuf:"varint,4,opt,name=constraint_id,json=constraintId,proto3,oneof" json:"constraint_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6779,6 +6826,13 @@ func (x *DimensionCreateLinearResult) GetText() string {
 	return ""
 }
 
+func (x *DimensionCreateLinearResult) GetConstraintId() int32 {
+	if x != nil && x.ConstraintId != nil {
+		return *x.ConstraintId
+	}
+	return 0
+}
+
 // DimensionCreateRadialArgs dimensions a radius.
 type DimensionCreateRadialArgs struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -6797,7 +6851,11 @@ type DimensionCreateRadialArgs struct {
 	// ACI colour.
 	Color *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Layout to draw on (model space by default).
-	Layout        *string `protobuf:"bytes,8,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	Layout *string `protobuf:"bytes,8,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	// A driving dimension: a constraint on its entities that sizes them.
+	Driving *bool `protobuf:"varint,9,opt,name=driving,proto3,oneof" json:"driving,omitempty"`
+	// The driving value (the current measurement by default).
+	Value         *float64 `protobuf:"fixed64,10,opt,name=value,proto3,oneof" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6888,6 +6946,20 @@ func (x *DimensionCreateRadialArgs) GetLayout() string {
 	return ""
 }
 
+func (x *DimensionCreateRadialArgs) GetDriving() bool {
+	if x != nil && x.Driving != nil {
+		return *x.Driving
+	}
+	return false
+}
+
+func (x *DimensionCreateRadialArgs) GetValue() float64 {
+	if x != nil && x.Value != nil {
+		return *x.Value
+	}
+	return 0
+}
+
 // DimensionCreateRadialResult is the new dimension and what it measures.
 type DimensionCreateRadialResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -6896,7 +6968,9 @@ type DimensionCreateRadialResult struct {
 	// The measurement.
 	Measurement float64 `protobuf:"fixed64,2,opt,name=measurement,proto3" json:"measurement,omitempty"`
 	// The text it shows.
-	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// A driving dimension's constraint.
+	ConstraintId  *int32 `protobuf:"varint,4,opt,name=constraint_id,json=constraintId,proto3,oneof" json:"constraint_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6952,6 +7026,13 @@ func (x *DimensionCreateRadialResult) GetText() string {
 	return ""
 }
 
+func (x *DimensionCreateRadialResult) GetConstraintId() int32 {
+	if x != nil && x.ConstraintId != nil {
+		return *x.ConstraintId
+	}
+	return 0
+}
+
 // DimensionCreateDiametricArgs dimensions a diameter.
 type DimensionCreateDiametricArgs struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -6970,7 +7051,11 @@ type DimensionCreateDiametricArgs struct {
 	// ACI colour.
 	Color *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Layout to draw on (model space by default).
-	Layout        *string `protobuf:"bytes,8,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	Layout *string `protobuf:"bytes,8,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	// A driving dimension: a constraint on its entities that sizes them.
+	Driving *bool `protobuf:"varint,9,opt,name=driving,proto3,oneof" json:"driving,omitempty"`
+	// The driving value (the current measurement by default).
+	Value         *float64 `protobuf:"fixed64,10,opt,name=value,proto3,oneof" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7061,6 +7146,20 @@ func (x *DimensionCreateDiametricArgs) GetLayout() string {
 	return ""
 }
 
+func (x *DimensionCreateDiametricArgs) GetDriving() bool {
+	if x != nil && x.Driving != nil {
+		return *x.Driving
+	}
+	return false
+}
+
+func (x *DimensionCreateDiametricArgs) GetValue() float64 {
+	if x != nil && x.Value != nil {
+		return *x.Value
+	}
+	return 0
+}
+
 // DimensionCreateDiametricResult is the new dimension and what it
 // measures.
 type DimensionCreateDiametricResult struct {
@@ -7070,7 +7169,9 @@ type DimensionCreateDiametricResult struct {
 	// The measurement.
 	Measurement float64 `protobuf:"fixed64,2,opt,name=measurement,proto3" json:"measurement,omitempty"`
 	// The text it shows.
-	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// A driving dimension's constraint.
+	ConstraintId  *int32 `protobuf:"varint,4,opt,name=constraint_id,json=constraintId,proto3,oneof" json:"constraint_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7126,6 +7227,13 @@ func (x *DimensionCreateDiametricResult) GetText() string {
 	return ""
 }
 
+func (x *DimensionCreateDiametricResult) GetConstraintId() int32 {
+	if x != nil && x.ConstraintId != nil {
+		return *x.ConstraintId
+	}
+	return 0
+}
+
 // DimensionCreateAngularArgs dimensions an angle.
 type DimensionCreateAngularArgs struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -7152,7 +7260,11 @@ type DimensionCreateAngularArgs struct {
 	// ACI colour.
 	Color *int32 `protobuf:"varint,11,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Layout to draw on (model space by default).
-	Layout        *string `protobuf:"bytes,12,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	Layout *string `protobuf:"bytes,12,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
+	// A driving dimension: a constraint on its entities that sizes them.
+	Driving *bool `protobuf:"varint,13,opt,name=driving,proto3,oneof" json:"driving,omitempty"`
+	// The driving value (the current measurement by default).
+	Value         *float64 `protobuf:"fixed64,14,opt,name=value,proto3,oneof" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7271,6 +7383,20 @@ func (x *DimensionCreateAngularArgs) GetLayout() string {
 	return ""
 }
 
+func (x *DimensionCreateAngularArgs) GetDriving() bool {
+	if x != nil && x.Driving != nil {
+		return *x.Driving
+	}
+	return false
+}
+
+func (x *DimensionCreateAngularArgs) GetValue() float64 {
+	if x != nil && x.Value != nil {
+		return *x.Value
+	}
+	return 0
+}
+
 // DimensionCreateAngularResult is the new dimension and what it measures.
 type DimensionCreateAngularResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -7279,7 +7405,9 @@ type DimensionCreateAngularResult struct {
 	// The measurement, degrees.
 	Measurement float64 `protobuf:"fixed64,2,opt,name=measurement,proto3" json:"measurement,omitempty"`
 	// The text it shows.
-	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// A driving dimension's constraint.
+	ConstraintId  *int32 `protobuf:"varint,4,opt,name=constraint_id,json=constraintId,proto3,oneof" json:"constraint_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7333,6 +7461,13 @@ func (x *DimensionCreateAngularResult) GetText() string {
 		return x.Text
 	}
 	return ""
+}
+
+func (x *DimensionCreateAngularResult) GetConstraintId() int32 {
+	if x != nil && x.ConstraintId != nil {
+		return *x.ConstraintId
+	}
+	return 0
 }
 
 // DimensionStyleListArgs lists the dimension styles.
@@ -9098,7 +9233,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\a_handleB\a\n" +
 	"\x05_snapB\x04\n" +
 	"\x02_xB\x04\n" +
-	"\x02_y\"\xc2\x05\n" +
+	"\x02_y\"\x92\x06\n" +
 	"\x1aDimensionCreateAlignedArgs\x12.\n" +
 	"\x02p1\x18\x01 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p1\x12.\n" +
 	"\x02p2\x18\x02 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p2\x12\x1b\n" +
@@ -9108,7 +9243,10 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05scale\x18\x06 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\a \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01\x12\x1b\n" +
-	"\x06layout\x18\t \x01(\tH\x06R\x06layout\x88\x01\x01:\x8d\x02\x8a\xb5\x18\x88\x02\n" +
+	"\x06layout\x18\t \x01(\tH\x06R\x06layout\x88\x01\x01\x12\x1d\n" +
+	"\adriving\x18\n" +
+	" \x01(\bH\aR\adriving\x88\x01\x01\x12\x19\n" +
+	"\x05value\x18\v \x01(\x01H\bR\x05value\x88\x01\x01:\x8d\x02\x8a\xb5\x18\x88\x02\n" +
 	"\x18dimension_create_aligned\x12pDimension the true distance between two points, parallel to them; points on entities bind it so it follows them.0\x01J\n" +
 	"dimalignedJ\x03dalJ\x11aligned dimensionJ\x18dimension a slanted edgeJ\tbemaßungJ\x11parallel bemaßenJ\rcote alignéeJ\rcota alineadaB\t\n" +
 	"\a_offsetB\a\n" +
@@ -9117,11 +9255,16 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_scaleB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\t\n" +
-	"\a_layout\"t\n" +
+	"\a_layoutB\n" +
+	"\n" +
+	"\b_drivingB\b\n" +
+	"\x06_value\"\xb0\x01\n" +
 	"\x1cDimensionCreateAlignedResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\x8f\x06\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12(\n" +
+	"\rconstraint_id\x18\x04 \x01(\x05H\x00R\fconstraintId\x88\x01\x01B\x10\n" +
+	"\x0e_constraint_id\"\xdf\x06\n" +
 	"\x19DimensionCreateLinearArgs\x12.\n" +
 	"\x02p1\x18\x01 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p1\x12.\n" +
 	"\x02p2\x18\x02 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p2\x12\x19\n" +
@@ -9133,7 +9276,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05layer\x18\b \x01(\tH\x05R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\t \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x06R\x05color\x88\x01\x01\x12\x1b\n" +
 	"\x06layout\x18\n" +
-	" \x01(\tH\aR\x06layout\x88\x01\x01:\xb6\x02\x8a\xb5\x18\xb1\x02\n" +
+	" \x01(\tH\aR\x06layout\x88\x01\x01\x12\x1d\n" +
+	"\adriving\x18\v \x01(\bH\bR\adriving\x88\x01\x01\x12\x19\n" +
+	"\x05value\x18\f \x01(\x01H\tR\x05value\x88\x01\x01:\xb6\x02\x8a\xb5\x18\xb1\x02\n" +
 	"\x17dimension_create_linear\x12\x81\x01Dimension the distance between two points horizontally (angle 0), vertically (90) or along any angle; points on entities bind it.0\x01J\tdimlinearJ\x03dliJ\x03dimJ\x10linear dimensionJ\x14horizontal dimensionJ\x12vertical dimensionJ\x11dimension a widthJ\tbemaßungJ\x04maßJ\x04coteJ\x05coterJ\x04cotaJ\x06acotarP\x01B\b\n" +
 	"\x06_angleB\t\n" +
 	"\a_offsetB\a\n" +
@@ -9142,11 +9287,16 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_scaleB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\t\n" +
-	"\a_layout\"s\n" +
+	"\a_layoutB\n" +
+	"\n" +
+	"\b_drivingB\b\n" +
+	"\x06_value\"\xaf\x01\n" +
 	"\x1bDimensionCreateLinearResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xd4\x04\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12(\n" +
+	"\rconstraint_id\x18\x04 \x01(\x05H\x00R\fconstraintId\x88\x01\x01B\x10\n" +
+	"\x0e_constraint_id\"\xa4\x05\n" +
 	"\x19DimensionCreateRadialArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x19\n" +
 	"\x05angle\x18\x02 \x01(\x01H\x00R\x05angle\x88\x01\x01\x12 \n" +
@@ -9155,7 +9305,10 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05scale\x18\x05 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01\x12\x1b\n" +
-	"\x06layout\x18\b \x01(\tH\x06R\x06layout\x88\x01\x01:\xe3\x01\x8a\xb5\x18\xde\x01\n" +
+	"\x06layout\x18\b \x01(\tH\x06R\x06layout\x88\x01\x01\x12\x1d\n" +
+	"\adriving\x18\t \x01(\bH\aR\adriving\x88\x01\x01\x12\x19\n" +
+	"\x05value\x18\n" +
+	" \x01(\x01H\bR\x05value\x88\x01\x01:\xe3\x01\x8a\xb5\x18\xde\x01\n" +
 	"\x17dimension_create_radial\x12\\Dimension the radius of a circle or arc (R), bound to it; the leader at an angle in degrees.0\x01J\tdimradiusJ\x03draJ\x10radius dimensionJ\x12dimension a radiusJ\x0fradiusbemaßungJ\rcote de rayonJ\rcota de radioB\b\n" +
 	"\x06_angleB\a\n" +
 	"\x05_textB\b\n" +
@@ -9163,11 +9316,16 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_scaleB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\t\n" +
-	"\a_layout\"s\n" +
+	"\a_layoutB\n" +
+	"\n" +
+	"\b_drivingB\b\n" +
+	"\x06_value\"\xaf\x01\n" +
 	"\x1bDimensionCreateRadialResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xec\x04\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12(\n" +
+	"\rconstraint_id\x18\x04 \x01(\x05H\x00R\fconstraintId\x88\x01\x01B\x10\n" +
+	"\x0e_constraint_id\"\xbc\x05\n" +
 	"\x1cDimensionCreateDiametricArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x19\n" +
 	"\x05angle\x18\x02 \x01(\x01H\x00R\x05angle\x88\x01\x01\x12 \n" +
@@ -9176,7 +9334,10 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05scale\x18\x05 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01\x12\x1b\n" +
-	"\x06layout\x18\b \x01(\tH\x06R\x06layout\x88\x01\x01:\xf8\x01\x8a\xb5\x18\xf3\x01\n" +
+	"\x06layout\x18\b \x01(\tH\x06R\x06layout\x88\x01\x01\x12\x1d\n" +
+	"\adriving\x18\t \x01(\bH\aR\adriving\x88\x01\x01\x12\x19\n" +
+	"\x05value\x18\n" +
+	" \x01(\x01H\bR\x05value\x88\x01\x01:\xf8\x01\x8a\xb5\x18\xf3\x01\n" +
 	"\x1adimension_create_diametric\x12pDimension the diameter of a circle or arc (Ø), bound to it; the line through the centre at an angle in degrees.0\x01J\vdimdiameterJ\x03ddiJ\x12diameter dimensionJ\x10dimension a holeJ\vdurchmesserJ\x11cote de diamètreJ\tdiámetroB\b\n" +
 	"\x06_angleB\a\n" +
 	"\x05_textB\b\n" +
@@ -9184,11 +9345,16 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_scaleB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\t\n" +
-	"\a_layout\"v\n" +
+	"\a_layoutB\n" +
+	"\n" +
+	"\b_drivingB\b\n" +
+	"\x06_value\"\xb2\x01\n" +
 	"\x1eDimensionCreateDiametricResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xde\x06\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12(\n" +
+	"\rconstraint_id\x18\x04 \x01(\x05H\x00R\fconstraintId\x88\x01\x01B\x10\n" +
+	"\x0e_constraint_id\"\xae\a\n" +
 	"\x1aDimensionCreateAngularArgs\x12!\n" +
 	"\x05line1\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x00R\x05line1\x88\x01\x01\x12!\n" +
 	"\x05line2\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x01R\x05line2\x88\x01\x01\x12;\n" +
@@ -9203,7 +9369,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	" \x01(\tH\tR\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\v \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\n" +
 	"R\x05color\x88\x01\x01\x12\x1b\n" +
-	"\x06layout\x18\f \x01(\tH\vR\x06layout\x88\x01\x01:\xe0\x01\x8a\xb5\x18\xdb\x01\n" +
+	"\x06layout\x18\f \x01(\tH\vR\x06layout\x88\x01\x01\x12\x1d\n" +
+	"\adriving\x18\r \x01(\bH\fR\adriving\x88\x01\x01\x12\x19\n" +
+	"\x05value\x18\x0e \x01(\x01H\rR\x05value\x88\x01\x01:\xe0\x01\x8a\xb5\x18\xdb\x01\n" +
 	"\x18dimension_create_angular\x12ZDimension an angle between two lines, or from p1 to p2 about a centre (counter-clockwise).0\x01J\n" +
 	"dimangularJ\x03danJ\x0fangle dimensionJ\x10measure an angleJ\x0fwinkelbemaßungJ\x0ecote angulaireJ\fcota angularB\b\n" +
 	"\x06_line1B\b\n" +
@@ -9217,11 +9385,16 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_scaleB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\t\n" +
-	"\a_layout\"t\n" +
+	"\a_layoutB\n" +
+	"\n" +
+	"\b_drivingB\b\n" +
+	"\x06_value\"\xb0\x01\n" +
 	"\x1cDimensionCreateAngularResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xe4\x01\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12(\n" +
+	"\rconstraint_id\x18\x04 \x01(\x05H\x00R\fconstraintId\x88\x01\x01B\x10\n" +
+	"\x0e_constraint_id\"\xe4\x01\n" +
 	"\x16DimensionStyleListArgs:\xc9\x01\x8a\xb5\x18\xc4\x01\n" +
 	"\x14dimension_style_list\x12YThe named dimension styles and their sizes (text height, arrows, gaps) in document units.\x18\x01(\x010\x01J\bdimstyleJ\x01dJ\x0fdimension styleJ\x0ebemaßungsstilJ\rstyle de coteJ\x0eestilo de cota\"\x9d\x02\n" +
 	"\x0eDimensionStyle\x12\x12\n" +
@@ -9595,10 +9768,15 @@ func file_cad_engine_v1_tools_proto_init() {
 	file_cad_engine_v1_tools_proto_msgTypes[92].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[94].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[95].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[96].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[97].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[98].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[99].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[100].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[101].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[102].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[103].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[104].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[108].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[110].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[111].OneofWrappers = []any{}

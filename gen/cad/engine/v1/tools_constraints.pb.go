@@ -274,7 +274,9 @@ type ConstraintInfo struct {
 	// What it holds.
 	Refs []*ConstraintRef `protobuf:"bytes,3,rep,name=refs,proto3" json:"refs,omitempty"`
 	// Dimensional kinds: the value.
-	Value         *float64 `protobuf:"fixed64,4,opt,name=value,proto3,oneof" json:"value,omitempty"`
+	Value *float64 `protobuf:"fixed64,4,opt,name=value,proto3,oneof" json:"value,omitempty"`
+	// A driving dimension's: the dimension that shows it.
+	Dimension     *string `protobuf:"bytes,5,opt,name=dimension,proto3,oneof" json:"dimension,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -335,6 +337,13 @@ func (x *ConstraintInfo) GetValue() float64 {
 		return *x.Value
 	}
 	return 0
+}
+
+func (x *ConstraintInfo) GetDimension() string {
+	if x != nil && x.Dimension != nil {
+		return *x.Dimension
+	}
+	return ""
 }
 
 // ConstraintListResult lists constraints, ids ascending.
@@ -787,13 +796,16 @@ const file_cad_engine_v1_tools_constraints_proto_rawDesc = "" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x00R\x06handle\x88\x01\x01:\xe5\x01\x8a\xb5\x18\xe0\x01\n" +
 	"\x0fconstraint_list\x12RList the document's constraints and driving dimensions with their refs and values.\x18\x01(\x010\x01J\n" +
 	"parametersJ\rconstraintbarJ\x10list constraintsJ\x10show constraintsJ\x18abhängigkeiten anzeigenJ\vcontraintesJ\rrestriccionesB\t\n" +
-	"\a_handle\"\xa0\x01\n" +
+	"\a_handle\"\xd9\x01\n" +
 	"\x0eConstraintInfo\x12#\n" +
 	"\rconstraint_id\x18\x01 \x01(\x05R\fconstraintId\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x120\n" +
 	"\x04refs\x18\x03 \x03(\v2\x1c.cad.engine.v1.ConstraintRefR\x04refs\x12\x19\n" +
-	"\x05value\x18\x04 \x01(\x01H\x00R\x05value\x88\x01\x01B\b\n" +
-	"\x06_value\"\x9e\x01\n" +
+	"\x05value\x18\x04 \x01(\x01H\x00R\x05value\x88\x01\x01\x12)\n" +
+	"\tdimension\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x01R\tdimension\x88\x01\x01B\b\n" +
+	"\x06_valueB\f\n" +
+	"\n" +
+	"_dimension\"\x9e\x01\n" +
 	"\x14ConstraintListResult\x12?\n" +
 	"\vconstraints\x18\x01 \x03(\v2\x1d.cad.engine.v1.ConstraintInfoR\vconstraints\x12\x1b\n" +
 	"\x06status\x18\x02 \x01(\tH\x00R\x06status\x88\x01\x01\x12\x15\n" +

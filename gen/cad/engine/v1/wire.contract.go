@@ -17576,6 +17576,26 @@ func (x *DimensionCreateAlignedArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Layout = &v
+		case "driving":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Driving = &v
+		case "value":
+			if seen&(1<<10) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 10
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Value = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -17623,6 +17643,14 @@ func (x *DimensionCreateAlignedArgs) MarshalWire(e *jsonwire.Encoder) {
 		e.Key("\"layout\":")
 		e.String((*x.Layout))
 	}
+	if x.Driving != nil {
+		e.Key("\"driving\":")
+		e.Bool((*x.Driving))
+	}
+	if x.Value != nil {
+		e.Key("\"value\":")
+		e.Float64(float64((*x.Value)), "cad.engine.v1.DimensionCreateAlignedArgs.value")
+	}
 	e.CloseObject()
 }
 
@@ -17668,6 +17696,16 @@ func (x *DimensionCreateAlignedResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Text = v
+		case "constraint_id":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -17689,6 +17727,10 @@ func (x *DimensionCreateAlignedResult) MarshalWire(e *jsonwire.Encoder) {
 	e.Float64(float64(x.Measurement), "cad.engine.v1.DimensionCreateAlignedResult.measurement")
 	e.Key("\"text\":")
 	e.String(x.Text)
+	if x.ConstraintId != nil {
+		e.Key("\"constraint_id\":")
+		e.Int64(int64((*x.ConstraintId)))
+	}
 	e.CloseObject()
 }
 
@@ -17804,6 +17846,26 @@ func (x *DimensionCreateLinearArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Layout = &v
+		case "driving":
+			if seen&(1<<10) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 10
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Driving = &v
+		case "value":
+			if seen&(1<<11) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 11
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Value = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -17855,6 +17917,14 @@ func (x *DimensionCreateLinearArgs) MarshalWire(e *jsonwire.Encoder) {
 		e.Key("\"layout\":")
 		e.String((*x.Layout))
 	}
+	if x.Driving != nil {
+		e.Key("\"driving\":")
+		e.Bool((*x.Driving))
+	}
+	if x.Value != nil {
+		e.Key("\"value\":")
+		e.Float64(float64((*x.Value)), "cad.engine.v1.DimensionCreateLinearArgs.value")
+	}
 	e.CloseObject()
 }
 
@@ -17900,6 +17970,16 @@ func (x *DimensionCreateLinearResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Text = v
+		case "constraint_id":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -17921,6 +18001,10 @@ func (x *DimensionCreateLinearResult) MarshalWire(e *jsonwire.Encoder) {
 	e.Float64(float64(x.Measurement), "cad.engine.v1.DimensionCreateLinearResult.measurement")
 	e.Key("\"text\":")
 	e.String(x.Text)
+	if x.ConstraintId != nil {
+		e.Key("\"constraint_id\":")
+		e.Int64(int64((*x.ConstraintId)))
+	}
 	e.CloseObject()
 }
 
@@ -18016,6 +18100,26 @@ func (x *DimensionCreateRadialArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Layout = &v
+		case "driving":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Driving = &v
+		case "value":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Value = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18060,6 +18164,14 @@ func (x *DimensionCreateRadialArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Layout != nil {
 		e.Key("\"layout\":")
 		e.String((*x.Layout))
+	}
+	if x.Driving != nil {
+		e.Key("\"driving\":")
+		e.Bool((*x.Driving))
+	}
+	if x.Value != nil {
+		e.Key("\"value\":")
+		e.Float64(float64((*x.Value)), "cad.engine.v1.DimensionCreateRadialArgs.value")
 	}
 	e.CloseObject()
 }
@@ -18106,6 +18218,16 @@ func (x *DimensionCreateRadialResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Text = v
+		case "constraint_id":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18127,6 +18249,10 @@ func (x *DimensionCreateRadialResult) MarshalWire(e *jsonwire.Encoder) {
 	e.Float64(float64(x.Measurement), "cad.engine.v1.DimensionCreateRadialResult.measurement")
 	e.Key("\"text\":")
 	e.String(x.Text)
+	if x.ConstraintId != nil {
+		e.Key("\"constraint_id\":")
+		e.Int64(int64((*x.ConstraintId)))
+	}
 	e.CloseObject()
 }
 
@@ -18222,6 +18348,26 @@ func (x *DimensionCreateDiametricArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Layout = &v
+		case "driving":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Driving = &v
+		case "value":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Value = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18266,6 +18412,14 @@ func (x *DimensionCreateDiametricArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Layout != nil {
 		e.Key("\"layout\":")
 		e.String((*x.Layout))
+	}
+	if x.Driving != nil {
+		e.Key("\"driving\":")
+		e.Bool((*x.Driving))
+	}
+	if x.Value != nil {
+		e.Key("\"value\":")
+		e.Float64(float64((*x.Value)), "cad.engine.v1.DimensionCreateDiametricArgs.value")
 	}
 	e.CloseObject()
 }
@@ -18312,6 +18466,16 @@ func (x *DimensionCreateDiametricResult) UnmarshalWire(d *jsonwire.Decoder) bool
 				return false
 			}
 			x.Text = v
+		case "constraint_id":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18333,6 +18497,10 @@ func (x *DimensionCreateDiametricResult) MarshalWire(e *jsonwire.Encoder) {
 	e.Float64(float64(x.Measurement), "cad.engine.v1.DimensionCreateDiametricResult.measurement")
 	e.Key("\"text\":")
 	e.String(x.Text)
+	if x.ConstraintId != nil {
+		e.Key("\"constraint_id\":")
+		e.Int64(int64((*x.ConstraintId)))
+	}
 	e.CloseObject()
 }
 
@@ -18468,6 +18636,26 @@ func (x *DimensionCreateAngularArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Layout = &v
+		case "driving":
+			if seen&(1<<12) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 12
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Driving = &v
+		case "value":
+			if seen&(1<<13) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 13
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Value = d.Float64Ref(v)
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18531,6 +18719,14 @@ func (x *DimensionCreateAngularArgs) MarshalWire(e *jsonwire.Encoder) {
 		e.Key("\"layout\":")
 		e.String((*x.Layout))
 	}
+	if x.Driving != nil {
+		e.Key("\"driving\":")
+		e.Bool((*x.Driving))
+	}
+	if x.Value != nil {
+		e.Key("\"value\":")
+		e.Float64(float64((*x.Value)), "cad.engine.v1.DimensionCreateAngularArgs.value")
+	}
 	e.CloseObject()
 }
 
@@ -18576,6 +18772,16 @@ func (x *DimensionCreateAngularResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Text = v
+		case "constraint_id":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.ConstraintId = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18597,6 +18803,10 @@ func (x *DimensionCreateAngularResult) MarshalWire(e *jsonwire.Encoder) {
 	e.Float64(float64(x.Measurement), "cad.engine.v1.DimensionCreateAngularResult.measurement")
 	e.Key("\"text\":")
 	e.String(x.Text)
+	if x.ConstraintId != nil {
+		e.Key("\"constraint_id\":")
+		e.Int64(int64((*x.ConstraintId)))
+	}
 	e.CloseObject()
 }
 
@@ -22434,6 +22644,16 @@ func (x *ConstraintInfo) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Value = d.Float64Ref(v)
+		case "dimension":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Dimension = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -22465,6 +22685,10 @@ func (x *ConstraintInfo) MarshalWire(e *jsonwire.Encoder) {
 	if x.Value != nil {
 		e.Key("\"value\":")
 		e.Float64(float64((*x.Value)), "cad.engine.v1.ConstraintInfo.value")
+	}
+	if x.Dimension != nil {
+		e.Key("\"dimension\":")
+		e.String((*x.Dimension))
 	}
 	e.CloseObject()
 }
