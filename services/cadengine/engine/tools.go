@@ -147,6 +147,8 @@ func toolTable() map[string]toolSpec {
 		// catalog (issue #38): find and describe tools
 		enginev1.ToolToolSearch:   engineTool(toolSearch),
 		enginev1.ToolToolDescribe: engineTool(toolDescribe),
+		// sheets: title blocks (issue #39, DESIGN §12)
+		enginev1.ToolTitleblockApply: docTool(titleblockApply),
 	}
 }
 

@@ -103,9 +103,7 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.B
 	ctx := canvas.NewContext(c)
 	ctx.SetFillColor(pageColor)
 	ctx.DrawPath(0, 0, canvas.Rectangle(sheet.Width, sheet.Height))
-	ctx.SetStrokeCapper(canvas.RoundCap)
-	ctx.SetStrokeJoiner(canvas.RoundJoin)
-	ctx.SetFillRule(canvas.EvenOdd)
+	setup(ctx)
 	p := &painter{ctx: ctx, sheet: sheet, fam: fam, d: d, budget: budget}
 	if err := p.entities(shown); err != nil {
 		return nil, drawing.Sheet{}, err
@@ -118,18 +116,25 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.B
 // layers' lineweights, times the painter's weight when it has one.
 func (p *painter) entities(es []*drawing.Entity) error {
 	for _, e := range es {
-		width := defaultStroke
-		if l := p.d.Layer(e.Layer); l != nil && l.Lineweight > 0 {
-			width = float64(l.Lineweight) / 100
-		}
-		if p.weight > 0 {
-			width *= p.weight
-		}
-		if err := p.entity(e, width); err != nil {
+		if err := p.entity(e, p.width(e)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// width is the stroke e is drawn with, in paper millimetres: its
+// layer's lineweight (defaultStroke when by default), times the
+// painter's weight when it has one.
+func (p *painter) width(e *drawing.Entity) float64 {
+	width := defaultStroke
+	if l := p.d.Layer(e.Layer); l != nil && l.Lineweight > 0 {
+		width = float64(l.Lineweight) / 100
+	}
+	if p.weight > 0 {
+		width *= p.weight
+	}
+	return width
 }
 
 // colorOf is an entity's ACI colour: its own, or its layer's.

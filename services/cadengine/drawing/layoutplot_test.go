@@ -1,0 +1,86 @@
+package drawing
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// TestPlotLayout plots an A3 sheet with a 1:50 window on model space: a
+// 5 m model line is 100 mm on the paper, where the viewport's centre
+// maps the view's centre; what lies off the window, on a frozen layer or
+// on a layer the viewport freezes is left out.
+func TestPlotLayout(t *testing.T) {
+	d := NewDocument("doc", "d", enginev1.Units_UNITS_MM, time.Unix(0, 0))
+	tx := NewTx(d, 0)
+	tx.SetLayouts(d.Layouts().With(-1, Layout{Name: "Sheet", Paper: "A3", Width: 420, Height: 297}))
+	d.SetLayer("cold", &Layer{Name: "cold", Color: 5, Linetype: "Continuous", On: true, Frozen: true})
+	d.SetLayer("vpcold", &Layer{Name: "vpcold", Color: 3, Linetype: "Continuous", On: true})
+	d.SetLayer(NoPlotLayer, &Layer{Name: NoPlotLayer, Color: 7, Linetype: "Continuous", On: true})
+	add := func(layout, layer string, g Geometry) *Entity {
+		return d.Add(&Entity{Layer: layer, Color: 256, Linetype: "ByLayer", Layout: layout, Geom: g})
+	}
+	line := add("", "0", Line{A: geom.Pt(0, 0), B: geom.Pt(5000, 0)})
+	add("", "0", Circle{C: geom.Pt(9000, 0), R: 500}) // off the window, on the paper
+	add("", "cold", Circle{C: geom.Pt(2500, 0), R: 500})
+	add("", "vpcold", Circle{C: geom.Pt(2500, 0), R: 700})
+	v := NewViewport(20, 20, 200, 150, geom.Pt(2500, 0), 1.0/50, 2)
+	v.Frozen = []string{"VPCOLD"}
+	vp := add("Sheet", "0", v)
+	add("Sheet", NoPlotLayer, Line{A: geom.Pt(0, 0), B: geom.Pt(10, 10)})
+	add("Other", "0", Line{A: geom.Pt(0, 0), B: geom.Pt(10, 10)})
+
+	p, err := d.PlotLayout("sheet", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Layout.Width != 420 || p.Layout.Height != 297 || len(p.Views) != 1 || len(p.Paper) != 1 || p.Paper[0] != vp {
+		t.Fatalf("PlotLayout = %+v, want the A3 sheet, its viewport, and only it on the paper", p)
+	}
+	view := p.Views[0]
+	if view.Handle != vp.Handle || view.Frame != (geom.Box{Min: geom.Pt(20, 20), Max: geom.Pt(220, 170), NonEmpty: true}) {
+		t.Errorf("view %d frame %+v, want %d [20,20]–[220,170]", view.Handle, view.Frame, vp.Handle)
+	}
+	if len(view.Entities) != 1 || view.Entities[0].Handle != line.Handle {
+		t.Fatalf("the window shows %d entities, want the line alone", len(view.Entities))
+	}
+	got := view.Entities[0].Geom.(Line)
+	// The view's centre (2500, 0) is the frame's (120, 95); 50 model
+	// millimetres are one on paper.
+	if !near(got.A, geom.Pt(120-2500.0/50, 95)) || !near(got.B, geom.Pt(120+2500.0/50, 95)) || math.Abs(got.B.Sub(got.A).Len()-100) > 1e-9 {
+		t.Errorf("the line on paper runs %v–%v, want (70, 95)–(170, 95), 100 mm", got.A, got.B)
+	}
+	if line.Geom.(Line).B.X != 5000 {
+		t.Error("plotting changed the model's line")
+	}
+	if _, err := d.PlotLayout("nope", nil); !errors.Is(err, ErrNoLayout) {
+		t.Errorf("PlotLayout(nope) = %v, want ErrNoLayout", err)
+	}
+}
+
+func near(a, b geom.Vec) bool { return a.Sub(b).Len() < 1e-9 }
+
+// TestDashedOnPaper: with PSLTSCALE 1 a dash is as long on paper
+// whatever the viewport's scale: DASHED's 12.7 mm (acadiso) times
+// LTSCALE.
+func TestDashedOnPaper(t *testing.T) {
+	d := NewDocument("doc", "d", enginev1.Units_UNITS_MM, time.Unix(0, 0))
+	d.SetLinetypes(NewLinetypes(2, nil))
+	e := &Entity{Layer: "0", Color: 256, Linetype: "DASHED", Geom: Line{A: geom.Pt(0, 0), B: geom.Pt(200, 0)}}
+	pic, ok, err := d.DashedOnPaper(e, 0.25, nil)
+	if err != nil || !ok {
+		t.Fatalf("DashedOnPaper = %v, %v", ok, err)
+	}
+	first := pic.Strokes[0].(geom.Segment)
+	if l := first.B.Sub(first.A).Len(); math.Abs(l-2*12.7) > 1e-9 {
+		t.Errorf("first dash %v mm, want %v (12.7 × LTSCALE 2)", l, 2*12.7)
+	}
+	d.Units = enginev1.Units_UNITS_IN
+	if u := d.PaperPatternUnit(); u != 25.4 {
+		t.Errorf("PaperPatternUnit in inches = %v, want 25.4", u)
+	}
+}

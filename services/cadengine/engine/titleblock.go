@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// Sheets (DESIGN §12): titleblock_apply puts a layout's border and title
+// block on it (see drawing.NewTitleblock), as an insert whose attributes
+// are the fields, edited afterwards with block_attributes_set.
+
+// titleblockLayers are the layers a title block is drawn on, made when
+// the document lacks them: the insert's (0.25 mm) and the frame's (0.7
+// mm).
+var titleblockLayers = []drawing.Layer{
+	{Name: drawing.TitleblockLayer, Color: 7, Linetype: "Continuous", Lineweight: 25, On: true},
+	{Name: drawing.TitleblockBorderLayer, Color: 7, Linetype: "Continuous", Lineweight: 70, On: true},
+}
+
+// titleblockApply inserts the ISO title block of the layout's paper at
+// its origin, defining its block the first time. A title block already
+// on the layout (an insert of a block named TITLEBLOCK_…) is replaced;
+// the fields not given keep its values.
+func titleblockApply(c *call, a *enginev1.TitleblockApplyArgs) (*enginev1.TitleblockApplyResult, error) {
+	if s := a.GetStandard(); s != "" && !strings.EqualFold(s, "iso") {
+		return nil, invalidArgs("/standard", reasonInvalid, "unknown standard %q: the one there is is iso (ISO 5457 border, ISO 7200 title block)", s)
+	}
+	l, ok := c.d.Layout(a.Layout)
+	if !ok {
+		return nil, invalidArgs("/layout", reasonInvalid, "the document has no layout %q: %s", a.Layout, c.d.LayoutNames())
+	}
+	values := map[string]string{}
+	for _, k := range slices.Sorted(maps.Keys(a.Fields)) {
+		if !slices.ContainsFunc(drawing.TitleblockFields, func(f drawing.TitleblockField) bool { return strings.EqualFold(f.Name, k) }) {
+			return nil, invalidArgs(tagPath("/fields", k), reasonInvalid, "unknown field %q: the fields are %s", k, drawing.TitleblockFieldNames())
+		}
+	}
+
+	// The title block there now, whose values carry over.
+	var old []*drawing.Entity
+	for _, e := range c.d.Entities() {
+		if g, ok := e.Geom.(drawing.Insert); ok && strings.EqualFold(e.Layout, l.Name) && strings.HasPrefix(strings.ToUpper(g.Name), drawing.TitleblockPrefix) {
+			old = append(old, e)
+			for _, at := range g.Attribs {
+				values[strings.ToUpper(at.Tag)] = at.Text.Text
+			}
+		}
+	}
+	for k, v := range a.Fields {
+		values[strings.ToUpper(k)] = v
+	}
+
+	for _, tl := range titleblockLayers {
+		if c.d.LayerFold(tl.Name) == nil {
+			c.tx.PutLayer(&tl)
+		}
+	}
+	name := drawing.TitleblockName(l)
+	b := c.d.Block(name)
+	if b == nil {
+		nb, err := drawing.NewTitleblock(l)
+		if err != nil {
+			return nil, failed("%v", err)
+		}
+		if err := c.tx.DefineBlock(nb); err != nil {
+			return nil, err
+		}
+		b = c.d.Block(name)
+	}
+	g := drawing.Insert{Name: b.Name, P: geom.Pt(0, 0), Scale: 1, Def: b}
+	// Only the tags the block defines: an older title block may have had
+	// others.
+	for k := range values {
+		if !slices.ContainsFunc(variableDefs(b), func(d drawing.Attdef) bool { return strings.EqualFold(d.Tag, k) }) {
+			delete(values, k)
+		}
+	}
+	attribs, err := insertAttribs(g, values)
+	if err != nil {
+		return nil, err
+	}
+	g.Attribs = attribs
+	res := &enginev1.TitleblockApplyResult{Block: b.Name}
+	for _, o := range old {
+		if err := c.tx.Remove(o); err != nil {
+			return nil, err
+		}
+		res.Replaced = new(handleResult(o))
+	}
+	e, err := c.tx.Create(&drawing.Entity{Layer: c.d.LayerFold(drawing.TitleblockLayer).Name, Color: 256, Linetype: "ByLayer", Layout: l.Name, Geom: g})
+	if err != nil {
+		return nil, err
+	}
+	res.Handle = handleResult(e)
+	return res, nil
+}
