@@ -121,6 +121,8 @@ func dryRunCases(h map[string]string) map[string]obj {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "fillet"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// sheets (issue #39)
+		enginev1.ToolTitleblockApply: {"layout": "Sheet", "fields": obj{"title": "Plate"}},
 	}
 }
 

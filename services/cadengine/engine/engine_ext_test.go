@@ -296,6 +296,8 @@ func TestEveryToolAnswers(t *testing.T) {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "line"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// sheets (issue #39): no layout on the fixture, a typed failure
+		enginev1.ToolTitleblockApply: {"layout": "Sheet"},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)

@@ -24,8 +24,9 @@ var titleblockLayers = []drawing.Layer{
 
 // titleblockApply inserts the ISO title block of the layout's paper at
 // its origin, defining its block the first time. A title block already
-// on the layout (an insert of a block named TITLEBLOCK_…) is replaced;
-// the fields not given keep its values.
+// on the layout (the first insert there of a block named TITLEBLOCK_…)
+// is replaced in place, under its handle (an edit, not a removal); the
+// fields not given keep its values.
 func titleblockApply(c *call, a *enginev1.TitleblockApplyArgs) (*enginev1.TitleblockApplyResult, error) {
 	if s := a.GetStandard(); s != "" && !strings.EqualFold(s, "iso") {
 		return nil, invalidArgs("/standard", reasonInvalid, "unknown standard %q: the one there is is iso (ISO 5457 border, ISO 7200 title block)", s)
@@ -42,13 +43,14 @@ func titleblockApply(c *call, a *enginev1.TitleblockApplyArgs) (*enginev1.Titleb
 	}
 
 	// The title block there now, whose values carry over.
-	var old []*drawing.Entity
+	var old *drawing.Entity
 	for _, e := range c.d.Entities() {
 		if g, ok := e.Geom.(drawing.Insert); ok && strings.EqualFold(e.Layout, l.Name) && strings.HasPrefix(strings.ToUpper(g.Name), drawing.TitleblockPrefix) {
-			old = append(old, e)
+			old = e
 			for _, at := range g.Attribs {
 				values[strings.ToUpper(at.Tag)] = at.Text.Text
 			}
+			break
 		}
 	}
 	for k, v := range a.Fields {
@@ -85,17 +87,20 @@ func titleblockApply(c *call, a *enginev1.TitleblockApplyArgs) (*enginev1.Titleb
 		return nil, err
 	}
 	g.Attribs = attribs
-	res := &enginev1.TitleblockApplyResult{Block: b.Name}
-	for _, o := range old {
-		if err := c.tx.Remove(o); err != nil {
+	e := &drawing.Entity{Layer: c.d.LayerFold(drawing.TitleblockLayer).Name, Color: 256, Linetype: "ByLayer", Layout: l.Name, Geom: g}
+	if old != nil {
+		// In place: the same entity, under its handle, redrawn.
+		n := *old
+		n.Layer, n.Color, n.Linetype, n.Geom = e.Layer, e.Color, e.Linetype, g
+		next := n.Seal()
+		if err := c.tx.Replace(old, next); err != nil {
 			return nil, err
 		}
-		res.Replaced = new(handleResult(o))
+		return &enginev1.TitleblockApplyResult{Handle: handleResult(next), Block: b.Name, Replaced: true}, nil
 	}
-	e, err := c.tx.Create(&drawing.Entity{Layer: c.d.LayerFold(drawing.TitleblockLayer).Name, Color: 256, Linetype: "ByLayer", Layout: l.Name, Geom: g})
+	made, err := c.tx.Create(e)
 	if err != nil {
 		return nil, err
 	}
-	res.Handle = handleResult(e)
-	return res, nil
+	return &enginev1.TitleblockApplyResult{Handle: handleResult(made), Block: b.Name}, nil
 }

@@ -35,7 +35,7 @@ func TestTitleblockApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Block != "TITLEBLOCK_ISO_A3" || res.Replaced != nil {
+	if res.Block != "TITLEBLOCK_ISO_A3" || res.Replaced {
 		t.Errorf("titleblock_apply = %v, want block TITLEBLOCK_ISO_A3 replacing nothing", res)
 	}
 	e, g, err := c.insertOf("/handle", res.Handle)
@@ -102,8 +102,8 @@ func TestTitleblockApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.GetReplaced() != res.Handle {
-		t.Errorf("replaced %q, want %q", again.GetReplaced(), res.Handle)
+	if !again.Replaced || again.Handle != res.Handle {
+		t.Errorf("applied again: %v, want the title block %s replaced in place", again, res.Handle)
 	}
 	n := 0
 	for _, e := range c.d.Entities() {

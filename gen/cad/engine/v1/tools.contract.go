@@ -1114,13 +1114,13 @@ var Tools = []ToolInfo{
 	},
 	{
 		Name:         ToolTitleblockApply,
-		Description:  "Put an ISO 5457 border and ISO 7200 title block (block TITLEBLOCK_ISO_<paper>, fields as attributes) on a layout's sheet; applying again replaces it, keeping fields not given. Edit fields later with block_attributes_set.",
-		Keywords:     []string{"title block", "titleblock", "border", "drawing frame", "schriftfeld", "zeichnungsrahmen", "cartouche", "cadre", "cuadro de rotulación", "cajetín", "iso 7200", "iso 5457"},
+		Description:  "Put an ISO 5457 border and ISO 7200 title block (block TITLEBLOCK_ISO_<paper>) on a layout; again replaces it. Edit fields with block_attributes_set.",
+		Keywords:     []string{"title block", "border", "drawing frame", "schriftfeld", "cartouche", "cajetín", "iso 7200"},
 		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
 		Args:         (*TitleblockApplyArgs)(nil),
 		Result:       (*TitleblockApplyResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"fields":{"additionalProperties":{"type":"string"},"type":"object"},"layout":{"minLength":1,"type":"string"},"standard":{"type":"string"}},"required":["layout"],"type":"object"}`,
-		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"block":{"type":"string"},"handle":{"type":"string","x-cad-handle":true},"replaced":{"type":"string","x-cad-handle":true}},"required":["handle","block"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"block":{"type":"string"},"handle":{"type":"string","x-cad-handle":true},"replaced":{"type":"boolean"}},"required":["handle","block","replaced"],"type":"object"}`,
 	},
 	{
 		Name:         ToolViewRender,

@@ -28,8 +28,8 @@ type TitleblockApplyArgs struct {
 	Layout string `protobuf:"bytes,1,opt,name=layout,proto3" json:"layout,omitempty"`
 	// "iso" (the default and only one).
 	Standard *string `protobuf:"bytes,2,opt,name=standard,proto3,oneof" json:"standard,omitempty"`
-	// Values by field: title, drawing_number, revision, scale, date,
-	// drawn_by, approved_by, sheet, material, owner, document_type.
+	// By field: title, drawing_number, revision, scale, date, drawn_by,
+	// approved_by, sheet, material, owner, document_type.
 	Fields        map[string]string `protobuf:"bytes,3,rep,name=fields,proto3" json:"fields,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -93,8 +93,8 @@ type TitleblockApplyResult struct {
 	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
 	// Its block.
 	Block string `protobuf:"bytes,2,opt,name=block,proto3" json:"block,omitempty"`
-	// The title block it replaced, if any.
-	Replaced      *string `protobuf:"bytes,3,opt,name=replaced,proto3,oneof" json:"replaced,omitempty"`
+	// It replaced the layout's title block (in place, same handle).
+	Replaced      bool `protobuf:"varint,3,opt,name=replaced,proto3" json:"replaced,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -143,33 +143,31 @@ func (x *TitleblockApplyResult) GetBlock() string {
 	return ""
 }
 
-func (x *TitleblockApplyResult) GetReplaced() string {
-	if x != nil && x.Replaced != nil {
-		return *x.Replaced
+func (x *TitleblockApplyResult) GetReplaced() bool {
+	if x != nil {
+		return x.Replaced
 	}
-	return ""
+	return false
 }
 
 var File_cad_engine_v1_tools_sheet_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_tools_sheet_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcad/engine/v1/tools_sheet.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\"\xf9\x04\n" +
+	"\x1fcad/engine/v1/tools_sheet.proto\x12\rcad.engine.v1\x1a\x1bcad/engine/v1/options.proto\"\xec\x03\n" +
 	"\x13TitleblockApplyArgs\x12\x1e\n" +
 	"\x06layout\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x06layout\x12\x1f\n" +
 	"\bstandard\x18\x02 \x01(\tH\x00R\bstandard\x88\x01\x01\x12F\n" +
 	"\x06fields\x18\x03 \x03(\v2..cad.engine.v1.TitleblockApplyArgs.FieldsEntryR\x06fields\x1a9\n" +
 	"\vFieldsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\x90\x03\x8a\xb5\x18\x8b\x03\n" +
-	"\x10titleblock_apply\x12\xdc\x01Put an ISO 5457 border and ISO 7200 title block (block TITLEBLOCK_ISO_<paper>, fields as attributes) on a layout's sheet; applying again replaces it, keeping fields not given. Edit fields later with block_attributes_set.(\x010\x01J\vtitle blockJ\n" +
-	"titleblockJ\x06borderJ\rdrawing frameJ\vschriftfeldJ\x10zeichnungsrahmenJ\tcartoucheJ\x05cadreJ\x15cuadro de rotulaciónJ\bcajetínJ\biso 7200J\biso 5457B\v\n" +
-	"\t_standard\"\x83\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\x83\x02\x8a\xb5\x18\xfe\x01\n" +
+	"\x10titleblock_apply\x12\x95\x01Put an ISO 5457 border and ISO 7200 title block (block TITLEBLOCK_ISO_<paper>) on a layout; again replaces it. Edit fields with block_attributes_set.(\x010\x01J\vtitle blockJ\x06borderJ\rdrawing frameJ\vschriftfeldJ\tcartoucheJ\bcajetínJ\biso 7200B\v\n" +
+	"\t_standard\"i\n" +
 	"\x15TitleblockApplyResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x14\n" +
-	"\x05block\x18\x02 \x01(\tR\x05block\x12'\n" +
-	"\breplaced\x18\x03 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x00R\breplaced\x88\x01\x01B\v\n" +
-	"\t_replacedB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
+	"\x05block\x18\x02 \x01(\tR\x05block\x12\x1a\n" +
+	"\breplaced\x18\x03 \x01(\bR\breplacedB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"
 
 var (
 	file_cad_engine_v1_tools_sheet_proto_rawDescOnce sync.Once
@@ -205,7 +203,6 @@ func file_cad_engine_v1_tools_sheet_proto_init() {
 	}
 	file_cad_engine_v1_options_proto_init()
 	file_cad_engine_v1_tools_sheet_proto_msgTypes[0].OneofWrappers = []any{}
-	file_cad_engine_v1_tools_sheet_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -26121,18 +26121,18 @@ func (x *TitleblockApplyResult) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return d.Fail()
 			}
 			seen |= 1 << 2
-			v, ok := d.String()
+			v, ok := d.Bool()
 			if !ok {
 				return false
 			}
-			x.Replaced = &v
+			x.Replaced = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
 			}
 		}
 	}
-	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
 }
 
 // MarshalWire implements jsonwire.Message.
@@ -26145,10 +26145,8 @@ func (x *TitleblockApplyResult) MarshalWire(e *jsonwire.Encoder) {
 	e.String(x.Handle)
 	e.Key("\"block\":")
 	e.String(x.Block)
-	if x.Replaced != nil {
-		e.Key("\"replaced\":")
-		e.String((*x.Replaced))
-	}
+	e.Key("\"replaced\":")
+	e.Bool(x.Replaced)
 	e.CloseObject()
 }
 
