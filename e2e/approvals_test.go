@@ -212,6 +212,68 @@ var catalogFixtures = map[string]fixture{
 		args:   func(handles) map[string]any { return map[string]any{"fix": true} },
 	},
 	"boundary_trace": literal(map[string]any{"x": 5, "y": 1}), // the half of the circle above the line
+	// layout: sheets, viewports and paper space (issue #39, DESIGN §12)
+	"layout_create": literal(map[string]any{"name": "WalkA", "paper": "A3"}),
+	"layout_list":   literal(map[string]any{}),
+	"layout_rename": {
+		before: []catalogStep{{Tool: "layout_create", Args: map[string]any{"name": "WalkB", "paper": "A4"}}},
+		args:   func(handles) map[string]any { return map[string]any{"name": "WalkB", "new_name": "WalkB2"} },
+	},
+	"layout_copy": {
+		before: []catalogStep{{Tool: "layout_create", Args: map[string]any{"name": "WalkC", "paper": "A4"}}},
+		args:   func(handles) map[string]any { return map[string]any{"name": "WalkC", "new_name": "WalkC2"} },
+	},
+	"layout_delete": {
+		before: []catalogStep{
+			{Tool: "layout_create", Args: map[string]any{"name": "WalkD", "paper": "A4"}},
+			{Tool: "entity_create_line", Args: map[string]any{"x1": 0, "y1": 0, "x2": 10, "y2": 0, "layout": "WalkD"}},
+		},
+		args: func(handles) map[string]any { return map[string]any{"name": "WalkD"} }, // and its line
+	},
+	"viewport_create": {
+		before: []catalogStep{{Tool: "layout_create", Args: map[string]any{"name": "WalkE", "paper": "A3"}}},
+		args: func(handles) map[string]any {
+			return map[string]any{"layout": "WalkE", "x": 10, "y": 10, "width": 200, "height": 150, "center_x": 5, "center_y": 0, "scale": "1:1"}
+		},
+	},
+	"viewport_list": {
+		before: viewportFixture("WalkJ", nil).before,
+		args:   func(handles) map[string]any { return map[string]any{"layout": "WalkJ"} },
+	},
+	"viewport_set_scale": viewportFixture("WalkF", map[string]any{"scale": "1:2"}),
+	"viewport_lock":      viewportFixture("WalkG", map[string]any{}),
+	"viewport_delete":    viewportFixture("WalkH", map[string]any{}),
+	"entity_change_space": {
+		before: viewportFixture("WalkI", nil).before,
+		args: func(h handles) map[string]any {
+			return map[string]any{"handles": []any{h["circle"]}, "viewport": "$vp"}
+		},
+	},
+	// sheets: title blocks (issue #39, DESIGN §12); applied twice, the
+	// second replaces the first in place and removes nothing
+	"titleblock_apply": {
+		before: []catalogStep{
+			{Tool: "layout_create", Args: map[string]any{"name": "WalkT", "paper": "A3"}},
+			{Tool: "titleblock_apply", Args: map[string]any{"layout": "WalkT", "fields": map[string]any{"title": "Walk"}}},
+		},
+		args: func(handles) map[string]any { return map[string]any{"layout": "WalkT", "fields": map[string]any{"revision": "B"}} },
+	},
+}
+
+// viewportFixture is a fixture whose args name a viewport made in the
+// same batch on a new layout.
+func viewportFixture(layout string, args map[string]any) fixture {
+	return fixture{
+		before: []catalogStep{
+			{Tool: "layout_create", Args: map[string]any{"name": layout, "paper": "A3"}},
+			{Tool: "viewport_create", Args: map[string]any{"layout": layout, "x": 10, "y": 10, "width": 200, "height": 150, "center_x": 5, "center_y": 0, "scale": "1:1"}, Bind: "vp"},
+		},
+		args: func(handles) map[string]any {
+			out := maps.Clone(args)
+			out["handle"] = "$vp"
+			return out
+		},
+	}
 }
 
 // catalogState is what a document holds: its entities' handles (and its

@@ -168,7 +168,11 @@ func (f *File) Build(d *drawing.Document) error {
 		}
 	}
 	f.redrawOrder()
+	layouts, byRecord := f.layoutTable()
 	for _, fe := range f.entities {
+		if n, ok := byRecord[fe.owner]; ok && fe.layout != "" {
+			fe.layout = n // the layout whose block holds it, as ezdxf reads it
+		}
 		g, ok, err := resolve(fe)
 		if err != nil {
 			return err
@@ -204,6 +208,7 @@ func (f *File) Build(d *drawing.Document) error {
 	if len(own) > 0 || (f.ltscale != 0 && f.ltscale != 1) {
 		d.SetLinetypes(drawing.NewLinetypes(f.ltscale, own))
 	}
+	d.SetLayouts(f.untabled(layouts, d))
 	d.SetCurrent(f.CurrentLayer(d))
 	return nil
 }

@@ -222,12 +222,17 @@ func TestNativeViewport(t *testing.T) {
 		t.Errorf("NewViewport = %+v, want 5000 high at 1:50, centred at (120, 80)", vp)
 	}
 	doc.Add(&drawing.Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Layout: "Layout1", Geom: vp})
+	// The 2018 file has the layout's view of its paper (id 1) before the
+	// window, as AutoCAD needs: an A3 sheet's (the layout the table lacks).
 	back, bes := geomOf[drawing.Viewport](roundTrip(t, doc))
-	if len(back) != 1 || bes[0].Layout != "Layout1" {
+	if len(back) != 2 || bes[0].Layout != "Layout1" || bes[1].Layout != "Layout1" {
 		t.Fatalf("read back %v", back)
 	}
-	if !reflect.DeepEqual(back[0], vp) {
-		t.Errorf("read back %+v, want %+v", back[0], vp)
+	if paper := (drawing.Viewport{C: geom.Pt(210, 148.5), W: 420, H: 297, View: geom.Pt(210, 148.5), ViewHeight: 297, ID: 1, Status: 1}); !reflect.DeepEqual(back[0], paper) {
+		t.Errorf("read back %+v, want the paper's view %+v", back[0], paper)
+	}
+	if !reflect.DeepEqual(back[1], vp) {
+		t.Errorf("read back %+v, want %+v", back[1], vp)
 	}
 	// R12 keeps all but the lock, which it cannot say.
 	r12, res := geomOf[drawing.Viewport](buildFile(t, []byte(Write(doc))))

@@ -12,12 +12,12 @@ import (
 
 // What the engine takes from the OBJECTS section: the file name of each
 // image definition (IMAGEDEF), whether wipeouts show their frames
-// (WIPEOUTVARIABLES), and the order the model space is drawn in
-// (SORTENTSTABLE). The section comes after the entities, so what it says
+// (WIPEOUTVARIABLES), the order the model space is drawn in
+// (SORTENTSTABLE), and the layouts (LAYOUT, see layoutTable). The section comes after the entities, so what it says
 // is given to them once the file is read (resolveObjects, redrawOrder).
 
 // objectKinds are the objects whose codes the reader keeps.
-var objectKinds = map[string]bool{"IMAGEDEF": true, "WIPEOUTVARIABLES": true, "SORTENTSTABLE": true}
+var objectKinds = map[string]bool{"IMAGEDEF": true, "WIPEOUTVARIABLES": true, "SORTENTSTABLE": true, "LAYOUT": true}
 
 // readObjects reads the OBJECTS section, keeping the codes of the
 // objects in objectKinds and passing over the rest.
@@ -61,6 +61,8 @@ func (f *File) object(r dxfRecord) {
 			}
 			f.imageFiles[handle] = file
 		}
+	case "LAYOUT":
+		f.layouts = append(f.layouts, layoutObjectOf(r))
 	case "WIPEOUTVARIABLES":
 		f.wipeoutFrame = firstInt(r.pairs, 70, 0) != 0
 	case "SORTENTSTABLE":

@@ -43,6 +43,8 @@ type File struct {
 	// sortents is each SORTENTSTABLE: by the block record it orders, the
 	// handle each entity is drawn as.
 	sortents map[uint64]map[uint64]uint64
+	// layouts are the LAYOUT objects, in file order.
+	layouts []dxfLayout
 }
 
 // dxfBlock is one block definition of the BLOCKS section.

@@ -281,6 +281,9 @@ func (w *dxfWriter) common(kind string, h uint64, e *drawing.Entity) {
 	}
 	if e.Layout != "" {
 		w.int(67, 1)
+		if w.v2018 {
+			w.pair(410, e.Layout)
+		}
 	}
 	w.pair(8, e.Layer)
 	if !strings.EqualFold(e.Linetype, "BYLAYER") {

@@ -63,6 +63,7 @@ func Write2018(d *drawing.Document) string {
 		styleHandles[s] = w.handle()
 	}
 	blocks := w.plan(d, ents)
+	sheets := w.planSheets(d, ents)
 
 	ext := w.header(d, ents, "AC1032")
 	w.pair(9, "$INSUNITS")
@@ -162,23 +163,28 @@ func Write2018(d *drawing.Document) string {
 	}
 	w.pair(0, "ENDTAB")
 
-	w.table2018("BLOCK_RECORD", hBlockTable, 2+len(blocks))
+	w.table2018("BLOCK_RECORD", hBlockTable, 1+len(sheets)+len(blocks))
 	w.blockRecord(hModelBR, "*Model_Space", hModelLayout)
-	w.blockRecord(hPaperBR, "*Paper_Space", hPaperLayout)
+	for _, s := range sheets {
+		w.blockRecord(s.record, s.block, s.object)
+	}
 	for _, b := range blocks {
 		w.blockRecord(b.record, b.name, 0)
 	}
 	w.pair(0, "ENDTAB")
 	w.end()
 
-	w.blocks(blocks, outBlock{name: "*Model_Space", record: hModelBR}, outBlock{name: "*Paper_Space", record: hPaperBR})
+	w.blocks(blocks, append([]outBlock{{name: "*Model_Space", record: hModelBR}, {name: "*Paper_Space", record: hPaperBR}}, sheetBlocks(sheets)...)...)
 	w.section("ENTITIES")
 	w.owner = hModelBR
 	for _, e := range ents {
-		w.Entity(e)
+		if e.Layout == "" {
+			w.Entity(e)
+		}
 	}
+	w.writeSheet(sheets[0])
 	w.end()
-	w.objects()
+	w.objects(sheets)
 	w.pair(0, "EOF")
 	return w.finish(seedAt, drawing.FormatHandle(w.next))
 }
@@ -392,9 +398,9 @@ func rasterTypes(d *drawing.Document, ents []*drawing.Entity) (images, wipeouts 
 }
 
 // objects writes the OBJECTS section: the root dictionary with the groups
-// and the layouts, and the Model and Layout1 layouts; the images' and
+// and the layouts, and the Model layout and the sheets'; the images' and
 // wipeouts' objects when they were written.
-func (w *dxfWriter) objects() {
+func (w *dxfWriter) objects(sheets []*sheet) {
 	w.section("OBJECTS")
 	dict := func(h, owner uint64, entries ...any) {
 		w.pair(0, "DICTIONARY")
@@ -424,9 +430,15 @@ func (w *dxfWriter) objects() {
 	}
 	dict(hRootDict, 0, root...)
 	dict(hGroupDict, hRootDict)
-	dict(hLayoutDict, hRootDict, "Model", uint64(hModelLayout), "Layout1", uint64(hPaperLayout))
-	w.layout(hModelLayout, "Model", 0, hModelBR)
-	w.layout(hPaperLayout, "Layout1", 1, hPaperBR)
+	layouts := []any{"Model", uint64(hModelLayout)}
+	for _, s := range sheets {
+		layouts = append(layouts, s.layout.Name, s.object)
+	}
+	dict(hLayoutDict, hRootDict, layouts...)
+	w.layoutObject(hModelLayout, drawing.Layout{Name: "Model"}, 0, hModelBR)
+	for i, s := range sheets {
+		w.layoutObject(s.object, s.layout, i+1, s.record)
+	}
 	if imageDict != 0 {
 		w.imageObjects(imageDict, imageVars)
 	}
@@ -438,51 +450,4 @@ func (w *dxfWriter) objects() {
 		w.mleaderStyleObject(w.mleaderStyle, mleaderDict)
 	}
 	w.end()
-}
-
-// layout writes a LAYOUT object on an A3 sheet.
-func (w *dxfWriter) layout(h uint64, name string, order int, br uint64) {
-	w.pair(0, "LAYOUT")
-	w.pairHandle(5, h)
-	w.pairHandle(330, hLayoutDict)
-	w.pair(100, "AcDbPlotSettings")
-	w.pair(1, "")
-	w.pair(2, "none_device")
-	w.pair(4, "ISO_A3_(420.00_x_297.00_MM)")
-	w.pair(6, "")
-	for _, c := range []struct {
-		code int
-		v    float64
-	}{{40, 7.5}, {41, 20}, {42, 7.5}, {43, 20}, {44, 420}, {45, 297}, {46, 0}, {47, 0}, {48, 0}, {49, 0}, {140, 0}, {141, 0}, {142, 1}, {143, 1}} {
-		w.float(c.code, c.v)
-	}
-	w.int(70, 688)
-	w.int(72, 1)
-	w.int(73, 0)
-	w.int(74, 5)
-	w.pair(7, "")
-	w.int(75, 16)
-	w.int(76, 0)
-	w.int(77, 2)
-	w.int(78, 300)
-	w.float(147, 1)
-	w.float(148, 0)
-	w.float(149, 0)
-	w.pair(100, "AcDbLayout")
-	w.pair(1, name)
-	w.int(70, 1)
-	w.int(71, order)
-	w.float(10, 0)
-	w.float(20, 0)
-	w.float(11, 420)
-	w.float(21, 297)
-	w.Point(12, geom.Vec{})
-	w.Point(14, geom.Pt(1e20, 1e20))
-	w.Point(15, geom.Pt(-1e20, -1e20))
-	w.float(146, 0)
-	w.Point(13, geom.Vec{})
-	w.Point(16, geom.Pt(1, 0))
-	w.Point(17, geom.Pt(0, 1))
-	w.int(76, 1)
-	w.pairHandle(330, br)
 }

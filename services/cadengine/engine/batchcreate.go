@@ -183,6 +183,10 @@ func readNewEntity(d *jsonwire.Decoder, ne *enginev1.NewEntity, nums *[newEntity
 			default:
 				ne.Linetype = &v
 			}
+		case newEntityLayout:
+			// An element on a layout goes the ordinary way (createNew),
+			// which resolves the layout's name.
+			return false
 		case newEntityColor:
 			v, ok := d.Int32()
 			if !ok {
@@ -251,6 +255,8 @@ func newEntityKey(key []byte) protowire.Number {
 		return newEntityColor
 	case "linetype":
 		return newEntityLinetype
+	case "layout":
+		return newEntityLayout
 	}
 	return 0
 }
@@ -478,6 +484,7 @@ const (
 	newEntityLayer      = 21
 	newEntityColor      = 22
 	newEntityLinetype   = 23
+	newEntityLayout     = 24
 
 	vertexX     = 1
 	vertexY     = 2
@@ -532,6 +539,9 @@ func appendNewEntity(b []byte, ne *enginev1.NewEntity) []byte {
 	if ne.Linetype != nil {
 		b = appendString(b, newEntityLinetype, *ne.Linetype)
 	}
+	if ne.Layout != nil {
+		b = appendString(b, newEntityLayout, *ne.Layout)
+	}
 	return b
 }
 
@@ -568,6 +578,9 @@ func newEntitySize(ne *enginev1.NewEntity) int {
 	}
 	if ne.Linetype != nil {
 		n += 2 + protowire.SizeBytes(len(*ne.Linetype))
+	}
+	if ne.Layout != nil {
+		n += 2 + protowire.SizeBytes(len(*ne.Layout))
 	}
 	return n
 }

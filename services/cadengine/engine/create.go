@@ -18,10 +18,25 @@ type style struct {
 }
 
 // Create adds an entity with geometry g; path prefixes argument paths in
-// errors ("" for a single create, "/entities/3" in a batch).
+// errors ("" for a single create, "/entities/3" in a batch). It goes on
+// the layout the call's arguments name in their layout field (every
+// create tool has one), in model space when they name none.
 func (c *call) Create(path string, s style, g drawing.Geometry) (*drawing.Entity, error) {
+	layout := ""
+	if a, ok := c.args.(interface{ GetLayout() string }); ok {
+		layout = a.GetLayout()
+	}
+	return c.createOn(path, s, layout, g)
+}
+
+// createOn adds an entity with geometry g on the layout named layout
+// (ignoring case; "" or "Model" for model space).
+func (c *call) createOn(path string, s style, layout string, g drawing.Geometry) (*drawing.Entity, error) {
 	e, err := entityOf(path, s, c.d.CurrentLayer(), g)
 	if err != nil {
+		return nil, err
+	}
+	if e.Layout, err = c.space(path+"/layout", layout); err != nil {
 		return nil, err
 	}
 	return c.tx.Create(e)
@@ -233,7 +248,7 @@ func (c *call) createNew(path string, ne *enginev1.NewEntity) (*drawing.Entity, 
 	if err != nil {
 		return nil, err
 	}
-	return c.Create(path, style{ne.Layer, ne.Color, ne.Linetype}, g)
+	return c.createOn(path, style{ne.Layer, ne.Color, ne.Linetype}, ne.GetLayout(), g)
 }
 
 // handleStrings are the handles spelled one after the other in text,

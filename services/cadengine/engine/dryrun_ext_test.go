@@ -121,6 +121,18 @@ func dryRunCases(h map[string]string) map[string]obj {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "fillet"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
+		// layout (issue #39, DESIGN §12)
+		enginev1.ToolLayoutCreate:      {"name": "S1", "paper": "A3"},
+		enginev1.ToolLayoutList:        {},
+		enginev1.ToolLayoutRename:      {"name": "S1", "new_name": "S2"},
+		enginev1.ToolLayoutCopy:        {"name": "S1", "new_name": "S2"},
+		enginev1.ToolLayoutDelete:      {"name": "S1"},
+		enginev1.ToolViewportCreate:    {"layout": "S1", "x": 10, "y": 10, "width": 100, "height": 80, "center_x": 0, "center_y": 0, "scale": "1:50"},
+		enginev1.ToolViewportList:      {"layout": "S1"},
+		enginev1.ToolViewportSetScale:  {"handle": h["line"], "scale": "1:2"},
+		enginev1.ToolViewportLock:      {"handle": h["line"]},
+		enginev1.ToolViewportDelete:    {"handle": h["line"]},
+		enginev1.ToolEntityChangeSpace: {"handles": []any{h["line"]}, "layout": "S1"},
 		// sheets (issue #39)
 		enginev1.ToolTitleblockApply: {"layout": "Sheet", "fields": obj{"title": "Plate"}},
 	}

@@ -296,8 +296,19 @@ func TestEveryToolAnswers(t *testing.T) {
 		// catalog (issue #38)
 		enginev1.ToolToolSearch:   {"query": "line"},
 		enginev1.ToolToolDescribe: {"names": []any{enginev1.ToolEntityCreateLine}},
-		// sheets (issue #39): no layout on the fixture, a typed failure
-		enginev1.ToolTitleblockApply: {"layout": "Sheet"},
+		// layout (issue #39): layout S (table 103) and its viewport 104
+		enginev1.ToolLayoutCreate:      {"name": "N", "paper": "A4"},
+		enginev1.ToolLayoutRename:      {"name": "S", "new_name": "T"},
+		enginev1.ToolLayoutCopy:        {"name": "S", "new_name": "T"},
+		enginev1.ToolLayoutDelete:      {"name": "S"},
+		enginev1.ToolViewportCreate:    {"layout": "S", "x": 10, "y": 10, "width": 100, "height": 80, "center_x": 0, "center_y": 0, "scale": "1:50"},
+		enginev1.ToolViewportList:      {"layout": "S"},
+		enginev1.ToolViewportSetScale:  {"handle": "104", "scale": "1:2"},
+		enginev1.ToolViewportLock:      {"handle": "104"},
+		enginev1.ToolViewportDelete:    {"handle": "104"},
+		enginev1.ToolEntityChangeSpace: {"handles": []any{h}, "layout": "S"},
+		// sheets (issue #39): on layout Sheet
+		enginev1.ToolTitleblockApply: {"layout": "Sheet", "fields": obj{"title": "T"}},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -324,6 +335,12 @@ func TestEveryToolAnswers(t *testing.T) {
 			f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 2, "y1": 0, "x2": 3, "y2": 1})
 		case enginev1.ToolDocumentRedo:
 			f.ok(enginev1.ToolDocumentUndo, obj{}) // something to redo
+		case enginev1.ToolLayoutRename, enginev1.ToolLayoutCopy, enginev1.ToolLayoutDelete, enginev1.ToolViewportCreate, enginev1.ToolViewportList,
+			enginev1.ToolViewportSetScale, enginev1.ToolViewportLock, enginev1.ToolViewportDelete, enginev1.ToolEntityChangeSpace:
+			f.ok(enginev1.ToolLayoutCreate, obj{"name": "S", "paper": "A3"})
+			f.handle(enginev1.ToolViewportCreate, obj{"layout": "S", "x": 10, "y": 10, "width": 200, "height": 150, "center_x": 0, "center_y": 0, "scale": "1:1"})
+		case enginev1.ToolTitleblockApply:
+			f.ok(enginev1.ToolLayoutCreate, obj{"name": "Sheet", "paper": "A3"})
 		}
 		args := minimal[tool.Name]
 		if args == nil {

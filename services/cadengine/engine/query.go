@@ -53,10 +53,14 @@ func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult
 		}
 		win = windowBox(w.MinX, w.MinY, w.MaxX, w.MaxY)
 	}
+	space, err := c.space("/layout", a.GetLayout())
+	if err != nil {
+		return nil, err
+	}
 	res := &enginev1.EntityListResult{}
 	var last uint64
 	c.d.Each(0, func(e *drawing.Entity) bool {
-		if e.Layout != a.GetLayout() || len(types) > 0 && !types[e.Geom.Kind()] || len(layers) > 0 && !layers[e.Layer] {
+		if e.Layout != space || len(types) > 0 && !types[e.Geom.Kind()] || len(layers) > 0 && !layers[e.Layer] {
 			return true
 		}
 		if win.NonEmpty && !e.Geom.Bounds().Inside(win) {
@@ -83,11 +87,14 @@ func entityList(c *call, a *enginev1.EntityListArgs) (*enginev1.EntityListResult
 // are not selectable. Text extents are estimated (see textCharWidth).
 func selectionWindow(c *call, a *enginev1.SelectionWindowArgs) (*enginev1.SelectionWindowResult, error) {
 	w := windowBox(a.X1, a.Y1, a.X2, a.Y2)
+	space, err := c.space("/layout", a.GetLayout())
+	if err != nil {
+		return nil, err
+	}
 	res := &enginev1.SelectionWindowResult{Handles: []string{}}
 	budget := c.budget()
-	var err error
 	c.d.Each(0, func(e *drawing.Entity) bool {
-		if l := c.d.Layer(e.Layer); e.Layout != "" || l == nil || !l.On || l.Frozen {
+		if !c.selectable(e, space) {
 			return true
 		}
 		var in bool
@@ -164,8 +171,12 @@ func boundingBox(c *call, a *enginev1.AnalysisBoundingBoxArgs) (*enginev1.Analys
 			}
 		}
 	} else {
+		space, err := c.space("/layout", a.GetLayout())
+		if err != nil {
+			return nil, err
+		}
 		c.d.Each(0, func(e *drawing.Entity) bool {
-			if e.Layout == "" { // model space's extents
+			if e.Layout == space { // model space's extents, or a layout's
 				b.AddBox(e.Geom.Bounds())
 				n++
 			}

@@ -329,7 +329,7 @@ func (r *run) runStep(s *stepPlan) (ok bool, err error) {
 			return false, err
 		}
 	}
-	r.call = call{ctx: r.ctx, e: r.e, principal: r.caller.Principal, opID: s.opID, d: r.d, r: r, step: s.i}
+	r.call = call{ctx: r.ctx, e: r.e, principal: r.caller.Principal, opID: s.opID, d: r.d, r: r, step: s.i, args: args}
 	c := &r.call
 	mark := 0
 	if r.writer {

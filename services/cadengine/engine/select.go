@@ -39,11 +39,12 @@ func (c *call) walk(layouts bool, fn func(e *drawing.Entity) error) error {
 	return err
 }
 
-// selectable reports whether e can be selected: in model space, on a layer
-// that is on and thawed.
-func (c *call) selectable(e *drawing.Entity) bool {
+// selectable reports whether e can be selected: in the space asked for
+// (the name its entities carry, "" for model space), on a layer that is
+// on and thawed.
+func (c *call) selectable(e *drawing.Entity, space string) bool {
 	l := c.d.Layer(e.Layer)
-	return e.Layout == "" && l != nil && l.On && !l.Frozen
+	return e.Layout == space && l != nil && l.On && !l.Frozen
 }
 
 // layerSet resolves layer names, ignoring case, to the document's
@@ -105,10 +106,14 @@ func selectionFilter(c *call, a *enginev1.SelectionFilterArgs) (*enginev1.Select
 	}
 	byLength := a.MinLength != nil || a.MaxLength != nil
 	byArea := a.MinArea != nil || a.MaxArea != nil
+	space, err := c.space("/layout", a.GetLayout())
+	if err != nil {
+		return nil, err
+	}
 	res := &enginev1.SelectionFilterResult{Handles: []string{}}
-	err := c.walk(false, func(e *drawing.Entity) error {
+	err = c.walk(space != "", func(e *drawing.Entity) error {
 		switch {
-		case !c.selectable(e),
+		case !c.selectable(e, space),
 			len(types) > 0 && !types[e.Geom.Kind()],
 			len(layers) > 0 && !layers[e.Layer],
 			a.Color != nil && e.Color != *a.Color,
@@ -158,9 +163,13 @@ func selectionPolygon(c *call, a *enginev1.SelectionPolygonArgs) (*enginev1.Sele
 	crossing := a.GetMode() == enginev1.SelectionPolygonMode_SELECTION_POLYGON_MODE_CROSSING
 	box := poly.Bounds()
 	budget := c.budget()
+	space, err := c.space("/layout", a.GetLayout())
+	if err != nil {
+		return nil, err
+	}
 	res := &enginev1.SelectionPolygonResult{Handles: []string{}}
-	err := c.walk(false, func(e *drawing.Entity) error {
-		if !c.selectable(e) {
+	err = c.walk(space != "", func(e *drawing.Entity) error {
+		if !c.selectable(e, space) {
 			return nil
 		}
 		b := e.Geom.Bounds()

@@ -147,6 +147,18 @@ func toolTable() map[string]toolSpec {
 		// catalog (issue #38): find and describe tools
 		enginev1.ToolToolSearch:   engineTool(toolSearch),
 		enginev1.ToolToolDescribe: engineTool(toolDescribe),
+		// layout: sheets, viewports and paper space (issue #39, DESIGN §12)
+		enginev1.ToolLayoutCreate:      docTool(layoutCreate),
+		enginev1.ToolLayoutList:        docTool(layoutList),
+		enginev1.ToolLayoutRename:      docTool(layoutRename),
+		enginev1.ToolLayoutCopy:        docTool(layoutCopy),
+		enginev1.ToolLayoutDelete:      docTool(layoutDelete),
+		enginev1.ToolViewportCreate:    docTool(viewportCreate),
+		enginev1.ToolViewportList:      docTool(viewportList),
+		enginev1.ToolViewportSetScale:  docTool(viewportSetScale),
+		enginev1.ToolViewportLock:      docTool(viewportLock),
+		enginev1.ToolViewportDelete:    docTool(viewportDelete),
+		enginev1.ToolEntityChangeSpace: docTool(entityChangeSpace),
 		// sheets: title blocks (issue #39, DESIGN §12)
 		enginev1.ToolTitleblockApply: docTool(titleblockApply),
 	}
@@ -243,11 +255,12 @@ type call struct {
 	e         *Engine
 	principal string
 	opID      string
-	d         *document   // nil for engine tools
-	tx        *drawing.Tx // nil for read-only tools
-	r         *run        // the running operation; nil outside one
-	step      int         // the step's index in r
-	created   *document   // set by document_create and document_import: the run commits and publishes it
+	d         *document     // nil for engine tools
+	tx        *drawing.Tx   // nil for read-only tools
+	r         *run          // the running operation; nil outside one
+	step      int           // the step's index in r
+	created   *document     // set by document_create and document_import: the run commits and publishes it
+	args      proto.Message // the step's decoded arguments; nil for a tool's dense form
 }
 
 func adapt[A, R proto.Message](f func(*call, A) (R, error)) handler {

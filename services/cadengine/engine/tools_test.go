@@ -38,7 +38,7 @@ func TestNewEntityGeometryFields(t *testing.T) {
 	var want []string
 	for i := range fields.Len() {
 		switch name := string(fields.Get(i).Name()); name {
-		case "type", "layer", "color", "linetype":
+		case "type", "layer", "color", "linetype", "layout":
 		default:
 			want = append(want, name)
 		}

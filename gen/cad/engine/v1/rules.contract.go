@@ -1841,6 +1841,128 @@ func (x *DocumentPurgeArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *LayoutCreateArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Name) < 1 {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if utf8.RuneCountInString(x.Name) > 255 {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 255 characters long"}
+	}
+	if x.Width != nil {
+		if float64(*x.Width) <= 0.0 {
+			return &RuleViolation{Path: "/width", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	if x.Height != nil {
+		if float64(*x.Height) <= 0.0 {
+			return &RuleViolation{Path: "/height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *LayoutRenameArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Name) < 1 {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if utf8.RuneCountInString(x.NewName) < 1 {
+		return &RuleViolation{Path: "/new_name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if utf8.RuneCountInString(x.NewName) > 255 {
+		return &RuleViolation{Path: "/new_name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 255 characters long"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *LayoutCopyArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Name) < 1 {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if utf8.RuneCountInString(x.NewName) < 1 {
+		return &RuleViolation{Path: "/new_name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if utf8.RuneCountInString(x.NewName) > 255 {
+		return &RuleViolation{Path: "/new_name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 255 characters long"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *LayoutDeleteArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Name) < 1 {
+		return &RuleViolation{Path: "/name", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ViewportCreateArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Layout) < 1 {
+		return &RuleViolation{Path: "/layout", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	if float64(x.Width) <= 0.0 {
+		return &RuleViolation{Path: "/width", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+	}
+	if float64(x.Height) <= 0.0 {
+		return &RuleViolation{Path: "/height", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be more than 0"}
+	}
+	if utf8.RuneCountInString(x.Scale) < 1 {
+		return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ViewportListArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Layout) < 1 {
+		return &RuleViolation{Path: "/layout", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *ViewportSetScaleArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Scale) < 1 {
+		return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *EntityChangeSpaceArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if n := len(x.Handles); n > 0 && n < 1 {
+		return &RuleViolation{Path: "/handles", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "needs at least 1 elements"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *EntityFilletArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil

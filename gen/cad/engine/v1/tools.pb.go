@@ -588,7 +588,9 @@ type EntityCreatePointArgs struct {
 	// ACI colour (256 by layer, the default).
 	Color *int32 `protobuf:"varint,4,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype (ByLayer by default).
-	Linetype      *string `protobuf:"bytes,5,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,5,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,6,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -658,6 +660,13 @@ func (x *EntityCreatePointArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreatePointArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreatePointResult names the new point.
 type EntityCreatePointResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -720,7 +729,9 @@ type EntityCreateLineArgs struct {
 	// ACI colour (256 by layer, the default).
 	Color *int32 `protobuf:"varint,6,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype (ByLayer by default).
-	Linetype      *string `protobuf:"bytes,7,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,7,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,8,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -804,6 +815,13 @@ func (x *EntityCreateLineArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateLineArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateLineResult names the new line.
 type EntityCreateLineResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -864,7 +882,9 @@ type EntityCreateCircleArgs struct {
 	// ACI colour (256 by layer, the default).
 	Color *int32 `protobuf:"varint,5,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype (ByLayer by default).
-	Linetype      *string `protobuf:"bytes,6,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,6,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,7,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -941,6 +961,13 @@ func (x *EntityCreateCircleArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateCircleArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateCircleResult names the new circle.
 type EntityCreateCircleResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1005,7 +1032,9 @@ type EntityCreateArcArgs struct {
 	// ACI colour (256 by layer, the default).
 	Color *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype (ByLayer by default).
-	Linetype      *string `protobuf:"bytes,8,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,8,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,9,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1096,6 +1125,13 @@ func (x *EntityCreateArcArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateArcArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateArcResult names the new arc.
 type EntityCreateArcResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1154,7 +1190,9 @@ type EntityCreatePolylineArgs struct {
 	// ACI colour (256 by layer, the default).
 	Color *int32 `protobuf:"varint,4,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype (ByLayer by default).
-	Linetype      *string `protobuf:"bytes,5,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,5,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,6,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1224,6 +1262,13 @@ func (x *EntityCreatePolylineArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreatePolylineArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreatePolylineResult names the new polyline.
 type EntityCreatePolylineResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1286,7 +1331,9 @@ type EntityCreateRectangleArgs struct {
 	// ACI colour (256 by layer, the default).
 	Color *int32 `protobuf:"varint,6,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype (ByLayer by default).
-	Linetype      *string `protobuf:"bytes,7,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,7,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,8,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1370,6 +1417,13 @@ func (x *EntityCreateRectangleArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateRectangleArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateRectangleResult names the new polyline.
 type EntityCreateRectangleResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1434,7 +1488,9 @@ type EntityCreateTextArgs struct {
 	// ACI colour (256 by layer, the default).
 	Color *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype (ByLayer by default).
-	Linetype      *string `protobuf:"bytes,8,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,8,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,9,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1525,6 +1581,13 @@ func (x *EntityCreateTextArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateTextArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateTextResult names the new text.
 type EntityCreateTextResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1593,7 +1656,9 @@ type EntityCreateEllipseArgs struct {
 	// ACI colour (256 by layer, the default).
 	Color *int32 `protobuf:"varint,9,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype (ByLayer by default).
-	Linetype      *string `protobuf:"bytes,10,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,10,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,11,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1698,6 +1763,13 @@ func (x *EntityCreateEllipseArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateEllipseArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateEllipseResult names the new ellipse.
 type EntityCreateEllipseResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1793,7 +1865,9 @@ type NewEntity struct {
 	// ACI colour.
 	Color *int32 `protobuf:"varint,22,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype.
-	Linetype      *string `protobuf:"bytes,23,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,23,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,24,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1985,6 +2059,13 @@ func (x *NewEntity) GetColor() int32 {
 func (x *NewEntity) GetLinetype() string {
 	if x != nil && x.Linetype != nil {
 		return *x.Linetype
+	}
+	return ""
+}
+
+func (x *NewEntity) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
 	}
 	return ""
 }
@@ -2377,7 +2458,9 @@ type SelectionWindowArgs struct {
 	// Upper-right Y.
 	Y2 float64 `protobuf:"fixed64,4,opt,name=y2,proto3" json:"y2,omitempty"`
 	// Also select entities that cross the window's edge.
-	Crossing      *bool `protobuf:"varint,5,opt,name=crossing,proto3,oneof" json:"crossing,omitempty"`
+	Crossing *bool `protobuf:"varint,5,opt,name=crossing,proto3,oneof" json:"crossing,omitempty"`
+	// This layout's entities instead of model space's.
+	Layout        *string `protobuf:"bytes,6,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2447,6 +2530,13 @@ func (x *SelectionWindowArgs) GetCrossing() bool {
 	return false
 }
 
+func (x *SelectionWindowArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // SelectionWindowResult is the selection.
 type SelectionWindowResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2506,7 +2596,9 @@ func (x *SelectionWindowResult) GetCount() int64 {
 type AnalysisBoundingBoxArgs struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Entities (all by default).
-	Handles       []string `protobuf:"bytes,1,rep,name=handles,proto3" json:"handles,omitempty"`
+	Handles []string `protobuf:"bytes,1,rep,name=handles,proto3" json:"handles,omitempty"`
+	// This layout's entities instead of model space's.
+	Layout        *string `protobuf:"bytes,2,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2546,6 +2638,13 @@ func (x *AnalysisBoundingBoxArgs) GetHandles() []string {
 		return x.Handles
 	}
 	return nil
+}
+
+func (x *AnalysisBoundingBoxArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
 }
 
 // AnalysisBoundingBoxResult is the extents.
@@ -6071,7 +6170,9 @@ type EntityCreateMtextArgs struct {
 	// ACI colour.
 	Color *int32 `protobuf:"varint,10,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype.
-	Linetype      *string `protobuf:"bytes,11,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,11,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,12,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6179,6 +6280,13 @@ func (x *EntityCreateMtextArgs) GetColor() int32 {
 func (x *EntityCreateMtextArgs) GetLinetype() string {
 	if x != nil && x.Linetype != nil {
 		return *x.Linetype
+	}
+	return ""
+}
+
+func (x *EntityCreateMtextArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
 	}
 	return ""
 }
@@ -6324,7 +6432,9 @@ type DimensionCreateAlignedArgs struct {
 	// Layer.
 	Layer *string `protobuf:"bytes,7,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour.
-	Color         *int32 `protobuf:"varint,8,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,8,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,9,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6415,6 +6525,13 @@ func (x *DimensionCreateAlignedArgs) GetColor() int32 {
 	return 0
 }
 
+func (x *DimensionCreateAlignedArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // DimensionCreateAlignedResult is the new dimension and what it measures.
 type DimensionCreateAlignedResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -6501,7 +6618,9 @@ type DimensionCreateLinearArgs struct {
 	// Layer.
 	Layer *string `protobuf:"bytes,8,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour.
-	Color         *int32 `protobuf:"varint,9,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,9,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,10,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6599,6 +6718,13 @@ func (x *DimensionCreateLinearArgs) GetColor() int32 {
 	return 0
 }
 
+func (x *DimensionCreateLinearArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // DimensionCreateLinearResult is the new dimension and what it measures.
 type DimensionCreateLinearResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -6679,7 +6805,9 @@ type DimensionCreateRadialArgs struct {
 	// Layer.
 	Layer *string `protobuf:"bytes,6,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour.
-	Color         *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,8,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6763,6 +6891,13 @@ func (x *DimensionCreateRadialArgs) GetColor() int32 {
 	return 0
 }
 
+func (x *DimensionCreateRadialArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // DimensionCreateRadialResult is the new dimension and what it measures.
 type DimensionCreateRadialResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -6843,7 +6978,9 @@ type DimensionCreateDiametricArgs struct {
 	// Layer.
 	Layer *string `protobuf:"bytes,6,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour.
-	Color         *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,7,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,8,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6925,6 +7062,13 @@ func (x *DimensionCreateDiametricArgs) GetColor() int32 {
 		return *x.Color
 	}
 	return 0
+}
+
+func (x *DimensionCreateDiametricArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
 }
 
 // DimensionCreateDiametricResult is the new dimension and what it
@@ -7016,7 +7160,9 @@ type DimensionCreateAngularArgs struct {
 	// Layer.
 	Layer *string `protobuf:"bytes,10,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour.
-	Color         *int32 `protobuf:"varint,11,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,11,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,12,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7126,6 +7272,13 @@ func (x *DimensionCreateAngularArgs) GetColor() int32 {
 		return *x.Color
 	}
 	return 0
+}
+
+func (x *DimensionCreateAngularArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
 }
 
 // DimensionCreateAngularResult is the new dimension and what it measures.
@@ -7403,7 +7556,9 @@ type HatchCreateArgs struct {
 	// the lines, arcs, circles and polylines around it (with pick_y).
 	PickX *float64 `protobuf:"fixed64,7,opt,name=pick_x,json=pickX,proto3,oneof" json:"pick_x,omitempty"`
 	// A point inside the region to hatch, y (with pick_x).
-	PickY         *float64 `protobuf:"fixed64,8,opt,name=pick_y,json=pickY,proto3,oneof" json:"pick_y,omitempty"`
+	PickY *float64 `protobuf:"fixed64,8,opt,name=pick_y,json=pickY,proto3,oneof" json:"pick_y,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,9,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7492,6 +7647,13 @@ func (x *HatchCreateArgs) GetPickY() float64 {
 		return *x.PickY
 	}
 	return 0
+}
+
+func (x *HatchCreateArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
 }
 
 // HatchCreateResult is the new hatch and its area.
@@ -7810,7 +7972,9 @@ type BlockInsertArgs struct {
 	Color *int32 `protobuf:"varint,8,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Attribute values by tag (case ignored); the block's others take their
 	// defaults. A tag the block does not define fails.
-	Attributes    map[string]string `protobuf:"bytes,9,rep,name=attributes,proto3" json:"attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Attributes map[string]string `protobuf:"bytes,9,rep,name=attributes,proto3" json:"attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,10,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7906,6 +8070,13 @@ func (x *BlockInsertArgs) GetAttributes() map[string]string {
 		return x.Attributes
 	}
 	return nil
+}
+
+func (x *BlockInsertArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
 }
 
 // BlockInsertResult names the insert.
@@ -8355,19 +8526,21 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\n" +
 	"unmodelled\x18\x04 \x03(\v2!.cad.engine.v1.UnmodelledEntitiesR\n" +
 	"unmodelled\x123\n" +
-	"\x06report\x18\x05 \x01(\v2\x1b.cad.engine.v1.ImportReportR\x06report\"\xfd\x02\n" +
+	"\x06report\x18\x05 \x01(\v2\x1b.cad.engine.v1.ImportReportR\x06report\"\xa5\x03\n" +
 	"\x15EntityCreatePointArgs\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x19\n" +
 	"\x05layer\x18\x03 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xaf\x01\x8a\xb5\x18\xaa\x01\n" +
+	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\x06 \x01(\tH\x03R\x06layout\x88\x01\x01:\xaf\x01\x8a\xb5\x18\xaa\x01\n" +
 	"\x13entity_create_point\x12^Create a point entity at (x, y), in document units. For a construction point or a node marker.0\x01J\x05pointJ\x02poJ\x04nodeJ\vmark a spotJ\x05punktJ\x05pointJ\x05puntoB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"9\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"9\n" +
 	"\x17EntityCreatePointResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xb0\x03\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xd8\x03\n" +
 	"\x14EntityCreateLineArgs\x12\x0e\n" +
 	"\x02x1\x18\x01 \x01(\x01R\x02x1\x12\x0e\n" +
 	"\x02y1\x18\x02 \x01(\x01R\x02y1\x12\x0e\n" +
@@ -8375,26 +8548,30 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x02y2\x18\x04 \x01(\x01R\x02y2\x12\x19\n" +
 	"\x05layer\x18\x05 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\a \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xbf\x01\x8a\xb5\x18\xba\x01\n" +
+	"\blinetype\x18\a \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\b \x01(\tH\x03R\x06layout\x88\x01\x01:\xbf\x01\x8a\xb5\x18\xba\x01\n" +
 	"\x12entity_create_line\x12LCreate a straight line segment from (x1, y1) to (x2, y2), in document units.0\x01J\x04lineJ\x01lJ\vdraw a lineJ\asegmentJ\rstraight edgeJ\x05linieJ\astreckeJ\x05ligneJ\x06líneaJ\x05lineaP\x01B\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"8\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"8\n" +
 	"\x16EntityCreateLineResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xec\x03\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x94\x04\n" +
 	"\x16EntityCreateCircleArgs\x12\x0e\n" +
 	"\x02cx\x18\x01 \x01(\x01R\x02cx\x12\x0e\n" +
 	"\x02cy\x18\x02 \x01(\x01R\x02cy\x12%\n" +
 	"\x06radius\x18\x03 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00R\x06radius\x12\x19\n" +
 	"\x05layer\x18\x04 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x05 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x06 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xf2\x01\x8a\xb5\x18\xed\x01\n" +
+	"\blinetype\x18\x06 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\a \x01(\tH\x03R\x06layout\x88\x01\x01:\xf2\x01\x8a\xb5\x18\xed\x01\n" +
 	"\x14entity_create_circle\x12pCreate a circle from its centre (cx, cy) and radius, in document units. For holes, bolt circles and round parts.0\x01J\x06circleJ\x01cJ\rdraw a circleJ\x04holeJ\x05roundJ\x05kreisJ\abohrungJ\x06cercleJ\x04trouJ\bcírculoJ\acirculoJ\aagujeroP\x01B\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\":\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\":\n" +
 	"\x18EntityCreateCircleResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x8d\x04\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xb5\x04\n" +
 	"\x13EntityCreateArcArgs\x12\x0e\n" +
 	"\x02cx\x18\x01 \x01(\x01R\x02cx\x12\x0e\n" +
 	"\x02cy\x18\x02 \x01(\x01R\x02cy\x12%\n" +
@@ -8404,28 +8581,32 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\tend_angle\x18\x05 \x01(\x01R\bendAngle\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\b \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xd8\x01\x8a\xb5\x18\xd3\x01\n" +
+	"\blinetype\x18\b \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\t \x01(\tH\x03R\x06layout\x88\x01\x01:\xd8\x01\x8a\xb5\x18\xd3\x01\n" +
 	"\x11entity_create_arc\x12dCreate a circular arc from centre, radius and start/end angles (degrees, counter-clockwise from +x).0\x01J\x03arcJ\x01aJ\vdraw an arcJ\x05curveJ\x10part of a circleJ\x05bogenJ\n" +
 	"kreisbogenJ\rarc de cercleJ\x04arcoP\x01B\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"7\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"7\n" +
 	"\x15EntityCreateArcResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa7\x04\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xcf\x04\n" +
 	"\x18EntityCreatePolylineArgs\x125\n" +
 	"\x06points\x18\x01 \x03(\v2\x15.cad.engine.v1.VertexB\x06\x92\xb5\x18\x020\x02R\x06points\x12\x1b\n" +
 	"\x06closed\x18\x02 \x01(\bH\x00R\x06closed\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x03 \x01(\tH\x01R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x02R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x03R\blinetype\x88\x01\x01:\x93\x02\x8a\xb5\x18\x8e\x02\n" +
+	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x03R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\x06 \x01(\tH\x04R\x06layout\x88\x01\x01:\x93\x02\x8a\xb5\x18\x8e\x02\n" +
 	"\x16entity_create_polyline\x12\x82\x01Create a polyline through points (open or closed), each vertex with an optional bulge for arc segments. For outlines and profiles.0\x01J\x05plineJ\x02plJ\bpolylineJ\x0fpolygon outlineJ\x0fconnected linesJ\aprofileJ\tpolylinieJ\tpolyligneJ\n" +
 	"polilíneaJ\tpolilineaP\x01B\t\n" +
 	"\a_closedB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"<\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"<\n" +
 	"\x1aEntityCreatePolylineResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe1\x03\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x89\x04\n" +
 	"\x19EntityCreateRectangleArgs\x12\x0e\n" +
 	"\x02x1\x18\x01 \x01(\x01R\x02x1\x12\x0e\n" +
 	"\x02y1\x18\x02 \x01(\x01R\x02y1\x12\x0e\n" +
@@ -8433,14 +8614,16 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x02y2\x18\x04 \x01(\x01R\x02y2\x12\x19\n" +
 	"\x05layer\x18\x05 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\a \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xeb\x01\x8a\xb5\x18\xe6\x01\n" +
+	"\blinetype\x18\a \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\b \x01(\tH\x03R\x06layout\x88\x01\x01:\xeb\x01\x8a\xb5\x18\xe6\x01\n" +
 	"\x17entity_create_rectangle\x12aCreate a rectangle as a closed polyline from one corner (x1, y1) to the opposite corner (x2, y2).0\x01J\trectangleJ\arectangJ\x03recJ\x03boxJ\x06squareJ\x10draw a rectangleJ\brechteckJ\trectangleJ\vrectánguloJ\n" +
 	"rectanguloP\x01B\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"=\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"=\n" +
 	"\x1bEntityCreateRectangleResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xc8\x04\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xf0\x04\n" +
 	"\x14EntityCreateTextArgs\x12\x1a\n" +
 	"\x04text\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04text\x12\f\n" +
 	"\x01x\x18\x02 \x01(\x01R\x01x\x12\f\n" +
@@ -8449,16 +8632,18 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\brotation\x18\x05 \x01(\x01H\x01R\brotation\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x02R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x03R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\b \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x04R\blinetype\x88\x01\x01:\xfa\x01\x8a\xb5\x18\xf5\x01\n" +
+	"\blinetype\x18\b \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x04R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\t \x01(\tH\x05R\x06layout\x88\x01\x01:\xfa\x01\x8a\xb5\x18\xf5\x01\n" +
 	"\x12entity_create_text\x12qCreate a single line of text at (x, y) with height (document units) and rotation (degrees). For labels and notes.0\x01J\x04textJ\x05dtextJ\x02dtJ\x10single line textJ\x05labelJ\fwrite a noteJ\n" +
 	"annotationJ\fbeschriftungJ\x05texteJ\x05textoJ\betiquetaP\x01B\t\n" +
 	"\a_heightB\v\n" +
 	"\t_rotationB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"8\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"8\n" +
 	"\x16EntityCreateTextResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xcc\x04\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xf4\x04\n" +
 	"\x17EntityCreateEllipseArgs\x12\x0e\n" +
 	"\x02cx\x18\x01 \x01(\x01R\x02cx\x12\x0e\n" +
 	"\x02cy\x18\x02 \x01(\x01R\x02cy\x12\x17\n" +
@@ -8471,16 +8656,18 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05layer\x18\b \x01(\tH\x02R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\t \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x03R\x05color\x88\x01\x01\x12'\n" +
 	"\blinetype\x18\n" +
-	" \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x04R\blinetype\x88\x01\x01:\xb2\x01\x8a\xb5\x18\xad\x01\n" +
+	" \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x04R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\v \x01(\tH\x05R\x06layout\x88\x01\x01:\xb2\x01\x8a\xb5\x18\xad\x01\n" +
 	"\x15entity_create_ellipse\x12fCreate an ellipse from its centre, major-axis endpoint (relative to the centre) and minor/major ratio.0\x01J\aellipseJ\x02elJ\x04ovalJ\aellipseJ\x06elipseJ\x06óvaloB\x0e\n" +
 	"\f_start_angleB\f\n" +
 	"\n" +
 	"_end_angleB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\";\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\";\n" +
 	"\x19EntityCreateEllipseResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xb8\a\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe0\a\n" +
 	"\tNewEntity\x12-\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x11\n" +
 	"\x01x\x18\x02 \x01(\x01H\x00R\x01x\x88\x01\x01\x12\x11\n" +
@@ -8507,7 +8694,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05ratio\x18\x14 \x01(\x01B\x16\x92\xb5\x18\x12\x11\x00\x00\x00\x00\x00\x00\xf0?\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x11R\x05ratio\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x15 \x01(\tH\x12R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x16 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x13R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x17 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x14R\blinetype\x88\x01\x01B\x04\n" +
+	"\blinetype\x18\x17 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x14R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\x18 \x01(\tH\x15R\x06layout\x88\x01\x01B\x04\n" +
 	"\x02_xB\x04\n" +
 	"\x02_yB\x05\n" +
 	"\x03_x1B\x05\n" +
@@ -8531,7 +8719,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_ratioB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"\xfb\x02\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"\xfb\x02\n" +
 	"\x15EntityBatchCreateArgs\x12@\n" +
 	"\bentities\x18\x01 \x03(\v2\x18.cad.engine.v1.NewEntityB\n" +
 	"\x92\xb5\x18\x060\x018\xa0\x8d\x06R\bentities:\x9f\x02\x8a\xb5\x18\x9a\x02\n" +
@@ -8566,23 +8755,27 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x10EntityListResult\x121\n" +
 	"\bentities\x18\x01 \x03(\v2\x15.cad.engine.v1.EntityR\bentities\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12\x14\n" +
-	"\x05total\x18\x03 \x01(\x03R\x05total\"\xa5\x03\n" +
+	"\x05total\x18\x03 \x01(\x03R\x05total\"\xcd\x03\n" +
 	"\x13SelectionWindowArgs\x12\x0e\n" +
 	"\x02x1\x18\x01 \x01(\x01R\x02x1\x12\x0e\n" +
 	"\x02y1\x18\x02 \x01(\x01R\x02y1\x12\x0e\n" +
 	"\x02x2\x18\x03 \x01(\x01R\x02x2\x12\x0e\n" +
 	"\x02y2\x18\x04 \x01(\x01R\x02y2\x12\x1f\n" +
-	"\bcrossing\x18\x05 \x01(\bH\x00R\bcrossing\x88\x01\x01:\x9f\x02\x8a\xb5\x18\x9a\x02\n" +
+	"\bcrossing\x18\x05 \x01(\bH\x00R\bcrossing\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\x06 \x01(\tH\x01R\x06layout\x88\x01\x01:\x9f\x02\x8a\xb5\x18\x9a\x02\n" +
 	"\x10selection_window\x12wHandles of the entities inside a rectangular window, or touching it with crossing. Like a window or crossing selection.\x18\x01(\x010\x01J\x10window selectionJ\bcrossingJ\x0fselect in a boxJ\x18what is inside this areaJ\x0ffenster auswahlJ\x17sélection par fenêtreJ\x16selección por ventanaB\v\n" +
-	"\t_crossing\"O\n" +
+	"\t_crossingB\t\n" +
+	"\a_layout\"O\n" +
 	"\x15SelectionWindowResult\x12 \n" +
 	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xa1\x02\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xc9\x02\n" +
 	"\x17AnalysisBoundingBoxArgs\x12 \n" +
-	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles:\xe3\x01\x8a\xb5\x18\xde\x01\n" +
+	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x1b\n" +
+	"\x06layout\x18\x02 \x01(\tH\x00R\x06layout\x88\x01\x01:\xe3\x01\x8a\xb5\x18\xde\x01\n" +
 	"\x15analysis_bounding_box\x12NThe extents (min and max x, y) of the given entities, or of the whole drawing.\x18\x01(\x010\x01J\aextentsJ\fbounding boxJ\foverall sizeJ\x06limitsJ\x16how big is the drawingJ\n" +
 	"ausdehnungJ\bétendueJ\n" +
-	"extensiónJ\blímites\"\xb3\x01\n" +
+	"extensiónJ\blímitesB\t\n" +
+	"\a_layout\"\xb3\x01\n" +
 	"\x19AnalysisBoundingBoxResult\x12\x13\n" +
 	"\x05min_x\x18\x01 \x01(\x01R\x04minX\x12\x13\n" +
 	"\x05min_y\x18\x02 \x01(\x01R\x04minY\x12\x13\n" +
@@ -8879,7 +9072,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x0eexport_formats\x18\x02 \x03(\x0e2\x1b.cad.engine.v1.ExportFormatR\rexportFormats\x12\x1c\n" +
 	"\tguarantee\x18\x03 \x01(\tR\tguarantee\x12&\n" +
 	"\x0fmax_batch_steps\x18\x04 \x01(\x05R\rmaxBatchSteps\x12\x1c\n" +
-	"\ttolerance\x18\x05 \x01(\x01R\ttolerance\"\xc2\x06\n" +
+	"\ttolerance\x18\x05 \x01(\x01R\ttolerance\"\xea\x06\n" +
 	"\x15EntityCreateMtextArgs\x12\x1a\n" +
 	"\x04text\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04text\x12\f\n" +
 	"\x01x\x18\x02 \x01(\x01R\x01x\x12\f\n" +
@@ -8894,7 +9087,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05layer\x18\t \x01(\tH\x05R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\n" +
 	" \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x06R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\v \x01(\tB\x06\x92\xb5\x18\x02P\x01H\aR\blinetype\x88\x01\x01:\x9b\x02\x8a\xb5\x18\x96\x02\n" +
+	"\blinetype\x18\v \x01(\tB\x06\x92\xb5\x18\x02P\x01H\aR\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\f \x01(\tH\bR\x06layout\x88\x01\x01:\x9b\x02\x8a\xb5\x18\x96\x02\n" +
 	"\x13entity_create_mtext\x12\x8b\x01Create multi-line text in a box: lines break at newlines and wrap at width (0: no wrap); the insertion point is the box's attachment point.0\x01J\x05mtextJ\x02mtJ\x01tJ\tparagraphJ\x0emultiline textJ\vnotes blockJ\n" +
 	"absatztextJ\x10texte multiligneJ\x1btexto de líneas múltiplesB\t\n" +
 	"\a_heightB\b\n" +
@@ -8904,7 +9098,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\r_line_spacingB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"9\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"9\n" +
 	"\x17EntityCreateMtextResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xae\x01\n" +
 	"\x0fDimensionAnchor\x12#\n" +
@@ -8915,7 +9110,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\a_handleB\a\n" +
 	"\x05_snapB\x04\n" +
 	"\x02_xB\x04\n" +
-	"\x02_y\"\x9a\x05\n" +
+	"\x02_y\"\xc2\x05\n" +
 	"\x1aDimensionCreateAlignedArgs\x12.\n" +
 	"\x02p1\x18\x01 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p1\x12.\n" +
 	"\x02p2\x18\x02 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p2\x12\x1b\n" +
@@ -8924,7 +9119,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05style\x18\x05 \x01(\tH\x02R\x05style\x88\x01\x01\x12(\n" +
 	"\x05scale\x18\x06 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\a \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\x8d\x02\x8a\xb5\x18\x88\x02\n" +
+	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\t \x01(\tH\x06R\x06layout\x88\x01\x01:\x8d\x02\x8a\xb5\x18\x88\x02\n" +
 	"\x18dimension_create_aligned\x12pDimension the true distance between two points, parallel to them; points on entities bind it so it follows them.0\x01J\n" +
 	"dimalignedJ\x03dalJ\x11aligned dimensionJ\x18dimension a slanted edgeJ\tbemaßungJ\x11parallel bemaßenJ\rcote alignéeJ\rcota alineadaB\t\n" +
 	"\a_offsetB\a\n" +
@@ -8932,11 +9128,12 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_styleB\b\n" +
 	"\x06_scaleB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"t\n" +
+	"\x06_colorB\t\n" +
+	"\a_layout\"t\n" +
 	"\x1cDimensionCreateAlignedResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xe7\x05\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\x8f\x06\n" +
 	"\x19DimensionCreateLinearArgs\x12.\n" +
 	"\x02p1\x18\x01 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p1\x12.\n" +
 	"\x02p2\x18\x02 \x01(\v2\x1e.cad.engine.v1.DimensionAnchorR\x02p2\x12\x19\n" +
@@ -8946,7 +9143,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05style\x18\x06 \x01(\tH\x03R\x05style\x88\x01\x01\x12(\n" +
 	"\x05scale\x18\a \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x04R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\b \x01(\tH\x05R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\t \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x06R\x05color\x88\x01\x01:\xb6\x02\x8a\xb5\x18\xb1\x02\n" +
+	"\x05color\x18\t \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x06R\x05color\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\n" +
+	" \x01(\tH\aR\x06layout\x88\x01\x01:\xb6\x02\x8a\xb5\x18\xb1\x02\n" +
 	"\x17dimension_create_linear\x12\x81\x01Dimension the distance between two points horizontally (angle 0), vertically (90) or along any angle; points on entities bind it.0\x01J\tdimlinearJ\x03dliJ\x03dimJ\x10linear dimensionJ\x14horizontal dimensionJ\x12vertical dimensionJ\x11dimension a widthJ\tbemaßungJ\x04maßJ\x04coteJ\x05coterJ\x04cotaJ\x06acotarP\x01B\b\n" +
 	"\x06_angleB\t\n" +
 	"\a_offsetB\a\n" +
@@ -8954,11 +9153,12 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_styleB\b\n" +
 	"\x06_scaleB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"s\n" +
+	"\x06_colorB\t\n" +
+	"\a_layout\"s\n" +
 	"\x1bDimensionCreateLinearResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xac\x04\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xd4\x04\n" +
 	"\x19DimensionCreateRadialArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x19\n" +
 	"\x05angle\x18\x02 \x01(\x01H\x00R\x05angle\x88\x01\x01\x12 \n" +
@@ -8966,18 +9166,20 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05style\x18\x04 \x01(\tH\x02R\x05style\x88\x01\x01\x12(\n" +
 	"\x05scale\x18\x05 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\xe3\x01\x8a\xb5\x18\xde\x01\n" +
+	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\b \x01(\tH\x06R\x06layout\x88\x01\x01:\xe3\x01\x8a\xb5\x18\xde\x01\n" +
 	"\x17dimension_create_radial\x12\\Dimension the radius of a circle or arc (R), bound to it; the leader at an angle in degrees.0\x01J\tdimradiusJ\x03draJ\x10radius dimensionJ\x12dimension a radiusJ\x0fradiusbemaßungJ\rcote de rayonJ\rcota de radioB\b\n" +
 	"\x06_angleB\a\n" +
 	"\x05_textB\b\n" +
 	"\x06_styleB\b\n" +
 	"\x06_scaleB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"s\n" +
+	"\x06_colorB\t\n" +
+	"\a_layout\"s\n" +
 	"\x1bDimensionCreateRadialResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xc4\x04\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xec\x04\n" +
 	"\x1cDimensionCreateDiametricArgs\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x19\n" +
 	"\x05angle\x18\x02 \x01(\x01H\x00R\x05angle\x88\x01\x01\x12 \n" +
@@ -8985,18 +9187,20 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05style\x18\x04 \x01(\tH\x02R\x05style\x88\x01\x01\x12(\n" +
 	"\x05scale\x18\x05 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\x05scale\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x06 \x01(\tH\x04R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01:\xf8\x01\x8a\xb5\x18\xf3\x01\n" +
+	"\x05color\x18\a \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x05R\x05color\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\b \x01(\tH\x06R\x06layout\x88\x01\x01:\xf8\x01\x8a\xb5\x18\xf3\x01\n" +
 	"\x1adimension_create_diametric\x12pDimension the diameter of a circle or arc (Ø), bound to it; the line through the centre at an angle in degrees.0\x01J\vdimdiameterJ\x03ddiJ\x12diameter dimensionJ\x10dimension a holeJ\vdurchmesserJ\x11cote de diamètreJ\tdiámetroB\b\n" +
 	"\x06_angleB\a\n" +
 	"\x05_textB\b\n" +
 	"\x06_styleB\b\n" +
 	"\x06_scaleB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"v\n" +
+	"\x06_colorB\t\n" +
+	"\a_layout\"v\n" +
 	"\x1eDimensionCreateDiametricResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"\xb6\x06\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xde\x06\n" +
 	"\x1aDimensionCreateAngularArgs\x12!\n" +
 	"\x05line1\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x00R\x05line1\x88\x01\x01\x12!\n" +
 	"\x05line2\x18\x02 \x01(\tB\x06\x92\xb5\x18\x02H\x01H\x01R\x05line2\x88\x01\x01\x12;\n" +
@@ -9010,7 +9214,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05layer\x18\n" +
 	" \x01(\tH\tR\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\v \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\n" +
-	"R\x05color\x88\x01\x01:\xe0\x01\x8a\xb5\x18\xdb\x01\n" +
+	"R\x05color\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\f \x01(\tH\vR\x06layout\x88\x01\x01:\xe0\x01\x8a\xb5\x18\xdb\x01\n" +
 	"\x18dimension_create_angular\x12ZDimension an angle between two lines, or from p1 to p2 about a centre (counter-clockwise).0\x01J\n" +
 	"dimangularJ\x03danJ\x0fangle dimensionJ\x10measure an angleJ\x0fwinkelbemaßungJ\x0ecote angulaireJ\fcota angularB\b\n" +
 	"\x06_line1B\b\n" +
@@ -9023,7 +9228,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_styleB\b\n" +
 	"\x06_scaleB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"t\n" +
+	"\x06_colorB\t\n" +
+	"\a_layout\"t\n" +
 	"\x1cDimensionCreateAngularResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
 	"\vmeasurement\x18\x02 \x01(\x01R\vmeasurement\x12\x12\n" +
@@ -9042,7 +9248,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\bdecimals\x18\a \x01(\x05R\bdecimals\x12*\n" +
 	"\x05units\x18\b \x01(\x0e2\x14.cad.engine.v1.UnitsR\x05units\"Q\n" +
 	"\x18DimensionStyleListResult\x125\n" +
-	"\x06styles\x18\x01 \x03(\v2\x1d.cad.engine.v1.DimensionStyleR\x06styles\"\xc5\x05\n" +
+	"\x06styles\x18\x01 \x03(\v2\x1d.cad.engine.v1.DimensionStyleR\x06styles\"\xed\x05\n" +
 	"\x0fHatchCreateArgs\x12)\n" +
 	"\n" +
 	"boundaries\x18\x01 \x03(\tB\t\x92\xb5\x18\x058\xe8\aH\x01R\n" +
@@ -9053,7 +9259,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05layer\x18\x05 \x01(\tH\x03R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x04R\x05color\x88\x01\x01\x12\x1a\n" +
 	"\x06pick_x\x18\a \x01(\x01H\x05R\x05pickX\x88\x01\x01\x12\x1a\n" +
-	"\x06pick_y\x18\b \x01(\x01H\x06R\x05pickY\x88\x01\x01:\xd2\x02\x8a\xb5\x18\xcd\x02\n" +
+	"\x06pick_y\x18\b \x01(\x01H\x06R\x05pickY\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\t \x01(\tH\aR\x06layout\x88\x01\x01:\xd2\x02\x8a\xb5\x18\xcd\x02\n" +
 	"\fhatch_create\x12\xbc\x01Fill closed boundaries (closed polylines, circles, ellipses), or the region around pick_x, pick_y, with a solid fill or a pattern (ANSI31, ANSI37, DOTS, NET); inner boundaries are islands.0\x01J\x05hatchJ\x01hJ\x02bhJ\x06bhatchJ\x04fillJ\n" +
 	"solid fillJ\rsection linesJ\rshade an areaJ\tschraffurJ\fschraffierenJ\bhachuresJ\tsombreadoJ\x06rayadoP\x01B\n" +
 	"\n" +
@@ -9063,7 +9270,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\t\n" +
 	"\a_pick_xB\t\n" +
-	"\a_pick_y\"G\n" +
+	"\a_pick_yB\t\n" +
+	"\a_layout\"G\n" +
 	"\x11HatchCreateResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x12\n" +
 	"\x04area\x18\x02 \x01(\x01R\x04area\"\xec\x04\n" +
@@ -9092,7 +9300,7 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\a_height\"=\n" +
 	"\x11BlockDefineResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xff\x05\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xa7\x06\n" +
 	"\x0fBlockInsertArgs\x12\x1a\n" +
 	"\x04name\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02 \x01R\x04name\x12\f\n" +
 	"\x01x\x18\x02 \x01(\x01R\x01x\x12\f\n" +
@@ -9104,7 +9312,9 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x04R\x05color\x88\x01\x01\x12N\n" +
 	"\n" +
 	"attributes\x18\t \x03(\v2..cad.engine.v1.BlockInsertArgs.AttributesEntryR\n" +
-	"attributes\x1a=\n" +
+	"attributes\x12\x1b\n" +
+	"\x06layout\x18\n" +
+	" \x01(\tH\x05R\x06layout\x88\x01\x01\x1a=\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\xb2\x02\x8a\xb5\x18\xad\x02\n" +
@@ -9113,7 +9323,8 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\t_rotationB\v\n" +
 	"\t_mirroredB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"3\n" +
+	"\x06_colorB\t\n" +
+	"\a_layout\"3\n" +
 	"\x11BlockInsertResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa3\x02\n" +
 	"\x10BlockExplodeArgs\x12\x1e\n" +
@@ -9379,6 +9590,7 @@ func file_cad_engine_v1_tools_proto_init() {
 	file_cad_engine_v1_tools_proto_msgTypes[23].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[28].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[30].OneofWrappers = []any{}
+	file_cad_engine_v1_tools_proto_msgTypes[32].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[37].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[46].OneofWrappers = []any{}
 	file_cad_engine_v1_tools_proto_msgTypes[50].OneofWrappers = []any{}

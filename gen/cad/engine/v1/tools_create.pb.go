@@ -47,7 +47,9 @@ type EntityCreateSplineArgs struct {
 	// ACI colour (256 = by layer).
 	Color *int32 `protobuf:"varint,8,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype.
-	Linetype      *string `protobuf:"bytes,9,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,9,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,10,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -145,6 +147,13 @@ func (x *EntityCreateSplineArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateSplineArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateSplineResult names the new spline.
 type EntityCreateSplineResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -209,7 +218,9 @@ type EntityCreateLeaderArgs struct {
 	// ACI colour (256 = by layer).
 	Color *int32 `protobuf:"varint,6,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype.
-	Linetype      *string `protobuf:"bytes,7,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,7,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,8,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -293,6 +304,13 @@ func (x *EntityCreateLeaderArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateLeaderArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateLeaderResult names the new leader and its note.
 type EntityCreateLeaderResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -362,7 +380,9 @@ type EntityCreateXlineArgs struct {
 	// ACI colour (256 = by layer).
 	Color *int32 `protobuf:"varint,5,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype.
-	Linetype      *string `protobuf:"bytes,6,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,6,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,7,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -439,6 +459,13 @@ func (x *EntityCreateXlineArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateXlineArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateXlineResult names the new construction line.
 type EntityCreateXlineResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -499,7 +526,9 @@ type EntityCreateRayArgs struct {
 	// ACI colour (256 = by layer).
 	Color *int32 `protobuf:"varint,5,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype.
-	Linetype      *string `protobuf:"bytes,6,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,6,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,7,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -576,6 +605,13 @@ func (x *EntityCreateRayArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateRayArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateRayResult names the new ray.
 type EntityCreateRayResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -636,7 +672,9 @@ type EntityCreateRevcloudArgs struct {
 	// ACI colour (256 = by layer).
 	Color *int32 `protobuf:"varint,4,opt,name=color,proto3,oneof" json:"color,omitempty"`
 	// Linetype.
-	Linetype      *string `protobuf:"bytes,5,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	Linetype *string `protobuf:"bytes,5,opt,name=linetype,proto3,oneof" json:"linetype,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,6,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -706,6 +744,13 @@ func (x *EntityCreateRevcloudArgs) GetLinetype() string {
 	return ""
 }
 
+func (x *EntityCreateRevcloudArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateRevcloudResult names the new cloud.
 type EntityCreateRevcloudResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -760,7 +805,9 @@ type EntityCreateWipeoutArgs struct {
 	// Layer (the current layer by default).
 	Layer *string `protobuf:"bytes,2,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour (256 = by layer).
-	Color         *int32 `protobuf:"varint,3,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,3,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,4,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -814,6 +861,13 @@ func (x *EntityCreateWipeoutArgs) GetColor() int32 {
 		return *x.Color
 	}
 	return 0
+}
+
+func (x *EntityCreateWipeoutArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
 }
 
 // EntityCreateWipeoutResult names the new wipeout.
@@ -870,7 +924,9 @@ type EntityCreateSolidArgs struct {
 	// Layer (the current layer by default).
 	Layer *string `protobuf:"bytes,2,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour (256 = by layer).
-	Color         *int32 `protobuf:"varint,3,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,3,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,4,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -924,6 +980,13 @@ func (x *EntityCreateSolidArgs) GetColor() int32 {
 		return *x.Color
 	}
 	return 0
+}
+
+func (x *EntityCreateSolidArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
 }
 
 // EntityCreateSolidResult names the new solid.
@@ -1058,7 +1121,9 @@ type EntityCreateTableArgs struct {
 	// Layer (the current layer by default).
 	Layer *string `protobuf:"bytes,9,opt,name=layer,proto3,oneof" json:"layer,omitempty"`
 	// ACI colour (256 = by layer).
-	Color         *int32 `protobuf:"varint,10,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	Color *int32 `protobuf:"varint,10,opt,name=color,proto3,oneof" json:"color,omitempty"`
+	// Layout to draw on (model space by default).
+	Layout        *string `protobuf:"bytes,11,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1163,6 +1228,13 @@ func (x *EntityCreateTableArgs) GetColor() int32 {
 	return 0
 }
 
+func (x *EntityCreateTableArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // EntityCreateTableResult names the new table.
 type EntityCreateTableResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1223,7 +1295,7 @@ var File_cad_engine_v1_tools_create_proto protoreflect.FileDescriptor
 
 const file_cad_engine_v1_tools_create_proto_rawDesc = "" +
 	"\n" +
-	" cad/engine/v1/tools_create.proto\x12\rcad.engine.v1\x1a\x1ccad/engine/v1/document.proto\x1a\x1bcad/engine/v1/options.proto\"\xff\x06\n" +
+	" cad/engine/v1/tools_create.proto\x12\rcad.engine.v1\x1a\x1ccad/engine/v1/document.proto\x1a\x1bcad/engine/v1/options.proto\"\xa7\a\n" +
 	"\x16EntityCreateSplineArgs\x12=\n" +
 	"\n" +
 	"fit_points\x18\x01 \x03(\v2\x14.cad.engine.v1.PointB\b\x92\xb5\x18\x048\xa0\x8d\x06R\tfitPoints\x12E\n" +
@@ -1234,15 +1306,18 @@ const file_cad_engine_v1_tools_create_proto_rawDesc = "" +
 	"\x06closed\x18\x06 \x01(\bH\x01R\x06closed\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\a \x01(\tH\x02R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\b \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x03R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\t \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x04R\blinetype\x88\x01\x01:\xae\x03\x8a\xb5\x18\xa9\x03\n" +
+	"\blinetype\x18\t \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x04R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\n" +
+	" \x01(\tH\x05R\x06layout\x88\x01\x01:\xae\x03\x8a\xb5\x18\xa9\x03\n" +
 	"\x14entity_create_spline\x12\xa1\x02Create a smooth curve (NURBS spline) either through fit points (the curve passes through each, as CAD programs fit them) or from control points (clamped, with uniform knots unless knots are given; optional weights make it rational). Use for free-form curves; coordinates in document units.0\x01J\x06splineJ\x03splJ\x05curveJ\fsmooth curveJ\x0ffree-form curveJ\x05nurbsJ\x1bdraw a curve through pointsJ\x05kurveJ\x06courbeJ\x05curvaB\t\n" +
 	"\a_degreeB\t\n" +
 	"\a_closedB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\":\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\":\n" +
 	"\x18EntityCreateSplineResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe8\x05\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x90\x06\n" +
 	"\x16EntityCreateLeaderArgs\x127\n" +
 	"\x06points\x18\x01 \x03(\v2\x14.cad.engine.v1.PointB\t\x92\xb5\x18\x050\x028\xe8\aR\x06points\x12 \n" +
 	"\x04text\x18\x02 \x01(\tB\a\x92\xb5\x18\x03(\x90NH\x00R\x04text\x88\x01\x01\x12\x19\n" +
@@ -1250,83 +1325,95 @@ const file_cad_engine_v1_tools_create_proto_rawDesc = "" +
 	"\x04size\x18\x04 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x02R\x04size\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x05 \x01(\tH\x03R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x06 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x04R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\a \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x05R\blinetype\x88\x01\x01:\xfb\x02\x8a\xb5\x18\xf6\x02\n" +
+	"\blinetype\x18\a \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x05R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\b \x01(\tH\x06R\x06layout\x88\x01\x01:\xfb\x02\x8a\xb5\x18\xf6\x02\n" +
 	"\x14entity_create_leader\x12\xd9\x01Create a leader: a line through points, the first being the point it points at (with an arrowhead unless arrow is false), and optionally a note (multi-line text) at the last point. Use to label a feature of a drawing.0\x01J\x06leaderJ\x02leJ\aqleaderJ\amleaderJ\acalloutJ\x0farrow with textJ\flabel a partJ\x0fnote with arrowJ\fhinweislinieJ\x10ligne de repèreJ\tdirectrizB\a\n" +
 	"\x05_textB\b\n" +
 	"\x06_arrowB\a\n" +
 	"\x05_sizeB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"\\\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"\\\n" +
 	"\x18EntityCreateLeaderResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12 \n" +
-	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\"\xba\x04\n" +
+	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\"\xe2\x04\n" +
 	"\x15EntityCreateXlineArgs\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x14\n" +
 	"\x05angle\x18\x03 \x01(\x01R\x05angle\x12\x19\n" +
 	"\x05layer\x18\x04 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x05 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x06 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\xd6\x02\x8a\xb5\x18\xd1\x02\n" +
+	"\blinetype\x18\x06 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\a \x01(\tH\x03R\x06layout\x88\x01\x01:\xd6\x02\x8a\xb5\x18\xd1\x02\n" +
 	"\x13entity_create_xline\x12\xb6\x01Create a construction line (XLINE): endless in both directions through (x, y) at angle degrees. It has no extents and is clipped to the view when drawn; use it to lay out alignments.0\x01J\x05xlineJ\x02xlJ\x11construction lineJ\rinfinite lineJ\n" +
 	"guide lineJ\n" +
 	"hilfslinieJ\x12konstruktionslinieJ\x15ligne de constructionJ\x0flínea auxiliarB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"9\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"9\n" +
 	"\x17EntityCreateXlineResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xea\x03\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x92\x04\n" +
 	"\x13EntityCreateRayArgs\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x14\n" +
 	"\x05angle\x18\x03 \x01(\x01R\x05angle\x12\x19\n" +
 	"\x05layer\x18\x04 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x05 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x06 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01:\x88\x02\x8a\xb5\x18\x83\x02\n" +
+	"\blinetype\x18\x06 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x02R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\a \x01(\tH\x03R\x06layout\x88\x01\x01:\x88\x02\x8a\xb5\x18\x83\x02\n" +
 	"\x11entity_create_ray\x12\x8e\x01Create a ray: a construction line from (x, y) endless in the direction angle degrees. It has no extents and is clipped to the view when drawn.0\x01J\x03rayJ\thalf lineJ\x12half-infinite lineJ\x10construction rayJ\x06strahlJ\vdemi-droiteJ\x04rayoJ\n" +
 	"semirrectaB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"7\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"7\n" +
 	"\x15EntityCreateRayResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x81\x05\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xa9\x05\n" +
 	"\x18EntityCreateRevcloudArgs\x127\n" +
 	"\x06points\x18\x01 \x03(\v2\x14.cad.engine.v1.PointB\t\x92\xb5\x18\x050\x038\x90NR\x06points\x121\n" +
 	"\n" +
 	"arc_length\x18\x02 \x01(\x01B\r\x92\xb5\x18\t\x19\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\tarcLength\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\x03 \x01(\tH\x01R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\x04 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x02R\x05color\x88\x01\x01\x12'\n" +
-	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x03R\blinetype\x88\x01\x01:\xd1\x02\x8a\xb5\x18\xcc\x02\n" +
+	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01H\x03R\blinetype\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\x06 \x01(\tH\x04R\x06layout\x88\x01\x01:\xd1\x02\x8a\xb5\x18\xcc\x02\n" +
 	"\x16entity_create_revcloud\x12\xb5\x01Create a revision cloud: a closed polyline of outward-bulging arcs along the polygon through points, each arc's chord about arc_length long. Use to mark a changed area of a drawing.0\x01J\brevcloudJ\x0erevision cloudJ\x05cloudJ\fmark changesJ\x12highlight a changeJ\x0erevisionswolkeJ\x12nuage de révisionJ\x11nube de revisiónB\r\n" +
 	"\v_arc_lengthB\b\n" +
 	"\x06_layerB\b\n" +
 	"\x06_colorB\v\n" +
-	"\t_linetype\"<\n" +
+	"\t_linetypeB\t\n" +
+	"\a_layout\"<\n" +
 	"\x1aEntityCreateRevcloudResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xb6\x03\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xde\x03\n" +
 	"\x17EntityCreateWipeoutArgs\x127\n" +
 	"\x06points\x18\x01 \x03(\v2\x14.cad.engine.v1.PointB\t\x92\xb5\x18\x050\x038\x90NR\x06points\x12\x19\n" +
 	"\x05layer\x18\x02 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\x03 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01:\xff\x01\x8a\xb5\x18\xfa\x01\n" +
+	"\x05color\x18\x03 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\x04 \x01(\tH\x02R\x06layout\x88\x01\x01:\xff\x01\x8a\xb5\x18\xfa\x01\n" +
 	"\x15entity_create_wipeout\x12\x90\x01Create a wipeout: a polygon that hides what was drawn before it (filled in the page's colour). Use to clear a background under text or a detail.0\x01J\awipeoutJ\x04maskJ\tblank outJ\vhide behindJ\n" +
 	"cover areaJ\babdeckenJ\amasquerJ\x06cubrirB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\";\n" +
+	"\x06_colorB\t\n" +
+	"\a_layout\";\n" +
 	"\x19EntityCreateWipeoutResult\x12\x1e\n" +
-	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\xe3\x03\n" +
+	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"\x8b\x04\n" +
 	"\x15EntityCreateSolidArgs\x126\n" +
 	"\x06points\x18\x01 \x03(\v2\x14.cad.engine.v1.PointB\b\x92\xb5\x18\x040\x038\x04R\x06points\x12\x19\n" +
 	"\x05layer\x18\x02 \x01(\tH\x00R\x05layer\x88\x01\x01\x121\n" +
-	"\x05color\x18\x03 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01:\xaf\x02\x8a\xb5\x18\xaa\x02\n" +
+	"\x05color\x18\x03 \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x01R\x05color\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\x04 \x01(\tH\x02R\x06layout\x88\x01\x01:\xaf\x02\x8a\xb5\x18\xaa\x02\n" +
 	"\x13entity_create_solid\x12\x99\x01Create a solid: a filled triangle or quadrilateral from 3 or 4 corners, in order round it (not DXF's 1-2-4-3 order). Use for arrowheads and filled marks.0\x01J\x05solidJ\x02soJ\b2d solidJ\x0ffilled triangleJ\x14filled quadrilateralJ\ffill a shapeJ\x11gefüllte flächeJ\x06solideJ\asólidoJ\arellenoB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"9\n" +
+	"\x06_colorB\t\n" +
+	"\a_layout\"9\n" +
 	"\x17EntityCreateSolidResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\"p\n" +
 	"\tTableCell\x12\x1f\n" +
 	"\x03row\x18\x01 \x01(\x05B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00R\x03row\x12%\n" +
 	"\x06column\x18\x02 \x01(\x05B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00R\x06column\x12\x1b\n" +
-	"\x04text\x18\x03 \x01(\tB\a\x92\xb5\x18\x03(\xe8\aR\x04text\"\xd7\x06\n" +
+	"\x04text\x18\x03 \x01(\tB\a\x92\xb5\x18\x03(\xe8\aR\x04text\"\xff\x06\n" +
 	"\x15EntityCreateTableArgs\x12\f\n" +
 	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x01R\x01y\x12*\n" +
@@ -1340,12 +1427,14 @@ const file_cad_engine_v1_tools_create_proto_rawDesc = "" +
 	"textHeight\x88\x01\x01\x12\x19\n" +
 	"\x05layer\x18\t \x01(\tH\x01R\x05layer\x88\x01\x01\x121\n" +
 	"\x05color\x18\n" +
-	" \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x02R\x05color\x88\x01\x01:\x82\x03\x8a\xb5\x18\xfd\x02\n" +
+	" \x01(\x05B\x16\x92\xb5\x18\x12\t\x00\x00\x00\x00\x00\x00\x00\x00\x11\x00\x00\x00\x00\x00\x00p@H\x02R\x05color\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\v \x01(\tH\x03R\x06layout\x88\x01\x01:\x82\x03\x8a\xb5\x18\xfd\x02\n" +
 	"\x13entity_create_table\x12\xec\x01Create a table: a grid of rows × columns cells, its top-left corner at (x, y), with the given cells' texts centred in them. It is a table entity (DXF ACAD_TABLE) whose cells keep their texts; explode it to get its grid lines and texts.0\x01J\x05tableJ\x02tbJ\rgrid of cellsJ\bscheduleJ\x11bill of materialsJ\n" +
 	"parts listJ\atabelleJ\vstücklisteJ\atableauJ\fnomenclatureJ\x05tablaB\x0e\n" +
 	"\f_text_heightB\b\n" +
 	"\x06_layerB\b\n" +
-	"\x06_color\"O\n" +
+	"\x06_colorB\t\n" +
+	"\a_layout\"O\n" +
 	"\x17EntityCreateTableResult\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12\x14\n" +
 	"\x05block\x18\x02 \x01(\tR\x05blockB;Z9github.com/cadbridge/cadbridge/gen/cad/engine/v1;enginev1b\x06proto3"

@@ -361,7 +361,9 @@ type SelectionFilterArgs struct {
 	// Enclosed area at most this.
 	MaxArea *float64 `protobuf:"fixed64,8,opt,name=max_area,json=maxArea,proto3,oneof" json:"max_area,omitempty"`
 	// Only entities whose extents lie inside.
-	Window        *Window `protobuf:"bytes,9,opt,name=window,proto3,oneof" json:"window,omitempty"`
+	Window *Window `protobuf:"bytes,9,opt,name=window,proto3,oneof" json:"window,omitempty"`
+	// This layout's entities instead of model space's.
+	Layout        *string `protobuf:"bytes,10,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -459,6 +461,13 @@ func (x *SelectionFilterArgs) GetWindow() *Window {
 	return nil
 }
 
+func (x *SelectionFilterArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
+}
+
 // SelectionFilterResult is the selection.
 type SelectionFilterResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -520,7 +529,9 @@ type SelectionPolygonArgs struct {
 	// The polygon's corners, in order (it closes itself).
 	Points []*Point `protobuf:"bytes,1,rep,name=points,proto3" json:"points,omitempty"`
 	// Inside (the default) or crossing.
-	Mode          *SelectionPolygonMode `protobuf:"varint,2,opt,name=mode,proto3,enum=cad.engine.v1.SelectionPolygonMode,oneof" json:"mode,omitempty"`
+	Mode *SelectionPolygonMode `protobuf:"varint,2,opt,name=mode,proto3,enum=cad.engine.v1.SelectionPolygonMode,oneof" json:"mode,omitempty"`
+	// This layout's entities instead of model space's.
+	Layout        *string `protobuf:"bytes,3,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -567,6 +578,13 @@ func (x *SelectionPolygonArgs) GetMode() SelectionPolygonMode {
 		return *x.Mode
 	}
 	return SelectionPolygonMode_SELECTION_POLYGON_MODE_UNSPECIFIED
+}
+
+func (x *SelectionPolygonArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
 }
 
 // SelectionPolygonResult is the selection.
@@ -1226,7 +1244,7 @@ const file_cad_engine_v1_tools_select_proto_rawDesc = "" +
 	"\x15TextFindReplaceResult\x12\x14\n" +
 	"\x05count\x18\x01 \x01(\x03R\x05count\x12 \n" +
 	"\ahandles\x18\x02 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12 \n" +
-	"\askipped\x18\x03 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\askipped\"\xaa\b\n" +
+	"\askipped\x18\x03 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\askipped\"\xd2\b\n" +
 	"\x13SelectionFilterArgs\x12/\n" +
 	"\x05types\x18\x01 \x03(\x0e2\x19.cad.engine.v1.EntityTypeR\x05types\x12\x16\n" +
 	"\x06layers\x18\x02 \x03(\tR\x06layers\x121\n" +
@@ -1238,7 +1256,9 @@ const file_cad_engine_v1_tools_select_proto_rawDesc = "" +
 	"max_length\x18\x06 \x01(\x01B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00H\x03R\tmaxLength\x88\x01\x01\x12-\n" +
 	"\bmin_area\x18\a \x01(\x01B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00H\x04R\aminArea\x88\x01\x01\x12-\n" +
 	"\bmax_area\x18\b \x01(\x01B\r\x92\xb5\x18\t\t\x00\x00\x00\x00\x00\x00\x00\x00H\x05R\amaxArea\x88\x01\x01\x122\n" +
-	"\x06window\x18\t \x01(\v2\x15.cad.engine.v1.WindowH\x06R\x06window\x88\x01\x01:\x9b\x04\x8a\xb5\x18\x96\x04\n" +
+	"\x06window\x18\t \x01(\v2\x15.cad.engine.v1.WindowH\x06R\x06window\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\n" +
+	" \x01(\tH\aR\x06layout\x88\x01\x01:\x9b\x04\x8a\xb5\x18\x96\x04\n" +
 	"\x10selection_filter\x12\xc6\x02Handles of the model-space entities that match every filter given: types, layers, colour, linetype, length or area between bounds, extents inside a window. With no filter, every selectable entity. Lengths are a curve's length (a closed one's perimeter), areas a closed curve's; entities without one do not match a bound on it.\x18\x01(\x010\x01J\aqselectJ\x06filterJ\x0eselect similarJ\rselectsimilarJ\fquick selectJ\x1bselect all lines on a layerJ\x0fauswahl filternJ\x0eschnellauswahlJ\x11sélection rapideJ\afiltrerJ\x12selección rápidaJ\afiltrarB\b\n" +
 	"\x06_colorB\v\n" +
 	"\t_linetypeB\r\n" +
@@ -1246,15 +1266,18 @@ const file_cad_engine_v1_tools_select_proto_rawDesc = "" +
 	"\v_max_lengthB\v\n" +
 	"\t_min_areaB\v\n" +
 	"\t_max_areaB\t\n" +
-	"\a_window\"O\n" +
+	"\a_windowB\t\n" +
+	"\a_layout\"O\n" +
 	"\x15SelectionFilterResult\x12 \n" +
 	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xb6\x04\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xde\x04\n" +
 	"\x14SelectionPolygonArgs\x127\n" +
 	"\x06points\x18\x01 \x03(\v2\x14.cad.engine.v1.PointB\t\x92\xb5\x18\x050\x038\x90NR\x06points\x12<\n" +
-	"\x04mode\x18\x02 \x01(\x0e2#.cad.engine.v1.SelectionPolygonModeH\x00R\x04mode\x88\x01\x01:\x9d\x03\x8a\xb5\x18\x98\x03\n" +
+	"\x04mode\x18\x02 \x01(\x0e2#.cad.engine.v1.SelectionPolygonModeH\x00R\x04mode\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\x03 \x01(\tH\x01R\x06layout\x88\x01\x01:\x9d\x03\x8a\xb5\x18\x98\x03\n" +
 	"\x11selection_polygon\x12\xea\x01Handles of the model-space entities inside an irregular polygon (mode inside) or inside or crossing it (mode crossing), exactly for lines, arcs, circles, ellipses and polylines. The polygon is closed; its points are in document units.\x18\x01(\x010\x01J\bwpolygonJ\x02wpJ\bcpolygonJ\x02cpJ\x13select in a polygonJ\x05lassoJ\x05fenceJ\x0fpolygon auswahlJ\x0ffenster polygonJ\x15sélection polygonaleJ\x18selección por polígonoB\a\n" +
-	"\x05_mode\"P\n" +
+	"\x05_modeB\t\n" +
+	"\a_layout\"P\n" +
 	"\x16SelectionPolygonResult\x12 \n" +
 	"\ahandles\x18\x01 \x03(\tB\x06\x92\xb5\x18\x02H\x01R\ahandles\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\"\xaf\x04\n" +

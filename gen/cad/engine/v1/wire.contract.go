@@ -716,6 +716,27 @@ func (x SnapKind) WireName() string {
 	return ""
 }
 
+// LayoutOrientationByWireName maps the wire names of LayoutOrientation to its values (the
+// unspecified value has none).
+var LayoutOrientationByWireName = map[string]int32{
+	"landscape": 1,
+	"portrait":  2,
+}
+
+// WireName is x's name on the JSON wire, or "" for a number LayoutOrientation
+// does not declare.
+func (x LayoutOrientation) WireName() string {
+	switch x {
+	case 0:
+		return "unspecified"
+	case 1:
+		return "landscape"
+	case 2:
+		return "portrait"
+	}
+	return ""
+}
+
 // SelectionPolygonModeByWireName maps the wire names of SelectionPolygonMode to its values (the
 // unspecified value has none).
 var SelectionPolygonModeByWireName = map[string]int32{
@@ -10705,6 +10726,16 @@ func (x *EntityCreatePointArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -10735,6 +10766,10 @@ func (x *EntityCreatePointArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -10863,6 +10898,16 @@ func (x *EntityCreateLineArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -10897,6 +10942,10 @@ func (x *EntityCreateLineArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -11015,6 +11064,16 @@ func (x *EntityCreateCircleArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -11047,6 +11106,10 @@ func (x *EntityCreateCircleArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -11185,6 +11248,16 @@ func (x *EntityCreateArcArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -11221,6 +11294,10 @@ func (x *EntityCreateArcArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -11341,6 +11418,16 @@ func (x *EntityCreatePolylineArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -11380,6 +11467,10 @@ func (x *EntityCreatePolylineArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -11508,6 +11599,16 @@ func (x *EntityCreateRectangleArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -11542,6 +11643,10 @@ func (x *EntityCreateRectangleArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -11680,6 +11785,16 @@ func (x *EntityCreateTextArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -11720,6 +11835,10 @@ func (x *EntityCreateTextArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -11878,6 +11997,16 @@ func (x *EntityCreateEllipseArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<10) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 10
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -11922,6 +12051,10 @@ func (x *EntityCreateEllipseArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -12220,6 +12353,16 @@ func (x *NewEntity) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<23) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 23
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -12333,6 +12476,10 @@ func (x *NewEntity) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -12876,6 +13023,16 @@ func (x *SelectionWindowArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Crossing = &v
+		case "layout":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -12902,6 +13059,10 @@ func (x *SelectionWindowArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Crossing != nil {
 		e.Key("\"crossing\":")
 		e.Bool((*x.Crossing))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -13005,6 +13166,16 @@ func (x *AnalysisBoundingBoxArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if d.Failed() {
 				return false
 			}
+		case "layout":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -13028,6 +13199,10 @@ func (x *AnalysisBoundingBoxArgs) MarshalWire(e *jsonwire.Encoder) {
 			e.String(v)
 		}
 		e.CloseArray()
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -16905,6 +17080,16 @@ func (x *EntityCreateMtextArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<11) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 11
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -16961,6 +17146,10 @@ func (x *EntityCreateMtextArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -17190,6 +17379,16 @@ func (x *DimensionCreateAlignedArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Color = &v
+		case "layout":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -17232,6 +17431,10 @@ func (x *DimensionCreateAlignedArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Color != nil {
 		e.Key("\"color\":")
 		e.Int64(int64((*x.Color)))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -17404,6 +17607,16 @@ func (x *DimensionCreateLinearArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Color = &v
+		case "layout":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -17450,6 +17663,10 @@ func (x *DimensionCreateLinearArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Color != nil {
 		e.Key("\"color\":")
 		e.Int64(int64((*x.Color)))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -17602,6 +17819,16 @@ func (x *DimensionCreateRadialArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Color = &v
+		case "layout":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -17642,6 +17869,10 @@ func (x *DimensionCreateRadialArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Color != nil {
 		e.Key("\"color\":")
 		e.Int64(int64((*x.Color)))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -17794,6 +18025,16 @@ func (x *DimensionCreateDiametricArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Color = &v
+		case "layout":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -17834,6 +18075,10 @@ func (x *DimensionCreateDiametricArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Color != nil {
 		e.Key("\"color\":")
 		e.Int64(int64((*x.Color)))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -18026,6 +18271,16 @@ func (x *DimensionCreateAngularArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Color = &v
+		case "layout":
+			if seen&(1<<11) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 11
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18084,6 +18339,10 @@ func (x *DimensionCreateAngularArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Color != nil {
 		e.Key("\"color\":")
 		e.Int64(int64((*x.Color)))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -18466,6 +18725,16 @@ func (x *HatchCreateArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.PickY = d.Float64Ref(v)
+		case "layout":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -18517,6 +18786,10 @@ func (x *HatchCreateArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.PickY != nil {
 		e.Key("\"pick_y\":")
 		e.Float64(float64((*x.PickY)), "cad.engine.v1.HatchCreateArgs.pick_y")
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -19011,6 +19284,16 @@ func (x *BlockInsertArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			if d.Failed() {
 				return false
 			}
+		case "layout":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -19060,6 +19343,10 @@ func (x *BlockInsertArgs) MarshalWire(e *jsonwire.Encoder) {
 			e.String(x.Attributes[k])
 		}
 		e.CloseObject()
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -21268,6 +21555,16 @@ func (x *EntityCreateSplineArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -21338,6 +21635,10 @@ func (x *EntityCreateSplineArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -21478,6 +21779,16 @@ func (x *EntityCreateLeaderArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -21525,6 +21836,10 @@ func (x *EntityCreateLeaderArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -21670,6 +21985,16 @@ func (x *EntityCreateXlineArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -21702,6 +22027,10 @@ func (x *EntityCreateXlineArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -21820,6 +22149,16 @@ func (x *EntityCreateRayArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -21852,6 +22191,10 @@ func (x *EntityCreateRayArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -21972,6 +22315,16 @@ func (x *EntityCreateRevcloudArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Linetype = &v
+		case "layout":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -22011,6 +22364,10 @@ func (x *EntityCreateRevcloudArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Linetype != nil {
 		e.Key("\"linetype\":")
 		e.String((*x.Linetype))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -22111,6 +22468,16 @@ func (x *EntityCreateWipeoutArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Color = &v
+		case "layout":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -22142,6 +22509,10 @@ func (x *EntityCreateWipeoutArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Color != nil {
 		e.Key("\"color\":")
 		e.Int64(int64((*x.Color)))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -22242,6 +22613,16 @@ func (x *EntityCreateSolidArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Color = &v
+		case "layout":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -22273,6 +22654,10 @@ func (x *EntityCreateSolidArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Color != nil {
 		e.Key("\"color\":")
 		e.Int64(int64((*x.Color)))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -22506,6 +22891,16 @@ func (x *EntityCreateTableArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Color = &v
+		case "layout":
+			if seen&(1<<10) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 10
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -22553,6 +22948,10 @@ func (x *EntityCreateTableArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Color != nil {
 		e.Key("\"color\":")
 		e.Int64(int64((*x.Color)))
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -23472,6 +23871,1562 @@ func (x *BoundaryTraceResult) MarshalWire(e *jsonwire.Encoder) {
 		}
 		e.CloseArray()
 	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutCreateArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "paper":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Paper = &v
+		case "orientation":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			n, ok := d.Enum(LayoutOrientationByWireName)
+			if !ok {
+				return false
+			}
+			v := LayoutOrientation(n)
+			x.Orientation = &v
+		case "width":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Width = d.Float64Ref(v)
+		case "height":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Height = d.Float64Ref(v)
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutCreateArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayoutCreateArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	if x.Paper != nil {
+		e.Key("\"paper\":")
+		e.String((*x.Paper))
+	}
+	if x.Orientation != nil {
+		e.Key("\"orientation\":")
+		if n := (*x.Orientation).WireName(); n != "" {
+			e.String(n)
+		} else {
+			e.Int64(int64((*x.Orientation)))
+		}
+	}
+	if x.Width != nil {
+		e.Key("\"width\":")
+		e.Float64(float64((*x.Width)), "cad.engine.v1.LayoutCreateArgs.width")
+	}
+	if x.Height != nil {
+		e.Key("\"height\":")
+		e.Float64(float64((*x.Height)), "cad.engine.v1.LayoutCreateArgs.height")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutCreateResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "width":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Width = v
+		case "height":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Height = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutCreateResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayoutCreateResult{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"width\":")
+	e.Float64(float64(x.Width), "cad.engine.v1.LayoutCreateResult.width")
+	e.Key("\"height\":")
+	e.Float64(float64(x.Height), "cad.engine.v1.LayoutCreateResult.height")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutListArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		if !d.Unknown(key) {
+			return d.Fail()
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutListArgs) MarshalWire(e *jsonwire.Encoder) {
+	e.OpenObject()
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutInfo) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "paper":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Paper = v
+		case "width":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Width = v
+		case "height":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Height = v
+		case "entities":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Entities = v
+		case "viewports":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Viewports = v
+		case "untabled":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Untabled = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7f == 0x7f)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutInfo) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayoutInfo{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"paper\":")
+	e.String(x.Paper)
+	e.Key("\"width\":")
+	e.Float64(float64(x.Width), "cad.engine.v1.LayoutInfo.width")
+	e.Key("\"height\":")
+	e.Float64(float64(x.Height), "cad.engine.v1.LayoutInfo.height")
+	e.Key("\"entities\":")
+	e.Int64(int64(x.Entities))
+	e.Key("\"viewports\":")
+	e.Int64(int64(x.Viewports))
+	e.Key("\"untabled\":")
+	e.Bool(x.Untabled)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "layouts":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[LayoutInfo]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Layouts = append(x.Layouts, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutListResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayoutListResult{}
+	}
+	e.OpenObject()
+	if len(x.Layouts) > 0 {
+		e.Key("\"layouts\":")
+		e.OpenArray()
+		for _, v := range x.Layouts {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutRenameArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "new_name":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.NewName = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutRenameArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayoutRenameArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"new_name\":")
+	e.String(x.NewName)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutRenameResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "count":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutRenameResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayoutRenameResult{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutCopyArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "new_name":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.NewName = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutCopyArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayoutCopyArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"new_name\":")
+	e.String(x.NewName)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutCopyResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "handles":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutCopyResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayoutCopyResult{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutDeleteArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutDeleteArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayoutDeleteArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *LayoutDeleteResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "count":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.Int64()
+			if !ok {
+				return false
+			}
+			x.Count = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *LayoutDeleteResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &LayoutDeleteResult{}
+	}
+	e.OpenObject()
+	e.Key("\"count\":")
+	e.Int64(int64(x.Count))
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportCreateArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "layout":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = v
+		case "x":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X = v
+		case "y":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y = v
+		case "width":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Width = v
+		case "height":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Height = v
+		case "center_x":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.CenterX = v
+		case "center_y":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.CenterY = v
+		case "scale":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Scale = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0xff == 0xff)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportCreateArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportCreateArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"layout\":")
+	e.String(x.Layout)
+	e.Key("\"x\":")
+	e.Float64(float64(x.X), "cad.engine.v1.ViewportCreateArgs.x")
+	e.Key("\"y\":")
+	e.Float64(float64(x.Y), "cad.engine.v1.ViewportCreateArgs.y")
+	e.Key("\"width\":")
+	e.Float64(float64(x.Width), "cad.engine.v1.ViewportCreateArgs.width")
+	e.Key("\"height\":")
+	e.Float64(float64(x.Height), "cad.engine.v1.ViewportCreateArgs.height")
+	e.Key("\"center_x\":")
+	e.Float64(float64(x.CenterX), "cad.engine.v1.ViewportCreateArgs.center_x")
+	e.Key("\"center_y\":")
+	e.Float64(float64(x.CenterY), "cad.engine.v1.ViewportCreateArgs.center_y")
+	e.Key("\"scale\":")
+	e.String(x.Scale)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportCreateResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "factor":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Factor = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportCreateResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportCreateResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"factor\":")
+	e.Float64(float64(x.Factor), "cad.engine.v1.ViewportCreateResult.factor")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportListArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "layout":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportListArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportListArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"layout\":")
+	e.String(x.Layout)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportInfo) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "x":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.X = v
+		case "y":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Y = v
+		case "width":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Width = v
+		case "height":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Height = v
+		case "center_x":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.CenterX = v
+		case "center_y":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.CenterY = v
+		case "factor":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Factor = v
+		case "scale":
+			if seen&(1<<8) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 8
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Scale = v
+		case "locked":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Locked = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3ff == 0x3ff)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportInfo) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportInfo{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"x\":")
+	e.Float64(float64(x.X), "cad.engine.v1.ViewportInfo.x")
+	e.Key("\"y\":")
+	e.Float64(float64(x.Y), "cad.engine.v1.ViewportInfo.y")
+	e.Key("\"width\":")
+	e.Float64(float64(x.Width), "cad.engine.v1.ViewportInfo.width")
+	e.Key("\"height\":")
+	e.Float64(float64(x.Height), "cad.engine.v1.ViewportInfo.height")
+	e.Key("\"center_x\":")
+	e.Float64(float64(x.CenterX), "cad.engine.v1.ViewportInfo.center_x")
+	e.Key("\"center_y\":")
+	e.Float64(float64(x.CenterY), "cad.engine.v1.ViewportInfo.center_y")
+	e.Key("\"factor\":")
+	e.Float64(float64(x.Factor), "cad.engine.v1.ViewportInfo.factor")
+	e.Key("\"scale\":")
+	e.String(x.Scale)
+	e.Key("\"locked\":")
+	e.Bool(x.Locked)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportListResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "viewports":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			var slab jsonwire.Slab[ViewportInfo]
+			for d.NextElement() {
+				v := slab.New()
+				if !v.UnmarshalWire(d) {
+					return false
+				}
+				x.Viewports = append(x.Viewports, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportListResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportListResult{}
+	}
+	e.OpenObject()
+	if len(x.Viewports) > 0 {
+		e.Key("\"viewports\":")
+		e.OpenArray()
+		for _, v := range x.Viewports {
+			e.Element()
+			v.MarshalWire(e)
+		}
+		e.CloseArray()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportSetScaleArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "scale":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Scale = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportSetScaleArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportSetScaleArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"scale\":")
+	e.String(x.Scale)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportSetScaleResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "factor":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Factor = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportSetScaleResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportSetScaleResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"factor\":")
+	e.Float64(float64(x.Factor), "cad.engine.v1.ViewportSetScaleResult.factor")
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportLockArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "locked":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Locked = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportLockArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportLockArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if x.Locked != nil {
+		e.Key("\"locked\":")
+		e.Bool((*x.Locked))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportLockResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportLockResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportLockResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportDeleteArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportDeleteArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportDeleteArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *ViewportDeleteResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *ViewportDeleteResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &ViewportDeleteResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityChangeSpaceArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handles":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if d.EmptyArrayNext() {
+				return d.Fail()
+			}
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "layout":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
+		case "viewport":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Viewport = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed()
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityChangeSpaceArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityChangeSpaceArgs{}
+	}
+	e.OpenObject()
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
+	}
+	if x.Viewport != nil {
+		e.Key("\"viewport\":")
+		e.String((*x.Viewport))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *EntityChangeSpaceResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handles":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			if !d.OpenArray() {
+				return false
+			}
+			for d.NextElement() {
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Handles = append(x.Handles, v)
+			}
+			if d.Failed() {
+				return false
+			}
+		case "space":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Space = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x2 == 0x2)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *EntityChangeSpaceResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &EntityChangeSpaceResult{}
+	}
+	e.OpenObject()
+	if len(x.Handles) > 0 {
+		e.Key("\"handles\":")
+		e.OpenArray()
+		for _, v := range x.Handles {
+			e.Element()
+			e.String(v)
+		}
+		e.CloseArray()
+	}
+	e.Key("\"space\":")
+	e.String(x.Space)
 	e.CloseObject()
 }
 
@@ -25036,6 +26991,16 @@ func (x *SelectionFilterArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Window = v
+		case "layout":
+			if seen&(1<<9) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 9
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -25100,6 +27065,10 @@ func (x *SelectionFilterArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Window != nil {
 		e.Key("\"window\":")
 		x.Window.MarshalWire(e)
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -25218,6 +27187,16 @@ func (x *SelectionPolygonArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 			}
 			v := SelectionPolygonMode(n)
 			x.Mode = &v
+		case "layout":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -25249,6 +27228,10 @@ func (x *SelectionPolygonArgs) MarshalWire(e *jsonwire.Encoder) {
 		} else {
 			e.Int64(int64((*x.Mode)))
 		}
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
