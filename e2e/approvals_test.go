@@ -432,17 +432,33 @@ func (w *walker) setup() (string, handles) {
 func (w *walker) state(doc string) catalogState {
 	w.t.Helper()
 	st := catalogState{entities: map[string]bool{}, layers: map[string]bool{}}
-	res, _ := w.call("tools.call", map[string]any{"document_id": doc, "tool": "entity_list", "args": map[string]any{"page_size": 10000}}, "", nil)
-	var list struct {
+	// Model space, and each layout's paper space.
+	res, _ := w.call("tools.call", map[string]any{"document_id": doc, "tool": "layout_list", "args": map[string]any{}}, "", nil)
+	var layouts struct {
 		Result struct {
-			Entities []struct {
-				Handle string `json:"handle"`
-			} `json:"entities"`
+			Layouts []struct {
+				Name string `json:"name"`
+			} `json:"layouts"`
 		} `json:"result"`
 	}
-	json.Unmarshal(res, &list)
-	for _, e := range list.Result.Entities {
-		st.entities[e.Handle] = true
+	json.Unmarshal(res, &layouts)
+	spaces := []map[string]any{{"page_size": 10000}}
+	for _, l := range layouts.Result.Layouts {
+		spaces = append(spaces, map[string]any{"page_size": 10000, "layout": l.Name})
+	}
+	for _, args := range spaces {
+		res, _ := w.call("tools.call", map[string]any{"document_id": doc, "tool": "entity_list", "args": args}, "", nil)
+		var list struct {
+			Result struct {
+				Entities []struct {
+					Handle string `json:"handle"`
+				} `json:"entities"`
+			} `json:"result"`
+		}
+		json.Unmarshal(res, &list)
+		for _, e := range list.Result.Entities {
+			st.entities[e.Handle] = true
+		}
 	}
 	res, _ = w.call("tools.call", map[string]any{"document_id": doc, "tool": "layer_list", "args": map[string]any{}}, "", nil)
 	var layers struct {
