@@ -123,7 +123,7 @@ func (d *Document) PlotLayout(name string, budget *Budget) (LayoutPlot, error) {
 				continue // nowhere near the window (an unbounded one, a construction line, is kept)
 			}
 			n := *e
-			n.Geom = e.Geom.Transformed(x)
+			n.Geom = onPaper(e.Geom, x)
 			vp.Entities = append(vp.Entities, &n)
 		}
 	}
@@ -131,6 +131,17 @@ func (d *Document) PlotLayout(name string, budget *Budget) (LayoutPlot, error) {
 		return LayoutPlot{}, err
 	}
 	return out, nil
+}
+
+// onPaper is model geometry g carried onto the paper by x. A dimension
+// is carried as it is drawn in model space, so that it shows what it
+// measures there, not its length on the paper.
+func onPaper(g Geometry, x geom.Xform) Geometry {
+	if d, ok := g.(Dimension); ok && d.Drawn == nil {
+		d.Drawn = new(d.Picture())
+		g = d
+	}
+	return g.Transformed(x)
 }
 
 // PaperPatternUnit is the length on paper, in millimetres, of one unit

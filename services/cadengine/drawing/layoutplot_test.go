@@ -25,6 +25,7 @@ func TestPlotLayout(t *testing.T) {
 		return d.Add(&Entity{Layer: layer, Color: 256, Linetype: "ByLayer", Layout: layout, Geom: g})
 	}
 	line := add("", "0", Line{A: geom.Pt(0, 0), B: geom.Pt(5000, 0)})
+	dim := add("", "0", Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ALIGNED, P1: geom.Pt(0, 0), P2: geom.Pt(5000, 0), Offset: -500, Style: "ISO-25", Scale: 50})
 	add("", "0", Circle{C: geom.Pt(9000, 0), R: 500}) // off the window, on the paper
 	add("", "cold", Circle{C: geom.Pt(2500, 0), R: 500})
 	add("", "vpcold", Circle{C: geom.Pt(2500, 0), R: 700})
@@ -45,8 +46,14 @@ func TestPlotLayout(t *testing.T) {
 	if view.Handle != vp.Handle || view.Frame != (geom.Box{Min: geom.Pt(20, 20), Max: geom.Pt(220, 170), NonEmpty: true}) {
 		t.Errorf("view %d frame %+v, want %d [20,20]–[220,170]", view.Handle, view.Frame, vp.Handle)
 	}
-	if len(view.Entities) != 1 || view.Entities[0].Handle != line.Handle {
-		t.Fatalf("the window shows %d entities, want the line alone", len(view.Entities))
+	if len(view.Entities) != 2 || view.Entities[0].Handle != line.Handle || view.Entities[1].Handle != dim.Handle {
+		t.Fatalf("the window shows %d entities, want the line and its dimension", len(view.Entities))
+	}
+	// The dimension reads the model's 5000, not the paper's 100, its
+	// text 2.5 mm tall (ISO-25's at a dimension scale of 50, 1:50).
+	texts := view.Entities[1].Geom.(Dimension).Picture().Texts
+	if len(texts) != 1 || texts[0].Text != "5000" || math.Abs(texts[0].Height-2.5) > 1e-9 {
+		t.Errorf("the dimension on paper shows %+v, want 5000, 2.5 mm tall", texts)
 	}
 	got := view.Entities[0].Geom.(Line)
 	// The view's centre (2500, 0) is the frame's (120, 95); 50 model
