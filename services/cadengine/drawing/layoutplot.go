@@ -16,6 +16,10 @@ import (
 // the renderer. Every backend (the SVG export, the PNG and PDF plots)
 // draws from one [LayoutPlot], so they agree.
 
+// plotCheckEvery is how many entities PlotLayout carries onto the paper
+// between looks at the call's context.
+const plotCheckEvery = 1024
+
 // NoPlotLayer is the layer nothing on it is plotted from, as in AutoCAD
 // (its definition points layer): a viewport put on it plots without its
 // frame.
@@ -105,6 +109,8 @@ func (d *Document) PlotLayout(name string, budget *Budget) (LayoutPlot, error) {
 			}
 		}
 	}
+	// What each window shows, chosen by bounds, then afforded, then
+	// carried onto the paper.
 	for i := range out.Views {
 		vp := &out.Views[i]
 		var frozen []string
@@ -113,7 +119,6 @@ func (d *Document) PlotLayout(name string, budget *Budget) (LayoutPlot, error) {
 				frozen = e.Geom.(Viewport).Frozen
 			}
 		}
-		x := vp.Sheet.Xform()
 		for _, e := range model {
 			if slices.ContainsFunc(frozen, func(f string) bool { return strings.EqualFold(f, e.Layer) }) {
 				continue
@@ -122,13 +127,26 @@ func (d *Document) PlotLayout(name string, budget *Budget) (LayoutPlot, error) {
 			if b.NonEmpty && !(geom.Box{Min: vp.Sheet.Paper(b.Min), Max: vp.Sheet.Paper(b.Max), NonEmpty: true}).Overlaps(vp.Frame) {
 				continue // nowhere near the window (an unbounded one, a construction line, is kept)
 			}
-			n := *e
-			n.Geom = onPaper(e.Geom, x)
-			vp.Entities = append(vp.Entities, &n)
+			vp.Entities = append(vp.Entities, e)
 		}
 	}
 	if err := budget.Afford(out.Cost()); err != nil {
 		return LayoutPlot{}, err
+	}
+	n := 0
+	for i := range out.Views {
+		vp := &out.Views[i]
+		x := vp.Sheet.Xform()
+		for j, e := range vp.Entities {
+			if n++; n%plotCheckEvery == 0 {
+				if err := budget.Err(); err != nil {
+					return LayoutPlot{}, err
+				}
+			}
+			c := *e
+			c.Geom = onPaper(e.Geom, x)
+			vp.Entities[j] = &c
+		}
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package drawing
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -89,5 +90,26 @@ func TestDashedOnPaper(t *testing.T) {
 	d.Units = enginev1.Units_UNITS_IN
 	if u := d.PaperPatternUnit(); u != 25.4 {
 		t.Errorf("PaperPatternUnit in inches = %v, want 25.4", u)
+	}
+}
+
+// TestPlotLayoutBudget: a plot that would draw more than the budget
+// allows is refused up front, and a call that has ended stops it.
+func TestPlotLayoutBudget(t *testing.T) {
+	d := NewDocument("doc", "d", enginev1.Units_UNITS_MM, time.Unix(0, 0))
+	tx := NewTx(d, 0)
+	tx.SetLayouts(d.Layouts().With(-1, Layout{Name: "S", Width: 420, Height: 297}))
+	for i := range 10 {
+		d.Add(&Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: Circle{C: geom.Pt(float64(i), 0), R: 1}})
+	}
+	d.Add(&Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Layout: "S", Geom: NewViewport(0, 0, 100, 100, geom.Pt(0, 0), 1, 2)})
+	var tl *TooLargeError
+	if _, err := d.PlotLayout("S", NewBudget(context.Background(), 5)); !errors.As(err, &tl) || tl.Needed != 11 {
+		t.Errorf("PlotLayout within 5 = %v, want too large: 11 needed (ten circles and the frame)", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := d.PlotLayout("S", NewBudget(ctx, 1000)); !errors.Is(err, context.Canceled) {
+		t.Errorf("PlotLayout of an ended call = %v, want its context's error", err)
 	}
 }
