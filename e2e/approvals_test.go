@@ -428,33 +428,36 @@ func (w *walker) setup() (string, handles) {
 	return doc.DocumentID, b.Bindings
 }
 
-// state reads what the document holds.
+// state reads what the document holds: the entities of model space and
+// of each layout, the layers and the blocks.
 func (w *walker) state(doc string) catalogState {
 	w.t.Helper()
 	st := catalogState{entities: map[string]bool{}, layers: map[string]bool{}}
-	// Model space, and each layout's paper space.
-	res, _ := w.call("tools.call", map[string]any{"document_id": doc, "tool": "layout_list", "args": map[string]any{}}, "", nil)
-	var layouts struct {
+	res, _ := w.call("tools.call", map[string]any{"document_id": doc, "tool": "entity_list", "args": map[string]any{"page_size": 10000}}, "", nil)
+	var list struct {
+		Result struct {
+			Entities []struct {
+				Handle string `json:"handle"`
+			} `json:"entities"`
+		} `json:"result"`
+	}
+	json.Unmarshal(res, &list)
+	for _, e := range list.Result.Entities {
+		st.entities[e.Handle] = true
+	}
+	// And those of every paper-space layout (issue #39).
+	res, _ = w.call("tools.call", map[string]any{"document_id": doc, "tool": "layout_list", "args": map[string]any{}}, "", nil)
+	var sheets struct {
 		Result struct {
 			Layouts []struct {
 				Name string `json:"name"`
 			} `json:"layouts"`
 		} `json:"result"`
 	}
-	json.Unmarshal(res, &layouts)
-	spaces := []map[string]any{{"page_size": 10000}}
-	for _, l := range layouts.Result.Layouts {
-		spaces = append(spaces, map[string]any{"page_size": 10000, "layout": l.Name})
-	}
-	for _, args := range spaces {
-		res, _ := w.call("tools.call", map[string]any{"document_id": doc, "tool": "entity_list", "args": args}, "", nil)
-		var list struct {
-			Result struct {
-				Entities []struct {
-					Handle string `json:"handle"`
-				} `json:"entities"`
-			} `json:"result"`
-		}
+	json.Unmarshal(res, &sheets)
+	for _, l := range sheets.Result.Layouts {
+		list.Result.Entities = nil
+		res, _ = w.call("tools.call", map[string]any{"document_id": doc, "tool": "entity_list", "args": map[string]any{"page_size": 10000, "layout": l.Name}}, "", nil)
 		json.Unmarshal(res, &list)
 		for _, e := range list.Result.Entities {
 			st.entities[e.Handle] = true

@@ -16,12 +16,14 @@ import (
 // Oracle is what ezdxf reads in one corpus file (the fields of the
 // corpus's oracle.json that the tests use; oracle.py defines them all).
 type Oracle struct {
-	Loads         bool           `json:"loads"`
-	LoadMode      string         `json:"load_mode"`
-	ACADVer       *string        `json:"acadver"`
-	InsUnits      *int           `json:"insunits"`
-	Modelspace    map[string]int `json:"modelspace"`
-	Paperspace    map[string]int `json:"paperspace"`
+	Loads      bool           `json:"loads"`
+	LoadMode   string         `json:"load_mode"`
+	ACADVer    *string        `json:"acadver"`
+	InsUnits   *int           `json:"insunits"`
+	Modelspace map[string]int `json:"modelspace"`
+	Paperspace map[string]int `json:"paperspace"`
+	// Layouts are the paper-space layouts, each with its entity count.
+	Layouts       map[string]int `json:"layouts"`
 	Extents       []float64      `json:"extents"`
 	ExtentsNoText []float64      `json:"extents_no_text"`
 	// ExtentsSkipped are the entities ezdxf left out of its extents, by

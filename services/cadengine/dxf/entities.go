@@ -369,8 +369,10 @@ func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometr
 	case f.inBlock != "":
 	case f.layout != "":
 		fe.layout = cmp.Or(c.layout, f.layout)
+		_, fe.owner = r.entityHandles() // its layout's block record
 	case c.paper:
 		fe.layout = cmp.Or(c.layout, defaultLayout)
+		_, fe.owner = r.entityHandles()
 	default:
 		fe.handle, fe.owner = r.entityHandles()
 	}

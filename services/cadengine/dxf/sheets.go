@@ -190,15 +190,13 @@ func (w *dxfWriter) layoutObject(h uint64, l drawing.Layout, order int, br uint6
 }
 
 // dxfLayout is a LAYOUT object as read: its name (AcDbLayout's 1), tab
-// order (71), paper (AcDbPlotSettings' 44 × 45 in the units of 72,
-// turned by 73), limits (10, 20 – 11, 21) and block record (AcDbLayout's
-// 330).
+// order (71), paper (AcDbPlotSettings' 44 × 45 mm, turned by 73) and
+// block record (AcDbLayout's 330).
 type dxfLayout struct {
 	name          string
 	order         int
 	width, height float64
-	units, turn   int
-	limits        [4]float64
+	turn          int
 	record        uint64
 }
 
@@ -219,8 +217,6 @@ func layoutObjectOf(r dxfRecord) dxfLayout {
 				l.width = v
 			case 45:
 				l.height = v
-			case 72:
-				l.units = int(v)
 			case 73:
 				l.turn = int(v)
 			}
@@ -230,14 +226,6 @@ func layoutObjectOf(r dxfRecord) dxfLayout {
 				l.name = strings.TrimSpace(p.value)
 			case 71:
 				l.order = int(v)
-			case 10:
-				l.limits[0] = v
-			case 20:
-				l.limits[1] = v
-			case 11:
-				l.limits[2] = v
-			case 21:
-				l.limits[3] = v
 			case 330:
 				l.record = hexHandle(p.value)
 			}
@@ -248,9 +236,10 @@ func layoutObjectOf(r dxfRecord) dxfLayout {
 
 // layoutTable is the document's layout table from the file's LAYOUT
 // objects but model space's, in tab order, and the name of the layout of
-// each block record. A layout's paper is its plot settings' (inches
-// taken as such, a quarter turn swapping the sides), else its limits when
-// it has none, else A3; a standard size is named.
+// each block record. A layout's paper is its plot settings' (44 × 45,
+// always millimetres, a quarter turn (73) swapping the sides), else A3
+// (its limits, AutoCAD's 12 × 9 or 420 × 297 in whatever units the
+// drawing has, say nothing of a paper); a standard size is named.
 func (f *File) layoutTable() ([]drawing.Layout, map[uint64]string) {
 	objs := slices.Clone(f.layouts)
 	slices.SortStableFunc(objs, func(a, b dxfLayout) int { return a.order - b.order })
@@ -263,15 +252,9 @@ func (f *File) layoutTable() ([]drawing.Layout, map[uint64]string) {
 			continue
 		}
 		seen[key] = true
-		w, h := o.width, o.height
-		if o.units == 0 { // inches
-			w, h = w*25.4, h*25.4
-		}
+		w, h := o.width, o.height // millimetres, whatever 72 says it shows them in
 		if o.turn == 1 || o.turn == 3 {
 			w, h = h, w
-		}
-		if !(w > 0 && h > 0) || math.IsInf(w+h, 0) {
-			w, h = o.limits[2]-o.limits[0], o.limits[3]-o.limits[1]
 		}
 		if !(w > 0 && h > 0) || math.IsInf(w+h, 0) {
 			w, h = defaultSheet.Width, defaultSheet.Height
@@ -287,18 +270,26 @@ func (f *File) layoutTable() ([]drawing.Layout, map[uint64]string) {
 // untabled is the layout table with the layouts the document's entities
 // name that it lacks (an R12 file's one paper space, a layout without its
 // LAYOUT object) added on A3, each with a warning; nil when there are
-// none at all.
+// none at all. A file's only layout, when it is an empty "Layout1", is
+// the one every 2018 file must have (the engine writes it for a document
+// without layouts, as AutoCAD and ezdxf make it for a new drawing), not a
+// sheet: the document has none.
 func (f *File) untabled(list []drawing.Layout, d *drawing.Document) *drawing.Layouts {
 	t := &drawing.Layouts{List: list}
+	used := false
 	for _, e := range d.Entities() {
-		if e.Layout != "" && t.Index(e.Layout) < 0 {
+		if e.Layout == "" {
+			continue
+		}
+		used = true
+		if t.Index(e.Layout) < 0 {
 			l := defaultSheet
 			l.Name = e.Layout
 			t.List = append(t.List, l)
 			f.rep.warn(0, "layout %q has no paper in the file: taken as A3 landscape", clip(e.Layout))
 		}
 	}
-	if len(t.List) == 0 {
+	if len(t.List) == 0 || !used && len(t.List) == 1 && strings.EqualFold(t.List[0].Name, "Layout1") {
 		return nil
 	}
 	return t

@@ -38,6 +38,9 @@ func (c *call) space(path, name string) (string, error) {
 // untabled is the spelling of a layout named name (ignoring case) that
 // entities carry but the table lacks.
 func (c *call) untabled(name string) (string, bool) {
+	if c.d.Layouts().Index(name) >= 0 {
+		return "", false
+	}
 	found := ""
 	c.d.Each(0, func(e *drawing.Entity) bool {
 		if e.Layout != "" && strings.EqualFold(e.Layout, name) {
@@ -89,7 +92,7 @@ func (c *call) newLayoutName(path, name, keep string) error {
 func layoutCreate(c *call, a *enginev1.LayoutCreateArgs) (*enginev1.LayoutCreateResult, error) {
 	name := strings.TrimSpace(a.Name)
 	adopt := ""
-	if n, ok := c.untabled(name); ok && c.d.Layouts().Index(name) < 0 {
+	if n, ok := c.untabled(name); ok {
 		adopt = n // entities name it, the table lacks it: give it its paper
 	} else if err := c.newLayoutName("/name", name, ""); err != nil {
 		return nil, err

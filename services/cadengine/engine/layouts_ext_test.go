@@ -8,8 +8,8 @@ import (
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 )
 
-// layoutsOf is layout_list's result by name.
-func layoutsOf(f *fixture) (names []string, by map[string]obj) {
+// listLayouts is layout_list's result by name.
+func listLayouts(f *fixture) (names []string, by map[string]obj) {
 	f.t.Helper()
 	by = map[string]obj{}
 	for _, l := range f.ok(enginev1.ToolLayoutList, obj{})["layouts"].([]any) {
@@ -20,9 +20,9 @@ func layoutsOf(f *fixture) (names []string, by map[string]obj) {
 	return names, by
 }
 
-// num is a number of a result (0 when absent: the JSON wire leaves zeros
+// sheetNum is a number of a result (0 when absent: the JSON wire leaves zeros
 // out).
-func num(o obj, key string) float64 {
+func sheetNum(o obj, key string) float64 {
 	v, _ := o[key].(float64)
 	return v
 }
@@ -42,11 +42,11 @@ func TestLayoutCreatePapers(t *testing.T) {
 		{obj{"name": "Strip", "width": 1000, "height": 200}, "Strip", 1000, 200},
 	} {
 		res := f.ok(enginev1.ToolLayoutCreate, c.args)
-		if res["name"] != c.name || !near(num(res, "width"), c.w) || !near(num(res, "height"), c.h) {
+		if res["name"] != c.name || !near(sheetNum(res, "width"), c.w) || !near(sheetNum(res, "height"), c.h) {
 			t.Errorf("layout_create(%s) = %s, want %s %g × %g", js(c.args), js(res), c.name, c.w, c.h)
 		}
 	}
-	names, by := layoutsOf(f)
+	names, by := listLayouts(f)
 	if strings.Join(names, ",") != "Sheet A3,Portrait,Land,Letter,E size,Strip" {
 		t.Errorf("layout_list names = %v, want them in tab (creation) order", names)
 	}
@@ -68,11 +68,11 @@ func TestLayoutCreatePapers(t *testing.T) {
 
 	// Undo takes the last layout back.
 	f.ok(enginev1.ToolDocumentUndo, obj{})
-	if names, _ := layoutsOf(f); len(names) != 5 || names[4] != "E size" {
+	if names, _ := listLayouts(f); len(names) != 5 || names[4] != "E size" {
 		t.Errorf("after document_undo the layouts are %v, want Strip gone", names)
 	}
 	f.ok(enginev1.ToolDocumentRedo, obj{})
-	if names, _ := layoutsOf(f); len(names) != 6 {
+	if names, _ := listLayouts(f); len(names) != 6 {
 		t.Errorf("after document_redo the layouts are %v, want Strip back", names)
 	}
 }
@@ -166,11 +166,11 @@ func TestCreateToolsTakeLayout(t *testing.T) {
 		t.Errorf("selection_polygon on Sheet = %v, want the batch's point in it", got)
 	}
 	bb := f.ok(enginev1.ToolAnalysisBoundingBox, obj{})
-	if num(bb, "max_x") != 10 || num(bb, "count") != 3 {
+	if sheetNum(bb, "max_x") != 10 || sheetNum(bb, "count") != 3 {
 		t.Errorf("model extents = %s, want the model's line and points only (max x 10)", js(bb))
 	}
 	bb = f.ok(enginev1.ToolAnalysisBoundingBox, obj{"layout": "Sheet"})
-	if num(bb, "min_x") != 1 || num(bb, "max_x") != 410 || num(bb, "max_y") != 287 {
+	if sheetNum(bb, "min_x") != 1 || sheetNum(bb, "max_x") != 410 || sheetNum(bb, "max_y") != 287 {
 		t.Errorf("Sheet's extents = %s, want x 1…410, y up to 287", js(bb))
 	}
 }
@@ -182,10 +182,10 @@ func TestLayoutRenameCopyDelete(t *testing.T) {
 	vp := f.handle(enginev1.ToolViewportCreate, obj{"layout": "A", "x": 10, "y": 10, "width": 200, "height": 100, "center_x": 0, "center_y": 0, "scale": "1:10"})
 
 	res := f.ok(enginev1.ToolLayoutRename, obj{"name": "a", "new_name": "Plan"})
-	if res["name"] != "Plan" || num(res, "count") != 2 || f.get(line)["layout"] != "Plan" || f.get(vp)["layout"] != "Plan" {
+	if res["name"] != "Plan" || sheetNum(res, "count") != 2 || f.get(line)["layout"] != "Plan" || f.get(vp)["layout"] != "Plan" {
 		t.Errorf("layout_rename = %s; line on %v, viewport on %v; want both on Plan", js(res), f.get(line)["layout"], f.get(vp)["layout"])
 	}
-	if names, by := layoutsOf(f); len(names) != 1 || names[0] != "Plan" || num(by["Plan"], "entities") != 2 || num(by["Plan"], "viewports") != 1 || num(by["Plan"], "width") != 420 {
+	if names, by := listLayouts(f); len(names) != 1 || names[0] != "Plan" || sheetNum(by["Plan"], "entities") != 2 || sheetNum(by["Plan"], "viewports") != 1 || sheetNum(by["Plan"], "width") != 420 {
 		t.Errorf("layout_list after rename = %s", js(by))
 	}
 	f.ok(enginev1.ToolLayoutRename, obj{"name": "plan", "new_name": "PLAN"}) // its own name, in other case
@@ -201,25 +201,25 @@ func TestLayoutRenameCopyDelete(t *testing.T) {
 		t.Fatalf("layout_copy = %s, want 2 copies", js(cp))
 	}
 	l2, v2 := f.get(copies[0].(string)), f.get(copies[1].(string))
-	if l2["layout"] != "Plan 2" || l2["type"] != "line" || v2["type"] != "viewport" || v2["layout"] != "Plan 2" || num(v2, "scale") != 0.1 {
+	if l2["layout"] != "Plan 2" || l2["type"] != "line" || v2["type"] != "viewport" || v2["layout"] != "Plan 2" || sheetNum(v2, "scale") != 0.1 {
 		t.Errorf("copies: %s and %s, want the line and the 1:10 viewport on Plan 2", js(l2), js(v2))
 	}
-	if _, by := layoutsOf(f); num(by["Plan 2"], "height") != 297 || num(by["Plan"], "entities") != 2 {
+	if _, by := listLayouts(f); sheetNum(by["Plan 2"], "height") != 297 || sheetNum(by["Plan"], "entities") != 2 {
 		t.Errorf("after copy: %s", js(by))
 	}
 
 	del := f.ok(enginev1.ToolLayoutDelete, obj{"name": "plan"})
-	if num(del, "count") != 2 {
+	if sheetNum(del, "count") != 2 {
 		t.Errorf("layout_delete = %s, want its 2 entities gone", js(del))
 	}
 	if f.call(enginev1.ToolEntityGet, obj{"handle": line}).Ok {
 		t.Errorf("the line of the deleted layout is still there")
 	}
-	if names, _ := layoutsOf(f); strings.Join(names, ",") != "Other,Plan 2" {
+	if names, _ := listLayouts(f); strings.Join(names, ",") != "Other,Plan 2" {
 		t.Errorf("layouts after delete = %v", names)
 	}
 	f.ok(enginev1.ToolDocumentUndo, obj{})
-	if names, _ := layoutsOf(f); strings.Join(names, ",") != "Plan,Other,Plan 2" || f.get(line)["layout"] != "Plan" {
+	if names, _ := listLayouts(f); strings.Join(names, ",") != "Plan,Other,Plan 2" || f.get(line)["layout"] != "Plan" {
 		t.Errorf("after document_undo: layouts %v, want Plan back in its place with its line", names)
 	}
 }
@@ -247,11 +247,11 @@ func TestViewportScales(t *testing.T) {
 		f.ok(enginev1.ToolLayoutCreate, obj{"name": "S", "paper": "A3"})
 		res := f.ok(enginev1.ToolViewportCreate, obj{"layout": "S", "x": 20, "y": 30, "width": 200, "height": 100, "center_x": 7, "center_y": 8, "scale": c.scale})
 		g := f.get(res["handle"].(string))
-		if !near(num(res, "factor"), c.want) || !near(num(g, "view_height"), 100/c.want) || !nearPt(pt(g["center"]), [2]float64{120, 80}) || !nearPt(pt(g["view_center"]), [2]float64{7, 8}) {
+		if !near(sheetNum(res, "factor"), c.want) || !near(sheetNum(g, "view_height"), 100/c.want) || !nearPt(pt(g["center"]), [2]float64{120, 80}) || !nearPt(pt(g["view_center"]), [2]float64{7, 8}) {
 			t.Errorf("%v %s: viewport_create = %s, entity %s; want factor %g, view height %g, centre (120, 80)", c.units, c.scale, js(res), js(g), c.want, 100/c.want)
 		}
 		vs := f.ok(enginev1.ToolViewportList, obj{"layout": "s"})["viewports"].([]any)
-		if len(vs) != 1 || vs[0].(map[string]any)["scale"] != c.name || num(vs[0].(map[string]any), "x") != 20 || num(vs[0].(map[string]any), "width") != 200 {
+		if len(vs) != 1 || vs[0].(map[string]any)["scale"] != c.name || sheetNum(vs[0].(map[string]any), "x") != 20 || sheetNum(vs[0].(map[string]any), "width") != 200 {
 			t.Errorf("%v %s: viewport_list = %s, want one at (20, 30) scale %s", c.units, c.scale, js(vs), c.name)
 		}
 	}
@@ -272,16 +272,16 @@ func TestViewportTools(t *testing.T) {
 	f.fail(enginev1.ToolViewportCreate, obj{"layout": "T", "x": 0, "y": 0, "width": 1, "height": 1, "center_x": 0, "center_y": 0, "scale": "1:1"}, kindInvalid)
 	f.fail(enginev1.ToolViewportCreate, obj{"layout": "Model", "x": 0, "y": 0, "width": 1, "height": 1, "center_x": 0, "center_y": 0, "scale": "1:1"}, kindInvalid)
 	h := f.handle(enginev1.ToolViewportCreate, vp)
-	if g := f.get(h); num(g, "viewport_id") != 2 {
+	if g := f.get(h); sheetNum(g, "viewport_id") != 2 {
 		t.Errorf("first window's id = %v, want 2 (1 is the paper's own view)", g["viewport_id"])
 	}
 	h2 := f.handle(enginev1.ToolViewportCreate, obj{"layout": "S", "x": 220, "y": 10, "width": 70, "height": 70, "center_x": 0, "center_y": 0, "scale": "1:1"})
-	if g := f.get(h2); num(g, "viewport_id") != 3 {
+	if g := f.get(h2); sheetNum(g, "viewport_id") != 3 {
 		t.Errorf("second window's id = %v, want 3", g["viewport_id"])
 	}
 
 	res := f.ok(enginev1.ToolViewportSetScale, obj{"handle": h, "scale": "1:20"})
-	if g := f.get(h); num(res, "factor") != 0.05 || !near(num(g, "view_height"), 3000) || !nearPt(pt(g["view_center"]), [2]float64{0, 0}) {
+	if g := f.get(h); sheetNum(res, "factor") != 0.05 || !near(sheetNum(g, "view_height"), 3000) || !nearPt(pt(g["view_center"]), [2]float64{0, 0}) {
 		t.Errorf("viewport_set_scale 1:20 = %s, entity %s; want view height 3000 about (0, 0)", js(res), js(g))
 	}
 	f.ok(enginev1.ToolViewportLock, obj{"handle": h})
@@ -326,7 +326,7 @@ func TestEntityChangeSpace(t *testing.T) {
 	if l["layout"] != "S" || !nearPt(pt(l["start"]), [2]float64{80, 60}) || !nearPt(pt(l["end"]), [2]float64{180, 60}) {
 		t.Errorf("line on paper = %s, want (80, 60)–(180, 60) on S", js(l))
 	}
-	if c["layout"] != "S" || !nearPt(pt(c["center"]), [2]float64{110, 70}) || !near(num(c, "radius"), 10) {
+	if c["layout"] != "S" || !nearPt(pt(c["center"]), [2]float64{110, 70}) || !near(sheetNum(c, "radius"), 10) {
 		t.Errorf("circle on paper = %s, want centre (110, 70) radius 10", js(c))
 	}
 	if got := f.ok(enginev1.ToolEntityList, obj{})["entities"]; got != nil {
@@ -335,7 +335,7 @@ func TestEntityChangeSpace(t *testing.T) {
 
 	f.ok(enginev1.ToolEntityChangeSpace, obj{"handles": []any{line, circle}, "viewport": vp})
 	l, c = f.get(line), f.get(circle)
-	if l["layout"] != nil || !nearPt(pt(l["start"]), [2]float64{1000, 500}) || !nearPt(pt(l["end"]), [2]float64{6000, 500}) || !near(num(c, "radius"), 500) {
+	if l["layout"] != nil || !nearPt(pt(l["start"]), [2]float64{1000, 500}) || !nearPt(pt(l["end"]), [2]float64{6000, 500}) || !near(sheetNum(c, "radius"), 500) {
 		t.Errorf("back in model space: %s, %s", js(l), js(c))
 	}
 

@@ -94,7 +94,7 @@ func selectionWindow(c *call, a *enginev1.SelectionWindowArgs) (*enginev1.Select
 	res := &enginev1.SelectionWindowResult{Handles: []string{}}
 	budget := c.budget()
 	c.d.Each(0, func(e *drawing.Entity) bool {
-		if !c.selectable(e, space) {
+		if !c.selectableIn(e, space) {
 			return true
 		}
 		var in bool

@@ -39,10 +39,14 @@ func (c *call) walk(layouts bool, fn func(e *drawing.Entity) error) error {
 	return err
 }
 
-// selectable reports whether e can be selected: in the space asked for
-// (the name its entities carry, "" for model space), on a layer that is
-// on and thawed.
-func (c *call) selectable(e *drawing.Entity, space string) bool {
+// selectable reports whether e can be selected: in model space, on a layer
+// that is on and thawed.
+func (c *call) selectable(e *drawing.Entity) bool { return c.selectableIn(e, "") }
+
+// selectableIn reports whether e can be selected in a space (the name its
+// entities carry, "" for model space): in it, on a layer that is on and
+// thawed.
+func (c *call) selectableIn(e *drawing.Entity, space string) bool {
 	l := c.d.Layer(e.Layer)
 	return e.Layout == space && l != nil && l.On && !l.Frozen
 }
@@ -113,7 +117,7 @@ func selectionFilter(c *call, a *enginev1.SelectionFilterArgs) (*enginev1.Select
 	res := &enginev1.SelectionFilterResult{Handles: []string{}}
 	err = c.walk(space != "", func(e *drawing.Entity) error {
 		switch {
-		case !c.selectable(e, space),
+		case !c.selectableIn(e, space),
 			len(types) > 0 && !types[e.Geom.Kind()],
 			len(layers) > 0 && !layers[e.Layer],
 			a.Color != nil && e.Color != *a.Color,
@@ -169,7 +173,7 @@ func selectionPolygon(c *call, a *enginev1.SelectionPolygonArgs) (*enginev1.Sele
 	}
 	res := &enginev1.SelectionPolygonResult{Handles: []string{}}
 	err = c.walk(space != "", func(e *drawing.Entity) error {
-		if !c.selectable(e, space) {
+		if !c.selectableIn(e, space) {
 			return nil
 		}
 		b := e.Geom.Bounds()
