@@ -126,3 +126,32 @@ func TestLayoutPNGClipped(t *testing.T) {
 		}
 	}
 }
+
+// TestViewOfLayout: a view of a layout shows what its viewport shows of
+// model space, clipped to its frame, as the plot does.
+func TestViewOfLayout(t *testing.T) {
+	win := geom.Box{Min: geom.Pt(0, 0), Max: geom.Pt(420, 297), NonEmpty: true}
+	pic, err := View(a3Sheet(), ViewOptions{Layout: "A3", Window: win, Width: 840}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := decode(t, pic.PNG)
+	ink := func(x, y float64) bool { // 2 px per mm
+		px, py := int(x*2), int((297-y)*2)
+		for dx := -1; dx <= 1; dx++ {
+			for dy := -1; dy <= 1; dy++ {
+				if r, g, b, _ := img.At(px+dx, py+dy).RGBA(); r < 0xf000 || g < 0xf000 || b < 0xf000 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !ink(100, 95) || !ink(200, 115) || ink(260, 115) || ink(120, 105) {
+		t.Errorf("view of the layout: the 5 m line %v, the line across inside %v (want both), outside %v, the frozen circle %v (want neither)",
+			ink(100, 95), ink(200, 115), ink(260, 115), ink(120, 105))
+	}
+	if pic.Entities != 2+4 { // the frame and the note; the two lines, the square and the text reach the window
+		t.Errorf("the view counts %d entities", pic.Entities)
+	}
+}
