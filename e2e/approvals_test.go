@@ -256,7 +256,9 @@ var catalogFixtures = map[string]fixture{
 			{Tool: "layout_create", Args: map[string]any{"name": "WalkT", "paper": "A3"}},
 			{Tool: "titleblock_apply", Args: map[string]any{"layout": "WalkT", "fields": map[string]any{"title": "Walk"}}},
 		},
-		args: func(handles) map[string]any { return map[string]any{"layout": "WalkT", "fields": map[string]any{"revision": "B"}} },
+		args: func(handles) map[string]any {
+			return map[string]any{"layout": "WalkT", "fields": map[string]any{"revision": "B"}}
+		},
 	},
 }
 
