@@ -1,0 +1,49 @@
+package engine_test
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+)
+
+// TestExportLayout: document_export with layout plots the sheet, in
+// every format but DXF; what a layout plot cannot take is refused at
+// its argument.
+func TestExportLayout(t *testing.T) {
+	f := newFixture(t)
+	f.ok(enginev1.ToolLayoutCreate, obj{"name": "Sheet", "paper": "A4", "orientation": "portrait"})
+	f.ok(enginev1.ToolViewportCreate, obj{"layout": "Sheet", "x": 20, "y": 60, "width": 180, "height": 200, "center_x": 0, "center_y": 0, "scale": "1:10"})
+	f.handle(enginev1.ToolEntityCreateLine, obj{"x1": -500, "y1": 0, "x2": 500, "y2": 0})
+
+	svg := f.ok(enginev1.ToolDocumentExport, obj{"format": "svg", "layout": "sheet"})["content"].(string)
+	if !strings.Contains(svg, `viewBox="0 -297 210 297" width="210mm" height="297mm"`) {
+		t.Errorf("the A4 upright sheet's SVG begins %.300s", svg)
+	}
+	// The 1 m line at 1:10 is 100 mm, centred on the frame's centre (110, 160).
+	if !strings.Contains(svg, `x1="60" y1="-160" x2="160" y2="-160"`) {
+		t.Error("the line is not drawn from (60, 160) to (160, 160) on the paper")
+	}
+	for _, format := range []string{"png", "pdf"} {
+		res := f.ok(enginev1.ToolDocumentExport, obj{"format": format, "layout": "Sheet"})
+		b, _ := base64.StdEncoding.DecodeString(res["data"].(string))
+		if len(b) == 0 {
+			t.Errorf("the %s plot is empty", format)
+		}
+	}
+	for _, tc := range []struct {
+		args obj
+		path string
+	}{
+		{obj{"format": "dxf", "layout": "Sheet"}, "/layout"},
+		{obj{"format": "svg", "layout": "Nowhere"}, "/layout"},
+		{obj{"format": "svg", "layout": "Sheet", "options": obj{"paper": "a3"}}, "/options/paper"},
+		{obj{"format": "pdf", "layout": "Sheet", "options": obj{"scale": 50}}, "/options/scale"},
+	} {
+		te := f.fail(enginev1.ToolDocumentExport, tc.args, enginev1.ErrorKind_ERROR_KIND_INVALID_ARGS)
+		if te.GetPath() != tc.path {
+			t.Errorf("document_export(%v): path %q, want %s", tc.args, te.GetPath(), tc.path)
+		}
+	}
+}
