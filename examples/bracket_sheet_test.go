@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -95,6 +96,23 @@ func TestBracketSheet(t *testing.T) {
 		if !strings.Contains(svg, dim) {
 			t.Errorf("the sheet does not show the dimension %s", dim)
 		}
+	}
+
+	// cadctl export --layout plots the sheet too: an A3 page in points.
+	doc := createdDocument.FindStringSubmatch(res.Stderr)
+	if doc == nil {
+		t.Fatalf("cadctl batch did not say which document it created:\n%s", res.Stderr)
+	}
+	pdfPath := filepath.Join(t.TempDir(), "sheet.pdf")
+	if r := s.Cadctl(t, "export", doc[1], "--layout", "A3", "-o", pdfPath); r.Code != 0 {
+		t.Fatalf("cadctl export --layout A3: %s", r)
+	}
+	pdf, err := os.ReadFile(pdfPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`/MediaBox\s*\[\s*0 0 1190\.55\d* 841\.889\d*\s*\]`).Match(pdf) {
+		t.Error("cadctl export --layout A3 did not write an A3 page (1190.55 × 841.89 pt)")
 	}
 
 	if *update {
