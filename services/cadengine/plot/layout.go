@@ -45,11 +45,14 @@ func RenderLayout(d *drawing.Document, name string, budget *drawing.Budget) (*ca
 		if err := p.entities(v.Entities); err != nil {
 			return nil, drawing.LayoutPlot{}, err
 		}
-		vc.RenderTo(clipped{Renderer: c, frame: v.Frame})
+		vc.RenderTo(clipped{Renderer: c, frame: v.Frame, budget: budget})
 	}
 	p := &painter{ctx: canvas.NewContext(c), sheet: paper, fam: fam, d: d, budget: budget, paper: true}
 	setup(p.ctx)
 	if err := p.entities(lp.Paper); err != nil {
+		return nil, drawing.LayoutPlot{}, err
+	}
+	if err := budget.Err(); err != nil { // the windows were cut short
 		return nil, drawing.LayoutPlot{}, err
 	}
 	return c, lp, nil
@@ -112,10 +115,12 @@ func LayoutPDF(d *drawing.Document, name string, budget *drawing.Budget) ([]byte
 // outside is dropped, and one across the frame's edge is cut by it
 // exactly (its stroke turned into the outline it paints, then
 // intersected with the frame, as is its fill); text across the edge is
-// cut as the outlines of its glyphs.
+// cut as the outlines of its glyphs. It stops once the budget's call has
+// ended (cutting can take long).
 type clipped struct {
 	canvas.Renderer
-	frame geom.Box
+	frame  geom.Box
+	budget *drawing.Budget
 }
 
 func (r clipped) rect() canvas.Rect {
@@ -136,6 +141,9 @@ func (r clipped) where(b canvas.Rect) int {
 }
 
 func (r clipped) RenderPath(path *canvas.Path, s canvas.Style, m canvas.Matrix) {
+	if r.budget.Err() != nil {
+		return
+	}
 	p := path.Transform(m)
 	b := p.FastBounds()
 	if s.HasStroke() {
@@ -169,6 +177,9 @@ func (r clipped) RenderPath(path *canvas.Path, s canvas.Style, m canvas.Matrix) 
 }
 
 func (r clipped) RenderText(t *canvas.Text, m canvas.Matrix) {
+	if r.budget.Err() != nil {
+		return
+	}
 	switch r.where(t.Bounds().Transform(m)) {
 	case 1:
 		r.Renderer.RenderText(t, m)

@@ -183,7 +183,7 @@ func viewports(c *canvas.Canvas, sheet drawing.Sheet, fam *canvas.FontFamily, d 
 		if err := p.entities(v.Entities); err != nil {
 			return 0, err
 		}
-		vc.RenderTo(clipped{Renderer: c, frame: geom.Box{Min: sheet.Paper(v.Frame.Min), Max: sheet.Paper(v.Frame.Max), NonEmpty: true}})
+		vc.RenderTo(clipped{Renderer: c, frame: geom.Box{Min: sheet.Paper(v.Frame.Min), Max: sheet.Paper(v.Frame.Max), NonEmpty: true}, budget: budget})
 		n += len(v.Entities)
 	}
 	return n, nil
