@@ -32,7 +32,7 @@ func newSheet() sheet {
 	tx.SetLayouts(d.Layouts().With(-1, drawing.Layout{Name: "A3", Paper: "A3", Width: 420, Height: 297}))
 	d.SetLayer("cold", &drawing.Layer{Name: "cold", Color: 5, Linetype: "Continuous", On: true, Frozen: true})
 	d.SetLayer("vpcold", &drawing.Layer{Name: "vpcold", Color: 3, Linetype: "Continuous", On: true})
-	d.SetLayer("hidden", &drawing.Layer{Name: "hidden", Color: 1, Linetype: "DASHED", On: true})
+	d.SetLayer("hidden", &drawing.Layer{Name: "hidden", Color: 1, Linetype: "DASHED", Lineweight: 35, On: true})
 	add := func(layout, layer string, g drawing.Geometry) *drawing.Entity {
 		return d.Add(&drawing.Entity{Layer: layer, Color: 256, Linetype: "ByLayer", Layout: layout, Geom: g})
 	}
@@ -176,6 +176,20 @@ func TestWriteLayout(t *testing.T) {
 	}
 	if got := math.Hypot(x-a, y-b); math.Abs(got-12.7) > 1e-9 {
 		t.Errorf("the first dash is %v mm on paper, want 12.7", got)
+	}
+	// Lineweights are millimetres of paper, whatever the viewport's
+	// scale: the dashed layer's 0.35 mm.
+	groups := 0
+	for _, e := range els {
+		if e.name == "g" && e.attrs["data-layer"] == "hidden" {
+			groups++
+			if e.attrs["stroke-width"] != "0.35" {
+				t.Errorf("the layer of lineweight 0.35 mm is drawn %q wide", e.attrs["stroke-width"])
+			}
+		}
+	}
+	if groups != 1 {
+		t.Errorf("%d groups of the dashed layer, want 1", groups)
 	}
 	if _, err := WriteLayout(s.d, "A4", nil); !errors.Is(err, drawing.ErrNoLayout) {
 		t.Errorf("WriteLayout(A4) = %v, want ErrNoLayout", err)
