@@ -6,8 +6,11 @@
 // strokes are the layers' lineweights on paper (0.25 mm by default),
 // curves are flattened to within 0.01 mm of paper, text is set in the Go
 // font at its height, and fills (arrowheads, solid hatches) use the
-// even-odd rule. [View] draws a window of the drawing, or of a layout,
-// as a picture of a given size in pixels, with entities highlighted.
+// even-odd rule. [RenderLayout] plots a paper-space layout 1:1 on its
+// paper, each viewport's window on model space cut to its frame
+// ([LayoutPNG], [LayoutPDF]). [View] draws a window of the drawing, or of
+// a layout, as a picture of a given size in pixels, with entities
+// highlighted.
 package plot
 
 import (

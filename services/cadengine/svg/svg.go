@@ -1,4 +1,6 @@
-// Package svg draws a drawing as SVG, for people to look at.
+// Package svg draws a drawing as SVG, for people to look at: model
+// space ([Write], [WriteWith]) or a paper-space layout plotted on its
+// paper ([WriteLayout]).
 package svg
 
 import (
