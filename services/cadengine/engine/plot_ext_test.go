@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/ezdxftest"
 )
 
 // TestExportLayout: document_export with layout plots the sheet, in
@@ -45,5 +46,39 @@ func TestExportLayout(t *testing.T) {
 		if te.GetPath() != tc.path {
 			t.Errorf("document_export(%v): path %q, want %s", tc.args, te.GetPath(), tc.path)
 		}
+	}
+}
+
+// TestTitleblockDXF: a sheet with its title block is written to DXF as
+// ezdxf reads and audits clean, the block's attribute definitions and
+// the insert's values with it, and read back to the same drawing.
+func TestTitleblockDXF(t *testing.T) {
+	e := newEngine(t, nil)
+	f := newFixture(t)
+	f.ok(enginev1.ToolLayoutCreate, obj{"name": "Sheet", "paper": "A3"})
+	f.ok(enginev1.ToolViewportCreate, obj{"layout": "Sheet", "x": 20, "y": 60, "width": 200, "height": 200, "center_x": 0, "center_y": 0, "scale": "1:1"})
+	tb := f.ok(enginev1.ToolTitleblockApply, obj{"layout": "Sheet", "fields": obj{"title": "Plate", "drawing_number": "P-1"}})
+	dxf := exportOf(t, f, "dxf")
+	for _, want := range []string{"TITLEBLOCK_ISO_A3", "ATTDEF", "ATTRIB", "DRAWING_NUMBER", "P-1"} {
+		if !strings.Contains(dxf, want) {
+			t.Errorf("the DXF has no %s", want)
+		}
+	}
+	ezdxftest.Audit(t, dxf)
+	back := importDXF(t, e, "back", dxf)
+	var found bool
+	for _, l := range back.ok(enginev1.ToolEntityList, obj{"layout": "Sheet"})["entities"].([]any) {
+		en := l.(map[string]any)
+		if en["type"] != "insert" {
+			continue
+		}
+		found = true
+		vals := back.ok(enginev1.ToolBlockAttributesGet, obj{"handle": en["handle"]})["values"].(map[string]any)
+		if vals["TITLE"] != "Plate" || vals["DRAWING_NUMBER"] != "P-1" {
+			t.Errorf("read back, the title block %v has %v", tb["handle"], vals)
+		}
+	}
+	if !found {
+		t.Error("read back, layout Sheet has no title block")
 	}
 }
