@@ -127,8 +127,8 @@ func TestSheets(t *testing.T) {
 	if s := d.call("document_export", map[string]any{"format": "dxf", "layout": "Sheet"}); s.OK || s.Error.Kind != "invalid_args" || s.Error.Path != "/layout" {
 		t.Errorf("document_export dxf with a layout = %+v, want invalid_args at /layout", s)
 	}
-	if s := d.call("document_export", map[string]any{"format": "svg", "layout": "A9"}); s.OK || s.Error.Kind != "invalid_args" || !strings.Contains(s.Error.Message, "Sheet") {
-		t.Errorf("document_export of an unknown layout = %+v, want invalid_args naming the layouts there are", s)
+	if s := d.call("document_export", map[string]any{"format": "svg", "layout": "A9"}); s.OK || s.Error.Kind != "invalid_args" || s.Error.Path != "/layout" || !strings.Contains(s.Error.Message, "layout_list") {
+		t.Errorf("document_export of an unknown layout = %+v, want invalid_args at /layout pointing at layout_list", s)
 	}
 }
 

@@ -94,7 +94,21 @@ func exportLayout(budget *drawing.Budget, d *drawing.Document, f enginev1.Export
 }
 
 func documentExport(c *call, a *enginev1.DocumentExportArgs) (*enginev1.DocumentExportResult, error) {
+	layout := "" // model space, also when the layout argument is "Model"
 	if a.Layout != nil {
+		n, err := c.space("/layout", *a.Layout)
+		if err != nil {
+			return nil, err
+		}
+		if n != "" {
+			l, err := c.sheet("/layout", n, "a plot")
+			if err != nil {
+				return nil, err
+			}
+			layout = l.Name
+		}
+	}
+	if layout != "" {
 		switch {
 		case a.Format == enginev1.ExportFormat_EXPORT_FORMAT_DXF:
 			return nil, invalidArgs("/layout", reasonInvalid, "a DXF file holds model space and every layout: export dxf without layout")
@@ -103,11 +117,8 @@ func documentExport(c *call, a *enginev1.DocumentExportArgs) (*enginev1.Document
 		case a.Options != nil && a.Options.Scale != nil:
 			return nil, invalidArgs("/options/scale", reasonInvalid, "a layout is plotted 1:1, each viewport at its scale: give scale or layout, not both")
 		}
-		if _, ok := c.d.Layout(*a.Layout); !ok {
-			return nil, invalidArgs("/layout", reasonInvalid, "the document has no layout %q: %s", *a.Layout, c.d.LayoutNames())
-		}
 	}
-	x, err := export(c.budget(), c.d.Document, a.Format, a.Options, a.GetLayout())
+	x, err := export(c.budget(), c.d.Document, a.Format, a.Options, layout)
 	if err != nil {
 		switch {
 		case a.Format == enginev1.ExportFormat_EXPORT_FORMAT_UNSPECIFIED:

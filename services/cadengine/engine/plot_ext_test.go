@@ -26,6 +26,9 @@ func TestExportLayout(t *testing.T) {
 	if !strings.Contains(svg, `x1="60" y1="-160" x2="160" y2="-160"`) {
 		t.Error("the line is not drawn from (60, 160) to (160, 160) on the paper")
 	}
+	if model := f.ok(enginev1.ToolDocumentExport, obj{"format": "svg", "layout": "model"})["content"].(string); strings.Contains(model, "data-layout") || strings.Contains(model, `width="210mm"`) {
+		t.Error(`layout "model" plotted a sheet, want model space`)
+	}
 	for _, format := range []string{"png", "pdf"} {
 		res := f.ok(enginev1.ToolDocumentExport, obj{"format": format, "layout": "Sheet"})
 		b, _ := base64.StdEncoding.DecodeString(res["data"].(string))

@@ -31,9 +31,9 @@ func titleblockApply(c *call, a *enginev1.TitleblockApplyArgs) (*enginev1.Titleb
 	if s := a.GetStandard(); s != "" && !strings.EqualFold(s, "iso") {
 		return nil, invalidArgs("/standard", reasonInvalid, "unknown standard %q: the one there is is iso (ISO 5457 border, ISO 7200 title block)", s)
 	}
-	l, ok := c.d.Layout(a.Layout)
-	if !ok {
-		return nil, invalidArgs("/layout", reasonInvalid, "the document has no layout %q: %s", a.Layout, c.d.LayoutNames())
+	l, err := c.sheet("/layout", a.Layout, "a title block")
+	if err != nil {
+		return nil, err
 	}
 	values := map[string]string{}
 	for _, k := range slices.Sorted(maps.Keys(a.Fields)) {
@@ -103,4 +103,22 @@ func titleblockApply(c *call, a *enginev1.TitleblockApplyArgs) (*enginev1.Titleb
 		return nil, err
 	}
 	return &enginev1.TitleblockApplyResult{Handle: handleResult(made), Block: b.Name}, nil
+}
+
+// sheet is the layout a layout argument (at path) names, with its paper,
+// for what goes on one (what, for the message): model space is refused,
+// as is a layout the table lacks (it has no paper).
+func (c *call) sheet(path, name, what string) (drawing.Layout, error) {
+	n, err := c.space(path, name)
+	if err != nil {
+		return drawing.Layout{}, err
+	}
+	if n == "" {
+		return drawing.Layout{}, invalidArgs(path, reasonInvalid, "%s goes on a layout, not in model space", what)
+	}
+	l, ok := c.d.Layout(n)
+	if !ok {
+		return drawing.Layout{}, failed("layout %q has no paper (layout_create %q gives it one)", n, n)
+	}
+	return l, nil
 }

@@ -142,7 +142,8 @@ func TestTitleblockApplyRefuses(t *testing.T) {
 		says string
 	}{
 		{"unknown field", &enginev1.TitleblockApplyArgs{Layout: "Sheet", Fields: map[string]string{"titel": "x"}}, "/fields/titel", "drawing_number"},
-		{"unknown layout", &enginev1.TitleblockApplyArgs{Layout: "A1"}, "/layout", "Sheet, Tall"},
+		{"unknown layout", &enginev1.TitleblockApplyArgs{Layout: "A1"}, "/layout", "layout_create"},
+		{"model space", &enginev1.TitleblockApplyArgs{Layout: "Model"}, "/layout", "model space"},
 		{"unknown standard", &enginev1.TitleblockApplyArgs{Layout: "Sheet", Standard: new("ansi")}, "/standard", "iso"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
