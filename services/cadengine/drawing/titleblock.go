@@ -2,6 +2,7 @@ package drawing
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -12,7 +13,7 @@ import (
 // ISO 7200 say, as one block in paper millimetres inserted at the
 // paper's origin: the drawing frame 20 mm from the left edge (the filing
 // margin) and 10 mm from the others, a centring mark at the middle of
-// each side, and in the frame's lower-right corner a title block 180 mm
+// each side, a grid reference in the margin, and in the frame's lower-right corner a title block 180 mm
 // wide and 36 mm tall whose fields are the block's attributes, so an
 // insert's values are edited as any other's.
 
@@ -35,7 +36,29 @@ const (
 	frameMargin      = 10 // its other margins
 	centringOverrun  = 5  // how far a centring mark runs into the frame
 	labelHeight      = 1.8
+	gridTextHeight   = 3.5
 )
+
+// gridLetters name the grid's rows, from the top: ISO 5457 leaves out I
+// and O.
+const gridLetters = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+
+// gridCuts are the ends of a frame side from lo to hi and the cuts
+// between its grid fields: the sheet's side (side mm long) divided into
+// the even number of equal fields nearest 50 mm long (ISO 5457's A0 24 ×
+// 16 … A4 6 × 4) from the centring mark at its middle, the fields that
+// reach into the margins cut at the frame.
+func gridCuts(lo, hi, side float64) []float64 {
+	n := max(2, 2*int(math.Round(side/100)))
+	f := side / float64(n)
+	out := []float64{lo}
+	for k := 1; k < n; k++ {
+		if x := float64(k) * f; x > lo && x < hi {
+			out = append(out, x)
+		}
+	}
+	return append(out, hi)
+}
 
 // TitleblockField is a field of the title block: its name (an
 // attribute's tag, upper-cased), the label printed in its box, and the
@@ -126,6 +149,36 @@ func NewTitleblock(l Layout) (*Block, error) {
 	line(TitleblockBorderLayer, w/2, h, w/2, fy1-centringOverrun)
 	line(TitleblockBorderLayer, 0, h/2, fx0+centringOverrun, h/2)
 	line(TitleblockBorderLayer, w, h/2, fx1-centringOverrun, h/2)
+
+	// The grid reference: the sheet's sides in fields about 50 mm long
+	// from the centring marks (A3: 8 × 6), ticks 5 mm into the margin
+	// between them, numbered from the left along the top and the bottom,
+	// lettered from the top along the sides (I and O left out), 3.5 mm
+	// tall, thin (on layer 0).
+	label := func(s string, x, y float64) {
+		add("0", Text{Text: s, P: geom.Pt(x, y), Height: gridTextHeight, Align: Align{H: AlignCenter, V: AlignMiddle}})
+	}
+	xs := gridCuts(fx0, fx1, w)
+	for i := range len(xs) - 1 {
+		if i > 0 {
+			line("0", xs[i], fy0, xs[i], fy0-centringOverrun)
+			line("0", xs[i], fy1, xs[i], fy1+centringOverrun)
+		}
+		n, mid := strconv.Itoa(i+1), (xs[i]+xs[i+1])/2
+		label(n, mid, fy0-frameMargin/2)
+		label(n, mid, fy1+frameMargin/2)
+	}
+	ys := gridCuts(fy0, fy1, h)
+	for j := range len(ys) - 1 {
+		k := len(ys) - 2 - j // from the top
+		if j > 0 {
+			line("0", fx0, ys[j], fx0-centringOverrun, ys[j])
+			line("0", fx1, ys[j], fx1+centringOverrun, ys[j])
+		}
+		letter, mid := string(gridLetters[k%len(gridLetters)]), (ys[j]+ys[j+1])/2
+		label(letter, fx0-frameMargin/2, mid)
+		label(letter, fx1+frameMargin/2, mid)
+	}
 
 	// The title block: its outline heavy, the lines between its boxes
 	// thin (on layer 0, so the insert's layer).

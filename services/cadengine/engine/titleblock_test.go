@@ -70,6 +70,22 @@ func TestTitleblockApply(t *testing.T) {
 	if len(boxes) != 2 || !sameBox(boxes[0], frame) || !sameBox(boxes[1], block) {
 		t.Errorf("border outlines %v, want the frame %v and the title block %v", boxes, frame, block)
 	}
+	// The grid reference of an A3 frame: 8 × 6 fields, each numbered or
+	// lettered on both sides.
+	grid := map[string]int{}
+	for _, be := range g.Def.Entities {
+		if tx, ok := be.Geom.(drawing.Text); ok && tx.Height == 3.5 {
+			grid[tx.Text]++
+		}
+	}
+	for _, k := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "A", "B", "C", "D", "E", "F"} {
+		if grid[k] != 2 {
+			t.Errorf("grid reference %s is marked %d times, want 2", k, grid[k])
+		}
+	}
+	if len(grid) != 14 {
+		t.Errorf("grid references %v, want 1–8 and A–F", grid)
+	}
 	if l := c.d.Layer(drawing.TitleblockBorderLayer); l == nil || l.Lineweight != 70 {
 		t.Errorf("layer %s = %+v, want one of 0.7 mm", drawing.TitleblockBorderLayer, l)
 	}
