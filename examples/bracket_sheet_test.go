@@ -27,54 +27,12 @@ import (
 // -update rewrites them).
 func TestBracketSheet(t *testing.T) {
 	s := cadctltest.Start(t)
-	res := s.Cadctl(t, "batch", "bracket_sheet.json", "--json")
-	if res.Code != 0 {
-		t.Fatalf("cadctl batch bracket_sheet.json: %s", res)
-	}
-	var batch struct {
-		OK       bool                       `json:"ok"`
-		Bindings map[string]json.RawMessage `json:"bindings"`
-		Results  []struct {
-			Tool   string          `json:"tool"`
-			Result json.RawMessage `json:"result"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal([]byte(res.Stdout), &batch); err != nil {
-		t.Fatal(err)
-	}
-	var svg string
-	var pic []byte
-	for _, r := range batch.Results {
-		var x struct {
-			Format  string `json:"format"`
-			Content string `json:"content"`
-			Data    string `json:"data"`
-		}
-		if len(r.Result) == 0 {
-			continue
-		}
-		decode(t, r.Result, &x)
-		switch {
-		case r.Tool == "document_export" && x.Format == "svg":
-			svg = x.Content
-		case r.Tool == "document_export" && x.Format == "png":
-			b, err := base64.StdEncoding.DecodeString(x.Data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pic = b
-		}
-	}
-	if !batch.OK || svg == "" || pic == nil {
-		t.Fatalf("the batch did not plot the sheet (ok %v, svg %d bytes, png %d bytes)", batch.OK, len(svg), len(pic))
-	}
-	if !strings.Contains(svg, `width="420mm" height="297mm"`) {
-		t.Error("the sheet is not A3 landscape in millimetres")
-	}
+	sh := runSheet(t, s, "bracket_sheet.json")
+	svg := sh.svg
 	// The plate's bottom edge runs from (8, 0) to (112, 0): 104 mm of
 	// model, 208 of paper.
 	var plate string
-	decode(t, batch.Bindings["plate"], &plate)
+	decode(t, sh.bindings["plate"], &plate)
 	m := regexp.MustCompile(`data-handle="` + plate + `"[^>]* d="M ([-0-9.e]+) ([-0-9.e]+) L ([-0-9.e]+) ([-0-9.e]+)`).FindStringSubmatch(svg)
 	if m == nil {
 		t.Fatalf("the plate %s is not drawn as a path", plate)
@@ -99,12 +57,8 @@ func TestBracketSheet(t *testing.T) {
 	}
 
 	// cadctl export --layout plots the sheet too: an A3 page in points.
-	doc := createdDocument.FindStringSubmatch(res.Stderr)
-	if doc == nil {
-		t.Fatalf("cadctl batch did not say which document it created:\n%s", res.Stderr)
-	}
 	pdfPath := filepath.Join(t.TempDir(), "sheet.pdf")
-	if r := s.Cadctl(t, "export", doc[1], "--layout", "A3", "-o", pdfPath); r.Code != 0 {
+	if r := s.Cadctl(t, "export", sh.doc, "--layout", "A3", "-o", pdfPath); r.Code != 0 {
 		t.Fatalf("cadctl export --layout A3: %s", r)
 	}
 	pdf, err := os.ReadFile(pdfPath)
@@ -114,23 +68,107 @@ func TestBracketSheet(t *testing.T) {
 	if !regexp.MustCompile(`/MediaBox\s*\[\s*0 0 1190\.55\d* 841\.889\d*\s*\]`).Match(pdf) {
 		t.Error("cadctl export --layout A3 did not write an A3 page (1190.55 × 841.89 pt)")
 	}
+	compareSheet(t, "bracket_sheet", sh)
+}
 
+// TestFloorplanSheet runs examples/floorplan_sheet.json: the floor plan
+// of floorplan.json on an A3 sheet at 1:50 with a title block, plotted
+// by the batch (its viewport on layer 0, made current again); the
+// dimensions read the model's millimetres (10000), not the paper's 200.
+func TestFloorplanSheet(t *testing.T) {
+	s := cadctltest.Start(t)
+	sh := runSheet(t, s, "floorplan_sheet.json")
+	for _, want := range []string{">10000</text>", ">Floor plan</text>", ">1:50</text>"} {
+		if !strings.Contains(sh.svg, want) {
+			t.Errorf("the sheet does not show %s", want)
+		}
+	}
+	compareSheet(t, "floorplan_sheet", sh)
+}
+
+// sheetRun is what a sheet example's batch made: its document, its
+// bindings, and the SVG and PNG its document_export steps plotted.
+type sheetRun struct {
+	doc      string
+	bindings map[string]json.RawMessage
+	svg      string
+	png      []byte
+}
+
+// runSheet runs a batch that ends by plotting a layout as SVG and PNG.
+func runSheet(t *testing.T, s *cadctltest.Services, file string) sheetRun {
+	t.Helper()
+	res := s.Cadctl(t, "batch", file, "--json")
+	if res.Code != 0 {
+		t.Fatalf("cadctl batch %s: %s", file, res)
+	}
+	doc := createdDocument.FindStringSubmatch(res.Stderr)
+	if doc == nil {
+		t.Fatalf("cadctl batch did not say which document it created:\n%s", res.Stderr)
+	}
+	var batch struct {
+		OK       bool                       `json:"ok"`
+		Bindings map[string]json.RawMessage `json:"bindings"`
+		Results  []struct {
+			Tool   string          `json:"tool"`
+			Result json.RawMessage `json:"result"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &batch); err != nil {
+		t.Fatal(err)
+	}
+	out := sheetRun{doc: doc[1], bindings: batch.Bindings}
+	for _, r := range batch.Results {
+		if r.Tool != "document_export" || len(r.Result) == 0 {
+			continue
+		}
+		var x struct {
+			Format  string `json:"format"`
+			Content string `json:"content"`
+			Data    string `json:"data"`
+		}
+		decode(t, r.Result, &x)
+		switch x.Format {
+		case "svg":
+			out.svg = x.Content
+		case "png":
+			b, err := base64.StdEncoding.DecodeString(x.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.png = b
+		}
+	}
+	if !batch.OK || out.svg == "" || out.png == nil {
+		t.Fatalf("%s did not plot its sheet (ok %v, svg %d bytes, png %d bytes)", file, batch.OK, len(out.svg), len(out.png))
+	}
+	if !strings.Contains(out.svg, `width="420mm" height="297mm"`) {
+		t.Errorf("%s: the sheet is not A3 landscape in millimetres", file)
+	}
+	return out
+}
+
+// compareSheet compares a sheet's plots with name.svg and name.png (go
+// test ./examples -update rewrites them): the SVG to 1e-6, the PNG to
+// 0.2% of its pixels.
+func compareSheet(t *testing.T, name string, sh sheetRun) {
+	t.Helper()
 	if *update {
-		if err := os.WriteFile("bracket_sheet.svg", []byte(svg), 0o644); err != nil {
+		if err := os.WriteFile(name+".svg", []byte(sh.svg), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile("bracket_sheet.png", pic, 0o644); err != nil {
+		if err := os.WriteFile(name+".png", sh.png, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile("bracket_sheet.svg")
+	want, err := os.ReadFile(name + ".svg")
 	if err != nil {
 		t.Fatalf("%v (run go test ./examples -update to create it)", err)
 	}
-	if diff := firstDifference(canonicalSVG(string(want)), canonicalSVG(svg)); diff != "" {
-		t.Errorf("the sheet differs from bracket_sheet.svg (go test ./examples -update rewrites it):\n%s", diff)
+	if diff := firstDifference(canonicalSVG(string(want)), canonicalSVG(sh.svg)); diff != "" {
+		t.Errorf("the sheet differs from %s.svg (go test ./examples -update rewrites it):\n%s", name, diff)
 	}
-	golden, err := os.ReadFile("bracket_sheet.png")
+	golden, err := os.ReadFile(name + ".png")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,12 +176,12 @@ func TestBracketSheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := png.Decode(bytes.NewReader(pic))
+	b, err := png.Decode(bytes.NewReader(sh.png))
 	if err != nil {
 		t.Fatalf("the plotted PNG does not decode: %v", err)
 	}
 	if a.Bounds() != b.Bounds() {
-		t.Fatalf("the PNG is %v, bracket_sheet.png is %v", b.Bounds(), a.Bounds())
+		t.Fatalf("the PNG is %v, %s.png is %v", b.Bounds(), name, a.Bounds())
 	}
 	differ := 0
 	r := a.Bounds()
@@ -155,6 +193,6 @@ func TestBracketSheet(t *testing.T) {
 		}
 	}
 	if n := r.Dx() * r.Dy(); differ*500 > n {
-		t.Errorf("%d of %d pixels differ from bracket_sheet.png (go test ./examples -update rewrites it)", differ, n)
+		t.Errorf("%d of %d pixels differ from %s.png (go test ./examples -update rewrites it)", differ, n, name)
 	}
 }
