@@ -145,6 +145,19 @@ func runSheet(t *testing.T, s *cadctltest.Services, file string) sheetRun {
 	if !strings.Contains(out.svg, `width="420mm" height="297mm"`) {
 		t.Errorf("%s: the sheet is not A3 landscape in millimetres", file)
 	}
+	// The DXF, layout, viewport and title block with it, audits clean.
+	dxfPath := filepath.Join(t.TempDir(), "sheet.dxf")
+	if r := s.Cadctl(t, "export", out.doc, "-o", dxfPath); r.Code != 0 {
+		t.Fatalf("cadctl export dxf: %s", r)
+	}
+	dxf, err := os.ReadFile(dxfPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(dxf), "TITLEBLOCK_ISO_A3") {
+		t.Errorf("%s: the DXF has no title block", file)
+	}
+	cadctltest.AuditDXF(t, string(dxf))
 	return out
 }
 
