@@ -2,6 +2,7 @@ package dxf
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,16 @@ import (
 	"github.com/cadbridge/cadbridge/internal/dxftest"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 )
+
+// knownPapers are the papers of a few corpus layouts, as their files'
+// plot settings say: a letter sheet turned a quarter (73 = 1) to lie
+// landscape, an A4 portrait sheet, a 36 × 24 in sheet no standard names.
+var knownPapers = map[string]map[string]drawing.Layout{
+	"LibreDWG__libredwg__test__test-data__example_2000.dxf":     {"Layout1": {Paper: "ANSI_A", Width: 279.4, Height: 215.9}},
+	"mozman__ezdxf__integration_tests__data__recover02.dxf":     {"ISO A4 Size": {Paper: "A4", Width: 210, Height: 297}},
+	"jscad__sample-files__dxf__autocad2017__2Dellipses.dxf":     {"Generic 24in x 36in Title Block": {Width: 914.4, Height: 609.6}},
+	"LibreDWG__libredwg__test__test-data__2000__PolyLine2D.dxf": {"A0": {Paper: "A0", Width: 1189, Height: 841}, "A4": {Paper: "A4", Width: 210, Height: 297}},
+}
 
 // TestCorpusLayouts imports every corpus file ezdxf reads: each layout
 // ezdxf finds entities on is in the document's layout table (ignoring
@@ -59,6 +70,11 @@ func TestCorpusLayouts(t *testing.T) {
 			}
 			if paper > 0 {
 				log.WriteString("\n")
+			}
+			for name, want := range knownPapers[cf.Name] {
+				if i := table.Index(name); i < 0 || table.List[i].Paper != want.Paper || math.Abs(table.List[i].Width-want.Width) > 1e-3 || math.Abs(table.List[i].Height-want.Height) > 1e-3 {
+					t.Errorf("layout %q = %+v, want %s %g × %g", name, table.List, want.Paper, want.Width, want.Height)
+				}
 			}
 			for name, n := range cf.Oracle.Layouts {
 				if n > 0 && table.Index(name) < 0 {
