@@ -304,6 +304,17 @@ var catalogFixtures = map[string]fixture{
 		args: func(handles) map[string]any { return map[string]any{"constraint_id": 1, "value": 3} },
 	},
 	"sketch_solve": literal(map[string]any{"dry_run": true}),
+	// sheets: title blocks (issue #39, DESIGN §12); applied twice, the
+	// second replaces the first in place and removes nothing
+	"titleblock_apply": {
+		before: []catalogStep{
+			{Tool: "layout_create", Args: map[string]any{"name": "WalkT", "paper": "A3"}},
+			{Tool: "titleblock_apply", Args: map[string]any{"layout": "WalkT", "fields": map[string]any{"title": "Walk"}}},
+		},
+		args: func(handles) map[string]any {
+			return map[string]any{"layout": "WalkT", "fields": map[string]any{"revision": "B"}}
+		},
+	},
 }
 
 // viewportFixture is a fixture whose args name a viewport made in the

@@ -84,7 +84,7 @@ func commands() []command {
 		{"batch", "FILE.json [--document D] [--dry-run] [--on-error stop|continue|rollback] [--operation-id ID] [--yes|--no]", "run a batch of tool calls (cad.batch)", cmdBatch},
 		{"tools", "[NAME]", "list the tool catalog, or show one tool's schemas", cmdTools},
 		{"doc", "create [--name N] [--units U] | list | info D", "create, list or describe documents", cmdDoc},
-		{"export", "D [--format svg|dxf|png|pdf] [--paper P] [--scale N] -o FILE", "export a document as SVG, DXF, PNG or PDF", cmdExport},
+		{"export", "D [--format svg|dxf|png|pdf] [--paper P] [--scale N] [--layout L] -o FILE", "export a document as SVG, DXF, PNG or PDF, or plot a layout", cmdExport},
 		{"view", "D [-o FILE.png] [--window x1,y1,x2,y2] [--width N] [--layers A,B] [--highlight H,H]", "write a PNG of a view of a document (view_render)", cmdView},
 		{"watch", "D...", "print the events of documents as they change", cmdWatch},
 		{"op", "ID", "show a recorded operation", cmdOp},

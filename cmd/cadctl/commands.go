@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
 )
@@ -215,7 +216,7 @@ func (a *app) listDocuments(ctx context.Context) int {
 }
 
 // cmdExport writes a document as SVG, DXF, PNG or PDF, on a paper and at
-// a plot scale when asked.
+// a plot scale when asked, or a layout plotted on its paper.
 func cmdExport(ctx context.Context, a *app, args []string) int {
 	fs := a.flags("export")
 	format := fs.String("format", "", "svg, dxf, png or pdf (default: from the -o file's extension)")
@@ -223,13 +224,14 @@ func cmdExport(ctx context.Context, a *app, args []string) int {
 	paper := fs.String("paper", "", "plot on a paper: a4, a3, a2, a1, a0, letter or tabloid (svg, png, pdf)")
 	scale := fs.Float64("scale", 0, "plot scale N of 1:N (svg, png, pdf)")
 	version := fs.String("dxf-version", "", "r2018 (the default) or r12 (dxf)")
-	dpi := fs.Int("dpi", 0, "pixels per inch of paper (png; 96 by default)")
+	dpi := fs.Int("dpi", 0, "pixels per inch of paper (png; 96 by default, 150 for a layout)")
+	layout := fs.String("layout", "", "plot this paper-space layout 1:1 on its paper (svg, png, pdf)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return usageCode(err)
 	}
 	if len(pos) != 1 {
-		return a.failUsage("export D [--format svg|dxf|png|pdf] [--paper P] [--scale N] [--dxf-version V] -o FILE")
+		return a.failUsage("export D [--format svg|dxf|png|pdf] [--paper P] [--scale N] [--layout L] [--dxf-version V] -o FILE")
 	}
 	if *format == "" {
 		*format = strings.TrimPrefix(strings.ToLower(filepath.Ext(*out)), ".")
@@ -256,17 +258,50 @@ func cmdExport(ctx context.Context, a *app, args []string) int {
 	if len(opts) > 0 {
 		params["options"] = opts
 	}
-	raw, err := a.simpleCall(ctx, gatewayv1.MethodDocumentExport, params, true)
-	if err != nil {
-		return a.fail(err)
+	var res interface {
+		GetContent() string
+		GetData() []byte
+		GetMediaType() string
 	}
-	if a.cfg.json {
-		a.printJSON(raw)
-		return exitOK
-	}
-	var res enginev1.ExportDocumentResponse
-	if err := decodeResult(raw, &res); err != nil {
-		return a.fail(err)
+	if *layout != "" {
+		// A layout is plotted by the document_export tool.
+		delete(params, "document_id")
+		params["layout"] = *layout
+		raw, err := a.simpleCall(ctx, gatewayv1.MethodToolsCall, map[string]any{"document_id": pos[0], "tool": enginev1.ToolDocumentExport, "args": params}, true)
+		if err != nil {
+			return a.fail(err)
+		}
+		if a.cfg.json {
+			a.printJSON(raw)
+			return exitOK
+		}
+		var resp enginev1.CallToolResponse
+		if err := decodeResult(raw, &resp); err != nil {
+			return a.fail(err)
+		}
+		if !resp.GetOk() {
+			fmt.Fprintf(a.stderr, "cadctl: document_export: %s\n", formatError(resp.GetError()))
+			return exitFailure
+		}
+		var x enginev1.DocumentExportResult
+		if err := contract.UnmarshalPartial(resp.GetResultJson(), &x); err != nil {
+			return a.fail(fmt.Errorf("document_export result: %w", err))
+		}
+		res = &x
+	} else {
+		raw, err := a.simpleCall(ctx, gatewayv1.MethodDocumentExport, params, true)
+		if err != nil {
+			return a.fail(err)
+		}
+		if a.cfg.json {
+			a.printJSON(raw)
+			return exitOK
+		}
+		var x enginev1.ExportDocumentResponse
+		if err := decodeResult(raw, &x); err != nil {
+			return a.fail(err)
+		}
+		res = &x
 	}
 	body := []byte(res.GetContent())
 	if len(res.GetData()) > 0 {

@@ -352,12 +352,22 @@ func shortFloat32(f float32) float64 {
 // pieces an entity). What it draws is spent from the budget; the error is
 // the call's context's.
 func (d *Document) Dashed(e *Entity, finest float64, budget *Budget) (Picture, bool, error) {
+	return d.dashedBy(e, 1, finest, budget)
+}
+
+// dashedBy is [Document.Dashed] with e's pattern k times as long.
+func (d *Document) dashedBy(e *Entity, k, finest float64, budget *Budget) (Picture, bool, error) {
 	switch e.Geom.(type) {
 	case Line, Circle, Arc, Polyline, Ellipse, Spline, Face, Foreign:
 	default:
 		return Picture{}, false, nil
 	}
 	pattern := d.Pattern(e)
+	if k != 1 {
+		for i := range pattern {
+			pattern[i] *= k
+		}
+	}
 	if pattern == nil || geom.PatternPeriod(pattern) <= finest {
 		return Picture{}, false, nil
 	}

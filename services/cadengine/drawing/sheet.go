@@ -114,3 +114,18 @@ func (s Sheet) Paper(p geom.Vec) geom.Vec {
 func (s Sheet) World(p geom.Vec) geom.Vec {
 	return p.Sub(s.Offset).Mul(1 / s.Factor).Add(s.Origin)
 }
+
+// ViewportSheet is how a viewport plots model space on its layout's
+// paper: paper = (world − View) × scale + the frame's centre, the paper
+// being the layout's (Width and Height are the frame's). Its scale is
+// the viewport's, paper millimetres per model unit (see
+// [Viewport.Scale]).
+func ViewportSheet(v Viewport) Sheet {
+	return Sheet{Width: v.W, Height: v.H, Factor: v.Scale(), Origin: v.View, Offset: v.C, Fixed: true}
+}
+
+// Xform is the sheet's map from world to paper as a transform, which
+// carries whole entities onto the paper (see [Geometry.Transformed]).
+func (s Sheet) Xform() geom.Xform {
+	return geom.Translate(s.Origin.Mul(-1)).Then(geom.ScaleAbout(geom.Vec{}, s.Factor)).Then(geom.Translate(s.Offset))
+}

@@ -160,6 +160,8 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolConstraintDelete:   {"constraint_id": 1},
 		enginev1.ToolConstraintSetValue: {"constraint_id": 1, "value": 3},
 		enginev1.ToolSketchSolve:        {"dry_run": true},
+		// sheets (issue #39)
+		enginev1.ToolTitleblockApply: {"layout": "Sheet", "fields": obj{"title": "Plate"}},
 	}
 }
 

@@ -436,7 +436,7 @@ func (e *Engine) ExportDocument(ctx context.Context, req *enginev1.ExportDocumen
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	x, err := export(drawing.NewBudget(ctx, e.expand), d.Document, req.GetFormat(), req.GetOptions())
+	x, err := export(drawing.NewBudget(ctx, e.expand), d.Document, req.GetFormat(), req.GetOptions(), "")
 	if err != nil {
 		var tl *drawing.TooLargeError
 		if errors.As(err, &tl) {

@@ -329,6 +329,8 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolConstraintAdd:      {"kind": "horizontal", "refs": []any{obj{"handle": h2}}},
 		enginev1.ToolConstraintDelete:   {"constraint_id": 1},
 		enginev1.ToolConstraintSetValue: {"constraint_id": 1, "value": 2},
+		// sheets (issue #39): on layout Sheet
+		enginev1.ToolTitleblockApply: {"layout": "Sheet", "fields": obj{"title": "T"}},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -366,6 +368,8 @@ func TestEveryToolAnswers(t *testing.T) {
 			f.handle(enginev1.ToolViewportCreate, obj{"layout": "S", "x": 10, "y": 10, "width": 200, "height": 150, "center_x": 0, "center_y": 0, "scale": "1:1"})
 		case enginev1.ToolConstraintDelete, enginev1.ToolConstraintSetValue:
 			f.ok(enginev1.ToolConstraintAdd, obj{"kind": "radius", "refs": []any{obj{"handle": h}}})
+		case enginev1.ToolTitleblockApply:
+			f.ok(enginev1.ToolLayoutCreate, obj{"name": "Sheet", "paper": "A3"})
 		}
 		args := minimal[tool.Name]
 		if args == nil {

@@ -31,7 +31,14 @@ type exported struct {
 // within budget; the caller holds d.mu. PNG and PDF go through one
 // renderer (see plot), so they agree. DXF writes blocks, not what they
 // expand to, and needs no budget.
-func export(budget *drawing.Budget, d *drawing.Document, f enginev1.ExportFormat, opts *enginev1.ExportOptions) (exported, error) {
+//
+// A layout (not "") is plotted 1:1 on its paper instead of model space
+// (see drawing.Document.PlotLayout); a DXF holds every layout, and is
+// written whole.
+func export(budget *drawing.Budget, d *drawing.Document, f enginev1.ExportFormat, opts *enginev1.ExportOptions, layout string) (exported, error) {
+	if layout != "" {
+		return exportLayout(budget, d, f, opts, layout)
+	}
 	switch f {
 	case enginev1.ExportFormat_EXPORT_FORMAT_DXF:
 		if opts.GetDxfVersion() == enginev1.DxfVersion_DXF_VERSION_R12 {
@@ -60,8 +67,58 @@ func export(budget *drawing.Budget, d *drawing.Document, f enginev1.ExportFormat
 	return exported{}, fmt.Errorf("%w: export format must be dxf, svg, png or pdf", ErrInvalid)
 }
 
+// exportLayout plots a layout as an SVG, a PNG (plot.LayoutDPI by
+// default) or a PDF the size of its paper.
+func exportLayout(budget *drawing.Budget, d *drawing.Document, f enginev1.ExportFormat, opts *enginev1.ExportOptions, layout string) (exported, error) {
+	switch f {
+	case enginev1.ExportFormat_EXPORT_FORMAT_SVG:
+		s, err := svg.WriteLayout(d, layout, budget)
+		if err != nil {
+			return exported{}, fmt.Errorf("plot layout as svg: %w", err)
+		}
+		return exported{content: s, media: mediaSVG}, nil
+	case enginev1.ExportFormat_EXPORT_FORMAT_PNG:
+		b, err := plot.LayoutPNG(d, layout, opts, budget)
+		if err != nil {
+			return exported{}, fmt.Errorf("plot layout as png: %w", err)
+		}
+		return exported{data: b, media: mediaPNG}, nil
+	case enginev1.ExportFormat_EXPORT_FORMAT_PDF:
+		b, err := plot.LayoutPDF(d, layout, budget)
+		if err != nil {
+			return exported{}, fmt.Errorf("plot layout as pdf: %w", err)
+		}
+		return exported{data: b, media: mediaPDF}, nil
+	}
+	return exported{}, fmt.Errorf("%w: a layout is plotted as svg, png or pdf", ErrInvalid)
+}
+
 func documentExport(c *call, a *enginev1.DocumentExportArgs) (*enginev1.DocumentExportResult, error) {
-	x, err := export(c.budget(), c.d.Document, a.Format, a.Options)
+	layout := "" // model space, also when the layout argument is "Model"
+	if a.Layout != nil {
+		n, err := c.space("/layout", *a.Layout)
+		if err != nil {
+			return nil, err
+		}
+		if n != "" {
+			l, err := c.sheet("/layout", n, "a plot")
+			if err != nil {
+				return nil, err
+			}
+			layout = l.Name
+		}
+	}
+	if layout != "" {
+		switch {
+		case a.Format == enginev1.ExportFormat_EXPORT_FORMAT_DXF:
+			return nil, invalidArgs("/layout", reasonInvalid, "a DXF file holds model space and every layout: export dxf without layout")
+		case a.Options != nil && a.Options.Paper != nil:
+			return nil, invalidArgs("/options/paper", reasonInvalid, "a layout is plotted on its own paper: give paper or layout, not both")
+		case a.Options != nil && a.Options.Scale != nil:
+			return nil, invalidArgs("/options/scale", reasonInvalid, "a layout is plotted 1:1, each viewport at its scale: give scale or layout, not both")
+		}
+	}
+	x, err := export(c.budget(), c.d.Document, a.Format, a.Options, layout)
 	if err != nil {
 		switch {
 		case a.Format == enginev1.ExportFormat_EXPORT_FORMAT_UNSPECIFIED:

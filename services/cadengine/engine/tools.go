@@ -186,6 +186,8 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolConstraintDelete:   docTool(constraintDelete),
 		enginev1.ToolConstraintSetValue: docTool(constraintSetValue),
 		enginev1.ToolSketchSolve:        docTool(sketchSolve),
+		// sheets: title blocks (issue #39, DESIGN §12)
+		enginev1.ToolTitleblockApply: docTool(titleblockApply),
 	}
 }
 

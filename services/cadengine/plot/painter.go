@@ -22,6 +22,10 @@ type painter struct {
 	emphasis *color.RGBA
 	// weight, when above 0, multiplies every stroke's width.
 	weight float64
+	// paper says the entities are on a layout's paper, where linetypes
+	// are laid out in paper millimetres (see
+	// drawing.Document.DashedOnPaper).
+	paper bool
 }
 
 // color is what e is drawn in: its colour, or its layer's, or the
@@ -177,7 +181,11 @@ func (p *painter) text(t drawing.Text, c color.RGBA) {
 // painter's budget.
 func (p *painter) entity(e *drawing.Entity, width float64) error {
 	c := p.color(e)
-	if pic, ok, err := p.d.Dashed(e, width/p.sheet.Factor, p.budget); err != nil {
+	dashed := p.d.Dashed
+	if p.paper {
+		dashed = p.d.DashedOnPaper
+	}
+	if pic, ok, err := dashed(e, width/p.sheet.Factor, p.budget); err != nil {
 		return err
 	} else if ok {
 		p.stroke(pic.Strokes, c, width)
@@ -215,7 +223,10 @@ func (p *painter) entity(e *drawing.Entity, width float64) error {
 			return err
 		}
 		for _, q := range placed {
-			if err := p.entity(q, width); err != nil {
+			// An entity of the block on a layer of its own is drawn
+			// with that layer's lineweight (on layer 0, it is placed
+			// on the insert's).
+			if err := p.entity(q, p.width(q)); err != nil {
 				return err
 			}
 		}

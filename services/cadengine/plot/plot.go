@@ -6,8 +6,11 @@
 // strokes are the layers' lineweights on paper (0.25 mm by default),
 // curves are flattened to within 0.01 mm of paper, text is set in the Go
 // font at its height, and fills (arrowheads, solid hatches) use the
-// even-odd rule. [View] draws a window of the drawing, or of a layout,
-// as a picture of a given size in pixels, with entities highlighted.
+// even-odd rule. [RenderLayout] plots a paper-space layout 1:1 on its
+// paper, each viewport's window on model space cut to its frame
+// ([LayoutPNG], [LayoutPDF]). [View] draws a window of the drawing, or of
+// a layout, as a picture of a given size in pixels, with entities
+// highlighted.
 package plot
 
 import (
@@ -105,9 +108,7 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.B
 	ctx := canvas.NewContext(c)
 	ctx.SetFillColor(pageColor)
 	ctx.DrawPath(0, 0, canvas.Rectangle(sheet.Width, sheet.Height))
-	ctx.SetStrokeCapper(canvas.RoundCap)
-	ctx.SetStrokeJoiner(canvas.RoundJoin)
-	ctx.SetFillRule(canvas.EvenOdd)
+	setup(ctx)
 	p := &painter{ctx: ctx, sheet: sheet, fams: fams, d: d, budget: budget}
 	if err := p.entities(shown); err != nil {
 		return nil, drawing.Sheet{}, err
@@ -120,18 +121,25 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.B
 // layers' lineweights, times the painter's weight when it has one.
 func (p *painter) entities(es []*drawing.Entity) error {
 	for _, e := range es {
-		width := defaultStroke
-		if l := p.d.Layer(e.Layer); l != nil && l.Lineweight > 0 {
-			width = float64(l.Lineweight) / 100
-		}
-		if p.weight > 0 {
-			width *= p.weight
-		}
-		if err := p.entity(e, width); err != nil {
+		if err := p.entity(e, p.width(e)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// width is the stroke e is drawn with, in paper millimetres: its
+// layer's lineweight (defaultStroke when by default), times the
+// painter's weight when it has one.
+func (p *painter) width(e *drawing.Entity) float64 {
+	width := defaultStroke
+	if l := p.d.Layer(e.Layer); l != nil && l.Lineweight > 0 {
+		width = float64(l.Lineweight) / 100
+	}
+	if p.weight > 0 {
+		width *= p.weight
+	}
+	return width
 }
 
 // colorOf is an entity's ACI colour: its own, or its layer's.

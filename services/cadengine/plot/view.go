@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"errors"
 	"image/color"
 	"math"
 
@@ -69,7 +70,10 @@ type ViewPicture struct {
 // View draws a view of the document as a PNG with the renderer of [PNG]
 // (lineweights as on paper at 96 dpi), expanding inserts within budget;
 // rasterising stops when the budget's call ends. Highlighted entities
-// are drawn last, in HighlightColor and heavier.
+// are drawn last, in HighlightColor and heavier. A layout's view shows
+// first what its viewports show of model space, as it is plotted (see
+// RenderLayout; Layers and Highlight apply to the layout's own
+// entities).
 func View(d *drawing.Document, o ViewOptions, budget *drawing.Budget) (ViewPicture, error) {
 	fams, err := families()
 	if err != nil {
@@ -130,10 +134,16 @@ func View(d *drawing.Document, o ViewOptions, budget *drawing.Budget) (ViewPictu
 	ctx := canvas.NewContext(c)
 	ctx.SetFillColor(pageColor)
 	ctx.DrawPath(0, 0, canvas.Rectangle(wmm, hmm))
-	ctx.SetStrokeCapper(canvas.RoundCap)
-	ctx.SetStrokeJoiner(canvas.RoundJoin)
-	ctx.SetFillRule(canvas.EvenOdd)
-	p := &painter{ctx: ctx, sheet: sheet, fams: fams, d: d, budget: budget}
+	setup(ctx)
+	if o.Layout != "" {
+		// A layout's windows on model space first, as it is plotted.
+		n, err := viewports(c, sheet, fams, d, o.Layout, win, budget)
+		if err != nil {
+			return ViewPicture{}, err
+		}
+		pic.Entities += n
+	}
+	p := &painter{ctx: ctx, sheet: sheet, fams: fams, d: d, budget: budget, paper: o.Layout != ""}
 	if err := p.entities(plain); err != nil {
 		return ViewPicture{}, err
 	}
@@ -146,6 +156,35 @@ func View(d *drawing.Document, o ViewOptions, budget *drawing.Budget) (ViewPictu
 		return ViewPicture{}, err
 	}
 	return pic, nil
+}
+
+// viewports draws on c what the layout's viewports show of model space
+// within win (see drawing.Document.PlotLayout), each clipped to its
+// frame, and says how many entities that is. A layout the table does
+// not have (only entities name it) has none.
+func viewports(c *canvas.Canvas, sheet drawing.Sheet, fams []*canvas.FontFamily, d *drawing.Document, layout string, win geom.Box, budget *drawing.Budget) (int, error) {
+	lp, err := d.PlotLayout(layout, budget)
+	if errors.Is(err, drawing.ErrNoLayout) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, v := range lp.Views {
+		if !v.Frame.Overlaps(win) {
+			continue
+		}
+		vc := canvas.New(c.W, c.H)
+		p := &painter{ctx: canvas.NewContext(vc), sheet: sheet, fams: fams, d: d, budget: budget, paper: true}
+		setup(p.ctx)
+		if err := p.entities(v.Entities); err != nil {
+			return 0, err
+		}
+		vc.RenderTo(clipped{Renderer: c, frame: geom.Box{Min: sheet.Paper(v.Frame.Min), Max: sheet.Paper(v.Frame.Max), NonEmpty: true}, budget: budget})
+		n += len(v.Entities)
+	}
+	return n, nil
 }
 
 // withMargin is b grown by viewMargin of its larger side on every side;

@@ -108,20 +108,32 @@ func svgText(b *strings.Builder, id string, g drawing.Text, fill string) {
 	b.WriteString("</text>\n")
 }
 
-// insert draws an insert as a group of its placed entities (see
+// insert draws an insert on layer as a group of its placed entities (see
 // drawing.Insert.PlacedFor), nested inserts within budget.
-func (dr *drawer) insert(b *strings.Builder, placed []*drawing.Entity, id, style string) error {
+func (dr *drawer) insert(b *strings.Builder, layer string, placed []*drawing.Entity, id, style string) error {
 	fmt.Fprintf(b, "<g%s%s>\n", id, style)
 	for _, p := range placed {
 		// The group strokes in the insert's colour; an entity of the
-		// block on a layer of its own strokes in that layer's.
+		// block on a layer of its own strokes in that layer's, and on a
+		// sheet with that layer's lineweight.
 		if p.Color == 256 {
 			c := *p
 			c.Color = dr.colorOf(p.Layer)
 			p = &c
 		}
+		width := dr.factor > 0 && p.Layer != layer
+		if width {
+			w := dr.stroke
+			if l := dr.doc.Layer(p.Layer); l != nil && l.Lineweight > 0 {
+				w = float64(l.Lineweight) / 100 / dr.factor
+			}
+			fmt.Fprintf(b, "<g stroke-width=\"%s\">\n", num(w))
+		}
 		if err := dr.entity(b, p, ""); err != nil {
 			return err
+		}
+		if width {
+			b.WriteString("</g>\n")
 		}
 	}
 	b.WriteString("</g>\n")

@@ -1,4 +1,6 @@
-// Package svg draws a drawing as SVG, for people to look at.
+// Package svg draws a drawing as SVG, for people to look at: model
+// space ([Write], [WriteWith]) or a paper-space layout plotted on its
+// paper ([WriteLayout]).
 package svg
 
 import (
@@ -91,10 +93,6 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawin
 		stroke = 0.25 / sheet.Factor
 	}
 	fmt.Fprintf(&b, `<g fill="none" stroke-width="%s" stroke-linecap="round" stroke-linejoin="round">`+"\n", num(stroke))
-	byLayer := map[string][]*drawing.Entity{}
-	for _, e := range shown {
-		byLayer[e.Layer] = append(byLayer[e.Layer], e)
-	}
 	colorOf := func(layer string) int32 {
 		if l := d.Layer(layer); l != nil {
 			return l.Color
@@ -103,26 +101,45 @@ func WriteWith(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawin
 	}
 	dr := &drawer{doc: d, colorOf: colorOf, stroke: stroke, budget: budget,
 		view: geom.Box{Min: geom.Pt(vx, -(vy + vh)), Max: geom.Pt(vx+vw, -vy), NonEmpty: true}}
-	cons := constraintIDs(d)
-	for i, l := range d.SortedLayers() {
+	factor := 0.0 // lineweights drawn only on a sheet
+	if sheet.Fixed {
+		factor = sheet.Factor
+	}
+	dr.factor = factor
+	if err := dr.layers(&b, shown, "layer-", factor, namer(d)); err != nil {
+		return "", err
+	}
+	b.WriteString("</g>\n</svg>\n")
+	return b.String(), nil
+}
+
+// layers draws es as one group per layer, in the layers' order, each
+// element named by attrs; a group's id is prefix and the layer's index.
+// With factor above 0 (paper millimetres per unit) a layer's lineweight
+// is its group's stroke width.
+func (dr *drawer) layers(b *strings.Builder, es []*drawing.Entity, prefix string, factor float64, attrs func(*drawing.Entity) string) error {
+	byLayer := map[string][]*drawing.Entity{}
+	for _, e := range es {
+		byLayer[e.Layer] = append(byLayer[e.Layer], e)
+	}
+	for i, l := range dr.doc.SortedLayers() {
 		es := byLayer[l.Name]
 		if len(es) == 0 {
 			continue
 		}
 		width := ""
-		if sheet.Fixed && l.Lineweight > 0 {
-			width = fmt.Sprintf(` stroke-width="%s"`, num(float64(l.Lineweight)/100/sheet.Factor))
+		if factor > 0 && l.Lineweight > 0 {
+			width = fmt.Sprintf(` stroke-width="%s"`, num(float64(l.Lineweight)/100/factor))
 		}
-		fmt.Fprintf(&b, `<g id="layer-%d" data-layer="%s" stroke="%s"%s>`+"\n", i, attr(l.Name), aciRGB(l.Color), width)
+		fmt.Fprintf(b, `<g id="%s%d" data-layer="%s" stroke="%s"%s>`+"\n", prefix, i, attr(l.Name), aciRGB(l.Color), width)
 		for _, e := range es {
-			if err := dr.entity(&b, e, entityAttrs(e, cons)); err != nil {
-				return "", err
+			if err := dr.entity(b, e, attrs(e)); err != nil {
+				return err
 			}
 		}
 		b.WriteString("</g>\n")
 	}
-	b.WriteString("</g>\n</svg>\n")
-	return b.String(), nil
+	return nil
 }
 
 // svgLength is a length in document units as an SVG length.
@@ -168,6 +185,12 @@ type drawer struct {
 	stroke  float64
 	budget  *drawing.Budget
 	view    geom.Box
+	// paper says the entities are on a layout's paper, where linetypes
+	// are laid out in paper millimetres (see drawing.Document.DashedOnPaper).
+	paper bool
+	// factor, above 0 on a sheet, is paper millimetres per unit: strokes
+	// are then the layers' lineweights.
+	factor float64
 }
 
 // entity draws one entity with attrs naming its element ("" for none).
@@ -182,7 +205,11 @@ func (dr *drawer) entity(b *strings.Builder, e *drawing.Entity, attrs string) er
 	if attrs != "" {
 		id = " " + attrs
 	}
-	if pic, ok, err := dr.doc.Dashed(e, stroke, dr.budget); err != nil {
+	dashed := dr.doc.Dashed
+	if dr.paper {
+		dashed = dr.doc.DashedOnPaper
+	}
+	if pic, ok, err := dashed(e, stroke, dr.budget); err != nil {
 		return err
 	} else if ok {
 		svgDashes(b, pic, id, style)
@@ -244,7 +271,7 @@ func (dr *drawer) entity(b *strings.Builder, e *drawing.Entity, attrs string) er
 		if err != nil {
 			return err
 		}
-		return dr.insert(b, placed, id, style)
+		return dr.insert(b, e.Layer, placed, id, style)
 	case drawing.XLine:
 		if s, ok := g.Clip(dr.view); ok {
 			fmt.Fprintf(b, `<line%s x1="%s" y1="%s" x2="%s" y2="%s"%s/>`+"\n", id, num(s.A.X), num(-s.A.Y), num(s.B.X), num(-s.B.Y), style)
@@ -287,12 +314,23 @@ func aciRGB(c int32) string {
 // that name it (cons, see constraintIDs), so that the viewer marks it from
 // the same export as its geometry.
 func entityAttrs(e *drawing.Entity, cons map[uint64]string) string {
-	h := drawing.FormatHandle(e.Handle)
-	s := fmt.Sprintf(`id="e%s" data-handle="%s" data-layer="%s" data-type="%s"`, h, h, attr(e.Layer), e.Geom.Kind().WireName())
+	s := fmt.Sprintf(`id="e%s" %s`, drawing.FormatHandle(e.Handle), entityData(e))
 	if ids, ok := cons[e.Handle]; ok {
 		s += ` data-constraints="` + ids + `"`
 	}
 	return s
+}
+
+// namer is entityAttrs over d's constraints.
+func namer(d *drawing.Document) func(*drawing.Entity) string {
+	cons := constraintIDs(d)
+	return func(e *drawing.Entity) string { return entityAttrs(e, cons) }
+}
+
+// entityData are entityAttrs without the id and the constraints: for an
+// entity drawn more than once (model space in each viewport of a layout).
+func entityData(e *drawing.Entity) string {
+	return fmt.Sprintf(`data-handle="%s" data-layer="%s" data-type="%s"`, drawing.FormatHandle(e.Handle), attr(e.Layer), e.Geom.Kind().WireName())
 }
 
 // constraintIDs maps each entity that constraints name (a ref, or the

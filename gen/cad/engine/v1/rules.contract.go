@@ -2360,6 +2360,17 @@ func (x *AnalysisMeasureAreaArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *TitleblockApplyArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(x.Layout) < 1 {
+		return &RuleViolation{Path: "/layout", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1 characters long"}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *TemplateListResult) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil

@@ -153,6 +153,7 @@ const (
 	ToolAnalysisMeasureArea      = "analysis_measure_area"
 	ToolAnalysisEntityStats      = "analysis_entity_stats"
 	ToolAnalysisLayerStats       = "analysis_layer_stats"
+	ToolTitleblockApply          = "titleblock_apply"
 	ToolTemplateList             = "template_list"
 	ToolTemplateApplyLayers      = "template_apply_layers"
 	ToolLinetypeList             = "linetype_list"
@@ -198,7 +199,7 @@ var Tools = []ToolInfo{
 		Annotations:  &ToolAnnotations{ReadOnly: true, Idempotent: true, Batchable: true},
 		Args:         (*DocumentExportArgs)(nil),
 		Result:       (*DocumentExportResult)(nil),
-		InputSchema:  `{"$defs":{"cad.engine.v1.ExportOptions":{"additionalProperties":false,"properties":{"dpi":{"maximum":1200,"minimum":10,"type":"integer"},"dxf_version":{"enum":["r12","r2018"],"type":"string"},"paper":{"enum":["a4","a3","a2","a1","a0","letter","tabloid"],"type":"string"},"scale":{"exclusiveMinimum":0,"type":"number"}},"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"format":{"enum":["dxf","svg","png","pdf"],"type":"string"},"options":{"$ref":"#/$defs/cad.engine.v1.ExportOptions"}},"required":["format"],"type":"object"}`,
+		InputSchema:  `{"$defs":{"cad.engine.v1.ExportOptions":{"additionalProperties":false,"properties":{"dpi":{"maximum":1200,"minimum":10,"type":"integer"},"dxf_version":{"enum":["r12","r2018"],"type":"string"},"paper":{"enum":["a4","a3","a2","a1","a0","letter","tabloid"],"type":"string"},"scale":{"exclusiveMinimum":0,"type":"number"}},"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"format":{"enum":["dxf","svg","png","pdf"],"type":"string"},"layout":{"type":"string"},"options":{"$ref":"#/$defs/cad.engine.v1.ExportOptions"}},"required":["format"],"type":"object"}`,
 		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"content":{"type":"string"},"data":{"contentEncoding":"base64","type":"string"},"format":{"enum":["dxf","svg","png","pdf"],"type":"string"},"media_type":{"type":"string"}},"required":["format","media_type","content","data"],"type":"object"}`,
 	},
 	{
@@ -1373,6 +1374,16 @@ var Tools = []ToolInfo{
 		Result:       (*AnalysisLayerStatsResult)(nil),
 		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{},"type":"object"}`,
 		OutputSchema: `{"$defs":{"cad.engine.v1.EntityTypeCount":{"additionalProperties":false,"properties":{"count":{"type":"integer"},"type":{"enum":["point","line","circle","arc","polyline","text","ellipse","mtext","dimension","hatch","insert","foreign","spline","solid","face","xline","ray","leader","attdef","wipeout","image","tolerance","viewport","table"],"type":"string"}},"required":["type","count"],"type":"object"},"cad.engine.v1.LayerStatsEntry":{"additionalProperties":false,"properties":{"by_type":{"items":{"$ref":"#/$defs/cad.engine.v1.EntityTypeCount"},"type":"array"},"count":{"type":"integer"},"extents":{"$ref":"#/$defs/cad.engine.v1.Window"},"length":{"type":"number"},"name":{"type":"string"}},"required":["name","count","length"],"type":"object"},"cad.engine.v1.Window":{"additionalProperties":false,"properties":{"max_x":{"type":"number"},"max_y":{"type":"number"},"min_x":{"type":"number"},"min_y":{"type":"number"}},"required":["min_x","min_y","max_x","max_y"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"layers":{"items":{"$ref":"#/$defs/cad.engine.v1.LayerStatsEntry"},"type":"array"}},"type":"object"}`,
+	},
+	{
+		Name:         ToolTitleblockApply,
+		Description:  "Put an ISO 5457 border and ISO 7200 title block (block TITLEBLOCK_ISO_<paper>) on a layout; again replaces it. Edit fields with block_attributes_set.",
+		Keywords:     []string{"title block", "border", "drawing frame", "schriftfeld", "cartouche", "cajetín", "iso 7200"},
+		Annotations:  &ToolAnnotations{Idempotent: true, Batchable: true},
+		Args:         (*TitleblockApplyArgs)(nil),
+		Result:       (*TitleblockApplyResult)(nil),
+		InputSchema:  `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"fields":{"additionalProperties":{"type":"string"},"type":"object"},"layout":{"minLength":1,"type":"string"},"standard":{"type":"string"}},"required":["layout"],"type":"object"}`,
+		OutputSchema: `{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"block":{"type":"string"},"handle":{"type":"string","x-cad-handle":true},"replaced":{"type":"boolean"}},"required":["handle","block","replaced"],"type":"object"}`,
 	},
 	{
 		Name:         ToolTemplateList,

@@ -295,7 +295,10 @@ type DocumentExportArgs struct {
 	// The format.
 	Format ExportFormat `protobuf:"varint,1,opt,name=format,proto3,enum=cad.engine.v1.ExportFormat" json:"format,omitempty"`
 	// How to write it.
-	Options       *ExportOptions `protobuf:"bytes,2,opt,name=options,proto3,oneof" json:"options,omitempty"`
+	Options *ExportOptions `protobuf:"bytes,2,opt,name=options,proto3,oneof" json:"options,omitempty"`
+	// svg, png, pdf: plot this layout 1:1 on its paper instead of model
+	// space.
+	Layout        *string `protobuf:"bytes,3,opt,name=layout,proto3,oneof" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -342,6 +345,13 @@ func (x *DocumentExportArgs) GetOptions() *ExportOptions {
 		return x.Options
 	}
 	return nil
+}
+
+func (x *DocumentExportArgs) GetLayout() string {
+	if x != nil && x.Layout != nil {
+		return *x.Layout
+	}
+	return ""
 }
 
 // DocumentExportResult is the file.
@@ -8622,13 +8632,15 @@ const file_cad_engine_v1_tools_proto_rawDesc = "" +
 	"\x14DocumentCreateResult\x127\n" +
 	"\bdocument\x18\x01 \x01(\v2\x1b.cad.engine.v1.DocumentInfoR\bdocument\"\xb4\x02\n" +
 	"\x10DocumentInfoArgs:\x9f\x02\x8a\xb5\x18\x9a\x02\n" +
-	"\rdocument_info\x12GThe document's units, revision, entity count, layers and current layer.\x18\x01(\x010\x01B\x1acad.engine.v1.DocumentInfoJ\x06statusJ\bdwgpropsJ\x19properties of the drawingJ\x16what is in the drawingJ\fdrawing infoJ\brevisionJ\x0ezeichnungsinfoJ\x16informations du dessinJ\x17información del dibujoP\x01\"\xa0\x03\n" +
+	"\rdocument_info\x12GThe document's units, revision, entity count, layers and current layer.\x18\x01(\x010\x01B\x1acad.engine.v1.DocumentInfoJ\x06statusJ\bdwgpropsJ\x19properties of the drawingJ\x16what is in the drawingJ\fdrawing infoJ\brevisionJ\x0ezeichnungsinfoJ\x16informations du dessinJ\x17información del dibujoP\x01\"\xc8\x03\n" +
 	"\x12DocumentExportArgs\x123\n" +
 	"\x06format\x18\x01 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12;\n" +
-	"\aoptions\x18\x02 \x01(\v2\x1c.cad.engine.v1.ExportOptionsH\x00R\aoptions\x88\x01\x01:\x8b\x02\x8a\xb5\x18\x86\x02\n" +
+	"\aoptions\x18\x02 \x01(\v2\x1c.cad.engine.v1.ExportOptionsH\x00R\aoptions\x88\x01\x01\x12\x1b\n" +
+	"\x06layout\x18\x03 \x01(\tH\x01R\x06layout\x88\x01\x01:\x8b\x02\x8a\xb5\x18\x86\x02\n" +
 	"\x0fdocument_export\x12`The drawing as a DXF (2018 or R12), SVG, PNG or PDF file, optionally at a scale on a paper size.\x18\x01(\x010\x01J\x04saveJ\x06saveasJ\x06dxfoutJ\x06exportJ\x04plotJ\x05printJ\x03pdfJ\x03svgJ\x03pngJ\x11download the fileJ\vexportierenJ\adruckenJ\bexporterJ\bimprimerJ\bexportarJ\bimprimirP\x01B\n" +
 	"\n" +
-	"\b_options\"\x98\x01\n" +
+	"\b_optionsB\t\n" +
+	"\a_layout\"\x98\x01\n" +
 	"\x14DocumentExportResult\x123\n" +
 	"\x06format\x18\x01 \x01(\x0e2\x1b.cad.engine.v1.ExportFormatR\x06format\x12\x1d\n" +
 	"\n" +

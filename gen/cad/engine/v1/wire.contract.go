@@ -10561,6 +10561,16 @@ func (x *DocumentExportArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Options = v
+		case "layout":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = &v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -10585,6 +10595,10 @@ func (x *DocumentExportArgs) MarshalWire(e *jsonwire.Encoder) {
 	if x.Options != nil {
 		e.Key("\"options\":")
 		x.Options.MarshalWire(e)
+	}
+	if x.Layout != nil {
+		e.Key("\"layout\":")
+		e.String((*x.Layout))
 	}
 	e.CloseObject()
 }
@@ -30717,6 +30731,166 @@ func (x *AnalysisLayerStatsResult) MarshalWire(e *jsonwire.Encoder) {
 		}
 		e.CloseArray()
 	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TitleblockApplyArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "layout":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Layout = v
+		case "standard":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Standard = &v
+		case "fields":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			if !d.OpenObject() {
+				return false
+			}
+			if x.Fields == nil {
+				x.Fields = map[string]string{}
+			}
+			for {
+				k, ok := d.NextKey()
+				if !ok {
+					break
+				}
+				mk := string(k)
+				if _, dup := x.Fields[mk]; dup {
+					return d.Fail()
+				}
+				v, ok := d.String()
+				if !ok {
+					return false
+				}
+				x.Fields[mk] = v
+			}
+			if d.Failed() {
+				return false
+			}
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TitleblockApplyArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TitleblockApplyArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"layout\":")
+	e.String(x.Layout)
+	if x.Standard != nil {
+		e.Key("\"standard\":")
+		e.String((*x.Standard))
+	}
+	if len(x.Fields) > 0 {
+		e.Key("\"fields\":")
+		e.OpenObject()
+		for _, k := range slices.Sorted(maps.Keys(x.Fields)) {
+			e.Key(string(jsonwire.AppendString(nil, k)) + ":")
+			e.String(x.Fields[k])
+		}
+		e.CloseObject()
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TitleblockApplyResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "block":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Block = v
+		case "replaced":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Replaced = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x7 == 0x7)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TitleblockApplyResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TitleblockApplyResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"block\":")
+	e.String(x.Block)
+	e.Key("\"replaced\":")
+	e.Bool(x.Replaced)
 	e.CloseObject()
 }
 
