@@ -186,6 +186,9 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolConstraintDelete:   docTool(constraintDelete),
 		enginev1.ToolConstraintSetValue: docTool(constraintSetValue),
 		enginev1.ToolSketchSolve:        docTool(sketchSolve),
+		// fills (MTEXT background masks, gradient hatches)
+		enginev1.ToolTextSetBackground: docTool(textSetBackground),
+		enginev1.ToolHatchSetGradient:  docTool(hatchSetGradient),
 	}
 }
 
