@@ -160,6 +160,9 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolConstraintDelete:   {"constraint_id": 1},
 		enginev1.ToolConstraintSetValue: {"constraint_id": 1, "value": 3},
 		enginev1.ToolSketchSolve:        {"dry_run": true},
+		// fills: on a line and a circle, which fail alike in both runs
+		enginev1.ToolTextSetBackground: {"handle": h["line"], "color": 2},
+		enginev1.ToolHatchSetGradient:  {"handle": h["circle"], "color1": 5, "color2": 2},
 	}
 }
 
