@@ -51,8 +51,9 @@ const DefaultBackgroundScale = 1.5
 // Background is an MTEXT's background mask (AutoCAD's "Background
 // Mask"): an opaque box behind the text, its box grown by (Scale − 1) ×
 // the text height on each side, filled in Color (an ACI number, or True
-// when the file gave one) or, with BackgroundWindow, in the page's
-// colour. The zero Background is none.
+// when the file gave one) or, with BackgroundWindow (which wins over
+// BackgroundColor, as ezdxf writes both for it), in the page's colour.
+// The zero Background is none.
 type Background struct {
 	Fill         uint8 // BackgroundColor or BackgroundWindow, | BackgroundFrame; 0: none
 	Color        int32 // ACI (63)
@@ -108,7 +109,7 @@ type Backdrop struct {
 // (scale − 1) × height on each side.
 func (g MText) backdrop(x0, y0, w, h float64) Backdrop {
 	m := (g.Background.scale() - 1) * g.Height
-	out := Backdrop{Page: g.Background.Fill&BackgroundColor == 0, Color: rgbOf(g.Background.Color, g.Background.True)}
+	out := Backdrop{Page: g.Background.Fill&BackgroundWindow != 0, Color: rgbOf(g.Background.Color, g.Background.True)}
 	for _, c := range [][2]float64{{x0 - m, y0 - m}, {x0 + w + m, y0 - m}, {x0 + w + m, y0 + h + m}, {x0 - m, y0 + h + m}} {
 		out.Outline = append(out.Outline, g.frame(c[0], c[1]))
 	}

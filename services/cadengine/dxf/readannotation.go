@@ -287,7 +287,7 @@ func gradientOf(ps []dxfPair) *drawing.Gradient {
 		case 450:
 			on = v == 1
 		case 460:
-			g.Angle = geom.NormDeg(geom.Deg(v))
+			g.Angle = geom.NormDeg(degFromRad(v))
 		case 461:
 			g.Shift = v
 		case 452:
@@ -316,7 +316,8 @@ func gradientOf(ps []dxfPair) *drawing.Gradient {
 		tc  *drawing.TrueColor
 	}{{&g.Color1, &g.True1}, {&g.Color2, &g.True2}}
 	if g.OneColor {
-		colors = colors[:1]
+		// Its second colour is its tint's: what a file gives is not kept.
+		colors, g.Color2, g.True2 = colors[:1], 0, 0
 	}
 	for _, c := range colors {
 		if *c.aci < 0 || *c.aci > 256 {
