@@ -11,6 +11,7 @@ import (
 	"time"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/internal/dxftest"
 	"github.com/cadbridge/cadbridge/internal/ezdxftest"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -219,5 +220,59 @@ func TestFillsFromEzdxf(t *testing.T) {
 	}
 	if !strings.Contains(content, "HEMISPHERICAL") {
 		t.Errorf("ezdxf's file has no gradient name")
+	}
+}
+
+// modelFills counts the model space's MTEXTs with background masks and
+// gradient hatches.
+func modelFills(d *drawing.Document) [2]int {
+	var n [2]int
+	for _, e := range d.Entities() {
+		switch g := e.Geom.(type) {
+		case drawing.MText:
+			if g.Background.On() {
+				n[0]++
+			}
+		case drawing.Hatch:
+			if g.Gradient != nil {
+				n[1]++
+			}
+		}
+	}
+	return n
+}
+
+// The corpus's files with MTEXT background masks or gradient hatches (as
+// ezdxf counts them in model space) keep them, and keep them through the
+// R2018 export and import again; no other file has any.
+func TestCorpusFills(t *testing.T) {
+	want := map[string][2]int{
+		"mozman__ezdxf__examples_dxf__text.dxf":                            {1, 0},
+		"mozman__ezdxf__integration_tests__data__mtext_framed_columns.dxf": {4, 0},
+		"haplokuon__netDxf__TestDxfDocument__sample.dxf":                   {0, 2},
+	}
+	for _, cf := range dxftest.CorpusFiles(t) {
+		f, err := ReadBytes(cf.Data)
+		if err != nil {
+			continue // TestCorpus says which must read
+		}
+		d := drawing.NewDocument("doc-c", "corpus", f.Units, time.Time{})
+		if err := f.Build(d); err != nil {
+			continue
+		}
+		got := modelFills(d)
+		if got != want[cf.Name] {
+			t.Errorf("%s: %d masks and %d gradients, want %v", cf.Name, got[0], got[1], want[cf.Name])
+		}
+		if got == ([2]int{}) {
+			continue
+		}
+		back, err := importText(Write2018(d))
+		if err != nil {
+			t.Fatalf("%s: exported and imported again: %v", cf.Name, err)
+		}
+		if again := modelFills(back); again != got {
+			t.Errorf("%s: exported and imported again, %v masks and gradients, want %v", cf.Name, again, got)
+		}
 	}
 }
