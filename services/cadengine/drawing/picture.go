@@ -128,7 +128,9 @@ func (p *Picture) add(q Picture) {
 	p.Masks = append(p.Masks, q.Masks...)
 	p.Dots = append(p.Dots, q.Dots...)
 	p.Texts = append(p.Texts, q.Texts...)
-	p.Backdrops = append(p.Backdrops, q.Backdrops...)
+	// Not q's Backdrops: what a writer drew is stored without them (see
+	// Picture.encodeTo), and must draw the same before it is stored and
+	// after.
 }
 
 // cost is the cost of drawing what a writer drew (see Cost): its pieces,
