@@ -50,7 +50,8 @@ const DefaultBackgroundScale = 1.5
 
 // Background is an MTEXT's background mask (AutoCAD's "Background
 // Mask"): an opaque box behind the text, its box grown by (Scale − 1) ×
-// the text height on each side, filled in Color (an ACI number, or True
+// the text height on each side (and, with BackgroundFrame, outlined),
+// filled in Color (an ACI number, or True
 // when the file gave one) or, with BackgroundWindow (which wins over
 // BackgroundColor, as ezdxf writes both for it), in the page's colour.
 // The zero Background is none.
@@ -64,6 +65,10 @@ type Background struct {
 
 // On reports whether the text has a background fill.
 func (b Background) On() bool { return b.Fill&(BackgroundColor|BackgroundWindow) != 0 }
+
+// Framed reports whether the text has a frame: the background box's
+// outline, drawn in the text's colour.
+func (b Background) Framed() bool { return b.Fill&BackgroundFrame != 0 }
 
 // scale is the border offset factor, DefaultBackgroundScale when unset.
 func (b Background) scale() float64 {

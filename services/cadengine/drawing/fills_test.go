@@ -93,6 +93,20 @@ func TestMTextBackdrop(t *testing.T) {
 	if d := g.Picture().Backdrops[0]; !d.Page {
 		t.Errorf("window colour backdrop = %+v, want the page's", d)
 	}
+	if len(p.Strokes) != 0 {
+		t.Errorf("an unframed mask strokes %d segments", len(p.Strokes))
+	}
+	// A frame alone: the box's outline, no mask.
+	g.Background = Background{Fill: BackgroundFrame, Scale: 2}
+	fp := g.Picture()
+	if len(fp.Backdrops) != 0 || len(fp.Strokes) != 4 {
+		t.Fatalf("framed picture = %d backdrops, %d strokes, want 0 and 4", len(fp.Backdrops), len(fp.Strokes))
+	}
+	for i, s := range fp.Strokes {
+		if seg := s.(geom.Segment); !seg.A.Same(want[i]) || !seg.B.Same(want[(i+1)%4]) {
+			t.Errorf("frame side %d = %v, want %v to %v", i, seg, want[i], want[(i+1)%4])
+		}
+	}
 }
 
 // A gradient hatch paints its fills with a shade laid over its bounds.

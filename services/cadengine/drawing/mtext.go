@@ -117,7 +117,8 @@ func (g MText) frame(x, y float64) geom.Vec {
 
 // Picture implements [Pictured]: one Text per line, in the text's
 // style, wrapped and aligned as the engine draws them (in the Go font
-// face of its style, at its width factor; see drawnWidth).
+// face of its style, at its width factor; see drawnWidth); behind them
+// its background mask, and around them its frame, if it has them.
 func (g MText) Picture() Picture {
 	face, wf := TypefaceOf(g.Style.Font), g.Style.WidthFactor()
 	drawn := func(s string, height float64) float64 { return drawnWidthIn(face, s, height) * wf }
@@ -132,8 +133,16 @@ func (g MText) Picture() Picture {
 		y := y0 + h - g.Height - float64(i)*g.pitch()
 		p.Texts = append(p.Texts, Text{Text: l, P: g.frame(x, y), Height: g.Height, Rotation: g.Rotation, Style: g.Style})
 	}
-	if g.Background.On() {
-		p.Backdrops = append(p.Backdrops, g.backdrop(x0, y0, w, h))
+	if bg := g.Background; bg.On() || bg.Framed() {
+		d := g.backdrop(x0, y0, w, h)
+		if bg.On() {
+			p.Backdrops = append(p.Backdrops, d)
+		}
+		if bg.Framed() {
+			for i, q := range d.Outline {
+				p.Strokes = append(p.Strokes, geom.Segment{A: q, B: d.Outline[(i+1)%len(d.Outline)]})
+			}
+		}
 	}
 	return p
 }

@@ -233,7 +233,7 @@ func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, erro
 
 // mtextBackground reads an MTEXT's background mask (90, 63, 421, 45,
 // 441; see dxfWriter.mtextBackground): none when 90 asks for neither a
-// colour nor the window's colour (a frame alone is not kept).
+// fill nor a frame.
 func (r dxfRecord) mtextBackground() drawing.Background {
 	var b drawing.Background
 	for _, p := range r.pairs {
@@ -260,7 +260,7 @@ func (r dxfRecord) mtextBackground() drawing.Background {
 			}
 		}
 	}
-	if !b.On() {
+	if !b.On() && !b.Framed() {
 		return drawing.Background{}
 	}
 	return b
