@@ -315,6 +315,15 @@ var catalogFixtures = map[string]fixture{
 			return map[string]any{"layout": "WalkT", "fields": map[string]any{"revision": "B"}}
 		},
 	},
+	// fills
+	"text_set_background": {
+		before: []catalogStep{{Tool: "entity_create_mtext", Args: map[string]any{"text": "note", "x": 60, "y": 60}, Bind: "note"}},
+		args:   func(handles) map[string]any { return map[string]any{"handle": "$note", "color": 2} },
+	},
+	"hatch_set_gradient": {
+		before: []catalogStep{{Tool: "hatch_create", Args: map[string]any{"pick_x": 5, "pick_y": 1}, Bind: "hatch"}},
+		args:   func(handles) map[string]any { return map[string]any{"handle": "$hatch", "color1": 5, "color2": 2} },
+	},
 }
 
 // viewportFixture is a fixture whose args name a viewport made in the

@@ -56,7 +56,11 @@ const (
 // Not here on purpose: qcad's tolerance000.dxf, a lone TOLERANCE, which
 // ezdxf's drawing add-on does not draw (its picture is blank) and the
 // engine draws as AutoCAD does, framed (it agreed while the TOLERANCE
-// was preserved and drawn by neither).
+// was preserved and drawn by neither); and ezdxf's examples/text.dxf,
+// whose one MTEXT with a background mask (ACI 168, "Xxp" three times)
+// ezdxf 0.18 draws without it (it draws masks only of MTEXTs with
+// columns or inline codes) and the engine draws with it, as AutoCAD does
+// (it agreed before masks were drawn).
 var agreeingPictures = map[string]bool{
 	"LibreCAD__LibreCAD__librecad__res__dxf__dim_sample.dxf":                             true,
 	"LibreCAD__LibreCAD__librecad__support__library__misc__a3.dxf":                       true,
@@ -87,7 +91,6 @@ var agreeingPictures = map[string]bool{
 	"mozman__ezdxf__examples_dxf__dimension_in_nested_blocks.dxf":                        true,
 	"mozman__ezdxf__examples_dxf__hatches_1.dxf":                                         true,
 	"mozman__ezdxf__examples_dxf__multi_insert_with_attribs.dxf":                         true,
-	"mozman__ezdxf__examples_dxf__text.dxf":                                              true,
 	"mozman__ezdxf__exploration__acis__torus_r2004.dxf":                                  true,
 	"mozman__ezdxf__integration_tests__data__AC1003_LINE_Example.dxf":                    true,
 	"mozman__ezdxf__integration_tests__data__ASCII_R12.dxf":                              true,

@@ -23,6 +23,9 @@ type Hatch struct {
 	Angle   float64
 	Loops   []Loop
 	Lines   []PatternLine
+	// Gradient, when set, fills the hatch with a gradient instead of its
+	// pattern (which is SOLID then, as DXF has it).
+	Gradient *Gradient
 }
 
 // Loop is a closed boundary of a hatch: a closed polyline (bulges
@@ -292,6 +295,9 @@ func (g Hatch) Picture() Picture {
 	for i, l := range g.Loops {
 		polys[i] = l.Flatten(tol)
 	}
+	if g.Gradient != nil {
+		return Picture{Fills: polys, Shade: new(g.Gradient.shade(g.Bounds()))}
+	}
 	if g.Solid() || g.Dense() {
 		return Picture{Fills: polys}
 	}
@@ -395,6 +401,11 @@ func (g Hatch) Finite() bool {
 // Transformed maps the boundaries; the pattern scales and turns with them.
 func (g Hatch) Transformed(x geom.Xform) Geometry {
 	out := Hatch{Pattern: g.Pattern, Scale: g.Scale * x.Scale, Angle: x.Direction(g.Angle), Lines: g.Lines}
+	if g.Gradient != nil {
+		gr := *g.Gradient
+		gr.Angle = x.Direction(gr.Angle)
+		out.Gradient = &gr
+	}
 	for _, l := range g.Loops {
 		out.Loops = append(out.Loops, l.transformed(x))
 	}
@@ -429,6 +440,10 @@ func (g Hatch) encodeTo(w *encoder) {
 		for _, d := range f.Dashes {
 			w.float(d)
 		}
+	}
+	if g.Gradient != nil {
+		w.byte(hatchGradient)
+		g.Gradient.encodeTo(w)
 	}
 }
 
@@ -475,6 +490,10 @@ func decodeHatch(r *decoder) Hatch {
 		}
 		g.Lines = append(g.Lines, f)
 	}
+	if len(r.b) > 0 && r.b[0] == hatchGradient {
+		r.byte()
+		g.Gradient = new(decodeGradient(r))
+	}
 	return g
 }
 
@@ -495,6 +514,9 @@ func (g Hatch) fill(w *wire) {
 			}
 		}
 		h.Loops = append(h.Loops, pl)
+	}
+	if gr := g.Gradient; gr != nil {
+		h.Gradient = gr.wire()
 	}
 	pb.Hatch = h
 }

@@ -23,6 +23,9 @@ type MText struct {
 	Attach   uint8   // 1..9
 	Spacing  float64
 	Style    TextStyle // its style: the width factor, slant and font of every line
+	// Background is its background mask, drawn behind it; the zero
+	// Background is none.
+	Background Background
 }
 
 // Kind implements [Geometry].
@@ -114,7 +117,8 @@ func (g MText) frame(x, y float64) geom.Vec {
 
 // Picture implements [Pictured]: one Text per line, in the text's
 // style, wrapped and aligned as the engine draws them (in the Go font
-// face of its style, at its width factor; see drawnWidth).
+// face of its style, at its width factor; see drawnWidth); behind them
+// its background mask, and around them its frame, if it has them.
 func (g MText) Picture() Picture {
 	face, wf := TypefaceOf(g.Style.Font), g.Style.WidthFactor()
 	drawn := func(s string, height float64) float64 { return drawnWidthIn(face, s, height) * wf }
@@ -129,13 +133,25 @@ func (g MText) Picture() Picture {
 		y := y0 + h - g.Height - float64(i)*g.pitch()
 		p.Texts = append(p.Texts, Text{Text: l, P: g.frame(x, y), Height: g.Height, Rotation: g.Rotation, Style: g.Style})
 	}
+	if bg := g.Background; bg.On() || bg.Framed() {
+		d := g.backdrop(x0, y0, w, h)
+		if bg.On() {
+			p.Backdrops = append(p.Backdrops, d)
+		}
+		if bg.Framed() {
+			for i, q := range d.Outline {
+				p.Strokes = append(p.Strokes, geom.Segment{A: q, B: d.Outline[(i+1)%len(d.Outline)]})
+			}
+		}
+	}
 	return p
 }
 
 // Prims implements [Geometry]: text has no curves.
 func (MText) Prims() []any { return nil }
 
-// Bounds implements [Geometry]: the box's corners.
+// Bounds implements [Geometry]: the box's corners (a background mask
+// is not counted, as ezdxf does not count it).
 func (g MText) Bounds() geom.Box {
 	x0, y0, w, h, _ := g.box(estimated)
 	var b geom.Box
@@ -173,6 +189,10 @@ func (g MText) encodeTo(w *encoder) {
 		w.byte(textStyle)
 		g.Style.encodeTo(w)
 	}
+	if g.Background != (Background{}) {
+		w.byte(mtextBackground)
+		g.Background.encodeTo(w)
+	}
 }
 
 func decodeMText(r *decoder) MText {
@@ -186,6 +206,10 @@ func decodeMText(r *decoder) MText {
 	if len(r.b) > 0 && r.b[0] == textStyle {
 		r.byte()
 		g.Style = decodeTextStyle(r)
+	}
+	if len(r.b) > 0 && r.b[0] == mtextBackground {
+		r.byte()
+		g.Background = decodeBackground(r)
 	}
 	return g
 }

@@ -24,6 +24,12 @@ type Picture struct {
 	Masks   [][]geom.Vec // closed outlines, filled in the page's colour first
 	Dots    []geom.Vec
 	Texts   []Text
+	// Backdrops are areas filled in colours of their own before anything
+	// else (an MTEXT's background mask).
+	Backdrops []Backdrop
+	// Shade, when set, paints the Fills with a gradient instead of the
+	// entity's colour (a gradient hatch).
+	Shade *Shade
 }
 
 // Bounds is the picture's extents, texts by their estimated boxes.
@@ -38,6 +44,11 @@ func (p Picture) Bounds() geom.Box {
 	}
 	for _, q := range p.Dots {
 		b.AddPoint(q)
+	}
+	for _, d := range p.Backdrops {
+		for _, q := range d.Outline {
+			b.AddPoint(q)
+		}
 	}
 	for _, t := range p.Texts {
 		b.AddBox(t.Bounds())
@@ -117,6 +128,9 @@ func (p *Picture) add(q Picture) {
 	p.Masks = append(p.Masks, q.Masks...)
 	p.Dots = append(p.Dots, q.Dots...)
 	p.Texts = append(p.Texts, q.Texts...)
+	// Not q's Backdrops: what a writer drew is stored without them (see
+	// Picture.encodeTo), and must draw the same before it is stored and
+	// after.
 }
 
 // cost is the cost of drawing what a writer drew (see Cost): its pieces,
@@ -129,7 +143,7 @@ func (p *Picture) cost() int64 {
 }
 
 func (p *Picture) size() int {
-	return len(p.Strokes) + len(p.Fills) + len(p.Masks) + len(p.Dots) + len(p.Texts)
+	return len(p.Strokes) + len(p.Fills) + len(p.Masks) + len(p.Dots) + len(p.Texts) + len(p.Backdrops)
 }
 
 // appendStrokes appends the primitives ps as a picture's strokes:
@@ -230,7 +244,7 @@ func decodeDrawn(r *decoder) *Picture {
 // caller appending to what a geometry returns cannot write into the
 // geometry's own picture.
 func (p Picture) shared() Picture {
-	return Picture{Strokes: slices.Clip(p.Strokes), Fills: slices.Clip(p.Fills), Masks: slices.Clip(p.Masks), Dots: slices.Clip(p.Dots), Texts: slices.Clip(p.Texts)}
+	return Picture{Strokes: slices.Clip(p.Strokes), Fills: slices.Clip(p.Fills), Masks: slices.Clip(p.Masks), Dots: slices.Clip(p.Dots), Texts: slices.Clip(p.Texts), Backdrops: slices.Clip(p.Backdrops), Shade: p.Shade}
 }
 
 // encodeTo appends the picture's encoding: the strokes (each 'S' x1 y1 x2

@@ -109,6 +109,28 @@ func (w *dxfWriter) mtext(e *drawing.Entity, g drawing.MText) {
 	}
 	w.int(73, 1)
 	w.float(44, g.Spacing)
+	w.mtextBackground(g.Background)
+}
+
+// mtextBackground writes an MTEXT's background mask (none writes
+// nothing): 90 the fill flags, 63 the colour (which readers want even
+// for the window's colour), 421 its true colour when it has one, 45 the
+// border offset factor, 441 the transparency.
+func (w *dxfWriter) mtextBackground(b drawing.Background) {
+	if b == (drawing.Background{}) {
+		return
+	}
+	w.int(90, int(b.Fill))
+	w.int(63, int(b.Color))
+	if b.True.Set() {
+		w.int(421, int(b.True.RGB()))
+	}
+	scale := b.Scale
+	if !(scale > 0) {
+		scale = drawing.DefaultBackgroundScale
+	}
+	w.float(45, scale)
+	w.int(441, int(b.Transparency))
 }
 
 // dimTypes are DXF's dimension types (70, without the flags).
@@ -296,6 +318,45 @@ func (w *dxfWriter) hatch(e *drawing.Entity, g drawing.Hatch) {
 		}
 	}
 	w.int(98, 0)
+	if g.Gradient != nil {
+		w.gradient(*g.Gradient)
+	}
+}
+
+// gradient writes a hatch's gradient as ezdxf and AutoCAD order it: 450
+// 1 (a gradient), 451 0, 460 the angle in radians, 461 the shift, 452
+// one colour, 462 the tint, 453 the number of colours, each 463 its
+// index, 63 its ACI number and 421 its true colour (the ACI's when it
+// has none), then 470 the name.
+func (w *dxfWriter) gradient(g drawing.Gradient) {
+	w.int(450, 1)
+	w.int(451, 0)
+	w.float(460, geom.Rad(g.Angle))
+	w.float(461, g.Shift)
+	n := 2
+	if g.OneColor {
+		w.int(452, 1)
+		n = 1
+	} else {
+		w.int(452, 0)
+	}
+	w.float(462, g.Tint)
+	w.int(453, n)
+	colors := []struct {
+		aci int32
+		tc  drawing.TrueColor
+	}{{g.Color1, g.True1}, {g.Color2, g.True2}}
+	for i, c := range colors[:n] {
+		w.int(463, i)
+		w.int(63, int(c.aci))
+		rgb := c.tc.RGB()
+		if !c.tc.Set() {
+			r, gg, b := drawing.ACIRGB(c.aci)
+			rgb = uint32(r)<<16 | uint32(gg)<<8 | uint32(b)
+		}
+		w.int(421, int(rgb))
+	}
+	w.pair(470, g.Name)
 }
 
 // hatchR12 writes a hatch for R12, which has no HATCH: an INSERT of its

@@ -227,7 +227,111 @@ func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, erro
 		g.Attach += 2 - 2*((g.Attach-1)%3)
 	}
 	g.Rotation = geom.NormDeg(g.Rotation)
+	g.Background = r.mtextBackground()
 	return g, nil
+}
+
+// mtextBackground reads an MTEXT's background mask (90, 63, 421, 45,
+// 441; see dxfWriter.mtextBackground): none when 90 asks for neither a
+// fill nor a frame.
+func (r dxfRecord) mtextBackground() drawing.Background {
+	var b drawing.Background
+	for _, p := range r.pairs {
+		switch p.code {
+		case 90:
+			if n, err := p.int(); err == nil {
+				b.Fill = uint8(n & (drawing.BackgroundColor | drawing.BackgroundWindow | drawing.BackgroundFrame))
+			}
+		case 63:
+			if n, err := p.int(); err == nil && n >= 0 && n <= 256 {
+				b.Color = int32(n)
+			}
+		case 421:
+			if n, err := p.int(); err == nil {
+				b.True = trueColor(n)
+			}
+		case 45:
+			if v, err := p.float(); err == nil && v >= 1 && v <= 5 {
+				b.Scale = v
+			}
+		case 441:
+			if n, err := p.int(); err == nil {
+				b.Transparency = int32(n)
+			}
+		}
+	}
+	if !b.On() && !b.Framed() {
+		return drawing.Background{}
+	}
+	return b
+}
+
+// trueColor is a DXF true colour (420, 421: 0xRRGGBB, perhaps with flags
+// above).
+func trueColor(n int64) drawing.TrueColor {
+	return drawing.RGBTrue(uint8(n>>16), uint8(n>>8), uint8(n))
+}
+
+// gradientOf reads a HATCH's gradient from its codes 450–470 (see
+// dxfWriter.gradient), or nil when 450 is not 1. A true colour equal to
+// its ACI number's colour is not kept, so that what the engine writes
+// reads back the same.
+func gradientOf(ps []dxfPair) *drawing.Gradient {
+	g := drawing.Gradient{Name: "LINEAR"}
+	on := false
+	aci := []*int32{&g.Color1, &g.Color2}
+	tc := []*drawing.TrueColor{&g.True1, &g.True2}
+	for _, p := range ps {
+		v, _ := p.float()
+		switch p.code {
+		case 450:
+			on = v == 1
+		case 460:
+			g.Angle = geom.NormDeg(degFromRad(v))
+		case 461:
+			g.Shift = v
+		case 452:
+			g.OneColor = v == 1
+		case 462:
+			g.Tint = v
+		case 63:
+			if len(aci) > 0 {
+				*aci[0], aci = int32(v), aci[1:]
+			}
+		case 421:
+			if n, err := p.int(); err == nil && len(tc) > 0 {
+				*tc[0], tc = trueColor(n), tc[1:]
+			}
+		case 470:
+			if n, ok := drawing.CanonicalGradient(p.value); ok {
+				g.Name = n
+			}
+		}
+	}
+	if !on || !geom.IsFinite(g.Angle) || !geom.IsFinite(g.Shift) || !geom.IsFinite(g.Tint) {
+		return nil
+	}
+	colors := []struct {
+		aci *int32
+		tc  *drawing.TrueColor
+	}{{&g.Color1, &g.True1}, {&g.Color2, &g.True2}}
+	if g.OneColor {
+		// Its second colour is its tint's: what a file gives is not kept.
+		colors, g.Color2, g.True2 = colors[:1], 0, 0
+	}
+	for _, c := range colors {
+		if *c.aci < 0 || *c.aci > 256 {
+			*c.aci = 0
+		}
+		r, gg, b := drawing.ACIRGB(*c.aci)
+		if *c.aci > 0 && *c.tc == drawing.RGBTrue(r, gg, b) {
+			*c.tc = 0
+		}
+		if *c.aci == 0 && !c.tc.Set() {
+			*c.aci = 7
+		}
+	}
+	return &g
 }
 
 // caret is what DXF's caret notation ^c stands for in MTEXT: ^J a line
@@ -538,6 +642,9 @@ func (r dxfRecord) hatch(c dxfCommon) (drawing.Geometry, string, error) {
 	}
 	if len(g.Loops) == 0 {
 		return nil, "degenerate", nil
+	}
+	if g.Gradient = gradientOf(ps); g.Gradient != nil {
+		g.Pattern, g.Lines = "SOLID", nil
 	}
 	return g, "", nil
 }

@@ -43,7 +43,8 @@ func hatchEdit(c *call, a *enginev1.HatchEditArgs) (*enginev1.HatchEditResult, e
 		if !ok {
 			return nil, invalidArgs("/pattern", reasonInvalid, "unknown hatch pattern %q (%s)", *a.Pattern, drawing.HatchPatternNames)
 		}
-		g.Pattern, g.Lines = p, nil // a named pattern replaces a file's own
+		// A named pattern replaces a file's own, and a gradient.
+		g.Pattern, g.Lines, g.Gradient = p, nil, nil
 	}
 	if a.Scale != nil {
 		g.Scale = *a.Scale

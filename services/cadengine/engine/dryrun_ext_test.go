@@ -162,6 +162,9 @@ func dryRunCases(h map[string]string) map[string]obj {
 		enginev1.ToolSketchSolve:        {"dry_run": true},
 		// sheets (issue #39)
 		enginev1.ToolTitleblockApply: {"layout": "Sheet", "fields": obj{"title": "Plate"}},
+		// fills: on a line and a circle, which fail alike in both runs
+		enginev1.ToolTextSetBackground: {"handle": h["line"], "color": 2},
+		enginev1.ToolHatchSetGradient:  {"handle": h["circle"], "color1": 5, "color2": 2},
 	}
 }
 

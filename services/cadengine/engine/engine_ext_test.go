@@ -331,6 +331,9 @@ func TestEveryToolAnswers(t *testing.T) {
 		enginev1.ToolConstraintSetValue: {"constraint_id": 1, "value": 2},
 		// sheets (issue #39): on layout Sheet
 		enginev1.ToolTitleblockApply: {"layout": "Sheet", "fields": obj{"title": "T"}},
+		// fills: multi-line text 103, hatch 103
+		enginev1.ToolTextSetBackground: {"handle": "103", "color": 2},
+		enginev1.ToolHatchSetGradient:  {"handle": "103", "color1": 5, "color2": 2},
 	}
 	for _, tool := range enginev1.Tools {
 		f := newFixture(t)
@@ -358,7 +361,7 @@ func TestEveryToolAnswers(t *testing.T) {
 			f.handle(enginev1.ToolEntityCreateLine, obj{"x1": 2, "y1": 0, "x2": 3, "y2": 1})
 		case enginev1.ToolDocumentRedo:
 			f.ok(enginev1.ToolDocumentUndo, obj{}) // something to redo
-		case enginev1.ToolHatchEdit, enginev1.ToolHatchAddBoundary:
+		case enginev1.ToolHatchEdit, enginev1.ToolHatchAddBoundary, enginev1.ToolHatchSetGradient:
 			// A hatch of circle 100 (103) and a circle inside it (104).
 			f.handle(enginev1.ToolHatchCreate, obj{"boundaries": []any{h}})
 			f.handle(enginev1.ToolEntityCreateCircle, obj{"cx": 0, "cy": 0, "radius": 0.5})
@@ -370,6 +373,8 @@ func TestEveryToolAnswers(t *testing.T) {
 			f.ok(enginev1.ToolConstraintAdd, obj{"kind": "radius", "refs": []any{obj{"handle": h}}})
 		case enginev1.ToolTitleblockApply:
 			f.ok(enginev1.ToolLayoutCreate, obj{"name": "Sheet", "paper": "A3"})
+		case enginev1.ToolTextSetBackground:
+			f.handle(enginev1.ToolEntityCreateMtext, obj{"text": "m", "x": 0, "y": 0})
 		}
 		args := minimal[tool.Name]
 		if args == nil {

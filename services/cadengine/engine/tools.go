@@ -188,6 +188,9 @@ func toolTable() map[string]toolSpec {
 		enginev1.ToolSketchSolve:        docTool(sketchSolve),
 		// sheets: title blocks (issue #39, DESIGN §12)
 		enginev1.ToolTitleblockApply: docTool(titleblockApply),
+		// fills (MTEXT background masks, gradient hatches)
+		enginev1.ToolTextSetBackground: docTool(textSetBackground),
+		enginev1.ToolHatchSetGradient:  docTool(hatchSetGradient),
 	}
 }
 

@@ -120,6 +120,13 @@ func (p *painter) dots(at []geom.Vec, c color.RGBA, r float64) {
 // fill fills closed outlines together, by the even-odd rule or the
 // non-zero one.
 func (p *painter) fill(outlines [][]geom.Vec, nonZero bool, c color.RGBA) {
+	p.ctx.SetFillColor(c)
+	p.paint(outlines, nonZero)
+}
+
+// paint fills closed outlines in the context's fill (a colour or a
+// gradient).
+func (p *painter) paint(outlines [][]geom.Vec, nonZero bool) {
 	path := &canvas.Path{}
 	for _, f := range outlines {
 		for i, q := range f {
@@ -136,13 +143,39 @@ func (p *painter) fill(outlines [][]geom.Vec, nonZero bool, c color.RGBA) {
 		return
 	}
 	p.ctx.SetStrokeColor(canvas.Transparent)
-	p.ctx.SetFillColor(c)
 	if nonZero {
 		p.ctx.SetFillRule(canvas.NonZero)
 		defer p.ctx.SetFillRule(canvas.EvenOdd)
 	}
 	p.ctx.DrawPath(0, 0, path)
 }
+
+// shade fills closed outlines with a gradient, its points on paper
+// (millimetres, as the canvas's coordinates; the PNG's rasteriser takes
+// them to pixels, see watched).
+func (p *painter) shade(outlines [][]geom.Vec, nonZero bool, s drawing.Shade) {
+	fx, fy := p.at(s.From)
+	var g canvas.Gradient
+	if s.Radial {
+		r := s.To.Sub(s.From).Len() * p.sheet.Factor
+		rg := canvas.NewRadialGradient(canvas.Point{X: fx, Y: fy}, 0, canvas.Point{X: fx, Y: fy}, r)
+		for _, st := range s.Stops {
+			rg.Add(st.Offset, rgbOf(st.Color))
+		}
+		g = rg
+	} else {
+		tx, ty := p.at(s.To)
+		lg := canvas.NewLinearGradient(canvas.Point{X: fx, Y: fy}, canvas.Point{X: tx, Y: ty})
+		for _, st := range s.Stops {
+			lg.Add(st.Offset, rgbOf(st.Color))
+		}
+		g = lg
+	}
+	p.ctx.SetFillGradient(g)
+	p.paint(outlines, nonZero)
+}
+
+func rgbOf(c [3]uint8) color.RGBA { return color.RGBA{R: c[0], G: c[1], B: c[2], A: 0xff} }
 
 // textAlign is canvas's alignment for each horizontal alignment of a
 // text.
@@ -202,9 +235,20 @@ func (p *painter) entity(e *drawing.Entity, width float64) error {
 		p.text(g, c)
 	case drawing.Pictured:
 		pic := g.Picture()
+		for _, d := range pic.Backdrops {
+			bc := pageColor
+			if !d.Page {
+				bc = color.RGBA{R: d.Color[0], G: d.Color[1], B: d.Color[2], A: 0xff}
+			}
+			p.fill([][]geom.Vec{d.Outline}, false, bc)
+		}
 		p.fill(pic.Masks, false, pageColor)
 		p.stroke(pic.Strokes, c, width)
-		p.fill(pic.Fills, pic.NonZero, c)
+		if pic.Shade != nil && p.emphasis == nil {
+			p.shade(pic.Fills, pic.NonZero, *pic.Shade)
+		} else {
+			p.fill(pic.Fills, pic.NonZero, c)
+		}
 		p.dots(pic.Dots, c, width)
 		for _, t := range pic.Texts {
 			p.text(t, c)

@@ -21,6 +21,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/tdewolff/canvas"
@@ -184,7 +185,9 @@ func PNG(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.Budg
 func rasterize(c *canvas.Canvas, res canvas.Resolution, w, h int, budget *drawing.Budget) ([]byte, error) {
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	ras := rasterizer.FromImage(img, res, canvas.DefaultColorSpace)
-	c.RenderTo(watched{ras, budget})
+	c.RenderTo(watched{Renderer: ras, budget: budget, pixels: func(q canvas.Point) canvas.Point {
+		return canvas.Point{X: q.X * res.DPMM(), Y: float64(h) - q.Y*res.DPMM()}
+	}})
 	ras.Close()
 	if err := budget.Err(); err != nil {
 		return nil, err
@@ -202,15 +205,42 @@ var ErrTooManyPixels = errors.New("the PNG is too large")
 // watched is a renderer that stops drawing once the budget's call has
 // ended: rasterising a path can take long, and the canvas has no context
 // of its own.
+//
+// It also takes gradients to pixels: the rasteriser asks a gradient for
+// the colour of each pixel by its column and row, while the painter lays
+// gradients out on paper (see painter.shade), which the PDF wants.
 type watched struct {
 	canvas.Renderer
 	budget *drawing.Budget
+	// pixels maps a point on paper to the picture's pixels; nil: as it is.
+	pixels func(canvas.Point) canvas.Point
 }
 
 func (w watched) RenderPath(p *canvas.Path, s canvas.Style, m canvas.Matrix) {
-	if w.budget.Err() == nil {
-		w.Renderer.RenderPath(p, s, m)
+	if w.budget.Err() != nil {
+		return
 	}
+	if w.pixels != nil && s.Fill.IsGradient() {
+		s.Fill.Gradient = inPixels(s.Fill.Gradient, w.pixels)
+	}
+	w.Renderer.RenderPath(p, s, m)
+}
+
+// inPixels is a gradient laid out on paper mapped to pixels (a radius by
+// the scale of the map).
+func inPixels(g canvas.Gradient, px func(canvas.Point) canvas.Point) canvas.Gradient {
+	switch g := g.(type) {
+	case *canvas.LinearGradient:
+		out := canvas.NewLinearGradient(px(g.Start), px(g.End))
+		out.Stops = slices.Clone(g.Stops)
+		return out
+	case *canvas.RadialGradient:
+		k := px(canvas.Point{X: 1}).Sub(px(canvas.Point{})).Length()
+		out := canvas.NewRadialGradient(px(g.C0), g.R0*k, px(g.C1), g.R1*k)
+		out.Stops = slices.Clone(g.Stops)
+		return out
+	}
+	return g
 }
 
 func (w watched) RenderText(t *canvas.Text, m canvas.Matrix) {

@@ -3,6 +3,7 @@ package svg
 import (
 	"encoding/xml"
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -30,6 +31,13 @@ const pageColor = "#ffffff"
 // non-zero as the picture says), dots as small circles and texts.
 func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, stroke float64) {
 	fmt.Fprintf(b, "<g%s%s>\n", id, style)
+	for _, d := range p.Backdrops {
+		c := pageColor
+		if !d.Page {
+			c = fmt.Sprintf("#%02x%02x%02x", d.Color[0], d.Color[1], d.Color[2])
+		}
+		fmt.Fprintf(b, "<path d=\"%s\" fill=\"%s\" stroke=\"none\"/>\n", outlines([][]geom.Vec{d.Outline}), c)
+	}
 	if len(p.Masks) > 0 {
 		fmt.Fprintf(b, "<path d=\"%s\" fill=\"%s\" fill-rule=\"evenodd\" stroke=\"none\"/>\n", outlines(p.Masks), pageColor)
 	}
@@ -43,7 +51,12 @@ func svgPicture(b *strings.Builder, p drawing.Picture, id, style, fill string, s
 		if p.NonZero {
 			rule = "nonzero"
 		}
-		fmt.Fprintf(b, "<path d=\"%s\" fill=\"%s\" fill-rule=\"%s\" stroke=\"none\"/>\n", outlines(p.Fills), fill, rule)
+		d := outlines(p.Fills)
+		paint := fill
+		if p.Shade != nil {
+			paint = svgShade(b, *p.Shade, d)
+		}
+		fmt.Fprintf(b, "<path d=\"%s\" fill=\"%s\" fill-rule=\"%s\" stroke=\"none\"/>\n", d, paint, rule)
 	}
 	for _, q := range p.Dots {
 		fmt.Fprintf(b, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\" stroke=\"none\"/>\n", num(q.X), num(-q.Y), num(stroke), fill)
@@ -188,4 +201,29 @@ func styledText(b *strings.Builder, id string, st drawing.Setting, text, fill st
 	b.WriteString(">")
 	xml.EscapeText(b, []byte(text))
 	b.WriteString("</text>\n")
+}
+
+// svgShade writes a gradient's definition, named after what it fills (the
+// path d) so that every gradient of a document has its own name, and
+// returns the paint that refers to it. Its points are in the drawing's
+// coordinates (userSpaceOnUse), y flipped as every point of the export.
+func svgShade(b *strings.Builder, s drawing.Shade, d string) string {
+	h := fnv.New64a()
+	h.Write([]byte(d))
+	fmt.Fprintf(h, "%v", s)
+	name := fmt.Sprintf("shade-%x", h.Sum64())
+	if s.Radial {
+		fmt.Fprintf(b, "<defs><radialGradient id=\"%s\" gradientUnits=\"userSpaceOnUse\" cx=\"%s\" cy=\"%s\" r=\"%s\">", name, num(s.From.X), num(-s.From.Y), num(s.To.Sub(s.From).Len()))
+	} else {
+		fmt.Fprintf(b, "<defs><linearGradient id=\"%s\" gradientUnits=\"userSpaceOnUse\" x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\">", name, num(s.From.X), num(-s.From.Y), num(s.To.X), num(-s.To.Y))
+	}
+	for _, st := range s.Stops {
+		fmt.Fprintf(b, "<stop offset=\"%s\" stop-color=\"#%02x%02x%02x\"/>", num(st.Offset), st.Color[0], st.Color[1], st.Color[2])
+	}
+	if s.Radial {
+		b.WriteString("</radialGradient></defs>\n")
+	} else {
+		b.WriteString("</linearGradient></defs>\n")
+	}
+	return "url(#" + name + ")"
 }

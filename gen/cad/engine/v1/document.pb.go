@@ -2345,7 +2345,9 @@ type Hatch struct {
 	// islands (even-odd).
 	Loops []*HatchLoop `protobuf:"bytes,4,rep,name=loops,proto3" json:"loops,omitempty"`
 	// The hatched area: the loops' areas, islands taken out.
-	Area          float64 `protobuf:"fixed64,5,opt,name=area,proto3" json:"area,omitempty"`
+	Area float64 `protobuf:"fixed64,5,opt,name=area,proto3" json:"area,omitempty"`
+	// The gradient that fills it instead of its pattern, if any.
+	Gradient      *HatchGradient `protobuf:"bytes,6,opt,name=gradient,proto3,oneof" json:"gradient,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2415,6 +2417,123 @@ func (x *Hatch) GetArea() float64 {
 	return 0
 }
 
+func (x *Hatch) GetGradient() *HatchGradient {
+	if x != nil {
+		return x.Gradient
+	}
+	return nil
+}
+
+// HatchGradient is a hatch's gradient fill.
+type HatchGradient struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// LINEAR, CYLINDER, INVCYLINDER, SPHERICAL, INVSPHERICAL, HEMISPHERICAL,
+	// INVHEMISPHERICAL, CURVED or INVCURVED.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The first colour (ACI).
+	Color1 int32 `protobuf:"varint,2,opt,name=color1,proto3" json:"color1,omitempty"`
+	// The second colour (ACI); unset for a one-colour gradient.
+	Color2 *int32 `protobuf:"varint,3,opt,name=color2,proto3,oneof" json:"color2,omitempty"`
+	// The gradient's angle, degrees.
+	Angle float64 `protobuf:"fixed64,4,opt,name=angle,proto3" json:"angle,omitempty"`
+	// Symmetrical (not shifted up and left).
+	Centered bool `protobuf:"varint,5,opt,name=centered,proto3" json:"centered,omitempty"`
+	// A one-colour gradient's tint: 0 shades to black, 1 tints to white.
+	Tint *float64 `protobuf:"fixed64,6,opt,name=tint,proto3,oneof" json:"tint,omitempty"`
+	// The first colour's true colour, #rrggbb, when a file gave one.
+	TrueColor1 *string `protobuf:"bytes,7,opt,name=true_color1,json=trueColor1,proto3,oneof" json:"true_color1,omitempty"`
+	// The second colour's true colour, #rrggbb, when a file gave one.
+	TrueColor2    *string `protobuf:"bytes,8,opt,name=true_color2,json=trueColor2,proto3,oneof" json:"true_color2,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HatchGradient) Reset() {
+	*x = HatchGradient{}
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HatchGradient) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HatchGradient) ProtoMessage() {}
+
+func (x *HatchGradient) ProtoReflect() protoreflect.Message {
+	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HatchGradient.ProtoReflect.Descriptor instead.
+func (*HatchGradient) Descriptor() ([]byte, []int) {
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *HatchGradient) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *HatchGradient) GetColor1() int32 {
+	if x != nil {
+		return x.Color1
+	}
+	return 0
+}
+
+func (x *HatchGradient) GetColor2() int32 {
+	if x != nil && x.Color2 != nil {
+		return *x.Color2
+	}
+	return 0
+}
+
+func (x *HatchGradient) GetAngle() float64 {
+	if x != nil {
+		return x.Angle
+	}
+	return 0
+}
+
+func (x *HatchGradient) GetCentered() bool {
+	if x != nil {
+		return x.Centered
+	}
+	return false
+}
+
+func (x *HatchGradient) GetTint() float64 {
+	if x != nil && x.Tint != nil {
+		return *x.Tint
+	}
+	return 0
+}
+
+func (x *HatchGradient) GetTrueColor1() string {
+	if x != nil && x.TrueColor1 != nil {
+		return *x.TrueColor1
+	}
+	return ""
+}
+
+func (x *HatchGradient) GetTrueColor2() string {
+	if x != nil && x.TrueColor2 != nil {
+		return *x.TrueColor2
+	}
+	return ""
+}
+
 // ExportOptions say how to write a document.
 type ExportOptions struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2437,7 +2556,7 @@ type ExportOptions struct {
 
 func (x *ExportOptions) Reset() {
 	*x = ExportOptions{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2449,7 +2568,7 @@ func (x *ExportOptions) String() string {
 func (*ExportOptions) ProtoMessage() {}
 
 func (x *ExportOptions) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[15]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2462,7 +2581,7 @@ func (x *ExportOptions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportOptions.ProtoReflect.Descriptor instead.
 func (*ExportOptions) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{15}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ExportOptions) GetDxfVersion() DxfVersion {
@@ -2521,7 +2640,7 @@ type ImportReport struct {
 
 func (x *ImportReport) Reset() {
 	*x = ImportReport{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2533,7 +2652,7 @@ func (x *ImportReport) String() string {
 func (*ImportReport) ProtoMessage() {}
 
 func (x *ImportReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[16]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2546,7 +2665,7 @@ func (x *ImportReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportReport.ProtoReflect.Descriptor instead.
 func (*ImportReport) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{16}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ImportReport) GetEntities() map[string]*ImportCounts {
@@ -2613,7 +2732,7 @@ type ImportCounts struct {
 
 func (x *ImportCounts) Reset() {
 	*x = ImportCounts{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2625,7 +2744,7 @@ func (x *ImportCounts) String() string {
 func (*ImportCounts) ProtoMessage() {}
 
 func (x *ImportCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[17]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2638,7 +2757,7 @@ func (x *ImportCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportCounts.ProtoReflect.Descriptor instead.
 func (*ImportCounts) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{17}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ImportCounts) GetImported() int64 {
@@ -2677,7 +2796,7 @@ type DroppedEntities struct {
 
 func (x *DroppedEntities) Reset() {
 	*x = DroppedEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2689,7 +2808,7 @@ func (x *DroppedEntities) String() string {
 func (*DroppedEntities) ProtoMessage() {}
 
 func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[18]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2702,7 +2821,7 @@ func (x *DroppedEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DroppedEntities.ProtoReflect.Descriptor instead.
 func (*DroppedEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{18}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DroppedEntities) GetType() string {
@@ -2739,7 +2858,7 @@ type ImportWarning struct {
 
 func (x *ImportWarning) Reset() {
 	*x = ImportWarning{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2751,7 +2870,7 @@ func (x *ImportWarning) String() string {
 func (*ImportWarning) ProtoMessage() {}
 
 func (x *ImportWarning) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[19]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2764,7 +2883,7 @@ func (x *ImportWarning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportWarning.ProtoReflect.Descriptor instead.
 func (*ImportWarning) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{19}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ImportWarning) GetLine() int64 {
@@ -2796,7 +2915,7 @@ type UnmodelledEntities struct {
 
 func (x *UnmodelledEntities) Reset() {
 	*x = UnmodelledEntities{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[20]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2808,7 +2927,7 @@ func (x *UnmodelledEntities) String() string {
 func (*UnmodelledEntities) ProtoMessage() {}
 
 func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[20]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2821,7 +2940,7 @@ func (x *UnmodelledEntities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnmodelledEntities.ProtoReflect.Descriptor instead.
 func (*UnmodelledEntities) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{20}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UnmodelledEntities) GetType() string {
@@ -2863,7 +2982,7 @@ type Layer struct {
 
 func (x *Layer) Reset() {
 	*x = Layer{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[21]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2875,7 +2994,7 @@ func (x *Layer) String() string {
 func (*Layer) ProtoMessage() {}
 
 func (x *Layer) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[21]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2888,7 +3007,7 @@ func (x *Layer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Layer.ProtoReflect.Descriptor instead.
 func (*Layer) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{21}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Layer) GetName() string {
@@ -2975,7 +3094,7 @@ type DocumentInfo struct {
 
 func (x *DocumentInfo) Reset() {
 	*x = DocumentInfo{}
-	mi := &file_cad_engine_v1_document_proto_msgTypes[22]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2987,7 +3106,7 @@ func (x *DocumentInfo) String() string {
 func (*DocumentInfo) ProtoMessage() {}
 
 func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cad_engine_v1_document_proto_msgTypes[22]
+	mi := &file_cad_engine_v1_document_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3000,7 +3119,7 @@ func (x *DocumentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentInfo.ProtoReflect.Descriptor instead.
 func (*DocumentInfo) Descriptor() ([]byte, []int) {
-	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{22}
+	return file_cad_engine_v1_document_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DocumentInfo) GetDocumentId() string {
@@ -3313,13 +3432,30 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x05ratio\x18\x04 \x01(\x01H\x02R\x05ratio\x88\x01\x01B\t\n" +
 	"\a_centerB\r\n" +
 	"\v_major_axisB\b\n" +
-	"\x06_ratio\"\x91\x01\n" +
+	"\x06_ratio\"\xdd\x01\n" +
 	"\x05Hatch\x12\x18\n" +
 	"\apattern\x18\x01 \x01(\tR\apattern\x12\x14\n" +
 	"\x05scale\x18\x02 \x01(\x01R\x05scale\x12\x14\n" +
 	"\x05angle\x18\x03 \x01(\x01R\x05angle\x12.\n" +
 	"\x05loops\x18\x04 \x03(\v2\x18.cad.engine.v1.HatchLoopR\x05loops\x12\x12\n" +
-	"\x04area\x18\x05 \x01(\x01R\x04area\"\x8a\x02\n" +
+	"\x04area\x18\x05 \x01(\x01R\x04area\x12=\n" +
+	"\bgradient\x18\x06 \x01(\v2\x1c.cad.engine.v1.HatchGradientH\x00R\bgradient\x88\x01\x01B\v\n" +
+	"\t_gradient\"\xa3\x02\n" +
+	"\rHatchGradient\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06color1\x18\x02 \x01(\x05R\x06color1\x12\x1b\n" +
+	"\x06color2\x18\x03 \x01(\x05H\x00R\x06color2\x88\x01\x01\x12\x14\n" +
+	"\x05angle\x18\x04 \x01(\x01R\x05angle\x12\x1a\n" +
+	"\bcentered\x18\x05 \x01(\bR\bcentered\x12\x17\n" +
+	"\x04tint\x18\x06 \x01(\x01H\x01R\x04tint\x88\x01\x01\x12$\n" +
+	"\vtrue_color1\x18\a \x01(\tH\x02R\n" +
+	"trueColor1\x88\x01\x01\x12$\n" +
+	"\vtrue_color2\x18\b \x01(\tH\x03R\n" +
+	"trueColor2\x88\x01\x01B\t\n" +
+	"\a_color2B\a\n" +
+	"\x05_tintB\x0e\n" +
+	"\f_true_color1B\x0e\n" +
+	"\f_true_color2\"\x8a\x02\n" +
 	"\rExportOptions\x12?\n" +
 	"\vdxf_version\x18\x01 \x01(\x0e2\x19.cad.engine.v1.DxfVersionH\x00R\n" +
 	"dxfVersion\x88\x01\x01\x123\n" +
@@ -3469,7 +3605,7 @@ func file_cad_engine_v1_document_proto_rawDescGZIP() []byte {
 }
 
 var file_cad_engine_v1_document_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_cad_engine_v1_document_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_cad_engine_v1_document_proto_goTypes = []any{
 	(EntityType)(0),            // 0: cad.engine.v1.EntityType
 	(Units)(0),                 // 1: cad.engine.v1.Units
@@ -3493,15 +3629,16 @@ var file_cad_engine_v1_document_proto_goTypes = []any{
 	(*Dimension)(nil),          // 19: cad.engine.v1.Dimension
 	(*HatchLoop)(nil),          // 20: cad.engine.v1.HatchLoop
 	(*Hatch)(nil),              // 21: cad.engine.v1.Hatch
-	(*ExportOptions)(nil),      // 22: cad.engine.v1.ExportOptions
-	(*ImportReport)(nil),       // 23: cad.engine.v1.ImportReport
-	(*ImportCounts)(nil),       // 24: cad.engine.v1.ImportCounts
-	(*DroppedEntities)(nil),    // 25: cad.engine.v1.DroppedEntities
-	(*ImportWarning)(nil),      // 26: cad.engine.v1.ImportWarning
-	(*UnmodelledEntities)(nil), // 27: cad.engine.v1.UnmodelledEntities
-	(*Layer)(nil),              // 28: cad.engine.v1.Layer
-	(*DocumentInfo)(nil),       // 29: cad.engine.v1.DocumentInfo
-	nil,                        // 30: cad.engine.v1.ImportReport.EntitiesEntry
+	(*HatchGradient)(nil),      // 22: cad.engine.v1.HatchGradient
+	(*ExportOptions)(nil),      // 23: cad.engine.v1.ExportOptions
+	(*ImportReport)(nil),       // 24: cad.engine.v1.ImportReport
+	(*ImportCounts)(nil),       // 25: cad.engine.v1.ImportCounts
+	(*DroppedEntities)(nil),    // 26: cad.engine.v1.DroppedEntities
+	(*ImportWarning)(nil),      // 27: cad.engine.v1.ImportWarning
+	(*UnmodelledEntities)(nil), // 28: cad.engine.v1.UnmodelledEntities
+	(*Layer)(nil),              // 29: cad.engine.v1.Layer
+	(*DocumentInfo)(nil),       // 30: cad.engine.v1.DocumentInfo
+	nil,                        // 31: cad.engine.v1.ImportReport.EntitiesEntry
 }
 var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	0,  // 0: cad.engine.v1.Entity.type:type_name -> cad.engine.v1.EntityType
@@ -3544,21 +3681,22 @@ var file_cad_engine_v1_document_proto_depIdxs = []int32{
 	7,  // 37: cad.engine.v1.HatchLoop.center:type_name -> cad.engine.v1.Point
 	7,  // 38: cad.engine.v1.HatchLoop.major_axis:type_name -> cad.engine.v1.Point
 	20, // 39: cad.engine.v1.Hatch.loops:type_name -> cad.engine.v1.HatchLoop
-	5,  // 40: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
-	6,  // 41: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
-	30, // 42: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
-	25, // 43: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
-	26, // 44: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
-	1,  // 45: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
-	1,  // 46: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
-	28, // 47: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
-	23, // 48: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
-	24, // 49: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
-	50, // [50:50] is the sub-list for method output_type
-	50, // [50:50] is the sub-list for method input_type
-	50, // [50:50] is the sub-list for extension type_name
-	50, // [50:50] is the sub-list for extension extendee
-	0,  // [0:50] is the sub-list for field type_name
+	22, // 40: cad.engine.v1.Hatch.gradient:type_name -> cad.engine.v1.HatchGradient
+	5,  // 41: cad.engine.v1.ExportOptions.dxf_version:type_name -> cad.engine.v1.DxfVersion
+	6,  // 42: cad.engine.v1.ExportOptions.paper:type_name -> cad.engine.v1.PaperSize
+	31, // 43: cad.engine.v1.ImportReport.entities:type_name -> cad.engine.v1.ImportReport.EntitiesEntry
+	26, // 44: cad.engine.v1.ImportReport.dropped:type_name -> cad.engine.v1.DroppedEntities
+	27, // 45: cad.engine.v1.ImportReport.warnings:type_name -> cad.engine.v1.ImportWarning
+	1,  // 46: cad.engine.v1.ImportReport.units:type_name -> cad.engine.v1.Units
+	1,  // 47: cad.engine.v1.DocumentInfo.units:type_name -> cad.engine.v1.Units
+	29, // 48: cad.engine.v1.DocumentInfo.layers:type_name -> cad.engine.v1.Layer
+	24, // 49: cad.engine.v1.DocumentInfo.report:type_name -> cad.engine.v1.ImportReport
+	25, // 50: cad.engine.v1.ImportReport.EntitiesEntry.value:type_name -> cad.engine.v1.ImportCounts
+	51, // [51:51] is the sub-list for method output_type
+	51, // [51:51] is the sub-list for method input_type
+	51, // [51:51] is the sub-list for extension type_name
+	51, // [51:51] is the sub-list for extension extendee
+	0,  // [0:51] is the sub-list for field type_name
 }
 
 func init() { file_cad_engine_v1_document_proto_init() }
@@ -3572,16 +3710,18 @@ func file_cad_engine_v1_document_proto_init() {
 	file_cad_engine_v1_document_proto_msgTypes[11].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[12].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[13].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[14].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[15].OneofWrappers = []any{}
 	file_cad_engine_v1_document_proto_msgTypes[16].OneofWrappers = []any{}
-	file_cad_engine_v1_document_proto_msgTypes[22].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[17].OneofWrappers = []any{}
+	file_cad_engine_v1_document_proto_msgTypes[23].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cad_engine_v1_document_proto_rawDesc), len(file_cad_engine_v1_document_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   24,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1996,6 +1996,52 @@ func (x *DocumentPurgeArgs) CheckRules() *RuleViolation {
 }
 
 // CheckRules reports the first field rule x breaks, or nil.
+func (x *TextSetBackgroundArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if x.Color != nil {
+		if float64(*x.Color) < 1.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+		}
+		if float64(*x.Color) > 255.0 {
+			return &RuleViolation{Path: "/color", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 255"}
+		}
+	}
+	if x.Scale != nil {
+		if float64(*x.Scale) < 1.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+		}
+		if float64(*x.Scale) > 5.0 {
+			return &RuleViolation{Path: "/scale", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 5"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
+func (x *HatchSetGradientArgs) CheckRules() *RuleViolation {
+	if x == nil {
+		return nil
+	}
+	if float64(x.Color1) < 1.0 {
+		return &RuleViolation{Path: "/color1", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+	}
+	if float64(x.Color1) > 255.0 {
+		return &RuleViolation{Path: "/color1", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 255"}
+	}
+	if x.Color2 != nil {
+		if float64(*x.Color2) < 1.0 {
+			return &RuleViolation{Path: "/color2", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at least 1"}
+		}
+		if float64(*x.Color2) > 255.0 {
+			return &RuleViolation{Path: "/color2", Reason: ViolationReason_VIOLATION_REASON_OUT_OF_RANGE, Message: "must be at most 255"}
+		}
+	}
+	return nil
+}
+
+// CheckRules reports the first field rule x breaks, or nil.
 func (x *LayoutCreateArgs) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil

@@ -6338,6 +6338,16 @@ func (x *Hatch) UnmarshalWire(d *jsonwire.Decoder) bool {
 				return false
 			}
 			x.Area = v
+		case "gradient":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v := new(HatchGradient)
+			if !v.UnmarshalWire(d) {
+				return false
+			}
+			x.Gradient = v
 		default:
 			if !d.Unknown(key) {
 				return d.Fail()
@@ -6370,6 +6380,144 @@ func (x *Hatch) MarshalWire(e *jsonwire.Encoder) {
 	}
 	e.Key("\"area\":")
 	e.Float64(float64(x.Area), "cad.engine.v1.Hatch.area")
+	if x.Gradient != nil {
+		e.Key("\"gradient\":")
+		x.Gradient.MarshalWire(e)
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *HatchGradient) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = v
+		case "color1":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color1 = v
+		case "color2":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color2 = &v
+		case "angle":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Angle = v
+		case "centered":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Centered = v
+		case "tint":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Tint = d.Float64Ref(v)
+		case "true_color1":
+			if seen&(1<<6) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 6
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.TrueColor1 = &v
+		case "true_color2":
+			if seen&(1<<7) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 7
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.TrueColor2 = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1b == 0x1b)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *HatchGradient) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &HatchGradient{}
+	}
+	e.OpenObject()
+	e.Key("\"name\":")
+	e.String(x.Name)
+	e.Key("\"color1\":")
+	e.Int64(int64(x.Color1))
+	if x.Color2 != nil {
+		e.Key("\"color2\":")
+		e.Int64(int64((*x.Color2)))
+	}
+	e.Key("\"angle\":")
+	e.Float64(float64(x.Angle), "cad.engine.v1.HatchGradient.angle")
+	e.Key("\"centered\":")
+	e.Bool(x.Centered)
+	if x.Tint != nil {
+		e.Key("\"tint\":")
+		e.Float64(float64((*x.Tint)), "cad.engine.v1.HatchGradient.tint")
+	}
+	if x.TrueColor1 != nil {
+		e.Key("\"true_color1\":")
+		e.String((*x.TrueColor1))
+	}
+	if x.TrueColor2 != nil {
+		e.Key("\"true_color2\":")
+		e.String((*x.TrueColor2))
+	}
 	e.CloseObject()
 }
 
@@ -25968,6 +26116,284 @@ func (x *BoundaryTraceResult) MarshalWire(e *jsonwire.Encoder) {
 		}
 		e.CloseArray()
 	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TextSetBackgroundArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "enabled":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Enabled = &v
+		case "color":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color = &v
+		case "scale":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Scale = d.Float64Ref(v)
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TextSetBackgroundArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TextSetBackgroundArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	if x.Enabled != nil {
+		e.Key("\"enabled\":")
+		e.Bool((*x.Enabled))
+	}
+	if x.Color != nil {
+		e.Key("\"color\":")
+		e.Int64(int64((*x.Color)))
+	}
+	if x.Scale != nil {
+		e.Key("\"scale\":")
+		e.Float64(float64((*x.Scale)), "cad.engine.v1.TextSetBackgroundArgs.scale")
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *TextSetBackgroundResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *TextSetBackgroundResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &TextSetBackgroundResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *HatchSetGradientArgs) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		case "color1":
+			if seen&(1<<1) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 1
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color1 = v
+		case "color2":
+			if seen&(1<<2) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 2
+			v, ok := d.Int32()
+			if !ok {
+				return false
+			}
+			x.Color2 = &v
+		case "angle":
+			if seen&(1<<3) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 3
+			v, ok := d.Float64()
+			if !ok {
+				return false
+			}
+			x.Angle = d.Float64Ref(v)
+		case "centered":
+			if seen&(1<<4) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 4
+			v, ok := d.Bool()
+			if !ok {
+				return false
+			}
+			x.Centered = &v
+		case "name":
+			if seen&(1<<5) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 5
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Name = &v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x3 == 0x3)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *HatchSetGradientArgs) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &HatchSetGradientArgs{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
+	e.Key("\"color1\":")
+	e.Int64(int64(x.Color1))
+	if x.Color2 != nil {
+		e.Key("\"color2\":")
+		e.Int64(int64((*x.Color2)))
+	}
+	if x.Angle != nil {
+		e.Key("\"angle\":")
+		e.Float64(float64((*x.Angle)), "cad.engine.v1.HatchSetGradientArgs.angle")
+	}
+	if x.Centered != nil {
+		e.Key("\"centered\":")
+		e.Bool((*x.Centered))
+	}
+	if x.Name != nil {
+		e.Key("\"name\":")
+		e.String((*x.Name))
+	}
+	e.CloseObject()
+}
+
+// UnmarshalWire implements jsonwire.Message.
+func (x *HatchSetGradientResult) UnmarshalWire(d *jsonwire.Decoder) bool {
+	if !d.OpenObject() {
+		return false
+	}
+	var seen uint64
+	for {
+		key, ok := d.NextKey()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "handle":
+			if seen&(1<<0) != 0 {
+				return d.Fail()
+			}
+			seen |= 1 << 0
+			v, ok := d.String()
+			if !ok {
+				return false
+			}
+			x.Handle = v
+		default:
+			if !d.Unknown(key) {
+				return d.Fail()
+			}
+		}
+	}
+	return !d.Failed() && (d.Partial || seen&0x1 == 0x1)
+}
+
+// MarshalWire implements jsonwire.Message.
+func (x *HatchSetGradientResult) MarshalWire(e *jsonwire.Encoder) {
+	if x == nil {
+		x = &HatchSetGradientResult{}
+	}
+	e.OpenObject()
+	e.Key("\"handle\":")
+	e.String(x.Handle)
 	e.CloseObject()
 }
 
