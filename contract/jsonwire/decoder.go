@@ -51,6 +51,23 @@ func (d *Decoder) Reset(data []byte) {
 	d.Extra, d.ExtraValue = "", nil
 }
 
+// Offset is how many bytes of the input d has read.
+func (d *Decoder) Offset() int { return d.i }
+
+// Fork is a decoder of the same input at offset i, inside the same open
+// objects and arrays as d and past the first member of each: where d
+// would be had it read the input up to i, when i is at the comma before
+// the next element or member of the innermost one. It shares nothing
+// that changes with d, so the two may read at once; what it reads is
+// what d would read from there only if that holds (its caller checks).
+func (d *Decoder) Fork(i int) *Decoder {
+	f := &Decoder{data: d.data, i: i, Partial: d.Partial, first: make([]bool, len(d.first))}
+	if d.failed || i < 0 || i > len(d.data) {
+		f.failed = true
+	}
+	return f
+}
+
 // Unknown is what a generated decoder calls for a key its message does not
 // have: it reads the value of Extra at the top level and reports whether
 // it did.

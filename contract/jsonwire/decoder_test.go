@@ -56,3 +56,46 @@ func checkExact(t *testing.T, num string, x float64) {
 		t.Errorf("exactFloat(%s) = %v (%#x), strconv says %v (%#x)", num, x, math.Float64bits(x), want, math.Float64bits(want))
 	}
 }
+
+// TestFork: a decoder forked at the comma before an element reads the
+// rest as the one it was forked from does.
+func TestFork(t *testing.T) {
+	data := []byte(`{"a": [1, 2 , 3], "b": 4}`)
+	d := NewDecoder(data)
+	if !d.OpenObject() {
+		t.Fatal("OpenObject")
+	}
+	if key, ok := d.NextKey(); !ok || string(key) != "a" || !d.OpenArray() || !d.NextElement() {
+		t.Fatal("a")
+	}
+	if x, ok := d.Float64(); !ok || x != 1 {
+		t.Fatalf("first element = %v, %v", x, ok)
+	}
+	at := d.Offset() // the comma after 1
+	if data[at] != ',' {
+		t.Fatalf("Offset() = %d, at %q, want the comma", at, data[at])
+	}
+	read := func(d *Decoder) []float64 {
+		var got []float64
+		for d.NextElement() {
+			x, _ := d.Float64()
+			got = append(got, x)
+		}
+		if key, ok := d.NextKey(); !ok || string(key) != "b" {
+			t.Fatalf("after the array: key %q, %v", key, ok)
+		}
+		x, _ := d.Float64()
+		if _, ok := d.NextKey(); ok || !d.End() {
+			t.Fatal("not at the end")
+		}
+		return append(got, x)
+	}
+	f := d.Fork(at)
+	got, want := read(f), read(d)
+	if len(got) != 3 || len(want) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Errorf("the fork read %v, the decoder %v", got, want)
+	}
+	if g := NewDecoder(data).Fork(len(data) + 1); g.NextElement() || !g.Failed() {
+		t.Error("a fork past the end reads")
+	}
+}

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"io"
 	"math"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -79,35 +81,7 @@ func decodeNewEntities(raw []byte) denseArgs {
 		if string(key) != "entities" || a != nil || d.EmptyArrayNext() || !d.OpenArray() {
 			return nil // another key is unknown, and "entities" twice or empty is refused
 		}
-		a = &newEntities{geoms: make([]drawing.Geometry, 0, min(len(raw)/minNewEntityJSON+1, maxNewEntities))}
-		var (
-			ne   enginev1.NewEntity
-			nums [newEntityRatio + 1]float64
-		)
-		for d.NextElement() {
-			if len(a.geoms) == maxNewEntities || !readNewEntity(d, &ne, &nums) || ne.CheckRules() != nil {
-				return nil
-			}
-			g, err := newEntityGeometry("", &ne)
-			if err != nil {
-				return nil
-			}
-			// The style's pointers are the decoder's: each points to a
-			// value of its own, which the next element does not reuse.
-			if s := (style{ne.Layer, ne.Color, ne.Linetype}); s != (style{}) || a.styles != nil {
-				if a.styles == nil {
-					a.styles = make([]style, len(a.geoms), cap(a.geoms))
-				}
-				a.styles = append(a.styles, s)
-			}
-			a.geoms = append(a.geoms, g)
-			n := newEntitySize(&ne)
-			a.size += 1 + protowire.SizeVarint(uint64(n)) + n
-			if !remade(g) {
-				a.others = appendEntitiesElement(a.others, &ne)
-			}
-		}
-		if d.Failed() {
+		if a, d = readNewEntities(d, raw); a == nil {
 			return nil
 		}
 	}
@@ -115,6 +89,179 @@ func decodeNewEntities(raw []byte) denseArgs {
 		return nil // no "entities": the step says so
 	}
 	return a
+}
+
+// splitFrom is the length of the elements' JSON from which
+// readNewEntities reads them in two halves at once.
+const splitFrom = 256 << 10
+
+// readNewEntities reads the elements of the array d is in, and its end,
+// and returns them with the decoder to go on with (d, or the one that read
+// the second half), or nil if one of them is left to the ordinary way.
+//
+// Many elements are read in two halves at once, on two goroutines: the
+// second half from a comma near the middle that looks like one between
+// two elements (splitPoint), the first up to it. The halves mean what
+// reading them one after the other would only if the first half ends
+// there, on an element's end, as it is read, which readElements checks;
+// if it reads past it instead (the comma was inside an element: a
+// polyline's vertices, a text), it goes on to the end alone and the
+// second half's reading is dropped. So the result is the same either way.
+func readNewEntities(d *jsonwire.Decoder, raw []byte) (*newEntities, *jsonwire.Decoder) {
+	start := d.Offset()
+	at := -1
+	if len(raw)-start >= splitFrom {
+		at = splitPoint(raw, start+(len(raw)-start)/2)
+	}
+	if at < 0 {
+		a, _ := readElements(d, raw, len(raw)-start, -1, nil)
+		return a, d
+	}
+	var (
+		stop   atomic.Bool // the second half is not needed
+		second *newEntities
+		tail   = d.Fork(at)
+		done   = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		second, _ = readElements(tail, raw, len(raw)-at, -1, &stop)
+	}()
+	first, split := readElements(d, raw, len(raw)-start, at, &stop)
+	if !split {
+		stop.Store(true)
+	}
+	<-done
+	switch {
+	case first == nil:
+		return nil, d
+	case !split:
+		return first, d
+	case second == nil || !first.join(second):
+		return nil, tail
+	}
+	return first, tail
+}
+
+// readElements reads elements of the array d is in, making room for n
+// bytes of them (the second half's are appended to the first's), up to its end (which it consumes), or, when at is not negative,
+// until an element ends at the comma at at (split is then true); if one
+// ends past it instead, it sets *stop and reads on to the end. It returns
+// nil for elements it leaves to the ordinary way, or, when at is
+// negative, once *stop is set (a nil stop is never set).
+func readElements(d *jsonwire.Decoder, raw []byte, n, at int, stop *atomic.Bool) (a *newEntities, split bool) {
+	a = &newEntities{}
+	var (
+		ne    enginev1.NewEntity
+		nums  [newEntityRatio + 1]float64
+		begin = d.Offset()
+	)
+	for {
+		if at >= 0 {
+			i := d.Offset()
+			for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+				i++
+			}
+			switch {
+			case i == at:
+				return a, true
+			case i > at:
+				// Not a split: the second half's reading is not needed.
+				at = -1
+				stop.Store(true)
+				stop = nil
+			}
+		}
+		if !d.NextElement() {
+			break
+		}
+		if at < 0 && stop != nil && stop.Load() {
+			return nil, false
+		}
+		if len(a.geoms) == maxNewEntities || !readNewEntity(d, &ne, &nums) || ne.CheckRules() != nil {
+			return nil, false
+		}
+		g, err := newEntityGeometry("", &ne)
+		if err != nil {
+			return nil, false
+		}
+		if a.geoms == nil {
+			// Room for n bytes of elements as long as the first.
+			a.geoms = make([]drawing.Geometry, 0, min(n/max(d.Offset()-begin, minNewEntityJSON)*9/8+16, maxNewEntities))
+		}
+		// The style's pointers are the decoder's: each points to a
+		// value of its own, which the next element does not reuse.
+		if s := (style{ne.Layer, ne.Color, ne.Linetype}); s != (style{}) || a.styles != nil {
+			if a.styles == nil {
+				a.styles = make([]style, len(a.geoms), cap(a.geoms))
+			}
+			a.styles = append(a.styles, s)
+		}
+		a.geoms = append(a.geoms, g)
+		size := newEntitySize(&ne)
+		a.size += 1 + protowire.SizeVarint(uint64(size)) + size
+		if !remade(g) {
+			a.others = appendEntitiesElement(a.others, &ne)
+		}
+	}
+	if d.Failed() {
+		return nil, false
+	}
+	return a, false
+}
+
+// join appends b's elements to a's, and reports false if there are then
+// more than the rules take.
+func (a *newEntities) join(b *newEntities) bool {
+	n := len(a.geoms)
+	if n+len(b.geoms) > maxNewEntities {
+		return false
+	}
+	if a.styles != nil || b.styles != nil {
+		if a.styles == nil {
+			a.styles = make([]style, n, n+len(b.geoms))
+		}
+		if b.styles == nil {
+			a.styles = append(a.styles, make([]style, len(b.geoms))...)
+		} else {
+			a.styles = append(a.styles, b.styles...)
+		}
+	}
+	a.geoms = append(a.geoms, b.geoms...)
+	a.others = append(a.others, b.others...)
+	a.size += b.size
+	return true
+}
+
+// splitPoint is the first comma of raw from index from on that stands
+// between an element's '}' and a '{' that opens an object whose first
+// key is "type", as the elements of entity_batch_create are usually
+// written; -1 if there is none within a megabyte.
+func splitPoint(raw []byte, from int) int {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	end := min(len(raw), from+1<<20)
+	for i := from; i < end; i++ {
+		j := bytes.IndexByte(raw[i:end], ',')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		b := i - 1
+		for b > 0 && isSpace(raw[b]) {
+			b--
+		}
+		if b <= 0 || raw[b] != '}' {
+			continue
+		}
+		rest := bytes.TrimLeftFunc(raw[i+1:], func(r rune) bool { return r < 0x80 && isSpace(byte(r)) })
+		if len(rest) > 0 && rest[0] == '{' {
+			rest = bytes.TrimLeftFunc(rest[1:], func(r rune) bool { return r < 0x80 && isSpace(byte(r)) })
+			if bytes.HasPrefix(rest, []byte(`"type"`)) {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // readNewEntity reads one element into ne as the generated

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -207,6 +208,79 @@ func TestDecodeNewEntitiesLimit(t *testing.T) {
 	}
 	if decodeNewEntities(many(maxNewEntities+1)) != nil {
 		t.Errorf("decodeNewEntities took %d entities", maxNewEntities+1)
+	}
+}
+
+// TestDecodeNewEntitiesHalves: arguments long enough to be read in two
+// halves at once mean what they mean read in one, whichever half holds
+// the styles, however the elements are spaced, and whichever half holds
+// an element left to the ordinary way; a split point that is not between
+// two elements is noticed and the elements read in one.
+func TestDecodeNewEntitiesHalves(t *testing.T) {
+	lines := func(n int, styled func(i int) bool, sep string) string {
+		var b strings.Builder
+		b.WriteString(`{"entities":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			fmt.Fprintf(&b, `{"type":"line","x1":%d,"y1":0.5,"x2":%d.25,"y2":1`, i, i+1)
+			if styled(i) {
+				fmt.Fprintf(&b, `,"layer":"L%d"`, i%7)
+			}
+			b.WriteByte('}')
+		}
+		b.WriteString(`]}`)
+		return b.String()
+	}
+	const n = 12_000
+	never := func(int) bool { return false }
+	for _, args := range []string{
+		manyNewEntities(n),
+		lines(n, never, ","),
+		lines(n, func(i int) bool { return i < n/4 }, ","),
+		lines(n, func(i int) bool { return i > 3*n/4 }, ","),
+		strings.ReplaceAll(lines(n, never, " ,\n\t "), `{"type"`, "{\r\n\"type\""),
+	} {
+		if len(args) < splitFrom || splitPoint([]byte(args), len(args)/2) < 0 {
+			t.Fatalf("arguments of %d bytes are not read in halves", len(args))
+		}
+		if agreeNewEntities(t, []byte(args)) == nil {
+			t.Errorf("decodeNewEntities(%.200s…) left common arguments to the ordinary way", args)
+		}
+	}
+	// One element the ordinary way refuses, in either half, or a vertex
+	// that looks like an element's start just past the middle.
+	plain := lines(n, never, ",")
+	bad := `{"type":"line","x1":0,"y1":0,"x2":1,"bogus":1}`
+	vertex := `{"type":"polyline","points":[{"x":0,"y":0},{"type":"line","x":1,"y":1}]}`
+	at := splitPoint([]byte(plain), len(plain)/2)
+	for _, args := range []string{
+		strings.Replace(plain, `{"type":"line","x1":5,`, bad+`,{"type":"line","x1":5,`, 1),
+		plain[:len(plain)-2] + "," + bad + "]}",
+		plain[:at+1] + vertex + "," + plain[at+1:],
+		plain[:at] + "," + vertex + plain[at:],
+	} {
+		if agreeNewEntities(t, []byte(args)) != nil {
+			t.Errorf("decodeNewEntities took arguments the ordinary way refuses")
+		}
+	}
+
+	// A split point inside an element: the first half reads past it, reads
+	// on alone, and says the second half is not needed.
+	raw := []byte(lines(10, never, ","))
+	d := jsonwire.NewDecoder(raw)
+	if !d.OpenObject() {
+		t.Fatal("OpenObject")
+	}
+	if key, ok := d.NextKey(); !ok || string(key) != "entities" || !d.OpenArray() {
+		t.Fatal("entities")
+	}
+	inside := bytes.Index(raw, []byte(`"x1":3`)) - 1 // the comma before it
+	var stop atomic.Bool
+	a, split := readElements(d, raw, len(raw), inside, &stop)
+	if a == nil || split || len(a.geoms) != 10 || !stop.Load() {
+		t.Errorf("readElements with a split inside an element = %d elements (nil: %v), split %v, stop %v; want 10, false, true", len(a.geoms), a == nil, split, stop.Load())
 	}
 }
 
