@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"math"
 	"slices"
@@ -487,7 +488,9 @@ func (a *newEntities) writeCanonical(w io.Writer) {
 		if a.styles != nil {
 			s = a.styles[i]
 		}
-		if newEntityOf(&ne, &nums, g, s) {
+		if l, ok := g.(drawing.Line); ok && s == (style{}) {
+			b = appendLineElement(b, l) // the commonest, at once
+		} else if newEntityOf(&ne, &nums, g, s) {
 			b = appendEntitiesElement(b, &ne)
 		} else {
 			// The next of others: its tag, its length, its encoding.
@@ -501,6 +504,23 @@ func (a *newEntities) writeCanonical(w io.Writer) {
 		}
 	}
 	w.Write(b)
+}
+
+// lineElementSize is the length of the encoding of a line's NewEntity
+// without a style: its type (two bytes) and four doubles (nine each).
+const lineElementSize = 2 + 4*9
+
+// appendLineElement is appendEntitiesElement of the NewEntity of a line
+// without a style (as newEntityOf makes it), written at once
+// (TestAppendLineElement compares the two).
+func appendLineElement(b []byte, l drawing.Line) []byte {
+	b = append(b, entitiesField<<3|byte(protowire.BytesType), lineElementSize,
+		newEntityType<<3|byte(protowire.VarintType), byte(enginev1.EntityType_ENTITY_TYPE_LINE))
+	for i, v := range [...]float64{l.A.X, l.A.Y, l.B.X, l.B.Y} {
+		b = append(b, byte(newEntityX1+i)<<3|byte(protowire.Fixed64Type))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return b
 }
 
 // remade reports whether newEntityOf makes an element of geometry g again.

@@ -16,6 +16,7 @@ import (
 	"github.com/cadbridge/cadbridge/contract/jsonwire"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // TestAppendNewEntity: appendNewEntity writes what the deterministic
@@ -208,6 +209,26 @@ func TestDecodeNewEntitiesLimit(t *testing.T) {
 	}
 	if decodeNewEntities(many(maxNewEntities+1)) != nil {
 		t.Errorf("decodeNewEntities took %d entities", maxNewEntities+1)
+	}
+}
+
+// TestAppendLineElement: appendLineElement writes what appendEntitiesElement
+// writes of the NewEntity of a line without a style.
+func TestAppendLineElement(t *testing.T) {
+	for _, l := range []drawing.Line{
+		{A: geom.Pt(0, 0), B: geom.Pt(1, 1)},
+		{A: geom.Pt(math.Copysign(0, -1), 1e300), B: geom.Pt(-2.5, math.SmallestNonzeroFloat64)},
+	} {
+		var (
+			ne   enginev1.NewEntity
+			nums [newEntityRatio + 1]float64
+		)
+		if !newEntityOf(&ne, &nums, l, style{}) {
+			t.Fatal("newEntityOf refused a line")
+		}
+		if got, want := appendLineElement([]byte("x"), l), appendEntitiesElement([]byte("x"), &ne); !bytes.Equal(got, want) {
+			t.Errorf("appendLineElement(%v) = %x, want %x", l, got, want)
+		}
 	}
 }
 
