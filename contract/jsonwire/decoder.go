@@ -68,6 +68,57 @@ func (d *Decoder) Fork(i int) *Decoder {
 	return f
 }
 
+// Rest is the input from the next value on (after spaces), for a caller
+// that reads a value itself and then moves d past it with Skip; nil once
+// d has failed.
+func (d *Decoder) Rest() []byte {
+	if d.failed {
+		return nil
+	}
+	d.ws()
+	return d.data[d.i:]
+}
+
+// Skip moves d n bytes on: past a whole value that its caller read from
+// Rest.
+func (d *Decoder) Skip(n int) { d.i += n }
+
+// Number reads a JSON number at the start of b written without an
+// exponent and with at most 15 digits, as most coordinates are, and
+// returns its value (strconv.ParseFloat's, see exactFloat) and its
+// length; ok is false for anything else, which Float64 may still read.
+func Number(b []byte) (x float64, n int, ok bool) {
+	digits := func() bool {
+		start := n
+		for n < len(b) && b[n] >= '0' && b[n] <= '9' {
+			n++
+		}
+		return n > start
+	}
+	if n < len(b) && b[n] == '-' {
+		n++
+	}
+	switch {
+	case n < len(b) && b[n] == '0':
+		n++
+	case !digits():
+		return 0, 0, false
+	}
+	if n < len(b) && b[n] == '.' {
+		n++
+		if !digits() {
+			return 0, 0, false
+		}
+	}
+	if n < len(b) && (b[n] == 'e' || b[n] == 'E') {
+		return 0, 0, false
+	}
+	if x, ok = exactFloat(b[:n]); !ok {
+		return 0, 0, false
+	}
+	return x, n, true
+}
+
 // Unknown is what a generated decoder calls for a key its message does not
 // have: it reads the value of Extra at the top level and reports whether
 // it did.

@@ -99,3 +99,25 @@ func TestFork(t *testing.T) {
 		t.Error("a fork past the end reads")
 	}
 }
+
+// TestNumber: Number reads what Float64 reads, to the bit, where it reads
+// anything, and leaves what it does not take.
+func TestNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		n  int // 0: not taken
+	}{
+		{"0", 1}, {"-0", 2}, {"0.5,", 3}, {"-12.25}", 6}, {"999.5", 5}, {"01", 1},
+		{"123456789012345", 15}, {"1234567890123456", 0}, {"1e5", 0}, {"1.5E3", 0},
+		{"1.", 0}, {"-", 0}, {".5", 0}, {"", 0}, {"x", 0}, {"-a", 0},
+	} {
+		x, n, ok := Number([]byte(tc.in))
+		if ok != (tc.n > 0) || n != tc.n {
+			t.Errorf("Number(%q) = %v, %d, %v; want length %d", tc.in, x, n, ok, tc.n)
+			continue
+		}
+		if ok {
+			checkExact(t, tc.in[:n], x)
+		}
+	}
+}

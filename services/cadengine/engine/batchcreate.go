@@ -14,6 +14,7 @@ import (
 	"github.com/cadbridge/cadbridge/contract/jsonwire"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // entity_batch_create's dense path.
@@ -179,27 +180,38 @@ func readElements(d *jsonwire.Decoder, raw []byte, n, at int, stop *atomic.Bool)
 		if at < 0 && stop != nil && stop.Load() {
 			return nil, false
 		}
-		if len(a.geoms) == maxNewEntities || !readNewEntity(d, &ne, &nums) || ne.CheckRules() != nil {
+		if len(a.geoms) == maxNewEntities {
 			return nil, false
 		}
-		g, err := newEntityGeometry("", &ne)
-		if err != nil {
-			return nil, false
+		var st style
+		g, size := plainLine(d.Rest())
+		if size > 0 {
+			d.Skip(size)
+			size = lineElementSize
+		} else {
+			if !readNewEntity(d, &ne, &nums) || ne.CheckRules() != nil {
+				return nil, false
+			}
+			var err error
+			if g, err = newEntityGeometry("", &ne); err != nil {
+				return nil, false
+			}
+			size = newEntitySize(&ne)
+			// The style's pointers are the decoder's: each points to a
+			// value of its own, which the next element does not reuse.
+			st = style{ne.Layer, ne.Color, ne.Linetype}
 		}
 		if a.geoms == nil {
 			// Room for n bytes of elements as long as the first.
 			a.geoms = make([]drawing.Geometry, 0, min(n/max(d.Offset()-begin, minNewEntityJSON)*9/8+16, maxNewEntities))
 		}
-		// The style's pointers are the decoder's: each points to a
-		// value of its own, which the next element does not reuse.
-		if s := (style{ne.Layer, ne.Color, ne.Linetype}); s != (style{}) || a.styles != nil {
+		if st != (style{}) || a.styles != nil {
 			if a.styles == nil {
 				a.styles = make([]style, len(a.geoms), cap(a.geoms))
 			}
-			a.styles = append(a.styles, s)
+			a.styles = append(a.styles, st)
 		}
 		a.geoms = append(a.geoms, g)
-		size := newEntitySize(&ne)
 		a.size += 1 + protowire.SizeVarint(uint64(size)) + size
 		if !remade(g) {
 			a.others = appendEntitiesElement(a.others, &ne)
@@ -209,6 +221,56 @@ func readElements(d *jsonwire.Decoder, raw []byte, n, at int, stop *atomic.Bool)
 		return nil, false
 	}
 	return a, false
+}
+
+// plainLine reads a line written as most are, at the start of b:
+// `{"type":"line",` and then x1, y1, x2 and y2 in any order, without
+// spaces, their numbers ones jsonwire.Number takes, and `}`. It returns
+// the line's geometry (as newEntityGeometry makes it) and the length of
+// its JSON, or 0 for anything else, which readNewEntity reads: a line of
+// one point too (the step refuses it). Such an element is a NewEntity of
+// the type and those four doubles, which no field rule limits, and has no
+// style.
+func plainLine(b []byte) (drawing.Geometry, int) {
+	const head = `{"type":"line",`
+	if len(b) < len(head) || string(b[:len(head)]) != head {
+		return nil, 0
+	}
+	var (
+		v    [4]float64 // x1, y1, x2, y2
+		seen int
+	)
+	i := len(head)
+	for k := range 4 {
+		if k > 0 {
+			if i == len(b) || b[i] != ',' {
+				return nil, 0
+			}
+			i++
+		}
+		// "x1": and the like, five bytes.
+		if len(b)-i < 5 || b[i] != '"' || b[i+3] != '"' || b[i+4] != ':' || b[i+2] != '1' && b[i+2] != '2' || b[i+1] != 'x' && b[i+1] != 'y' {
+			return nil, 0
+		}
+		at := int(b[i+1]-'x') + 2*int(b[i+2]-'1')
+		if seen&(1<<at) != 0 {
+			return nil, 0
+		}
+		seen |= 1 << at
+		x, n, ok := jsonwire.Number(b[i+5:])
+		if !ok {
+			return nil, 0
+		}
+		v[at], i = x, i+5+n
+	}
+	if i == len(b) || b[i] != '}' {
+		return nil, 0
+	}
+	p, q := geom.Pt(v[0], v[1]), geom.Pt(v[2], v[3])
+	if p.Same(q) {
+		return nil, 0
+	}
+	return drawing.Line{A: p, B: q}, i + 1
 }
 
 // join appends b's elements to a's, and reports false if there are then

@@ -105,6 +105,11 @@ func TestDecodeNewEntities(t *testing.T) {
 		`{"entities":[{"type":"text","text":"a\u00e9\"b","x":0,"y":0,"height":2,"rotation":400}]}`,
 		`{"entities":[{"type":"ellipse","cx":0,"cy":0,"major_x":3,"major_y":4,"ratio":0.5}]}`,
 		manyNewEntities(3000), // past writeCanonical's first piece
+		// Lines as most are written (plainLine), and ones that are not
+		// quite, beside them.
+		`{"entities":[{"type":"line","x1":0,"y1":-0,"x2":999.5,"y2":-12.25},{"type":"line","x1":1e5,"y1":0,"x2":1,"y2":1},{"type":"line","x1":1,"y1":0,"x2":1,"y2":1,"layer":"a"}]}`,
+		`{"entities":[{"type":"line","x1":1234567890123456,"y1":0,"x2":1,"y2":1},{"type":"line","x1":0,"y1":0,"x2":1,"y2":1 },{"type":"line","y1":0,"x1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"x2":0.5,"y1":7,"y2":-7},{"type":"line","y2":1,"x2":2,"y1":3,"x1":4},{"type":"line","x1":0,"x2":0.5,"y1":7,"y2":-7,"color":1}]}`,
 	} {
 		if agreeNewEntities(t, []byte(args)) == nil {
 			t.Errorf("decodeNewEntities(%.300s) left common arguments to the ordinary way", args)
@@ -120,6 +125,18 @@ func TestDecodeNewEntities(t *testing.T) {
 		`{"entities":[{"type":"line","x1":"0","y1":0,"x2":1,"y2":1}]}`,
 		`{"entities":[{"type":"line","x1":0,"x1":0,"y1":0,"x2":1,"y2":1}]}`,
 		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":0,"y2":0}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1},{"type":"line","x1":1,"y1":1,"x2":1,"y2":1.0000000000001}]}`,
+		`{"entities":[{"type":"line","x1":01,"y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"x1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y3":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"z2":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1,}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1,"y2":2}]}`,
+		`{"entities":[{"type":"line","x1":1.,"y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":-,"y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":1,"y1":0,"x2":1,"y2":1}}]}`,
+		`{"entities":[{"type":"line","x1":1,"y1":0,"x2":1,"y2":1]}`,
+		`{"entities":[{"type":"line","x1":1,"y1":0,"x2":1,"y2":1`,
 		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1}]}`,
 		`{"entities":[{"type":"point","x":0,"y":0,"radius":1}]}`,
 		`{"entities":[{"type":"circle","cx":0,"cy":0,"radius":-1}]}`,
@@ -313,6 +330,7 @@ func TestDecodeNewEntitiesHalves(t *testing.T) {
 func FuzzDecodeNewEntities(f *testing.F) {
 	for _, s := range []string{
 		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":-0.5,"y1":0,"x2":1,"y2":1},{"type":"line","x1":2,"y1":0,"x2":2,"y2":0}]}`,
 		`{"entities":[{"type":"point","x":-0,"y":2.5,"layer":"a","color":0,"linetype":"ByBlock"},{"type":"circle","cx":1,"cy":2,"radius":3}]}`,
 		`{"entities":[{"type":"arc","cx":1,"cy":2,"radius":3,"start_angle":350,"end_angle":10}]}`,
 		`{"entities":[{"type":"polyline","points":[{"x":0,"y":0},{"x":1,"y":1,"bulge":0.5}],"closed":true}]}`,
