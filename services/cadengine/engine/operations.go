@@ -76,10 +76,10 @@ type opKey struct{ principal, id string }
 // opEntry is one operation of the table. Its identity is fixed; its state
 // changes under opTable.mu.
 type opEntry struct {
-	key      opKey
-	kind     string // "cad.batch" or the tool name
-	doc      string
-	hash     requestHash // read with requestHash
+	key  opKey
+	kind string // "cad.batch" or the tool name
+	doc  string
+	hash requestHash // read with requestHash
 	// hashed, when not nil, is closed once hash is set: a call with large
 	// arguments has its hash taken while it runs (setCallHash).
 	hashed   chan struct{}
