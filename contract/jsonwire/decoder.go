@@ -85,36 +85,53 @@ func (d *Decoder) Skip(n int) { d.i += n }
 
 // Number reads a JSON number at the start of b written without an
 // exponent and with at most 15 digits, as most coordinates are, and
-// returns its value (strconv.ParseFloat's, see exactFloat) and its
-// length; ok is false for anything else, which Float64 may still read.
+// returns its value and its length; ok is false for anything else,
+// which Float64 may still read. It reads the digits once, into the
+// integer that exactFloat would make of them, and gives the value
+// exactFloat gives (strconv.ParseFloat's).
 func Number(b []byte) (x float64, n int, ok bool) {
-	digits := func() bool {
-		start := n
-		for n < len(b) && b[n] >= '0' && b[n] <= '9' {
+	var (
+		mant   uint64
+		digits int
+	)
+	digit := func() bool {
+		if n < len(b) && b[n] >= '0' && b[n] <= '9' {
+			mant = mant*10 + uint64(b[n]-'0')
+			digits++
 			n++
+			return true
 		}
-		return n > start
+		return false
 	}
-	if n < len(b) && b[n] == '-' {
+	neg := n < len(b) && b[n] == '-'
+	if neg {
 		n++
 	}
 	switch {
 	case n < len(b) && b[n] == '0':
-		n++
-	case !digits():
+		digit()
+	case !digit():
 		return 0, 0, false
+	default:
+		for digit() {
+		}
 	}
+	frac := 0
 	if n < len(b) && b[n] == '.' {
 		n++
-		if !digits() {
+		for digit() {
+			frac++
+		}
+		if frac == 0 {
 			return 0, 0, false
 		}
 	}
-	if n < len(b) && (b[n] == 'e' || b[n] == 'E') {
+	if n < len(b) && (b[n] == 'e' || b[n] == 'E') || digits > 15 {
 		return 0, 0, false
 	}
-	if x, ok = exactFloat(b[:n]); !ok {
-		return 0, 0, false
+	x = float64(mant) / exactPowers[frac]
+	if neg {
+		x = -x
 	}
 	return x, n, true
 }

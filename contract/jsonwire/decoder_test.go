@@ -43,6 +43,13 @@ func FuzzExactFloat(f *testing.F) {
 		if x, ok := exactFloat(num); ok {
 			checkExact(t, s, x)
 		}
+		// Number takes what exactFloat takes (no exponent, at most 15
+		// digits), and gives its value.
+		x, n, ok := Number([]byte(s + ","))
+		want, wok := exactFloat(num)
+		if ok != wok || ok && (n != len(s) || math.Float64bits(x) != math.Float64bits(want)) {
+			t.Errorf("Number(%q) = %v, %d, %v; exactFloat: %v, %v", s, x, n, ok, want, wok)
+		}
 	})
 }
 
