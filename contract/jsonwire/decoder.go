@@ -51,6 +51,91 @@ func (d *Decoder) Reset(data []byte) {
 	d.Extra, d.ExtraValue = "", nil
 }
 
+// Offset is how many bytes of the input d has read.
+func (d *Decoder) Offset() int { return d.i }
+
+// Fork is a decoder of the same input at offset i, inside the same open
+// objects and arrays as d and past the first member of each: where d
+// would be had it read the input up to i, when i is at the comma before
+// the next element or member of the innermost one. It shares nothing
+// that changes with d, so the two may read at once; what it reads is
+// what d would read from there only if that holds (its caller checks).
+func (d *Decoder) Fork(i int) *Decoder {
+	f := &Decoder{data: d.data, i: i, Partial: d.Partial, first: make([]bool, len(d.first))}
+	if d.failed || i < 0 || i > len(d.data) {
+		f.failed = true
+	}
+	return f
+}
+
+// Rest is the input from the next value on (after spaces), for a caller
+// that reads a value itself and then moves d past it with Skip; nil once
+// d has failed.
+func (d *Decoder) Rest() []byte {
+	if d.failed {
+		return nil
+	}
+	d.ws()
+	return d.data[d.i:]
+}
+
+// Skip moves d n bytes on: past a whole value that its caller read from
+// Rest.
+func (d *Decoder) Skip(n int) { d.i += n }
+
+// Number reads a JSON number at the start of b written without an
+// exponent and with at most 15 digits, as most coordinates are, and
+// returns its value and its length; ok is false for anything else,
+// which Float64 may still read. It reads the digits once, into the
+// integer that exactFloat would make of them, and gives the value
+// exactFloat gives (strconv.ParseFloat's).
+func Number(b []byte) (x float64, n int, ok bool) {
+	var (
+		mant   uint64
+		digits int
+	)
+	digit := func() bool {
+		if n < len(b) && b[n] >= '0' && b[n] <= '9' {
+			mant = mant*10 + uint64(b[n]-'0')
+			digits++
+			n++
+			return true
+		}
+		return false
+	}
+	neg := n < len(b) && b[n] == '-'
+	if neg {
+		n++
+	}
+	switch {
+	case n < len(b) && b[n] == '0':
+		digit()
+	case !digit():
+		return 0, 0, false
+	default:
+		for digit() {
+		}
+	}
+	frac := 0
+	if n < len(b) && b[n] == '.' {
+		n++
+		for digit() {
+			frac++
+		}
+		if frac == 0 {
+			return 0, 0, false
+		}
+	}
+	if n < len(b) && (b[n] == 'e' || b[n] == 'E') || digits > 15 {
+		return 0, 0, false
+	}
+	x = float64(mant) / exactPowers[frac]
+	if neg {
+		x = -x
+	}
+	return x, n, true
+}
+
 // Unknown is what a generated decoder calls for a key its message does not
 // have: it reads the value of Extra at the top level and reports whether
 // it did.

@@ -36,10 +36,14 @@ type blockDiff struct {
 // its state in d now.
 func (d *Document) DiffOf(changes []Change) *Diff {
 	df := &Diff{}
-	if onlyCreates(changes) {
+	if n := onlyCreates(changes); n > 0 {
+		// Each entity's one change made it, and nothing else has changed
+		// it (every change of an entity is logged): its state in d is the
+		// change's after.
+		df.created = make([]*Entity, 0, n)
 		for _, c := range changes {
 			if c.Kind == ChangeEntity {
-				df.created = append(df.created, d.Entity(c.Handle))
+				df.created = append(df.created, c.after)
 			}
 		}
 	}
@@ -109,20 +113,22 @@ func firstOfEach(states []entityStates) []entityStates {
 	return out
 }
 
-// onlyCreates reports whether the entity changes are creations, handles
-// increasing (so each once), and there is at least one.
-func onlyCreates(changes []Change) bool {
+// onlyCreates is how many entity changes there are when they are all
+// creations, handles increasing (so each once); 0 otherwise.
+func onlyCreates(changes []Change) int {
 	var last uint64
+	n := 0
 	for _, c := range changes {
 		if c.Kind != ChangeEntity {
 			continue
 		}
 		if c.before != nil || c.Handle <= last {
-			return false
+			return 0
 		}
 		last = c.Handle
+		n++
 	}
-	return last != 0
+	return n
 }
 
 // states are the entity states of df, handles ascending.

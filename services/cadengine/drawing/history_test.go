@@ -87,3 +87,35 @@ func TestDiffThen(t *testing.T) {
 		t.Errorf("Reapply of both = %v, hash %v; want %v", ok, d.ContentHash(), end)
 	}
 }
+
+// TestDiffOfCreates: a diff of creations only holds each entity as the
+// document has it, and reverting it removes them.
+func TestDiffOfCreates(t *testing.T) {
+	d := NewDocument("doc", "d", enginev1.Units_UNITS_MM, time.Unix(0, 0))
+	start := d.ContentHash()
+	tx := NewTx(d, 8)
+	var made []*Entity
+	for i := range 3 {
+		e, err := tx.Create(&Entity{Layer: "0", Color: 256, Linetype: "ByLayer", Geom: Point{geom.Pt(float64(i), 1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, e)
+		if i == 1 {
+			tx.PutLayer(&Layer{Name: "A", Color: 1, Linetype: "Continuous", Lineweight: -3, On: true})
+		}
+	}
+	df := d.DiffOf(tx.Since(0))
+	states := df.states()
+	if len(states) != len(made) || df.Size() != len(made)+1 {
+		t.Fatalf("diff of 3 creations and a layer: %d entity states, size %d", len(states), df.Size())
+	}
+	for i, s := range states {
+		if s.h != made[i].Handle || s.s[0] != nil || s.s[1] != d.Entity(made[i].Handle) || s.s[1] == nil {
+			t.Errorf("state %d = handle %d, %p → %p; want %d, nil → the document's %p", i, s.h, s.s[0], s.s[1], made[i].Handle, d.Entity(made[i].Handle))
+		}
+	}
+	if _, _, ok := NewTx(d, 8).Revert(df); !ok || d.ContentHash() != start {
+		t.Errorf("Revert = %v, hash %v; want %v", ok, d.ContentHash(), start)
+	}
+}

@@ -1,16 +1,20 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/binary"
 	"io"
 	"math"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/cadbridge/cadbridge/contract/jsonwire"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // entity_batch_create's dense path.
@@ -79,35 +83,7 @@ func decodeNewEntities(raw []byte) denseArgs {
 		if string(key) != "entities" || a != nil || d.EmptyArrayNext() || !d.OpenArray() {
 			return nil // another key is unknown, and "entities" twice or empty is refused
 		}
-		a = &newEntities{geoms: make([]drawing.Geometry, 0, min(len(raw)/minNewEntityJSON+1, maxNewEntities))}
-		var (
-			ne   enginev1.NewEntity
-			nums [newEntityRatio + 1]float64
-		)
-		for d.NextElement() {
-			if len(a.geoms) == maxNewEntities || !readNewEntity(d, &ne, &nums) || ne.CheckRules() != nil {
-				return nil
-			}
-			g, err := newEntityGeometry("", &ne)
-			if err != nil {
-				return nil
-			}
-			// The style's pointers are the decoder's: each points to a
-			// value of its own, which the next element does not reuse.
-			if s := (style{ne.Layer, ne.Color, ne.Linetype}); s != (style{}) || a.styles != nil {
-				if a.styles == nil {
-					a.styles = make([]style, len(a.geoms), cap(a.geoms))
-				}
-				a.styles = append(a.styles, s)
-			}
-			a.geoms = append(a.geoms, g)
-			n := newEntitySize(&ne)
-			a.size += 1 + protowire.SizeVarint(uint64(n)) + n
-			if !remade(g) {
-				a.others = appendEntitiesElement(a.others, &ne)
-			}
-		}
-		if d.Failed() {
+		if a, d = readNewEntities(d, raw); a == nil {
 			return nil
 		}
 	}
@@ -115,6 +91,240 @@ func decodeNewEntities(raw []byte) denseArgs {
 		return nil // no "entities": the step says so
 	}
 	return a
+}
+
+// splitFrom is the length of the elements' JSON from which
+// readNewEntities reads them in two halves at once.
+const splitFrom = 256 << 10
+
+// readNewEntities reads the elements of the array d is in, and its end,
+// and returns them with the decoder to go on with (d, or the one that read
+// the second half), or nil if one of them is left to the ordinary way.
+//
+// Many elements are read in two halves at once, on two goroutines: the
+// second half from a comma near the middle that looks like one between
+// two elements (splitPoint), the first up to it. The halves mean what
+// reading them one after the other would only if the first half ends
+// there, on an element's end, as it is read, which readElements checks;
+// if it reads past it instead (the comma was inside an element: a
+// polyline's vertices, a text), it goes on to the end alone and the
+// second half's reading is dropped. So the result is the same either way.
+func readNewEntities(d *jsonwire.Decoder, raw []byte) (*newEntities, *jsonwire.Decoder) {
+	start := d.Offset()
+	at := -1
+	if len(raw)-start >= splitFrom {
+		at = splitPoint(raw, start+(len(raw)-start)/2)
+	}
+	if at < 0 {
+		a, _ := readElements(d, raw, len(raw)-start, -1, nil)
+		return a, d
+	}
+	var (
+		stop   atomic.Bool // the second half is not needed
+		second *newEntities
+		tail   = d.Fork(at)
+		done   = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		second, _ = readElements(tail, raw, len(raw)-at, -1, &stop)
+	}()
+	first, split := readElements(d, raw, len(raw)-start, at, &stop)
+	if !split {
+		stop.Store(true)
+	}
+	<-done
+	switch {
+	case first == nil:
+		return nil, d
+	case !split:
+		return first, d
+	case second == nil || !first.join(second):
+		return nil, tail
+	}
+	return first, tail
+}
+
+// readElements reads elements of the array d is in, making room for n
+// bytes of them (the second half's are appended to the first's), up to its end (which it consumes), or, when at is not negative,
+// until an element ends at the comma at at (split is then true); if one
+// ends past it instead, it sets *stop and reads on to the end. It returns
+// nil for elements it leaves to the ordinary way, or, when at is
+// negative, once *stop is set (a nil stop is never set).
+func readElements(d *jsonwire.Decoder, raw []byte, n, at int, stop *atomic.Bool) (a *newEntities, split bool) {
+	a = &newEntities{}
+	var (
+		ne    enginev1.NewEntity
+		nums  [newEntityRatio + 1]float64
+		begin = d.Offset()
+	)
+	for {
+		if at >= 0 {
+			i := d.Offset()
+			for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+				i++
+			}
+			switch {
+			case i == at:
+				return a, true
+			case i > at:
+				// Not a split: the second half's reading is not needed.
+				at = -1
+				stop.Store(true)
+				stop = nil
+			}
+		}
+		if !d.NextElement() {
+			break
+		}
+		if at < 0 && stop != nil && stop.Load() {
+			return nil, false
+		}
+		if len(a.geoms) == maxNewEntities {
+			return nil, false
+		}
+		var st style
+		g, size := plainLine(d.Rest())
+		if size > 0 {
+			d.Skip(size)
+			size = lineElementSize
+		} else {
+			if !readNewEntity(d, &ne, &nums) || ne.CheckRules() != nil {
+				return nil, false
+			}
+			var err error
+			if g, err = newEntityGeometry("", &ne); err != nil {
+				return nil, false
+			}
+			size = newEntitySize(&ne)
+			// The style's pointers are the decoder's: each points to a
+			// value of its own, which the next element does not reuse.
+			st = style{ne.Layer, ne.Color, ne.Linetype}
+		}
+		if a.geoms == nil {
+			// Room for n bytes of elements as long as the first.
+			a.geoms = make([]drawing.Geometry, 0, min(n/max(d.Offset()-begin, minNewEntityJSON)*9/8+16, maxNewEntities))
+		}
+		if st != (style{}) || a.styles != nil {
+			if a.styles == nil {
+				a.styles = make([]style, len(a.geoms), cap(a.geoms))
+			}
+			a.styles = append(a.styles, st)
+		}
+		a.geoms = append(a.geoms, g)
+		a.size += 1 + protowire.SizeVarint(uint64(size)) + size
+		if !remade(g) {
+			a.others = appendEntitiesElement(a.others, &ne)
+		}
+	}
+	if d.Failed() {
+		return nil, false
+	}
+	return a, false
+}
+
+// plainLine reads a line written as most are, at the start of b:
+// `{"type":"line",` and then x1, y1, x2 and y2 in any order, without
+// spaces, their numbers ones jsonwire.Number takes, and `}`. It returns
+// the line's geometry (as newEntityGeometry makes it) and the length of
+// its JSON, or 0 for anything else, which readNewEntity reads: a line of
+// one point too (the step refuses it). Such an element is a NewEntity of
+// the type and those four doubles, which no field rule limits, and has no
+// style.
+func plainLine(b []byte) (drawing.Geometry, int) {
+	const head = `{"type":"line",`
+	if len(b) < len(head) || string(b[:len(head)]) != head {
+		return nil, 0
+	}
+	var (
+		v    [4]float64 // x1, y1, x2, y2
+		seen int
+	)
+	i := len(head)
+	for k := range 4 {
+		if k > 0 {
+			if i == len(b) || b[i] != ',' {
+				return nil, 0
+			}
+			i++
+		}
+		// "x1": and the like, five bytes.
+		if len(b)-i < 5 || b[i] != '"' || b[i+3] != '"' || b[i+4] != ':' || b[i+2] != '1' && b[i+2] != '2' || b[i+1] != 'x' && b[i+1] != 'y' {
+			return nil, 0
+		}
+		at := int(b[i+1]-'x') + 2*int(b[i+2]-'1')
+		if seen&(1<<at) != 0 {
+			return nil, 0
+		}
+		seen |= 1 << at
+		x, n, ok := jsonwire.Number(b[i+5:])
+		if !ok {
+			return nil, 0
+		}
+		v[at], i = x, i+5+n
+	}
+	if i == len(b) || b[i] != '}' {
+		return nil, 0
+	}
+	p, q := geom.Pt(v[0], v[1]), geom.Pt(v[2], v[3])
+	if p.Same(q) {
+		return nil, 0
+	}
+	return drawing.Line{A: p, B: q}, i + 1
+}
+
+// join appends b's elements to a's, and reports false if there are then
+// more than the rules take.
+func (a *newEntities) join(b *newEntities) bool {
+	n := len(a.geoms)
+	if n+len(b.geoms) > maxNewEntities {
+		return false
+	}
+	if a.styles != nil || b.styles != nil {
+		if a.styles == nil {
+			a.styles = make([]style, n, n+len(b.geoms))
+		}
+		if b.styles == nil {
+			a.styles = append(a.styles, make([]style, len(b.geoms))...)
+		} else {
+			a.styles = append(a.styles, b.styles...)
+		}
+	}
+	a.geoms = append(a.geoms, b.geoms...)
+	a.others = append(a.others, b.others...)
+	a.size += b.size
+	return true
+}
+
+// splitPoint is the first comma of raw from index from on that stands
+// between an element's '}' and a '{' that opens an object whose first
+// key is "type", as the elements of entity_batch_create are usually
+// written; -1 if there is none within a megabyte.
+func splitPoint(raw []byte, from int) int {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	end := min(len(raw), from+1<<20)
+	for i := from; i < end; i++ {
+		j := bytes.IndexByte(raw[i:end], ',')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		b := i - 1
+		for b > 0 && isSpace(raw[b]) {
+			b--
+		}
+		if b <= 0 || raw[b] != '}' {
+			continue
+		}
+		rest := bytes.TrimLeftFunc(raw[i+1:], func(r rune) bool { return r < 0x80 && isSpace(byte(r)) })
+		if len(rest) > 0 && rest[0] == '{' {
+			rest = bytes.TrimLeftFunc(rest[1:], func(r rune) bool { return r < 0x80 && isSpace(byte(r)) })
+			if bytes.HasPrefix(rest, []byte(`"type"`)) {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // readNewEntity reads one element into ne as the generated
@@ -340,7 +550,9 @@ func (a *newEntities) writeCanonical(w io.Writer) {
 		if a.styles != nil {
 			s = a.styles[i]
 		}
-		if newEntityOf(&ne, &nums, g, s) {
+		if l, ok := g.(drawing.Line); ok && s == (style{}) {
+			b = appendLineElement(b, l) // the commonest, at once
+		} else if newEntityOf(&ne, &nums, g, s) {
 			b = appendEntitiesElement(b, &ne)
 		} else {
 			// The next of others: its tag, its length, its encoding.
@@ -354,6 +566,23 @@ func (a *newEntities) writeCanonical(w io.Writer) {
 		}
 	}
 	w.Write(b)
+}
+
+// lineElementSize is the length of the encoding of a line's NewEntity
+// without a style: its type (two bytes) and four doubles (nine each).
+const lineElementSize = 2 + 4*9
+
+// appendLineElement is appendEntitiesElement of the NewEntity of a line
+// without a style (as newEntityOf makes it), written at once
+// (TestAppendLineElement compares the two).
+func appendLineElement(b []byte, l drawing.Line) []byte {
+	b = append(b, entitiesField<<3|byte(protowire.BytesType), lineElementSize,
+		newEntityType<<3|byte(protowire.VarintType), byte(enginev1.EntityType_ENTITY_TYPE_LINE))
+	for i, v := range [...]float64{l.A.X, l.A.Y, l.B.X, l.B.Y} {
+		b = append(b, byte(newEntityX1+i)<<3|byte(protowire.Fixed64Type))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return b
 }
 
 // remade reports whether newEntityOf makes an element of geometry g again.

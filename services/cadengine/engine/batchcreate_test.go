@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -15,6 +16,7 @@ import (
 	"github.com/cadbridge/cadbridge/contract/jsonwire"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
 // TestAppendNewEntity: appendNewEntity writes what the deterministic
@@ -103,6 +105,11 @@ func TestDecodeNewEntities(t *testing.T) {
 		`{"entities":[{"type":"text","text":"a\u00e9\"b","x":0,"y":0,"height":2,"rotation":400}]}`,
 		`{"entities":[{"type":"ellipse","cx":0,"cy":0,"major_x":3,"major_y":4,"ratio":0.5}]}`,
 		manyNewEntities(3000), // past writeCanonical's first piece
+		// Lines as most are written (plainLine), and ones that are not
+		// quite, beside them.
+		`{"entities":[{"type":"line","x1":0,"y1":-0,"x2":999.5,"y2":-12.25},{"type":"line","x1":1e5,"y1":0,"x2":1,"y2":1},{"type":"line","x1":1,"y1":0,"x2":1,"y2":1,"layer":"a"}]}`,
+		`{"entities":[{"type":"line","x1":1234567890123456,"y1":0,"x2":1,"y2":1},{"type":"line","x1":0,"y1":0,"x2":1,"y2":1 },{"type":"line","y1":0,"x1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"x2":0.5,"y1":7,"y2":-7},{"type":"line","y2":1,"x2":2,"y1":3,"x1":4},{"type":"line","x1":0,"x2":0.5,"y1":7,"y2":-7,"color":1}]}`,
 	} {
 		if agreeNewEntities(t, []byte(args)) == nil {
 			t.Errorf("decodeNewEntities(%.300s) left common arguments to the ordinary way", args)
@@ -118,6 +125,18 @@ func TestDecodeNewEntities(t *testing.T) {
 		`{"entities":[{"type":"line","x1":"0","y1":0,"x2":1,"y2":1}]}`,
 		`{"entities":[{"type":"line","x1":0,"x1":0,"y1":0,"x2":1,"y2":1}]}`,
 		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":0,"y2":0}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1},{"type":"line","x1":1,"y1":1,"x2":1,"y2":1.0000000000001}]}`,
+		`{"entities":[{"type":"line","x1":01,"y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"x1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y3":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"z2":1}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1,}]}`,
+		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1,"y2":2}]}`,
+		`{"entities":[{"type":"line","x1":1.,"y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":-,"y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":1,"y1":0,"x2":1,"y2":1}}]}`,
+		`{"entities":[{"type":"line","x1":1,"y1":0,"x2":1,"y2":1]}`,
+		`{"entities":[{"type":"line","x1":1,"y1":0,"x2":1,"y2":1`,
 		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1}]}`,
 		`{"entities":[{"type":"point","x":0,"y":0,"radius":1}]}`,
 		`{"entities":[{"type":"circle","cx":0,"cy":0,"radius":-1}]}`,
@@ -210,6 +229,99 @@ func TestDecodeNewEntitiesLimit(t *testing.T) {
 	}
 }
 
+// TestAppendLineElement: appendLineElement writes what appendEntitiesElement
+// writes of the NewEntity of a line without a style.
+func TestAppendLineElement(t *testing.T) {
+	for _, l := range []drawing.Line{
+		{A: geom.Pt(0, 0), B: geom.Pt(1, 1)},
+		{A: geom.Pt(math.Copysign(0, -1), 1e300), B: geom.Pt(-2.5, math.SmallestNonzeroFloat64)},
+	} {
+		var (
+			ne   enginev1.NewEntity
+			nums [newEntityRatio + 1]float64
+		)
+		if !newEntityOf(&ne, &nums, l, style{}) {
+			t.Fatal("newEntityOf refused a line")
+		}
+		if got, want := appendLineElement([]byte("x"), l), appendEntitiesElement([]byte("x"), &ne); !bytes.Equal(got, want) {
+			t.Errorf("appendLineElement(%v) = %x, want %x", l, got, want)
+		}
+	}
+}
+
+// TestDecodeNewEntitiesHalves: arguments long enough to be read in two
+// halves at once mean what they mean read in one, whichever half holds
+// the styles, however the elements are spaced, and whichever half holds
+// an element left to the ordinary way; a split point that is not between
+// two elements is noticed and the elements read in one.
+func TestDecodeNewEntitiesHalves(t *testing.T) {
+	lines := func(n int, styled func(i int) bool, sep string) string {
+		var b strings.Builder
+		b.WriteString(`{"entities":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			fmt.Fprintf(&b, `{"type":"line","x1":%d,"y1":0.5,"x2":%d.25,"y2":1`, i, i+1)
+			if styled(i) {
+				fmt.Fprintf(&b, `,"layer":"L%d"`, i%7)
+			}
+			b.WriteByte('}')
+		}
+		b.WriteString(`]}`)
+		return b.String()
+	}
+	const n = 12_000
+	never := func(int) bool { return false }
+	for _, args := range []string{
+		manyNewEntities(n),
+		lines(n, never, ","),
+		lines(n, func(i int) bool { return i < n/4 }, ","),
+		lines(n, func(i int) bool { return i > 3*n/4 }, ","),
+		strings.ReplaceAll(lines(n, never, " ,\n\t "), `{"type"`, "{\r\n\"type\""),
+	} {
+		if len(args) < splitFrom || splitPoint([]byte(args), len(args)/2) < 0 {
+			t.Fatalf("arguments of %d bytes are not read in halves", len(args))
+		}
+		if agreeNewEntities(t, []byte(args)) == nil {
+			t.Errorf("decodeNewEntities(%.200s…) left common arguments to the ordinary way", args)
+		}
+	}
+	// One element the ordinary way refuses, in either half, or a vertex
+	// that looks like an element's start just past the middle.
+	plain := lines(n, never, ",")
+	bad := `{"type":"line","x1":0,"y1":0,"x2":1,"bogus":1}`
+	vertex := `{"type":"polyline","points":[{"x":0,"y":0},{"type":"line","x":1,"y":1}]}`
+	at := splitPoint([]byte(plain), len(plain)/2)
+	for _, args := range []string{
+		strings.Replace(plain, `{"type":"line","x1":5,`, bad+`,{"type":"line","x1":5,`, 1),
+		plain[:len(plain)-2] + "," + bad + "]}",
+		plain[:at+1] + vertex + "," + plain[at+1:],
+		plain[:at] + "," + vertex + plain[at:],
+	} {
+		if agreeNewEntities(t, []byte(args)) != nil {
+			t.Errorf("decodeNewEntities took arguments the ordinary way refuses")
+		}
+	}
+
+	// A split point inside an element: the first half reads past it, reads
+	// on alone, and says the second half is not needed.
+	raw := []byte(lines(10, never, ","))
+	d := jsonwire.NewDecoder(raw)
+	if !d.OpenObject() {
+		t.Fatal("OpenObject")
+	}
+	if key, ok := d.NextKey(); !ok || string(key) != "entities" || !d.OpenArray() {
+		t.Fatal("entities")
+	}
+	inside := bytes.Index(raw, []byte(`"x1":3`)) - 1 // the comma before it
+	var stop atomic.Bool
+	a, split := readElements(d, raw, len(raw), inside, &stop)
+	if a == nil || split || len(a.geoms) != 10 || !stop.Load() {
+		t.Errorf("readElements with a split inside an element = %d elements (nil: %v), split %v, stop %v; want 10, false, true", len(a.geoms), a == nil, split, stop.Load())
+	}
+}
+
 // FuzzDecodeNewEntities holds the dense decoder to the ordinary way: what
 // it takes, the ordinary way takes and would create without a failure,
 // with the same geometry and style and the same canonical encoding; and
@@ -218,6 +330,7 @@ func TestDecodeNewEntitiesLimit(t *testing.T) {
 func FuzzDecodeNewEntities(f *testing.F) {
 	for _, s := range []string{
 		`{"entities":[{"type":"line","x1":0,"y1":0,"x2":1,"y2":1}]}`,
+		`{"entities":[{"type":"line","x1":-0.5,"y1":0,"x2":1,"y2":1},{"type":"line","x1":2,"y1":0,"x2":2,"y2":0}]}`,
 		`{"entities":[{"type":"point","x":-0,"y":2.5,"layer":"a","color":0,"linetype":"ByBlock"},{"type":"circle","cx":1,"cy":2,"radius":3}]}`,
 		`{"entities":[{"type":"arc","cx":1,"cy":2,"radius":3,"start_angle":350,"end_angle":10}]}`,
 		`{"entities":[{"type":"polyline","points":[{"x":0,"y":0},{"x":1,"y":1,"bulge":0.5}],"closed":true}]}`,

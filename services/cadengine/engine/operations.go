@@ -76,10 +76,13 @@ type opKey struct{ principal, id string }
 // opEntry is one operation of the table. Its identity is fixed; its state
 // changes under opTable.mu.
 type opEntry struct {
-	key      opKey
-	kind     string // "cad.batch" or the tool name
-	doc      string
-	hash     requestHash
+	key  opKey
+	kind string // "cad.batch" or the tool name
+	doc  string
+	hash requestHash // read with requestHash
+	// hashed, when not nil, is closed once hash is set: a call with large
+	// arguments has its hash taken while it runs (setCallHash).
+	hashed   chan struct{}
 	explicit bool // the caller chose the id
 	st       opState
 }
@@ -100,13 +103,21 @@ type opState struct {
 	waiting   bool // waiting on the client
 }
 
+// requestHash is o's request hash, once it is taken.
+func (o *opEntry) requestHash() requestHash {
+	if o.hashed != nil {
+		<-o.hashed
+	}
+	return o.hash
+}
+
 func (o *opEntry) record(st opState) store.OperationRecord {
 	return store.OperationRecord{
 		Principal:      o.key.principal,
 		ID:             o.key.id,
 		Kind:           o.kind,
 		DocumentID:     o.doc,
-		RequestHash:    o.hash[:],
+		RequestHash:    new(o.requestHash())[:],
 		Status:         st.status,
 		CommittedSteps: st.committed,
 		Revision:       st.revision,
@@ -197,7 +208,10 @@ func (t *opTable) claim(o *opEntry) (*opEntry, opState, claimResult) {
 	defer t.mu.Unlock()
 	if prior := t.byKey[o.key]; prior != nil {
 		switch {
-		case prior.hash != o.hash:
+		// Either hash may still be being taken (setCallHash): waiting
+		// for it here holds the table a few milliseconds at most, and only
+		// when an id is reused while the call that took it runs.
+		case prior.requestHash() != o.requestHash():
 			return prior, prior.st, claimConflict
 		case prior.st.status == enginev1.OperationStatus_OPERATION_STATUS_RUNNING:
 			return prior, prior.st, claimBusy

@@ -57,6 +57,34 @@ func callHash(req *enginev1.CallToolRequest, s *stepPlan) requestHash {
 	}, &tail)
 }
 
+// hashLaterFrom is the length of a call's canonical arguments in a dense
+// form from which setCallHash takes its hash on another goroutine.
+const hashLaterFrom = 256 << 10
+
+// setCallHash sets o's request hash to callHash(req, s). For a call whose
+// dense arguments are large (hashLaterFrom) it is taken on another
+// goroutine while the call goes on, to be read with o.requestHash: the
+// claim needs it only when the id is taken already, and the journal
+// only when the call commits, by which time a second core has long made
+// it. The goroutine reads only the request's head, encoded here, and the
+// dense arguments, which nothing changes (the call's plan and run are
+// reused once it ends; the arguments are its own).
+func setCallHash(o *opEntry, req *enginev1.CallToolRequest, s *stepPlan) {
+	if s.dense == nil || s.dense.canonicalSize() < hashLaterFrom {
+		o.hash = callHash(req, s)
+		return
+	}
+	head, tail := callCanonicalSplit(append([]byte(gatewayv1.MethodToolsCall), 0), req, s)
+	o.hashed = make(chan struct{})
+	go func() {
+		h := sha256.New()
+		h.Write(head)
+		tail.writeCanonical(h)
+		h.Sum(o.hash[:0])
+		close(o.hashed)
+	}()
+}
+
 // callCanonical appends the canonical form of a tools.call request.
 func callCanonical(b []byte, req *enginev1.CallToolRequest, s *stepPlan) []byte {
 	b, tail := callCanonicalSplit(b, req, s)

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/cadbridge/cadbridge/contract"
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	gatewayv1 "github.com/cadbridge/cadbridge/gen/cad/gateway/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/store"
 	"github.com/cadbridge/cadbridge/services/cadengine/store/memory"
 )
 
@@ -167,6 +170,10 @@ func TestRequestHashEncoding(t *testing.T) {
 			`{"type":"text","text":"héllo","x":1,"y":2,"height":0.5,"rotation":-90},` +
 			`{"type":"ellipse","cx":0,"cy":0,"major_x":2,"major_y":0,"ratio":0.5,"start_angle":10,"end_angle":20,"color":0}]}`)},
 		{Tool: enginev1.ToolEntityBatchCreate, ArgsJson: []byte(`{"entities":[{"type":"line","x1":0,"y1":0,"x2":0,"y2":0}]}`)},
+		// Large enough to be read in halves and hashed while the call runs
+		// (setCallHash).
+		{Tool: enginev1.ToolEntityBatchCreate, DocumentId: new("d"), ArgsJson: []byte(manyNewEntities(8000))},
+		{Tool: enginev1.ToolEntityBatchCreate, DocumentId: new("d"), ArgsJson: plainLines(8000, 0)},
 	} {
 		s := e.planCall(req, "op")
 		want := marshal(&enginev1.CallToolRequest{DocumentId: req.DocumentId, Tool: req.Tool, ArgsJson: append([]byte{}, canonicalArgs(t, s)...)})
@@ -177,6 +184,11 @@ func TestRequestHashEncoding(t *testing.T) {
 		// parts for dense arguments).
 		if got, want := callHash(req, s), requestHash(sha256.Sum256(append(append([]byte(gatewayv1.MethodToolsCall), 0), want...))); got != want {
 			t.Errorf("call %v: hash %x, want %x", req, got, want)
+		}
+		o := &opEntry{}
+		setCallHash(o, req, s)
+		if got, want := o.requestHash(), callHash(req, s); got != want {
+			t.Errorf("call %.200v: setCallHash's hash %x, callHash's %x", req, got, want)
 		}
 		// The first entity_batch_create case is one the dense form takes.
 		if s.dense == nil && req.Tool == enginev1.ToolEntityBatchCreate && strings.Contains(string(req.ArgsJson), `"x2":3`) {
@@ -239,4 +251,73 @@ func canonicalArgs(t testing.TB, s *stepPlan) []byte {
 		return b
 	}
 	return s.raw
+}
+
+// plainLines is the arguments of an entity_batch_create of n lines
+// without a style, the i-th from (i+dx, 0.5).
+func plainLines(n int, dx float64) []byte {
+	b := []byte(`{"entities":[`)
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, `{"type":"line","x1":%v,"y1":0.5,"x2":%v,"y2":-0.0}`, float64(i)+dx, float64(i)+dx+0.25)
+	}
+	return append(b, "]}"...)
+}
+
+// TestLargeCallRetried: a call whose hash is taken while it runs
+// (setCallHash) journals the hash callHash takes; a retry under its id is
+// answered with its result, and another request under its id is refused,
+// as for any call.
+func TestLargeCallRetried(t *testing.T) {
+	ctx := context.Background()
+	e, err := New(memory.New(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	info, err := e.CreateDocument(ctx, &enginev1.CreateDocumentRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller := Caller{Principal: "tester"}
+	call := func(args []byte) *enginev1.CallToolResponse {
+		t.Helper()
+		resp, err := e.CallTool(ctx, caller, &enginev1.CallToolRequest{Tool: enginev1.ToolEntityBatchCreate, DocumentId: &info.DocumentId, OperationId: new("big-1"), ArgsJson: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	args := plainLines(8000, 0)
+	req := &enginev1.CallToolRequest{Tool: enginev1.ToolEntityBatchCreate, DocumentId: &info.DocumentId, ArgsJson: args}
+	if s := e.planCall(req, "big-1"); s.dense == nil || s.dense.canonicalSize() < hashLaterFrom {
+		t.Fatalf("the arguments are not hashed while the call runs")
+	}
+	first := call(args)
+	if !first.Ok || first.Replayed {
+		t.Fatalf("first call = ok %v, replayed %v: %v", first.Ok, first.Replayed, first.Error)
+	}
+	var stored []byte
+	if err := e.store.LoadOperations(ctx, func(op *store.OperationRecord) error {
+		if op.ID == "big-1" {
+			stored = op.RequestHash
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := callHash(req, e.planCall(req, "big-1")); !bytes.Equal(stored, want[:]) {
+		t.Errorf("journaled request hash %x, want %x", stored, want)
+	}
+	// The same request again, with its arguments spelled otherwise.
+	again := call(bytes.ReplaceAll(args, []byte(`"y2":-0.0`), []byte(`"y2":-0e0`)))
+	if !again.Ok || !again.Replayed || !bytes.Equal(again.ResultJson, first.ResultJson) {
+		t.Errorf("retry = ok %v, replayed %v, same result %v; want a replay of the first", again.Ok, again.Replayed, bytes.Equal(again.ResultJson, first.ResultJson))
+	}
+	other := call(plainLines(8000, 1))
+	if other.Ok || other.Error.GetKind() != enginev1.ErrorKind_ERROR_KIND_OPERATION_CONFLICT {
+		t.Errorf("another request under the id = ok %v, %v; want operation_conflict", other.Ok, other.Error)
+	}
 }

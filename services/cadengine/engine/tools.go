@@ -412,7 +412,9 @@ func (e *Engine) CallTool(ctx context.Context, caller Caller, req *enginev1.Call
 			return nil, err
 		}
 	}
-	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, callHash(req, s), now)
+	o := e.newOp(caller.Principal, opID, explicit, req.GetTool(), docID, requestHash{}, now)
+	setCallHash(o, req, s)
+	defer o.requestHash() // a hash taken while the call runs ends with it
 	prior, st, claimed := e.ops.claim(o)
 	var res *enginev1.ExecuteBatchResponse
 	var into *enginev1.CallToolResponse

@@ -102,8 +102,16 @@ func polar(c Vec, r, rad float64) Vec { return Vec{c.X + r*math.Cos(rad), c.Y + 
 // Same reports whether two points are equal within Tolerance, or within
 // the rounding of their coordinates where that is coarser (see [Tol]).
 func (a Vec) Same(b Vec) bool {
+	dx, dy := math.Abs(a.X-b.X), math.Abs(a.Y-b.Y)
+	// The tolerance is at most the larger of Tolerance and the rounding
+	// floor of the coordinates' magnitudes summed (at least the largest,
+	// as a sum of magnitudes rounds), so a difference past both is apart
+	// without working it out: the common answer, cheaply.
+	if far := RoundingFloor(math.Abs(a.X) + math.Abs(a.Y) + math.Abs(b.X) + math.Abs(b.Y) + 1); dx > Tolerance && dx > far || dy > Tolerance && dy > far {
+		return false
+	}
 	tol := Tol(1, math.Max(a.Mag(), b.Mag()))
-	if math.Abs(a.X-b.X) > tol || math.Abs(a.Y-b.Y) > tol {
+	if dx > tol || dy > tol {
 		// The distance is at least either difference (as Hypot rounds it
 		// too): points apart, the common answer, without the square root.
 		return false
