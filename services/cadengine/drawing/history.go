@@ -97,13 +97,21 @@ func (d *Document) DiffOf(changes []Change) *Diff {
 	return df
 }
 
-// firstOfEach sorts states by handle, keeping the first of each handle
-// (the sort is stable) and, for a handle also later in states, the later's
-// state after.
+// firstOfEach sorts states by handle, keeping for each handle the first
+// of its states' before and the last one's after. (A stable sort would do
+// it in place, but sorting the positions with the faster unstable sort,
+// each position breaking its handle's ties, costs less.)
 func firstOfEach(states []entityStates) []entityStates {
-	slices.SortStableFunc(states, func(a, b entityStates) int { return cmp.Compare(a.h, b.h) })
-	out := states[:0]
-	for _, x := range states {
+	at := make([]int32, len(states))
+	for i := range at {
+		at[i] = int32(i)
+	}
+	slices.SortFunc(at, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(states[a].h, states[b].h), cmp.Compare(a, b))
+	})
+	out := make([]entityStates, 0, len(states))
+	for _, i := range at {
+		x := states[i]
 		if n := len(out); n > 0 && out[n-1].h == x.h {
 			out[n-1].s[1] = x.s[1]
 			continue
