@@ -283,7 +283,7 @@ func TestCritiqueFixesInOneBatch(t *testing.T) {
 // TestCritiqueCleanDrawing: the drawings of examples/ (the flange, the
 // bracket, the floor plan), made with the engine's tools, have no error.
 func TestCritiqueCleanDrawing(t *testing.T) {
-	for _, name := range []string{"flange", "bracket", "floorplan"} {
+	for _, name := range []string{"flange", "bracket", "floorplan", "bracket_sheet", "floorplan_sheet", "sketch"} {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t)
 			data, err := os.ReadFile("../../../examples/" + name + ".json")
