@@ -290,9 +290,7 @@ func (c *Constraint) handles() []uint64 {
 // one when the document had none.
 func (tx *Tx) SetConstraints(t *Constraints) {
 	old := tx.d.constraints
-	if old != nil {
-		t.Handle = old.Handle
-	}
+	inherit(old, t)
 	tx.d.SetConstraints(t)
 	tx.log = append(tx.log, Change{Kind: ChangeConstraints, Handle: t.Handle, undo: &undoOther{constraints: old}})
 }

@@ -116,9 +116,7 @@ func (d *Document) SetLayouts(t *Layouts) { putTable(d, &d.layouts, t) }
 // document had none.
 func (tx *Tx) SetLayouts(t *Layouts) {
 	old := tx.d.layouts
-	if old != nil {
-		t.Handle = old.Handle
-	}
+	inherit(old, t)
 	tx.d.SetLayouts(t)
 	tx.log = append(tx.log, Change{Kind: ChangeLayouts, Handle: t.Handle, undo: &undoOther{layouts: old}})
 }

@@ -212,11 +212,7 @@ func (t *Linetypes) Without(names []string) *Linetypes {
 // log: under the same handle, or a new one when the document had none.
 func (tx *Tx) SetLinetypes(t *Linetypes) {
 	old := tx.d.ltypes
-	if old != nil {
-		t.Handle = old.Handle
-	} else {
-		t.Handle = 0
-	}
+	inherit(old, t)
 	tx.d.SetLinetypes(t)
 	tx.log = append(tx.log, Change{Kind: ChangeLtypes, Handle: t.Handle, undo: &undoOther{table: old}})
 }

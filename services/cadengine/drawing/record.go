@@ -52,3 +52,11 @@ func (t *Linetypes) record() (*uint64, *[32]byte)   { return &t.Handle, &t.diges
 func (t *Layouts) record() (*uint64, *[32]byte)     { return &t.Handle, &t.digest }
 func (s *Settings) record() (*uint64, *[32]byte)    { return &s.Handle, &s.digest }
 func (t *Constraints) record() (*uint64, *[32]byte) { return &t.Handle, &t.digest }
+
+// inherit gives t, which replaces old, old's handle: a table keeps its
+// handle through its changes, and takes the next when there was none.
+func inherit[T table](old, t T) {
+	var none T
+	h, _ := t.record()
+	*h = handleOf(old, none)
+}

@@ -108,11 +108,7 @@ type settingsState struct {
 // takes the handle of the settings it replaces, or a new one.
 func (tx *Tx) SetSettings(s *Settings) {
 	old := tx.d.settings
-	if old != nil {
-		s.Handle = old.Handle
-	} else {
-		s.Handle = 0
-	}
+	inherit(old, s)
 	before := settingsState{old, tx.d.Units}
 	tx.d.SetSettings(s)
 	tx.log = append(tx.log, Change{Kind: ChangeSettings, Handle: s.Handle, undo: &undoOther{settings: &before}})
