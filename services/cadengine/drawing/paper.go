@@ -13,11 +13,11 @@ type StandardPaper struct {
 }
 
 // StandardPapers are ISO 216's A0…A4 and ANSI/ASME Y14.1's A…E (their
-// inches × 25.4), landscape.
+// inches in millimetres, exactly: A is US Letter, B Tabloid), landscape.
 var StandardPapers = []StandardPaper{
 	{"A0", 1189, 841}, {"A1", 841, 594}, {"A2", 594, 420}, {"A3", 420, 297}, {"A4", 297, 210},
-	{"ANSI_A", 11 * 25.4, 8.5 * 25.4}, {"ANSI_B", 17 * 25.4, 11 * 25.4}, {"ANSI_C", 22 * 25.4, 17 * 25.4},
-	{"ANSI_D", 34 * 25.4, 22 * 25.4}, {"ANSI_E", 44 * 25.4, 34 * 25.4},
+	{"ANSI_A", 279.4, 215.9}, {"ANSI_B", 431.8, 279.4}, {"ANSI_C", 558.8, 431.8},
+	{"ANSI_D", 863.6, 558.8}, {"ANSI_E", 1117.6, 863.6},
 }
 
 // PaperNamed is the standard paper named name, in any case ("ANSI A" and

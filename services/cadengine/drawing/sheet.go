@@ -2,6 +2,7 @@ package drawing
 
 import (
 	"math"
+	"strings"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -27,23 +28,15 @@ const sheetMargin = 10
 // PaperMM is the size of a paper, landscape, in millimetres; false for
 // none.
 func PaperMM(p enginev1.PaperSize) (w, h float64, ok bool) {
+	name := strings.TrimPrefix(p.String(), "PAPER_SIZE_")
 	switch p {
-	case enginev1.PaperSize_PAPER_SIZE_A4:
-		return 297, 210, true
-	case enginev1.PaperSize_PAPER_SIZE_A3:
-		return 420, 297, true
-	case enginev1.PaperSize_PAPER_SIZE_A2:
-		return 594, 420, true
-	case enginev1.PaperSize_PAPER_SIZE_A1:
-		return 841, 594, true
-	case enginev1.PaperSize_PAPER_SIZE_A0:
-		return 1189, 841, true
 	case enginev1.PaperSize_PAPER_SIZE_LETTER:
-		return 279.4, 215.9, true
+		name = "ANSI_A"
 	case enginev1.PaperSize_PAPER_SIZE_TABLOID:
-		return 431.8, 279.4, true
+		name = "ANSI_B"
 	}
-	return 0, 0, false
+	s, ok := PaperNamed(name)
+	return s.Width, s.Height, ok
 }
 
 // UnitMM is the length of a document unit in millimetres.
