@@ -119,17 +119,8 @@ func (s *System) conflicting(ctx context.Context, w *work, g *group, x0 []float6
 // hold does not stop another from converging.
 func (s *System) holds(ctx context.Context, w *work, g *group, entries []int32, sc scale) (bool, error) {
 	n := len(g.params)
-	parent := make([]int32, n)
-	for c := range parent {
-		parent[c] = int32(c)
-	}
-	find := func(c int32) int32 {
-		for parent[c] != c {
-			parent[c] = parent[parent[c]]
-			c = parent[c]
-		}
-		return c
-	}
+	sets := newUnionFind(n)
+	find := sets.find
 	root := func(k int32) int32 { // the root of entry k's columns, or -1
 		r := int32(-1)
 		for _, p := range s.entries[k].ps {
@@ -139,9 +130,8 @@ func (s *System) holds(ctx context.Context, w *work, g *group, entries []int32, 
 			}
 			if r < 0 {
 				r = find(c)
-			} else if rc := find(c); rc != r {
-				parent[max(rc, r)] = min(rc, r)
-				r = min(rc, r)
+			} else {
+				r = sets.union(r, c)
 			}
 		}
 		return r

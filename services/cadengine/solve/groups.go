@@ -27,17 +27,8 @@ type group struct {
 // parameters changed since the last solve keeps its answer.
 func (s *System) regroup() {
 	n := len(s.x)
-	parent := make([]int32, n)
-	for p := range parent {
-		parent[p] = int32(p)
-	}
-	find := func(p int32) int32 {
-		for parent[p] != p {
-			parent[p] = parent[parent[p]]
-			p = parent[p]
-		}
-		return p
-	}
+	sets := newUnionFind(n)
+	find := sets.find
 	for k := range s.entries {
 		e := &s.entries[k]
 		if e.removed {
@@ -50,17 +41,8 @@ func (s *System) regroup() {
 			}
 			if first < 0 {
 				first = find(int32(p))
-				continue
-			}
-			if r := find(int32(p)); r != first {
-				// The lower root wins, so that the roots do not
-				// depend on the order of the unions.
-				if r < first {
-					parent[first] = r
-					first = r
-				} else {
-					parent[r] = first
-				}
+			} else {
+				first = sets.union(first, int32(p))
 			}
 		}
 	}
@@ -151,4 +133,34 @@ func (s *System) groupDirty(g *group) bool {
 		}
 	}
 	return false
+}
+
+// unionFind is a partition of 0…n-1 into sets, each named by its root:
+// its lowest member, so that the roots do not depend on the order of the
+// unions.
+type unionFind []int32
+
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for i := range u {
+		u[i] = int32(i)
+	}
+	return u
+}
+
+// find is the root of x's set.
+func (u unionFind) find(x int32) int32 {
+	for u[x] != x {
+		u[x] = u[u[x]]
+		x = u[x]
+	}
+	return x
+}
+
+// union joins the sets of a and b and returns the root of the union.
+func (u unionFind) union(a, b int32) int32 {
+	ra, rb := u.find(a), u.find(b)
+	lo, hi := min(ra, rb), max(ra, rb)
+	u[hi] = lo
+	return lo
 }
