@@ -105,10 +105,8 @@ func Render(d *drawing.Document, opts *enginev1.ExportOptions, budget *drawing.B
 		sheet.Width, sheet.Height, sheet.Factor = sheet.Width*k, sheet.Height*k, sheet.Factor*k
 		sheet.Offset = sheet.Offset.Mul(k)
 	}
-	c := canvas.New(sheet.Width, sheet.Height)
+	c := newPage(sheet.Width, sheet.Height)
 	ctx := canvas.NewContext(c)
-	ctx.SetFillColor(pageColor)
-	ctx.DrawPath(0, 0, canvas.Rectangle(sheet.Width, sheet.Height))
 	setup(ctx)
 	p := &painter{ctx: ctx, sheet: sheet, fams: fams, d: d, budget: budget}
 	if err := p.entities(shown); err != nil {

@@ -130,10 +130,8 @@ func View(d *drawing.Document, o ViewOptions, budget *drawing.Budget) (ViewPictu
 	res := canvas.DPI(defaultDPI)
 	wmm, hmm := float64(pic.Width)/res.DPMM(), float64(pic.Height)/res.DPMM()
 	sheet := drawing.Sheet{Width: wmm, Height: hmm, Factor: wmm / (win.Max.X - win.Min.X), Origin: win.Min, Fixed: true}
-	c := canvas.New(wmm, hmm)
+	c := newPage(wmm, hmm)
 	ctx := canvas.NewContext(c)
-	ctx.SetFillColor(pageColor)
-	ctx.DrawPath(0, 0, canvas.Rectangle(wmm, hmm))
 	setup(ctx)
 	if o.Layout != "" {
 		// A layout's windows on model space first, as it is plotted.
