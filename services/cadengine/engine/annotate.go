@@ -2,9 +2,7 @@ package engine
 
 import (
 	"cmp"
-	"errors"
 	"slices"
-	"strconv"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -27,8 +25,8 @@ func (c *call) hatchOf(handle string) (*drawing.Entity, drawing.Hatch, error) {
 // replaceHatch puts g in e's place, once its pattern is not too dense to
 // draw (the error names path).
 func (c *call) replaceHatch(e *drawing.Entity, g drawing.Hatch, path string) error {
-	if err := g.CheckDensity(); errors.Is(err, drawing.ErrPatternTooDense) {
-		return invalidArgs(path, reasonOutOfRange, "%v", err)
+	if err := checkDensity(g, path); err != nil {
+		return err
 	}
 	return c.tx.Replace(e, e.With(g))
 }
@@ -63,21 +61,8 @@ func hatchAddBoundary(c *call, a *enginev1.HatchAddBoundaryArgs) (*enginev1.Hatc
 	if err != nil {
 		return nil, err
 	}
-	g.Loops = slices.Clone(g.Loops)
-	for i, h := range a.Boundaries {
-		path := "/boundaries/" + strconv.Itoa(i)
-		b, err := c.Entity(path, h)
-		if err != nil {
-			return nil, err
-		}
-		l, ok := drawing.LoopOf(b.Geom)
-		if !ok {
-			return nil, invalidArgs(path, reasonInvalid, "entity %s is a %s: a hatch boundary is a closed polyline, a circle or a whole ellipse", drawing.FormatHandle(b.Handle), b.Geom.Kind().WireName())
-		}
-		g.Loops = append(g.Loops, l)
-	}
-	if err := drawing.CheckLoops(g.Loops); err != nil {
-		return nil, failed("%v", err)
+	if g.Loops, err = c.loopsOf(g.Loops, a.Boundaries); err != nil {
+		return nil, err
 	}
 	if err := c.replaceHatch(e, g, "/boundaries"); err != nil {
 		return nil, err

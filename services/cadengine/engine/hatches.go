@@ -2,6 +2,8 @@ package engine
 
 import (
 	"errors"
+	"slices"
+	"strconv"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
@@ -46,8 +48,27 @@ func hatchCreate(c *call, a *enginev1.HatchCreateArgs) (*enginev1.HatchCreateRes
 	case len(a.Boundaries) == 0:
 		return nil, invalidArgs("/boundaries", reasonMissing, "name the boundaries, or give a pick point (pick_x, pick_y) inside the region")
 	}
-	for i, h := range a.Boundaries {
-		path := "/boundaries/" + string(appendInt(nil, i))
+	loops, err := c.loopsOf(g.Loops, a.Boundaries)
+	if err != nil {
+		return nil, err
+	}
+	g.Loops = loops
+	if err := checkDensity(g, "/scale"); err != nil {
+		return nil, err
+	}
+	e, err := c.Create("", style{a.Layer, a.Color, nil}, g)
+	if err != nil {
+		return nil, err
+	}
+	return &enginev1.HatchCreateResult{Handle: handleResult(e), Area: g.Area()}, nil
+}
+
+// loopsOf is loops and, after them, the loops of the boundary entities
+// named by handles (at /boundaries/i), once none of them crosses another.
+func (c *call) loopsOf(loops []drawing.Loop, handles []string) ([]drawing.Loop, error) {
+	loops = slices.Clip(loops) // appending leaves the caller's alone
+	for i, h := range handles {
+		path := "/boundaries/" + strconv.Itoa(i)
 		e, err := c.Entity(path, h)
 		if err != nil {
 			return nil, err
@@ -56,17 +77,19 @@ func hatchCreate(c *call, a *enginev1.HatchCreateArgs) (*enginev1.HatchCreateRes
 		if !ok {
 			return nil, invalidArgs(path, reasonInvalid, "entity %s is a %s: a hatch boundary is a closed polyline, a circle or a whole ellipse", drawing.FormatHandle(e.Handle), e.Geom.Kind().WireName())
 		}
-		g.Loops = append(g.Loops, l)
+		loops = append(loops, l)
 	}
-	if err := drawing.CheckLoops(g.Loops); err != nil {
+	if err := drawing.CheckLoops(loops); err != nil {
 		return nil, failed("%v", err)
 	}
+	return loops, nil
+}
+
+// checkDensity refuses, at path, a hatch whose pattern is too dense to
+// draw.
+func checkDensity(g drawing.Hatch, path string) error {
 	if err := g.CheckDensity(); errors.Is(err, drawing.ErrPatternTooDense) {
-		return nil, invalidArgs("/scale", reasonOutOfRange, "%v", err)
+		return invalidArgs(path, reasonOutOfRange, "%v", err)
 	}
-	e, err := c.Create("", style{a.Layer, a.Color, nil}, g)
-	if err != nil {
-		return nil, err
-	}
-	return &enginev1.HatchCreateResult{Handle: handleResult(e), Area: g.Area()}, nil
+	return nil
 }
