@@ -116,12 +116,8 @@ func critiqueScore(found []finding) int32 {
 	return int32(max(0, s))
 }
 
-// fixCall is the call of tool with args, when the engine has the tool
-// (nil when not: a fix names only what can be run).
+// fixCall is the call of tool with args.
 func (k *critic) fixCall(tool string, args map[string]any) *enginev1.CritiqueFix {
-	if k.c.e.tools[tool] == nil {
-		return nil
-	}
 	b, err := json.Marshal(args) // maps marshal with sorted keys: stable
 	if err != nil {
 		return nil

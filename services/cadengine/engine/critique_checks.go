@@ -788,7 +788,7 @@ func (k *critic) viewportScales() error {
 			code: codeViewportScale, severity: severityWarning,
 			message: "viewport at " + scaleName(r) + ", not a standard scale (the nearest is " + scaleName(best) + ")",
 			handles: []uint64{e.Handle},
-			fix:     k.fixCall("viewport_set_scale", map[string]any{"handle": drawing.FormatHandle(e.Handle), "scale": scale}),
+			fix:     k.fixCall(enginev1.ToolViewportSetScale, map[string]any{"handle": drawing.FormatHandle(e.Handle), "scale": scale}),
 		})
 	}
 	return nil
