@@ -1,6 +1,9 @@
 package drawing
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // changeKind says what a change touched.
 type changeKind uint8
@@ -66,7 +69,27 @@ type Tx struct {
 }
 
 // NewTx starts an undo log over d, with room for n changes.
-func NewTx(d *Document, n int) *Tx { return &Tx{d: d, log: make([]Change, 0, n)} }
+func NewTx(d *Document, n int) *Tx {
+	if l, ok := logs.Get().(*[]Change); ok && cap(*l) >= n {
+		return &Tx{d: d, log: *l}
+	}
+	return &Tx{d: d, log: make([]Change, 0, n)}
+}
+
+// logs are undo logs that Release gave back, empty, for the next NewTx: a
+// batch's log grows as its steps write (a drafting batch writes three
+// entities a step), and the garbage of every batch's log was a seventh of
+// what such a batch allocates.
+var logs sync.Pool
+
+// Release gives the log back for a later Tx to reuse; the Tx must not be
+// used again, nor any slice Since returned.
+func (t *Tx) Release() {
+	clear(t.log[:cap(t.log)]) // let go of the entities the changes hold
+	l := t.log[:0]
+	t.log = nil
+	logs.Put(&l)
+}
 
 // Grow makes room in the log for n more changes, for a write that knows
 // how many it makes (an entity_batch_create of a hundred thousand entities

@@ -105,6 +105,9 @@ var runs = sync.Pool{New: func() any { return new(run) }}
 // release empties r, letting go of everything it pointed to, and puts it
 // back in runs. Nothing may use r after.
 func (r *run) release() {
+	if r.t != nil {
+		r.t.Release()
+	}
 	*r = run{}
 	runs.Put(r)
 }
