@@ -85,7 +85,7 @@ var logs sync.Pool
 // Release gives the log back for a later Tx to reuse; the Tx must not be
 // used again, nor any slice Since returned.
 func (t *Tx) Release() {
-	clear(t.log[:cap(t.log)]) // let go of the entities the changes hold
+	clear(t.log) // let go of the entities the changes hold (UndoTo cleared what it dropped)
 	l := t.log[:0]
 	t.log = nil
 	logs.Put(&l)
@@ -213,6 +213,7 @@ func (t *Tx) UndoTo(mark int) []Change {
 			t.d.SetConstraints(c.undo.constraints)
 		}
 	}
+	clear(t.log[mark:]) // what Release need not clear
 	t.log = t.log[:mark]
 	return undone
 }
