@@ -139,3 +139,24 @@ func TestAppendSmall(t *testing.T) {
 		t.Errorf("Seal and AppendEncoded of a line allocate %v times, want 0", n)
 	}
 }
+
+// A preserved table (or dimension) whose writer's drawing was read is
+// drawn as that drawing alone: its outline (here a frame from its codes,
+// as big as the drawing's grid) is not drawn over it. Without the
+// drawing, the outline is what is drawn.
+func TestForeignDrawnReplacesOutline(t *testing.T) {
+	frame := []geom.Segment{
+		{A: geom.Pt(0, 0), B: geom.Pt(10, 0)}, {A: geom.Pt(10, 0), B: geom.Pt(10, -5)},
+		{A: geom.Pt(10, -5), B: geom.Pt(0, -5)}, {A: geom.Pt(0, -5), B: geom.Pt(0, 0)},
+	}
+	g := NewForeign("ACAD_TABLE", nil, frame, []geom.Vec{geom.Pt(0, 0), geom.Pt(10, -5)})
+	if got := g.Picture().Strokes; len(got) != 4 {
+		t.Errorf("without a drawing, strokes = %v, want the 4 sides of the frame", got)
+	}
+	rule := geom.Segment{A: geom.Pt(0, -2), B: geom.Pt(10, -2)}
+	g.Drawn = &Picture{Strokes: []any{rule}, Texts: []Text{{Text: "1", P: geom.Pt(1, -1), Height: 1}}}
+	p := g.Picture()
+	if len(p.Strokes) != 1 || p.Strokes[0] != any(rule) || len(p.Texts) != 1 {
+		t.Errorf("with a drawing, strokes = %v and %d texts, want only the drawing's %v and its text", p.Strokes, len(p.Texts), rule)
+	}
+}

@@ -18,7 +18,8 @@ import (
 //
 // Drawn, when set, is what the program that wrote it drew in the block
 // it names (an ordinate or arc-length dimension's, a table's): it is drawn
-// with the outline and bounds it too. It moves, turns and scales with the
+// instead of the outline (which repeats it from the entity's codes or its
+// proxy graphics, whose texts are only estimated boxes) and bounds it too. It moves, turns and scales with the
 // entity; a reflection forgets it (its text would read backwards).
 type Foreign struct {
 	Type    string
@@ -53,13 +54,17 @@ func (g Foreign) Prims() []any {
 	return out
 }
 
-// Picture implements [Pictured]: the outline, the areas filled, and what
-// its writer drew.
+// Picture implements [Pictured]: the areas filled, and what its writer
+// drew or else the outline. AutoCAD draws a table or a dimension from
+// the block it names (its proxy graphics are for programs that cannot),
+// and so does ezdxf.
 func (g Foreign) Picture() Picture {
-	p := Picture{Strokes: g.Prims(), Fills: g.Fills, NonZero: true}
-	if g.Drawn != nil {
-		p.add(*g.Drawn)
+	p := Picture{Fills: g.Fills, NonZero: true}
+	if g.Drawn == nil {
+		p.Strokes = g.Prims()
+		return p
 	}
+	p.add(*g.Drawn)
 	return p
 }
 

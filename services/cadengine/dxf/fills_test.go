@@ -276,3 +276,70 @@ func TestCorpusFills(t *testing.T) {
 		}
 	}
 }
+
+// A solid HATCH the engine preserves (here for the elliptic arc of its
+// outer boundary) fills its boundaries as a hatch fills them, islands
+// left empty: its outer boundary is the upper half of the ellipse about
+// the origin with semi-axes 10 and 5 closed by the x axis, and its
+// island the square from (-1, 1) to (1, 3), both written
+// counter-clockwise. A preserved entity's fills go by the non-zero
+// rule, so the island must come out the other way round. A patterned
+// hatch on the same boundaries fills nothing.
+func TestPreservedHatchFills(t *testing.T) {
+	const boundaries = "91|2|" +
+		"92|1|93|2|72|3|10|0|20|0|11|10|21|0|40|0.5|50|0|51|180|73|1|72|1|10|-10|20|0|11|10|21|0|97|0|" +
+		"92|2|72|0|73|1|93|4|10|-1|20|1|10|1|20|1|10|1|20|3|10|-1|20|3|97|0|75|0|76|1|98|0"
+	hatch := func(pattern string) *drawing.Document {
+		t.Helper()
+		head := "0|HATCH|100|AcDbEntity|8|0|100|AcDbHatch|10|0|20|0|30|0|210|0|220|0|230|1|"
+		d, err := importText(strings.ReplaceAll("0|SECTION|2|ENTITIES|"+head+pattern+boundaries+"|0|ENDSEC|0|EOF|", "|", "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	g := foreignOfType(t, hatch("2|SOLID|70|1|71|0|"), "HATCH")
+	if len(g.Fills) != 2 {
+		t.Fatalf("fills = %v, want the two boundaries", g.Fills)
+	}
+	for _, tc := range []struct {
+		p      geom.Vec
+		filled bool
+	}{
+		{geom.Pt(0, 4), true},     // between the island and the ellipse
+		{geom.Pt(-6, 1), true},    // left of the island
+		{geom.Pt(0, 2), false},    // in the island
+		{geom.Pt(0, -1), false},   // below the x axis
+		{geom.Pt(9, 4.5), false},  // outside the ellipse
+		{geom.Pt(0, 4.95), true},  // just under the ellipse's top
+		{geom.Pt(0, 5.05), false}, // just over it
+	} {
+		winding := 0
+		for _, f := range g.Fills {
+			winding += windingNumber(f, tc.p)
+		}
+		if got := winding != 0; got != tc.filled {
+			t.Errorf("%v filled = %v (winding %d), want %v", tc.p, got, winding, tc.filled)
+		}
+	}
+	if g := foreignOfType(t, hatch("2|ANSI31|70|0|71|0|"), "HATCH"); g.Fills != nil {
+		t.Errorf("patterned hatch fills %v, want none", g.Fills)
+	}
+}
+
+// windingNumber is how many times the closed polygon winds
+// counter-clockwise round p.
+func windingNumber(poly []geom.Vec, p geom.Vec) int {
+	w := 0
+	for i, a := range poly {
+		b := poly[(i+1)%len(poly)]
+		cross := (b.X-a.X)*(p.Y-a.Y) - (p.X-a.X)*(b.Y-a.Y)
+		switch {
+		case a.Y <= p.Y && b.Y > p.Y && cross > 0:
+			w++
+		case a.Y > p.Y && b.Y <= p.Y && cross < 0:
+			w--
+		}
+	}
+	return w
+}

@@ -33,6 +33,9 @@ func foreignOf(r dxfRecord, subs []dxfRecord) drawing.Foreign {
 	outline, points := derived(r, subs)
 	g := drawing.NewForeign(r.kind, pairs, outline, points)
 	g.Fills = wideBands(r, subs)
+	if g.Fills == nil {
+		g.Fills = hatchFills(r)
+	}
 	return g
 }
 

@@ -659,20 +659,79 @@ func edgeArc(centre, major geom.Vec, ratio, start, end float64, ccw bool) []geom
 // hatchOutline is a HATCH outside the plan, or one the engine does not
 // model: its boundary paths (see walkHatch) at its elevation (30).
 func hatchOutline(r dxfRecord, toWorld func(x, y, z float64) geom.Vec) ([]geom.Segment, []geom.Vec) {
-	var loops [][]geom.Vec
-	walkHatch(r.pairs, make([]coordRole, len(r.pairs)), &loops)
-	z := firstFloat(r.pairs, 30, 0)
 	var out []geom.Segment
 	var pts []geom.Vec
-	for _, l := range loops {
-		w := make([]geom.Vec, len(l))
-		for i, q := range l {
-			w[i] = toWorld(q.X, q.Y, z)
-		}
-		w = finitePoints(w)
+	for _, w := range hatchLoops(r, toWorld) {
 		out, pts = append(out, closedOutline(w)...), append(pts, w...)
 	}
 	return out, pts
+}
+
+// hatchLoops are a HATCH's boundary paths (see walkHatch) in world
+// coordinates, at its elevation (30); a path through a point that is
+// not finite is empty.
+func hatchLoops(r dxfRecord, toWorld func(x, y, z float64) geom.Vec) [][]geom.Vec {
+	var loops [][]geom.Vec
+	walkHatch(r.pairs, make([]coordRole, len(r.pairs)), &loops)
+	z := firstFloat(r.pairs, 30, 0)
+	for i, l := range loops {
+		w := make([]geom.Vec, len(l))
+		for j, q := range l {
+			w[j] = toWorld(q.X, q.Y, z)
+		}
+		loops[i] = finitePoints(w)
+	}
+	return loops
+}
+
+// hatchFills are the areas a preserved HATCH fills when it is solid (70
+// bit 1, or the pattern SOLID; a gradient is solid too, and fills in its
+// entity's colour here): its boundary paths, filled as the engine fills
+// a hatch, by the even-odd rule (islands left empty). A preserved
+// entity's fills go by the non-zero rule, so each path is turned to wind
+// counter-clockwise when as many other paths hold it as an even number,
+// clockwise when odd: for paths that do not cross, the two rules then
+// fill the same. A patterned hatch fills nothing (its outline is drawn).
+func hatchFills(r dxfRecord) [][]geom.Vec {
+	if r.kind != "HATCH" {
+		return nil
+	}
+	solid := firstInt(r.pairs, 70, 0)&1 != 0
+	if i := slices.IndexFunc(r.pairs, func(p dxfPair) bool { return p.code == 2 }); i >= 0 {
+		solid = solid || strings.EqualFold(r.pairs[i].word(), "SOLID")
+	}
+	if !solid {
+		return nil
+	}
+	var fills [][]geom.Vec
+	for _, l := range hatchLoops(r, ocsToWorld(r, r.kind)) {
+		if len(l) >= 3 {
+			fills = append(fills, l)
+		}
+	}
+	for i, f := range fills {
+		depth := 0
+		for j, g := range fills {
+			if i != j && geom.Polygon(g).Where(f[0]) == geom.Inside {
+				depth++
+			}
+		}
+		if ccw := shoelace(f) > 0; ccw != (depth%2 == 0) {
+			slices.Reverse(f)
+		}
+	}
+	return fills
+}
+
+// shoelace is the polygon's signed area: positive when it winds
+// counter-clockwise.
+func shoelace(pts []geom.Vec) float64 {
+	a := 0.0
+	for i, p := range pts {
+		q := pts[(i+1)%len(pts)]
+		a += p.X*q.Y - q.X*p.Y
+	}
+	return a / 2
 }
 
 // monoDescender is how far below its baseline text reaches in ezdxf's
