@@ -350,6 +350,8 @@ func derive(r dxfRecord, subs []dxfRecord, text bool) ([]geom.Segment, []geom.Ve
 	switch typ {
 	case "3DFACE":
 		return closedOutline(pts), pts
+	case "MESH":
+		return subdMeshOutline(r), pts
 	case "SOLID", "TRACE":
 		if len(pts) == 4 { // corners go 1, 2, 4, 3 round the shape
 			pts[2], pts[3] = pts[3], pts[2]

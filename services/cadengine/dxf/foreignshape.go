@@ -363,40 +363,52 @@ func arcPoints(a plineVertex, b geom.Vec) []geom.Vec {
 	return out
 }
 
-// polylineOutline is a POLYLINE: a polygon mesh by its vertices, a
-// polyface mesh by those of its faces (the VERTEXes that index others,
-// 71–74, from 1), a 3D polyline through its vertices, a 2D one as
-// plineOutline draws it, with the widths of its vertices (40, 41) or else
-// its own.
+// polylineOutline is a POLYLINE: a polygon mesh as polygonMeshOutline
+// draws it, bounded by its vertices; a polyface mesh as polyfaceOutline
+// draws its faces (the VERTEXes that index others, 71–74, from 1),
+// bounded by the vertices of its faces; a 3D polyline through its
+// vertices; a 2D one as plineOutline draws it, with the widths of its
+// vertices (40, 41) or else its own.
 func polylineOutline(r dxfRecord, subs []dxfRecord, toWorld func(x, y, z float64) geom.Vec) ([]geom.Segment, []geom.Vec) {
 	flags := r.flags()
 	var pts []geom.Vec
+	var vflags []int64
+	var faces [][]int64
 	var used []bool // of a polyface mesh's vertices, those of its faces
 	for _, s := range subs {
 		if f := s.flags(); s.kind != "VERTEX" || f&128 != 0 && f&64 == 0 {
-			for c := 71; s.kind == "VERTEX" && c <= 74; c++ {
-				if k := int(math.Abs(float64(firstInt(s.pairs, c, 0)))); k > 0 && k <= len(subs) {
+			if s.kind != "VERTEX" {
+				continue
+			}
+			face := polyfaceFace(s)
+			for _, k := range face {
+				if k := int(abs64(k)); k <= len(subs) {
 					used = append(used, make([]bool, max(0, k-len(used)))...)
 					used[k-1] = true
 				}
 			}
+			faces = append(faces, face)
 			continue
 		}
 		p, _ := firstPoint(s.pairs, 10)
 		pts = append(pts, toWorld(p[0], p[1], p[2]))
+		vflags = append(vflags, s.flags())
 	}
 	pts = finitePoints(pts)
 	switch {
 	case flags&64 != 0:
-		var faces []geom.Vec
+		var bounds []geom.Vec
 		for k, p := range pts {
 			if k < len(used) && used[k] {
-				faces = append(faces, p)
+				bounds = append(bounds, p)
 			}
 		}
-		return nil, faces
+		return polyfaceOutline(pts, faces), bounds
 	case flags&16 != 0:
-		return nil, pts
+		if len(pts) != len(vflags) {
+			return nil, nil
+		}
+		return polygonMeshOutline(r, pts, vflags), pts
 	case flags&8 != 0 && flags&1 != 0:
 		return closedOutline(pts), pts
 	case flags&8 != 0:
