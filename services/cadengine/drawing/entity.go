@@ -309,13 +309,14 @@ const (
 )
 
 // capHeight is how tall a sans-serif font's capitals are, as a share of
-// its size: the Go font's are 0.723 of it, Arial's 0.716, DejaVu Sans's
-// 0.729.
+// its size (the Go font's are 0.723 of it, Arial's 0.716, DejaVu Sans's
+// 0.729), for a face whose own is not known.
 const capHeight = 0.72
 
-// FontSize is the font size that draws the text's capitals Height tall:
-// a drawing's text height, DXF's code 40, is the height of its capitals,
-// as ezdxf and CAD programs draw it, not the font's size.
+// FontSize is the font size that draws the text's capitals Height tall
+// in a generic sans-serif family: a drawing's text height, DXF's code 40,
+// is the height of its capitals, as ezdxf and CAD programs draw it, not
+// the font's size.
 func (g Text) FontSize() float64 { return g.Height / capHeight }
 
 // Start is where the text's baseline starts, by the estimate of its
