@@ -489,6 +489,25 @@ func (g Text) Transformed(x geom.Xform) Geometry {
 	return out
 }
 
+// Reflected is the text placed by x, a reflection, with its glyphs
+// reflected too: the image of its baseline is its baseline (the image of
+// its direction its rotation, a text between two points between their
+// images, not swapped), and it is drawn upside down about that baseline
+// (or no longer, if it was). So CAD programs draw a text in a block
+// inserted at a negative scale, whatever MIRRTEXT says (which the MIRROR
+// command reads, and Transformed follows: it keeps a text readable).
+func (g Text) Reflected(x geom.Xform) Text {
+	out := g
+	out.P, out.Height = x.Point(g.P), g.Height*x.Scale
+	out.Rotation = x.Direction(g.Rotation)
+	if g.Fit != FitNone {
+		out.End = x.Point(g.End)
+		out.Rotation = geom.NormDeg(geom.Deg(out.End.Sub(out.P).Angle()))
+	}
+	out.Style.Mirror ^= MirrorUpsideDown
+	return out
+}
+
 // Transformed maps the centre and the major axis. Parameters are measured
 // from the major axis, so rotation and scaling keep them; a reflection maps
 // the parameter t to -t and so the sweep [s, e] to [-e, -s].
