@@ -212,16 +212,43 @@ func (g Insert) Placed() []*Entity {
 			cell, mcell := x.Then(geom.Translate(d)), m.Then(geom.Translate(d).Affine())
 			for _, e := range g.Def.Entities {
 				c := *e
-				if uneven {
-					c.Geom = e.Geom.Affined(mcell)
-				} else {
-					c.Geom = e.Geom.Transformed(cell)
-				}
+				c.Geom = placedGeom(e.Geom, cell, mcell, uneven)
 				out = append(out, &c)
 			}
 		}
 	}
 	return out
+}
+
+// placedGeom is a block's geometry g placed by its insert: by x, or by
+// m when the insert scales unevenly. A text (an attribute definition's
+// too) placed by a reflection is reflected with it (see Text.Reflected),
+// as CAD programs draw a block inserted at a negative scale.
+func placedGeom(g Geometry, x geom.Xform, m geom.Affine, uneven bool) Geometry {
+	text := func(t Text) (Text, bool) {
+		if uneven {
+			x = m.Nearest(t.P)
+		}
+		if !x.Mirror {
+			return t, false
+		}
+		return t.Reflected(x), true
+	}
+	switch t := g.(type) {
+	case Text:
+		if r, ok := text(t); ok {
+			return r
+		}
+	case Attdef:
+		if r, ok := text(t.Text); ok {
+			t.Text = r
+			return t
+		}
+	}
+	if uneven {
+		return g.Affined(m)
+	}
+	return g.Transformed(x)
 }
 
 // PlacedFor are the placed entities of the insert e (whose geometry g

@@ -309,13 +309,14 @@ const (
 )
 
 // capHeight is how tall a sans-serif font's capitals are, as a share of
-// its size: the Go font's are 0.723 of it, Arial's 0.716, DejaVu Sans's
-// 0.729.
+// its size (the Go font's are 0.723 of it, Arial's 0.716, DejaVu Sans's
+// 0.729), for a face whose own is not known.
 const capHeight = 0.72
 
-// FontSize is the font size that draws the text's capitals Height tall:
-// a drawing's text height, DXF's code 40, is the height of its capitals,
-// as ezdxf and CAD programs draw it, not the font's size.
+// FontSize is the font size that draws the text's capitals Height tall
+// in a generic sans-serif family: a drawing's text height, DXF's code 40,
+// is the height of its capitals, as ezdxf and CAD programs draw it, not
+// the font's size.
 func (g Text) FontSize() float64 { return g.Height / capHeight }
 
 // Start is where the text's baseline starts, by the estimate of its
@@ -485,6 +486,25 @@ func (g Text) Transformed(x geom.Xform) Geometry {
 		out.P, out.End = a, b
 		out.Rotation = geom.NormDeg(geom.Deg(b.Sub(a).Angle()))
 	}
+	return out
+}
+
+// Reflected is the text placed by x, a reflection, with its glyphs
+// reflected too: the image of its baseline is its baseline (the image of
+// its direction its rotation, a text between two points between their
+// images, not swapped), and it is drawn upside down about that baseline
+// (or no longer, if it was). So CAD programs draw a text in a block
+// inserted at a negative scale, whatever MIRRTEXT says (which the MIRROR
+// command reads, and Transformed follows: it keeps a text readable).
+func (g Text) Reflected(x geom.Xform) Text {
+	out := g
+	out.P, out.Height = x.Point(g.P), g.Height*x.Scale
+	out.Rotation = x.Direction(g.Rotation)
+	if g.Fit != FitNone {
+		out.End = x.Point(g.End)
+		out.Rotation = geom.NormDeg(geom.Deg(out.End.Sub(out.P).Angle()))
+	}
+	out.Style.Mirror ^= MirrorUpsideDown
 	return out
 }
 

@@ -229,3 +229,46 @@ func TestGridAttribs(t *testing.T) {
 		t.Errorf("Cost = %d, want %d (each copy's block and values)", got, want)
 	}
 }
+
+// A text in a block inserted at a negative scale is drawn reflected with
+// the block, as CAD programs draw it: mirrored in y, a text reading along
+// +x from (1, 0) reads along -x from (-1, 0), its glyphs reversed (drawn
+// at 180°, upside down about its baseline, so still above it); turned 90°
+// after that, it runs down from (0, -1) with its top towards -x (where
+// the turn takes +y).
+func TestPlacedTextReflected(t *testing.T) {
+	b := NewBlock("T", geom.Vec{}, []*Entity{{Layer: "0", Geom: Text{Text: "AB", P: geom.Pt(1, 0), Height: 1}}})
+	for _, c := range []struct {
+		name     string
+		ins      Insert
+		p        geom.Vec
+		rotation float64
+		box      geom.Box
+	}{
+		// The box of the estimate (each character as wide as it is tall,
+		// a descender of a third) mirrored: x from -3 to -1, y from
+		// -1/3 to 1.
+		{"mirrored", Insert{Name: "T", Def: b, Scale: 1, Mirror: true}, geom.Pt(-1, 0), 180,
+			geom.Box{Min: geom.Pt(-3, -textDescender), Max: geom.Pt(-1, 1), NonEmpty: true}},
+		{"mirrored, turned 90°", Insert{Name: "T", Def: b, Scale: 1, Mirror: true, Rotation: 90}, geom.Pt(0, -1), 270,
+			geom.Box{Min: geom.Pt(-1, -3), Max: geom.Pt(textDescender, -1), NonEmpty: true}},
+	} {
+		placed := c.ins.Placed()
+		if len(placed) != 1 {
+			t.Fatalf("%s: Placed = %d entities, want 1", c.name, len(placed))
+		}
+		got, ok := placed[0].Geom.(Text)
+		if !ok {
+			t.Fatalf("%s: Placed = %T, want a Text", c.name, placed[0].Geom)
+		}
+		if !got.P.Same(c.p) || math.Abs(got.Rotation-c.rotation) > 1e-9 {
+			t.Errorf("%s: placed at %v, %v°; want %v, %v°", c.name, got.P, got.Rotation, c.p, c.rotation)
+		}
+		if st := got.Setting(); st.MirrorX != 1 || st.MirrorY != -1 {
+			t.Errorf("%s: drawn mirrored %v along and %v across its baseline, want 1 and -1", c.name, st.MirrorX, st.MirrorY)
+		}
+		if b := got.Bounds(); !nearBox(b, c.box) {
+			t.Errorf("%s: Bounds = %v, want %v", c.name, b, c.box)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/go-fonts/dejavu/dejavusans"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/goitalic"
@@ -13,51 +14,78 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// The fonts text is drawn in: the Go fonts' faces, one for each
-// Typeface a text's style maps to (see TypefaceOf; Go Regular for text
-// without a style), which the PNG and PDF exports set text in (SVG names
-// generic families, which viewers set in faces of about their widths).
+// The fonts text is drawn in: DejaVu Sans and the Go fonts' faces, one
+// for each Typeface a text's style maps to (see TypefaceOf; DejaVu Sans
+// for text without a style), which the PNG and PDF exports set text in
+// (SVG names generic families, which viewers set in faces of about their
+// widths).
 // Their advance widths lay multi-line and fitted text out as it is drawn;
 // extents keep ezdxf's estimate (see textCharWidth).
 
 // typefaceFonts are the bundled faces' TrueType files.
-var typefaceFonts = [...][]byte{TypefaceRegular: goregular.TTF, TypefaceMono: gomono.TTF, TypefaceBold: gobold.TTF, TypefaceItalic: goitalic.TTF}
+var typefaceFonts = [NumTypefaces][]byte{TypefaceRegular: dejavusans.TTF, TypefaceMono: gomono.TTF, TypefaceBold: gobold.TTF, TypefaceItalic: goitalic.TTF, TypefaceTrueType: goregular.TTF}
 
 // TypefaceTTF is the TrueType file of a bundled face.
 func TypefaceTTF(f Typeface) []byte {
 	if int(f) < len(typefaceFonts) {
 		return typefaceFonts[f]
 	}
-	return goregular.TTF
+	return typefaceFonts[TypefaceRegular]
 }
 
-// typefaceAdvances are each face's advance widths, as shares of its size, of
-// the printable ASCII characters; other characters take fontAverage.
-var typefaceAdvances = sync.OnceValue(func() *[len(typefaceFonts)][128]float64 {
-	var out [len(typefaceFonts)][128]float64
+// faceMetrics are what text is laid out by in a face: the advance widths,
+// as shares of its size, of the printable ASCII characters (other
+// characters take fontAverage), and how tall its capitals are, as a share
+// of its size.
+type faceMetrics struct {
+	adv [128]float64
+	cap float64
+}
+
+// typefaceMetrics are each bundled face's metrics.
+var typefaceMetrics = sync.OnceValue(func() *[len(typefaceFonts)]faceMetrics {
+	var out [len(typefaceFonts)]faceMetrics
 	for i, ttf := range typefaceFonts {
-		out[i] = advancesOf(ttf)
+		out[i] = metricsOf(ttf)
 	}
 	return &out
 })
 
-// advancesOf reads a font's advances of the printable ASCII characters.
-func advancesOf(ttf []byte) [128]float64 {
-	var adv [128]float64
+// metricsOf reads a font's advances of the printable ASCII characters and
+// its capitals' height.
+func metricsOf(ttf []byte) faceMetrics {
+	var m faceMetrics
 	f, err := sfnt.Parse(ttf)
 	if err != nil {
-		panic("drawing: a Go font does not parse: " + err.Error())
+		panic("drawing: a bundled font does not parse: " + err.Error())
 	}
 	var b sfnt.Buffer
 	em := fixed.I(int(f.UnitsPerEm()))
 	for r := ' '; r < 127; r++ {
 		if x, err := f.GlyphIndex(&b, r); err == nil && x != 0 {
 			if a, err := f.GlyphAdvance(&b, x, em, font.HintingNone); err == nil {
-				adv[r] = float64(a) / float64(em)
+				m.adv[r] = float64(a) / float64(em)
 			}
 		}
 	}
-	return adv
+	// The top of H: a font's own figure (OS/2's sCapHeight) is not in
+	// every font (DejaVu Sans has none).
+	m.cap = capHeight
+	if x, err := f.GlyphIndex(&b, 'H'); err == nil && x != 0 {
+		if r, _, err := f.GlyphBounds(&b, x, em, font.HintingNone); err == nil && r.Min.Y < 0 {
+			m.cap = float64(-r.Min.Y) / float64(em)
+		}
+	}
+	return m
+}
+
+// capHeightOf is how tall the face f's capitals are, as a share of its
+// size: Go Regular's 0.723, DejaVu Sans's 0.729.
+func capHeightOf(f Typeface) float64 {
+	if int(f) >= len(typefaceFonts) {
+		f = TypefaceRegular
+	}
+	return typefaceMetrics()[f].cap
 }
 
 // fontAverage is the advance of a character the table has not: about a
@@ -65,7 +93,7 @@ func advancesOf(ttf []byte) [128]float64 {
 const fontAverage = 0.55
 
 // drawnWidth is how wide s is set at height (its capitals' height) in
-// the Go font's regular face.
+// the regular face (DejaVu Sans).
 func drawnWidth(s string, height float64) float64 { return drawnWidthIn(TypefaceRegular, s, height) }
 
 // drawnWidthIn is how wide s is set at height in the face f, at width
@@ -74,7 +102,8 @@ func drawnWidthIn(f Typeface, s string, height float64) float64 {
 	if int(f) >= len(typefaceFonts) {
 		f = TypefaceRegular
 	}
-	adv := &typefaceAdvances()[f]
+	m := &typefaceMetrics()[f]
+	adv := &m.adv
 	w := 0.0
 	for _, r := range s {
 		if r < utf8.RuneSelf && adv[r] > 0 {
@@ -83,5 +112,5 @@ func drawnWidthIn(f Typeface, s string, height float64) float64 {
 			w += fontAverage
 		}
 	}
-	return w * height / capHeight
+	return w * height / m.cap
 }

@@ -87,28 +87,39 @@ func decodeTextStyle(r *decoder) TextStyle {
 	return s
 }
 
-// Typeface is one of the bundled fonts text is drawn in (the Go fonts).
+// Typeface is one of the bundled fonts text is drawn in.
 type Typeface uint8
 
-// The bundled faces.
+// The bundled faces. An SHX font, the stroke font a CAD program draws
+// txt, simplex or romans in, has no TrueType file of its own to set it
+// in; it is drawn in DejaVu Sans, whose letters are about as wide as
+// those stroke fonts' (wider than a TrueType sans face's), and which is
+// the face ezdxf's drawing sets them in. A TrueType face is drawn in the
+// Go face of about its widths.
 const (
-	TypefaceRegular Typeface = iota // Go Regular: a sans face, for txt, simplex, romans, isocp, arial…
-	TypefaceMono                    // Go Mono: for monotxt, courier, consolas…
-	TypefaceBold                    // Go Bold: for arial bold and other bold faces
-	TypefaceItalic                  // Go Italic: for italic.shx and italic faces
+	TypefaceRegular  Typeface = iota // DejaVu Sans: for SHX fonts (txt, simplex, romans, isocp, gdt…) and text without a style
+	TypefaceMono                     // Go Mono: for monotxt, courier, consolas…
+	TypefaceBold                     // Go Bold: for arial bold and other bold faces
+	TypefaceItalic                   // Go Italic: for italic.shx and italic faces
+	TypefaceTrueType                 // Go Regular: for the other TrueType and OpenType faces (arial, segoeui…)
+
+	// NumTypefaces is how many bundled faces there are.
+	NumTypefaces = int(TypefaceTrueType) + 1
 )
 
 // TypefaceOf is the bundled face a font file is drawn in: SHX and TrueType
 // names alike, by what their names say (see docs/decisions.md): a
 // monospaced font in Go Mono, a bold one in Go Bold, an italic one in Go
-// Italic, every other (txt, simplex, romans, isocp, gdt, arial…) in Go
-// Regular.
+// Italic, every other TrueType or OpenType file (.ttf, .ttc, .otf: arial…)
+// in Go Regular, and every other SHX font (txt, simplex, romans, isocp,
+// gdt…, a name without an extension being one) in DejaVu Sans.
 func TypefaceOf(font string) Typeface {
-	f := strings.ToLower(font)
+	f := strings.ToLower(strings.TrimSpace(font))
 	if i := strings.LastIndexAny(f, `/\`); i >= 0 {
 		f = f[i+1:]
 	}
-	f = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(f, ".shx"), ".ttf"), ".otf")
+	trueType := strings.HasSuffix(f, ".ttf") || strings.HasSuffix(f, ".ttc") || strings.HasSuffix(f, ".otf")
+	f = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(f, ".shx"), ".ttf"), ".ttc"), ".otf")
 	for _, m := range [...]string{"mono", "cour", "consol", "lucon", "typewriter"} {
 		if strings.Contains(f, m) {
 			return TypefaceMono
@@ -119,6 +130,8 @@ func TypefaceOf(font string) Typeface {
 		return TypefaceBold
 	case strings.Contains(f, "italic") || italicFiles[f]:
 		return TypefaceItalic
+	case trueType:
+		return TypefaceTrueType
 	}
 	return TypefaceRegular
 }
@@ -179,8 +192,12 @@ func (g Text) Setting() Setting {
 }
 
 // FontSize is the font size that draws the setting's capitals Height
-// tall (see Text.FontSize).
+// tall in a generic sans-serif family (see Text.FontSize), as SVG names.
 func (st Setting) FontSize() float64 { return st.Height / capHeight }
+
+// FaceSize is the font size that draws the setting's capitals Height tall
+// in its bundled Typeface, as the PNG and PDF exports set it.
+func (st Setting) FaceSize() float64 { return st.Height / capHeightOf(st.Typeface) }
 
 // Plain reports whether the setting is upright, unmirrored, at width
 // factor 1 in the regular face, as text without a style is drawn.

@@ -6,9 +6,10 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/go-fonts/dejavu/dejavusans"
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
@@ -65,11 +66,12 @@ func TestTextStyleBounds(t *testing.T) {
 	}
 }
 
-// goAdvance is how wide s is set in Go Regular at a cap height of 1, by
-// the font package's own measure (golang.org/x/image/font), apart from
-// the engine's table of advances.
-func goAdvance(t *testing.T, s string) float64 {
-	f, err := opentype.Parse(goregular.TTF)
+// advanceIn is how wide s is set in the TrueType font ttf at a cap
+// height of 1, its glyphs' advances added without kerning (as the engine
+// lays text out), by the font package's own measure
+// (golang.org/x/image/font), apart from the engine's table of advances.
+func advanceIn(t *testing.T, ttf []byte, s string) float64 {
+	f, err := opentype.Parse(ttf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,19 @@ func goAdvance(t *testing.T, s string) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return float64(font.MeasureString(face, s)) / 64 / 1000 / capHeight
+	h, _, ok := face.GlyphBounds('H')
+	if !ok {
+		t.Fatal("no H in the font")
+	}
+	var w fixed.Int26_6
+	for _, r := range s {
+		a, ok := face.GlyphAdvance(r)
+		if !ok {
+			t.Fatalf("%q is not in the font", r)
+		}
+		w += a
+	}
+	return float64(w) / float64(-h.Min.Y)
 }
 
 // A text set between two points is drawn from the first to the second:
@@ -85,15 +99,15 @@ func goAdvance(t *testing.T, s string) float64 {
 // both ways at its width factor; a text in a style is drawn at its width
 // factor and slant.
 func TestTextSetting(t *testing.T) {
-	natural := goAdvance(t, "Fit me") * 2 // at height 2
+	natural := advanceIn(t, dejavusans.TTF, "Fit me") * 2 // at height 2, in the face of text without a style
 	fit := Text{Text: "Fit me", P: geom.Pt(1, 1), Height: 2, Fit: FitWidth, End: geom.Pt(1+30, 1), Style: TextStyle{Width: 0.8}}
 	st := fit.Setting()
 	if st.Anchor != geom.Pt(16, 1) || st.H != AlignCenter || st.Height != 2 || st.Length != 30 {
 		t.Errorf("fit Setting = %+v, want centred at (16, 1), height 2, 30 long", st)
 	}
-	// The font package rounds each advance to 1/64 of a pixel (at 1000
-	// pixels to the em): a few millionths.
-	if got := st.XScale * natural; math.Abs(got-30) > 30e-5 {
+	// The font package rounds each advance and H's top to 1/64 of a
+	// pixel (at 1000 pixels to the em): a few hundred-thousandths.
+	if got := st.XScale * natural; math.Abs(got-30) > 30*5e-5 {
 		t.Errorf("fit Setting's XScale %v × natural length %v = %v, want 30", st.XScale, natural, got)
 	}
 
@@ -104,7 +118,7 @@ func TestTextSetting(t *testing.T) {
 		t.Errorf("aligned Setting's XScale = %v, want the width factor 0.8", st.XScale)
 	}
 	// At height h the text is natural × h/2 × 0.8 long: 30 at h below.
-	if want := 2 * 30 / (natural * 0.8); math.Abs(st.Height-want) > want*1e-5 {
+	if want := 2 * 30 / (natural * 0.8); math.Abs(st.Height-want) > want*5e-5 {
 		t.Errorf("aligned Setting's Height = %v, want %v", st.Height, want)
 	}
 
@@ -123,14 +137,37 @@ func TestTextSetting(t *testing.T) {
 	}
 }
 
+// Text in an SHX font (txt, the Standard style's, and text without a
+// style) is laid out in DejaVu Sans's widths, the stand-in for the
+// stroke fonts that ezdxf draws them in too, and text in Arial in Go
+// Regular's, about Arial's, each at its capitals' height: in DejaVu Sans
+// v, a, l, o, r advance 1212, 1255, 569, 1253 and 842 units, and H is
+// 1493 tall; in Go Regular 1024, 1139, 548, 1139 and 682, H 1480.
+func TestShapeFontWidths(t *testing.T) {
+	for _, c := range []struct {
+		font       string
+		units, cap float64
+	}{
+		{"", 1212 + 1255 + 569 + 1253 + 842 + 1253, 1493},
+		{"txt", 1212 + 1255 + 569 + 1253 + 842 + 1253, 1493},
+		{"simplex.shx", 1212 + 1255 + 569 + 1253 + 842 + 1253, 1493},
+		{"arial.ttf", 1024 + 1139 + 548 + 1139 + 682 + 1139, 1480},
+	} {
+		want := c.units / c.cap * 10
+		if got := drawnWidthIn(TypefaceOf(c.font), "valoro", 10); math.Abs(got-want) > 1e-9 {
+			t.Errorf("%q: valoro at height 10 is %v wide, want %v", c.font, got, want)
+		}
+	}
+}
+
 // SHX and TrueType names map to the bundled faces by what they say.
 func TestTypefaceOf(t *testing.T) {
 	for font, want := range map[string]Typeface{
 		"": TypefaceRegular, "txt": TypefaceRegular, "TXT.SHX": TypefaceRegular, "simplex.shx": TypefaceRegular,
-		"romans.shx": TypefaceRegular, "isocp.shx": TypefaceRegular, "gdt.shx": TypefaceRegular, "arial.ttf": TypefaceRegular,
+		"romans.shx": TypefaceRegular, "isocp.shx": TypefaceRegular, "gdt.shx": TypefaceRegular, "arial.ttf": TypefaceTrueType,
 		"monotxt.shx": TypefaceMono, "cour.ttf": TypefaceMono, "consola.ttf": TypefaceMono, `C:\Fonts\Lucida Console.ttf`: TypefaceMono,
 		"arialbd.ttf": TypefaceBold, "Arial Bold.ttf": TypefaceBold, "italic.shx": TypefaceItalic, "ariali.ttf": TypefaceItalic,
-		"segoeui.ttf": TypefaceRegular,
+		"segoeui.ttf": TypefaceTrueType, "Times.TTF": TypefaceTrueType, "SourceSans.otf": TypefaceTrueType, "romand": TypefaceRegular,
 	} {
 		if got := TypefaceOf(font); got != want {
 			t.Errorf("TypefaceOf(%q) = %v, want %v", font, got, want)
@@ -203,7 +240,7 @@ func TestMTextStyle(t *testing.T) {
 		t.Fatalf("Picture = %+v, want one line", p)
 	}
 	line := p.Texts[0]
-	if want := 100 - goAdvance(t, "Right")*2*0.5; math.Abs(line.P.X-want) > 1e-3 {
+	if want := 100 - advanceIn(t, dejavusans.TTF, "Right")*2*0.5; math.Abs(line.P.X-want) > 1e-3 {
 		t.Errorf("the line starts at x = %v, want %v", line.P.X, want)
 	}
 	if line.Style != g.Style {

@@ -188,7 +188,7 @@ var textAlign = [...]canvas.TextAlign{drawing.AlignLeft: canvas.Left, drawing.Al
 // flags say (see drawing.Text.Setting).
 func (p *painter) text(t drawing.Text, c color.RGBA) {
 	st := t.Setting()
-	size := st.FontSize() * p.sheet.Factor
+	size := st.FaceSize() * p.sheet.Factor
 	if size <= 0.05 {
 		return // under a twentieth of a millimetre: nothing to read
 	}

@@ -57,14 +57,14 @@ var (
 	fontErr  error
 )
 
-// families are the bundled typefaces (the Go fonts), by drawing.Typeface,
-// loaded once.
+// families are the bundled typefaces (DejaVu Sans and the Go fonts), by
+// drawing.Typeface, loaded once.
 func families() ([]*canvas.FontFamily, error) {
 	fontOnce.Do(func() {
-		for f := drawing.TypefaceRegular; f <= drawing.TypefaceItalic; f++ {
-			fam := canvas.NewFontFamily("Go")
+		for f := range drawing.Typeface(drawing.NumTypefaces) {
+			fam := canvas.NewFontFamily("bundled")
 			if err := fam.LoadFont(drawing.TypefaceTTF(f), 0, canvas.FontRegular); err != nil {
-				fontErr = fmt.Errorf("load the Go fonts: %w", err)
+				fontErr = fmt.Errorf("load the bundled fonts: %w", err)
 				return
 			}
 			fontFams = append(fontFams, fam)

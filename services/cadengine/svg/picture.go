@@ -172,10 +172,11 @@ func outlines(areas [][]geom.Vec) string {
 // typefaceAttrs are the SVG font attributes of each bundled typeface: the
 // generic family a viewer sets it in, and its weight or style.
 var typefaceAttrs = [...]string{
-	drawing.TypefaceRegular: `font-family="sans-serif"`,
-	drawing.TypefaceMono:    `font-family="monospace"`,
-	drawing.TypefaceBold:    `font-family="sans-serif" font-weight="bold"`,
-	drawing.TypefaceItalic:  `font-family="sans-serif" font-style="italic"`,
+	drawing.TypefaceRegular:  `font-family="sans-serif"`,
+	drawing.TypefaceMono:     `font-family="monospace"`,
+	drawing.TypefaceBold:     `font-family="sans-serif" font-weight="bold"`,
+	drawing.TypefaceItalic:   `font-family="sans-serif" font-style="italic"`,
+	drawing.TypefaceTrueType: `font-family="sans-serif"`,
 }
 
 // styledText draws a line of text set as st says: at the origin of a
