@@ -99,8 +99,11 @@ var agreeingPictures = map[string]bool{
 	"mozman__ezdxf__examples_dxf__columns_R2007.dxf":                                     true,
 	"mozman__ezdxf__examples_dxf__dimension_in_nested_blocks.dxf":                        true,
 	"mozman__ezdxf__examples_dxf__hatches_1.dxf":                                         true,
+	"mozman__ezdxf__examples_dxf__hatches_2.dxf":                                         true,
+	"mozman__ezdxf__examples_dxf__insert_bricscad_level_1.dxf":                           true,
 	"mozman__ezdxf__examples_dxf__multi_insert_with_attribs.dxf":                         true,
 	"mozman__ezdxf__examples_dxf__uncommon.dxf":                                          true,
+	"mozman__ezdxf__examples_dxf__xclip.dxf":                                             true,
 	"mozman__ezdxf__exploration__acis__torus_r2004.dxf":                                  true,
 	"mozman__ezdxf__integration_tests__data__AC1003_LINE_Example.dxf":                    true,
 	"mozman__ezdxf__integration_tests__data__ASCII_R12.dxf":                              true,
@@ -128,6 +131,7 @@ var agreeingPictures = map[string]bool{
 	"qcad__qcad__support__data__tests__dimarclength__dimarclength005.dxf":                true,
 	"qcad__qcad__support__data__tests__layer__teigha__visibility_007_11_11_11.dxf":       true,
 	"qcad__qcad__support__data__tests__xdata__xdata000.dxf":                              true,
+	"qcad__qcad__support__data__tests_new__visibility__visibility3.dxf":                  true,
 }
 
 // viewBox is the SVG export's viewBox: x, y (of the top-left corner,

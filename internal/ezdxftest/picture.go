@@ -15,21 +15,27 @@ import (
 
 // Matplotlib returns a python3 that can import ezdxf and matplotlib (the
 // drawing add-on's backend), or "" when none can; under CI (CI=true),
-// where .ci/run installs python3-ezdxf and python3-matplotlib, none is a
-// failure of tb.
+// where .ci/run installs python3-ezdxf, python3-matplotlib and
+// fonts-liberation, none is a failure of tb.
 func Matplotlib(tb testing.TB) string {
 	tb.Helper()
 	for _, cand := range []string{"python3", "/usr/bin/python3"} {
-		if p, err := exec.LookPath(cand); err == nil && exec.Command(p, "-c", "import ezdxf, matplotlib").Run() == nil {
+		if p, err := exec.LookPath(cand); err == nil && exec.Command(p, "-c", hasLiberation).Run() == nil {
 			return p
 		}
 	}
 	if os.Getenv("CI") == "true" {
-		tb.Fatal("CI installs python3-ezdxf and python3-matplotlib (.ci/run), but no python3 has both")
+		tb.Fatal("CI installs python3-ezdxf, python3-matplotlib and fonts-liberation (.ci/run), but no python3 has ezdxf and matplotlib with Liberation Sans")
 	}
-	tb.Log("no python3 with ezdxf and matplotlib; skipping the pictures")
+	tb.Log("no python3 with ezdxf and matplotlib with Liberation Sans (fonts-liberation); skipping the pictures")
 	return ""
 }
+
+// hasLiberation exits 0 when ezdxf and matplotlib import and matplotlib
+// has Liberation Sans to set Arial text in (see drawScript).
+const hasLiberation = `import ezdxf
+from matplotlib import font_manager
+assert any(f.name == "Liberation Sans" for f in font_manager.fontManager.ttflist)`
 
 // Picture is one picture for ezdxf's drawing add-on to draw: the model
 // space of a DXF file, the part of the world in Window, on Width × Height
@@ -74,7 +80,11 @@ type Drawn struct {
 //     long by default; a CAD program draws them to the edge of the view);
 //   - a DIMENSION without its block of geometry, which ezdxf's drawing
 //     add-on leaves out and a CAD program regenerates, is first rendered
-//     by ezdxf's own dimension renderer (DimStyleOverride.render).
+//     by ezdxf's own dimension renderer (DimStyleOverride.render);
+//   - text in Arial is set in Liberation Sans, whose glyphs are as wide
+//     as Arial's (matplotlib finds no Arial, which is not free, and
+//     would set it in DejaVu Sans, an eighth wider, wrapping and placing
+//     it otherwise than AutoCAD).
 //
 // An entity that fails to render or draw is left out and named; the
 // picture is drawn all the same. Per picture it prints one Drawn as a
@@ -97,6 +107,14 @@ from ezdxf.addons.drawing.properties import LayoutProperties
 
 logging.disable(logging.WARNING)  # missing fonts, skipped entities
 DPI = 96
+
+# Arial is not free: text in Arial is set in its metric twin, Liberation
+# Sans (else matplotlib sets it in DejaVu Sans, an eighth wider).
+from dataclasses import replace
+from matplotlib import font_manager
+for f in list(font_manager.fontManager.ttflist):
+    if f.name == "Liberation Sans":
+        font_manager.fontManager.ttflist.append(replace(f, name="Arial"))
 
 class Black(Frontend):
     """Draws in black and names, in self.failed, what it cannot draw."""
