@@ -17,8 +17,9 @@ import (
 // says how the codes must be written.
 //
 // Drawn, when set, is what the program that wrote it drew in the block
-// it names (an ordinate or arc-length dimension's, a table's): it is drawn
-// with the outline and bounds it too. It moves, turns and scales with the
+// it names (an ordinate or arc-length dimension's, a table's), or else
+// the texts its proxy graphics draw: it is drawn with the outline and
+// bounds it too. It moves, turns and scales with the
 // entity; a reflection forgets it (its text would read backwards).
 type Foreign struct {
 	Type    string
