@@ -22,9 +22,11 @@ import (
 // its override (1) or the distance from the origin (10/20) along the
 // measured axis. Sizes are the style's (DIMTXT, DIMASZ, times DIMSCALE;
 // DIMEXO and DIMGAP the document's default style's, in proportion to
-// the text), the text style the file's Standard (DIMTXSTY is not read),
-// the text's length ezdxf's estimate (a character as wide as the text is
-// tall, times the width factor). nil when the points cannot be read.
+// the text), its text in the plain Standard style (neither DIMTXSTY nor
+// a width factor is read: what the picture draws must not depend on a
+// text style the engine's export does not keep), its length ezdxf's
+// estimate (a character as wide as the text is tall). nil when the
+// points cannot be read.
 func (f *File) ordinatePicture(r dxfRecord, style string) *drawing.Picture {
 	v, err := r.values(10, 20, 13, 23, 14, 24, 51, 70)
 	if err != nil {
@@ -80,16 +82,7 @@ func (f *File) ordinatePicture(r dxfRecord, style string) *drawing.Picture {
 	default:
 		text = strings.ReplaceAll(text, "<>", number)
 	}
-	ts, ok := f.styles[foldName("Standard")]
-	if !ok {
-		ts = drawing.TextStyle{Name: "Standard"}
-	}
-	ts = plainStandard(ts)
-	factor := 1.0
-	if ts.Width > 0 {
-		factor = ts.Width
-	}
-	width := float64(utf8.RuneCountInString(text)) * h * factor // ezdxf's estimate
+	width := float64(utf8.RuneCountInString(text)) * h // ezdxf's estimate, at width factor 1
 
 	leg := 2 * arrow
 	d0 := math.Max(leg, math.Abs(leader.Dot(along))-2*leg)
@@ -110,7 +103,7 @@ func (f *File) ordinatePicture(r dxfRecord, style string) *drawing.Picture {
 		at := end.Add(along.Mul(width / 2)).Add(up.Mul(h/2 + gap))
 		p.Texts = []drawing.Text{{
 			Text: text, P: at, Height: h, Rotation: geom.NormDeg(rot),
-			Align: drawing.Align{H: drawing.AlignCenter, V: drawing.AlignMiddle}, Style: ts,
+			Align: drawing.Align{H: drawing.AlignCenter, V: drawing.AlignMiddle},
 		}}
 	}
 	return p

@@ -236,7 +236,7 @@ func proxyPicture(data []byte, text bool) (proxyPic, bool) {
 			up := place(ocs(at[0]-sin, at[1]+cos, at[2])).Sub(origin)
 			txt := drawing.Text{
 				Text: decodeDXFText(s), P: origin, Height: t.height * up.Len(),
-				Rotation: geom.NormDeg(geom.Deg(along.Angle())), Style: drawing.TextStyle{Width: math.Abs(t.width)},
+				Rotation: geom.NormDeg(geom.Deg(along.Angle())), Style: plainStandard(drawing.TextStyle{Width: math.Abs(t.width)}),
 			}
 			if txt.P.Finite() && txt.Height > 0 && !math.IsInf(txt.Height, 0) && !math.IsNaN(txt.Rotation) {
 				pic.texts = append(pic.texts, txt)
