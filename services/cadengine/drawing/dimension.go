@@ -153,6 +153,26 @@ func label(s string, mid, dir geom.Vec, h, gap float64) Text {
 	return Text{Text: s, P: p, Height: h, Rotation: geom.NormDeg(geom.Deg(dir.Angle()))}
 }
 
+// linearArrows adds the arrowheads of the dimension line from d1 to d2:
+// inside it, pointing out at the extension lines, when two of them and
+// the text's gap fit in it; else outside, pointing in at them, each with
+// a tail of the dimension line as long as itself beyond it, as AutoCAD
+// fits them (and ezdxf's renderer, by the same measure).
+func linearArrows(strokes []any, fills [][]geom.Vec, d1, d2 geom.Vec, size, gap float64) ([]any, [][]geom.Vec) {
+	v := d2.Sub(d1)
+	if v.Len() == 0 {
+		return strokes, fills
+	}
+	w := v.Unit()
+	if 2*size+gap <= v.Len() {
+		return strokes, append(fills, arrow(d1, w.Mul(-1), size), arrow(d2, w, size))
+	}
+	strokes = append(strokes,
+		geom.Segment{A: d1.Sub(w.Mul(size)), B: d1.Sub(w.Mul(2 * size))},
+		geom.Segment{A: d2.Add(w.Mul(size)), B: d2.Add(w.Mul(2 * size))})
+	return strokes, append(fills, arrow(d1, w, size), arrow(d2, w.Mul(-1), size))
+}
+
 // extension is the extension line from the measured point p to the
 // dimension line at d: from exo past p to exe past d; none when d is
 // within exo of p.
@@ -187,10 +207,7 @@ func (g Dimension) Picture() Picture {
 		p.Strokes = append(p.Strokes, extension(g.P1, d1, exo, exe)...)
 		p.Strokes = append(p.Strokes, extension(g.P2, d2, exo, exe)...)
 		p.Strokes = append(p.Strokes, geom.Segment{A: d1, B: d2})
-		if v := d2.Sub(d1); v.Len() > 0 {
-			w := v.Unit()
-			p.Fills = append(p.Fills, arrow(d1, w.Mul(-1), as), arrow(d2, w, as))
-		}
+		p.Strokes, p.Fills = linearArrows(p.Strokes, p.Fills, d1, d2, as, gap)
 		p.Texts = append(p.Texts, label(text, d1.Mid(d2), u, th, gap))
 	case enginev1.DimensionKind_DIMENSION_KIND_RADIAL, enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC:
 		s, c := geom.SinCosDeg(g.Angle)

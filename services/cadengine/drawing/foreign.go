@@ -17,11 +17,12 @@ import (
 // says how the codes must be written.
 //
 // Drawn, when set, is what the program that wrote it drew in the block
-// it names (an ordinate or arc-length dimension's, a table's): it is drawn
-// instead of the outline (which repeats it from the entity's codes or its
-// proxy graphics, whose texts are only estimated boxes) and bounds it
-// too. It moves, turns and scales with the entity; a reflection forgets
-// it (its text would read backwards).
+// it names (an ordinate or arc-length dimension's, a table's), or else
+// the lines and texts its proxy graphics draw: it is drawn instead of
+// the outline (which repeats it from the entity's codes or its proxy
+// graphics, without their texts) and bounds it too. It moves, turns and
+// scales with the entity; a reflection forgets it (its text would read
+// backwards).
 type Foreign struct {
 	Type    string
 	Pairs   []Pair         // as read, without the codes every entity has (handle, layer, colour…)

@@ -34,8 +34,11 @@ func (g Leader) Lines() [][]geom.Vec { return append([][]geom.Vec{g.V}, g.More..
 // Kind implements [Geometry].
 func (Leader) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TYPE_LEADER }
 
-// Path is the leader's line: its segments, or the spline through its
-// vertices when Curved (segments, if the spline cannot be made).
+// Path is the leader's line: its segments, or, when Curved, the spline
+// through its vertices that leaves the first along the first segment and
+// arrives at the last along the last, as ezdxf renders a spline leader
+// (its arrowhead, which points along the first segment, then lies on the
+// curve; segments, if the spline cannot be made).
 func (g Leader) Path() []any {
 	var out []any
 	for _, v := range g.Lines() {
@@ -47,7 +50,8 @@ func (g Leader) Path() []any {
 // path is one leader line through v.
 func path(v []geom.Vec, curved bool) []any {
 	if curved && len(v) > 2 {
-		if s, err := geom.SplineThroughCAD(v, nil, nil); err == nil {
+		start, end := v[1].Sub(v[0]), v[len(v)-1].Sub(v[len(v)-2])
+		if s, err := geom.SplineThroughCAD(v, &start, &end); err == nil {
 			return Spline{Spline: s}.Prims()
 		}
 	}

@@ -114,7 +114,9 @@ func (f *File) Build(d *drawing.Document) error {
 			return g, err == nil, err
 		case drawing.Foreign:
 			pic, err := drawn(fe)
-			g.Drawn = pic
+			if pic != nil { // else the texts of its proxy graphics, if any
+				g.Drawn = pic
+			}
 			return g, err == nil, err
 		case drawing.Table:
 			pic, err := drawn(fe)

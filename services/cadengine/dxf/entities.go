@@ -359,7 +359,11 @@ func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometr
 	fe := dxfEntity{kind: r.kind, layer: c.layer, color: c.color, linetype: c.linetype, ltscale: c.ltscale, geom: g, line: r.line, why: why}
 	switch g.(type) {
 	case nil:
-		fe.geom, fe.preserved = foreignOf(r, subs), true
+		fg := foreignOf(r, subs)
+		if r.kind == "DIMENSION" && why == "ordinate" {
+			fg.Drawn = f.ordinatePicture(r, r.dimStyleName()) // a block of its own, if it has one, wins
+		}
+		fe.geom, fe.preserved = fg, true
 	case drawing.Image:
 		fe.refs().imageDef = imageDefOf(r)
 	}

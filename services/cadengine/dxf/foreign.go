@@ -30,11 +30,20 @@ func foreignOf(r dxfRecord, subs []dxfRecord) drawing.Foreign {
 		pairs = append(pairs, drawing.Pair{Code: 0, Value: s.kind})
 		pairs = append(pairs, keptPairs(s.pairs, false)...)
 	}
-	outline, points := derived(r, subs)
+	outline, points, texts := derived(r, subs)
 	g := drawing.NewForeign(r.kind, pairs, outline, points)
 	g.Fills = wideBands(r, subs)
 	if g.Fills == nil {
 		g.Fills = hatchFills(r)
+	}
+	if len(texts) > 0 {
+		// Proxy graphics with text: their lines and their texts are what
+		// the entity draws (its Drawn, which a block of its own replaces).
+		strokes := make([]any, len(outline))
+		for i, s := range outline {
+			strokes[i] = s
+		}
+		g.Drawn = &drawing.Picture{Strokes: strokes, Texts: texts}
 	}
 	return g
 }
@@ -279,9 +288,16 @@ func pairPoint(ps []dxfPair, i int) [3]float64 {
 }
 
 // derived is what a preserved entity draws and what bounds it, with its
-// text (see derive).
-func derived(r dxfRecord, subs []dxfRecord) ([]geom.Segment, []geom.Vec) {
-	return derive(r, subs, true)
+// text (see derive), and the texts its proxy graphics draw, when it is
+// drawn from them.
+func derived(r dxfRecord, subs []dxfRecord) ([]geom.Segment, []geom.Vec, []drawing.Text) {
+	if typ := r.kind; !ownPicture[typ] && typ != "XLINE" && typ != "RAY" {
+		if pic, ok := proxyPicture(proxyGraphics(r.pairs), true); ok {
+			return pic.outline, pic.points, pic.texts
+		}
+	}
+	outline, points := derive(r, subs, true)
+	return outline, points, nil
 }
 
 // ownPicture are the types whose codes say what they draw. A preserved

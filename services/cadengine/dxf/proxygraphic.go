@@ -8,6 +8,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/cadbridge/cadbridge/services/cadengine/drawing"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
 
@@ -107,12 +108,14 @@ func (r *proxyReader) text(unicode bool) string {
 type proxyPic struct {
 	outline []geom.Segment
 	points  []geom.Vec
+	texts   []drawing.Text
 }
 
 // proxyPicture is what the proxy graphics data draw (as ezdxf's
 // proxygraphic.ProxyGraphic reads them): polylines and polygons, circles
-// and arcs, meshes and shells by their vertices, and, with text, the
-// estimated boxes of texts; each placed by the matrices pushed (each
+// and arcs, meshes and shells by their vertices, and, with text, its
+// texts (on their baselines' starts; their estimated boxes bound them);
+// each placed by the matrices pushed (each
 // inside the one before: ezdxf takes only the last, and so misplaces a
 // table's cells, which it draws from the table's block instead). ok is
 // false when the data are cut short or draw nothing.
@@ -220,11 +223,24 @@ func proxyPicture(data []byte, text bool) (proxyPic, bool) {
 			ocs := func(x, y, z float64) [3]float64 {
 				return [3]float64{x*ax[0] + y*ay[0] + z*un[0], x*ax[1] + y*ay[1] + z*un[1], x*ax[2] + y*ay[2] + z*un[2]}
 			}
-			var vs [][3]float64
 			for _, q := range t.corners() {
-				vs = append(vs, ocs(at[0]+q.X, at[1]+q.Y, at[2]))
+				if p := place(ocs(at[0]+q.X, at[1]+q.Y, at[2])); p.Finite() {
+					pic.points = append(pic.points, p)
+				}
 			}
-			add(vs, true)
+			// The text itself, on its baseline's start, its direction and
+			// height as the matrix places them.
+			sin, cos := math.Sincos(t.angle)
+			origin := place(ocs(at[0], at[1], at[2]))
+			along := place(ocs(at[0]+cos, at[1]+sin, at[2])).Sub(origin)
+			up := place(ocs(at[0]-sin, at[1]+cos, at[2])).Sub(origin)
+			txt := drawing.Text{
+				Text: decodeDXFText(s), P: origin, Height: t.height * up.Len(),
+				Rotation: geom.NormDeg(geom.Deg(along.Angle())), Style: plainStandard(drawing.TextStyle{Width: math.Abs(t.width)}),
+			}
+			if txt.P.Finite() && txt.Height > 0 && !math.IsInf(txt.Height, 0) && !math.IsNaN(txt.Rotation) {
+				pic.texts = append(pic.texts, txt)
+			}
 		case 29: // push a matrix (16 numbers, by rows), applied inside the one before
 			var m [16]float64
 			for k := range m {

@@ -210,6 +210,9 @@ func TestDXFText(t *testing.T) {
 	for in, want := range map[string]string{
 		"%%c25 %%d %%p": "Ø25 ° ±", "%%u%%oa%%k": "a", "%%065%%%": "A%", `\U+00e9\U+D800\U+12`: `é\U+D800\U+12`,
 		"tab\there": "tab here", "😀": "😀", "50%%%%%%": "50%%",
+		// AutoCAD's fonts have °, ± and Ø at 127, 128 and 129 (an R2.6
+		// file's dimensions write them so).
+		"%%1292.0000": "Ø2.0000", "90%%127": "90°", "%%12810": "±10",
 	} {
 		if got := decodeDXFText(in); got != want {
 			t.Errorf("decodeDXFText(%q) = %q, want %q", in, got, want)

@@ -50,7 +50,8 @@ func escapeText(s string, utf8 bool) string {
 
 // decodeDXFText decodes the codes of a DXF TEXT value: \U+XXXX (a Unicode
 // character), %%d (°), %%p (±), %%c (Ø), %%% (%), %%nnn (the character
-// with that decimal code); the underline, overline and strike-through
+// with that decimal code, but for 127, 128 and 129, which are °, ± and Ø
+// as AutoCAD's fonts have them; see [legacySymbol]); the underline, overline and strike-through
 // toggles %%u, %%o and %%k are dropped. Control characters become spaces,
 // and invalid UTF-8 the replacement character. It is the inverse of
 // dxfText for every text dxfText writes exactly (see Write).
@@ -82,7 +83,11 @@ func decodeDXFText(s string) string {
 			default:
 				if len(s) >= i+5 && isDigits(s[i+2:i+5]) {
 					n, _ := strconv.Atoi(s[i+2 : i+5])
-					writeTextRune(&b, rune(n))
+					if sym := legacySymbol(n); sym != "" {
+						b.WriteString(sym)
+					} else {
+						writeTextRune(&b, rune(n))
+					}
 					i += 5
 					continue
 				}
@@ -107,6 +112,22 @@ func percentSymbol(c byte) string {
 		return "°"
 	case 'p', 'P':
 		return "±"
+	}
+	return ""
+}
+
+// legacySymbol is the symbol AutoCAD draws for %%127, %%128 and %%129:
+// its SHX fonts keep the degree, plus-minus and diameter signs (what
+// %%d, %%p and %%c draw) at those codes, which are DEL and two C1
+// controls in Unicode, drawn as nothing or a box; "" for another code.
+func legacySymbol(n int) string {
+	switch n {
+	case 127:
+		return percentSymbol('d')
+	case 128:
+		return percentSymbol('p')
+	case 129:
+		return percentSymbol('c')
 	}
 	return ""
 }

@@ -1,0 +1,55 @@
+package drawing
+
+import (
+	"testing"
+
+	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
+	"github.com/cadbridge/cadbridge/services/cadengine/geom"
+)
+
+// TestLinearDimensionArrowsFit: a linear dimension too short for its two
+// arrowheads and the text's gap (ISO-25: 2.5 + 2.5 + 0.625) has them
+// outside its extension lines, pointing in, each with a tail of the
+// dimension line; a long one has them inside, pointing out.
+func TestLinearDimensionArrowsFit(t *testing.T) {
+	seg := func(ax, ay, bx, by float64) geom.Segment { return geom.Segment{A: geom.Pt(ax, ay), B: geom.Pt(bx, by)} }
+	for _, c := range []struct {
+		name string
+		long float64
+		// whether each arrowhead's base is left of its tip
+		baseLeftOfFirst, baseLeftOfSecond bool
+		tails                             []geom.Segment
+	}{
+		{"too short", 2, true, false, []geom.Segment{seg(-2.5, 5, -5, 5), seg(4.5, 5, 7, 5)}},
+		{"just long enough", 5.625, false, true, nil},
+		{"long", 40, false, true, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ROTATED, P1: geom.Pt(0, 0), P2: geom.Pt(c.long, 0), Offset: 5, Style: "ISO-25", Scale: 1}
+			p := g.Picture()
+			if len(p.Fills) != 2 {
+				t.Fatalf("Picture() has %d fills, want 2 arrowheads", len(p.Fills))
+			}
+			for i, want := range []bool{c.baseLeftOfFirst, c.baseLeftOfSecond} {
+				a := p.Fills[i]
+				if left := a[1].X < a[0].X && a[2].X < a[0].X; left != want {
+					t.Errorf("arrowhead %d = %v: base left of its tip %v, want %v", i, a, left, want)
+				}
+			}
+			for _, tail := range c.tails {
+				found := false
+				for _, s := range p.Strokes {
+					if s, ok := s.(geom.Segment); ok && s.A.Same(tail.A) && s.B.Same(tail.B) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("Picture() strokes %v lack the tail %v", p.Strokes, tail)
+				}
+			}
+			if want := 3 + len(c.tails); len(p.Strokes) != want {
+				t.Errorf("Picture() has %d strokes, want %d (two extension lines, the dimension line, the tails)", len(p.Strokes), want)
+			}
+		})
+	}
+}
