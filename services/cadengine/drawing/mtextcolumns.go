@@ -84,29 +84,17 @@ func (g MText) columnLayout(width measure) (cols []column, cw, w, h float64) {
 	cw = c.width(g.Width)
 	one := g
 	one.Width, one.Columns = cw, nil
-	cols = make([]column, c.fixed())
-	i := 0
-	for k, part := range strings.Split(g.Text, ColumnBreak) {
-		if k > 0 && c.more(i) {
-			i++
+	// A column break in the last of a fixed number of columns is passed
+	// over: the text after it goes on in that column (as a file before
+	// R2018 holds it, in the last column's MTEXT), and is laid out again.
+	parts := strings.Split(g.Text, ColumnBreak)
+	for {
+		var stuck int
+		cols, stuck = g.flow(parts, one, width)
+		if stuck == 0 {
+			break
 		}
-		one.Text = part
-		lines := one.lines(width)
-		if part == "" {
-			lines = nil
-		}
-		for _, l := range lines {
-			if n := len(cols[i].lines); n > 0 && c.capacity(i) > 0 && float64(n)*g.pitch()+g.Height > c.capacity(i)*(1+1e-9) && c.more(i) {
-				i++
-			}
-			for i >= len(cols) {
-				cols = append(cols, column{})
-			}
-			cols[i].lines = append(cols[i].lines, l)
-		}
-		for i >= len(cols) {
-			cols = append(cols, column{})
-		}
+		parts = append(parts[:stuck-1:stuck-1], strings.Join(parts[stuck-1:], ""))
 	}
 	for len(cols) > c.fixed() && len(cols[len(cols)-1].lines) == 0 {
 		cols = cols[:len(cols)-1]
@@ -129,6 +117,42 @@ func (g MText) columnLayout(width measure) (cols []column, cw, w, h float64) {
 		w = 0
 	}
 	return cols, cw, w, h
+}
+
+// flow puts the lines of the parts (the text between column breaks),
+// wrapped as one wraps them, into columns: a part starts a column, and
+// a line that would pass its column's height starts the next. stuck is
+// the first part whose column break found no column to start (0: none).
+func (g MText) flow(parts []string, one MText, width measure) (cols []column, stuck int) {
+	c := g.Columns
+	cols = make([]column, c.fixed())
+	i := 0
+	for k, part := range parts {
+		if k > 0 {
+			if !c.more(i) {
+				return cols, k
+			}
+			i++
+		}
+		one.Text = part
+		var lines []string
+		if part != "" {
+			lines = one.lines(width)
+		}
+		for _, l := range lines {
+			if n := len(cols[i].lines); n > 0 && c.capacity(i) > 0 && float64(n)*g.pitch()+g.Height > c.capacity(i)*(1+1e-9) && c.more(i) {
+				i++
+			}
+			for i >= len(cols) {
+				cols = append(cols, column{})
+			}
+			cols[i].lines = append(cols[i].lines, l)
+		}
+		for i >= len(cols) {
+			cols = append(cols, column{})
+		}
+	}
+	return cols, 0
 }
 
 // encodeTo writes the flags (1 byte: dynamic 1, auto height 2,

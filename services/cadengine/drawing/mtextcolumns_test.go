@@ -48,6 +48,15 @@ func TestMTextColumnsPicture(t *testing.T) {
 		t.Errorf("static columns: bounds %v, want (0, -3) to (34, 0)", b)
 	}
 
+	// A column break in the last column is passed over: the text goes
+	// on in it, as if the break were not there.
+	last := MText{Text: "a" + ColumnBreak + "b" + ColumnBreak + "\nc", Height: 1, Attach: 1, Spacing: 1,
+		Columns: &Columns{Count: 2, Width: 10, Gutter: 2, Height: 100}}
+	want = map[string]geom.Vec{"a": geom.Pt(0, -1), "b": geom.Pt(12, -1), "c": geom.Pt(12, -1-pitch)}
+	if got := texts(last.Picture()); !sameVecs(got, want) {
+		t.Errorf("a break in the last column: texts at %v, want %v", got, want)
+	}
+
 	// Manual heights of 0 (as AutoCAD writes R2018's): the first column
 	// is as tall as its text up to the break, the second empty.
 	manual := MText{Text: "x\ny" + ColumnBreak, Height: 1, Attach: 1, Spacing: 1,
