@@ -26,6 +26,9 @@ type MText struct {
 	// Background is its background mask, drawn behind it; the zero
 	// Background is none.
 	Background Background
+	// Columns are its columns, nil when it has none (it is then one
+	// column Width wide, as tall as its text).
+	Columns *Columns
 }
 
 // Kind implements [Geometry].
@@ -49,7 +52,7 @@ func (g MText) Lines() []string { return g.lines(estimated) }
 func (g MText) lines(width measure) []string {
 	var out []string
 	fits := func(s string) bool { return !(g.Width > 0) || width(s, g.Height) <= g.Width }
-	for _, para := range strings.Split(g.Text, "\n") {
+	for _, para := range strings.Split(strings.ReplaceAll(g.Text, ColumnBreak, "\n"), "\n") {
 		if fits(para) {
 			out = append(out, para)
 			continue
@@ -96,10 +99,15 @@ func (g MText) box(width measure) (x0, y0, w, h float64, lines []string) {
 		}
 	}
 	h = float64(len(lines)-1)*g.pitch() + (1+textDescender)*g.Height
-	col, row := int(g.attach()-1)%3, int(g.attach()-1)/3
-	x0 = -w * float64(col) / 2
-	y0 = -h * float64(2-row) / 2
+	x0, y0 = g.corner(w, h)
 	return x0, y0, w, h, lines
+}
+
+// corner is the left bottom corner of a box w wide and h tall whose
+// attachment point is at the origin.
+func (g MText) corner(w, h float64) (x0, y0 float64) {
+	col, row := int(g.attach()-1)%3, int(g.attach()-1)/3
+	return -w * float64(col) / 2, -h * float64(2-row) / 2
 }
 
 func (g MText) attach() uint8 {
@@ -122,9 +130,30 @@ func (g MText) frame(x, y float64) geom.Vec {
 func (g MText) Picture() Picture {
 	face, wf := TypefaceOf(g.Style.Font), g.Style.WidthFactor()
 	drawn := func(s string, height float64) float64 { return drawnWidthIn(face, s, height) * wf }
-	x0, y0, w, h, lines := g.box(drawn)
-	col := int(g.attach()-1) % 3
 	var p Picture
+	if g.Columns != nil {
+		// Each column as the text without columns draws, its box at the
+		// top of the whole box: its background and frame its own.
+		cols, cw, w, h := g.columnLayout(drawn)
+		x0, y0 := g.corner(w, h)
+		for _, c := range cols {
+			if c.h == 0 && len(c.lines) == 0 {
+				continue
+			}
+			g.paint(&p, c.lines, x0+c.x, y0+h-c.h, cw, c.h, drawn)
+		}
+		return p
+	}
+	x0, y0, w, h, lines := g.box(drawn)
+	g.paint(&p, lines, x0, y0, w, h, drawn)
+	return p
+}
+
+// paint adds to p the lines of a box (left x0, bottom y0, w wide, h
+// tall, in the text's own frame), from its top down, aligned as the
+// attachment says, and its background and frame if it has them.
+func (g MText) paint(p *Picture, lines []string, x0, y0, w, h float64, drawn measure) {
+	col := int(g.attach()-1) % 3
 	for i, l := range lines {
 		if l == "" {
 			continue
@@ -144,7 +173,6 @@ func (g MText) Picture() Picture {
 			}
 		}
 	}
-	return p
 }
 
 // Prims implements [Geometry]: text has no curves.
@@ -154,6 +182,10 @@ func (MText) Prims() []any { return nil }
 // is not counted, as ezdxf does not count it).
 func (g MText) Bounds() geom.Box {
 	x0, y0, w, h, _ := g.box(estimated)
+	if g.Columns != nil {
+		_, _, w, h = g.columnLayout(estimated)
+		x0, y0 = g.corner(w, h)
+	}
 	var b geom.Box
 	for _, c := range [][2]float64{{x0, y0}, {x0 + w, y0}, {x0 + w, y0 + h}, {x0, y0 + h}} {
 		b.AddPoint(g.frame(c[0], c[1]))
@@ -171,6 +203,7 @@ func (g MText) Finite() bool {
 func (g MText) Transformed(x geom.Xform) Geometry {
 	out := g
 	out.P, out.Height, out.Width = x.Point(g.P), g.Height*x.Scale, g.Width*x.Scale
+	out.Columns = g.Columns.scaled(x.Scale)
 	if !x.Mirror {
 		out.Rotation = x.Direction(g.Rotation)
 	}
@@ -193,6 +226,10 @@ func (g MText) encodeTo(w *encoder) {
 		w.byte(mtextBackground)
 		g.Background.encodeTo(w)
 	}
+	if g.Columns != nil {
+		w.byte(mtextColumns)
+		g.Columns.encodeTo(w)
+	}
 }
 
 func decodeMText(r *decoder) MText {
@@ -210,6 +247,10 @@ func decodeMText(r *decoder) MText {
 	if len(r.b) > 0 && r.b[0] == mtextBackground {
 		r.byte()
 		g.Background = decodeBackground(r)
+	}
+	if len(r.b) > 0 && r.b[0] == mtextColumns {
+		r.byte()
+		g.Columns = decodeColumns(r)
 	}
 	return g
 }

@@ -68,6 +68,8 @@ func mtextValue(s string) string {
 			b.WriteString("%{}") // not read as %%c, %%d or %%p
 		case r == '\n':
 			b.WriteString(`\P`)
+		case string(r) == drawing.ColumnBreak:
+			b.WriteString(`\N`)
 		case r == '^':
 			b.WriteString("^ ") // not read as caret notation
 		case r < 0x20 || r == 0x7f:
@@ -85,6 +87,9 @@ func (w *dxfWriter) mtext(e *drawing.Entity, g drawing.MText) {
 	w.Point(10, g.P)
 	w.float(40, g.Height)
 	w.float(41, g.Width)
+	if g.Columns != nil {
+		w.float(46, g.Columns.Height)
+	}
 	attach := int(g.Attach)
 	if attach < 1 || attach > 9 {
 		attach = 1
@@ -110,6 +115,7 @@ func (w *dxfWriter) mtext(e *drawing.Entity, g drawing.MText) {
 	w.int(73, 1)
 	w.float(44, g.Spacing)
 	w.mtextBackground(g.Background)
+	w.mtextColumns(g)
 }
 
 // mtextBackground writes an MTEXT's background mask (none writes

@@ -367,6 +367,9 @@ func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometr
 	case drawing.Image:
 		fe.refs().imageDef = imageDefOf(r)
 	}
+	if r.kind == "MTEXT" {
+		r.mtextRefs(&fe)
+	}
 	if code, ok := drawnBlockAt[r.kind]; ok {
 		fe.refs().block, fe.refs().at = r.namedBlock(code)
 	}

@@ -37,11 +37,6 @@ var extentsDisagree = map[string]string{
 	// ezdxf has no picture of a TOLERANCE; the engine bounds it by its
 	// frame, as AutoCAD draws it.
 	"qcad__qcad__support__data__tests__tolerance__tolerance000.dxf": "a TOLERANCE, which ezdxf does not draw",
-	// ezdxf folds R2018's MTEXT columns (the continuations and their
-	// frames) into the first MTEXT, sized by the columns' total width
-	// and height; the engine reads each as an entity of its own, and
-	// the first with all the text in one column.
-	"mozman__ezdxf__integration_tests__data__mtext_framed_columns.dxf": "MTEXT columns and their frames",
 	// The engine reads "2,5" as 2.5 (lenient reading of decimal
 	// commas); ezdxf reads 2.
 	"openscad__openscad__tests__data__dxf__nothing-decimal-comma-separated.dxf": "numbers with decimal commas",

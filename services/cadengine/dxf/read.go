@@ -108,6 +108,12 @@ type dxfRef struct {
 	block    string
 	at       geom.Vec
 	imageDef string
+	// An MTEXT's further columns (before R2018: MTEXTs of their own) and
+	// its columns' frames (LWPOLYLINEs), by handle; and, for an MTEXT
+	// that may be a further column, its text with its column breaks (see
+	// joinMTextColumns).
+	mtextColumns, mtextBorders []uint64
+	columnText                 string
 }
 
 // refs is fe's ref, made if it has none.
@@ -263,7 +269,9 @@ func Read(content string) (*File, error) {
 			case "TABLES":
 				err = f.readTables(sc)
 			case "ENTITIES":
-				err = f.readEntities(sc)
+				if err = f.readEntities(sc); err == nil {
+					f.entities = f.joinMTextColumns(f.entities)
+				}
 			case "BLOCKS":
 				err = f.readBlocks(sc)
 			case "OBJECTS":

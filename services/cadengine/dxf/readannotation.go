@@ -173,8 +173,11 @@ func (r dxfRecord) insert(c dxfCommon) (drawing.Geometry, string, error) {
 // mtext reads an MTEXT.
 //
 // What an R2018 MTEXT writes after "101 Embedded Object" (its columns, in
-// codes that repeat 10, 11, 40 and others) is not its own: it is left out.
+// codes that repeat 10, 11, 40 and others) is read as its columns only
+// (see mtextColumns); its text keeps its column breaks when it has
+// columns.
 func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, error) {
+	columns := r.mtextColumns()
 	if i := slices.IndexFunc(r.pairs, func(p dxfPair) bool { return p.code == 101 }); i >= 0 {
 		r.pairs = r.pairs[:i]
 	}
@@ -197,6 +200,9 @@ func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, erro
 	}
 	b.WriteString(last)
 	text := decodeMTextValue(b.String())
+	if columns != nil {
+		text = decodeMTextColumns(b.String())
+	}
 	mirrored, ok := c.ocs()
 	if !ok || strings.TrimSpace(text) == "" {
 		return nil, nil
@@ -228,6 +234,7 @@ func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, erro
 	}
 	g.Rotation = geom.NormDeg(g.Rotation)
 	g.Background = r.mtextBackground()
+	g.Columns = columns
 	return g, nil
 }
 
