@@ -1,7 +1,9 @@
 package drawing
 
 import (
+	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/go-fonts/dejavu/dejavusans"
@@ -39,6 +41,9 @@ func TypefaceTTF(f Typeface) []byte {
 // of its size.
 type faceMetrics struct {
 	adv [128]float64
+	// rsb are the right side bearings: how far each character's advance
+	// runs past its ink.
+	rsb [128]float64
 	cap float64
 }
 
@@ -65,6 +70,9 @@ func metricsOf(ttf []byte) faceMetrics {
 		if x, err := f.GlyphIndex(&b, r); err == nil && x != 0 {
 			if a, err := f.GlyphAdvance(&b, x, em, font.HintingNone); err == nil {
 				m.adv[r] = float64(a) / float64(em)
+				if ink, _, err := f.GlyphBounds(&b, x, em, font.HintingNone); err == nil && ink.Max.X > ink.Min.X {
+					m.rsb[r] = float64(a-ink.Max.X) / float64(em)
+				}
 			}
 		}
 	}
@@ -113,4 +121,23 @@ func drawnWidthIn(f Typeface, s string, height float64) float64 {
 		}
 	}
 	return w * height / m.cap
+}
+
+// inkWidthIn is how far s set at height in the face f, at width factor 1,
+// runs from its start to the right edge of its last character's ink: its
+// advances less the last visible character's right side bearing (and
+// less trailing spaces). A text is aligned and fitted by it: a CAD
+// program ends a right-aligned or fitted text's ink at its point, not
+// the pen's move to a next character (ezdxf measures a line the same
+// way, to the right of its outline).
+func inkWidthIn(f Typeface, s string, height float64) float64 {
+	if int(f) >= len(typefaceFonts) {
+		f = TypefaceRegular
+	}
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
+	w := drawnWidthIn(f, s, height)
+	if r, _ := utf8.DecodeLastRuneInString(s); r < utf8.RuneSelf && r >= 0 {
+		w -= typefaceMetrics()[f].rsb[r] * height / typefaceMetrics()[f].cap
+	}
+	return w
 }

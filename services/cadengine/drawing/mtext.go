@@ -121,7 +121,7 @@ func (g MText) frame(x, y float64) geom.Vec {
 // its background mask, and around them its frame, if it has them.
 func (g MText) Picture() Picture {
 	face, wf := TypefaceOf(g.Style.Font), g.Style.WidthFactor()
-	drawn := func(s string, height float64) float64 { return drawnWidthIn(face, s, height) * wf }
+	drawn := func(s string, height float64) float64 { return inkWidthIn(face, s, height) * wf }
 	x0, y0, w, h, lines := g.box(drawn)
 	col := int(g.attach()-1) % 3
 	var p Picture

@@ -9,6 +9,7 @@ import (
 	"github.com/go-fonts/dejavu/dejavusans"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -99,7 +100,9 @@ func advanceIn(t *testing.T, ttf []byte, s string) float64 {
 // both ways at its width factor; a text in a style is drawn at its width
 // factor and slant.
 func TestTextSetting(t *testing.T) {
-	natural := advanceIn(t, dejavusans.TTF, "Fit me") * 2 // at height 2, in the face of text without a style
+	// At height 2, in the face of text without a style, to the right of
+	// its ink (see TestSettingAlignsByInk).
+	natural := dejaVuInk(t, "Fit me") / capHeightOf(TypefaceRegular) * 2
 	fit := Text{Text: "Fit me", P: geom.Pt(1, 1), Height: 2, Fit: FitWidth, End: geom.Pt(1+30, 1), Style: TextStyle{Width: 0.8}}
 	st := fit.Setting()
 	if st.Anchor != geom.Pt(16, 1) || st.H != AlignCenter || st.Height != 2 || st.Length != 30 {
@@ -129,6 +132,10 @@ func TestTextSetting(t *testing.T) {
 		t.Errorf("Slant = %v, want %v", st.Slant, want.Slant)
 	}
 	st.Slant = want.Slant
+	if !(st.Lead > 0) {
+		t.Errorf("centred Setting's Lead = %v, want half its width", st.Lead)
+	}
+	st.Lead = 0 // measured in TestSettingAlignsByInk
 	if st != want {
 		t.Errorf("Setting = %+v, want %+v", st, want)
 	}
@@ -240,10 +247,73 @@ func TestMTextStyle(t *testing.T) {
 		t.Fatalf("Picture = %+v, want one line", p)
 	}
 	line := p.Texts[0]
-	if want := 100 - advanceIn(t, dejavusans.TTF, "Right")*2*0.5; math.Abs(line.P.X-want) > 1e-3 {
+	if want := 100 - dejaVuInk(t, "Right")/capHeightOf(TypefaceRegular)*2*0.5; math.Abs(line.P.X-want) > 1e-3 {
 		t.Errorf("the line starts at x = %v, want %v", line.P.X, want)
 	}
 	if line.Style != g.Style {
 		t.Errorf("the line's style = %+v, want the MTEXT's %+v", line.Style, g.Style)
+	}
+}
+
+// dejaVuInk is, read from DejaVu Sans itself, how far s runs from the
+// pen's start to the right edge of its last character's ink, in ems.
+func dejaVuInk(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := sfnt.Parse(dejavusans.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b sfnt.Buffer
+	em := fixed.I(int(f.UnitsPerEm()))
+	pen := fixed.Int26_6(0)
+	var right fixed.Int26_6
+	for _, r := range s {
+		x, err := f.GlyphIndex(&b, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ink, _, err := f.GlyphBounds(&b, x, em, font.HintingNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		right = pen + ink.Max.X
+		a, err := f.GlyphAdvance(&b, x, em, font.HintingNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pen += a
+	}
+	return float64(right) / float64(em)
+}
+
+// A text set right, centred or between two points is aligned by its ink:
+// its last character's ink ends at its point (or the second point), not
+// the advance that would carry the pen to a next character, as a CAD
+// program and ezdxf set it.
+func TestSettingAlignsByInk(t *testing.T) {
+	capH := capHeightOf(TypefaceRegular) // of the size: text of height h is set at size h/capH
+	const h = 2.0
+	size := h / capH
+	right := Text{Text: "FOO", P: geom.Pt(10, 0), Height: h, Align: Align{H: AlignRight}}
+	if got, want := right.Setting().Lead, dejaVuInk(t, "FOO")*size; math.Abs(got-want) > 1e-9 {
+		t.Errorf("right-aligned FOO: Lead = %v, want %v", got, want)
+	}
+	centred := Text{Text: "FOO  ", P: geom.Pt(10, 0), Height: h, Align: Align{H: AlignCenter}}
+	if got, want := centred.Setting().Lead, dejaVuInk(t, "FOO")*size/2; math.Abs(got-want) > 1e-9 {
+		t.Errorf("centred FOO with trailing spaces: Lead = %v, want %v", got, want)
+	}
+	fit := Text{Text: "FOO", P: geom.Pt(0, 0), End: geom.Pt(10, 0), Height: h, Fit: FitWidth}
+	st := fit.Setting()
+	// Stretched so that the ink runs from the start to the end point.
+	if got := st.XScale * dejaVuInk(t, "FOO") * size; math.Abs(got-10) > 1e-9 {
+		t.Errorf("fitted FOO: its ink runs %v, want 10", got)
+	}
+	if got := st.Lead * st.XScale; math.Abs(got-5) > 1e-9 {
+		t.Errorf("fitted FOO: starts %v before the middle, want 5", got)
+	}
+	aligned := Text{Text: "FOO", P: geom.Pt(0, 0), End: geom.Pt(10, 0), Height: h, Fit: FitAligned}
+	st = aligned.Setting()
+	if got := dejaVuInk(t, "FOO") * st.Height / capH; math.Abs(got-10) > 1e-9 || math.Abs(st.Lead-5) > 1e-9 {
+		t.Errorf("aligned FOO: its ink runs %v from %v before the middle, want 10 from 5", got, st.Lead)
 	}
 }

@@ -203,9 +203,11 @@ func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, erro
 	}
 	// The insertion point and the direction (11) are in the world; the
 	// rotation (50) in the OCS, whose x runs the other way seen from
-	// below.
+	// below. With neither, the text runs along the world's x: AutoCAD
+	// leaves 11 out when the direction is the world's x, whatever the
+	// extrusion (a text mirrored about a horizontal line is written so).
 	g := drawing.MText{Text: text, P: geom.Pt(v[10], v[20]), Height: v[40], Width: math.Max(0, v[41]), Rotation: v[50], Attach: uint8(v[71]), Spacing: v[44], Style: styles.of(r, v, false)}
-	if mirrored {
+	if mirrored && r.has(50) {
 		g.Rotation = 180 - g.Rotation
 	}
 	if hasDir && (v[11] != 0 || v[21] != 0) {
