@@ -44,6 +44,10 @@ type faceMetrics struct {
 	// rsb are the right side bearings: how far each character's advance
 	// runs past its ink.
 	rsb [128]float64
+	// kern are the kerning pairs among them (the font's kern table, which
+	// the painters apply): a pair's adjustment of the advance, as a share
+	// of the size.
+	kern map[[2]byte]float64
 	cap float64
 }
 
@@ -76,6 +80,25 @@ func metricsOf(ttf []byte) faceMetrics {
 			}
 		}
 	}
+	for l := byte(' '); l < 127; l++ {
+		x, err := f.GlyphIndex(&b, rune(l))
+		if err != nil || x == 0 {
+			continue
+		}
+		for r := byte(' '); r < 127; r++ {
+			y, err := f.GlyphIndex(&b, rune(r))
+			if err != nil || y == 0 {
+				continue
+			}
+			// (A pair the font does not kern is not found.)
+			if k, err := f.Kern(&b, x, y, em, font.HintingNone); err == nil && k != 0 {
+				if m.kern == nil {
+					m.kern = make(map[[2]byte]float64)
+				}
+				m.kern[[2]byte{l, r}] = float64(k) / float64(em)
+			}
+		}
+	}
 	// The top of H: a font's own figure (OS/2's sCapHeight) is not in
 	// every font (DejaVu Sans has none).
 	m.cap = capHeight
@@ -105,7 +128,7 @@ const fontAverage = 0.55
 func drawnWidth(s string, height float64) float64 { return drawnWidthIn(TypefaceRegular, s, height) }
 
 // drawnWidthIn is how wide s is set at height in the face f, at width
-// factor 1.
+// factor 1: its advances, kerned.
 func drawnWidthIn(f Typeface, s string, height float64) float64 {
 	if int(f) >= len(typefaceFonts) {
 		f = TypefaceRegular
@@ -113,11 +136,17 @@ func drawnWidthIn(f Typeface, s string, height float64) float64 {
 	m := &typefaceMetrics()[f]
 	adv := &m.adv
 	w := 0.0
+	prev := rune(-1)
 	for _, r := range s {
 		if r < utf8.RuneSelf && adv[r] > 0 {
 			w += adv[r]
+			if prev >= 0 {
+				w += m.kern[[2]byte{byte(prev), byte(r)}]
+			}
+			prev = r
 		} else {
 			w += fontAverage
+			prev = -1
 		}
 	}
 	return w * height / m.cap

@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-fonts/dejavu/dejavusans"
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 
@@ -67,34 +66,6 @@ func TestTextStyleBounds(t *testing.T) {
 	}
 }
 
-// advanceIn is how wide s is set in the TrueType font ttf at a cap
-// height of 1, its glyphs' advances added without kerning (as the engine
-// lays text out), by the font package's own measure
-// (golang.org/x/image/font), apart from the engine's table of advances.
-func advanceIn(t *testing.T, ttf []byte, s string) float64 {
-	f, err := opentype.Parse(ttf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 1000, DPI: 72, Hinting: font.HintingNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, _, ok := face.GlyphBounds('H')
-	if !ok {
-		t.Fatal("no H in the font")
-	}
-	var w fixed.Int26_6
-	for _, r := range s {
-		a, ok := face.GlyphAdvance(r)
-		if !ok {
-			t.Fatalf("%q is not in the font", r)
-		}
-		w += a
-	}
-	return float64(w) / float64(-h.Min.Y)
-}
-
 // A text set between two points is drawn from the first to the second:
 // a fitted one stretched across at its height, an aligned one scaled
 // both ways at its width factor; a text in a style is drawn at its width
@@ -148,16 +119,17 @@ func TestTextSetting(t *testing.T) {
 // style) is laid out in DejaVu Sans's widths, the stand-in for the
 // stroke fonts that ezdxf draws them in too, and text in Arial in Go
 // Regular's, about Arial's, each at its capitals' height: in DejaVu Sans
-// v, a, l, o, r advance 1212, 1255, 569, 1253 and 842 units, and H is
-// 1493 tall; in Go Regular 1024, 1139, 548, 1139 and 682, H 1480.
+// v, a, l, o, r advance 1212, 1255, 569, 1253 and 842 units, r and o
+// are kerned 45 closer, and H is 1493 tall; in Go Regular (no kerning)
+// 1024, 1139, 548, 1139 and 682, H 1480.
 func TestShapeFontWidths(t *testing.T) {
 	for _, c := range []struct {
 		font       string
 		units, cap float64
 	}{
-		{"", 1212 + 1255 + 569 + 1253 + 842 + 1253, 1493},
-		{"txt", 1212 + 1255 + 569 + 1253 + 842 + 1253, 1493},
-		{"simplex.shx", 1212 + 1255 + 569 + 1253 + 842 + 1253, 1493},
+		{"", 1212 + 1255 + 569 + 1253 + 842 + 1253 - 45, 1493},
+		{"txt", 1212 + 1255 + 569 + 1253 + 842 + 1253 - 45, 1493},
+		{"simplex.shx", 1212 + 1255 + 569 + 1253 + 842 + 1253 - 45, 1493},
 		{"arial.ttf", 1024 + 1139 + 548 + 1139 + 682 + 1139, 1480},
 	} {
 		want := c.units / c.cap * 10
@@ -255,8 +227,9 @@ func TestMTextStyle(t *testing.T) {
 	}
 }
 
-// dejaVuInk is, read from DejaVu Sans itself, how far s runs from the
-// pen's start to the right edge of its last character's ink, in ems.
+// dejaVuInk is, read from DejaVu Sans itself by the font package, how
+// far s runs from the pen's start to the right edge of its last
+// character's ink, kerned by the font's kern table, in ems.
 func dejaVuInk(t *testing.T, s string) float64 {
 	t.Helper()
 	f, err := sfnt.Parse(dejavusans.TTF)
@@ -267,11 +240,19 @@ func dejaVuInk(t *testing.T, s string) float64 {
 	em := fixed.I(int(f.UnitsPerEm()))
 	pen := fixed.Int26_6(0)
 	var right fixed.Int26_6
-	for _, r := range s {
+	var prev sfnt.GlyphIndex
+	for i, r := range s {
 		x, err := f.GlyphIndex(&b, r)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if i > 0 {
+			// A pair the font does not kern is not found.
+			if k, err := f.Kern(&b, prev, x, em, font.HintingNone); err == nil {
+				pen += k
+			}
+		}
+		prev = x
 		ink, _, err := f.GlyphBounds(&b, x, em, font.HintingNone)
 		if err != nil {
 			t.Fatal(err)
@@ -295,8 +276,14 @@ func TestSettingAlignsByInk(t *testing.T) {
 	const h = 2.0
 	size := h / capH
 	right := Text{Text: "FOO", P: geom.Pt(10, 0), Height: h, Align: Align{H: AlignRight}}
-	if got, want := right.Setting().Lead, dejaVuInk(t, "FOO")*size; math.Abs(got-want) > 1e-9 {
+	// In DejaVu Sans F advances 1178 units, O 1612, O's ink ends at 1497,
+	// and H is 1493 tall: FOO's ink ends 4287/1493 heights in.
+	if got, want := right.Setting().Lead, (1178+1612+1497)/1493.0*h; math.Abs(got-want) > 1e-9 {
 		t.Errorf("right-aligned FOO: Lead = %v, want %v", got, want)
+	}
+	kerned := Text{Text: "Fit", P: geom.Pt(10, 0), Height: h, Align: Align{H: AlignRight}}
+	if got, want := kerned.Setting().Lead, dejaVuInk(t, "Fit")*size; math.Abs(got-want) > 1e-9 {
+		t.Errorf("right-aligned Fit (F and i kerned): Lead = %v, want %v", got, want)
 	}
 	centred := Text{Text: "FOO  ", P: geom.Pt(10, 0), Height: h, Align: Align{H: AlignCenter}}
 	if got, want := centred.Setting().Lead, dejaVuInk(t, "FOO")*size/2; math.Abs(got-want) > 1e-9 {
