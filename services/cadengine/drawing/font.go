@@ -48,7 +48,7 @@ type faceMetrics struct {
 	// the painters apply): a pair's adjustment of the advance, as a share
 	// of the size.
 	kern map[[2]byte]float64
-	cap float64
+	cap  float64
 }
 
 // typefaceMetrics are each bundled face's metrics.
