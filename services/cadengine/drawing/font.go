@@ -7,25 +7,25 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-fonts/dejavu/dejavusans"
+	"github.com/go-fonts/liberation/liberationsansregular"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/goitalic"
 	"golang.org/x/image/font/gofont/gomono"
-	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 )
 
-// The fonts text is drawn in: DejaVu Sans and the Go fonts' faces, one
-// for each Typeface a text's style maps to (see TypefaceOf; DejaVu Sans
-// for text without a style), which the PNG and PDF exports set text in
-// (SVG names generic families, which viewers set in faces of about their
-// widths).
+// The fonts text is drawn in: DejaVu Sans, Liberation Sans (Arial's
+// metric twin) and the Go fonts' faces, one for each Typeface a text's
+// style maps to (see TypefaceOf; DejaVu Sans for text without a style),
+// which the PNG and PDF exports set text in (SVG names generic families,
+// which viewers set in faces of about their widths).
 // Their advance widths lay multi-line and fitted text out as it is drawn;
 // extents keep ezdxf's estimate (see textCharWidth).
 
 // typefaceFonts are the bundled faces' TrueType files.
-var typefaceFonts = [NumTypefaces][]byte{TypefaceRegular: dejavusans.TTF, TypefaceMono: gomono.TTF, TypefaceBold: gobold.TTF, TypefaceItalic: goitalic.TTF, TypefaceTrueType: goregular.TTF}
+var typefaceFonts = [NumTypefaces][]byte{TypefaceRegular: dejavusans.TTF, TypefaceMono: gomono.TTF, TypefaceBold: gobold.TTF, TypefaceItalic: goitalic.TTF, TypefaceTrueType: liberationsansregular.TTF}
 
 // TypefaceTTF is the TrueType file of a bundled face.
 func TypefaceTTF(f Typeface) []byte {
@@ -111,7 +111,7 @@ func metricsOf(ttf []byte) faceMetrics {
 }
 
 // capHeightOf is how tall the face f's capitals are, as a share of its
-// size: Go Regular's 0.723, DejaVu Sans's 0.729.
+// size: Liberation Sans's 0.688, DejaVu Sans's 0.729.
 func capHeightOf(f Typeface) float64 {
 	if int(f) >= len(typefaceFonts) {
 		f = TypefaceRegular

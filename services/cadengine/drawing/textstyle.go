@@ -101,7 +101,7 @@ const (
 	TypefaceMono                     // Go Mono: for monotxt, courier, consolas…
 	TypefaceBold                     // Go Bold: for arial bold and other bold faces
 	TypefaceItalic                   // Go Italic: for italic.shx and italic faces
-	TypefaceTrueType                 // Go Regular: for the other TrueType and OpenType faces (arial, segoeui…)
+	TypefaceTrueType                 // Liberation Sans (Arial's metric twin): for the other TrueType and OpenType faces (arial, segoeui…)
 
 	// NumTypefaces is how many bundled faces there are.
 	NumTypefaces = int(TypefaceTrueType) + 1
@@ -111,7 +111,7 @@ const (
 // names alike, by what their names say (see docs/decisions.md): a
 // monospaced font in Go Mono, a bold one in Go Bold, an italic one in Go
 // Italic, every other TrueType or OpenType file (.ttf, .ttc, .otf: arial…)
-// in Go Regular, and every other SHX font (txt, simplex, romans, isocp,
+// in Liberation Sans, and every other SHX font (txt, simplex, romans, isocp,
 // gdt…, a name without an extension being one) in DejaVu Sans.
 func TypefaceOf(font string) Typeface {
 	f := strings.ToLower(strings.TrimSpace(font))

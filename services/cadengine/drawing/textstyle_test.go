@@ -117,11 +117,11 @@ func TestTextSetting(t *testing.T) {
 
 // Text in an SHX font (txt, the Standard style's, and text without a
 // style) is laid out in DejaVu Sans's widths, the stand-in for the
-// stroke fonts that ezdxf draws them in too, and text in Arial in Go
-// Regular's, about Arial's, each at its capitals' height: in DejaVu Sans
-// v, a, l, o, r advance 1212, 1255, 569, 1253 and 842 units, r and o
-// are kerned 45 closer, and H is 1493 tall; in Go Regular (no kerning)
-// 1024, 1139, 548, 1139 and 682, H 1480.
+// stroke fonts that ezdxf draws them in too, and text in Arial in
+// Liberation Sans's, which are Arial's, each at its capitals' height: in
+// DejaVu Sans v, a, l, o, r advance 1212, 1255, 569, 1253 and 842 units,
+// r and o are kerned 45 closer, and H is 1493 tall; in Liberation Sans
+// 1024, 1139, 455, 1139 and 682 (not kerned), H 1409.
 func TestShapeFontWidths(t *testing.T) {
 	for _, c := range []struct {
 		font       string
@@ -130,7 +130,7 @@ func TestShapeFontWidths(t *testing.T) {
 		{"", 1212 + 1255 + 569 + 1253 + 842 + 1253 - 45, 1493},
 		{"txt", 1212 + 1255 + 569 + 1253 + 842 + 1253 - 45, 1493},
 		{"simplex.shx", 1212 + 1255 + 569 + 1253 + 842 + 1253 - 45, 1493},
-		{"arial.ttf", 1024 + 1139 + 548 + 1139 + 682 + 1139, 1480},
+		{"arial.ttf", 1024 + 1139 + 455 + 1139 + 682 + 1139, 1409},
 	} {
 		want := c.units / c.cap * 10
 		if got := drawnWidthIn(TypefaceOf(c.font), "valoro", 10); math.Abs(got-want) > 1e-9 {
