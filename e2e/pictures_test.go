@@ -98,6 +98,8 @@ var agreeingPictures = map[string]bool{
 	"jscad__sample-files__dxf__dxf-parser__polylines.dxf":                                true,
 	"jscad__sample-files__dxf__jscad__cube.dxf":                                          true,
 	"jscad__sample-files__dxf__others__pyramid-base.dxf":                                 true,
+	"mozman__ezdxf__examples_dxf__3dface.dxf":                                            true,
+	"mozman__ezdxf__examples_dxf__acad_table_with_blk_ref.dxf":                           true,
 	"mozman__ezdxf__examples_dxf__colors.dxf":                                            true,
 	"mozman__ezdxf__examples_dxf__columns_R2007.dxf":                                     true,
 	"mozman__ezdxf__examples_dxf__dimension_in_nested_blocks.dxf":                        true,
@@ -133,6 +135,7 @@ var agreeingPictures = map[string]bool{
 	"qcad__qcad__support__data__tests__block__block_negative_scale.dxf":                  true,
 	"qcad__qcad__support__data__tests__dimarclength__dimarclength005.dxf":                true,
 	"qcad__qcad__support__data__tests__layer__teigha__visibility_007_11_11_11.dxf":       true,
+	"qcad__qcad__support__data__tests__text__text018.dxf":                                true,
 	"qcad__qcad__support__data__tests__xdata__xdata000.dxf":                              true,
 	"qcad__qcad__support__data__tests_new__visibility__visibility3.dxf":                  true,
 }
