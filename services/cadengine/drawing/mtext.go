@@ -26,6 +26,35 @@ type MText struct {
 	// Background is its background mask, drawn behind it; the zero
 	// Background is none.
 	Background Background
+	// Aligns are its paragraphs' own alignments (MTEXT's \pq codes), a
+	// byte for each paragraph in order: ParaLeft, ParaCenter or
+	// ParaRight sets the paragraph so; ParaAttached, and a paragraph
+	// past the end, follows the attachment's column. "" for most text.
+	Aligns string
+}
+
+// A paragraph's own alignment, in MText.Aligns (a justified paragraph
+// is set left: only its wrapped lines would be stretched).
+const (
+	ParaAttached = ' '
+	ParaLeft     = 'l'
+	ParaCenter   = 'c'
+	ParaRight    = 'r'
+)
+
+// column is the paragraph i's column: 0, 1, 2 for left, centre, right.
+func (g MText) column(i int) int {
+	if i < len(g.Aligns) {
+		switch g.Aligns[i] {
+		case ParaLeft:
+			return 0
+		case ParaCenter:
+			return 1
+		case ParaRight:
+			return 2
+		}
+	}
+	return int(g.attach()-1) % 3
 }
 
 // Kind implements [Geometry].
@@ -42,14 +71,16 @@ func estimated(s string, height float64) float64 {
 
 // Lines are the text's lines after breaking and wrapping, as ezdxf
 // estimates them.
-func (g MText) Lines() []string { return g.lines(estimated) }
+func (g MText) Lines() []string { l, _ := g.lines(estimated); return l }
 
 // lines are the text's lines after breaking and wrapping at Width, as
-// wide as width measures them.
-func (g MText) lines(width measure) []string {
-	var out []string
+// wide as width measures them, and the paragraph of each.
+func (g MText) lines(width measure) (out []string, paras []int) {
 	fits := func(s string) bool { return !(g.Width > 0) || width(s, g.Height) <= g.Width }
-	for _, para := range strings.Split(g.Text, "\n") {
+	for i, para := range strings.Split(g.Text, "\n") {
+		for len(paras) < len(out) {
+			paras = append(paras, i-1)
+		}
 		if fits(para) {
 			out = append(out, para)
 			continue
@@ -68,7 +99,10 @@ func (g MText) lines(width measure) []string {
 		}
 		out = append(out, line)
 	}
-	return out
+	for len(paras) < len(out) {
+		paras = append(paras, strings.Count(g.Text, "\n"))
+	}
+	return out, paras
 }
 
 // pitch is the distance between baselines.
@@ -84,8 +118,8 @@ func (g MText) pitch() float64 { return g.Spacing * 5 / 3 * g.Height }
 // last line, as a text ending in a line break has, is not a line). Text
 // without a width is not wrapped, as DXF has it (ezdxf's estimate puts
 // each of its words on a line of its own).
-func (g MText) box(width measure) (x0, y0, w, h float64, lines []string) {
-	lines = g.lines(width)
+func (g MText) box(width measure) (x0, y0, w, h float64, lines []string, paras []int) {
+	lines, paras = g.lines(width)
 	if n := len(lines); n > 1 && strings.TrimSpace(lines[n-1]) == "" {
 		lines = lines[:n-1]
 	}
@@ -99,7 +133,7 @@ func (g MText) box(width measure) (x0, y0, w, h float64, lines []string) {
 	col, row := int(g.attach()-1)%3, int(g.attach()-1)/3
 	x0 = -w * float64(col) / 2
 	y0 = -h * float64(2-row) / 2
-	return x0, y0, w, h, lines
+	return x0, y0, w, h, lines, paras
 }
 
 func (g MText) attach() uint8 {
@@ -122,14 +156,13 @@ func (g MText) frame(x, y float64) geom.Vec {
 func (g MText) Picture() Picture {
 	face, wf := TypefaceOf(g.Style.Font), g.Style.WidthFactor()
 	drawn := func(s string, height float64) float64 { return inkWidthIn(face, s, height) * wf }
-	x0, y0, w, h, lines := g.box(drawn)
-	col := int(g.attach()-1) % 3
+	x0, y0, w, h, lines, paras := g.box(drawn)
 	var p Picture
 	for i, l := range lines {
 		if l == "" {
 			continue
 		}
-		x := x0 + (w-drawn(l, g.Height))*float64(col)/2
+		x := x0 + (w-drawn(l, g.Height))*float64(g.column(paras[i]))/2
 		y := y0 + h - g.Height - float64(i)*g.pitch()
 		p.Texts = append(p.Texts, Text{Text: l, P: g.frame(x, y), Height: g.Height, Rotation: g.Rotation, Style: g.Style})
 	}
@@ -153,7 +186,7 @@ func (MText) Prims() []any { return nil }
 // Bounds implements [Geometry]: the box's corners (a background mask
 // is not counted, as ezdxf does not count it).
 func (g MText) Bounds() geom.Box {
-	x0, y0, w, h, _ := g.box(estimated)
+	x0, y0, w, h, _, _ := g.box(estimated)
 	var b geom.Box
 	for _, c := range [][2]float64{{x0, y0}, {x0 + w, y0}, {x0 + w, y0 + h}, {x0, y0 + h}} {
 		b.AddPoint(g.frame(c[0], c[1]))
@@ -193,7 +226,15 @@ func (g MText) encodeTo(w *encoder) {
 		w.byte(mtextBackground)
 		g.Background.encodeTo(w)
 	}
+	if g.Aligns != "" {
+		w.byte(mtextAligns)
+		w.string(g.Aligns)
+	}
 }
+
+// mtextAligns tags an MText's paragraph alignments in its encoding,
+// after its background.
+const mtextAligns = 'P'
 
 func decodeMText(r *decoder) MText {
 	t := r.string()
@@ -210,6 +251,10 @@ func decodeMText(r *decoder) MText {
 	if len(r.b) > 0 && r.b[0] == mtextBackground {
 		r.byte()
 		g.Background = decodeBackground(r)
+	}
+	if len(r.b) > 0 && r.b[0] == mtextAligns {
+		r.byte()
+		g.Aligns = r.string()
 	}
 	return g
 }

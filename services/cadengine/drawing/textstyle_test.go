@@ -304,3 +304,27 @@ func TestSettingAlignsByInk(t *testing.T) {
 		t.Errorf("aligned FOO: its ink runs %v from %v before the middle, want 10 from 5", got, st.Lead)
 	}
 }
+
+// An MTEXT's paragraphs are set as their own alignments say, within the
+// box its attachment places: in a left-attached box 20 wide from x = 0,
+// a right-aligned paragraph's ink ends at 20 and a centred one's middle
+// is at 10; the others start at 0.
+func TestMTextParagraphAligns(t *testing.T) {
+	g := MText{Text: "left\nright\ncentre\nattached", P: geom.Pt(0, 0), Height: 2, Width: 20, Attach: 1, Spacing: 1, Aligns: " rc"}
+	p := g.Picture()
+	if len(p.Texts) != 4 {
+		t.Fatalf("Picture = %+v, want four lines", p)
+	}
+	size := 2 / capHeightOf(TypefaceRegular)
+	for i, want := range []float64{0, 20 - dejaVuInk(t, "right")*size, 10 - dejaVuInk(t, "centre")*size/2, 0} {
+		if got := p.Texts[i].P.X; math.Abs(got-want) > 1e-9 {
+			t.Errorf("line %q starts at x = %v, want %v", p.Texts[i].Text, got, want)
+		}
+	}
+	// Encoded and decoded, the alignments stay.
+	var w encoder
+	g.encodeTo(&w)
+	if back := decodeMText(&decoder{b: w.b}); back != g {
+		t.Errorf("decoded %+v, want %+v", back, g)
+	}
+}
