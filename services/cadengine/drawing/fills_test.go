@@ -77,8 +77,9 @@ func TestMTextBackdrop(t *testing.T) {
 		t.Errorf("backdrop colour = %v page %v, want red", d.Color, d.Page)
 	}
 	// Bottom-left attachment: the box runs from P right and up, as wide
-	// as the drawn line, (1 + descender) × height tall.
-	w := drawnWidthIn(TypefaceOf(""), "abc", 2)
+	// as the drawn line (to the right of its ink), (1 + descender) ×
+	// height tall.
+	w := dejaVuInk(t, "abc") / capHeightOf(TypefaceRegular) * 2
 	h := (1 + textDescender) * 2
 	want := []geom.Vec{geom.Pt(8, 18), geom.Pt(12+w, 18), geom.Pt(12+w, 22+h), geom.Pt(8, 22+h)}
 	for i, q := range d.Outline {

@@ -29,6 +29,37 @@ type MText struct {
 	// Columns are its columns, nil when it has none (it is then one
 	// column Width wide, as tall as its text).
 	Columns *Columns
+	// Aligns are its paragraphs' own alignments (MTEXT's \pq codes), a
+	// byte for each paragraph in order: ParaLeft, ParaCenter or
+	// ParaRight sets the paragraph so; ParaAttached, and a paragraph
+	// past the end, follows the attachment's column. "" for most text.
+	// Text in columns follows the attachment's column.
+	Aligns string
+}
+
+// A paragraph's own alignment, in MText.Aligns (a justified paragraph
+// is set left: only its wrapped lines would be stretched).
+const (
+	ParaAttached = ' '
+	ParaLeft     = 'l'
+	ParaCenter   = 'c'
+	ParaRight    = 'r'
+)
+
+// column is the paragraph i's column: 0, 1, 2 for left, centre, right
+// (i < 0: no paragraph of its own, the attachment's).
+func (g MText) column(i int) int {
+	if i >= 0 && i < len(g.Aligns) {
+		switch g.Aligns[i] {
+		case ParaLeft:
+			return 0
+		case ParaCenter:
+			return 1
+		case ParaRight:
+			return 2
+		}
+	}
+	return int(g.attach()-1) % 3
 }
 
 // Kind implements [Geometry].
@@ -45,14 +76,16 @@ func estimated(s string, height float64) float64 {
 
 // Lines are the text's lines after breaking and wrapping, as ezdxf
 // estimates them.
-func (g MText) Lines() []string { return g.lines(estimated) }
+func (g MText) Lines() []string { l, _ := g.lines(estimated); return l }
 
 // lines are the text's lines after breaking and wrapping at Width, as
-// wide as width measures them.
-func (g MText) lines(width measure) []string {
-	var out []string
+// wide as width measures them, and the paragraph of each.
+func (g MText) lines(width measure) (out []string, paras []int) {
 	fits := func(s string) bool { return !(g.Width > 0) || width(s, g.Height) <= g.Width }
-	for _, para := range strings.Split(strings.ReplaceAll(g.Text, ColumnBreak, "\n"), "\n") {
+	for i, para := range strings.Split(strings.ReplaceAll(g.Text, ColumnBreak, "\n"), "\n") {
+		for len(paras) < len(out) {
+			paras = append(paras, i-1)
+		}
 		if fits(para) {
 			out = append(out, para)
 			continue
@@ -71,7 +104,10 @@ func (g MText) lines(width measure) []string {
 		}
 		out = append(out, line)
 	}
-	return out
+	for len(paras) < len(out) {
+		paras = append(paras, strings.Count(g.Text, "\n"))
+	}
+	return out, paras
 }
 
 // pitch is the distance between baselines.
@@ -87,8 +123,8 @@ func (g MText) pitch() float64 { return g.Spacing * 5 / 3 * g.Height }
 // last line, as a text ending in a line break has, is not a line). Text
 // without a width is not wrapped, as DXF has it (ezdxf's estimate puts
 // each of its words on a line of its own).
-func (g MText) box(width measure) (x0, y0, w, h float64, lines []string) {
-	lines = g.lines(width)
+func (g MText) box(width measure) (x0, y0, w, h float64, lines []string, paras []int) {
+	lines, paras = g.lines(width)
 	if n := len(lines); n > 1 && strings.TrimSpace(lines[n-1]) == "" {
 		lines = lines[:n-1]
 	}
@@ -100,7 +136,7 @@ func (g MText) box(width measure) (x0, y0, w, h float64, lines []string) {
 	}
 	h = float64(len(lines)-1)*g.pitch() + (1+textDescender)*g.Height
 	x0, y0 = g.corner(w, h)
-	return x0, y0, w, h, lines
+	return x0, y0, w, h, lines, paras
 }
 
 // corner is the left bottom corner of a box w wide and h tall whose
@@ -129,7 +165,7 @@ func (g MText) frame(x, y float64) geom.Vec {
 // its background mask, and around them its frame, if it has them.
 func (g MText) Picture() Picture {
 	face, wf := TypefaceOf(g.Style.Font), g.Style.WidthFactor()
-	drawn := func(s string, height float64) float64 { return drawnWidthIn(face, s, height) * wf }
+	drawn := func(s string, height float64) float64 { return inkWidthIn(face, s, height) * wf }
 	var p Picture
 	if g.Columns != nil {
 		// Each column as the text without columns draws, its box at the
@@ -140,25 +176,29 @@ func (g MText) Picture() Picture {
 			if c.h == 0 && len(c.lines) == 0 {
 				continue
 			}
-			g.paint(&p, c.lines, x0+c.x, y0+h-c.h, cw, c.h, drawn)
+			g.paint(&p, c.lines, nil, x0+c.x, y0+h-c.h, cw, c.h, drawn)
 		}
 		return p
 	}
-	x0, y0, w, h, lines := g.box(drawn)
-	g.paint(&p, lines, x0, y0, w, h, drawn)
+	x0, y0, w, h, lines, paras := g.box(drawn)
+	g.paint(&p, lines, paras, x0, y0, w, h, drawn)
 	return p
 }
 
 // paint adds to p the lines of a box (left x0, bottom y0, w wide, h
-// tall, in the text's own frame), from its top down, aligned as the
-// attachment says, and its background and frame if it has them.
-func (g MText) paint(p *Picture, lines []string, x0, y0, w, h float64, drawn measure) {
-	col := int(g.attach()-1) % 3
+// tall, in the text's own frame), from its top down, each aligned as its
+// paragraph (paras, the paragraph of each line; nil: the attachment)
+// says, and its background and frame if it has them.
+func (g MText) paint(p *Picture, lines []string, paras []int, x0, y0, w, h float64, drawn measure) {
 	for i, l := range lines {
 		if l == "" {
 			continue
 		}
-		x := x0 + (w-drawn(l, g.Height))*float64(col)/2
+		para := -1
+		if i < len(paras) {
+			para = paras[i]
+		}
+		x := x0 + (w-drawn(l, g.Height))*float64(g.column(para))/2
 		y := y0 + h - g.Height - float64(i)*g.pitch()
 		p.Texts = append(p.Texts, Text{Text: l, P: g.frame(x, y), Height: g.Height, Rotation: g.Rotation, Style: g.Style})
 	}
@@ -181,7 +221,7 @@ func (MText) Prims() []any { return nil }
 // Bounds implements [Geometry]: the box's corners (a background mask
 // is not counted, as ezdxf does not count it).
 func (g MText) Bounds() geom.Box {
-	x0, y0, w, h, _ := g.box(estimated)
+	x0, y0, w, h, _, _ := g.box(estimated)
 	if g.Columns != nil {
 		_, _, w, h = g.columnLayout(estimated)
 		x0, y0 = g.corner(w, h)
@@ -230,7 +270,15 @@ func (g MText) encodeTo(w *encoder) {
 		w.byte(mtextColumns)
 		g.Columns.encodeTo(w)
 	}
+	if g.Aligns != "" {
+		w.byte(mtextAligns)
+		w.string(g.Aligns)
+	}
 }
+
+// mtextAligns tags an MText's paragraph alignments in its encoding,
+// after its background.
+const mtextAligns = 'P'
 
 func decodeMText(r *decoder) MText {
 	t := r.string()
@@ -251,6 +299,10 @@ func decodeMText(r *decoder) MText {
 	if len(r.b) > 0 && r.b[0] == mtextColumns {
 		r.byte()
 		g.Columns = decodeColumns(r)
+	}
+	if len(r.b) > 0 && r.b[0] == mtextAligns {
+		r.byte()
+		g.Aligns = r.string()
 	}
 	return g
 }

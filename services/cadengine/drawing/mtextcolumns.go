@@ -137,7 +137,7 @@ func (g MText) flow(parts []string, one MText, width measure) (cols []column, st
 		one.Text = part
 		var lines []string
 		if part != "" {
-			lines = one.lines(width)
+			lines, _ = one.lines(width)
 		}
 		for _, l := range lines {
 			if n := len(cols[i].lines); n > 0 && c.capacity(i) > 0 && float64(n)*g.pitch()+g.Height > c.capacity(i)*(1+1e-9) && c.more(i) {

@@ -101,7 +101,7 @@ const (
 	TypefaceMono                     // Go Mono: for monotxt, courier, consolas…
 	TypefaceBold                     // Go Bold: for arial bold and other bold faces
 	TypefaceItalic                   // Go Italic: for italic.shx and italic faces
-	TypefaceTrueType                 // Go Regular: for the other TrueType and OpenType faces (arial, segoeui…)
+	TypefaceTrueType                 // Liberation Sans (Arial's metric twin): for the other TrueType and OpenType faces (arial, segoeui…)
 
 	// NumTypefaces is how many bundled faces there are.
 	NumTypefaces = int(TypefaceTrueType) + 1
@@ -111,7 +111,7 @@ const (
 // names alike, by what their names say (see docs/decisions.md): a
 // monospaced font in Go Mono, a bold one in Go Bold, an italic one in Go
 // Italic, every other TrueType or OpenType file (.ttf, .ttc, .otf: arial…)
-// in Go Regular, and every other SHX font (txt, simplex, romans, isocp,
+// in Liberation Sans, and every other SHX font (txt, simplex, romans, isocp,
 // gdt…, a name without an extension being one) in DejaVu Sans.
 func TypefaceOf(font string) Typeface {
 	f := strings.ToLower(strings.TrimSpace(font))
@@ -161,6 +161,12 @@ type Setting struct {
 	// baseline, which XScale stretches it to in the bundled face (a
 	// painter in another face stretches it there itself); 0 otherwise.
 	Length float64
+	// Lead is how far before Anchor along the baseline, before XScale,
+	// the text starts when set in the bundled face: 0 for a text set
+	// left, half its width or all of it for one centred or set right,
+	// its width measured to the right of its last character's ink (see
+	// inkWidthIn). A painter in another face aligns it by H itself.
+	Lead float64
 }
 
 // Setting is how the text is drawn, in its face of the bundled fonts
@@ -170,17 +176,19 @@ type Setting struct {
 func (g Text) Setting() Setting {
 	st := Setting{Anchor: g.P, H: g.Align.H, Rotation: g.Rotation, Height: g.Height, XScale: g.Style.WidthFactor(), Slant: g.Style.Slant(), Typeface: TypefaceOf(g.Style.Font)}
 	st.MirrorX, st.MirrorY = g.Style.mirrors()
-	natural := 0.0 // measured only for a text that is stretched
-	if g.Fit != FitNone {
-		natural = drawnWidthIn(st.Typeface, g.Text, g.Height) * st.XScale
+	ink := 0.0 // measured only for a text that is not set left
+	if g.Fit != FitNone || st.H != AlignLeft {
+		ink = inkWidthIn(st.Typeface, g.Text, g.Height)
 	}
-	if length, k, ok := g.fitted(natural); ok {
+	st.Lead = ink * float64(st.H) / 2
+	if length, k, ok := g.fitted(ink * st.XScale); ok {
 		// Centred between the points, as ezdxf sets it (a text drawn
 		// backwards is mirrored about the middle).
 		st.Anchor, st.H, st.Height, st.Length = g.P.Mid(g.End), AlignCenter, g.Height*k, length
 		st.Rotation = geom.Deg(g.End.Sub(g.P).Angle())
+		st.Lead = ink * k / 2
 		if g.Fit == FitWidth {
-			st.XScale *= length / natural
+			st.XScale *= length / (ink * st.XScale)
 		}
 		return st
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-fonts/dejavu/dejavusans"
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -66,40 +66,14 @@ func TestTextStyleBounds(t *testing.T) {
 	}
 }
 
-// advanceIn is how wide s is set in the TrueType font ttf at a cap
-// height of 1, its glyphs' advances added without kerning (as the engine
-// lays text out), by the font package's own measure
-// (golang.org/x/image/font), apart from the engine's table of advances.
-func advanceIn(t *testing.T, ttf []byte, s string) float64 {
-	f, err := opentype.Parse(ttf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 1000, DPI: 72, Hinting: font.HintingNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, _, ok := face.GlyphBounds('H')
-	if !ok {
-		t.Fatal("no H in the font")
-	}
-	var w fixed.Int26_6
-	for _, r := range s {
-		a, ok := face.GlyphAdvance(r)
-		if !ok {
-			t.Fatalf("%q is not in the font", r)
-		}
-		w += a
-	}
-	return float64(w) / float64(-h.Min.Y)
-}
-
 // A text set between two points is drawn from the first to the second:
 // a fitted one stretched across at its height, an aligned one scaled
 // both ways at its width factor; a text in a style is drawn at its width
 // factor and slant.
 func TestTextSetting(t *testing.T) {
-	natural := advanceIn(t, dejavusans.TTF, "Fit me") * 2 // at height 2, in the face of text without a style
+	// At height 2, in the face of text without a style, to the right of
+	// its ink (see TestSettingAlignsByInk).
+	natural := dejaVuInk(t, "Fit me") / capHeightOf(TypefaceRegular) * 2
 	fit := Text{Text: "Fit me", P: geom.Pt(1, 1), Height: 2, Fit: FitWidth, End: geom.Pt(1+30, 1), Style: TextStyle{Width: 0.8}}
 	st := fit.Setting()
 	if st.Anchor != geom.Pt(16, 1) || st.H != AlignCenter || st.Height != 2 || st.Length != 30 {
@@ -129,6 +103,10 @@ func TestTextSetting(t *testing.T) {
 		t.Errorf("Slant = %v, want %v", st.Slant, want.Slant)
 	}
 	st.Slant = want.Slant
+	if !(st.Lead > 0) {
+		t.Errorf("centred Setting's Lead = %v, want half its width", st.Lead)
+	}
+	st.Lead = 0 // measured in TestSettingAlignsByInk
 	if st != want {
 		t.Errorf("Setting = %+v, want %+v", st, want)
 	}
@@ -139,19 +117,20 @@ func TestTextSetting(t *testing.T) {
 
 // Text in an SHX font (txt, the Standard style's, and text without a
 // style) is laid out in DejaVu Sans's widths, the stand-in for the
-// stroke fonts that ezdxf draws them in too, and text in Arial in Go
-// Regular's, about Arial's, each at its capitals' height: in DejaVu Sans
-// v, a, l, o, r advance 1212, 1255, 569, 1253 and 842 units, and H is
-// 1493 tall; in Go Regular 1024, 1139, 548, 1139 and 682, H 1480.
+// stroke fonts that ezdxf draws them in too, and text in Arial in
+// Liberation Sans's, which are Arial's, each at its capitals' height: in
+// DejaVu Sans v, a, l, o, r advance 1212, 1255, 569, 1253 and 842 units,
+// r and o are kerned 45 closer, and H is 1493 tall; in Liberation Sans
+// 1024, 1139, 455, 1139 and 682 (not kerned), H 1409.
 func TestShapeFontWidths(t *testing.T) {
 	for _, c := range []struct {
 		font       string
 		units, cap float64
 	}{
-		{"", 1212 + 1255 + 569 + 1253 + 842 + 1253, 1493},
-		{"txt", 1212 + 1255 + 569 + 1253 + 842 + 1253, 1493},
-		{"simplex.shx", 1212 + 1255 + 569 + 1253 + 842 + 1253, 1493},
-		{"arial.ttf", 1024 + 1139 + 548 + 1139 + 682 + 1139, 1480},
+		{"", 1212 + 1255 + 569 + 1253 + 842 + 1253 - 45, 1493},
+		{"txt", 1212 + 1255 + 569 + 1253 + 842 + 1253 - 45, 1493},
+		{"simplex.shx", 1212 + 1255 + 569 + 1253 + 842 + 1253 - 45, 1493},
+		{"arial.ttf", 1024 + 1139 + 455 + 1139 + 682 + 1139, 1409},
 	} {
 		want := c.units / c.cap * 10
 		if got := drawnWidthIn(TypefaceOf(c.font), "valoro", 10); math.Abs(got-want) > 1e-9 {
@@ -240,10 +219,112 @@ func TestMTextStyle(t *testing.T) {
 		t.Fatalf("Picture = %+v, want one line", p)
 	}
 	line := p.Texts[0]
-	if want := 100 - advanceIn(t, dejavusans.TTF, "Right")*2*0.5; math.Abs(line.P.X-want) > 1e-3 {
+	if want := 100 - dejaVuInk(t, "Right")/capHeightOf(TypefaceRegular)*2*0.5; math.Abs(line.P.X-want) > 1e-3 {
 		t.Errorf("the line starts at x = %v, want %v", line.P.X, want)
 	}
 	if line.Style != g.Style {
 		t.Errorf("the line's style = %+v, want the MTEXT's %+v", line.Style, g.Style)
+	}
+}
+
+// dejaVuInk is, read from DejaVu Sans itself by the font package, how
+// far s runs from the pen's start to the right edge of its last
+// character's ink, kerned by the font's kern table, in ems.
+func dejaVuInk(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := sfnt.Parse(dejavusans.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b sfnt.Buffer
+	em := fixed.I(int(f.UnitsPerEm()))
+	pen := fixed.Int26_6(0)
+	var right fixed.Int26_6
+	var prev sfnt.GlyphIndex
+	for i, r := range s {
+		x, err := f.GlyphIndex(&b, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			// A pair the font does not kern is not found.
+			if k, err := f.Kern(&b, prev, x, em, font.HintingNone); err == nil {
+				pen += k
+			}
+		}
+		prev = x
+		ink, _, err := f.GlyphBounds(&b, x, em, font.HintingNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		right = pen + ink.Max.X
+		a, err := f.GlyphAdvance(&b, x, em, font.HintingNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pen += a
+	}
+	return float64(right) / float64(em)
+}
+
+// A text set right, centred or between two points is aligned by its ink:
+// its last character's ink ends at its point (or the second point), not
+// the advance that would carry the pen to a next character, as a CAD
+// program and ezdxf set it.
+func TestSettingAlignsByInk(t *testing.T) {
+	capH := capHeightOf(TypefaceRegular) // of the size: text of height h is set at size h/capH
+	const h = 2.0
+	size := h / capH
+	right := Text{Text: "FOO", P: geom.Pt(10, 0), Height: h, Align: Align{H: AlignRight}}
+	// In DejaVu Sans F advances 1178 units, O 1612, O's ink ends at 1497,
+	// and H is 1493 tall: FOO's ink ends 4287/1493 heights in.
+	if got, want := right.Setting().Lead, (1178+1612+1497)/1493.0*h; math.Abs(got-want) > 1e-9 {
+		t.Errorf("right-aligned FOO: Lead = %v, want %v", got, want)
+	}
+	kerned := Text{Text: "Fit", P: geom.Pt(10, 0), Height: h, Align: Align{H: AlignRight}}
+	if got, want := kerned.Setting().Lead, dejaVuInk(t, "Fit")*size; math.Abs(got-want) > 1e-9 {
+		t.Errorf("right-aligned Fit (F and i kerned): Lead = %v, want %v", got, want)
+	}
+	centred := Text{Text: "FOO  ", P: geom.Pt(10, 0), Height: h, Align: Align{H: AlignCenter}}
+	if got, want := centred.Setting().Lead, dejaVuInk(t, "FOO")*size/2; math.Abs(got-want) > 1e-9 {
+		t.Errorf("centred FOO with trailing spaces: Lead = %v, want %v", got, want)
+	}
+	fit := Text{Text: "FOO", P: geom.Pt(0, 0), End: geom.Pt(10, 0), Height: h, Fit: FitWidth}
+	st := fit.Setting()
+	// Stretched so that the ink runs from the start to the end point.
+	if got := st.XScale * dejaVuInk(t, "FOO") * size; math.Abs(got-10) > 1e-9 {
+		t.Errorf("fitted FOO: its ink runs %v, want 10", got)
+	}
+	if got := st.Lead * st.XScale; math.Abs(got-5) > 1e-9 {
+		t.Errorf("fitted FOO: starts %v before the middle, want 5", got)
+	}
+	aligned := Text{Text: "FOO", P: geom.Pt(0, 0), End: geom.Pt(10, 0), Height: h, Fit: FitAligned}
+	st = aligned.Setting()
+	if got := dejaVuInk(t, "FOO") * st.Height / capH; math.Abs(got-10) > 1e-9 || math.Abs(st.Lead-5) > 1e-9 {
+		t.Errorf("aligned FOO: its ink runs %v from %v before the middle, want 10 from 5", got, st.Lead)
+	}
+}
+
+// An MTEXT's paragraphs are set as their own alignments say, within the
+// box its attachment places: in a left-attached box 20 wide from x = 0,
+// a right-aligned paragraph's ink ends at 20 and a centred one's middle
+// is at 10; the others start at 0.
+func TestMTextParagraphAligns(t *testing.T) {
+	g := MText{Text: "left\nright\ncentre\nattached", P: geom.Pt(0, 0), Height: 2, Width: 20, Attach: 1, Spacing: 1, Aligns: " rc"}
+	p := g.Picture()
+	if len(p.Texts) != 4 {
+		t.Fatalf("Picture = %+v, want four lines", p)
+	}
+	size := 2 / capHeightOf(TypefaceRegular)
+	for i, want := range []float64{0, 20 - dejaVuInk(t, "right")*size, 10 - dejaVuInk(t, "centre")*size/2, 0} {
+		if got := p.Texts[i].P.X; math.Abs(got-want) > 1e-9 {
+			t.Errorf("line %q starts at x = %v, want %v", p.Texts[i].Text, got, want)
+		}
+	}
+	// Encoded and decoded, the alignments stay.
+	var w encoder
+	g.encodeTo(&w)
+	if back := decodeMText(&decoder{b: w.b}); back != g {
+		t.Errorf("decoded %+v, want %+v", back, g)
 	}
 }

@@ -89,12 +89,25 @@ func TestTextSeenFromBelow(t *testing.T) {
 		"0", "TEXT", "8", "0", "10", "10", "20", "5", "40", "2", "50", "30", "1", "below", "210", "0", "220", "0", "230", "-1",
 		"0", "MTEXT", "8", "0", "10", "100", "20", "50", "40", "2", "71", "1", "1", "under", "210", "0", "220", "0", "230", "-1", "11", "-1", "21", "0", "31", "0",
 		"0", "MTEXT", "8", "0", "10", "100", "20", "80", "40", "2", "71", "4", "50", "0", "1", "turned", "210", "0", "220", "0", "230", "-1",
+		"0", "MTEXT", "8", "0", "10", "100", "20", "20", "40", "2", "71", "1", "1", "flipped", "210", "0", "220", "0", "230", "-1",
 		"0", "ENDSEC", "0", "EOF")
 	d, err := importText(content)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range d.Entities() {
+		switch g := e.Geom.(type) {
+		case drawing.MText:
+			if g.Text != "flipped" {
+				break
+			}
+			// Neither 50 nor 11: its glyphs run along the world's x,
+			// upside down; read, it runs the other way, turned 180.
+			if !g.P.Same(geom.Pt(100, 20)) || g.Rotation != 180 || g.Attach != 3 {
+				t.Errorf("MTEXT without a direction from below: at %v turned %v attached %d, want at (100, 20) turned 180 attached 3", g.P, g.Rotation, g.Attach)
+			}
+			continue
+		}
 		switch g := e.Geom.(type) {
 		case drawing.Text:
 			if !g.P.Same(geom.Pt(-10, 5)) || math.Abs(g.Rotation-330) > 1e-9 || g.Align != (drawing.Align{H: drawing.AlignRight}) {

@@ -1,6 +1,7 @@
 package dxf
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +149,38 @@ func TestMTextCodes(t *testing.T) {
 		if got := decodeMTextValue(mtextValue(s)); got != s {
 			t.Errorf("%q written as %q reads back as %q", s, mtextValue(s), got)
 		}
+	}
+}
+
+// An MTEXT's \p codes set its paragraphs' alignments: a q option holds
+// from the paragraph it is in until another changes it, q* returns to the
+// attachment's, and a justified paragraph is set left.
+func TestMTextParagraphAligns(t *testing.T) {
+	for in, want := range map[string]string{
+		`plain\Ptext`:                 "",
+		`one\P\pxqr;right\P\pq*;back`: " r",
+		`{\A1;head}\P\pxqc;{\A1;mid}\Pstill\P\pxi0,qj;just\P\pi1,q*;`: " ccl",
+		`a\\P\pqr;b`: "r", // an escaped backslash, then a P: one paragraph
+		`x^Jy\pql;`:  " l",
+	} {
+		if got := mtextAligns(in); got != want {
+			t.Errorf("mtextAligns(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Read from below, left and right trade places as the columns do.
+	d, err := importText(dxfLines(
+		"0", "SECTION", "2", "ENTITIES",
+		"0", "MTEXT", "8", "0", "10", "0", "20", "0", "40", "2", "71", "1", "1", `a\P\pqr;b\P\pqc;c`,
+		"0", "MTEXT", "8", "0", "10", "0", "20", "0", "40", "2", "71", "1", "1", `a\P\pqr;b`, "210", "0", "220", "0", "230", "-1",
+		"0", "ENDSEC", "0", "EOF"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range d.Entities() {
+		got = append(got, e.Geom.(drawing.MText).Aligns)
+	}
+	if want := []string{" rc", " l"}; !slices.Equal(got, want) {
+		t.Errorf("Aligns = %q, want %q", got, want)
 	}
 }

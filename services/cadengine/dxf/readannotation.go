@@ -209,9 +209,11 @@ func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, erro
 	}
 	// The insertion point and the direction (11) are in the world; the
 	// rotation (50) in the OCS, whose x runs the other way seen from
-	// below.
+	// below. With neither, the text runs along the world's x: AutoCAD
+	// leaves 11 out when the direction is the world's x, whatever the
+	// extrusion (a text mirrored about a horizontal line is written so).
 	g := drawing.MText{Text: text, P: geom.Pt(v[10], v[20]), Height: v[40], Width: math.Max(0, v[41]), Rotation: v[50], Attach: uint8(v[71]), Spacing: v[44], Style: styles.of(r, v, false)}
-	if mirrored {
+	if mirrored && r.has(50) {
 		g.Rotation = 180 - g.Rotation
 	}
 	if hasDir && (v[11] != 0 || v[21] != 0) {
@@ -235,7 +237,58 @@ func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, erro
 	g.Rotation = geom.NormDeg(g.Rotation)
 	g.Background = r.mtextBackground()
 	g.Columns = columns
+	g.Aligns = mtextAligns(b.String())
+	if mirrored {
+		g.Aligns = strings.NewReplacer(string(drawing.ParaLeft), string(drawing.ParaRight), string(drawing.ParaRight), string(drawing.ParaLeft)).Replace(g.Aligns)
+	}
 	return g, nil
+}
+
+// mtextAligns reads an MTEXT's paragraph alignments (see
+// drawing.MText.Aligns) from its \p codes: a paragraph's is the one in
+// force where it ends (\P, \X and ^J end one, as decodeMTextValue reads
+// them), set by the code's q option (l left, c centre, r right; j
+// justified and d distributed are set left) until another changes it;
+// q* returns to the attachment's. "" when no paragraph has one.
+func mtextAligns(s string) string {
+	cur := byte(drawing.ParaAttached)
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '^' && i+1 < len(s) && s[i+1] == 'J':
+			out = append(out, cur)
+			i++
+		case s[i] != '\\' || i+1 >= len(s):
+		case s[i+1] == 'P' || s[i+1] == 'X':
+			out = append(out, cur)
+			i++
+		case s[i+1] == 'p':
+			end := strings.IndexByte(s[i:], ';')
+			if end < 0 {
+				end = len(s) - i
+			}
+			for _, opt := range strings.Split(strings.TrimPrefix(s[i+2:i+end], "x"), ",") {
+				if len(opt) < 2 || opt[0] != 'q' {
+					continue
+				}
+				switch opt[1] {
+				case 'l', 'j', 'd':
+					cur = drawing.ParaLeft
+				case 'c':
+					cur = drawing.ParaCenter
+				case 'r':
+					cur = drawing.ParaRight
+				case '*':
+					cur = drawing.ParaAttached
+				}
+			}
+			i += end
+		default:
+			i++ // an escaped character, or a code's letter
+		}
+	}
+	out = append(out, cur)
+	return strings.TrimRight(string(out), string(drawing.ParaAttached))
 }
 
 // mtextBackground reads an MTEXT's background mask (90, 63, 421, 45,

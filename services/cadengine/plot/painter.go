@@ -177,10 +177,6 @@ func (p *painter) shade(outlines [][]geom.Vec, nonZero bool, s drawing.Shade) {
 
 func rgbOf(c [3]uint8) color.RGBA { return color.RGBA{R: c[0], G: c[1], B: c[2], A: 0xff} }
 
-// textAlign is canvas's alignment for each horizontal alignment of a
-// text.
-var textAlign = [...]canvas.TextAlign{drawing.AlignLeft: canvas.Left, drawing.AlignCenter: canvas.Center, drawing.AlignRight: canvas.Right}
-
 // text sets a line of text at its insertion point as its alignment says,
 // its capitals its height tall, as in the SVG export, in its typeface,
 // scaled across by its width factor (or stretched between its two
@@ -206,7 +202,9 @@ func (p *painter) text(t drawing.Text, c color.RGBA) {
 	}
 	p.ctx.Push()
 	p.ctx.ComposeView(view)
-	p.ctx.DrawText(0, 0, canvas.NewTextLine(face, t.Text, textAlign[st.H]))
+	// Set from its start, as far before the anchor as the bundled face's
+	// measure says (to the right of its ink, not of its last advance).
+	p.ctx.DrawText(-st.Lead*p.sheet.Factor, 0, canvas.NewTextLine(face, t.Text, canvas.Left))
 	p.ctx.Pop()
 }
 
