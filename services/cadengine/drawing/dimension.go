@@ -262,8 +262,39 @@ func (g Dimension) arcRadius() float64 {
 // lines, dimension line), not its arrowheads or text.
 func (g Dimension) Prims() []any { return g.Picture().Strokes }
 
-// Bounds implements [Geometry]: the whole picture, text included.
-func (g Dimension) Bounds() geom.Box { return g.Picture().Bounds() }
+// Bounds implements [Geometry]: the whole picture, text included, and
+// the points it measures, which a CAD program's extents hold even where
+// nothing is drawn (the points on layer Defpoints of a dimension's block,
+// shown but not plotted): an angular dimension's rays may run on past
+// its arc.
+func (g Dimension) Bounds() geom.Box {
+	b := g.Picture().Bounds()
+	for _, q := range g.measured() {
+		b.AddPoint(q)
+	}
+	return b
+}
+
+// measured is the points the dimension measures: the two points of a
+// linear one, the centre and the point on the circle of a radial or
+// diametric one (both ends of the diameter), the vertex and the two
+// points of an angular one.
+func (g Dimension) measured() []geom.Vec {
+	switch g.Type {
+	case enginev1.DimensionKind_DIMENSION_KIND_ALIGNED, enginev1.DimensionKind_DIMENSION_KIND_ROTATED:
+		return []geom.Vec{g.P1, g.P2}
+	case enginev1.DimensionKind_DIMENSION_KIND_RADIAL, enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC:
+		s, c := geom.SinCosDeg(g.Angle)
+		u := geom.Pt(c, s).Mul(g.Radius)
+		if g.Type == enginev1.DimensionKind_DIMENSION_KIND_RADIAL {
+			return []geom.Vec{g.Center, g.Center.Add(u)}
+		}
+		return []geom.Vec{g.Center.Sub(u), g.Center.Add(u)}
+	case enginev1.DimensionKind_DIMENSION_KIND_ANGULAR:
+		return []geom.Vec{g.Center, g.P1, g.P2}
+	}
+	return nil
+}
 
 // Finite implements [Geometry].
 func (g Dimension) Finite() bool {

@@ -1,6 +1,7 @@
 package drawing
 
 import (
+	"math"
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -51,5 +52,28 @@ func TestLinearDimensionArrowsFit(t *testing.T) {
 				t.Errorf("Picture() has %d strokes, want %d (two extension lines, the dimension line, the tails)", len(p.Strokes), want)
 			}
 		})
+	}
+}
+
+// TestDimensionBoundsHoldMeasuredPoints: an angular dimension whose arc
+// (radius 10) lies well inside its rays' points, (50, 0) and (0, 40),
+// is bounded by those points too, as a CAD program's extents hold the
+// definition points of a dimension's block (on layer Defpoints) — drawn
+// from its style or from what its writer drew.
+func TestDimensionBoundsHoldMeasuredPoints(t *testing.T) {
+	g := Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ANGULAR, Center: geom.Pt(0, 0), P1: geom.Pt(50, 0), P2: geom.Pt(0, 40), Offset: 10, Style: "ISO-25", Scale: 1}
+	drawn := g
+	drawn.Drawn = &Picture{Strokes: []any{geom.Arc{C: geom.Pt(0, 0), R: 10, Start: 0, Sweep: math.Pi / 2}}}
+	for _, c := range []struct {
+		name string
+		g    Dimension
+	}{{"from its style", g}, {"as drawn", drawn}} {
+		b := c.g.Bounds()
+		if b.Max.X < 50 || b.Max.Y < 40 || b.Min.X > 0 || b.Min.Y > 0 {
+			t.Errorf("%s: Bounds() = %v, want it to hold (0, 0), (50, 0) and (0, 40)", c.name, b)
+		}
+		if b.Max.X > 51 || b.Max.Y > 41 {
+			t.Errorf("%s: Bounds() = %v, want nothing beyond the points and the arc", c.name, b)
+		}
 	}
 }
