@@ -77,3 +77,43 @@ func TestDimensionBoundsHoldMeasuredPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestRadialDimensionTextOutside: a radius or diameter dimension drawn
+// from its style sets its text outside the circle beyond the point at
+// its angle (AutoCAD's default, DIMTIX off), on the dimension line
+// carried on under the text from an arrowhead that points in at the
+// circle there.
+func TestRadialDimensionTextOutside(t *testing.T) {
+	for _, kind := range []enginev1.DimensionKind{enginev1.DimensionKind_DIMENSION_KIND_RADIAL, enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC} {
+		t.Run(kind.String(), func(t *testing.T) {
+			g := Dimension{Type: kind, Center: geom.Pt(0, 0), Radius: 10, Angle: 0, Text: "AB", Style: "ISO-25", Scale: 1}
+			p := g.Picture()
+			if len(p.Texts) != 1 {
+				t.Fatalf("Picture() has %d texts, want 1", len(p.Texts))
+			}
+			tb := p.Texts[0].Bounds()
+			if tb.Min.X <= 10 || p.Texts[0].P.Y <= 0 {
+				t.Errorf("text at %v, bounds %v: want it outside the circle (x > 10), its baseline above the line (y > 0)", p.Texts[0].P, tb)
+			}
+			inAt := false
+			for _, f := range p.Fills {
+				tip, body := f[0], f[1:]
+				if tip.Same(geom.Pt(10, 0)) && body[0].X > 10 && body[1].X > 10 {
+					inAt = true
+				}
+			}
+			if !inAt {
+				t.Errorf("Picture() fills %v lack an arrowhead with its tip at (10, 0) pointing in", p.Fills)
+			}
+			under := false
+			for _, s := range p.Strokes {
+				if s, ok := s.(geom.Segment); ok && s.A.Y == 0 && s.B.Y == 0 && math.Max(s.A.X, s.B.X) >= tb.Max.X-1e-9 && math.Min(s.A.X, s.B.X) <= 10+2.5+1e-9 {
+					under = true
+				}
+			}
+			if !under {
+				t.Errorf("Picture() strokes %v lack the line from the arrowhead on under the text (to x = %g)", p.Strokes, tb.Max.X)
+			}
+		})
+	}
+}
