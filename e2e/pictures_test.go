@@ -130,6 +130,8 @@ var agreeingPictures = map[string]bool{
 	"openscad__openscad__tests__data__dxf__transform-insert.dxf":                         true,
 	"qcad__qcad__examples__example00.dxf":                                                true,
 	"qcad__qcad__examples__example01.dxf":                                                true,
+	"qcad__qcad__examples__flange.dxf":                                                   true,
+	"qcad__qcad__examples__isometric_grid.dxf":                                           true,
 	"qcad__qcad__libraries__templates__metric__dl3dl__01.dxf":                            true,
 	"qcad__qcad__src__3rdparty__dxflib__examples__readwrite__demo.dxf":                   true,
 	"qcad__qcad__support__data__tests__block__block_negative_scale.dxf":                  true,

@@ -148,9 +148,15 @@ func label(s string, mid, dir geom.Vec, h, gap float64) Text {
 	if dir.X < -1e-12 || math.Abs(dir.X) <= 1e-12 && dir.Y < 0 {
 		dir = dir.Mul(-1)
 	}
-	w := float64(utf8.RuneCountInString(s)) * textCharWidth * h
+	w := textLength(s, h)
 	p := mid.Sub(dir.Mul(w / 2)).Add(dir.Perp().Mul(gap))
 	return Text{Text: s, P: p, Height: h, Rotation: geom.NormDeg(geom.Deg(dir.Angle()))}
+}
+
+// textLength is the estimated length of a dimension's text s of height
+// h.
+func textLength(s string, h float64) float64 {
+	return float64(utf8.RuneCountInString(s)) * textCharWidth * h
 }
 
 // linearArrows adds the arrowheads of the dimension line from d1 to d2:
@@ -218,13 +224,15 @@ func (g Dimension) Picture() Picture {
 			b = g.Center.Sub(u.Mul(g.Radius))
 			p.Fills = append(p.Fills, arrow(b, u.Mul(-1), as))
 		}
-		p.Strokes = append(p.Strokes, geom.Segment{A: b, B: a})
-		p.Fills = append(p.Fills, arrow(a, u, as))
-		mid := b.Mid(a)
-		if g.Type == enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC {
-			mid = g.Center.Add(u.Mul(g.Radius / 2))
-		}
-		p.Texts = append(p.Texts, label(text, mid, u, th, gap))
+		// The text outside the circle, beyond the point at Angle, on
+		// the dimension line carried on under it from the arrowhead
+		// that points in at the circle there (AutoCAD's default
+		// placement: DIMTIX off, the dimension line drawn inside).
+		w := textLength(text, th)
+		p.Strokes = append(p.Strokes, geom.Segment{A: b, B: a},
+			geom.Segment{A: a.Add(u.Mul(as)), B: a.Add(u.Mul(as + gap + w))})
+		p.Fills = append(p.Fills, arrow(a, u.Mul(-1), as))
+		p.Texts = append(p.Texts, label(text, a.Add(u.Mul(as+gap+w/2)), u, th, gap))
 	case enginev1.DimensionKind_DIMENSION_KIND_ANGULAR:
 		r := g.arcRadius()
 		a1 := g.P1.Sub(g.Center).Angle()
@@ -262,8 +270,39 @@ func (g Dimension) arcRadius() float64 {
 // lines, dimension line), not its arrowheads or text.
 func (g Dimension) Prims() []any { return g.Picture().Strokes }
 
-// Bounds implements [Geometry]: the whole picture, text included.
-func (g Dimension) Bounds() geom.Box { return g.Picture().Bounds() }
+// Bounds implements [Geometry]: the whole picture, text included, and
+// the points it measures, which a CAD program's extents hold even where
+// nothing is drawn (the points on layer Defpoints of a dimension's block,
+// shown but not plotted): an angular dimension's rays may run on past
+// its arc.
+func (g Dimension) Bounds() geom.Box {
+	b := g.Picture().Bounds()
+	for _, q := range g.measured() {
+		b.AddPoint(q)
+	}
+	return b
+}
+
+// measured is the points the dimension measures: the two points of a
+// linear one, the centre and the point on the circle of a radial or
+// diametric one (both ends of the diameter), the vertex and the two
+// points of an angular one.
+func (g Dimension) measured() []geom.Vec {
+	switch g.Type {
+	case enginev1.DimensionKind_DIMENSION_KIND_ALIGNED, enginev1.DimensionKind_DIMENSION_KIND_ROTATED:
+		return []geom.Vec{g.P1, g.P2}
+	case enginev1.DimensionKind_DIMENSION_KIND_RADIAL, enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC:
+		s, c := geom.SinCosDeg(g.Angle)
+		u := geom.Pt(c, s).Mul(g.Radius)
+		if g.Type == enginev1.DimensionKind_DIMENSION_KIND_RADIAL {
+			return []geom.Vec{g.Center, g.Center.Add(u)}
+		}
+		return []geom.Vec{g.Center.Sub(u), g.Center.Add(u)}
+	case enginev1.DimensionKind_DIMENSION_KIND_ANGULAR:
+		return []geom.Vec{g.Center, g.P1, g.P2}
+	}
+	return nil
+}
 
 // Finite implements [Geometry].
 func (g Dimension) Finite() bool {

@@ -1,6 +1,7 @@
 package drawing
 
 import (
+	"math"
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -49,6 +50,69 @@ func TestLinearDimensionArrowsFit(t *testing.T) {
 			}
 			if want := 3 + len(c.tails); len(p.Strokes) != want {
 				t.Errorf("Picture() has %d strokes, want %d (two extension lines, the dimension line, the tails)", len(p.Strokes), want)
+			}
+		})
+	}
+}
+
+// TestDimensionBoundsHoldMeasuredPoints: an angular dimension whose arc
+// (radius 10) lies well inside its rays' points, (50, 0) and (0, 40),
+// is bounded by those points too, as a CAD program's extents hold the
+// definition points of a dimension's block (on layer Defpoints) — drawn
+// from its style or from what its writer drew.
+func TestDimensionBoundsHoldMeasuredPoints(t *testing.T) {
+	g := Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ANGULAR, Center: geom.Pt(0, 0), P1: geom.Pt(50, 0), P2: geom.Pt(0, 40), Offset: 10, Style: "ISO-25", Scale: 1}
+	drawn := g
+	drawn.Drawn = &Picture{Strokes: []any{geom.Arc{C: geom.Pt(0, 0), R: 10, Start: 0, Sweep: math.Pi / 2}}}
+	for _, c := range []struct {
+		name string
+		g    Dimension
+	}{{"from its style", g}, {"as drawn", drawn}} {
+		b := c.g.Bounds()
+		if b.Max.X < 50 || b.Max.Y < 40 || b.Min.X > 0 || b.Min.Y > 0 {
+			t.Errorf("%s: Bounds() = %v, want it to hold (0, 0), (50, 0) and (0, 40)", c.name, b)
+		}
+		if b.Max.X > 51 || b.Max.Y > 41 {
+			t.Errorf("%s: Bounds() = %v, want nothing beyond the points and the arc", c.name, b)
+		}
+	}
+}
+
+// TestRadialDimensionTextOutside: a radius or diameter dimension drawn
+// from its style sets its text outside the circle beyond the point at
+// its angle (AutoCAD's default, DIMTIX off), on the dimension line
+// carried on under the text from an arrowhead that points in at the
+// circle there.
+func TestRadialDimensionTextOutside(t *testing.T) {
+	for _, kind := range []enginev1.DimensionKind{enginev1.DimensionKind_DIMENSION_KIND_RADIAL, enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC} {
+		t.Run(kind.String(), func(t *testing.T) {
+			g := Dimension{Type: kind, Center: geom.Pt(0, 0), Radius: 10, Angle: 0, Text: "AB", Style: "ISO-25", Scale: 1}
+			p := g.Picture()
+			if len(p.Texts) != 1 {
+				t.Fatalf("Picture() has %d texts, want 1", len(p.Texts))
+			}
+			tb := p.Texts[0].Bounds()
+			if tb.Min.X <= 10 || p.Texts[0].P.Y <= 0 {
+				t.Errorf("text at %v, bounds %v: want it outside the circle (x > 10), its baseline above the line (y > 0)", p.Texts[0].P, tb)
+			}
+			inAt := false
+			for _, f := range p.Fills {
+				tip, body := f[0], f[1:]
+				if tip.Same(geom.Pt(10, 0)) && body[0].X > 10 && body[1].X > 10 {
+					inAt = true
+				}
+			}
+			if !inAt {
+				t.Errorf("Picture() fills %v lack an arrowhead with its tip at (10, 0) pointing in", p.Fills)
+			}
+			under := false
+			for _, s := range p.Strokes {
+				if s, ok := s.(geom.Segment); ok && s.A.Y == 0 && s.B.Y == 0 && math.Max(s.A.X, s.B.X) >= tb.Max.X-1e-9 && math.Min(s.A.X, s.B.X) <= 10+2.5+1e-9 {
+					under = true
+				}
+			}
+			if !under {
+				t.Errorf("Picture() strokes %v lack the line from the arrowhead on under the text (to x = %g)", p.Strokes, tb.Max.X)
 			}
 		})
 	}

@@ -152,8 +152,11 @@ func TestDrawnDimension(t *testing.T) {
 	if got := g.Picture(); !reflect.DeepEqual(got, samplePicture) {
 		t.Fatalf("picture = %+v, want the drawn one", got)
 	}
-	if got, want := g.Bounds(), samplePicture.Bounds(); got != want {
-		t.Errorf("bounds = %+v, want the drawn picture's %+v", got, want)
+	want := samplePicture.Bounds()
+	want.AddPoint(g.P1)
+	want.AddPoint(g.P2)
+	if got := g.Bounds(); got != want {
+		t.Errorf("bounds = %+v, want the drawn picture's and the measured points' %+v", got, want)
 	}
 	e := (&Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: g}).Seal()
 	back, err := DecodeEntity(1, e.Encode())

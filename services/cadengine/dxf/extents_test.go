@@ -20,9 +20,6 @@ const extentsTolerance = 0.02
 // disagree with ezdxf's, each with what ezdxf does that the engine does
 // not (yet).
 var extentsDisagree = map[string]string{
-	// The engine draws a native dimension itself (drawing.Dimension's
-	// picture); ezdxf draws the dimension's block, which is smaller.
-	"qcad__qcad__examples__isometric_grid.dxf": "three angular DIMENSIONs drawn by the engine, not from their blocks",
 	// ezdxf does not know R10's 3DLINE and leaves it out; the engine
 	// keeps it and bounds it by its ends.
 	"bert__libdxf__examples__all_R10_entities.dxf":           "a 3DLINE, which ezdxf leaves out",
