@@ -99,66 +99,68 @@ func (k carrier) touch(x Vec, r float64) Vec {
 	return f
 }
 
-// offsets are the carriers at distance r from k on either side.
-func (k carrier) offsets(r float64) []carrier {
+// offsets appends to dst the carriers at distance r from k on either
+// side (at most two: a caller's array of two holds them without an
+// allocation).
+func (k carrier) offsets(dst []carrier, r float64) []carrier {
 	if k.line {
 		n := k.d.Perp().Mul(r)
-		return []carrier{{line: true, p: k.p.Add(n), d: k.d}, {line: true, p: k.p.Sub(n), d: k.d}}
+		return append(dst, carrier{line: true, p: k.p.Add(n), d: k.d}, carrier{line: true, p: k.p.Sub(n), d: k.d})
 	}
-	out := []carrier{{c: k.c, r: k.r + r}}
+	dst = append(dst, carrier{c: k.c, r: k.r + r})
 	if d := math.Abs(k.r - r); d > 0 {
-		out = append(out, carrier{c: k.c, r: d})
+		dst = append(dst, carrier{c: k.c, r: d})
 	}
-	return out
+	return dst
 }
 
-// carriersMeet is where two carriers cross (touching ones once), tol being the
-// figure's tolerance.
-func carriersMeet(a, b carrier, tol float64) []Vec {
+// carriersMeet appends to dst where two carriers cross (touching ones
+// once; at most two points), tol being the figure's tolerance.
+func carriersMeet(dst []Vec, a, b carrier, tol float64) []Vec {
 	switch {
 	case a.line && b.line:
 		den := a.d.cross(b.d)
 		if math.Abs(den) <= Tolerance {
-			return nil
+			return dst
 		}
 		u := b.p.Sub(a.p).cross(b.d) / den
-		return []Vec{a.p.Add(a.d.Mul(u))}
+		return append(dst, a.p.Add(a.d.Mul(u)))
 	case a.line:
-		return lineMeetsCircle(a, b, tol)
+		return lineMeetsCircle(dst, a, b, tol)
 	case b.line:
-		return lineMeetsCircle(b, a, tol)
+		return lineMeetsCircle(dst, b, a, tol)
 	}
 	d := a.c.Dist(b.c)
 	if d <= tol {
-		return nil
+		return dst
 	}
 	u := b.c.Sub(a.c).Mul(1 / d)
 	x := (d*d + a.r*a.r - b.r*b.r) / (2 * d)
 	h2 := a.r*a.r - x*x
 	if h2 < -2*tol*a.r {
-		return nil
+		return dst
 	}
 	m := a.c.Add(u.Mul(x))
 	if h2 <= 2*tol*a.r {
-		return []Vec{m}
+		return append(dst, m)
 	}
 	h := math.Sqrt(h2)
-	return []Vec{m.Add(u.Perp().Mul(h)), m.Sub(u.Perp().Mul(h))}
+	return append(dst, m.Add(u.Perp().Mul(h)), m.Sub(u.Perp().Mul(h)))
 }
 
-func lineMeetsCircle(l, c carrier, tol float64) []Vec {
+func lineMeetsCircle(dst []Vec, l, c carrier, tol float64) []Vec {
 	w := c.c.Sub(l.p)
 	u0 := w.Dot(l.d)
 	h := l.d.cross(w)
 	f := l.p.Add(l.d.Mul(u0))
 	switch {
 	case math.Abs(math.Abs(h)-c.r) <= tol:
-		return []Vec{f}
+		return append(dst, f)
 	case math.Abs(h) > c.r:
-		return nil
+		return dst
 	}
 	half := math.Sqrt((c.r - h) * (c.r + h))
-	return []Vec{f.Sub(l.d.Mul(half)), f.Add(l.d.Mul(half))}
+	return append(dst, f.Sub(l.d.Mul(half)), f.Add(l.d.Mul(half)))
 }
 
 // figure is the size of two curves and the pick points, for tolerances.
@@ -252,9 +254,11 @@ func fillet(p, q any, r float64, pick1, pick2 Vec, size, mag float64) (Corner, e
 	// those on the side of each carrier where the other curve's pick is,
 	// and of those the one touching nearest the picks.
 	var cands []Vec
-	for _, a := range k1.offsets(r) {
-		for _, b := range k2.offsets(r) {
-			for _, x := range carriersMeet(a, b, tol) {
+	var off1, off2 [2]carrier
+	var meet [2]Vec
+	for _, a := range k1.offsets(off1[:0], r) {
+		for _, b := range k2.offsets(off2[:0], r) {
+			for _, x := range carriersMeet(meet[:0], a, b, tol) {
 				cands = AppendUniqueIn(cands, x, size)
 			}
 		}
@@ -307,7 +311,7 @@ func sameSide(s, want, tol float64) bool {
 // sharpCorner is a fillet of radius 0: both curves trimmed or extended to
 // the point where their carriers meet nearest the picks.
 func sharpCorner(p, q any, k1, k2 carrier, pick1, pick2 Vec, tol float64) (Corner, error) {
-	cands := carriersMeet(k1, k2, tol)
+	cands := carriersMeet(nil, k1, k2, tol)
 	if len(cands) == 0 {
 		return Corner{}, errors.New("the entities never meet, even extended: no sharp corner joins them")
 	}
@@ -432,7 +436,7 @@ func Chamfer(s, t Segment, d1, d2 float64, pick1, pick2 Vec) (Corner, error) {
 	if err != nil {
 		return Corner{}, err
 	}
-	x := carriersMeet(k1, k2, tol)
+	x := carriersMeet(nil, k1, k2, tol)
 	if len(x) == 0 || math.Abs(k1.d.cross(k2.d)) <= Tolerance {
 		return Corner{}, ErrParallel
 	}
