@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -150,21 +151,7 @@ func commitOf(d *drawing.Document, changes []drawing.Change) *store.Commit {
 	// The encodings share one buffer (a line's is about 60 bytes): a batch
 	// that creates 100k entities makes a few allocations for them, not 100k.
 	slab := make([]byte, 0, 64*len(changes))
-	var seen map[uint64]struct{} // only when a handle may repeat
-	if !increasingHandles(changes) {
-		seen = make(map[uint64]struct{}, len(changes))
-	}
-	for _, ch := range changes {
-		h, ok := ch.Stored()
-		if !ok {
-			continue
-		}
-		if seen != nil {
-			if _, ok := seen[h]; ok {
-				continue
-			}
-			seen[h] = struct{}{}
-		}
+	for _, h := range storedOnce(changes) {
 		start := len(slab)
 		if next, ok := d.AppendEncoded(slab, h); ok {
 			// When the buffer grows the records cut so far keep the old
@@ -178,20 +165,22 @@ func commitOf(d *drawing.Document, changes []drawing.Change) *store.Commit {
 	return c
 }
 
-// increasingHandles reports whether the stored changes touch handles in
-// increasing order, each once — as a batch that only creates does — so
-// that commitOf needs no set to write each once.
-func increasingHandles(changes []drawing.Change) bool {
-	var last uint64
+// storedOnce are the handles the changes store (see Change.Stored), each
+// once: in the changes' order when that is increasing, as in a batch that
+// only creates, else sorted. (A sorted slice, not a set: a drafting batch
+// changes some three hundred entities, and a set of them was the largest
+// of its allocations.)
+func storedOnce(changes []drawing.Change) []uint64 {
+	hs := make([]uint64, 0, len(changes))
 	for _, ch := range changes {
 		if h, ok := ch.Stored(); ok {
-			if h <= last {
-				return false
-			}
-			last = h
+			hs = append(hs, h)
 		}
 	}
-	return true
+	if !slices.IsSorted(hs) {
+		slices.Sort(hs)
+	}
+	return slices.Compact(hs)
 }
 
 // fullCommit is the store transaction that stores a new document whole:
