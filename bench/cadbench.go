@@ -112,7 +112,7 @@ func FullSizes() Sizes {
 		FailoverKills: 10,
 		DXFLines:      100_000, DXFRounds: 5,
 		CorpusFiles: 0, CorpusRounds: 3,
-		DraftingRounds: 40, DraftingOps: 2,
+		DraftingRounds: 200, DraftingOps: 2,
 		SearchRounds: 8, SearchOps: 100,
 		RenderRounds: 10, RenderOps: 2,
 		ConstraintRounds: 20, ConstraintOps: 10,
