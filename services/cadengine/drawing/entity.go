@@ -245,16 +245,31 @@ func (Ellipse) Kind() enginev1.EntityType { return enginev1.EntityType_ENTITY_TY
 
 // ---- prims ----
 
+// Curve is the one curve of a line, arc, circle or ellipse (its Prims'
+// only one, without the slice around it: the drafting tools ask for it
+// of every entity they cut or round); false for other geometry.
+func Curve(g Geometry) (any, bool) {
+	switch g := g.(type) {
+	case Line:
+		return geom.Segment{A: g.A, B: g.B}, true
+	case Circle:
+		return geom.Arc{C: g.C, R: g.R, Start: 0, Sweep: 2 * math.Pi}, true
+	case Arc:
+		return g.Arc(), true
+	case Ellipse:
+		return g.Arc(), true
+	}
+	return nil, false
+}
+
 // Prims implements [Geometry].
 func (Point) Prims() []any { return nil }
 
 // Prims implements [Geometry].
-func (g Line) Prims() []any { return []any{geom.Segment{A: g.A, B: g.B}} }
+func (g Line) Prims() []any { c, _ := Curve(g); return []any{c} }
 
 // Prims implements [Geometry].
-func (g Circle) Prims() []any {
-	return []any{geom.Arc{C: g.C, R: g.R, Start: 0, Sweep: 2 * math.Pi}}
-}
+func (g Circle) Prims() []any { c, _ := Curve(g); return []any{c} }
 
 // Prims implements [Geometry].
 func (g Arc) Prims() []any { return []any{g.Arc()} }

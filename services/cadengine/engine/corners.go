@@ -64,12 +64,12 @@ func (c *call) cornerSides(tool string, h1, h2 string, x1, y1, x2, y2 *float64, 
 		other := sides[1-i]
 		switch g := s.e.Geom.(type) {
 		case drawing.Line:
-			s.prim = g.Prims()[0]
+			s.prim, _ = drawing.Curve(g)
 		case drawing.Arc, drawing.Circle:
 			if lineOnly {
 				return sides, unsupported("chamfer_curve", "entity %s is a %s: %s cuts corners between lines and polyline segments, not curves (fillet it instead)", drawing.FormatHandle(s.e.Handle), g.Kind().WireName(), tool)
 			}
-			s.prim = g.Prims()[0]
+			s.prim, _ = drawing.Curve(g)
 		case drawing.Polyline:
 			// The end piece of an open polyline nearest the pick (or the
 			// other entity): its end moves to the corner.

@@ -25,7 +25,8 @@ var errUnknownCurve = errors.New("the result is not a curve the drawing can hold
 func curveOf(e *drawing.Entity, tool string) (any, error) {
 	switch g := e.Geom.(type) {
 	case drawing.Line, drawing.Arc, drawing.Circle, drawing.Ellipse:
-		return g.Prims()[0], nil
+		c, _ := drawing.Curve(g)
+		return c, nil
 	case drawing.Polyline:
 		return g.Polyline, nil
 	}
@@ -41,7 +42,11 @@ func (c *call) edgePrims(path string, handles []string, e *drawing.Entity, box *
 		if err := c.expands(x); err != nil {
 			return err
 		}
-		prims = append(prims, x.Geom.Prims()...)
+		if c, ok := drawing.Curve(x.Geom); ok {
+			prims = append(prims, c)
+		} else {
+			prims = append(prims, x.Geom.Prims()...)
+		}
 		return nil
 	}
 	if len(handles) > 0 {
