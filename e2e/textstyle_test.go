@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-fonts/dejavu/dejavusans"
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/opentype"
 
 	"github.com/cadbridge/cadbridge/internal/ezdxftest"
@@ -31,8 +31,8 @@ var textStyleDXF = strings.Join([]string{
 // TestTextStyles imports a drawing with a styled and an aligned text
 // through the built gateway and engine: the SVG export draws the styled
 // text's glyphs 0.7 as wide (its transform), and the aligned text 30
-// long centred between its points, at the height at which the Go font
-// sets it 30 long; the DXF
+// long centred between its points, at the height at which DejaVu Sans
+// sets it 30 long to its ink; the DXF
 // export keeps the style and the alignment (ezdxf audits it clean).
 func TestTextStyles(t *testing.T) {
 	gateway, _ := startServices(t)
@@ -76,14 +76,17 @@ func TestTextStyles(t *testing.T) {
 	if got := attr(aligned, "textLength"); got != "30" {
 		t.Errorf("the aligned text's textLength = %q, want 30", got)
 	}
-	// Its font size sets it 30 long in the Go font: the sum of its
-	// advances (as shares of the size, measured by the font package) ×
-	// the size.
+	// Its height sets it 30 long to its ink in DejaVu Sans, the face its
+	// style's SHX font (txt) is drawn in: the sum of its advances (as the
+	// font package measures them; the face kerns none of its pairs) less
+	// the last glyph's room right of its ink, in DejaVu's cap heights, ×
+	// the height. The SVG gives the height as a generic sans-serif's
+	// font size: the height ÷ 0.72.
 	size, err := strconv.ParseFloat(attr(aligned, "font-size"), 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := opentype.Parse(goregular.TTF)
+	f, err := opentype.Parse(dejavusans.TTF)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +94,11 @@ func TestTextStyles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	advance := float64(font.MeasureString(face, "Aligned")) / 64 / 1000
-	if got := size * advance; math.Abs(got-30) > 30e-5 {
-		t.Errorf("the aligned text is %v long at font size %v, want 30", got, size)
+	h, _, _ := face.GlyphBounds('H')
+	d, last, _ := face.GlyphBounds('d')
+	ink := float64(font.MeasureString(face, "Aligned")-(last-d.Max.X)) / float64(-h.Min.Y)
+	if got := size * 0.72 * ink; math.Abs(got-30) > 30e-5 {
+		t.Errorf("the aligned text is %v long to its ink at height %v, want 30", got, size*0.72)
 	}
 
 	var dxf struct {
