@@ -1,10 +1,8 @@
 package examples_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -181,31 +179,5 @@ func compareSheet(t *testing.T, name string, sh sheetRun) {
 	if diff := firstDifference(canonicalSVG(string(want)), canonicalSVG(sh.svg)); diff != "" {
 		t.Errorf("the sheet differs from %s.svg (go test ./examples -update rewrites it):\n%s", name, diff)
 	}
-	golden, err := os.ReadFile(name + ".png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := png.Decode(bytes.NewReader(golden))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := png.Decode(bytes.NewReader(sh.png))
-	if err != nil {
-		t.Fatalf("the plotted PNG does not decode: %v", err)
-	}
-	if a.Bounds() != b.Bounds() {
-		t.Fatalf("the PNG is %v, %s.png is %v", b.Bounds(), name, a.Bounds())
-	}
-	differ := 0
-	r := a.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			if a.At(x, y) != b.At(x, y) {
-				differ++
-			}
-		}
-	}
-	if n := r.Dx() * r.Dy(); differ*500 > n {
-		t.Errorf("%d of %d pixels differ from %s.png (go test ./examples -update rewrites it)", differ, n, name)
-	}
+	comparePNG(t, name+".png", sh.png)
 }
