@@ -39,11 +39,7 @@ func foreignOf(r dxfRecord, subs []dxfRecord) drawing.Foreign {
 	if len(texts) > 0 {
 		// Proxy graphics with text: their lines and their texts are what
 		// the entity draws (its Drawn, which a block of its own replaces).
-		strokes := make([]any, len(outline))
-		for i, s := range outline {
-			strokes[i] = s
-		}
-		g.Drawn = &drawing.Picture{Strokes: strokes, Texts: texts}
+		g.Drawn = &drawing.Picture{Strokes: g.Prims(), Texts: texts}
 	}
 	return g
 }
