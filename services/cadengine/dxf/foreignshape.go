@@ -728,22 +728,11 @@ func hatchFills(r dxfRecord) [][]geom.Vec {
 				depth++
 			}
 		}
-		if ccw := shoelace(f) > 0; ccw != (depth%2 == 0) {
+		if ccw := geom.Polygon(f).SignedArea() > 0; ccw != (depth%2 == 0) {
 			slices.Reverse(f)
 		}
 	}
 	return fills
-}
-
-// shoelace is the polygon's signed area: positive when it winds
-// counter-clockwise.
-func shoelace(pts []geom.Vec) float64 {
-	a := 0.0
-	for i, p := range pts {
-		q := pts[(i+1)%len(pts)]
-		a += p.X*q.Y - q.X*p.Y
-	}
-	return a / 2
 }
 
 // monoDescender is how far below its baseline text reaches in ezdxf's

@@ -56,21 +56,29 @@ func (p Polygon) Perimeter() float64 {
 // one; for one that crosses itself, the area of the points it winds
 // around (as [Polyline.Area]), so that a bow-tie's lobes add up.
 func (p Polygon) Area() float64 {
+	return p.polyline().Area()
+}
+
+// polyline is the polygon as a closed polyline of straight sides.
+func (p Polygon) polyline() Polyline {
 	v := make([]Vertex, len(p))
 	for i, q := range p {
 		v[i].P = q
 	}
-	return Polyline{V: v, Closed: true}.Area()
+	return Polyline{V: v, Closed: true}
+}
+
+// SignedArea is the shoelace sum of the polygon's area, taken relative
+// to its first point (so that a figure far from the origin keeps its
+// precision): positive when it winds counter-clockwise.
+func (p Polygon) SignedArea() float64 {
+	return p.polyline().signedArea()
 }
 
 // SelfIntersects reports whether two sides that do not follow each other
 // cross or touch, or two that do overlap.
 func (p Polygon) SelfIntersects() bool {
-	v := make([]Vertex, len(p))
-	for i, q := range p {
-		v[i].P = q
-	}
-	return Polyline{V: v, Closed: true}.SelfIntersects()
+	return p.polyline().SelfIntersects()
 }
 
 // tol is how near a point must be to a side to be on it: Tolerance of
