@@ -45,6 +45,15 @@ type MText struct {
 	Markup string
 }
 
+// FullMarkup is its Markup, or its Text as markup (see PlainMarkup)
+// when it has none.
+func (g MText) FullMarkup() string {
+	if g.Markup != "" {
+		return g.Markup
+	}
+	return PlainMarkup(g.Text)
+}
+
 // WithText is the text with s for its text: its markup dropped unless s
 // is its text.
 func (g MText) WithText(s string) MText {
