@@ -571,7 +571,6 @@ func (g MText) encodeTo(w *encoder) {
 // paragraph alignments, so that one without encodes as it always did.
 const mtextMarkup = 'K'
 
-
 // mtextAligns tags an MText's paragraph alignments in its encoding,
 // after its background.
 const mtextAligns = 'P'

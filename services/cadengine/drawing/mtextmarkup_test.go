@@ -16,7 +16,7 @@ import (
 func TestMarkupText(t *testing.T) {
 	for in, want := range map[string]string{
 		`{\H1.4x;\fArial|b1;Head}\Pa\~b`:   "Head\na b",
-		`\S1/2; \S1#2; \S^1; \S\/x;`:        "1/2 1/2 /1 /x",
+		`\S1/2; \S1#2; \S^1; \S\/x;`:       "1/2 1/2 /1 /x",
 		`a\\b\{c\}`:                        `a\b{c}`,
 		`\Lunder\l \Oover\o \Kstrike\k`:    "under over strike",
 		`one\Ntwo`:                         "one" + ColumnBreak + "two",
