@@ -13,7 +13,8 @@ import (
 // Width (0: not wrapped), laid out in a box whose Attach point (1–9: top,
 // middle, bottom × left, centre, right, as DXF's MTEXT 71) is P, turned
 // by Rotation degrees. Lines are Spacing × 5/3 × Height apart (AutoCAD's
-// "at least" spacing), and within the box they are aligned by the
+// "at least" spacing; a line of Markup taller than Height, its tallest
+// run's: see baselines), and within the box they are aligned by the
 // attachment's column (left, centre, right).
 type MText struct {
 	Text     string
