@@ -2,6 +2,7 @@ package drawing
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -69,11 +70,13 @@ func (c *Columns) width(text float64) float64 {
 }
 
 // column is one column of a laid-out MText: its left in the text's box
-// (from the box's left), its lines, and its box's height.
+// (from the box's left), its lines, its box's height, and how far below
+// its top a next line's top would be.
 type column struct {
 	x     float64
-	lines []string
+	lines []line
 	h     float64
+	next  float64
 }
 
 // columnLayout lays the text out in its columns, lines as wide as width
@@ -87,26 +90,26 @@ func (g MText) columnLayout(width measure) (cols []column, cw, w, h float64) {
 	// A column break in the last of a fixed number of columns is passed
 	// over: the text after it goes on in that column (as a file before
 	// R2018 holds it, in the last column's MTEXT), and is laid out again.
-	parts := strings.Split(g.Text, ColumnBreak)
+	parts := columnParts(g.paragraphs())
 	for {
 		var stuck int
 		cols, stuck = g.flow(parts, one, width)
 		if stuck == 0 {
 			break
 		}
-		parts = append(parts[:stuck-1:stuck-1], strings.Join(parts[stuck-1:], ""))
+		parts = append(parts[:stuck-1:stuck-1], joinParts(parts[stuck-1:]))
 	}
 	for len(cols) > c.fixed() && len(cols[len(cols)-1].lines) == 0 {
 		cols = cols[:len(cols)-1]
 	}
 	for j := range cols {
 		col := &cols[j]
-		for n := len(col.lines); n > 0 && strings.TrimSpace(col.lines[n-1]) == ""; n-- {
+		for n := len(col.lines); n > 0 && strings.TrimSpace(col.lines[n-1].String()) == ""; n-- {
 			col.lines = col.lines[:n-1]
 		}
 		col.x = float64(j) * (cw + c.Gutter)
 		if col.h = c.capacity(j); col.h == 0 && len(col.lines) > 0 {
-			col.h = float64(len(col.lines)-1)*g.pitch() + (1+textDescender)*g.Height
+			col.h = g.linesHeight(col.lines)
 		}
 		h = max(h, col.h)
 	}
@@ -119,11 +122,44 @@ func (g MText) columnLayout(width measure) (cols []column, cw, w, h float64) {
 	return cols, cw, w, h
 }
 
-// flow puts the lines of the parts (the text between column breaks),
-// wrapped as one wraps them, into columns: a part starts a column, and
-// a line that would pass its column's height starts the next. stuck is
-// the first part whose column break found no column to start (0: none).
-func (g MText) flow(parts []string, one MText, width measure) (cols []column, stuck int) {
+// columnParts splits paragraphs at their column breaks: the paragraphs
+// of each part, the text between two breaks.
+func columnParts(paras []paragraph) [][]paragraph {
+	out := [][]paragraph{nil}
+	for _, p := range paras {
+		out[len(out)-1] = append(out[len(out)-1], p)
+		if p.column {
+			out = append(out, nil)
+		}
+	}
+	return out
+}
+
+// joinParts joins parts as if the column breaks between them were not
+// there: the last paragraph of each part runs on into the first of the
+// next.
+func joinParts(parts [][]paragraph) []paragraph {
+	var out []paragraph
+	for _, part := range parts {
+		if n := len(out); n > 0 && len(part) > 0 {
+			out[n-1].runs = append(slices.Clip(out[n-1].runs), part[0].runs...)
+			out[n-1].end, out[n-1].column = part[0].end, part[0].column
+			part = part[1:]
+		}
+		out = append(out, part...)
+	}
+	if n := len(out); n > 0 {
+		out[n-1].column = false
+	}
+	return out
+}
+
+// flow puts the lines of the parts (the paragraphs between column
+// breaks), wrapped as one wraps them, into columns: a part starts a
+// column, and a line that would pass its column's height starts the
+// next. stuck is the first part whose column break found no column to
+// start (0: none).
+func (g MText) flow(parts [][]paragraph, one MText, width measure) (cols []column, stuck int) {
 	c := g.Columns
 	cols = make([]column, c.fixed())
 	i := 0
@@ -134,19 +170,19 @@ func (g MText) flow(parts []string, one MText, width measure) (cols []column, st
 			}
 			i++
 		}
-		one.Text = part
-		var lines []string
-		if part != "" {
-			lines, _ = one.lines(width)
+		var lines []line
+		if len(part) > 1 || len(part) == 1 && len(part[0].runs) > 0 {
+			lines = one.wrap(part, width)
 		}
 		for _, l := range lines {
-			if n := len(cols[i].lines); n > 0 && c.capacity(i) > 0 && float64(n)*g.pitch()+g.Height > c.capacity(i)*(1+1e-9) && c.more(i) {
+			if len(cols[i].lines) > 0 && c.capacity(i) > 0 && cols[i].next+l.height > c.capacity(i)*(1+1e-9) && c.more(i) {
 				i++
 			}
 			for i >= len(cols) {
 				cols = append(cols, column{})
 			}
 			cols[i].lines = append(cols[i].lines, l)
+			cols[i].next += g.lead(l)
 		}
 		for i >= len(cols) {
 			cols = append(cols, column{})

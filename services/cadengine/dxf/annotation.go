@@ -54,24 +54,22 @@ func (w *dxfWriter) ellipse(e *drawing.Entity, g drawing.Ellipse) {
 	w.float(42, geom.Rad(g.End))
 }
 
-// mtextValue is MTEXT's text: "\P" between lines, backslashes and braces
-// escaped, a caret as "^ ", other control characters as spaces, so that
-// decodeMTextValue reads it back as written.
-func mtextValue(s string) string {
+// mtextValue is MTEXT's content of a plain text: its markup (see
+// drawing.PlainMarkup) as dxfMarkup writes it, so that decodeMTextValue
+// reads it back as written.
+func mtextValue(s string) string { return dxfMarkup(drawing.PlainMarkup(s)) }
+
+// dxfMarkup is markup (see drawing.MText.Markup) as MTEXT's content: a
+// caret as "^ " (not read as caret notation), "%%" before c, d or p as
+// "%{}%" (not read as a symbol), other control characters as spaces.
+func dxfMarkup(m string) string {
 	var b strings.Builder
-	for i, r := range s {
+	for i, r := range m {
 		switch {
-		case r == '\\' || r == '{' || r == '}':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '%' && len(s) > i+2 && s[i+1] == '%' && percentSymbol(s[i+2]) != "":
-			b.WriteString("%{}") // not read as %%c, %%d or %%p
-		case r == '\n':
-			b.WriteString(`\P`)
-		case string(r) == drawing.ColumnBreak:
-			b.WriteString(`\N`)
+		case r == '%' && len(m) > i+2 && m[i+1] == '%' && percentSymbol(m[i+2]) != "":
+			b.WriteString("%{}")
 		case r == '^':
-			b.WriteString("^ ") // not read as caret notation
+			b.WriteString("^ ")
 		case r < 0x20 || r == 0x7f:
 			b.WriteByte(' ')
 		default:
@@ -96,7 +94,7 @@ func (w *dxfWriter) mtext(e *drawing.Entity, g drawing.MText) {
 	}
 	w.int(71, attach)
 	w.int(72, 1)
-	v := mtextValue(g.Text)
+	v := dxfMarkup(g.FullMarkup())
 	// Values are at most 250 bytes: the first chunks as 3, the last as 1,
 	// never cutting a character or an escape in two.
 	for len(v) > 250 {

@@ -106,13 +106,14 @@ func TestCorpusExtents(t *testing.T) {
 }
 
 // boundsWithoutText is g's extents with its text left out: nothing for
-// a text, the picture without its text of an entity drawn as a picture
+// a text or a multi-line text (whose lines and stacks' bars are its
+// text's, and which ezdxf's extents without text leave out), the picture without its text of an entity drawn as a picture
 // (a dimension, multi-line text, an attribute definition…), a preserved
 // entity's points derived again without its text, and the entities an
 // insert places each without its text (its attributes left out).
 func boundsWithoutText(g drawing.Geometry) geom.Box {
 	switch g := g.(type) {
-	case drawing.Text:
+	case drawing.Text, drawing.MText:
 		return geom.Box{}
 	case drawing.Hatch:
 		return g.Bounds() // its pattern lies within its loops

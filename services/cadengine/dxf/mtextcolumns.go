@@ -136,23 +136,11 @@ func acadHandles(pairs []dxfPair, name string) []uint64 {
 	return out
 }
 
-// decodeMTextColumns is decodeMTextValue of each column of the text
-// (split at its column breaks, \N), joined by drawing.ColumnBreak.
+// decodeMTextColumns is the text of MTEXT content with its column
+// breaks (\N) as drawing.ColumnBreak (see decodeMText).
 func decodeMTextColumns(s string) string {
-	var parts []string
-	start := 0
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] != '\\' {
-			continue
-		}
-		if s[i+1] == 'N' {
-			parts = append(parts, decodeMTextValue(s[start:i]))
-			start = i + 2
-		}
-		i++
-	}
-	parts = append(parts, decodeMTextValue(s[start:]))
-	return strings.Join(parts, drawing.ColumnBreak)
+	text, _ := decodeMText(s, true)
+	return text
 }
 
 // joinMTextColumns joins to each MTEXT of columns the text of the MTEXTs
@@ -185,10 +173,10 @@ func (f *File) joinMTextColumns(entities []dxfEntity) []dxfEntity {
 			}
 			switch o := entities[j]; {
 			case o.ref != nil && o.ref.columnText != "":
-				g.Text += o.ref.columnText
+				g = joinMText(g, o.ref.columnText, o.ref.columnMarkup)
 			default:
 				if t, ok := o.geom.(drawing.MText); ok {
-					g.Text += t.Text
+					g = joinMText(g, t.Text, t.Markup)
 				}
 			}
 			gone[h] = "a further column of an MTEXT (joined to it)"
@@ -205,6 +193,20 @@ func (f *File) joinMTextColumns(entities []dxfEntity) []dxfEntity {
 		}
 		return ok && fe.handle != 0
 	})
+}
+
+// joinMText is g with a further column's text (and its markup, "" for
+// none) after its own.
+func joinMText(g drawing.MText, text, markup string) drawing.MText {
+	if markup == "" && g.Markup == "" {
+		g.Text += text
+		return g
+	}
+	if markup == "" {
+		markup = drawing.PlainMarkup(text)
+	}
+	g.Markup, g.Text = g.FullMarkup()+markup, g.Text+text
+	return g
 }
 
 // mtextRefs notes in fe an MTEXT's further columns and frames (before
@@ -233,7 +235,7 @@ func (r dxfRecord) mtextRefs(fe *dxfEntity) {
 	}
 	b.WriteString(last)
 	if strings.Contains(b.String(), `\N`) {
-		fe.refs().columnText = decodeMTextColumns(b.String())
+		fe.refs().columnText, fe.refs().columnMarkup = decodeMText(b.String(), true)
 	}
 }
 

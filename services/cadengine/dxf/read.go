@@ -110,10 +110,10 @@ type dxfRef struct {
 	imageDef string
 	// An MTEXT's further columns (before R2018: MTEXTs of their own) and
 	// its columns' frames (LWPOLYLINEs), by handle; and, for an MTEXT
-	// that may be a further column, its text with its column breaks (see
-	// joinMTextColumns).
+	// that may be a further column, its text with its column breaks and
+	// its markup (see joinMTextColumns).
 	mtextColumns, mtextBorders []uint64
-	columnText                 string
+	columnText, columnMarkup   string
 }
 
 // refs is fe's ref, made if it has none.

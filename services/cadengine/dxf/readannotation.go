@@ -199,10 +199,7 @@ func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, erro
 		}
 	}
 	b.WriteString(last)
-	text := decodeMTextValue(b.String())
-	if columns != nil {
-		text = decodeMTextColumns(b.String())
-	}
+	text, markup := decodeMText(b.String(), columns != nil)
 	mirrored, ok := c.ocs()
 	if !ok || strings.TrimSpace(text) == "" {
 		return nil, nil
@@ -238,6 +235,7 @@ func (r dxfRecord) mtext(c dxfCommon, styles textStyles) (drawing.Geometry, erro
 	g.Background = r.mtextBackground()
 	g.Columns = columns
 	g.Aligns = mtextAligns(b.String())
+	g.Markup = markup
 	if mirrored {
 		g.Aligns = strings.NewReplacer(string(drawing.ParaLeft), string(drawing.ParaRight), string(drawing.ParaRight), string(drawing.ParaLeft)).Replace(g.Aligns)
 	}
@@ -411,76 +409,81 @@ func caret(c byte) string {
 	return "-"
 }
 
-// decodeMTextValue reads MTEXT's text: \P and ^J break a line; \\, \{,
-// \} and \~ are a backslash, braces and a space; \U+XXXX a character;
-// %%c, %%d and %%p their symbols, as in TEXT (AutoCAD and ezdxf read them
-// in MTEXT too); a stack \Sa^b; reads a/b; formatting codes (\f…; \H…;
-// \C…; \L, \O, \K and the like) and grouping braces are dropped.
+// decodeMTextValue reads MTEXT's text (see decodeMText): its plain
+// text, column breaks left out.
 func decodeMTextValue(s string) string {
+	text, _ := decodeMText(s, false)
+	return text
+}
+
+// decodeMText reads MTEXT's content s: its plain text (see
+// drawing.MarkupText: \P and ^J break a line; \\, \{, \} and \~ are a
+// backslash, braces and a space; \U+XXXX a character; %%c, %%d and %%p
+// their symbols, as in TEXT (AutoCAD and ezdxf read them in MTEXT too);
+// a stack \Sa^b; reads a/b; formatting codes and grouping braces are
+// left out), and its markup (see drawing.MText.Markup), "" when it has
+// no formatting. A column break (\N) is one in text with columns
+// (drawing.ColumnBreak), else nothing.
+func decodeMText(s string, columns bool) (text, markup string) {
+	markup = normalMarkup(s, columns)
+	text = drawing.MarkupText(markup)
+	if markup == drawing.PlainMarkup(text) {
+		markup = ""
+	}
+	return text, markup
+}
+
+// normalMarkup is MTEXT's content s as drawing.MText.Markup holds it:
+// what is DXF's encoding read (\U+XXXX, %%c, %%d, %%p and caret
+// notation as the characters they stand for, \X as \P, control
+// characters as spaces; see caret), empty groups ("{}", which keep
+// %%c from being read) and, without columns, column breaks left out.
+func normalMarkup(s string, columns bool) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == '{' || c == '}':
-			i++
-			continue
+		case c == '{' && i+1 < len(s) && s[i+1] == '}':
+			i += 2
 		case c == '%' && i+2 < len(s) && s[i+1] == '%' && percentSymbol(s[i+2]) != "":
 			b.WriteString(percentSymbol(s[i+2]))
 			i += 3
-			continue
 		case c == '^' && i+1 < len(s) && caret(s[i+1]) != "-":
-			b.WriteString(caret(s[i+1]))
+			b.WriteString(drawing.PlainMarkup(caret(s[i+1])))
 			i += 2
-			continue
-		case c != '\\' || i+1 >= len(s):
-			r, n := utf8.DecodeRuneInString(s[i:])
-			writeTextRune(&b, r)
-			i += n
-			continue
-		}
-		code := s[i+1]
-		switch code {
-		case 'P', 'X':
-			b.WriteByte('\n')
+		case c == '\\' && i+1 < len(s) && s[i+1] < utf8.RuneSelf:
 			i += 2
-		case '\\', '{', '}':
-			b.WriteByte(code)
-			i += 2
-		case '~':
-			b.WriteByte(' ')
-			i += 2
-		case 'L', 'l', 'O', 'o', 'K', 'k', 'N':
-			i += 2
-		case 'U':
-			if len(s) >= i+7 && s[i+2] == '+' && isHex4(s[i+3:i+7]) {
-				n, _ := strconv.ParseUint(s[i+3:i+7], 16, 32)
-				writeTextRune(&b, rune(n))
-				i += 7
-				continue
-			}
-			b.WriteByte('\\')
-			i++
-		case 'S':
-			end := strings.IndexByte(s[i:], ';')
-			if end < 0 {
-				end = len(s) - i
-			}
-			b.WriteString(strings.NewReplacer("^", "/", "#", "/").Replace(s[i+2 : i+end]))
-			i += end + 1
-		case 'f', 'F', 'H', 'h', 'C', 'c', 'T', 't', 'Q', 'q', 'W', 'w', 'A', 'a', 'p':
-			end := strings.IndexByte(s[i:], ';')
-			if end < 0 {
-				i = len(s)
-			} else {
-				i += end + 1
+			switch code := s[i-1]; {
+			case code == 'U' && len(s) >= i+5 && s[i] == '+' && isHex4(s[i+1:i+5]):
+				n, _ := strconv.ParseUint(s[i+1:i+5], 16, 32)
+				writeMarkupRune(&b, rune(n))
+				i += 5
+			case code == 'X':
+				b.WriteString(`\P`)
+			case code == 'N' && !columns:
+			default:
+				b.WriteString(s[i-2 : i])
 			}
 		default:
-			b.WriteByte('\\')
-			i++
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == '\\' || r == '{' || r == '}' {
+				b.WriteRune(r)
+			} else {
+				writeMarkupRune(&b, r)
+			}
+			i += n
 		}
 	}
-	return strings.ReplaceAll(b.String(), "\r", "")
+	return b.String()
+}
+
+// writeMarkupRune writes r to markup as the character it is (a control
+// character as a space; see writeTextRune).
+func writeMarkupRune(b *strings.Builder, r rune) {
+	var t strings.Builder
+	writeTextRune(&t, r)
+	b.WriteString(drawing.PlainMarkup(t.String()))
 }
 
 // dimension reads a DIMENSION; why says what keeps it out.

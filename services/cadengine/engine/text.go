@@ -42,8 +42,9 @@ func textEdit(c *call, a *enginev1.TextEditArgs) (*enginev1.TextEditResult, erro
 		edit(&old.Text, &old.Height, &old.Rotation)
 		g = old
 	case drawing.MText:
-		edit(&old.Text, &old.Height, &old.Rotation)
-		g = old
+		text := old.Text
+		edit(&text, &old.Height, &old.Rotation)
+		g = old.WithText(text)
 	case drawing.Attdef:
 		edit(&old.Text.Text, &old.Text.Height, &old.Text.Rotation)
 		g = old
@@ -125,9 +126,8 @@ func (f finder) replaced(g drawing.Geometry, with string) (drawing.Geometry, int
 		g.Text, n = f.replace(g.Text, with)
 		return g, n
 	case drawing.MText:
-		var n int
-		g.Text, n = f.replace(g.Text, with)
-		return g, n
+		s, n := f.replace(g.Text, with)
+		return g.WithText(s), n
 	case drawing.Insert:
 		total := 0
 		var attribs []drawing.Attrib
