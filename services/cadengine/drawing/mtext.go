@@ -186,17 +186,44 @@ func (g MText) wrapParagraph(p paragraph, i int, width measure) []line {
 		return []line{whole}
 	}
 	var out []line
-	cur := words[0]
-	for k := 1; k < len(words); k++ {
-		next := append(append(slices.Clip(cur), gaps[k]), words[k]...)
-		if l := g.line(next, i, p.end); g.fits(l, width) {
-			cur = next
-			continue
-		}
-		out = append(out, g.line(cur, i, p.end))
-		cur = words[k]
+	for len(words) > 0 {
+		n := g.fitting(words, gaps, i, p.end, width)
+		out = append(out, g.line(joinWords(words[:n], gaps), i, p.end))
+		words, gaps = words[n:], gaps[n:]
 	}
-	return append(out, g.line(cur, i, p.end))
+	return out
+}
+
+// fitting is how many of words, from the first, fit on a line (one at
+// least; gaps[k] is the space before words[k]): found by doubling the
+// count, then halving the step, as a line grows wider with each word.
+// A line of k words costs k log k measures, not the k² of trying each
+// word in turn.
+func (g MText) fitting(words [][]run, gaps []run, i int, end format, width measure) int {
+	fits := func(n int) bool { return g.fits(g.line(joinWords(words[:n], gaps), i, end), width) }
+	lo, hi := 1, 2 // lo words fit (or lo is 1); hi do not, or are more than there are
+	for hi <= len(words) && fits(hi) {
+		lo, hi = hi, 2*hi
+	}
+	hi = min(hi, len(words)+1)
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// joinWords is the runs of words on one line, each after its gap
+// (gaps[k] before words[k]; the first's left out).
+func joinWords(words [][]run, gaps []run) []run {
+	out := slices.Clone(words[0])
+	for k := 1; k < len(words); k++ {
+		out = append(append(out, gaps[k]), words[k]...)
+	}
+	return out
 }
 
 // line is a line of runs of the paragraph i, which ends in the format
@@ -237,13 +264,21 @@ func (g MText) fits(l line, width measure) bool {
 // together (spaces too), each stack alone.
 func groups(runs []run) []run {
 	var out []run
-	for _, r := range runs {
-		if n := len(out); n > 0 && r.stack == nil && out[n-1].stack == nil && out[n-1].f == r.f {
-			out[n-1].text += r.text
-			continue
+	var b strings.Builder
+	for i := 0; i < len(runs); {
+		g, j := runs[i], i+1
+		g.space = false
+		for g.stack == nil && j < len(runs) && runs[j].stack == nil && runs[j].f == g.f {
+			j++
 		}
-		r.space = false
-		out = append(out, r)
+		if j > i+1 {
+			b.Reset()
+			for _, r := range runs[i:j] {
+				b.WriteString(r.text)
+			}
+			g.text = b.String()
+		}
+		out, i = append(out, g), j
 	}
 	return out
 }

@@ -229,44 +229,80 @@ func (g MText) paragraphs() []paragraph {
 // parsePlain splits text into paragraphs at "\n" and ColumnBreak, its
 // characters in f, each white space character a breaking space.
 func parsePlain(text string, f format) []paragraph {
-	var out []paragraph
-	var p paragraph
+	var b paragraphBuilder
 	for _, r := range text {
 		switch {
 		case r == '\n' || string(r) == ColumnBreak:
-			p.end, p.column = f, string(r) == ColumnBreak
-			out, p = append(out, p), paragraph{}
+			b.end(f, string(r) == ColumnBreak)
 		default:
-			p.add(string(r), f, unicode.IsSpace(r))
+			b.add(string(r), f, unicode.IsSpace(r))
 		}
 	}
-	p.end = f
-	return append(out, p)
+	return b.done(f)
+}
+
+// A paragraphBuilder gathers paragraphs run by run. The characters of
+// the run that is growing are gathered in a buffer, so that a long word
+// costs its length, not its length squared.
+type paragraphBuilder struct {
+	out  []paragraph
+	cur  paragraph
+	text []byte // the characters of cur's last run, while it grows
 }
 
 // add appends s in f to the paragraph, to its last run when that is
 // alike.
-func (p *paragraph) add(s string, f format, space bool) {
-	if n := len(p.runs); n > 0 && !space && !p.runs[n-1].space && p.runs[n-1].stack == nil && p.runs[n-1].f == f {
-		p.runs[n-1].text += s
-		return
+func (b *paragraphBuilder) add(s string, f format, space bool) {
+	if n := len(b.cur.runs); n > 0 && !space {
+		if last := b.cur.runs[n-1]; !last.space && last.stack == nil && last.f == f {
+			b.text = append(b.text, s...)
+			return
+		}
 	}
-	p.runs = append(p.runs, run{text: s, f: f, space: space})
+	b.close()
+	b.cur.runs = append(b.cur.runs, run{f: f, space: space})
+	b.text = append(b.text, s...)
+}
+
+// addStack appends a stack in f to the paragraph.
+func (b *paragraphBuilder) addStack(st stack, f format) {
+	b.close()
+	b.cur.runs = append(b.cur.runs, run{text: st.plain(), f: f, stack: &st})
+}
+
+// close gives the last run the characters gathered for it.
+func (b *paragraphBuilder) close() {
+	if n := len(b.cur.runs); n > 0 && len(b.text) > 0 {
+		b.cur.runs[n-1].text = string(b.text)
+		b.text = b.text[:0]
+	}
+}
+
+// end ends the paragraph in the format f, by a column break or not.
+func (b *paragraphBuilder) end(f format, column bool) {
+	b.close()
+	b.cur.end, b.cur.column = f, column
+	b.out, b.cur = append(b.out, b.cur), paragraph{}
+}
+
+// done ends the last paragraph in the format f, and is the paragraphs.
+func (b *paragraphBuilder) done(f format) []paragraph {
+	b.end(f, false)
+	return b.out
 }
 
 // parseMarkup reads markup (see MText.Markup) into paragraphs, its
 // formats starting from base; braces keep the codes within them.
 func parseMarkup(markup string, base format) []paragraph {
-	var out []paragraph
-	var p paragraph
+	var b paragraphBuilder
 	f, saved := base, []format(nil)
 	scanMarkup(markup, func(t markupToken, _ string) {
 		switch t.code {
 		case 0:
 			r, _ := utf8.DecodeRuneInString(t.text)
-			p.add(t.text, f, unicode.IsSpace(r))
+			b.add(t.text, f, unicode.IsSpace(r))
 		case '~':
-			p.add(" ", f, false)
+			b.add(" ", f, false)
 		case '{':
 			saved = append(saved, f)
 		case '}':
@@ -274,17 +310,14 @@ func parseMarkup(markup string, base format) []paragraph {
 				f, saved = saved[n-1], saved[:n-1]
 			}
 		case 'P', 'N':
-			p.end, p.column = f, t.code == 'N'
-			out, p = append(out, p), paragraph{}
+			b.end(f, t.code == 'N')
 		case 'S':
-			st := stackOf(t.text)
-			p.runs = append(p.runs, run{text: st.plain(), f: f, stack: &st})
+			b.addStack(stackOf(t.text), f)
 		default:
 			f = f.with(t, base)
 		}
 	})
-	p.end = f
-	return append(out, p)
+	return b.done(f)
 }
 
 // with is f as the code t changes it.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
 )
@@ -191,5 +192,66 @@ func TestMTextMarkupTransformsAndEdits(t *testing.T) {
 	}
 	if other := g.WithText("new"); other.Markup != "" || other.Text != "new" {
 		t.Errorf("WithText(new) = %+v, want the text without markup", other)
+	}
+}
+
+// FuzzMTextMarkup feeds the markup reader arbitrary markup: reading it,
+// scaling it and drawing the text it formats never panic, scaling
+// changes no character, drawing gives finite positive heights, and any
+// text (valid UTF-8, as every text the engine holds) written as markup
+// reads back as itself.
+func FuzzMTextMarkup(f *testing.F) {
+	for _, s := range []string{
+		`{\H1.4x;\fArial|b1;Head}\Pa\~b`, `\S1/2; \S1#2; \S^1; \S\/x;`, `a\\b\{c\}`,
+		`\Lunder\l \Oover\o \Kstrike\k`, `one\Ntwo`, `\pxqc;\C1;\c255;\A1;\Q15;\W2;\T3;x\z`,
+		`\H2`, `\H1e308;\W1e308x;a b c`, `{{{\H0.5x;\S\;;`, "\xff\\S",
+	} {
+		f.Add(s, 10.0)
+	}
+	f.Fuzz(func(t *testing.T, markup string, width float64) {
+		text := MarkupText(markup)
+		if got := MarkupText(scaleMarkup(markup, 2.5)); got != text {
+			t.Fatalf("scaleMarkup(%q) reads %q, want %q", markup, got, text)
+		}
+		if got := MarkupText(PlainMarkup(markup)); utf8.ValidString(markup) && got != markup {
+			t.Fatalf("MarkupText(PlainMarkup(%q)) = %q", markup, got)
+		}
+		if len(markup) > 512 {
+			return // drawing measures glyphs: keep the runs short
+		}
+		g := MText{Text: text, Markup: markup, Height: 2.5, Width: width, Attach: 1, Spacing: 1}
+		for _, tx := range g.Picture().Texts {
+			if !(tx.Height > 0) || !geom.IsFinite(tx.Height) {
+				t.Fatalf("markup %q draws %q at height %v", markup, tx.Text, tx.Height)
+			}
+		}
+	})
+}
+
+// A long line is wrapped in few measures: its words are counted by
+// doubling and halving, not tried one at a time (a paragraph of 4,000
+// words just too wide for its box measured 4,000 lines of up to 4,000
+// words, seconds of work for a 24 KB text). The plain and the formatted
+// text's characters are gathered in linear time too (see
+// paragraphBuilder).
+func TestMTextWrapMeasuresLogarithmically(t *testing.T) {
+	words := strings.Repeat("word ", 4000)
+	g := MText{Text: words, Height: 1, Attach: 1, Spacing: 1}
+	_, _, whole, _, _ := g.box(estimated)
+	g.Width = whole * 0.99
+	calls := 0
+	counting := func(s string, f format) (float64, float64) {
+		calls++
+		return estimated(s, f)
+	}
+	lines := g.lines(counting)
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2", len(lines))
+	}
+	if n := len(strings.Fields(lines[0].String())); n < 3900 || n >= 4000 {
+		t.Errorf("the first line holds %d words, want most of the 4000", n)
+	}
+	if calls > 100 {
+		t.Errorf("wrapping measured %d times, want at most 100", calls)
 	}
 }
