@@ -1,7 +1,9 @@
 package drawing
 
 import (
+	"encoding/hex"
 	"math"
+	"reflect"
 	"testing"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
@@ -115,5 +117,88 @@ func TestRadialDimensionTextOutside(t *testing.T) {
 				t.Errorf("Picture() strokes %v lack the line from the arrowhead on under the text (to x = %g)", p.Strokes, tb.Max.X)
 			}
 		})
+	}
+}
+
+// A dimension without a style of its own encodes as it always did (its
+// stored form and fingerprint unchanged); one with its own style adds
+// it, and decodes back with it; cut short, it does not decode.
+func TestDimensionOwnStyleEncoding(t *testing.T) {
+	g := Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ROTATED, P1: geom.Pt(0, 0), P2: geom.Pt(10, 0), Offset: 5, Style: "ISO-25", Scale: 1, Text: "<> x", Binds: []Bind{{Slot: enginev1.DimensionSlot_DIMENSION_SLOT_P1, Handle: 0x2A, Snap: enginev1.SnapKind_SNAP_KIND_END}}}
+	e := &Entity{Layer: "0", Linetype: "ByLayer", Color: 256, Geom: g}
+	const before = "45010901300742794c6179657200000100020000000000000000000000000000000040240000000000000000000000000000000000000000000000000000000000000000000000000000401400000000000000000000000000003ff0000000000000043c3e20780649534f2d323501012a010000"
+	if got := hex.EncodeToString(e.Encode()); got != before {
+		t.Errorf("Encode(dimension without its own style) = %s, want it as before: %s", got, before)
+	}
+	g.Style = "Drafting"
+	g.Own = DimStyle{Name: "Drafting", TextHeight: 3.5, ArrowSize: 4, ExtOffset: 1, ExtBeyond: 1.25, TextGap: 1.5, Decimals: 3,
+		Text: TextStyle{Name: "DimText", Font: "Arial.ttf", Width: 0.8}, Centred: true, Zeros: ZerosLeading, Post: "<> mm", Round: 0.5}
+	g.Drawn = &Picture{Strokes: []any{geom.Segment{B: geom.Pt(1, 0)}}}
+	e.Geom = g
+	enc := e.Encode()
+	back, err := DecodeEntity(0x100, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Geom, g) {
+		t.Errorf("DecodeEntity = %+v, want %+v", back.Geom, g)
+	}
+	if _, err := DecodeEntity(0x100, enc[:len(enc)-60]); err == nil {
+		t.Error("DecodeEntity of a dimension cut short in its style succeeded")
+	}
+}
+
+// A dimension with a style of its own is drawn in it: its text in its
+// text style's face at its height times the scale, its arrowheads and
+// extension lines its sizes, its measurement written as it says; DIMTAD
+// 0 centres the text on the line, broken for it. Scaled, the sizes stay
+// (they are paper sizes).
+func TestDimensionDrawnInItsOwnStyle(t *testing.T) {
+	own := DimStyle{Name: "Drafting", TextHeight: 3.5, ArrowSize: 4, ExtOffset: 1, ExtBeyond: 2, TextGap: 1, Decimals: 3, Text: TextStyle{Name: "DimText", Font: "Arial.ttf"}, Zeros: ZerosLeading, Post: "<>mm"}
+	g := Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ROTATED, P1: geom.Pt(0, 0), P2: geom.Pt(0.5, 0), Offset: 10, Style: "Drafting", Scale: 2, Own: own}
+	if got := g.DisplayText(); got != ".500mm" {
+		t.Errorf("DisplayText() = %q, want .500mm", got)
+	}
+	g.P2 = geom.Pt(40, 0)
+	p := g.Picture()
+	if len(p.Texts) != 1 {
+		t.Fatalf("texts %+v, want one", p.Texts)
+	}
+	text := p.Texts[0]
+	if text.Height != 7 || text.Style != own.Text || text.Setting().Typeface != TypefaceTrueType {
+		t.Errorf("text %+v, want 7 high in DimText (Liberation Sans)", text)
+	}
+	if mid := text.Setting().Anchor; !mid.Same(geom.Pt(20, 12)) || text.Align.H != AlignCenter {
+		t.Errorf("text anchored at %v (%+v), want centred at (20, 12): the gap 2 above the line", mid, text.Align)
+	}
+	for _, f := range p.Fills {
+		if l := f[0].Dist(f[1].Mid(f[2])); math.Abs(l-8) > 1e-9 {
+			t.Errorf("arrowhead %v is %g long, want 8", f, l)
+		}
+	}
+	ext := p.Strokes[0].(geom.Segment)
+	if !ext.A.Same(geom.Pt(0, 2)) || !ext.B.Same(geom.Pt(0, 14)) {
+		t.Errorf("first extension line %v, want from (0, 2) to (0, 14)", ext)
+	}
+	scaled := g.Transformed(geom.ScaleAbout(geom.Vec{}, 3)).(Dimension)
+	if scaled.Own != own || scaled.Picture().Texts[0].Height != 7 {
+		t.Errorf("scaled: Own %+v, text %+v; want the style and its 7 high text kept", scaled.Own, scaled.Picture().Texts[0])
+	}
+	g.Own.Centred, g.P2 = true, geom.Pt(100, 0)
+	p = g.Picture()
+	if a := p.Texts[0].Setting().Anchor; math.Abs(a.Y-(10-3.5)) > 1e-9 {
+		t.Errorf("centred text's baseline at y = %g, want 6.5 (half its height below the line)", a.Y)
+	}
+	pieces := 0
+	for _, s := range p.Strokes {
+		if s, ok := s.(geom.Segment); ok && s.A.Y == 10 && s.B.Y == 10 {
+			if s.A.X < 50 && s.B.X > 50 {
+				t.Errorf("the dimension line %v runs through the centred text", s)
+			}
+			pieces++
+		}
+	}
+	if pieces != 2 {
+		t.Errorf("strokes %v, want the dimension line in two pieces", p.Strokes)
 	}
 }

@@ -130,11 +130,13 @@ func Write2018(d *drawing.Document) string {
 
 	textStyles := textStyleTable(d, ents)
 	w.table2018("STYLE", hStyleTable, len(textStyles))
+	w.textStyleHandles = map[string]uint64{}
 	for i, s := range textStyles {
 		h := uint64(hStyle)
 		if i > 0 {
 			h = w.handle()
 		}
+		w.textStyleHandles[foldName(s.Name)] = h
 		w.record("STYLE", h, hStyleTable, "AcDbTextStyleTableRecord")
 		w.textStyle(s)
 	}
