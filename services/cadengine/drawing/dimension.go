@@ -170,9 +170,10 @@ func textLength(s string, st TextStyle, h float64) float64 {
 // linearArrows adds the arrowheads of the dimension line from d1 to d2:
 // inside it, pointing out at the extension lines, when two of them and
 // the text's gap fit in it; else outside, pointing in at them, each with
-// a tail of the dimension line as long as itself beyond it, as AutoCAD
-// fits them (and ezdxf's renderer, by the same measure).
-func linearArrows(strokes []any, fills [][]geom.Vec, d1, d2 geom.Vec, size, gap float64) ([]any, [][]geom.Vec) {
+// a tail of the dimension line as long as itself beyond it (but at d2
+// when the text beside it lies on the line carried on there: lined), as
+// AutoCAD fits them (and ezdxf's renderer, by the same measure).
+func linearArrows(strokes []any, fills [][]geom.Vec, d1, d2 geom.Vec, size, gap float64, lined bool) ([]any, [][]geom.Vec) {
 	v := d2.Sub(d1)
 	if v.Len() == 0 {
 		return strokes, fills
@@ -181,10 +182,50 @@ func linearArrows(strokes []any, fills [][]geom.Vec, d1, d2 geom.Vec, size, gap 
 	if 2*size+gap <= v.Len() {
 		return strokes, append(fills, arrow(d1, w.Mul(-1), size), arrow(d2, w, size))
 	}
-	strokes = append(strokes,
-		geom.Segment{A: d1.Sub(w.Mul(size)), B: d1.Sub(w.Mul(2 * size))},
-		geom.Segment{A: d2.Add(w.Mul(size)), B: d2.Add(w.Mul(2 * size))})
+	strokes = append(strokes, geom.Segment{A: d1.Sub(w.Mul(size)), B: d1.Sub(w.Mul(2 * size))})
+	if !lined {
+		strokes = append(strokes, geom.Segment{A: d2.Add(w.Mul(size)), B: d2.Add(w.Mul(2 * size))})
+	}
 	return strokes, append(fills, arrow(d1, w, size), arrow(d2, w.Mul(-1), size))
+}
+
+// linearText adds the dimension line from d1 to d2 and its text s (of
+// height h, read along u) in the style st. Text that fits between the
+// extension lines — its estimated length (see textLength) within the
+// line's, with the two arrowheads when it is centred across the line,
+// the room ezdxf's renderer asks — is centred on the line: above it, or
+// across it (DIMTAD 0) in a break of it. Text that does not is moved
+// out beside the dimension line (beside: true), past the second
+// extension line, as AutoCAD's default fit does (DIMATFIT 3, best fit,
+// with DIMTMOVE 0: the dimension line moves with the text): one
+// arrowhead and a text gap beyond it, above the line carried on under
+// it; or, centred across the line, past the arrowhead's tail, the line
+// carried on to that.
+func linearText(strokes []any, texts []Text, s string, st DimStyle, d1, d2, u geom.Vec, h, as, gap float64) ([]any, []Text, bool) {
+	w := textLength(s, st.Text, h)
+	room, lift := w, gap
+	if st.Centred {
+		room, lift = w+2*as, -h/2
+	}
+	long := d1.Dist(d2)
+	switch {
+	case room <= long && st.Centred:
+		strokes = append(strokes, brokenLine(d1, d2, w+2*gap)...)
+		return strokes, append(texts, label(s, st.Text, d1.Mid(d2), u, h, lift)), false
+	case room <= long:
+		strokes = append(strokes, geom.Segment{A: d1, B: d2})
+		return strokes, append(texts, label(s, st.Text, d1.Mid(d2), u, h, lift)), false
+	}
+	v := u
+	if long > 0 {
+		v = d2.Sub(d1).Unit()
+	}
+	start, end := as+gap, as+gap+w // where the text starts and the line ends, past d2
+	if st.Centred {
+		start, end = 2*as+gap, 2*as
+	}
+	strokes = append(strokes, geom.Segment{A: d1, B: d2}, geom.Segment{A: d2, B: d2.Add(v.Mul(end))})
+	return strokes, append(texts, label(s, st.Text, d2.Add(v.Mul(start+w/2)), u, h, lift)), true
 }
 
 // brokenLine is the dimension line from d1 to d2 broken in its middle
@@ -233,14 +274,9 @@ func (g Dimension) Picture() Picture {
 		}
 		p.Strokes = append(p.Strokes, extension(g.P1, d1, exo, exe)...)
 		p.Strokes = append(p.Strokes, extension(g.P2, d2, exo, exe)...)
-		if st.Centred { // the text on the line, centred across it
-			p.Strokes = append(p.Strokes, brokenLine(d1, d2, textLength(text, st.Text, th)+2*gap)...)
-			p.Texts = append(p.Texts, label(text, st.Text, d1.Mid(d2), u, th, -th/2))
-		} else {
-			p.Strokes = append(p.Strokes, geom.Segment{A: d1, B: d2})
-			p.Texts = append(p.Texts, label(text, st.Text, d1.Mid(d2), u, th, gap))
-		}
-		p.Strokes, p.Fills = linearArrows(p.Strokes, p.Fills, d1, d2, as, gap)
+		var beside bool
+		p.Strokes, p.Texts, beside = linearText(p.Strokes, p.Texts, text, st, d1, d2, u, th, as, gap)
+		p.Strokes, p.Fills = linearArrows(p.Strokes, p.Fills, d1, d2, as, gap, beside && !st.Centred)
 	case enginev1.DimensionKind_DIMENSION_KIND_RADIAL, enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC:
 		s, c := geom.SinCosDeg(g.Angle)
 		u := geom.Pt(c, s)
