@@ -65,9 +65,14 @@ func (v dimVars) set(code int, value string) {
 type dimLayers [3]dimVars
 
 // dimLayers are the variables of a dimension of the style named style
-// with the overrides over.
+// with the overrides over: a style the DIMSTYLE table lacks is its
+// Standard entry's, as AutoCAD's audit names it instead.
 func (f *File) dimLayers(style string, over dimVars) dimLayers {
-	return dimLayers{over, f.dimStyles[foldName(style)], f.dimHeader}
+	entry, ok := f.dimStyles[foldName(style)]
+	if !ok {
+		entry = f.dimStyles[foldName("Standard")]
+	}
+	return dimLayers{over, entry, f.dimHeader}
 }
 
 // value is the variable at code, from the first layer that sets it.

@@ -159,3 +159,26 @@ func TestBuiltinDimensionWritesNoStyleOverrides(t *testing.T) {
 		t.Error("a dimension in the engine's style was written with DSTYLE overrides")
 	}
 }
+
+// A dimension naming a style the DIMSTYLE table lacks takes the file's
+// Standard entry (as AutoCAD's audit renames it), not the HEADER's
+// values alone.
+func TestDimensionOfMissingStyleTakesStandard(t *testing.T) {
+	content := dxfLines(
+		"0", "SECTION", "2", "HEADER", "9", "$DIMTXT", "40", "10", "0", "ENDSEC",
+		"0", "SECTION", "2", "TABLES",
+		"0", "TABLE", "2", "DIMSTYLE", "70", "1",
+		"0", "DIMSTYLE", "2", "STANDARD", "70", "0", "140", "0.18", "41", "0.18",
+		"0", "ENDTAB", "0", "ENDSEC",
+		"0", "SECTION", "2", "ENTITIES",
+		"0", "DIMENSION", "8", "0", "10", "0", "20", "10", "13", "0", "23", "0", "14", "40", "24", "0", "70", "32", "3", "DIMSTYLE1", "50", "0",
+		"0", "ENDSEC", "0", "EOF")
+	d, err := importText(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := dimensionsOf(d)
+	if len(dims) != 1 || dims[0].Own.TextHeight != 0.18 || dims[0].Own.ArrowSize != 0.18 {
+		t.Errorf("dimensions %+v, want one with Standard's text height and arrows, 0.18", dims)
+	}
+}

@@ -83,11 +83,17 @@ func (e *styleEntry) set(p dxfPair) {
 // textStyle is the entry's text style: one that names no font file but
 // a TrueType family in its extended data is set in that family's file
 // (family.ttf, " Bold" or " Italic" in its name as its flags say), as
-// AutoCAD and ezdxf find it.
+// AutoCAD and ezdxf find it; a family that is a file name (qcad writes
+// "LiberationSans-Regular.ttf") names that file, and "txt", AutoCAD's
+// default SHX font, which qcad writes as the family of its Standard
+// style, is no TrueType family.
 func (e *styleEntry) textStyle() drawing.TextStyle {
 	s := e.style
-	if s.Font == "" && e.family != "" {
+	family := strings.ToLower(e.family)
+	if s.Font == "" && family != "" && family != "txt" && family != "txt.shx" {
 		switch {
+		case strings.Contains(family, "."):
+			s.Font = e.family
 		case e.flags&fontBold != 0:
 			s.Font = e.family + " Bold.ttf"
 		case e.flags&fontItalic != 0:
