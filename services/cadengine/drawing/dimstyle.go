@@ -162,7 +162,9 @@ func decodeDimStyle(r *decoder) DimStyle {
 	}
 	s.Text = decodeTextStyle(r)
 	s.Centred = r.byte() == 1
-	s.Zeros = r.byte()
+	if s.Zeros = r.byte(); s.Zeros&^(ZerosLeading|ZerosTrailing) != 0 {
+		r.fail("dimension zero suppression")
+	}
 	s.Post = r.string()
 	s.Round = r.float()
 	return s

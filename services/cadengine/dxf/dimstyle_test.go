@@ -182,3 +182,20 @@ func TestDimensionOfMissingStyleTakesStandard(t *testing.T) {
 		t.Errorf("dimensions %+v, want one with Standard's text height and arrows, 0.18", dims)
 	}
 }
+
+// A leader's arrowhead takes its size through the same layers: with no
+// DIMSTYLE entry, the HEADER's $DIMASZ times its $DIMSCALE.
+func TestLeaderArrowFromHeader(t *testing.T) {
+	content := dxfLines(
+		"0", "SECTION", "2", "HEADER", "9", "$DIMASZ", "40", "4", "9", "$DIMSCALE", "40", "2", "0", "ENDSEC",
+		"0", "SECTION", "2", "ENTITIES",
+		"0", "LEADER", "8", "0", "3", "Standard", "71", "1", "72", "0", "10", "0", "20", "0", "10", "10", "20", "10",
+		"0", "ENDSEC", "0", "EOF")
+	d, err := importText(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, ok := d.Entities()[0].Geom.(drawing.Leader); !ok || g.Size != 8 {
+		t.Errorf("leader %+v, want its arrowhead 4 × 2 = 8", d.Entities()[0].Geom)
+	}
+}
