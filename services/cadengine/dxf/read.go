@@ -127,8 +127,8 @@ func (fe *dxfEntity) refs() *dxfRef {
 }
 
 // Read reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER,
-// $ACADVER, $LASTSAVEDBY), TABLES (the LAYER table and the DIMSTYLEs'
-// scales), BLOCKS, ENTITIES and, of OBJECTS, what images, wipeouts and
+// $ACADVER, $LASTSAVEDBY, the $DIM* defaults), TABLES (the LAYER,
+// LTYPE, STYLE and DIMSTYLE tables), BLOCKS, ENTITIES and, of OBJECTS, what images, wipeouts and
 // the model space's draw order need (see readObjects); other sections and
 // tables are passed over. Every entity of the drawing is accounted for
 // (see Report): native when the engine models its type and can hold it,
@@ -169,8 +169,9 @@ func (fe *dxfEntity) refs() *dxfRef {
 //     rotation 50 (or the direction 11/21), line spacing 44.
 //   - DIMENSION: rotated, aligned, radial, diametric and angular (2-line
 //     and 3-point) by 70, from their definition points; the text
-//     override 1, the style 3 and its DIMSCALE (the table's, or the
-//     entity's DSTYLE override). Others are preserved.
+//     override 1, the style 3, its DIMSCALE and the rest of its style
+//     (see File.dimStyleOf: the entity's DSTYLE overrides, else the
+//     DIMSTYLE entry, else the HEADER). Others are preserved.
 //   - HATCH: pattern 2 (SOLID, a pattern the engine names, or any other
 //     with its definition lines 53/43–46/49), scale 41, angle 52, and
 //     boundary paths of polylines (bulges included), lines and circular
