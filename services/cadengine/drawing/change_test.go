@@ -35,6 +35,8 @@ func sampleGeometries() []Geometry {
 		MText{Text: "two\nlines", P: geom.Pt(2, 3), Height: 2, Width: 30, Rotation: 10, Attach: 5, Spacing: 1.5},
 		Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ALIGNED, P1: geom.Pt(0, 0), P2: geom.Pt(10, 5), Offset: 3, Text: "<> max", Style: "ISO-25", Scale: 2},
 		Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ROTATED, P1: geom.Pt(0, 0), P2: geom.Pt(10, 0), Offset: 2, Style: "Standard", Scale: 1, Drawn: &samplePicture},
+		Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_RADIAL, Center: geom.Pt(3, 3), Radius: 4, Angle: 30, Style: "QCADDimStyle", Scale: 1,
+			Own: DimStyle{Name: "QCADDimStyle", TextHeight: 3.5, ArrowSize: 2, ExtOffset: 1, ExtBeyond: 2, TextGap: 1, Decimals: 1, Text: TextStyle{Name: "DimText", Font: "Arial.ttf"}, Centred: true, Zeros: ZerosLeading | ZerosTrailing, Post: "<> mm", Round: 0.5}},
 		Dimension{Type: enginev1.DimensionKind_DIMENSION_KIND_ANGULAR, Center: geom.Pt(1, 1), P1: geom.Pt(5, 1), P2: geom.Pt(1, 4), Style: "ANSI", Scale: 1,
 			Binds: []Bind{{Slot: enginev1.DimensionSlot_DIMENSION_SLOT_P1, Handle: 0xFFFF, Snap: enginev1.SnapKind_SNAP_KIND_END, Index: 1}, {Slot: enginev1.DimensionSlot_DIMENSION_SLOT_CENTER, Handle: 0xFFFF, With: 0xFFFE}}},
 		Hatch{Pattern: "ANSI31", Scale: 1, Angle: 0, Loops: []Loop{

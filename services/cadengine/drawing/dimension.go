@@ -2,9 +2,7 @@ package drawing
 
 import (
 	"math"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	enginev1 "github.com/cadbridge/cadbridge/gen/cad/engine/v1"
 	"github.com/cadbridge/cadbridge/services/cadengine/geom"
@@ -26,7 +24,9 @@ import (
 // tie definition points to entities: when a bound entity changes, the
 // points are computed again from it in the same change (see Tx), so the
 // dimension follows. Text overrides the measurement's text ("<>" stands
-// for it); Style names a [DimStyle] whose sizes Scale multiplies.
+// for it); Style names a [DimStyle] whose sizes Scale multiplies: Own
+// when it has one, else the engine's style of that name (see
+// BuiltinDimStyle).
 //
 // Drawn, when set, is what the program that wrote the dimension drew (its
 // block, read from a file): the dimension is drawn as that, its style's
@@ -45,6 +45,11 @@ type Dimension struct {
 	Scale          float64
 	Binds          []Bind
 	Drawn          *Picture
+	// Own is the dimension's own style, as its file's dimension style of
+	// the name Style, with the dimension's overrides, says (its text
+	// style, sizes and number format); the zero DimStyle when it is
+	// drawn in the engine's style of that name.
+	Own DimStyle
 }
 
 // Bind ties the definition point Slot to the Index-th candidate of the
@@ -96,20 +101,21 @@ func (g Dimension) Measurement() float64 {
 	return 0
 }
 
-// DisplayText is the text the dimension shows: the measurement rounded to
-// the style's decimals with trailing zeros dropped, "R" before a radius,
-// "Ø" before a diameter (as CAD fonts draw %%c), "°" after an angle; or
-// the override, with "<>"
-// standing for that.
+// DimStyle is the style the dimension is drawn in: its own, or the
+// engine's of the name it has.
+func (g Dimension) DimStyle() DimStyle {
+	if g.Own != (DimStyle{}) {
+		return g.Own
+	}
+	return BuiltinDimStyle(g.Style)
+}
+
+// DisplayText is the text the dimension shows: the measurement as its
+// style writes it (see DimStyle.Format), "R" before a radius, "Ø" before
+// a diameter (as CAD fonts draw %%c), "°" after an angle; or the
+// override, with "<>" standing for that.
 func (g Dimension) DisplayText() string {
-	st := dimStyleOf(g.Style)
-	s := strconv.FormatFloat(g.Measurement(), 'f', st.Decimals, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		s = "0"
-	}
+	s := g.DimStyle().Format(g.Measurement())
 	switch g.Type {
 	case enginev1.DimensionKind_DIMENSION_KIND_RADIAL:
 		s = "R" + s
@@ -126,7 +132,7 @@ func (g Dimension) DisplayText() string {
 
 // sizes are the style's sizes times the dimension's scale.
 func (g Dimension) sizes() (text, arrow, exo, exe, gap float64) {
-	st := dimStyleOf(g.Style)
+	st := g.DimStyle()
 	k := g.Scale
 	if !(k > 0) {
 		k = 1
@@ -142,29 +148,32 @@ func arrow(tip, dir geom.Vec, size float64) []geom.Vec {
 	return []geom.Vec{tip, base.Add(w), base.Sub(w)}
 }
 
-// label is a text of height h centred on mid along the direction dir,
-// turned to read left to right, its baseline gap above the line.
-func label(s string, mid, dir geom.Vec, h, gap float64) Text {
+// label is a text of height h in the style st centred on mid along the
+// direction dir, turned to read left to right, its baseline gap above
+// the line.
+func label(s string, st TextStyle, mid, dir geom.Vec, h, gap float64) Text {
 	if dir.X < -1e-12 || math.Abs(dir.X) <= 1e-12 && dir.Y < 0 {
 		dir = dir.Mul(-1)
 	}
-	w := textLength(s, h)
-	p := mid.Sub(dir.Mul(w / 2)).Add(dir.Perp().Mul(gap))
-	return Text{Text: s, P: p, Height: h, Rotation: geom.NormDeg(geom.Deg(dir.Angle()))}
+	p := mid.Add(dir.Perp().Mul(gap))
+	return Text{Text: s, P: p, Height: h, Rotation: geom.NormDeg(geom.Deg(dir.Angle())), Align: Align{H: AlignCenter}, Style: st}
 }
 
-// textLength is the estimated length of a dimension's text s of height
-// h.
-func textLength(s string, h float64) float64 {
-	return float64(utf8.RuneCountInString(s)) * textCharWidth * h
+// textLength is the estimated length of a dimension's text s of height h
+// in the style st (see Text.estimatedWidth), which places it and the
+// line under it as ezdxf's renderer does; the text is drawn centred
+// there, in its face.
+func textLength(s string, st TextStyle, h float64) float64 {
+	return Text{Text: s, Height: h, Style: st}.estimatedWidth()
 }
 
 // linearArrows adds the arrowheads of the dimension line from d1 to d2:
 // inside it, pointing out at the extension lines, when two of them and
 // the text's gap fit in it; else outside, pointing in at them, each with
-// a tail of the dimension line as long as itself beyond it, as AutoCAD
-// fits them (and ezdxf's renderer, by the same measure).
-func linearArrows(strokes []any, fills [][]geom.Vec, d1, d2 geom.Vec, size, gap float64) ([]any, [][]geom.Vec) {
+// a tail of the dimension line as long as itself beyond it (but at d2
+// when the text beside it lies on the line carried on there: lined), as
+// AutoCAD fits them (and ezdxf's renderer, by the same measure).
+func linearArrows(strokes []any, fills [][]geom.Vec, d1, d2 geom.Vec, size, gap float64, lined bool) ([]any, [][]geom.Vec) {
 	v := d2.Sub(d1)
 	if v.Len() == 0 {
 		return strokes, fills
@@ -173,10 +182,62 @@ func linearArrows(strokes []any, fills [][]geom.Vec, d1, d2 geom.Vec, size, gap 
 	if 2*size+gap <= v.Len() {
 		return strokes, append(fills, arrow(d1, w.Mul(-1), size), arrow(d2, w, size))
 	}
-	strokes = append(strokes,
-		geom.Segment{A: d1.Sub(w.Mul(size)), B: d1.Sub(w.Mul(2 * size))},
-		geom.Segment{A: d2.Add(w.Mul(size)), B: d2.Add(w.Mul(2 * size))})
+	strokes = append(strokes, geom.Segment{A: d1.Sub(w.Mul(size)), B: d1.Sub(w.Mul(2 * size))})
+	if !lined {
+		strokes = append(strokes, geom.Segment{A: d2.Add(w.Mul(size)), B: d2.Add(w.Mul(2 * size))})
+	}
 	return strokes, append(fills, arrow(d1, w, size), arrow(d2, w.Mul(-1), size))
+}
+
+// linearText adds the dimension line from d1 to d2 and its text s (of
+// height h, read along u) in the style st. Text that fits between the
+// extension lines — its estimated length (see textLength) within the
+// line's, with the two arrowheads when it is centred across the line,
+// the room ezdxf's renderer asks — is centred on the line: above it, or
+// across it (DIMTAD 0) in a break of it. Text that does not is moved
+// out beside the dimension line (beside: true), past the second
+// extension line, as AutoCAD's default fit does (DIMATFIT 3, best fit,
+// with DIMTMOVE 0: the dimension line moves with the text): one
+// arrowhead and a text gap beyond it, above the line carried on under
+// it; or, centred across the line, past the arrowhead's tail, the line
+// carried on to that.
+func linearText(strokes []any, texts []Text, s string, st DimStyle, d1, d2, u geom.Vec, h, as, gap float64) ([]any, []Text, bool) {
+	w := textLength(s, st.Text, h)
+	room, lift := w, gap
+	if st.Centred {
+		room, lift = w+2*as, -h/2
+	}
+	long := d1.Dist(d2)
+	switch {
+	case room <= long && st.Centred:
+		strokes = append(strokes, brokenLine(d1, d2, w+2*gap)...)
+		return strokes, append(texts, label(s, st.Text, d1.Mid(d2), u, h, lift)), false
+	case room <= long:
+		strokes = append(strokes, geom.Segment{A: d1, B: d2})
+		return strokes, append(texts, label(s, st.Text, d1.Mid(d2), u, h, lift)), false
+	}
+	v := u
+	if long > 0 {
+		v = d2.Sub(d1).Unit()
+	}
+	start, end := as+gap, as+gap+w // where the text starts and the line ends, past d2
+	if st.Centred {
+		start, end = 2*as+gap, 2*as
+	}
+	strokes = append(strokes, geom.Segment{A: d1, B: d2}, geom.Segment{A: d2, B: d2.Add(v.Mul(end))})
+	return strokes, append(texts, label(s, st.Text, d2.Add(v.Mul(start+w/2)), u, h, lift)), true
+}
+
+// brokenLine is the dimension line from d1 to d2 broken in its middle
+// for a text, gap long with its margins: the two pieces either side; the
+// whole line when the text does not fit in it.
+func brokenLine(d1, d2 geom.Vec, gap float64) []any {
+	v := d2.Sub(d1)
+	if gap >= v.Len() {
+		return []any{geom.Segment{A: d1, B: d2}}
+	}
+	m, w := d1.Mid(d2), v.Unit().Mul(gap/2)
+	return []any{geom.Segment{A: d1, B: m.Sub(w)}, geom.Segment{A: m.Add(w), B: d2}}
 }
 
 // extension is the extension line from the measured point p to the
@@ -200,6 +261,7 @@ func (g Dimension) Picture() Picture {
 	}
 	th, as, exo, exe, gap := g.sizes()
 	text := g.DisplayText()
+	st := g.DimStyle()
 	var p Picture
 	switch g.Type {
 	case enginev1.DimensionKind_DIMENSION_KIND_ALIGNED, enginev1.DimensionKind_DIMENSION_KIND_ROTATED:
@@ -212,9 +274,9 @@ func (g Dimension) Picture() Picture {
 		}
 		p.Strokes = append(p.Strokes, extension(g.P1, d1, exo, exe)...)
 		p.Strokes = append(p.Strokes, extension(g.P2, d2, exo, exe)...)
-		p.Strokes = append(p.Strokes, geom.Segment{A: d1, B: d2})
-		p.Strokes, p.Fills = linearArrows(p.Strokes, p.Fills, d1, d2, as, gap)
-		p.Texts = append(p.Texts, label(text, d1.Mid(d2), u, th, gap))
+		var beside bool
+		p.Strokes, p.Texts, beside = linearText(p.Strokes, p.Texts, text, st, d1, d2, u, th, as, gap)
+		p.Strokes, p.Fills = linearArrows(p.Strokes, p.Fills, d1, d2, as, gap, beside && !st.Centred)
 	case enginev1.DimensionKind_DIMENSION_KIND_RADIAL, enginev1.DimensionKind_DIMENSION_KIND_DIAMETRIC:
 		s, c := geom.SinCosDeg(g.Angle)
 		u := geom.Pt(c, s)
@@ -228,11 +290,11 @@ func (g Dimension) Picture() Picture {
 		// the dimension line carried on under it from the arrowhead
 		// that points in at the circle there (AutoCAD's default
 		// placement: DIMTIX off, the dimension line drawn inside).
-		w := textLength(text, th)
+		w := textLength(text, st.Text, th)
 		p.Strokes = append(p.Strokes, geom.Segment{A: b, B: a},
 			geom.Segment{A: a.Add(u.Mul(as)), B: a.Add(u.Mul(as + gap + w))})
 		p.Fills = append(p.Fills, arrow(a, u.Mul(-1), as))
-		p.Texts = append(p.Texts, label(text, a.Add(u.Mul(as+gap+w/2)), u, th, gap))
+		p.Texts = append(p.Texts, label(text, st.Text, a.Add(u.Mul(as+gap+w/2)), u, th, gap))
 	case enginev1.DimensionKind_DIMENSION_KIND_ANGULAR:
 		r := g.arcRadius()
 		a1 := g.P1.Sub(g.Center).Angle()
@@ -252,7 +314,7 @@ func (g Dimension) Picture() Picture {
 			p.Fills = append(p.Fills, arrow(s, ts.Mul(-1), as), arrow(e, te, as))
 		}
 		m := arc.At(a1 + sweep/2)
-		p.Texts = append(p.Texts, label(text, m, m.Sub(g.Center).Perp().Unit().Mul(-1), th, gap))
+		p.Texts = append(p.Texts, label(text, st.Text, m, m.Sub(g.Center).Perp().Unit().Mul(-1), th, gap))
 	}
 	return p
 }
@@ -308,7 +370,7 @@ func (g Dimension) measured() []geom.Vec {
 func (g Dimension) Finite() bool {
 	return g.P1.Finite() && g.P2.Finite() && g.Center.Finite() && geom.IsFinite(g.Radius) &&
 		geom.IsFinite(g.Offset) && geom.IsFinite(g.Angle) && geom.IsFinite(g.Scale) &&
-		(g.Drawn == nil || g.Drawn.finite())
+		(g.Drawn == nil || g.Drawn.finite()) && g.Own.finite()
 }
 
 // Transformed maps the definition points; the offset and radius scale,
@@ -460,8 +522,17 @@ func (g Dimension) encodeTo(w *encoder) {
 		w.uvarint(uint64(b.Index))
 		w.uvarint(b.With)
 	}
+	if g.Own != (DimStyle{}) {
+		w.byte(dimOwnStyle)
+		g.Own.encodeTo(w)
+	}
 	g.Drawn.encodeDrawn(w)
 }
+
+// dimOwnStyle tags a dimension's own style in its encoding, after its
+// bindings and before what its writer drew: a dimension without one
+// encodes as it always did.
+const dimOwnStyle = 'D'
 
 func decodeDimension(r *decoder) Dimension {
 	g := Dimension{Type: enginev1.DimensionKind(r.byte())}
@@ -479,6 +550,10 @@ func decodeDimension(r *decoder) Dimension {
 		b.Index = int(r.uvarint())
 		b.With = r.uvarint()
 		g.Binds = append(g.Binds, b)
+	}
+	if len(r.b) > 0 && r.b[0] == dimOwnStyle {
+		r.byte()
+		g.Own = decodeDimStyle(r)
 	}
 	g.Drawn = decodeDrawn(r)
 	return g

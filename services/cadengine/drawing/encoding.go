@@ -81,7 +81,9 @@ func ParseHandle(s string) (uint64, bool) {
 //	  dimension kind(1 byte) p1 p2 center (x y each) radius offset angle
 //	            scale text(string) style(string) n(uvarint) then
 //	            n × (slot(1 byte) handle(uvarint) snap(1 byte)
-//	            index(uvarint) with(uvarint, 0 for none))
+//	            index(uvarint) with(uvarint, 0 for none)), then 'D' and
+//	            its own style when it has one (see DimStyle.encodeTo),
+//	            then 'P' and what its writer drew when it has that
 //	  hatch     pattern(string) scale angle n(uvarint) then n loops, each
 //	            ellipse(1 byte) then cx cy major_x major_y ratio, or
 //	            m(uvarint) and m × (x y bulge); then k(uvarint) pattern

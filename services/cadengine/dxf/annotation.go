@@ -147,8 +147,8 @@ var dimTypes = map[enginev1.DimensionKind]int{
 }
 
 // dimension writes a DIMENSION: its definition points as DXF has them,
-// the measurement, the style, the scale as a DIMSCALE override (XDATA
-// ACAD DSTYLE, code 40) and its anonymous block (see plan) with what it
+// the measurement, the style, the scale and its own style as overrides
+// (see dimOverrides) and its anonymous block (see plan) with what it
 // draws. An angle is written as a 3-point angular dimension.
 func (w *dxfWriter) dimension(e *drawing.Entity, g drawing.Dimension) {
 	w.common("DIMENSION", e.Handle, e)
@@ -220,14 +220,59 @@ func (w *dxfWriter) dimension(e *drawing.Entity, g drawing.Dimension) {
 		w.Point(14, g.P2)
 		w.Point(15, g.Center)
 	}
-	if g.Scale != 1 && g.Scale > 0 {
-		w.pair(1001, "ACAD")
-		w.pair(1000, "DSTYLE")
-		w.pair(1002, "{")
-		w.int(1070, 40)
-		w.float(1040, g.Scale)
-		w.pair(1002, "}")
+	w.dimOverrides(g)
+}
+
+// dimOverrides writes a dimension's overrides of its style (XDATA ACAD
+// DSTYLE: each variable's DIMSTYLE group code, a 1070, then its value):
+// its scale (DIMSCALE, 40) when not 1, and its own style, when it has
+// one, whole: DIMTXT, DIMASZ, DIMEXO, DIMEXE, DIMGAP, DIMDEC, DIMTAD,
+// DIMZIN, and DIMPOST, DIMRND when set; in 2018 also DIMTXSTY (340, the
+// STYLE entry's handle), which R12 has not. Read back (see
+// File.dimStyleOf) they are the dimension's style again, whatever its
+// DIMSTYLE entry says.
+func (w *dxfWriter) dimOverrides(g drawing.Dimension) {
+	scaled := g.Scale != 1 && g.Scale > 0
+	own := g.Own != (drawing.DimStyle{})
+	if !scaled && !own {
+		return
 	}
+	w.pair(1001, "ACAD")
+	w.pair(1000, "DSTYLE")
+	w.pair(1002, "{")
+	real := func(code int, v float64) {
+		w.int(1070, code)
+		w.float(1040, v)
+	}
+	integer := func(code, v int) {
+		w.int(1070, code)
+		w.int(1070, v)
+	}
+	if scaled {
+		real(dimScale, g.Scale)
+	}
+	if s := g.Own; own {
+		real(dimText, s.TextHeight)
+		real(dimArrow, s.ArrowSize)
+		real(dimExtOffset, s.ExtOffset)
+		real(dimExtBeyond, s.ExtBeyond)
+		real(dimGap, s.TextGap)
+		integer(dimDecimals, s.Decimals)
+		integer(dimAbove, map[bool]int{true: 0, false: 1}[s.Centred])
+		integer(dimZeros, int(s.Zeros))
+		if s.Post != "" {
+			w.int(1070, dimPost)
+			w.pair(1000, escapeText(s.Post, w.v2018))
+		}
+		if s.Round > 0 {
+			real(dimRound, s.Round)
+		}
+		if h, ok := w.textStyleHandles[foldName(styleName(s.Text))]; ok && w.v2018 && s.Text != (drawing.TextStyle{}) {
+			w.int(1070, dimTextStyle)
+			w.pairHandle(1005, h)
+		}
+	}
+	w.pair(1002, "}")
 }
 
 // dimStyleName is the name a dimension's style is written under.

@@ -294,7 +294,7 @@ func (r dxfRecord) native(c dxfCommon, f *File) (drawing.Geometry, string, error
 	case "MTEXT":
 		g, err = r.mtext(c, f.styles)
 	case "DIMENSION":
-		return r.dimension(c, f.dimScales)
+		return r.dimension(c, f)
 	case "LEADER":
 		return r.leader(f)
 	case "MULTILEADER":

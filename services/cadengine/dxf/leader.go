@@ -48,69 +48,20 @@ func (r dxfRecord) leader(f *File) (drawing.Geometry, string, error) {
 	if len(g.V) < 2 {
 		return nil, "degenerate (fewer than two vertices)", nil
 	}
-	size, err := f.dimSize(r, g.Style, f.dimArrows, drawing.DefaultDimStyle(f.Units).ArrowSize, 41)
-	if err != nil {
-		return nil, "", err
-	}
-	g.Size = size
+	g.Size = f.dimSize(r, g.Style, drawing.DefaultDimStyle(f.Units).ArrowSize, dimArrow)
 	return g, "", nil
 }
 
 // dimSize is a size an annotation takes from its dimension style (named
-// style; its value in table, fallback for a style the file does not
-// define) unless the entity's own style overrides (ACAD DSTYLE data) set
-// it at code, times the style's DIMSCALE (overridden at 40).
-func (f *File) dimSize(r dxfRecord, style string, table map[string]float64, fallback float64, code int) (float64, error) {
-	key := foldName(style)
-	size, ok := table[key]
-	if !ok {
-		size = fallback
-	}
-	scale, ok := f.dimScales[key]
-	if !ok {
-		scale = 1
-	}
-	over, err := r.dstyle()
-	if err != nil {
-		return 0, err
-	}
-	if v, ok := over[code]; ok {
-		size = v
-	}
-	if v, ok := over[40]; ok {
-		scale = v
-	}
-	return size * scale, nil
-}
-
-// dstyle are the dimension style's variables the entity overrides (its
-// ACAD DSTYLE extended data: pairs of a 1070 naming the variable by its
-// DIMSTYLE group code, then its value), the real ones (1040).
-func (r dxfRecord) dstyle() (map[int]float64, error) {
-	out := map[int]float64{}
-	in, code := false, 0
-	for _, p := range r.pairs {
-		switch {
-		case p.code == 1000 && strings.EqualFold(strings.TrimSpace(p.value), "DSTYLE"):
-			in = true
-		case in && p.code == 1070:
-			n, err := p.int()
-			if err != nil {
-				return nil, err
-			}
-			code = int(n)
-		case in && p.code == 1040 && code != 0:
-			v, err := p.float()
-			if err != nil {
-				return nil, err
-			}
-			if v > 0 {
-				out[code] = v
-			}
-			code = 0
-		}
-	}
-	return out, nil
+// style) at code (see dimLayers: the entity's own overrides, ACAD DSTYLE
+// data, its style's DIMSTYLE entry, the HEADER; fallback when none sets
+// it), times the style's DIMSCALE (40) taken so too.
+func (f *File) dimSize(r dxfRecord, style string, fallback float64, code int) float64 {
+	l := f.dimLayers(style, r.dstyle())
+	size, scale := fallback, 1.0
+	l.size(code, &size)
+	l.size(dimScale, &scale)
+	return size * scale
 }
 
 // leader writes a LEADER (2018): its style (which the DIMSTYLE table

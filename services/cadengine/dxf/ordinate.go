@@ -37,14 +37,11 @@ func (f *File) ordinatePicture(r dxfRecord, style string) *drawing.Picture {
 		return nil
 	}
 	def := drawing.DefaultDimStyle(f.Units)
-	h, err := f.dimSize(r, style, f.dimTexts, def.TextHeight, 140)
-	if err != nil || !(h > 0) {
+	h := f.dimSize(r, style, def.TextHeight, dimText)
+	if !(h > 0) {
 		return nil
 	}
-	arrow, err := f.dimSize(r, style, f.dimArrows, def.ArrowSize, 41)
-	if err != nil {
-		return nil
-	}
+	arrow := f.dimSize(r, style, def.ArrowSize, dimArrow)
 	k := h / def.TextHeight
 	exo, gap := def.ExtOffset*k, def.TextGap*k
 

@@ -32,7 +32,7 @@ func TestOrdinatePicture(t *testing.T) {
 		{"x-type", 6 | 64, []geom.Segment{seg(10, 5.625, 10, 10), seg(10, 10, 30, 15), seg(30, 15, 30, 25)}, "10", geom.Pt(28.125, 22.5), 90},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := &File{dimScales: map[string]float64{}, dimArrows: map[string]float64{}, dimTexts: map[string]float64{}, styles: textStyles{}}
+			f := &File{dimStyles: map[string]dimVars{}, dimHeader: dimVars{}, styles: textStyles{}, styleNames: map[string]string{}}
 			r := dxfRecord{kind: "DIMENSION", pairs: []dxfPair{
 				{code: 10, value: "0"}, {code: 20, value: "0"}, {code: 70, value: strconv.Itoa(c.flags)},
 				{code: 13, value: "10"}, {code: 23, value: "5"}, {code: 14, value: "30"}, {code: 24, value: "20"},

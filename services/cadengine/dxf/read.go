@@ -27,15 +27,17 @@ type File struct {
 	ltypes    []drawing.Linetype // the LTYPE table's entries but the three every file has, in file order
 	ltscale   float64            // $LTSCALE; 0 when absent
 	settings  headerSettings     // $LUPREC, $DIMSCALE, $TEXTSIZE
-	dimScales map[string]float64 // DIMSCALE of each DIMSTYLE, by folded name
-	dimArrows map[string]float64 // DIMASZ of each DIMSTYLE, by folded name
-	dimTexts  map[string]float64 // DIMTXT of each DIMSTYLE, by folded name
+	dimStyles map[string]dimVars // the variables each DIMSTYLE entry sets, by folded name
+	dimHeader dimVars            // the HEADER's $DIM* variables
 	styles    textStyles         // the STYLE table's text styles
-	rep       *report            // what became of every entity
-	target    *[]dxfEntity       // where put puts entities: f.entities or a block's
-	inBlock   string             // the block being read, for drop
-	layout    string             // the paper-space layout whose block is being read
-	renamed   map[string]string  // layer names the engine cannot hold, and what it holds instead
+	// styleNames are the STYLE table's names by handle (upper case),
+	// which a dimension style's DIMTXSTY names its text style by.
+	styleNames map[string]string
+	rep        *report           // what became of every entity
+	target     *[]dxfEntity      // where put puts entities: f.entities or a block's
+	inBlock    string            // the block being read, for drop
+	layout     string            // the paper-space layout whose block is being read
+	renamed    map[string]string // layer names the engine cannot hold, and what it holds instead
 
 	// From the OBJECTS section: the file of each IMAGEDEF, by handle,
 	// whether wipeouts show their frames (WIPEOUTVARIABLES), the draw
@@ -125,8 +127,8 @@ func (fe *dxfEntity) refs() *dxfRef {
 }
 
 // Read reads an ASCII DXF file: sections HEADER ($INSUNITS, $CLAYER,
-// $ACADVER, $LASTSAVEDBY), TABLES (the LAYER table and the DIMSTYLEs'
-// scales), BLOCKS, ENTITIES and, of OBJECTS, what images, wipeouts and
+// $ACADVER, $LASTSAVEDBY, the $DIM* defaults), TABLES (the LAYER,
+// LTYPE, STYLE and DIMSTYLE tables), BLOCKS, ENTITIES and, of OBJECTS, what images, wipeouts and
 // the model space's draw order need (see readObjects); other sections and
 // tables are passed over. Every entity of the drawing is accounted for
 // (see Report): native when the engine models its type and can hold it,
@@ -167,8 +169,9 @@ func (fe *dxfEntity) refs() *dxfRef {
 //     rotation 50 (or the direction 11/21), line spacing 44.
 //   - DIMENSION: rotated, aligned, radial, diametric and angular (2-line
 //     and 3-point) by 70, from their definition points; the text
-//     override 1, the style 3 and its DIMSCALE (the table's, or the
-//     entity's DSTYLE override). Others are preserved.
+//     override 1, the style 3, its DIMSCALE and the rest of its style
+//     (see File.dimStyleOf: the entity's DSTYLE overrides, else the
+//     DIMSTYLE entry, else the HEADER). Others are preserved.
 //   - HATCH: pattern 2 (SOLID, a pattern the engine names, or any other
 //     with its definition lines 53/43–46/49), scale 41, angle 52, and
 //     boundary paths of polylines (bulges included), lines and circular
@@ -203,7 +206,7 @@ func Read(content string) (*File, error) {
 		content = strings.ToValidUTF8(content, "\uFFFD")
 	}
 	sc := &dxfScanner{s: content}
-	f := &File{dimScales: map[string]float64{}, dimArrows: map[string]float64{}, dimTexts: map[string]float64{}, styles: textStyles{}, rep: newReport(), codepage: "UTF-8"}
+	f := &File{dimStyles: map[string]dimVars{}, dimHeader: dimVars{}, styles: textStyles{}, styleNames: map[string]string{}, rep: newReport(), codepage: "UTF-8"}
 	// Room for the entities up front, at about what a LINE takes in a
 	// file: growing the list as it fills copied it over and over.
 	f.entities = make([]dxfEntity, 0, len(content)/96)
@@ -456,6 +459,9 @@ func (f *File) readHeader(sc *dxfScanner) error {
 			}
 		case variable == "$DIMSCALE" && p.code == 40:
 			f.settings.dimScale = positive(p)
+			f.dimHeader.set(dimScale, p.value)
+		case headerDimCodes[variable] != 0 && p.code != 9:
+			f.dimHeader.set(headerDimCodes[variable], p.value)
 		case variable == "$TEXTSIZE" && p.code == 40:
 			f.settings.textHeight = positive(p)
 		case variable == "$LASTSAVEDBY" && p.code == 1:
@@ -475,12 +481,16 @@ func (f *File) readTables(sc *dxfScanner) error {
 	state, table := inNothing, ""
 	var l *dxfLayer
 	var lt *dxfLtype
-	var style *drawing.TextStyle
-	shape := false // the STYLE entry is a shape file's (70 & 1)
-	dimstyle, inDimstyle := "", false
+	var style *styleEntry
+	var dims dimVars // the DIMSTYLE entry's variables
+	dimstyle := ""   // and its name
 	flush := func() {
-		f.styles.add(style, shape)
-		style, shape = nil, false
+		f.addStyle(style)
+		style = nil
+		if dims != nil && dimstyle != "" {
+			f.dimStyles[foldName(dimstyle)] = dims
+		}
+		dims, dimstyle = nil, ""
 		if l != nil && l.name != "" {
 			f.layers = append(f.layers, *l)
 		}
@@ -506,45 +516,30 @@ func (f *File) readTables(sc *dxfScanner) error {
 				state, table = inNothing, ""
 			default:
 				state = inEntry
-				dimstyle = ""
 				if table == "LAYER" && w == "LAYER" {
 					l = &dxfLayer{color: 7, linetype: "Continuous", lineweight: -3, on: true, line: p.line}
 				}
 				if table == "LTYPE" && w == "LTYPE" {
 					lt = &dxfLtype{line: p.line}
 				}
-				inDimstyle = table == "DIMSTYLE" && w == "DIMSTYLE"
+				if table == "DIMSTYLE" && w == "DIMSTYLE" {
+					dims = dimVars{}
+				}
 				if table == "STYLE" && w == "STYLE" {
-					style = &drawing.TextStyle{}
+					style = &styleEntry{}
 				}
 			}
 			continue
 		}
 		if style != nil {
-			if p.code == 70 {
-				n, err := p.int()
-				shape = err == nil && n&1 != 0
-			}
-			setStyle(style, p)
+			style.set(p)
 			continue
 		}
-		if inDimstyle && state == inEntry {
-			switch p.code {
-			case 2:
-				dimstyle = foldName(strings.TrimSpace(p.value))
-			case 40:
-				if v, err := p.float(); err == nil && v > 0 && dimstyle != "" {
-					f.dimScales[dimstyle] = v
-				}
-			case 41:
-				if v, err := p.float(); err == nil && v > 0 && dimstyle != "" {
-					f.dimArrows[dimstyle] = v
-				}
-			case 140:
-				if v, err := p.float(); err == nil && v > 0 && dimstyle != "" {
-					f.dimTexts[dimstyle] = v
-				}
+		if dims != nil {
+			if p.code == 2 {
+				dimstyle = strings.TrimSpace(p.value)
 			}
+			dims.set(p.code, p.value)
 			continue
 		}
 		if state == inTableHead && p.code == 2 {

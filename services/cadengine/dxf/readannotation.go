@@ -486,8 +486,10 @@ func writeMarkupRune(b *strings.Builder, r rune) {
 	b.WriteString(drawing.PlainMarkup(t.String()))
 }
 
-// dimension reads a DIMENSION; why says what keeps it out.
-func (r dxfRecord) dimension(c dxfCommon, scales map[string]float64) (drawing.Geometry, string, error) {
+// dimension reads a DIMENSION; why says what keeps it out. Its scale is
+// its DIMSCALE, and what it is drawn in without a block of its own its
+// style's with its overrides (see File.dimStyleOf).
+func (r dxfRecord) dimension(c dxfCommon, f *File) (drawing.Geometry, string, error) {
 	v, err := r.values(10, 20, 13, 23, 14, 24, 15, 25, 16, 26, 40, 50, 70)
 	if err != nil {
 		return nil, "", err
@@ -505,19 +507,12 @@ func (r dxfRecord) dimension(c dxfCommon, scales map[string]float64) (drawing.Ge
 			style = strings.TrimSpace(p.value)
 		}
 	}
-	over, err := r.dstyle()
-	if err != nil {
-		return nil, "", err
-	}
-	if s, ok := over[40]; ok {
-		g.Scale = s
-	}
 	if style != "" {
 		g.Style = style
-		if s, ok := scales[foldName(style)]; ok && g.Scale == 1 {
-			g.Scale = s
-		}
 	}
+	over := r.dstyle()
+	f.dimLayers(g.Style, over).size(dimScale, &g.Scale)
+	g.Own = f.dimStyleOf(g.Style, over)
 	if g.Text == "<>" {
 		g.Text = ""
 	}

@@ -42,13 +42,79 @@ func setStyle(s *drawing.TextStyle, p dxfPair) {
 	}
 }
 
-// add keeps an entry of the STYLE table (one with a name; a shape file's
-// has none).
-func (t textStyles) add(s *drawing.TextStyle, shape bool) {
-	if s == nil || s.Name == "" || shape {
+// styleEntry is a STYLE table entry as it is read.
+type styleEntry struct {
+	style  drawing.TextStyle
+	shape  bool   // a shape file's (70 & 1), not a text style
+	handle string // 5, upper case
+	// family and flags are the TrueType face the entry's ACAD extended
+	// data names (its first 1000, then 1071: bold 1<<25, italic 1<<24)
+	// for an entry that names no font file; acad is whether that data is
+	// being read.
+	family string
+	flags  int64
+	acad   bool
+}
+
+// The bits of a STYLE entry's font flags (1071) that say bold and italic.
+const (
+	fontBold   = 1 << 25
+	fontItalic = 1 << 24
+)
+
+// set applies one pair of the entry (see setStyle).
+func (e *styleEntry) set(p dxfPair) {
+	switch {
+	case p.code == 70:
+		n, err := p.int()
+		e.shape = err == nil && n&1 != 0
+	case p.code == 5:
+		e.handle = strings.ToUpper(strings.TrimSpace(p.value))
+	case p.code == 1001:
+		e.acad = strings.EqualFold(strings.TrimSpace(p.value), "ACAD")
+	case e.acad && p.code == 1000 && e.family == "":
+		e.family = strings.TrimSpace(p.value)
+	case e.acad && p.code == 1071:
+		e.flags, _ = p.int()
+	}
+	setStyle(&e.style, p)
+}
+
+// textStyle is the entry's text style: one that names no font file but
+// a TrueType family in its extended data is set in that family's file
+// (family.ttf, " Bold" or " Italic" in its name as its flags say), as
+// AutoCAD and ezdxf find it; a family that is a file name (qcad writes
+// "LiberationSans-Regular.ttf") names that file, and "txt", AutoCAD's
+// default SHX font, which qcad writes as the family of its Standard
+// style, is no TrueType family.
+func (e *styleEntry) textStyle() drawing.TextStyle {
+	s := e.style
+	family := strings.ToLower(e.family)
+	if s.Font == "" && family != "" && family != "txt" && family != "txt.shx" {
+		switch {
+		case strings.Contains(family, "."):
+			s.Font = e.family
+		case e.flags&fontBold != 0:
+			s.Font = e.family + " Bold.ttf"
+		case e.flags&fontItalic != 0:
+			s.Font = e.family + " Italic.ttf"
+		default:
+			s.Font = e.family + ".ttf"
+		}
+	}
+	return s
+}
+
+// addStyle keeps an entry of the STYLE table (one with a name; a shape
+// file's has none), by name and by handle.
+func (f *File) addStyle(e *styleEntry) {
+	if e == nil || e.style.Name == "" || e.shape {
 		return
 	}
-	t[foldName(s.Name)] = *s
+	f.styles[foldName(e.style.Name)] = e.textStyle()
+	if e.handle != "" {
+		f.styleNames[e.handle] = e.style.Name
+	}
 }
 
 // of is the style a record names (7; Standard when it names none or one
@@ -129,11 +195,11 @@ func readableFit(t drawing.Text) drawing.Text {
 }
 
 // textStyleTable is the STYLE table a document's texts need: Standard
-// first, then every other style a text, attribute or MTEXT names, in the
-// drawing or its blocks, in the order first met. An entry's width factor
-// and oblique angle are those of an MTEXT in it (which takes them from
-// its style); a TEXT writes its own, so a style only TEXTs name is
-// written upright at width 1.
+// first, then every other style a text, attribute, MTEXT or dimension
+// names, in the drawing or its blocks, in the order first met. An entry's
+// width factor and oblique angle are those of an MTEXT or dimension in it
+// (which takes them from its style); a TEXT writes its own, so a style
+// only TEXTs name is written upright at width 1.
 func textStyleTable(d *drawing.Document, ents []*drawing.Entity) []drawing.TextStyle {
 	out := []drawing.TextStyle{{Name: "Standard", Font: "txt"}}
 	at := map[string]int{"standard": 0}
@@ -160,6 +226,8 @@ func textStyleTable(d *drawing.Document, ents []*drawing.Entity) []drawing.TextS
 			add(g.Text.Style, false)
 		case drawing.MText:
 			add(g.Style, true)
+		case drawing.Dimension:
+			add(g.Own.Text, true)
 		case drawing.Insert:
 			for _, a := range g.Attribs {
 				add(a.Text.Style, false)

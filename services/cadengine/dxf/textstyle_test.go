@@ -185,3 +185,39 @@ for e in doc.modelspace().query("TEXT"):
         "xmin": b.extmin.x, "ymin": b.extmin.y, "xmax": b.extmax.x, "ymax": b.extmax.y}
 print(json.dumps({"styles": styles, "texts": texts}))
 `
+
+// A STYLE entry that names no font file (3 empty) but a TrueType family
+// in its ACAD extended data (1000, then its flags 1071) is set in that
+// family: its file, family.ttf, with Bold or Italic as the flags say; a
+// family that is a file name is that file; "txt", which qcad writes as
+// its Standard style's family, stays the SHX font txt.
+func TestTextStyleFamilyFromExtendedData(t *testing.T) {
+	for _, c := range []struct {
+		family, flags string
+		font          string
+		face          drawing.Typeface
+	}{
+		{"Arial", "0", "Arial.ttf", drawing.TypefaceTrueType},
+		{"Arial", "33554432", "Arial Bold.ttf", drawing.TypefaceBold},
+		{"Arial", "16777216", "Arial Italic.ttf", drawing.TypefaceItalic},
+		{"LiberationSans-Regular.ttf", "0", "LiberationSans-Regular.ttf", drawing.TypefaceTrueType},
+		{"txt", "0", "", drawing.TypefaceRegular},
+	} {
+		content := dxfLines(
+			"0", "SECTION", "2", "TABLES",
+			"0", "TABLE", "2", "STYLE", "70", "1",
+			"0", "STYLE", "5", "3A", "2", "Face", "70", "0", "40", "0", "41", "1", "3", "", "4", "", "1001", "ACAD", "1000", c.family, "1071", c.flags,
+			"0", "ENDTAB", "0", "ENDSEC",
+			"0", "SECTION", "2", "ENTITIES",
+			"0", "TEXT", "8", "0", "10", "0", "20", "0", "40", "2.5", "1", "x", "7", "Face",
+			"0", "ENDSEC", "0", "EOF")
+		d, err := importText(content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := d.Entities()[0].Geom.(drawing.Text)
+		if g.Style.Font != c.font || drawing.TypefaceOf(g.Style.Font) != c.face {
+			t.Errorf("family %q, flags %s: font %q (%v), want %q (%v)", c.family, c.flags, g.Style.Font, drawing.TypefaceOf(g.Style.Font), c.font, c.face)
+		}
+	}
+}

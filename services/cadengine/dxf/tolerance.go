@@ -37,11 +37,7 @@ func (r dxfRecord) tolerance(c dxfCommon, f *File) (drawing.Geometry, string, er
 	if v[11] != 0 || v[21] != 0 {
 		g.Rotation = geom.NormDeg(geom.Deg(math.Atan2(v[21], v[11])))
 	}
-	height, err := f.dimSize(r, g.Style, f.dimTexts, drawing.DefaultDimStyle(f.Units).TextHeight, 140)
-	if err != nil {
-		return nil, "", err
-	}
-	g.Height = height
+	g.Height = f.dimSize(r, g.Style, drawing.DefaultDimStyle(f.Units).TextHeight, dimText)
 	if v[40] > 0 {
 		g.Height = v[40]
 	}

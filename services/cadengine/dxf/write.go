@@ -133,6 +133,10 @@ type dxfWriter struct {
 	// layerHandles are the LAYER entries' handles, by name (2018): a
 	// viewport's frozen layers refer to them.
 	layerHandles map[string]uint64
+	// textStyleHandles are the STYLE entries' handles, by folded name
+	// (2018): a dimension's own text style is named by it (see
+	// dimOverrides).
+	textStyleHandles map[string]uint64
 	// mleaderStyle is the handle of the MLEADERSTYLE the multileaders
 	// written refer to (2018), 0 until one is written.
 	mleaderStyle uint64

@@ -130,11 +130,13 @@ func Write2018(d *drawing.Document) string {
 
 	textStyles := textStyleTable(d, ents)
 	w.table2018("STYLE", hStyleTable, len(textStyles))
+	w.textStyleHandles = map[string]uint64{}
 	for i, s := range textStyles {
 		h := uint64(hStyle)
 		if i > 0 {
 			h = w.handle()
 		}
+		w.textStyleHandles[foldName(s.Name)] = h
 		w.record("STYLE", h, hStyleTable, "AcDbTextStyleTableRecord")
 		w.textStyle(s)
 	}
@@ -309,13 +311,12 @@ func (w *dxfWriter) ltype(h uint64, name, desc string, pattern []float64) {
 	}
 }
 
-// dimstyle writes a DIMSTYLE record with the sizes of the engine's style of
-// that name (ISO-25's for Standard and for names it does not know).
+// dimstyle writes a DIMSTYLE record with the sizes and zero suppression
+// of the engine's style of that name (ISO-25's for Standard and for names
+// it does not know: see drawing.BuiltinDimStyle); a dimension's own style
+// is written as its overrides (see dimOverrides).
 func (w *dxfWriter) dimstyle(h uint64, name string) {
-	st, ok := drawing.DimStyleNamed(name)
-	if !ok {
-		st = drawing.DimStyles[0]
-	}
+	st := drawing.BuiltinDimStyle(name)
 	if w.v2018 {
 		w.record("DIMSTYLE", h, hDimstyleTab, "AcDbDimStyleTableRecord")
 	} else {
@@ -330,6 +331,7 @@ func (w *dxfWriter) dimstyle(h uint64, name string) {
 	w.float(140, st.TextHeight)
 	w.float(147, st.TextGap)
 	w.int(77, 1)
+	w.int(78, int(st.Zeros))
 	w.int(271, st.Decimals)
 	w.int(73, 0)
 	w.int(74, 0)
