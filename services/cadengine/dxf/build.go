@@ -22,6 +22,7 @@ func (f *File) Build(d *drawing.Document) error {
 	zero := false // the file's entry for layer 0 was seen
 	for _, fl := range f.layers {
 		fl.name = f.holdable(fl.name, fl.line)
+		f.otherLinetype(fl.otherLinetype, fl.line, "layers")
 		key := foldName(fl.name)
 		old := folded[key]
 		if old != nil && (old.Name != "0" || zero) {
@@ -352,4 +353,24 @@ func (f *File) Counts() (kept, dropped int64) {
 		dropped += c.Dropped
 	}
 	return kept, dropped
+}
+
+// otherLinetype warns, once for each name, that a linetype the file's
+// entities or layers (what) name is not one the engine's tools name (its
+// standard set: see drawing.CanonicalLinetype), so that they follow
+// their layer (entities) or are continuous (layers). The file's
+// definition of it is kept and written back. "" is none.
+func (f *File) otherLinetype(name string, line int, what string) {
+	if name == "" || f.otherLinetypes[foldName(name)] {
+		return
+	}
+	if f.otherLinetypes == nil {
+		f.otherLinetypes = map[string]bool{}
+	}
+	f.otherLinetypes[foldName(name)] = true
+	how := "ByLayer"
+	if what == "layers" {
+		how = "Continuous"
+	}
+	f.rep.warn(line, "%s on linetype %q read as %s: the engine's tools name only the standard linetypes (the file's definition of it is kept and written back)", what, clip(name), how)
 }

@@ -43,13 +43,8 @@ func styledDimensionFile(overrides ...string) string {
 
 // dimensionsOf are the document's dimensions, in order.
 func dimensionsOf(d *drawing.Document) []drawing.Dimension {
-	var out []drawing.Dimension
-	for _, e := range d.Entities() {
-		if g, ok := e.Geom.(drawing.Dimension); ok {
-			out = append(out, g)
-		}
-	}
-	return out
+	gs, _ := geomOf[drawing.Dimension](d)
+	return gs
 }
 
 // A dimension without a block is drawn in its file's dimension style:

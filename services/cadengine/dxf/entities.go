@@ -137,13 +137,16 @@ func readSequence(sc *dxfScanner) ([]dxfRecord, error) {
 
 // dxfCommon is the style and placement every entity record carries.
 type dxfCommon struct {
-	layer     string
-	color     int32
-	linetype  string
-	ltscale   float64 // 48, the entity's linetype scale; 1 when absent
-	paper     bool
-	layout    string // 410, the layout of a paper-space entity
-	extrusion [3]float64
+	layer    string
+	color    int32
+	linetype string
+	// otherLinetype is a linetype the entity names that the engine's
+	// tools do not (read as ByLayer; see File.otherLinetype).
+	otherLinetype string
+	ltscale       float64 // 48, the entity's linetype scale; 1 when absent
+	paper         bool
+	layout        string // 410, the layout of a paper-space entity
+	extrusion     [3]float64
 }
 
 // common reads the shared codes of a record.
@@ -166,6 +169,8 @@ func (r dxfRecord) common() (dxfCommon, error) {
 		case 6:
 			if lt, ok := drawing.CanonicalLinetype(strings.TrimSpace(p.value), true); ok {
 				c.linetype = lt
+			} else {
+				c.otherLinetype = strings.TrimSpace(p.value)
 			}
 		case 48:
 			if v, err := p.float(); err == nil && v > 0 && !math.IsInf(v, 1) {
@@ -356,6 +361,7 @@ func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometr
 	if g != nil && !exportable(g) {
 		g, why = nil, "its coordinates overflow where the engine computes with them"
 	}
+	f.otherLinetype(c.otherLinetype, r.line, "entities")
 	fe := dxfEntity{kind: r.kind, layer: c.layer, color: c.color, linetype: c.linetype, ltscale: c.ltscale, geom: g, line: r.line, why: why}
 	switch g.(type) {
 	case nil:

@@ -320,6 +320,35 @@ func TestImportLinetypeNames(t *testing.T) {
 	}
 }
 
+// TestImportOtherLinetypeNames: entities on a linetype the engine's
+// tools do not name follow their layer, and the import report says so
+// once for that name, not once for each entity.
+func TestImportOtherLinetypeNames(t *testing.T) {
+	line := "0\nLINE\n8\n0\n6\nACAD_ISO02W100\n10\n0\n20\n0\n11\n1\n21\n0\n"
+	content := strings.Replace(linetypeFile, "ENTITIES\n", "ENTITIES\n"+line+line, 1)
+	d, f, err := importFile(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range d.Entities()[:2] {
+		if e.Linetype != "ByLayer" {
+			t.Errorf("an entity on ACAD_ISO02W100 has linetype %q, want ByLayer", e.Linetype)
+		}
+	}
+	warned := 0
+	for _, w := range f.rep.warnings {
+		if strings.Contains(w.Message, `entities on linetype "ACAD_ISO02W100" read as ByLayer`) {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("%d warnings of ACAD_ISO02W100, want 1: %v", warned, f.rep.warnings)
+	}
+	if _, ok := d.Linetype("ACAD_ISO02W100"); !ok {
+		t.Error("the file's ACAD_ISO02W100 is not kept")
+	}
+}
+
 // TestImportLinetypeLenient: a pattern length that does not read makes
 // its linetype continuous, with a warning, and does not refuse the file.
 func TestImportLinetypeLenient(t *testing.T) {

@@ -15,13 +15,8 @@ import (
 
 // mtexts are the document's MTEXTs, in order.
 func mtexts(d *drawing.Document) []drawing.MText {
-	var out []drawing.MText
-	for _, e := range d.Entities() {
-		if g, ok := e.Geom.(drawing.MText); ok {
-			out = append(out, g)
-		}
-	}
-	return out
+	gs, _ := geomOf[drawing.MText](d)
+	return gs
 }
 
 // An R2013 MTEXT of static columns (as AutoCAD writes it): the column

@@ -38,6 +38,9 @@ type File struct {
 	inBlock    string            // the block being read, for drop
 	layout     string            // the paper-space layout whose block is being read
 	renamed    map[string]string // layer names the engine cannot hold, and what it holds instead
+	// otherLinetypes are the linetypes named by entities or layers that
+	// the engine's tools do not name, each warned of once.
+	otherLinetypes map[string]bool
 
 	// From the OBJECTS section: the file of each IMAGEDEF, by handle,
 	// whether wipeouts show their frames (WIPEOUTVARIABLES), the draw
@@ -71,6 +74,7 @@ type dxfLayer struct {
 	name               string
 	color              int32
 	linetype           string
+	otherLinetype      string // a linetype the engine's tools do not name, read as Continuous
 	lineweight         int32
 	on, frozen, locked bool
 	line               int
@@ -582,6 +586,8 @@ func (l *dxfLayer) set(p dxfPair) error {
 	case 6:
 		if lt, ok := drawing.CanonicalLinetype(strings.TrimSpace(p.value), false); ok {
 			l.linetype = lt
+		} else {
+			l.otherLinetype = strings.TrimSpace(p.value)
 		}
 	case 70:
 		n, err := p.int()
