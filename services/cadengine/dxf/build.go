@@ -22,7 +22,9 @@ func (f *File) Build(d *drawing.Document) error {
 	zero := false // the file's entry for layer 0 was seen
 	for _, fl := range f.layers {
 		fl.name = f.holdable(fl.name, fl.line)
-		f.otherLinetype(fl.otherLinetype, fl.line, "layers")
+		if lt := f.fileLinetype(fl.otherLinetype, fl.line, "layers"); lt != "" {
+			fl.linetype = lt
+		}
 		key := foldName(fl.name)
 		old := folded[key]
 		if old != nil && (old.Name != "0" || zero) {
@@ -355,22 +357,30 @@ func (f *File) Counts() (kept, dropped int64) {
 	return kept, dropped
 }
 
-// otherLinetype warns, once for each name, that a linetype the file's
-// entities or layers (what) name is not one the engine's tools name (its
-// standard set: see drawing.CanonicalLinetype), so that they follow
-// their layer (entities) or are continuous (layers). The file's
-// definition of it is kept and written back. "" is none.
-func (f *File) otherLinetype(name string, line int, what string) {
-	if name == "" || f.otherLinetypes[foldName(name)] {
-		return
+// fileLinetype is how the file's LTYPE table spells name, a linetype
+// not of the standard set that its entities or layers (what) name: they
+// keep it, drawn and written back with the file's pattern of it. A name
+// the table does not define is "", with a warning (once for each name)
+// that they follow their layer (entities) or are continuous (layers).
+// "" for "".
+func (f *File) fileLinetype(name string, line int, what string) string {
+	if name == "" {
+		return ""
 	}
-	if f.otherLinetypes == nil {
-		f.otherLinetypes = map[string]bool{}
+	if i := slices.IndexFunc(f.ltypes, func(l drawing.Linetype) bool { return foldName(l.Name) == foldName(name) }); i >= 0 {
+		return f.ltypes[i].Name
 	}
-	f.otherLinetypes[foldName(name)] = true
+	if f.unknownLinetypes[foldName(name)] {
+		return ""
+	}
+	if f.unknownLinetypes == nil {
+		f.unknownLinetypes = map[string]bool{}
+	}
+	f.unknownLinetypes[foldName(name)] = true
 	how := "ByLayer"
 	if what == "layers" {
 		how = "Continuous"
 	}
-	f.rep.warn(line, "%s on linetype %q read as %s: the engine's tools name only the standard linetypes (the file's definition of it is kept and written back)", what, clip(name), how)
+	f.rep.warn(line, "%s on linetype %q, which the file does not define, read as %s", what, clip(name), how)
+	return ""
 }

@@ -140,8 +140,8 @@ type dxfCommon struct {
 	layer    string
 	color    int32
 	linetype string
-	// otherLinetype is a linetype the entity names that the engine's
-	// tools do not (read as ByLayer; see File.otherLinetype).
+	// otherLinetype is a linetype the entity names that is not of the
+	// standard set (see File.fileLinetype).
 	otherLinetype string
 	ltscale       float64 // 48, the entity's linetype scale; 1 when absent
 	paper         bool
@@ -361,7 +361,9 @@ func (f *File) put(r dxfRecord, subs []dxfRecord, c dxfCommon, g drawing.Geometr
 	if g != nil && !exportable(g) {
 		g, why = nil, "its coordinates overflow where the engine computes with them"
 	}
-	f.otherLinetype(c.otherLinetype, r.line, "entities")
+	if lt := f.fileLinetype(c.otherLinetype, r.line, "entities"); lt != "" {
+		c.linetype = lt
+	}
 	fe := dxfEntity{kind: r.kind, layer: c.layer, color: c.color, linetype: c.linetype, ltscale: c.ltscale, geom: g, line: r.line, why: why}
 	switch g.(type) {
 	case nil:

@@ -320,32 +320,50 @@ func TestImportLinetypeNames(t *testing.T) {
 	}
 }
 
-// TestImportOtherLinetypeNames: entities on a linetype the engine's
-// tools do not name follow their layer, and the import report says so
-// once for that name, not once for each entity.
+// TestImportOtherLinetypeNames: entities on a linetype the file defines
+// beyond the standard set keep its name, drawn with the file's pattern
+// of it; entities on one it does not define follow their layer, and the
+// import report says so once for that name, not once for each entity.
 func TestImportOtherLinetypeNames(t *testing.T) {
-	line := "0\nLINE\n8\n0\n6\nACAD_ISO02W100\n10\n0\n20\n0\n11\n1\n21\n0\n"
-	content := strings.Replace(linetypeFile, "ENTITIES\n", "ENTITIES\n"+line+line, 1)
+	line := func(lt string) string {
+		return "0\nLINE\n8\n0\n6\n" + lt + "\n10\n0\n20\n0\n11\n1\n21\n0\n"
+	}
+	content := strings.Replace(linetypeFile, "ENTITIES\n", "ENTITIES\n"+line("acad_iso02w100")+line("NOWHERE")+line("nowhere"), 1)
 	d, f, err := importFile(content)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range d.Entities()[:2] {
+	es := d.Entities()
+	if got := es[0].Linetype; got != "ACAD_ISO02W100" {
+		t.Errorf("an entity on the file's acad_iso02w100 has linetype %q, want ACAD_ISO02W100 (the table's spelling)", got)
+	}
+	if got := d.Pattern(es[0]); !slices.Equal(got, []float64{30, -7.5}) { // 12/−3 × $LTSCALE 2.5
+		t.Errorf("it is drawn with %v, want the file's pattern [30 -7.5]", got)
+	}
+	for _, e := range es[1:3] {
 		if e.Linetype != "ByLayer" {
-			t.Errorf("an entity on ACAD_ISO02W100 has linetype %q, want ByLayer", e.Linetype)
+			t.Errorf("an entity on an undefined linetype has linetype %q, want ByLayer", e.Linetype)
 		}
 	}
 	warned := 0
 	for _, w := range f.rep.warnings {
-		if strings.Contains(w.Message, `entities on linetype "ACAD_ISO02W100" read as ByLayer`) {
+		if strings.Contains(w.Message, `entities on linetype "NOWHERE", which the file does not define, read as ByLayer`) {
 			warned++
 		}
 	}
 	if warned != 1 {
-		t.Errorf("%d warnings of ACAD_ISO02W100, want 1: %v", warned, f.rep.warnings)
+		t.Errorf("%d warnings of NOWHERE, want 1: %v", warned, f.rep.warnings)
 	}
-	if _, ok := d.Linetype("ACAD_ISO02W100"); !ok {
-		t.Error("the file's ACAD_ISO02W100 is not kept")
+	for name, write := range map[string]func(*drawing.Document) string{"R2018": Write2018, "R12": Write} {
+		content := write(d)
+		back, err := importText(content)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := back.Entities()[0].Linetype; got != "ACAD_ISO02W100" {
+			t.Errorf("%s: the entity's linetype back as %q, want ACAD_ISO02W100", name, got)
+		}
+		ezdxftest.Audit(t, content)
 	}
 }
 

@@ -38,9 +38,9 @@ type File struct {
 	inBlock    string            // the block being read, for drop
 	layout     string            // the paper-space layout whose block is being read
 	renamed    map[string]string // layer names the engine cannot hold, and what it holds instead
-	// otherLinetypes are the linetypes named by entities or layers that
-	// the engine's tools do not name, each warned of once.
-	otherLinetypes map[string]bool
+	// unknownLinetypes are the linetypes entities or layers name that
+	// neither the standard set nor the file defines, each warned of once.
+	unknownLinetypes map[string]bool
 
 	// From the OBJECTS section: the file of each IMAGEDEF, by handle,
 	// whether wipeouts show their frames (WIPEOUTVARIABLES), the draw
@@ -74,7 +74,7 @@ type dxfLayer struct {
 	name               string
 	color              int32
 	linetype           string
-	otherLinetype      string // a linetype the engine's tools do not name, read as Continuous
+	otherLinetype      string // a linetype not of the standard set (see File.fileLinetype)
 	lineweight         int32
 	on, frozen, locked bool
 	line               int

@@ -331,7 +331,7 @@ func TestImportReadsWhatItCanAndSkipsTheRest(t *testing.T) {
 		js([]any{"0", 7, "Continuous", true, false, false, 11}),
 		js([]any{"frozen", 3, "Continuous", true, true, false, 0}),
 		js([]any{"XREF_walls", 1, "Continuous", true, false, false, 0}),
-		js([]any{"Off", 5, "Continuous", false, false, true, 1}),
+		js([]any{"Off", 5, "FANCY", false, false, true, 1}), // the file's own linetype, kept
 		js([]any{"NewLayer", 7, "Continuous", true, false, false, 1}),
 	}
 	if js(layers) != js(want) {

@@ -750,7 +750,10 @@ type Entity struct {
 	Layer string `protobuf:"bytes,3,opt,name=layer,proto3" json:"layer,omitempty"`
 	// ACI colour; 256 means by layer.
 	Color int32 `protobuf:"varint,4,opt,name=color,proto3" json:"color,omitempty"`
-	// Linetype name; "ByLayer" follows the layer.
+	// Linetype name: "ByLayer" follows the layer, "ByBlock" the block;
+	// else Continuous, a standard linetype (the tools' linetype arguments
+	// name them) or one the document's own linetype table defines (an
+	// imported file's, such as "ACAD_ISO02W100"; see linetype_list).
 	Linetype string `protobuf:"bytes,5,opt,name=linetype,proto3" json:"linetype,omitempty"`
 	// Hex digest of the canonical encoding of type, geometry, layer and style.
 	Fingerprint string `protobuf:"bytes,6,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
@@ -2964,7 +2967,9 @@ type Layer struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// ACI colour (1-255).
 	Color int32 `protobuf:"varint,2,opt,name=color,proto3" json:"color,omitempty"`
-	// Linetype name.
+	// Linetype name: Continuous, a standard linetype (the tools' linetype
+	// arguments name them) or one the document's own linetype table
+	// defines (an imported file's; see linetype_list).
 	Linetype string `protobuf:"bytes,3,opt,name=linetype,proto3" json:"linetype,omitempty"`
 	// Lineweight in hundredths of a millimetre; -3 means default.
 	Lineweight int32 `protobuf:"varint,4,opt,name=lineweight,proto3" json:"lineweight,omitempty"`
@@ -3203,13 +3208,13 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\x06_bulgeB\x0e\n" +
 	"\f_start_widthB\f\n" +
 	"\n" +
-	"_end_width\"\xeb\x19\n" +
+	"_end_width\"\xe3\x19\n" +
 	"\x06Entity\x12\x1e\n" +
 	"\x06handle\x18\x01 \x01(\tB\x06\x92\xb5\x18\x02H\x01R\x06handle\x12-\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x19.cad.engine.v1.EntityTypeR\x04type\x12\x14\n" +
 	"\x05layer\x18\x03 \x01(\tR\x05layer\x12\x14\n" +
-	"\x05color\x18\x04 \x01(\x05R\x05color\x12\"\n" +
-	"\blinetype\x18\x05 \x01(\tB\x06\x92\xb5\x18\x02P\x01R\blinetype\x12 \n" +
+	"\x05color\x18\x04 \x01(\x05R\x05color\x12\x1a\n" +
+	"\blinetype\x18\x05 \x01(\tR\blinetype\x12 \n" +
 	"\vfingerprint\x18\x06 \x01(\tR\vfingerprint\x12/\n" +
 	"\x05start\x18\n" +
 	" \x01(\v2\x14.cad.engine.v1.PointH\x00R\x05start\x88\x01\x01\x12+\n" +
@@ -3491,11 +3496,11 @@ const file_cad_engine_v1_document_proto_rawDesc = "" +
 	"\amessage\x18\x02 \x01(\tR\amessage\">\n" +
 	"\x12UnmodelledEntities\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xe0\x01\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"\xd8\x01\n" +
 	"\x05Layer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05color\x18\x02 \x01(\x05R\x05color\x12\"\n" +
-	"\blinetype\x18\x03 \x01(\tB\x06\x92\xb5\x18\x02P\x02R\blinetype\x12&\n" +
+	"\x05color\x18\x02 \x01(\x05R\x05color\x12\x1a\n" +
+	"\blinetype\x18\x03 \x01(\tR\blinetype\x12&\n" +
 	"\n" +
 	"lineweight\x18\x04 \x01(\x05B\x06\x92\xb5\x18\x02P\x03R\n" +
 	"lineweight\x12\x0e\n" +

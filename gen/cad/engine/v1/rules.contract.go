@@ -246,9 +246,6 @@ func (x *Entity) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
 	}
-	if !inEntityLinetype(x.Linetype) {
-		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of ByLayer, ByBlock, Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
-	}
 	for i, e := range x.Points {
 		if r := e.CheckRules(); r != nil {
 			return r.Under("/points" + "/" + strconv.Itoa(i))
@@ -311,9 +308,6 @@ func (x *ExportOptions) CheckRules() *RuleViolation {
 func (x *Layer) CheckRules() *RuleViolation {
 	if x == nil {
 		return nil
-	}
-	if !inLayerLinetype(x.Linetype) {
-		return &RuleViolation{Path: "/linetype", Reason: ViolationReason_VIOLATION_REASON_INVALID, Message: "is not one of Continuous, DASHED, HIDDEN, CENTER, DOT, DASHDOT, PHANTOM, BORDER, DIVIDE, DASHED2, DASHEDX2, HIDDEN2, HIDDENX2, CENTER2, CENTERX2, DOT2, DOTX2, DASHDOT2, DASHDOTX2, PHANTOM2, PHANTOMX2, BORDER2, BORDERX2, DIVIDE2, DIVIDEX2 (case does not matter)"}
 	}
 	switch x.Lineweight {
 	case -3, 0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200, 211:
