@@ -110,7 +110,7 @@ func FullSizes() Sizes {
 		CoreRounds:   40, CoreOps: 2_000, CoreBatches: 20,
 		StoreSteps: 1_000, StoreRounds: 20,
 		FailoverKills: 10,
-		DXFLines:      100_000, DXFRounds: 5,
+		DXFLines:      100_000, DXFRounds: 9,
 		CorpusFiles: 0, CorpusRounds: 3,
 		DraftingRounds: 200, DraftingOps: 2,
 		SearchRounds: 8, SearchOps: 100,
