@@ -258,7 +258,7 @@ func (w *dxfWriter) dimOverrides(g drawing.Dimension) {
 		real(dimExtBeyond, s.ExtBeyond)
 		real(dimGap, s.TextGap)
 		integer(dimDecimals, s.Decimals)
-		integer(dimAbove, map[bool]int{true: 0, false: 1}[s.Centred])
+		integer(dimAbove, dimtad(s.Centred))
 		integer(dimZeros, int(s.Zeros))
 		if s.Post != "" {
 			w.int(1070, dimPost)
@@ -273,6 +273,15 @@ func (w *dxfWriter) dimOverrides(g drawing.Dimension) {
 		}
 	}
 	w.pair(1002, "}")
+}
+
+// dimtad is DIMTAD for text centred on its dimension line (0) or above
+// it (1).
+func dimtad(centred bool) int {
+	if centred {
+		return 0
+	}
+	return 1
 }
 
 // dimStyleName is the name a dimension's style is written under.

@@ -136,13 +136,6 @@ func acadHandles(pairs []dxfPair, name string) []uint64 {
 	return out
 }
 
-// decodeMTextColumns is the text of MTEXT content with its column
-// breaks (\N) as drawing.ColumnBreak (see decodeMText).
-func decodeMTextColumns(s string) string {
-	text, _ := decodeMText(s, true)
-	return text
-}
-
 // joinMTextColumns joins to each MTEXT of columns the text of the MTEXTs
 // that hold its further columns (before R2018), and leaves those and its
 // frames out of entities, counting them as dropped.
@@ -198,14 +191,10 @@ func (f *File) joinMTextColumns(entities []dxfEntity) []dxfEntity {
 // joinMText is g with a further column's text (and its markup, "" for
 // none) after its own.
 func joinMText(g drawing.MText, text, markup string) drawing.MText {
-	if markup == "" && g.Markup == "" {
-		g.Text += text
-		return g
+	if g.Markup != "" || markup != "" {
+		g.Markup = g.FullMarkup() + drawing.MText{Text: text, Markup: markup}.FullMarkup()
 	}
-	if markup == "" {
-		markup = drawing.PlainMarkup(text)
-	}
-	g.Markup, g.Text = g.FullMarkup()+markup, g.Text+text
+	g.Text += text
 	return g
 }
 

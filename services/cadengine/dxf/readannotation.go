@@ -478,12 +478,14 @@ func normalMarkup(s string, columns bool) string {
 	return b.String()
 }
 
-// writeMarkupRune writes r to markup as the character it is (a control
-// character as a space; see writeTextRune).
+// writeMarkupRune writes r to markup as the character it is: a
+// backslash or brace escaped, a control character as a space (see
+// writeTextRune), as drawing.PlainMarkup writes it.
 func writeMarkupRune(b *strings.Builder, r rune) {
-	var t strings.Builder
-	writeTextRune(&t, r)
-	b.WriteString(drawing.PlainMarkup(t.String()))
+	if r == '\\' || r == '{' || r == '}' {
+		b.WriteByte('\\')
+	}
+	writeTextRune(b, r)
 }
 
 // dimension reads a DIMENSION; why says what keeps it out. Its scale is
